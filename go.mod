@@ -1,0 +1,3 @@
+module jitterlab
+
+go 1.26

@@ -1,0 +1,247 @@
+package netem
+
+import (
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"jitterlab/sim"
+)
+
+// Packet is what a link carries: an ID the caller uses to find its payload,
+// and the payload size in bytes (the rate adds Params.Overhead).
+type Packet struct {
+	ID   uint64
+	Size int
+}
+
+// SendResult says what became of a sent packet's copies. Copies that were
+// scheduled have their delivery times in At[:Scheduled]; the caller wakes
+// the link at each of them with [Link.Deliver].
+type SendResult struct {
+	Scheduled    int         // copies scheduled for delivery (0, 1 or 2)
+	At           [2]sim.Time // their delivery times
+	Duplicated   bool        // a second copy was made
+	Lost         int         // copies dropped by the loss model
+	QueueDropped int         // copies dropped at the queue limit
+	Delay        [2]time.Duration
+}
+
+// Delivery is one copy arriving at the far end.
+type Delivery struct {
+	Packet
+	Seq       uint64   // the link's send sequence number of the original, from 1
+	SentAt    sim.Time // when Send was called
+	At        sim.Time // when it arrives
+	Copy      int      // 0 for the original, 1 for the duplicate
+	Reordered bool     // it arrived after a packet sent later than it
+}
+
+// Counters are one direction's cumulative totals.
+type Counters struct {
+	Sent         uint64 // packets handed to Send (originals)
+	Duplicated   uint64 // extra copies made
+	Lost         uint64 // copies dropped by the loss model
+	QueueDropped uint64 // copies dropped at the queue limit
+	Delivered    uint64 // copies delivered
+	Reordered    uint64 // copies that arrived after a later-sent packet
+}
+
+// Link is one direction of a link. Per packet, in netem's order:
+//
+//	duplicate → loss → queue limit → reorder-or-delay → rate → deliver
+//
+// Each copy of a duplicated packet passes loss, queue, delay and rate on its
+// own, so the copy may overtake the original. A parameter change applies
+// to packets sent after it; packets in flight keep their times. All
+// randomness comes from four named streams of the session seed
+// (name+".dup", ".loss", ".reorder", ".jitter"), so enabling one mechanism
+// never changes the draws of another.
+type Link struct {
+	p  Params
+	ge GilbertElliott
+	// useGE: loss follows ge; otherwise Bernoulli with p.Loss.
+	useGE bool
+	bad   bool // Gilbert-Elliott state
+
+	dup, loss, reorder, jitter *rand.Rand
+
+	z      float64 // AR(1) state in Gaussian space
+	zReady bool
+	count  int // netem's reorder counter: normally delayed packets since the last reorder
+
+	lastTx  sim.Time // when the rate stage finished the last packet
+	lastAt  sim.Time // latest scheduled delivery (for KeepOrder)
+	seq     uint64
+	maxSeen uint64 // highest Seq delivered so far
+
+	flight sim.Queue[flight]
+	c      Counters
+}
+
+type flight struct {
+	pkt    Packet
+	seq    uint64
+	sentAt sim.Time
+	copy   uint8
+}
+
+// New returns a link whose streams derive from seed and name ("up",
+// "down"). p must be valid (see [Params.Validate]).
+func New(seed uint64, name string, p Params) (*Link, error) {
+	l := &Link{
+		dup:     sim.NewRand(seed, name+".dup"),
+		loss:    sim.NewRand(seed, name+".loss"),
+		reorder: sim.NewRand(seed, name+".reorder"),
+		jitter:  sim.NewRand(seed, name+".jitter"),
+	}
+	l.flight.Grow(64)
+	if err := l.SetParams(p, name); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// SetParams changes the settings for packets sent from now on. The loss
+// state, the jitter correlation state and the reorder counter carry over.
+// prefix names the registry keys in errors ("up", "down").
+func (l *Link) SetParams(p Params, prefix string) error {
+	if err := p.Validate(prefix); err != nil {
+		return err
+	}
+	l.p = p
+	l.ge, l.useGE = p.lossModel()
+	return nil
+}
+
+// Params returns the settings in force.
+func (l *Link) Params() Params { return l.p }
+
+// Counters returns the cumulative totals.
+func (l *Link) Counters() Counters { return l.c }
+
+// InFlight is the number of copies scheduled and not yet delivered: the
+// occupancy the queue limit compares with.
+func (l *Link) InFlight() int { return l.flight.Len() }
+
+// NextDelivery returns the earliest scheduled delivery time.
+func (l *Link) NextDelivery() (sim.Time, bool) { return l.flight.Peek() }
+
+// Send hands a packet to the link at now.
+func (l *Link) Send(now sim.Time, pkt Packet) SendResult {
+	var res SendResult
+	l.seq++
+	l.c.Sent++
+	copies := 1
+	if l.p.Duplicate > 0 && l.dup.Float64() < l.p.Duplicate {
+		copies = 2
+		res.Duplicated = true
+		l.c.Duplicated++
+	}
+	for c := range copies {
+		if l.lose() {
+			res.Lost++
+			l.c.Lost++
+			continue
+		}
+		if l.p.Queue > 0 && l.flight.Len() >= l.p.Queue {
+			res.QueueDropped++
+			l.c.QueueDropped++
+			continue
+		}
+		d := l.delay()
+		at := now.Add(d)
+		if l.p.Rate > 0 {
+			at = max(at, l.lastTx).Add(l.txTime(pkt.Size))
+			l.lastTx = at
+		}
+		if l.p.KeepOrder {
+			at = max(at, l.lastAt)
+		}
+		l.lastAt = max(l.lastAt, at)
+		l.flight.Push(at, flight{pkt: pkt, seq: l.seq, sentAt: now, copy: uint8(c)})
+		res.At[res.Scheduled] = at
+		res.Delay[res.Scheduled] = at.Sub(now)
+		res.Scheduled++
+	}
+	return res
+}
+
+// Deliver pops the earliest scheduled copy if it is due at or before now.
+// The caller calls it once at each time Send returned in SendResult.At.
+func (l *Link) Deliver(now sim.Time) (Delivery, bool) {
+	at, ok := l.flight.Peek()
+	if !ok || at > now {
+		return Delivery{}, false
+	}
+	at, f, _ := l.flight.Pop()
+	d := Delivery{Packet: f.pkt, Seq: f.seq, SentAt: f.sentAt, At: at, Copy: int(f.copy)}
+	if f.seq < l.maxSeen {
+		d.Reordered = true
+		l.c.Reordered++
+	}
+	l.maxSeen = max(l.maxSeen, f.seq)
+	l.c.Delivered++
+	return d, true
+}
+
+// lose draws the loss decision for one copy. Gilbert-Elliott decides with
+// the current state's loss probability, then moves the state (netem order).
+func (l *Link) lose() bool {
+	if !l.useGE {
+		return l.p.Loss > 0 && l.loss.Float64() < l.p.Loss
+	}
+	var lost bool
+	if l.bad {
+		lost = l.loss.Float64() < l.ge.LossBad
+		if l.loss.Float64() < l.ge.R {
+			l.bad = false
+		}
+	} else {
+		lost = l.loss.Float64() < l.ge.LossGood
+		if l.loss.Float64() < l.ge.P {
+			l.bad = true
+		}
+	}
+	return lost
+}
+
+// delay returns latency plus jitter, or 0 for a packet netem's reorder sends
+// at once: after gap−1 normally delayed packets, each packet is sent
+// immediately with probability Reorder. A negative delay is 0.
+func (l *Link) delay() time.Duration {
+	if l.p.Reorder > 0 {
+		gap := max(l.p.ReorderGap, 1)
+		if l.count >= gap-1 && l.reorder.Float64() < l.p.Reorder {
+			l.count = 0
+			return 0
+		}
+		l.count++
+	}
+	d := l.p.Latency
+	if l.p.Jitter > 0 {
+		d += time.Duration(math.Round(float64(l.p.Jitter) * l.p.JitterDist.offset(l.nextZ())))
+	}
+	return max(d, 0)
+}
+
+// nextZ advances the AR(1) process z = ρ·z_prev + sqrt(1−ρ²)·ε, started in
+// its stationary law N(0, 1), so every draw is standard normal and the lag-1
+// correlation in Gaussian space is ρ.
+func (l *Link) nextZ() float64 {
+	e := l.jitter.NormFloat64()
+	if !l.zReady {
+		l.z, l.zReady = e, true
+		return l.z
+	}
+	rho := l.p.JitterCorr
+	l.z = rho*l.z + math.Sqrt(1-rho*rho)*e
+	return l.z
+}
+
+// txTime is the serialisation time of size+overhead bytes at the rate,
+// rounded to the nearest nanosecond.
+func (l *Link) txTime(size int) time.Duration {
+	bits := int64(size+l.p.Overhead) * 8
+	return time.Duration((bits*1e9 + l.p.Rate/2) / l.p.Rate)
+}

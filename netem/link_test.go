@@ -1,0 +1,551 @@
+package netem
+
+import (
+	"errors"
+	"math"
+	"sort"
+	"testing"
+	"time"
+
+	"jitterlab/param"
+	"jitterlab/sim"
+)
+
+const ms = time.Millisecond
+
+// drive sends n packets of size bytes every spacing and delivers each copy
+// at its time, as the session's event loop does. It returns the send
+// results in send order and the deliveries in arrival order.
+func drive(t testing.TB, l *Link, n int, spacing time.Duration, size int) ([]SendResult, []Delivery) {
+	t.Helper()
+	sends := make([]SendResult, 0, n)
+	var dels []Delivery
+	deliverUntil := func(now sim.Time) {
+		for {
+			at, ok := l.NextDelivery()
+			if !ok || at > now {
+				return
+			}
+			d, ok := l.Deliver(at)
+			if !ok {
+				t.Fatal("NextDelivery due but Deliver refused")
+			}
+			dels = append(dels, d)
+		}
+	}
+	for i := range n {
+		now := sim.Time(int64(i) * int64(spacing))
+		deliverUntil(now - 1) // deliveries due before this send
+		sends = append(sends, l.Send(now, Packet{ID: uint64(i), Size: size}))
+	}
+	deliverUntil(math.MaxInt64)
+	return sends, dels
+}
+
+func newLink(t testing.TB, p Params) *Link {
+	t.Helper()
+	l, err := New(7, "up", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func within(t *testing.T, what string, got, want, tol float64) {
+	t.Helper()
+	if math.Abs(got-want) > tol {
+		t.Errorf("%s = %.6g, want %.6g ± %.3g", what, got, want, tol)
+	} else {
+		t.Logf("%s = %.6g (want %.6g ± %.3g)", what, got, want, tol)
+	}
+}
+
+func TestBernoulliLossRate(t *testing.T) {
+	const n, p = 200000, 0.05
+	l := newLink(t, Params{Loss: p})
+	drive(t, l, n, ms, 100)
+	c := l.Counters()
+	within(t, "loss rate", float64(c.Lost)/n, p, 5*math.Sqrt(p*(1-p)/n))
+	if c.Lost+c.Delivered != c.Sent {
+		t.Fatalf("lost %d + delivered %d != sent %d", c.Lost, c.Delivered, c.Sent)
+	}
+}
+
+// lossPattern returns, per sent packet, whether it was lost.
+func lossPattern(sends []SendResult) []bool {
+	out := make([]bool, len(sends))
+	for i, s := range sends {
+		out[i] = s.Lost > 0
+	}
+	return out
+}
+
+func TestGilbertElliottLossRateAndBurstLength(t *testing.T) {
+	for _, c := range []struct{ loss, burst float64 }{{0.05, 4}, {0.02, 1.5}, {0.2, 10}} {
+		const n = 400000
+		l := newLink(t, Params{Loss: c.loss, LossBurst: c.burst})
+		sends, _ := drive(t, l, n, ms, 100)
+		lost := lossPattern(sends)
+		g, _ := BurstLoss(c.loss, c.burst)
+		// The loss indicator is the state of a two-state Markov chain with
+		// second eigenvalue λ = 1−p−r: Var(mean) ≈ π(1−π)(1+λ)/((1−λ)n).
+		lam := 1 - g.P - g.R
+		sd := math.Sqrt(c.loss * (1 - c.loss) * (1 + lam) / (1 - lam) / n)
+		k := 0
+		for _, x := range lost {
+			if x {
+				k++
+			}
+		}
+		within(t, "GE loss rate", float64(k)/n, c.loss, 5*sd)
+
+		// Bursts: maximal runs of lost packets, geometric with mean 1/r.
+		var runs []int
+		run := 0
+		for _, x := range lost {
+			if x {
+				run++
+			} else if run > 0 {
+				runs = append(runs, run)
+				run = 0
+			}
+		}
+		sum := 0
+		for _, r := range runs {
+			sum += r
+		}
+		mean := float64(sum) / float64(len(runs))
+		geoSD := math.Sqrt((1 - g.R) / (g.R * g.R))
+		within(t, "GE mean burst length", mean, c.burst, 5*geoSD/math.Sqrt(float64(len(runs))))
+	}
+}
+
+func TestGilbertElliottExplicitLossRate(t *testing.T) {
+	// netem "loss gemodel 1% 10% 70% 0.1%": p, r, 1−h = LossBad, 1−k = LossGood.
+	g := GilbertElliott{P: 0.01, R: 0.10, LossBad: 0.7, LossGood: 0.001}
+	const n = 400000
+	l := newLink(t, Params{GE: g})
+	drive(t, l, n, ms, 100)
+	want := g.LossRate()
+	if math.Abs(want-(0.1*0.001+0.01*0.7)/0.11) > 1e-15 {
+		t.Fatalf("LossRate formula: %v", want)
+	}
+	// Conservative sd: the chain mixes in ~1/(p+r) packets.
+	sd := math.Sqrt(want * (1 - want) * (2/(g.P+g.R) - 1) / n)
+	within(t, "GE explicit loss rate", float64(l.Counters().Lost)/n, want, 5*sd)
+}
+
+// delays returns the delay of every delivered original copy in send order.
+func delays(dels []Delivery) []float64 {
+	sort.Slice(dels, func(i, j int) bool { return dels[i].Seq < dels[j].Seq })
+	out := make([]float64, 0, len(dels))
+	for _, d := range dels {
+		if d.Copy == 0 {
+			out = append(out, float64(d.At-d.SentAt))
+		}
+	}
+	return out
+}
+
+func moments(x []float64) (mean, sd float64) {
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	for _, v := range x {
+		sd += (v - mean) * (v - mean)
+	}
+	return mean, math.Sqrt(sd / float64(len(x)-1))
+}
+
+func normCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
+
+// cdf is each distribution's CDF of the offset (delay−latency)/jitter,
+// written from its definition, not from the sampler.
+func cdf(d Dist, y float64) float64 {
+	switch d {
+	case Uniform:
+		return min(max((y+1)/2, 0), 1)
+	case Normal:
+		return normCDF(y)
+	case Pareto:
+		x := y*math.Sqrt(0.75) + 1.5
+		if x < 1 {
+			return 0
+		}
+		return 1 - math.Pow(x, -3)
+	case Exponential:
+		if y >= ExponentialCap {
+			return 1
+		}
+		return 1 - math.Exp(-max(y, 0))
+	case ParetoNormal:
+		// Defined by its quantile function; invert it by bisection.
+		return normCDF(zOf(d, y))
+	}
+	panic(d)
+}
+
+// zOf inverts the monotone map z → d.offset(z) by bisection.
+func zOf(d Dist, y float64) float64 {
+	lo, hi := -12.0, 12.0
+	for range 52 {
+		mid := (lo + hi) / 2
+		if d.offset(mid) < y {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2
+}
+
+func TestDelayMomentsAndShape(t *testing.T) {
+	const n = 400000
+	lat, jit := 200*ms, 20*ms
+	a := float64(ExponentialCap)
+	expMean := 1 - math.Exp(-a)
+	expVar := 2 - math.Exp(-a)*(2*a+2) - expMean*expMean
+	cases := []struct {
+		d             Dist
+		mean, sd      float64 // of the offset in units of jitter
+		kurtosis      float64 // μ4/σ⁴; 0 when infinite
+		sdRelTolHeavy float64
+	}{
+		{Uniform, 0, 1 / math.Sqrt(3), 1.8, 0},
+		{Normal, 0, 1, 3, 0},
+		{Exponential, expMean, math.Sqrt(expVar), 9, 0},
+		// α = 3: the fourth moment is infinite, so the sample variance has no
+		// finite variance and converges like n^(−1/3); 4 % at n = 400k.
+		{Pareto, 0, 1, 0, 0.04},
+		{ParetoNormal, 0, 1, 0, 0.04},
+	}
+	for _, c := range cases {
+		t.Run(c.d.String(), func(t *testing.T) {
+			l := newLink(t, Params{Latency: lat, Jitter: jit, JitterDist: c.d})
+			_, dels := drive(t, l, n, ms, 100)
+			x := delays(dels)
+			mean, sd := moments(x)
+			wantMean := float64(lat) + c.mean*float64(jit)
+			wantSD := c.sd * float64(jit)
+			within(t, "mean delay (ns)", mean, wantMean, 5*wantSD/math.Sqrt(n))
+			if c.kurtosis > 0 {
+				// Var(s²) ≈ (μ4 − σ⁴)/n, so sd(s) ≈ σ·sqrt((κ−1)/n)/2.
+				within(t, "sd of delay (ns)", sd, wantSD, 5*wantSD*math.Sqrt((c.kurtosis-1)/n)/2)
+			} else {
+				within(t, "sd of delay (ns)", sd, wantSD, c.sdRelTolHeavy*wantSD)
+			}
+			// Kolmogorov-Smirnov against the CDF: D·√n < 1.95 at α = 0.001.
+			ys := make([]float64, len(x))
+			for i, v := range x {
+				ys[i] = (v - float64(lat)) / float64(jit)
+			}
+			sort.Float64s(ys)
+			var dmax float64
+			for i, y := range ys {
+				f := cdf(c.d, y)
+				dmax = max(dmax, math.Abs(f-float64(i)/float64(len(ys))), math.Abs(f-float64(i+1)/float64(len(ys))))
+			}
+			if ks := dmax * math.Sqrt(float64(len(ys))); ks > 1.95 {
+				t.Errorf("KS statistic %.3f > 1.95: the delays do not follow %v", ks, c.d)
+			}
+			if c.d == Uniform && (ys[0] < -1 || ys[len(ys)-1] >= 1) {
+				t.Errorf("uniform delay outside [latency−jitter, latency+jitter): %v..%v", ys[0], ys[len(ys)-1])
+			}
+		})
+	}
+}
+
+func TestParetoNormalScale(t *testing.T) {
+	// pnSD is the sd of ¼z + ¾·paretoStd(z) for z ~ N(0,1): check it by
+	// quadrature over z (the integrand vanishes beyond ±38).
+	h := 1e-3
+	var ezp, ep2 float64
+	for z := -38.0; z <= 38; z += h {
+		phi := math.Exp(-z*z/2) / math.Sqrt(2*math.Pi)
+		p := paretoStd(z)
+		ezp += z * p * phi * h
+		ep2 += p * p * phi * h
+	}
+	if math.Abs(ep2-1) > 1e-6 {
+		t.Fatalf("paretoStd is not unit variance: E[p²] = %v", ep2)
+	}
+	sd := math.Sqrt(0.0625 + 0.5625 + 0.375*ezp)
+	if math.Abs(sd-pnSD) > 1e-6 {
+		t.Fatalf("pnSD = %v, quadrature gives %v", pnSD, sd)
+	}
+}
+
+func lag1(x []float64) float64 {
+	mean, _ := moments(x)
+	var num, den float64
+	for i := range x {
+		den += (x[i] - mean) * (x[i] - mean)
+		if i > 0 {
+			num += (x[i] - mean) * (x[i-1] - mean)
+		}
+	}
+	return num / den
+}
+
+func TestJitterCorrelationIsRho(t *testing.T) {
+	for _, d := range DistNames() {
+		dist, _ := ParseDist("k", d)
+		// Normal and uniform are checked on the delays themselves; the
+		// others through their normal scores, which need a bisection per
+		// sample, so fewer samples.
+		n := 200000
+		if dist != Normal && dist != Uniform {
+			n = 40000
+		}
+		for _, rho := range []float64{0, 0.5, 0.9} {
+			l := newLink(t, Params{Latency: 500 * ms, Jitter: 20 * ms, JitterDist: dist, JitterCorr: rho})
+			_, dels := drive(t, l, n, ms, 100)
+			x := delays(dels)
+			// sd of the lag-1 estimate of an AR(1): sqrt((1−ρ²)/n).
+			tol := 5 * math.Sqrt((1-rho*rho)/float64(n))
+			switch dist {
+			case Normal:
+				within(t, "normal delay lag-1 autocorrelation", lag1(x), rho, tol)
+			case Uniform:
+				// Pearson correlation of Φ(Z1), Φ(Z2): (6/π)·asin(ρ/2), which
+				// is 0.8915 at ρ = 0.9.
+				within(t, "uniform delay lag-1 autocorrelation", lag1(x), 6/math.Pi*math.Asin(rho/2), tol)
+			default:
+				// Normal scores: map every delay back to Gaussian space,
+				// where the process is AR(1) with coefficient ρ.
+				zs := make([]float64, len(x))
+				for i, v := range x {
+					zs[i] = zOf(dist, (v-float64(500*ms))/float64(20*ms))
+				}
+				within(t, d+" normal-score lag-1 autocorrelation", lag1(zs), rho, tol+1e-4)
+			}
+		}
+	}
+}
+
+func TestReorderRateWithGap(t *testing.T) {
+	for _, c := range []struct {
+		p   float64
+		gap int
+	}{{0.25, 0}, {0.25, 1}, {0.25, 5}, {0.5, 3}} {
+		const n = 200000
+		l := newLink(t, Params{Latency: 100 * ms, Reorder: c.p, ReorderGap: c.gap})
+		sends, _ := drive(t, l, n, ms, 100)
+		g := float64(max(c.gap, 1))
+		immediate, sinceLast := 0, 0
+		for i, s := range sends {
+			if s.Delay[0] == 0 {
+				// netem: a packet skips the delay only after gap−1 delayed ones.
+				if sinceLast < int(g)-1 {
+					t.Fatalf("packet %d reordered after only %d delayed packets (gap %v)", i, sinceLast, g)
+				}
+				immediate++
+				sinceLast = 0
+			} else {
+				if s.Delay[0] != 100*ms {
+					t.Fatalf("packet %d delayed %v", i, s.Delay[0])
+				}
+				sinceLast++
+			}
+		}
+		// Renewal process: cycle C = (g−1) + Geometric(p), mean μ, var σ²;
+		// the fraction 1/μ has variance σ²/(μ³n).
+		mu := g - 1 + 1/c.p
+		sigma2 := (1 - c.p) / (c.p * c.p)
+		within(t, "reorder fraction", float64(immediate)/n, c.p/(1+(g-1)*c.p), 5*math.Sqrt(sigma2/(mu*mu*mu*n)))
+	}
+}
+
+func TestReorderedCounterMatchesArrivalOrder(t *testing.T) {
+	l := newLink(t, Params{Latency: 30 * ms, Jitter: 20 * ms, Reorder: 0.1})
+	_, dels := drive(t, l, 20000, 5*ms, 100)
+	var maxSeq uint64
+	var want uint64
+	for _, d := range dels {
+		late := d.Seq < maxSeq
+		if late != d.Reordered {
+			t.Fatalf("seq %d at %v: Reordered=%v, but max seq seen %d", d.Seq, d.At, d.Reordered, maxSeq)
+		}
+		if late {
+			want++
+		}
+		maxSeq = max(maxSeq, d.Seq)
+	}
+	if got := l.Counters().Reordered; got != want || want == 0 {
+		t.Fatalf("Reordered counter %d, arrival order says %d", got, want)
+	}
+}
+
+func TestDuplicateRate(t *testing.T) {
+	const n, p = 200000, 0.1
+	l := newLink(t, Params{Latency: 50 * ms, Jitter: 20 * ms, Duplicate: p})
+	_, dels := drive(t, l, n, ms, 100)
+	c := l.Counters()
+	within(t, "duplicate rate", float64(c.Duplicated)/n, p, 5*math.Sqrt(p*(1-p)/n))
+	if c.Delivered != c.Sent+c.Duplicated {
+		t.Fatalf("delivered %d != sent %d + duplicated %d", c.Delivered, c.Sent, c.Duplicated)
+	}
+	// The copy draws its own delay, so it sometimes overtakes the original.
+	seen := map[uint64]int{}
+	overtook := 0
+	for _, d := range dels {
+		if d.Copy == 1 && seen[d.Seq] == 0 {
+			overtook++
+		}
+		seen[d.Seq]++
+	}
+	if overtook == 0 {
+		t.Fatal("no duplicate ever overtook its original")
+	}
+}
+
+func TestRateLimitedThroughputEqualsRate(t *testing.T) {
+	const rate, size, overhead = 1_000_000, 100, 28
+	l := newLink(t, Params{Latency: 10 * ms, Rate: rate, Overhead: overhead})
+	// Offer 2× the rate: 128 B every 512 µs = 2 Mbit/s.
+	const n = 5000
+	_, dels := drive(t, l, n, 512*time.Microsecond, size)
+	first, last := dels[0].At, dels[len(dels)-1].At
+	bits := float64((n - 1) * (size + overhead) * 8)
+	got := bits / last.Sub(first).Seconds()
+	// Each transmit time is rounded to the nearest ns: 1024 bits at 1 Mbit/s
+	// is exactly 1.024 ms, so the throughput is exact.
+	within(t, "throughput (bit/s)", got, rate, 1e-6*rate)
+	for i := 1; i < len(dels); i++ {
+		if dels[i].At < dels[i-1].At || dels[i].Seq < dels[i-1].Seq {
+			t.Fatal("a rate-limited link is FIFO")
+		}
+	}
+	// An idle link adds exactly latency + transmit time.
+	l = newLink(t, Params{Latency: 10 * ms, Rate: rate, Overhead: overhead})
+	if r := l.Send(0, Packet{Size: size}); r.Delay[0] != 10*ms+1024*time.Microsecond {
+		t.Fatalf("idle delay %v, want 11.024ms", r.Delay[0])
+	}
+}
+
+func TestQueueTailDrop(t *testing.T) {
+	l := newLink(t, Params{Latency: 100 * ms, Queue: 10})
+	for i := range 25 {
+		r := l.Send(0, Packet{ID: uint64(i)})
+		if want := i >= 10; (r.QueueDropped == 1) != want {
+			t.Fatalf("packet %d: dropped=%v, want %v", i, r.QueueDropped == 1, want)
+		}
+	}
+	if c := l.Counters(); c.QueueDropped != 15 || l.InFlight() != 10 {
+		t.Fatalf("queue-dropped %d in flight %d, want 15 and 10", c.QueueDropped, l.InFlight())
+	}
+	now := sim.Time(100 * ms)
+	for range 10 {
+		if d, ok := l.Deliver(now); !ok || d.ID >= 10 {
+			t.Fatalf("deliver: %+v %v", d, ok)
+		}
+	}
+	if r := l.Send(now, Packet{ID: 99}); r.Scheduled != 1 {
+		t.Fatal("the drained queue still drops")
+	}
+}
+
+func TestKeepOrderDeliversInSendOrder(t *testing.T) {
+	p := Params{Latency: 100 * ms, Jitter: 50 * ms, Duplicate: 0.05}
+	l := newLink(t, p)
+	drive(t, l, 20000, 5*ms, 100)
+	if l.Counters().Reordered == 0 {
+		t.Fatal("jitter larger than the send spacing should reorder without keep_order")
+	}
+	p.KeepOrder = true
+	l = newLink(t, p)
+	_, dels := drive(t, l, 20000, 5*ms, 100)
+	for i := 1; i < len(dels); i++ {
+		if dels[i].At < dels[i-1].At || dels[i].Seq < dels[i-1].Seq {
+			t.Fatalf("keep_order delivered seq %d after %d", dels[i].Seq, dels[i-1].Seq)
+		}
+	}
+	if l.Counters().Reordered != 0 {
+		t.Fatalf("keep_order reordered %d", l.Counters().Reordered)
+	}
+}
+
+func TestParamChangeAffectsOnlyLaterPackets(t *testing.T) {
+	l := newLink(t, Params{Latency: 100 * ms})
+	a := l.Send(0, Packet{ID: 1})
+	if err := l.SetParams(Params{Latency: 10 * ms}, "up"); err != nil {
+		t.Fatal(err)
+	}
+	b := l.Send(sim.Time(5*ms), Packet{ID: 2})
+	if a.At[0] != sim.Time(100*ms) || b.At[0] != sim.Time(15*ms) {
+		t.Fatalf("in-flight packet moved or new one ignored the change: %v %v", a.At[0], b.At[0])
+	}
+	d, _ := l.Deliver(sim.Time(100 * ms))
+	if d.ID != 2 {
+		t.Fatal("the later packet sent with the lower latency should arrive first")
+	}
+}
+
+func TestStreamsAreIndependent(t *testing.T) {
+	// Changing the jitter does not change which packets are lost.
+	a := newLink(t, Params{Loss: 0.1})
+	b := newLink(t, Params{Loss: 0.1, Latency: 80 * ms, Jitter: 30 * ms, JitterDist: Normal, JitterCorr: 0.5})
+	sa, _ := drive(t, a, 10000, ms, 100)
+	sb, _ := drive(t, b, 10000, ms, 100)
+	la, lb := lossPattern(sa), lossPattern(sb)
+	for i := range la {
+		if la[i] != lb[i] {
+			t.Fatalf("packet %d: loss decision changed with the jitter", i)
+		}
+	}
+	// Same seed, same params: identical deliveries.
+	_, d1 := drive(t, newLink(t, Params{Latency: 80 * ms, Jitter: 30 * ms, Loss: 0.05, Duplicate: 0.05, Reorder: 0.05}), 5000, ms, 100)
+	_, d2 := drive(t, newLink(t, Params{Latency: 80 * ms, Jitter: 30 * ms, Loss: 0.05, Duplicate: 0.05, Reorder: 0.05}), 5000, ms, 100)
+	if len(d1) != len(d2) {
+		t.Fatal("same seed gave different delivery counts")
+	}
+	for i := range d1 {
+		if d1[i] != d2[i] {
+			t.Fatalf("delivery %d differs: %+v vs %+v", i, d1[i], d2[i])
+		}
+	}
+}
+
+func TestValidateNamesKeyAndAllowed(t *testing.T) {
+	cases := map[string]Params{
+		"down.latency":     {Latency: -ms},
+		"down.loss":        {Loss: 1.2},
+		"down.jitter_corr": {JitterCorr: math.NaN()},
+		"down.duplicate":   {Duplicate: -0.1},
+		"down.loss_burst":  {Loss: 0.9, LossBurst: 2},
+		"down.queue":       {Queue: -1},
+		"down.rate":        {Rate: -5},
+	}
+	for key, p := range cases {
+		err := p.Validate("down")
+		var pe *param.Error
+		if !errors.As(err, &pe) || pe.Key != key || pe.Allowed == "" {
+			t.Errorf("%s: got %v", key, err)
+		}
+	}
+	if err := (Params{Loss: 0.05, LossBurst: 4, JitterCorr: 1}).Validate("up"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(1, "up", Params{Loss: 2}); err == nil {
+		t.Fatal("New accepted loss 200%")
+	}
+}
+
+func BenchmarkLink(b *testing.B) {
+	l, _ := New(1, "up", Params{Latency: 50 * ms, Jitter: 10 * ms, JitterDist: Normal, JitterCorr: 0.5,
+		Loss: 0.02, LossBurst: 2, Duplicate: 0.01, Reorder: 0.01, Rate: 10_000_000, Overhead: 28})
+	b.ReportAllocs()
+	now := sim.Time(0)
+	for i := 0; i < b.N; i++ {
+		now += sim.Time(ms)
+		l.Send(now, Packet{ID: uint64(i), Size: 60})
+		for {
+			at, ok := l.NextDelivery()
+			if !ok || at > now {
+				break
+			}
+			l.Deliver(at)
+		}
+	}
+}

@@ -1,0 +1,134 @@
+package param
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParsesValuesAsPeopleWriteThem(t *testing.T) {
+	d, err := Duration("up.latency", "80ms")
+	if err != nil || d != 80*time.Millisecond {
+		t.Fatalf("80ms → %v %v", d, err)
+	}
+	for in, want := range map[string]float64{"2%": 0.02, "0.02": 0.02, "100%": 1, "0": 0, " 4 % ": 0.04} {
+		if f, err := Fraction("up.loss", in); err != nil || math.Abs(f-want) > 1e-15 {
+			t.Errorf("Fraction(%q) = %v %v, want %v", in, f, err, want)
+		}
+	}
+	for in, want := range map[string]int64{"1.5mbit": 1500000, "500kbit": 500000, "10gbit": 1e10, "64000bit": 64000, "0": 0, "2Mbps": 2e6} {
+		if r, err := Rate("up.rate", in); err != nil || r != want {
+			t.Errorf("Rate(%q) = %v %v, want %v", in, r, err, want)
+		}
+	}
+	for in, want := range map[string]float64{"+40ppm": 40, "-12.5ppm": -12.5, "2%": 20000, "0": 0, "0ppm": 0} {
+		if p, err := PPM("client.drift_ppm", in, 500000); err != nil || p != want {
+			t.Errorf("PPM(%q) = %v %v, want %v", in, p, err, want)
+		}
+	}
+}
+
+func TestBadValuesNameKeyValueAndAllowed(t *testing.T) {
+	cases := []struct {
+		name string
+		err  error
+		key  string
+	}{
+		{"negative latency", second(Duration("up.latency", "-5ms")), "up.latency"},
+		{"bare number latency", second(Duration("up.latency", "80")), "up.latency"},
+		{"loss over 100%", second(Fraction("up.loss", "120%")), "up.loss"},
+		{"loss NaN", second(Fraction("up.loss", "NaN")), "up.loss"},
+		{"correlation above 1", second(Float("up.jitter_corr", "1.5", 0, 1)), "up.jitter_corr"},
+		{"correlation NaN", second(Float("up.jitter_corr", "nan", 0, 1)), "up.jitter_corr"},
+		{"unknown distribution", second(Choice("up.jitter_dist", "gamma", "uniform", "normal")), "up.jitter_dist"},
+		{"rate without unit", second(Rate("up.rate", "1.5")), "up.rate"},
+		{"negative rate", second(Rate("up.rate", "-1mbit")), "up.rate"},
+		{"drift without unit", second(PPM("client.drift_ppm", "40", 1e5)), "client.drift_ppm"},
+		{"drift too large", second(PPM("client.drift_ppm", "+2000000ppm", 5e5)), "client.drift_ppm"},
+		{"bool", second(Bool("up.keep_order", "maybe")), "up.keep_order"},
+		{"int range", second(Int("up.queue", "-1", 0, 1e6)), "up.queue"},
+		{"zero positive duration", second(PositiveDuration("server.tick", "0")), "server.tick"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var pe *Error
+			if !errors.As(c.err, &pe) {
+				t.Fatalf("got %v, want *param.Error", c.err)
+			}
+			msg := pe.Error()
+			if pe.Key != c.key || !strings.Contains(msg, c.key) || !strings.Contains(msg, "allowed") || pe.Value == "" || !strings.Contains(msg, pe.Value) {
+				t.Fatalf("error %q does not name key %s, the value and what is allowed", msg, c.key)
+			}
+		})
+	}
+}
+
+func second[T any](_ T, err error) error { return err }
+
+func TestFormatRoundTrips(t *testing.T) {
+	for _, f := range []float64{0, 0.02, 0.04, 0.001, 1} {
+		if g, err := Fraction("k", FormatFraction(f)); err != nil || math.Abs(g-f) > 1e-15 {
+			t.Errorf("fraction %v → %q → %v %v", f, FormatFraction(f), g, err)
+		}
+	}
+	for _, r := range []int64{0, 1, 1500000, 500000, 1e9, 12345} {
+		if g, err := Rate("k", FormatRate(r)); err != nil || g != r {
+			t.Errorf("rate %v → %q → %v %v", r, FormatRate(r), g, err)
+		}
+	}
+	for _, p := range []float64{0, 40, -12.5, 20000} {
+		if g, err := PPM("k", FormatPPM(p), 5e5); err != nil || g != p {
+			t.Errorf("ppm %v → %q → %v %v", p, FormatPPM(p), g, err)
+		}
+	}
+}
+
+// FuzzParsers: no input panics, every error is a *Error naming the key, and
+// every accepted value is inside its documented range.
+func FuzzParsers(f *testing.F) {
+	for _, s := range []string{"80ms", "2%", "0.02", "1.5mbit", "500kbit", "+40ppm", "NaN", "-1", "1e309", "%", "ppm", "kbit", "true", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		check := func(err error) {
+			if err == nil {
+				return
+			}
+			var pe *Error
+			if !errors.As(err, &pe) || pe.Key != "k" || pe.Value != s {
+				t.Fatalf("%q: error %v is not a *Error for key k", s, err)
+			}
+		}
+		d, err := Duration("k", s)
+		check(err)
+		if err == nil && d < 0 {
+			t.Fatalf("Duration(%q) = %v < 0", s, d)
+		}
+		fr, err := Fraction("k", s)
+		check(err)
+		if err == nil && !(fr >= 0 && fr <= 1) {
+			t.Fatalf("Fraction(%q) = %v", s, fr)
+		}
+		r, err := Rate("k", s)
+		check(err)
+		if err == nil && r < 0 {
+			t.Fatalf("Rate(%q) = %v", s, r)
+		}
+		p, err := PPM("k", s, 5e5)
+		check(err)
+		if err == nil && !(math.Abs(p) <= 5e5) {
+			t.Fatalf("PPM(%q) = %v", s, p)
+		}
+		x, err := Float("k", s, 0, 1)
+		check(err)
+		if err == nil && !(x >= 0 && x <= 1) {
+			t.Fatalf("Float(%q) = %v", s, x)
+		}
+		_, err = Bool("k", s)
+		check(err)
+		_, err = Int("k", s, 0, 10)
+		check(err)
+	})
+}

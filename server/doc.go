@@ -1,0 +1,5 @@
+// Package server models the game's authoritative server: a fixed-tick
+// accumulator loop on its own drifting clock, input acceptance rules
+// (variants "latest" and "queue"), and the PlayerState broadcast. It is a pure
+// step function over virtual time; it never touches a socket or a wall clock.
+package server

@@ -1,0 +1,111 @@
+package sim
+
+// Queue is a priority queue of events of type T ordered by (time, sequence):
+// events at the same instant pop in the order they were pushed. It is a
+// typed 4-ary heap over a slice, so in steady state (once the slice has grown
+// to the peak number of pending events) Push and Pop do not allocate.
+//
+// The zero Queue is empty and ready to use.
+type Queue[T any] struct {
+	items []item[T]
+	seq   uint64
+}
+
+type item[T any] struct {
+	at  Time
+	seq uint64
+	v   T
+}
+
+func (a *item[T]) before(b *item[T]) bool {
+	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
+}
+
+// Len returns the number of pending events.
+func (q *Queue[T]) Len() int { return len(q.items) }
+
+// Grow makes room for n more events without allocating later.
+func (q *Queue[T]) Grow(n int) {
+	if cap(q.items)-len(q.items) < n {
+		items := make([]item[T], len(q.items), len(q.items)+n)
+		copy(items, q.items)
+		q.items = items
+	}
+}
+
+// Push schedules v at time at.
+func (q *Queue[T]) Push(at Time, v T) {
+	q.seq++
+	q.items = append(q.items, item[T]{at: at, seq: q.seq, v: v})
+	q.up(len(q.items) - 1)
+}
+
+// Peek returns the time of the earliest event; ok is false if q is empty.
+func (q *Queue[T]) Peek() (at Time, ok bool) {
+	if len(q.items) == 0 {
+		return 0, false
+	}
+	return q.items[0].at, true
+}
+
+// Pop removes and returns the earliest event; ok is false if q is empty.
+func (q *Queue[T]) Pop() (at Time, v T, ok bool) {
+	n := len(q.items)
+	if n == 0 {
+		return 0, v, false
+	}
+	top := q.items[0]
+	n--
+	q.items[0] = q.items[n]
+	var zero item[T]
+	q.items[n] = zero // drop references held by T
+	q.items = q.items[:n]
+	if n > 0 {
+		q.down(0)
+	}
+	return top.at, top.v, true
+}
+
+// Reset empties the queue, keeping its storage. Sequence numbers keep
+// increasing, so ordering among later pushes is unaffected.
+func (q *Queue[T]) Reset() {
+	clear(q.items)
+	q.items = q.items[:0]
+}
+
+func (q *Queue[T]) up(i int) {
+	it := q.items[i]
+	for i > 0 {
+		p := (i - 1) / 4
+		if !it.before(&q.items[p]) {
+			break
+		}
+		q.items[i] = q.items[p]
+		i = p
+	}
+	q.items[i] = it
+}
+
+func (q *Queue[T]) down(i int) {
+	n := len(q.items)
+	it := q.items[i]
+	for {
+		c := 4*i + 1
+		if c >= n {
+			break
+		}
+		best := c
+		end := min(c+4, n)
+		for j := c + 1; j < end; j++ {
+			if q.items[j].before(&q.items[best]) {
+				best = j
+			}
+		}
+		if !q.items[best].before(&it) {
+			break
+		}
+		q.items[i] = q.items[best]
+		i = best
+	}
+	q.items[i] = it
+}
