@@ -1,0 +1,346 @@
+package client
+
+import (
+	"testing"
+	"time"
+
+	"jitterlab/motion"
+	"jitterlab/proto"
+	"jitterlab/sim"
+)
+
+const ms = time.Millisecond
+
+// turning varies turn and throttle over time, so heading feeds forward.
+var turning = ScriptFunc(func(t sim.Time) motion.Input {
+	s := t.Seconds()
+	return motion.Input{Turn: 0.5 + 0.5*float64(int(s*3)%3-1), Throttle: 1 - 0.25*float64(int(s*2)%2)}
+})
+
+func newClient(t *testing.T, cfg Config, s Script) *Client {
+	t.Helper()
+	c, err := New(cfg, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// runFrames runs frames up to local time until, acknowledging the login
+// with start tick 0 at the first frame.
+func runFrames(c *Client, until sim.Time) (sends []proto.MoveInput) {
+	for c.NextFrame() <= until {
+		now := c.NextFrame()
+		c.Frame(now)
+		for _, m := range c.Outbox() {
+			switch m.Kind {
+			case MsgLogin:
+				c.OnLoginAck(0)
+			case MsgMoveInput:
+				sends = append(sends, m.Move)
+			}
+		}
+	}
+	return sends
+}
+
+func TestReplayPending(t *testing.T) {
+	k := motion.DefaultTuning
+	in := motion.Input{Turn: 0.5, Throttle: 1}
+	steps := []PredictedMoveStep{{Tick: 1, Input: in, Duration: 100 * ms}, {Tick: 2, Input: motion.Input{Throttle: 1}, Duration: 120 * ms}}
+	want := motion.Pose{}
+	for _, st := range []struct {
+		in motion.Input
+		dt time.Duration
+	}{{in, 50 * ms}, {in, 50 * ms}, {steps[1].Input, 50 * ms}, {steps[1].Input, 50 * ms}, {steps[1].Input, 20 * ms}} {
+		want = motion.Step(want, st.in, st.dt, k)
+	}
+	if got := ReplayPending(motion.Pose{}, steps, Substep, 50*ms, k); got != want {
+		t.Fatalf("substep replay %+v, want 50+50 then 50+50+20: %+v", got, want)
+	}
+	single := motion.Step(motion.Step(motion.Pose{}, in, 100*ms, k), steps[1].Input, 120*ms, k)
+	if got := ReplayPending(motion.Pose{}, steps, Single, 50*ms, k); got != single {
+		t.Fatalf("single replay %+v, want one integration per step %+v", got, single)
+	}
+	if single == want {
+		t.Fatal("single and substep replay should differ when turning (seed 004)")
+	}
+}
+
+func TestLiveAndReplayedPosesAreBitIdentical(t *testing.T) {
+	for _, p := range []Predict{Attribute, Consume} {
+		t.Run(PredictNames[p], func(t *testing.T) {
+			cfg := DefaultConfig
+			cfg.Predict = p
+			c := newClient(t, cfg, turning)
+			runFrames(c, sim.Time(3*time.Second))
+			// No PlayerState has arrived: every sent step is pending and
+			// the live pose is the replay of all of them from the origin.
+			if len(c.Pending()) < 40 {
+				t.Fatalf("only %d pending steps", len(c.Pending()))
+			}
+			for _, s := range c.Pending() {
+				if s.Duration%(50*ms) != 0 {
+					t.Fatalf("step %d has duration %v, not a multiple of 50ms", s.Tick, s.Duration)
+				}
+			}
+			replayed := ReplayPending(motion.Pose{}, c.Pending(), Substep, cfg.Cadence, cfg.Tuning)
+			if replayed != c.Predicted() {
+				t.Fatalf("live %+v != replayed %+v", c.Predicted(), replayed)
+			}
+			if again := ReplayPending(motion.Pose{}, c.Pending(), Substep, cfg.Cadence, cfg.Tuning); again != replayed {
+				t.Fatal("replay is not stable across repeated replays")
+			}
+			if p == Attribute {
+				// Attribute gives some steps 0 and some 100ms (seed 004).
+				var zero, double int
+				for _, s := range c.Pending() {
+					switch s.Duration {
+					case 0:
+						zero++
+					case 100 * ms:
+						double++
+					}
+				}
+				t.Logf("attribute: %d steps of 0ms, %d of 100ms among %d", zero, double, len(c.Pending()))
+			}
+		})
+	}
+}
+
+func TestRepeatedRebuildsKeepUnacknowledgedInputs(t *testing.T) {
+	c := newClient(t, DefaultConfig, turning)
+	runFrames(c, sim.Time(time.Second))
+	all := append([]PredictedMoveStep(nil), c.Pending()...)
+	if len(all) < 10 {
+		t.Fatalf("only %d steps", len(all))
+	}
+	base1 := motion.Pose{X: 1, Y: 2, Rot: 10}
+	base2 := motion.Pose{X: 1.5, Y: 2.5, Rot: 20}
+	n1, n2 := all[2].Tick, all[5].Tick
+
+	for _, st := range []struct {
+		serverTick uint32
+		base       motion.Pose
+		ack        uint32
+	}{{3, base1, n1}, {4, base2, n2}} {
+		c.OnPlayerState(proto.PlayerState{ServerTick: st.serverTick, Pose: st.base, AckTick: st.ack})
+		// Process it at the next frame without letting prediction run.
+		c.reconcile(&c.inbox[0])
+		c.inbox = c.inbox[:0]
+		// Only steps with tick ≤ ack are pruned; the rest stay for later.
+		var want []PredictedMoveStep
+		for _, s := range all {
+			if s.Tick > st.ack {
+				want = append(want, s)
+			}
+		}
+		got := c.Pending()
+		if len(got) != len(want) || got[0] != want[0] || got[len(got)-1] != want[len(want)-1] {
+			t.Fatalf("after ack %d: pending %d steps from tick %d, want %d from %d", st.ack, len(got), got[0].Tick, len(want), want[0].Tick)
+		}
+		// The prediction is rebuilt from this snapshot's own baseline.
+		if p := ReplayPending(st.base, want, Substep, 50*ms, motion.DefaultTuning); c.Predicted() != p || c.Target() != p {
+			t.Fatalf("predicted %+v target %+v, want replay from baseline %+v", c.Predicted(), c.Target(), p)
+		}
+		if b, ack := c.Baseline(); b != st.base || ack != st.ack {
+			t.Fatalf("baseline %+v ack %d", b, ack)
+		}
+	}
+	// An older PlayerState is ignored.
+	before := c.Predicted()
+	c.OnPlayerState(proto.PlayerState{ServerTick: 3, Pose: motion.Pose{X: 99}, AckTick: n2 + 3})
+	c.reconcile(&c.inbox[0])
+	if c.Predicted() != before || c.Counters().StaleStates != 1 || c.ServerTick() != 4 {
+		t.Fatal("an older PlayerState changed the prediction")
+	}
+}
+
+func TestTargetChangesOnlyOnPlayerState(t *testing.T) {
+	c := newClient(t, DefaultConfig, ScriptFunc(func(sim.Time) motion.Input { return motion.Input{Throttle: 1} }))
+	runFrames(c, sim.Time(500*ms))
+	c.OnPlayerState(proto.PlayerState{ServerTick: 1, Pose: motion.Pose{Y: 0.2}, AckTick: 1})
+	runFrames(c, c.NextFrame())
+	target, pred := c.Target(), c.Predicted()
+	runFrames(c, c.LastFrame()+sim.Time(300*ms))
+	if c.Target() != target {
+		t.Fatal("the presentation target moved without a PlayerState")
+	}
+	if c.Predicted() == pred {
+		t.Fatal("live prediction did not move between PlayerStates")
+	}
+	// The visible pose converges toward the same target.
+	if d := motion.Distance(c.Visible(), target); d > 1e-3 {
+		t.Fatalf("visible is %v m from the stable target after 300ms of lerp", d)
+	}
+}
+
+func TestSmallErrorLerpsLargeErrorSnaps(t *testing.T) {
+	c := newClient(t, DefaultConfig, ScriptFunc(func(sim.Time) motion.Input { return motion.Input{} }))
+	runFrames(c, sim.Time(100*ms))
+	// Small residual: interpolation across frames, no snap.
+	c.OnPlayerState(proto.PlayerState{ServerTick: 1, Pose: motion.Pose{X: 0.4}})
+	runFrames(c, c.NextFrame())
+	if c.Counters().Snaps != 0 || c.Visible().X != 0.4*0.15 {
+		t.Fatalf("small error: snaps %d visible %+v, want one lerp step of α=0.15", c.Counters().Snaps, c.Visible())
+	}
+	if c.Predicted().X != 0.4 {
+		t.Fatal("the rebuilt pose stays gameplay truth while smoothing converges")
+	}
+	// Large divergence: the visible pose snaps to the rebuilt pose.
+	c.OnPlayerState(proto.PlayerState{ServerTick: 2, Pose: motion.Pose{X: 3, Rot: 40}})
+	runFrames(c, c.NextFrame())
+	if c.Counters().Snaps != 1 || c.Visible() != c.Predicted() {
+		t.Fatalf("large error: snaps %d visible %+v predicted %+v", c.Counters().Snaps, c.Visible(), c.Predicted())
+	}
+}
+
+func TestDeadbandCorrector(t *testing.T) {
+	newDB := func() *Corrector {
+		return NewCorrector(Corrector{Mode: Deadband, Band: 2, Base: 50 * ms, Fast: 48 * ms, Slow: 52 * ms})
+	}
+	t.Run("no correction within the band", func(t *testing.T) {
+		c := newDB()
+		for _, o := range []int{0, 2, -2, 1, -1, 2, -2, 0} {
+			if c.Update(o) != 50*ms {
+				t.Fatalf("offset %d changed the interval", o)
+			}
+		}
+	})
+	t.Run("offset > +2 → 0.048, < −2 → 0.052", func(t *testing.T) {
+		c := newDB()
+		if c.Update(3) != 48*ms {
+			t.Fatal("offset 3 should set 48ms")
+		}
+		if c.Update(-3) != 52*ms {
+			t.Fatal("offset -3 should set 52ms")
+		}
+	})
+	t.Run("latch holds inside the band for any sign changes", func(t *testing.T) {
+		c := newDB()
+		c.Update(5)
+		for _, o := range []int{6, 9, 2, 0, -1, 1, -2, 2, 0} {
+			if c.Update(o) != 48*ms {
+				t.Fatalf("offset %d released the 48ms latch", o)
+			}
+		}
+		if c.Update(-3) != 52*ms {
+			t.Fatal("crossing −2 should flip to 52ms")
+		}
+		for _, o := range []int{-9, -2, 0, 2} {
+			if c.Update(o) != 52*ms {
+				t.Fatalf("offset %d released the 52ms latch", o)
+			}
+		}
+	})
+	t.Run("signflip toggles on every sign change", func(t *testing.T) {
+		c := NewCorrector(Corrector{Mode: SignFlip, Base: 50 * ms, Fast: 48 * ms, Slow: 52 * ms})
+		if c.Update(1) != 48*ms || c.Update(-1) != 52*ms || c.Update(0) != 52*ms {
+			t.Fatal("signflip")
+		}
+	})
+	t.Run("proportional scales 0.05 by 1/clamp(1+0.1·offset)", func(t *testing.T) {
+		c := NewCorrector(Corrector{Mode: Proportional, Base: 50 * ms})
+		for o, want := range map[int]time.Duration{0: 50 * ms, 1: 45454545, -1: 55555556, 5: 45454545, -7: 55555556} {
+			if got := c.Update(o); got != want {
+				t.Errorf("offset %d: %v, want %v", o, got, want)
+			}
+		}
+	})
+	t.Run("off", func(t *testing.T) {
+		c := NewCorrector(Corrector{Mode: Off, Base: 50 * ms, Fast: 48 * ms})
+		if c.Update(10) != 50*ms {
+			t.Fatal("off corrected")
+		}
+	})
+}
+
+func sendGaps(sends []sim.Time) map[time.Duration]int {
+	gaps := map[time.Duration]int{}
+	for i := 1; i < len(sends); i++ {
+		gaps[sends[i].Sub(sends[i-1])]++
+	}
+	return gaps
+}
+
+func TestSenders(t *testing.T) {
+	run := func(s Sender, iv time.Duration) map[time.Duration]int {
+		cfg := DefaultConfig
+		cfg.Sender, cfg.SendInterval, cfg.Corrector = s, iv, Off
+		c := newClient(t, cfg, ScriptFunc(func(sim.Time) motion.Input { return motion.Input{} }))
+		var at []sim.Time
+		for c.NextFrame() <= sim.Time(10*time.Second) {
+			now := c.NextFrame()
+			c.Frame(now)
+			for _, m := range c.Outbox() {
+				if m.Kind == MsgLogin {
+					c.OnLoginAck(0)
+				} else {
+					at = append(at, now)
+				}
+			}
+		}
+		return sendGaps(at)
+	}
+	// Frame sender: now − last_send > 50ms is first true at the 4th frame
+	// (3 frames are exactly 50ms), so it sends every 66.7ms: 15 Hz.
+	for gap := range run(SenderFrame, 50*ms) {
+		if d := gap - sim.GridTime(4, 60).Sub(0); d < -1 || d > 1 {
+			t.Fatalf("frame sender at 50ms: gap %v, want every 4 frames (66.67ms ± 1ns of rounding)", gap)
+		}
+	}
+	if g := run(SenderFrame, 48*ms); len(g) != 1 || g[50*ms] == 0 {
+		t.Fatalf("frame sender at 48ms: gaps %v, want every 3 frames = 50ms", g)
+	}
+	// Accumulator: no overshoot lost, exactly 50ms.
+	if g := run(SenderAccumulator, 50*ms); len(g) != 1 || g[50*ms] == 0 {
+		t.Fatalf("accumulator at 50ms: gaps %v, want exactly 50ms", g)
+	}
+	// Accumulator at 48ms: mean gap 48ms from 3- and 2-frame gaps.
+	g := run(SenderAccumulator, 48*ms)
+	var n, sum int64
+	for d, k := range g {
+		n += int64(k)
+		sum += int64(d) * int64(k)
+	}
+	if mean := time.Duration(sum / n); mean < 47900*time.Microsecond || mean > 48100*time.Microsecond {
+		t.Fatalf("accumulator at 48ms: mean gap %v (%v)", mean, g)
+	}
+}
+
+func TestTickOffset(t *testing.T) {
+	c := newClient(t, DefaultConfig, ScriptFunc(func(sim.Time) motion.Input { return motion.Input{} }))
+	c.OnLoginAck(40)
+	runFrames(c, sim.Time(time.Second))
+	ticks := c.Tick()
+	c.OnPlayerState(proto.PlayerState{ServerTick: 40 + ticks + 3})
+	c.reconcile(&c.inbox[0])
+	if c.Offset() != 3 || c.SendInterval() != 48*ms {
+		t.Fatalf("offset %d interval %v, want server − client − start = 3 → 48ms", c.Offset(), c.SendInterval())
+	}
+}
+
+func TestFixedUpdatesAndUnitsFollowTheLocalClock(t *testing.T) {
+	c := newClient(t, DefaultConfig, ScriptFunc(func(sim.Time) motion.Input { return motion.Input{Throttle: 1} }))
+	runFrames(c, sim.Time(2*time.Second))
+	// 2 s of 20ms fixed updates = 100; spent in 50ms units = 40 units, all
+	// but those before the first send predicting motion at 2 m/s.
+	units := 40 - int(c.Counters().UnitsDropped)
+	want := float64(units) * 0.05 * 2
+	if got := c.Predicted().Y; got < want-1e-9 || got > want+1e-9 {
+		t.Fatalf("predicted y %v, want %d units × 0.1 m = %v", got, units, want)
+	}
+}
+
+func TestConfigValidation(t *testing.T) {
+	bad := DefaultConfig
+	bad.FrameJitter = 20 * ms
+	if err := bad.Validate(); err == nil {
+		t.Fatal("frame jitter longer than a frame accepted")
+	}
+	bad = DefaultConfig
+	bad.Snap = 0
+	if err := bad.Validate(); err == nil {
+		t.Fatal("snap 0 accepted")
+	}
+}

@@ -1,0 +1,75 @@
+package client
+
+// Variant names as the registry spells them, in constant order.
+var (
+	SenderNames    = []string{"frame", "accumulator"}
+	CorrectorNames = []string{"deadband", "off", "signflip", "proportional"}
+	PredictNames   = []string{"attribute", "consume"}
+	ReplayNames    = []string{"substep", "single"}
+	SmoothingNames = []string{"lerp", "movetowards"}
+)
+
+// Sender is when MoveInputs go out, registry key client.sender.
+type Sender uint8
+
+const (
+	// SenderFrame (reference): once per render frame, if now − last_send >
+	// send_interval, send and set last_send = now (the overshoot is lost).
+	SenderFrame Sender = iota
+	// SenderAccumulator: if now − last_send ≥ send_interval, send and add
+	// send_interval to last_send (no overshoot lost); at most one per frame.
+	SenderAccumulator
+)
+
+// CorrectorMode is how the tick offset sets the send interval, registry key
+// client.corrector.
+type CorrectorMode uint8
+
+const (
+	// Deadband (reference, seed 003): offset in [−band, +band] keeps the
+	// interval; above +band → fast, below −band → slow; latched until the
+	// opposite threshold is crossed.
+	Deadband CorrectorMode = iota
+	// Off keeps the base interval.
+	Off
+	// SignFlip is the old code: offset > 0 → fast, offset < 0 → slow.
+	SignFlip
+	// Proportional: base / clamp(1 + 0.1·offset, 0.9, 1.1), as Unity
+	// Netcode for Entities scales time.
+	Proportional
+)
+
+// Predict is how live prediction spends its 50 ms units, registry key
+// client.predict.
+type Predict uint8
+
+const (
+	// Attribute (reference): each unit integrates the latest sent step's
+	// input and adds one unit to that step's simulated duration.
+	Attribute Predict = iota
+	// Consume: each unit predicts the next not-yet-predicted step for
+	// exactly one unit; with none waiting the unit is dropped.
+	Consume
+)
+
+// Replay is how reconciliation integrates a pending step, registry key
+// client.replay.
+type Replay uint8
+
+const (
+	// Substep (reference after the fix): min(remaining, cadence) substeps.
+	Substep Replay = iota
+	// Single (the pre-fix bug): one integration of the whole duration.
+	Single
+)
+
+// Smoothing is how the visible pose follows the target, registry key
+// client.smoothing.
+type Smoothing uint8
+
+const (
+	// Lerp: visible += (target − visible)·alpha per render frame.
+	Lerp Smoothing = iota
+	// MoveTowards: at most move_speed m/s and turn_speed °/s per frame.
+	MoveTowards
+)

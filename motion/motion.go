@@ -1,0 +1,69 @@
+package motion
+
+import (
+	"math"
+	"time"
+)
+
+// Pose is a tank's position in metres and heading in degrees (0 = +y,
+// clockwise positive, as Unity's yaw). Rotation is not wrapped, so live and
+// replayed poses compare bit for bit; use [AngleDiff] to compare headings.
+type Pose struct {
+	X, Y, Rot float64
+}
+
+// Input is one MoveInput's controls, each in [−1, 1].
+type Input struct {
+	Turn, Throttle float64
+}
+
+// Tuning is the tank's speed: degrees per second at full turn and metres
+// per second at full throttle.
+type Tuning struct {
+	TurnSpeed float64
+	MoveSpeed float64
+}
+
+// DefaultTuning is the client's login request: 180 °/s, 2 m/s.
+var DefaultTuning = Tuning{TurnSpeed: 180, MoveSpeed: 2}
+
+// Step advances p by one integration of dt with input in: rotation first,
+// then forward = (sin rot, cos rot) moves the tank with the new heading:
+//
+//	rot += turn·turn_speed·dt
+//	pos += (sin rot, cos rot)·throttle·move_speed·dt
+func Step(p Pose, in Input, dt time.Duration, k Tuning) Pose {
+	s := dt.Seconds()
+	p.Rot += in.Turn * k.TurnSpeed * s
+	sin, cos := math.Sincos(p.Rot * (math.Pi / 180))
+	d := in.Throttle * k.MoveSpeed * s
+	p.X += sin * d
+	p.Y += cos * d
+	return p
+}
+
+// Substeps integrates in for dur in substeps of min(remaining, cadence):
+// 150ms at a 50ms cadence is 50+50+50, 120ms is 50+50+20. Durations are
+// integer nanoseconds, so no remainder is lost or counted twice. A zero
+// duration leaves p unchanged.
+func Substeps(p Pose, in Input, dur, cadence time.Duration, k Tuning) Pose {
+	for rem := dur; rem > 0; {
+		st := min(rem, cadence)
+		p = Step(p, in, st, k)
+		rem -= st
+	}
+	return p
+}
+
+// Distance is the Euclidean distance between the positions of a and b.
+func Distance(a, b Pose) float64 { return math.Hypot(a.X-b.X, a.Y-b.Y) }
+
+// AngleDiff is the absolute difference of two headings in degrees, wrapped
+// into [0, 180].
+func AngleDiff(a, b float64) float64 {
+	d := math.Mod(math.Abs(a-b), 360)
+	if d > 180 {
+		d = 360 - d
+	}
+	return d
+}

@@ -1,0 +1,29 @@
+// Package proto holds the game's messages as the lab carries them between
+// client and server: MoveInput up, PlayerState down, and the login
+// handshake that tells the client the server's start tick.
+package proto
+
+import "jitterlab/motion"
+
+// MoveInput is one client send: the client tick and the controls.
+type MoveInput struct {
+	Tick  uint32
+	Input motion.Input
+}
+
+// PlayerState is one server broadcast.
+type PlayerState struct {
+	ServerTick uint32      // broadcast counter, from 1
+	Pose       motion.Pose // authoritative pose after the step
+	AckTick    uint32      // tick of the last MoveInput applied; 0 before any
+}
+
+// Wire sizes in bytes of the payloads (without UDP/IP overhead), as the
+// rate limit counts them.
+const (
+	MoveInputSize   = 1 + 4 + 4 + 4   // kind, tick, turn, throttle
+	PlayerStateSize = 1 + 4 + 3*4 + 4 // kind, tick, x, y, rot, ack
+	LoginSize       = 1 + 8           // kind, nonce
+	LoginAckSize    = 1 + 4           // kind, start tick
+	UDPIPv4Overhead = 28              // bytes per packet on the wire
+)

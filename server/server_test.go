@@ -1,0 +1,104 @@
+package server
+
+import (
+	"testing"
+	"time"
+
+	"jitterlab/motion"
+	"jitterlab/proto"
+	"jitterlab/sim"
+)
+
+var fwd = motion.Input{Throttle: 1}
+
+func newServer(t *testing.T, mode InputMode) *Server {
+	t.Helper()
+	cfg := DefaultConfig
+	cfg.Inputs = mode
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestStepsAndBroadcasts(t *testing.T) {
+	s := newServer(t, Latest)
+	for k := 1; k <= 3; k++ {
+		if s.NextStep() != sim.Time(k)*sim.Time(50*time.Millisecond) {
+			t.Fatalf("step %d at %v", k, s.NextStep())
+		}
+		ps := s.Step()
+		if ps.ServerTick != uint32(k) || s.Tick() != uint32(k) {
+			t.Fatalf("broadcast %d carries tick %d", k, ps.ServerTick)
+		}
+	}
+	if (s.Counters() != Counters{}) {
+		t.Fatalf("no input yet, but counters %+v", s.Counters())
+	}
+}
+
+func TestLatestAcceptance(t *testing.T) {
+	s := newServer(t, Latest)
+	s.OnMoveInput(proto.MoveInput{Tick: 1, Input: fwd})
+	s.OnMoveInput(proto.MoveInput{Tick: 3, Input: motion.Input{Throttle: 0.5}}) // overwrites 1
+	s.OnMoveInput(proto.MoveInput{Tick: 2, Input: fwd})                         // late: 2 ≤ 3
+	ps := s.Step()
+	if ps.AckTick != 3 || ps.Pose.Y != 0.5*2*0.05 {
+		t.Fatalf("step applied %+v, want the latest input (tick 3, throttle 0.5)", ps)
+	}
+	c := s.Counters()
+	if c.Arrived != 3 || c.Applied != 1 || c.Overwritten != 1 || c.LateDropped != 1 || c.Starved != 0 {
+		t.Fatalf("counters %+v", c)
+	}
+	// A step with no new input integrates zero input: the tank stops.
+	ps2 := s.Step()
+	if ps2.Pose != ps.Pose || ps2.AckTick != 3 || s.Counters().Starved != 1 {
+		t.Fatalf("starved step moved the tank or changed the ack: %+v", ps2)
+	}
+	s.OnMoveInput(proto.MoveInput{Tick: 3, Input: fwd}) // duplicate
+	if s.Counters().LateDropped != 2 {
+		t.Fatal("a duplicate tick should be late-dropped")
+	}
+}
+
+func TestQueueAcceptance(t *testing.T) {
+	s := newServer(t, Queue)
+	s.OnMoveInput(proto.MoveInput{Tick: 2, Input: motion.Input{Throttle: 0.5}})
+	s.OnMoveInput(proto.MoveInput{Tick: 1, Input: fwd}) // reordered: queued before 2
+	s.OnMoveInput(proto.MoveInput{Tick: 2, Input: fwd}) // duplicate
+	if ps := s.Step(); ps.AckTick != 1 || ps.Pose.Y != 0.1 {
+		t.Fatalf("first step %+v, want tick 1 at full throttle", ps)
+	}
+	y := motion.Step(motion.Pose{Y: 0.1}, motion.Input{Throttle: 0.5}, 50*time.Millisecond, motion.DefaultTuning).Y
+	if ps := s.Step(); ps.AckTick != 2 || ps.Pose.Y != y {
+		t.Fatalf("second step %+v, want tick 2 at half throttle", ps)
+	}
+	// Empty queue: repeat the last input.
+	ps := s.Step()
+	if ps.AckTick != 2 || ps.Pose.Y != motion.Step(motion.Pose{Y: y}, motion.Input{Throttle: 0.5}, 50*time.Millisecond, motion.DefaultTuning).Y {
+		t.Fatalf("starved step %+v, want the last input repeated", ps)
+	}
+	s.OnMoveInput(proto.MoveInput{Tick: 2, Input: fwd}) // already consumed
+	c := s.Counters()
+	if c.Arrived != 4 || c.Applied != 2 || c.LateDropped != 2 || c.Starved != 1 || c.Overwritten != 0 {
+		t.Fatalf("counters %+v", c)
+	}
+}
+
+func TestSwitchInputModeKeepsAcceptedInputs(t *testing.T) {
+	s := newServer(t, Latest)
+	s.OnMoveInput(proto.MoveInput{Tick: 5, Input: fwd})
+	cfg := s.Config()
+	cfg.Inputs = Queue
+	if err := s.SetConfig(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if ps := s.Step(); ps.AckTick != 5 {
+		t.Fatalf("pending input lost in the switch: %+v", ps)
+	}
+	cfg.Tick = 0
+	if err := s.SetConfig(cfg); err == nil {
+		t.Fatal("tick 0 accepted")
+	}
+}
