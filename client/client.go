@@ -108,7 +108,8 @@ type FrameStats struct {
 	Dt            time.Duration // local time since the previous frame
 	VisibleErrM   float64       // |visible − predicted| after presentation
 	VisibleErrDeg float64
-	SpeedMPS      float64 // visible distance moved ÷ Dt
+	MovedM        float64 // visible distance moved this frame
+	SpeedMPS      float64 // MovedM ÷ Dt
 	CorrectionM   float64 // largest reconciliation correction this frame
 	Reconciled    int     // PlayerStates reconciled this frame
 }
@@ -446,13 +447,17 @@ func (c *Client) present() {
 	}
 	c.stats.VisibleErrM = motion.Distance(c.visible, c.predicted)
 	c.stats.VisibleErrDeg = motion.AngleDiff(c.visible.Rot, c.predicted.Rot)
+	c.stats.MovedM = motion.Distance(c.visible, old)
 	if dt > 0 {
-		c.stats.SpeedMPS = motion.Distance(c.visible, old) / dt
+		c.stats.SpeedMPS = c.stats.MovedM / dt
 	}
 }
 
 // wrap180 maps an angle difference into (−180, 180].
 func wrap180(d float64) float64 {
+	if d > -180 && d <= 180 {
+		return d
+	}
 	d = math.Mod(d, 360)
 	if d > 180 {
 		d -= 360
@@ -488,3 +493,9 @@ type ScriptFunc func(local sim.Time) motion.Input
 
 // Input calls f.
 func (f ScriptFunc) Input(local sim.Time) motion.Input { return f(local) }
+
+// SetScript replaces the input script from the next frame on.
+func (c *Client) SetScript(s Script) { c.script = s }
+
+// Input is the controls sampled at the last frame.
+func (c *Client) Input() motion.Input { return c.input }

@@ -56,12 +56,20 @@ func Substeps(p Pose, in Input, dur, cadence time.Duration, k Tuning) Pose {
 }
 
 // Distance is the Euclidean distance between the positions of a and b.
-func Distance(a, b Pose) float64 { return math.Hypot(a.X-b.X, a.Y-b.Y) }
+// (Poses are metres from the origin, far from overflow, so no Hypot.)
+func Distance(a, b Pose) float64 {
+	dx, dy := a.X-b.X, a.Y-b.Y
+	return math.Sqrt(dx*dx + dy*dy)
+}
 
 // AngleDiff is the absolute difference of two headings in degrees, wrapped
 // into [0, 180].
 func AngleDiff(a, b float64) float64 {
-	d := math.Mod(math.Abs(a-b), 360)
+	d := math.Abs(a - b)
+	if d <= 180 {
+		return d
+	}
+	d = math.Mod(d, 360)
 	if d > 180 {
 		d = 360 - d
 	}

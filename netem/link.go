@@ -19,6 +19,7 @@ type Packet struct {
 // scheduled have their delivery times in At[:Scheduled]; the caller wakes
 // the link at each of them with [Link.Deliver].
 type SendResult struct {
+	Seq          uint64      // the link's send sequence number, from 1
 	Scheduled    int         // copies scheduled for delivery (0, 1 or 2)
 	At           [2]sim.Time // their delivery times
 	Duplicated   bool        // a second copy was made
@@ -80,9 +81,10 @@ type Link struct {
 }
 
 type flight struct {
-	pkt    Packet
+	id     uint64
 	seq    uint64
 	sentAt sim.Time
+	size   uint32
 	copy   uint8
 }
 
@@ -129,8 +131,8 @@ func (l *Link) NextDelivery() (sim.Time, bool) { return l.flight.Peek() }
 
 // Send hands a packet to the link at now.
 func (l *Link) Send(now sim.Time, pkt Packet) SendResult {
-	var res SendResult
 	l.seq++
+	res := SendResult{Seq: l.seq}
 	l.c.Sent++
 	copies := 1
 	if l.p.Duplicate > 0 && l.dup.Float64() < l.p.Duplicate {
@@ -159,7 +161,7 @@ func (l *Link) Send(now sim.Time, pkt Packet) SendResult {
 			at = max(at, l.lastAt)
 		}
 		l.lastAt = max(l.lastAt, at)
-		l.flight.Push(at, flight{pkt: pkt, seq: l.seq, sentAt: now, copy: uint8(c)})
+		l.flight.Push(at, flight{id: pkt.ID, seq: l.seq, sentAt: now, size: uint32(pkt.Size), copy: uint8(c)})
 		res.At[res.Scheduled] = at
 		res.Delay[res.Scheduled] = at.Sub(now)
 		res.Scheduled++
@@ -175,7 +177,7 @@ func (l *Link) Deliver(now sim.Time) (Delivery, bool) {
 		return Delivery{}, false
 	}
 	at, f, _ := l.flight.Pop()
-	d := Delivery{Packet: f.pkt, Seq: f.seq, SentAt: f.sentAt, At: at, Copy: int(f.copy)}
+	d := Delivery{Packet: Packet{ID: f.id, Size: int(f.size)}, Seq: f.seq, SentAt: f.sentAt, At: at, Copy: int(f.copy)}
 	if f.seq < l.maxSeen {
 		d.Reordered = true
 		l.c.Reordered++

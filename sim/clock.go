@@ -68,6 +68,9 @@ func (c *Clock) Walk(at Time, r *rand.Rand, sigmaPPM float64) error {
 // Local returns the local reading at true time t (t ≥ segment start):
 // l0 + floor((t−t0)·rate/1e9).
 func (c *Clock) Local(t Time) Time {
+	if c.rate == 1e9 {
+		return c.l0 + t - c.t0
+	}
 	return c.l0 + Time(mulDivFloor(int64(t-c.t0), c.rate, 1e9))
 }
 
@@ -75,5 +78,8 @@ func (c *Clock) Local(t Time) Time {
 // least local: the instant a timer set for local fires. For local readings
 // before the segment start it extrapolates the current segment.
 func (c *Clock) True(local Time) Time {
+	if c.rate == 1e9 {
+		return c.t0 + local - c.l0
+	}
 	return c.t0 + Time(mulDivCeil(int64(local-c.l0), 1e9, c.rate))
 }

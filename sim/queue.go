@@ -48,6 +48,22 @@ func (q *Queue[T]) Peek() (at Time, ok bool) {
 	return q.items[0].at, true
 }
 
+// PeekKey returns the (time, sequence) key of the earliest event.
+func (q *Queue[T]) PeekKey() (at Time, seq uint64, ok bool) {
+	if len(q.items) == 0 {
+		return 0, 0, false
+	}
+	return q.items[0].at, q.items[0].seq, true
+}
+
+// NextSeq draws the next sequence number without pushing, for a caller that
+// keeps a periodic timer outside the heap (see [Timer]) but must order it
+// among the queued events exactly as if it had been pushed now.
+func (q *Queue[T]) NextSeq() uint64 {
+	q.seq++
+	return q.seq
+}
+
 // Pop removes and returns the earliest event; ok is false if q is empty.
 func (q *Queue[T]) Pop() (at Time, v T, ok bool) {
 	n := len(q.items)
@@ -108,4 +124,24 @@ func (q *Queue[T]) down(i int) {
 		i = best
 	}
 	q.items[i] = it
+}
+
+// Timer is one pending wake-up kept outside a Queue, ordered with the
+// queue's events by the same (time, sequence) rule. Re-arming replaces the
+// pending wake-up, so a periodic endpoint needs no heap operation and no
+// stale-event bookkeeping.
+type Timer struct {
+	At    Time
+	Seq   uint64
+	Armed bool
+}
+
+// Arm sets the timer to at, ordered as if pushed onto q now.
+func Arm[T any](t *Timer, q *Queue[T], at Time) {
+	t.At, t.Seq, t.Armed = at, q.NextSeq(), true
+}
+
+// Before reports whether t fires before the event with key (at, seq).
+func (t *Timer) Before(at Time, seq uint64) bool {
+	return t.At < at || (t.At == at && t.Seq < seq)
 }

@@ -227,3 +227,25 @@ func BenchmarkQueue(b *testing.B) {
 		})
 	}
 }
+
+func TestTimerOrdersWithQueuedEvents(t *testing.T) {
+	// A timer armed between two pushes at the same time fires between them.
+	var q Queue[string]
+	var tm Timer
+	q.Push(10, "first")
+	Arm(&tm, &q, 10)
+	q.Push(10, "second")
+	at, seq, _ := q.PeekKey()
+	if tm.Before(at, seq) {
+		t.Fatal("timer armed after 'first' fires before it")
+	}
+	q.Pop()
+	at, seq, _ = q.PeekKey()
+	if !tm.Before(at, seq) {
+		t.Fatal("timer armed before 'second' fires after it")
+	}
+	Arm(&tm, &q, 9)
+	if !tm.Before(at, seq) {
+		t.Fatal("an earlier timer fires after a later event")
+	}
+}

@@ -18,7 +18,9 @@ type command struct {
 }
 
 func commands() []command {
-	return []command{}
+	return []command{
+		{"run", "simulate a session in virtual time and print its summary (CSV, packets, JSON)", cmdRun},
+	}
 }
 
 func usage(w io.Writer) {

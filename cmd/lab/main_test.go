@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"jitterlab/metrics"
+)
+
+func runLab(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = realMain(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+func TestUsage(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"help"}} {
+		code, out, _ := runLab(t, args...)
+		if code != 0 || !strings.Contains(out, "  run ") {
+			t.Fatalf("%v: code %d out %q", args, code, out)
+		}
+	}
+	if code, _, errOut := runLab(t, "nosuch"); code != 2 || !strings.Contains(errOut, `unknown command "nosuch"`) {
+		t.Fatalf("unknown command: %d %q", code, errOut)
+	}
+}
+
+func TestRunBadInputIsOneLineError(t *testing.T) {
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"run", "--set", "up.jiter=5ms"}, 1, `"up.jiter"`},
+		{[]string{"run", "--set", "up.latency=-5ms"}, 1, `up.latency: bad value "-5ms"`},
+		{[]string{"run", "--set", "client.sender=sometimes"}, 1, "client.sender"},
+		{[]string{"run", "--set", "nokeyvalue"}, 1, "key=value"},
+		{[]string{"run", "--bogus"}, 2, "-bogus"},
+		{[]string{"run", "--duration", "-1s"}, 1, "--duration"},
+		{[]string{"run", "extra"}, 2, `"extra"`},
+	}
+	for _, c := range cases {
+		code, out, errOut := runLab(t, c.args...)
+		if code != c.code || out != "" || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("%v: code %d, stdout %q, stderr %q; want code %d and one line naming %s", c.args, code, out, errOut, c.code, c.want)
+		}
+	}
+}
+
+func TestRunWritesDeterministicCSVAndJSON(t *testing.T) {
+	dir := t.TempDir()
+	args := func(name string, seed string) []string {
+		return []string{"run", "--duration", "15s", "--seed", seed, "--json",
+			"--set", "link.latency=40ms", "--set", "link.jitter=20ms", "--set", "link.loss=2%", "--set", "link.duplicate=1%",
+			"--csv", filepath.Join(dir, name+".csv"), "--packets", filepath.Join(dir, name+".packets.csv")}
+	}
+	read := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	_, j1, _ := runLab(t, args("a", "7")...)
+	_, j2, _ := runLab(t, args("b", "7")...)
+	_, j3, _ := runLab(t, args("c", "8")...)
+	if j1 != j2 || !bytes.Equal(read("a.csv"), read("b.csv")) || !bytes.Equal(read("a.packets.csv"), read("b.packets.csv")) {
+		t.Fatal("same seed and --set list gave different output")
+	}
+	if bytes.Equal(read("a.csv"), read("c.csv")) || j1 == j3 {
+		t.Fatal("a different seed gave the same output")
+	}
+	var sum map[string]any
+	if err := json.Unmarshal([]byte(j1), &sum); err != nil {
+		t.Fatalf("--json output is not JSON: %v", err)
+	}
+	for _, k := range []string{"judder_mps", "visible_error_m", "rtt_ms", "up", "down", "starved", "latch_flips"} {
+		if _, ok := sum[k]; !ok {
+			t.Errorf("summary JSON lacks %s", k)
+		}
+	}
+	rows, err := csv.NewReader(bytes.NewReader(read("a.csv"))).ReadAll()
+	if err != nil || strings.Join(rows[0], ",") != strings.Join(metrics.Columns, ",") || len(rows) != 301 {
+		t.Fatalf("timeline CSV: %d rows, header %v, err %v", len(rows), rows[0], err)
+	}
+	pk, err := csv.NewReader(bytes.NewReader(read("a.packets.csv"))).ReadAll()
+	if err != nil || len(pk) < 500 {
+		t.Fatalf("packets CSV: %d rows, err %v", len(pk), err)
+	}
+	statuses := map[string]int{}
+	for _, r := range pk[1:] {
+		statuses[r[4]]++
+	}
+	if statuses["delivered"] == 0 || statuses["lost"] == 0 {
+		t.Fatalf("packet statuses %v: want delivered and lost rows", statuses)
+	}
+}
+
+func TestRunTextSummary(t *testing.T) {
+	code, out, errOut := runLab(t, "run", "--duration", "5s")
+	if code != 0 || errOut != "" {
+		t.Fatalf("code %d stderr %q", code, errOut)
+	}
+	for _, want := range []string{"judder", "visible error (m)", "rtt (ms)", "latch flips", "late-dropped", "simulation speed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+}

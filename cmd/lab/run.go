@@ -1,0 +1,252 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"jitterlab/lab"
+	"jitterlab/metrics"
+	"jitterlab/sim"
+)
+
+// setFlags collects repeated --set key=value.
+type setFlags []string
+
+func (s *setFlags) String() string     { return strings.Join(*s, " ") }
+func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
+
+// runOptions are the flags 'lab run' shares with other session commands.
+type runOptions struct {
+	duration time.Duration
+	seed     uint64
+	sets     setFlags
+}
+
+func (o *runOptions) register(fs *flag.FlagSet) {
+	fs.DurationVar(&o.duration, "duration", time.Minute, "simulated time")
+	fs.Uint64Var(&o.seed, "seed", 1, "session seed")
+	fs.Var(&o.sets, "set", "parameter override `key=value` (repeatable; keys are listed below)")
+}
+
+// config builds the session config: defaults, then --seed/--duration, then
+// every --set in order.
+func (o *runOptions) config() (lab.Config, error) {
+	cfg := lab.DefaultConfig()
+	cfg.Seed, cfg.Duration = o.seed, o.duration
+	if o.duration <= 0 {
+		return cfg, fmt.Errorf("--duration %v: allowed > 0", o.duration)
+	}
+	for _, a := range o.sets {
+		k, v, err := lab.ParseAssignment(a)
+		if err != nil {
+			return cfg, fmt.Errorf("--set: %w", err)
+		}
+		if err := lab.Set(&cfg, k, v); err != nil {
+			return cfg, fmt.Errorf("--set %s: %w", a, err)
+		}
+	}
+	return cfg, nil
+}
+
+func paramHelp(w io.Writer) {
+	fmt.Fprintln(w, "\nparameters (--set key=value; link.* sets up.* and down.*):")
+	def := lab.DefaultConfig()
+	for _, p := range lab.Params() {
+		if strings.HasPrefix(p.Key, "down.") || strings.HasPrefix(p.Key, "link.") {
+			continue
+		}
+		key := p.Key
+		if strings.HasPrefix(key, "up.") {
+			key = "up|down." + strings.TrimPrefix(key, "up.")
+		}
+		fmt.Fprintf(w, "  %-24s %-10s %s\n", key, p.Get(&def), p.Help)
+	}
+}
+
+func newFlagSet(name, args string, stderr io.Writer, extra func(io.Writer)) *flag.FlagSet {
+	fs := flag.NewFlagSet("lab "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: lab %s %s\n\nflags:\n", name, args)
+		fs.PrintDefaults()
+		if extra != nil {
+			extra(fs.Output())
+		}
+	}
+	return fs
+}
+
+// parseFlags parses args, turning flag errors into errUsage after the flag
+// package has printed them in one line.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	// The flag package prints errors and the whole usage; keep errors to
+	// one line naming the command.
+	out, usage := fs.Output(), fs.Usage
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	fs.Usage = usage
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fs.SetOutput(os.Stdout)
+		fs.Usage()
+		return err
+	case err != nil:
+		fmt.Fprintf(out, "%s: %v (see '%s -h')\n", fs.Name(), err, fs.Name())
+		return errUsage
+	case fs.NArg() > 0:
+		fmt.Fprintf(out, "%s: unexpected argument %q (see '%s -h')\n", fs.Name(), fs.Arg(0), fs.Name())
+		return errUsage
+	}
+	return nil
+}
+
+func cmdRun(args []string, stdout, stderr io.Writer) error {
+	var o runOptions
+	var csvPath, packetsPath string
+	var every time.Duration
+	var asJSON bool
+	fs := newFlagSet("run", "[flags]", stderr, paramHelp)
+	o.register(fs)
+	fs.StringVar(&csvPath, "csv", "", "write the timeline to `FILE` (one row every --every)")
+	fs.DurationVar(&every, "every", 50*time.Millisecond, "sample period of the timeline")
+	fs.StringVar(&packetsPath, "packets", "", "write one row per packet to `FILE`")
+	fs.BoolVar(&asJSON, "json", false, "print the summary as JSON")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if every <= 0 {
+		return fmt.Errorf("--every %v: allowed > 0", every)
+	}
+	cfg, err := o.config()
+	if err != nil {
+		return err
+	}
+	s, err := lab.New(cfg, every)
+	if err != nil {
+		return err
+	}
+
+	var closers []func() error
+	defer func() {
+		for _, c := range closers {
+			c()
+		}
+	}()
+	if csvPath != "" {
+		f, err := os.Create(csvPath)
+		if err != nil {
+			return err
+		}
+		closers = append(closers, f.Close)
+		w, err := metrics.NewCSVWriter(f)
+		if err != nil {
+			return err
+		}
+		var werr error
+		s.OnSample = func(smp *metrics.Sample) {
+			if werr == nil {
+				werr = w.Write(smp)
+			}
+		}
+		closers = append([]func() error{func() error {
+			if werr != nil {
+				return werr
+			}
+			return w.Flush()
+		}}, closers...)
+	}
+	if packetsPath != "" {
+		f, err := os.Create(packetsPath)
+		if err != nil {
+			return err
+		}
+		closers = append(closers, f.Close)
+		bw := bufio.NewWriterSize(f, 64<<10)
+		bw.WriteString("dir,seq,kind,sent_s,status,delivered_s,delay_ms,duplicate,reordered\n")
+		s.OnPacket = func(p *lab.PacketRecord) { writePacket(bw, p) }
+		closers = append([]func() error{bw.Flush}, closers...)
+	}
+
+	start := time.Now()
+	progress := isTerminal(stderr)
+	lastPrint := start
+	for !s.Done() {
+		if err := s.Run(s.Now() + sim.Time(time.Second)); err != nil {
+			return err
+		}
+		if progress && time.Since(lastPrint) > 500*time.Millisecond && time.Since(start) > 2*time.Second {
+			lastPrint = time.Now()
+			fmt.Fprintf(stderr, "\r%v / %v simulated", s.Now(), sim.Time(cfg.Duration))
+		}
+	}
+	if progress && time.Since(start) > 2*time.Second {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	wall := time.Since(start)
+	for _, c := range closers {
+		if err := c(); err != nil {
+			return err
+		}
+	}
+	closers = nil
+
+	sum := s.Summary()
+	sum.Overrides = append(sum.Overrides, o.sets...)
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(sum)
+	}
+	if err := sum.WriteText(stdout); err != nil {
+		return err
+	}
+	speed := cfg.Duration.Seconds() / max(wall.Seconds(), 1e-9)
+	_, err = fmt.Fprintf(stdout, "simulation speed  %.0f× real time (%v wall)\n", speed, wall.Round(time.Millisecond))
+	return err
+}
+
+func writePacket(w *bufio.Writer, p *lab.PacketRecord) {
+	b := make([]byte, 0, 96)
+	b = append(b, p.Dir...)
+	b = append(b, ',')
+	b = strconv.AppendUint(b, p.Seq, 10)
+	b = append(b, ',')
+	b = append(b, p.Kind...)
+	b = append(b, ',')
+	b = strconv.AppendFloat(b, p.SentAt.Seconds(), 'f', 6, 64)
+	b = append(b, ',')
+	b = append(b, p.Status...)
+	b = append(b, ',')
+	if p.Status == "delivered" {
+		b = strconv.AppendFloat(b, p.At.Seconds(), 'f', 6, 64)
+		b = append(b, ',')
+		b = strconv.AppendFloat(b, float64(p.At-p.SentAt)/1e6, 'f', 3, 64)
+	} else {
+		b = append(b, ',')
+	}
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(p.Copy), 10)
+	b = append(b, ',')
+	b = strconv.AppendBool(b, p.Reordered)
+	b = append(b, '\n')
+	w.Write(b)
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,124 @@
+package metrics
+
+import (
+	"bytes"
+	"encoding/csv"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"jitterlab/sim"
+)
+
+func TestJitterRFC3550(t *testing.T) {
+	var j Jitter
+	// Constant transit: no jitter.
+	for i := range 10 {
+		j.Add(sim.Time(i*20e6), sim.Time(i*20e6+50e6))
+	}
+	if j.Value() != 0 {
+		t.Fatalf("constant delay gave jitter %v", j.Value())
+	}
+	// Transit alternating 50/60 ms: |D| = 10 ms each packet; J converges
+	// to 10 ms as J_n = 10·(1 − (15/16)^n).
+	var k Jitter
+	for i := range 200 {
+		d := int64(50e6)
+		if i%2 == 1 {
+			d = 60e6
+		}
+		k.Add(sim.Time(int64(i)*20e6), sim.Time(int64(i)*20e6+d))
+	}
+	want := 10 * (1 - math.Pow(15.0/16, 199))
+	if math.Abs(k.Ms()-want) > 1e-9 {
+		t.Fatalf("jitter %v ms, want %v", k.Ms(), want)
+	}
+	// One step of the formula by hand: J=0, D=16ms → J=1ms.
+	var h Jitter
+	h.Add(0, 10e6)
+	h.Add(20e6, 46e6)
+	if h.Value() != time.Millisecond {
+		t.Fatalf("J after |D|=16ms is %v, want 1ms", h.Value())
+	}
+}
+
+func TestPDV(t *testing.T) {
+	var p PDV
+	for _, c := range []struct{ owd, want time.Duration }{{50, 0}, {70, 20}, {40, 0}, {45, 5}} {
+		if got := p.Add(c.owd); got != c.want {
+			t.Fatalf("PDV(%v) = %v, want %v", c.owd, got, c.want)
+		}
+	}
+}
+
+func TestHistogramQuantilesWithinResolution(t *testing.T) {
+	h := NewHistogram(1e-3)
+	r := rand.New(rand.NewPCG(1, 1))
+	vals := make([]float64, 100000)
+	for i := range vals {
+		vals[i] = r.ExpFloat64() * 0.3
+		h.Add(vals[i])
+	}
+	sort.Float64s(vals)
+	for _, q := range []float64{0.5, 0.95, 0.99, 1} {
+		exact := vals[int(math.Ceil(q*float64(len(vals))))-1]
+		got := h.Quantile(q)
+		if math.Abs(got-exact) > max(exact/128, 1e-3/2)+1e-12 {
+			t.Errorf("q%v = %v, exact %v", q, got, exact)
+		}
+	}
+	if h.Max() != vals[len(vals)-1] || h.Count() != 100000 {
+		t.Fatal("max or count wrong")
+	}
+	allocs := testing.AllocsPerRun(100, func() { h.Add(1.234) })
+	if allocs != 0 {
+		t.Fatalf("Add allocates %v", allocs)
+	}
+}
+
+func TestWelford(t *testing.T) {
+	var w Welford
+	for _, x := range []float64{2, 4, 4, 4, 5, 5, 7, 9} {
+		w.Add(x)
+	}
+	if w.Mean() != 5 || math.Abs(w.SD()-math.Sqrt(32.0/7)) > 1e-12 {
+		t.Fatalf("mean %v sd %v", w.Mean(), w.SD())
+	}
+}
+
+func TestCSVWriterHeaderAndRows(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewCSVWriter(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Sample{TS: 1.05, ServerTick: 21, TickOffset: -3, SendIntervalS: 0.052, RTTMs: 101.5, VisibleErrorM: 0.31234, Starved: 7}
+	if err := w.Write(&s); err != nil {
+		t.Fatal(err)
+	}
+	w.Flush()
+	recs, err := csv.NewReader(strings.NewReader(buf.String())).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(recs[0], Columns) || len(recs[1]) != len(Columns) {
+		t.Fatalf("header %v, row %v", recs[0], recs[1])
+	}
+	if got := reflect.TypeOf(Sample{}).NumField(); got != len(Columns) {
+		t.Fatalf("Sample has %d fields, %d columns", got, len(Columns))
+	}
+	row := map[string]string{}
+	for i, c := range Columns {
+		row[c] = recs[1][i]
+	}
+	for c, want := range map[string]string{"t_s": "1.050", "server_tick": "21", "tick_offset": "-3", "send_interval_s": "0.052000",
+		"rtt_ms": "101.500", "visible_error_m": "0.3123", "starved": "7"} {
+		if row[c] != want {
+			t.Errorf("%s = %q, want %q", c, row[c], want)
+		}
+	}
+}
