@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"jitterlab/lab"
 	"jitterlab/metrics"
 )
 
@@ -110,6 +111,29 @@ func TestRunTextSummary(t *testing.T) {
 	for _, want := range []string{"judder", "visible error (m)", "rtt (ms)", "latch flips", "late-dropped", "simulation speed"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestREADMEDocumentsEveryKeyAndCommand(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	for _, p := range lab.Params() {
+		if !strings.Contains(readme, "`"+p.Key+"`") {
+			t.Errorf("README does not document %s", p.Key)
+		}
+	}
+	for _, c := range commands() {
+		if !strings.Contains(readme, "lab "+c.name) {
+			t.Errorf("README does not show 'lab %s'", c.name)
+		}
+	}
+	for _, cmd := range []string{"go run ./cmd/lab", "go test ./..."} {
+		if !strings.Contains(readme, cmd) {
+			t.Errorf("README lacks %q", cmd)
 		}
 	}
 }
