@@ -20,6 +20,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"run", "simulate a session in virtual time and print its summary (CSV, packets, JSON)", cmdRun},
+		{"scenarios", "list the built-in scenarios and presets with their sources", cmdScenarios},
 	}
 }
 

@@ -137,3 +137,49 @@ func TestREADMEDocumentsEveryKeyAndCommand(t *testing.T) {
 		}
 	}
 }
+
+func TestScenariosListsNamesDescriptionsAndSources(t *testing.T) {
+	code, out, _ := runLab(t, "scenarios")
+	if code != 0 {
+		t.Fatalf("code %d", code)
+	}
+	for _, want := range []string{"mobile-4g", "Mobile 4G", "NetworkSimulatorPresets.Mobile4G", "unreal-bad", "lightyear-poor", "handover", "jitter-fix", "source:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("'lab scenarios' lacks %q", want)
+		}
+	}
+	if _, out, _ := runLab(t, "scenarios", "-v"); !strings.Contains(out, "at 20s: link.latency=300ms") {
+		t.Errorf("'lab scenarios -v' does not show the latency-spike timeline")
+	}
+}
+
+func TestRunScenarioWithOverrides(t *testing.T) {
+	// The scenario sets 120 s and seed 1 implicitly; --duration wins, and
+	// --set applies on top of the scenario.
+	code, out, errOut := runLab(t, "run", "--scenario", "jitter-fix", "--duration", "10s", "--set", "server.inputs=queue", "--json")
+	if code != 0 {
+		t.Fatalf("code %d: %s", code, errOut)
+	}
+	var sum struct {
+		SimS        float64 `json:"sim_s"`
+		Overwritten int     `json:"overwritten"`
+		RTT         struct {
+			P50 float64 `json:"p50"`
+		} `json:"rtt_ms"`
+	}
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.SimS != 10 || sum.Overwritten != 0 || sum.RTT.P50 < 60 {
+		t.Fatalf("summary %+v: want 10 s, the queue server, and the scenario's 50 ms links", sum)
+	}
+	code, _, errOut = runLab(t, "run", "--scenario", "nowhere-5g")
+	if code != 1 || !strings.Contains(errOut, `"nowhere-5g"`) {
+		t.Fatalf("unknown scenario: %d %q", code, errOut)
+	}
+	for _, f := range []string{"wifi-handover", "bursty-mobile", "clock-drift"} {
+		if code, _, errOut := runLab(t, "run", "--scenario", "../../scenarios/examples/"+f+".toml", "--duration", "5s"); code != 0 {
+			t.Errorf("example %s: %s", f, errOut)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"jitterlab/lab"
 	"jitterlab/metrics"
+	"jitterlab/scenarios"
 	"jitterlab/sim"
 )
 
@@ -25,35 +26,62 @@ func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
 
 // runOptions are the flags 'lab run' shares with other session commands.
 type runOptions struct {
+	scenario string
 	duration time.Duration
 	seed     uint64
 	sets     setFlags
+	fs       *flag.FlagSet
 }
 
 func (o *runOptions) register(fs *flag.FlagSet) {
-	fs.DurationVar(&o.duration, "duration", time.Minute, "simulated time")
-	fs.Uint64Var(&o.seed, "seed", 1, "session seed")
+	o.fs = fs
+	fs.StringVar(&o.scenario, "scenario", "", "built-in scenario `NAME` ('lab scenarios' lists them) or TOML FILE")
+	fs.DurationVar(&o.duration, "duration", time.Minute, "simulated time (overrides the scenario's)")
+	fs.Uint64Var(&o.seed, "seed", 1, "session seed (overrides the scenario's)")
 	fs.Var(&o.sets, "set", "parameter override `key=value` (repeatable; keys are listed below)")
 }
 
-// config builds the session config: defaults, then --seed/--duration, then
-// every --set in order.
-func (o *runOptions) config() (lab.Config, error) {
+func (o *runOptions) given(name string) bool {
+	found := false
+	o.fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	return found
+}
+
+// config builds the session config: defaults, then the scenario, then
+// --seed/--duration if given, then every --set in order. It returns the
+// scenario (nil without --scenario) for its timeline.
+func (o *runOptions) config() (lab.Config, *scenarios.Scenario, error) {
 	cfg := lab.DefaultConfig()
 	cfg.Seed, cfg.Duration = o.seed, o.duration
+	var sc *scenarios.Scenario
+	if o.scenario != "" {
+		var err error
+		if sc, err = lab.LoadScenario(o.scenario); err != nil {
+			return cfg, nil, err
+		}
+		if err := lab.ApplyScenario(&cfg, sc); err != nil {
+			return cfg, nil, err
+		}
+		if o.given("seed") {
+			cfg.Seed = o.seed
+		}
+		if o.given("duration") {
+			cfg.Duration = o.duration
+		}
+	}
 	if o.duration <= 0 {
-		return cfg, fmt.Errorf("--duration %v: allowed > 0", o.duration)
+		return cfg, nil, fmt.Errorf("--duration %v: allowed > 0", o.duration)
 	}
 	for _, a := range o.sets {
 		k, v, err := lab.ParseAssignment(a)
 		if err != nil {
-			return cfg, fmt.Errorf("--set: %w", err)
+			return cfg, nil, fmt.Errorf("--set: %w", err)
 		}
 		if err := lab.Set(&cfg, k, v); err != nil {
-			return cfg, fmt.Errorf("--set %s: %w", a, err)
+			return cfg, nil, fmt.Errorf("--set %s: %w", a, err)
 		}
 	}
-	return cfg, nil
+	return cfg, sc, nil
 }
 
 func paramHelp(w io.Writer) {
@@ -127,13 +155,18 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if every <= 0 {
 		return fmt.Errorf("--every %v: allowed > 0", every)
 	}
-	cfg, err := o.config()
+	cfg, sc, err := o.config()
 	if err != nil {
 		return err
 	}
 	s, err := lab.New(cfg, every)
 	if err != nil {
 		return err
+	}
+	if sc != nil {
+		if err := s.ScheduleTimeline(sc); err != nil {
+			return err
+		}
 	}
 
 	var closers []func() error

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"jitterlab/lab"
+)
+
+func cmdScenarios(args []string, stdout, stderr io.Writer) error {
+	var verbose bool
+	fs := newFlagSet("scenarios", "[-v]", stderr, nil)
+	fs.BoolVar(&verbose, "v", false, "show each scenario's parameters and timeline")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	all, err := lab.Builtins()
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tDESCRIPTION")
+	for _, sc := range all {
+		fmt.Fprintf(tw, "%s\t%s\n", sc.Name, sc.Description)
+		fmt.Fprintf(tw, "\t  source: %s\n", sc.Source)
+		if verbose {
+			var ps []string
+			for _, a := range sc.Params {
+				ps = append(ps, a.Key+"="+a.Value)
+			}
+			fmt.Fprintf(tw, "\t  params: %s\n", strings.Join(ps, " "))
+			for _, ch := range sc.Timeline {
+				var set []string
+				for _, a := range ch.Set {
+					set = append(set, a.Key+"="+a.Value)
+				}
+				fmt.Fprintf(tw, "\t  at %v: %s\n", ch.At, strings.Join(set, " "))
+			}
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(stdout, "\nRun one with 'lab run --scenario NAME'; write your own in TOML (see README) and pass its path.")
+	return err
+}
