@@ -1,0 +1,104 @@
+package lab
+
+import (
+	"fmt"
+	"time"
+
+	"jitterlab/client"
+	"jitterlab/netem"
+	"jitterlab/proto"
+	"jitterlab/scenarios"
+	"jitterlab/server"
+	"jitterlab/sim"
+)
+
+// Config is everything a session is made of. Every field has a registry
+// key (see Params); DefaultConfig is the reference game on a perfect link.
+type Config struct {
+	Seed     uint64
+	Duration time.Duration
+
+	Up, Down netem.Params
+
+	Client client.Config
+	Server server.Config
+
+	ClientDriftPPM, ServerDriftPPM   float64
+	ClientWanderPPM, ServerWanderPPM float64 // σ of the drift's random walk per second
+
+	Script   string              // input.script: a built-in script name, or "custom"
+	Segments []scenarios.Segment // the custom script when Script is "custom"
+
+	// ClientStart is when the client's first frame runs, in true time after
+	// the server's start: the phase of its frame grid against the server's
+	// steps matters, and real clients connect at any phase. StartFromSeed
+	// draws it uniformly in [0, 1s) from the seed.
+	ClientStart time.Duration
+}
+
+// StartFromSeed is ClientStart's default: drawn from the session seed.
+const StartFromSeed time.Duration = -1
+
+// DefaultConfig is the first user's game (reference variants) on a perfect
+// link for 60 s with seed 1.
+func DefaultConfig() Config {
+	link := netem.Params{Overhead: proto.UDPIPv4Overhead}
+	return Config{
+		Seed: 1, Duration: time.Minute,
+		Up: link, Down: link,
+		Client: client.DefaultConfig, Server: server.DefaultConfig,
+		Script: "steady", ClientStart: StartFromSeed,
+	}
+}
+
+// Validate checks every part and names the key of the first bad value.
+func (c *Config) Validate() error {
+	if err := c.Up.Validate("up"); err != nil {
+		return err
+	}
+	if err := c.Down.Validate("down"); err != nil {
+		return err
+	}
+	if err := c.clientConfig().Validate(); err != nil {
+		return err
+	}
+	if c.Server.Tick <= 0 {
+		return fmt.Errorf("server.tick %v: allowed > 0", c.Server.Tick)
+	}
+	if c.ClientWanderPPM < 0 {
+		return fmt.Errorf("client.wander_ppm %v: allowed a σ ≥ 0ppm", c.ClientWanderPPM)
+	}
+	if c.ServerWanderPPM < 0 {
+		return fmt.Errorf("server.wander_ppm %v: allowed a σ ≥ 0ppm", c.ServerWanderPPM)
+	}
+	if c.Script == "custom" && len(c.Segments) == 0 {
+		return fmt.Errorf("input.script custom: no segments (a scenario file's [[segments]] define them)")
+	}
+	if c.Duration <= 0 {
+		return fmt.Errorf("sim.duration %v: allowed > 0", c.Duration)
+	}
+	return nil
+}
+
+// clientConfig is the client's settings with what it shares with the
+// server: its prediction cadence is the server tick, and the server moves
+// the tank at the speed the client asks for at login.
+func (c *Config) clientConfig() client.Config {
+	cc := c.Client
+	cc.Cadence = c.Server.Tick
+	return cc
+}
+
+func (c *Config) serverConfig() server.Config {
+	sc := c.Server
+	sc.Tuning = c.Client.Tuning
+	return sc
+}
+
+// newScript builds the input script in force.
+func (c *Config) newScript() (scenarios.Script, error) {
+	if c.Script == "custom" {
+		return scenarios.NewSegments(c.Segments)
+	}
+	return scenarios.NewScript(c.Script, sim.NewRand(c.Seed, "input.script"))
+}

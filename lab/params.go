@@ -1,0 +1,375 @@
+package lab
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"jitterlab/client"
+	"jitterlab/netem"
+	"jitterlab/param"
+	"jitterlab/scenarios"
+	"jitterlab/server"
+	"jitterlab/sim"
+)
+
+// Param is one knob of the registry: one dotted key used by the TUI, --set,
+// scenario files, timelines and recordings.
+type Param struct {
+	Key  string
+	Help string
+	// Live is false for keys that fix a run (sim.seed, sim.duration).
+	Live bool
+	Get  func(*Config) string
+	Set  func(c *Config, value string) error
+}
+
+var registry = buildRegistry()
+
+// Params lists every registry key in display order.
+func Params() []Param { return registry }
+
+// Lookup finds a key.
+func Lookup(key string) (Param, bool) {
+	for _, p := range registry {
+		if p.Key == key {
+			return p, true
+		}
+	}
+	return Param{}, false
+}
+
+// UnknownKeyError is a key the registry does not have.
+type UnknownKeyError struct {
+	Key     string
+	Similar []string
+}
+
+func (e *UnknownKeyError) Error() string {
+	msg := fmt.Sprintf("unknown parameter %q", e.Key)
+	if len(e.Similar) > 0 {
+		msg += "; did you mean " + strings.Join(e.Similar, " or ") + "?"
+	}
+	return msg + " ('lab run -h' lists the keys)"
+}
+
+// Set parses value for key into c. The error names the key, the value and
+// what is allowed. c is unchanged on error.
+func Set(c *Config, key, value string) error {
+	p, ok := Lookup(key)
+	if !ok {
+		return &UnknownKeyError{Key: key, Similar: similarKeys(key)}
+	}
+	scratch := *c
+	if err := p.Set(&scratch, value); err != nil {
+		return err
+	}
+	if err := scratch.Validate(); err != nil {
+		return err
+	}
+	*c = scratch
+	return nil
+}
+
+// CheckAssignment reports whether key=value is a known key with a value its
+// parser accepts, without the cross-field checks of a whole configuration:
+// the scenarios.Checker for scenario files.
+func CheckAssignment(key, value string) error {
+	p, ok := Lookup(key)
+	if !ok {
+		return &UnknownKeyError{Key: key, Similar: similarKeys(key)}
+	}
+	scratch := DefaultConfig()
+	return p.Set(&scratch, value)
+}
+
+// ParseAssignment splits "key=value".
+func ParseAssignment(s string) (key, value string, err error) {
+	k, v, ok := strings.Cut(s, "=")
+	k = strings.TrimSpace(k)
+	if !ok || k == "" {
+		return "", "", fmt.Errorf("bad assignment %q: want key=value, e.g. up.latency=80ms", s)
+	}
+	return k, strings.TrimSpace(v), nil
+}
+
+func similarKeys(key string) []string {
+	var out []string
+	for _, p := range registry {
+		if editDistance(key, p.Key) <= 2 || (len(key) > 3 && strings.HasSuffix(p.Key, "."+key)) {
+			out = append(out, p.Key)
+		}
+	}
+	if len(out) > 4 {
+		out = out[:4]
+	}
+	return out
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func fmtDur(d time.Duration) string {
+	if d == 0 {
+		return "0"
+	}
+	return d.String()
+}
+
+func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// choice builds get/set for an enum stored as a uint8-like index.
+func choice[T ~uint8](key string, names []string, field func(*Config) *T) (func(*Config) string, func(*Config, string) error) {
+	return func(c *Config) string { return names[*field(c)] },
+		func(c *Config, v string) error {
+			s, err := param.Choice(key, v, names...)
+			if err != nil {
+				return err
+			}
+			*field(c) = T(slices.Index(names, s))
+			return nil
+		}
+}
+
+func durationParam(key, help string, positive bool, field func(*Config) *time.Duration) Param {
+	return Param{Key: key, Help: help, Live: true,
+		Get: func(c *Config) string { return fmtDur(*field(c)) },
+		Set: func(c *Config, v string) error {
+			parse := param.Duration
+			if positive {
+				parse = param.PositiveDuration
+			}
+			d, err := parse(key, v)
+			if err == nil {
+				*field(c) = d
+			}
+			return err
+		}}
+}
+
+func floatParam(key, help string, lo, hi float64, field func(*Config) *float64) Param {
+	return Param{Key: key, Help: help, Live: true,
+		Get: func(c *Config) string { return fmtFloat(*field(c)) },
+		Set: func(c *Config, v string) error {
+			f, err := param.Float(key, v, lo, hi)
+			if err == nil {
+				*field(c) = f
+			}
+			return err
+		}}
+}
+
+func ppmParam(key, help string, field func(*Config) *float64) Param {
+	return Param{Key: key, Help: help, Live: true,
+		Get: func(c *Config) string { return param.FormatPPM(*field(c)) },
+		Set: func(c *Config, v string) error {
+			f, err := param.PPM(key, v, sim.MaxDriftPPM)
+			if err == nil {
+				*field(c) = f
+			}
+			return err
+		}}
+}
+
+// linkKey describes one per-direction knob on netem.Params.
+type linkKey struct {
+	name, help string
+	get        func(*netem.Params) string
+	set        func(p *netem.Params, key, v string) error
+}
+
+var linkKeys = []linkKey{
+	{"latency", "base one-way delay", func(p *netem.Params) string { return fmtDur(p.Latency) },
+		func(p *netem.Params, k, v string) (err error) { p.Latency, err = param.Duration(k, v); return }},
+	{"jitter", "half-width (uniform), σ (normal, pareto, paretonormal) or mean (exponential)", func(p *netem.Params) string { return fmtDur(p.Jitter) },
+		func(p *netem.Params, k, v string) (err error) { p.Jitter, err = param.Duration(k, v); return }},
+	{"jitter_dist", "uniform, normal, pareto, paretonormal or exponential", func(p *netem.Params) string { return p.JitterDist.String() },
+		func(p *netem.Params, k, v string) (err error) { p.JitterDist, err = netem.ParseDist(k, v); return }},
+	{"jitter_corr", "AR(1) correlation of successive jitter draws, 0..1", func(p *netem.Params) string { return fmtFloat(p.JitterCorr) },
+		func(p *netem.Params, k, v string) (err error) { p.JitterCorr, err = param.Float(k, v, 0, 1); return }},
+	{"loss", "long-run loss probability", func(p *netem.Params) string { return param.FormatFraction(p.Loss) },
+		func(p *netem.Params, k, v string) (err error) { p.Loss, err = param.Fraction(k, v); return }},
+	{"loss_burst", "mean loss burst length (Gilbert-Elliott); 0 = independent loss", func(p *netem.Params) string { return fmtFloat(p.LossBurst) },
+		func(p *netem.Params, k, v string) (err error) {
+			f, err := param.Float(k, v, 0, 1e6)
+			if err == nil && f > 0 && f < 1 {
+				err = &param.Error{Key: k, Value: v, Allowed: "0 (independent loss) or a mean burst length ≥ 1"}
+			}
+			p.LossBurst = f
+			return err
+		}},
+	{"duplicate", "probability that a packet is sent twice", func(p *netem.Params) string { return param.FormatFraction(p.Duplicate) },
+		func(p *netem.Params, k, v string) (err error) { p.Duplicate, err = param.Fraction(k, v); return }},
+	{"reorder", "probability that an eligible packet skips the delay (netem)", func(p *netem.Params) string { return param.FormatFraction(p.Reorder) },
+		func(p *netem.Params, k, v string) (err error) { p.Reorder, err = param.Fraction(k, v); return }},
+	{"reorder_gap", "netem gap: packets delayed normally between reorders, +1", func(p *netem.Params) string { return strconv.Itoa(p.ReorderGap) },
+		func(p *netem.Params, k, v string) error {
+			n, err := param.Int(k, v, 0, 1e6)
+			p.ReorderGap = int(n)
+			return err
+		}},
+	{"keep_order", "deliver in send order (delivery times monotonic)", func(p *netem.Params) string { return strconv.FormatBool(p.KeepOrder) },
+		func(p *netem.Params, k, v string) (err error) { p.KeepOrder, err = param.Bool(k, v); return }},
+	{"rate", "bit rate, e.g. 1.5mbit; 0 = unlimited", func(p *netem.Params) string { return param.FormatRate(p.Rate) },
+		func(p *netem.Params, k, v string) (err error) { p.Rate, err = param.Rate(k, v); return }},
+	{"overhead", "bytes added per packet for the rate (28 = UDP/IPv4)", func(p *netem.Params) string { return strconv.Itoa(p.Overhead) },
+		func(p *netem.Params, k, v string) error {
+			n, err := param.Int(k, v, 0, 65535)
+			p.Overhead = int(n)
+			return err
+		}},
+	{"queue", "packets in flight before tail drop; 0 = unlimited", func(p *netem.Params) string { return strconv.Itoa(p.Queue) },
+		func(p *netem.Params, k, v string) error {
+			n, err := param.Int(k, v, 0, 1e7)
+			p.Queue = int(n)
+			return err
+		}},
+}
+
+func buildRegistry() []Param {
+	var ps []Param
+	for _, dir := range []string{"up", "down", "link"} {
+		for _, lk := range linkKeys {
+			key := dir + "." + lk.name
+			help := lk.help
+			var sides func(*Config) []*netem.Params
+			switch dir {
+			case "up":
+				sides = func(c *Config) []*netem.Params { return []*netem.Params{&c.Up} }
+			case "down":
+				sides = func(c *Config) []*netem.Params { return []*netem.Params{&c.Down} }
+			default:
+				sides = func(c *Config) []*netem.Params { return []*netem.Params{&c.Up, &c.Down} }
+				help += " (both directions)"
+			}
+			ps = append(ps, Param{Key: key, Help: help, Live: true,
+				Get: func(c *Config) string {
+					s := sides(c)
+					v := lk.get(s[0])
+					if len(s) == 2 && lk.get(s[1]) != v {
+						return v + "/" + lk.get(s[1])
+					}
+					return v
+				},
+				Set: func(c *Config, v string) error {
+					for _, p := range sides(c) {
+						if err := lk.set(p, key, v); err != nil {
+							return err
+						}
+					}
+					return nil
+				}})
+		}
+	}
+
+	cl := func(c *Config) *client.Config { return &c.Client }
+	g, s := choice("client.sender", client.SenderNames, func(c *Config) *client.Sender { return &cl(c).Sender })
+	ps = append(ps, Param{"client.sender", "frame (reference) or accumulator", true, g, s})
+	g, s = choice("client.corrector", client.CorrectorNames, func(c *Config) *client.CorrectorMode { return &cl(c).Corrector })
+	ps = append(ps, Param{"client.corrector", "deadband (reference), off, signflip or proportional", true, g, s})
+	g, s = choice("client.predict", client.PredictNames, func(c *Config) *client.Predict { return &cl(c).Predict })
+	ps = append(ps, Param{"client.predict", "attribute (reference) or consume", true, g, s})
+	g, s = choice("client.replay", client.ReplayNames, func(c *Config) *client.Replay { return &cl(c).Replay })
+	ps = append(ps, Param{"client.replay", "substep (after the fix) or single (the pre-fix bug)", true, g, s})
+	g, s = choice("client.smoothing", client.SmoothingNames, func(c *Config) *client.Smoothing { return &cl(c).Smoothing })
+	ps = append(ps, Param{"client.smoothing", "lerp or movetowards", true, g, s})
+
+	ps = append(ps,
+		ppmParam("client.drift_ppm", "client clock drift, e.g. +40ppm or 2%", func(c *Config) *float64 { return &c.ClientDriftPPM }),
+		ppmParam("client.wander_ppm", "σ per second of the client drift's random walk", func(c *Config) *float64 { return &c.ClientWanderPPM }),
+		Param{Key: "client.fps", Help: "render frames per second", Live: true,
+			Get: func(c *Config) string { return strconv.Itoa(c.Client.FPS) },
+			Set: func(c *Config, v string) error {
+				n, err := param.Int("client.fps", v, 1, 1000)
+				c.Client.FPS = int(n)
+				return err
+			}},
+		durationParam("client.frame_jitter", "seeded extra delay of each frame, < one frame", false, func(c *Config) *time.Duration { return &c.Client.FrameJitter }),
+		durationParam("client.fixed_dt", "fixed update period", true, func(c *Config) *time.Duration { return &c.Client.FixedDT }),
+		durationParam("client.send_interval", "base send interval", true, func(c *Config) *time.Duration { return &c.Client.SendInterval }),
+		durationParam("client.interval_fast", "corrector interval when the client is behind", true, func(c *Config) *time.Duration { return &c.Client.IntervalFast }),
+		durationParam("client.interval_slow", "corrector interval when the client is ahead", true, func(c *Config) *time.Duration { return &c.Client.IntervalSlow }),
+		Param{Key: "client.band", Help: "dead band half-width in ticks", Live: true,
+			Get: func(c *Config) string { return strconv.Itoa(c.Client.Band) },
+			Set: func(c *Config, v string) error {
+				n, err := param.Int("client.band", v, 0, 1000)
+				c.Client.Band = int(n)
+				return err
+			}},
+		floatParam("client.alpha", "lerp factor per frame", 1e-9, 1, func(c *Config) *float64 { return &c.Client.Alpha }),
+		floatParam("client.snap", "snap threshold, metres", 1e-9, 1e6, func(c *Config) *float64 { return &c.Client.Snap }),
+		floatParam("client.move_speed", "m/s at full throttle (client and server)", 0, 1e3, func(c *Config) *float64 { return &c.Client.Tuning.MoveSpeed }),
+		floatParam("client.turn_speed", "°/s at full turn (client and server)", 0, 1e4, func(c *Config) *float64 { return &c.Client.Tuning.TurnSpeed }),
+	)
+
+	g, s = choice("server.inputs", server.InputModes, func(c *Config) *server.InputMode { return &c.Server.Inputs })
+	ps = append(ps,
+		ppmParam("server.drift_ppm", "server clock drift", func(c *Config) *float64 { return &c.ServerDriftPPM }),
+		ppmParam("server.wander_ppm", "σ per second of the server drift's random walk", func(c *Config) *float64 { return &c.ServerWanderPPM }),
+		durationParam("server.tick", "server step and broadcast period (also the client's prediction unit)", true, func(c *Config) *time.Duration { return &c.Server.Tick }),
+		Param{"server.inputs", "latest (reference) or queue", true, g, s},
+		Param{Key: "input.script", Help: "steady, turn, zigzag, stopgo or random", Live: true,
+			Get: func(c *Config) string { return c.Script },
+			Set: func(c *Config, v string) error {
+				s, err := param.Choice("input.script", v, scenarios.ScriptNames...)
+				if err == nil {
+					c.Script, c.Segments = s, nil
+				}
+				return err
+			}},
+		Param{Key: "client.start", Help: "true time of the client's first frame after the server's start; 'seed' draws it in [0, 1s)",
+			Get: func(c *Config) string {
+				if c.ClientStart == StartFromSeed {
+					return "seed"
+				}
+				return fmtDur(c.ClientStart)
+			},
+			Set: func(c *Config, v string) (err error) {
+				if strings.TrimSpace(v) == "seed" {
+					c.ClientStart = StartFromSeed
+					return nil
+				}
+				c.ClientStart, err = param.Duration("client.start", v)
+				if err != nil {
+					err.(*param.Error).Allowed = "seed, or a duration ≥ 0 such as 250ms"
+				}
+				return err
+			}},
+		Param{Key: "sim.seed", Help: "session seed (fixes every random stream)",
+			Get: func(c *Config) string { return strconv.FormatUint(c.Seed, 10) },
+			Set: func(c *Config, v string) error {
+				n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+				if err != nil {
+					return &param.Error{Key: "sim.seed", Value: v, Allowed: "an integer in [0, 2^64)"}
+				}
+				c.Seed = n
+				return nil
+			}},
+		Param{Key: "sim.duration", Help: "simulated time",
+			Get: func(c *Config) string { return fmtDur(c.Duration) },
+			Set: func(c *Config, v string) (err error) {
+				c.Duration, err = param.PositiveDuration("sim.duration", v)
+				return err
+			}},
+	)
+	return ps
+}

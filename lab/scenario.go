@@ -1,0 +1,62 @@
+package lab
+
+import (
+	"fmt"
+
+	"jitterlab/scenarios"
+	"jitterlab/sim"
+)
+
+// LoadScenario reads a built-in scenario or a TOML file, checking every key
+// and value against the registry.
+func LoadScenario(nameOrFile string) (*scenarios.Scenario, error) {
+	return scenarios.Load(nameOrFile, CheckAssignment)
+}
+
+// ApplyScenario sets the scenario's parameters, script, duration and seed
+// on cfg, in file order, then checks the whole configuration. The timeline
+// is scheduled by [Session.ScheduleTimeline].
+func ApplyScenario(cfg *Config, sc *scenarios.Scenario) error {
+	next := *cfg
+	for _, a := range sc.Params {
+		p, ok := Lookup(a.Key)
+		if !ok {
+			return fmt.Errorf("%s:%d: %w", sc.File, a.Line, &UnknownKeyError{Key: a.Key, Similar: similarKeys(a.Key)})
+		}
+		if err := p.Set(&next, a.Value); err != nil {
+			return fmt.Errorf("%s:%d: %w", sc.File, a.Line, err)
+		}
+	}
+	switch {
+	case len(sc.Segments) > 0:
+		next.Script, next.Segments = "custom", sc.Segments
+	case sc.Script != "":
+		next.Script, next.Segments = sc.Script, nil
+	}
+	if sc.Duration > 0 {
+		next.Duration = sc.Duration
+	}
+	if sc.HasSeed {
+		next.Seed = sc.Seed
+	}
+	if err := next.Validate(); err != nil {
+		return fmt.Errorf("scenario %s: %w", sc.Name, err)
+	}
+	*cfg = next
+	return nil
+}
+
+// ScheduleTimeline schedules the scenario's timeline of changes.
+func (s *Session) ScheduleTimeline(sc *scenarios.Scenario) error {
+	for _, ch := range sc.Timeline {
+		for _, a := range ch.Set {
+			if err := s.Schedule(sim.Time(ch.At), a.Key, a.Value); err != nil {
+				return fmt.Errorf("%s:%d: %w", sc.File, a.Line, err)
+			}
+		}
+	}
+	return nil
+}
+
+// Builtins parses every built-in scenario.
+func Builtins() ([]*scenarios.Scenario, error) { return scenarios.Builtins(CheckAssignment) }

@@ -1,0 +1,177 @@
+package lab
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"jitterlab/metrics"
+	"jitterlab/scenarios"
+	"jitterlab/sim"
+)
+
+const msD = time.Millisecond
+
+// The presets' one-way values per direction, from their sources (the
+// lightyear ones are round trip at the source and split in two here).
+var presetTable = []struct {
+	name    string
+	latency time.Duration
+	jitter  time.Duration
+	loss    float64
+	source  string // a word the source line must contain
+}{
+	{"perfect", 0, 0, 0, "Unity"},
+	{"home-fiber", 10 * msD, 1 * msD, 0, "HomeOptical"},
+	{"home-cable", 25 * msD, 5 * msD, 0, "HomeCable"},
+	{"home-dsl", 30 * msD, 10 * msD, 0, "HomeDSL"},
+	{"home-broadband", 32 * msD, 12 * msD, 0.02, "HomeBroadband"},
+	{"home-satellite", 100 * msD, 10 * msD, 0, "HomeSatellite"},
+	{"home-congested", 50 * msD, 50 * msD, 0.01, "HomeCongestedNetwork"},
+	{"mobile-2g", 520 * msD, 50 * msD, 0.07, "Mobile2G"},
+	{"mobile-2.5g", 480 * msD, 40 * msD, 0.07, "Mobile2_5G"},
+	{"mobile-2.75g", 440 * msD, 40 * msD, 0.07, "Mobile2_75G"},
+	{"mobile-3g", 360 * msD, 30 * msD, 0.07, "Mobile3G"},
+	{"mobile-3.5g", 160 * msD, 30 * msD, 0.06, "Mobile3_5G"},
+	{"mobile-3.75g", 130 * msD, 30 * msD, 0.06, "Mobile3_75G"},
+	{"mobile-4g", 100 * msD, 20 * msD, 0.04, "Mobile4G"},
+	{"mobile-4.5g", 80 * msD, 20 * msD, 0.04, "Mobile4_5G"},
+	{"mobile-5g", 30 * msD, 20 * msD, 0.04, "Mobile5G"},
+	{"unreal-average", 45 * msD, 15 * msD, 0.01, "Average"},
+	{"unreal-bad", 150 * msD, 50 * msD, 0.05, "Bad"},
+	{"lightyear-good", 20 * msD, 3 * msD, 1 - math.Sqrt(1-0.002), "good_condition"},
+	{"lightyear-average", 50 * msD, 7500 * time.Microsecond, 1 - math.Sqrt(1-0.02), "average_condition"},
+	{"lightyear-poor", 100 * msD, 15 * msD, 1 - math.Sqrt(1-0.10), "poor_condition"},
+	{"lan", 500 * time.Microsecond, 200 * time.Microsecond, 0, "LAN"},
+}
+
+func TestPresetsMatchTheirSources(t *testing.T) {
+	for _, p := range presetTable {
+		sc, err := LoadScenario(p.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := DefaultConfig()
+		if err := ApplyScenario(&cfg, sc); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range []struct {
+			dir string
+			lat time.Duration
+			jit time.Duration
+			los float64
+		}{{"up", cfg.Up.Latency, cfg.Up.Jitter, cfg.Up.Loss}, {"down", cfg.Down.Latency, cfg.Down.Jitter, cfg.Down.Loss}} {
+			if l.lat != p.latency || l.jit != p.jitter || math.Abs(l.los-p.loss) > 1e-6 {
+				t.Errorf("%s %s: %v/%v/%v, want %v/%v/%v", p.name, l.dir, l.lat, l.jit, l.los, p.latency, p.jitter, p.loss)
+			}
+		}
+		if !strings.Contains(sc.Source, p.source) || !(strings.Contains(sc.Source, "one-way") || strings.Contains(sc.Source, "round trip")) {
+			t.Errorf("%s: source %q should name %s and say one-way or round trip", p.name, sc.Source, p.source)
+		}
+	}
+	// The Unity Multiplayer Tools list has 16 presets (None is "perfect").
+	unity := 0
+	for _, p := range presetTable {
+		if sc, _ := LoadScenario(p.name); strings.Contains(sc.Source, "Unity Multiplayer Tools") {
+			unity++
+		}
+	}
+	if unity != 16 {
+		t.Fatalf("%d Unity presets, want 16", unity)
+	}
+}
+
+func TestEveryBuiltinAndExampleLoadsAndRuns(t *testing.T) {
+	examples, _ := filepath.Glob("../scenarios/examples/*.toml")
+	if len(examples) < 3 {
+		t.Fatalf("only %d examples", len(examples))
+	}
+	names := append(scenarios.BuiltinNames(), examples...)
+	for _, name := range names {
+		t.Run(filepath.Base(name), func(t *testing.T) {
+			sc, err := LoadScenario(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sc.Description == "" || sc.Source == "" {
+				t.Error("a scenario needs a description and a source")
+			}
+			cfg := DefaultConfig()
+			if err := ApplyScenario(&cfg, sc); err != nil {
+				t.Fatal(err)
+			}
+			s, err := New(cfg, 50*time.Millisecond)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.ScheduleTimeline(sc); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Run(sim.Time(cfg.Duration)); err != nil {
+				t.Fatal(err)
+			}
+			var changes int
+			for _, ch := range sc.Timeline {
+				if ch.At <= cfg.Duration {
+					changes += len(ch.Set)
+				}
+			}
+			if len(s.Changes()) != changes {
+				t.Fatalf("applied %d changes, the timeline has %d", len(s.Changes()), changes)
+			}
+			if sum := s.Summary(); sum.InputsSent == 0 || sum.Up.Delivered == 0 {
+				t.Fatalf("nothing happened: %+v", sum)
+			}
+		})
+	}
+}
+
+func TestScenarioTimelineShowsInCSV(t *testing.T) {
+	// latency-spike: 25 ms each way, 300 ms from 20 s to 22 s.
+	sc, err := LoadScenario("latency-spike")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	if err := ApplyScenario(&cfg, sc); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := New(cfg, 50*time.Millisecond)
+	s.ScheduleTimeline(sc)
+	first, lateHigh := -1.0, 0
+	s.OnSample = func(x *metrics.Sample) {
+		if x.RTTMs > 400 && first < 0 {
+			first = x.TS
+		}
+		if x.TS > 22.4 && x.RTTMs > 100 {
+			lateHigh++
+		}
+	}
+	if err := s.Run(sim.Time(cfg.Duration)); err != nil {
+		t.Fatal(err)
+	}
+	// The first packets sent at 20 s arrive 300 ms later; the last slow
+	// ones, sent just before 22 s, have arrived by 22.3 s.
+	if math.Abs(first-20.3) > 0.05+1e-9 {
+		t.Fatalf("RTT first above 400 ms at %.2f s, want 20.3 s ± one sample", first)
+	}
+	if lateHigh > 0 {
+		t.Fatalf("%d samples after 22.4 s still show the spike", lateHigh)
+	}
+}
+
+func TestScenarioFileTypoNamesFileLineAndKey(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mine.toml")
+	os.WriteFile(path, []byte("description = \"x\"\n[up]\njiter = \"5ms\"\n"), 0o644)
+	_, err := LoadScenario(path)
+	if err == nil || !strings.Contains(err.Error(), path+":3") || !strings.Contains(err.Error(), `"up.jiter"`) || !strings.Contains(err.Error(), "up.jitter") {
+		t.Fatalf("error %v: want file:3, the key up.jiter and the suggestion up.jitter", err)
+	}
+	os.WriteFile(path, []byte("[[timeline]]\nat = \"5s\"\nlink.loss = \"150%\"\n"), 0o644)
+	if _, err := LoadScenario(path); err == nil || !strings.Contains(err.Error(), ":3") || !strings.Contains(err.Error(), "link.loss") {
+		t.Fatalf("bad timeline value: %v", err)
+	}
+}

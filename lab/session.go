@@ -1,0 +1,528 @@
+package lab
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"jitterlab/client"
+	"jitterlab/metrics"
+	"jitterlab/netem"
+	"jitterlab/proto"
+	"jitterlab/server"
+	"jitterlab/sim"
+)
+
+type evKind uint8
+
+// Queued events. Periodic wake-ups (frames, server steps, samples, clock
+// wander) are sim.Timers beside the queue, in the same (time, sequence)
+// order.
+const (
+	evUp   evKind = iota // an uplink delivery is due
+	evDown               // a downlink delivery is due
+	evChange
+)
+
+type event struct {
+	kind evKind
+	idx  int32 // evChange: index into pending changes
+}
+
+// timers, in the order Run checks them (order only matters for equal keys,
+// which cannot happen: every key has its own sequence number).
+const (
+	tFrame = iota
+	tServer
+	tSample
+	tWander
+	nTimers
+)
+
+// wire is a message in flight; links carry its index as the packet ID.
+type wire struct {
+	kind   uint8 // wireLogin, wireLoginAck, wireMove, wireState
+	refs   uint8 // copies still scheduled
+	move   proto.MoveInput
+	state  proto.PlayerState
+	start  uint32
+	sentAt sim.Time
+}
+
+const (
+	wireLogin uint8 = iota + 1
+	wireLoginAck
+	wireMove
+	wireState
+)
+
+var wireNames = [...]string{"", "login", "login_ack", "move_input", "player_state"}
+
+// Change is one parameter change applied at a true time.
+type Change struct {
+	At         sim.Time
+	Key, Value string
+}
+
+// PacketRecord is one row of the per-packet log: a copy delivered, or a
+// packet (copy) lost or dropped at the queue.
+type PacketRecord struct {
+	Dir       string // "up" or "down"
+	Seq       uint64
+	Kind      string
+	SentAt    sim.Time
+	Status    string   // delivered, lost, queue_dropped
+	At        sim.Time // arrival (delivered only)
+	Copy      int      // 1 for the duplicate
+	Reordered bool
+}
+
+// Session is one simulated game: server, client and two links, driven by
+// one event queue in true time. Everything is a deterministic function of
+// the Config and the changes scheduled; it reads no wall clock.
+type Session struct {
+	cfg Config
+	q   sim.Queue[event]
+	now sim.Time
+
+	up, down       *netem.Link
+	cl             *client.Client
+	sv             *server.Server
+	cClock, sClock *sim.Clock
+	cWander        *rand.Rand
+	sWander        *rand.Rand
+	timers         [nTimers]sim.Timer
+	nextFrameLocal sim.Time
+
+	msgs []wire
+	free []int32
+
+	serverKnowsClient bool
+
+	pending []Change // scheduled, not yet applied
+	applied []Change
+	err     error
+
+	// Sample window and summary accumulators.
+	every                      time.Duration
+	upJ, downJ                 metrics.Jitter
+	downPDV                    metrics.PDV
+	upOWD, downOWD, pdv        time.Duration
+	winErrM, winErrDeg, winCor float64
+	winDist                    float64
+	warmFrom                   sim.Time
+	warm                       bool
+	visErr, rtt, upJit, downJt *metrics.Histogram
+	corr                       *metrics.Histogram
+	inputDelay                 *metrics.Histogram
+	sentAt                     [sentRing]sim.Time // true send time of MoveInput tick k at k%sentRing
+	lastAck                    uint32
+	judder                     metrics.Welford
+	visDist, cmdDist           float64
+	visTime                    float64
+	sample                     metrics.Sample
+
+	// OnSample, if set, receives every sample (valid during the call).
+	OnSample func(*metrics.Sample)
+	// OnPacket, if set, receives every per-packet record.
+	OnPacket func(*PacketRecord)
+}
+
+// sentRing bounds how many unacknowledged ticks the input-delay measure
+// remembers (204 s at 20 Hz).
+const sentRing = 4096
+
+// WarmUp is how long after login the summary starts counting frames: the
+// tank needs a moment to reach speed and the corrector to settle.
+const WarmUp = time.Second
+
+// New builds a session from cfg; every component's randomness is a named
+// stream of cfg.Seed. every is the sample period (0 means 50ms).
+func New(cfg Config, every time.Duration) (*Session, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if every <= 0 {
+		every = 50 * time.Millisecond
+	}
+	s := &Session{cfg: cfg, every: every,
+		visErr: metrics.NewHistogram(1e-4), corr: metrics.NewHistogram(1e-4),
+		rtt: metrics.NewHistogram(0.01), inputDelay: metrics.NewHistogram(0.01), upJit: metrics.NewHistogram(0.001), downJt: metrics.NewHistogram(0.001),
+		msgs: make([]wire, 0, 256), free: make([]int32, 0, 256),
+		cWander: sim.NewRand(cfg.Seed, "client.clock"), sWander: sim.NewRand(cfg.Seed, "server.clock"),
+	}
+	var err error
+	if s.up, err = netem.New(cfg.Seed, "up", cfg.Up); err != nil {
+		return nil, err
+	}
+	if s.down, err = netem.New(cfg.Seed, "down", cfg.Down); err != nil {
+		return nil, err
+	}
+	start := cfg.ClientStart
+	if start == StartFromSeed {
+		start = time.Duration(sim.NewRand(cfg.Seed, "client.start").Int64N(int64(time.Second)))
+	}
+	// The client's local clock reads 0 at true time start.
+	if s.cClock, err = sim.NewClock(-start, cfg.ClientDriftPPM); err != nil {
+		return nil, fmt.Errorf("client.drift_ppm: %w", err)
+	}
+	if s.sClock, err = sim.NewClock(0, cfg.ServerDriftPPM); err != nil {
+		return nil, fmt.Errorf("server.drift_ppm: %w", err)
+	}
+	script, err := cfg.newScript()
+	if err != nil {
+		return nil, err
+	}
+	if s.cl, err = client.New(cfg.clientConfig(), script, sim.NewRand(cfg.Seed, "client.frames")); err != nil {
+		return nil, err
+	}
+	if s.sv, err = server.New(cfg.serverConfig()); err != nil {
+		return nil, err
+	}
+	s.q.Grow(64)
+	s.scheduleFrame()
+	s.scheduleServer()
+	sim.Arm(&s.timers[tSample], &s.q, sim.Time(every))
+	sim.Arm(&s.timers[tWander], &s.q, sim.Time(time.Second))
+	return s, nil
+}
+
+// Config returns the settings in force.
+func (s *Session) Config() Config { return s.cfg }
+
+// Now is the session's true time.
+func (s *Session) Now() sim.Time { return s.now }
+
+// Changes is the log of parameter changes applied so far.
+func (s *Session) Changes() []Change { return s.applied }
+
+// Schedule queues key=value to be applied at true time at (≥ now). The key
+// and value are checked now; whether the whole configuration is valid is
+// checked when the change applies (earlier changes may make it so), and a
+// change that fails then stops the run with its error.
+func (s *Session) Schedule(at sim.Time, key, value string) error {
+	if at < s.now {
+		return fmt.Errorf("change %s=%s at %v is in the past (now %v)", key, value, at, s.now)
+	}
+	p, ok := Lookup(key)
+	if !ok {
+		return &UnknownKeyError{Key: key, Similar: similarKeys(key)}
+	}
+	if !p.Live {
+		return fmt.Errorf("%s cannot change during a run", key)
+	}
+	if err := CheckAssignment(key, value); err != nil {
+		return err
+	}
+	s.pending = append(s.pending, Change{At: at, Key: key, Value: value})
+	s.q.Push(at, event{kind: evChange, idx: int32(len(s.pending) - 1)})
+	return nil
+}
+
+// Run advances the session to true time until (inclusive) or to the end of
+// its duration, whichever is first.
+func (s *Session) Run(until sim.Time) error {
+	until = min(until, sim.Time(s.cfg.Duration))
+	for s.err == nil {
+		// The earliest of the queue's top and the armed timers.
+		at, seq, ok := s.q.PeekKey()
+		next := -1
+		for i := range s.timers {
+			t := &s.timers[i]
+			if t.Armed && (!ok || t.Before(at, seq)) {
+				at, seq, ok, next = t.At, t.Seq, true, i
+			}
+		}
+		if !ok || at > until {
+			break
+		}
+		s.now = at
+		if next >= 0 {
+			s.timers[next].Armed = false
+			s.fire(next)
+			continue
+		}
+		_, ev, _ := s.q.Pop()
+		s.handle(ev)
+	}
+	if s.err == nil && s.now < until {
+		s.now = until
+	}
+	return s.err
+}
+
+// Done reports whether the session has reached its duration.
+func (s *Session) Done() bool { return s.now >= sim.Time(s.cfg.Duration) }
+
+func (s *Session) fire(timer int) {
+	switch timer {
+	case tFrame:
+		s.frame()
+	case tServer:
+		s.serverStep()
+	case tSample:
+		s.takeSample()
+		sim.Arm(&s.timers[tSample], &s.q, s.now.Add(s.every))
+	case tWander:
+		s.wander()
+		sim.Arm(&s.timers[tWander], &s.q, s.now.Add(time.Second))
+	}
+}
+
+func (s *Session) handle(ev event) {
+	switch ev.kind {
+	case evUp:
+		s.deliver(s.up, "up")
+	case evDown:
+		s.deliver(s.down, "down")
+	case evChange:
+		c := s.pending[ev.idx]
+		if err := s.apply(c.Key, c.Value); err != nil {
+			s.err = fmt.Errorf("at %v: %w", s.now, err)
+			return
+		}
+		s.applied = append(s.applied, Change{At: s.now, Key: c.Key, Value: c.Value})
+	}
+}
+
+// scheduleFrame (re)arms the client's next frame at the true time its
+// clock reads the frame's local time.
+func (s *Session) scheduleFrame() {
+	s.nextFrameLocal = s.cl.NextFrame()
+	sim.Arm(&s.timers[tFrame], &s.q, max(s.cClock.True(s.nextFrameLocal), s.now))
+}
+
+// scheduleServer (re)arms the server's next step likewise.
+func (s *Session) scheduleServer() {
+	sim.Arm(&s.timers[tServer], &s.q, max(s.sClock.True(s.sv.NextStep()), s.now))
+}
+
+func (s *Session) frame() {
+	s.cl.Frame(s.nextFrameLocal)
+	for _, m := range s.cl.Outbox() {
+		switch m.Kind {
+		case client.MsgLogin:
+			s.send(s.up, "up", wire{kind: wireLogin}, proto.LoginSize)
+		case client.MsgMoveInput:
+			s.sentAt[m.Move.Tick%sentRing] = s.now
+			s.send(s.up, "up", wire{kind: wireMove, move: m.Move}, proto.MoveInputSize)
+		}
+	}
+	st := s.cl.Stats()
+	s.winErrM = max(s.winErrM, st.VisibleErrM)
+	s.winErrDeg = max(s.winErrDeg, st.VisibleErrDeg)
+	s.winCor = max(s.winCor, st.CorrectionM)
+	moved := st.MovedM
+	s.winDist += moved
+	if !s.warm && s.cl.LoggedIn() {
+		s.warm, s.warmFrom = true, s.now.Add(WarmUp)
+	}
+	if s.warm && s.now >= s.warmFrom && st.Dt > 0 {
+		dt := st.Dt.Seconds()
+		s.visErr.Add(st.VisibleErrM)
+		s.judder.Add(st.SpeedMPS)
+		s.visDist += moved
+		s.visTime += dt
+		in := s.cl.Input()
+		s.cmdDist += abs(in.Throttle) * s.cfg.Client.Tuning.MoveSpeed * dt
+		if st.Reconciled > 0 {
+			s.corr.Add(st.CorrectionM)
+		}
+	}
+	s.scheduleFrame()
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func (s *Session) serverStep() {
+	ps := s.sv.Step()
+	if ps.AckTick != s.lastAck {
+		// Input delay: from the client sending a tick to the server applying it.
+		s.lastAck = ps.AckTick
+		if s.warm && s.now >= s.warmFrom {
+			s.inputDelay.Add(ms(s.now.Sub(s.sentAt[ps.AckTick%sentRing])))
+		}
+	}
+	if s.serverKnowsClient {
+		s.send(s.down, "down", wire{kind: wireState, state: ps}, proto.PlayerStateSize)
+	}
+	s.scheduleServer()
+}
+
+// send puts a message on a link and schedules its deliveries.
+func (s *Session) send(l *netem.Link, dir string, w wire, size int) {
+	var id int32
+	if n := len(s.free); n > 0 {
+		id, s.free = s.free[n-1], s.free[:n-1]
+	} else {
+		id = int32(len(s.msgs))
+		s.msgs = append(s.msgs, wire{})
+	}
+	w.sentAt = s.now
+	res := l.Send(s.now, netem.Packet{ID: uint64(id), Size: size})
+	w.refs = uint8(res.Scheduled)
+	s.msgs[id] = w
+	kind := evUp
+	if l == s.down {
+		kind = evDown
+	}
+	for i := range res.Scheduled {
+		s.q.Push(res.At[i], event{kind: kind})
+	}
+	if s.OnPacket != nil {
+		for range res.Lost {
+			s.OnPacket(&PacketRecord{Dir: dir, Seq: res.Seq, Kind: wireNames[w.kind], SentAt: s.now, Status: "lost"})
+		}
+		for range res.QueueDropped {
+			s.OnPacket(&PacketRecord{Dir: dir, Seq: res.Seq, Kind: wireNames[w.kind], SentAt: s.now, Status: "queue_dropped"})
+		}
+	}
+	if res.Scheduled == 0 {
+		s.free = append(s.free, id)
+	}
+}
+
+// deliver hands the link's due copy to its endpoint.
+func (s *Session) deliver(l *netem.Link, dir string) {
+	d, ok := l.Deliver(s.now)
+	if !ok {
+		return
+	}
+	id := int32(d.ID)
+	w := &s.msgs[id]
+	w.refs--
+	if w.refs == 0 {
+		s.free = append(s.free, id)
+	}
+	if s.OnPacket != nil {
+		s.OnPacket(&PacketRecord{Dir: dir, Seq: d.Seq, Kind: wireNames[w.kind], SentAt: d.SentAt, Status: "delivered",
+			At: d.At, Copy: d.Copy, Reordered: d.Reordered})
+	}
+	owd := d.At.Sub(d.SentAt)
+	switch w.kind {
+	case wireLogin:
+		s.serverKnowsClient = true
+		s.upJ.Add(d.SentAt, d.At)
+		s.upOWD = owd
+		// This send may reuse id and grow s.msgs: w is not read after it.
+		s.send(s.down, "down", wire{kind: wireLoginAck, start: s.sv.Tick()}, proto.LoginAckSize)
+	case wireMove:
+		s.upJ.Add(d.SentAt, d.At)
+		s.upOWD = owd
+		s.sv.OnMoveInput(w.move)
+	case wireLoginAck:
+		s.downJ.Add(d.SentAt, d.At)
+		s.downOWD = owd
+		s.cl.OnLoginAck(w.start)
+	case wireState:
+		s.downJ.Add(d.SentAt, d.At)
+		s.downOWD = owd
+		s.pdv = s.downPDV.Add(owd)
+		s.rtt.Add(ms(s.upOWD + owd))
+		s.cl.OnPlayerState(w.state)
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }
+
+func (s *Session) takeSample() {
+	sv, cc := s.sv.Counters(), s.cl.Counters()
+	uc, dc := s.up.Counters(), s.down.Counters()
+	s.sample = metrics.Sample{
+		TS:              s.now.Seconds(),
+		ServerTick:      s.sv.Tick(),
+		ClientTick:      s.cl.Tick(),
+		AckTick:         s.cl.AckTick(),
+		TickOffset:      s.cl.Offset(),
+		SendIntervalS:   s.cl.SendInterval().Seconds(),
+		PendingInputs:   len(s.cl.Pending()),
+		RTTMs:           ms(s.upOWD + s.downOWD),
+		UpOWDMs:         ms(s.upOWD),
+		DownOWDMs:       ms(s.downOWD),
+		UpJitterMs:      s.upJ.Ms(),
+		DownJitterMs:    s.downJ.Ms(),
+		PDVMs:           ms(s.pdv),
+		VisibleErrorM:   s.winErrM,
+		VisibleErrorDeg: s.winErrDeg,
+		CorrectionM:     s.winCor,
+		VisibleSpeedMPS: s.winDist / s.every.Seconds(),
+		Snaps:           cc.Snaps,
+		UpLost:          uc.Lost + uc.QueueDropped,
+		DownLost:        dc.Lost + dc.QueueDropped,
+		LateDropped:     sv.LateDropped,
+		Overwritten:     sv.Overwritten,
+		Starved:         sv.Starved,
+	}
+	if s.warm && s.now >= s.warmFrom {
+		s.upJit.Add(s.sample.UpJitterMs)
+		s.downJt.Add(s.sample.DownJitterMs)
+	}
+	s.winErrM, s.winErrDeg, s.winCor, s.winDist = 0, 0, 0, 0
+	if s.OnSample != nil {
+		s.OnSample(&s.sample)
+	}
+}
+
+func (s *Session) wander() {
+	if s.cfg.ClientWanderPPM > 0 {
+		if err := s.cClock.Walk(s.now, s.cWander, s.cfg.ClientWanderPPM); err != nil {
+			s.err = err
+			return
+		}
+		s.scheduleFrame()
+	}
+	if s.cfg.ServerWanderPPM > 0 {
+		if err := s.sClock.Walk(s.now, s.sWander, s.cfg.ServerWanderPPM); err != nil {
+			s.err = err
+			return
+		}
+		s.scheduleServer()
+	}
+}
+
+// apply sets key=value now and pushes the new settings to the components.
+func (s *Session) apply(key, value string) error {
+	old := s.cfg
+	if err := Set(&s.cfg, key, value); err != nil {
+		return err
+	}
+	c := &s.cfg
+	if err := s.up.SetParams(c.Up, "up"); err != nil {
+		return err
+	}
+	if err := s.down.SetParams(c.Down, "down"); err != nil {
+		return err
+	}
+	if err := s.sv.SetConfig(c.serverConfig()); err != nil {
+		return err
+	}
+	if c.Script != old.Script {
+		script, err := c.newScript()
+		if err != nil {
+			return err
+		}
+		s.cl.SetScript(script)
+	}
+	if err := s.cl.SetConfig(c.clientConfig()); err != nil {
+		return err
+	}
+	if c.ClientDriftPPM != old.ClientDriftPPM {
+		if err := s.cClock.SetDrift(s.now, c.ClientDriftPPM); err != nil {
+			return err
+		}
+	}
+	if c.ServerDriftPPM != old.ServerDriftPPM {
+		if err := s.sClock.SetDrift(s.now, c.ServerDriftPPM); err != nil {
+			return err
+		}
+	}
+	// Clocks, fps or tick may have moved the endpoints' next wake-ups.
+	s.scheduleFrame()
+	s.scheduleServer()
+	return nil
+}

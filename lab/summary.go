@@ -1,0 +1,144 @@
+package lab
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"jitterlab/metrics"
+	"jitterlab/netem"
+)
+
+// Quantiles are nearest-rank percentiles and the maximum.
+type Quantiles struct {
+	P50 float64 `json:"p50"`
+	P95 float64 `json:"p95"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
+func quantiles(h *metrics.Histogram) Quantiles {
+	return Quantiles{h.Quantile(0.5), h.Quantile(0.95), h.Quantile(0.99), h.Max()}
+}
+
+// LinkSummary is one direction's counters.
+type LinkSummary struct {
+	Sent         uint64 `json:"sent"`
+	Delivered    uint64 `json:"delivered"`
+	Lost         uint64 `json:"lost"`
+	QueueDropped uint64 `json:"queue_dropped"`
+	Duplicated   uint64 `json:"duplicated"`
+	Reordered    uint64 `json:"reordered"`
+}
+
+func linkSummary(c netem.Counters) LinkSummary {
+	return LinkSummary{c.Sent, c.Delivered, c.Lost, c.QueueDropped, c.Duplicated, c.Reordered}
+}
+
+// Summary is the end-of-run report. Frame statistics start WarmUp after
+// login. It holds nothing from the wall clock, so the same run gives the
+// same Summary.
+type Summary struct {
+	Seed      uint64   `json:"seed"`
+	SimS      float64  `json:"sim_s"`
+	Overrides []string `json:"overrides"`
+
+	JudderMPS           float64   `json:"judder_mps"`
+	MeanVisibleSpeedMPS float64   `json:"mean_visible_speed_mps"`
+	CommandedSpeedMPS   float64   `json:"commanded_speed_mps"`
+	VisibleErrorM       Quantiles `json:"visible_error_m"`
+	CorrectionM         Quantiles `json:"correction_m"`
+	RTTMs               Quantiles `json:"rtt_ms"`
+	InputDelayMs        Quantiles `json:"input_delay_ms"`
+	UpJitterMs          Quantiles `json:"up_jitter_ms"`
+	DownJitterMs        Quantiles `json:"down_jitter_ms"`
+
+	Snaps       uint64  `json:"snaps"`
+	LatchFlips  uint64  `json:"latch_flips"`
+	TimeFastS   float64 `json:"time_fast_s"`
+	TimeBaseS   float64 `json:"time_base_s"`
+	TimeSlowS   float64 `json:"time_slow_s"`
+	FinalOffset int     `json:"final_tick_offset"`
+
+	Up   LinkSummary `json:"up"`
+	Down LinkSummary `json:"down"`
+
+	InputsSent  uint64 `json:"inputs_sent"`
+	Arrived     uint64 `json:"inputs_arrived"`
+	Applied     uint64 `json:"inputs_applied"`
+	LateDropped uint64 `json:"late_dropped"`
+	Overwritten uint64 `json:"overwritten"`
+	Starved     uint64 `json:"starved"`
+}
+
+// Summary reports the run so far.
+func (s *Session) Summary() Summary {
+	cc, sv := s.cl.Counters(), s.sv.Counters()
+	sum := Summary{
+		Seed: s.cfg.Seed, SimS: s.now.Seconds(), Overrides: []string{},
+		JudderMPS:     s.judder.SD(),
+		VisibleErrorM: quantiles(s.visErr), CorrectionM: quantiles(s.corr),
+		RTTMs: quantiles(s.rtt), InputDelayMs: quantiles(s.inputDelay), UpJitterMs: quantiles(s.upJit), DownJitterMs: quantiles(s.downJt),
+		Snaps: cc.Snaps, LatchFlips: cc.LatchFlips,
+		TimeFastS: cc.TimeFast.Seconds(), TimeBaseS: cc.TimeBase.Seconds(), TimeSlowS: cc.TimeSlow.Seconds(),
+		FinalOffset: s.cl.Offset(),
+		Up:          linkSummary(s.up.Counters()), Down: linkSummary(s.down.Counters()),
+		InputsSent: cc.Sent, Arrived: sv.Arrived, Applied: sv.Applied,
+		LateDropped: sv.LateDropped, Overwritten: sv.Overwritten, Starved: sv.Starved,
+	}
+	if s.visTime > 0 {
+		sum.MeanVisibleSpeedMPS = s.visDist / s.visTime
+		sum.CommandedSpeedMPS = s.cmdDist / s.visTime
+	}
+	return sum
+}
+
+// WriteText prints the summary as readable tables.
+func (sum *Summary) WriteText(w io.Writer) error {
+	table := func(flags uint, rows func(tw *tabwriter.Writer)) error {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', flags)
+		rows(tw)
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		_, err := fmt.Fprintln(w)
+		return err
+	}
+	errs := []error{
+		table(0, func(tw *tabwriter.Writer) {
+			fmt.Fprintf(tw, "simulated\t%.1f s\tseed %d\n", sum.SimS, sum.Seed)
+			fmt.Fprintf(tw, "judder (sd of per-frame visible speed)\t%.3f m/s\n", sum.JudderMPS)
+			fmt.Fprintf(tw, "mean visible speed\t%.3f m/s\tcommanded %.3f m/s\n", sum.MeanVisibleSpeedMPS, sum.CommandedSpeedMPS)
+			fmt.Fprintf(tw, "snaps\t%d\n", sum.Snaps)
+			fmt.Fprintf(tw, "latch flips\t%d\ttime at fast %.1f s, base %.1f s, slow %.1f s\n", sum.LatchFlips, sum.TimeFastS, sum.TimeBaseS, sum.TimeSlowS)
+			fmt.Fprintf(tw, "final tick offset\t%d\n", sum.FinalOffset)
+		}),
+		table(tabwriter.AlignRight, func(tw *tabwriter.Writer) {
+			q := func(name string, x Quantiles, prec int) {
+				fmt.Fprintf(tw, "%s\t%.*f\t%.*f\t%.*f\t%.*f\t\n", name, prec, x.P50, prec, x.P95, prec, x.P99, prec, x.Max)
+			}
+			fmt.Fprintln(tw, "\tp50\tp95\tp99\tmax\t")
+			q("visible error (m)", sum.VisibleErrorM, 4)
+			q("correction (m)", sum.CorrectionM, 4)
+			q("rtt (ms)", sum.RTTMs, 2)
+			q("input delay, send → applied (ms)", sum.InputDelayMs, 2)
+			q("up jitter (ms)", sum.UpJitterMs, 2)
+			q("down jitter (ms)", sum.DownJitterMs, 2)
+		}),
+		table(tabwriter.AlignRight, func(tw *tabwriter.Writer) {
+			fmt.Fprintln(tw, "link\tsent\tdelivered\tlost\tqueue-dropped\tduplicated\treordered\t")
+			for _, l := range []struct {
+				n string
+				c LinkSummary
+			}{{"up", sum.Up}, {"down", sum.Down}} {
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t\n", l.n, l.c.Sent, l.c.Delivered, l.c.Lost, l.c.QueueDropped, l.c.Duplicated, l.c.Reordered)
+			}
+		}),
+		table(tabwriter.AlignRight, func(tw *tabwriter.Writer) {
+			fmt.Fprintln(tw, "inputs\tsent\tarrived\tapplied\tlate-dropped\toverwritten\tstarved\t")
+			fmt.Fprintf(tw, "\t%d\t%d\t%d\t%d\t%d\t%d\t\n", sum.InputsSent, sum.Arrived, sum.Applied, sum.LateDropped, sum.Overwritten, sum.Starved)
+		}),
+	}
+	return errors.Join(errs...)
+}
