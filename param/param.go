@@ -156,9 +156,11 @@ func Choice(key, s string, choices ...string) (string, error) {
 	return "", bad(key, s, "one of "+strings.Join(choices, ", "))
 }
 
-// FormatFraction writes f the way [Fraction] reads it back, as a percentage.
+// FormatFraction writes f the way [Fraction] reads it back, as a
+// percentage with up to 12 significant digits (so 0.07 is "7%", not the
+// "7.000000000000001%" of f·100 in binary floating point).
 func FormatFraction(f float64) string {
-	return strconv.FormatFloat(f*100, 'g', -1, 64) + "%"
+	return strconv.FormatFloat(f*100, 'g', 12, 64) + "%"
 }
 
 // FormatRate writes bits per second the way [Rate] reads it back.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 // command is one subcommand: its name, a one-line summary and its entry
@@ -28,12 +29,12 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, `jitterlab: a network-condition simulator and jitter lab for game netcode.
 
 usage:
-  lab                 start the terminal UI (not built yet: see README)
+  lab [flags]         start the lab: the terminal UI ('lab -h' for its flags below)
   lab <command> [flags]
 
 commands:`)
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'lab <command> -h' for a command's flags.")
 }
@@ -46,31 +47,37 @@ func main() {
 }
 
 func realMain(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		usage(stdout)
-		return 0
+	if len(args) > 0 {
+		switch args[0] {
+		case "-h", "-help", "--help", "help":
+			usage(stdout)
+			fmt.Fprintln(stdout, "\nflags of the terminal UI ('lab [flags]'):")
+			fs := tuiFlags(stdout)
+			fs.PrintDefaults()
+			return 0
+		}
 	}
-	switch args[0] {
-	case "-h", "-help", "--help", "help":
-		usage(stdout)
-		return 0
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return exitCode(cmdTUI(args, stdout, stderr), "lab", stderr)
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
-			err := c.run(args[1:], stdout, stderr)
-			switch {
-			case err == nil:
-				return 0
-			case errors.Is(err, flag.ErrHelp):
-				return 0
-			case errors.Is(err, errUsage):
-				return 2
-			}
-			fmt.Fprintf(stderr, "lab %s: %v\n", c.name, err)
-			return 1
+			return exitCode(c.run(args[1:], stdout, stderr), "lab "+c.name, stderr)
 		}
 	}
 	fmt.Fprintf(stderr, "lab: unknown command %q\n", args[0])
 	usage(stderr)
 	return 2
+}
+
+// exitCode reports err on one line and returns the process exit code.
+func exitCode(err error, name string, stderr io.Writer) int {
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		return 2
+	}
+	fmt.Fprintf(stderr, "%s: %v\n", name, err)
+	return 1
 }

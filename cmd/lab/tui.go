@@ -1,0 +1,62 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"time"
+
+	"jitterlab/tui"
+)
+
+// tuiOptions are the terminal UI's flags: the same scenario, seed and --set
+// as 'lab run'.
+type tuiOptions struct {
+	runOptions
+	every time.Duration
+	dir   string
+}
+
+func newTUIFlags(stderr io.Writer) (*flag.FlagSet, *tuiOptions) {
+	o := &tuiOptions{}
+	fs := newFlagSet("", "[flags]", stderr, paramHelp)
+	fs.Init("lab", flag.ContinueOnError)
+	o.register(fs)
+	fs.Lookup("scenario").DefValue = "jitter-fix"
+	o.scenario = "jitter-fix"
+	fs.Lookup("duration").Usage = "how long the session may run (overrides the scenario's; the lab pauses at the end)"
+	fs.Lookup("duration").DefValue = "24h0m0s"
+	o.duration = 24 * time.Hour
+	fs.DurationVar(&o.every, "every", 50*time.Millisecond, "sample period of the charts and the CSV export")
+	fs.StringVar(&o.dir, "dir", "", "folder for CSV exports (default: the current one)")
+	return fs, o
+}
+
+func tuiFlags(w io.Writer) *flag.FlagSet {
+	fs, _ := newTUIFlags(w)
+	return fs
+}
+
+func cmdTUI(args []string, stdout, stderr io.Writer) error {
+	fs, o := newTUIFlags(stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg, sc, err := o.config()
+	if err != nil {
+		return err
+	}
+	if !o.given("duration") && (sc == nil || sc.Duration < 24*time.Hour) {
+		// A live session runs until the user stops it, not for the
+		// scenario's batch duration.
+		cfg.Duration = 24 * time.Hour
+	}
+	name := o.scenario
+	if sc != nil {
+		name = sc.Name
+	}
+	app, err := tui.New(tui.Options{Config: cfg, Scenario: sc, Name: name, Every: o.every, Dir: o.dir})
+	if err != nil {
+		return err
+	}
+	return app.Run(nil)
+}

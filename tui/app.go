@@ -1,0 +1,326 @@
+package tui
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"jitterlab/lab"
+	"jitterlab/metrics"
+	"jitterlab/scenarios"
+	"jitterlab/sim"
+)
+
+// Options start the lab.
+type Options struct {
+	Config   lab.Config
+	Scenario *scenarios.Scenario // its timeline is scheduled; nil for none
+	Name     string              // shown in the header
+	Every    time.Duration       // sample period (50ms)
+	Dir      string              // where exports go ("" = current directory)
+}
+
+// speeds are the selectable simulation speeds (× real time).
+var speeds = []float64{0.1, 0.25, 0.5, 1, 2, 5, 10, 100, 1000}
+
+// historyLen is how many samples the lab keeps for charts and CSV export:
+// one hour at 50 ms.
+const historyLen = 72000
+
+// windows are the selectable chart spans.
+var windows = []time.Duration{10 * time.Second, 30 * time.Second, 2 * time.Minute}
+
+// App is the terminal UI around one lab.Session. All of its methods run on
+// the tview event goroutine; only Run's ticker goroutine reads the wall
+// clock, and it hands elapsed time to the event goroutine.
+type App struct {
+	app   *tview.Application
+	pages *tview.Pages
+	opts  Options
+	s     *lab.Session
+
+	paused   bool
+	speed    int // index into speeds
+	window   int // index into windows
+	history  []metrics.Sample
+	head     int // next write position once history is full
+	status   string
+	lastSum  lab.Summary
+	editing  bool
+	quitting bool
+
+	header, now, footer *tview.TextView
+	offset, interval    *Chart
+	visErr, rtt         *Chart
+	editor              *Editor
+}
+
+// New builds the UI and its session.
+func New(opts Options) (*App, error) {
+	if err := rowsCovered(); err != nil {
+		return nil, err
+	}
+	if opts.Every <= 0 {
+		opts.Every = 50 * time.Millisecond
+	}
+	a := &App{app: tview.NewApplication(), opts: opts, speed: 3, window: 1}
+	if err := a.restart(); err != nil {
+		return nil, err
+	}
+	a.build()
+	return a, nil
+}
+
+// restart creates a fresh session from the options (same seed), keeping
+// the UI state.
+func (a *App) restart() error {
+	s, err := lab.New(a.opts.Config, a.opts.Every)
+	if err != nil {
+		return err
+	}
+	if a.opts.Scenario != nil {
+		if err := s.ScheduleTimeline(a.opts.Scenario); err != nil {
+			return err
+		}
+	}
+	a.history = make([]metrics.Sample, 0, 4096)
+	a.head = 0
+	s.OnSample = a.record
+	a.s = s
+	a.lastSum = s.Summary()
+	return nil
+}
+
+func (a *App) record(x *metrics.Sample) {
+	if len(a.history) < historyLen {
+		a.history = append(a.history, *x)
+		return
+	}
+	a.history[a.head] = *x
+	a.head = (a.head + 1) % historyLen
+}
+
+// samples returns the kept samples oldest first (a copy only when the ring
+// has wrapped).
+func (a *App) samples() []metrics.Sample {
+	if len(a.history) < historyLen || a.head == 0 {
+		return a.history
+	}
+	return append(append([]metrics.Sample(nil), a.history[a.head:]...), a.history[:a.head]...)
+}
+
+func (a *App) build() {
+	a.header = tview.NewTextView().SetDynamicColors(true)
+	a.footer = tview.NewTextView().SetDynamicColors(true)
+	a.now = tview.NewTextView().SetDynamicColors(true)
+	a.now.SetBorder(true).SetTitle(" now ").SetTitleAlign(tview.AlignLeft)
+
+	cc := a.opts.Config.Client
+	a.offset = NewChart("tick offset (ticks)")
+	a.offset.Refs = []RefLine{{float64(cc.Band), fmt.Sprintf("+%d", cc.Band)}, {float64(-cc.Band), fmt.Sprintf("-%d", cc.Band)}}
+	a.offset.Color = tcell.ColorAqua
+	a.interval = NewChart("send interval (s)")
+	a.interval.Refs = []RefLine{{cc.IntervalSlow.Seconds(), trimZero(cc.IntervalSlow.Seconds())}, {cc.IntervalFast.Seconds(), trimZero(cc.IntervalFast.Seconds())}}
+	a.interval.Color = tcell.ColorYellow
+	a.visErr = NewChart("visible − predicted error (m)")
+	a.visErr.Refs = []RefLine{{cc.Snap, fmt.Sprintf("%g", cc.Snap)}}
+	a.visErr.Color = tcell.ColorFuchsia
+	a.rtt = NewChart("rtt / jitter (ms)")
+	a.rtt.Format = "%.0f"
+
+	a.editor = NewEditor()
+	a.editor.Get = func(key string) string {
+		p, _ := lab.Lookup(key)
+		cfg := a.s.Config()
+		return p.Get(&cfg)
+	}
+	a.editor.Set = a.set
+
+	charts := tview.NewFlex().SetDirection(tview.FlexRow).
+		AddItem(a.offset, 0, 1, false).
+		AddItem(a.interval, 0, 1, false).
+		AddItem(a.visErr, 0, 1, false).
+		AddItem(a.rtt, 0, 1, false)
+	right := tview.NewFlex().SetDirection(tview.FlexRow).
+		AddItem(a.editor, len(editorRows)+2, 0, true).
+		AddItem(a.now, 0, 1, false)
+	main := tview.NewFlex().
+		AddItem(charts, 0, 3, false).
+		AddItem(right, 44, 0, true)
+	root := tview.NewFlex().SetDirection(tview.FlexRow).
+		AddItem(a.header, 1, 0, false).
+		AddItem(main, 0, 1, true).
+		AddItem(a.footer, 2, 0, false)
+	a.pages = tview.NewPages().AddPage("main", root, true, true)
+	a.app.SetRoot(a.pages, true).SetInputCapture(a.onKey)
+	a.refresh()
+}
+
+func trimZero(f float64) string { return strings.TrimPrefix(fmt.Sprintf("%.3f", f), "0") }
+
+// Run runs the UI until the user quits. A ticker hands the elapsed wall
+// time to the event goroutine 30 times a second; the session advances by
+// that time × the speed, so redraws are coalesced at ≤ 30 fps.
+// A nil screen is the terminal.
+func (a *App) Run(screen tcell.Screen) error {
+	if screen != nil {
+		a.app.SetScreen(screen) // once: a second SetScreen is a replacement
+	}
+	t := time.NewTicker(time.Second / 30)
+	defer t.Stop()
+	return a.run(t.C, time.Now())
+}
+
+// run is Run with the ticks supplied (tests send their own).
+func (a *App) run(ticks <-chan time.Time, start time.Time) error {
+	// The ticker goroutine hands each tick to the event loop. tview's
+	// QueueUpdate returns only once the loop has run the update, so a tick
+	// in flight when the loop ends would block forever: Run therefore does
+	// not wait for this goroutine; stop makes it exit at its next tick.
+	stop := make(chan struct{})
+	go func() {
+		last := start
+		for {
+			select {
+			case <-stop:
+				return
+			case now := <-ticks:
+				d := now.Sub(last)
+				last = now
+				a.app.QueueUpdateDraw(func() { a.advance(d) })
+			}
+		}
+	}()
+	err := a.app.Run()
+	close(stop)
+	return err
+}
+
+// Stop ends Run.
+func (a *App) Stop() { a.app.Stop() }
+
+// advance moves the session on by wall × speed and refreshes the views.
+func (a *App) advance(wall time.Duration) {
+	if !a.paused && !a.s.Done() {
+		target := a.s.Now() + sim.Time(float64(wall)*speeds[a.speed])
+		if err := a.s.Run(target); err != nil {
+			a.paused = true
+			a.status = "[red]" + tview.Escape(err.Error())
+		}
+		if a.s.Done() {
+			a.paused = true
+			a.status = "end of the run (sim.duration); r restarts"
+		}
+		a.lastSum = a.s.Summary()
+	}
+	a.refresh()
+}
+
+// set applies key=value now, after checking the whole configuration.
+func (a *App) set(key, value string) error {
+	cfg := a.s.Config()
+	if err := lab.Set(&cfg, key, value); err != nil {
+		a.status = "[red]" + tview.Escape(err.Error())
+		return err
+	}
+	if err := a.s.Schedule(a.s.Now(), key, value); err != nil {
+		a.status = "[red]" + tview.Escape(err.Error())
+		return err
+	}
+	if err := a.s.Run(a.s.Now()); err != nil {
+		a.status = "[red]" + tview.Escape(err.Error())
+		return err
+	}
+	a.status = fmt.Sprintf("[green]%s = %s[-] at %v", key, tview.Escape(value), a.s.Now())
+	return nil
+}
+
+// refresh copies the latest samples into the charts and rewrites the text
+// views.
+func (a *App) refresh() {
+	all := a.samples()
+	span := int(windows[a.window] / a.opts.Every)
+	if len(all) > span {
+		all = all[len(all)-span:]
+	}
+	fill := func(c *Chart, f func(*metrics.Sample) float64) {
+		c.Values = c.Values[:0]
+		for i := range all {
+			c.Values = append(c.Values, f(&all[i]))
+		}
+		c.Window = span
+	}
+	fill(a.offset, func(s *metrics.Sample) float64 { return float64(s.TickOffset) })
+	fill(a.interval, func(s *metrics.Sample) float64 { return s.SendIntervalS })
+	fill(a.visErr, func(s *metrics.Sample) float64 { return s.VisibleErrorM })
+	fill(a.rtt, func(s *metrics.Sample) float64 { return s.RTTMs })
+	var last metrics.Sample
+	if len(all) > 0 {
+		last = all[len(all)-1]
+	}
+	a.offset.SetNote(fmt.Sprintf("%+d", last.TickOffset))
+	a.interval.SetNote(fmt.Sprintf("%.3f", last.SendIntervalS))
+	a.visErr.SetNote(fmt.Sprintf("%.2f m, snap line %g", last.VisibleErrorM, a.s.Config().Client.Snap))
+	a.rtt.SetNote(fmt.Sprintf("rtt %.0f, jitter up %.1f down %.1f", last.RTTMs, last.UpJitterMs, last.DownJitterMs))
+
+	state := "[green]▶ running[-]"
+	if a.paused {
+		state = "[yellow]❚❚ paused[-]"
+	}
+	cfg := a.s.Config()
+	a.header.SetText(fmt.Sprintf(" [::b]jitterlab[::-] ─ scenario %s ─ seed %d ─ t %v ─ %g× ─ %s ─ window %v",
+		a.opts.Name, cfg.Seed, a.s.Now(), speeds[a.speed], state, windows[a.window]))
+
+	sum := &a.lastSum
+	a.now.SetText(fmt.Sprintf(
+		" err p99 [::b]%.2f[::-] m  snaps [::b]%d[::-]  flips %d\n"+
+			" judder %.2f m/s  speed %.2f/%.2f\n"+
+			" lost %d/%d  late %d  over %d  starved %d\n"+
+			" rtt p50 %.0f ms  input delay %.0f ms\n"+
+			" offset %+d  interval %.3f s",
+		sum.VisibleErrorM.P99, sum.Snaps, sum.LatchFlips,
+		sum.JudderMPS, sum.MeanVisibleSpeedMPS, sum.CommandedSpeedMPS,
+		sum.Up.Lost+sum.Up.QueueDropped, sum.Down.Lost+sum.Down.QueueDropped, sum.LateDropped, sum.Overwritten, sum.Starved,
+		sum.RTTMs.P50, sum.InputDelayMs.P50, last.TickOffset, last.SendIntervalS))
+
+	a.footer.SetText(" space pause  </> speed  ↑↓←→ select  +/- change  enter type  1-9 preset  z window  e csv  r restart  ? help  q quit\n " + a.status)
+}
+
+// exportCSV writes the kept samples (the last hour at most) to a file.
+func (a *App) exportCSV() (string, error) {
+	name := fmt.Sprintf("jitterlab-%s-seed%d-%s.csv", safe(a.opts.Name), a.s.Config().Seed, strings.ReplaceAll(a.s.Now().String(), ":", ""))
+	path := filepath.Join(a.opts.Dir, name)
+	f, err := os.Create(path)
+	if err != nil {
+		return "", err
+	}
+	w, err := metrics.NewCSVWriter(f)
+	if err == nil {
+		for _, x := range a.samples() {
+			if err = w.Write(&x); err != nil {
+				break
+			}
+		}
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return path, err
+}
+
+func safe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == ' ' || r == ':' {
+			return '_'
+		}
+		return r
+	}, strings.TrimSuffix(filepath.Base(s), ".toml"))
+}

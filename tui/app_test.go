@@ -1,0 +1,222 @@
+package tui
+
+import (
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"jitterlab/lab"
+	"jitterlab/metrics"
+	"jitterlab/sim"
+)
+
+func newApp(t *testing.T) (*App, tcell.SimulationScreen) {
+	t.Helper()
+	cfg := lab.DefaultConfig()
+	cfg.Duration = time.Hour
+	for _, kv := range [][2]string{{"link.latency", "50ms"}, {"link.jitter", "20ms"}} {
+		if err := lab.Set(&cfg, kv[0], kv[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, err := New(Options{Config: cfg, Name: "test", Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	screen := tcell.NewSimulationScreen("UTF-8")
+	if err := screen.Init(); err != nil {
+		t.Fatal(err)
+	}
+	a.app.SetScreen(screen)
+	screen.SetSize(130, 40) // after SetScreen, which resets the size
+	return a, screen
+}
+
+func screenText(s tcell.SimulationScreen) string {
+	cells, w, h := s.GetContents()
+	var b strings.Builder
+	for y := range h {
+		for x := range w {
+			if r := cells[y*w+x].Runes; len(r) > 0 {
+				b.WriteRune(r[0])
+			} else {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func draw(a *App, s tcell.SimulationScreen) string {
+	a.refresh()
+	a.app.ForceDraw()
+	return screenText(s)
+}
+
+func TestLiveViewShowsChartsEditorAndSummary(t *testing.T) {
+	a, screen := newApp(t)
+	a.advance(2 * time.Second)
+	a.advance(0) // lay out the charts with their real widths
+	out := draw(a, screen)
+	for _, want := range []string{"jitterlab ─ scenario test ─ seed 1 ─ t 00:00:02.000 ─ 1×", "▶ running",
+		"tick offset (ticks)", "+2 ┈", "-2 ┈", "send interval (s)", ".048 ┈", ".052 ┈",
+		"visible − predicted error (m)", "snap line 0.5", "rtt / jitter (ms)",
+		"latency         50ms       50ms", "corrector       deadband", "err p99", "space pause"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("screen lacks %q:\n%s", want, out)
+		}
+	}
+	braille := 0
+	for _, r := range out {
+		if r > 0x2800 && r <= 0x28FF {
+			braille++
+		}
+	}
+	if braille < 20 {
+		t.Errorf("only %d braille cells: the charts were not drawn:\n%s", braille, out)
+	}
+}
+
+func TestKeys(t *testing.T) {
+	a, screen := newApp(t)
+	press := func(r rune) { a.onKey(tcell.NewEventKey(tcell.KeyRune, r, 0)) }
+	key := func(k tcell.Key) { a.onKey(tcell.NewEventKey(k, 0, 0)) }
+
+	t.Run("speed", func(t *testing.T) {
+		press('>')
+		start := a.s.Now()
+		a.advance(time.Second)
+		if got := a.s.Now() - start; got != sim.Time(2*time.Second) {
+			t.Fatalf("at 2× one wall second simulated %v", time.Duration(got))
+		}
+		press('<')
+	})
+	t.Run("pause", func(t *testing.T) {
+		press(' ')
+		start := a.s.Now()
+		a.advance(time.Second)
+		if a.s.Now() != start || !strings.Contains(draw(a, screen), "❚❚ paused") {
+			t.Fatal("paused lab advanced or does not say so")
+		}
+	})
+	t.Run("step a value in each direction", func(t *testing.T) {
+		press('+') // latency, up
+		key(tcell.KeyRight)
+		press('-') // latency, down
+		if c := a.s.Config(); c.Up.Latency != 55*time.Millisecond || c.Down.Latency != 45*time.Millisecond {
+			t.Fatalf("latency up %v down %v, want 55ms and 45ms", c.Up.Latency, c.Down.Latency)
+		}
+		if ch := a.s.Changes(); len(ch) != 2 || ch[0].Key != "up.latency" || ch[1].Value != "45ms" {
+			t.Fatalf("change log %+v", ch)
+		}
+		key(tcell.KeyDown) // jitter
+		key(tcell.KeyDown) // distribution
+		press('+')
+		if a.s.Config().Down.JitterDist.String() != "normal" {
+			t.Fatalf("distribution stepped to %v", a.s.Config().Down.JitterDist)
+		}
+	})
+	t.Run("a bad value is refused with a message", func(t *testing.T) {
+		before := a.s.Config()
+		if err := a.set("up.loss", "150%"); err == nil {
+			t.Fatal("150% loss accepted")
+		}
+		if a.s.Config().Up != before.Up || !strings.Contains(draw(a, screen), `up.loss: bad value "150%"`) {
+			t.Fatal("the refused value changed the config or was not reported")
+		}
+	})
+	t.Run("preset", func(t *testing.T) {
+		press('6') // mobile-4g
+		if c := a.s.Config(); c.Up.Latency != 100*time.Millisecond || c.Down.Loss != 0.04 {
+			t.Fatalf("preset mobile-4g: %+v", c.Up)
+		}
+	})
+	t.Run("export", func(t *testing.T) {
+		press(' ') // run again
+		a.advance(3 * time.Second)
+		press('e')
+		files, _ := filepath.Glob(filepath.Join(a.opts.Dir, "*.csv"))
+		if len(files) != 1 {
+			t.Fatalf("export wrote %v", files)
+		}
+		f, _ := os.Open(files[0])
+		rows, err := csv.NewReader(f).ReadAll()
+		f.Close()
+		if err != nil || strings.Join(rows[0], ",") != strings.Join(metrics.Columns, ",") || len(rows)-1 != len(a.samples()) {
+			t.Fatalf("export: %d rows for %d samples, err %v", len(rows)-1, len(a.samples()), err)
+		}
+	})
+	t.Run("restart", func(t *testing.T) {
+		press('r')
+		if a.s.Now() != 0 || len(a.samples()) != 0 {
+			t.Fatal("restart did not start over")
+		}
+	})
+}
+
+func TestStepValue(t *testing.T) {
+	cases := []struct {
+		key, cur string
+		dir      int
+		want     string
+	}{
+		{"up.latency", "0", -1, "0"},
+		{"up.latency", "50ms", 1, "55ms"},
+		{"up.jitter", "10ms", -1, "9ms"},
+		{"up.jitter", "10ms", 1, "15ms"},
+		{"up.loss", "0%", -1, "0%"},
+		{"up.loss", "4%", 1, "4.5%"},
+		{"up.jitter_corr", "0.9", 1, "1"},
+		{"up.loss_burst", "0", 1, "2"},
+		{"up.loss_burst", "3", 1, "2"},
+		{"up.keep_order", "false", 1, "true"},
+		{"client.corrector", "proportional", 1, "deadband"},
+		{"client.sender", "frame", -1, "accumulator"},
+		{"client.drift_ppm", "0ppm", 1, "+10ppm"},
+		{"down.rate", "0", 1, "64kbit"},
+	}
+	for _, c := range cases {
+		got, err := stepValue(c.key, c.cur, c.dir)
+		if err != nil || got != c.want {
+			t.Errorf("step %s %q by %d = %q %v, want %q", c.key, c.cur, c.dir, got, err, c.want)
+		}
+		if err == nil {
+			if err := lab.CheckAssignment(c.key, got); err != nil {
+				t.Errorf("%s: step result %q is rejected: %v", c.key, got, err)
+			}
+		}
+	}
+}
+
+// A live app advances with the ticks it is given: 60 ticks of 1/30 s of
+// wall time at 1× simulate exactly two seconds, drawn on the screen.
+func TestLiveAppAdvancesWithWallTicks(t *testing.T) {
+	a, screen := newApp(t)
+	ticks := make(chan time.Time)
+	start := time.Unix(1000, 0)
+	done := make(chan error)
+	go func() { done <- a.run(ticks, start) }() // newApp set the screen
+	for i := 1; i <= 60; i++ {
+		ticks <- start.Add(time.Duration(i) * time.Second / 30)
+	}
+	read := make(chan string, 1)
+	// Queued after the ticks' updates, so it sees all of them.
+	a.app.QueueUpdate(func() {
+		a.app.ForceDraw()
+		read <- a.s.Now().String() + "\n" + screenText(screen)
+	})
+	out := <-read
+	a.Stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out, "00:00:02.000") || !strings.Contains(out, "t 00:00:02.000") {
+		t.Fatalf("after 2 s of ticks: %s", out[:200])
+	}
+}

@@ -1,0 +1,192 @@
+package tui
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+)
+
+// RefLine is a horizontal reference drawn as a dotted line with a label:
+// the ±2 band of the tick offset, the 0.048/0.052 levels, the snap line.
+type RefLine struct {
+	Value float64
+	Label string
+}
+
+// Chart is a line chart drawn with braille dots (2×4 per cell). Each dot
+// column is one bucket of consecutive values; a bucket is drawn as a
+// vertical span from its minimum to its maximum, so spikes survive
+// downsampling. Values come newest last; the chart shows the newest that
+// fit.
+type Chart struct {
+	*tview.Box
+	Refs   []RefLine
+	Min    float64 // fixed range; when Min == Max the range follows the data
+	Max    float64
+	Color  tcell.Color
+	Format string // label format for the range, e.g. "%.3f"
+	Values []float64
+	Per    int // values per dot column (≥ 1); see Window
+	// Window, when > 0, is how many values the full width spans: Per is
+	// then chosen from the width at draw time.
+	Window int
+	title  string
+}
+
+// NewChart returns an empty chart titled title.
+func NewChart(title string) *Chart {
+	c := &Chart{Box: tview.NewBox(), Color: tcell.ColorGreen, Format: "%.0f", Per: 1, title: title}
+	c.SetBorder(true).SetTitle(" " + title + " ").SetTitleAlign(tview.AlignLeft)
+	return c
+}
+
+// SetNote shows the current value after the title.
+func (c *Chart) SetNote(note string) { c.SetTitle(" " + c.title + " ─ " + note + " ") }
+
+const labelWidth = 7
+
+// Render lays the chart out on a w×h grid of runes (w including the label
+// margin). Empty cells are spaces.
+func (c *Chart) Render(w, h int) [][]rune {
+	grid := make([][]rune, h)
+	for i := range grid {
+		grid[i] = make([]rune, w)
+		for j := range grid[i] {
+			grid[i][j] = ' '
+		}
+	}
+	plotW := w - labelWidth
+	if plotW < 1 || h < 1 {
+		return grid
+	}
+	lo, hi := c.yRange()
+	dotsH := h * 4
+	row := func(v float64) int { // dot row, 0 at the top
+		r := int(math.Round((hi - v) / (hi - lo) * float64(dotsH-1)))
+		return min(max(r, 0), dotsH-1)
+	}
+	// Reference lines and their labels.
+	for _, ref := range c.Refs {
+		if ref.Value < lo || ref.Value > hi {
+			continue
+		}
+		cy := row(ref.Value) / 4
+		for x := labelWidth; x < w; x++ {
+			grid[cy][x] = '┈'
+		}
+		putLabel(grid[cy], ref.Label)
+	}
+	// Buckets, newest at the right edge.
+	cols := plotW * 2
+	per := max(c.Per, 1)
+	if c.Window > 0 {
+		per = max(1, (c.Window+cols-1)/cols)
+	}
+	n := len(c.Values)
+	buckets := min((n+per-1)/per, cols)
+	dots := make([][]uint8, h) // braille bits per cell
+	for i := range dots {
+		dots[i] = make([]uint8, plotW)
+	}
+	for b := range buckets {
+		end := n - b*per
+		start := max(end-per, 0)
+		bl, bh := math.Inf(1), math.Inf(-1)
+		for _, v := range c.Values[start:end] {
+			if !math.IsNaN(v) {
+				bl, bh = min(bl, v), max(bh, v)
+			}
+		}
+		if math.IsInf(bl, 1) {
+			continue
+		}
+		col := cols - 1 - b
+		for r := row(bh); r <= row(bl); r++ {
+			dots[r/4][col/2] |= brailleBit(col%2, r%4)
+		}
+	}
+	for y := range h {
+		for x := range plotW {
+			if dots[y][x] != 0 {
+				grid[y][labelWidth+x] = rune(0x2800 + int(dots[y][x]))
+			}
+		}
+	}
+	if len(c.Refs) == 0 && h >= 2 {
+		putLabel(grid[0], fmt.Sprintf(c.Format, hi))
+		putLabel(grid[h-1], fmt.Sprintf(c.Format, lo))
+	}
+	return grid
+}
+
+func putLabel(line []rune, s string) {
+	r := []rune(s)
+	if len(r) > labelWidth-1 {
+		r = r[:labelWidth-1]
+	}
+	pad := labelWidth - 1 - len(r)
+	for i := range labelWidth {
+		line[i] = ' '
+	}
+	copy(line[pad:], r)
+}
+
+// brailleBit is the bit of dot (x, y) in a braille cell (x 0..1, y 0..3).
+func brailleBit(x, y int) uint8 {
+	if y == 3 {
+		return 1 << (6 + x)
+	}
+	return 1 << (y + 3*x)
+}
+
+// yRange is the fixed range, or the data's (and the references') range
+// with a little headroom.
+func (c *Chart) yRange() (lo, hi float64) {
+	if c.Min < c.Max {
+		return c.Min, c.Max
+	}
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, v := range c.Values {
+		if !math.IsNaN(v) {
+			lo, hi = min(lo, v), max(hi, v)
+		}
+	}
+	for _, r := range c.Refs {
+		lo, hi = min(lo, r.Value), max(hi, r.Value)
+	}
+	if math.IsInf(lo, 1) {
+		return 0, 1
+	}
+	nonNegative := lo >= 0
+	if hi-lo < 1e-9 {
+		return lo - 1, hi + 1
+	}
+	pad := (hi - lo) * 0.1
+	if nonNegative {
+		return max(lo-pad, 0), hi + pad
+	}
+	return lo - pad, hi + pad
+}
+
+// Draw draws the chart into its box.
+func (c *Chart) Draw(screen tcell.Screen) {
+	c.Box.DrawForSubclass(screen, c)
+	x, y, w, h := c.GetInnerRect()
+	if w <= 0 || h <= 0 {
+		return
+	}
+	grid := c.Render(w, h)
+	dim := tcell.StyleDefault.Foreground(tcell.ColorGray)
+	line := tcell.StyleDefault.Foreground(c.Color)
+	for j, rowRunes := range grid {
+		for i, r := range rowRunes {
+			st := line
+			if i < labelWidth || r == '┈' {
+				st = dim
+			}
+			screen.SetContent(x+i, y+j, r, nil, st)
+		}
+	}
+}

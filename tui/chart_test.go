@@ -1,0 +1,86 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+)
+
+func render(c *Chart, w, h int) string {
+	var b strings.Builder
+	for _, row := range c.Render(w, h) {
+		b.WriteString(strings.TrimRight(string(row), " "))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func TestBrailleBits(t *testing.T) {
+	// Dots 1,2,3,7 are the left column, 4,5,6,8 the right (Unicode order).
+	want := [2][4]uint8{{0x01, 0x02, 0x04, 0x40}, {0x08, 0x10, 0x20, 0x80}}
+	for x := range 2 {
+		for y := range 4 {
+			if got := brailleBit(x, y); got != want[x][y] {
+				t.Errorf("dot (%d,%d) = %#x, want %#x", x, y, got, want[x][y])
+			}
+		}
+	}
+}
+
+func TestChartRendersARampAndReferenceLines(t *testing.T) {
+	c := NewChart("t")
+	c.Min, c.Max = 0, 7
+	c.Values = []float64{0, 1, 2, 3, 4, 5, 6, 7}
+	got := render(c, labelWidth+4, 2)
+	// 8 values on 8 dot columns and 8 dot rows: a diagonal from the bottom
+	// left to the top right.
+	// The range is labelled at the top and bottom.
+	want := "     7   ⡠⠊\n     0 ⡠⠊\n"
+	if got != want {
+		t.Fatalf("ramp:\n%s\nwant:\n%s", got, want)
+	}
+
+	c = NewChart("offset")
+	c.Min, c.Max = -4, 4
+	c.Refs = []RefLine{{2, "+2"}, {-2, "-2"}}
+	c.Values = []float64{0, 0, 0, 0}
+	out := render(c, labelWidth+6, 6)
+	lines := strings.Split(out, "\n")
+	find := func(prefix string) int {
+		for i, l := range lines {
+			if strings.HasPrefix(l, prefix) {
+				return i
+			}
+		}
+		return -1
+	}
+	plus, minus := find("    +2 ┈"), find("    -2 ┈")
+	if plus < 0 || minus < 0 || plus >= minus {
+		t.Fatalf("reference lines missing or misplaced:\n%s", out)
+	}
+	zero := -1
+	for i, l := range lines {
+		if strings.ContainsAny(l, "⠉⠒⠤⣀") {
+			zero = i
+		}
+	}
+	if zero <= plus || zero >= minus {
+		t.Fatalf("the zero line (row %d) is not between +2 (row %d) and -2 (row %d):\n%s", zero, plus, minus, out)
+	}
+}
+
+func TestChartBucketsKeepSpikes(t *testing.T) {
+	c := NewChart("err")
+	c.Min, c.Max = 0, 1
+	c.Per = 10
+	c.Values = make([]float64, 100)
+	c.Values[55] = 1 // one spike among zeros
+	out := render(c, labelWidth+5, 2)
+	top := []rune(strings.Split(out, "\n")[0])
+	spike := false
+	for _, r := range top[labelWidth:] {
+		spike = spike || r != ' '
+	}
+	if !spike {
+		t.Fatalf("a spike averaged away by downsampling:\n%s", out)
+	}
+}
