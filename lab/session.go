@@ -3,6 +3,7 @@ package lab
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"jitterlab/client"
@@ -17,16 +18,17 @@ type evKind uint8
 
 // Queued events. Periodic wake-ups (frames, server steps, samples, clock
 // wander) are sim.Timers beside the queue, in the same (time, sequence)
-// order.
+// order. Parameter changes are not events: a change at time T applies after
+// every event at T and before any later one, whether it was scheduled in
+// advance (a timeline, a re-simulation) or made live at T (the TUI), so
+// both give the same run.
 const (
 	evUp   evKind = iota // an uplink delivery is due
 	evDown               // a downlink delivery is due
-	evChange
 )
 
 type event struct {
 	kind evKind
-	idx  int32 // evChange: index into pending changes
 }
 
 // timers, in the order Run checks them (order only matters for equal keys,
@@ -99,7 +101,7 @@ type Session struct {
 
 	serverKnowsClient bool
 
-	pending []Change // scheduled, not yet applied
+	pending []Change // scheduled, not yet applied, by time (stable)
 	applied []Change
 	err     error
 
@@ -126,6 +128,10 @@ type Session struct {
 	OnSample func(*metrics.Sample)
 	// OnPacket, if set, receives every per-packet record.
 	OnPacket func(*PacketRecord)
+	// OnChange, if set, receives every parameter change as it applies.
+	OnChange func(Change)
+
+	initial Config // the configuration the session started with
 }
 
 // sentRing bounds how many unacknowledged ticks the input-delay measure
@@ -145,7 +151,7 @@ func New(cfg Config, every time.Duration) (*Session, error) {
 	if every <= 0 {
 		every = 50 * time.Millisecond
 	}
-	s := &Session{cfg: cfg, every: every,
+	s := &Session{cfg: cfg, initial: cfg, every: every,
 		visErr: metrics.NewHistogram(1e-4), corr: metrics.NewHistogram(1e-4),
 		rtt: metrics.NewHistogram(0.01), inputDelay: metrics.NewHistogram(0.01), upJit: metrics.NewHistogram(0.001), downJt: metrics.NewHistogram(0.001),
 		msgs: make([]wire, 0, 256), free: make([]int32, 0, 256),
@@ -190,6 +196,12 @@ func New(cfg Config, every time.Duration) (*Session, error) {
 // Config returns the settings in force.
 func (s *Session) Config() Config { return s.cfg }
 
+// Initial returns the settings the session started with.
+func (s *Session) Initial() Config { return s.initial }
+
+// Every is the sample period.
+func (s *Session) Every() time.Duration { return s.every }
+
 // Now is the session's true time.
 func (s *Session) Now() sim.Time { return s.now }
 
@@ -214,8 +226,11 @@ func (s *Session) Schedule(at sim.Time, key, value string) error {
 	if err := CheckAssignment(key, value); err != nil {
 		return err
 	}
-	s.pending = append(s.pending, Change{At: at, Key: key, Value: value})
-	s.q.Push(at, event{kind: evChange, idx: int32(len(s.pending) - 1)})
+	i := len(s.pending)
+	for i > 0 && s.pending[i-1].At > at {
+		i--
+	}
+	s.pending = slices.Insert(s.pending, i, Change{At: at, Key: key, Value: value})
 	return nil
 }
 
@@ -234,7 +249,11 @@ func (s *Session) Run(until sim.Time) error {
 			}
 		}
 		if !ok || at > until {
+			s.applyChanges(until, true)
 			break
+		}
+		if s.applyChanges(at, false) {
+			continue // a change may have re-armed a timer
 		}
 		s.now = at
 		if next >= 0 {
@@ -275,14 +294,31 @@ func (s *Session) handle(ev event) {
 		s.deliver(s.up, "up")
 	case evDown:
 		s.deliver(s.down, "down")
-	case evChange:
-		c := s.pending[ev.idx]
+	}
+}
+
+// applyChanges applies the pending changes due before t (at or before t
+// when inclusive) and reports whether it applied any.
+func (s *Session) applyChanges(t sim.Time, inclusive bool) bool {
+	applied := false
+	for len(s.pending) > 0 && s.err == nil {
+		c := s.pending[0]
+		if c.At > t || (!inclusive && c.At == t) {
+			break
+		}
+		s.pending = s.pending[1:]
+		s.now = max(s.now, c.At)
 		if err := s.apply(c.Key, c.Value); err != nil {
 			s.err = fmt.Errorf("at %v: %w", s.now, err)
-			return
+			return applied
 		}
 		s.applied = append(s.applied, Change{At: s.now, Key: c.Key, Value: c.Value})
+		if s.OnChange != nil {
+			s.OnChange(s.applied[len(s.applied)-1])
+		}
+		applied = true
 	}
+	return applied
 }
 
 // scheduleFrame (re)arms the client's next frame at the true time its

@@ -156,11 +156,16 @@ func Choice(key, s string, choices ...string) (string, error) {
 	return "", bad(key, s, "one of "+strings.Join(choices, ", "))
 }
 
-// FormatFraction writes f the way [Fraction] reads it back, as a
-// percentage with up to 12 significant digits (so 0.07 is "7%", not the
-// "7.000000000000001%" of f·100 in binary floating point).
+// FormatFraction writes f the way [Fraction] reads it back, exactly, as a
+// percentage: the shortest of 12 significant digits (so 0.07 is "7%", not
+// the "7.000000000000001%" of f·100 in binary) or, when that does not read
+// back to the same float, a plain fraction with every digit.
 func FormatFraction(f float64) string {
-	return strconv.FormatFloat(f*100, 'g', 12, 64) + "%"
+	s := strconv.FormatFloat(f*100, 'g', 12, 64) + "%"
+	if back, err := Fraction("", s); err == nil && back == f {
+		return s
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
 // FormatRate writes bits per second the way [Rate] reads it back.

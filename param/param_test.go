@@ -71,8 +71,8 @@ func TestFormatRoundTrips(t *testing.T) {
 	if got := FormatFraction(0.07); got != "7%" {
 		t.Errorf("FormatFraction(0.07) = %q, want 7%%", got)
 	}
-	for _, f := range []float64{0, 0.02, 0.04, 0.07, 0.001, 1, 0.0010005} {
-		if g, err := Fraction("k", FormatFraction(f)); err != nil || math.Abs(g-f) > 1e-15 {
+	for _, f := range []float64{0, 0.02, 0.04, 0.07, 0.001, 1, 0.0010005, 1 - math.Sqrt(0.998), 1.0 / 3} {
+		if g, err := Fraction("k", FormatFraction(f)); err != nil || g != f {
 			t.Errorf("fraction %v → %q → %v %v", f, FormatFraction(f), g, err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"jitterlab/lab"
 	"jitterlab/metrics"
+	"jitterlab/recordings"
 	"jitterlab/scenarios"
 	"jitterlab/sim"
 )
@@ -53,6 +54,9 @@ type App struct {
 	lastSum  lab.Summary
 	editing  bool
 	quitting bool
+	rec      *lab.Recorder
+	recFile  *os.File
+	recPath  string
 
 	header, now, footer *tview.TextView
 	offset, interval    *Chart
@@ -198,6 +202,9 @@ func (a *App) run(ticks <-chan time.Time, start time.Time) error {
 	}()
 	err := a.app.Run()
 	close(stop)
+	if _, rerr := a.stopRecording(); err == nil {
+		err = rerr
+	}
 	return err
 }
 
@@ -272,6 +279,9 @@ func (a *App) refresh() {
 	if a.paused {
 		state = "[yellow]❚❚ paused[-]"
 	}
+	if a.rec != nil {
+		state += " ─ [red]● REC[-]"
+	}
 	cfg := a.s.Config()
 	a.header.SetText(fmt.Sprintf(" [::b]jitterlab[::-] ─ scenario %s ─ seed %d ─ t %v ─ %g× ─ %s ─ window %v",
 		a.opts.Name, cfg.Seed, a.s.Now(), speeds[a.speed], state, windows[a.window]))
@@ -289,6 +299,45 @@ func (a *App) refresh() {
 		sum.RTTMs.P50, sum.InputDelayMs.P50, last.TickOffset, last.SendIntervalS))
 
 	a.footer.SetText(" space pause  </> speed  ↑↓←→ select  +/- change  enter type  1-9 preset  z window  e csv  r restart  ? help  q quit\n " + a.status)
+}
+
+// startRecording records the session from its start: the header is its
+// initial configuration, then the kept samples and the change log, then
+// every sample and change as they come.
+func (a *App) startRecording() error {
+	name := fmt.Sprintf("jitterlab-%s-seed%d.jlrec", safe(a.opts.Name), a.s.Config().Seed)
+	path := filepath.Join(a.opts.Dir, name)
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w, err := recordings.NewWriter(f, lab.HeaderOf(a.s.Initial(), a.opts.Name, a.s.Every()))
+	if err != nil {
+		f.Close()
+		return err
+	}
+	a.rec, a.recFile, a.recPath = lab.Record(a.s, w, a.samples()), f, path
+	a.s.OnSample = func(x *metrics.Sample) {
+		a.record(x)
+		a.rec.Sample(x)
+	}
+	a.s.OnChange = a.rec.Change
+	return nil
+}
+
+// stopRecording closes the recording with the summary so far.
+func (a *App) stopRecording() (string, error) {
+	if a.rec == nil {
+		return "", nil
+	}
+	err := a.rec.Close()
+	if cerr := a.recFile.Close(); err == nil {
+		err = cerr
+	}
+	a.s.OnSample, a.s.OnChange = a.record, nil
+	path := a.recPath
+	a.rec, a.recFile, a.recPath = nil, nil, ""
+	return path, err
 }
 
 // exportCSV writes the kept samples (the last hour at most) to a file.

@@ -12,6 +12,7 @@ import (
 
 	"jitterlab/lab"
 	"jitterlab/metrics"
+	"jitterlab/recordings"
 	"jitterlab/sim"
 )
 
@@ -150,6 +151,30 @@ func TestKeys(t *testing.T) {
 		f.Close()
 		if err != nil || strings.Join(rows[0], ",") != strings.Join(metrics.Columns, ",") || len(rows)-1 != len(a.samples()) {
 			t.Fatalf("export: %d rows for %d samples, err %v", len(rows)-1, len(a.samples()), err)
+		}
+	})
+	t.Run("record", func(t *testing.T) {
+		press('R')
+		if !strings.Contains(draw(a, screen), "● REC") {
+			t.Fatal("recording not shown in the header")
+		}
+		press('+') // a live change while recording
+		a.advance(2 * time.Second)
+		press('R')
+		files, _ := filepath.Glob(filepath.Join(a.opts.Dir, "*.jlrec"))
+		if len(files) != 1 {
+			t.Fatalf("recording files %v", files)
+		}
+		f, _ := os.Open(files[0])
+		defer f.Close()
+		st, _ := f.Stat()
+		r, err := recordings.Open(f, st.Size())
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := lab.Verify(r)
+		if err != nil || v.Samples != len(a.samples()) || v.Changes != len(a.s.Changes()) || !v.SummaryOK {
+			t.Fatalf("the TUI's recording does not verify: %+v %v", v, err)
 		}
 	})
 	t.Run("restart", func(t *testing.T) {

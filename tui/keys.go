@@ -52,6 +52,8 @@ func (a *App) onKey(ev *tcell.EventKey) *tcell.EventKey {
 			a.export()
 		case r == 'r':
 			a.restartKey()
+		case r == 'R':
+			a.toggleRecord()
 		case r == '?':
 			a.help()
 		case r == 'q':
@@ -123,7 +125,27 @@ func (a *App) export() {
 	a.status = "[green]wrote " + path
 }
 
+func (a *App) toggleRecord() {
+	if a.rec != nil {
+		path, err := a.stopRecording()
+		if err != nil {
+			a.status = "[red]recording: " + tview.Escape(err.Error())
+			return
+		}
+		a.status = "[green]recorded " + path + "[-]; lab replay " + path + " --verify checks it"
+		return
+	}
+	if err := a.startRecording(); err != nil {
+		a.status = "[red]recording: " + tview.Escape(err.Error())
+		return
+	}
+	a.status = "[red]●[-] recording to " + a.recPath + " (from t 0); R stops"
+}
+
 func (a *App) restartKey() {
+	if _, err := a.stopRecording(); err != nil {
+		a.status = "[red]recording: " + tview.Escape(err.Error())
+	}
 	if err := a.restart(); err != nil {
 		a.status = "[red]" + tview.Escape(err.Error())
 		return
@@ -170,7 +192,8 @@ func (a *App) help() {
 		"↑ ↓        select a parameter     ← →   up / down direction",
 		"+ -        step the value         enter type a value (as on the command line)",
 		"z          chart window 10s/30s/2m e     export the timeline to CSV",
-		"r          restart, same seed     q     quit",
+		"r          restart, same seed     R     record (zstd) / stop; lab replay reads it",
+		"q          quit",
 		"",
 		"presets: " + strings.Join(presets, ", "),
 		"",

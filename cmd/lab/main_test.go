@@ -183,3 +183,50 @@ func TestRunScenarioWithOverrides(t *testing.T) {
 		}
 	}
 }
+
+func TestRecordReplayVerifyExport(t *testing.T) {
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "s.jlrec")
+	if code, _, errOut := runLab(t, "run", "--scenario", "latency-spike", "--duration", "25s", "--record", rec, "--csv", filepath.Join(dir, "run.csv")); code != 0 {
+		t.Fatal(errOut)
+	}
+	code, out, errOut := runLab(t, "replay", rec, "--verify")
+	if code != 0 {
+		t.Fatalf("replay --verify: %s", errOut)
+	}
+	for _, want := range []string{"scenario   latency-spike", "at 00:00:20.000  link.latency = 300ms", "verified: 500 samples identical", "summary identical"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("replay output lacks %q:\n%s", want, out)
+		}
+	}
+	// export of the whole recording equals the CSV written by the run.
+	exp := filepath.Join(dir, "export.csv")
+	if code, _, errOut := runLab(t, "export", rec, "--csv", exp); code != 0 {
+		t.Fatal(errOut)
+	}
+	a, _ := os.ReadFile(filepath.Join(dir, "run.csv"))
+	b, _ := os.ReadFile(exp)
+	if !bytes.Equal(a, b) {
+		t.Fatal("exporting the recording does not give the run's CSV")
+	}
+	// A seeked window.
+	_, out, _ = runLab(t, "export", rec, "--from", "20s", "--to", "21s")
+	if rows := strings.Count(out, "\n"); rows != 1+21 || !strings.Contains(out, "\n20.000,") {
+		t.Fatalf("window 20–21 s: %d lines\n%s", rows, out)
+	}
+	// A truncated file (a crash) still replays up to its last whole frame.
+	whole, _ := os.ReadFile(rec)
+	cut := filepath.Join(dir, "cut.jlrec")
+	os.WriteFile(cut, whole[:len(whole)*2/3], 0o644)
+	code, out, errOut = runLab(t, "replay", cut)
+	if code != 0 || !strings.Contains(out, "truncated at byte") {
+		t.Fatalf("truncated: %d %s %s", code, out, errOut)
+	}
+	code, _, errOut = runLab(t, "replay", filepath.Join(dir, "run.csv"))
+	if code != 1 || !strings.Contains(errOut, "not a jitterlab recording") {
+		t.Fatalf("a CSV as a recording: %d %q", code, errOut)
+	}
+	if code, _, errOut := runLab(t, "replay"); code != 1 || !strings.Contains(errOut, "want one recording FILE") {
+		t.Fatalf("no file: %d %q", code, errOut)
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"jitterlab/lab"
 	"jitterlab/metrics"
+	"jitterlab/recordings"
 	"jitterlab/scenarios"
 	"jitterlab/sim"
 )
@@ -39,6 +40,14 @@ func (o *runOptions) register(fs *flag.FlagSet) {
 	fs.DurationVar(&o.duration, "duration", time.Minute, "simulated time (overrides the scenario's)")
 	fs.Uint64Var(&o.seed, "seed", 1, "session seed (overrides the scenario's)")
 	fs.Var(&o.sets, "set", "parameter override `key=value` (repeatable; keys are listed below)")
+}
+
+// name is how the session is called in recordings and exports.
+func (o *runOptions) name() string {
+	if o.scenario == "" {
+		return "default"
+	}
+	return o.scenario
 }
 
 func (o *runOptions) given(name string) bool {
@@ -138,9 +147,29 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// parseFlagsOnly is parseFlags that leaves positional arguments in fs.Args.
+func parseFlagsOnly(fs *flag.FlagSet, args []string) error {
+	out, usage := fs.Output(), fs.Usage
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	fs.Usage = usage
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fs.SetOutput(os.Stdout)
+		fs.Usage()
+		return err
+	case err != nil:
+		fmt.Fprintf(out, "%s: %v (see '%s -h')\n", fs.Name(), err, fs.Name())
+		return errUsage
+	}
+	return nil
+}
+
 func cmdRun(args []string, stdout, stderr io.Writer) error {
 	var o runOptions
-	var csvPath, packetsPath string
+	var csvPath, packetsPath, recordPath string
 	var every time.Duration
 	var asJSON bool
 	fs := newFlagSet("run", "[flags]", stderr, paramHelp)
@@ -149,6 +178,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&every, "every", 50*time.Millisecond, "sample period of the timeline")
 	fs.StringVar(&packetsPath, "packets", "", "write one row per packet to `FILE`")
 	fs.BoolVar(&asJSON, "json", false, "print the summary as JSON")
+	fs.StringVar(&recordPath, "record", "", "record the session to `FILE` (zstd; 'lab replay' reads it)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -197,6 +227,28 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			}
 			return w.Flush()
 		}}, closers...)
+	}
+	var rec *lab.Recorder
+	if recordPath != "" {
+		f, err := os.Create(recordPath)
+		if err != nil {
+			return err
+		}
+		closers = append(closers, f.Close)
+		w, err := recordings.NewWriter(f, lab.HeaderOf(cfg, o.name(), every))
+		if err != nil {
+			return err
+		}
+		rec = lab.Record(s, w, nil)
+		s.OnChange = rec.Change
+		prev := s.OnSample
+		s.OnSample = func(x *metrics.Sample) {
+			rec.Sample(x)
+			if prev != nil {
+				prev(x)
+			}
+		}
+		closers = append([]func() error{rec.Close}, closers...)
 	}
 	if packetsPath != "" {
 		f, err := os.Create(packetsPath)
@@ -282,4 +334,21 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// parseFlagsAndArgs parses flags given before or after positional
+// arguments ("lab replay FILE --verify") and returns the arguments.
+func parseFlagsAndArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var rest []string
+	for {
+		if err := parseFlagsOnly(fs, args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return rest, nil
+		}
+		rest = append(rest, args[0])
+		args = args[1:]
+	}
 }
