@@ -230,3 +230,47 @@ func TestRecordReplayVerifyExport(t *testing.T) {
 		t.Fatalf("no file: %d %q", code, errOut)
 	}
 }
+
+func TestABAndSweep(t *testing.T) {
+	code, out, errOut := runLab(t, "ab", "--scenario", "jitter-fix", "--duration", "1m", "--seeds", "1-3", "--b", "server.inputs=queue")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	for _, want := range []string{"B: server.inputs=queue", "overwritten", "speed m/s", "input delay p50 ms", "6 runs"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("ab output lacks %q:\n%s", want, out)
+		}
+	}
+	// The same command twice prints the same table (runs are independent
+	// and deterministic even when they run in parallel).
+	_, again, _ := runLab(t, "ab", "--scenario", "jitter-fix", "--duration", "1m", "--seeds", "1-3", "--b", "server.inputs=queue")
+	strip := func(s string) string { return s[:strings.LastIndex(s, "runs of")] }
+	if strip(out) != strip(again) {
+		t.Fatal("ab is not repeatable")
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"ab"}, "--b"},
+		{[]string{"ab", "--b", "server.inputz=queue"}, `"server.inputz"`},
+		{[]string{"ab", "--b", "server.inputs=queue", "--seeds", "5-1"}, "--seeds"},
+		{[]string{"sweep", "--over", "link.jitter"}, "--over"},
+		{[]string{"sweep", "--over", "link.jitter=5ms,fast"}, `"fast"`},
+	} {
+		if code, _, errOut := runLab(t, c.args...); code == 0 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: code %d, stderr %q, want it to name %s", c.args, code, errOut, c.want)
+		}
+	}
+	csvPath := filepath.Join(t.TempDir(), "sweep.csv")
+	code, out, errOut = runLab(t, "sweep", "--over", "link.loss=0%,5%", "--seeds", "1,2", "--duration", "30s", "--csv", csvPath)
+	if code != 0 || !strings.Contains(out, "link.loss") {
+		t.Fatalf("sweep: %s %s", out, errOut)
+	}
+	f, _ := os.Open(csvPath)
+	rows, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil || len(rows) != 1+2*2 || rows[1][0] != "0%" || rows[4][1] != "2" {
+		t.Fatalf("sweep CSV %v %v", rows, err)
+	}
+}

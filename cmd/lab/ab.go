@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+func cmdAB(args []string, stdout, stderr io.Writer) error {
+	var o runOptions
+	var a, b, seedList string
+	fs := newFlagSet("ab", "--b 'server.inputs=queue' [--a '…'] [--scenario NAME] [--seeds 1-5]", stderr, paramHelp)
+	o.register(fs)
+	fs.StringVar(&a, "a", "", "variant A: `key=value` settings on top of the scenario (default: none, the reference)")
+	fs.StringVar(&b, "b", "", "variant B: `key=value` settings, e.g. 'server.inputs=queue client.sender=accumulator'")
+	fs.StringVar(&seedList, "seeds", "1-5", "seeds to run both variants on, e.g. 1-5 or 1,4,9")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if b == "" {
+		return fmt.Errorf("--b: give variant B's settings, e.g. --b 'server.inputs=queue'")
+	}
+	seeds, err := parseSeeds(seedList)
+	if err != nil {
+		return err
+	}
+	ja, err := variantJobs(&o, seeds, splitSets(a))
+	if err != nil {
+		return fmt.Errorf("variant A: %w", err)
+	}
+	jb, err := variantJobs(&o, seeds, splitSets(b))
+	if err != nil {
+		return fmt.Errorf("variant B: %w", err)
+	}
+	start := time.Now()
+	runs, err := runJobs(append(ja, jb...))
+	if err != nil {
+		return err
+	}
+	ra, rb := runs[:len(seeds)], runs[len(seeds):]
+	name := o.name()
+	labelA := "A (reference)"
+	if a != "" {
+		labelA = "A"
+	}
+	fmt.Fprintf(stdout, "scenario %s, %v each, seeds %s (same seeds for both)\n", name, ja[0].cfg.Duration, seedList)
+	fmt.Fprintf(stdout, "A: %s\nB: %s\n\n", orNone(a), b)
+	var rows [][]string
+	for _, m := range metricsTable {
+		va, vb := mean(ra, m), mean(rb, m)
+		rows = append(rows, []string{m.name, fmt.Sprintf("%.*f", m.prec, va), fmt.Sprintf("%.*f", m.prec, vb), delta(va, vb, m.prec)})
+	}
+	if err := writeTable(stdout, []string{"mean over seeds", labelA, "B", "B − A"}, rows); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "\n%d runs of %v simulated in %v\n", len(runs), ja[0].cfg.Duration, time.Since(start).Round(time.Millisecond))
+	return err
+}
+
+func orNone(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "(the scenario as it is)"
+	}
+	return s
+}
+
+func delta(a, b float64, prec int) string {
+	d := b - a
+	s := fmt.Sprintf("%+.*f", prec, d)
+	if a != 0 {
+		s += fmt.Sprintf(" (%+.0f%%)", 100*d/a)
+	}
+	return s
+}
