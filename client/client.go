@@ -476,7 +476,6 @@ func (c *Client) Counters() Counters { return c.c }
 // Accessors for the lab's samples and for tests.
 func (c *Client) LoggedIn() bool                  { return c.loggedIn }
 func (c *Client) Tick() uint32                    { return c.tick }
-func (c *Client) StartTick() uint32               { return c.startTick }
 func (c *Client) ServerTick() uint32              { return c.serverTick }
 func (c *Client) AckTick() uint32                 { return c.ackTick }
 func (c *Client) Offset() int                     { return c.offset }

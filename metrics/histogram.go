@@ -92,9 +92,6 @@ func (h *Histogram) Quantile(q float64) float64 {
 	return h.max
 }
 
-// Reset forgets all values.
-func (h *Histogram) Reset() { *h = Histogram{Unit: h.Unit} }
-
 // Welford accumulates a mean and standard deviation in one pass.
 type Welford struct {
 	n        uint64
@@ -109,9 +106,10 @@ func (w *Welford) Add(x float64) {
 	w.m2 += d * (x - w.mean)
 }
 
-// N, Mean and SD (sample standard deviation) of the values added.
-func (w *Welford) N() uint64     { return w.n }
+// Mean is the mean of the values added.
 func (w *Welford) Mean() float64 { return w.mean }
+
+// SD is the sample standard deviation of the values added.
 func (w *Welford) SD() float64 {
 	if w.n < 2 {
 		return 0

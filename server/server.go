@@ -132,9 +132,6 @@ func (s *Server) NextStep() sim.Time { return s.nextLocal }
 // Tick is the number of steps done: the start tick a login is told.
 func (s *Server) Tick() uint32 { return s.tick }
 
-// Pose is the authoritative pose.
-func (s *Server) Pose() motion.Pose { return s.pose }
-
 // Counters returns the cumulative input counts.
 func (s *Server) Counters() Counters { return s.c }
 
@@ -204,6 +201,3 @@ func (s *Server) Step() proto.PlayerState {
 	s.nextLocal += sim.Time(s.cfg.Tick)
 	return proto.PlayerState{ServerTick: s.tick, Pose: s.pose, AckTick: s.ack}
 }
-
-// QueueLen is the number of queued inputs (Queue mode).
-func (s *Server) QueueLen() int { return len(s.queue) }

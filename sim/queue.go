@@ -82,13 +82,6 @@ func (q *Queue[T]) Pop() (at Time, v T, ok bool) {
 	return top.at, top.v, true
 }
 
-// Reset empties the queue, keeping its storage. Sequence numbers keep
-// increasing, so ordering among later pushes is unaffected.
-func (q *Queue[T]) Reset() {
-	clear(q.items)
-	q.items = q.items[:0]
-}
-
 func (q *Queue[T]) up(i int) {
 	it := q.items[i]
 	for i > 0 {

@@ -29,13 +29,6 @@ func (t Time) String() string {
 	return fmt.Sprintf("%s%02d:%02d:%02d.%03d", sign, ms/3600000, ms/60000%60, ms/1000%60, ms%1000)
 }
 
-// Periodic returns the k-th instant of a grid with the given period and
-// phase: phase + k·period computed exactly in integer nanoseconds. For a
-// period that is not a whole number of nanoseconds (1s/60) use [GridTime].
-func Periodic(phase Time, k int64, period time.Duration) Time {
-	return phase + Time(k*int64(period))
-}
-
 // GridTime returns the k-th instant of a grid of n ticks per second,
 // k·1s/n rounded to the nearest nanosecond (never an accumulated step), so
 // three frames of a 60 fps grid are exactly 50ms.

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -119,52 +118,6 @@ func newFlagSet(name, args string, stderr io.Writer, extra func(io.Writer)) *fla
 		}
 	}
 	return fs
-}
-
-// parseFlags parses args, turning flag errors into errUsage after the flag
-// package has printed them in one line.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	// The flag package prints errors and the whole usage; keep errors to
-	// one line naming the command.
-	out, usage := fs.Output(), fs.Usage
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	err := fs.Parse(args)
-	fs.SetOutput(out)
-	fs.Usage = usage
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		fs.SetOutput(os.Stdout)
-		fs.Usage()
-		return err
-	case err != nil:
-		fmt.Fprintf(out, "%s: %v (see '%s -h')\n", fs.Name(), err, fs.Name())
-		return errUsage
-	case fs.NArg() > 0:
-		fmt.Fprintf(out, "%s: unexpected argument %q (see '%s -h')\n", fs.Name(), fs.Arg(0), fs.Name())
-		return errUsage
-	}
-	return nil
-}
-
-// parseFlagsOnly is parseFlags that leaves positional arguments in fs.Args.
-func parseFlagsOnly(fs *flag.FlagSet, args []string) error {
-	out, usage := fs.Output(), fs.Usage
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	err := fs.Parse(args)
-	fs.SetOutput(out)
-	fs.Usage = usage
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		fs.SetOutput(os.Stdout)
-		fs.Usage()
-		return err
-	case err != nil:
-		fmt.Fprintf(out, "%s: %v (see '%s -h')\n", fs.Name(), err, fs.Name())
-		return errUsage
-	}
-	return nil
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
@@ -334,21 +287,4 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// parseFlagsAndArgs parses flags given before or after positional
-// arguments ("lab replay FILE --verify") and returns the arguments.
-func parseFlagsAndArgs(fs *flag.FlagSet, args []string) ([]string, error) {
-	var rest []string
-	for {
-		if err := parseFlagsOnly(fs, args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return rest, nil
-		}
-		rest = append(rest, args[0])
-		args = args[1:]
-	}
 }
