@@ -328,3 +328,51 @@ func TestLiveChangeEqualsScheduledChange(t *testing.T) {
 		t.Fatal("differs for a change at a sample instant")
 	}
 }
+
+// After a latency spike the reference client (frame sender) keeps the tick
+// offset it built up: 0.048 s at 60 fps is still every 3rd frame, exactly
+// the server's 20 Hz, so the latch cannot drain it. The accumulator sender
+// sends at 1/0.048 s and does.
+func TestFrameSenderCannotDrainOffsetAfterSpike(t *testing.T) {
+	offsetAfter := func(sets ...string) []int {
+		sc, err := LoadScenario("latency-spike")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := DefaultConfig()
+		if err := ApplyScenario(&cfg, sc); err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range sets {
+			k, v, _ := ParseAssignment(a)
+			if err := Set(&cfg, k, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cfg.Duration = time.Minute
+		s, _ := New(cfg, 50*time.Millisecond)
+		s.ScheduleTimeline(sc)
+		var offs []int
+		s.OnSample = func(x *metrics.Sample) {
+			if x.TS >= 40 {
+				offs = append(offs, x.TickOffset)
+			}
+		}
+		if err := s.Run(sim.Time(cfg.Duration)); err != nil {
+			t.Fatal(err)
+		}
+		return offs
+	}
+	for _, o := range offsetAfter() {
+		if o < 5 {
+			t.Fatalf("the reference client drained its offset to %d; the frame sender should stay stuck well above the band", o)
+		}
+	}
+	// The accumulator drains it; the latch then moves it between the
+	// thresholds, so it stays within one tick of the band.
+	for _, o := range offsetAfter("client.sender=accumulator") {
+		if o < -3 || o > 3 {
+			t.Fatalf("the accumulator sender left the offset at %d", o)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package metrics
 import (
 	"bytes"
 	"encoding/csv"
+	"image/png"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -120,5 +121,43 @@ func TestCSVWriterHeaderAndRows(t *testing.T) {
 		if row[c] != want {
 			t.Errorf("%s = %q, want %q", c, row[c], want)
 		}
+	}
+}
+
+func TestWritePNG(t *testing.T) {
+	var samples []Sample
+	for i := range 400 {
+		samples = append(samples, Sample{TS: float64(i) * 0.05, TickOffset: i%9 - 4, SendIntervalS: 0.048, VisibleErrorM: 0.2, RTTMs: 100})
+	}
+	panels := StandardPanels(2, 0.048, 0.052, 0.5)
+	var a, b bytes.Buffer
+	if err := WritePNG(&a, samples, panels, 800, "test"); err != nil {
+		t.Fatal(err)
+	}
+	WritePNG(&b, samples, panels, 800, "test")
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Fatal("the same samples gave different images")
+	}
+	img, err := png.Decode(&a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, h := img.Bounds().Dx(), img.Bounds().Dy(); w != 800 || h != marginTop+4*panelH+footerH {
+		t.Fatalf("image %d×%d", w, h)
+	}
+	// The offset series (−4..4, refs ±2) colours pixels in the first panel.
+	colored := 0
+	for y := marginTop; y < marginTop+panelH; y++ {
+		for x := marginL; x < 800-marginR; x++ {
+			if r, g, bl, _ := img.At(x, y).RGBA(); r>>8 == 0 && g>>8 == 150 && bl>>8 == 200 {
+				colored++
+			}
+		}
+	}
+	if colored < 700 {
+		t.Fatalf("only %d pixels of the offset series", colored)
+	}
+	if err := WritePNG(&b, nil, panels, 800, "x"); err == nil {
+		t.Fatal("no samples accepted")
 	}
 }

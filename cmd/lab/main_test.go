@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -272,5 +273,26 @@ func TestABAndSweep(t *testing.T) {
 	f.Close()
 	if err != nil || len(rows) != 1+2*2 || rows[1][0] != "0%" || rows[4][1] != "2" {
 		t.Fatalf("sweep CSV %v %v", rows, err)
+	}
+}
+
+func TestPlot(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "p.png")
+	code, stdout, errOut := runLab(t, "plot", "../../recordings/examples/jitter-fix.jlrec", "--from", "10s", "--to", "20s", "--out", out, "--width", "640")
+	if code != 0 || !strings.Contains(stdout, "201 samples from 10.00 s to 20.00 s") {
+		t.Fatalf("plot a recording: %d %s %s", code, stdout, errOut)
+	}
+	f, _ := os.Open(out)
+	cfg, err := png.DecodeConfig(f)
+	f.Close()
+	if err != nil || cfg.Width != 640 {
+		t.Fatalf("not a 640 px PNG: %+v %v", cfg, err)
+	}
+	if code, _, errOut := runLab(t, "plot", "--scenario", "drift", "--duration", "5s", "--out", filepath.Join(dir, "d.png")); code != 0 {
+		t.Fatal(errOut)
+	}
+	if code, _, errOut := runLab(t, "plot", "--duration", "5s"); code != 1 || !strings.Contains(errOut, "--out") {
+		t.Fatalf("no --out: %d %q", code, errOut)
 	}
 }
