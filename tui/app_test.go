@@ -230,6 +230,9 @@ func TestLiveAppAdvancesWithWallTicks(t *testing.T) {
 	for i := 1; i <= 60; i++ {
 		ticks <- start.Add(time.Duration(i) * time.Second / 30)
 	}
+	// The ticker goroutine takes a tick only after the previous one's
+	// update has run, so this zero-length tick proves the 60th applied.
+	ticks <- start.Add(2 * time.Second)
 	read := make(chan string, 1)
 	// Queued after the ticks' updates, so it sees all of them.
 	a.app.QueueUpdate(func() {
