@@ -170,7 +170,8 @@ func trimZero(f float64) string { return strings.TrimPrefix(fmt.Sprintf("%.3f", 
 // Run runs the UI until the user quits. A ticker hands the elapsed wall
 // time to the event goroutine 30 times a second; the session advances by
 // that time × the speed, so redraws are coalesced at ≤ 30 fps.
-// A nil screen is the terminal.
+// A nil screen is the terminal. A screen given here must not be
+// initialised yet: tview's SetScreen initialises it.
 func (a *App) Run(screen tcell.Screen) error {
 	if screen != nil {
 		a.app.SetScreen(screen) // once: a second SetScreen is a replacement

@@ -30,10 +30,7 @@ func newApp(t *testing.T) (*App, tcell.SimulationScreen) {
 		t.Fatal(err)
 	}
 	screen := tcell.NewSimulationScreen("UTF-8")
-	if err := screen.Init(); err != nil {
-		t.Fatal(err)
-	}
-	a.app.SetScreen(screen)
+	a.app.SetScreen(screen) // initialises the screen (no Init of our own)
 	screen.SetSize(130, 40) // after SetScreen, which resets the size
 	return a, screen
 }

@@ -2,8 +2,11 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"time"
+
+	"github.com/gdamore/tcell/v2"
 
 	"jitterlab/tui"
 )
@@ -57,6 +60,17 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 	app, err := tui.New(tui.Options{Config: cfg, Scenario: sc, Name: name, Every: o.every, Dir: o.dir})
 	if err != nil {
 		return err
+	}
+	// Probe for a terminal first: tview would otherwise fail with a bare
+	// "open /dev/tty". The probe's screen is released; tview opens its own.
+	probe, err := tcell.NewScreen()
+	if err == nil {
+		if err = probe.Init(); err == nil {
+			probe.Fini()
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("the lab needs a terminal (%v); 'lab run' simulates without one", err)
 	}
 	return app.Run(nil)
 }
