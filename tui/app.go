@@ -58,10 +58,7 @@ type App struct {
 	recFile  *os.File
 	recPath  string
 
-	header, now, footer *tview.TextView
-	offset, interval    *Chart
-	visErr, rtt         *Chart
-	editor              *Editor
+	*views
 }
 
 // New builds the UI and its session.
@@ -119,48 +116,14 @@ func (a *App) samples() []metrics.Sample {
 }
 
 func (a *App) build() {
-	a.header = tview.NewTextView().SetDynamicColors(true)
-	a.footer = tview.NewTextView().SetDynamicColors(true)
-	a.now = tview.NewTextView().SetDynamicColors(true)
-	a.now.SetBorder(true).SetTitle(" now ").SetTitleAlign(tview.AlignLeft)
-
-	cc := a.opts.Config.Client
-	a.offset = NewChart("tick offset (ticks)")
-	a.offset.Refs = []RefLine{{float64(cc.Band), fmt.Sprintf("+%d", cc.Band)}, {float64(-cc.Band), fmt.Sprintf("-%d", cc.Band)}}
-	a.offset.Color = tcell.ColorAqua
-	a.interval = NewChart("send interval (s)")
-	a.interval.Refs = []RefLine{{cc.IntervalSlow.Seconds(), trimZero(cc.IntervalSlow.Seconds())}, {cc.IntervalFast.Seconds(), trimZero(cc.IntervalFast.Seconds())}}
-	a.interval.Color = tcell.ColorYellow
-	a.visErr = NewChart("visible − predicted error (m)")
-	a.visErr.Refs = []RefLine{{cc.Snap, fmt.Sprintf("%g", cc.Snap)}}
-	a.visErr.Color = tcell.ColorFuchsia
-	a.rtt = NewChart("rtt / jitter (ms)")
-	a.rtt.Format = "%.0f"
-
-	a.editor = NewEditor()
+	a.views = newViews(a.opts.Config.Client, "now")
 	a.editor.Get = func(key string) string {
 		p, _ := lab.Lookup(key)
 		cfg := a.s.Config()
 		return p.Get(&cfg)
 	}
 	a.editor.Set = a.set
-
-	charts := tview.NewFlex().SetDirection(tview.FlexRow).
-		AddItem(a.offset, 0, 1, false).
-		AddItem(a.interval, 0, 1, false).
-		AddItem(a.visErr, 0, 1, false).
-		AddItem(a.rtt, 0, 1, false)
-	right := tview.NewFlex().SetDirection(tview.FlexRow).
-		AddItem(a.editor, len(editorRows)+2, 0, true).
-		AddItem(a.now, 0, 1, false)
-	main := tview.NewFlex().
-		AddItem(charts, 0, 3, false).
-		AddItem(right, 44, 0, true)
-	root := tview.NewFlex().SetDirection(tview.FlexRow).
-		AddItem(a.header, 1, 0, false).
-		AddItem(main, 0, 1, true).
-		AddItem(a.footer, 2, 0, false)
-	a.pages = tview.NewPages().AddPage("main", root, true, true)
+	a.pages = tview.NewPages().AddPage("main", a.root(), true, true)
 	a.app.SetRoot(a.pages, true).SetInputCapture(a.onKey)
 	a.refresh()
 }
@@ -256,25 +219,11 @@ func (a *App) refresh() {
 	if len(all) > span {
 		all = all[len(all)-span:]
 	}
-	fill := func(c *Chart, f func(*metrics.Sample) float64) {
-		c.Values = c.Values[:0]
-		for i := range all {
-			c.Values = append(c.Values, f(&all[i]))
-		}
-		c.Window = span
-	}
-	fill(a.offset, func(s *metrics.Sample) float64 { return float64(s.TickOffset) })
-	fill(a.interval, func(s *metrics.Sample) float64 { return s.SendIntervalS })
-	fill(a.visErr, func(s *metrics.Sample) float64 { return s.VisibleErrorM })
-	fill(a.rtt, func(s *metrics.Sample) float64 { return s.RTTMs })
+	a.fillCharts(all, span, a.s.Config().Client.Snap)
 	var last metrics.Sample
 	if len(all) > 0 {
 		last = all[len(all)-1]
 	}
-	a.offset.SetNote(fmt.Sprintf("%+d", last.TickOffset))
-	a.interval.SetNote(fmt.Sprintf("%.3f", last.SendIntervalS))
-	a.visErr.SetNote(fmt.Sprintf("%.2f m, snap line %g", last.VisibleErrorM, a.s.Config().Client.Snap))
-	a.rtt.SetNote(fmt.Sprintf("rtt %.0f, jitter up %.1f down %.1f", last.RTTMs, last.UpJitterMs, last.DownJitterMs))
 
 	state := "[green]▶ running[-]"
 	if a.paused {
@@ -288,7 +237,7 @@ func (a *App) refresh() {
 		a.opts.Name, cfg.Seed, a.s.Now(), speeds[a.speed], state, windows[a.window]))
 
 	sum := &a.lastSum
-	a.now.SetText(fmt.Sprintf(
+	a.side.SetText(fmt.Sprintf(
 		" err p99 [::b]%.2f[::-] m  snaps [::b]%d[::-]  flips %d\n"+
 			" judder %.2f m/s  speed %.2f/%.2f\n"+
 			" lost %d/%d  late %d  over %d  starved %d\n"+

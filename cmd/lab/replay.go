@@ -11,6 +11,7 @@ import (
 	"jitterlab/metrics"
 	"jitterlab/recordings"
 	"jitterlab/sim"
+	"jitterlab/tui"
 )
 
 // openRecording opens FILE, the command's one argument.
@@ -36,9 +37,10 @@ func openRecording(args []string, cmd string) (*recordings.Reader, *os.File, err
 }
 
 func cmdReplay(args []string, stdout, stderr io.Writer) error {
-	var verify bool
+	var verify, view bool
 	var from, to time.Duration
-	fs := newFlagSet("replay", "FILE [--verify] [--from 30s --to 40s]", stderr, nil)
+	fs := newFlagSet("replay", "FILE [--tui] [--verify] [--from 30s --to 40s]", stderr, nil)
+	fs.BoolVar(&view, "tui", false, "play the recording in the lab's charts, with seek (a terminal is needed)")
 	fs.BoolVar(&verify, "verify", false, "re-simulate from the header and the change log and prove the samples and summary identical")
 	fs.DurationVar(&from, "from", 0, "print the timeline from this true time (seeks to its frame)")
 	fs.DurationVar(&to, "to", 0, "print the timeline up to this true time")
@@ -51,6 +53,16 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer f.Close()
+	if view {
+		v, err := tui.NewReplay(r, files[0])
+		if err != nil {
+			return err
+		}
+		if err := needTerminal(); err != nil {
+			return err
+		}
+		return v.Run(nil)
+	}
 
 	h := r.Header
 	changes, err := r.Changes()

@@ -61,8 +61,15 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// Probe for a terminal first: tview would otherwise fail with a bare
-	// "open /dev/tty". The probe's screen is released; tview opens its own.
+	if err := needTerminal(); err != nil {
+		return err
+	}
+	return app.Run(nil)
+}
+
+// needTerminal probes for a terminal: tview would otherwise fail with a
+// bare "open /dev/tty". The probe's screen is released; tview opens its own.
+func needTerminal() error {
 	probe, err := tcell.NewScreen()
 	if err == nil {
 		if err = probe.Init(); err == nil {
@@ -70,7 +77,7 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("the lab needs a terminal (%v); 'lab run' simulates without one", err)
+		return fmt.Errorf("the lab needs a terminal (%v); 'lab run' and 'lab replay' without --tui work without one", err)
 	}
-	return app.Run(nil)
+	return nil
 }

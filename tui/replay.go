@@ -1,0 +1,222 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"jitterlab/lab"
+	"jitterlab/metrics"
+	"jitterlab/recordings"
+	"jitterlab/sim"
+)
+
+// maxReplaySamples bounds how much of a recording the viewer loads
+// (7 hours at 50 ms).
+const maxReplaySamples = 500000
+
+// Replay is the lab's view of a recording: the same charts, a playback
+// cursor that plays at a speed and seeks, and the editor showing the
+// parameters in force at the cursor (the header's, then the recorded
+// changes up to it). It runs no simulation.
+type Replay struct {
+	app     *tview.Application
+	name    string
+	rec     recordings.Header
+	initial lab.Config
+	samples []metrics.Sample
+	changes []recordings.Change
+	summary string
+
+	pos    sim.Time // the cursor
+	paused bool
+	speed  int
+	window int
+
+	*views
+	status string
+}
+
+// NewReplay loads the recording's samples and changes.
+func NewReplay(r *recordings.Reader, name string) (*Replay, error) {
+	cfg, err := lab.ConfigFromHeader(r.Header)
+	if err != nil {
+		return nil, err
+	}
+	v := &Replay{app: tview.NewApplication(), name: name, rec: r.Header, initial: cfg, speed: 3, window: 1}
+	err = r.Scan(0, sim.Time(1<<62), func(x *metrics.Sample) error {
+		if len(v.samples) >= maxReplaySamples {
+			return fmt.Errorf("the recording has more than %d samples; view a window with 'lab replay --from --to' or 'lab export'", maxReplaySamples)
+		}
+		v.samples = append(v.samples, *x)
+		return nil
+	}, func(c recordings.Change) error { v.changes = append(v.changes, c); return nil })
+	if err != nil {
+		return nil, err
+	}
+	if len(v.samples) == 0 {
+		return nil, fmt.Errorf("the recording holds no samples")
+	}
+	if end, err := r.End(); err == nil && end != nil {
+		v.summary = "closed at " + end.At.String()
+	} else if r.Truncated {
+		v.summary = "truncated: up to the last whole frame"
+	} else {
+		v.summary = "not closed"
+	}
+	v.pos = v.tsOf(0)
+	v.build()
+	return v, nil
+}
+
+func (v *Replay) tsOf(i int) sim.Time { return sim.Time(v.samples[i].TS*1e9 + 0.5) }
+
+// end is the time of the last sample.
+func (v *Replay) end() sim.Time { return v.tsOf(len(v.samples) - 1) }
+
+// configAt is the configuration in force at t: the header's, then every
+// recorded change up to t, in order.
+func (v *Replay) configAt(t sim.Time) lab.Config {
+	cfg := v.initial
+	for _, c := range v.changes {
+		if c.At > t {
+			break
+		}
+		if p, ok := lab.Lookup(c.Key); ok {
+			p.Set(&cfg, c.Value)
+		}
+	}
+	return cfg
+}
+
+func (v *Replay) build() {
+	v.views = newViews(v.initial.Client, "changes")
+	v.editor.SetTitle(" recorded parameters at the cursor ")
+	v.editor.Get = func(key string) string {
+		p, _ := lab.Lookup(key)
+		cfg := v.configAt(v.pos)
+		return p.Get(&cfg)
+	}
+	v.editor.Set = func(key, value string) error {
+		return fmt.Errorf("a recording is read-only; run 'lab --scenario …' to change %s", key)
+	}
+	v.app.SetRoot(v.root(), true).SetInputCapture(v.onKey)
+	v.refresh()
+}
+
+// index is the number of samples at or before the cursor.
+func (v *Replay) index() int {
+	return sort.Search(len(v.samples), func(i int) bool { return v.tsOf(i) > v.pos })
+}
+
+func (v *Replay) refresh() {
+	every := time.Duration(v.rec.EveryNs)
+	span := int(windows[v.window] / max(every, time.Millisecond))
+	upto := v.index()
+	from := max(upto-span, 0)
+	shown := v.samples[from:upto]
+	v.fillCharts(shown, span, v.configAt(v.pos).Client.Snap)
+	state := "[green]▶ playing[-]"
+	if v.paused {
+		state = "[yellow]❚❚ paused[-]"
+	}
+	v.header.SetText(fmt.Sprintf(" [::b]jitterlab replay[::-] ─ %s ─ %s ─ seed %d ─ t %v / %v ─ %g× ─ %s ─ %s",
+		tview.Escape(v.name), tview.Escape(v.rec.Scenario), v.rec.Seed, v.pos, v.end(), speeds[v.speed], state, v.summary))
+	text := ""
+	for _, c := range v.changes {
+		mark := "  "
+		if c.At <= v.pos {
+			mark = "[green]✓[-] "
+		}
+		text += fmt.Sprintf(" %s%v %s=%s\n", mark, c.At, c.Key, tview.Escape(c.Value))
+	}
+	if text == "" {
+		text = " (no parameter changes recorded)"
+	}
+	v.side.SetText(text)
+	v.footer.SetText(" space play/pause  ←→ seek 10s  home/end  </> speed  z window  ↑↓ parameters  q quit\n " + v.status)
+}
+
+// advance moves the cursor by wall × speed while playing.
+func (v *Replay) advance(wall time.Duration) {
+	if !v.paused {
+		v.seekTo(v.pos + sim.Time(float64(wall)*speeds[v.speed]))
+		if v.pos >= v.end() {
+			v.paused = true
+			v.status = "end of the recording"
+		}
+	}
+	v.refresh()
+}
+
+func (v *Replay) seekTo(t sim.Time) { v.pos = min(max(t, v.tsOf(0)), v.end()) }
+
+func (v *Replay) onKey(ev *tcell.EventKey) *tcell.EventKey {
+	switch ev.Key() {
+	case tcell.KeyLeft:
+		v.seekTo(v.pos - sim.Time(10*time.Second))
+	case tcell.KeyRight:
+		v.seekTo(v.pos + sim.Time(10*time.Second))
+	case tcell.KeyHome:
+		v.seekTo(0)
+	case tcell.KeyEnd:
+		v.seekTo(v.end())
+	case tcell.KeyUp:
+		v.editor.Move(-1, 0)
+	case tcell.KeyDown:
+		v.editor.Move(1, 0)
+	case tcell.KeyCtrlC:
+		v.app.Stop()
+	case tcell.KeyRune:
+		switch ev.Rune() {
+		case ' ':
+			v.paused = !v.paused
+			if !v.paused && v.pos >= v.end() {
+				v.seekTo(0)
+			}
+		case '<', ',':
+			v.speed = max(v.speed-1, 0)
+		case '>', '.':
+			v.speed = min(v.speed+1, len(speeds)-1)
+		case 'z':
+			v.window = (v.window + 1) % len(windows)
+		case 'q':
+			v.app.Stop()
+		default:
+			return ev
+		}
+	default:
+		return ev
+	}
+	v.refresh()
+	return nil
+}
+
+// Run plays the recording until the user quits (screen nil: the terminal).
+func (v *Replay) Run(screen tcell.Screen) error {
+	if screen != nil {
+		v.app.SetScreen(screen)
+	}
+	t := time.NewTicker(time.Second / 30)
+	defer t.Stop()
+	stop := make(chan struct{})
+	go func() {
+		last := time.Now()
+		for {
+			select {
+			case <-stop:
+				return
+			case now := <-t.C:
+				d := now.Sub(last)
+				last = now
+				v.app.QueueUpdateDraw(func() { v.advance(d) })
+			}
+		}
+	}()
+	err := v.app.Run()
+	close(stop)
+	return err
+}

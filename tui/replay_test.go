@@ -1,0 +1,84 @@
+package tui
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"jitterlab/lab"
+	"jitterlab/recordings"
+	"jitterlab/sim"
+)
+
+// latencySpikeRecording records the latency-spike scenario (25 ms, 300 ms
+// from 20 s to 22 s) for 30 s.
+func latencySpikeRecording(t *testing.T) *recordings.Reader {
+	t.Helper()
+	sc, err := lab.LoadScenario("latency-spike")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := lab.DefaultConfig()
+	if err := lab.ApplyScenario(&cfg, sc); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Duration = 30 * time.Second
+	s, _ := lab.New(cfg, 0)
+	s.ScheduleTimeline(sc)
+	var buf bytes.Buffer
+	w, _ := recordings.NewWriter(&buf, lab.HeaderOf(cfg, "latency-spike", s.Every()))
+	rec := lab.Record(s, w, nil)
+	s.OnSample, s.OnChange = rec.Sample, rec.Change
+	s.Run(sim.Time(cfg.Duration))
+	rec.Close()
+	r, err := recordings.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestReplayViewerSeeksAndShowsParametersAtTheCursor(t *testing.T) {
+	v, err := NewReplay(latencySpikeRecording(t), "spike.jlrec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	screen := tcell.NewSimulationScreen("UTF-8")
+	v.app.SetScreen(screen)
+	screen.SetSize(130, 40)
+	show := func() string { v.refresh(); v.app.ForceDraw(); return screenText(screen) }
+	key := func(k tcell.Key) { v.onKey(tcell.NewEventKey(k, 0, 0)) }
+
+	v.onKey(tcell.NewEventKey(tcell.KeyRune, ' ', 0)) // pause
+	key(tcell.KeyRight)                               // +10 s
+	out := show()
+	if !strings.Contains(out, "t 00:00:10.050 / 00:00:30.000") || !strings.Contains(out, "latency         25ms") {
+		t.Fatalf("at 10 s:\n%s", out)
+	}
+	v.seekTo(sim.Time(21 * time.Second))
+	out = show()
+	if !strings.Contains(out, "latency         300ms      300ms") || !strings.Contains(out, "✓ 00:00:20.000 link.latency=300ms") {
+		t.Fatalf("at 21 s the spike's parameters should be in force:\n%s", out)
+	}
+	key(tcell.KeyHome)
+	if v.pos != v.tsOf(0) {
+		t.Fatal("home did not seek to the start")
+	}
+	// Playing at 1× advances the cursor by the wall time.
+	v.onKey(tcell.NewEventKey(tcell.KeyRune, ' ', 0))
+	v.advance(2 * time.Second)
+	if v.pos != v.tsOf(0)+sim.Time(2*time.Second) {
+		t.Fatalf("cursor at %v after 2 s of play", v.pos)
+	}
+	v.seekTo(sim.Time(time.Hour))
+	v.advance(time.Second)
+	if !v.paused || v.pos != v.end() {
+		t.Fatal("playing past the end should stop at the end")
+	}
+	if err := v.editor.Step(1); err == nil {
+		t.Fatal("a recording's parameters were editable")
+	}
+}
