@@ -344,3 +344,102 @@ func TestConfigValidation(t *testing.T) {
 		t.Fatal("snap 0 accepted")
 	}
 }
+
+func TestMoveTowardsLimitsSpeedPerFrame(t *testing.T) {
+	cfg := DefaultConfig
+	cfg.Smoothing = MoveTowards
+	c := newClient(t, cfg, ScriptFunc(func(sim.Time) motion.Input { return motion.Input{} }))
+	runFrames(c, sim.Time(100*ms))
+	c.OnPlayerState(proto.PlayerState{ServerTick: 1, Pose: motion.Pose{X: 0.4, Rot: 90}})
+	prev := c.Visible()
+	for range 10 {
+		runFrames(c, c.NextFrame())
+		st := c.Stats()
+		step := motion.Distance(c.Visible(), prev)
+		maxStep := cfg.Tuning.MoveSpeed * st.Dt.Seconds()
+		if step > maxStep+1e-12 {
+			t.Fatalf("moved %v m in a frame of %v, limit %v", step, st.Dt, maxStep)
+		}
+		if d := motion.AngleDiff(c.Visible().Rot, prev.Rot); d > cfg.Tuning.TurnSpeed*st.Dt.Seconds()+1e-9 {
+			t.Fatalf("turned %v° in a frame", d)
+		}
+		prev = c.Visible()
+	}
+	// 0.4 m at 2 m/s takes 0.2 s: after 10 frames (~0.167 s) not there yet,
+	// after 20 it is.
+	if c.Visible().X >= 0.4 {
+		t.Fatal("movetowards arrived faster than its speed")
+	}
+	// 90° at 180 °/s takes 0.5 s = 30 frames in all.
+	for range 20 {
+		runFrames(c, c.NextFrame())
+	}
+	if c.Visible().X != 0.4 || c.Visible().Rot != 90 {
+		t.Fatalf("movetowards did not arrive: %+v", c.Visible())
+	}
+}
+
+func TestFrameJitterKeepsFramesOrderedAndOnAverageOnTheGrid(t *testing.T) {
+	cfg := DefaultConfig
+	cfg.FrameJitter = 8 * ms
+	c, err := New(cfg, ScriptFunc(func(sim.Time) motion.Input { return motion.Input{} }), sim.NewRand(1, "client.frames"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last sim.Time = -1
+	var n int
+	var offGrid int
+	for c.NextFrame() <= sim.Time(10*time.Second) {
+		at := c.NextFrame()
+		if at <= last {
+			t.Fatalf("frame at %v after %v", at, last)
+		}
+		if at != sim.GridTime(int64(n), 60) {
+			offGrid++
+		}
+		c.Frame(at)
+		last = at
+		n++
+	}
+	if n < 600 || n > 601 || offGrid < 500 {
+		t.Fatalf("%d frames in 10 s (%d off the grid): jitter should delay frames within their slot", n, offGrid)
+	}
+	if _, err := New(cfg, ScriptFunc(func(sim.Time) motion.Input { return motion.Input{} }), nil); err == nil {
+		t.Fatal("frame jitter without a random stream accepted")
+	}
+}
+
+func TestLiveFPSChangeStartsANewGrid(t *testing.T) {
+	c := newClient(t, DefaultConfig, ScriptFunc(func(sim.Time) motion.Input { return motion.Input{} }))
+	runFrames(c, sim.Time(time.Second))
+	base := c.LastFrame()
+	cfg := DefaultConfig
+	cfg.FPS = 30
+	if err := c.SetConfig(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if next := c.NextFrame(); next != base+sim.GridTime(1, 30) {
+		t.Fatalf("next frame at %v, want %v + 1/30 s", next, base)
+	}
+	runFrames(c, base+sim.Time(time.Second))
+	if c.LastFrame() != base+sim.Time(time.Second) {
+		t.Fatalf("30 frames at 30 fps end at %v, want %v", c.LastFrame(), base+sim.Time(time.Second))
+	}
+}
+
+func TestConsumeGivesEveryPredictedStepExactlyOneUnit(t *testing.T) {
+	// With the frame sender at 15 Hz and units at 20 Hz, consume predicts
+	// each sent step once for 50 ms and drops the surplus units.
+	cfg := DefaultConfig
+	cfg.Predict, cfg.Corrector = Consume, Off
+	c := newClient(t, cfg, turning)
+	runFrames(c, sim.Time(3*time.Second))
+	for _, s := range c.Pending() {
+		if s.Predicted != (s.Duration == 50*ms) || (!s.Predicted && s.Duration != 0) {
+			t.Fatalf("step %+v", s)
+		}
+	}
+	if c.Counters().UnitsDropped == 0 {
+		t.Fatal("units beyond the sent steps should be dropped")
+	}
+}

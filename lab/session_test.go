@@ -376,3 +376,16 @@ func TestFrameSenderCannotDrainOffsetAfterSpike(t *testing.T) {
 		}
 	}
 }
+
+func TestClockWanderMovesTheClientClockDeterministically(t *testing.T) {
+	cfg := config(t, 2*time.Minute, "client.wander_ppm=50ppm", "client.sender=accumulator", "client.corrector=off")
+	_, csv1, s1 := run(t, cfg)
+	_, csv2, _ := run(t, cfg)
+	if !bytes.Equal(csv1, csv2) {
+		t.Fatal("wander is not repeatable")
+	}
+	_, _, still := run(t, config(t, 2*time.Minute, "client.sender=accumulator", "client.corrector=off"))
+	if s1.InputsSent == still.InputsSent {
+		t.Fatal("a wandering client clock sent exactly as many inputs as a perfect one")
+	}
+}

@@ -102,3 +102,17 @@ func TestSwitchInputModeKeepsAcceptedInputs(t *testing.T) {
 		t.Fatal("tick 0 accepted")
 	}
 }
+
+func TestLiveTickChange(t *testing.T) {
+	s := newServer(t, Latest)
+	s.Step() // at 50 ms; the next is already due at 100 ms
+	cfg := s.Config()
+	cfg.Tick = 40 * time.Millisecond
+	if err := s.SetConfig(cfg); err != nil {
+		t.Fatal(err)
+	}
+	s.Step() // the step due at 100 ms integrates 40 ms and schedules 140 ms
+	if s.NextStep() != sim.Time(140*time.Millisecond) {
+		t.Fatalf("next step at %v, want 140ms", s.NextStep())
+	}
+}
