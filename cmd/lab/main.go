@@ -25,6 +25,7 @@ func commands() []command {
 		{"ab", "run two variants on the same seeds and compare them (the fix against the old code)", cmdAB},
 		{"sweep", "run one parameter over a list of values on the same seeds and tabulate", cmdSweep},
 		{"plot", "draw a recording's or a run's timeline as a PNG image", cmdPlot},
+		{"proxy", "relay a real game's UDP on this machine through the same link model, in real time", cmdProxy},
 		{"replay", "show a recording (index, changes, summary, a seeked window) and --verify it", cmdReplay},
 		{"export", "write a recording's timeline (or a seeked window of it) as CSV", cmdExport},
 	}

@@ -296,3 +296,24 @@ func TestPlot(t *testing.T) {
 		t.Fatalf("no --out: %d %q", code, errOut)
 	}
 }
+
+func TestProxyBadInput(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"proxy"}, "--to"},
+		{[]string{"proxy", "--to", "nohost"}, "--to"},
+		{[]string{"proxy", "--to", "127.0.0.1:9", "--listen", "300.0.0.1:1"}, "--listen"},
+		{[]string{"proxy", "--to", "127.0.0.1:9", "--set", "up.loss=2"}, "up.loss"},
+	} {
+		if code, _, errOut := runLab(t, c.args...); code != 1 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: code %d stderr %q, want it to name %s", c.args, code, errOut, c.want)
+		}
+	}
+	// A short run with no traffic starts, prints its counters and stops.
+	code, out, errOut := runLab(t, "proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", "--duration", "300ms", "--every", "100ms")
+	if code != 0 || !strings.Contains(out, "relaying 127.0.0.1:") || !strings.Contains(out, "clients 0") {
+		t.Fatalf("proxy: %d %q %q", code, out, errOut)
+	}
+}

@@ -1,0 +1,161 @@
+package proxy
+
+import (
+	"context"
+	"encoding/binary"
+	"net"
+	"net/netip"
+	"testing"
+	"time"
+
+	"jitterlab/netem"
+	"jitterlab/sim"
+)
+
+const ms = time.Millisecond
+
+func TestCoreSchedulesByTheLink(t *testing.T) {
+	c, err := NewCore(1, netem.Params{Latency: 30 * ms}, netem.Params{Latency: 10 * ms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := netip.MustParseAddrPort("127.0.0.1:5000")
+	f, isNew, _ := c.Flow(client)
+	if !isNew || f != 0 {
+		t.Fatal("first client is flow 0")
+	}
+	if g, isNew, _ := c.Flow(client); isNew || g != f {
+		t.Fatal("the same address is the same flow")
+	}
+	c.Send(0, f, Up, []byte("a"))
+	c.Send(sim.Time(5*ms), f, Down, []byte("b"))
+	if next, _ := c.Next(); next != sim.Time(15*ms) {
+		t.Fatalf("next delivery at %v, want 15ms (the down packet)", next)
+	}
+	if got := c.Due(sim.Time(14*ms), nil); len(got) != 0 {
+		t.Fatalf("delivered early: %v", got)
+	}
+	got := c.Due(sim.Time(30*ms), nil)
+	if len(got) != 2 || string(got[0].Payload) != "b" || got[0].Dir != Down || string(got[1].Payload) != "a" {
+		t.Fatalf("deliveries %+v", got)
+	}
+	if len(c.payloads) != 0 {
+		t.Fatal("payloads kept after delivery")
+	}
+	for i := 1; i < MaxFlows; i++ {
+		c.Flow(netip.AddrPortFrom(client.Addr(), uint16(6000+i)))
+	}
+	if _, _, err := c.Flow(netip.MustParseAddrPort("127.0.0.1:9")); err != ErrTooManyFlows {
+		t.Fatalf("flow %d: %v", MaxFlows+1, err)
+	}
+}
+
+// echo answers every datagram on a loopback socket until ctx ends.
+func echo(t *testing.T, ctx context.Context) *net.UDPAddr {
+	t.Helper()
+	conn, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { <-ctx.Done(); conn.Close() }()
+	go func() {
+		buf := make([]byte, 2048)
+		for {
+			n, addr, err := conn.ReadFromUDPAddrPort(buf)
+			if err != nil {
+				return
+			}
+			conn.WriteToUDPAddrPort(buf[:n], addr)
+		}
+	}()
+	return conn.LocalAddr().(*net.UDPAddr)
+}
+
+// The relay on loopback loses exactly the packets its seeded up link says
+// it loses, and never delivers faster than the configured latency.
+func TestRelayOnLoopback(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	up := netem.Params{Latency: 10 * ms, Loss: 0.2}
+	down := netem.Params{Latency: 15 * ms}
+	r, err := Listen(Options{Listen: "127.0.0.1:0", Target: echo(t, ctx).String(), Seed: 9, Up: up, Down: down})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+
+	client, err := net.DialUDP("udp", nil, r.Addr().(*net.UDPAddr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	const n = 200
+	start := time.Now()
+	got := map[uint32]bool{}
+	recvDone := make(chan struct{})
+	minRTT := time.Hour
+	go func() {
+		defer close(recvDone)
+		buf := make([]byte, 64)
+		for {
+			client.SetReadDeadline(time.Now().Add(time.Second))
+			k, err := client.Read(buf)
+			if err != nil {
+				return
+			}
+			if k != 12 {
+				continue
+			}
+			seq := binary.BigEndian.Uint32(buf)
+			sentAt := time.Duration(binary.BigEndian.Uint64(buf[4:]))
+			got[seq] = true
+			minRTT = min(minRTT, time.Since(start)-sentAt)
+		}
+	}()
+	for i := range n {
+		var b [12]byte // sequence number, send time since start
+		binary.BigEndian.PutUint32(b[:], uint32(i))
+		binary.BigEndian.PutUint64(b[4:], uint64(time.Since(start)))
+		client.Write(b[:])
+		time.Sleep(2 * ms) // keep the order the relay sees
+	}
+	<-recvDone
+
+	// The same seed and stream offline: which packets the up link loses.
+	want := map[uint32]bool{}
+	l, _ := netem.New(9, "proxy.0.up", up)
+	for i := range n {
+		if l.Send(sim.Time(i), netem.Packet{ID: uint64(i)}).Scheduled == 1 {
+			want[uint32(i)] = true
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("received %d echoes, the seeded link delivers %d", len(got), len(want))
+	}
+	for seq := range want {
+		if !got[seq] {
+			t.Fatalf("packet %d should have passed", seq)
+		}
+	}
+	if minRTT < 25*ms {
+		t.Fatalf("an echo came back in %v, under the 10+15 ms of latency", minRTT)
+	}
+	upC, downC, flows, errs := r.Stats()
+	if upC.Sent != n || int(upC.Lost) != n-len(want) || downC.Delivered != uint64(len(want)) || flows != 1 || len(errs) != 0 {
+		t.Fatalf("stats up %+v down %+v flows %d errs %v", upC, downC, flows, errs)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestListenErrors(t *testing.T) {
+	if _, err := Listen(Options{Listen: "127.0.0.1:0", Target: "nowhere"}); err == nil {
+		t.Fatal("a target without a port accepted")
+	}
+	if _, err := Listen(Options{Listen: "127.0.0.1:0", Target: "127.0.0.1:9", Up: netem.Params{Loss: 2}}); err == nil {
+		t.Fatal("loss 200% accepted")
+	}
+}
