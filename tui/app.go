@@ -248,7 +248,7 @@ func (a *App) refresh() {
 		sum.Up.Lost+sum.Up.QueueDropped, sum.Down.Lost+sum.Down.QueueDropped, sum.LateDropped, sum.Overwritten, sum.Starved,
 		sum.RTTMs.P50, sum.InputDelayMs.P50, last.TickOffset, last.SendIntervalS))
 
-	a.footer.SetText(" space pause  </> speed  ↑↓←→ select  +/- change  enter type  1-9 preset  z window  e csv  r restart  ? help  q quit\n " + a.status)
+	a.footer.SetText(" space pause  </> speed  ↑↓←→ select  +/- change  enter type  1-9 preset  z window  e csv  R rec  r restart  ? help  q quit\n " + a.status)
 }
 
 // startRecording records the session from its start: the header is its

@@ -65,7 +65,7 @@ func TestLiveViewShowsChartsEditorAndSummary(t *testing.T) {
 	for _, want := range []string{"jitterlab ─ scenario test ─ seed 1 ─ t 00:00:02.000 ─ 1×", "▶ running",
 		"tick offset (ticks)", "+2 ┈", "-2 ┈", "send interval (s)", ".048 ┈", ".052 ┈",
 		"visible − predicted error (m)", "snap line 0.5", "rtt / jitter (ms)",
-		"latency         50ms       50ms", "corrector       deadband", "err p99", "space pause"} {
+		"latency         50ms       50ms", "corrector       deadband", "err p99", "space pause", "R rec"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("screen lacks %q:\n%s", want, out)
 		}
