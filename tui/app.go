@@ -54,6 +54,7 @@ type App struct {
 	lastSum  lab.Summary
 	editing  bool
 	quitting bool
+	ab       *abRun
 	rec      *lab.Recorder
 	recFile  *os.File
 	recPath  string
@@ -183,6 +184,7 @@ func (a *App) advance(wall time.Duration) {
 			a.paused = true
 			a.status = "[red]" + tview.Escape(err.Error())
 		}
+		a.syncAB()
 		if a.s.Done() {
 			a.paused = true
 			a.status = "end of the run (sim.duration); r restarts"
@@ -208,7 +210,16 @@ func (a *App) set(key, value string) error {
 		return err
 	}
 	a.status = fmt.Sprintf("[green]%s = %s[-] at %v", key, tview.Escape(value), a.s.Now())
+	a.syncAB()
 	return nil
+}
+
+// syncAB keeps B in step with A; an error ends the A/B with a message.
+func (a *App) syncAB() {
+	if err := a.followAB(); err != nil {
+		a.ab = nil
+		a.status = "[red]A/B ended: " + tview.Escape(err.Error())
+	}
 }
 
 // refresh copies the latest samples into the charts and rewrites the text
@@ -220,6 +231,19 @@ func (a *App) refresh() {
 		all = all[len(all)-span:]
 	}
 	a.fillCharts(all, span, a.s.Config().Client.Snap)
+	for _, c := range []*Chart{a.offset, a.interval, a.visErr, a.rtt} {
+		c.Values2 = c.Values2[:0]
+		c.Color2 = tcell.ColorWhite
+	}
+	if a.ab != nil {
+		b := a.abSamples(span)
+		for i := range b {
+			a.offset.Values2 = append(a.offset.Values2, float64(b[i].TickOffset))
+			a.interval.Values2 = append(a.interval.Values2, b[i].SendIntervalS)
+			a.visErr.Values2 = append(a.visErr.Values2, b[i].VisibleErrorM)
+			a.rtt.Values2 = append(a.rtt.Values2, b[i].RTTMs)
+		}
+	}
 	var last metrics.Sample
 	if len(all) > 0 {
 		last = all[len(all)-1]
@@ -232,23 +256,30 @@ func (a *App) refresh() {
 	if a.rec != nil {
 		state += " ─ [red]● REC[-]"
 	}
+	if a.ab != nil {
+		state += " ─ [white]A/B[-]"
+	}
 	cfg := a.s.Config()
 	a.header.SetText(fmt.Sprintf(" [::b]jitterlab[::-] ─ scenario %s ─ seed %d ─ t %v ─ %g× ─ %s ─ window %v",
 		a.opts.Name, cfg.Seed, a.s.Now(), speeds[a.speed], state, windows[a.window]))
 
 	sum := &a.lastSum
-	a.side.SetText(fmt.Sprintf(
-		" err p99 [::b]%.2f[::-] m  snaps [::b]%d[::-]  flips %d\n"+
-			" judder %.2f m/s  speed %.2f/%.2f\n"+
-			" lost %d/%d  late %d  over %d  starved %d\n"+
-			" rtt p50 %.0f ms  input delay %.0f ms\n"+
-			" offset %+d  interval %.3f s",
-		sum.VisibleErrorM.P99, sum.Snaps, sum.LatchFlips,
-		sum.JudderMPS, sum.MeanVisibleSpeedMPS, sum.CommandedSpeedMPS,
-		sum.Up.Lost+sum.Up.QueueDropped, sum.Down.Lost+sum.Down.QueueDropped, sum.LateDropped, sum.Overwritten, sum.Starved,
-		sum.RTTMs.P50, sum.InputDelayMs.P50, last.TickOffset, last.SendIntervalS))
+	if a.ab != nil {
+		a.side.SetText(a.abSide())
+	} else {
+		a.side.SetText(fmt.Sprintf(
+			" err p99 [::b]%.2f[::-] m  snaps [::b]%d[::-]  flips %d\n"+
+				" judder %.2f m/s  speed %.2f/%.2f\n"+
+				" lost %d/%d  late %d  over %d  starved %d\n"+
+				" rtt p50 %.0f ms  input delay %.0f ms\n"+
+				" offset %+d  interval %.3f s",
+			sum.VisibleErrorM.P99, sum.Snaps, sum.LatchFlips,
+			sum.JudderMPS, sum.MeanVisibleSpeedMPS, sum.CommandedSpeedMPS,
+			sum.Up.Lost+sum.Up.QueueDropped, sum.Down.Lost+sum.Down.QueueDropped, sum.LateDropped, sum.Overwritten, sum.Starved,
+			sum.RTTMs.P50, sum.InputDelayMs.P50, last.TickOffset, last.SendIntervalS))
+	}
 
-	a.footer.SetText(" space pause  </> speed  ↑↓←→ select  +/- change  enter type  1-9 preset  z window  e csv  R rec  r restart  ? help  q quit\n " + a.status)
+	a.footer.SetText(" space pause  </> speed  arrows select  +/- step  enter type  1-9 preset  z zoom  e csv  R rec  b A/B  r restart  ? help  q quit\n " + a.status)
 }
 
 // startRecording records the session from its start: the header is its

@@ -245,3 +245,45 @@ func TestLiveAppAdvancesWithWallTicks(t *testing.T) {
 		t.Fatalf("after 2 s of ticks: %s", out[:200])
 	}
 }
+
+// A/B: B runs on the same seed with its overrides and every change A makes;
+// B with no real difference is sample for sample A.
+func TestABRunsBesideA(t *testing.T) {
+	a, screen := newApp(t)
+	a.advance(3 * time.Second)
+	a.set("up.loss", "5%") // a live change before B starts
+	a.advance(2 * time.Second)
+	if err := a.startAB("client.snap=0.5"); err != nil { // B = A
+		t.Fatal(err)
+	}
+	a.set("down.latency", "80ms") // and one after
+	a.advance(5 * time.Second)
+	if a.ab.s.Now() != a.s.Now() {
+		t.Fatalf("B at %v, A at %v", a.ab.s.Now(), a.s.Now())
+	}
+	as, bs := a.samples(), a.ab.history
+	if len(as) != len(bs) {
+		t.Fatalf("A has %d samples, B %d", len(as), len(bs))
+	}
+	for i := range as {
+		if as[i] != bs[i] {
+			t.Fatalf("B without a difference diverged from A at %.2f s", as[i].TS)
+		}
+	}
+	// A real B: the queue server removes the overwrites on the same seed.
+	a.ab = nil
+	if err := a.startAB("server.inputs=queue"); err != nil {
+		t.Fatal(err)
+	}
+	a.advance(20 * time.Second)
+	out := draw(a, screen)
+	if !strings.Contains(out, "A/B") || !strings.Contains(out, "B: server.inputs=queue") {
+		t.Fatalf("A/B not shown:\n%s", out)
+	}
+	if sa, sb := a.s.Summary(), a.ab.s.Summary(); sb.Overwritten != 0 || sa.Overwritten == 0 {
+		t.Fatalf("overwritten A %d B %d: the queue server should have none", sa.Overwritten, sb.Overwritten)
+	}
+	if err := a.startAB("server.inputs=sometimes"); err == nil {
+		t.Fatal("a bad B setting accepted")
+	}
+}

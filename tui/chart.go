@@ -28,7 +28,11 @@ type Chart struct {
 	Color  tcell.Color
 	Format string // label format for the range, e.g. "%.3f"
 	Values []float64
-	Per    int // values per dot column (≥ 1); see Window
+	// Values2, when set, is a second series (the A/B run) drawn in Color2;
+	// a cell where both have dots shows both, in the first's colour.
+	Values2 []float64
+	Color2  tcell.Color
+	Per     int // values per dot column (≥ 1); see Window
 	// Window, when > 0, is how many values the full width spans: Per is
 	// then chosen from the width at draw time.
 	Window int
@@ -79,34 +83,7 @@ func (c *Chart) Render(w, h int) [][]rune {
 		putLabel(grid[cy], ref.Label)
 	}
 	// Buckets, newest at the right edge.
-	cols := plotW * 2
-	per := max(c.Per, 1)
-	if c.Window > 0 {
-		per = max(1, (c.Window+cols-1)/cols)
-	}
-	n := len(c.Values)
-	buckets := min((n+per-1)/per, cols)
-	dots := make([][]uint8, h) // braille bits per cell
-	for i := range dots {
-		dots[i] = make([]uint8, plotW)
-	}
-	for b := range buckets {
-		end := n - b*per
-		start := max(end-per, 0)
-		bl, bh := math.Inf(1), math.Inf(-1)
-		for _, v := range c.Values[start:end] {
-			if !math.IsNaN(v) {
-				bl, bh = min(bl, v), max(bh, v)
-			}
-		}
-		if math.IsInf(bl, 1) {
-			continue
-		}
-		col := cols - 1 - b
-		for r := row(bh); r <= row(bl); r++ {
-			dots[r/4][col/2] |= brailleBit(col%2, r%4)
-		}
-	}
+	dots := c.dots(c.Values, plotW, h, row)
 	for y := range h {
 		for x := range plotW {
 			if dots[y][x] != 0 {
@@ -133,6 +110,39 @@ func putLabel(line []rune, s string) {
 	copy(line[pad:], r)
 }
 
+// dots lays one series out as braille bits per cell (plotW×h cells).
+func (c *Chart) dots(values []float64, plotW, h int, row func(float64) int) [][]uint8 {
+	cols := plotW * 2
+	per := max(c.Per, 1)
+	if c.Window > 0 {
+		per = max(1, (c.Window+cols-1)/cols)
+	}
+	n := len(values)
+	buckets := min((n+per-1)/per, cols)
+	dots := make([][]uint8, h)
+	for i := range dots {
+		dots[i] = make([]uint8, plotW)
+	}
+	for b := range buckets {
+		end := n - b*per
+		start := max(end-per, 0)
+		bl, bh := math.Inf(1), math.Inf(-1)
+		for _, v := range values[start:end] {
+			if !math.IsNaN(v) {
+				bl, bh = min(bl, v), max(bh, v)
+			}
+		}
+		if math.IsInf(bl, 1) {
+			continue
+		}
+		col := cols - 1 - b
+		for r := row(bh); r <= row(bl); r++ {
+			dots[r/4][col/2] |= brailleBit(col%2, r%4)
+		}
+	}
+	return dots
+}
+
 // brailleBit is the bit of dot (x, y) in a braille cell (x 0..1, y 0..3).
 func brailleBit(x, y int) uint8 {
 	if y == 3 {
@@ -148,9 +158,11 @@ func (c *Chart) yRange() (lo, hi float64) {
 		return c.Min, c.Max
 	}
 	lo, hi = math.Inf(1), math.Inf(-1)
-	for _, v := range c.Values {
-		if !math.IsNaN(v) {
-			lo, hi = min(lo, v), max(hi, v)
+	for _, vs := range [][]float64{c.Values, c.Values2} {
+		for _, v := range vs {
+			if !math.IsNaN(v) {
+				lo, hi = min(lo, v), max(hi, v)
+			}
 		}
 	}
 	for _, r := range c.Refs {
@@ -180,11 +192,30 @@ func (c *Chart) Draw(screen tcell.Screen) {
 	grid := c.Render(w, h)
 	dim := tcell.StyleDefault.Foreground(tcell.ColorGray)
 	line := tcell.StyleDefault.Foreground(c.Color)
+	var second [][]uint8
+	if len(c.Values2) > 0 && w > labelWidth {
+		lo, hi := c.yRange()
+		dotsH := h * 4
+		row := func(v float64) int {
+			r := int(math.Round((hi - v) / (hi - lo) * float64(dotsH-1)))
+			return min(max(r, 0), dotsH-1)
+		}
+		second = c.dots(c.Values2, w-labelWidth, h, row)
+	}
+	other := tcell.StyleDefault.Foreground(c.Color2)
 	for j, rowRunes := range grid {
 		for i, r := range rowRunes {
 			st := line
 			if i < labelWidth || r == '┈' {
 				st = dim
+			}
+			if second != nil && i >= labelWidth && second[j][i-labelWidth] != 0 {
+				b := rune(second[j][i-labelWidth])
+				if r > 0x2800 && r <= 0x28FF {
+					r |= b // both series here: merge the dots, keep the first's colour
+				} else {
+					r, st = 0x2800+b, other
+				}
 			}
 			screen.SetContent(x+i, y+j, r, nil, st)
 		}

@@ -54,6 +54,8 @@ func (a *App) onKey(ev *tcell.EventKey) *tcell.EventKey {
 			a.restartKey()
 		case r == 'R':
 			a.toggleRecord()
+		case r == 'b':
+			a.toggleAB()
 		case r == '?':
 			a.help()
 		case r == 'q':
@@ -114,6 +116,7 @@ func (a *App) preset(i int) {
 		return
 	}
 	a.status = fmt.Sprintf("[green]preset %d: %s[-] (%s)", i+1, sc.Name, sc.Description)
+	a.syncAB()
 }
 
 func (a *App) export() {
@@ -143,6 +146,7 @@ func (a *App) toggleRecord() {
 }
 
 func (a *App) restartKey() {
+	a.ab = nil
 	if _, err := a.stopRecording(); err != nil {
 		a.status = "[red]recording: " + tview.Escape(err.Error())
 	}
@@ -193,6 +197,7 @@ func (a *App) help() {
 		"+ -        step the value         enter type a value (as on the command line)",
 		"z          chart window 10s/30s/2m e     export the timeline to CSV",
 		"r          restart, same seed     R     record (zstd) / stop; lab replay reads it",
+		"b          A/B: run B (your settings) on the same seed beside A, drawn in white; b ends it",
 		"q          quit",
 		"",
 		"presets: " + strings.Join(presets, ", "),

@@ -1,0 +1,127 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"jitterlab/lab"
+	"jitterlab/metrics"
+)
+
+// abRun is the B side of a live A/B: a second session from the same seed
+// and initial settings as A plus B's overrides, fed every change A applies
+// (its timeline and the live ones) at the change's time, and run to A's
+// time after every step, so both sides see the same network changes and
+// input script; only B's overrides differ. A change A makes to one of B's
+// overridden keys applies to B too.
+type abRun struct {
+	sets      []string
+	s         *lab.Session
+	history   []metrics.Sample
+	forwarded int // how many of A's changes B has been given
+}
+
+// startAB starts B from t = 0 and catches it up with A.
+func (a *App) startAB(spec string) error {
+	sets := strings.FieldsFunc(spec, func(r rune) bool { return r == ' ' || r == ',' })
+	if len(sets) == 0 {
+		return fmt.Errorf("give B's settings, e.g. server.inputs=queue client.sender=accumulator")
+	}
+	cfg := a.s.Initial()
+	for _, kv := range sets {
+		k, v, err := lab.ParseAssignment(kv)
+		if err != nil {
+			return err
+		}
+		if err := lab.Set(&cfg, k, v); err != nil {
+			return err
+		}
+	}
+	s, err := lab.New(cfg, a.opts.Every)
+	if err != nil {
+		return err
+	}
+	b := &abRun{sets: sets, s: s}
+	s.OnSample = func(x *metrics.Sample) {
+		if len(b.history) == historyLen {
+			b.history = append(b.history[:0], b.history[historyLen/2:]...)
+		}
+		b.history = append(b.history, *x)
+	}
+	a.ab = b
+	return a.followAB()
+}
+
+// followAB gives B A's new live changes and runs it to A's time.
+func (a *App) followAB() error {
+	b := a.ab
+	if b == nil {
+		return nil
+	}
+	changes := a.s.Changes()
+	for ; b.forwarded < len(changes); b.forwarded++ {
+		c := changes[b.forwarded]
+		// B is at A's previous time, never past c.At: same time, same order.
+		if err := b.s.Schedule(c.At, c.Key, c.Value); err != nil {
+			return err
+		}
+	}
+	return b.s.Run(a.s.Now())
+}
+
+// abSamples is B's samples over the same window as A's.
+func (a *App) abSamples(span int) []metrics.Sample {
+	h := a.ab.history
+	return h[max(len(h)-span, 0):]
+}
+
+// abSide is the side box in A/B mode: both summaries column by column.
+func (a *App) abSide() string {
+	sa, sb := a.lastSum, a.ab.s.Summary()
+	row := func(name string, f func(*lab.Summary) float64, prec int) string {
+		return fmt.Sprintf(" %-16s %8.*f  [white]%8.*f[-]\n", name, prec, f(&sa), prec, f(&sb))
+	}
+	return fmt.Sprintf(" [::b]%-16s %8s  %8s[::-]\n", "", "A", "B") +
+		row("speed m/s", func(s *lab.Summary) float64 { return s.MeanVisibleSpeedMPS }, 2) +
+		row("judder m/s", func(s *lab.Summary) float64 { return s.JudderMPS }, 2) +
+		row("err p99 m", func(s *lab.Summary) float64 { return s.VisibleErrorM.P99 }, 2) +
+		row("snaps", func(s *lab.Summary) float64 { return float64(s.Snaps) }, 0) +
+		row("overwritten", func(s *lab.Summary) float64 { return float64(s.Overwritten) }, 0) +
+		row("starved", func(s *lab.Summary) float64 { return float64(s.Starved) }, 0) +
+		row("input delay ms", func(s *lab.Summary) float64 { return s.InputDelayMs.P50 }, 0) +
+		" [white]B: " + tview.Escape(strings.Join(a.ab.sets, " ")) + "[-]"
+}
+
+// toggleAB asks for B's settings, or ends the A/B.
+func (a *App) toggleAB() {
+	if a.ab != nil {
+		a.ab = nil
+		a.status = "A/B ended"
+		return
+	}
+	field := tview.NewInputField().SetLabel("B = ").SetText("server.inputs=queue").SetFieldWidth(50)
+	field.SetBorder(true).SetTitle(" A/B: settings for B on the same seed (Esc cancels) ")
+	closeField := func() {
+		a.editing = false
+		a.pages.RemovePage("ab")
+		a.app.SetFocus(a.editor)
+		a.refresh()
+	}
+	field.SetDoneFunc(func(k tcell.Key) {
+		if k == tcell.KeyEnter {
+			if err := a.startAB(field.GetText()); err != nil {
+				a.ab = nil
+				a.status = "[red]A/B: " + tview.Escape(err.Error())
+			} else {
+				a.status = "[green]A/B[-]: B runs on the same seed from t 0 with " + tview.Escape(field.GetText()) + "; b ends it"
+			}
+		}
+		closeField()
+	})
+	a.editing = true
+	a.pages.AddPage("ab", center(field, 60, 3), true, true)
+	a.app.SetFocus(field)
+}
