@@ -426,6 +426,9 @@ func builtinText(name string) ([]byte, bool) {
 	return b, err == nil
 }
 
+// BuiltinText returns the TOML text of a built-in scenario.
+func BuiltinText(name string) ([]byte, bool) { return builtinText(name) }
+
 // BuiltinNames lists the built-in scenarios in listing order: link presets
 // by source, then the lab scenarios.
 func BuiltinNames() []string { return slices.Clone(builtinOrder) }

@@ -152,6 +152,19 @@ func TestScenariosListsNamesDescriptionsAndSources(t *testing.T) {
 	if _, out, _ := runLab(t, "scenarios", "-v"); !strings.Contains(out, "at 20s: link.latency=300ms") {
 		t.Errorf("'lab scenarios -v' does not show the latency-spike timeline")
 	}
+	// --show prints TOML that loads as a scenario file of its own.
+	code, out, _ = runLab(t, "scenarios", "--show", "handover")
+	path := filepath.Join(t.TempDir(), "mine.toml")
+	os.WriteFile(path, []byte(out), 0o644)
+	if code != 0 || !strings.Contains(out, `base = "mobile-4g"`) {
+		t.Fatalf("--show: %d\n%s", code, out)
+	}
+	if code, _, errOut := runLab(t, "run", "--scenario", path, "--duration", "5s"); code != 0 {
+		t.Fatalf("the shown TOML does not run: %s", errOut)
+	}
+	if code, _, errOut := runLab(t, "scenarios", "--show", "atlantis"); code != 1 || !strings.Contains(errOut, `"atlantis"`) {
+		t.Fatalf("--show unknown: %d %q", code, errOut)
+	}
 }
 
 func TestRunScenarioWithOverrides(t *testing.T) {

@@ -7,13 +7,24 @@ import (
 	"text/tabwriter"
 
 	"jitterlab/lab"
+	"jitterlab/scenarios"
 )
 
 func cmdScenarios(args []string, stdout, stderr io.Writer) error {
 	var verbose bool
-	fs := newFlagSet("scenarios", "[-v]", stderr, nil)
+	var show string
+	fs := newFlagSet("scenarios", "[-v] [--show NAME]", stderr, nil)
 	fs.BoolVar(&verbose, "v", false, "show each scenario's parameters and timeline")
+	fs.StringVar(&show, "show", "", "print built-in scenario `NAME` as TOML, to copy into a file of your own")
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if show != "" {
+		text, ok := scenarios.BuiltinText(show)
+		if !ok {
+			return fmt.Errorf("--show %q: no such built-in scenario; 'lab scenarios' lists them", show)
+		}
+		_, err := fmt.Fprintf(stdout, "# built-in scenario %q; save it as a .toml file, edit it, run it with --scenario FILE\n%s", show, text)
 		return err
 	}
 	all, err := lab.Builtins()
