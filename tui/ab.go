@@ -88,11 +88,14 @@ func (a *App) abSide() string {
 		row("speed m/s", func(s *lab.Summary) float64 { return s.MeanVisibleSpeedMPS }, 2) +
 		row("judder m/s", func(s *lab.Summary) float64 { return s.JudderMPS }, 2) +
 		row("err p99 m", func(s *lab.Summary) float64 { return s.VisibleErrorM.P99 }, 2) +
-		row("snaps", func(s *lab.Summary) float64 { return float64(s.Snaps) }, 0) +
 		row("overwritten", func(s *lab.Summary) float64 { return float64(s.Overwritten) }, 0) +
 		row("starved", func(s *lab.Summary) float64 { return float64(s.Starved) }, 0) +
-		row("input delay ms", func(s *lab.Summary) float64 { return s.InputDelayMs.P50 }, 0) +
-		" [white]B: " + tview.Escape(strings.Join(a.ab.sets, " ")) + "[-]"
+		row("input delay ms", func(s *lab.Summary) float64 { return s.InputDelayMs.P50 }, 0)
+}
+
+// abTitle names B's settings in the side box's title.
+func (a *App) abTitle() string {
+	return " A/B ─ B: " + strings.Join(a.ab.sets, " ") + " "
 }
 
 // toggleAB asks for B's settings, or ends the A/B.

@@ -265,8 +265,10 @@ func (a *App) refresh() {
 
 	sum := &a.lastSum
 	if a.ab != nil {
+		a.side.SetTitle(a.abTitle())
 		a.side.SetText(a.abSide())
 	} else {
+		a.side.SetTitle(" now ")
 		a.side.SetText(fmt.Sprintf(
 			" err p99 [::b]%.2f[::-] m  snaps [::b]%d[::-]  flips %d\n"+
 				" judder %.2f m/s  speed %.2f/%.2f\n"+

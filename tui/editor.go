@@ -101,11 +101,17 @@ func (e *Editor) Draw(screen tcell.Screen) {
 	x, y, w, h := e.GetInnerRect()
 	normal := tcell.StyleDefault
 	selected := tcell.StyleDefault.Reverse(true)
+	// Scroll so the cursor row is visible on a short terminal.
+	top := max(0, e.row-h+1)
 	for i, r := range editorRows {
-		if i >= h {
+		if i < top {
+			continue
+		}
+		if i-top >= h {
 			break
 		}
-		tview.Print(screen, r.label, x+1, y+i, 15, tview.AlignLeft, tcell.ColorSilver)
+		line := y + i - top
+		tview.Print(screen, r.label, x+1, line, 15, tview.AlignLeft, tcell.ColorSilver)
 		for c, key := range r.keys {
 			st := normal
 			if i == e.row && (c == e.col || len(r.keys) == 1) {
@@ -122,7 +128,7 @@ func (e *Editor) Draw(screen tcell.Screen) {
 			cx := x + 17 + c*11
 			for j, ch := range val {
 				if cx+j < x+w {
-					screen.SetContent(cx+j, y+i, ch, nil, st)
+					screen.SetContent(cx+j, line, ch, nil, st)
 				}
 			}
 		}

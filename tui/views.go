@@ -47,8 +47,10 @@ func (v *views) root() *tview.Flex {
 		AddItem(v.interval, 0, 1, false).
 		AddItem(v.visErr, 0, 1, false).
 		AddItem(v.rtt, 0, 1, false)
+	// The editor takes what it needs on a tall terminal and scrolls on a
+	// short one; the side box gets the rest (at least a quarter).
 	right := tview.NewFlex().SetDirection(tview.FlexRow).
-		AddItem(v.editor, len(editorRows)+2, 0, true).
+		AddItem(v.editor, 0, 3, true).
 		AddItem(v.side, 0, 1, false)
 	main := tview.NewFlex().
 		AddItem(charts, 0, 3, false).
