@@ -131,14 +131,7 @@ func TestEveryBuiltinAndExampleLoadsAndRuns(t *testing.T) {
 
 func TestScenarioTimelineShowsInCSV(t *testing.T) {
 	// latency-spike: 25 ms each way, 300 ms from 20 s to 22 s.
-	sc, err := LoadScenario("latency-spike")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := DefaultConfig()
-	if err := ApplyScenario(&cfg, sc); err != nil {
-		t.Fatal(err)
-	}
+	cfg, sc := scenarioConfig(t, "latency-spike")
 	s, _ := New(cfg, 50*time.Millisecond)
 	s.ScheduleTimeline(sc)
 	first, lateHigh := -1.0, 0
@@ -174,4 +167,18 @@ func TestScenarioFileTypoNamesFileLineAndKey(t *testing.T) {
 	if _, err := LoadScenario(path); err == nil || !strings.Contains(err.Error(), ":3") || !strings.Contains(err.Error(), "link.loss") {
 		t.Fatalf("bad timeline value: %v", err)
 	}
+}
+
+// scenarioConfig loads a scenario and applies it to the default config.
+func scenarioConfig(t *testing.T, name string) (Config, *scenarios.Scenario) {
+	t.Helper()
+	sc, err := LoadScenario(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	if err := ApplyScenario(&cfg, sc); err != nil {
+		t.Fatal(err)
+	}
+	return cfg, sc
 }

@@ -335,14 +335,7 @@ func TestLiveChangeEqualsScheduledChange(t *testing.T) {
 // sends at 1/0.048 s and does.
 func TestFrameSenderCannotDrainOffsetAfterSpike(t *testing.T) {
 	offsetAfter := func(sets ...string) []int {
-		sc, err := LoadScenario("latency-spike")
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg := DefaultConfig()
-		if err := ApplyScenario(&cfg, sc); err != nil {
-			t.Fatal(err)
-		}
+		cfg, sc := scenarioConfig(t, "latency-spike")
 		for _, a := range sets {
 			k, v, _ := ParseAssignment(a)
 			if err := Set(&cfg, k, v); err != nil {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
 	"jitterlab/lab"
@@ -105,26 +104,12 @@ func (a *App) toggleAB() {
 		a.status = "A/B ended"
 		return
 	}
-	field := tview.NewInputField().SetLabel("B = ").SetText("server.inputs=queue").SetFieldWidth(50)
-	field.SetBorder(true).SetTitle(" A/B: settings for B on the same seed (Esc cancels) ")
-	closeField := func() {
-		a.editing = false
-		a.pages.RemovePage("ab")
-		a.app.SetFocus(a.editor)
-		a.refresh()
-	}
-	field.SetDoneFunc(func(k tcell.Key) {
-		if k == tcell.KeyEnter {
-			if err := a.startAB(field.GetText()); err != nil {
-				a.ab = nil
-				a.status = "[red]A/B: " + tview.Escape(err.Error())
-			} else {
-				a.status = "[green]A/B[-]: B runs on the same seed from t 0 with " + tview.Escape(field.GetText()) + "; b ends it"
-			}
+	a.prompt(" A/B: settings for B on the same seed (Esc cancels) ", "B = ", "server.inputs=queue", 50, func(text string) {
+		if err := a.startAB(text); err != nil {
+			a.ab = nil
+			a.status = "[red]A/B: " + tview.Escape(err.Error())
+			return
 		}
-		closeField()
+		a.status = "[green]A/B[-]: B runs on the same seed from t 0 with " + tview.Escape(text) + "; b ends it"
 	})
-	a.editing = true
-	a.pages.AddPage("ab", center(field, 60, 3), true, true)
-	a.app.SetFocus(field)
 }

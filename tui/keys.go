@@ -166,22 +166,27 @@ func (a *App) quit() {
 // startEdit opens a field to type the value under the cursor.
 func (a *App) startEdit() {
 	key := a.editor.Key()
-	field := tview.NewInputField().SetLabel(key + " = ").SetText(a.editor.Get(key)).SetFieldWidth(20)
-	field.SetBorder(true).SetTitle(" enter a value, Esc cancels ")
-	closeEdit := func() {
-		a.editing = false
-		a.pages.RemovePage("edit")
-		a.app.SetFocus(a.editor)
-		a.refresh()
-	}
+	a.prompt(" enter a value, Esc cancels ", key+" = ", a.editor.Get(key), 20, func(text string) {
+		a.set(key, strings.TrimSpace(text))
+	})
+}
+
+// prompt opens a one-line input field over the lab; Enter calls done with
+// the text, Esc cancels; either way the field closes.
+func (a *App) prompt(title, label, initial string, width int, done func(text string)) {
+	field := tview.NewInputField().SetLabel(label).SetText(initial).SetFieldWidth(width)
+	field.SetBorder(true).SetTitle(title)
 	field.SetDoneFunc(func(k tcell.Key) {
 		if k == tcell.KeyEnter {
-			a.set(key, strings.TrimSpace(field.GetText()))
+			done(field.GetText())
 		}
-		closeEdit()
+		a.editing = false
+		a.pages.RemovePage("prompt")
+		a.app.SetFocus(a.editor)
+		a.refresh()
 	})
 	a.editing = true
-	a.pages.AddPage("edit", center(field, 50, 3), true, true)
+	a.pages.AddPage("prompt", center(field, width+len(label)+10, 3), true, true)
 	a.app.SetFocus(field)
 }
 
