@@ -11,12 +11,11 @@ const (
 // Histogram counts non-negative values in log-linear buckets: below
 // 128·Unit they are Unit wide, above that each power of two is split in 128,
 // so a quantile is within 0.8 % (or Unit/2) of the true one. It has a fixed
-// size and never allocates after New. Max, Mean and Count are exact.
+// size and never allocates after New. Max and Count are exact.
 type Histogram struct {
 	Unit   float64
 	counts [subBuckets * (octaves + 1)]uint64
 	n      uint64
-	sum    float64
 	max    float64
 }
 
@@ -30,7 +29,6 @@ func (h *Histogram) Add(v float64) {
 	}
 	h.counts[h.index(v)]++
 	h.n++
-	h.sum += v
 	h.max = max(h.max, v)
 }
 
@@ -64,14 +62,6 @@ func (h *Histogram) Count() uint64 { return h.n }
 
 // Max is the largest value added (0 if none).
 func (h *Histogram) Max() float64 { return h.max }
-
-// Mean is the mean of the values added (0 if none).
-func (h *Histogram) Mean() float64 {
-	if h.n == 0 {
-		return 0
-	}
-	return h.sum / float64(h.n)
-}
 
 // Quantile returns the nearest-rank q-quantile (the smallest value with at
 // least q·n values at or below it), as its bucket's midpoint, capped at Max.

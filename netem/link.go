@@ -163,7 +163,6 @@ func (l *Link) Send(now sim.Time, pkt Packet) SendResult {
 		l.lastAt = max(l.lastAt, at)
 		l.flight.Push(at, flight{id: pkt.ID, seq: l.seq, sentAt: now, size: uint32(pkt.Size), copy: uint8(c)})
 		res.At[res.Scheduled] = at
-		res.Delay[res.Scheduled] = at.Sub(now)
 		res.Scheduled++
 	}
 	return res

@@ -335,7 +335,8 @@ func TestReorderRateWithGap(t *testing.T) {
 		g := float64(max(c.gap, 1))
 		immediate, sinceLast := 0, 0
 		for i, s := range sends {
-			if s.Delay[0] == 0 {
+			delay := s.At[0].Sub(sim.Time(int64(i) * int64(ms)))
+			if delay == 0 {
 				// netem: a packet skips the delay only after gap−1 delayed ones.
 				if sinceLast < int(g)-1 {
 					t.Fatalf("packet %d reordered after only %d delayed packets (gap %v)", i, sinceLast, g)
@@ -343,8 +344,8 @@ func TestReorderRateWithGap(t *testing.T) {
 				immediate++
 				sinceLast = 0
 			} else {
-				if s.Delay[0] != 100*ms {
-					t.Fatalf("packet %d delayed %v", i, s.Delay[0])
+				if delay != 100*ms {
+					t.Fatalf("packet %d delayed %v", i, delay)
 				}
 				sinceLast++
 			}
@@ -419,8 +420,8 @@ func TestRateLimitedThroughputEqualsRate(t *testing.T) {
 	}
 	// An idle link adds exactly latency + transmit time.
 	l = newLink(t, Params{Latency: 10 * ms, Rate: rate, Overhead: overhead})
-	if r := l.Send(0, Packet{Size: size}); r.Delay[0] != 10*ms+1024*time.Microsecond {
-		t.Fatalf("idle delay %v, want 11.024ms", r.Delay[0])
+	if r := l.Send(0, Packet{Size: size}); r.At[0] != sim.Time(10*ms+1024*time.Microsecond) {
+		t.Fatalf("idle delivery at %v, want 11.024ms", r.At[0])
 	}
 }
 

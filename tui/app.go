@@ -45,19 +45,18 @@ type App struct {
 	opts  Options
 	s     *lab.Session
 
-	paused   bool
-	speed    int // index into speeds
-	window   int // index into windows
-	history  []metrics.Sample
-	head     int // next write position once history is full
-	status   string
-	lastSum  lab.Summary
-	editing  bool
-	quitting bool
-	ab       *abRun
-	rec      *lab.Recorder
-	recFile  *os.File
-	recPath  string
+	paused  bool
+	speed   int // index into speeds
+	window  int // index into windows
+	history []metrics.Sample
+	head    int // next write position once history is full
+	status  string
+	lastSum lab.Summary
+	editing bool
+	ab      *abRun
+	rec     *lab.Recorder
+	recFile *os.File
+	recPath string
 
 	*views
 }

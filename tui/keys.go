@@ -159,7 +159,6 @@ func (a *App) restartKey() {
 }
 
 func (a *App) quit() {
-	a.quitting = true
 	a.app.Stop()
 }
 
