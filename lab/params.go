@@ -85,6 +85,12 @@ func CheckAssignment(key, value string) error {
 	return p.Set(&scratch, value)
 }
 
+// SplitAssignments splits "k=v k=v" or "k=v,k=v" into assignments (for
+// ParseAssignment), as --a/--b and the lab's A/B prompt take them.
+func SplitAssignments(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' })
+}
+
 // ParseAssignment splits "key=value".
 func ParseAssignment(s string) (key, value string, err error) {
 	k, v, ok := strings.Cut(s, "=")

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rivo/tview"
@@ -25,7 +26,7 @@ type abRun struct {
 
 // startAB starts B from t = 0 and catches it up with A.
 func (a *App) startAB(spec string) error {
-	sets := strings.FieldsFunc(spec, func(r rune) bool { return r == ' ' || r == ',' })
+	sets := lab.SplitAssignments(spec)
 	if len(sets) == 0 {
 		return fmt.Errorf("give B's settings, e.g. server.inputs=queue client.sender=accumulator")
 	}
@@ -77,19 +78,23 @@ func (a *App) abSamples(span int) []metrics.Sample {
 	return h[max(len(h)-span, 0):]
 }
 
+// abMetrics are the summary figures the A/B box compares.
+var abMetrics = []string{"speed m/s", "judder m/s", "visible err p99 m", "overwritten", "starved", "input delay p50 ms"}
+
 // abSide is the side box in A/B mode: both summaries column by column.
 func (a *App) abSide() string {
 	sa, sb := a.lastSum, a.ab.s.Summary()
-	row := func(name string, f func(*lab.Summary) float64, prec int) string {
-		return fmt.Sprintf(" %-16s %8.*f  [white]%8.*f[-]\n", name, prec, f(&sa), prec, f(&sb))
+	out := fmt.Sprintf(" [::b]%-18s %7s  %7s[::-]\n", "", "A", "B")
+	for _, m := range lab.Metrics {
+		if slices.Contains(abMetrics, m.Name) {
+			prec := 0 // one run: counts are whole, figures get two decimals
+			if m.Prec > 1 {
+				prec = 2
+			}
+			out += fmt.Sprintf(" %-18s %7.*f  [white]%7.*f[-]\n", m.Name, prec, m.Get(&sa), prec, m.Get(&sb))
+		}
 	}
-	return fmt.Sprintf(" [::b]%-16s %8s  %8s[::-]\n", "", "A", "B") +
-		row("speed m/s", func(s *lab.Summary) float64 { return s.MeanVisibleSpeedMPS }, 2) +
-		row("judder m/s", func(s *lab.Summary) float64 { return s.JudderMPS }, 2) +
-		row("err p99 m", func(s *lab.Summary) float64 { return s.VisibleErrorM.P99 }, 2) +
-		row("overwritten", func(s *lab.Summary) float64 { return float64(s.Overwritten) }, 0) +
-		row("starved", func(s *lab.Summary) float64 { return float64(s.Starved) }, 0) +
-		row("input delay ms", func(s *lab.Summary) float64 { return s.InputDelayMs.P50 }, 0)
+	return out
 }
 
 // abTitle names B's settings in the side box's title.

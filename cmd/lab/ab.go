@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"jitterlab/lab"
 	"strings"
 	"time"
 )
@@ -25,11 +26,11 @@ func cmdAB(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ja, err := variantJobs(&o, seeds, splitSets(a))
+	ja, err := variantJobs(&o, seeds, lab.SplitAssignments(a))
 	if err != nil {
 		return fmt.Errorf("variant A: %w", err)
 	}
-	jb, err := variantJobs(&o, seeds, splitSets(b))
+	jb, err := variantJobs(&o, seeds, lab.SplitAssignments(b))
 	if err != nil {
 		return fmt.Errorf("variant B: %w", err)
 	}
@@ -47,9 +48,9 @@ func cmdAB(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "scenario %s, %v each, seeds %s (same seeds for both)\n", name, ja[0].cfg.Duration, seedList)
 	fmt.Fprintf(stdout, "A: %s\nB: %s\n\n", orNone(a), b)
 	var rows [][]string
-	for _, m := range metricsTable {
+	for _, m := range lab.Metrics {
 		va, vb := mean(ra, m), mean(rb, m)
-		rows = append(rows, []string{m.name, fmt.Sprintf("%.*f", m.prec, va), fmt.Sprintf("%.*f", m.prec, vb), delta(va, vb, m.prec)})
+		rows = append(rows, []string{m.Name, fmt.Sprintf("%.*f", m.Prec, va), fmt.Sprintf("%.*f", m.Prec, vb), delta(va, vb, m.Prec)})
 	}
 	if err := writeTable(stdout, []string{"mean over seeds", labelA, "B", "B − A"}, rows); err != nil {
 		return err

@@ -89,33 +89,11 @@ func runOne(j job) (lab.Summary, error) {
 	return s.Summary(), nil
 }
 
-// metric is one column of a comparison: a name and how to read it.
-type metric struct {
-	name string
-	get  func(*lab.Summary) float64
-	prec int
-}
-
-var metricsTable = []metric{
-	{"judder m/s", func(s *lab.Summary) float64 { return s.JudderMPS }, 3},
-	{"speed m/s", func(s *lab.Summary) float64 { return s.MeanVisibleSpeedMPS }, 3},
-	{"commanded m/s", func(s *lab.Summary) float64 { return s.CommandedSpeedMPS }, 3},
-	{"visible err p99 m", func(s *lab.Summary) float64 { return s.VisibleErrorM.P99 }, 3},
-	{"correction p95 m", func(s *lab.Summary) float64 { return s.CorrectionM.P95 }, 3},
-	{"snaps", func(s *lab.Summary) float64 { return float64(s.Snaps) }, 1},
-	{"latch flips", func(s *lab.Summary) float64 { return float64(s.LatchFlips) }, 1},
-	{"overwritten", func(s *lab.Summary) float64 { return float64(s.Overwritten) }, 1},
-	{"starved", func(s *lab.Summary) float64 { return float64(s.Starved) }, 1},
-	{"late-dropped", func(s *lab.Summary) float64 { return float64(s.LateDropped) }, 1},
-	{"input delay p50 ms", func(s *lab.Summary) float64 { return s.InputDelayMs.P50 }, 1},
-	{"rtt p50 ms", func(s *lab.Summary) float64 { return s.RTTMs.P50 }, 1},
-}
-
 // mean averages a metric over runs.
-func mean(runs []lab.Summary, m metric) float64 {
+func mean(runs []lab.Summary, m lab.Metric) float64 {
 	var t float64
 	for i := range runs {
-		t += m.get(&runs[i])
+		t += m.Get(&runs[i])
 	}
 	return t / float64(len(runs))
 }
@@ -127,12 +105,6 @@ func writeTable(w io.Writer, header []string, rows [][]string) error {
 		fmt.Fprintln(tw, strings.Join(r, "\t")+"\t")
 	}
 	return tw.Flush()
-}
-
-// splitSets reads a variant written as "key=value key=value" (or with
-// commas).
-func splitSets(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' })
 }
 
 // variantJobs builds one job per seed for base + sets.

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"jitterlab/lab"
 	"os"
 	"strconv"
 	"strings"
@@ -22,7 +23,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	key, list, ok := strings.Cut(over, "=")
-	values := splitSets(list)
+	values := lab.SplitAssignments(list)
 	if !ok || key == "" || len(values) == 0 {
 		return fmt.Errorf("--over %q: want key=v1,v2,... e.g. link.jitter=0ms,10ms,20ms", over)
 	}
@@ -45,14 +46,14 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "scenario %s, %v each, seeds %s; means over seeds\n\n", o.name(), jobs[0].cfg.Duration, seedList)
 	header := []string{key}
-	for _, m := range metricsTable {
-		header = append(header, m.name)
+	for _, m := range lab.Metrics {
+		header = append(header, m.Name)
 	}
 	var rows [][]string
 	for i, v := range values {
 		row := []string{v}
-		for _, m := range metricsTable {
-			row = append(row, fmt.Sprintf("%.*f", m.prec, mean(runs[i*len(seeds):(i+1)*len(seeds)], m)))
+		for _, m := range lab.Metrics {
+			row = append(row, fmt.Sprintf("%.*f", m.Prec, mean(runs[i*len(seeds):(i+1)*len(seeds)], m)))
 		}
 		rows = append(rows, row)
 	}
@@ -68,8 +69,8 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		w.Write(append([]string{key, "seed"}, header[1:]...))
 		for i, j := range jobs {
 			rec := []string{values[i/len(seeds)], strconv.FormatUint(j.cfg.Seed, 10)}
-			for _, m := range metricsTable {
-				rec = append(rec, strconv.FormatFloat(m.get(&runs[i]), 'f', 6, 64))
+			for _, m := range lab.Metrics {
+				rec = append(rec, strconv.FormatFloat(m.Get(&runs[i]), 'f', 6, 64))
 			}
 			w.Write(rec)
 		}
