@@ -91,15 +91,25 @@ func TestRelayOnLoopback(t *testing.T) {
 	}
 	defer client.Close()
 	const n = 200
+	// The same seed and stream offline: which packets the up link passes.
+	want := map[uint32]bool{}
+	l, _ := netem.New(9, "proxy.0.up", up)
+	for i := range n {
+		if l.Send(sim.Time(i), netem.Packet{ID: uint64(i)}).Scheduled == 1 {
+			want[uint32(i)] = true
+		}
+	}
 	start := time.Now()
 	got := map[uint32]bool{}
 	recvDone := make(chan struct{})
 	minRTT := time.Hour
 	go func() {
 		defer close(recvDone)
+		// Read until every expected echo is in; the deadline only stops a
+		// broken relay from hanging the test, it is not a measurement.
+		client.SetReadDeadline(time.Now().Add(15 * time.Second))
 		buf := make([]byte, 64)
-		for {
-			client.SetReadDeadline(time.Now().Add(time.Second))
+		for len(got) < len(want) {
 			k, err := client.Read(buf)
 			if err != nil {
 				return
@@ -118,36 +128,31 @@ func TestRelayOnLoopback(t *testing.T) {
 		binary.BigEndian.PutUint32(b[:], uint32(i))
 		binary.BigEndian.PutUint64(b[4:], uint64(time.Since(start)))
 		client.Write(b[:])
-		time.Sleep(2 * ms) // keep the order the relay sees
+		time.Sleep(2 * ms) // pace the sends so no socket buffer overflows
 	}
 	<-recvDone
 
-	// The same seed and stream offline: which packets the up link loses.
-	want := map[uint32]bool{}
-	l, _ := netem.New(9, "proxy.0.up", up)
-	for i := range n {
-		if l.Send(sim.Time(i), netem.Packet{ID: uint64(i)}).Scheduled == 1 {
-			want[uint32(i)] = true
-		}
-	}
 	if len(got) != len(want) {
-		t.Fatalf("received %d echoes, the seeded link delivers %d", len(got), len(want))
+		t.Fatalf("received %d echoes, the seeded link passes %d", len(got), len(want))
 	}
 	for seq := range want {
 		if !got[seq] {
 			t.Fatalf("packet %d should have passed", seq)
 		}
 	}
+	// A lower bound only: the relay may be late on a busy machine, never early.
 	if minRTT < 25*ms {
 		t.Fatalf("an echo came back in %v, under the 10+15 ms of latency", minRTT)
+	}
+	// Stop the relay first: it publishes its counters at the end of the
+	// iteration that wrote the last echo, which Run finishes before it returns.
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 	upC, downC, flows, errs := r.Stats()
 	if upC.Sent != n || int(upC.Lost) != n-len(want) || downC.Delivered != uint64(len(want)) || flows != 1 || len(errs) != 0 {
 		t.Fatalf("stats up %+v down %+v flows %d errs %v", upC, downC, flows, errs)
-	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
 	}
 }
 
