@@ -57,6 +57,7 @@ type Counters struct {
 type Server struct {
 	cfg       Config
 	nextLocal sim.Time
+	stepDT    time.Duration // the interval the step due at nextLocal ends
 	pose      motion.Pose
 	tick      uint32 // steps done = broadcasts sent
 	ack       uint32
@@ -82,12 +83,14 @@ func New(cfg Config) (*Server, error) {
 	if err := s.SetConfig(cfg); err != nil {
 		return nil, err
 	}
-	s.nextLocal = sim.Time(cfg.Tick)
+	s.nextLocal, s.stepDT = sim.Time(cfg.Tick), cfg.Tick
 	return s, nil
 }
 
 // SetConfig changes the settings. A new Tick applies from the step after
-// the next one; switching Inputs keeps what has been accepted.
+// the next one: the next step is still due one old interval after the
+// previous and integrates that interval; switching Inputs keeps what has
+// been accepted.
 func (s *Server) SetConfig(cfg Config) error {
 	if cfg.Tick <= 0 {
 		return fmt.Errorf("server.tick %v: allowed a duration > 0", cfg.Tick)
@@ -196,8 +199,9 @@ func (s *Server) Step() proto.PlayerState {
 			}
 		}
 	}
-	s.pose = motion.Step(s.pose, in, s.cfg.Tick, s.cfg.Tuning)
+	s.pose = motion.Step(s.pose, in, s.stepDT, s.cfg.Tuning)
 	s.tick++
 	s.nextLocal += sim.Time(s.cfg.Tick)
+	s.stepDT = s.cfg.Tick
 	return proto.PlayerState{ServerTick: s.tick, Pose: s.pose, AckTick: s.ack}
 }

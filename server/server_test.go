@@ -1,6 +1,7 @@
 package server
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -103,16 +104,30 @@ func TestSwitchInputModeKeepsAcceptedInputs(t *testing.T) {
 	}
 }
 
+// Issue 8.14: a live server.tick change applies from the step after the
+// next one, and that next step, due one old interval after the previous,
+// integrates the old interval: at 2 m/s, 0.100 m, then 0.080 m per step.
 func TestLiveTickChange(t *testing.T) {
 	s := newServer(t, Latest)
+	s.OnMoveInput(proto.MoveInput{Tick: 1, Input: fwd})
 	s.Step() // at 50 ms; the next is already due at 100 ms
 	cfg := s.Config()
 	cfg.Tick = 40 * time.Millisecond
 	if err := s.SetConfig(cfg); err != nil {
 		t.Fatal(err)
 	}
-	s.Step() // the step due at 100 ms integrates 40 ms and schedules 140 ms
+	moved := func(tick uint32) float64 {
+		before := s.pose
+		s.OnMoveInput(proto.MoveInput{Tick: tick, Input: fwd})
+		return motion.Distance(before, s.Step().Pose)
+	}
+	if d := moved(2); math.Abs(d-0.100) > 1e-12 {
+		t.Fatalf("the step due at 100 ms moved %.6f m, want the old 50 ms interval's 0.100 m", d)
+	}
 	if s.NextStep() != sim.Time(140*time.Millisecond) {
 		t.Fatalf("next step at %v, want 140ms", s.NextStep())
+	}
+	if d := moved(3); math.Abs(d-0.080) > 1e-12 {
+		t.Fatalf("the step due at 140 ms moved %.6f m, want the new 40 ms interval's 0.080 m", d)
 	}
 }
