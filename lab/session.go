@@ -411,11 +411,17 @@ func (s *Session) send(l *netem.Link, dir string, w wire, size int) {
 		s.q.Push(res.At[i], event{kind: kind})
 	}
 	if s.OnPacket != nil {
-		for range res.Lost {
-			s.OnPacket(&PacketRecord{Dir: dir, Seq: res.Seq, Kind: wireNames[w.kind], SentAt: s.now, Status: "lost"})
-		}
-		for range res.QueueDropped {
-			s.OnPacket(&PacketRecord{Dir: dir, Seq: res.Seq, Kind: wireNames[w.kind], SentAt: s.now, Status: "queue_dropped"})
+		for c, f := range res.Fate {
+			status := ""
+			switch f {
+			case netem.FateLost:
+				status = "lost"
+			case netem.FateQueueDropped:
+				status = "queue_dropped"
+			default:
+				continue
+			}
+			s.OnPacket(&PacketRecord{Dir: dir, Seq: res.Seq, Kind: wireNames[w.kind], SentAt: s.now, Status: status, Copy: c})
 		}
 	}
 	if res.Scheduled == 0 {

@@ -26,7 +26,20 @@ type SendResult struct {
 	Lost         int         // copies dropped by the loss model
 	QueueDropped int         // copies dropped at the queue limit
 	Delay        [2]time.Duration
+	// Fate is what became of each copy: Fate[0] the original, Fate[1] the
+	// duplicate (FateNone when there is none).
+	Fate [2]Fate
 }
+
+// Fate is what became of one copy of a sent packet.
+type Fate uint8
+
+const (
+	FateNone         Fate = iota // no such copy
+	FateScheduled                // scheduled for delivery
+	FateLost                     // dropped by the loss model
+	FateQueueDropped             // dropped at the queue limit
+)
 
 // Delivery is one copy arriving at the far end.
 type Delivery struct {
@@ -144,13 +157,16 @@ func (l *Link) Send(now sim.Time, pkt Packet) SendResult {
 		if l.lose() {
 			res.Lost++
 			l.c.Lost++
+			res.Fate[c] = FateLost
 			continue
 		}
 		if l.p.Queue > 0 && l.flight.Len() >= l.p.Queue {
 			res.QueueDropped++
 			l.c.QueueDropped++
+			res.Fate[c] = FateQueueDropped
 			continue
 		}
+		res.Fate[c] = FateScheduled
 		d := l.delay()
 		at := now.Add(d)
 		if l.p.Rate > 0 {
