@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"reflect"
 	"time"
 
 	"jitterlab/client"
@@ -79,6 +80,9 @@ func (c *Config) Validate() error {
 	}
 	return nil
 }
+
+// Equal reports whether c and o are the same settings.
+func (c *Config) Equal(o *Config) bool { return reflect.DeepEqual(c, o) }
 
 // clientConfig is the client's settings with what it shares with the
 // server: its prediction cadence is the server tick, and the server moves

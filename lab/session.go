@@ -308,9 +308,13 @@ func (s *Session) applyChanges(t sim.Time, inclusive bool) bool {
 		}
 		s.pending = s.pending[1:]
 		s.now = max(s.now, c.At)
-		if err := s.apply(c.Key, c.Value); err != nil {
+		changed, err := s.apply(c.Key, c.Value)
+		if err != nil {
 			s.err = fmt.Errorf("at %v: %w", s.now, err)
 			return applied
+		}
+		if !changed {
+			continue // a no-op: nothing to log, nothing moved
 		}
 		s.applied = append(s.applied, Change{At: s.now, Key: c.Key, Value: c.Value})
 		if s.OnChange != nil {
@@ -325,12 +329,22 @@ func (s *Session) applyChanges(t sim.Time, inclusive bool) bool {
 // clock reads the frame's local time.
 func (s *Session) scheduleFrame() {
 	s.nextFrameLocal = s.cl.NextFrame()
-	sim.Arm(&s.timers[tFrame], &s.q, max(s.cClock.True(s.nextFrameLocal), s.now))
+	s.rearm(tFrame, max(s.cClock.True(s.nextFrameLocal), s.now))
 }
 
 // scheduleServer (re)arms the server's next step likewise.
 func (s *Session) scheduleServer() {
-	sim.Arm(&s.timers[tServer], &s.q, max(s.sClock.True(s.sv.NextStep()), s.now))
+	s.rearm(tServer, max(s.sClock.True(s.sv.NextStep()), s.now))
+}
+
+// rearm arms timer i at at. A timer already armed for that instant keeps
+// its sequence number: re-arming it would move it behind every event
+// scheduled since, changing the order of same-instant events.
+func (s *Session) rearm(i int, at sim.Time) {
+	if t := &s.timers[i]; t.Armed && t.At == at {
+		return
+	}
+	sim.Arm(&s.timers[i], &s.q, at)
 }
 
 func (s *Session) frame() {
@@ -528,43 +542,50 @@ func (s *Session) wander() {
 }
 
 // apply sets key=value now and pushes the new settings to the components.
-func (s *Session) apply(key, value string) error {
+// A value equal to the one in force changes nothing and reports false.
+func (s *Session) apply(key, value string) (bool, error) {
 	old := s.cfg
-	if err := Set(&s.cfg, key, value); err != nil {
-		return err
+	next := s.cfg
+	if err := Set(&next, key, value); err != nil {
+		return false, err
 	}
+	if next.Equal(&old) {
+		return false, nil
+	}
+	s.cfg = next
 	c := &s.cfg
 	if err := s.up.SetParams(c.Up, "up"); err != nil {
-		return err
+		return true, err
 	}
 	if err := s.down.SetParams(c.Down, "down"); err != nil {
-		return err
+		return true, err
 	}
 	if err := s.sv.SetConfig(c.serverConfig()); err != nil {
-		return err
+		return true, err
 	}
 	if c.Script != old.Script {
 		script, err := c.newScript()
 		if err != nil {
-			return err
+			return true, err
 		}
 		s.cl.SetScript(script)
 	}
 	if err := s.cl.SetConfig(c.clientConfig()); err != nil {
-		return err
+		return true, err
 	}
 	if c.ClientDriftPPM != old.ClientDriftPPM {
 		if err := s.cClock.SetDrift(s.now, c.ClientDriftPPM); err != nil {
-			return err
+			return true, err
 		}
 	}
 	if c.ServerDriftPPM != old.ServerDriftPPM {
 		if err := s.sClock.SetDrift(s.now, c.ServerDriftPPM); err != nil {
-			return err
+			return true, err
 		}
 	}
-	// Clocks, fps or tick may have moved the endpoints' next wake-ups.
+	// Clocks, fps or tick may have moved the endpoints' next wake-ups; a
+	// wake-up that has not moved keeps its place among same-instant events.
 	s.scheduleFrame()
 	s.scheduleServer()
-	return nil
+	return true, nil
 }
