@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -547,6 +548,34 @@ func BenchmarkLink(b *testing.B) {
 				break
 			}
 			l.Deliver(at)
+		}
+	}
+}
+
+// Issue 8.16: a blackout (100 % loss) with bursty loss configured is a valid
+// link that loses everything, and errors write values as people write them.
+func TestBlackoutWithBurstLoss(t *testing.T) {
+	l := newLink(t, Params{Loss: 1, LossBurst: 3})
+	sends, _ := drive(t, l, 1000, ms, 100)
+	for i, s := range sends {
+		if s.Scheduled != 0 {
+			t.Fatalf("packet %d got through a blackout", i)
+		}
+	}
+	if err := l.SetParams(Params{Loss: 0.05, LossBurst: 3}, "up"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		p    Params
+		want string
+	}{
+		{Params{Loss: 0.9, LossBurst: 3}, `up.loss_burst: bad value "3": allowed a mean burst ≥ 9 for loss 90%`},
+		{Params{Loss: 1.5}, `up.loss: bad value "150%"`},
+		{Params{Latency: -5 * ms}, `up.latency: bad value "-5ms"`},
+		{Params{Rate: -1000}, `up.rate: bad value "-1kbit"`},
+	} {
+		if err := c.p.Validate("up"); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: error %v, want it to say %q", c.p, err, c.want)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package netem
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"jitterlab/param"
@@ -69,8 +70,18 @@ type Params struct {
 // registry key prefix+"."+name (prefix "up" gives "up.loss").
 func (p Params) Validate(prefix string) error {
 	k := func(name string) string { return prefix + "." + name }
+	// bad names the key and writes the value as people write it.
 	bad := func(name string, v any, allowed string) error {
-		return &param.Error{Key: k(name), Value: fmt.Sprint(v), Allowed: allowed}
+		s := fmt.Sprint(v)
+		switch name {
+		case "loss", "duplicate", "reorder":
+			s = strconv.FormatFloat(v.(float64)*100, 'g', 12, 64) + "%"
+		case "jitter_corr", "loss_burst", "ge.p", "ge.r", "ge.loss_good", "ge.loss_bad":
+			s = strconv.FormatFloat(v.(float64), 'g', -1, 64)
+		case "rate":
+			s = param.FormatRate(v.(int64))
+		}
+		return &param.Error{Key: k(name), Value: s, Allowed: allowed}
 	}
 	prob := func(name string, v float64) error {
 		if !(v >= 0 && v <= 1) {
@@ -107,12 +118,11 @@ func (p Params) Validate(prefix string) error {
 			return err
 		}
 	}
-	if p.LossBurst >= 1 && p.GE.isZero() {
-		if p.Loss >= 1 {
-			return bad("loss", p.Loss, "a loss < 100% when loss_burst is set")
-		}
+	// Loss 100% is a blackout whatever the burst length; below it the
+	// Gilbert-Elliott model needs P(G→B) ≤ 1.
+	if p.LossBurst >= 1 && p.GE.isZero() && p.Loss < 1 {
 		if _, err := BurstLoss(p.Loss, p.LossBurst); err != nil {
-			return bad("loss_burst", p.LossBurst, fmt.Sprintf("a mean burst ≥ %.3g for loss %s", p.Loss/(1-p.Loss), param.FormatFraction(p.Loss)))
+			return bad("loss_burst", p.LossBurst, fmt.Sprintf("a mean burst ≥ %.3g for loss %s%%", p.Loss/(1-p.Loss), strconv.FormatFloat(p.Loss*100, 'g', 12, 64)))
 		}
 	}
 	return nil
@@ -124,9 +134,9 @@ func (p Params) lossModel() (GilbertElliott, bool) {
 	if !p.GE.isZero() {
 		return p.GE, true
 	}
-	if p.LossBurst >= 1 {
+	if p.LossBurst >= 1 && p.Loss < 1 {
 		g, err := BurstLoss(p.Loss, p.LossBurst)
 		return g, err == nil
 	}
-	return GilbertElliott{}, false
+	return GilbertElliott{}, false // Bernoulli; at loss 100% a blackout
 }

@@ -1,0 +1,157 @@
+package lab
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"jitterlab/metrics"
+	"jitterlab/sim"
+)
+
+// runPackets simulates cfg and returns its per-packet log (what --packets
+// writes).
+func runPackets(t *testing.T, cfg Config) []PacketRecord {
+	t.Helper()
+	s, err := New(cfg, 50*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []PacketRecord
+	s.OnPacket = func(p *PacketRecord) { recs = append(recs, *p) }
+	if err := s.Run(sim.Time(cfg.Duration)); err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+// Issue 8.15: every copy of a packet has one row in the per-packet log,
+// marked with its own copy index, whether it was delivered, lost or
+// dropped at the queue: a lost duplicate is duplicate=1.
+func TestPacketsMarkLostDuplicateCopies(t *testing.T) {
+	cfg := config(t, 20*time.Second, "link.latency=30ms", "link.duplicate=50%", "link.loss=30%")
+	type key struct {
+		dir  string
+		seq  uint64
+		copy int
+	}
+	seen := map[key]string{}
+	lostDuplicates := 0
+	for _, p := range runPackets(t, cfg) {
+		k := key{p.Dir, p.Seq, p.Copy}
+		if prev, ok := seen[k]; ok {
+			t.Fatalf("%s packet %d copy %d has two rows: %s and %s", p.Dir, p.Seq, p.Copy, prev, p.Status)
+		}
+		seen[k] = p.Status
+		if p.Copy == 1 && p.Status == "lost" {
+			lostDuplicates++
+		}
+	}
+	if lostDuplicates == 0 {
+		t.Fatal("with 50 % duplicates and 30 % loss no duplicate copy was marked lost")
+	}
+}
+
+// runScenarioText runs a scenario file's text and returns everything the
+// run writes: the CSV, the per-packet log, the summary and the change log.
+func runScenarioText(t *testing.T, text string) (csv, packets, summary []byte, changes []Change) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "s.toml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := LoadScenario(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	if err := ApplyScenario(&cfg, sc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(cfg, 50*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ScheduleTimeline(sc); err != nil {
+		t.Fatal(err)
+	}
+	var cb, pb bytes.Buffer
+	w, _ := metrics.NewCSVWriter(&cb)
+	s.OnSample = func(x *metrics.Sample) { w.Write(x) }
+	s.OnPacket = func(p *PacketRecord) { fmt.Fprintf(&pb, "%+v\n", *p) }
+	if err := s.Run(sim.Time(cfg.Duration)); err != nil {
+		t.Fatal(err)
+	}
+	w.Flush()
+	summary, _ = json.Marshal(s.Summary())
+	return cb.Bytes(), pb.Bytes(), summary, s.Changes()
+}
+
+const jitteryScenario = `description = "test"
+source = "test"
+duration = "20s"
+link.latency = "50ms"
+link.jitter = "20ms"
+link.loss = "1%"
+client.snap = "40"
+`
+
+// Issue 8.13 and 7.11: a change that changes nothing changes no output,
+// byte for byte, and is not logged; a real change of a key that matters
+// nowhere here does not perturb the order of anything else either.
+func TestNoOpChangeChangesNothing(t *testing.T) {
+	csv, packets, summary, _ := runScenarioText(t, jitteryScenario)
+	same := func(what, text string) []Change {
+		t.Helper()
+		c, p, s, changes := runScenarioText(t, jitteryScenario+text)
+		if !bytes.Equal(c, csv) || !bytes.Equal(p, packets) || !bytes.Equal(s, summary) {
+			t.Fatalf("%s changed the output", what)
+		}
+		return changes
+	}
+	// At a server step and sample instant (10.05 s) and off every grid.
+	noop := "[[timeline]]\nat = \"7.3s\"\nup.loss = \"1%\"\n[[timeline]]\nat = \"10.05s\"\nlink.latency = \"50ms\"\nserver.tick = \"50ms\"\nclient.fps = \"60\"\n"
+	if changes := same("a no-op timeline entry", noop); len(changes) != 0 {
+		t.Fatalf("no-op changes were logged: %+v", changes)
+	}
+	// client.snap 40 → 50 m: nothing comes near either line.
+	real := "[[timeline]]\nat = \"10.05s\"\nclient.snap = \"50\"\n"
+	if changes := same("a change that affects nothing", real); len(changes) != 1 {
+		t.Fatalf("the real change was not logged once: %+v", changes)
+	}
+}
+
+// Issue 8.16: lab run --scenario handover --set up.loss_burst=3 runs
+// through its 100 % loss blackout.
+func TestHandoverWithBurstLoss(t *testing.T) {
+	cfg, sc := scenarioConfig(t, "handover")
+	if err := Set(&cfg, "up.loss_burst", "3"); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(cfg, 50*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ScheduleTimeline(sc); err != nil {
+		t.Fatal(err)
+	}
+	var lostAt20, lostAt21 uint64
+	s.OnSample = func(x *metrics.Sample) {
+		switch x.TS {
+		case 20:
+			lostAt20 = x.UpLost
+		case 21:
+			lostAt21 = x.UpLost
+		}
+	}
+	if err := s.Run(sim.Time(cfg.Duration)); err != nil {
+		t.Fatal(err)
+	}
+	if n := lostAt21 - lostAt20; n < 18 {
+		t.Fatalf("the 1 s blackout lost %d uplink packets, want all of ~20", n)
+	}
+}
