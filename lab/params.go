@@ -225,7 +225,7 @@ var linkKeys = []linkKey{
 		}},
 	{"duplicate", "probability that a packet is sent twice", func(p *netem.Params) string { return param.FormatFraction(p.Duplicate) },
 		func(p *netem.Params, k, v string) (err error) { p.Duplicate, err = param.Fraction(k, v); return }},
-	{"reorder", "probability that an eligible packet skips the delay (netem)", func(p *netem.Params) string { return param.FormatFraction(p.Reorder) },
+	{"reorder", "probability that an eligible packet skips the delay and the rate (netem)", func(p *netem.Params) string { return param.FormatFraction(p.Reorder) },
 		func(p *netem.Params, k, v string) (err error) { p.Reorder, err = param.Fraction(k, v); return }},
 	{"reorder_gap", "netem gap: packets delayed normally between reorders, +1", func(p *netem.Params) string { return strconv.Itoa(p.ReorderGap) },
 		func(p *netem.Params, k, v string) error {

@@ -66,7 +66,8 @@ type Counters struct {
 //	duplicate → loss → queue limit → reorder-or-delay → rate → deliver
 //
 // Each copy of a duplicated packet passes loss, queue, delay and rate on its
-// own, so the copy may overtake the original. A parameter change applies
+// own, so the copy may overtake the original. A packet the reorder draw
+// sends at once skips the rate too, as in Linux netem. A parameter change applies
 // to packets sent after it; packets in flight keep their times. All
 // randomness comes from four named streams of the session seed
 // (name+".dup", ".loss", ".reorder", ".jitter"), so enabling one mechanism
@@ -167,9 +168,9 @@ func (l *Link) Send(now sim.Time, pkt Packet) SendResult {
 			continue
 		}
 		res.Fate[c] = FateScheduled
-		d := l.delay()
+		d, skip := l.delay()
 		at := now.Add(d)
-		if l.p.Rate > 0 {
+		if l.p.Rate > 0 && !skip {
 			at = max(at, l.lastTx).Add(l.txTime(pkt.Size))
 			l.lastTx = at
 		}
@@ -223,23 +224,25 @@ func (l *Link) lose() bool {
 	return lost
 }
 
-// delay returns latency plus jitter, or 0 for a packet netem's reorder sends
-// at once: after gap−1 normally delayed packets, each packet is sent
-// immediately with probability Reorder. A negative delay is 0.
-func (l *Link) delay() time.Duration {
+// delay returns latency plus jitter, or 0 with skip set for a packet
+// netem's reorder sends at once: after gap−1 normally delayed packets, each
+// packet is sent immediately with probability Reorder. Such a packet also
+// skips the rate, as in netem (it goes to the head of the queue with
+// time_to_send = now). A negative delay is 0.
+func (l *Link) delay() (d time.Duration, skip bool) {
 	if l.p.Reorder > 0 {
 		gap := max(l.p.ReorderGap, 1)
 		if l.count >= gap-1 && l.reorder.Float64() < l.p.Reorder {
 			l.count = 0
-			return 0
+			return 0, true
 		}
 		l.count++
 	}
-	d := l.p.Latency
+	d = l.p.Latency
 	if l.p.Jitter > 0 {
 		d += time.Duration(math.Round(float64(l.p.Jitter) * l.p.JitterDist.offset(l.nextZ())))
 	}
-	return max(d, 0)
+	return max(d, 0), false
 }
 
 // nextZ advances the AR(1) process z = ρ·z_prev + sqrt(1−ρ²)·ε, started in

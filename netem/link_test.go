@@ -579,3 +579,29 @@ func TestBlackoutWithBurstLoss(t *testing.T) {
 		}
 	}
 }
+
+// Issue 8.17: as in Linux netem, a packet the reorder draw sends at once
+// skips the delay and the rate (netem puts it at the head of its queue
+// with time_to_send = now), so a rate does not stop reordering; normally
+// delayed packets still queue behind each other at the rate.
+func TestRateStillReorders(t *testing.T) {
+	const n, p = 100000, 0.25
+	// 100 B every 1 ms at 1 Mbit/s: 0.8 ms on the wire, no queueing.
+	l := newLink(t, Params{Latency: 100 * ms, Rate: 1_000_000, Reorder: p})
+	sends, _ := drive(t, l, n, ms, 100)
+	immediate := 0
+	for i, s := range sends {
+		switch delay := s.At[0].Sub(sim.Time(int64(i) * int64(ms))); delay {
+		case 0:
+			immediate++
+		case 100*ms + 800*time.Microsecond:
+		default:
+			t.Fatalf("packet %d delayed %v: want 0 (reordered) or latency + 0.8 ms on the wire", i, delay)
+		}
+	}
+	// gap 1: each packet independently with probability p; binomial σ.
+	within(t, "reorder fraction with a rate", float64(immediate)/n, p, 5*math.Sqrt(p*(1-p)/n))
+	if c := l.Counters(); c.Reordered == 0 {
+		t.Fatal("no packet arrived after a later-sent one")
+	}
+}
