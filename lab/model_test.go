@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -153,5 +154,22 @@ func TestHandoverWithBurstLoss(t *testing.T) {
 	}
 	if n := lostAt21 - lostAt20; n < 18 {
 		t.Fatalf("the 1 s blackout lost %d uplink packets, want all of ~20", n)
+	}
+}
+
+// Issue 8.18: server.broadcast=2 sends a PlayerState every other step: half
+// the downlink traffic, the same server steps.
+func TestServerBroadcastKey(t *testing.T) {
+	_, _, every := run(t, config(t, 20*time.Second))
+	samples, _, half := run(t, config(t, 20*time.Second, "server.broadcast=2"))
+	if r := float64(half.Down.Sent) / float64(every.Down.Sent); r < 0.49 || r > 0.51 {
+		t.Fatalf("downlink sent %d vs %d: want half", half.Down.Sent, every.Down.Sent)
+	}
+	if last := samples[len(samples)-1]; last.ServerTick != 400 {
+		t.Fatalf("server at step %d after 20 s, want 400", last.ServerTick)
+	}
+	cfg := DefaultConfig()
+	if err := Set(&cfg, "server.broadcast", "0"); err == nil || !strings.Contains(err.Error(), "server.broadcast") {
+		t.Fatalf("server.broadcast=0: %v", err)
 	}
 }

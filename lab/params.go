@@ -331,7 +331,14 @@ func buildRegistry() []Param {
 	ps = append(ps,
 		ppmParam("server.drift_ppm", "server clock drift", func(c *Config) *float64 { return &c.ServerDriftPPM }),
 		ppmParam("server.wander_ppm", "σ per second of the server drift's random walk", func(c *Config) *float64 { return &c.ServerWanderPPM }),
-		durationParam("server.tick", "server step and broadcast period (also the client's prediction unit)", true, func(c *Config) *time.Duration { return &c.Server.Tick }),
+		durationParam("server.tick", "server step period (also the client's prediction unit)", true, func(c *Config) *time.Duration { return &c.Server.Tick }),
+		Param{Key: "server.broadcast", Help: "a PlayerState every N server steps", Live: true,
+			Get: func(c *Config) string { return strconv.Itoa(c.Server.Broadcast) },
+			Set: func(c *Config, v string) error {
+				n, err := param.Int("server.broadcast", v, 1, server.MaxBroadcast)
+				c.Server.Broadcast = int(n)
+				return err
+			}},
 		Param{"server.inputs", "latest (reference) or queue", true, g, s},
 		Param{Key: "input.script", Help: "steady, turn, zigzag, stopgo or random", Live: true,
 			Get: func(c *Config) string { return c.Script },

@@ -390,7 +390,7 @@ func abs(x float64) float64 {
 }
 
 func (s *Session) serverStep() {
-	ps := s.sv.Step()
+	ps, broadcast := s.sv.Step()
 	if ps.AckTick != s.lastAck {
 		// Input delay: from the client sending a tick to the server applying it.
 		s.lastAck = ps.AckTick
@@ -398,7 +398,7 @@ func (s *Session) serverStep() {
 			s.inputDelay.Add(ms(s.now.Sub(s.sentAt[ps.AckTick%sentRing])))
 		}
 	}
-	if s.serverKnowsClient {
+	if broadcast && s.serverKnowsClient {
 		s.send(s.down, "down", wire{kind: wireState, state: ps}, proto.PlayerStateSize)
 	}
 	s.scheduleServer()

@@ -13,7 +13,7 @@ type MoveInput struct {
 
 // PlayerState is one server broadcast.
 type PlayerState struct {
-	ServerTick uint32      // broadcast counter, from 1
+	ServerTick uint32      // the server's step counter, from 1
 	Pose       motion.Pose // authoritative pose after the step
 	AckTick    uint32      // tick of the last MoveInput applied; 0 before any
 }

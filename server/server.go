@@ -30,13 +30,18 @@ func (m InputMode) String() string { return InputModes[m] }
 
 // Config is the server's settings.
 type Config struct {
-	Tick   time.Duration // step and broadcast period on the server clock (50ms)
-	Inputs InputMode
-	Tuning motion.Tuning
+	Tick      time.Duration // step period on the server clock (50ms)
+	Broadcast int           // a PlayerState every Broadcast steps (1)
+	Inputs    InputMode
+	Tuning    motion.Tuning
 }
 
 // DefaultConfig is the first user's server at the client's requested speed.
-var DefaultConfig = Config{Tick: 50 * time.Millisecond, Inputs: Latest, Tuning: motion.DefaultTuning}
+var DefaultConfig = Config{Tick: 50 * time.Millisecond, Broadcast: 1, Inputs: Latest, Tuning: motion.DefaultTuning}
+
+// MaxBroadcast bounds server.broadcast: beyond it the client would hear
+// from the server less than once a minute at the default tick.
+const MaxBroadcast = 1000
 
 // Counters are cumulative per-step input counts.
 type Counters struct {
@@ -51,15 +56,16 @@ type Counters struct {
 // Tick, 2·Tick, … of its own clock; the caller converts them to true time.
 //
 // Per step (Latest): integrate the pending input (or zero input) for Tick,
-// then broadcast a PlayerState with the step counter and the tick of the
-// last applied input. Per step (Queue): integrate the oldest queued input,
+// then, every Broadcast steps, broadcast a PlayerState with the step counter
+// and the tick of the last applied input. Per step (Queue): integrate the oldest queued input,
 // or the last one again if the queue is empty.
 type Server struct {
 	cfg       Config
 	nextLocal sim.Time
 	stepDT    time.Duration // the interval the step due at nextLocal ends
 	pose      motion.Pose
-	tick      uint32 // steps done = broadcasts sent
+	tick      uint32 // steps done
+	quiet     int    // steps since the last broadcast
 	ack       uint32
 	playing   bool // an input has arrived: starvation counts from here
 
@@ -94,6 +100,9 @@ func New(cfg Config) (*Server, error) {
 func (s *Server) SetConfig(cfg Config) error {
 	if cfg.Tick <= 0 {
 		return fmt.Errorf("server.tick %v: allowed a duration > 0", cfg.Tick)
+	}
+	if cfg.Broadcast < 1 || cfg.Broadcast > MaxBroadcast {
+		return fmt.Errorf("server.broadcast %d: allowed a step count in [1, %d]", cfg.Broadcast, MaxBroadcast)
 	}
 	if int(cfg.Inputs) >= len(InputModes) {
 		return fmt.Errorf("server.inputs %d: allowed %v", cfg.Inputs, InputModes)
@@ -172,9 +181,10 @@ func (s *Server) OnMoveInput(m proto.MoveInput) {
 	}
 }
 
-// Step runs the step due at NextStep and returns the PlayerState to
-// broadcast.
-func (s *Server) Step() proto.PlayerState {
+// Step runs the step due at NextStep and returns the PlayerState after it;
+// broadcast says whether this step sends it (every Broadcast steps, counted
+// from the last broadcast).
+func (s *Server) Step() (ps proto.PlayerState, broadcast bool) {
 	var in motion.Input
 	switch s.cfg.Inputs {
 	case Latest:
@@ -203,5 +213,9 @@ func (s *Server) Step() proto.PlayerState {
 	s.tick++
 	s.nextLocal += sim.Time(s.cfg.Tick)
 	s.stepDT = s.cfg.Tick
-	return proto.PlayerState{ServerTick: s.tick, Pose: s.pose, AckTick: s.ack}
+	s.quiet++
+	if broadcast = s.quiet >= s.cfg.Broadcast; broadcast {
+		s.quiet = 0
+	}
+	return proto.PlayerState{ServerTick: s.tick, Pose: s.pose, AckTick: s.ack}, broadcast
 }

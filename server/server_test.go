@@ -2,6 +2,7 @@ package server
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -29,7 +30,7 @@ func TestStepsAndBroadcasts(t *testing.T) {
 		if s.NextStep() != sim.Time(k)*sim.Time(50*time.Millisecond) {
 			t.Fatalf("step %d at %v", k, s.NextStep())
 		}
-		ps := s.Step()
+		ps, _ := s.Step()
 		if ps.ServerTick != uint32(k) || s.Tick() != uint32(k) {
 			t.Fatalf("broadcast %d carries tick %d", k, ps.ServerTick)
 		}
@@ -44,7 +45,7 @@ func TestLatestAcceptance(t *testing.T) {
 	s.OnMoveInput(proto.MoveInput{Tick: 1, Input: fwd})
 	s.OnMoveInput(proto.MoveInput{Tick: 3, Input: motion.Input{Throttle: 0.5}}) // overwrites 1
 	s.OnMoveInput(proto.MoveInput{Tick: 2, Input: fwd})                         // late: 2 ≤ 3
-	ps := s.Step()
+	ps, _ := s.Step()
 	if ps.AckTick != 3 || ps.Pose.Y != 0.5*2*0.05 {
 		t.Fatalf("step applied %+v, want the latest input (tick 3, throttle 0.5)", ps)
 	}
@@ -53,7 +54,7 @@ func TestLatestAcceptance(t *testing.T) {
 		t.Fatalf("counters %+v", c)
 	}
 	// A step with no new input integrates zero input: the tank stops.
-	ps2 := s.Step()
+	ps2, _ := s.Step()
 	if ps2.Pose != ps.Pose || ps2.AckTick != 3 || s.Counters().Starved != 1 {
 		t.Fatalf("starved step moved the tank or changed the ack: %+v", ps2)
 	}
@@ -68,15 +69,15 @@ func TestQueueAcceptance(t *testing.T) {
 	s.OnMoveInput(proto.MoveInput{Tick: 2, Input: motion.Input{Throttle: 0.5}})
 	s.OnMoveInput(proto.MoveInput{Tick: 1, Input: fwd}) // reordered: queued before 2
 	s.OnMoveInput(proto.MoveInput{Tick: 2, Input: fwd}) // duplicate
-	if ps := s.Step(); ps.AckTick != 1 || ps.Pose.Y != 0.1 {
+	if ps, _ := s.Step(); ps.AckTick != 1 || ps.Pose.Y != 0.1 {
 		t.Fatalf("first step %+v, want tick 1 at full throttle", ps)
 	}
 	y := motion.Step(motion.Pose{Y: 0.1}, motion.Input{Throttle: 0.5}, 50*time.Millisecond, motion.DefaultTuning).Y
-	if ps := s.Step(); ps.AckTick != 2 || ps.Pose.Y != y {
+	if ps, _ := s.Step(); ps.AckTick != 2 || ps.Pose.Y != y {
 		t.Fatalf("second step %+v, want tick 2 at half throttle", ps)
 	}
 	// Empty queue: repeat the last input.
-	ps := s.Step()
+	ps, _ := s.Step()
 	if ps.AckTick != 2 || ps.Pose.Y != motion.Step(motion.Pose{Y: y}, motion.Input{Throttle: 0.5}, 50*time.Millisecond, motion.DefaultTuning).Y {
 		t.Fatalf("starved step %+v, want the last input repeated", ps)
 	}
@@ -95,7 +96,7 @@ func TestSwitchInputModeKeepsAcceptedInputs(t *testing.T) {
 	if err := s.SetConfig(cfg); err != nil {
 		t.Fatal(err)
 	}
-	if ps := s.Step(); ps.AckTick != 5 {
+	if ps, _ := s.Step(); ps.AckTick != 5 {
 		t.Fatalf("pending input lost in the switch: %+v", ps)
 	}
 	cfg.Tick = 0
@@ -119,7 +120,7 @@ func TestLiveTickChange(t *testing.T) {
 	moved := func(tick uint32) float64 {
 		before := s.pose
 		s.OnMoveInput(proto.MoveInput{Tick: tick, Input: fwd})
-		return motion.Distance(before, s.Step().Pose)
+		return motion.Distance(before, step(s).Pose)
 	}
 	if d := moved(2); math.Abs(d-0.100) > 1e-12 {
 		t.Fatalf("the step due at 100 ms moved %.6f m, want the old 50 ms interval's 0.100 m", d)
@@ -129,5 +130,44 @@ func TestLiveTickChange(t *testing.T) {
 	}
 	if d := moved(3); math.Abs(d-0.080) > 1e-12 {
 		t.Fatalf("the step due at 140 ms moved %.6f m, want the new 40 ms interval's 0.080 m", d)
+	}
+}
+
+func step(s *Server) proto.PlayerState {
+	ps, _ := s.Step()
+	return ps
+}
+
+// Issue 8.18: server.broadcast sends a PlayerState every N steps; the
+// state carries the step counter, and a live change counts from the last
+// broadcast.
+func TestBroadcastEveryNSteps(t *testing.T) {
+	cfg := DefaultConfig
+	cfg.Broadcast = 3
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sent []uint32
+	for range 7 {
+		if ps, ok := s.Step(); ok {
+			sent = append(sent, ps.ServerTick)
+		}
+	}
+	cfg.Broadcast = 2
+	if err := s.SetConfig(cfg); err != nil {
+		t.Fatal(err)
+	}
+	for range 4 {
+		if ps, ok := s.Step(); ok {
+			sent = append(sent, ps.ServerTick)
+		}
+	}
+	if want := []uint32{3, 6, 8, 10}; !slices.Equal(sent, want) {
+		t.Fatalf("broadcasts at steps %v, want %v", sent, want)
+	}
+	cfg.Broadcast = 0
+	if err := s.SetConfig(cfg); err == nil {
+		t.Fatal("broadcast every 0 steps accepted")
 	}
 }
