@@ -173,3 +173,21 @@ func TestServerBroadcastKey(t *testing.T) {
 		t.Fatalf("server.broadcast=0: %v", err)
 	}
 }
+
+// Issue 8.12: a timeline entry after the scenario's duration would never
+// apply: it is an error naming the file, the entry's line and both times.
+func TestTimelineAfterDurationIsAnError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "late.toml")
+	text := "description = \"x\"\nsource = \"test\"\nduration = \"10s\"\n[[timeline]]\nat = \"5s\"\nlink.latency = \"80ms\"\n[[timeline]]\nat = \"15s\"\nlink.latency = \"20ms\"\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := LoadScenario(path)
+	if err == nil {
+		cfg := DefaultConfig()
+		err = ApplyScenario(&cfg, sc)
+	}
+	if err == nil || !strings.Contains(err.Error(), path+":8:") || !strings.Contains(err.Error(), "15s") || !strings.Contains(err.Error(), "10s") {
+		t.Fatalf("error %v: want %s:8, the entry's 15s and the duration 10s", err, path)
+	}
+}

@@ -42,6 +42,15 @@ func ApplyScenario(cfg *Config, sc *scenarios.Scenario) error {
 	if err := next.Validate(); err != nil {
 		return fmt.Errorf("scenario %s: %w", sc.Name, err)
 	}
+	for _, ch := range sc.Timeline {
+		if ch.At > next.Duration {
+			whose := "the scenario's duration"
+			if sc.Duration == 0 {
+				whose = "the run's duration (the scenario sets none)"
+			}
+			return fmt.Errorf("%s:%d: timeline entry at %v is after %s %v: it would never apply", ch.File, ch.Line, ch.At, whose, next.Duration)
+		}
+	}
 	*cfg = next
 	return nil
 }
@@ -51,7 +60,7 @@ func (s *Session) ScheduleTimeline(sc *scenarios.Scenario) error {
 	for _, ch := range sc.Timeline {
 		for _, a := range ch.Set {
 			if err := s.Schedule(sim.Time(ch.At), a.Key, a.Value); err != nil {
-				return fmt.Errorf("%s:%d: %w", sc.File, a.Line, err)
+				return fmt.Errorf("%s:%d: %w", ch.File, a.Line, err)
 			}
 		}
 	}

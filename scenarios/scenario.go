@@ -29,6 +29,7 @@ type Change struct {
 	At   time.Duration
 	Set  []Assignment
 	Line int
+	File string // the file the entry is in (a base's, for inherited entries)
 }
 
 // Scenario is parameters, a timeline of changes, an input script, a
@@ -210,7 +211,7 @@ func parse(file string, data []byte, check Checker, depth int) (*Scenario, error
 			if len(timeline) > 0 && d < timeline[len(timeline)-1].At {
 				return nil, perr(line, "timeline entry %d at %v comes before the previous one at %v: entries must be in time order", i+1, d, timeline[len(timeline)-1].At)
 			}
-			ch := Change{At: d, Line: line}
+			ch := Change{At: d, Line: line, File: file}
 			for _, k := range sortedKeys(e) {
 				if k == "at" {
 					continue
