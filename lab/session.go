@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -49,6 +50,18 @@ type wire struct {
 	state  proto.PlayerState
 	start  uint32
 	sentAt sim.Time
+	// Downlink messages: the one-way delay of the latest uplink packet
+	// sent before this one (its first copy to arrive), for its round trip.
+	upDelay time.Duration
+	hasUp   bool
+}
+
+// upSend is an uplink packet's send time and one-way delay (of its first
+// copy to arrive), known when it is sent.
+type upSend struct {
+	at    sim.Time
+	delay time.Duration
+	ok    bool
 }
 
 const (
@@ -105,16 +118,21 @@ type Session struct {
 	applied []Change
 	err     error
 
-	// Sample window and summary accumulators.
+	// Sample window and summary accumulators. The delay columns are means
+	// over the copies delivered in the window: sums and counts.
 	every                      time.Duration
 	upJ, downJ                 metrics.Jitter
 	downPDV                    metrics.PDV
-	upOWD, downOWD, pdv        time.Duration
+	upSent, upSentPrev         upSend // the latest uplink packet sent, and the latest at an earlier instant
+	winUp, winDown, winPDV     time.Duration
+	winRTT                     time.Duration
+	winUpN, winDownN, winRTTN  int
 	winErrM, winErrDeg, winCor float64
 	winDist                    float64
 	warmFrom                   sim.Time
 	warm                       bool
 	visErr, rtt, upJit, downJt *metrics.Histogram
+	upOWD, downOWD             *metrics.Histogram
 	corr                       *metrics.Histogram
 	inputDelay                 *metrics.Histogram
 	sentAt                     [sentRing]sim.Time // true send time of MoveInput tick k at k%sentRing
@@ -153,7 +171,7 @@ func New(cfg Config, every time.Duration) (*Session, error) {
 	}
 	s := &Session{cfg: cfg, initial: cfg, every: every,
 		visErr: metrics.NewHistogram(1e-4), corr: metrics.NewHistogram(1e-4),
-		rtt: metrics.NewHistogram(0.01), inputDelay: metrics.NewHistogram(0.01), upJit: metrics.NewHistogram(0.001), downJt: metrics.NewHistogram(0.001),
+		rtt: metrics.NewHistogram(0.01), upOWD: metrics.NewHistogram(0.01), downOWD: metrics.NewHistogram(0.01), inputDelay: metrics.NewHistogram(0.01), upJit: metrics.NewHistogram(0.001), downJt: metrics.NewHistogram(0.001),
 		msgs: make([]wire, 0, 256), free: make([]int32, 0, 256),
 		cWander: sim.NewRand(cfg.Seed, "client.clock"), sWander: sim.NewRand(cfg.Seed, "server.clock"),
 	}
@@ -414,12 +432,29 @@ func (s *Session) send(l *netem.Link, dir string, w wire, size int) {
 		s.msgs = append(s.msgs, wire{})
 	}
 	w.sentAt = s.now
-	res := l.Send(s.now, netem.Packet{ID: uint64(id), Size: size})
-	w.refs = uint8(res.Scheduled)
-	s.msgs[id] = w
 	kind := evUp
 	if l == s.down {
 		kind = evDown
+		// The round trip pairs it with the latest uplink packet sent
+		// strictly before it: chosen by send time, not by delay.
+		u := s.upSent
+		if u.at >= s.now {
+			u = s.upSentPrev
+		}
+		w.upDelay, w.hasUp = u.delay, u.ok
+	}
+	res := l.Send(s.now, netem.Packet{ID: uint64(id), Size: size})
+	w.refs = uint8(res.Scheduled)
+	s.msgs[id] = w
+	if kind == evUp && res.Scheduled > 0 {
+		first := res.At[0]
+		if res.Scheduled == 2 {
+			first = min(first, res.At[1])
+		}
+		if s.upSent.at < s.now {
+			s.upSentPrev = s.upSent
+		}
+		s.upSent = upSend{at: s.now, delay: first.Sub(s.now), ok: true}
 	}
 	for i := range res.Scheduled {
 		s.q.Push(res.At[i], event{kind: kind})
@@ -460,28 +495,43 @@ func (s *Session) deliver(l *netem.Link, dir string) {
 			At: d.At, Copy: d.Copy, Reordered: d.Reordered})
 	}
 	owd := d.At.Sub(d.SentAt)
+	if l == s.up {
+		s.upJ.Add(d.SentAt, d.At)
+		s.upOWD.Add(ms(owd))
+		s.winUp += owd
+		s.winUpN++
+	} else {
+		s.downJ.Add(d.SentAt, d.At)
+		s.downOWD.Add(ms(owd))
+		s.winDown += owd
+		s.winPDV += s.downPDV.Add(owd)
+		s.winDownN++
+		if w.hasUp {
+			s.rtt.Add(ms(w.upDelay + owd))
+			s.winRTT += w.upDelay + owd
+			s.winRTTN++
+		}
+	}
 	switch w.kind {
 	case wireLogin:
 		s.serverKnowsClient = true
-		s.upJ.Add(d.SentAt, d.At)
-		s.upOWD = owd
 		// This send may reuse id and grow s.msgs: w is not read after it.
 		s.send(s.down, "down", wire{kind: wireLoginAck, start: s.sv.Tick()}, proto.LoginAckSize)
 	case wireMove:
-		s.upJ.Add(d.SentAt, d.At)
-		s.upOWD = owd
 		s.sv.OnMoveInput(w.move)
 	case wireLoginAck:
-		s.downJ.Add(d.SentAt, d.At)
-		s.downOWD = owd
 		s.cl.OnLoginAck(w.start)
 	case wireState:
-		s.downJ.Add(d.SentAt, d.At)
-		s.downOWD = owd
-		s.pdv = s.downPDV.Add(owd)
-		s.rtt.Add(ms(s.upOWD + owd))
 		s.cl.OnPlayerState(w.state)
 	}
+}
+
+// meanMs is sum/n in milliseconds, or NaN (no data) when n is 0.
+func meanMs(sum time.Duration, n int) float64 {
+	if n == 0 {
+		return math.NaN()
+	}
+	return float64(sum) / float64(n) / 1e6
 }
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }
@@ -497,12 +547,12 @@ func (s *Session) takeSample() {
 		TickOffset:      s.cl.Offset(),
 		SendIntervalS:   s.cl.SendInterval().Seconds(),
 		PendingInputs:   len(s.cl.Pending()),
-		RTTMs:           ms(s.upOWD + s.downOWD),
-		UpOWDMs:         ms(s.upOWD),
-		DownOWDMs:       ms(s.downOWD),
+		RTTMs:           meanMs(s.winRTT, s.winRTTN),
+		UpOWDMs:         meanMs(s.winUp, s.winUpN),
+		DownOWDMs:       meanMs(s.winDown, s.winDownN),
 		UpJitterMs:      s.upJ.Ms(),
 		DownJitterMs:    s.downJ.Ms(),
-		PDVMs:           ms(s.pdv),
+		PDVMs:           meanMs(s.winPDV, s.winDownN),
 		VisibleErrorM:   s.winErrM,
 		VisibleErrorDeg: s.winErrDeg,
 		CorrectionM:     s.winCor,
@@ -515,10 +565,16 @@ func (s *Session) takeSample() {
 		Starved:         sv.Starved,
 	}
 	if s.warm && s.now >= s.warmFrom {
-		s.upJit.Add(s.sample.UpJitterMs)
-		s.downJt.Add(s.sample.DownJitterMs)
+		if !math.IsNaN(s.sample.UpJitterMs) {
+			s.upJit.Add(s.sample.UpJitterMs)
+		}
+		if !math.IsNaN(s.sample.DownJitterMs) {
+			s.downJt.Add(s.sample.DownJitterMs)
+		}
 	}
 	s.winErrM, s.winErrDeg, s.winCor, s.winDist = 0, 0, 0, 0
+	s.winUp, s.winDown, s.winPDV, s.winRTT = 0, 0, 0, 0
+	s.winUpN, s.winDownN, s.winRTTN = 0, 0, 0
 	if s.OnSample != nil {
 		s.OnSample(&s.sample)
 	}

@@ -1,9 +1,11 @@
 package lab
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"text/tabwriter"
 
 	"jitterlab/metrics"
@@ -18,8 +20,57 @@ type Quantiles struct {
 	Max float64 `json:"max"`
 }
 
+// quantiles of h; all NaN (no data, null in JSON) when h is empty.
 func quantiles(h *metrics.Histogram) Quantiles {
+	if h.Count() == 0 {
+		nan := math.NaN()
+		return Quantiles{nan, nan, nan, nan}
+	}
 	return Quantiles{h.Quantile(0.5), h.Quantile(0.95), h.Quantile(0.99), h.Max()}
+}
+
+// MarshalJSON writes a figure with no data (NaN) as null.
+func (q Quantiles) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, f := range []struct {
+		name string
+		v    float64
+	}{{"p50", q.P50}, {"p95", q.P95}, {"p99", q.P99}, {"max", q.Max}} {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, f.name...)
+		b = append(b, `":`...)
+		if math.IsNaN(f.v) {
+			b = append(b, "null"...)
+			continue
+		}
+		v, err := json.Marshal(f.v)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, v...)
+	}
+	return append(b, '}'), nil
+}
+
+// UnmarshalJSON reads null as NaN (no data).
+func (q *Quantiles) UnmarshalJSON(data []byte) error {
+	var raw struct {
+		P50, P95, P99, Max *float64
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	get := func(p *float64) float64 {
+		if p == nil {
+			return math.NaN()
+		}
+		return *p
+	}
+	*q = Quantiles{get(raw.P50), get(raw.P95), get(raw.P99), get(raw.Max)}
+	return nil
 }
 
 // LinkSummary is one direction's counters.
@@ -50,6 +101,8 @@ type Summary struct {
 	VisibleErrorM       Quantiles `json:"visible_error_m"`
 	CorrectionM         Quantiles `json:"correction_m"`
 	RTTMs               Quantiles `json:"rtt_ms"`
+	UpOWDMs             Quantiles `json:"up_owd_ms"`
+	DownOWDMs           Quantiles `json:"down_owd_ms"`
 	InputDelayMs        Quantiles `json:"input_delay_ms"`
 	UpJitterMs          Quantiles `json:"up_jitter_ms"`
 	DownJitterMs        Quantiles `json:"down_jitter_ms"`
@@ -79,7 +132,7 @@ func (s *Session) Summary() Summary {
 		Seed: s.cfg.Seed, SimS: s.now.Seconds(), Overrides: []string{},
 		JudderMPS:     s.judder.SD(),
 		VisibleErrorM: quantiles(s.visErr), CorrectionM: quantiles(s.corr),
-		RTTMs: quantiles(s.rtt), InputDelayMs: quantiles(s.inputDelay), UpJitterMs: quantiles(s.upJit), DownJitterMs: quantiles(s.downJt),
+		RTTMs: quantiles(s.rtt), UpOWDMs: quantiles(s.upOWD), DownOWDMs: quantiles(s.downOWD), InputDelayMs: quantiles(s.inputDelay), UpJitterMs: quantiles(s.upJit), DownJitterMs: quantiles(s.downJt),
 		Snaps: cc.Snaps, LatchFlips: cc.LatchFlips,
 		TimeFastS: cc.TimeFast.Seconds(), TimeBaseS: cc.TimeBase.Seconds(), TimeSlowS: cc.TimeSlow.Seconds(),
 		FinalOffset: s.cl.Offset(),
@@ -116,12 +169,22 @@ func (sum *Summary) WriteText(w io.Writer) error {
 		}),
 		table(tabwriter.AlignRight, func(tw *tabwriter.Writer) {
 			q := func(name string, x Quantiles, prec int) {
-				fmt.Fprintf(tw, "%s\t%.*f\t%.*f\t%.*f\t%.*f\t\n", name, prec, x.P50, prec, x.P95, prec, x.P99, prec, x.Max)
+				fmt.Fprint(tw, name)
+				for _, v := range []float64{x.P50, x.P95, x.P99, x.Max} {
+					if math.IsNaN(v) {
+						fmt.Fprint(tw, "\t-") // no data
+					} else {
+						fmt.Fprintf(tw, "\t%.*f", prec, v)
+					}
+				}
+				fmt.Fprint(tw, "\t\n")
 			}
 			fmt.Fprintln(tw, "\tp50\tp95\tp99\tmax\t")
 			q("visible error (m)", sum.VisibleErrorM, 4)
 			q("correction (m)", sum.CorrectionM, 4)
 			q("rtt (ms)", sum.RTTMs, 2)
+			q("up one-way delay (ms)", sum.UpOWDMs, 2)
+			q("down one-way delay (ms)", sum.DownOWDMs, 2)
 			q("input delay, send → applied (ms)", sum.InputDelayMs, 2)
 			q("up jitter (ms)", sum.UpJitterMs, 2)
 			q("down jitter (ms)", sum.DownJitterMs, 2)

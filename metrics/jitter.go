@@ -14,6 +14,7 @@ type Jitter struct {
 	j           float64
 	lastTransit sim.Time
 	has         bool
+	ready       bool // a difference has been seen
 }
 
 // Add records one packet's send and arrival time.
@@ -22,6 +23,7 @@ func (j *Jitter) Add(sent, arrived sim.Time) {
 	if j.has {
 		d := math.Abs(float64(transit - j.lastTransit))
 		j.j += (d - j.j) / 16
+		j.ready = true
 	}
 	j.lastTransit, j.has = transit, true
 }
@@ -29,8 +31,14 @@ func (j *Jitter) Add(sent, arrived sim.Time) {
 // Value is the current estimate.
 func (j *Jitter) Value() time.Duration { return time.Duration(math.Round(j.j)) }
 
-// Ms is the current estimate in milliseconds.
-func (j *Jitter) Ms() float64 { return j.j / 1e6 }
+// Ms is the current estimate in milliseconds, or NaN (no data) until two
+// packets have given a transit-time difference.
+func (j *Jitter) Ms() float64 {
+	if !j.ready {
+		return math.NaN()
+	}
+	return j.j / 1e6
+}
 
 // PDV is packet delay variation as RFC 5481 defines it for the lab: each
 // one-way delay minus the minimum one-way delay seen so far.

@@ -161,3 +161,78 @@ func TestWritePNG(t *testing.T) {
 		t.Fatal("no samples accepted")
 	}
 }
+
+// csvRows writes samples and returns the rows after the header as maps.
+func csvRows(t *testing.T, samples ...Sample) []map[string]string {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := NewCSVWriter(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range samples {
+		if err := w.Write(&samples[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Flush()
+	recs, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]string
+	for _, rec := range recs[1:] {
+		row := map[string]string{}
+		for i, c := range Columns {
+			row[c] = rec[i]
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// Issue 15.14: --every 100us gives rows 0.1 ms apart, and each prints its
+// own time; the default 50 ms keeps three decimals.
+func TestCSVTimeHasDigitsForThePeriod(t *testing.T) {
+	var samples []Sample
+	for k := int64(1); k <= 30; k++ {
+		samples = append(samples, Sample{TS: sim.Time(k * 100_000).Seconds()})
+	}
+	samples = append(samples, Sample{TS: sim.Time(3_600_000_000_001).Seconds()}, Sample{TS: 1.05})
+	seen := map[string]bool{}
+	rows := csvRows(t, samples...)
+	for _, row := range rows {
+		if seen[row["t_s"]] {
+			t.Fatalf("time %s printed twice", row["t_s"])
+		}
+		seen[row["t_s"]] = true
+	}
+	for i, want := range map[int]string{0: "0.0001", 9: "0.001", 10: "0.0011", 30: "3600.000000001", 31: "1.050"} {
+		if got := rows[i]["t_s"]; got != want {
+			t.Errorf("row %d: t_s %q, want %q", i, got, want)
+		}
+	}
+}
+
+// Issue 8.8: a value with no data (NaN) is an empty field, never 0.
+func TestCSVMissingIsEmpty(t *testing.T) {
+	nan := math.NaN()
+	row := csvRows(t, Sample{TS: 0.05, RTTMs: nan, UpOWDMs: 12.5, DownOWDMs: nan, UpJitterMs: nan, DownJitterMs: nan, PDVMs: nan})[0]
+	for c, want := range map[string]string{"rtt_ms": "", "up_owd_ms": "12.500", "down_owd_ms": "", "up_jitter_ms": "", "pdv_ms": "", "visible_error_m": "0.0000"} {
+		if row[c] != want {
+			t.Errorf("%s = %q, want %q", c, row[c], want)
+		}
+	}
+}
+
+func TestSameTreatsNoDataAsEqual(t *testing.T) {
+	a := Sample{TS: 1, RTTMs: math.NaN(), UpOWDMs: 3}
+	b := a
+	if !Same(&a, &b) {
+		t.Fatal("a sample is not the same as its copy")
+	}
+	b.UpOWDMs = 4
+	if Same(&a, &b) {
+		t.Fatal("different samples are the same")
+	}
+}

@@ -82,11 +82,15 @@ func drawPanel(img *image.RGBA, samples []Sample, p Panel, r image.Rectangle) {
 	if !(lo < hi) {
 		lo, hi = math.Inf(1), math.Inf(-1)
 		for i := range samples {
-			v := p.Value(&samples[i])
-			lo, hi = min(lo, v), max(hi, v)
+			if v := p.Value(&samples[i]); !math.IsNaN(v) { // NaN: no data
+				lo, hi = min(lo, v), max(hi, v)
+			}
 		}
 		for _, ref := range p.Refs {
 			lo, hi = min(lo, ref), max(hi, ref)
+		}
+		if math.IsInf(lo, 1) {
+			lo, hi = 0, 1
 		}
 		if hi-lo < 1e-12 {
 			lo, hi = lo-1, hi+1
@@ -139,11 +143,15 @@ func drawPanel(img *image.RGBA, samples []Sample, p Panel, r image.Rectangle) {
 			break
 		}
 		vlo, vhi := math.Inf(1), math.Inf(-1)
+		last := math.NaN()
 		for i := a; i < min(b, n); i++ {
-			v := p.Value(&samples[i])
-			vlo, vhi = min(vlo, v), max(vhi, v)
+			if v := p.Value(&samples[i]); !math.IsNaN(v) { // NaN: no data
+				vlo, vhi, last = min(vlo, v), max(vhi, v), v
+			}
 		}
-		last := p.Value(&samples[min(b, n)-1])
+		if math.IsNaN(last) {
+			continue // no data in this column; the line joins across it
+		}
 		if !math.IsNaN(prev) { // join to the previous column: a line, not dots
 			vlo, vhi = min(vlo, prev), max(vhi, prev)
 		}

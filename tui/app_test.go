@@ -266,7 +266,7 @@ func TestABRunsBesideA(t *testing.T) {
 		t.Fatalf("A has %d samples, B %d", len(as), len(bs))
 	}
 	for i := range as {
-		if as[i] != bs[i] {
+		if !metrics.Same(&as[i], &bs[i]) {
 			t.Fatalf("B without a difference diverged from A at %.2f s", as[i].TS)
 		}
 	}
