@@ -7,6 +7,7 @@ import (
 
 	"jitterlab/client"
 	"jitterlab/netem"
+	"jitterlab/param"
 	"jitterlab/proto"
 	"jitterlab/scenarios"
 	"jitterlab/server"
@@ -63,8 +64,24 @@ func (c *Config) Validate() error {
 	if err := c.clientConfig().Validate(); err != nil {
 		return err
 	}
-	if c.Server.Tick <= 0 {
-		return fmt.Errorf("server.tick %v: allowed > 0", c.Server.Tick)
+	for _, d := range []struct {
+		key    string
+		v      time.Duration
+		lo, hi time.Duration
+	}{
+		{"server.tick", c.Server.Tick, MinStep, MaxStep},
+		{"client.fixed_dt", c.Client.FixedDT, MinStep, MaxStep},
+		{"client.send_interval", c.Client.SendInterval, MinStep, MaxStep},
+		{"client.interval_fast", c.Client.IntervalFast, MinStep, MaxStep},
+		{"client.interval_slow", c.Client.IntervalSlow, MinStep, MaxStep},
+		{"sim.duration", c.Duration, time.Nanosecond, MaxDuration},
+	} {
+		if d.v < d.lo || d.v > d.hi {
+			return &param.Error{Key: d.key, Value: fmtDur(d.v), Allowed: fmt.Sprintf("a duration in [%s, %s]", fmtDur(d.lo), fmtDur(d.hi))}
+		}
+	}
+	if c.ClientStart != StartFromSeed && (c.ClientStart < 0 || c.ClientStart > MaxStart) {
+		return &param.Error{Key: "client.start", Value: fmtDur(c.ClientStart), Allowed: "seed, or a duration in [0, " + fmtDur(MaxStart) + "]"}
 	}
 	if c.ClientWanderPPM < 0 {
 		return fmt.Errorf("client.wander_ppm %v: allowed a σ ≥ 0ppm", c.ClientWanderPPM)
@@ -74,9 +91,6 @@ func (c *Config) Validate() error {
 	}
 	if c.Script == "custom" && len(c.Segments) == 0 {
 		return fmt.Errorf("input.script custom: no segments (a scenario file's [[segments]] define them)")
-	}
-	if c.Duration <= 0 {
-		return fmt.Errorf("sim.duration %v: allowed > 0", c.Duration)
 	}
 	return nil
 }

@@ -156,20 +156,47 @@ func choice[T ~uint8](key string, names []string, field func(*Config) *T) (func(
 		}
 }
 
-func durationParam(key, help string, positive bool, field func(*Config) *time.Duration) Param {
+// Model limits on the duration keys. The step minimums bound the events in
+// a simulated second (with client.fps ≤ 1000, at most a few thousand plus
+// the samples); the maximums, with MaxDuration and the link's limits, keep
+// every time far inside int64 nanoseconds.
+const (
+	MinStep     = time.Millisecond // server.tick, client.fixed_dt, the send intervals
+	MaxStep     = 10 * time.Second
+	MinEvery    = 100 * time.Microsecond // the sample period
+	MaxEvery    = time.Hour
+	MaxDuration = 1000 * time.Hour // sim.duration
+	MaxStart    = time.Hour        // client.start
+)
+
+// durationIn parses a duration for key within [lo, hi]; the error states
+// the range.
+func durationIn(key, v string, lo, hi time.Duration) (time.Duration, error) {
+	d, err := param.Duration(key, v)
+	if err != nil || d < lo || d > hi {
+		return 0, &param.Error{Key: key, Value: v, Allowed: fmt.Sprintf("a duration in [%s, %s] with a unit, e.g. %s", fmtDur(lo), fmtDur(hi), fmtDur(max(lo, min(50*time.Millisecond, hi))))}
+	}
+	return d, nil
+}
+
+func durationParam(key, help string, lo, hi time.Duration, field func(*Config) *time.Duration) Param {
 	return Param{Key: key, Help: help, Live: true,
 		Get: func(c *Config) string { return fmtDur(*field(c)) },
 		Set: func(c *Config, v string) error {
-			parse := param.Duration
-			if positive {
-				parse = param.PositiveDuration
-			}
-			d, err := parse(key, v)
+			d, err := durationIn(key, v, lo, hi)
 			if err == nil {
 				*field(c) = d
 			}
 			return err
 		}}
+}
+
+// CheckEvery reports whether d is a sample period the lab takes.
+func CheckEvery(d time.Duration) error {
+	if d < MinEvery || d > MaxEvery {
+		return fmt.Errorf("sample period %v: allowed [%v, %v]", d, MinEvery, MaxEvery)
+	}
+	return nil
 }
 
 func floatParam(key, help string, lo, hi float64, field func(*Config) *float64) Param {
@@ -205,9 +232,9 @@ type linkKey struct {
 
 var linkKeys = []linkKey{
 	{"latency", "base one-way delay", func(p *netem.Params) string { return fmtDur(p.Latency) },
-		func(p *netem.Params, k, v string) (err error) { p.Latency, err = param.Duration(k, v); return }},
+		func(p *netem.Params, k, v string) (err error) { p.Latency, err = durationIn(k, v, 0, netem.MaxLatency); return }},
 	{"jitter", "half-width (uniform), σ (normal, pareto, paretonormal) or mean (exponential)", func(p *netem.Params) string { return fmtDur(p.Jitter) },
-		func(p *netem.Params, k, v string) (err error) { p.Jitter, err = param.Duration(k, v); return }},
+		func(p *netem.Params, k, v string) (err error) { p.Jitter, err = durationIn(k, v, 0, netem.MaxJitter); return }},
 	{"jitter_dist", "uniform, normal, pareto, paretonormal or exponential", func(p *netem.Params) string { return p.JitterDist.String() },
 		func(p *netem.Params, k, v string) (err error) { p.JitterDist, err = netem.ParseDist(k, v); return }},
 	{"jitter_corr", "AR(1) correlation of successive jitter draws, 0..1", func(p *netem.Params) string { return fmtFloat(p.JitterCorr) },
@@ -309,11 +336,11 @@ func buildRegistry() []Param {
 				c.Client.FPS = int(n)
 				return err
 			}},
-		durationParam("client.frame_jitter", "seeded extra delay of each frame, < one frame", false, func(c *Config) *time.Duration { return &c.Client.FrameJitter }),
-		durationParam("client.fixed_dt", "fixed update period", true, func(c *Config) *time.Duration { return &c.Client.FixedDT }),
-		durationParam("client.send_interval", "base send interval", true, func(c *Config) *time.Duration { return &c.Client.SendInterval }),
-		durationParam("client.interval_fast", "corrector interval when the client is behind", true, func(c *Config) *time.Duration { return &c.Client.IntervalFast }),
-		durationParam("client.interval_slow", "corrector interval when the client is ahead", true, func(c *Config) *time.Duration { return &c.Client.IntervalSlow }),
+		durationParam("client.frame_jitter", "seeded extra delay of each frame, < one frame", 0, time.Second, func(c *Config) *time.Duration { return &c.Client.FrameJitter }),
+		durationParam("client.fixed_dt", "fixed update period", MinStep, MaxStep, func(c *Config) *time.Duration { return &c.Client.FixedDT }),
+		durationParam("client.send_interval", "base send interval", MinStep, MaxStep, func(c *Config) *time.Duration { return &c.Client.SendInterval }),
+		durationParam("client.interval_fast", "corrector interval when the client is behind", MinStep, MaxStep, func(c *Config) *time.Duration { return &c.Client.IntervalFast }),
+		durationParam("client.interval_slow", "corrector interval when the client is ahead", MinStep, MaxStep, func(c *Config) *time.Duration { return &c.Client.IntervalSlow }),
 		Param{Key: "client.band", Help: "dead band half-width in ticks", Live: true,
 			Get: func(c *Config) string { return strconv.Itoa(c.Client.Band) },
 			Set: func(c *Config, v string) error {
@@ -331,7 +358,7 @@ func buildRegistry() []Param {
 	ps = append(ps,
 		ppmParam("server.drift_ppm", "server clock drift", func(c *Config) *float64 { return &c.ServerDriftPPM }),
 		ppmParam("server.wander_ppm", "σ per second of the server drift's random walk", func(c *Config) *float64 { return &c.ServerWanderPPM }),
-		durationParam("server.tick", "server step period (also the client's prediction unit)", true, func(c *Config) *time.Duration { return &c.Server.Tick }),
+		durationParam("server.tick", "server step period (also the client's prediction unit)", MinStep, MaxStep, func(c *Config) *time.Duration { return &c.Server.Tick }),
 		Param{Key: "server.broadcast", Help: "a PlayerState every N server steps", Live: true,
 			Get: func(c *Config) string { return strconv.Itoa(c.Server.Broadcast) },
 			Set: func(c *Config, v string) error {
@@ -361,9 +388,9 @@ func buildRegistry() []Param {
 					c.ClientStart = StartFromSeed
 					return nil
 				}
-				c.ClientStart, err = param.Duration("client.start", v)
+				c.ClientStart, err = durationIn("client.start", v, 0, MaxStart)
 				if err != nil {
-					err.(*param.Error).Allowed = "seed, or a duration ≥ 0 such as 250ms"
+					err.(*param.Error).Allowed = "seed, or a duration in [0, " + fmtDur(MaxStart) + "] such as 250ms"
 				}
 				return err
 			}},
@@ -380,7 +407,7 @@ func buildRegistry() []Param {
 		Param{Key: "sim.duration", Help: "simulated time",
 			Get: func(c *Config) string { return fmtDur(c.Duration) },
 			Set: func(c *Config, v string) (err error) {
-				c.Duration, err = param.PositiveDuration("sim.duration", v)
+				c.Duration, err = durationIn("sim.duration", v, time.Nanosecond, MaxDuration)
 				return err
 			}},
 	)

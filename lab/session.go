@@ -161,13 +161,17 @@ const sentRing = 4096
 const WarmUp = time.Second
 
 // New builds a session from cfg; every component's randomness is a named
-// stream of cfg.Seed. every is the sample period (0 means 50ms).
+// stream of cfg.Seed. every is the sample period (0 means 50ms; see
+// CheckEvery for the range).
 func New(cfg Config, every time.Duration) (*Session, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if every <= 0 {
+	if every == 0 {
 		every = 50 * time.Millisecond
+	}
+	if err := CheckEvery(every); err != nil {
+		return nil, err
 	}
 	s := &Session{cfg: cfg, initial: cfg, every: every,
 		visErr: metrics.NewHistogram(1e-4), corr: metrics.NewHistogram(1e-4),

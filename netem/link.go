@@ -167,17 +167,24 @@ func (l *Link) Send(now sim.Time, pkt Packet) SendResult {
 			res.Fate[c] = FateQueueDropped
 			continue
 		}
-		res.Fate[c] = FateScheduled
 		d, skip := l.delay()
 		at := now.Add(d)
 		if l.p.Rate > 0 && !skip {
-			at = max(at, l.lastTx).Add(l.txTime(pkt.Size))
+			start := max(at, l.lastTx)
+			if start.Sub(at) > MaxBacklog {
+				res.QueueDropped++
+				l.c.QueueDropped++
+				res.Fate[c] = FateQueueDropped
+				continue
+			}
+			at = start.Add(l.txTime(pkt.Size))
 			l.lastTx = at
 		}
 		if l.p.KeepOrder {
 			at = max(at, l.lastAt)
 		}
 		l.lastAt = max(l.lastAt, at)
+		res.Fate[c] = FateScheduled
 		l.flight.Push(at, flight{id: pkt.ID, seq: l.seq, sentAt: now, size: uint32(pkt.Size), copy: uint8(c)})
 		res.At[res.Scheduled] = at
 		res.Scheduled++
@@ -228,7 +235,8 @@ func (l *Link) lose() bool {
 // netem's reorder sends at once: after gap−1 normally delayed packets, each
 // packet is sent immediately with probability Reorder. Such a packet also
 // skips the rate, as in netem (it goes to the head of the queue with
-// time_to_send = now). A negative delay is 0.
+// time_to_send = now). A negative delay is 0, and a delay is at most
+// MaxDelay.
 func (l *Link) delay() (d time.Duration, skip bool) {
 	if l.p.Reorder > 0 {
 		gap := max(l.p.ReorderGap, 1)
@@ -240,9 +248,12 @@ func (l *Link) delay() (d time.Duration, skip bool) {
 	}
 	d = l.p.Latency
 	if l.p.Jitter > 0 {
-		d += time.Duration(math.Round(float64(l.p.Jitter) * l.p.JitterDist.offset(l.nextZ())))
+		// In float, capped before the conversion: a pareto tail draw can
+		// exceed any int64.
+		j := float64(l.p.Jitter) * l.p.JitterDist.offset(l.nextZ())
+		d += time.Duration(math.Round(min(j, float64(MaxDelay))))
 	}
-	return max(d, 0), false
+	return min(max(d, 0), MaxDelay), false
 }
 
 // nextZ advances the AR(1) process z = ρ·z_prev + sqrt(1−ρ²)·ε, started in

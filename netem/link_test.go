@@ -605,3 +605,41 @@ func TestRateStillReorders(t *testing.T) {
 		t.Fatal("no packet arrived after a later-sent one")
 	}
 }
+
+// Issue 15.7: a link's times stay far inside int64 nanoseconds: latency and
+// jitter are bounded, a heavy-tailed draw is capped at MaxDelay, and the
+// rate stage holds at most MaxBacklog of waiting packets (later ones are
+// dropped at the queue and counted).
+func TestLinkTimesAreBounded(t *testing.T) {
+	for _, c := range []struct {
+		p    Params
+		want string
+	}{
+		{Params{Latency: math.MaxInt64}, `up.latency: bad value "2562047h47m16.854775807s": allowed a duration in [0, 1m0s]`},
+		{Params{Jitter: MaxJitter + 1}, `up.jitter: bad value "1m0.000000001s": allowed a duration in [0, 1m0s]`},
+		{Params{Rate: 999}, `up.rate: bad value "999bit": allowed 0 (unlimited) or a rate ≥ 1kbit`},
+	} {
+		if err := c.p.Validate("up"); err == nil || err.Error() != c.want {
+			t.Errorf("%+v: error %v, want %q", c.p, err, c.want)
+		}
+	}
+	l := newLink(t, Params{Latency: MaxLatency, Jitter: MaxJitter, JitterDist: Pareto})
+	sends, _ := drive(t, l, 20000, ms, 100)
+	for i, s := range sends {
+		if d := s.At[0].Sub(sim.Time(int64(i) * int64(ms))); d < 0 || d > MaxDelay {
+			t.Fatalf("packet %d delayed %v, want within [0, %v]", i, d, MaxDelay)
+		}
+	}
+	// 1 kbit/s offered 100 B every ms: 800 times the rate.
+	l = newLink(t, Params{Rate: MinRate})
+	sends, _ = drive(t, l, 20000, ms, 100)
+	for i, s := range sends {
+		now := sim.Time(int64(i) * int64(ms))
+		if s.Scheduled == 1 && s.At[0].Sub(now) > MaxBacklog+800*ms {
+			t.Fatalf("packet %d waits %v at the rate stage", i, s.At[0].Sub(now))
+		}
+	}
+	if c := l.Counters(); c.QueueDropped < 19000 {
+		t.Fatalf("an overloaded 1 kbit/s link dropped only %d of 20000 at its backlog limit", c.QueueDropped)
+	}
+}

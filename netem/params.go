@@ -44,6 +44,22 @@ func (g GilbertElliott) LossRate() float64 {
 
 func (g GilbertElliott) isZero() bool { return g == GilbertElliott{} }
 
+// Model limits: they keep every time a link computes far inside int64
+// nanoseconds for the longest run (a packet is never in flight for more
+// than MaxDelay + MaxBacklog + one transmit time).
+const (
+	MaxLatency = time.Minute // latency: no network holds a packet longer
+	MaxJitter  = time.Minute // jitter, in any distribution's units
+	// MaxDelay caps one packet's latency + jitter draw (the heavy pareto
+	// tails reach it at rare draws).
+	MaxDelay = 10 * time.Minute
+	// MaxBacklog is how long a packet may wait behind others at the rate
+	// stage; a packet that would wait longer is dropped at the queue.
+	MaxBacklog = time.Minute
+	// MinRate is the lowest rate besides 0 (unlimited), in bits/s.
+	MinRate = 1000
+)
+
 // Params are one direction's settings. The zero value is a perfect link.
 type Params struct {
 	Latency    time.Duration // base one-way delay
@@ -90,10 +106,10 @@ func (p Params) Validate(prefix string) error {
 		return nil
 	}
 	switch {
-	case p.Latency < 0:
-		return bad("latency", p.Latency, "a duration ≥ 0")
-	case p.Jitter < 0:
-		return bad("jitter", p.Jitter, "a duration ≥ 0")
+	case p.Latency < 0 || p.Latency > MaxLatency:
+		return bad("latency", p.Latency, "a duration in [0, "+MaxLatency.String()+"]")
+	case p.Jitter < 0 || p.Jitter > MaxJitter:
+		return bad("jitter", p.Jitter, "a duration in [0, "+MaxJitter.String()+"]")
 	case int(p.JitterDist) >= len(distNames):
 		return bad("jitter_dist", int(p.JitterDist), "one of "+fmt.Sprint(distNames))
 	case !(p.JitterCorr >= 0 && p.JitterCorr <= 1):
@@ -102,10 +118,10 @@ func (p Params) Validate(prefix string) error {
 		return bad("loss_burst", p.LossBurst, "0 (independent loss) or a mean burst length ≥ 1")
 	case p.ReorderGap < 0:
 		return bad("reorder_gap", p.ReorderGap, "an integer ≥ 0")
-	case p.Rate < 0:
-		return bad("rate", p.Rate, "0 (unlimited) or bits per second > 0")
-	case p.Overhead < 0:
-		return bad("overhead", p.Overhead, "bytes ≥ 0")
+	case p.Rate < 0 || (p.Rate > 0 && p.Rate < MinRate):
+		return bad("rate", p.Rate, "0 (unlimited) or a rate ≥ "+param.FormatRate(MinRate))
+	case p.Overhead < 0 || p.Overhead > 65535:
+		return bad("overhead", p.Overhead, "bytes in [0, 65535]")
 	case p.Queue < 0:
 		return bad("queue", p.Queue, "0 (unlimited) or a packet count > 0")
 	}
