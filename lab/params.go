@@ -232,9 +232,15 @@ type linkKey struct {
 
 var linkKeys = []linkKey{
 	{"latency", "base one-way delay", func(p *netem.Params) string { return fmtDur(p.Latency) },
-		func(p *netem.Params, k, v string) (err error) { p.Latency, err = durationIn(k, v, 0, netem.MaxLatency); return }},
+		func(p *netem.Params, k, v string) (err error) {
+			p.Latency, err = durationIn(k, v, 0, netem.MaxLatency)
+			return
+		}},
 	{"jitter", "half-width (uniform), σ (normal, pareto, paretonormal) or mean (exponential)", func(p *netem.Params) string { return fmtDur(p.Jitter) },
-		func(p *netem.Params, k, v string) (err error) { p.Jitter, err = durationIn(k, v, 0, netem.MaxJitter); return }},
+		func(p *netem.Params, k, v string) (err error) {
+			p.Jitter, err = durationIn(k, v, 0, netem.MaxJitter)
+			return
+		}},
 	{"jitter_dist", "uniform, normal, pareto, paretonormal or exponential", func(p *netem.Params) string { return p.JitterDist.String() },
 		func(p *netem.Params, k, v string) (err error) { p.JitterDist, err = netem.ParseDist(k, v); return }},
 	{"jitter_corr", "AR(1) correlation of successive jitter draws, 0..1", func(p *netem.Params) string { return fmtFloat(p.JitterCorr) },
