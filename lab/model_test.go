@@ -391,3 +391,34 @@ func TestWorkPerSimulatedSecondIsBounded(t *testing.T) {
 		t.Fatalf("one second at the minimums: %d samples, %d up and %d down packets", samples, sum.Up.Sent, sum.Down.Sent)
 	}
 }
+
+// Issue 8.8: a summary figure with no data is null in JSON and "-" in the
+// text, never 0: here every downlink packet is lost.
+func TestNoDataIsNullInSummary(t *testing.T) {
+	_, csv, sum := run(t, config(t, 5*time.Second, "down.loss=100%"))
+	j, err := json.Marshal(sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(j), `"rtt_ms":{"p50":null,"p95":null,"p99":null,"max":null}`) ||
+		!strings.Contains(string(j), `"down_owd_ms":{"p50":null`) || strings.Contains(string(j), `"up_owd_ms":{"p50":null`) {
+		t.Fatalf("JSON summary %s", j)
+	}
+	var back Summary
+	if err := json.Unmarshal(j, &back); err != nil || !math.IsNaN(back.RTTMs.P50) || math.IsNaN(back.UpOWDMs.P50) {
+		t.Fatalf("read back: %v %+v", err, back.RTTMs)
+	}
+	var text bytes.Buffer
+	sum.WriteText(&text)
+	_, rttRow, _ := strings.Cut(text.String(), "rtt (ms)")
+	rttRow, _, _ = strings.Cut(rttRow, "\n")
+	if f := strings.Fields(rttRow); !slices.Equal(f, []string{"-", "-", "-", "-"}) {
+		t.Fatalf("text summary rtt row %q, want - for each figure", rttRow)
+	}
+	// In the CSV the round trip and downlink columns are empty throughout.
+	for _, line := range strings.Split(strings.TrimSpace(string(csv)), "\n")[1:] {
+		if f := strings.Split(line, ","); f[7] != "" || f[9] != "" {
+			t.Fatalf("row %q: rtt_ms %q down_owd_ms %q, want empty", line, f[7], f[9])
+		}
+	}
+}
