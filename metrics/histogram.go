@@ -37,12 +37,15 @@ func (h *Histogram) index(v float64) int {
 	if x < subBuckets {
 		return int(x)
 	}
-	frac, exp := math.Frexp(x) // x = frac·2^exp, frac in [0.5, 1)
-	e := exp - subBits - 1     // x in [128·2^e, 256·2^e)
+	// x ≥ 128 is a normal float: x = 1.m·2^exp, so x is in [128·2^e,
+	// 256·2^e) for e = exp − 7, and the top 7 bits of the mantissa m are the
+	// linear sub-bucket (as Frexp would give, without its cost).
+	bits := math.Float64bits(x)
+	e := int(bits>>52&0x7ff) - 1023 - subBits
 	if e >= octaves {
 		return len(h.counts) - 1
 	}
-	sub := int(frac*2*subBuckets) - subBuckets // in [0, 128)
+	sub := int(bits >> (52 - subBits) & (subBuckets - 1)) // in [0, 128)
 	return subBuckets*(e+1) + sub
 }
 
