@@ -236,3 +236,13 @@ func TestSameTreatsNoDataAsEqual(t *testing.T) {
 		t.Fatal("different samples are the same")
 	}
 }
+
+func TestHistogramHugeValuesGoToTheLastBucket(t *testing.T) {
+	h := NewHistogram(0.01)
+	for _, v := range []float64{1e300, math.Inf(1), 50} {
+		h.Add(v)
+	}
+	if p := h.Quantile(0.2); h.Count() != 3 || math.Abs(p-50) > 0.4 {
+		t.Fatalf("count %d, p20 %v, want 3 and 50 within a bucket", h.Count(), p)
+	}
+}
