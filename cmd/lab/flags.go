@@ -6,6 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"jitterlab/param"
 )
 
 // parseFlags parses args and accepts no positional argument.
@@ -37,6 +42,11 @@ func parseFlagsOnly(fs *flag.FlagSet, args []string) error {
 		fs.Usage()
 		return err
 	case err != nil:
+		fs.VisitAll(func(f *flag.Flag) {
+			if v, ok := f.Value.(flagFailure); ok && v.failure() != nil {
+				err = v.failure()
+			}
+		})
 		fmt.Fprintf(out, "%s: %v (see '%s -h')\n", fs.Name(), err, fs.Name())
 		return errUsage
 	}
@@ -57,5 +67,121 @@ func parseFlagsAndArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		rest = append(rest, args[0])
 		args = args[1:]
+	}
+}
+
+// The one rule for every duration flag of every command: a duration with a
+// unit from 1ms to 1000h, each unit once and largest first (param.Duration
+// reads it). A window's bounds (--from, --to) may also be 0, meaning the
+// start or the end. 1ms is the smallest sample period the timeline's
+// millisecond column can tell apart; 1000h is the longest session verify
+// re-simulates.
+const (
+	minFlagDuration = time.Millisecond
+	maxFlagDuration = 1000 * time.Hour
+)
+
+// flagFailure is implemented by this file's flag values: the last Set
+// error, already naming the flag, the value, what is allowed and an example.
+// The flag package flattens Set errors into "invalid value … for flag -x:
+// …"; parseFlagsOnly prints this one instead.
+type flagFailure interface{ failure() error }
+
+// badFlag formats the one-line error of a flag value.
+func badFlag(name, value, allowed, example string) error {
+	return fmt.Errorf("--%s %q: allowed %s, e.g. --%s %s", name, value, allowed, name, example)
+}
+
+// durationFlag is a duration flag bounded by the rule above.
+type durationFlag struct {
+	p       *time.Duration
+	name    string
+	zeroOK  bool
+	example string
+	err     error
+}
+
+// durationVar defines a duration flag under the one rule; zeroOK allows 0
+// (a window's open end).
+func durationVar(fs *flag.FlagSet, p *time.Duration, name string, def time.Duration, zeroOK bool, example, usage string) {
+	*p = def
+	fs.Var(&durationFlag{p: p, name: name, zeroOK: zeroOK, example: example}, name, usage)
+}
+
+func (f *durationFlag) String() string {
+	if f.p == nil {
+		return ""
+	}
+	if *f.p == 0 {
+		return "0"
+	}
+	return f.p.String()
+}
+
+func (f *durationFlag) Set(s string) error {
+	d, err := param.Duration(f.name, s)
+	if err == nil && !(f.zeroOK && d == 0) && (d < minFlagDuration || d > maxFlagDuration) {
+		err = errRange
+	}
+	if err != nil {
+		allowed := "a duration from 1ms to 1000h with a unit (each unit once, largest first)"
+		if f.zeroOK {
+			allowed = "0 or " + allowed
+		}
+		f.err = badFlag(f.name, s, allowed, f.example)
+		return f.err
+	}
+	*f.p = d
+	return nil
+}
+
+func (f *durationFlag) failure() error { return f.err }
+
+var errRange = errors.New("out of range")
+
+// uintFlag is an unsigned integer flag within [lo, hi].
+type uintFlag struct {
+	p       *uint64
+	name    string
+	lo, hi  uint64
+	example string
+	err     error
+}
+
+func uintVar(fs *flag.FlagSet, p *uint64, name string, def, lo, hi uint64, example, usage string) {
+	*p = def
+	fs.Var(&uintFlag{p: p, name: name, lo: lo, hi: hi, example: example}, name, usage)
+}
+
+func (f *uintFlag) String() string {
+	if f.p == nil {
+		return ""
+	}
+	return strconv.FormatUint(*f.p, 10)
+}
+
+func (f *uintFlag) Set(s string) error {
+	n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
+	if err != nil || n < f.lo || n > f.hi {
+		f.err = badFlag(f.name, s, fmt.Sprintf("an integer in [%d, %d]", f.lo, f.hi), f.example)
+		return f.err
+	}
+	*f.p = n
+	return nil
+}
+
+func (f *uintFlag) failure() error { return f.err }
+
+// withExamples ends a command's help with its extra text (nil for none)
+// and two or three example command lines.
+func withExamples(extra func(io.Writer), examples ...string) func(io.Writer) {
+	return func(w io.Writer) {
+		if extra != nil {
+			extra(w)
+		}
+		fmt.Fprintln(w, "\nexamples:")
+		for _, e := range examples {
+			fmt.Fprintf(w, "  %s\n", e)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
 )
 
 // command is one subcommand: its name, a one-line summary and its entry
@@ -44,6 +45,29 @@ commands:`)
 	}
 	fmt.Fprintln(w, "\nRun 'lab <command> -h' for a command's flags.")
 }
+
+// exitStatus ends a command with a status of its own and a message: a run
+// stopped by a signal exits 128 + the signal's number (130 for Ctrl-C, 143
+// for SIGTERM, 129 for SIGHUP), as a shell reports it.
+type exitStatus struct {
+	code int
+	msg  string
+}
+
+func (e *exitStatus) Error() string { return e.msg }
+
+// interrupted is the exitStatus of a command stopped by sig.
+func interrupted(sig os.Signal, msg string) error {
+	code := 130
+	if n, ok := sig.(syscall.Signal); ok {
+		code = 128 + int(n)
+	}
+	return &exitStatus{code: code, msg: fmt.Sprintf("%v: %s", sig, msg)}
+}
+
+// exitClosedPipe is 128 + SIGPIPE, the status of a command whose output
+// pipe was closed by its reader.
+const exitClosedPipe = 141
 
 // errUsage means the error was already reported with usage; exit 2.
 var errUsage = errors.New("usage")
@@ -83,6 +107,14 @@ func exitCode(err error, name string, stderr io.Writer) int {
 		return 0
 	case errors.Is(err, errUsage):
 		return 2
+	case closedPipe(err):
+		// The reader of an output went away (… | head): end quietly with
+		// the status a SIGPIPE gives, as a write to standard output does.
+		return exitClosedPipe
+	}
+	if st, ok := errors.AsType[*exitStatus](err); ok {
+		fmt.Fprintf(stderr, "%s: %s\n", name, st.msg)
+		return st.code
 	}
 	fmt.Fprintf(stderr, "%s: %v\n", name, err)
 	return 1

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"jitterlab/lab"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -61,10 +60,11 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if csvPath != "" {
-		f, err := os.Create(csvPath)
+		f, err := openOutput(csvPath, stdout, whole)
 		if err != nil {
 			return err
 		}
+		defer f.Abort()
 		w := csv.NewWriter(f)
 		w.Write(append([]string{key, "seed"}, header[1:]...))
 		for i, j := range jobs {
@@ -76,10 +76,9 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		}
 		w.Flush()
 		if err := w.Error(); err != nil {
-			f.Close()
 			return err
 		}
-		if err := f.Close(); err != nil {
+		if err := f.Commit(); err != nil {
 			return err
 		}
 	}
