@@ -238,3 +238,37 @@ func FormatPPM(ppm float64) string {
 	}
 	return s + "ppm"
 }
+
+// Similar returns the candidates within two edits of word (typos such as
+// "duraton" for "duration"), in the candidates' order: the "did you mean"
+// of an unknown key.
+func Similar(word string, candidates []string) []string {
+	var out []string
+	for _, c := range candidates {
+		if editDistance(word, c) <= 2 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -15,10 +15,10 @@ import (
 // loop counter into an endless list.
 func TestSeedsAreBounded(t *testing.T) {
 	for spec, want := range map[string][]uint64{
-		"18446744073709551615":                       {math.MaxUint64},
-		"18446744073709551614-18446744073709551615":  {math.MaxUint64 - 1, math.MaxUint64},
-		"1-3,9":                                      {1, 2, 3, 9},
-		" 4 ":                                        {4},
+		"18446744073709551615":                      {math.MaxUint64},
+		"18446744073709551614-18446744073709551615": {math.MaxUint64 - 1, math.MaxUint64},
+		"1-3,9": {1, 2, 3, 9},
+		" 4 ":   {4},
 	} {
 		if got, err := parseSeeds(spec); err != nil || !slices.Equal(got, want) {
 			t.Errorf("parseSeeds(%q) = %v, %v; want %v", spec, got, err, want)
