@@ -94,11 +94,19 @@ func Fraction(key, s string) (float64, error) {
 	return f, nil
 }
 
-// Float parses a finite number in [lo, hi].
+// AboveZero as [Float]'s lo excludes 0 and nothing else: the range is
+// (0, hi], and errors say so.
+const AboveZero = math.SmallestNonzeroFloat64
+
+// Float parses a finite number in [lo, hi] ((0, hi] when lo is [AboveZero]).
 func Float(key, s string, lo, hi float64) (float64, error) {
 	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil || math.IsNaN(f) || f < lo || f > hi {
-		return 0, bad(key, s, fmt.Sprintf("a number in [%g, %g]", lo, hi))
+		allowed := fmt.Sprintf("a number in [%g, %g]", lo, hi)
+		if lo == AboveZero {
+			allowed = fmt.Sprintf("a number in (0, %g]", hi)
+		}
+		return 0, bad(key, s, allowed)
 	}
 	return f, nil
 }

@@ -174,6 +174,7 @@ func TestFlagErrorsNameFlagValueAndExample(t *testing.T) {
 		{[]string{"ab", "--a", "link.jiter=5ms", "--b", "server.inputs=queue"}, []string{"--a link.jiter=5ms", "did you mean"}, "--set"},
 		{[]string{"sweep", "--over", "link.jitter=5ms,fast"}, []string{"--over link.jitter=fast", `"fast"`}, "--set"},
 		{[]string{"run", "--scenario", "mobile-4g.toml"}, []string{"mobile-4g.toml", "--scenario mobile-4g"}, ""},
+		{[]string{"run", "--set", "client.alpha=2"}, []string{"client.alpha", `"2"`, "(0, 1]"}, "1e-09"},
 	} {
 		code, _, errOut := runLab(t, c.args...)
 		ok := code != 0 && strings.Count(strings.TrimSpace(errOut), "\n") == 0 && (c.not == "" || !strings.Contains(errOut, c.not))
