@@ -25,6 +25,10 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// helpOut is where -h prints: the command's standard output (realMain
+// sets it).
+var helpOut io.Writer = os.Stdout
+
 // parseFlagsOnly parses args and leaves positional arguments in fs.Args.
 // The flag package would print an error and the whole usage; this prints
 // one line naming the command and returns errUsage (exit 2), or prints the
@@ -38,7 +42,7 @@ func parseFlagsOnly(fs *flag.FlagSet, args []string) error {
 	fs.Usage = usage
 	switch {
 	case errors.Is(err, flag.ErrHelp):
-		fs.SetOutput(os.Stdout)
+		fs.SetOutput(helpOut)
 		fs.Usage()
 		return err
 	case err != nil:

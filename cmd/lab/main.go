@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"syscall"
 )
@@ -43,7 +45,7 @@ commands:`)
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun 'lab <command> -h' for a command's flags.")
+	fmt.Fprintln(w, "\nRun 'lab <command> -h' for a command's flags, 'lab --version' for the build.")
 }
 
 // exitStatus ends a command with a status of its own and a message: a run
@@ -77,6 +79,7 @@ func main() {
 }
 
 func realMain(args []string, stdout, stderr io.Writer) int {
+	helpOut = stdout
 	if len(args) > 0 {
 		switch args[0] {
 		case "-h", "-help", "--help", "help":
@@ -84,6 +87,13 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout, "\nflags of the terminal UI ('lab [flags]'):")
 			fs := tuiFlags(stdout)
 			fs.PrintDefaults()
+			withExamples(nil,
+				"lab --scenario mobile-4g",
+				"lab run --scenario jitter-fix --duration 10m --csv timeline.csv",
+				"lab ab --scenario jitter-fix --b 'server.inputs=queue'")(stdout)
+			return 0
+		case "-version", "--version", "version":
+			writeVersion(stdout)
 			return 0
 		}
 	}
@@ -118,4 +128,40 @@ func exitCode(err error, name string, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "%s: %v\n", name, err)
 	return 1
+}
+
+// writeVersion prints the module, its version and VCS revision, the Go
+// version and the OS/arch, from the build information.
+func writeVersion(w io.Writer) {
+	module, version := "jitterlab", "(unknown)"
+	revision := "unknown (built without VCS information, e.g. by go run or go test)"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Path != "" {
+			module = bi.Main.Path
+		}
+		if bi.Main.Version != "" {
+			version = bi.Main.Version
+		}
+		var rev, at, modified string
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.time":
+				at = s.Value
+			case "vcs.modified":
+				modified = s.Value
+			}
+		}
+		if rev != "" {
+			revision = rev
+			if at != "" {
+				revision += " (" + at + ")"
+			}
+			if modified == "true" {
+				revision += " with uncommitted changes"
+			}
+		}
+	}
+	fmt.Fprintf(w, "jitterlab: module %s %s\nrevision %s\n%s %s/%s\n", module, version, revision, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }

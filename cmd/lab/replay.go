@@ -39,7 +39,10 @@ func openRecording(args []string, cmd string) (*recordings.Reader, *os.File, err
 func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	var verify, view bool
 	var from, to time.Duration
-	fs := newFlagSet("replay", "FILE [--tui] [--verify] [--from 30s --to 40s]", stderr, nil)
+	fs := newFlagSet("replay", "FILE [--tui] [--verify] [--from 30s --to 40s]", stderr, withExamples(nil,
+		"lab replay recordings/examples/jitter-fix.jlrec --verify",
+		"lab replay recordings/examples/jitter-fix.jlrec --from 30s --to 31s",
+		"lab replay session.jlrec --tui"))
 	fs.BoolVar(&view, "tui", false, "play the recording in the lab's charts, with seek (a terminal is needed)")
 	fs.BoolVar(&verify, "verify", false, "re-simulate from the header and the change log and prove the samples and summary identical")
 	durationVar(fs, &from, "from", 0, true, "30s", "print the timeline from this true `time` (seeks to its frame)")
@@ -129,7 +132,9 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 func cmdExport(args []string, stdout, stderr io.Writer) error {
 	var out string
 	var from, to time.Duration
-	fs := newFlagSet("export", "FILE [--csv OUT] [--from 30s --to 40s]", stderr, nil)
+	fs := newFlagSet("export", "FILE [--csv OUT] [--from 30s --to 40s]", stderr, withExamples(nil,
+		"lab export recordings/examples/jitter-fix.jlrec --csv timeline.csv",
+		"lab export session.jlrec --from 30s --to 40s | head"))
 	fs.StringVar(&out, "csv", "", "write the timeline CSV to `OUT` (default and -: standard output)")
 	durationVar(fs, &from, "from", 0, true, "30s", "from this true `time` (seeks to its frame)")
 	durationVar(fs, &to, "to", 0, true, "40s", "up to this true `time` (default: the end)")

@@ -141,6 +141,13 @@ func paramHelp(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %-24s %-10s %s\n", key, p.Get(&def), p.Help)
 	}
+	fmt.Fprintf(w, `
+values: durations with a unit (80ms, 1.5s, 1m30s: each unit once, largest first);
+  fractions 2%% or 0.02; rates in tc(8)'s units: bit (or a bare number), kbit, mbit,
+  gbit = bits per second; bps, kbps, mbps, gbps = BYTES per second (1mbps = 8mbit);
+  kibit, mibps, ... = powers of 1024.
+duration flags (--duration, --every, --from, --to) take %s to %s.
+`, "1ms", "1000h")
 }
 
 func newFlagSet(name, args string, stderr io.Writer, extra func(io.Writer)) *flag.FlagSet {
