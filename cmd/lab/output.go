@@ -56,7 +56,7 @@ func openOutput(path string, stdout io.Writer, mode bool) (*output, error) {
 		return nil, err
 	}
 	perm := os.FileMode(0o644)
-	if err == nil && st != nil {
+	if st != nil {
 		perm = st.Mode().Perm()
 	}
 	if err := f.Chmod(perm); err != nil {
