@@ -24,9 +24,11 @@ type output struct {
 // last frame); a whole file is written to a temporary file beside it and
 // renamed over it only when complete, so a failed command leaves an
 // existing file as it was.
+type outputMode int
+
 const (
-	stream = false
-	whole  = true
+	stream outputMode = iota
+	whole
 )
 
 // openOutput opens path for writing. "-" is standard output. A path that
@@ -35,7 +37,7 @@ const (
 // our own pipe and hang when the reader goes away. A regular file is
 // created or truncated write-only (stream) or written to a temporary file
 // renamed over it by Commit (whole).
-func openOutput(path string, stdout io.Writer, mode bool) (*output, error) {
+func openOutput(path string, stdout io.Writer, mode outputMode) (*output, error) {
 	if path == "-" {
 		return &output{Writer: stdout, name: "standard output", stdout: true}, nil
 	}
