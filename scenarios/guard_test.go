@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -37,6 +38,24 @@ func manyKeys(n int) string {
 // key count are checked before decoding; each file is one clear error, and
 // refusing it allocates a bounded amount (measured, not timed).
 func TestHostileTOMLIsRefusedInBoundedMemory(t *testing.T) {
+	if os.Getenv("JITTERLAB_MEMORY_LIMITED") == "" {
+		// Run this test again in a child process limited to 2 GB of
+		// address space, so a regression fails with "out of memory"
+		// instead of swapping the machine.
+		sh, err := exec.LookPath("sh")
+		if err != nil {
+			if os.Getenv("JITTERLAB_REQUIRE_TOOLS") == "1" {
+				t.Fatal("needs sh (for ulimit)")
+			}
+			t.Skip("needs sh (for ulimit)")
+		}
+		cmd := exec.Command(sh, "-c", `ulimit -v 2097152 && exec "$0" -test.run='^TestHostileTOMLIsRefusedInBoundedMemory$' -test.v`, os.Args[0])
+		cmd.Env = append(os.Environ(), "JITTERLAB_MEMORY_LIMITED=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("under a 2 GB limit: %v\n%.4000s", err, out)
+		}
+		return
+	}
 	for name, text := range hostile() {
 		t.Run(name, func(t *testing.T) {
 			if len(text) > maxFileSize {
