@@ -53,9 +53,15 @@ func openOutput(path string, stdout io.Writer, mode outputMode) (*output, error)
 		}
 		return &output{Writer: f, name: path, f: f}, nil
 	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real // replace the file a link points to, not the link
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return nil, err
+		if pe, ok := err.(*os.PathError); ok {
+			err = pe.Err // the temporary name would only confuse
+		}
+		return nil, fmt.Errorf("cannot write %s: %w", path, err)
 	}
 	perm := os.FileMode(0o644)
 	if st != nil {

@@ -95,11 +95,22 @@ func TestPlotBadWidthKeepsExistingFile(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("temporary files left behind: %v", entries)
 	}
-	// A plot that succeeds replaces it whole.
+	// A plot that succeeds replaces it whole; through a symbolic link, the
+	// file it points to.
+	link := filepath.Join(dir, "link.png")
+	if err := os.Symlink("existing.png", link); err == nil {
+		existing = link
+	}
 	if code, _, errOut := runLab(t, "plot", "--duration", "2s", "--width", "300", "--out", existing); code != 0 {
 		t.Fatal(errOut)
 	}
-	if b, _ := os.ReadFile(existing); !strings.HasPrefix(string(b), "\x89PNG") {
+	if b, _ := os.ReadFile(filepath.Join(dir, "existing.png")); !strings.HasPrefix(string(b), "\x89PNG") {
 		t.Fatal("the plot did not replace the file")
+	}
+	if st, err := os.Lstat(link); err == nil && st.Mode()&os.ModeSymlink == 0 {
+		t.Fatal("the plot replaced the symbolic link instead of the file it points to")
+	}
+	if code, _, errOut := runLab(t, "plot", "--duration", "2s", "--out", filepath.Join(dir, "no-such-folder", "p.png")); code != 1 || !strings.Contains(errOut, "no-such-folder/p.png: no such file") {
+		t.Fatalf("a plot into a missing folder: %d %q", code, errOut)
 	}
 }
