@@ -113,10 +113,7 @@ func durationVar(fs *flag.FlagSet, p *time.Duration, name string, def time.Durat
 }
 
 func (f *durationFlag) String() string {
-	if f.p == nil {
-		return ""
-	}
-	if *f.p == 0 {
+	if f.p == nil || *f.p == 0 {
 		return "0"
 	}
 	return f.p.String()
@@ -159,7 +156,7 @@ func uintVar(fs *flag.FlagSet, p *uint64, name string, def, lo, hi uint64, examp
 
 func (f *uintFlag) String() string {
 	if f.p == nil {
-		return ""
+		return "0"
 	}
 	return strconv.FormatUint(*f.p, 10)
 }

@@ -45,8 +45,8 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		"lab replay session.jlrec --tui"))
 	fs.BoolVar(&view, "tui", false, "play the recording in the lab's charts, with seek (a terminal is needed)")
 	fs.BoolVar(&verify, "verify", false, "re-simulate from the header and the change log and prove the samples and summary identical")
-	durationVar(fs, &from, "from", 0, true, "30s", "print the timeline from this true `time` (seeks to its frame)")
-	durationVar(fs, &to, "to", 0, true, "40s", "print the timeline up to this true `time`")
+	durationVar(fs, &from, "from", 0, true, "30s", "print the timeline from this true `TIME` (seeks to its frame)")
+	durationVar(fs, &to, "to", 0, true, "40s", "print the timeline up to this true `TIME`")
 	files, err := parseFlagsAndArgs(fs, args)
 	if err != nil {
 		return err
@@ -136,8 +136,8 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 		"lab export recordings/examples/jitter-fix.jlrec --csv timeline.csv",
 		"lab export session.jlrec --from 30s --to 40s | head"))
 	fs.StringVar(&out, "csv", "", "write the timeline CSV to `OUT` (default and -: standard output)")
-	durationVar(fs, &from, "from", 0, true, "30s", "from this true `time` (seeks to its frame)")
-	durationVar(fs, &to, "to", 0, true, "40s", "up to this true `time` (default: the end)")
+	durationVar(fs, &from, "from", 0, true, "30s", "from this true `TIME` (seeks to its frame)")
+	durationVar(fs, &to, "to", 0, true, "40s", "up to this true `TIME` (default: the end)")
 	files, err := parseFlagsAndArgs(fs, args)
 	if err != nil {
 		return err

@@ -41,8 +41,8 @@ type runOptions struct {
 func (o *runOptions) register(fs *flag.FlagSet) {
 	o.fs = fs
 	fs.StringVar(&o.scenario, "scenario", "", "built-in scenario `NAME` ('lab scenarios' lists them) or TOML FILE")
-	durationVar(fs, &o.duration, "duration", time.Minute, false, "90s", "simulated `time` (overrides the scenario's)")
-	uintVar(fs, &o.seed, "seed", 1, 0, math.MaxUint64, "42", "session `seed` (overrides the scenario's)")
+	durationVar(fs, &o.duration, "duration", time.Minute, false, "90s", "`DURATION` of simulated time (overrides the scenario's)")
+	uintVar(fs, &o.seed, "seed", 1, 0, math.MaxUint64, "42", "session seed `N` (overrides the scenario's)")
 	fs.Var(&o.sets, "set", "parameter override `key=value` (repeatable; keys are listed below)")
 }
 
@@ -174,7 +174,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		"lab run --scenario handover --record handover.jlrec --json"))
 	o.register(fs)
 	fs.StringVar(&csvPath, "csv", "", "write the timeline to `FILE` (one row every --every; - is standard output)")
-	durationVar(fs, &every, "every", 50*time.Millisecond, false, "50ms", "sample `period` of the timeline")
+	durationVar(fs, &every, "every", 50*time.Millisecond, false, "50ms", "sample `PERIOD` of the timeline")
 	fs.StringVar(&packetsPath, "packets", "", "write one row per packet to `FILE` (- is standard output)")
 	fs.BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	fs.StringVar(&recordPath, "record", "", "record the session to `FILE` (zstd; 'lab replay' reads it)")
