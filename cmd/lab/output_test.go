@@ -29,7 +29,7 @@ func TestCSVToClosedPipe(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer w.Close()
-			path := fmt.Sprintf("/proc/self/fd/%d", w.Fd())
+			path := fmt.Sprintf("/dev/fd/%d", w.Fd())
 			type result struct {
 				code           int
 				stdout, stderr string
