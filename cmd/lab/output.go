@@ -12,7 +12,8 @@ import (
 // output is a file a command writes, opened by [openOutput]; every output
 // flag of every command goes through it.
 type output struct {
-	io.Writer
+	w      io.Writer
+	err    error // the first write error
 	name   string
 	f      *os.File // nil when writing to standard output
 	tmp    string   // the temporary file renamed to name by Commit, or ""
@@ -39,7 +40,7 @@ const (
 // renamed over it by Commit (whole).
 func openOutput(path string, stdout io.Writer, mode outputMode) (*output, error) {
 	if path == "-" {
-		return &output{Writer: stdout, name: "standard output", stdout: true}, nil
+		return &output{w: stdout, name: "standard output", stdout: true}, nil
 	}
 	st, err := os.Stat(path)
 	special := err == nil && !st.Mode().IsRegular()
@@ -51,7 +52,7 @@ func openOutput(path string, stdout io.Writer, mode outputMode) (*output, error)
 		if err != nil {
 			return nil, err
 		}
-		return &output{Writer: f, name: path, f: f}, nil
+		return &output{w: f, name: path, f: f}, nil
 	}
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real // replace the file a link points to, not the link
@@ -72,7 +73,16 @@ func openOutput(path string, stdout io.Writer, mode outputMode) (*output, error)
 		os.Remove(f.Name())
 		return nil, err
 	}
-	return &output{Writer: f, name: path, f: f, tmp: f.Name()}, nil
+	return &output{w: f, name: path, f: f, tmp: f.Name()}, nil
+}
+
+// Write writes to the output and keeps the first error.
+func (o *output) Write(p []byte) (int, error) {
+	n, err := o.w.Write(p)
+	if o.err == nil {
+		o.err = err
+	}
+	return n, err
 }
 
 // Commit closes the file and, for a whole file, renames it into place.

@@ -1,8 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,11 +19,17 @@ func TestCSVToClosedPipe(t *testing.T) {
 	if code, _, errOut := runLab(t, "run", "--duration", "10m", "--record", rec); code != 0 {
 		t.Fatal(errOut)
 	}
-	for _, args := range [][]string{
-		{"run", "--duration", "10m", "--csv"},
-		{"export", rec, "--csv"},
+	for _, c := range []struct {
+		name  string
+		args  []string
+		first string // how the output starts
+	}{
+		{"run --csv", []string{"run", "--duration", "10m", "--csv"}, "t_s,"},
+		{"run --packets", []string{"run", "--duration", "10m", "--packets"}, "dir,"},
+		{"run --record", []string{"run", "--duration", "10m", "--record"}, "\x5a\x2a\x4d\x18"},
+		{"export --csv", []string{"export", rec, "--csv"}, "t_s,"},
 	} {
-		t.Run(args[0], func(t *testing.T) {
+		t.Run(c.name, func(t *testing.T) {
 			r, w, err := os.Pipe()
 			if err != nil {
 				t.Fatal(err)
@@ -36,13 +42,14 @@ func TestCSVToClosedPipe(t *testing.T) {
 			}
 			done := make(chan result, 1)
 			go func() {
-				code, out, errOut := runLab(t, append(args, path)...)
+				code, out, errOut := runLab(t, append(c.args, path)...)
 				done <- result{code, out, errOut}
 			}()
-			first, err := bufio.NewReader(r).ReadString('\n')
+			first := make([]byte, len(c.first))
+			_, err = io.ReadFull(r, first)
 			r.Close()
-			if err != nil || !strings.HasPrefix(first, "t_s,") {
-				t.Fatalf("first line %q, %v: want the CSV header", first, err)
+			if err != nil || string(first) != c.first {
+				t.Fatalf("output starts %q, %v: want %q", first, err, c.first)
 			}
 			select {
 			case res := <-done:

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -216,7 +217,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return f, nil
 	}
 	// flushers run in order when the run ends, interrupted or not;
-	// werr is the first write error, which ends the run.
+	// werr is the first write error of any output, which ends the run.
 	var flushers []func() error
 	var werr error
 	if csvPath != "" {
@@ -277,9 +278,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
+	failed := func() error {
+		for _, f := range outs {
+			werr = cmp.Or(werr, f.err)
+		}
+		return werr
+	}
 	var stopped os.Signal
 	prog := newProgress(stderr, sim.Time(cfg.Duration))
-	for !s.Done() && werr == nil && stopped == nil {
+	for !s.Done() && failed() == nil && stopped == nil {
 		if err := s.Run(s.Now() + sim.Time(every)); err != nil {
 			return err
 		}
@@ -291,18 +298,16 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	prog.clear()
 	wall := prog.elapsed()
-	if werr != nil {
-		return werr
-	}
+	// Flush and close every output even when one failed (a closed pipe
+	// on the CSV still leaves a closed recording); the first error wins.
 	for _, flush := range flushers {
-		if err := flush(); err != nil {
-			return err
-		}
+		werr = cmp.Or(failed(), flush())
 	}
 	for _, f := range outs {
-		if err := f.Commit(); err != nil {
-			return err
-		}
+		werr = cmp.Or(werr, f.Commit())
+	}
+	if werr != nil {
+		return werr
 	}
 
 	sum := s.Summary()
