@@ -189,7 +189,8 @@ func TestFlagErrorsNameFlagValueAndExample(t *testing.T) {
 
 // TestDurationFlagsFollowOneRule (issue 8 item 1): every duration flag of
 // every command takes 1ms to 1000h (window bounds also 0), with an error
-// naming the flag, the value and the rule.
+// naming the flag, the value and the rule; the lab's --every 0 is no longer
+// turned into 50ms, nor does the proxy's panic.
 func TestDurationFlagsFollowOneRule(t *testing.T) {
 	rec := "../../recordings/examples/jitter-fix.jlrec"
 	for _, c := range []struct {
@@ -209,6 +210,9 @@ func TestDurationFlagsFollowOneRule(t *testing.T) {
 		{"--from", []string{"export", rec, "--from", "-2s"}},
 		{"--to", []string{"replay", rec, "--to", "2000h"}},
 		{"--duration", []string{"--duration", "0"}},
+		{"--every", []string{"--every", "0"}},
+		{"--every", []string{"proxy", "--to", "127.0.0.1:9", "--every", "0"}},
+		{"--every", []string{"proxy", "--to", "127.0.0.1:9", "--every", "-1s"}},
 	} {
 		code, out, errOut := runLab(t, c.args...)
 		if code != 2 || out != "" || !strings.Contains(errOut, c.flag+" ") || !strings.Contains(errOut, "1ms to 1000h") {

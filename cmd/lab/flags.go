@@ -37,20 +37,24 @@ func parseFlagsOnly(fs *flag.FlagSet, args []string) error {
 	out, usage := fs.Output(), fs.Usage
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
+	restore := underTheRule(fs)
 	err := fs.Parse(args)
 	fs.SetOutput(out)
 	fs.Usage = usage
+	if err != nil {
+		fs.VisitAll(func(f *flag.Flag) {
+			if v, ok := f.Value.(flagFailure); ok && v.failure() != nil {
+				err = v.failure()
+			}
+		})
+	}
+	restore()
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		fs.SetOutput(helpOut)
 		fs.Usage()
 		return err
 	case err != nil:
-		fs.VisitAll(func(f *flag.Flag) {
-			if v, ok := f.Value.(flagFailure); ok && v.failure() != nil {
-				err = v.failure()
-			}
-		})
 		fmt.Fprintf(out, "%s: %v (see '%s -h')\n", fs.Name(), err, fs.Name())
 		return errUsage
 	}
@@ -120,20 +124,69 @@ func (f *durationFlag) String() string {
 }
 
 func (f *durationFlag) Set(s string) error {
-	d, err := param.Duration(f.name, s)
-	if err == nil && !(f.zeroOK && d == 0) && (d < minFlagDuration || d > maxFlagDuration) {
+	d, err := checkDuration(f.name, s, f.zeroOK, f.example)
+	if err != nil {
+		f.err = err
+		return err
+	}
+	*f.p = d
+	return nil
+}
+
+// checkDuration reads a duration flag's value under the one rule.
+func checkDuration(name, s string, zeroOK bool, example string) (time.Duration, error) {
+	d, err := param.Duration(name, s)
+	if err == nil && !(zeroOK && d == 0) && (d < minFlagDuration || d > maxFlagDuration) {
 		err = errRange
 	}
 	if err != nil {
 		allowed := "a duration from 1ms to 1000h with a unit (each unit once, largest first)"
-		if f.zeroOK {
+		if zeroOK {
 			allowed = "0 or " + allowed
 		}
-		f.err = badFlag(f.name, s, allowed, f.example)
-		return f.err
+		return 0, badFlag(name, s, allowed, example)
 	}
-	*f.p = d
-	return nil
+	return d, nil
+}
+
+// ruledDuration puts a duration flag defined with the flag package's
+// DurationVar (in a command that does not use durationVar) under the same
+// rule while parseFlagsOnly parses; 0 is not allowed.
+type ruledDuration struct {
+	flag.Value
+	name, example string
+	err           error
+}
+
+func (f *ruledDuration) Set(s string) error {
+	d, err := checkDuration(f.name, s, false, f.example)
+	if err != nil {
+		f.err = err
+		return err
+	}
+	return f.Value.Set(d.String())
+}
+
+func (f *ruledDuration) failure() error { return f.err }
+
+// underTheRule wraps every plain duration flag of fs in a ruledDuration and
+// returns a function that restores them (so -h still shows their types).
+func underTheRule(fs *flag.FlagSet) (restore func()) {
+	var undo []func()
+	fs.VisitAll(func(f *flag.Flag) {
+		if g, ok := f.Value.(flag.Getter); ok {
+			if _, isDuration := g.Get().(time.Duration); isDuration {
+				orig := f.Value
+				f.Value = &ruledDuration{Value: orig, name: f.Name, example: f.DefValue}
+				undo = append(undo, func() { f.Value = orig })
+			}
+		}
+	})
+	return func() {
+		for _, u := range undo {
+			u()
+		}
+	}
 }
 
 func (f *durationFlag) failure() error { return f.err }
