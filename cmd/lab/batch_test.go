@@ -69,6 +69,7 @@ func FuzzSeeds(f *testing.F) {
 // TestConflictingSettingsAreErrors (issue 8 item 6): two settings of the
 // same thing are an error naming both, never a silent winner.
 func TestConflictingSettingsAreErrors(t *testing.T) {
+	dir := t.TempDir()
 	b := []string{"--duration", "2s", "--b", "server.inputs=queue"}
 	for _, c := range []struct {
 		args []string
@@ -85,6 +86,8 @@ func TestConflictingSettingsAreErrors(t *testing.T) {
 		{[]string{"sweep", "--duration", "2s", "--over", "link.loss=0%,1%", "--over", "link.loss=5%"}, []string{"--over link.loss", "twice"}},
 		{[]string{"run", "--set", "sim.seed=3", "--seed", "4"}, []string{"--set sim.seed=3", "--seed 4"}},
 		{[]string{"run", "--set", "sim.duration=10s", "--duration", "20s"}, []string{"--set sim.duration=10s", "--duration 20s"}},
+		{[]string{"run", "--csv", "-", "--packets", "-"}, []string{"--csv -", "--packets -"}},
+		{[]string{"run", "--csv", filepath.Join(dir, "x"), "--record", filepath.Join(dir, "..", filepath.Base(dir), "x")}, []string{"--csv", "--record", "the same output"}},
 	} {
 		code, out, errOut := runLab(t, c.args...)
 		ok := code != 0 && out == ""

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"maps"
 	"path/filepath"
+	"slices"
 	"syscall"
 )
 
@@ -114,6 +116,27 @@ func (o *output) Abort() {
 	if o.tmp != "" {
 		os.Remove(o.tmp)
 	}
+}
+
+// distinctOutputs refuses two output flags (flag name → path; "" unset)
+// that name the same file or both standard output: their bytes would mix.
+func distinctOutputs(paths map[string]string) error {
+	seen := map[string]string{}
+	for _, flag := range slices.Sorted(maps.Keys(paths)) {
+		path := paths[flag]
+		if path == "" {
+			continue
+		}
+		key := path
+		if abs, err := filepath.Abs(path); err == nil && path != "-" {
+			key = abs
+		}
+		if prev, ok := seen[key]; ok {
+			return fmt.Errorf("--%s %s and --%s %s name the same output: give each its own file", prev, paths[prev], flag, path)
+		}
+		seen[key] = flag
+	}
+	return nil
 }
 
 // closedPipe reports whether err is a write to a pipe whose reader has

@@ -182,6 +182,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := distinctOutputs(map[string]string{"csv": csvPath, "packets": packetsPath, "record": recordPath}); err != nil {
+		return err
+	}
 	cfg, sc, err := o.config()
 	if err != nil {
 		return err
