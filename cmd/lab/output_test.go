@@ -77,6 +77,10 @@ func TestDashIsStandardOutput(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(out, "t_s,") {
 		t.Fatalf("export --csv -: %d %q %q", code, errOut, out)
 	}
+	code, out, errOut = runLab(t, "sweep", "--over", "link.loss=0%,1%", "--seeds", "1", "--duration", "1s", "--csv", "-")
+	if code != 0 || !strings.HasPrefix(out, "link.loss,seed,") || strings.Count(out, "\n") != 3 || !strings.Contains(errOut, "means over seeds") {
+		t.Fatalf("sweep --csv -: %d\nstdout %q\nstderr %q", code, out, errOut)
+	}
 	code, out, errOut = runLab(t, "plot", "--duration", "2s", "--out", "-", "--width", "300")
 	if code != 0 || !strings.HasPrefix(out, "\x89PNG") {
 		t.Fatalf("plot --out -: %d %q %.20q", code, errOut, out)

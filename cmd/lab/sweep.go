@@ -124,13 +124,19 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := writeConditions(stdout, &o, seeds, "the same for every value"); err != nil {
+	// With the CSV on standard output, the readable table goes to
+	// standard error, as 'lab run' does with its summary.
+	report := stdout
+	if out != nil && out.stdout {
+		report = stderr
+	}
+	if err := writeConditions(report, &o, seeds, "the same for every value"); err != nil {
 		return err
 	}
 	if len(axes) > 1 {
-		fmt.Fprintf(stdout, "grid       %d combinations of %d parameters\n", len(combos), len(axes))
+		fmt.Fprintf(report, "grid       %d combinations of %d parameters\n", len(combos), len(axes))
 	}
-	fmt.Fprintln(stdout, "\nmeans over seeds:")
+	fmt.Fprintln(report, "\nmeans over seeds:")
 	var header []string
 	for _, a := range axes {
 		header = append(header, a.key)
@@ -147,7 +153,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		}
 		rows = append(rows, row)
 	}
-	if err := writeTable(stdout, header, rows); err != nil {
+	if err := writeTable(report, header, rows); err != nil {
 		return err
 	}
 	if out != nil {
@@ -168,6 +174,6 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	_, err = fmt.Fprintf(stdout, "\n%d runs of %v simulated in %v\n", len(runs), jobs[0].cfg.Duration, time.Since(start).Round(time.Millisecond))
+	_, err = fmt.Fprintf(report, "\n%d runs of %v simulated in %v\n", len(runs), jobs[0].cfg.Duration, time.Since(start).Round(time.Millisecond))
 	return err
 }
