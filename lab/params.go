@@ -354,8 +354,8 @@ func buildRegistry() []Param {
 				c.Client.Band = int(n)
 				return err
 			}},
-		floatParam("client.alpha", "lerp factor per frame", 1e-9, 1, func(c *Config) *float64 { return &c.Client.Alpha }),
-		floatParam("client.snap", "snap threshold, metres", 1e-9, 1e6, func(c *Config) *float64 { return &c.Client.Snap }),
+		floatParam("client.alpha", "lerp factor per frame", param.AboveZero, 1, func(c *Config) *float64 { return &c.Client.Alpha }),
+		floatParam("client.snap", "snap threshold, metres", param.AboveZero, 1e6, func(c *Config) *float64 { return &c.Client.Snap }),
 		floatParam("client.move_speed", "m/s at full throttle (client and server)", 0, 1e3, func(c *Config) *float64 { return &c.Client.Tuning.MoveSpeed }),
 		floatParam("client.turn_speed", "°/s at full turn (client and server)", 0, 1e4, func(c *Config) *float64 { return &c.Client.Tuning.TurnSpeed }),
 	)

@@ -20,19 +20,50 @@ func (e *Error) Error() string {
 
 func bad(key, value, allowed string) error { return &Error{Key: key, Value: value, Allowed: allowed} }
 
-// Duration parses a non-negative duration such as "80ms", "1.5s" or "0".
-// A bare number other than 0 is rejected: "80" could mean ms or s.
+// Duration parses a non-negative duration such as "80ms", "1.5s", "1m30s"
+// or "0". A bare number other than 0 is rejected: "80" could mean ms or s.
+// Each unit appears at most once, largest first (as time.Duration.String
+// writes them): "50ms80ms", which a prompt that appends to its pre-filled
+// text produces and Go would read as 130ms, is rejected.
 func Duration(key, s string) (time.Duration, error) {
-	const allowed = "a duration ≥ 0 with a unit, e.g. 80ms, 1.5s, 250us"
+	const allowed = "a duration ≥ 0 with a unit, e.g. 80ms, 1.5s, 250us, 1m30s (each unit once, largest first)"
 	v := strings.TrimSpace(s)
 	if v == "0" {
 		return 0, nil
 	}
 	d, err := time.ParseDuration(v)
-	if err != nil || d < 0 {
+	if err != nil || d < 0 || !unitsDecrease(v) {
 		return 0, bad(key, s, allowed)
 	}
 	return d, nil
+}
+
+// durationUnit ranks time.ParseDuration's units, largest first.
+var durationUnit = map[string]int{"h": 0, "m": 1, "s": 2, "ms": 3, "us": 4, "µs": 4, "μs": 4, "ns": 5}
+
+// unitsDecrease reports whether every number in a duration time.ParseDuration
+// accepted is followed by a unit smaller than the previous number's.
+func unitsDecrease(v string) bool {
+	isNum := func(r rune) bool { return r >= '0' && r <= '9' || r == '.' }
+	v = strings.TrimLeft(v, "+-")
+	last := -1
+	for v != "" {
+		i := strings.IndexFunc(v, func(r rune) bool { return !isNum(r) })
+		if i < 0 {
+			return false
+		}
+		v = v[i:]
+		j := strings.IndexFunc(v, isNum)
+		if j < 0 {
+			j = len(v)
+		}
+		rank, ok := durationUnit[v[:j]]
+		if !ok || rank <= last {
+			return false
+		}
+		last, v = rank, v[j:]
+	}
+	return true
 }
 
 // PositiveDuration is [Duration] that also rejects 0.
@@ -63,11 +94,19 @@ func Fraction(key, s string) (float64, error) {
 	return f, nil
 }
 
-// Float parses a finite number in [lo, hi].
+// AboveZero as [Float]'s lo excludes 0 and nothing else: the range is
+// (0, hi], and errors say so.
+const AboveZero = math.SmallestNonzeroFloat64
+
+// Float parses a finite number in [lo, hi] ((0, hi] when lo is [AboveZero]).
 func Float(key, s string, lo, hi float64) (float64, error) {
 	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil || math.IsNaN(f) || f < lo || f > hi {
-		return 0, bad(key, s, fmt.Sprintf("a number in [%g, %g]", lo, hi))
+		allowed := fmt.Sprintf("a number in [%g, %g]", lo, hi)
+		if lo == AboveZero {
+			allowed = fmt.Sprintf("a number in (0, %g]", hi)
+		}
+		return 0, bad(key, s, allowed)
 	}
 	return f, nil
 }
@@ -81,35 +120,51 @@ func Int(key, s string, lo, hi int64) (int64, error) {
 	return n, nil
 }
 
+// rateUnits are tc(8)'s rate units, matched without regard to case as tc
+// does: "bit" and its multiples are bits per second, "bps" and its
+// multiples are BYTES per second; k, m, g, t are powers of 1000 and ki, mi,
+// gi, ti powers of 1024. Longest suffixes first, so "kbit" is not read as
+// "bit" and "kibps" not as "bps".
 var rateUnits = []struct {
 	suffix string
 	mul    float64
 }{
-	// Longest suffixes first so "kbit" is not read as "bit".
-	{"gbit", 1e9}, {"mbit", 1e6}, {"kbit", 1e3}, {"bit", 1},
-	{"gbps", 1e9}, {"mbps", 1e6}, {"kbps", 1e3}, {"bps", 1},
+	{"tibit", 1 << 40}, {"gibit", 1 << 30}, {"mibit", 1 << 20}, {"kibit", 1 << 10},
+	{"tibps", 8 << 40}, {"gibps", 8 << 30}, {"mibps", 8 << 20}, {"kibps", 8 << 10},
+	{"tbit", 1e12}, {"gbit", 1e9}, {"mbit", 1e6}, {"kbit", 1e3},
+	{"tbps", 8e12}, {"gbps", 8e9}, {"mbps", 8e6}, {"kbps", 8e3},
+	{"bit", 1}, {"bps", 8},
 }
 
-// Rate parses a bit rate such as "1.5mbit", "500kbit", "10gbit", "64000bit"
-// or "0" (unlimited) into bits per second. Units follow tc: kbit = 1000
-// bit/s; "mbps" is read as megabits per second, as gamers write it.
+// MaxRate is the highest rate [Rate] accepts, in bits per second (1tbit).
+const MaxRate = 1e12
+
+// RateUnitsHelp says how [Rate] reads a rate, for help texts.
+const RateUnitsHelp = "units as tc(8): bit (or a bare number), kbit, mbit, gbit = bits per second; " +
+	"bps, kbps, mbps, gbps = BYTES per second (1mbps = 8mbit); kibit, mibps, ... = powers of 1024"
+
+// Rate parses a rate into bits per second with tc(8)'s units: "1.5mbit",
+// "500kbit", "64000" (a bare number is bits per second), "2mbps" (two
+// megaBYTES per second, 16mbit), "1kibit" (1024 bit/s); "0" is unlimited.
 func Rate(key, s string) (int64, error) {
-	const allowed = "0 (unlimited) or a rate ≥ 1bit with a unit: bit, kbit, mbit, gbit (kbps = kbit)"
+	const allowed = "0 (unlimited) or a rate from 1bit to 1tbit; " + RateUnitsHelp
 	v := strings.ToLower(strings.TrimSpace(s))
 	if v == "0" {
 		return 0, nil
 	}
+	num, mul := v, 1.0
 	for _, u := range rateUnits {
-		if num, ok := strings.CutSuffix(v, u.suffix); ok {
-			f, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
-			bps := math.Round(f * u.mul)
-			if err != nil || math.IsNaN(f) || bps < 1 || bps > 1e12 {
-				return 0, bad(key, s, allowed)
-			}
-			return int64(bps), nil
+		if n, ok := strings.CutSuffix(v, u.suffix); ok {
+			num, mul = strings.TrimSpace(n), u.mul
+			break
 		}
 	}
-	return 0, bad(key, s, allowed)
+	f, err := strconv.ParseFloat(num, 64)
+	bps := math.Round(f * mul)
+	if err != nil || math.IsNaN(f) || !(bps >= 1 && bps <= MaxRate) {
+		return 0, bad(key, s, allowed)
+	}
+	return int64(bps), nil
 }
 
 // PPM parses a clock drift such as "+40ppm", "-12.5ppm", "2%" or "0" into
@@ -190,4 +245,38 @@ func FormatPPM(ppm float64) string {
 		s = "+" + s
 	}
 	return s + "ppm"
+}
+
+// Similar returns the candidates within two edits of word (typos such as
+// "duraton" for "duration"), in the candidates' order: the "did you mean"
+// of an unknown key.
+func Similar(word string, candidates []string) []string {
+	var out []string
+	for _, c := range candidates {
+		if editDistance(word, c) <= 2 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

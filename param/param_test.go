@@ -18,7 +18,7 @@ func TestParsesValuesAsPeopleWriteThem(t *testing.T) {
 			t.Errorf("Fraction(%q) = %v %v, want %v", in, f, err, want)
 		}
 	}
-	for in, want := range map[string]int64{"1.5mbit": 1500000, "500kbit": 500000, "10gbit": 1e10, "64000bit": 64000, "0": 0, "2Mbps": 2e6} {
+	for in, want := range map[string]int64{"1.5mbit": 1500000, "500kbit": 500000, "10gbit": 1e10, "64000bit": 64000, "0": 0, "2Mbps": 16e6} {
 		if r, err := Rate("up.rate", in); err != nil || r != want {
 			t.Errorf("Rate(%q) = %v %v, want %v", in, r, err, want)
 		}
@@ -43,7 +43,7 @@ func TestBadValuesNameKeyValueAndAllowed(t *testing.T) {
 		{"correlation above 1", second(Float("up.jitter_corr", "1.5", 0, 1)), "up.jitter_corr"},
 		{"correlation NaN", second(Float("up.jitter_corr", "nan", 0, 1)), "up.jitter_corr"},
 		{"unknown distribution", second(Choice("up.jitter_dist", "gamma", "uniform", "normal")), "up.jitter_dist"},
-		{"rate without unit", second(Rate("up.rate", "1.5")), "up.rate"},
+		{"rate with an unknown unit", second(Rate("up.rate", "1.5mbits")), "up.rate"},
 		{"negative rate", second(Rate("up.rate", "-1mbit")), "up.rate"},
 		{"drift without unit", second(PPM("client.drift_ppm", "40", 1e5)), "client.drift_ppm"},
 		{"drift too large", second(PPM("client.drift_ppm", "+2000000ppm", 5e5)), "client.drift_ppm"},
@@ -91,7 +91,7 @@ func TestFormatRoundTrips(t *testing.T) {
 // FuzzParsers: no input panics, every error is a *Error naming the key, and
 // every accepted value is inside its documented range.
 func FuzzParsers(f *testing.F) {
-	for _, s := range []string{"80ms", "2%", "0.02", "1.5mbit", "500kbit", "+40ppm", "NaN", "-1", "1e309", "%", "ppm", "kbit", "true", ""} {
+	for _, s := range []string{"80ms", "2%", "0.02", "1.5mbit", "500kbit", "2mbps", "1kibit", "50ms80ms", "1h30m", "+40ppm", "NaN", "-1", "1e309", "%", "ppm", "kbit", "true", ""} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -109,6 +109,9 @@ func FuzzParsers(f *testing.F) {
 		if err == nil && d < 0 {
 			t.Fatalf("Duration(%q) = %v < 0", s, d)
 		}
+		if back, err2 := Duration("k", d.String()); err == nil && (err2 != nil || back != d) {
+			t.Fatalf("Duration(%q) = %v does not read back from %q: %v %v", s, d, d.String(), back, err2)
+		}
 		fr, err := Fraction("k", s)
 		check(err)
 		if err == nil && !(fr >= 0 && fr <= 1) {
@@ -116,8 +119,11 @@ func FuzzParsers(f *testing.F) {
 		}
 		r, err := Rate("k", s)
 		check(err)
-		if err == nil && r < 0 {
+		if err == nil && (r < 0 || r > MaxRate) {
 			t.Fatalf("Rate(%q) = %v", s, r)
+		}
+		if back, err2 := Rate("k", FormatRate(r)); err == nil && (err2 != nil || back != r) {
+			t.Fatalf("Rate(%q) = %v does not read back from %q: %v %v", s, r, FormatRate(r), back, err2)
 		}
 		p, err := PPM("k", s, 5e5)
 		check(err)

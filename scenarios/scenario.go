@@ -12,9 +12,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"jitterlab/param"
 )
 
 // Assignment is one parameter setting, key=value in the registry's
@@ -106,6 +109,9 @@ func parse(file string, data []byte, check Checker, depth int) (*Scenario, error
 	if len(data) > maxFileSize {
 		return nil, perr(0, "file is %d bytes; allowed at most %d", len(data), maxFileSize)
 	}
+	if err := guard(file, data); err != nil {
+		return nil, err
+	}
 	var raw map[string]any
 	if _, err := toml.Decode(string(data), &raw); err != nil {
 		var te toml.ParseError
@@ -179,6 +185,18 @@ func parse(file string, data []byte, check Checker, depth int) (*Scenario, error
 	for _, k := range sortedKeys(raw) {
 		if slices.Contains(reserved, k) {
 			continue
+		}
+		if _, isTable := raw[k].(map[string]any); !isTable {
+			// Every parameter is dotted (link.latency), so an undotted
+			// top-level key is a misspelt reserved one or no key at all.
+			line := lines.line(k)
+			if line == 0 {
+				line = lines.table(k, 0)
+			}
+			if similar := param.Similar(k, reserved); len(similar) > 0 {
+				return nil, perr(line, "unknown key %q; did you mean %s?", k, strings.Join(similar, " or "))
+			}
+			return nil, perr(line, "unknown key %q: allowed %s, or a parameter such as link.latency = \"80ms\"", k, strings.Join(reserved, ", "))
 		}
 		if err := flatten(k, raw[k], "", lines, &params, perr); err != nil {
 			return nil, err
@@ -471,17 +489,38 @@ func Load(nameOrFile string, check Checker) (*Scenario, error) {
 }
 
 func loadFile(path string, check Checker, depth int) (*Scenario, error) {
-	f, err := os.Open(path)
+	// Non-blocking, so a named pipe is refused at once instead of waiting
+	// for a writer; a regular file reads as usual.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, fmt.Errorf("scenario: %w", err)
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("scenario %s: not a regular file", path)
+		kind := "unreadable"
+		if err == nil {
+			kind = "a " + fileKind(st.Mode())
+		}
+		return nil, fmt.Errorf("scenario %s: not a regular file (%s); give a .toml file", path, kind)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", path, err)
 	}
 	return parse(path, data, check, depth)
+}
+
+// fileKind names a file type for errors.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "named pipe"
+	case m.IsDir():
+		return "folder"
+	case m&os.ModeSocket != 0:
+		return "socket"
+	case m&os.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
 }

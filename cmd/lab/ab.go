@@ -11,11 +11,15 @@ import (
 func cmdAB(args []string, stdout, stderr io.Writer) error {
 	var o runOptions
 	var a, b, seedList string
-	fs := newFlagSet("ab", "--b 'server.inputs=queue' [--a '…'] [--scenario NAME] [--seeds 1-5]", stderr, paramHelp)
+	fs := newFlagSet("ab", "--b 'server.inputs=queue' [--a '…'] [--scenario NAME] [--seeds 1-5]", stderr, withExamples(paramHelp,
+		"lab ab --scenario jitter-fix --duration 5m --b 'server.inputs=queue'",
+		"lab ab --scenario mobile-4g --a client.corrector=signflip --b client.corrector=deadband --seeds 1-10",
+		"lab ab --set link.jitter=20ms --b 'client.sender=accumulator server.inputs=queue' --seeds 1,4,9"))
 	o.register(fs)
+	fs.Lookup("seed").Usage = "not for ab: both variants run on every seed of --seeds"
 	fs.StringVar(&a, "a", "", "variant A: `key=value` settings on top of the scenario (default: none, the reference)")
 	fs.StringVar(&b, "b", "", "variant B: `key=value` settings, e.g. 'server.inputs=queue client.sender=accumulator'")
-	fs.StringVar(&seedList, "seeds", "1-5", "seeds to run both variants on, e.g. 1-5 or 1,4,9")
+	fs.StringVar(&seedList, "seeds", "1-5", fmt.Sprintf("`seeds` to run both variants on, e.g. 1-5 or 1,4,9 (at most %d)", maxSeeds))
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -26,13 +30,13 @@ func cmdAB(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ja, err := variantJobs(&o, seeds, lab.SplitAssignments(a))
+	ja, err := variantJobs(&o, seeds, "a", lab.SplitAssignments(a))
 	if err != nil {
-		return fmt.Errorf("variant A: %w", err)
+		return err
 	}
-	jb, err := variantJobs(&o, seeds, lab.SplitAssignments(b))
+	jb, err := variantJobs(&o, seeds, "b", lab.SplitAssignments(b))
 	if err != nil {
-		return fmt.Errorf("variant B: %w", err)
+		return err
 	}
 	start := time.Now()
 	runs, err := runJobs(append(ja, jb...))
@@ -40,12 +44,13 @@ func cmdAB(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	ra, rb := runs[:len(seeds)], runs[len(seeds):]
-	name := o.name()
 	labelA := "A (reference)"
 	if a != "" {
 		labelA = "A"
 	}
-	fmt.Fprintf(stdout, "scenario %s, %v each, seeds %s (same seeds for both)\n", name, ja[0].cfg.Duration, seedList)
+	if err := writeConditions(stdout, &o, seeds, "the same for A and B"); err != nil {
+		return err
+	}
 	fmt.Fprintf(stdout, "A: %s\nB: %s\n\n", orNone(a), b)
 	var rows [][]string
 	for _, m := range lab.Metrics {
@@ -61,7 +66,7 @@ func cmdAB(args []string, stdout, stderr io.Writer) error {
 
 func orNone(s string) string {
 	if strings.TrimSpace(s) == "" {
-		return "(the scenario as it is)"
+		return "no settings of its own: the scenario and overrides above"
 	}
 	return s
 }

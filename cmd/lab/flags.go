@@ -6,6 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"jitterlab/param"
 )
 
 // parseFlags parses args and accepts no positional argument.
@@ -20,6 +25,10 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// helpOut is where -h prints: the command's standard output (realMain
+// sets it).
+var helpOut io.Writer = os.Stdout
+
 // parseFlagsOnly parses args and leaves positional arguments in fs.Args.
 // The flag package would print an error and the whole usage; this prints
 // one line naming the command and returns errUsage (exit 2), or prints the
@@ -28,12 +37,21 @@ func parseFlagsOnly(fs *flag.FlagSet, args []string) error {
 	out, usage := fs.Output(), fs.Usage
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
+	restore := underTheRule(fs)
 	err := fs.Parse(args)
 	fs.SetOutput(out)
 	fs.Usage = usage
+	if err != nil {
+		fs.VisitAll(func(f *flag.Flag) {
+			if v, ok := f.Value.(flagFailure); ok && v.failure() != nil {
+				err = v.failure()
+			}
+		})
+	}
+	restore()
 	switch {
 	case errors.Is(err, flag.ErrHelp):
-		fs.SetOutput(os.Stdout)
+		fs.SetOutput(helpOut)
 		fs.Usage()
 		return err
 	case err != nil:
@@ -57,5 +75,167 @@ func parseFlagsAndArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		rest = append(rest, args[0])
 		args = args[1:]
+	}
+}
+
+// The one rule for every duration flag of every command: a duration with a
+// unit from 1ms to 1000h, each unit once and largest first (param.Duration
+// reads it). A window's bounds (--from, --to) may also be 0, meaning the
+// start or the end. 1ms is the smallest sample period the timeline's
+// millisecond column can tell apart; 1000h is the longest session verify
+// re-simulates.
+const (
+	minFlagDuration = time.Millisecond
+	maxFlagDuration = 1000 * time.Hour
+)
+
+// flagFailure is implemented by this file's flag values: the last Set
+// error, already naming the flag, the value, what is allowed and an example.
+// The flag package flattens Set errors into "invalid value … for flag -x:
+// …"; parseFlagsOnly prints this one instead.
+type flagFailure interface{ failure() error }
+
+// badFlag formats the one-line error of a flag value.
+func badFlag(name, value, allowed, example string) error {
+	return fmt.Errorf("--%s %q: allowed %s, e.g. --%s %s", name, value, allowed, name, example)
+}
+
+// durationFlag is a duration flag bounded by the rule above.
+type durationFlag struct {
+	p       *time.Duration
+	name    string
+	zeroOK  bool
+	example string
+	err     error
+}
+
+// durationVar defines a duration flag under the one rule; zeroOK allows 0
+// (a window's open end).
+func durationVar(fs *flag.FlagSet, p *time.Duration, name string, def time.Duration, zeroOK bool, example, usage string) {
+	*p = def
+	fs.Var(&durationFlag{p: p, name: name, zeroOK: zeroOK, example: example}, name, usage)
+}
+
+func (f *durationFlag) String() string {
+	if f.p == nil || *f.p == 0 {
+		return "0"
+	}
+	return f.p.String()
+}
+
+func (f *durationFlag) Set(s string) error {
+	d, err := checkDuration(f.name, s, f.zeroOK, f.example)
+	if err != nil {
+		f.err = err
+		return err
+	}
+	*f.p = d
+	return nil
+}
+
+// checkDuration reads a duration flag's value under the one rule.
+func checkDuration(name, s string, zeroOK bool, example string) (time.Duration, error) {
+	d, err := param.Duration(name, s)
+	if err == nil && !(zeroOK && d == 0) && (d < minFlagDuration || d > maxFlagDuration) {
+		err = errRange
+	}
+	if err != nil {
+		allowed := "a duration from 1ms to 1000h with a unit (each unit once, largest first)"
+		if zeroOK {
+			allowed = "0 or " + allowed
+		}
+		return 0, badFlag(name, s, allowed, example)
+	}
+	return d, nil
+}
+
+// ruledDuration puts a duration flag defined with the flag package's
+// DurationVar (in a command that does not use durationVar) under the same
+// rule while parseFlagsOnly parses; 0 is not allowed.
+type ruledDuration struct {
+	flag.Value
+	name, example string
+	err           error
+}
+
+func (f *ruledDuration) Set(s string) error {
+	d, err := checkDuration(f.name, s, false, f.example)
+	if err != nil {
+		f.err = err
+		return err
+	}
+	return f.Value.Set(d.String())
+}
+
+func (f *ruledDuration) failure() error { return f.err }
+
+// underTheRule wraps every plain duration flag of fs in a ruledDuration and
+// returns a function that restores them (so -h still shows their types).
+func underTheRule(fs *flag.FlagSet) (restore func()) {
+	var undo []func()
+	fs.VisitAll(func(f *flag.Flag) {
+		if g, ok := f.Value.(flag.Getter); ok {
+			if _, isDuration := g.Get().(time.Duration); isDuration {
+				orig := f.Value
+				f.Value = &ruledDuration{Value: orig, name: f.Name, example: f.DefValue}
+				undo = append(undo, func() { f.Value = orig })
+			}
+		}
+	})
+	return func() {
+		for _, u := range undo {
+			u()
+		}
+	}
+}
+
+func (f *durationFlag) failure() error { return f.err }
+
+var errRange = errors.New("out of range")
+
+// uintFlag is an unsigned integer flag within [lo, hi].
+type uintFlag struct {
+	p       *uint64
+	name    string
+	lo, hi  uint64
+	example string
+	err     error
+}
+
+func uintVar(fs *flag.FlagSet, p *uint64, name string, def, lo, hi uint64, example, usage string) {
+	*p = def
+	fs.Var(&uintFlag{p: p, name: name, lo: lo, hi: hi, example: example}, name, usage)
+}
+
+func (f *uintFlag) String() string {
+	if f.p == nil {
+		return "0"
+	}
+	return strconv.FormatUint(*f.p, 10)
+}
+
+func (f *uintFlag) Set(s string) error {
+	n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
+	if err != nil || n < f.lo || n > f.hi {
+		f.err = badFlag(f.name, s, fmt.Sprintf("an integer in [%d, %d]", f.lo, f.hi), f.example)
+		return f.err
+	}
+	*f.p = n
+	return nil
+}
+
+func (f *uintFlag) failure() error { return f.err }
+
+// withExamples ends a command's help with its extra text (nil for none)
+// and two or three example command lines.
+func withExamples(extra func(io.Writer), examples ...string) func(io.Writer) {
+	return func(w io.Writer) {
+		if extra != nil {
+			extra(w)
+		}
+		fmt.Fprintln(w, "\nexamples:")
+		for _, e := range examples {
+			fmt.Fprintf(w, "  %s\n", e)
+		}
 	}
 }

@@ -8,7 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"strings"
+	"syscall"
 )
 
 // command is one subcommand: its name, a one-line summary and its entry
@@ -42,8 +45,31 @@ commands:`)
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun 'lab <command> -h' for a command's flags.")
+	fmt.Fprintln(w, "\nRun 'lab <command> -h' for a command's flags, 'lab --version' for the build.")
 }
+
+// exitStatus ends a command with a status of its own and a message: a run
+// stopped by a signal exits 128 + the signal's number (130 for Ctrl-C, 143
+// for SIGTERM, 129 for SIGHUP), as a shell reports it.
+type exitStatus struct {
+	code int
+	msg  string
+}
+
+func (e *exitStatus) Error() string { return e.msg }
+
+// interrupted is the exitStatus of a command stopped by sig.
+func interrupted(sig os.Signal, msg string) error {
+	code := 130
+	if n, ok := sig.(syscall.Signal); ok {
+		code = 128 + int(n)
+	}
+	return &exitStatus{code: code, msg: fmt.Sprintf("%v: %s", sig, msg)}
+}
+
+// exitClosedPipe is 128 + SIGPIPE, the status of a command whose output
+// pipe was closed by its reader.
+const exitClosedPipe = 141
 
 // errUsage means the error was already reported with usage; exit 2.
 var errUsage = errors.New("usage")
@@ -53,6 +79,7 @@ func main() {
 }
 
 func realMain(args []string, stdout, stderr io.Writer) int {
+	helpOut = stdout
 	if len(args) > 0 {
 		switch args[0] {
 		case "-h", "-help", "--help", "help":
@@ -60,6 +87,13 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout, "\nflags of the terminal UI ('lab [flags]'):")
 			fs := tuiFlags(stdout)
 			fs.PrintDefaults()
+			withExamples(nil,
+				"lab --scenario mobile-4g",
+				"lab run --scenario jitter-fix --duration 10m --csv timeline.csv",
+				"lab ab --scenario jitter-fix --b 'server.inputs=queue'")(stdout)
+			return 0
+		case "-version", "--version", "version":
+			writeVersion(stdout)
 			return 0
 		}
 	}
@@ -83,7 +117,51 @@ func exitCode(err error, name string, stderr io.Writer) int {
 		return 0
 	case errors.Is(err, errUsage):
 		return 2
+	case closedPipe(err):
+		// The reader of an output went away (… | head): end quietly with
+		// the status a SIGPIPE gives, as a write to standard output does.
+		return exitClosedPipe
+	}
+	if st, ok := errors.AsType[*exitStatus](err); ok {
+		fmt.Fprintf(stderr, "%s: %s\n", name, st.msg)
+		return st.code
 	}
 	fmt.Fprintf(stderr, "%s: %v\n", name, err)
 	return 1
+}
+
+// writeVersion prints the module, its version and VCS revision, the Go
+// version and the OS/arch, from the build information.
+func writeVersion(w io.Writer) {
+	module, version := "jitterlab", "(unknown)"
+	revision := "unknown (built without VCS information, e.g. by go run or go test)"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Path != "" {
+			module = bi.Main.Path
+		}
+		if bi.Main.Version != "" {
+			version = bi.Main.Version
+		}
+		var rev, at, modified string
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.time":
+				at = s.Value
+			case "vcs.modified":
+				modified = s.Value
+			}
+		}
+		if rev != "" {
+			revision = rev
+			if at != "" {
+				revision += " (" + at + ")"
+			}
+			if modified == "true" {
+				revision += " with uncommitted changes"
+			}
+		}
+	}
+	fmt.Fprintf(w, "jitterlab: module %s %s\nrevision %s\n%s %s/%s\n", module, version, revision, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }

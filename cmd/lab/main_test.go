@@ -44,7 +44,7 @@ func TestRunBadInputIsOneLineError(t *testing.T) {
 		{[]string{"run", "--set", "client.sender=sometimes"}, 1, "client.sender"},
 		{[]string{"run", "--set", "nokeyvalue"}, 1, "key=value"},
 		{[]string{"run", "--bogus"}, 2, "-bogus"},
-		{[]string{"run", "--duration", "-1s"}, 1, "--duration"},
+		{[]string{"run", "--duration", "-1s"}, 2, "--duration"},
 		{[]string{"run", "extra"}, 2, `"extra"`},
 	}
 	for _, c := range cases {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"jitterlab/lab"
@@ -16,19 +15,31 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	var o runOptions
 	var out string
 	var from, to time.Duration
-	var width int
-	fs := newFlagSet("plot", "[RECORDING] --out plot.png [--from 10s --to 40s] [--scenario NAME --set …]", stderr, paramHelp)
+	var width uint64
+	fs := newFlagSet("plot", "[RECORDING] --out plot.png [--from 10s --to 40s] [--scenario NAME --set …]", stderr, withExamples(paramHelp,
+		"lab plot recordings/examples/jitter-fix.jlrec --from 10s --to 40s --out jitter.png",
+		"lab plot --scenario latency-spike --duration 40s --from 15s --out spike.png",
+		"lab plot --set link.jitter=20ms --duration 20s --out - --width 800 > jitter.png"))
 	o.register(fs)
-	fs.StringVar(&out, "out", "", "write the PNG to `FILE`")
-	fs.DurationVar(&from, "from", 0, "plot from this true time")
-	fs.DurationVar(&to, "to", 0, "plot up to this true time (default: the end)")
-	fs.IntVar(&width, "width", 1200, "image width in pixels")
+	fs.StringVar(&out, "out", "", "write the PNG to `FILE` (- is standard output; an existing file is replaced only by a finished plot)")
+	durationVar(fs, &from, "from", 0, true, "10s", "plot from this true `TIME`")
+	durationVar(fs, &to, "to", 0, true, "40s", "plot up to this true `TIME` (default: the end)")
+	uintVar(fs, &width, "width", 1200, 200, 10000, "800", "image width in `PIXELS`")
 	files, err := parseFlagsAndArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	if out == "" {
-		return fmt.Errorf("--out: name the PNG file to write")
+		return fmt.Errorf("--out: name the PNG file to write, e.g. --out plot.png")
+	}
+	window := func(end time.Duration) error {
+		if to == 0 {
+			to = end
+		}
+		if from >= to {
+			return fmt.Errorf("--from %v is not before --to %v (the end is %v): an empty window", from, to, end)
+		}
+		return nil
 	}
 	var samples []metrics.Sample
 	var cfg lab.Config
@@ -44,8 +55,8 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		if cfg, err = lab.ConfigFromHeader(r.Header); err != nil {
 			return err
 		}
-		if to == 0 {
-			to = time.Duration(r.Duration())
+		if err := window(time.Duration(r.Duration())); err != nil {
+			return err
 		}
 		if err := r.Scan(sim.Time(from), sim.Time(to), collect, nil); err != nil {
 			return err
@@ -67,8 +78,8 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 				return err
 			}
 		}
-		if to == 0 {
-			to = cfg.Duration
+		if err := window(cfg.Duration); err != nil {
+			return err
 		}
 		s.OnSample = func(x *metrics.Sample) {
 			if t := time.Duration(x.TS * 1e9); t >= from && t <= to {
@@ -85,22 +96,25 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	}
 	cc := cfg.Client
 	panels := metrics.StandardPanels(cc.Band, cc.IntervalFast.Seconds(), cc.IntervalSlow.Seconds(), cc.Snap)
-	f, err := os.Create(out)
+	f, err := openOutput(out, stdout, whole)
 	if err != nil {
 		return err
 	}
+	defer f.Abort()
 	bw := bufio.NewWriter(f)
-	if err := metrics.WritePNG(bw, samples, panels, width, title); err != nil {
-		f.Close()
+	if err := metrics.WritePNG(bw, samples, panels, int(width), title); err != nil {
 		return err
 	}
 	if err := bw.Flush(); err != nil {
-		f.Close()
 		return err
 	}
-	if err := f.Close(); err != nil {
+	if err := f.Commit(); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(stdout, "wrote %s: %d samples from %.2f s to %.2f s\n", out, len(samples), samples[0].TS, samples[len(samples)-1].TS)
+	report := stdout
+	if f.stdout {
+		report = stderr
+	}
+	_, err = fmt.Fprintf(report, "wrote %s: %d samples from %.2f s to %.2f s\n", out, len(samples), samples[0].TS, samples[len(samples)-1].TS)
 	return err
 }

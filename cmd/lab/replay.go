@@ -39,11 +39,14 @@ func openRecording(args []string, cmd string) (*recordings.Reader, *os.File, err
 func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	var verify, view bool
 	var from, to time.Duration
-	fs := newFlagSet("replay", "FILE [--tui] [--verify] [--from 30s --to 40s]", stderr, nil)
+	fs := newFlagSet("replay", "FILE [--tui] [--verify] [--from 30s --to 40s]", stderr, withExamples(nil,
+		"lab replay recordings/examples/jitter-fix.jlrec --verify",
+		"lab replay recordings/examples/jitter-fix.jlrec --from 30s --to 31s",
+		"lab replay session.jlrec --tui"))
 	fs.BoolVar(&view, "tui", false, "play the recording in the lab's charts, with seek (a terminal is needed)")
 	fs.BoolVar(&verify, "verify", false, "re-simulate from the header and the change log and prove the samples and summary identical")
-	fs.DurationVar(&from, "from", 0, "print the timeline from this true time (seeks to its frame)")
-	fs.DurationVar(&to, "to", 0, "print the timeline up to this true time")
+	durationVar(fs, &from, "from", 0, true, "30s", "print the timeline from this true `TIME` (seeks to its frame)")
+	durationVar(fs, &to, "to", 0, true, "40s", "print the timeline up to this true `TIME`")
 	files, err := parseFlagsAndArgs(fs, args)
 	if err != nil {
 		return err
@@ -129,10 +132,12 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 func cmdExport(args []string, stdout, stderr io.Writer) error {
 	var out string
 	var from, to time.Duration
-	fs := newFlagSet("export", "FILE [--csv OUT] [--from 30s --to 40s]", stderr, nil)
-	fs.StringVar(&out, "csv", "", "write the timeline CSV to `OUT` (default: standard output)")
-	fs.DurationVar(&from, "from", 0, "from this true time (seeks to its frame)")
-	fs.DurationVar(&to, "to", 0, "up to this true time (default: the end)")
+	fs := newFlagSet("export", "FILE [--csv OUT] [--from 30s --to 40s]", stderr, withExamples(nil,
+		"lab export recordings/examples/jitter-fix.jlrec --csv timeline.csv",
+		"lab export session.jlrec --from 30s --to 40s | head"))
+	fs.StringVar(&out, "csv", "", "write the timeline CSV to `OUT` (default and -: standard output)")
+	durationVar(fs, &from, "from", 0, true, "30s", "from this true `TIME` (seeks to its frame)")
+	durationVar(fs, &to, "to", 0, true, "40s", "up to this true `TIME` (default: the end)")
 	files, err := parseFlagsAndArgs(fs, args)
 	if err != nil {
 		return err
@@ -145,15 +150,14 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 	if to == 0 {
 		to = time.Duration(r.Duration())
 	}
-	dst := stdout
-	if out != "" {
-		of, err := os.Create(out)
-		if err != nil {
-			return err
-		}
-		defer of.Close()
-		dst = of
+	if out == "" {
+		out = "-"
 	}
+	dst, err := openOutput(out, stdout, whole)
+	if err != nil {
+		return err
+	}
+	defer dst.Abort()
 	w, err := metrics.NewCSVWriter(dst)
 	if err != nil {
 		return err
@@ -161,5 +165,8 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 	if err := r.Scan(sim.Time(from), sim.Time(to), w.Write, nil); err != nil {
 		return err
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return dst.Commit()
 }

@@ -2,13 +2,19 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"jitterlab/lab"
@@ -36,8 +42,8 @@ type runOptions struct {
 func (o *runOptions) register(fs *flag.FlagSet) {
 	o.fs = fs
 	fs.StringVar(&o.scenario, "scenario", "", "built-in scenario `NAME` ('lab scenarios' lists them) or TOML FILE")
-	fs.DurationVar(&o.duration, "duration", time.Minute, "simulated time (overrides the scenario's)")
-	fs.Uint64Var(&o.seed, "seed", 1, "session seed (overrides the scenario's)")
+	durationVar(fs, &o.duration, "duration", time.Minute, false, "90s", "`DURATION` of simulated time (overrides the scenario's)")
+	uintVar(fs, &o.seed, "seed", 1, 0, math.MaxUint64, "42", "session seed `N` (overrides the scenario's)")
 	fs.Var(&o.sets, "set", "parameter override `key=value` (repeatable; keys are listed below)")
 }
 
@@ -55,17 +61,27 @@ func (o *runOptions) given(name string) bool {
 	return found
 }
 
+// fixedBy maps the registry keys that fix a whole run to the flag that
+// sets them; giving both is a conflict.
+var fixedBy = map[string]string{"sim.seed": "seed", "sim.duration": "duration"}
+
 // config builds the session config: defaults, then the scenario, then
 // --seed/--duration if given, then every --set in order. It returns the
 // scenario (nil without --scenario) for its timeline.
 func (o *runOptions) config() (lab.Config, *scenarios.Scenario, error) {
+	return o.configWith("set", nil)
+}
+
+// configWith is [runOptions.config] with extra assignments after --set,
+// named by flag (--b, --over) in errors.
+func (o *runOptions) configWith(flagName string, extra []string) (lab.Config, *scenarios.Scenario, error) {
 	cfg := lab.DefaultConfig()
 	cfg.Seed, cfg.Duration = o.seed, o.duration
 	var sc *scenarios.Scenario
 	if o.scenario != "" {
 		var err error
 		if sc, err = lab.LoadScenario(o.scenario); err != nil {
-			return cfg, nil, err
+			return cfg, nil, scenarioHint(o.scenario, err)
 		}
 		if err := lab.ApplyScenario(&cfg, sc); err != nil {
 			return cfg, nil, err
@@ -77,19 +93,40 @@ func (o *runOptions) config() (lab.Config, *scenarios.Scenario, error) {
 			cfg.Duration = o.duration
 		}
 	}
-	if o.duration <= 0 {
-		return cfg, nil, fmt.Errorf("--duration %v: allowed > 0", o.duration)
+	apply := func(name string, list []string) error {
+		for _, a := range list {
+			k, v, err := lab.ParseAssignment(a)
+			if err != nil {
+				return fmt.Errorf("--%s: %w", name, err)
+			}
+			if f, ok := fixedBy[k]; ok && o.given(f) {
+				return fmt.Errorf("--%s %s and --%s %s both set %s: give one", name, a, f, o.fs.Lookup(f).Value, k)
+			}
+			if err := lab.Set(&cfg, k, v); err != nil {
+				return fmt.Errorf("--%s %s: %w", name, a, err)
+			}
+		}
+		return nil
 	}
-	for _, a := range o.sets {
-		k, v, err := lab.ParseAssignment(a)
-		if err != nil {
-			return cfg, nil, fmt.Errorf("--set: %w", err)
-		}
-		if err := lab.Set(&cfg, k, v); err != nil {
-			return cfg, nil, fmt.Errorf("--set %s: %w", a, err)
-		}
+	if err := apply("set", o.sets); err != nil {
+		return cfg, nil, err
+	}
+	if err := apply(flagName, extra); err != nil {
+		return cfg, nil, err
 	}
 	return cfg, sc, nil
+}
+
+// scenarioHint adds to a failed --scenario the built-in its name points at
+// ("mobile-4g.toml" when no such file exists: the built-in is "mobile-4g").
+func scenarioHint(name string, err error) error {
+	base := strings.TrimSuffix(filepath.Base(name), ".toml")
+	if _, statErr := os.Stat(name); errors.Is(statErr, os.ErrNotExist) && base != name {
+		if _, ok := scenarios.BuiltinText(base); ok {
+			return fmt.Errorf("%w; did you mean the built-in scenario --scenario %s?", err, base)
+		}
+	}
+	return err
 }
 
 func paramHelp(w io.Writer) {
@@ -105,6 +142,13 @@ func paramHelp(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %-24s %-10s %s\n", key, p.Get(&def), p.Help)
 	}
+	fmt.Fprintf(w, `
+values: durations with a unit (80ms, 1.5s, 1m30s: each unit once, largest first);
+  fractions 2%% or 0.02; rates in tc(8)'s units: bit (or a bare number), kbit, mbit,
+  gbit = bits per second; bps, kbps, mbps, gbps = BYTES per second (1mbps = 8mbit);
+  kibit, mibps, ... = powers of 1024.
+duration flags (--duration, --every, --from, --to) take %s to %s.
+`, "1ms", "1000h")
 }
 
 func newFlagSet(name, args string, stderr io.Writer, extra func(io.Writer)) *flag.FlagSet {
@@ -125,18 +169,21 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	var csvPath, packetsPath, recordPath string
 	var every time.Duration
 	var asJSON bool
-	fs := newFlagSet("run", "[flags]", stderr, paramHelp)
+	fs := newFlagSet("run", "[flags]", stderr, withExamples(paramHelp,
+		"lab run --scenario jitter-fix --duration 10m",
+		"lab run --set link.latency=50ms --set link.jitter=20ms --csv timeline.csv",
+		"lab run --scenario handover --record handover.jlrec --json"))
 	o.register(fs)
-	fs.StringVar(&csvPath, "csv", "", "write the timeline to `FILE` (one row every --every)")
-	fs.DurationVar(&every, "every", 50*time.Millisecond, "sample period of the timeline")
-	fs.StringVar(&packetsPath, "packets", "", "write one row per packet to `FILE`")
+	fs.StringVar(&csvPath, "csv", "", "write the timeline to `FILE` (one row every --every; - is standard output)")
+	durationVar(fs, &every, "every", 50*time.Millisecond, false, "50ms", "sample `PERIOD` of the timeline")
+	fs.StringVar(&packetsPath, "packets", "", "write one row per packet to `FILE` (- is standard output)")
 	fs.BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	fs.StringVar(&recordPath, "record", "", "record the session to `FILE` (zstd; 'lab replay' reads it)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if every <= 0 {
-		return fmt.Errorf("--every %v: allowed > 0", every)
+	if err := distinctOutputs(map[string]string{"csv": csvPath, "packets": packetsPath, "record": recordPath}); err != nil {
+		return err
 	}
 	cfg, sc, err := o.config()
 	if err != nil {
@@ -152,42 +199,52 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
-	var closers []func() error
+	// Outputs are streams: written as the run goes, each row whole. The
+	// summary goes to standard error when an output takes standard output.
+	summaryOut := stdout
+	var outs []*output
 	defer func() {
-		for _, c := range closers {
-			c()
+		for _, f := range outs {
+			f.Abort()
 		}
 	}()
+	open := func(path string) (*output, error) {
+		f, err := openOutput(path, stdout, stream)
+		if err != nil {
+			return nil, err
+		}
+		if f.stdout {
+			summaryOut = stderr
+		}
+		outs = append(outs, f)
+		return f, nil
+	}
+	// flushers run in order when the run ends, interrupted or not;
+	// werr is the first write error of any output, which ends the run.
+	var flushers []func() error
+	var werr error
 	if csvPath != "" {
-		f, err := os.Create(csvPath)
+		f, err := open(csvPath)
 		if err != nil {
 			return err
 		}
-		closers = append(closers, f.Close)
 		w, err := metrics.NewCSVWriter(f)
 		if err != nil {
 			return err
 		}
-		var werr error
 		s.OnSample = func(smp *metrics.Sample) {
 			if werr == nil {
 				werr = w.Write(smp)
 			}
 		}
-		closers = append([]func() error{func() error {
-			if werr != nil {
-				return werr
-			}
-			return w.Flush()
-		}}, closers...)
+		flushers = append(flushers, w.Flush)
 	}
 	var rec *lab.Recorder
 	if recordPath != "" {
-		f, err := os.Create(recordPath)
+		f, err := open(recordPath)
 		if err != nil {
 			return err
 		}
-		closers = append(closers, f.Close)
 		w, err := recordings.NewWriter(f, lab.HeaderOf(cfg, o.name(), every))
 		if err != nil {
 			return err
@@ -201,59 +258,78 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 				prev(x)
 			}
 		}
-		closers = append([]func() error{rec.Close}, closers...)
+		flushers = append(flushers, rec.Close)
 	}
 	if packetsPath != "" {
-		f, err := os.Create(packetsPath)
+		f, err := open(packetsPath)
 		if err != nil {
 			return err
 		}
-		closers = append(closers, f.Close)
 		bw := bufio.NewWriterSize(f, 64<<10)
 		bw.WriteString("dir,seq,kind,sent_s,status,delivered_s,delay_ms,duplicate,reordered\n")
-		s.OnPacket = func(p *lab.PacketRecord) { writePacket(bw, p) }
-		closers = append([]func() error{bw.Flush}, closers...)
+		s.OnPacket = func(p *lab.PacketRecord) {
+			if werr == nil {
+				werr = writePacket(bw, p)
+			}
+		}
+		flushers = append(flushers, bw.Flush)
 	}
 
-	start := time.Now()
-	progress := isTerminal(stderr)
-	lastPrint := start
-	for !s.Done() {
-		if err := s.Run(s.Now() + sim.Time(time.Second)); err != nil {
+	// Ctrl-C, SIGTERM and SIGHUP end the run between two samples: every
+	// output is flushed whole, the recording closed with its summary, and
+	// the summary so far printed.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	failed := func() error {
+		for _, f := range outs {
+			werr = cmp.Or(werr, f.err)
+		}
+		return werr
+	}
+	var stopped os.Signal
+	prog := newProgress(stderr, sim.Time(cfg.Duration))
+	for !s.Done() && failed() == nil && stopped == nil {
+		if err := s.Run(s.Now() + sim.Time(every)); err != nil {
 			return err
 		}
-		if progress && time.Since(lastPrint) > 500*time.Millisecond && time.Since(start) > 2*time.Second {
-			lastPrint = time.Now()
-			fmt.Fprintf(stderr, "\r%v / %v simulated", s.Now(), sim.Time(cfg.Duration))
+		select {
+		case stopped = <-sigs:
+		default:
 		}
+		prog.show(s.Now())
 	}
-	if progress && time.Since(start) > 2*time.Second {
-		fmt.Fprint(stderr, "\r\033[K")
+	prog.clear()
+	wall := prog.elapsed()
+	// Flush and close every output even when one failed (a closed pipe
+	// on the CSV still leaves a closed recording); the first error wins.
+	for _, flush := range flushers {
+		werr = cmp.Or(failed(), flush())
 	}
-	wall := time.Since(start)
-	for _, c := range closers {
-		if err := c(); err != nil {
-			return err
-		}
+	for _, f := range outs {
+		werr = cmp.Or(werr, f.Commit())
 	}
-	closers = nil
+	if werr != nil {
+		return werr
+	}
 
 	sum := s.Summary()
 	sum.Overrides = append(sum.Overrides, o.sets...)
 	if asJSON {
-		enc := json.NewEncoder(stdout)
+		enc := json.NewEncoder(summaryOut)
 		enc.SetIndent("", "  ")
-		return enc.Encode(sum)
+		err = enc.Encode(sum)
+	} else if err = sum.WriteText(summaryOut); err == nil {
+		speed := s.Now().Seconds() / max(wall.Seconds(), 1e-9)
+		_, err = fmt.Fprintf(summaryOut, "simulation speed  %.0f× real time (%v wall)\n", speed, wall.Round(time.Millisecond))
 	}
-	if err := sum.WriteText(stdout); err != nil {
-		return err
+	if err == nil && stopped != nil {
+		return interrupted(stopped, fmt.Sprintf("stopped at %v of %v simulated; the outputs and the summary cover the run so far", s.Now(), sim.Time(cfg.Duration)))
 	}
-	speed := cfg.Duration.Seconds() / max(wall.Seconds(), 1e-9)
-	_, err = fmt.Fprintf(stdout, "simulation speed  %.0f× real time (%v wall)\n", speed, wall.Round(time.Millisecond))
 	return err
 }
 
-func writePacket(w *bufio.Writer, p *lab.PacketRecord) {
+func writePacket(w *bufio.Writer, p *lab.PacketRecord) error {
 	b := make([]byte, 0, 96)
 	b = append(b, p.Dir...)
 	b = append(b, ',')
@@ -277,8 +353,56 @@ func writePacket(w *bufio.Writer, p *lab.PacketRecord) {
 	b = append(b, ',')
 	b = strconv.AppendBool(b, p.Reordered)
 	b = append(b, '\n')
-	w.Write(b)
+	_, err := w.Write(b)
+	return err
 }
+
+// progress is the line a long run shows on a terminal: simulated time, a
+// percentage and an estimate of the wall time left.
+type progress struct {
+	w           io.Writer
+	on          bool
+	total       sim.Time
+	start, last time.Time
+	shown       bool
+}
+
+func newProgress(w io.Writer, total sim.Time) *progress {
+	now := time.Now()
+	return &progress{w: w, on: isTerminal(w), total: total, start: now, last: now}
+}
+
+// show prints the line every half second once the run has taken two.
+func (p *progress) show(at sim.Time) {
+	if !p.on {
+		return
+	}
+	now := time.Now()
+	if now.Sub(p.last) < 500*time.Millisecond || now.Sub(p.start) < 2*time.Second {
+		return
+	}
+	p.last, p.shown = now, true
+	fmt.Fprintf(p.w, "\r\033[K%s", progressText(at, p.total, now.Sub(p.start)))
+}
+
+// progressText is "00:01:00.000 / 00:10:00.000 simulated  10%  ETA 9s".
+func progressText(at, total sim.Time, elapsed time.Duration) string {
+	frac := float64(at) / float64(max(total, 1))
+	text := fmt.Sprintf("%v / %v simulated  %3.0f%%", at, total, 100*frac)
+	if frac > 0 {
+		eta := time.Duration(float64(elapsed) * (1 - frac) / frac)
+		text += fmt.Sprintf("  ETA %v", eta.Round(time.Second))
+	}
+	return text
+}
+
+func (p *progress) clear() {
+	if p.shown {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}
+
+func (p *progress) elapsed() time.Duration { return time.Since(p.start) }
 
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)

@@ -13,7 +13,9 @@ import (
 func cmdScenarios(args []string, stdout, stderr io.Writer) error {
 	var verbose bool
 	var show string
-	fs := newFlagSet("scenarios", "[-v] [--show NAME]", stderr, nil)
+	fs := newFlagSet("scenarios", "[-v] [--show NAME]", stderr, withExamples(nil,
+		"lab scenarios -v",
+		"lab scenarios --show handover > my-handover.toml"))
 	fs.BoolVar(&verbose, "v", false, "show each scenario's parameters and timeline")
 	fs.StringVar(&show, "show", "", "print built-in scenario `NAME` as TOML, to copy into a file of your own")
 	if err := parseFlags(fs, args); err != nil {
