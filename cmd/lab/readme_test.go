@@ -88,6 +88,7 @@ func TestREADMEOutputsReproduce(t *testing.T) {
 	if len(examples) < 5 {
 		t.Fatalf("the README shows %d examples with output; want at least 5", len(examples))
 	}
+	t.Chdir("../..") // the README's commands run from the repository's root
 	sawSignflip := false
 	for _, ex := range examples {
 		code, out, errOut := runLab(t, ex.args...)
@@ -112,7 +113,7 @@ func TestREADMEOutputsReproduce(t *testing.T) {
 		t.Error("the README has no signflip-vs-deadband example with its output")
 	}
 	if *updateREADME {
-		if err := os.WriteFile("../../README.md", []byte(strings.Join(blocks, "```")), 0o644); err != nil {
+		if err := os.WriteFile("README.md", []byte(strings.Join(blocks, "```")), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
