@@ -15,16 +15,16 @@ import (
 const ms = time.Millisecond
 
 func TestCoreSchedulesByTheLink(t *testing.T) {
-	c, err := NewCore(1, netem.Params{Latency: 30 * ms}, netem.Params{Latency: 10 * ms})
+	c, err := NewCore(1, netem.Params{Latency: 30 * ms}, netem.Params{Latency: 10 * ms}, DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
 	client := netip.MustParseAddrPort("127.0.0.1:5000")
-	f, isNew, _ := c.Flow(client)
-	if !isNew || f != 0 {
-		t.Fatal("first client is flow 0")
+	f, isNew, _ := c.Flow(0, client)
+	if !isNew {
+		t.Fatal("the first packet of a client makes a flow")
 	}
-	if g, isNew, _ := c.Flow(client); isNew || g != f {
+	if g, isNew, _ := c.Flow(0, client); isNew || g != f {
 		t.Fatal("the same address is the same flow")
 	}
 	c.Send(0, f, Up, []byte("a"))
@@ -36,17 +36,11 @@ func TestCoreSchedulesByTheLink(t *testing.T) {
 		t.Fatalf("delivered early: %v", got)
 	}
 	got := c.Due(sim.Time(30*ms), nil)
-	if len(got) != 2 || string(got[0].Payload) != "b" || got[0].Dir != Down || string(got[1].Payload) != "a" {
+	if len(got) != 2 || string(got[0].Payload) != "b" || got[0].Dir != Down || got[0].Addr != client || string(got[1].Payload) != "a" {
 		t.Fatalf("deliveries %+v", got)
 	}
-	if len(c.payloads) != 0 {
-		t.Fatal("payloads kept after delivery")
-	}
-	for i := 1; i < MaxFlows; i++ {
-		c.Flow(netip.AddrPortFrom(client.Addr(), uint16(6000+i)))
-	}
-	if _, _, err := c.Flow(netip.MustParseAddrPort("127.0.0.1:9")); err != ErrTooManyFlows {
-		t.Fatalf("flow %d: %v", MaxFlows+1, err)
+	if st := c.Stats(); st.HeldBytes != 0 || st.Up.Released != 1 || st.Down.Released != 1 {
+		t.Fatalf("payloads kept after delivery: %+v", st)
 	}
 }
 
@@ -150,9 +144,9 @@ func TestRelayOnLoopback(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	upC, downC, flows, errs := r.Stats()
-	if upC.Sent != n || int(upC.Lost) != n-len(want) || downC.Delivered != uint64(len(want)) || flows != 1 || len(errs) != 0 {
-		t.Fatalf("stats up %+v down %+v flows %d errs %v", upC, downC, flows, errs)
+	st, errs := r.Stats(), r.Errors()
+	if st.Up.Sent != n || int(st.Up.Lost) != n-len(want) || st.Down.Delivered != uint64(len(want)) || st.Flows != 1 || len(errs) != 0 {
+		t.Fatalf("stats %+v errs %v", st, errs)
 	}
 }
 
