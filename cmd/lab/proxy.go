@@ -40,6 +40,9 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if !o.given("every") && o.given("duration") {
+		every = min(every, o.duration) // the default never outlasts the run
+	}
 	if err := checkProxyFlags(&o, every, &limits); err != nil {
 		return err
 	}
@@ -110,10 +113,10 @@ func checkProxyFlags(o *runOptions, every time.Duration, l *proxy.Limits) error 
 	if o.given("duration") && o.duration <= 0 {
 		return fmt.Errorf("--duration %v: allowed a wall time > 0, or leave it out to run until interrupted", o.duration)
 	}
-	if every < minProxyEvery {
+	if o.given("every") && every < minProxyEvery {
 		return fmt.Errorf("--every %v: allowed from %v up to the run's --duration", every, minProxyEvery)
 	}
-	if o.given("duration") && every > o.duration {
+	if o.given("every") && o.given("duration") && every > o.duration {
 		return fmt.Errorf("--every %v: allowed from %v up to the run's --duration (%v)", every, minProxyEvery, o.duration)
 	}
 	switch {
