@@ -157,3 +157,46 @@ func TestListenWarning(t *testing.T) {
 		}
 	}
 }
+
+// The relay forgets a client after the idle timeout and closes its socket
+// to the server; a full table evicts the longest idle client. Either way
+// the client is relayed again when it comes back, as a new flow.
+func TestRelayForgetsIdleAndEvictedClients(t *testing.T) {
+	server, stopServer := echoOn(t, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	defer stopServer()
+	echoes := func(c *net.UDPConn) {
+		t.Helper()
+		if got := exchange(t, c, 1, 10*time.Second); got != 1 {
+			t.Fatal("no echo")
+		}
+	}
+	t.Run("idle", func(t *testing.T) {
+		limits := DefaultLimits()
+		limits.IdleTimeout = 200 * ms
+		r, a, stop := startRelay(t, Options{Target: server.String(), Limits: limits})
+		echoes(a)
+		waitFor(t, "the idle client to expire", func() bool { return r.Stats().Expired == 1 })
+		echoes(a)
+		stop()
+		if st := r.Stats(); st.FlowsSeen != 2 || st.Down.Delivered != 2 {
+			t.Fatalf("stats %+v", st)
+		}
+	})
+	t.Run("evicted", func(t *testing.T) {
+		limits := DefaultLimits()
+		limits.MaxFlows = 1
+		r, a, stop := startRelay(t, Options{Target: server.String(), Limits: limits})
+		b, err := net.DialUDP("udp", nil, r.Addr().(*net.UDPAddr))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		echoes(a)
+		echoes(b)
+		echoes(a)
+		stop()
+		if st := r.Stats(); st.FlowsSeen != 3 || st.Evicted != 2 || st.Flows != 1 || st.Down.Delivered != 3 {
+			t.Fatalf("stats %+v", st)
+		}
+	})
+}
