@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"context"
 	"encoding/binary"
 	"net"
 	"net/netip"
@@ -44,46 +43,14 @@ func TestCoreSchedulesByTheLink(t *testing.T) {
 	}
 }
 
-// echo answers every datagram on a loopback socket until ctx ends.
-func echo(t *testing.T, ctx context.Context) *net.UDPAddr {
-	t.Helper()
-	conn, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { <-ctx.Done(); conn.Close() }()
-	go func() {
-		buf := make([]byte, 2048)
-		for {
-			n, addr, err := conn.ReadFromUDPAddrPort(buf)
-			if err != nil {
-				return
-			}
-			conn.WriteToUDPAddrPort(buf[:n], addr)
-		}
-	}()
-	return conn.LocalAddr().(*net.UDPAddr)
-}
-
 // The relay on loopback loses exactly the packets its seeded up link says
 // it loses, and never delivers faster than the configured latency.
 func TestRelayOnLoopback(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	server, stopServer := echoOn(t, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	defer stopServer()
 	up := netem.Params{Latency: 10 * ms, Loss: 0.2}
 	down := netem.Params{Latency: 15 * ms}
-	r, err := Listen(Options{Listen: "127.0.0.1:0", Target: echo(t, ctx).String(), Seed: 9, Up: up, Down: down})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-
-	client, err := net.DialUDP("udp", nil, r.Addr().(*net.UDPAddr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
+	r, client, stop := startRelay(t, Options{Target: server.String(), Seed: 9, Up: up, Down: down})
 	const n = 200
 	// The same seed and stream offline: which packets the up link passes.
 	want := map[uint32]bool{}
@@ -140,8 +107,7 @@ func TestRelayOnLoopback(t *testing.T) {
 	}
 	// Stop the relay first: it publishes its counters at the end of the
 	// iteration that wrote the last echo, which Run finishes before it returns.
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 	st, errs := r.Stats(), r.Errors()

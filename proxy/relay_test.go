@@ -1,48 +1,13 @@
 package proxy
 
 import (
-	"context"
 	"net"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"jitterlab/netem"
 )
-
-// startRelay runs a relay for o until the test ends and returns it with a
-// client socket connected to it; stop ends it and returns Run's error.
-func startRelay(t *testing.T, o Options) (r *Relay, client *net.UDPConn, stop func() error) {
-	t.Helper()
-	if o.Listen == "" {
-		o.Listen = "127.0.0.1:0"
-	}
-	r, err := Listen(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	client, err = net.DialUDP("udp", nil, r.Addr().(*net.UDPAddr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stopped bool
-	var runErr error
-	stop = func() error {
-		if !stopped {
-			stopped = true
-			cancel()
-			runErr = <-done
-			client.Close()
-		}
-		return runErr
-	}
-	t.Cleanup(func() { stop() })
-	return r, client, stop
-}
 
 // A scenario timeline applies in wall time from the start: packets after
 // the change meet the new link, and the change is reported as it applies.
@@ -105,16 +70,6 @@ func TestFailedWritesAreNotDelivered(t *testing.T) {
 	if len(errs) != 1 || errs[0].Count != 3 || !strings.Contains(errs[0].Msg, "writing to the server") {
 		t.Fatalf("errors %+v, want one kind counted 3 times", errs)
 	}
-}
-
-// needs skips a test whose environment lacks something, unless
-// JITTERLAB_REQUIRE_TOOLS=1 (CI) makes that a failure.
-func needs(t *testing.T, what string) {
-	t.Helper()
-	if os.Getenv("JITTERLAB_REQUIRE_TOOLS") == "1" {
-		t.Fatalf("needs %s (JITTERLAB_REQUIRE_TOOLS=1)", what)
-	}
-	t.Skip("needs " + what)
 }
 
 func TestListenRefusesALoop(t *testing.T) {
@@ -199,4 +154,27 @@ func TestRelayForgetsIdleAndEvictedClients(t *testing.T) {
 			t.Fatalf("stats %+v", st)
 		}
 	})
+}
+
+// A game server that restarts on the same port: while it is down the
+// relay's socket to it gets ICMP "port unreachable"; once it is back, the
+// same client gets its replies again.
+func TestServerRestartIsSurvivable(t *testing.T) {
+	server, stop := echoOn(t, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	r, client, stopRelay := startRelay(t, Options{Target: server.String()})
+	if got := exchange(t, client, 5, 10*time.Second); got != 5 {
+		t.Fatalf("before the restart: %d/5 echoes", got)
+	}
+	stop()
+	// The server is down: the relay's packet draws a "port unreachable".
+	exchange(t, client, 1, 200*time.Millisecond)
+	waitFor(t, "the relay to see the refusal", func() bool { return len(r.Errors()) > 0 })
+	_, stop = echoOn(t, server)
+	defer stop()
+	if got := exchange(t, client, 5, 10*time.Second); got != 5 {
+		t.Fatalf("after the restart: %d/5 echoes, errors %v", got, r.Errors())
+	}
+	if err := stopRelay(); err != nil {
+		t.Fatal(err)
+	}
 }
