@@ -104,4 +104,3 @@ func needs(t *testing.T, what string) {
 	}
 	t.Skip("needs " + what)
 }
-
