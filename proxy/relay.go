@@ -39,6 +39,12 @@ type Change struct {
 	What     string
 }
 
+// inboundQueue is how many datagrams the readers may have read and the
+// core not yet taken: with Limits, at most inboundQueue × MaxPacket bytes
+// (16 MiB) more than the core holds; beyond it the kernel's buffer fills
+// and its drops are counted.
+const inboundQueue = 256
+
 type inbound struct {
 	dir     Dir
 	addr    netip.AddrPort // the client, for Up
@@ -116,7 +122,7 @@ func Listen(o Options) (*Relay, error) {
 		return nil, fmt.Errorf("--to %q is the proxy's own listen address %v: the relay would send to itself", o.Target, bound)
 	}
 	enableDropCount(conn)
-	return &Relay{opts: o, core: core, conn: conn, target: ta, in: make(chan inbound, 1024),
+	return &Relay{opts: o, core: core, conn: conn, target: ta, in: make(chan inbound, inboundQueue),
 		params: make(chan [2]netem.Params, 1), errKind: map[string]int{}}, nil
 }
 

@@ -198,7 +198,7 @@ func dirLine(c proxy.Counters) string {
 // writeProxySummary is the final account: every datagram's fate per
 // direction, the clients and the socket errors.
 func writeProxySummary(w io.Writer, wall time.Duration, st proxy.Stats, errs []proxy.ErrorCount) {
-	fmt.Fprintf(w, "\nsummary after %v: %d clients (%d at the end, %d expired idle, %d evicted)\n",
+	fmt.Fprintf(w, "\nsummary after %v: clients %d seen, %d at the end, %d expired idle, %d evicted\n",
 		wall.Round(time.Millisecond), st.FlowsSeen, st.Flows, st.Expired, st.Evicted)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "\tin\tdelivered\tlost (link)\tqueue (link)\tkernel drop\tover limit\twrite failed\tclient gone\tin flight\tdup\treordered\t")
