@@ -63,6 +63,30 @@ type ErrorCount struct {
 // counted under the last one.
 const maxErrorKinds = 16
 
+// socket is one of the relay's sockets and the kernel's drop count for it
+// as far as the relay has counted it.
+type socket struct {
+	conn  *net.UDPConn
+	dir   Dir // the direction of the datagrams it receives
+	inode uint64
+	seen  atomic.Uint32
+}
+
+// observe counts the drops up to the kernel's cumulative count c (which
+// wraps at 2³²) that were not counted yet.
+func (s *socket) observe(c uint32, total *atomic.Uint64) {
+	for {
+		old := s.seen.Load()
+		if int32(c-old) <= 0 {
+			return
+		}
+		if s.seen.CompareAndSwap(old, c) {
+			total.Add(uint64(c - old))
+			return
+		}
+	}
+}
+
 // Relay is a running UDP relay. Every packet from a client address goes
 // through that address's up link to the target from a socket of its own;
 // replies to that socket go back through the down link. Times are wall
@@ -71,6 +95,7 @@ type Relay struct {
 	opts   Options
 	core   *Core
 	conn   *net.UDPConn // the listen socket
+	listen *socket
 	target *net.UDPAddr
 	in     chan inbound
 	params chan [2]netem.Params
@@ -121,9 +146,23 @@ func Listen(o Options) (*Relay, error) {
 		conn.Close()
 		return nil, fmt.Errorf("--to %q is the proxy's own listen address %v: the relay would send to itself", o.Target, bound)
 	}
-	enableDropCount(conn)
-	return &Relay{opts: o, core: core, conn: conn, target: ta, in: make(chan inbound, inboundQueue),
+	return &Relay{opts: o, core: core, conn: conn, listen: newSocket(conn, Up), target: ta, in: make(chan inbound, inboundQueue),
 		params: make(chan [2]netem.Params, 1), errKind: map[string]int{}}, nil
+}
+
+func newSocket(c *net.UDPConn, d Dir) *socket {
+	return &socket{conn: c, dir: d, inode: enableDropCount(c)}
+}
+
+// pollDrops brings the kernel's drop counts of these sockets up to date
+// (Linux), including drops after the last datagram read.
+func (r *Relay) pollDrops(socks ...*socket) {
+	m := procDrops()
+	for _, s := range socks {
+		if c, ok := m[s.inode]; ok && s.inode != 0 {
+			s.observe(c, &r.kernelDrops[s.dir])
+		}
+	}
 }
 
 // resolveTarget reads host:port, telling a malformed address from a name
@@ -239,15 +278,15 @@ func (r *Relay) noteErr(what string, err error) {
 	r.errs[i].Count++
 }
 
-// read forwards datagrams from conn to the scheduler until conn closes or
-// ctx ends. Errors are counted and reading goes on: an ICMP "port
+// read forwards datagrams from a socket to the scheduler until it closes
+// or ctx ends. Errors are counted and reading goes on: an ICMP "port
 // unreachable" while the server restarts makes one read fail, not the flow.
-func (r *Relay) read(ctx context.Context, conn *net.UDPConn, dir Dir, flow FlowID) {
+func (r *Relay) read(ctx context.Context, s *socket, flow FlowID) {
 	buf := make([]byte, MaxPacket)
 	oob := make([]byte, 64)
-	var drops uint32
+	dir := s.dir
 	for {
-		n, oobn, _, addr, err := conn.ReadMsgUDPAddrPort(buf, oob)
+		n, oobn, _, addr, err := s.conn.ReadMsgUDPAddrPort(buf, oob)
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) || ctx.Err() != nil {
 				return
@@ -266,8 +305,7 @@ func (r *Relay) read(ctx context.Context, conn *net.UDPConn, dir Dir, flow FlowI
 		}
 		at := time.Now()
 		if c, ok := dropCount(oob[:oobn]); ok {
-			r.kernelDrops[dir].Add(uint64(c - drops)) // the kernel's count is cumulative and wraps at 2³²
-			drops = c
+			s.observe(c, &r.kernelDrops[dir])
 		}
 		p := append([]byte(nil), buf[:n]...)
 		select {
@@ -285,7 +323,7 @@ func (r *Relay) Run(ctx context.Context) error {
 	start := time.Now()
 	since := func(t time.Time) sim.Time { return sim.Time(t.Sub(start)) }
 	ctx, cancel := context.WithCancel(ctx) // also releases readers on an error return
-	upstream := map[FlowID]*net.UDPConn{}
+	upstream := map[FlowID]*socket{}
 	var wg sync.WaitGroup
 	var written, failed [2]uint64
 	publish := func() {
@@ -297,27 +335,35 @@ func (r *Relay) Run(ctx context.Context) error {
 		r.stats = st
 		r.mu.Unlock()
 	}
+	all := func() []*socket {
+		socks := []*socket{r.listen}
+		for _, s := range upstream {
+			socks = append(socks, s)
+		}
+		return socks
+	}
 	defer func() {
 		cancel()
+		r.pollDrops(all()...)
 		r.conn.Close()
-		for _, c := range upstream {
-			c.Close()
+		for _, s := range upstream {
+			s.conn.Close()
 		}
 		wg.Wait()
 		publish()
 	}()
 	wg.Add(1)
-	go func() { defer wg.Done(); r.read(ctx, r.conn, Up, 0) }()
+	go func() { defer wg.Done(); r.read(ctx, r.listen, 0) }()
 	dial := func(id FlowID) {
 		c, err := net.DialUDP("udp", nil, r.target)
 		if err != nil {
 			r.noteErr(fmt.Sprintf("opening a socket to the server %v", r.target), err)
 			return
 		}
-		enableDropCount(c)
-		upstream[id] = c
+		s := newSocket(c, Down)
+		upstream[id] = s
 		wg.Add(1)
-		go func() { defer wg.Done(); r.read(ctx, c, Down, id) }()
+		go func() { defer wg.Done(); r.read(ctx, s, id) }()
 	}
 	timeline := r.opts.Timeline
 	applyTimeline := func(now sim.Time) {
@@ -375,12 +421,14 @@ func (r *Relay) Run(ctx context.Context) error {
 			}
 		case <-expiry.C:
 			r.core.Expire(since(time.Now()))
+			r.pollDrops(all()...)
 		case <-timer.C:
 		}
 		removed = r.core.TakeRemoved(removed[:0])
 		for _, id := range removed {
-			if c := upstream[id]; c != nil {
-				c.Close()
+			if s := upstream[id]; s != nil {
+				r.pollDrops(s)
+				s.conn.Close()
 				delete(upstream, id)
 			}
 		}
@@ -390,8 +438,8 @@ func (r *Relay) Run(ctx context.Context) error {
 		for _, d := range due {
 			var err error
 			if d.Dir == Up {
-				if c := upstream[d.Flow]; c != nil {
-					_, err = c.Write(d.Payload)
+				if s := upstream[d.Flow]; s != nil {
+					_, err = s.conn.Write(d.Payload)
 				} else {
 					err = errors.New("no socket")
 				}
