@@ -63,7 +63,7 @@ func TestFloodStaysBoundedAndCounted(t *testing.T) {
 	up := st.Up
 	t.Logf("%d sent: kernel dropped %d, over the limit %d, held %d; heap %+d KiB",
 		sent, up.KernelDropped, up.Overflow, up.InFlight, (int64(after.HeapAlloc)-int64(before.HeapAlloc))>>10)
-	if up.Received+up.KernelDropped != uint64(sent+5) {
+	if runtime.GOOS == "linux" && up.Received+up.KernelDropped != uint64(sent+5) { // the kernel's drops are counted on Linux
 		t.Errorf("%d datagrams sent to the proxy, %d read + %d dropped by the kernel", sent+5, up.Received, up.KernelDropped)
 	}
 	// The late client's datagrams that reached the relay all went to the
