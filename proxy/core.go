@@ -1,9 +1,10 @@
 package proxy
 
 import (
-	"errors"
+	"fmt"
 	"net/netip"
 	"strconv"
+	"time"
 
 	"jitterlab/netem"
 	"jitterlab/sim"
@@ -17,113 +18,302 @@ const (
 	Down            // server → game client
 )
 
-// MaxFlows bounds how many client addresses the proxy relays for at once.
-const MaxFlows = 64
-
 // MaxPacket is the largest datagram relayed.
 const MaxPacket = 65535
 
+// FlowID names one client address for as long as the core relays for it.
+// IDs are never reused: a client that comes back after its flow was
+// removed gets a new flow (and new links) with a new ID.
+type FlowID uint64
+
+// Limits bound what the core holds, so memory does not grow with latency ×
+// load or with the number of client addresses:
+//
+//   - at most MaxFlows flows; a new client beyond that evicts the flow whose
+//     last packet is the oldest (the longest idle);
+//   - a flow with no packet in either direction for IdleTimeout is removed;
+//   - per flow and direction, at most FlowPackets datagrams and FlowBytes
+//     payload bytes are held between arrival and release; across all flows at
+//     most TotalBytes. A datagram that would exceed a limit is dropped and
+//     counted in [Counters].Overflow, before the link model sees it.
+//
+// The payloads held are therefore at most min(TotalBytes, MaxFlows × 2 ×
+// FlowBytes) bytes and MaxFlows × 2 × FlowPackets datagrams.
+type Limits struct {
+	MaxFlows    int
+	IdleTimeout time.Duration
+	FlowPackets int
+	FlowBytes   int
+	TotalBytes  int
+}
+
+// DefaultLimits: 64 clients; 2 minutes idle (Linux conntrack's UDP stream
+// timeout); 1000 datagrams (netem's default limit) and 1 MiB per flow and
+// direction; 64 MiB in all.
+func DefaultLimits() Limits {
+	return Limits{MaxFlows: 64, IdleTimeout: 2 * time.Minute, FlowPackets: 1000, FlowBytes: 1 << 20, TotalBytes: 64 << 20}
+}
+
+// Ranges the limits may take.
+const (
+	MaxMaxFlows    = 4096
+	MinIdleTimeout = 100 * time.Millisecond
+	MaxIdleTimeout = 24 * time.Hour
+	MaxFlowPackets = 1 << 20
+	MaxFlowBytes   = 1 << 30
+)
+
+// Validate reports the first limit out of range, naming the field.
+func (l Limits) Validate() error {
+	switch {
+	case l.MaxFlows < 1 || l.MaxFlows > MaxMaxFlows:
+		return fmt.Errorf("MaxFlows %d: allowed 1 to %d", l.MaxFlows, MaxMaxFlows)
+	case l.IdleTimeout < MinIdleTimeout || l.IdleTimeout > MaxIdleTimeout:
+		return fmt.Errorf("IdleTimeout %v: allowed %v to %v", l.IdleTimeout, MinIdleTimeout, MaxIdleTimeout)
+	case l.FlowPackets < 1 || l.FlowPackets > MaxFlowPackets:
+		return fmt.Errorf("FlowPackets %d: allowed 1 to %d", l.FlowPackets, MaxFlowPackets)
+	case l.FlowBytes < MaxPacket || l.FlowBytes > MaxFlowBytes:
+		return fmt.Errorf("FlowBytes %d: allowed %d (one largest datagram) to %d", l.FlowBytes, MaxPacket, MaxFlowBytes)
+	case l.TotalBytes < l.FlowBytes:
+		return fmt.Errorf("TotalBytes %d: allowed at least FlowBytes (%d)", l.TotalBytes, l.FlowBytes)
+	}
+	return nil
+}
+
 // Delivery is a datagram whose time has come: send it on.
 type Delivery struct {
-	Flow    int
+	Flow    FlowID
+	Addr    netip.AddrPort // the flow's client
 	Dir     Dir
 	Payload []byte
 }
 
+// Counters are one direction's totals over every flow, past and present.
+// They balance:
+//
+//	Received + Duplicated = Overflow + Lost + QueueDropped + Discarded + Released + InFlight
+//
+// and the relay splits Released into Delivered + WriteFailed.
+type Counters struct {
+	Received      uint64 // datagrams handed to the core
+	KernelDropped uint64 // dropped by the kernel at the proxy's socket before it read them (set by the relay)
+	Overflow      uint64 // dropped at the flow's in-flight limit
+	Sent          uint64 // handed to the link model (originals)
+	Duplicated    uint64 // extra copies the link made
+	Lost          uint64 // copies dropped by the link's loss model
+	QueueDropped  uint64 // copies dropped at the link's queue limit
+	Discarded     uint64 // copies in flight (or arriving) when their flow was removed
+	Released      uint64 // copies whose delivery time came
+	WriteFailed   uint64 // released copies the socket refused (set by the relay)
+	Delivered     uint64 // released copies written out (set by the relay)
+	Reordered     uint64 // released copies that overtook a later-sent one
+	InFlight      uint64 // copies scheduled and not yet released
+}
+
+// Dropped is every datagram or copy that did not arrive: the link's own
+// losses and the proxy's.
+func (c Counters) Dropped() uint64 {
+	return c.KernelDropped + c.Overflow + c.Lost + c.QueueDropped + c.Discarded + c.WriteFailed
+}
+
+// held is a payload in flight and how many of its copies are still due.
+type held struct {
+	payload []byte
+	copies  int
+}
+
+// side is one direction of a flow: its link and the payloads it holds.
+type side struct {
+	link     *netem.Link
+	payloads map[uint64]held
+	bytes    int
+}
+
 // flow is one game client: its address and its two links.
 type flow struct {
+	id       FlowID
 	addr     netip.AddrPort
-	up, down *netem.Link
+	sides    [2]side
+	lastSeen sim.Time // last packet in either direction
+	removed  bool
 }
 
 // Core is the relay's scheduling state: the flows, their links and the
-// payloads in flight. It is not safe for concurrent use; one goroutine owns
-// it and passes it the time.
+// payloads in flight. It never reads a clock: every method takes the time.
+// It is not safe for concurrent use; one goroutine owns it.
 type Core struct {
 	seed     uint64
 	up, down netem.Params
-	flows    []*flow
-	byAddr   map[netip.AddrPort]int
-	q        sim.Queue[qitem]
-	payloads map[uint64][]byte
-	refs     map[uint64]int
-	nextID   uint64
+	limits   Limits
+
+	flows   map[FlowID]*flow
+	byAddr  map[netip.AddrPort]*flow
+	nextFlw FlowID
+	nextID  uint64
+	held    int // payload bytes held across flows
+
+	q     sim.Queue[qitem]
+	stale int // queue entries of removed flows
+
+	removed         []FlowID
+	retired         [2]netem.Counters // link counters of removed flows
+	c               [2]Counters       // the core's own counts
+	expired, evictd uint64
 }
 
 type qitem struct {
-	flow int
-	dir  Dir
+	f   *flow
+	dir Dir
 }
 
-// NewCore returns a core whose links use these parameters; flow k's links
-// draw from the streams "proxy.<k>.up" and "proxy.<k>.down" of seed.
-func NewCore(seed uint64, up, down netem.Params) (*Core, error) {
+// NewCore returns a core whose links use these parameters; the k-th client
+// (from 0) draws from the streams "proxy.<k>.up" and "proxy.<k>.down" of
+// seed.
+func NewCore(seed uint64, up, down netem.Params, limits Limits) (*Core, error) {
 	if err := up.Validate("up"); err != nil {
 		return nil, err
 	}
 	if err := down.Validate("down"); err != nil {
 		return nil, err
 	}
-	return &Core{seed: seed, up: up, down: down, byAddr: map[netip.AddrPort]int{},
-		payloads: map[uint64][]byte{}, refs: map[uint64]int{}}, nil
+	if err := limits.Validate(); err != nil {
+		return nil, err
+	}
+	return &Core{seed: seed, up: up, down: down, limits: limits,
+		flows: map[FlowID]*flow{}, byAddr: map[netip.AddrPort]*flow{}}, nil
 }
 
-// ErrTooManyFlows is returned for a new client beyond MaxFlows.
-var ErrTooManyFlows = errors.New("too many client addresses")
-
-// Flow returns the flow index of a client address, creating it.
-func (c *Core) Flow(addr netip.AddrPort) (int, bool, error) {
-	if i, ok := c.byAddr[addr]; ok {
-		return i, false, nil
+// Flow returns the flow of a client address at now, creating it (isNew).
+// Creating one beyond Limits.MaxFlows first evicts the longest idle flow.
+// Removed flows are reported by [Core.TakeRemoved].
+func (c *Core) Flow(now sim.Time, addr netip.AddrPort) (id FlowID, isNew bool, err error) {
+	if f, ok := c.byAddr[addr]; ok {
+		f.lastSeen = max(f.lastSeen, now)
+		return f.id, false, nil
 	}
-	if len(c.flows) >= MaxFlows {
-		return 0, false, ErrTooManyFlows
+	c.Expire(now)
+	if len(c.flows) >= c.limits.MaxFlows {
+		var oldest *flow
+		for _, f := range c.flows {
+			if oldest == nil || f.lastSeen < oldest.lastSeen || f.lastSeen == oldest.lastSeen && f.id < oldest.id {
+				oldest = f
+			}
+		}
+		c.remove(oldest)
+		c.evictd++
 	}
-	i := len(c.flows)
-	name := "proxy." + strconv.Itoa(i)
-	up, err := netem.New(c.seed, name+".up", c.up)
-	if err != nil {
-		return 0, false, err
+	c.nextFlw++
+	f := &flow{id: c.nextFlw, addr: addr, lastSeen: now}
+	name := "proxy." + strconv.FormatUint(uint64(f.id-1), 10)
+	for d, p := range [2]netem.Params{c.up, c.down} {
+		l, err := netem.New(c.seed, name+"."+Dir(d).String(), p)
+		if err != nil {
+			return 0, false, err
+		}
+		f.sides[d] = side{link: l, payloads: map[uint64]held{}}
 	}
-	down, err := netem.New(c.seed, name+".down", c.down)
-	if err != nil {
-		return 0, false, err
-	}
-	c.flows = append(c.flows, &flow{addr: addr, up: up, down: down})
-	c.byAddr[addr] = i
-	return i, true, nil
+	c.flows[f.id] = f
+	c.byAddr[addr] = f
+	return f.id, true, nil
 }
 
-// Addr is a flow's client address.
-func (c *Core) Addr(flow int) netip.AddrPort { return c.flows[flow].addr }
-
-func (c *Core) link(flow int, d Dir) *netem.Link {
-	if d == Up {
-		return c.flows[flow].up
+// Expire removes the flows with no packet for Limits.IdleTimeout at now.
+func (c *Core) Expire(now sim.Time) {
+	for _, f := range c.flows {
+		if now.Sub(f.lastSeen) >= c.limits.IdleTimeout {
+			c.remove(f)
+			c.expired++
+		}
 	}
-	return c.flows[flow].down
+}
+
+// remove drops a flow: its payloads are freed, its copies in flight
+// counted as discarded, and its link counters kept in the totals.
+func (c *Core) remove(f *flow) {
+	for d := range f.sides {
+		s := &f.sides[d]
+		n := s.link.InFlight()
+		c.c[d].Discarded += uint64(n)
+		c.stale += n
+		c.held -= s.bytes
+		addLink(&c.retired[d], s.link.Counters())
+		s.payloads, s.bytes = nil, 0
+	}
+	f.removed = true
+	delete(c.flows, f.id)
+	delete(c.byAddr, f.addr)
+	c.removed = append(c.removed, f.id)
+	// Removed flows leave entries in the queue until their time; compact
+	// once they are the majority so the queue stays bounded by the live
+	// copies in flight.
+	if c.stale > 1024 && c.stale > c.q.Len()/2 {
+		var live sim.Queue[qitem]
+		for {
+			at, it, ok := c.q.Pop()
+			if !ok {
+				break
+			}
+			if !it.f.removed {
+				live.Push(at, it)
+			}
+		}
+		c.q, c.stale = live, 0
+	}
+}
+
+// TakeRemoved appends the flows removed since the last call to out (the
+// relay closes their sockets).
+func (c *Core) TakeRemoved(out []FlowID) []FlowID {
+	out = append(out, c.removed...)
+	c.removed = c.removed[:0]
+	return out
+}
+
+// Addr is a live flow's client address.
+func (c *Core) Addr(id FlowID) (netip.AddrPort, bool) {
+	f, ok := c.flows[id]
+	if !ok {
+		return netip.AddrPort{}, false
+	}
+	return f.addr, true
 }
 
 // Send hands a datagram to a flow's link at now. The core keeps payload
-// (the caller must not reuse it) until its copies are delivered.
-func (c *Core) Send(now sim.Time, flow int, d Dir, payload []byte) netem.SendResult {
-	c.nextID++
-	id := c.nextID
-	res := c.link(flow, d).Send(now, netem.Packet{ID: id, Size: len(payload)})
-	if res.Scheduled > 0 {
-		c.payloads[id] = payload
-		c.refs[id] = res.Scheduled
-		for i := range res.Scheduled {
-			c.q.Push(res.At[i], qitem{flow, d})
-		}
+// (the caller must not reuse it) until its copies are released. A datagram
+// for a removed flow is discarded; one beyond the flow's in-flight limits
+// is dropped as overflow. Both are counted.
+func (c *Core) Send(now sim.Time, id FlowID, d Dir, payload []byte) {
+	cn := &c.c[d]
+	cn.Received++
+	f, ok := c.flows[id]
+	if !ok {
+		cn.Discarded++
+		return
 	}
-	return res
+	f.lastSeen = max(f.lastSeen, now)
+	s := &f.sides[d]
+	if len(s.payloads) >= c.limits.FlowPackets || s.bytes+len(payload) > c.limits.FlowBytes || c.held+len(payload) > c.limits.TotalBytes {
+		cn.Overflow++
+		return
+	}
+	c.nextID++
+	res := s.link.Send(now, netem.Packet{ID: c.nextID, Size: len(payload)})
+	if res.Scheduled == 0 {
+		return
+	}
+	s.payloads[c.nextID] = held{payload, res.Scheduled}
+	s.bytes += len(payload)
+	c.held += len(payload)
+	for i := range res.Scheduled {
+		c.q.Push(res.At[i], qitem{f, d})
+	}
 }
 
-// Next is when the earliest delivery is due.
+// Next is when the earliest release is due (possibly for a removed flow,
+// which releases nothing).
 func (c *Core) Next() (sim.Time, bool) { return c.q.Peek() }
 
-// Due appends the deliveries due at or before now to out.
+// Due appends the deliveries due at or before now to out, in time order.
 func (c *Core) Due(now sim.Time, out []Delivery) []Delivery {
 	for {
 		at, ok := c.q.Peek()
@@ -131,53 +321,79 @@ func (c *Core) Due(now sim.Time, out []Delivery) []Delivery {
 			return out
 		}
 		_, it, _ := c.q.Pop()
-		d, ok := c.link(it.flow, it.dir).Deliver(at)
+		if it.f.removed {
+			c.stale--
+			continue
+		}
+		s := &it.f.sides[it.dir]
+		dl, ok := s.link.Deliver(at)
 		if !ok {
 			continue
 		}
-		p := c.payloads[d.ID]
-		if c.refs[d.ID]--; c.refs[d.ID] == 0 {
-			delete(c.payloads, d.ID)
-			delete(c.refs, d.ID)
+		h := s.payloads[dl.ID]
+		if h.copies--; h.copies == 0 {
+			delete(s.payloads, dl.ID)
+			s.bytes -= len(h.payload)
+			c.held -= len(h.payload)
+		} else {
+			s.payloads[dl.ID] = h
 		}
-		out = append(out, Delivery{Flow: it.flow, Dir: it.dir, Payload: p})
+		c.c[it.dir].Released++
+		out = append(out, Delivery{Flow: it.f.id, Addr: it.f.addr, Dir: it.dir, Payload: h.payload})
 	}
 }
 
 // SetParams changes both directions of every flow, for packets sent from
 // now on; new flows use them too.
 func (c *Core) SetParams(up, down netem.Params) error {
+	if err := up.Validate("up"); err != nil {
+		return err
+	}
+	if err := down.Validate("down"); err != nil {
+		return err
+	}
 	for _, f := range c.flows {
-		if err := f.up.SetParams(up, "up"); err != nil {
-			return err
-		}
-		if err := f.down.SetParams(down, "down"); err != nil {
-			return err
-		}
+		f.sides[Up].link.SetParams(up, "up")
+		f.sides[Down].link.SetParams(down, "down")
 	}
 	c.up, c.down = up, down
 	return nil
 }
 
-// Counters sums every flow's counters per direction.
-func (c *Core) Counters() (up, down netem.Counters) {
-	add := func(a *netem.Counters, b netem.Counters) {
-		a.Sent += b.Sent
-		a.Delivered += b.Delivered
-		a.Lost += b.Lost
-		a.QueueDropped += b.QueueDropped
-		a.Duplicated += b.Duplicated
-		a.Reordered += b.Reordered
-	}
-	for _, f := range c.flows {
-		add(&up, f.up.Counters())
-		add(&down, f.down.Counters())
-	}
-	return up, down
+// Stats are the core's totals.
+type Stats struct {
+	Up, Down  Counters
+	Flows     int    // clients relayed for now
+	FlowsSeen uint64 // clients ever
+	Expired   uint64 // flows removed after Limits.IdleTimeout
+	Evicted   uint64 // flows removed to make room for a new client
+	HeldBytes int    // payload bytes held now
 }
 
-// Flows is the number of client addresses seen.
-func (c *Core) Flows() int { return len(c.flows) }
+// Stats sums every flow's counters per direction.
+func (c *Core) Stats() Stats {
+	st := Stats{Flows: len(c.flows), FlowsSeen: uint64(c.nextFlw), Expired: c.expired, Evicted: c.evictd, HeldBytes: c.held}
+	for d, out := range [2]*Counters{&st.Up, &st.Down} {
+		*out = c.c[d]
+		link := c.retired[d]
+		for _, f := range c.flows {
+			addLink(&link, f.sides[d].link.Counters())
+			out.InFlight += uint64(f.sides[d].link.InFlight())
+		}
+		out.Sent, out.Duplicated, out.Lost = link.Sent, link.Duplicated, link.Lost
+		out.QueueDropped, out.Reordered = link.QueueDropped, link.Reordered
+	}
+	return st
+}
+
+func addLink(a *netem.Counters, b netem.Counters) {
+	a.Sent += b.Sent
+	a.Delivered += b.Delivered
+	a.Lost += b.Lost
+	a.QueueDropped += b.QueueDropped
+	a.Duplicated += b.Duplicated
+	a.Reordered += b.Reordered
+}
 
 func (d Dir) String() string {
 	if d == Up {

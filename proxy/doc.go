@@ -1,8 +1,10 @@
 // Package proxy is a real UDP relay that applies the lab's link model to a
-// real game on this machine: packets from the game client to the listen
-// address go to the server through the "up" link, replies come back
-// through the "down" link, each direction a netem.Link driven by the wall
-// clock. It is the one place besides cmd/lab and tui that owns goroutines
-// and reads the wall clock; the scheduling core ([Core]) takes explicit
-// times and is tested without them.
+// real game on this machine: packets from a game client to the listen
+// address go to the server through that client's "up" link, replies come
+// back through its "down" link, each a netem.Link driven by the wall clock.
+// The scheduling core ([Core]) takes explicit times and never reads a
+// clock: it owns the flows (one per client address, expired when idle,
+// evicted when the table is full), the payloads in flight within [Limits],
+// and [Counters] that account for every datagram. The [Relay] is the thin
+// shell around it that owns the sockets, goroutines and wall time.
 package proxy

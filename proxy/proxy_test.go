@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"context"
 	"encoding/binary"
 	"net"
 	"net/netip"
@@ -15,16 +14,16 @@ import (
 const ms = time.Millisecond
 
 func TestCoreSchedulesByTheLink(t *testing.T) {
-	c, err := NewCore(1, netem.Params{Latency: 30 * ms}, netem.Params{Latency: 10 * ms})
+	c, err := NewCore(1, netem.Params{Latency: 30 * ms}, netem.Params{Latency: 10 * ms}, DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
 	client := netip.MustParseAddrPort("127.0.0.1:5000")
-	f, isNew, _ := c.Flow(client)
-	if !isNew || f != 0 {
-		t.Fatal("first client is flow 0")
+	f, isNew, _ := c.Flow(0, client)
+	if !isNew {
+		t.Fatal("the first packet of a client makes a flow")
 	}
-	if g, isNew, _ := c.Flow(client); isNew || g != f {
+	if g, isNew, _ := c.Flow(0, client); isNew || g != f {
 		t.Fatal("the same address is the same flow")
 	}
 	c.Send(0, f, Up, []byte("a"))
@@ -36,60 +35,22 @@ func TestCoreSchedulesByTheLink(t *testing.T) {
 		t.Fatalf("delivered early: %v", got)
 	}
 	got := c.Due(sim.Time(30*ms), nil)
-	if len(got) != 2 || string(got[0].Payload) != "b" || got[0].Dir != Down || string(got[1].Payload) != "a" {
+	if len(got) != 2 || string(got[0].Payload) != "b" || got[0].Dir != Down || got[0].Addr != client || string(got[1].Payload) != "a" {
 		t.Fatalf("deliveries %+v", got)
 	}
-	if len(c.payloads) != 0 {
-		t.Fatal("payloads kept after delivery")
+	if st := c.Stats(); st.HeldBytes != 0 || st.Up.Released != 1 || st.Down.Released != 1 {
+		t.Fatalf("payloads kept after delivery: %+v", st)
 	}
-	for i := 1; i < MaxFlows; i++ {
-		c.Flow(netip.AddrPortFrom(client.Addr(), uint16(6000+i)))
-	}
-	if _, _, err := c.Flow(netip.MustParseAddrPort("127.0.0.1:9")); err != ErrTooManyFlows {
-		t.Fatalf("flow %d: %v", MaxFlows+1, err)
-	}
-}
-
-// echo answers every datagram on a loopback socket until ctx ends.
-func echo(t *testing.T, ctx context.Context) *net.UDPAddr {
-	t.Helper()
-	conn, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { <-ctx.Done(); conn.Close() }()
-	go func() {
-		buf := make([]byte, 2048)
-		for {
-			n, addr, err := conn.ReadFromUDPAddrPort(buf)
-			if err != nil {
-				return
-			}
-			conn.WriteToUDPAddrPort(buf[:n], addr)
-		}
-	}()
-	return conn.LocalAddr().(*net.UDPAddr)
 }
 
 // The relay on loopback loses exactly the packets its seeded up link says
 // it loses, and never delivers faster than the configured latency.
 func TestRelayOnLoopback(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	server, stopServer := echoOn(t, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	defer stopServer()
 	up := netem.Params{Latency: 10 * ms, Loss: 0.2}
 	down := netem.Params{Latency: 15 * ms}
-	r, err := Listen(Options{Listen: "127.0.0.1:0", Target: echo(t, ctx).String(), Seed: 9, Up: up, Down: down})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-
-	client, err := net.DialUDP("udp", nil, r.Addr().(*net.UDPAddr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
+	r, client, stop := startRelay(t, Options{Target: server.String(), Seed: 9, Up: up, Down: down})
 	const n = 200
 	// The same seed and stream offline: which packets the up link passes.
 	want := map[uint32]bool{}
@@ -146,13 +107,12 @@ func TestRelayOnLoopback(t *testing.T) {
 	}
 	// Stop the relay first: it publishes its counters at the end of the
 	// iteration that wrote the last echo, which Run finishes before it returns.
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
-	upC, downC, flows, errs := r.Stats()
-	if upC.Sent != n || int(upC.Lost) != n-len(want) || downC.Delivered != uint64(len(want)) || flows != 1 || len(errs) != 0 {
-		t.Fatalf("stats up %+v down %+v flows %d errs %v", upC, downC, flows, errs)
+	st, errs := r.Stats(), r.Errors()
+	if st.Up.Sent != n || int(st.Up.Lost) != n-len(want) || st.Down.Delivered != uint64(len(want)) || st.Flows != 1 || len(errs) != 0 {
+		t.Fatalf("stats %+v errs %v", st, errs)
 	}
 }
 

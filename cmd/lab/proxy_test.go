@@ -1,0 +1,220 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// freePort is a loopback UDP port nobody listens on (free when it returns).
+func freePort(t *testing.T) int {
+	t.Helper()
+	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	return c.LocalAddr().(*net.UDPAddr).Port
+}
+
+func loopback(port int) string { return "127.0.0.1:" + strconv.Itoa(port) }
+
+// The counter period is bounded (8.1): a clear error naming the flag, the
+// value and the range, never a panic.
+func TestProxyEveryOutOfRange(t *testing.T) {
+	for _, c := range []struct{ every, want string }{
+		{"0", "--every 0s: allowed from 100ms"},
+		{"-1s", "--every -1s: allowed from 100ms"},
+		{"1ns", "--every 1ns: allowed from 100ms"},
+		{"2s", "--every 2s: allowed from 100ms up to the run's --duration (1s)"},
+	} {
+		args := []string{"proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", "--duration", "1s", "--every", c.every}
+		if code, _, errOut := runLab(t, args...); code != 1 || !strings.Contains(errOut, c.want) {
+			t.Errorf("--every %s: code %d, stderr %q; want %q", c.every, code, errOut, c.want)
+		}
+	}
+}
+
+// Every limit flag is checked before anything starts.
+func TestProxyLimitFlagsOutOfRange(t *testing.T) {
+	for _, c := range [][2]string{
+		{"--max-clients", "0"}, {"--max-clients", "5000"},
+		{"--idle-timeout", "1ms"}, {"--idle-timeout", "48h"},
+		{"--inflight-packets", "0"}, {"--inflight-bytes", "100"},
+		{"--duration", "0s"},
+	} {
+		args := []string{"proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", c[0], c[1]}
+		if code, _, errOut := runLab(t, args...); code != 1 || !strings.Contains(errOut, c[0]+" ") || !strings.Contains(errOut, "allowed") {
+			t.Errorf("%s %s: code %d, stderr %q", c[0], c[1], code, errOut)
+		}
+	}
+}
+
+// -h says the proxy runs until interrupted (8.4), and nothing else about
+// --duration's default.
+func TestProxyHelpSaysUntilInterrupted(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout := os.Stdout
+	os.Stdout = w
+	code, _, _ := runLab(t, "proxy", "-h")
+	os.Stdout = stdout
+	w.Close()
+	help, _ := io.ReadAll(r)
+	lines := strings.Split(string(help), "\n")
+	var durationHelp string
+	for i, line := range lines[:len(lines)-1] {
+		if strings.TrimSpace(line) == "-duration duration" {
+			durationHelp = lines[i+1] // the flag package's layout: name, then usage
+		}
+	}
+	if code != 0 || !strings.Contains(durationHelp, "until interrupted") || strings.Contains(durationHelp, "(default 1m0s)") {
+		t.Fatalf("--duration's help: %q", durationHelp)
+	}
+}
+
+// The counter lines carry the time (8.20), and a short run ends with the
+// summary.
+func TestProxyCounterLinesAreTimestamped(t *testing.T) {
+	code, out, errOut := runLab(t, "proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", "--duration", "350ms", "--every", "100ms")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	line := regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d\.\d{3} \+\d+\.\ds  clients 0  up in 0 `)
+	if n := len(line.FindAllString(out, -1)); n < 1 {
+		t.Fatalf("no timestamped counter line in %q", out)
+	}
+	if !strings.Contains(out, "\nsummary after ") {
+		t.Fatalf("no summary in %q", out)
+	}
+}
+
+// --listen X --to X is refused; an unknown host is a lookup failure (8.20).
+func TestProxyRefusesLoopAndNamesLookupFailures(t *testing.T) {
+	self := loopback(freePort(t))
+	// --duration: a relay that accepts the loop stops instead of hanging the test.
+	if code, _, errOut := runLab(t, "proxy", "--listen", self, "--to", self, "--duration", "1s"); code != 1 || !strings.Contains(errOut, "itself") {
+		t.Errorf("--listen %s --to %s: code %d, %q", self, self, code, errOut)
+	}
+	code, _, errOut := runLab(t, "proxy", "--listen", "127.0.0.1:0", "--to", "nosuchhost.invalid:1", "--duration", "1s")
+	if code != 1 || !strings.Contains(errOut, "DNS") || strings.Contains(errOut, "want") {
+		t.Errorf("--to nosuchhost.invalid:1: code %d, %q", code, errOut)
+	}
+}
+
+// A scenario's timeline applies in wall time from the start, each change
+// printed as it applies (8.3); latency-spike's spike is in it.
+func TestProxyTimelineAppliesInWallTime(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "spike.toml")
+	os.WriteFile(file, []byte(`base = "home-cable"
+[[timeline]]
+at = "100ms"
+link.latency = "300ms"
+[[timeline]]
+at = "200ms"
+link.latency = "25ms"
+client.fps = 30
+`), 0o644)
+	code, out, errOut := runLab(t, "proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", "--scenario", file, "--duration", "400ms", "--every", "100ms")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	first := strings.Index(out, "change at 100ms: link.latency=300ms\n")
+	second := strings.Index(out, "change at 200ms: link.latency=25ms client.fps=30 (not a link setting: ignored)\n")
+	if first < 0 || second < first || strings.Index(out, "summary") < second {
+		t.Fatalf("changes not printed in order as they apply:\n%s", out)
+	}
+	// A change after --duration would never apply: an error.
+	if code, _, errOut := runLab(t, "proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", "--scenario", file, "--duration", "150ms"); code != 1 || !strings.Contains(errOut, "200ms") {
+		t.Fatalf("a change after --duration: %d %q", code, errOut)
+	}
+
+	var o runOptions
+	o.register(newFlagSet("proxy", "", io.Discard, nil))
+	o.scenario = "latency-spike"
+	cfg, sc, err := o.config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, err := proxyTimeline(cfg, sc, &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tl) != 2 || tl[0].At != 20*time.Second || tl[0].Up.Latency != 300*time.Millisecond || tl[0].Down.Latency != 300*time.Millisecond ||
+		tl[1].At != 22*time.Second || tl[1].Up.Latency != 25*time.Millisecond || tl[1].Up.Jitter != cfg.Up.Jitter {
+		t.Fatalf("latency-spike on the proxy: %+v", tl)
+	}
+}
+
+// A server that is down makes every relayed datagram fail: the error is
+// printed once, then counted on the counter lines and in the summary
+// (15.13).
+func TestProxyPrintsEachErrorOnce(t *testing.T) {
+	listen, server := loopback(freePort(t)), loopback(freePort(t))
+	type result struct {
+		code     int
+		out, err string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, out, errOut := runLab(t, "proxy", "--listen", listen, "--to", server, "--duration", "1500ms", "--every", "100ms")
+		done <- result{code, out, errOut}
+	}()
+	client, err := net.Dial("udp", listen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	for range 100 { // the proxy may not be listening yet: some are lost
+		client.Write([]byte("x"))
+		time.Sleep(10 * time.Millisecond)
+	}
+	res := <-done
+	if res.code != 0 {
+		t.Fatal(res.err)
+	}
+	if n := strings.Count(res.err, "not answering"); n != 1 {
+		t.Fatalf("the refusal printed %d times:\n%s", n, res.err)
+	}
+	if !strings.Contains(res.out, "  errors ") || !regexp.MustCompile(`error ×\d+: the server .* is not answering`).MatchString(res.out) {
+		t.Fatalf("no error count on the counter lines or in the summary:\n%s", res.out)
+	}
+}
+
+// SIGINT, SIGTERM and SIGHUP stop the proxy cleanly with its summary
+// (15.12, 8.20), in a real process.
+func TestProxySignalsPrintSummary(t *testing.T) {
+	exe := filepath.Join(t.TempDir(), "lab")
+	if out, err := exec.Command("go", "build", "-o", exe, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		cmd := exec.Command(exe, "proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9")
+		stdout, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(stdout)
+		if !sc.Scan() || !strings.HasPrefix(sc.Text(), "relaying ") {
+			cmd.Process.Kill()
+			t.Fatalf("%v: did not start: %q", sig, sc.Text())
+		}
+		cmd.Process.Signal(sig)
+		rest, _ := io.ReadAll(stdout)
+		err := cmd.Wait()
+		if err != nil || !strings.Contains(string(rest), "summary after ") {
+			t.Errorf("%v: %v, output %q", sig, err, rest)
+		}
+	}
+}

@@ -1,0 +1,168 @@
+package proxy
+
+import (
+	"net/netip"
+	"testing"
+	"time"
+
+	"jitterlab/netem"
+	"jitterlab/sim"
+)
+
+func port(p uint16) netip.AddrPort { return netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), p) }
+
+func newCore(t *testing.T, up, down netem.Params, l Limits) *Core {
+	t.Helper()
+	c, err := NewCore(1, up, down, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// A flow with no packet in either direction for the idle timeout is
+// removed, its socket released, and counted; the same address later is a
+// new flow.
+func TestIdleFlowsExpire(t *testing.T) {
+	l := DefaultLimits()
+	l.IdleTimeout = time.Second
+	c := newCore(t, netem.Params{}, netem.Params{}, l)
+	a, _, _ := c.Flow(0, port(5000))
+	b, _, _ := c.Flow(0, port(5001))
+	c.Send(sim.Time(600*ms), b, Down, []byte("reply")) // a reply keeps b alive
+	c.Expire(sim.Time(999 * ms))
+	if got := c.TakeRemoved(nil); len(got) != 0 {
+		t.Fatalf("removed %v before the idle timeout", got)
+	}
+	c.Expire(sim.Time(time.Second))
+	if got := c.TakeRemoved(nil); len(got) != 1 || got[0] != a {
+		t.Fatalf("removed %v at the idle timeout, want flow %d", got, a)
+	}
+	if _, ok := c.Addr(a); ok {
+		t.Fatal("an expired flow still has an address")
+	}
+	again, isNew, _ := c.Flow(sim.Time(1500*ms), port(5000))
+	if !isNew || again == a {
+		t.Fatal("a client coming back after expiry is a new flow")
+	}
+	if st := c.Stats(); st.Expired != 1 || st.Flows != 2 || st.FlowsSeen != 3 {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
+// 64 source ports must not lock out the 65th client: a full table evicts
+// the flow whose last packet is the oldest, and counts it.
+func TestFullTableEvictsTheLongestIdle(t *testing.T) {
+	l := DefaultLimits()
+	c := newCore(t, netem.Params{Latency: time.Hour}, netem.Params{}, l)
+	var first FlowID
+	for i := range l.MaxFlows {
+		id, _, err := c.Flow(sim.Time(i), port(uint16(5000+i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = id
+		}
+	}
+	// The first client is the oldest by creation but talks again; the
+	// second is now the longest idle.
+	c.Send(sim.Time(100), first, Up, []byte("still here"))
+	second, _, _ := c.Flow(sim.Time(100), port(5001))
+	c.Send(sim.Time(1), second, Up, []byte("in flight"))
+	c.TakeRemoved(nil)
+	id, isNew, err := c.Flow(sim.Time(200), port(6000))
+	if err != nil || !isNew {
+		t.Fatalf("client %d refused: %v", l.MaxFlows+1, err)
+	}
+	if got := c.TakeRemoved(nil); len(got) != 1 || got[0] == first {
+		t.Fatalf("evicted %v; want one flow, not the one that talked last", got)
+	}
+	if _, ok := c.Addr(id); !ok {
+		t.Fatal("the new client has no flow")
+	}
+	st := c.Stats()
+	if st.Evicted != 1 || st.Flows != l.MaxFlows {
+		t.Fatalf("stats %+v", st)
+	}
+	// Flow 5001 was touched by Flow() at 100 and is not the oldest; 5002 is.
+	if _, ok := c.Addr(second); !ok {
+		t.Fatal("evicted a client that was seen at 100 instead of the one last seen at 2")
+	}
+}
+
+// The payloads held per flow and direction are capped in datagrams and
+// bytes, and across flows in bytes; what does not fit is dropped before
+// the link and counted, so latency × load cannot grow memory.
+func TestInFlightLimitDropsAndCounts(t *testing.T) {
+	l := DefaultLimits()
+	l.FlowPackets = 10
+	l.FlowBytes = MaxPacket
+	l.TotalBytes = MaxPacket + 1000
+	c := newCore(t, netem.Params{Latency: time.Hour}, netem.Params{Latency: time.Hour}, l)
+	a, _, _ := c.Flow(0, port(5000))
+	for range 15 {
+		c.Send(0, a, Up, make([]byte, 100))
+	}
+	st := c.Stats()
+	if st.Up.Sent != 10 || st.Up.Overflow != 5 || st.Up.InFlight != 10 || st.HeldBytes != 1000 {
+		t.Fatalf("datagram limit: %+v", st)
+	}
+	// The other direction has its own limit.
+	c.Send(0, a, Down, make([]byte, MaxPacket-100))
+	c.Send(0, a, Down, make([]byte, 101)) // over the flow's bytes
+	if st := c.Stats(); st.Down.Sent != 1 || st.Down.Overflow != 1 {
+		t.Fatalf("byte limit: %+v", st.Down)
+	}
+	// Another flow is capped by what all flows hold together.
+	b, _, _ := c.Flow(0, port(5001))
+	c.Send(0, b, Up, make([]byte, 100))
+	c.Send(0, b, Up, make([]byte, 1))
+	if st := c.Stats(); st.Up.Overflow != 6 || st.HeldBytes != l.TotalBytes {
+		t.Fatalf("total limit: held %d, %+v", st.HeldBytes, st.Up)
+	}
+	// Releasing makes room again.
+	c.Due(sim.Time(time.Hour), nil)
+	c.Send(sim.Time(time.Hour), a, Up, make([]byte, 100))
+	if st := c.Stats(); st.Up.Sent != 12 || st.HeldBytes != 100 {
+		t.Fatalf("after release: held %d, %+v", st.HeldBytes, st.Up)
+	}
+}
+
+// A removed flow's copies in flight are discarded and counted, never
+// delivered to whoever gets the address or the ID next; a datagram still
+// arriving for it is discarded too.
+func TestRemovedFlowDeliversNothing(t *testing.T) {
+	l := DefaultLimits()
+	l.IdleTimeout = time.Second
+	c := newCore(t, netem.Params{Latency: 2 * time.Second}, netem.Params{}, l)
+	a, _, _ := c.Flow(0, port(5000))
+	c.Send(0, a, Up, []byte("x"))
+	c.Expire(sim.Time(time.Second))
+	b, _, _ := c.Flow(sim.Time(time.Second), port(5000))
+	c.Send(sim.Time(time.Second), a, Down, []byte("late reply"))
+	if got := c.Due(sim.Time(10*time.Second), nil); len(got) != 0 {
+		t.Fatalf("delivered %+v for a removed flow (new flow %d)", got, b)
+	}
+	if st := c.Stats(); st.Up.Discarded != 1 || st.Down.Discarded != 1 || st.HeldBytes != 0 {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
+func TestLimitsValidate(t *testing.T) {
+	for _, bad := range []func(*Limits){
+		func(l *Limits) { l.MaxFlows = 0 },
+		func(l *Limits) { l.IdleTimeout = 0 },
+		func(l *Limits) { l.FlowPackets = 0 },
+		func(l *Limits) { l.FlowBytes = 100 },
+		func(l *Limits) { l.TotalBytes = l.FlowBytes - 1 },
+	} {
+		l := DefaultLimits()
+		bad(&l)
+		if _, err := NewCore(1, netem.Params{}, netem.Params{}, l); err == nil {
+			t.Errorf("limits %+v accepted", l)
+		}
+	}
+}
+
+func netipMust(s string) netip.AddrPort { return netip.MustParseAddrPort(s) }

@@ -1,0 +1,180 @@
+package proxy
+
+import (
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"jitterlab/netem"
+)
+
+// A scenario timeline applies in wall time from the start: packets after
+// the change meet the new link, and the change is reported as it applies.
+func TestTimelineChangesTheLinks(t *testing.T) {
+	server, stopServer := echoOn(t, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	defer stopServer()
+	applied := make(chan Change, 1)
+	blackout := Change{At: 300 * ms, Up: netem.Params{Loss: 1}, What: "up.loss=100%"}
+	r, client, stop := startRelay(t, Options{Target: server.String(), Timeline: []Change{blackout},
+		OnChange: func(c Change) { applied <- c }})
+	if got := exchange(t, client, 5, 10*time.Second); got != 5 {
+		t.Fatalf("before the change: %d/5 echoes", got)
+	}
+	select {
+	case c := <-applied:
+		if c.What != blackout.What {
+			t.Fatalf("reported %+v", c)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the change at 300ms was never applied")
+	}
+	exchange(t, client, 5, 50*time.Millisecond)
+	waitFor(t, "the relay to count 10 datagrams", func() bool { return r.Stats().Up.Received == 10 })
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if st := r.Stats(); st.Up.Lost != 5 || st.Down.Delivered != 5 {
+		t.Fatalf("after the blackout: %+v", st)
+	}
+}
+
+// A write the socket refuses is counted as a failed write, not delivered,
+// and the error is kept once with its count. The relay listens on IPv6
+// loopback and the server is IPv4: a 65,527-byte datagram (the IPv6 maximum)
+// cannot be sent over IPv4 (at most 65,507).
+func TestFailedWritesAreNotDelivered(t *testing.T) {
+	server, stopServer := echoOn(t, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	defer stopServer()
+	if c, err := net.ListenUDP("udp6", &net.UDPAddr{IP: net.IPv6loopback}); err != nil {
+		needs(t, "IPv6 loopback")
+	} else {
+		c.Close()
+	}
+	r, client, stop := startRelay(t, Options{Listen: "[::1]:0", Target: server.String()})
+	for range 3 {
+		if _, err := client.Write(make([]byte, 65527)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := exchange(t, client, 2, 10*time.Second); got != 2 {
+		t.Fatalf("small datagrams after the failures: %d/2 echoes", got)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	st, errs := r.Stats(), r.Errors()
+	if st.Up.WriteFailed != 3 || st.Up.Delivered != 2 || st.Up.Released != 5 {
+		t.Fatalf("up %+v", st.Up)
+	}
+	if len(errs) != 1 || errs[0].Count != 3 || !strings.Contains(errs[0].Msg, "writing to the server") {
+		t.Fatalf("errors %+v, want one kind counted 3 times", errs)
+	}
+}
+
+func TestListenRefusesALoop(t *testing.T) {
+	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	free := c.LocalAddr().String()
+	c.Close()
+	_, err = Listen(Options{Listen: free, Target: free})
+	if err == nil || !strings.Contains(err.Error(), "send to itself") {
+		t.Fatalf("--listen %s --to %s: %v", free, free, err)
+	}
+}
+
+// A name that does not resolve is a lookup failure, not a malformed address.
+func TestTargetLookupFailure(t *testing.T) {
+	_, err := Listen(Options{Listen: "127.0.0.1:0", Target: "nosuchhost.invalid:1"})
+	if err == nil || !strings.Contains(err.Error(), "DNS") || strings.Contains(err.Error(), "want") {
+		t.Fatalf("--to nosuchhost.invalid:1: %v", err)
+	}
+	for _, bad := range []string{"nohost", "127.0.0.1:0", "127.0.0.1:99999", "127.0.0.1:x"} {
+		if _, err := Listen(Options{Listen: "127.0.0.1:0", Target: bad}); err == nil || !strings.Contains(err.Error(), "--to") {
+			t.Errorf("--to %s: %v", bad, err)
+		}
+	}
+}
+
+func TestListenWarning(t *testing.T) {
+	for _, c := range []struct {
+		addr string
+		warn bool
+	}{
+		{"127.0.0.1:7777", false}, {"[::1]:7777", false}, {"127.0.0.5:7777", false},
+		{"0.0.0.0:7777", true}, {"[::]:7777", true}, {"192.0.2.1:7777", true},
+	} {
+		ua := net.UDPAddrFromAddrPort(netipMust(c.addr))
+		if got := ListenWarning(ua); (got != "") != c.warn {
+			t.Errorf("--listen %s: warning %q", c.addr, got)
+		}
+	}
+}
+
+// The relay forgets a client after the idle timeout and closes its socket
+// to the server; a full table evicts the longest idle client. Either way
+// the client is relayed again when it comes back, as a new flow.
+func TestRelayForgetsIdleAndEvictedClients(t *testing.T) {
+	server, stopServer := echoOn(t, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	defer stopServer()
+	echoes := func(c *net.UDPConn) {
+		t.Helper()
+		if got := exchange(t, c, 1, 10*time.Second); got != 1 {
+			t.Fatal("no echo")
+		}
+	}
+	t.Run("idle", func(t *testing.T) {
+		limits := DefaultLimits()
+		limits.IdleTimeout = 200 * ms
+		r, a, stop := startRelay(t, Options{Target: server.String(), Limits: limits})
+		echoes(a)
+		waitFor(t, "the idle client to expire", func() bool { return r.Stats().Expired == 1 })
+		echoes(a)
+		stop()
+		if st := r.Stats(); st.FlowsSeen != 2 || st.Down.Delivered != 2 {
+			t.Fatalf("stats %+v", st)
+		}
+	})
+	t.Run("evicted", func(t *testing.T) {
+		limits := DefaultLimits()
+		limits.MaxFlows = 1
+		r, a, stop := startRelay(t, Options{Target: server.String(), Limits: limits})
+		b, err := net.DialUDP("udp", nil, r.Addr().(*net.UDPAddr))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		echoes(a)
+		echoes(b)
+		echoes(a)
+		stop()
+		if st := r.Stats(); st.FlowsSeen != 3 || st.Evicted != 2 || st.Flows != 1 || st.Down.Delivered != 3 {
+			t.Fatalf("stats %+v", st)
+		}
+	})
+}
+
+// A game server that restarts on the same port: while it is down the
+// relay's socket to it gets ICMP "port unreachable"; once it is back, the
+// same client gets its replies again.
+func TestServerRestartIsSurvivable(t *testing.T) {
+	server, stop := echoOn(t, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	r, client, stopRelay := startRelay(t, Options{Target: server.String()})
+	if got := exchange(t, client, 5, 10*time.Second); got != 5 {
+		t.Fatalf("before the restart: %d/5 echoes", got)
+	}
+	stop()
+	// The server is down: the relay's packet draws a "port unreachable".
+	exchange(t, client, 1, 200*time.Millisecond)
+	waitFor(t, "the relay to see the refusal", func() bool { return len(r.Errors()) > 0 })
+	_, stop = echoOn(t, server)
+	defer stop()
+	if got := exchange(t, client, 5, 10*time.Second); got != 5 {
+		t.Fatalf("after the restart: %d/5 echoes, errors %v", got, r.Errors())
+	}
+	if err := stopRelay(); err != nil {
+		t.Fatal(err)
+	}
+}
