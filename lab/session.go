@@ -123,6 +123,7 @@ type Session struct {
 	visDist, cmdDist           float64
 	visTime                    float64
 	sample                     metrics.Sample
+	card                       *CardMeter
 
 	// OnSample, if set, receives every sample (valid during the call).
 	OnSample func(*metrics.Sample)
@@ -154,7 +155,7 @@ func New(cfg Config, every time.Duration) (*Session, error) {
 	s := &Session{cfg: cfg, initial: cfg, every: every,
 		visErr: metrics.NewHistogram(1e-4), corr: metrics.NewHistogram(1e-4),
 		rtt: metrics.NewHistogram(0.01), inputDelay: metrics.NewHistogram(0.01), upJit: metrics.NewHistogram(0.001), downJt: metrics.NewHistogram(0.001),
-		msgs: make([]wire, 0, 256), free: make([]int32, 0, 256),
+		msgs: make([]wire, 0, 256), free: make([]int32, 0, 256), card: NewCardMeter(DefaultCardThresholds),
 		cWander: sim.NewRand(cfg.Seed, "client.clock"), sWander: sim.NewRand(cfg.Seed, "server.clock"),
 	}
 	var err error
@@ -334,6 +335,7 @@ func (s *Session) scheduleServer() {
 }
 
 func (s *Session) frame() {
+	prev, snaps := s.cl.Visible(), s.cl.Counters().Snaps
 	s.cl.Frame(s.nextFrameLocal)
 	for _, m := range s.cl.Outbox() {
 		switch m.Kind {
@@ -364,6 +366,7 @@ func (s *Session) frame() {
 		if st.Reconciled > 0 {
 			s.corr.Add(st.CorrectionM)
 		}
+		s.cardFrame(&st, prev, snaps)
 	}
 	s.scheduleFrame()
 }
@@ -382,6 +385,7 @@ func (s *Session) serverStep() {
 		s.lastAck = ps.AckTick
 		if s.warm && s.now >= s.warmFrom {
 			s.inputDelay.Add(ms(s.now.Sub(s.sentAt[ps.AckTick%sentRing])))
+			s.card.InputDelay(ms(s.now.Sub(s.sentAt[ps.AckTick%sentRing])))
 		}
 	}
 	if s.serverKnowsClient {
