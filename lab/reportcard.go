@@ -169,10 +169,10 @@ func (c *ReportCard) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "  speed deficit (commanded − visible)\t%.3f m/s\n", c.SpeedDeficitMPS)
 	fmt.Fprintf(tw, "  rubber bands (back > %g cm in a frame)\t%.1f /min\n", 100*th.RubberBandM, c.RubberBandsPerMin)
 	fmt.Fprintf(tw, "  freeze time (speed < %g %% of commanded)\t%.1f %% of driving frames\n", 100*th.FreezeShare, 100*c.FreezeShare)
-	fmt.Fprintf(tw, "  snaps\t%.1f /min\tdistance p50 %.3f m, max %.3f m\n", c.SnapsPerMin, c.SnapDistanceM.P50, c.SnapDistanceM.Max)
+	fmt.Fprintf(tw, "  snaps\t%.1f /min, distance p50 %.3f m, max %.3f m\n", c.SnapsPerMin, c.SnapDistanceM.P50, c.SnapDistanceM.Max)
 	fmt.Fprintf(tw, "  corrections > %g cm\t%.1f /min\n", 100*th.CorrectionM, c.CorrectionsPerMin)
-	fmt.Fprintf(tw, "  input delay, send → applied\tp50 %.1f ms\tp95 %.1f ms, p99 %.1f ms\n", c.InputDelayMs.P50, c.InputDelayMs.P95, c.InputDelayMs.P99)
-	fmt.Fprintf(tw, "  visible lag behind predicted\tp50 %.3f m\tp99 %.3f m\n", c.VisibleLagM.P50, c.VisibleLagM.P99)
+	fmt.Fprintf(tw, "  input delay, send → applied\tp50 %.1f ms, p95 %.1f ms, p99 %.1f ms\n", c.InputDelayMs.P50, c.InputDelayMs.P95, c.InputDelayMs.P99)
+	fmt.Fprintf(tw, "  visible lag behind predicted\tp50 %.3f m, p99 %.3f m\n", c.VisibleLagM.P50, c.VisibleLagM.P99)
 	if err := tw.Flush(); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,5 +132,23 @@ func TestReportCardInSummary(t *testing.T) {
 	near(t, "card lag p99", c.VisibleLagM.P99, sum.VisibleErrorM.P99, 0)
 	if c.CorrectionsPerMin <= 0 {
 		t.Errorf("a 20 ms jittery link shows no corrections: %+v", c)
+	}
+}
+
+func TestVariantsAreTheRegistrysImplementationChoices(t *testing.T) {
+	var got []string
+	for _, v := range Variants() {
+		got = append(got, v.Key)
+		p, _ := Lookup(v.Key)
+		for _, c := range v.Choices {
+			cfg := DefaultConfig()
+			if err := Set(&cfg, v.Key, c); err != nil || p.Get(&cfg) != c {
+				t.Errorf("%s=%s: %v, reads back %q", v.Key, c, err, p.Get(&cfg))
+			}
+		}
+	}
+	want := "client.sender client.corrector client.predict client.replay client.smoothing server.inputs"
+	if strings.Join(got, " ") != want {
+		t.Errorf("variants %q, want %q", got, want)
 	}
 }

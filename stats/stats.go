@@ -1,12 +1,16 @@
 package stats
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 )
 
 // Level is the confidence level of every interval.
 const Level = 0.95
+
+// Rounding is the relative difference Paired treats as equal values.
+const Rounding = 1e-9
 
 // Interval is a mean over n values with the half-width of its 95 %
 // confidence interval: [Mean − Half, Mean + Half]. With fewer than two
@@ -74,7 +78,10 @@ type Diff struct {
 }
 
 // Paired compares b with a seed by seed; a[i] and b[i] come from the same
-// seed. It panics if the lengths differ (a programming error).
+// seed. A difference at the level of floating-point rounding (within
+// Rounding of the values' magnitude) counts as 0, so two runs that differ
+// only in the order of additions are not "significantly" different. It
+// panics if the lengths differ (a programming error).
 func Paired(a, b []float64) Diff {
 	if len(a) != len(b) {
 		panic(fmt.Sprintf("stats.Paired: %d values against %d", len(a), len(b)))
@@ -82,9 +89,21 @@ func Paired(a, b []float64) Diff {
 	d := make([]float64, len(a))
 	for i := range a {
 		d[i] = b[i] - a[i]
+		if math.Abs(d[i]) <= Rounding*max(math.Abs(a[i]), math.Abs(b[i])) {
+			d[i] = 0
+		}
 	}
 	iv := Mean(d)
 	return Diff{Interval: iv, Significant: iv.ExcludesZero()}
+}
+
+// PairedMin is Paired where a difference smaller than smallest in
+// magnitude is never significant: an effect below what the metric resolves
+// (or what anyone could see) is not reported as one, however consistent.
+func PairedMin(a, b []float64, smallest float64) Diff {
+	d := Paired(a, b)
+	d.Significant = d.Significant && math.Abs(d.Mean) >= smallest
+	return d
 }
 
 // Percent is the difference as a percentage of the base, and whether it is
@@ -97,4 +116,36 @@ func Percent(d Diff, base Interval, floor float64) (float64, bool) {
 		return 0, false
 	}
 	return 100 * d.Mean / base.Mean, true
+}
+
+// intervalJSON is an Interval as JSON: an unknown half-width (+Inf, one
+// value) is null.
+type intervalJSON struct {
+	N    int      `json:"n"`
+	Mean float64  `json:"mean"`
+	Half *float64 `json:"half"`
+	SD   float64  `json:"sd"`
+	Lo   *float64 `json:"lo"`
+	Hi   *float64 `json:"hi"`
+}
+
+func (iv Interval) toJSON() intervalJSON {
+	j := intervalJSON{N: iv.N, Mean: iv.Mean, SD: iv.SD}
+	if !math.IsInf(iv.Half, 1) {
+		h, lo, hi := iv.Half, iv.Lo(), iv.Hi()
+		j.Half, j.Lo, j.Hi = &h, &lo, &hi
+	}
+	return j
+}
+
+// MarshalJSON writes n, mean, half, sd, lo and hi (half, lo, hi null when
+// unknown).
+func (iv Interval) MarshalJSON() ([]byte, error) { return json.Marshal(iv.toJSON()) }
+
+// MarshalJSON writes the interval and whether it is significant.
+func (d Diff) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		intervalJSON
+		Significant bool `json:"significant"`
+	}{d.toJSON(), d.Significant})
 }

@@ -1,11 +1,13 @@
 package stats
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -59,8 +61,17 @@ func TestPairedDifferenceByHand(t *testing.T) {
 	if d := Paired([]float64{1, 5, 9}, []float64{1.5, 5.5, 9.5}); !d.Significant || d.Half != 0 {
 		t.Errorf("a constant difference: %+v", d)
 	}
+	// Rounding is no difference.
+	if d := Paired([]float64{0.1 + 0.2, 1e6}, []float64{0.3, 1e6 + 1e-7}); d.Significant || d.Mean != 0 {
+		t.Errorf("rounding differences: %+v", d)
+	}
+	// A consistent but negligible effect is not significant.
+	a, b := []float64{1, 2, 3}, []float64{1.0001, 2.0001, 3.0001}
+	if !Paired(a, b).Significant || PairedMin(a, b, 0.0005).Significant || !PairedMin(a, b, 0.0001).Significant {
+		t.Errorf("negligible effect: %+v", PairedMin(a, b, 0.0005))
+	}
 	// Pairing matters: unpaired, these overlap widely.
-	a, b := []float64{1, 10, 100}, []float64{1.1, 10.1, 100.1}
+	a, b = []float64{1, 10, 100}, []float64{1.1, 10.1, 100.1}
 	if ia, ib := Mean(a), Mean(b); ia.Hi() < ib.Lo() || !Paired(a, b).Significant {
 		t.Errorf("paired %+v, unpaired %+v %+v", Paired(a, b), ia, ib)
 	}
@@ -137,5 +148,16 @@ func TestParallelPlacesResultsByIndex(t *testing.T) {
 	}
 	if got, err := Parallel(0, 4, func(int) (int, error) { return 0, errors.New("x") }); err != nil || len(got) != 0 {
 		t.Fatalf("no jobs: %v %v", got, err)
+	}
+}
+
+func TestJSON(t *testing.T) {
+	b, err := json.Marshal(Paired([]float64{1, 2, 3}, []float64{2, 4, 5}))
+	if err != nil || !strings.Contains(string(b), `"significant":true`) || !strings.Contains(string(b), `"lo":0.23`) {
+		t.Errorf("%s %v", b, err)
+	}
+	b, err = json.Marshal(Mean([]float64{4}))
+	if err != nil || string(b) != `{"n":1,"mean":4,"half":null,"sd":0,"lo":null,"hi":null}` {
+		t.Errorf("one value: %s %v", b, err)
 	}
 }

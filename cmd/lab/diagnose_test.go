@@ -1,0 +1,41 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestDiagnose(t *testing.T) {
+	args := []string{"diagnose", "--scenario", "jitter-fix", "--seeds", "1-3", "--duration", "10s"}
+	code, out, errOut := runLab(t, args...)
+	if code != 0 || !strings.Contains(out, "scenario   jitter-fix") || !strings.Contains(out, "seeds      1-3 (3,") ||
+		!strings.Contains(out, "duration   10s each") || !strings.Contains(out, "recommended:") {
+		t.Fatalf("code %d, stderr %q, stdout:\n%s", code, errOut, out)
+	}
+	if _, again, _ := runLab(t, args...); again != out {
+		t.Error("the same seeds gave different text")
+	}
+	code, js, _ := runLab(t, append(args, "--json")...)
+	var v struct {
+		Conditions struct{ Scenario string }
+		Findings   []struct{ Rule string }
+	}
+	if code != 0 || json.Unmarshal([]byte(js), &v) != nil || v.Conditions.Scenario != "jitter-fix" {
+		t.Fatalf("json: %d %q", code, js)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"diagnose", "--metric", "wobble"}, `--metric "wobble": allowed one of judder`},
+		{[]string{"diagnose", "--seeds", "x"}, "--seeds"},
+		{[]string{"diagnose", "--seed", "4"}, "--seed: diagnose runs every seed of --seeds"},
+		{[]string{"diagnose", "--set", "client.sender=fast"}, "client.sender"},
+	} {
+		code, out, errOut := runLab(t, c.args...)
+		if code != 1 || out != "" || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("%v: code %d, stdout %q, stderr %q", c.args, code, out, errOut)
+		}
+	}
+}
