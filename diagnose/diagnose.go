@@ -139,6 +139,12 @@ type Result struct {
 // Metric is the primary metric.
 func (r *Result) Metric() Metric { return r.metric }
 
+// TieBreak is the metric that breaks ties.
+func (r *Result) TieBreak() Metric { return r.tie }
+
+// Arm is the change's runs: its base and the change, on every seed.
+func (c *Change) Arm() *Arm { return c.arm }
+
 // Run diagnoses o.
 func Run(o Options) (*Result, error) {
 	if len(o.Seeds) == 0 {

@@ -68,6 +68,26 @@ func (r *Result) noProblem() string {
 		r.metric.Unit, FormatDiff(r.LinkCost[0], r.metric.Prec))
 }
 
+// ChangeLine says what the finding's change does to the reference.
+func (r *Result) ChangeLine(f *Finding) string {
+	verdict := "no significant effect on the report card here"
+	switch {
+	case f.Problem:
+		verdict = "a significant improvement"
+	case (f.FixPrimary.Significant && f.FixPrimary.Mean > 0) || (f.FixTie.Significant && f.FixTie.Mean > 0):
+		verdict = "significantly worse here"
+	}
+	return fmt.Sprintf("change %s: %s %s %s, %s %s %s: %s", f.Fix, r.metric.Label, FormatDiff(f.FixPrimary, r.metric.Prec),
+		r.metric.Unit, r.tie.Label, FormatDiff(f.FixTie, r.tie.Prec), r.tie.Unit, verdict)
+}
+
+// LinkLine compares the reference with the same game on a perfect link.
+func (r *Result) LinkLine() string {
+	return fmt.Sprintf("the link: against the same game on a perfect link, %s %s %s, %s %s %s "+
+		"(95 %% intervals over %d seeds, * significant)", r.metric.Label, FormatDiff(r.LinkCost[0], r.metric.Prec), r.metric.Unit,
+		r.tie.Label, FormatDiff(r.LinkCost[1], r.tie.Prec), r.tie.Unit, len(r.Conditions.Seeds))
+}
+
 // WriteText prints the diagnosis.
 func (r *Result) WriteText(w io.Writer) error {
 	var b bytes.Buffer
@@ -91,9 +111,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintln(&b)
 	fmt.Fprintln(&b, wrap(r.Headline(), "", "", 100))
 	fmt.Fprintln(&b)
-	fmt.Fprintln(&b, wrap(fmt.Sprintf("the link: against the same game on a perfect link, %s %s %s, %s %s %s "+
-		"(95 %% intervals over %d seeds, * significant)", r.metric.Label, FormatDiff(r.LinkCost[0], r.metric.Prec), r.metric.Unit,
-		r.tie.Label, FormatDiff(r.LinkCost[1], r.tie.Prec), r.tie.Unit, n), "", "", 100))
+	fmt.Fprintln(&b, wrap(r.LinkLine(), "", "", 100))
 
 	fmt.Fprintln(&b)
 	fmt.Fprintln(&b, "findings (main cause first)")
@@ -102,15 +120,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	for i, f := range r.Findings {
 		fmt.Fprintln(&b, wrap(fmt.Sprintf("%d. %s.", i+1, f.Text), "  ", "     ", 100))
-		verdict := "no significant effect on the report card here"
-		switch {
-		case f.Problem:
-			verdict = "a significant improvement"
-		case (f.FixPrimary.Significant && f.FixPrimary.Mean > 0) || (f.FixTie.Significant && f.FixTie.Mean > 0):
-			verdict = "significantly worse here"
-		}
-		fmt.Fprintln(&b, wrap(fmt.Sprintf("change %s: %s %s %s, %s %s %s: %s", f.Fix, r.metric.Label, FormatDiff(f.FixPrimary, r.metric.Prec),
-			r.metric.Unit, r.tie.Label, FormatDiff(f.FixTie, r.tie.Prec), r.tie.Unit, verdict), "     ", "       ", 100))
+		fmt.Fprintln(&b, wrap(r.ChangeLine(&f), "     ", "       ", 100))
 	}
 
 	fmt.Fprintln(&b)

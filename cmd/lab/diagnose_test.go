@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -37,5 +40,19 @@ func TestDiagnose(t *testing.T) {
 		if code != 1 || out != "" || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
 			t.Errorf("%v: code %d, stdout %q, stderr %q", c.args, code, out, errOut)
 		}
+	}
+}
+
+func TestDiagnoseHTML(t *testing.T) {
+	dir := t.TempDir()
+	page := filepath.Join(dir, "report.html")
+	code, out, errOut := runLab(t, "diagnose", "--scenario", "perfect", "--seeds", "1-2", "--duration", "5s", "--html", page)
+	b, err := os.ReadFile(page)
+	if code != 0 || err != nil || !strings.Contains(out, "No significant problem") || !bytes.Contains(b, []byte("<svg")) {
+		t.Fatalf("code %d, stderr %q, read %v", code, errOut, err)
+	}
+	code, _, errOut = runLab(t, "diagnose", "--seeds", "1", "--duration", "5s", "--html", filepath.Join(dir, "no", "such", "dir.html"))
+	if code != 1 || !strings.Contains(errOut, "--html") {
+		t.Errorf("unwritable --html: code %d, %q", code, errOut)
 	}
 }
