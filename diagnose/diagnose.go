@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"time"
 
 	"jitterlab/lab"
 	"jitterlab/metrics"
@@ -231,7 +230,7 @@ func Run(o Options) (*Result, error) {
 		r.BestVsReference = append(r.BestVsReference, d.diff(r.Reference, best, m))
 	}
 
-	r.Findings = findings(&o, d, r)
+	r.Findings = findings(d, r)
 	r.Problem = (r.LinkCost[0].Significant && r.LinkCost[0].Mean > 0) || (r.LinkCost[1].Significant && r.LinkCost[1].Mean > 0)
 	for _, f := range r.Findings {
 		r.Problem = r.Problem || f.Problem
@@ -426,6 +425,9 @@ func cmpTol(a, b float64) int {
 	return 0
 }
 
+// maxPoints bounds a timeline's samples (2 min at 50 ms is 2400).
+const maxPoints = 3000
+
 // series runs one seed and keeps its timeline.
 func (d *diag) series(sets []string, seed uint64) (Series, error) {
 	s, err := d.session(sets, seed)
@@ -433,7 +435,14 @@ func (d *diag) series(sets []string, seed uint64) (Series, error) {
 		return Series{}, err
 	}
 	var ser Series
+	// At most maxPoints samples, evenly strided, however long the run.
+	stride := int64(d.o.Base.Duration/s.Every())/maxPoints + 1
+	var k int64
 	s.OnSample = func(x *metrics.Sample) {
+		k++
+		if (k-1)%stride != 0 {
+			return
+		}
 		ser.TS = append(ser.TS, x.TS)
 		ser.TickOffset = append(ser.TickOffset, float64(x.TickOffset))
 		ser.SendIntervalS = append(ser.SendIntervalS, x.SendIntervalS)
@@ -442,5 +451,3 @@ func (d *diag) series(sets []string, seed uint64) (Series, error) {
 	}
 	return ser, s.Run(sim.Time(d.o.Base.Duration))
 }
-
-var _ = time.Second

@@ -99,7 +99,9 @@ func TestJitterFixMainCauseIsTheOverwrite(t *testing.T) {
 // Done when: on drift with client.drift_ppm=-5000 (pinned for the run),
 // diagnose names the frame sender.
 func TestSlowClockNamesTheFrameSender(t *testing.T) {
-	r := run(t, options(t, "drift", "client.drift_ppm=-5000ppm"))
+	o := options(t, "drift", "client.drift_ppm=-5000ppm")
+	o.Seeds = o.Seeds[:10] // as conclusive as 20 here, and half the time under -race
+	r := run(t, o)
 	f, ok := finding(r, "frame-sender-slow-clock")
 	if !ok || !strings.Contains(f.Text, "frame sender") || !strings.Contains(f.Text, "0.50 % slow") || f.Fix != "client.sender=accumulator" {
 		t.Fatalf("findings %+v", r.Findings)
@@ -114,7 +116,9 @@ func TestSlowClockNamesTheFrameSender(t *testing.T) {
 
 // Done when: on a perfect link it finds no significant problem and says so.
 func TestPerfectLinkHasNoSignificantProblem(t *testing.T) {
-	r := run(t, options(t, "perfect"))
+	o := options(t, "perfect")
+	o.Seeds = o.Seeds[:10]
+	r := run(t, o)
 	if r.Problem {
 		t.Fatalf("a problem on a perfect link: %+v", r.Findings)
 	}
@@ -227,5 +231,18 @@ func BenchmarkDiagnoseJitterFix(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		run(b, o)
+	}
+}
+
+func TestTimelinesAreBounded(t *testing.T) {
+	o := options(t, "")
+	o.Seeds, o.Base.Duration = o.Seeds[:2], 10*time.Minute
+	r := run(t, o)
+	if n := len(r.RefSeries.TS); n > maxPoints || n < maxPoints/2 || len(r.BestSeries.TS) != n {
+		t.Errorf("a 10 min timeline keeps %d and %d samples, want at most %d", n, len(r.BestSeries.TS), maxPoints)
+	}
+	o.Base.Duration = time.Minute
+	if n := len(run(t, o).RefSeries.TS); n != 1200 {
+		t.Errorf("a 1 min timeline keeps %d of 1200 samples", n)
 	}
 }

@@ -31,7 +31,7 @@ type rule func(d *diag, r *Result) (Finding, bool)
 
 var rules = []rule{overwriteRule, slowClockRule, latchRule, substepRule}
 
-func findings(o *Options, d *diag, r *Result) []Finding {
+func findings(d *diag, r *Result) []Finding {
 	fs := []Finding{}
 	for _, rl := range rules {
 		f, ok := rl(d, r)
