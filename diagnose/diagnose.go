@@ -146,8 +146,8 @@ func (c *Change) Arm() *Arm { return c.arm }
 
 // Run diagnoses o.
 func Run(o Options) (*Result, error) {
-	if len(o.Seeds) == 0 {
-		return nil, fmt.Errorf("--seeds: give at least one seed")
+	if len(o.Seeds) < 2 {
+		return nil, fmt.Errorf("--seeds: %d seed(s); an interval needs at least 2 (20, the default, tells small effects apart)", len(o.Seeds))
 	}
 	if o.Metric == "" {
 		o.Metric = "judder"

@@ -187,10 +187,12 @@ func TestBadOptions(t *testing.T) {
 	if _, err := Run(o); err == nil || !strings.Contains(err.Error(), "--metric") || !strings.Contains(err.Error(), "speed_deficit") {
 		t.Errorf("bad metric: %v", err)
 	}
-	o = options(t, "")
-	o.Seeds = nil
-	if _, err := Run(o); err == nil || !strings.Contains(err.Error(), "--seeds") {
-		t.Errorf("no seeds: %v", err)
+	for _, seeds := range [][]uint64{nil, {7}} {
+		o = options(t, "")
+		o.Seeds = seeds
+		if _, err := Run(o); err == nil || !strings.Contains(err.Error(), "--seeds") || !strings.Contains(err.Error(), "at least 2") {
+			t.Errorf("seeds %v: %v", seeds, err)
+		}
 	}
 }
 
@@ -244,5 +246,20 @@ func TestTimelinesAreBounded(t *testing.T) {
 	o.Base.Duration = time.Minute
 	if n := len(run(t, o).RefSeries.TS); n != 1200 {
 		t.Errorf("a 1 min timeline keeps %d of 1200 samples", n)
+	}
+}
+
+func TestHeadline(t *testing.T) {
+	judder, _ := LookupMetric("judder")
+	deficit, _ := LookupMetric("speed_deficit")
+	sig := stats.Diff{Interval: stats.Interval{N: 3, Mean: 0.3, Half: 0.1}, Significant: true}
+	none := stats.Diff{Interval: stats.Interval{N: 3, Mean: 0.05, Half: 0.1}}
+	r := &Result{metric: judder, tie: deficit, Problem: true, LinkCost: [2]stats.Diff{none, sig}}
+	if got := r.Headline(); !strings.HasPrefix(got, "The link costs speed deficit +0.300 ± 0.100 * m/s") {
+		t.Errorf("link cost in the tie-break: %q", got)
+	}
+	r.Findings = []Finding{{Text: "the server overwrote", Problem: true}}
+	if got := r.Headline(); got != "Main cause: the server overwrote." {
+		t.Errorf("main cause: %q", got)
 	}
 }

@@ -56,8 +56,12 @@ func (r *Result) Headline() string {
 	case len(r.Findings) > 0 && r.Findings[0].Problem:
 		return "Main cause: " + r.Findings[0].Text + "."
 	}
-	return fmt.Sprintf("The link costs %s %s over the same game on a perfect link; no rule names a mechanism.",
-		r.metric.Label, FormatDiff(r.LinkCost[0], r.metric.Prec))
+	m, d := r.metric, r.LinkCost[0]
+	if !(d.Significant && d.Mean > 0) {
+		m, d = r.tie, r.LinkCost[1]
+	}
+	return fmt.Sprintf("The link costs %s %s %s over the same game on a perfect link, and no rule names the mechanism: "+
+		"the ranked changes below are the evidence.", m.Label, FormatDiff(d, m.Prec), m.Unit)
 }
 
 func (r *Result) noProblem() string {

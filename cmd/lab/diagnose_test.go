@@ -51,7 +51,7 @@ func TestDiagnoseHTML(t *testing.T) {
 	if code != 0 || err != nil || !strings.Contains(out, "No significant problem") || !bytes.Contains(b, []byte("<svg")) {
 		t.Fatalf("code %d, stderr %q, read %v", code, errOut, err)
 	}
-	code, _, errOut = runLab(t, "diagnose", "--seeds", "1", "--duration", "5s", "--html", filepath.Join(dir, "no", "such", "dir.html"))
+	code, _, errOut = runLab(t, "diagnose", "--seeds", "1-2", "--duration", "5s", "--html", filepath.Join(dir, "no", "such", "dir.html"))
 	if code != 1 || !strings.Contains(errOut, "--html") {
 		t.Errorf("unwritable --html: code %d, %q", code, errOut)
 	}
