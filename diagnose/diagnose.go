@@ -57,9 +57,10 @@ type MetricStat struct {
 
 // Arm is one configuration run on every seed.
 type Arm struct {
-	Sets []string      `json:"sets"`
-	Card []MetricStat  `json:"report_card"`
-	Runs []lab.Summary `json:"-"`
+	Sets   []string      `json:"sets"`
+	Card   []MetricStat  `json:"report_card"`
+	Runs   []lab.Summary `json:"-"`
+	Traces []Trace       `json:"-"`
 }
 
 // Stat returns the arm's statistic for metric m.
@@ -354,25 +355,78 @@ func (d *diag) session(sets []string, seed uint64) (*lab.Session, error) {
 	return s, nil
 }
 
+// Trace is what one run's timeline showed, from the end of its first
+// quarter on (the corrector has had time to act).
+type Trace struct {
+	// AboveBand is the share of samples (%) with the tick offset above the band.
+	AboveBand float64
+	// OffsetSlope is the tick offset's growth per second of true time.
+	OffsetSlope float64
+}
+
+// tracer accumulates a Trace from samples.
+type tracer struct {
+	from, t0, t1 float64
+	o0, o1       int
+	n, above     int
+	band         int
+}
+
+func (tr *tracer) sample(x *metrics.Sample) {
+	if x.TS < tr.from {
+		return
+	}
+	if tr.n == 0 {
+		tr.t0, tr.o0 = x.TS, x.TickOffset
+	}
+	tr.n++
+	if x.TickOffset > tr.band {
+		tr.above++
+	}
+	tr.t1, tr.o1 = x.TS, x.TickOffset
+}
+
+func (tr *tracer) trace() Trace {
+	var t Trace
+	if tr.n > 0 {
+		t.AboveBand = 100 * float64(tr.above) / float64(tr.n)
+	}
+	if tr.t1 > tr.t0 {
+		t.OffsetSlope = float64(tr.o1-tr.o0) / (tr.t1 - tr.t0)
+	}
+	return t
+}
+
+type runResult struct {
+	sum   lab.Summary
+	trace Trace
+}
+
 // runArms runs every arm on every seed, in parallel, results by index.
 func (d *diag) runArms(sets [][]string) ([]*Arm, error) {
 	n := len(d.o.Seeds)
-	runs, err := stats.Parallel(len(sets)*n, d.o.Workers, func(i int) (lab.Summary, error) {
+	runs, err := stats.Parallel(len(sets)*n, d.o.Workers, func(i int) (runResult, error) {
 		s, err := d.session(sets[i/n], d.o.Seeds[i%n])
 		if err != nil {
-			return lab.Summary{}, fmt.Errorf("%s seed %d: %w", strings.Join(sets[i/n], " "), d.o.Seeds[i%n], err)
+			return runResult{}, fmt.Errorf("%s seed %d: %w", strings.Join(sets[i/n], " "), d.o.Seeds[i%n], err)
 		}
+		tr := tracer{from: d.o.Base.Duration.Seconds() / 4, band: s.Config().Client.Band}
+		s.OnSample = tr.sample
 		if err := s.Run(sim.Time(d.o.Base.Duration)); err != nil {
-			return lab.Summary{}, fmt.Errorf("%s seed %d: %w", strings.Join(sets[i/n], " "), d.o.Seeds[i%n], err)
+			return runResult{}, fmt.Errorf("%s seed %d: %w", strings.Join(sets[i/n], " "), d.o.Seeds[i%n], err)
 		}
-		return s.Summary(), nil
+		return runResult{s.Summary(), tr.trace()}, nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	arms := make([]*Arm, len(sets))
 	for i := range sets {
-		a := &Arm{Sets: append([]string{}, sets[i]...), Runs: runs[i*n : (i+1)*n]}
+		a := &Arm{Sets: append([]string{}, sets[i]...)}
+		for _, r := range runs[i*n : (i+1)*n] {
+			a.Runs = append(a.Runs, r.sum)
+			a.Traces = append(a.Traces, r.trace)
+		}
 		for _, m := range Metrics {
 			vs := make([]float64, n)
 			for j := range a.Runs {

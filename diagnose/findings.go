@@ -69,6 +69,15 @@ func perSeed(r *Result, f func(s *lab.Summary) float64) stats.Interval {
 	return stats.Mean(vs)
 }
 
+// perTrace computes f of every reference run's trace.
+func perTrace(r *Result, f func(t *Trace) float64) stats.Interval {
+	vs := make([]float64, len(r.Reference.Traces))
+	for i := range r.Reference.Traces {
+		vs[i] = f(&r.Reference.Traces[i])
+	}
+	return stats.Mean(vs)
+}
+
 // timelineTouches reports whether the (unpinned) timeline changes any key.
 func (d *diag) timelineTouches(keys ...string) bool {
 	if d.o.Scenario == nil {
@@ -163,19 +172,19 @@ func slowClockRule(d *diag, r *Result) (Finding, bool) {
 		return Finding{}, false
 	}
 	off := perSeed(r, func(s *lab.Summary) float64 { return float64(s.FinalOffset) })
-	if off.Lo() <= float64(c.Client.Band) {
+	slope := perTrace(r, func(t *Trace) float64 { return t.OffsetSlope })
+	if off.Lo() <= float64(c.Client.Band) || slope.Lo() <= 0 {
 		return Finding{}, false
 	}
-	dur := c.Duration.Seconds()
 	slow := fmt.Sprintf("the client clock runs %.2f %% slow", -c.ClientDriftPPM/1e4)
 	if c.ClientDriftPPM >= 0 {
 		slow = fmt.Sprintf("the client clock runs %.2f %% slower than the server's", 100*(1-clientHz/serverHz))
 	}
 	return Finding{Rule: "frame-sender-slow-clock", Fix: "client.sender=accumulator",
 		Text: fmt.Sprintf("%s: the frame sender cannot send faster than once per %d frames (%.2f Hz of its clock, %.3f Hz of "+
-			"true time) against the server's %.3f Hz, so the tick offset grows without bound: %s in %.0f s "+
-			"(the rates alone predict +%.1f over the run)", slow, m, float64(c.Client.FPS)/float64(m), clientHz, serverHz,
-			signed(off), dur, (serverHz-clientHz)*dur)}, true
+			"true time) against the server's %.3f Hz, so the tick offset grows without bound: by %s ticks/s "+
+			"(the rates predict %+.3f), to %s after %.0f s", slow, m, float64(c.Client.FPS)/float64(m), clientHz, serverHz,
+			signedP(slope, 3), serverHz-clientHz, signed(off), c.Duration.Seconds())}, true
 }
 
 // latchRule: the dead band latches the fast interval when the offset goes
@@ -198,14 +207,18 @@ func latchRule(d *diag, r *Result) (Finding, bool) {
 		return 0
 	})
 	off := perSeed(r, func(s *lab.Summary) float64 { return float64(s.FinalOffset) })
-	if fast.Mean <= 50 || off.Lo() <= float64(c.Client.Band) {
+	above := perTrace(r, func(t *Trace) float64 { return t.AboveBand })
+	if fast.Mean <= 50 || above.Mean < 50 {
 		return Finding{}, false
+	}
+	stays := fmt.Sprintf("above the band (±%d) in %s %% of the samples after the first quarter of the run", c.Client.Band, above.Format(0))
+	if above.Lo() >= 100-1e-9 {
+		stays = fmt.Sprintf("above the band (±%d) on every seed from the first quarter of the run on: it never returns into it", c.Client.Band)
 	}
 	return Finding{Rule: "latch-still-tick-rate", Fix: "client.sender=accumulator",
 		Text: fmt.Sprintf("the send interval latched at %.3f s for %s %% of the time, but at %d fps that is still one send "+
-			"per %d frames = %.1f Hz, no faster than the server's %.1f Hz ticks: the tick offset stays at %s, above the "+
-			"band (±%d), and never returns into it", c.Client.IntervalFast.Seconds(), fast.Format(0), c.Client.FPS, m,
-			clientHz, serverHz, signed(off), c.Client.Band)}, true
+			"per %d frames = %.1f Hz, no faster than the server's %.1f Hz ticks, so the offset cannot come down: it ends at %s, %s",
+			c.Client.IntervalFast.Seconds(), fast.Format(0), c.Client.FPS, m, clientHz, serverHz, signed(off), stays)}, true
 }
 
 // substepRule: replay in substeps of one prediction unit differs from one
@@ -239,8 +252,10 @@ func substepRule(d *diag, r *Result) (Finding, bool) {
 }
 
 // signed formats an interval with a sign: "+3.1 ± 0.2".
-func signed(iv stats.Interval) string {
-	s := iv.Format(1)
+func signed(iv stats.Interval) string { return signedP(iv, 1) }
+
+func signedP(iv stats.Interval, prec int) string {
+	s := iv.Format(prec)
 	if iv.Mean >= 0 {
 		s = "+" + s
 	}

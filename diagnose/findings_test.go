@@ -177,3 +177,14 @@ func TestSubstepsEqualOneStepOnlyForWholeUnitsWithoutTurning(t *testing.T) {
 		t.Error("the rule does not fire on the steady script")
 	}
 }
+
+func TestTracerFromTheFirstQuarter(t *testing.T) {
+	tr := tracer{from: 10, band: 2}
+	for i, off := range []int{9, 9, 3, 2, 3, 5} { // at 0, 5, 10, 15, 20, 25 s
+		tr.sample(&metrics.Sample{TS: float64(5 * i), TickOffset: off})
+	}
+	got := tr.trace()
+	if got.AboveBand != 75 || got.OffsetSlope != 2.0/15 {
+		t.Errorf("%+v, want 75 %% above the band and a slope of 2/15 per second", got)
+	}
+}
