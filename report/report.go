@@ -191,6 +191,26 @@ func timelines(r *diagnose.Result) []chart {
 	}
 }
 
+// niceStep is the 1, 2 or 5 × 10^k at or above x.
+func niceStep(x float64) float64 {
+	p := math.Pow(10, math.Floor(math.Log10(x)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*p >= x {
+			return m * p
+		}
+	}
+	return 10 * p
+}
+
+// trim formats a tick value with as many decimals as its step needs.
+func trim(v, step float64) string {
+	dec := max(0, int(-math.Floor(math.Log10(step)+1e-9)))
+	if math.Abs(v) < step/1e6 {
+		v = 0
+	}
+	return strconv.FormatFloat(v, 'f', dec, 64)
+}
+
 // lineChart draws two series over time with dashed reference lines.
 func lineChart(t1, y1, t2, y2 []float64, lines []float64) template.HTML {
 	const width, height, left, right, top, bottom = 900.0, 170.0, 60.0, 15.0, 10.0, 25.0
@@ -222,9 +242,12 @@ func lineChart(t1, y1, t2, y2 []float64, lines []float64) template.HTML {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="timeline" width="%s" height="%s" viewBox="0 0 %s %s" role="img">`, f1(width), f1(height), f1(width), f1(height))
 	fmt.Fprintf(&b, `<rect x="%s" y="%s" width="%s" height="%s" fill="#fafafa" stroke="#ccc"/>`, f1(left), f1(top), f1(width-left-right), f1(height-top-bottom))
+	step := niceStep((hi - lo) / 4)
+	for v := math.Ceil(lo/step) * step; v <= hi; v += step {
+		fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#e4e4e4"/>`, f1(left), f1(y(v)), f1(width-right), f1(y(v)))
+		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="end" font-size="11">%s</text>`, f1(left-6), f1(y(v)+4), trim(v, step))
+	}
 	for k := 0; k <= 4; k++ {
-		v := lo + (hi-lo)*float64(k)/4
-		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="end" font-size="11">%s</text>`, f1(left-6), f1(y(v)+4), strconv.FormatFloat(v, 'g', 3, 64))
 		tt := tmax * float64(k) / 4
 		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="middle" font-size="11">%s s</text>`, f1(x(tt)), f1(height-8), strconv.FormatFloat(tt, 'f', 0, 64))
 	}
