@@ -238,14 +238,17 @@ func BenchmarkDiagnoseJitterFix(b *testing.B) {
 
 func TestTimelinesAreBounded(t *testing.T) {
 	o := options(t, "")
-	o.Seeds, o.Base.Duration = o.Seeds[:2], 10*time.Minute
-	r := run(t, o)
-	if n := len(r.RefSeries.TS); n > maxPoints || n < maxPoints/2 || len(r.BestSeries.TS) != n {
-		t.Errorf("a 10 min timeline keeps %d and %d samples, want at most %d", n, len(r.BestSeries.TS), maxPoints)
+	o.Base.Duration = 10 * time.Minute
+	ser, err := (&diag{o: o}).series(nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(ser.TS); n > maxPoints || n < maxPoints/2 || len(ser.VisibleSpeedMPS) != n {
+		t.Errorf("a 10 min timeline keeps %d samples, want at most %d", n, maxPoints)
 	}
 	o.Base.Duration = time.Minute
-	if n := len(run(t, o).RefSeries.TS); n != 1200 {
-		t.Errorf("a 1 min timeline keeps %d of 1200 samples", n)
+	if ser, _ := (&diag{o: o}).series(nil, 1); len(ser.TS) != 1200 {
+		t.Errorf("a 1 min timeline keeps %d of 1200 samples", len(ser.TS))
 	}
 }
 
