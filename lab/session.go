@@ -155,9 +155,10 @@ func New(cfg Config, every time.Duration) (*Session, error) {
 	s := &Session{cfg: cfg, initial: cfg, every: every,
 		visErr: metrics.NewHistogram(1e-4), corr: metrics.NewHistogram(1e-4),
 		rtt: metrics.NewHistogram(0.01), inputDelay: metrics.NewHistogram(0.01), upJit: metrics.NewHistogram(0.001), downJt: metrics.NewHistogram(0.001),
-		msgs: make([]wire, 0, 256), free: make([]int32, 0, 256), card: NewCardMeter(DefaultCardThresholds),
+		msgs: make([]wire, 0, 256), free: make([]int32, 0, 256),
 		cWander: sim.NewRand(cfg.Seed, "client.clock"), sWander: sim.NewRand(cfg.Seed, "server.clock"),
 	}
+	s.card = NewCardMeter(DefaultCardThresholds)
 	var err error
 	if s.up, err = netem.New(cfg.Seed, "up", cfg.Up); err != nil {
 		return nil, err
