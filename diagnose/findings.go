@@ -113,10 +113,14 @@ func overwriteRule(d *diag, r *Result) (Finding, bool) {
 	}
 	speed := perSeed(r, func(s *lab.Summary) float64 { return s.MeanVisibleSpeedMPS })
 	cmd := perSeed(r, func(s *lab.Summary) float64 { return s.CommandedSpeedMPS })
+	where := ""
+	if c.Up.Jitter > 0 {
+		where = " on a jittery uplink"
+	}
 	return Finding{Rule: "latest-wins-overwrite", Fix: "server.inputs=queue",
-		Text: fmt.Sprintf("the server overwrote %s %% of inputs (latest-wins on a jittery uplink: of two inputs arriving "+
+		Text: fmt.Sprintf("the server overwrote %s %% of inputs (latest-wins%s: of two inputs arriving "+
 			"within one server step only the last is applied, and the first one's motion is lost): "+
-			"the tank moves at %s of %.2f m/s", share.Format(1), speed.Format(2), cmd.Mean)}, true
+			"the tank moves at %s of %.2f m/s", share.Format(1), where, speed.Format(2), cmd.Mean)}, true
 }
 
 // FramesPerSend is how often the frame sender sends at interval iv and fps
