@@ -266,3 +266,18 @@ func TestHeadline(t *testing.T) {
 		t.Errorf("main cause: %q", got)
 	}
 }
+
+func TestMetricPicksThePrimary(t *testing.T) {
+	o := options(t, "jitter-fix")
+	o.Seeds, o.Base.Duration, o.Metric = o.Seeds[:8], time.Minute, "speed_deficit"
+	r := run(t, o)
+	if r.Metric().Name != "speed_deficit" || r.TieBreak().Name != "judder" || r.Conditions.Metric != "speed_deficit" {
+		t.Fatalf("metric %s, tie-break %s", r.Metric().Name, r.TieBreak().Name)
+	}
+	if len(r.Changes) == 0 || r.Changes[0].Set != "server.inputs=queue" {
+		t.Errorf("the best single change for the speed deficit: %+v", r.Changes[0])
+	}
+	if out := text(t, r); !strings.Contains(out, "metric     speed deficit (m/s), lower is better; judder breaks ties") {
+		t.Errorf("conditions:\n%s", out)
+	}
+}
