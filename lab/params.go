@@ -145,6 +145,7 @@ func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 // choice builds get/set for an enum stored as a uint8-like index.
 func choice[T ~uint8](key string, names []string, field func(*Config) *T) (func(*Config) string, func(*Config, string) error) {
+	choiceNames[key] = names
 	return func(c *Config) string { return names[*field(c)] },
 		func(c *Config, v string) error {
 			s, err := param.Choice(key, v, names...)

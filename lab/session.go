@@ -141,6 +141,7 @@ type Session struct {
 	visDist, cmdDist           float64
 	visTime                    float64
 	sample                     metrics.Sample
+	card                       *CardMeter
 
 	// OnSample, if set, receives every sample (valid during the call).
 	OnSample func(*metrics.Sample)
@@ -179,6 +180,7 @@ func New(cfg Config, every time.Duration) (*Session, error) {
 		msgs: make([]wire, 0, 256), free: make([]int32, 0, 256),
 		cWander: sim.NewRand(cfg.Seed, "client.clock"), sWander: sim.NewRand(cfg.Seed, "server.clock"),
 	}
+	s.card = NewCardMeter(DefaultCardThresholds)
 	var err error
 	if s.up, err = netem.New(cfg.Seed, "up", cfg.Up); err != nil {
 		return nil, err
@@ -370,6 +372,7 @@ func (s *Session) rearm(i int, at sim.Time) {
 }
 
 func (s *Session) frame() {
+	prev, snaps := s.cl.Visible(), s.cl.Counters().Snaps
 	s.cl.Frame(s.nextFrameLocal)
 	for _, m := range s.cl.Outbox() {
 		switch m.Kind {
@@ -400,6 +403,7 @@ func (s *Session) frame() {
 		if st.Reconciled > 0 {
 			s.corr.Add(st.CorrectionM)
 		}
+		s.cardFrame(&st, prev, snaps)
 	}
 	s.scheduleFrame()
 }
@@ -418,6 +422,7 @@ func (s *Session) serverStep() {
 		s.lastAck = ps.AckTick
 		if s.warm && s.now >= s.warmFrom {
 			s.inputDelay.Add(ms(s.now.Sub(s.sentAt[ps.AckTick%sentRing])))
+			s.card.InputDelay(ms(s.now.Sub(s.sentAt[ps.AckTick%sentRing])))
 		}
 	}
 	if broadcast && s.serverKnowsClient {

@@ -123,6 +123,8 @@ type Summary struct {
 	LateDropped uint64 `json:"late_dropped"`
 	Overwritten uint64 `json:"overwritten"`
 	Starved     uint64 `json:"starved"`
+
+	Card ReportCard `json:"report_card"`
 }
 
 // Summary reports the run so far.
@@ -139,6 +141,7 @@ func (s *Session) Summary() Summary {
 		Up:          linkSummary(s.up.Counters()), Down: linkSummary(s.down.Counters()),
 		InputsSent: cc.Sent, Arrived: sv.Arrived, Applied: sv.Applied,
 		LateDropped: sv.LateDropped, Overwritten: sv.Overwritten, Starved: sv.Starved,
+		Card: s.card.Card(),
 	}
 	if s.visTime > 0 {
 		sum.MeanVisibleSpeedMPS = s.visDist / s.visTime
@@ -167,6 +170,7 @@ func (sum *Summary) WriteText(w io.Writer) error {
 			fmt.Fprintf(tw, "latch flips\t%d\ttime at fast %.1f s, base %.1f s, slow %.1f s\n", sum.LatchFlips, sum.TimeFastS, sum.TimeBaseS, sum.TimeSlowS)
 			fmt.Fprintf(tw, "final tick offset\t%d\n", sum.FinalOffset)
 		}),
+		sum.Card.WriteText(w),
 		table(tabwriter.AlignRight, func(tw *tabwriter.Writer) {
 			q := func(name string, x Quantiles, prec int) {
 				fmt.Fprint(tw, name)

@@ -54,7 +54,7 @@ func TestIdleFlowsExpire(t *testing.T) {
 // the flow whose last packet is the oldest, and counts it.
 func TestFullTableEvictsTheLongestIdle(t *testing.T) {
 	l := DefaultLimits()
-	c := newCore(t, netem.Params{Latency: time.Hour}, netem.Params{}, l)
+	c := newCore(t, netem.Params{Latency: time.Minute}, netem.Params{}, l)
 	var first FlowID
 	for i := range l.MaxFlows {
 		id, _, err := c.Flow(sim.Time(i), port(uint16(5000+i)))
@@ -99,7 +99,7 @@ func TestInFlightLimitDropsAndCounts(t *testing.T) {
 	l.FlowPackets = 10
 	l.FlowBytes = MaxPacket
 	l.TotalBytes = MaxPacket + 1000
-	c := newCore(t, netem.Params{Latency: time.Hour}, netem.Params{Latency: time.Hour}, l)
+	c := newCore(t, netem.Params{Latency: time.Minute}, netem.Params{Latency: time.Minute}, l)
 	a, _, _ := c.Flow(0, port(5000))
 	for range 15 {
 		c.Send(0, a, Up, make([]byte, 100))
@@ -122,8 +122,8 @@ func TestInFlightLimitDropsAndCounts(t *testing.T) {
 		t.Fatalf("total limit: held %d, %+v", st.HeldBytes, st.Up)
 	}
 	// Releasing makes room again.
-	c.Due(sim.Time(time.Hour), nil)
-	c.Send(sim.Time(time.Hour), a, Up, make([]byte, 100))
+	c.Due(sim.Time(time.Minute), nil)
+	c.Send(sim.Time(time.Minute), a, Up, make([]byte, 100))
 	if st := c.Stats(); st.Up.Sent != 12 || st.HeldBytes != 100 {
 		t.Fatalf("after release: held %d, %+v", st.HeldBytes, st.Up)
 	}

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# End-to-end check of 'lab diagnose --html' in a real browser: render the
+# report with headless Chromium (Debian's chromium, installed when missing)
+# to a PNG, and fail on a render error or a blank page.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v chromium >/dev/null; then
+  echo "== installing chromium"
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium >/dev/null
+fi
+
+work=$(mktemp -d)
+profile=$(mktemp -d)
+trap 'rm -rf "$work" "$profile"' EXIT
+
+echo "== lab diagnose --html"
+go run ./cmd/lab diagnose --scenario jitter-fix --seeds 1-5 --duration 30s --html "$work/report.html" >/dev/null
+test -s "$work/report.html"
+
+flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking
+  --disable-component-update --disable-sync --user-data-dir="$profile")
+
+echo "== chromium --dump-dom"
+timeout 120 chromium "${flags[@]}" --dump-dom "file://$work/report.html" >"$work/dom.html" 2>"$work/dom.log" || {
+  echo "chromium failed to load the report:"; tail -20 "$work/dom.log"; exit 1; }
+for want in 'lab diagnose: jitter-fix' 'id="timelines"' '<svg' 'polyline'; do
+  grep -q "$want" "$work/dom.html" || { echo "the rendered page lacks $want"; exit 1; }
+done
+
+echo "== chromium --screenshot"
+timeout 120 chromium "${flags[@]}" --window-size=1000,3600 --screenshot="$work/report.png" "file://$work/report.html" \
+  >"$work/shot.log" 2>&1 || { echo "chromium failed to render the report:"; tail -20 "$work/shot.log"; exit 1; }
+
+# The PNG must exist and show something: not one colour, and enough ink.
+mkdir -p "$work/pngcheck"
+cat >"$work/pngcheck/main.go" <<'GO'
+package main
+
+import (
+	"fmt"
+	"image/png"
+	"os"
+)
+
+func main() {
+	f, err := os.Open(os.Args[1])
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(1)
+	}
+	img, err := png.Decode(f)
+	if err != nil {
+		fmt.Println("not a PNG:", err)
+		os.Exit(1)
+	}
+	b := img.Bounds()
+	colours := map[[3]uint32]int{}
+	ink := 0
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			colours[[3]uint32{r >> 8, g >> 8, bl >> 8}]++
+			if r>>8 < 128 && g>>8 < 128 && bl>>8 < 128 {
+				ink++
+			}
+		}
+	}
+	share := float64(ink) / float64(b.Dx()*b.Dy())
+	fmt.Printf("%dx%d, %d colours, %.2f %% dark pixels\n", b.Dx(), b.Dy(), len(colours), 100*share)
+	if len(colours) < 16 || share < 0.002 {
+		fmt.Println("the page looks blank")
+		os.Exit(1)
+	}
+}
+GO
+(cd "$work/pngcheck" && go run main.go "$work/report.png")
+echo "e2e-html: ok"

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"time"
+
+	"jitterlab/diagnose"
+	"jitterlab/report"
+)
+
+func cmdDiagnose(args []string, stdout, stderr io.Writer) error {
+	var o runOptions
+	var seedList, metric, htmlPath string
+	var asJSON bool
+	fs := newFlagSet("diagnose", "[--scenario NAME] [--set key=value …] [--seeds 1-20] [--duration 2m] [--metric M] [--json] [--html FILE]", stderr, paramHelp)
+	o.register(fs)
+	fs.StringVar(&seedList, "seeds", "1-20", "seeds to run every variant on, e.g. 1-20 or 1,4,9")
+	fs.StringVar(&metric, "metric", "judder", "primary report-card `metric`: judder, speed_deficit, rubber_bands, freeze, snaps, corrections, input_delay_p50, visible_lag_p99, …")
+	fs.BoolVar(&asJSON, "json", false, "print the diagnosis as JSON")
+	fs.StringVar(&htmlPath, "html", "", "also write a self-contained HTML report to `FILE`")
+	o.duration, fs.Lookup("duration").DefValue = 2*time.Minute, "2m0s"
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if o.given("seed") {
+		return errors.New("--seed: diagnose runs every seed of --seeds (e.g. --seeds 1-20)")
+	}
+	seeds, err := parseSeeds(seedList)
+	if err != nil {
+		return err
+	}
+	if _, err := diagnose.LookupMetric(metric); err != nil {
+		return err
+	}
+	cfg, sc, err := o.config()
+	if err != nil {
+		return err
+	}
+	if !o.given("duration") {
+		cfg.Duration = 2 * time.Minute // not the scenario's: every diagnosis runs long enough
+	}
+	r, err := diagnose.Run(diagnose.Options{Base: cfg, Scenario: sc, Name: o.name(), Overrides: o.sets, Seeds: seeds,
+		Metric: metric, Workers: runtime.GOMAXPROCS(0), Version: version()})
+	if err != nil {
+		return err
+	}
+	if htmlPath != "" {
+		if err := writeHTML(htmlPath, r); err != nil {
+			return err
+		}
+	}
+	if asJSON {
+		return r.WriteJSON(stdout)
+	}
+	return r.WriteText(stdout)
+}
+
+// version is the module's version and VCS revision as the build recorded
+// them ("(devel)" under go run).
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			v += " " + s.Value[:min(12, len(s.Value))]
+		case "vcs.modified":
+			if s.Value == "true" {
+				v += "+modified"
+			}
+		}
+	}
+	return v
+}
+
+func writeHTML(path string, r *diagnose.Result) error {
+	var b bytes.Buffer
+	if err := report.Write(&b, r); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("--html: %w", err)
+	}
+	return nil
+}

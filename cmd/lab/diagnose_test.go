@@ -1,0 +1,58 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDiagnose(t *testing.T) {
+	args := []string{"diagnose", "--scenario", "jitter-fix", "--seeds", "1-3", "--duration", "10s"}
+	code, out, errOut := runLab(t, args...)
+	if code != 0 || !strings.Contains(out, "scenario   jitter-fix") || !strings.Contains(out, "seeds      1-3 (3,") ||
+		!strings.Contains(out, "duration   10s each") || !strings.Contains(out, "recommended:") {
+		t.Fatalf("code %d, stderr %q, stdout:\n%s", code, errOut, out)
+	}
+	if _, again, _ := runLab(t, args...); again != out {
+		t.Error("the same seeds gave different text")
+	}
+	code, js, _ := runLab(t, append(args, "--json")...)
+	var v struct {
+		Conditions struct{ Scenario string }
+		Findings   []struct{ Rule string }
+	}
+	if code != 0 || json.Unmarshal([]byte(js), &v) != nil || v.Conditions.Scenario != "jitter-fix" {
+		t.Fatalf("json: %d %q", code, js)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"diagnose", "--metric", "wobble"}, `--metric "wobble": allowed one of judder`},
+		{[]string{"diagnose", "--seeds", "x"}, "--seeds"},
+		{[]string{"diagnose", "--seed", "4"}, "--seed: diagnose runs every seed of --seeds"},
+		{[]string{"diagnose", "--set", "client.sender=fast"}, "client.sender"},
+	} {
+		code, out, errOut := runLab(t, c.args...)
+		if code != 1 || out != "" || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("%v: code %d, stdout %q, stderr %q", c.args, code, out, errOut)
+		}
+	}
+}
+
+func TestDiagnoseHTML(t *testing.T) {
+	dir := t.TempDir()
+	page := filepath.Join(dir, "report.html")
+	code, out, errOut := runLab(t, "diagnose", "--scenario", "perfect", "--seeds", "1-2", "--duration", "5s", "--html", page)
+	b, err := os.ReadFile(page)
+	if code != 0 || err != nil || !strings.Contains(out, "No significant problem") || !bytes.Contains(b, []byte("<svg")) {
+		t.Fatalf("code %d, stderr %q, read %v", code, errOut, err)
+	}
+	code, _, errOut = runLab(t, "diagnose", "--seeds", "1-2", "--duration", "5s", "--html", filepath.Join(dir, "no", "such", "dir.html"))
+	if code != 1 || !strings.Contains(errOut, "--html") {
+		t.Errorf("unwritable --html: code %d, %q", code, errOut)
+	}
+}

@@ -1,0 +1,507 @@
+package diagnose
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"jitterlab/lab"
+	"jitterlab/metrics"
+	"jitterlab/scenarios"
+	"jitterlab/sim"
+	"jitterlab/stats"
+)
+
+// Options say what to diagnose.
+type Options struct {
+	// Base is the configuration as the user runs it: defaults, the scenario
+	// and the overrides applied, with its duration. Its seed is ignored.
+	Base lab.Config
+	// Scenario, if not nil, supplies the timeline of changes.
+	Scenario *scenarios.Scenario
+	// Name is the scenario's name for the conditions ("default" without one).
+	Name string
+	// Overrides are the key=value settings given on top of the scenario.
+	// An override pins its key for the whole run: the timeline's changes to
+	// that key are dropped (and the conditions say so).
+	Overrides []string
+	Seeds     []uint64
+	// Metric is the primary metric's name (Metrics); "" is judder.
+	Metric string
+	// Workers run seeds in parallel (≤ 0: 1). The result does not depend on it.
+	Workers int
+	// Version is the lab's version for the conditions.
+	Version string
+}
+
+// Conditions are what the diagnosis ran.
+type Conditions struct {
+	Scenario  string   `json:"scenario"`
+	Overrides []string `json:"overrides"`
+	Pinned    []string `json:"pinned_timeline_changes_dropped"`
+	Seeds     []uint64 `json:"seeds"`
+	DurationS float64  `json:"duration_s"`
+	Version   string   `json:"version"`
+	Metric    string   `json:"metric"`
+	TieBreak  string   `json:"tie_break"`
+}
+
+// MetricStat is one metric over the seeds: the per-seed values (in seed
+// order) and their mean with its interval.
+type MetricStat struct {
+	Name    string         `json:"name"`
+	PerSeed []float64      `json:"per_seed"`
+	Mean    stats.Interval `json:"mean"`
+}
+
+// Arm is one configuration run on every seed.
+type Arm struct {
+	Sets   []string      `json:"sets"`
+	Card   []MetricStat  `json:"report_card"`
+	Runs   []lab.Summary `json:"-"`
+	Traces []Trace       `json:"-"`
+}
+
+// Stat returns the arm's statistic for metric m.
+func (a *Arm) Stat(m Metric) MetricStat {
+	for _, s := range a.Card {
+		if s.Name == m.Name {
+			return s
+		}
+	}
+	panic("diagnose: no metric " + m.Name)
+}
+
+// Change is a candidate change against a base arm: its paired differences
+// (change − base) in the primary metric and the tie-break.
+type Change struct {
+	Set      string     `json:"set"`
+	Primary  stats.Diff `json:"primary"`
+	TieBreak stats.Diff `json:"tie_break"`
+	arm      *Arm
+}
+
+// improves reports whether the change improves the primary metric
+// significantly without making the tie-break significantly worse (a
+// smoother tank that is much slower is no fix), or leaves the primary
+// unchanged within its interval and improves the tie-break significantly.
+func (c *Change) improves() bool {
+	tieWorse := c.TieBreak.Significant && c.TieBreak.Mean > 0
+	if c.Primary.Significant {
+		return c.Primary.Mean < 0 && !tieWorse
+	}
+	return c.TieBreak.Significant && c.TieBreak.Mean < 0
+}
+
+// Step is one round of the greedy combination: every remaining change
+// tried on top of the combination so far, best first, and the one taken.
+type Step struct {
+	On      []string `json:"on"`
+	Tried   []Change `json:"tried"`
+	Taken   string   `json:"taken"`
+	Primary float64  `json:"primary_after"`
+}
+
+// Series is one seed's timeline for the report's charts.
+type Series struct {
+	TS, TickOffset, SendIntervalS, VisibleErrorM, VisibleSpeedMPS []float64
+}
+
+// Result is a diagnosis.
+type Result struct {
+	Conditions Conditions `json:"conditions"`
+	Reference  *Arm       `json:"reference"`
+	// PerfectLink is the same game on a perfect link: what is structural.
+	PerfectLink *Arm `json:"perfect_link"`
+	// LinkCost is reference − perfect link, primary and tie-break.
+	LinkCost    [2]stats.Diff `json:"link_cost"`
+	Findings    []Finding     `json:"findings"`
+	Changes     []Change      `json:"changes"`
+	Steps       []Step        `json:"combination"`
+	Recommended []string      `json:"recommended"`
+	Best        *Arm          `json:"best"`
+	// BestVsReference is best − reference for every metric.
+	BestVsReference []stats.Diff `json:"best_vs_reference"`
+	// Problem: the link costs significantly, or a finding's fix helps.
+	Problem bool `json:"significant_problem"`
+	// Representative is the seed whose reference primary metric is nearest
+	// the mean; RefSeries and BestSeries are its timelines.
+	Representative uint64 `json:"representative_seed"`
+	RefSeries      Series `json:"-"`
+	BestSeries     Series `json:"-"`
+
+	Band        int     `json:"-"` // the dead band, for charts
+	Snap        float64 `json:"-"`
+	metric, tie Metric
+}
+
+// Metric is the primary metric.
+func (r *Result) Metric() Metric { return r.metric }
+
+// TieBreak is the metric that breaks ties.
+func (r *Result) TieBreak() Metric { return r.tie }
+
+// Arm is the change's runs: its base and the change, on every seed.
+func (c *Change) Arm() *Arm { return c.arm }
+
+// Run diagnoses o.
+func Run(o Options) (*Result, error) {
+	if len(o.Seeds) < 2 {
+		return nil, fmt.Errorf("--seeds: %d seed(s); an interval needs at least 2 (20, the default, tells small effects apart)", len(o.Seeds))
+	}
+	if o.Metric == "" {
+		o.Metric = "judder"
+	}
+	primary, err := LookupMetric(o.Metric)
+	if err != nil {
+		return nil, err
+	}
+	tie, _ := LookupMetric("speed_deficit")
+	if primary.Name == tie.Name {
+		tie, _ = LookupMetric("judder")
+	}
+	d := &diag{o: o, primary: primary, tie: tie}
+	for _, a := range o.Overrides {
+		k, _, err := lab.ParseAssignment(a)
+		if err != nil {
+			return nil, err
+		}
+		d.pinned = append(d.pinned, k)
+	}
+	r := &Result{metric: primary, tie: tie, Band: o.Base.Client.Band, Snap: o.Base.Client.Snap,
+		Conditions: Conditions{Scenario: o.Name, Overrides: append([]string{}, o.Overrides...), Pinned: d.dropped(nil),
+			Seeds: o.Seeds, DurationS: o.Base.Duration.Seconds(), Version: o.Version, Metric: primary.Name, TieBreak: tie.Name}}
+	if r.Conditions.Overrides == nil {
+		r.Conditions.Overrides = []string{}
+	}
+
+	// The reference, the same game on a perfect link, and every single change.
+	var singles [][]string
+	for _, v := range lab.Variants() {
+		p, _ := lab.Lookup(v.Key)
+		cur := p.Get(&o.Base)
+		for _, c := range v.Choices {
+			if c != cur {
+				singles = append(singles, []string{v.Key + "=" + c})
+			}
+		}
+	}
+	arms, err := d.runArms(append([][]string{nil, {perfectLink}}, singles...))
+	if err != nil {
+		return nil, err
+	}
+	r.Reference, r.PerfectLink = arms[0], arms[1]
+	r.LinkCost = [2]stats.Diff{d.diff(r.PerfectLink, r.Reference, primary), d.diff(r.PerfectLink, r.Reference, tie)}
+	r.Changes = d.changes(r.Reference, arms[2:])
+
+	// Greedy: take the best improving change, try the rest on top of it.
+	best, combo, tried := r.Reference, []string{}, r.Changes
+	for {
+		i := slices.IndexFunc(tried, func(c Change) bool { return c.improves() })
+		step := Step{On: slices.Clone(combo), Tried: tried}
+		if i < 0 {
+			if len(combo) > 0 {
+				r.Steps = append(r.Steps, step)
+			}
+			break
+		}
+		taken := tried[i]
+		combo = append(combo, taken.Set)
+		best = taken.arm
+		step.Taken, step.Primary = taken.Set, best.Stat(primary).Mean.Mean
+		r.Steps = append(r.Steps, step)
+		var next [][]string
+		for _, c := range tried {
+			if !slices.Contains(keysOf(combo), keyOf(c.Set)) {
+				next = append(next, append(slices.Clone(combo), c.Set))
+			}
+		}
+		if len(next) == 0 {
+			break
+		}
+		arms, err := d.runArms(next)
+		if err != nil {
+			return nil, err
+		}
+		tried = d.changes(best, arms)
+	}
+	r.Recommended, r.Best = combo, best
+	for _, m := range Metrics {
+		r.BestVsReference = append(r.BestVsReference, d.diff(r.Reference, best, m))
+	}
+
+	r.Findings = findings(d, r)
+	r.Problem = (r.LinkCost[0].Significant && r.LinkCost[0].Mean > 0) || (r.LinkCost[1].Significant && r.LinkCost[1].Mean > 0)
+	for _, f := range r.Findings {
+		r.Problem = r.Problem || f.Problem
+	}
+
+	// Timelines of the representative seed.
+	ref := r.Reference.Stat(primary)
+	rep := 0
+	for i, v := range ref.PerSeed {
+		if math.Abs(v-ref.Mean.Mean) < math.Abs(ref.PerSeed[rep]-ref.Mean.Mean) {
+			rep = i
+		}
+	}
+	r.Representative = o.Seeds[rep]
+	if r.RefSeries, err = d.series(nil, r.Representative); err != nil {
+		return nil, err
+	}
+	if r.BestSeries, err = d.series(combo, r.Representative); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// perfectLink is the pseudo-setting of the perfect-link arm.
+const perfectLink = "(perfect link)"
+
+type diag struct {
+	o            Options
+	primary, tie Metric
+	pinned       []string
+}
+
+func keyOf(set string) string { k, _, _ := strings.Cut(set, "="); return k }
+
+func keysOf(sets []string) []string {
+	var ks []string
+	for _, s := range sets {
+		ks = append(ks, keyOf(s))
+	}
+	return ks
+}
+
+// isLinkKey reports whether key is a link setting (up., down., link.).
+func isLinkKey(key string) bool {
+	return strings.HasPrefix(key, "up.") || strings.HasPrefix(key, "down.") || strings.HasPrefix(key, "link.")
+}
+
+// dropped lists the timeline changes (at key=value) that pinned keys and
+// sets drop, in timeline order.
+func (d *diag) dropped(sets []string) []string {
+	out := []string{}
+	if d.o.Scenario == nil {
+		return out
+	}
+	for _, ch := range d.o.Scenario.Timeline {
+		for _, a := range ch.Set {
+			if d.pins(a.Key, sets) {
+				out = append(out, fmt.Sprintf("%v %s=%s", ch.At, a.Key, a.Value))
+			}
+		}
+	}
+	return out
+}
+
+func (d *diag) pins(key string, sets []string) bool {
+	for _, k := range append(slices.Clone(d.pinned), keysOf(sets)...) {
+		if k == perfectLink && isLinkKey(key) {
+			return true
+		}
+		if k == key || (k == "link."+strings.TrimPrefix(strings.TrimPrefix(key, "up."), "down.")) {
+			return true
+		}
+	}
+	return false
+}
+
+// config is the base with sets applied, for seed.
+func (d *diag) config(sets []string, seed uint64) (lab.Config, error) {
+	cfg := d.o.Base
+	cfg.Seed = seed
+	for _, s := range sets {
+		if s == perfectLink {
+			def := lab.DefaultConfig()
+			cfg.Up, cfg.Down = def.Up, def.Down
+			continue
+		}
+		k, v, err := lab.ParseAssignment(s)
+		if err != nil {
+			return cfg, err
+		}
+		if err := lab.Set(&cfg, k, v); err != nil {
+			return cfg, err
+		}
+	}
+	return cfg, nil
+}
+
+// session builds one seed's session with its timeline, without the pinned
+// keys' changes.
+func (d *diag) session(sets []string, seed uint64) (*lab.Session, error) {
+	cfg, err := d.config(sets, seed)
+	if err != nil {
+		return nil, err
+	}
+	s, err := lab.New(cfg, 0)
+	if err != nil {
+		return nil, err
+	}
+	if d.o.Scenario != nil {
+		for _, ch := range d.o.Scenario.Timeline {
+			for _, a := range ch.Set {
+				if d.pins(a.Key, sets) {
+					continue
+				}
+				if err := s.Schedule(sim.Time(ch.At), a.Key, a.Value); err != nil {
+					return nil, fmt.Errorf("%s:%d: %w", d.o.Scenario.File, a.Line, err)
+				}
+			}
+		}
+	}
+	return s, nil
+}
+
+// Trace is what one run's timeline showed, from the end of its first
+// quarter on (the corrector has had time to act).
+type Trace struct {
+	// AboveBand is the share of samples (%) with the tick offset above the band.
+	AboveBand float64
+	// OffsetSlope is the tick offset's growth per second of true time.
+	OffsetSlope float64
+}
+
+// tracer accumulates a Trace from samples.
+type tracer struct {
+	from, t0, t1 float64
+	o0, o1       int
+	n, above     int
+	band         int
+}
+
+func (tr *tracer) sample(x *metrics.Sample) {
+	if x.TS < tr.from {
+		return
+	}
+	if tr.n == 0 {
+		tr.t0, tr.o0 = x.TS, x.TickOffset
+	}
+	tr.n++
+	if x.TickOffset > tr.band {
+		tr.above++
+	}
+	tr.t1, tr.o1 = x.TS, x.TickOffset
+}
+
+func (tr *tracer) trace() Trace {
+	var t Trace
+	if tr.n > 0 {
+		t.AboveBand = 100 * float64(tr.above) / float64(tr.n)
+	}
+	if tr.t1 > tr.t0 {
+		t.OffsetSlope = float64(tr.o1-tr.o0) / (tr.t1 - tr.t0)
+	}
+	return t
+}
+
+type runResult struct {
+	sum   lab.Summary
+	trace Trace
+}
+
+// runArms runs every arm on every seed, in parallel, results by index.
+func (d *diag) runArms(sets [][]string) ([]*Arm, error) {
+	n := len(d.o.Seeds)
+	runs, err := stats.Parallel(len(sets)*n, d.o.Workers, func(i int) (runResult, error) {
+		s, err := d.session(sets[i/n], d.o.Seeds[i%n])
+		if err != nil {
+			return runResult{}, fmt.Errorf("%s seed %d: %w", strings.Join(sets[i/n], " "), d.o.Seeds[i%n], err)
+		}
+		tr := tracer{from: d.o.Base.Duration.Seconds() / 4, band: s.Config().Client.Band}
+		s.OnSample = tr.sample
+		if err := s.Run(sim.Time(d.o.Base.Duration)); err != nil {
+			return runResult{}, fmt.Errorf("%s seed %d: %w", strings.Join(sets[i/n], " "), d.o.Seeds[i%n], err)
+		}
+		return runResult{s.Summary(), tr.trace()}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	arms := make([]*Arm, len(sets))
+	for i := range sets {
+		a := &Arm{Sets: append([]string{}, sets[i]...)}
+		for _, r := range runs[i*n : (i+1)*n] {
+			a.Runs = append(a.Runs, r.sum)
+			a.Traces = append(a.Traces, r.trace)
+		}
+		for _, m := range Metrics {
+			vs := make([]float64, n)
+			for j := range a.Runs {
+				vs[j] = m.Get(&a.Runs[j].Card)
+			}
+			a.Card = append(a.Card, MetricStat{Name: m.Name, PerSeed: vs, Mean: stats.Mean(vs)})
+		}
+		arms[i] = a
+	}
+	return arms, nil
+}
+
+// diff is b − a in metric m, seed by seed; an effect below half the
+// metric's last shown digit is never significant.
+func (d *diag) diff(a, b *Arm, m Metric) stats.Diff {
+	return stats.PairedMin(a.Stat(m).PerSeed, b.Stat(m).PerSeed, m.Smallest())
+}
+
+// changes compares each arm (base + one more setting) with base and ranks
+// them: improvements first, by the primary difference, then the tie-break.
+func (d *diag) changes(base *Arm, arms []*Arm) []Change {
+	var cs []Change
+	for _, a := range arms {
+		cs = append(cs, Change{Set: a.Sets[len(a.Sets)-1], Primary: d.diff(base, a, d.primary), TieBreak: d.diff(base, a, d.tie), arm: a})
+	}
+	slices.SortStableFunc(cs, func(x, y Change) int {
+		if x.improves() != y.improves() {
+			if x.improves() {
+				return -1
+			}
+			return 1
+		}
+		if c := cmpTol(x.Primary.Mean, y.Primary.Mean); c != 0 {
+			return c
+		}
+		return cmpTol(x.TieBreak.Mean, y.TieBreak.Mean)
+	})
+	return cs
+}
+
+// cmpTol compares with a tolerance for rounding: differences below 1e-9
+// are ties.
+func cmpTol(a, b float64) int {
+	switch {
+	case a < b-1e-9:
+		return -1
+	case a > b+1e-9:
+		return 1
+	}
+	return 0
+}
+
+// maxPoints bounds a timeline's samples (2 min at 50 ms is 2400).
+const maxPoints = 3000
+
+// series runs one seed and keeps its timeline.
+func (d *diag) series(sets []string, seed uint64) (Series, error) {
+	s, err := d.session(sets, seed)
+	if err != nil {
+		return Series{}, err
+	}
+	var ser Series
+	// At most maxPoints samples, evenly strided, however long the run.
+	stride := int64(d.o.Base.Duration/s.Every())/maxPoints + 1
+	var k int64
+	s.OnSample = func(x *metrics.Sample) {
+		k++
+		if (k-1)%stride != 0 {
+			return
+		}
+		ser.TS = append(ser.TS, x.TS)
+		ser.TickOffset = append(ser.TickOffset, float64(x.TickOffset))
+		ser.SendIntervalS = append(ser.SendIntervalS, x.SendIntervalS)
+		ser.VisibleErrorM = append(ser.VisibleErrorM, x.VisibleErrorM)
+		ser.VisibleSpeedMPS = append(ser.VisibleSpeedMPS, x.VisibleSpeedMPS)
+	}
+	return ser, s.Run(sim.Time(d.o.Base.Duration))
+}

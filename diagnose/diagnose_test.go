@@ -1,0 +1,283 @@
+package diagnose
+
+import (
+	"bytes"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"jitterlab/lab"
+	"jitterlab/stats"
+)
+
+// options builds Options as 'lab diagnose --scenario name --set sets…'
+// does: defaults, the scenario, the overrides, 2 minutes, seeds 1–20.
+func options(t testing.TB, name string, sets ...string) Options {
+	t.Helper()
+	cfg := lab.DefaultConfig()
+	o := Options{Name: "default", Overrides: sets, Workers: 2, Version: "test"}
+	if name != "" {
+		sc, err := lab.LoadScenario(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := lab.ApplyScenario(&cfg, sc); err != nil {
+			t.Fatal(err)
+		}
+		o.Scenario, o.Name = sc, name
+	}
+	for _, s := range sets {
+		k, v, err := lab.ParseAssignment(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := lab.Set(&cfg, k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg.Duration = 2 * time.Minute
+	o.Base = cfg
+	for s := uint64(1); s <= 20; s++ {
+		o.Seeds = append(o.Seeds, s)
+	}
+	return o
+}
+
+func run(t testing.TB, o Options) *Result {
+	t.Helper()
+	r, err := Run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func finding(r *Result, rule string) (Finding, bool) {
+	for _, f := range r.Findings {
+		if f.Rule == rule {
+			return f, true
+		}
+	}
+	return Finding{}, false
+}
+
+func text(t testing.TB, r *Result) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// Done when: on jitter-fix, diagnose names the latest-wins overwrite as the
+// main cause and recommends a change set whose speed deficit is zero within
+// its interval.
+func TestJitterFixMainCauseIsTheOverwrite(t *testing.T) {
+	r := run(t, options(t, "jitter-fix"))
+	if len(r.Findings) == 0 || r.Findings[0].Rule != "latest-wins-overwrite" || !r.Findings[0].Problem {
+		t.Fatalf("main cause: %+v", r.Findings)
+	}
+	out := text(t, r)
+	if !strings.Contains(out, "Main cause: the server overwrote") {
+		t.Errorf("the text does not name the main cause:\n%s", out)
+	}
+	deficit, _ := LookupMetric("speed_deficit")
+	iv := r.Best.Stat(deficit).Mean
+	if !iv.Contains(0) && !(iv.Half == 0 && iv.Mean < deficit.Smallest() && iv.Mean > -deficit.Smallest()) {
+		t.Errorf("recommended %v: speed deficit %s is not zero within its interval", r.Recommended, iv.Format(4))
+	}
+	if len(r.Recommended) == 0 || r.Recommended[0] != "server.inputs=queue" {
+		t.Errorf("recommended %v, want server.inputs=queue first", r.Recommended)
+	}
+	if !r.Problem {
+		t.Error("jitter-fix: no significant problem")
+	}
+}
+
+// Done when: on drift with client.drift_ppm=-5000 (pinned for the run),
+// diagnose names the frame sender.
+func TestSlowClockNamesTheFrameSender(t *testing.T) {
+	o := options(t, "drift", "client.drift_ppm=-5000ppm")
+	o.Seeds = o.Seeds[:10] // as conclusive as 20 here, and half the time under -race
+	r := run(t, o)
+	f, ok := finding(r, "frame-sender-slow-clock")
+	if !ok || !strings.Contains(f.Text, "frame sender") || !strings.Contains(f.Text, "0.50 % slow") || f.Fix != "client.sender=accumulator" {
+		t.Fatalf("findings %+v", r.Findings)
+	}
+	if got := strings.Join(r.Conditions.Pinned, ", "); got != "10s client.drift_ppm=+2%, 40s client.drift_ppm=0ppm" {
+		t.Errorf("pinned: %q", got)
+	}
+	if !strings.Contains(text(t, r), "the frame sender cannot send faster") {
+		t.Error("the text does not name the frame sender")
+	}
+}
+
+// Done when: on a perfect link it finds no significant problem and says so.
+func TestPerfectLinkHasNoSignificantProblem(t *testing.T) {
+	o := options(t, "perfect")
+	o.Seeds = o.Seeds[:10]
+	r := run(t, o)
+	if r.Problem {
+		t.Fatalf("a problem on a perfect link: %+v", r.Findings)
+	}
+	for _, f := range r.Findings {
+		if f.Problem {
+			t.Errorf("finding %s is a problem", f.Rule)
+		}
+	}
+	if out := text(t, r); !strings.Contains(out, "No significant problem") {
+		t.Errorf("the text does not say so:\n%s", out)
+	}
+}
+
+// Same seeds ⇒ byte-identical text and JSON, whatever the number of workers.
+func TestSameSeedsSameBytes(t *testing.T) {
+	o := options(t, "jitter-fix")
+	o.Seeds, o.Base.Duration = o.Seeds[:6], 30*time.Second
+	var outs []string
+	for _, w := range []int{1, 3, 1} {
+		o.Workers = w
+		r := run(t, o)
+		var j bytes.Buffer
+		if err := r.WriteJSON(&j); err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, text(t, r)+j.String())
+	}
+	if outs[0] != outs[1] || outs[0] != outs[2] {
+		t.Fatal("the same seeds gave different output")
+	}
+}
+
+func TestEveryVariantAlternativeIsTried(t *testing.T) {
+	o := options(t, "jitter-fix", "client.corrector=signflip")
+	o.Seeds, o.Base.Duration = o.Seeds[:3], 10*time.Second
+	r := run(t, o)
+	var want []string
+	for _, v := range lab.Variants() {
+		for _, c := range v.Choices {
+			p, _ := lab.Lookup(v.Key)
+			if c != p.Get(&o.Base) {
+				want = append(want, v.Key+"="+c)
+			}
+		}
+	}
+	got := map[string]bool{}
+	for _, c := range r.Changes {
+		got[c.Set] = true
+	}
+	if len(got) != len(want) {
+		t.Errorf("tried %d changes, want %d", len(got), len(want))
+	}
+	for _, w := range want {
+		if !got[w] {
+			t.Errorf("%s not tried", w)
+		}
+	}
+	if got["client.corrector=signflip"] || !got["client.corrector=deadband"] {
+		t.Error("the overridden value is the reference, its alternatives are changes")
+	}
+}
+
+func TestBadOptions(t *testing.T) {
+	o := options(t, "")
+	o.Metric = "jitteriness"
+	if _, err := Run(o); err == nil || !strings.Contains(err.Error(), "--metric") || !strings.Contains(err.Error(), "speed_deficit") {
+		t.Errorf("bad metric: %v", err)
+	}
+	for _, seeds := range [][]uint64{nil, {7}} {
+		o = options(t, "")
+		o.Seeds = seeds
+		if _, err := Run(o); err == nil || !strings.Contains(err.Error(), "--seeds") || !strings.Contains(err.Error(), "at least 2") {
+			t.Errorf("seeds %v: %v", seeds, err)
+		}
+	}
+}
+
+func TestChangeImproves(t *testing.T) {
+	sig := func(m float64) stats.Diff {
+		return stats.Diff{Interval: stats.Interval{Mean: m, Half: 0.01}, Significant: true}
+	}
+	none := stats.Diff{Interval: stats.Interval{Mean: 0.001, Half: 0.01}}
+	for _, c := range []struct {
+		name         string
+		primary, tie stats.Diff
+		want         bool
+	}{
+		{"better primary", sig(-0.1), none, true},
+		{"better primary, much worse tie-break", sig(-0.1), sig(0.3), false},
+		{"worse primary", sig(0.1), sig(-0.3), false},
+		{"primary tied, tie-break better", none, sig(-0.1), true},
+		{"nothing", none, none, false},
+	} {
+		ch := Change{Primary: c.primary, TieBreak: c.tie}
+		if ch.improves() != c.want {
+			t.Errorf("%s: improves %v", c.name, !c.want)
+		}
+	}
+}
+
+func TestSeedList(t *testing.T) {
+	if got := SeedList([]uint64{1, 2, 3, 5, 7, 8}); got != "1-3,5,7-8" {
+		t.Errorf("%q", got)
+	}
+}
+
+// BenchmarkDiagnoseJitterFix: 20 seeds × 2 min × every variant, and the
+// greedy rounds, as 'lab diagnose --scenario jitter-fix'.
+func BenchmarkDiagnoseJitterFix(b *testing.B) {
+	o := options(b, "jitter-fix")
+	o.Workers = runtime.GOMAXPROCS(0)
+	b.ReportAllocs()
+	for b.Loop() {
+		run(b, o)
+	}
+}
+
+func TestTimelinesAreBounded(t *testing.T) {
+	o := options(t, "")
+	o.Base.Duration = 10 * time.Minute
+	ser, err := (&diag{o: o}).series(nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(ser.TS); n > maxPoints || n < maxPoints/2 || len(ser.VisibleSpeedMPS) != n {
+		t.Errorf("a 10 min timeline keeps %d samples, want at most %d", n, maxPoints)
+	}
+	o.Base.Duration = time.Minute
+	if ser, _ := (&diag{o: o}).series(nil, 1); len(ser.TS) != 1200 {
+		t.Errorf("a 1 min timeline keeps %d of 1200 samples", len(ser.TS))
+	}
+}
+
+func TestHeadline(t *testing.T) {
+	judder, _ := LookupMetric("judder")
+	deficit, _ := LookupMetric("speed_deficit")
+	sig := stats.Diff{Interval: stats.Interval{N: 3, Mean: 0.3, Half: 0.1}, Significant: true}
+	none := stats.Diff{Interval: stats.Interval{N: 3, Mean: 0.05, Half: 0.1}}
+	r := &Result{metric: judder, tie: deficit, Problem: true, LinkCost: [2]stats.Diff{none, sig}}
+	if got := r.Headline(); !strings.HasPrefix(got, "The link costs speed deficit +0.300 ± 0.100 * m/s") {
+		t.Errorf("link cost in the tie-break: %q", got)
+	}
+	r.Findings = []Finding{{Text: "the server overwrote", Problem: true}}
+	if got := r.Headline(); got != "Main cause: the server overwrote." {
+		t.Errorf("main cause: %q", got)
+	}
+}
+
+func TestMetricPicksThePrimary(t *testing.T) {
+	o := options(t, "jitter-fix")
+	o.Seeds, o.Base.Duration, o.Metric = o.Seeds[:8], time.Minute, "speed_deficit"
+	r := run(t, o)
+	if r.Metric().Name != "speed_deficit" || r.TieBreak().Name != "judder" || r.Conditions.Metric != "speed_deficit" {
+		t.Fatalf("metric %s, tie-break %s", r.Metric().Name, r.TieBreak().Name)
+	}
+	if len(r.Changes) == 0 || r.Changes[0].Set != "server.inputs=queue" {
+		t.Errorf("the best single change for the speed deficit: %+v", r.Changes[0])
+	}
+	if out := text(t, r); !strings.Contains(out, "metric     speed deficit (m/s), lower is better; judder breaks ties") {
+		t.Errorf("conditions:\n%s", out)
+	}
+}

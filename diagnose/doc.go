@@ -1,0 +1,10 @@
+// Package diagnose answers "my player jitters: why, and what fixes it?".
+// [Run] runs a configuration on many seeds (the reference), then every
+// single alternative of every variant key of the lab's registry
+// ([lab.Variants]), ranks the changes by the paired difference of a report
+// card metric with its 95 % interval ([stats.Paired]), combines greedily
+// the ones that improve it significantly, and states findings: rules over
+// the reference's counters, each tied to a measured number and a mechanism
+// that a test proves. The result is deterministic: the same options give
+// byte-identical text and JSON, whatever the number of workers.
+package diagnose

@@ -1,0 +1,269 @@
+package diagnose
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"jitterlab/client"
+	"jitterlab/lab"
+	"jitterlab/server"
+	"jitterlab/stats"
+)
+
+// Finding is one mechanism at work in the reference, in plain words tied
+// to a measured number. Fix is the change that removes the mechanism, with
+// its measured effect on the reference; Problem says whether that effect
+// is a significant improvement (otherwise the mechanism is harmless here).
+type Finding struct {
+	Rule       string     `json:"rule"`
+	Text       string     `json:"text"`
+	Fix        string     `json:"change"`
+	FixPrimary stats.Diff `json:"change_primary"`
+	FixTie     stats.Diff `json:"change_tie_break"`
+	Problem    bool       `json:"problem"`
+}
+
+// rule inspects a diagnosis and returns a finding when its mechanism is at
+// work. Each rule's mechanism is proven by a test (findings_test.go).
+type rule func(d *diag, r *Result) (Finding, bool)
+
+var rules = []rule{overwriteRule, slowClockRule, latchRule, substepRule}
+
+func findings(d *diag, r *Result) []Finding {
+	fs := []Finding{}
+	for _, rl := range rules {
+		f, ok := rl(d, r)
+		if !ok {
+			continue
+		}
+		if i := slices.IndexFunc(r.Changes, func(c Change) bool { return c.Set == f.Fix }); i >= 0 {
+			c := r.Changes[i]
+			f.FixPrimary, f.FixTie, f.Problem = c.Primary, c.TieBreak, c.improves()
+		}
+		fs = append(fs, f)
+	}
+	// The main cause first: problems by how much their fix improves.
+	slices.SortStableFunc(fs, func(a, b Finding) int {
+		if a.Problem != b.Problem {
+			if a.Problem {
+				return -1
+			}
+			return 1
+		}
+		if c := cmpTol(a.FixPrimary.Mean, b.FixPrimary.Mean); c != 0 {
+			return c
+		}
+		return cmpTol(a.FixTie.Mean, b.FixTie.Mean)
+	})
+	return fs
+}
+
+// perSeed computes f of every reference run.
+func perSeed(r *Result, f func(s *lab.Summary) float64) stats.Interval {
+	vs := make([]float64, len(r.Reference.Runs))
+	for i := range r.Reference.Runs {
+		vs[i] = f(&r.Reference.Runs[i])
+	}
+	return stats.Mean(vs)
+}
+
+// perTrace computes f of every reference run's trace.
+func perTrace(r *Result, f func(t *Trace) float64) stats.Interval {
+	vs := make([]float64, len(r.Reference.Traces))
+	for i := range r.Reference.Traces {
+		vs[i] = f(&r.Reference.Traces[i])
+	}
+	return stats.Mean(vs)
+}
+
+// timelineTouches reports whether the (unpinned) timeline changes any key.
+func (d *diag) timelineTouches(keys ...string) bool {
+	if d.o.Scenario == nil {
+		return false
+	}
+	for _, ch := range d.o.Scenario.Timeline {
+		for _, a := range ch.Set {
+			if slices.Contains(keys, a.Key) && !d.pins(a.Key, nil) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// overwriteRule: the latest-wins server keeps one pending input per step,
+// so of two inputs arriving within one step the first is never applied and
+// its 50 ms of motion is lost: the server's tank (and with it the
+// reconciled visible tank) moves slower than commanded.
+func overwriteRule(d *diag, r *Result) (Finding, bool) {
+	c := &d.o.Base
+	if c.Server.Inputs != server.Latest || d.timelineTouches("server.inputs") {
+		return Finding{}, false
+	}
+	share := perSeed(r, func(s *lab.Summary) float64 {
+		if s.Arrived == 0 {
+			return 0
+		}
+		return 100 * float64(s.Overwritten) / float64(s.Arrived)
+	})
+	if share.Lo() <= 0.5 {
+		return Finding{}, false
+	}
+	speed := perSeed(r, func(s *lab.Summary) float64 { return s.MeanVisibleSpeedMPS })
+	cmd := perSeed(r, func(s *lab.Summary) float64 { return s.CommandedSpeedMPS })
+	where := ""
+	if c.Up.Jitter > 0 {
+		where = " on a jittery uplink"
+	}
+	return Finding{Rule: "latest-wins-overwrite", Fix: "server.inputs=queue",
+		Text: fmt.Sprintf("the server overwrote %s %% of inputs (latest-wins%s: of two inputs arriving "+
+			"within one server step only the last is applied, and the first one's motion is lost): "+
+			"the tank moves at %s of %.2f m/s", share.Format(1), where, speed.Format(2), cmd.Mean)}, true
+}
+
+// FramesPerSend is how often the frame sender sends at interval iv and fps
+// frames per second of its clock: on the first frame more than iv after
+// the last send, so every m-th frame with m = ⌊iv·fps / 1 s⌋ + 1 (0.050 s
+// at 60 fps: 4 frames, 15 Hz; 0.048 s: 3 frames, 20 Hz).
+func FramesPerSend(iv time.Duration, fps int) int64 {
+	return int64(iv)*int64(fps)/int64(time.Second) + 1
+}
+
+// fastestInterval is the shortest send interval the corrector chooses.
+func fastestInterval(c *client.Config) time.Duration {
+	switch c.Corrector {
+	case client.Off:
+		return c.SendInterval
+	case client.Proportional:
+		return time.Duration(float64(c.SendInterval)/1.1 + 0.5)
+	}
+	return c.IntervalFast
+}
+
+// senderRates are the frame sender's fastest rate and the server's tick
+// rate, both in true time (Hz), with the frames per send.
+func senderRates(c *lab.Config) (m int64, clientHz, serverHz float64) {
+	m = FramesPerSend(fastestInterval(&c.Client), c.Client.FPS)
+	clientHz = float64(c.Client.FPS) / float64(m) * (1 + c.ClientDriftPPM*1e-6)
+	serverHz = float64(time.Second) / float64(c.Server.Tick) * (1 + c.ServerDriftPPM*1e-6)
+	return m, clientHz, serverHz
+}
+
+// rateKeys are the settings the sender-rate rules read.
+var rateKeys = []string{"client.sender", "client.corrector", "client.fps", "client.frame_jitter", "client.send_interval",
+	"client.interval_fast", "client.interval_slow", "client.drift_ppm", "server.drift_ppm", "client.wander_ppm",
+	"server.wander_ppm", "server.tick"}
+
+func frameSenderRule(d *diag) bool {
+	c := &d.o.Base
+	return c.Client.Sender == client.SenderFrame && c.Client.FrameJitter == 0 && c.ClientWanderPPM == 0 && c.ServerWanderPPM == 0 &&
+		!d.timelineTouches(rateKeys...)
+}
+
+// slowClockRule: the frame sender cannot send faster than one send per m
+// frames of the client's clock; when that is slower in true time than the
+// server's ticks, the client falls behind by the difference every second
+// and the offset grows without bound, whatever the corrector asks.
+func slowClockRule(d *diag, r *Result) (Finding, bool) {
+	c := &d.o.Base
+	if !frameSenderRule(d) {
+		return Finding{}, false
+	}
+	m, clientHz, serverHz := senderRates(c)
+	if clientHz >= serverHz*(1-1e-9) {
+		return Finding{}, false
+	}
+	off := perSeed(r, func(s *lab.Summary) float64 { return float64(s.FinalOffset) })
+	slope := perTrace(r, func(t *Trace) float64 { return t.OffsetSlope })
+	if off.Lo() <= float64(c.Client.Band) || slope.Lo() <= 0 {
+		return Finding{}, false
+	}
+	slow := fmt.Sprintf("the client clock runs %.2f %% slow", -c.ClientDriftPPM/1e4)
+	if c.ClientDriftPPM >= 0 {
+		slow = fmt.Sprintf("the client clock runs %.2f %% slower than the server's", 100*(1-clientHz/serverHz))
+	}
+	return Finding{Rule: "frame-sender-slow-clock", Fix: "client.sender=accumulator",
+		Text: fmt.Sprintf("%s: the frame sender cannot send faster than once per %d frames (%.2f Hz of its clock, %.3f Hz of "+
+			"true time) against the server's %.3f Hz, so the tick offset grows without bound: by %s ticks/s "+
+			"(the rates predict %+.3f), to %s after %.0f s", slow, m, float64(c.Client.FPS)/float64(m), clientHz, serverHz,
+			signedP(slope, 3), serverHz-clientHz, signed(off), c.Duration.Seconds())}, true
+}
+
+// latchRule: the dead band latches the fast interval when the offset goes
+// above the band, but when the fast interval still gives one send per
+// server tick, the client can only keep pace: the offset stays where it is
+// and never returns into the band.
+func latchRule(d *diag, r *Result) (Finding, bool) {
+	c := &d.o.Base
+	if !frameSenderRule(d) || c.Client.Corrector != client.Deadband {
+		return Finding{}, false
+	}
+	m, clientHz, serverHz := senderRates(c)
+	if math.Abs(clientHz-serverHz) > 1e-9*serverHz {
+		return Finding{}, false
+	}
+	fast := perSeed(r, func(s *lab.Summary) float64 {
+		if t := s.TimeFastS + s.TimeBaseS + s.TimeSlowS; t > 0 {
+			return 100 * s.TimeFastS / t
+		}
+		return 0
+	})
+	off := perSeed(r, func(s *lab.Summary) float64 { return float64(s.FinalOffset) })
+	above := perTrace(r, func(t *Trace) float64 { return t.AboveBand })
+	if fast.Mean <= 50 || above.Mean < 50 {
+		return Finding{}, false
+	}
+	stays := fmt.Sprintf("above the band (±%d) in %s %% of the samples after the first quarter of the run", c.Client.Band, above.Format(0))
+	if above.Lo() >= 100-1e-9 {
+		stays = fmt.Sprintf("above the band (±%d) on every seed from the first quarter of the run on: it never returns into it", c.Client.Band)
+	}
+	return Finding{Rule: "latch-still-tick-rate", Fix: "client.sender=accumulator",
+		Text: fmt.Sprintf("the send interval latched at %.3f s for %s %% of the time, but at %d fps that is still one send "+
+			"per %d frames = %.1f Hz, no faster than the server's %.1f Hz ticks, so the offset cannot come down: it ends at %s, %s",
+			c.Client.IntervalFast.Seconds(), fast.Format(0), c.Client.FPS, m, clientHz, serverHz, signed(off), stays)}, true
+}
+
+// substepRule: replay in substeps of one prediction unit differs from one
+// integration of a whole step only when a step lasts longer than a unit
+// and turns; prediction spends whole units, so every pending duration is
+// a multiple of the unit, and when the single replay gives the same runs
+// the substep fix changes nothing in this configuration.
+func substepRule(d *diag, r *Result) (Finding, bool) {
+	c := &d.o.Base
+	if c.Client.Replay != client.Substep || d.timelineTouches("client.replay") {
+		return Finding{}, false
+	}
+	i := slices.IndexFunc(r.Changes, func(c Change) bool { return c.Set == "client.replay=single" })
+	if i < 0 {
+		return Finding{}, false
+	}
+	alt := r.Changes[i].arm
+	for _, m := range Metrics {
+		a, b := r.Reference.Stat(m).PerSeed, alt.Stat(m).PerSeed
+		for j := range a {
+			if math.Abs(a[j]-b[j]) > 1e-9*max(1, math.Abs(a[j])) {
+				return Finding{}, false
+			}
+		}
+	}
+	unit := c.Server.Tick
+	return Finding{Rule: "substep-changes-nothing", Fix: "client.replay=single",
+		Text: fmt.Sprintf("replay substeps change nothing here: every pending duration is a multiple of %g ms (prediction "+
+			"spends whole %g ms units), and on this input a whole step integrates to the same pose as its substeps: "+
+			"client.replay=single gives the same report card on %d of %d seeds", ms(unit), ms(unit), len(d.o.Seeds), len(d.o.Seeds))}, true
+}
+
+// signed formats an interval with a sign: "+3.1 ± 0.2".
+func signed(iv stats.Interval) string { return signedP(iv, 1) }
+
+func signedP(iv stats.Interval, prec int) string {
+	s := iv.Format(prec)
+	if iv.Mean >= 0 {
+		s = "+" + s
+	}
+	return s
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -1,0 +1,190 @@
+package diagnose
+
+import (
+	"math"
+	"strconv"
+	"testing"
+	"time"
+
+	"jitterlab/client"
+	"jitterlab/lab"
+	"jitterlab/metrics"
+	"jitterlab/motion"
+	"jitterlab/sim"
+)
+
+// Each rule states a mechanism; these tests prove the mechanism in the
+// model, not only that the rule fires.
+
+func session(t *testing.T, cfg lab.Config, onSample func(*metrics.Sample)) lab.Summary {
+	t.Helper()
+	s, err := lab.New(cfg, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.OnSample = onSample
+	if err := s.Run(sim.Time(cfg.Duration)); err != nil {
+		t.Fatal(err)
+	}
+	return s.Summary()
+}
+
+func configOf(t *testing.T, sets ...string) lab.Config {
+	t.Helper()
+	cfg := lab.DefaultConfig()
+	for _, a := range sets {
+		k, v, _ := lab.ParseAssignment(a)
+		if err := lab.Set(&cfg, k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return cfg
+}
+
+// The frame sender sends every ⌊iv·fps⌋+1 frames, and the model does: on a
+// perfect link with the corrector off, 0.050 s at 60 fps is 15 Hz, 0.048 s
+// is 20 Hz, 0.052 s is 15 Hz, and 0.050 s at 50 fps is 3 frames = 16.7 Hz.
+func TestFramesPerSendIsWhatTheModelSends(t *testing.T) {
+	for _, c := range []struct {
+		iv   time.Duration
+		fps  int
+		want int64
+	}{{50 * time.Millisecond, 60, 4}, {48 * time.Millisecond, 60, 3}, {52 * time.Millisecond, 60, 4}, {50 * time.Millisecond, 50, 3}} {
+		if got := FramesPerSend(c.iv, c.fps); got != c.want {
+			t.Errorf("FramesPerSend(%v, %d) = %d, want %d", c.iv, c.fps, got, c.want)
+		}
+		cfg := configOf(t, "client.corrector=off", "client.send_interval="+c.iv.String(), "client.fps="+strconv.Itoa(c.fps), "client.start=0")
+		cfg.Duration = time.Minute
+		sum := session(t, cfg, nil)
+		hz := float64(c.fps) / float64(c.want)
+		// Sending starts at login (a round trip and a frame after the start).
+		if got := float64(sum.InputsSent) / 60; math.Abs(got-hz) > 0.05 {
+			t.Errorf("%v at %d fps: the model sends %.3f Hz, the rule says %.3f", c.iv, c.fps, got, hz)
+		}
+	}
+}
+
+// Latest-wins: every overwritten input's motion is lost, so the visible
+// speed is the commanded speed times the share of arrived inputs applied;
+// with the queue server nothing is overwritten and the deficit is gone.
+func TestOverwriteCostsExactlyTheOverwrittenShare(t *testing.T) {
+	o := options(t, "jitter-fix")
+	var most float64
+	for _, seed := range []uint64{1, 2, 3, 4, 5, 6, 7, 8} {
+		cfg := o.Base
+		cfg.Seed = seed
+		sum := session(t, cfg, nil)
+		share := float64(sum.Overwritten) / float64(sum.Arrived)
+		most = max(most, share)
+		want := sum.CommandedSpeedMPS * (1 - share)
+		if math.Abs(sum.MeanVisibleSpeedMPS-want) > 0.03 {
+			t.Errorf("seed %d: visible %.3f m/s, commanded × applied share %.3f", seed, sum.MeanVisibleSpeedMPS, want)
+		}
+		if err := lab.Set(&cfg, "server.inputs", "queue"); err != nil {
+			t.Fatal(err)
+		}
+		q := session(t, cfg, nil)
+		if q.Overwritten != 0 || math.Abs(q.Card.SpeedDeficitMPS) > 0.01 {
+			t.Errorf("seed %d, queue: %d overwritten, deficit %.4f m/s", seed, q.Overwritten, q.Card.SpeedDeficitMPS)
+		}
+	}
+	if most < 0.1 {
+		t.Errorf("at most %.3f overwritten: the test shows nothing", most)
+	}
+}
+
+// The 0.048 s latch at 60 fps is one send per 3 frames = 20 Hz, the
+// server's rate: once the offset is above the band it stays there; the
+// accumulator sender (0.048 s exactly, 20.8 Hz) brings it back.
+func TestLatchAtTickRateNeverReturnsIntoTheBand(t *testing.T) {
+	for _, sender := range []string{"frame", "accumulator"} {
+		cfg := configOf(t, "client.sender="+sender)
+		cfg.Duration = time.Minute
+		var above, after int
+		sum := session(t, cfg, func(x *metrics.Sample) {
+			if x.TS >= 10 {
+				after++
+				if x.TickOffset > cfg.Client.Band {
+					above++
+				}
+			}
+		})
+		switch sender {
+		case "frame":
+			if above != after || sum.TimeFastS < 0.95*sum.SimS {
+				t.Errorf("frame sender: offset above the band in %d of %d samples, fast %.1f s", above, after, sum.TimeFastS)
+			}
+		case "accumulator":
+			if above != 0 || sum.FinalOffset > cfg.Client.Band {
+				t.Errorf("accumulator: offset above the band in %d samples, final %d", above, sum.FinalOffset)
+			}
+		}
+	}
+}
+
+// A slow client clock: the frame sender's fastest rate in true time is
+// fps/m·(1+drift); the offset grows by the rate difference every second
+// (the rule's prediction), and the accumulator keeps it bounded.
+func TestSlowClockOffsetGrowsAtTheRateDifference(t *testing.T) {
+	cfg := configOf(t, "client.drift_ppm=-5000ppm")
+	cfg.Duration = 5 * time.Minute
+	var at60 int
+	sum := session(t, cfg, func(x *metrics.Sample) {
+		if math.Abs(x.TS-60) < 1e-6 {
+			at60 = x.TickOffset
+		}
+	})
+	_, clientHz, serverHz := senderRates(&cfg)
+	want := (serverHz - clientHz) * 240
+	if got := float64(sum.FinalOffset - at60); math.Abs(got-want) > 1.5 {
+		t.Errorf("offset grew %+.0f from 60 s to 300 s, the rates predict %+.1f", got, want)
+	}
+	if err := lab.Set(&cfg, "client.sender", "accumulator"); err != nil {
+		t.Fatal(err)
+	}
+	if acc := session(t, cfg, nil); acc.FinalOffset > cfg.Client.Band {
+		t.Errorf("accumulator: final offset %d", acc.FinalOffset)
+	}
+}
+
+// Replay in substeps equals one integration of the whole step when the
+// step is a whole number of units and the input does not turn; a turn or a
+// 120 ms step tells them apart, and then the rule does not fire.
+func TestSubstepsEqualOneStepOnlyForWholeUnitsWithoutTurning(t *testing.T) {
+	k := motion.DefaultTuning
+	unit := 50 * time.Millisecond
+	replay := func(in motion.Input, d time.Duration) (motion.Pose, motion.Pose) {
+		steps := []client.PredictedMoveStep{{Tick: 1, Input: in, Duration: d}, {Tick: 2, Input: in, Duration: 2 * unit}}
+		base := motion.Pose{X: 1, Y: 2, Rot: 30}
+		return client.ReplayPending(base, steps, client.Substep, unit, k), client.ReplayPending(base, steps, client.Single, unit, k)
+	}
+	sub, one := replay(motion.Input{Throttle: 1}, 3*unit)
+	if motion.Distance(sub, one) > 1e-12 || sub.Rot != one.Rot {
+		t.Errorf("straight, whole units: %+v vs %+v", sub, one)
+	}
+	if sub, one := replay(motion.Input{Throttle: 1, Turn: 0.5}, 3*unit); motion.Distance(sub, one) < 1e-6 {
+		t.Errorf("turning: substeps and one step agree: %+v", sub)
+	}
+	o := options(t, "jitter-fix", "input.script=zigzag")
+	o.Seeds, o.Base.Duration = o.Seeds[:3], 20*time.Second
+	r := run(t, o)
+	if f, ok := finding(r, "substep-changes-nothing"); ok {
+		t.Errorf("the rule fires on a turning script: %s", f.Text)
+	}
+	o = options(t, "jitter-fix")
+	o.Seeds, o.Base.Duration = o.Seeds[:3], 20*time.Second
+	if _, ok := finding(run(t, o), "substep-changes-nothing"); !ok {
+		t.Error("the rule does not fire on the steady script")
+	}
+}
+
+func TestTracerFromTheFirstQuarter(t *testing.T) {
+	tr := tracer{from: 10, band: 2}
+	for i, off := range []int{9, 9, 3, 2, 3, 5} { // at 0, 5, 10, 15, 20, 25 s
+		tr.sample(&metrics.Sample{TS: float64(5 * i), TickOffset: off})
+	}
+	got := tr.trace()
+	if got.AboveBand != 75 || got.OffsetSlope != 2.0/15 {
+		t.Errorf("%+v, want 75 %% above the band and a slope of 2/15 per second", got)
+	}
+}

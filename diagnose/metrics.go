@@ -1,0 +1,52 @@
+package diagnose
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"jitterlab/lab"
+)
+
+// Metric is one report-card figure as diagnose compares it. Every metric is
+// worse when larger.
+type Metric struct {
+	Name  string // as --metric takes it
+	Label string
+	Unit  string
+	Prec  int
+	Get   func(*lab.ReportCard) float64
+}
+
+// Metrics are the report card's figures, in the card's order.
+var Metrics = []Metric{
+	{"judder", "judder", "m/s", 3, func(c *lab.ReportCard) float64 { return c.JudderMPS }},
+	{"speed_deficit", "speed deficit", "m/s", 3, func(c *lab.ReportCard) float64 { return c.SpeedDeficitMPS }},
+	{"rubber_bands", "rubber bands", "/min", 1, func(c *lab.ReportCard) float64 { return c.RubberBandsPerMin }},
+	{"freeze", "freeze time", "%", 1, func(c *lab.ReportCard) float64 { return 100 * c.FreezeShare }},
+	{"snaps", "snaps", "/min", 2, func(c *lab.ReportCard) float64 { return c.SnapsPerMin }},
+	{"snap_distance_p50", "snap distance p50", "m", 3, func(c *lab.ReportCard) float64 { return c.SnapDistanceM.P50 }},
+	{"snap_distance_max", "snap distance max", "m", 3, func(c *lab.ReportCard) float64 { return c.SnapDistanceM.Max }},
+	{"corrections", "corrections", "/min", 1, func(c *lab.ReportCard) float64 { return c.CorrectionsPerMin }},
+	{"input_delay_p50", "input delay p50", "ms", 1, func(c *lab.ReportCard) float64 { return c.InputDelayMs.P50 }},
+	{"input_delay_p95", "input delay p95", "ms", 1, func(c *lab.ReportCard) float64 { return c.InputDelayMs.P95 }},
+	{"input_delay_p99", "input delay p99", "ms", 1, func(c *lab.ReportCard) float64 { return c.InputDelayMs.P99 }},
+	{"visible_lag_p50", "visible lag p50", "m", 3, func(c *lab.ReportCard) float64 { return c.VisibleLagM.P50 }},
+	{"visible_lag_p99", "visible lag p99", "m", 3, func(c *lab.ReportCard) float64 { return c.VisibleLagM.P99 }},
+}
+
+// LookupMetric finds a metric by name; the error lists the names.
+func LookupMetric(name string) (Metric, error) {
+	var names []string
+	for _, m := range Metrics {
+		if m.Name == name {
+			return m, nil
+		}
+		names = append(names, m.Name)
+	}
+	return Metric{}, fmt.Errorf("--metric %q: allowed one of %s", name, strings.Join(names, ", "))
+}
+
+// Smallest is the smallest difference diagnose calls an effect: half the
+// last digit it shows.
+func (m Metric) Smallest() float64 { return 0.5 * math.Pow(10, -float64(m.Prec)) }

@@ -1,0 +1,218 @@
+package diagnose
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"jitterlab/stats"
+)
+
+// SeedList writes seeds compactly: "1-20", "1,4,9-11".
+func SeedList(seeds []uint64) string {
+	var parts []string
+	for i := 0; i < len(seeds); {
+		j := i
+		for j+1 < len(seeds) && seeds[j+1] == seeds[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d-%d", seeds[i], seeds[j]))
+		} else {
+			parts = append(parts, strconv.FormatUint(seeds[i], 10))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ",")
+}
+
+// FormatDiff writes a paired difference "−0.107 ± 0.010 *" (* significant).
+func FormatDiff(d stats.Diff, prec int) string {
+	s := d.Format(prec)
+	if d.Mean >= 0 || s[0] != '-' {
+		s = "+" + s
+	}
+	s = strings.Replace(s, "+-", "-", 1)
+	if strings.HasPrefix(s, "-") && strings.Trim(s[1:strings.Index(s, " ")], "0.") == "" {
+		s = "+" + s[1:] // no "-0.000"
+	}
+	if d.Significant {
+		s += " *"
+	}
+	return s
+}
+
+// Headline is the diagnosis in one sentence.
+func (r *Result) Headline() string {
+	switch {
+	case !r.Problem:
+		return "No significant problem: " + r.noProblem()
+	case len(r.Findings) > 0 && r.Findings[0].Problem:
+		return "Main cause: " + r.Findings[0].Text + "."
+	}
+	m, d := r.metric, r.LinkCost[0]
+	if !(d.Significant && d.Mean > 0) {
+		m, d = r.tie, r.LinkCost[1]
+	}
+	return fmt.Sprintf("The link costs %s %s %s over the same game on a perfect link, and no rule names the mechanism: "+
+		"the ranked changes below are the evidence.", m.Label, FormatDiff(d, m.Prec), m.Unit)
+}
+
+func (r *Result) noProblem() string {
+	ref := r.Reference.Stat(r.metric).Mean
+	return fmt.Sprintf("the report card matches the same game on a perfect link within its intervals (%s %s %s; "+
+		"difference %s) and no rule found a mechanism that a change fixes. What remains is the game's own, the same on "+
+		"a perfect link; the changes below show what a different design would give.", r.metric.Label, ref.Format(r.metric.Prec),
+		r.metric.Unit, FormatDiff(r.LinkCost[0], r.metric.Prec))
+}
+
+// ChangeLine says what the finding's change does to the reference.
+func (r *Result) ChangeLine(f *Finding) string {
+	verdict := "no significant effect on the report card here"
+	switch {
+	case f.Problem:
+		verdict = "a significant improvement"
+	case (f.FixPrimary.Significant && f.FixPrimary.Mean > 0) || (f.FixTie.Significant && f.FixTie.Mean > 0):
+		verdict = "significantly worse here"
+	}
+	return fmt.Sprintf("change %s: %s %s %s, %s %s %s: %s", f.Fix, r.metric.Label, FormatDiff(f.FixPrimary, r.metric.Prec),
+		r.metric.Unit, r.tie.Label, FormatDiff(f.FixTie, r.tie.Prec), r.tie.Unit, verdict)
+}
+
+// LinkLine compares the reference with the same game on a perfect link.
+func (r *Result) LinkLine() string {
+	return fmt.Sprintf("the link: against the same game on a perfect link, %s %s %s, %s %s %s "+
+		"(95 %% intervals over %d seeds, * significant)", r.metric.Label, FormatDiff(r.LinkCost[0], r.metric.Prec), r.metric.Unit,
+		r.tie.Label, FormatDiff(r.LinkCost[1], r.tie.Prec), r.tie.Unit, len(r.Conditions.Seeds))
+}
+
+// WriteText prints the diagnosis.
+func (r *Result) WriteText(w io.Writer) error {
+	var b bytes.Buffer
+	c := &r.Conditions
+	n := len(c.Seeds)
+	fmt.Fprintln(&b, "lab diagnose: why does the player jitter, and what fixes it?")
+	fmt.Fprintln(&b)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "conditions")
+	fmt.Fprintf(tw, "  scenario\t%s\n", c.Scenario)
+	fmt.Fprintf(tw, "  overrides\t%s\n", orNone(strings.Join(c.Overrides, " ")))
+	if len(c.Pinned) > 0 {
+		fmt.Fprintf(tw, "  timeline changes dropped\t%s (an override pins its key)\n", strings.Join(c.Pinned, ", "))
+	}
+	fmt.Fprintf(tw, "  seeds\t%s (%d, the same for every variant)\n", SeedList(c.Seeds), n)
+	fmt.Fprintf(tw, "  duration\t%v each\n", time.Duration(c.DurationS*float64(time.Second)))
+	fmt.Fprintf(tw, "  version\t%s\n", c.Version)
+	fmt.Fprintf(tw, "  metric\t%s (%s), lower is better; %s breaks ties\n", r.metric.Label, r.metric.Unit, r.tie.Label)
+	tw.Flush()
+
+	fmt.Fprintln(&b)
+	fmt.Fprintln(&b, wrap(r.Headline(), "", "", 100))
+	fmt.Fprintln(&b)
+	fmt.Fprintln(&b, wrap(r.LinkLine(), "", "", 100))
+
+	fmt.Fprintln(&b)
+	fmt.Fprintln(&b, "findings (main cause first)")
+	if len(r.Findings) == 0 {
+		fmt.Fprintln(&b, "  none: no rule's mechanism is at work here")
+	}
+	for i, f := range r.Findings {
+		fmt.Fprintln(&b, wrap(fmt.Sprintf("%d. %s.", i+1, f.Text), "  ", "     ", 100))
+		fmt.Fprintln(&b, wrap(r.ChangeLine(&f), "     ", "       ", 100))
+	}
+
+	fmt.Fprintln(&b)
+	fmt.Fprintf(&b, "changes, one at a time on the reference (paired over %d seeds, change − reference)\n", n)
+	rows := [][]string{{"", "change", r.metric.Label + " " + r.metric.Unit, r.tie.Label + " " + r.tie.Unit}}
+	for i, ch := range r.Changes {
+		rows = append(rows, []string{strconv.Itoa(i + 1), ch.Set, FormatDiff(ch.Primary, r.metric.Prec), FormatDiff(ch.TieBreak, r.tie.Prec)})
+	}
+	table(&b, rows)
+
+	fmt.Fprintln(&b)
+	fmt.Fprintln(&b, "combination (greedy: take the best significant improvement, try every other change again on top)")
+	if len(r.Recommended) == 0 {
+		fmt.Fprintln(&b, "  no change improves "+r.metric.Label+" significantly: nothing to recommend")
+	}
+	for i, s := range r.Steps {
+		if s.Taken != "" {
+			fmt.Fprintf(&b, "  %d. + %s → %s %.*f %s\n", i+1, s.Taken, r.metric.Label, r.metric.Prec, s.Primary, r.metric.Unit)
+		} else {
+			best := "nothing left to try"
+			if len(s.Tried) > 0 {
+				best = fmt.Sprintf("best %s %s", s.Tried[0].Set, FormatDiff(s.Tried[0].Primary, r.metric.Prec))
+			}
+			fmt.Fprintf(&b, "  %d. no further change improves significantly (%s)\n", i+1, best)
+		}
+	}
+	fmt.Fprintln(&b)
+	fmt.Fprintf(&b, "recommended: %s\n", orNone(strings.Join(r.Recommended, " ")))
+	fmt.Fprintln(&b)
+	rows = [][]string{{"report card", "reference", "recommended", "difference", ""}}
+	for i, m := range Metrics {
+		ref, best := r.Reference.Stat(m).Mean, r.Best.Stat(m).Mean
+		d := r.BestVsReference[i]
+		pct := ""
+		if p, ok := stats.Percent(d, ref, math.Pow(10, -float64(m.Prec))); ok && d.Significant {
+			pct = fmt.Sprintf("%+.0f %%", p)
+		}
+		rows = append(rows, []string{m.Label + " " + m.Unit, ref.Format(m.Prec), best.Format(m.Prec), FormatDiff(d, m.Prec), pct})
+	}
+	table(&b, rows)
+	fmt.Fprintf(&b, "\n± is the 95 %% interval over the seeds; * the interval excludes 0. Seed %d is the one nearest the mean %s.\n",
+		r.Representative, r.metric.Label)
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// WriteJSON writes the diagnosis as indented JSON.
+func (r *Result) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+func table(b *bytes.Buffer, rows [][]string) {
+	start := b.Len()
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for _, row := range rows {
+		fmt.Fprintln(tw, "  "+strings.Join(row, "\t")+"\t")
+	}
+	tw.Flush()
+	lines := strings.Split(strings.TrimSuffix(b.String()[start:], "\n"), "\n")
+	b.Truncate(start)
+	for _, l := range lines {
+		b.WriteString(strings.TrimRight(l, " ") + "\n")
+	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// wrap breaks s into lines of at most width runes: the first line starts
+// with first, the others with rest.
+func wrap(s, first, rest string, width int) string {
+	var lines []string
+	line := first
+	for _, w := range strings.Fields(s) {
+		if strings.TrimSpace(line) != "" && len([]rune(line))+1+len([]rune(w)) > width {
+			lines = append(lines, line)
+			line = rest
+		}
+		if strings.TrimSpace(line) != "" {
+			line += " "
+		}
+		line += w
+	}
+	return strings.Join(append(lines, line), "\n")
+}

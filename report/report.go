@@ -1,0 +1,347 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"jitterlab/diagnose"
+	"jitterlab/stats"
+)
+
+// Colours of the two configurations in every chart.
+const (
+	refColour  = "#1f5fa8"
+	bestColour = "#d9730d"
+	perfColour = "#6b8e23"
+)
+
+type row struct{ Cells []string }
+
+type findingView struct {
+	Text, Change string
+	Problem      bool
+}
+
+type chart struct {
+	Title, Caption string
+	SVG            template.HTML
+}
+
+type page struct {
+	Title      string
+	Conditions [][2]string
+	Headline   string
+	Problem    bool
+	Link       string
+	Findings   []findingView
+	Changes    []row
+	ChangeHead []string
+	Steps      []string
+	Recommend  string
+	Card       []row
+	Dots       []chart
+	Timelines  []chart
+	Seed       uint64
+	RefColour  string
+	BestColour string
+	PerfColour string
+}
+
+// Write writes the diagnosis as one self-contained HTML page.
+func Write(w io.Writer, r *diagnose.Result) error {
+	c := &r.Conditions
+	m, tie := r.Metric(), r.TieBreak()
+	p := page{Title: "lab diagnose: " + c.Scenario, Headline: r.Headline(), Problem: r.Problem, Link: r.LinkLine(),
+		Seed: r.Representative, RefColour: refColour, BestColour: bestColour, PerfColour: perfColour}
+	over := strings.Join(c.Overrides, " ")
+	if over == "" {
+		over = "(none)"
+	}
+	p.Conditions = [][2]string{{"scenario", c.Scenario}, {"overrides", over}}
+	if len(c.Pinned) > 0 {
+		p.Conditions = append(p.Conditions, [2]string{"timeline changes dropped", strings.Join(c.Pinned, ", ") + " (an override pins its key)"})
+	}
+	p.Conditions = append(p.Conditions,
+		[2]string{"seeds", fmt.Sprintf("%s (%d, the same for every variant)", diagnose.SeedList(c.Seeds), len(c.Seeds))},
+		[2]string{"duration", fmt.Sprintf("%v each", time.Duration(c.DurationS*float64(time.Second)))},
+		[2]string{"version", c.Version},
+		[2]string{"metric", fmt.Sprintf("%s (%s), lower is better; %s breaks ties", m.Label, m.Unit, tie.Label)})
+	for i := range r.Findings {
+		f := &r.Findings[i]
+		p.Findings = append(p.Findings, findingView{Text: f.Text + ".", Change: r.ChangeLine(f), Problem: f.Problem})
+	}
+	p.ChangeHead = []string{"#", "change", m.Label + " " + m.Unit, tie.Label + " " + tie.Unit}
+	for i, ch := range r.Changes {
+		p.Changes = append(p.Changes, row{[]string{strconv.Itoa(i + 1), ch.Set, diagnose.FormatDiff(ch.Primary, m.Prec), diagnose.FormatDiff(ch.TieBreak, tie.Prec)}})
+	}
+	for _, s := range r.Steps {
+		if s.Taken != "" {
+			p.Steps = append(p.Steps, fmt.Sprintf("+ %s → %s %.*f %s", s.Taken, m.Label, m.Prec, s.Primary, m.Unit))
+		} else {
+			p.Steps = append(p.Steps, "no further change improves significantly")
+		}
+	}
+	p.Recommend = strings.Join(r.Recommended, " ")
+	if p.Recommend == "" {
+		p.Recommend = "(none)"
+	}
+	for i, mt := range diagnose.Metrics {
+		ref, best := r.Reference.Stat(mt).Mean, r.Best.Stat(mt).Mean
+		p.Card = append(p.Card, row{[]string{mt.Label + " " + mt.Unit, ref.Format(mt.Prec), best.Format(mt.Prec), diagnose.FormatDiff(r.BestVsReference[i], mt.Prec)}})
+	}
+	for _, mt := range []diagnose.Metric{m, tie} {
+		p.Dots = append(p.Dots, chart{Title: mt.Label + " per seed (" + mt.Unit + ")",
+			Caption: "one dot per seed; the bar is the mean with its 95 % interval", SVG: dotPlot(r, mt)})
+	}
+	p.Timelines = timelines(r)
+	var b bytes.Buffer
+	if err := pageTemplate.Execute(&b, &p); err != nil {
+		return err
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// f1 formats a coordinate with one decimal.
+func f1(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
+
+type dotRow struct {
+	label  string
+	values []float64
+	mean   stats.Interval
+	colour string
+}
+
+// dotPlot draws one row per configuration: every seed's value as a dot,
+// the mean and its interval as a bar.
+func dotPlot(r *diagnose.Result, m diagnose.Metric) template.HTML {
+	stat := func(a *diagnose.Arm) ([]float64, stats.Interval) { s := a.Stat(m); return s.PerSeed, s.Mean }
+	var rows []dotRow
+	add := func(label, colour string, a *diagnose.Arm) {
+		v, iv := stat(a)
+		rows = append(rows, dotRow{label, v, iv, colour})
+	}
+	add("reference", refColour, r.Reference)
+	add("perfect link", perfColour, r.PerfectLink)
+	for i := range r.Changes {
+		add(r.Changes[i].Set, "#777777", r.Changes[i].Arm())
+	}
+	if len(r.Recommended) > 0 {
+		add("recommended", bestColour, r.Best)
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, rw := range rows {
+		for _, v := range rw.values {
+			lo, hi = min(lo, v), max(hi, v)
+		}
+	}
+	if hi-lo < 1e-9 {
+		lo, hi = lo-0.5, hi+0.5
+	}
+	pad := (hi - lo) * 0.05
+	lo, hi = lo-pad, hi+pad
+	const width, left, right, rowH, top = 900.0, 250.0, 20.0, 22.0, 10.0
+	x := func(v float64) float64 { return left + (v-lo)/(hi-lo)*(width-left-right) }
+	height := top + rowH*float64(len(rows)) + 30
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg class="dots" width="%s" height="%s" viewBox="0 0 %s %s" role="img">`, f1(width), f1(height), f1(width), f1(height))
+	for i, rw := range rows {
+		y := top + rowH*float64(i) + rowH/2
+		if i%2 == 0 {
+			fmt.Fprintf(&b, `<rect x="0" y="%s" width="%s" height="%s" fill="#f3f3f3"/>`, f1(y-rowH/2), f1(width), f1(rowH))
+		}
+		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="end" font-size="12">%s</text>`, f1(left-8), f1(y+4), template.HTMLEscapeString(rw.label))
+		for _, v := range rw.values {
+			fmt.Fprintf(&b, `<circle cx="%s" cy="%s" r="3" fill="%s" fill-opacity="0.55"/>`, f1(x(v)), f1(y), rw.colour)
+		}
+		if !math.IsInf(rw.mean.Half, 1) {
+			fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#000" stroke-width="1.5"/>`, f1(x(rw.mean.Lo())), f1(y+7), f1(x(rw.mean.Hi())), f1(y+7))
+		}
+		fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#000" stroke-width="2"/>`, f1(x(rw.mean.Mean)), f1(y+3), f1(x(rw.mean.Mean)), f1(y+11))
+	}
+	axisY := top + rowH*float64(len(rows)) + 4
+	fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#444"/>`, f1(left), f1(axisY), f1(width-right), f1(axisY))
+	for k := 0; k <= 4; k++ {
+		v := lo + (hi-lo)*float64(k)/4
+		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="middle" font-size="11">%s</text>`, f1(x(v)), f1(axisY+16), strconv.FormatFloat(v, 'f', m.Prec, 64))
+	}
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String())
+}
+
+// timelines draws the representative seed's reference and recommended
+// timelines: tick offset with the band, send interval, visible error with
+// the snap line, visible speed.
+func timelines(r *diagnose.Result) []chart {
+	ref, best := &r.RefSeries, &r.BestSeries
+	band := float64(r.Band)
+	return []chart{
+		{Title: "tick offset (ticks)", Caption: fmt.Sprintf("dashed: the dead band ±%d", r.Band),
+			SVG: lineChart(ref.TS, ref.TickOffset, best.TS, best.TickOffset, []float64{-band, band})},
+		{Title: "send interval (s)", SVG: lineChart(ref.TS, ref.SendIntervalS, best.TS, best.SendIntervalS, nil)},
+		{Title: "visible error (m)", Caption: fmt.Sprintf("dashed: the snap line %g m", r.Snap),
+			SVG: lineChart(ref.TS, ref.VisibleErrorM, best.TS, best.VisibleErrorM, []float64{r.Snap})},
+		{Title: "visible speed (m/s)", SVG: lineChart(ref.TS, ref.VisibleSpeedMPS, best.TS, best.VisibleSpeedMPS, nil)},
+	}
+}
+
+// niceStep is the 1, 2 or 5 × 10^k at or above x.
+func niceStep(x float64) float64 {
+	p := math.Pow(10, math.Floor(math.Log10(x)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*p >= x {
+			return m * p
+		}
+	}
+	return 10 * p
+}
+
+// trim formats a tick value with as many decimals as its step needs.
+func trim(v, step float64) string {
+	dec := max(0, int(-math.Floor(math.Log10(step)+1e-9)))
+	if math.Abs(v) < step/1e6 {
+		v = 0
+	}
+	return strconv.FormatFloat(v, 'f', dec, 64)
+}
+
+// lineChart draws two series over time with dashed reference lines.
+func lineChart(t1, y1, t2, y2 []float64, lines []float64) template.HTML {
+	const width, height, left, right, top, bottom = 900.0, 170.0, 60.0, 15.0, 10.0, 25.0
+	lo, hi := math.Inf(1), math.Inf(-1)
+	tmax := 0.0
+	for _, ys := range [][]float64{y1, y2, lines} {
+		for _, v := range ys {
+			lo, hi = min(lo, v), max(hi, v)
+		}
+	}
+	for _, ts := range [][]float64{t1, t2} {
+		for _, v := range ts {
+			tmax = max(tmax, v)
+		}
+	}
+	if math.IsInf(lo, 1) {
+		lo, hi = 0, 1
+	}
+	if hi-lo < 1e-9 {
+		lo, hi = lo-1, hi+1
+	}
+	pad := (hi - lo) * 0.08
+	lo, hi = lo-pad, hi+pad
+	if tmax <= 0 {
+		tmax = 1
+	}
+	x := func(t float64) float64 { return left + t/tmax*(width-left-right) }
+	y := func(v float64) float64 { return top + (hi-v)/(hi-lo)*(height-top-bottom) }
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg class="timeline" width="%s" height="%s" viewBox="0 0 %s %s" role="img">`, f1(width), f1(height), f1(width), f1(height))
+	fmt.Fprintf(&b, `<rect x="%s" y="%s" width="%s" height="%s" fill="#fafafa" stroke="#ccc"/>`, f1(left), f1(top), f1(width-left-right), f1(height-top-bottom))
+	step := niceStep((hi - lo) / 4)
+	for v := math.Ceil(lo/step) * step; v <= hi; v += step {
+		fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#e4e4e4"/>`, f1(left), f1(y(v)), f1(width-right), f1(y(v)))
+		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="end" font-size="11">%s</text>`, f1(left-6), f1(y(v)+4), trim(v, step))
+	}
+	for k := 0; k <= 4; k++ {
+		tt := tmax * float64(k) / 4
+		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="middle" font-size="11">%s s</text>`, f1(x(tt)), f1(height-8), strconv.FormatFloat(tt, 'f', 0, 64))
+	}
+	for _, v := range lines {
+		fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#c00" stroke-dasharray="5,4"/>`, f1(left), f1(y(v)), f1(width-right), f1(y(v)))
+	}
+	poly := func(ts, ys []float64, colour string) {
+		if len(ts) == 0 {
+			return
+		}
+		b.WriteString(`<polyline fill="none" stroke-width="1.2" stroke-opacity="0.75" stroke="` + colour + `" points="`)
+		for i := range ts {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(f1(x(ts[i])) + "," + f1(y(ys[i])))
+		}
+		b.WriteString(`"/>`)
+	}
+	poly(t1, y1, refColour)
+	poly(t2, y2, bestColour)
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String())
+}
+
+var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8"/>
+<title>{{.Title}}</title>
+<style>
+body { font-family: sans-serif; max-width: 960px; margin: 1.5em auto; color: #222; line-height: 1.4; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 1.6em; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; font-size: 0.9em; }
+td, th { padding: 0.2em 0.7em; text-align: right; border-bottom: 1px solid #eee; }
+td:first-child, th:first-child { text-align: left; }
+table.conditions td, table.changes td:nth-child(2), table.changes th:nth-child(2) { text-align: left; }
+.headline { font-size: 1.05em; padding: 0.6em 0.8em; background: #fff4e5; border-left: 4px solid #d9730d; }
+.headline.ok { background: #eef7e8; border-left-color: #6b8e23; }
+.change { color: #555; font-size: 0.9em; }
+.problem { font-weight: bold; }
+.legend span { display: inline-block; width: 1.2em; height: 0.4em; margin: 0 0.3em 0.15em 1em; }
+figure { margin: 1em 0; } figcaption { font-size: 0.85em; color: #555; }
+</style>
+</head>
+<body>
+<h1>{{.Title}}</h1>
+<section id="conditions">
+<h2>Conditions</h2>
+<table class="conditions">
+{{range .Conditions}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td></tr>
+{{end}}</table>
+</section>
+<section id="diagnosis">
+<h2>Diagnosis</h2>
+<p class="headline{{if not .Problem}} ok{{end}}">{{.Headline}}</p>
+<p>{{.Link}}</p>
+</section>
+<section id="findings">
+<h2>Findings (main cause first)</h2>
+{{if .Findings}}<ol>
+{{range .Findings}}<li><span{{if .Problem}} class="problem"{{end}}>{{.Text}}</span><br/><span class="change">{{.Change}}</span></li>
+{{end}}</ol>{{else}}<p>None: no rule's mechanism is at work here.</p>{{end}}
+</section>
+<section id="changes">
+<h2>Changes, one at a time on the reference</h2>
+<p>Paired differences (change − reference) over the seeds with 95 % intervals; * the interval excludes 0.</p>
+<table class="changes">
+<tr>{{range .ChangeHead}}<th>{{.}}</th>{{end}}</tr>
+{{range .Changes}}<tr>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table>
+</section>
+<section id="combination">
+<h2>Combination and recommendation</h2>
+<ol>{{range .Steps}}<li>{{.}}</li>{{end}}</ol>
+<p>Recommended: <strong>{{.Recommend}}</strong></p>
+<table class="card">
+<tr><th>report card</th><th>reference</th><th>recommended</th><th>difference</th></tr>
+{{range .Card}}<tr>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table>
+</section>
+<section id="seeds">
+<h2>Per seed</h2>
+{{range .Dots}}<figure><figcaption>{{.Title}}: {{.Caption}}</figcaption>
+{{.SVG}}
+</figure>
+{{end}}</section>
+<section id="timelines">
+<h2>Timelines of seed {{.Seed}}</h2>
+<p class="legend"><span style="background: {{.RefColour}}"></span>reference<span style="background: {{.BestColour}}"></span>recommended</p>
+{{range .Timelines}}<figure><figcaption>{{.Title}}{{if .Caption}}: {{.Caption}}{{end}}</figcaption>
+{{.SVG}}
+</figure>
+{{end}}</section>
+</body>
+</html>
+`))

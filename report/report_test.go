@@ -1,0 +1,243 @@
+package report
+
+import (
+	"bytes"
+	"encoding/xml"
+	"io"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"jitterlab/diagnose"
+	"jitterlab/lab"
+)
+
+func diagnosis(t *testing.T) *diagnose.Result {
+	t.Helper()
+	cfg := lab.DefaultConfig()
+	sc, err := lab.LoadScenario("jitter-fix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lab.ApplyScenario(&cfg, sc); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Duration = 20 * time.Second
+	r, err := diagnose.Run(diagnose.Options{Base: cfg, Scenario: sc, Name: "jitter-fix", Seeds: []uint64{1, 2, 3, 4}, Workers: 2, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// element is a parsed element: its name, attributes, text and children.
+type element struct {
+	name     string
+	attrs    map[string]string
+	text     string
+	children []*element
+}
+
+// parse reads the page as XML, strictly: every element closed, every
+// attribute quoted, no unknown entities.
+func parse(t *testing.T, page []byte) *element {
+	t.Helper()
+	d := xml.NewDecoder(bytes.NewReader(page))
+	d.Strict = true
+	root := &element{name: "#document"}
+	stack := []*element{root}
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("the page is not well-formed: %v", err)
+		}
+		top := stack[len(stack)-1]
+		switch tk := tok.(type) {
+		case xml.StartElement:
+			e := &element{name: tk.Name.Local, attrs: map[string]string{}}
+			for _, a := range tk.Attr {
+				e.attrs[a.Name.Local] = a.Value
+			}
+			top.children = append(top.children, e)
+			stack = append(stack, e)
+		case xml.EndElement:
+			stack = stack[:len(stack)-1]
+		case xml.CharData:
+			top.text += string(tk)
+		}
+	}
+	if len(stack) != 1 {
+		t.Fatalf("%d elements left open", len(stack)-1)
+	}
+	return root
+}
+
+func (e *element) all(name string) []*element {
+	var out []*element
+	var walk func(*element)
+	walk = func(x *element) {
+		if x.name == name {
+			out = append(out, x)
+		}
+		for _, c := range x.children {
+			walk(c)
+		}
+	}
+	walk(e)
+	return out
+}
+
+func (e *element) byID(id string) *element {
+	var found *element
+	var walk func(*element)
+	walk = func(x *element) {
+		if x.attrs["id"] == id {
+			found = x
+		}
+		for _, c := range x.children {
+			walk(c)
+		}
+	}
+	walk(e)
+	return found
+}
+
+func (e *element) allText() string {
+	s := e.text
+	for _, c := range e.children {
+		s += " " + c.allText()
+	}
+	return s
+}
+
+func render(t *testing.T, r *diagnose.Result) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := Write(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestReportHasEverySection(t *testing.T) {
+	r := diagnosis(t)
+	doc := parse(t, render(t, r))
+	if h := doc.all("h1"); len(h) != 1 || !strings.Contains(h[0].text, "jitter-fix") {
+		t.Errorf("h1: %+v", h)
+	}
+	for _, id := range []string{"conditions", "diagnosis", "findings", "changes", "combination", "seeds", "timelines"} {
+		if doc.byID(id) == nil {
+			t.Errorf("no section %q", id)
+		}
+	}
+	cond := doc.byID("conditions").allText()
+	for _, want := range []string{"jitter-fix", "1-4", "20s each", "test", "judder"} {
+		if !strings.Contains(cond, want) {
+			t.Errorf("conditions lack %q: %s", want, cond)
+		}
+	}
+	if got := len(doc.byID("findings").all("li")); got != len(r.Findings) {
+		t.Errorf("%d findings shown, %d found", got, len(r.Findings))
+	}
+	if !strings.Contains(doc.byID("diagnosis").allText(), r.Headline()) {
+		t.Error("the headline is missing")
+	}
+	if rows := doc.byID("changes").all("tr"); len(rows) != len(r.Changes)+1 {
+		t.Errorf("%d change rows, want %d and a header", len(rows), len(r.Changes))
+	}
+	if rows := doc.byID("combination").all("tr"); len(rows) != len(diagnose.Metrics)+1 {
+		t.Errorf("report card rows %d", len(rows))
+	}
+	dots := doc.byID("seeds").all("svg")
+	if len(dots) != 2 {
+		t.Fatalf("%d dot plots, want the primary metric and the tie-break", len(dots))
+	}
+	// One dot per seed per configuration: reference, perfect link, every change, the recommendation.
+	arms := 2 + len(r.Changes)
+	if len(r.Recommended) > 0 {
+		arms++
+	}
+	if got := len(dots[0].all("circle")); got != arms*len(r.Conditions.Seeds) {
+		t.Errorf("%d dots, want %d", got, arms*len(r.Conditions.Seeds))
+	}
+	lines := doc.byID("timelines").all("svg")
+	if len(lines) != 4 {
+		t.Fatalf("%d timelines, want 4", len(lines))
+	}
+	for i, svg := range lines {
+		ps := svg.all("polyline")
+		if len(ps) != 2 {
+			t.Errorf("timeline %d: %d series, want reference and recommended", i, len(ps))
+			continue
+		}
+		if n := len(strings.Fields(ps[0].attrs["points"])); n != len(r.RefSeries.TS) {
+			t.Errorf("timeline %d: %d points, %d samples", i, n, len(r.RefSeries.TS))
+		}
+	}
+	dashed := func(svg *element) int {
+		n := 0
+		for _, l := range svg.all("line") {
+			if l.attrs["stroke-dasharray"] != "" {
+				n++
+			}
+		}
+		return n
+	}
+	if dashed(lines[0]) != 2 || dashed(lines[2]) != 1 {
+		t.Errorf("band lines %d (want 2), snap lines %d (want 1)", dashed(lines[0]), dashed(lines[2]))
+	}
+}
+
+// The page stands alone: no scripts, frames, images, style sheets or any
+// URL to fetch.
+func TestReportIsSelfContained(t *testing.T) {
+	page := render(t, diagnosis(t))
+	doc := parse(t, page)
+	for _, tag := range []string{"script", "link", "img", "iframe", "object", "embed", "image", "use"} {
+		if n := len(doc.all(tag)); n > 0 {
+			t.Errorf("%d <%s> elements", n, tag)
+		}
+	}
+	var walk func(*element)
+	walk = func(e *element) {
+		for k, v := range e.attrs {
+			if k == "src" || k == "href" || strings.Contains(v, "url(") || strings.Contains(v, "//") {
+				t.Errorf("<%s %s=%q>", e.name, k, v)
+			}
+		}
+		for _, c := range e.children {
+			walk(c)
+		}
+	}
+	walk(doc)
+	for _, s := range []string{"http:", "https:", "@import", "url("} {
+		if bytes.Contains(page, []byte(s)) {
+			t.Errorf("the page contains %q", s)
+		}
+	}
+}
+
+func TestSameDiagnosisSameBytes(t *testing.T) {
+	a, b := render(t, diagnosis(t)), render(t, diagnosis(t))
+	if !bytes.Equal(a, b) {
+		t.Fatal("the same seeds gave different pages")
+	}
+}
+
+func TestAxisTicks(t *testing.T) {
+	for _, c := range []struct{ x, want float64 }{{0.3, 0.5}, {1.2, 2}, {0.0009, 0.001}, {4, 5}, {7, 10}} {
+		if got := niceStep(c.x); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("niceStep(%v) = %v, want %v", c.x, got, c.want)
+		}
+	}
+	if got := trim(-0.0000000001, 0.5); got != "0.0" {
+		t.Errorf("trim: %q", got)
+	}
+	if got := trim(0.048, 0.001); got != "0.048" {
+		t.Errorf("trim: %q", got)
+	}
+}

@@ -1,0 +1,151 @@
+package stats
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+)
+
+// Level is the confidence level of every interval.
+const Level = 0.95
+
+// Rounding is the relative difference Paired treats as equal values.
+const Rounding = 1e-9
+
+// Interval is a mean over n values with the half-width of its 95 %
+// confidence interval: [Mean − Half, Mean + Half]. With fewer than two
+// values Half is +Inf (nothing is known about the spread).
+type Interval struct {
+	N    int     `json:"n"`
+	Mean float64 `json:"mean"`
+	Half float64 `json:"half"`
+	SD   float64 `json:"sd"`
+}
+
+// Lo is the interval's lower bound.
+func (iv Interval) Lo() float64 { return iv.Mean - iv.Half }
+
+// Hi is the interval's upper bound.
+func (iv Interval) Hi() float64 { return iv.Mean + iv.Half }
+
+// ExcludesZero reports whether 0 lies outside the interval.
+func (iv Interval) ExcludesZero() bool { return iv.Lo() > 0 || iv.Hi() < 0 }
+
+// Contains reports whether x lies in the interval.
+func (iv Interval) Contains(x float64) bool { return iv.Lo() <= x && x <= iv.Hi() }
+
+// Format writes "mean ± half" with prec decimals.
+func (iv Interval) Format(prec int) string {
+	if math.IsInf(iv.Half, 1) {
+		return fmt.Sprintf("%.*f ± ?", prec, iv.Mean)
+	}
+	return fmt.Sprintf("%.*f ± %.*f", prec, iv.Mean, prec, iv.Half)
+}
+
+// Mean is the mean of xs with its 95 % interval: half-width
+// t(0.975, n−1)·s/√n, s the sample standard deviation.
+func Mean(xs []float64) Interval {
+	n := len(xs)
+	iv := Interval{N: n, Half: math.Inf(1)}
+	if n == 0 {
+		iv.Mean = math.NaN()
+		return iv
+	}
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	iv.Mean = sum / float64(n)
+	if n < 2 {
+		return iv
+	}
+	var ss float64
+	for _, x := range xs {
+		d := x - iv.Mean
+		ss += d * d
+	}
+	iv.SD = math.Sqrt(ss / float64(n-1))
+	iv.Half = TQuantile(0.5+Level/2, n-1) * iv.SD / math.Sqrt(float64(n))
+	return iv
+}
+
+// Diff is variant B against variant A on the same seeds: the interval of
+// the per-seed differences b[i] − a[i].
+type Diff struct {
+	Interval
+	// Significant: the interval excludes 0.
+	Significant bool `json:"significant"`
+}
+
+// Paired compares b with a seed by seed; a[i] and b[i] come from the same
+// seed. A difference at the level of floating-point rounding (within
+// Rounding of the values' magnitude) counts as 0, so two runs that differ
+// only in the order of additions are not "significantly" different. It
+// panics if the lengths differ (a programming error).
+func Paired(a, b []float64) Diff {
+	if len(a) != len(b) {
+		panic(fmt.Sprintf("stats.Paired: %d values against %d", len(a), len(b)))
+	}
+	d := make([]float64, len(a))
+	for i := range a {
+		d[i] = b[i] - a[i]
+		if math.Abs(d[i]) <= Rounding*max(math.Abs(a[i]), math.Abs(b[i])) {
+			d[i] = 0
+		}
+	}
+	iv := Mean(d)
+	return Diff{Interval: iv, Significant: iv.ExcludesZero()}
+}
+
+// PairedMin is Paired where a difference smaller than smallest in
+// magnitude is never significant: an effect below what the metric resolves
+// (or what anyone could see) is not reported as one, however consistent.
+func PairedMin(a, b []float64, smallest float64) Diff {
+	d := Paired(a, b)
+	d.Significant = d.Significant && math.Abs(d.Mean) >= smallest
+	return d
+}
+
+// Percent is the difference as a percentage of the base, and whether it is
+// meaningful: only when the base's interval excludes 0 and its mean is at
+// least floor in magnitude. A percentage of a base near zero (0 overwritten
+// inputs, a lag of 0.0001 m) says nothing, so callers print the absolute
+// difference instead.
+func Percent(d Diff, base Interval, floor float64) (float64, bool) {
+	if !base.ExcludesZero() || math.Abs(base.Mean) < floor || math.IsInf(base.Half, 1) {
+		return 0, false
+	}
+	return 100 * d.Mean / base.Mean, true
+}
+
+// intervalJSON is an Interval as JSON: an unknown half-width (+Inf, one
+// value) is null.
+type intervalJSON struct {
+	N    int      `json:"n"`
+	Mean float64  `json:"mean"`
+	Half *float64 `json:"half"`
+	SD   float64  `json:"sd"`
+	Lo   *float64 `json:"lo"`
+	Hi   *float64 `json:"hi"`
+}
+
+func (iv Interval) toJSON() intervalJSON {
+	j := intervalJSON{N: iv.N, Mean: iv.Mean, SD: iv.SD}
+	if !math.IsInf(iv.Half, 1) {
+		h, lo, hi := iv.Half, iv.Lo(), iv.Hi()
+		j.Half, j.Lo, j.Hi = &h, &lo, &hi
+	}
+	return j
+}
+
+// MarshalJSON writes n, mean, half, sd, lo and hi (half, lo, hi null when
+// unknown).
+func (iv Interval) MarshalJSON() ([]byte, error) { return json.Marshal(iv.toJSON()) }
+
+// MarshalJSON writes the interval and whether it is significant.
+func (d Diff) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		intervalJSON
+		Significant bool `json:"significant"`
+	}{d.toJSON(), d.Significant})
+}
