@@ -18,7 +18,10 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) error {
 	var o runOptions
 	var seedList, metric, htmlPath string
 	var asJSON bool
-	fs := newFlagSet("diagnose", "[--scenario NAME] [--set key=value …] [--seeds 1-20] [--duration 2m] [--metric M] [--json] [--html FILE]", stderr, paramHelp)
+	fs := newFlagSet("diagnose", "[--scenario NAME] [--set key=value …] [--seeds 1-20] [--duration 2m] [--metric M] [--json] [--html FILE]", stderr, withExamples(paramHelp,
+		"lab diagnose --scenario jitter-fix",
+		"lab diagnose --scenario drift --set client.drift_ppm=-5000ppm --seeds 1-10",
+		"lab diagnose --scenario mobile-4g --metric speed_deficit --html report.html"))
 	o.register(fs)
 	fs.StringVar(&seedList, "seeds", "1-20", "seeds to run every variant on, e.g. 1-20 or 1,4,9")
 	fs.StringVar(&metric, "metric", "judder", "primary report-card `metric`: judder, speed_deficit, rubber_bands, freeze, snaps, corrections, input_delay_p50, visible_lag_p99, …")

@@ -36,7 +36,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	// The proxy runs until interrupted unless --duration is given; the
 	// shared flag's default (a simulated minute) does not apply.
 	d := fs.Lookup("duration")
-	d.Usage, d.DefValue = "stop after this much wall time (default: run until interrupted)", "0s"
+	d.Usage, d.DefValue = "stop after this much wall time, a `duration` (default: run until interrupted)", "0s"
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

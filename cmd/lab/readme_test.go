@@ -74,7 +74,7 @@ func shellFields(s string) []string {
 
 // wallTime matches the only figures of a command's output that depend on
 // the machine: how long it took.
-var wallTime = regexp.MustCompile(`simulated in [0-9.]+[µnm]?s\n|[0-9]+× real time \([0-9.]+[µnm]?s wall\)`)
+var wallTime = regexp.MustCompile(`simulated in [0-9.]+[µnm]?s\n|[0-9]+× real time \([0-9.]+[µnm]?s wall\)|identical \([0-9.]+[µnm]?s\)`)
 
 func maskWallTime(s string) string { return wallTime.ReplaceAllString(s, "…") }
 
