@@ -430,9 +430,9 @@ func (c *Client) present() {
 	switch c.cfg.Smoothing {
 	case Lerp:
 		a := c.cfg.Alpha
-		c.visible.X += (c.target.X - c.visible.X) * a
-		c.visible.Y += (c.target.Y - c.visible.Y) * a
-		c.visible.Rot += wrap180(c.target.Rot-c.visible.Rot) * a
+		c.visible.X += float64((c.target.X - c.visible.X) * a)
+		c.visible.Y += float64((c.target.Y - c.visible.Y) * a)
+		c.visible.Rot += float64(wrap180(c.target.Rot-c.visible.Rot) * a)
 	case MoveTowards:
 		step := c.cfg.Tuning.MoveSpeed * dt
 		if d := motion.Distance(c.visible, c.target); d <= step {
