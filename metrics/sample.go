@@ -7,7 +7,7 @@ import (
 )
 
 // Sample is one row of the timeline, every 50 ms of true time by default.
-// Field order is the CSV column order (DESIGN.md §6).
+// Field order is the CSV column order (docs/model.md, "What is measured").
 type Sample struct {
 	TS              float64 // true time, seconds
 	ServerTick      uint32  // the server's own step counter
