@@ -3,6 +3,7 @@ package main
 import (
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -81,6 +82,45 @@ func TestModelDocNamesRealTests(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("docs/model.md names %s, which no test file of package %q defines", c[0], pkg)
+		}
+	}
+}
+
+// Issue 8.24: an MIT licence, and the lab's own outputs (recordings, its CSV
+// exports, the README examples' files, the built binary) stay out of
+// commits while the shipped example recording and the goldens stay in.
+func TestLicenseAndIgnoredOutputs(t *testing.T) {
+	lic, err := os.ReadFile(filepath.Join("..", "..", "LICENSE"))
+	if err != nil || !strings.HasPrefix(string(lic), "MIT License\n\nCopyright (c) 2026 the jitterlab authors\n") {
+		t.Errorf("LICENSE is not the MIT licence of the jitterlab authors (%v)", err)
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		if os.Getenv("JITTERLAB_REQUIRE_TOOLS") == "1" {
+			t.Fatal("needs git")
+		}
+		t.Skip("needs git")
+	}
+	ignored := []string{"spike.jlrec", "lab/x.jlrec", "jitterlab-jitter-fix-seed1-000012.500.csv", "run.csv", "jitter.png", "jitterlab"}
+	kept := []string{"recordings/examples/jitter-fix.jlrec", "lab/session.go", "docs/latency-spike.png",
+		"cmd/lab/testdata/golden/tails-10s.csv", "scenarios/builtin/perfect.toml"}
+	cmd := exec.Command("git", append([]string{"check-ignore", "--no-index"}, append(ignored, kept...)...)...)
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.Output()
+	if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 1) { // 1: none ignored
+		t.Fatalf("git check-ignore: %v", err)
+	}
+	got := map[string]bool{}
+	for _, l := range strings.Fields(string(out)) {
+		got[l] = true
+	}
+	for _, p := range ignored {
+		if !got[p] {
+			t.Errorf(".gitignore does not ignore %s", p)
+		}
+	}
+	for _, p := range kept {
+		if got[p] {
+			t.Errorf(".gitignore ignores %s, which the repository ships", p)
 		}
 	}
 }
