@@ -33,7 +33,7 @@ func scanFMA(t *testing.T, goarch, goamd64, pkg string, keep func(symbol string)
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "bin")
 	build := exec.Command("go", "build", "-o", bin, pkg)
-	build.Env = append(os.Environ(), "GOOS=linux", "GOARCH="+goarch, "GOAMD64="+goamd64, "CGO_ENABLED=0")
+	build.Env = append(os.Environ(), "GOOS=linux", "GOARCH="+goarch, "GOAMD64="+goamd64, "CGO_ENABLED=0", "GOFLAGS=")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("GOARCH=%s GOAMD64=%s go build %s: %v\n%s", goarch, goamd64, pkg, err, out)
 	}
