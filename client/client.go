@@ -42,7 +42,7 @@ type Config struct {
 	LoginRetry time.Duration // login resend period until acknowledged (500ms)
 }
 
-// DefaultConfig is the first user's client (seeds 000–004) before any fix
+// DefaultConfig is the first user's client (spec 000–004) before any fix
 // other than the substep replay.
 var DefaultConfig = Config{
 	FPS: 60, FixedDT: 20 * time.Millisecond, Cadence: 50 * time.Millisecond,
@@ -364,7 +364,7 @@ func (c *Client) send(now sim.Time) {
 	c.out = append(c.out, Message{Kind: MsgMoveInput, Move: proto.MoveInput{Tick: c.tick, Input: c.input}})
 }
 
-// reconcile applies one PlayerState (seeds 000–002): a state not newer than
+// reconcile applies one PlayerState (spec 000–002): a state not newer than
 // the last accepted one is ignored; otherwise its pose and ack tick become
 // the baseline, steps with tick ≤ ack are pruned, the rest are replayed from
 // the baseline without being removed, and the result is the new predicted
@@ -430,9 +430,9 @@ func (c *Client) present() {
 	switch c.cfg.Smoothing {
 	case Lerp:
 		a := c.cfg.Alpha
-		c.visible.X += (c.target.X - c.visible.X) * a
-		c.visible.Y += (c.target.Y - c.visible.Y) * a
-		c.visible.Rot += wrap180(c.target.Rot-c.visible.Rot) * a
+		c.visible.X += float64((c.target.X - c.visible.X) * a)
+		c.visible.Y += float64((c.target.Y - c.visible.Y) * a)
+		c.visible.Rot += float64(wrap180(c.target.Rot-c.visible.Rot) * a)
 	case MoveTowards:
 		step := c.cfg.Tuning.MoveSpeed * dt
 		if d := motion.Distance(c.visible, c.target); d <= step {

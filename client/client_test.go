@@ -63,7 +63,7 @@ func TestReplayPending(t *testing.T) {
 		t.Fatalf("single replay %+v, want one integration per step %+v", got, single)
 	}
 	if single == want {
-		t.Fatal("single and substep replay should differ when turning (seed 004)")
+		t.Fatal("single and substep replay should differ when turning (spec 004)")
 	}
 }
 
@@ -92,7 +92,7 @@ func TestLiveAndReplayedPosesAreBitIdentical(t *testing.T) {
 				t.Fatal("replay is not stable across repeated replays")
 			}
 			if p == Attribute {
-				// Attribute gives some steps 0 and some 100ms (seed 004).
+				// Attribute gives some steps 0 and some 100ms (spec 004).
 				var zero, double int
 				for _, s := range c.Pending() {
 					switch s.Duration {

@@ -46,7 +46,7 @@ func (c *Corrector) Update(offset int) time.Duration {
 			c.interval = c.Slow
 		}
 	case Proportional:
-		f := min(max(1+0.1*float64(offset), 0.9), 1.1)
+		f := min(max(1+float64(0.1*float64(offset)), 0.9), 1.1)
 		c.interval = time.Duration(float64(c.Base)/f + 0.5)
 	}
 	return c.interval

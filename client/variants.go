@@ -26,7 +26,7 @@ const (
 type CorrectorMode uint8
 
 const (
-	// Deadband (reference, seed 003): offset in [−band, +band] keeps the
+	// Deadband (reference, spec 003): offset in [−band, +band] keeps the
 	// interval; above +band → fast, below −band → slow; latched until the
 	// opposite threshold is crossed.
 	Deadband CorrectorMode = iota

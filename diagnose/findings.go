@@ -146,8 +146,8 @@ func fastestInterval(c *client.Config) time.Duration {
 // rate, both in true time (Hz), with the frames per send.
 func senderRates(c *lab.Config) (m int64, clientHz, serverHz float64) {
 	m = FramesPerSend(fastestInterval(&c.Client), c.Client.FPS)
-	clientHz = float64(c.Client.FPS) / float64(m) * (1 + c.ClientDriftPPM*1e-6)
-	serverHz = float64(time.Second) / float64(c.Server.Tick) * (1 + c.ServerDriftPPM*1e-6)
+	clientHz = float64(float64(c.Client.FPS) / float64(m) * (1 + float64(c.ClientDriftPPM*1e-6)))
+	serverHz = float64(float64(time.Second) / float64(c.Server.Tick) * (1 + float64(c.ServerDriftPPM*1e-6)))
 	return m, clientHz, serverHz
 }
 

@@ -2,7 +2,6 @@ package diagnose
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"jitterlab/lab"
@@ -49,4 +48,10 @@ func LookupMetric(name string) (Metric, error) {
 
 // Smallest is the smallest difference diagnose calls an effect: half the
 // last digit it shows.
-func (m Metric) Smallest() float64 { return 0.5 * math.Pow(10, -float64(m.Prec)) }
+func (m Metric) Smallest() float64 { return 0.5 * lastDigit(m.Prec) }
+
+// lastDigit is 10^-prec, the last digit shown with prec decimals (0 ≤ prec ≤ 6),
+// from exact constants: math.Pow may round differently on other machines.
+func lastDigit(prec int) float64 {
+	return [...]float64{1, 0.1, 0.01, 0.001, 1e-4, 1e-5, 1e-6}[prec]
+}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -159,7 +158,7 @@ func (r *Result) WriteText(w io.Writer) error {
 		ref, best := r.Reference.Stat(m).Mean, r.Best.Stat(m).Mean
 		d := r.BestVsReference[i]
 		pct := ""
-		if p, ok := stats.Percent(d, ref, math.Pow(10, -float64(m.Prec))); ok && d.Significant {
+		if p, ok := stats.Percent(d, ref, lastDigit(m.Prec)); ok && d.Significant {
 			pct = fmt.Sprintf("%+.0f %%", p)
 		}
 		rows = append(rows, []string{m.Label + " " + m.Unit, ref.Format(m.Prec), best.Format(m.Prec), FormatDiff(d, m.Prec), pct})

@@ -10,14 +10,14 @@ import (
 	"testing"
 )
 
-// The model packages are pure step functions over virtual time (DESIGN §2):
+// The model packages are pure step functions over virtual time (docs/model.md, "Packages"):
 // no goroutine, no wall clock, no global math/rand. This reads their
 // source and fails on any of those.
 func TestModelPackagesArePure(t *testing.T) {
 	wallClock := map[string]bool{"Now": true, "Since": true, "Until": true, "Sleep": true, "After": true,
 		"AfterFunc": true, "Tick": true, "NewTimer": true, "NewTicker": true}
 	randOK := map[string]bool{"New": true, "NewPCG": true, "Rand": true, "Source": true, "NewChaCha8": true}
-	for _, dir := range []string{"../sim", "../netem", "../client", "../server", "../motion", "../proto", "../scenarios", "."} {
+	for _, dir := range []string{"../sim", "../netem", "../client", "../server", "../motion", "../proto", "../scenarios", "../detmath", "."} {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 		for _, path := range files {
 			if strings.HasSuffix(path, "_test.go") {

@@ -70,7 +70,7 @@ func Record(s *Session, w *recordings.Writer, past []metrics.Sample) *Recorder {
 	var ci int
 	changes := s.Changes()
 	for i := range past {
-		at := sim.Time(past[i].TS*1e9 + 0.5)
+		at := sim.Time(float64(past[i].TS*1e9) + 0.5)
 		for ci < len(changes) && changes[ci].At <= at {
 			r.Change(changes[ci])
 			ci++
@@ -160,13 +160,13 @@ func Verify(r *recordings.Reader) (Verification, error) {
 	// Re-simulated samples by time, to meet the recorded ones in order.
 	resim := map[sim.Time][]byte{}
 	s.OnSample = func(x *metrics.Sample) {
-		resim[sim.Time(x.TS*1e9+0.5)] = recordings.EncodeSample(nil, x)
+		resim[sim.Time(float64(x.TS*1e9)+0.5)] = recordings.EncodeSample(nil, x)
 	}
 	if err := s.Run(v.Until); err != nil {
 		return v, err
 	}
 	err = r.Scan(0, v.Until, func(x *metrics.Sample) error {
-		at := sim.Time(x.TS*1e9 + 0.5)
+		at := sim.Time(float64(x.TS*1e9) + 0.5)
 		got, ok := resim[at]
 		if !ok {
 			return fmt.Errorf("recorded sample at %v has no re-simulated counterpart", at)

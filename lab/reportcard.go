@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"jitterlab/client"
+	"jitterlab/detmath"
 	"jitterlab/metrics"
 	"jitterlab/motion"
 )
@@ -94,13 +95,13 @@ func NewCardMeter(th CardThresholds) *CardMeter {
 // Frame counts one frame.
 func (m *CardMeter) Frame(f *CardFrame) {
 	dx, dy := f.X-f.PrevX, f.Y-f.PrevY
-	moved := math.Hypot(dx, dy)
+	moved := math.Sqrt(float64(dx*dx) + float64(dy*dy)) // math.Hypot may fuse
 	speed := moved / f.Dt
 	m.judder.Add(speed)
 	m.timeS += f.Dt
 	m.visM += moved
 	cmd := math.Abs(f.Throttle) * f.MoveSpeed
-	m.cmdM += cmd * f.Dt
+	m.cmdM += float64(cmd * f.Dt)
 	back := false
 	if math.Abs(f.Throttle) > m.th.ThrottleOnMin {
 		m.driving++
@@ -108,8 +109,8 @@ func (m *CardMeter) Frame(f *CardFrame) {
 			m.frozen++
 		}
 		// Travel direction: the heading, reversed when reversing.
-		sin, cos := math.Sincos(f.PrevRot * (math.Pi / 180))
-		along := (dx*sin + dy*cos) * math.Copysign(1, f.Throttle)
+		sin, cos := detmath.Sincos(f.PrevRot * (math.Pi / 180))
+		along := (float64(dx*sin) + float64(dy*cos)) * math.Copysign(1, f.Throttle)
 		back = along < -m.th.RubberBandM
 	}
 	if back && !m.backwards {

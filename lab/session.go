@@ -399,7 +399,7 @@ func (s *Session) frame() {
 		s.visDist += moved
 		s.visTime += dt
 		in := s.cl.Input()
-		s.cmdDist += abs(in.Throttle) * s.cfg.Client.Tuning.MoveSpeed * dt
+		s.cmdDist += float64(abs(in.Throttle) * s.cfg.Client.Tuning.MoveSpeed * dt)
 		if st.Reconciled > 0 {
 			s.corr.Add(st.CorrectionM)
 		}

@@ -79,7 +79,7 @@ func (h *Histogram) Quantile(q float64) float64 {
 		seen += c
 		if seen >= rank {
 			lo, w := h.bounds(i)
-			return min(lo+w/2, h.max)
+			return min(lo+float64(w/2), h.max)
 		}
 	}
 	return h.max
@@ -96,7 +96,7 @@ func (w *Welford) Add(x float64) {
 	w.n++
 	d := x - w.mean
 	w.mean += d / float64(w.n)
-	w.m2 += d * (x - w.mean)
+	w.m2 += float64(d * (x - w.mean))
 }
 
 // Mean is the mean of the values added.

@@ -22,7 +22,7 @@ func (j *Jitter) Add(sent, arrived sim.Time) {
 	transit := arrived - sent
 	if j.has {
 		d := math.Abs(float64(transit - j.lastTransit))
-		j.j += (d - j.j) / 16
+		j.j += float64((d - j.j) / 16)
 		j.ready = true
 	}
 	j.lastTransit, j.has = transit, true

@@ -69,7 +69,7 @@ func WritePNG(w io.Writer, samples []Sample, panels []Panel, width int, title st
 	t0, t1 := samples[0].TS, samples[len(samples)-1].TS
 	for k := 0; k <= 4; k++ {
 		x := marginL + k*(plotW-1)/4
-		label := fmt.Sprintf("%.1fs", t0+(t1-t0)*float64(k)/4)
+		label := fmt.Sprintf("%.1fs", t0+float64((t1-t0)*float64(k)/4))
 		text(img, min(max(x-len(label)*4*plotScale/2, 0), width-len(label)*4*plotScale), y, label, gray)
 	}
 	return png.Encode(w, img)
@@ -95,7 +95,7 @@ func drawPanel(img *image.RGBA, samples []Sample, p Panel, r image.Rectangle) {
 		if hi-lo < 1e-12 {
 			lo, hi = lo-1, hi+1
 		}
-		pad := (hi - lo) * 0.08
+		pad := float64((hi - lo) * 0.08)
 		if lo >= 0 {
 			lo = max(lo-pad, 0)
 		} else {

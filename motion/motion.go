@@ -3,6 +3,8 @@ package motion
 import (
 	"math"
 	"time"
+
+	"jitterlab/detmath"
 )
 
 // Pose is a tank's position in metres and heading in degrees (0 = +y,
@@ -34,11 +36,11 @@ var DefaultTuning = Tuning{TurnSpeed: 180, MoveSpeed: 2}
 //	pos += (sin rot, cos rot)·throttle·move_speed·dt
 func Step(p Pose, in Input, dt time.Duration, k Tuning) Pose {
 	s := dt.Seconds()
-	p.Rot += in.Turn * k.TurnSpeed * s
-	sin, cos := math.Sincos(p.Rot * (math.Pi / 180))
+	p.Rot += float64(in.Turn * k.TurnSpeed * s)
+	sin, cos := detmath.Sincos(p.Rot * (math.Pi / 180))
 	d := in.Throttle * k.MoveSpeed * s
-	p.X += sin * d
-	p.Y += cos * d
+	p.X += float64(sin * d)
+	p.Y += float64(cos * d)
 	return p
 }
 
@@ -59,7 +61,7 @@ func Substeps(p Pose, in Input, dur, cadence time.Duration, k Tuning) Pose {
 // (Poses are metres from the origin, far from overflow, so no Hypot.)
 func Distance(a, b Pose) float64 {
 	dx, dy := a.X-b.X, a.Y-b.Y
-	return math.Sqrt(dx*dx + dy*dy)
+	return math.Sqrt(float64(dx*dx) + float64(dy*dy))
 }
 
 // AngleDiff is the absolute difference of two headings in degrees, wrapped

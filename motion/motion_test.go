@@ -50,7 +50,7 @@ func TestSubsteps(t *testing.T) {
 }
 
 func TestTurnAndMoveDiffersFromOneLongStep(t *testing.T) {
-	// The pre-fix bug (seed 004): one long integration ends elsewhere when
+	// The pre-fix bug (spec 004): one long integration ends elsewhere when
 	// the heading changes, because the forward direction depends on it.
 	in := Input{Turn: 0.5, Throttle: 1}
 	sub := Substeps(Pose{}, in, 100*ms, 50*ms, DefaultTuning)

@@ -3,6 +3,7 @@ package netem
 import (
 	"math"
 
+	"jitterlab/detmath"
 	"jitterlab/param"
 )
 
@@ -74,25 +75,25 @@ func (d Dist) offset(z float64) float64 {
 	switch d {
 	case Uniform:
 		// 2Φ(z)−1 = −erf(−z/√2) = erf(z/√2)
-		return math.Erf(z * invSqrt2)
+		return detmath.Erf(z * invSqrt2)
 	case Normal:
 		return z
 	case Pareto:
 		return paretoStd(z)
 	case ParetoNormal:
-		return (0.25*z + 0.75*paretoStd(z)) / pnSD
+		return (float64(0.25*z) + float64(0.75*paretoStd(z))) / pnSD
 	case Exponential:
 		// X = −ln(1−u), 1−u = Φ(−z) computed directly for tail precision.
-		return min(-math.Log(0.5*math.Erfc(z*invSqrt2)), ExponentialCap)
+		return min(-detmath.Log(0.5*detmath.Erfc(z*invSqrt2)), ExponentialCap)
 	}
 	return 0
 }
 
 // paretoStd is the standardized α=3 Pareto quantile at u = Φ(z).
 func paretoStd(z float64) float64 {
-	tail := 0.5 * math.Erfc(z*invSqrt2) // 1−u without cancellation
+	tail := 0.5 * detmath.Erfc(z*invSqrt2) // 1−u without cancellation
 	if tail <= 0 {
 		tail = math.SmallestNonzeroFloat64
 	}
-	return (math.Pow(tail, -1/paretoAlpha) - paretoMean) / paretoSD
+	return (detmath.Pow(tail, -1/paretoAlpha) - paretoMean) / paretoSD
 }

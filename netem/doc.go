@@ -5,5 +5,6 @@
 // jitter drawn from a [Dist] with AR(1) correlation in Gaussian space), rate
 // with per-packet overhead, deliver. It is a pure step function: [Link.Send]
 // and [Link.Deliver] take the current [sim.Time]; all randomness comes from
-// the seeded streams handed to [New]. See DESIGN.md §4 for the contract.
+// the seeded streams handed to [New]. docs/model.md ("The link") has the
+// contract with its formulas.
 package netem

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"jitterlab/detmath"
 	"jitterlab/sim"
 )
 
@@ -260,13 +261,13 @@ func (l *Link) delay() (d time.Duration, skip bool) {
 // its stationary law N(0, 1), so every draw is standard normal and the lag-1
 // correlation in Gaussian space is ρ.
 func (l *Link) nextZ() float64 {
-	e := l.jitter.NormFloat64()
+	e := detmath.NormFloat64(l.jitter)
 	if !l.zReady {
 		l.z, l.zReady = e, true
 		return l.z
 	}
 	rho := l.p.JitterCorr
-	l.z = rho*l.z + math.Sqrt(1-rho*rho)*e
+	l.z = float64(rho*l.z) + float64(math.Sqrt(1-float64(rho*rho))*e)
 	return l.z
 }
 

@@ -39,7 +39,7 @@ func (g GilbertElliott) LossRate() float64 {
 	if g.P+g.R == 0 {
 		return g.LossGood // never leaves GOOD
 	}
-	return (g.R*g.LossGood + g.P*g.LossBad) / (g.P + g.R)
+	return (float64(g.R*g.LossGood) + float64(g.P*g.LossBad)) / (g.P + g.R)
 }
 
 func (g GilbertElliott) isZero() bool { return g == GilbertElliott{} }

@@ -164,7 +164,7 @@ func (r *Reader) Scan(from, to sim.Time, sample func(*metrics.Sample) error, cha
 				if err != nil {
 					return fmt.Errorf("corrupt recording: %v", err)
 				}
-				at := sim.Time(s.TS*1e9 + 0.5)
+				at := sim.Time(float64(s.TS*1e9) + 0.5)
 				if sample != nil && at >= from && at <= to {
 					if err := sample(&s); err != nil {
 						return err

@@ -101,7 +101,7 @@ func (w *Writer) roll(at sim.Time) {
 
 // Sample records one sample.
 func (w *Writer) Sample(s *metrics.Sample) error {
-	at := sim.Time(s.TS*1e9 + 0.5)
+	at := sim.Time(float64(s.TS*1e9) + 0.5)
 	w.roll(at)
 	w.sample = EncodeSample(w.sample[:0], s)
 	w.record(recSample, at, w.sample)

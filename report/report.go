@@ -144,15 +144,15 @@ func dotPlot(r *diagnose.Result, m diagnose.Metric) template.HTML {
 	if hi-lo < 1e-9 {
 		lo, hi = lo-0.5, hi+0.5
 	}
-	pad := (hi - lo) * 0.05
+	pad := float64((hi - lo) * 0.05)
 	lo, hi = lo-pad, hi+pad
 	const width, left, right, rowH, top = 900.0, 250.0, 20.0, 22.0, 10.0
-	x := func(v float64) float64 { return left + (v-lo)/(hi-lo)*(width-left-right) }
-	height := top + rowH*float64(len(rows)) + 30
+	x := func(v float64) float64 { return left + float64((v-lo)/(hi-lo)*(width-left-right)) }
+	height := top + float64(rowH*float64(len(rows))) + 30
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="dots" width="%s" height="%s" viewBox="0 0 %s %s" role="img">`, f1(width), f1(height), f1(width), f1(height))
 	for i, rw := range rows {
-		y := top + rowH*float64(i) + rowH/2
+		y := top + float64(rowH*float64(i)) + rowH/2
 		if i%2 == 0 {
 			fmt.Fprintf(&b, `<rect x="0" y="%s" width="%s" height="%s" fill="#f3f3f3"/>`, f1(y-rowH/2), f1(width), f1(rowH))
 		}
@@ -165,10 +165,10 @@ func dotPlot(r *diagnose.Result, m diagnose.Metric) template.HTML {
 		}
 		fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#000" stroke-width="2"/>`, f1(x(rw.mean.Mean)), f1(y+3), f1(x(rw.mean.Mean)), f1(y+11))
 	}
-	axisY := top + rowH*float64(len(rows)) + 4
+	axisY := top + float64(rowH*float64(len(rows))) + 4
 	fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#444"/>`, f1(left), f1(axisY), f1(width-right), f1(axisY))
 	for k := 0; k <= 4; k++ {
-		v := lo + (hi-lo)*float64(k)/4
+		v := lo + float64((hi-lo)*float64(k)/4)
 		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="middle" font-size="11">%s</text>`, f1(x(v)), f1(axisY+16), strconv.FormatFloat(v, 'f', m.Prec, 64))
 	}
 	b.WriteString(`</svg>`)
@@ -191,9 +191,17 @@ func timelines(r *diagnose.Result) []chart {
 	}
 }
 
-// niceStep is the 1, 2 or 5 × 10^k at or above x.
+// niceStep is the 1, 2 or 5 × 10^k at or above x (x > 0). Powers of ten
+// come from exact multiplications, not math.Pow and math.Log10, whose bits
+// differ between machines.
 func niceStep(x float64) float64 {
-	p := math.Pow(10, math.Floor(math.Log10(x)))
+	p := 1.0
+	for p > x && p > 1e-12 {
+		p /= 10
+	}
+	for p*10 <= x {
+		p *= 10
+	}
 	for _, m := range []float64{1, 2, 5, 10} {
 		if m*p >= x {
 			return m * p
@@ -204,7 +212,10 @@ func niceStep(x float64) float64 {
 
 // trim formats a tick value with as many decimals as its step needs.
 func trim(v, step float64) string {
-	dec := max(0, int(-math.Floor(math.Log10(step)+1e-9)))
+	dec := 0
+	for s := step; s < 1-1e-9 && dec < 12; s *= 10 {
+		dec++
+	}
 	if math.Abs(v) < step/1e6 {
 		v = 0
 	}
@@ -232,13 +243,13 @@ func lineChart(t1, y1, t2, y2 []float64, lines []float64) template.HTML {
 	if hi-lo < 1e-9 {
 		lo, hi = lo-1, hi+1
 	}
-	pad := (hi - lo) * 0.08
+	pad := float64((hi - lo) * 0.08)
 	lo, hi = lo-pad, hi+pad
 	if tmax <= 0 {
 		tmax = 1
 	}
-	x := func(t float64) float64 { return left + t/tmax*(width-left-right) }
-	y := func(v float64) float64 { return top + (hi-v)/(hi-lo)*(height-top-bottom) }
+	x := func(t float64) float64 { return left + float64(t/tmax*(width-left-right)) }
+	y := func(v float64) float64 { return top + float64((hi-v)/(hi-lo)*(height-top-bottom)) }
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="timeline" width="%s" height="%s" viewBox="0 0 %s %s" role="img">`, f1(width), f1(height), f1(width), f1(height))
 	fmt.Fprintf(&b, `<rect x="%s" y="%s" width="%s" height="%s" fill="#fafafa" stroke="#ccc"/>`, f1(left), f1(top), f1(width-left-right), f1(height-top-bottom))

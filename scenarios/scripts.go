@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"jitterlab/detmath"
 	"jitterlab/motion"
 	"jitterlab/sim"
 )
@@ -81,8 +82,8 @@ func NewRandomWalk(r *rand.Rand) *RandomWalk {
 // Input advances the walk to t and returns the controls.
 func (w *RandomWalk) Input(t sim.Time) motion.Input {
 	for k := int64(t) / int64(w.Step); w.k < k; w.k++ {
-		w.cur.Turn = reflect(w.cur.Turn+w.r.NormFloat64()*w.Sigma, -1, 1)
-		w.cur.Throttle = reflect(w.cur.Throttle+w.r.NormFloat64()*w.Sigma, 0, 1)
+		w.cur.Turn = reflect(w.cur.Turn+float64(detmath.NormFloat64(w.r)*w.Sigma), -1, 1)
+		w.cur.Throttle = reflect(w.cur.Throttle+float64(detmath.NormFloat64(w.r)*w.Sigma), 0, 1)
 	}
 	return w.cur
 }
@@ -90,10 +91,10 @@ func (w *RandomWalk) Input(t sim.Time) motion.Input {
 func reflect(x, lo, hi float64) float64 {
 	for x < lo || x > hi {
 		if x < lo {
-			x = 2*lo - x
+			x = float64(2*lo) - x
 		}
 		if x > hi {
-			x = 2*hi - x
+			x = float64(2*hi) - x
 		}
 	}
 	return x

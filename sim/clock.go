@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"jitterlab/detmath"
 )
 
 // MaxDriftPPM bounds |drift|: beyond ±50 % a "clock" is no longer one.
@@ -56,7 +58,7 @@ func (c *Clock) SetDrift(at Time, driftPPM float64) error {
 // by a normal draw of standard deviation sigmaPPM from r. A walk that would
 // leave ±MaxDriftPPM is reflected back inside.
 func (c *Clock) Walk(at Time, r *rand.Rand, sigmaPPM float64) error {
-	d := c.DriftPPM() + r.NormFloat64()*sigmaPPM
+	d := c.DriftPPM() + float64(detmath.NormFloat64(r)*sigmaPPM)
 	if d > MaxDriftPPM {
 		d = 2*MaxDriftPPM - d
 	} else if d < -MaxDriftPPM {

@@ -62,10 +62,10 @@ func Mean(xs []float64) Interval {
 	var ss float64
 	for _, x := range xs {
 		d := x - iv.Mean
-		ss += d * d
+		ss += float64(d * d)
 	}
 	iv.SD = math.Sqrt(ss / float64(n-1))
-	iv.Half = TQuantile(0.5+Level/2, n-1) * iv.SD / math.Sqrt(float64(n))
+	iv.Half = T975(n-1) * iv.SD / math.Sqrt(float64(n))
 	return iv
 }
 

@@ -2,99 +2,24 @@ package stats
 
 import "math"
 
-// TQuantile is the p-quantile of Student's t distribution with df degrees
-// of freedom (df ≥ 1, 0 < p < 1): the x with P(T ≤ x) = p, found by
-// bisection on the exact CDF to 1e-12.
-func TQuantile(p float64, df int) float64 {
-	if p == 0.5 {
-		return 0
+// T975 is the 0.975 quantile of Student's t distribution with df ≥ 1
+// degrees of freedom: the factor of a two-sided 95 % interval. It reads a
+// table for df ≤ 1000, generated from the exact CDF ('go test ./stats -run
+// T975 -update'), and beyond that the Cornish–Fisher expansion, written
+// with explicit float64 conversions so that it computes the same bits on
+// every machine (docs/model.md, "Time and determinism").
+func T975(df int) float64 {
+	if df < 1 {
+		return math.NaN()
 	}
-	if p < 0.5 {
-		return -TQuantile(1-p, df)
+	if df < len(t975) {
+		return t975[df]
 	}
-	lo, hi := 0.0, 1.0
-	for TCDF(hi, df) < p {
-		hi *= 2
-	}
-	for hi-lo > 1e-12*hi {
-		mid := (lo + hi) / 2
-		if TCDF(mid, df) < p {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return (lo + hi) / 2
-}
-
-// TCDF is P(T ≤ x) for Student's t with df degrees of freedom:
-// 1 − ½·I_{df/(df+x²)}(df/2, ½) for x ≥ 0.
-func TCDF(x float64, df int) float64 {
+	const z = 1.959963984540054 // the normal 0.975 quantile
+	const z2 = z * z
 	v := float64(df)
-	tail := 0.5 * betaInc(v/2, 0.5, v/(v+x*x))
-	if x >= 0 {
-		return 1 - tail
-	}
-	return tail
-}
-
-// betaInc is the regularised incomplete beta function I_x(a, b), by the
-// continued fraction (Numerical Recipes §6.4).
-func betaInc(a, b, x float64) float64 {
-	if x <= 0 {
-		return 0
-	}
-	if x >= 1 {
-		return 1
-	}
-	la, _ := math.Lgamma(a + b)
-	lb, _ := math.Lgamma(a)
-	lc, _ := math.Lgamma(b)
-	front := math.Exp(la - lb - lc + a*math.Log(x) + b*math.Log(1-x))
-	if x < (a+1)/(a+b+2) {
-		return front * betaCF(a, b, x) / a
-	}
-	return 1 - front*betaCF(b, a, 1-x)/b
-}
-
-func betaCF(a, b, x float64) float64 {
-	const tiny = 1e-300
-	qab, qap, qam := a+b, a+1, a-1
-	c, d := 1.0, 1-qab*x/qap
-	if math.Abs(d) < tiny {
-		d = tiny
-	}
-	d = 1 / d
-	h := d
-	for m := 1; m <= 300; m++ {
-		fm := float64(m)
-		m2 := 2 * fm
-		aa := fm * (b - fm) * x / ((qam + m2) * (a + m2))
-		d = 1 + aa*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + aa/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		h *= d * c
-		aa = -(a + fm) * (qab + fm) * x / ((a + m2) * (qap + m2))
-		d = 1 + aa*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + aa/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		del := d * c
-		h *= del
-		if math.Abs(del-1) < 1e-15 {
-			break
-		}
-	}
-	return h
+	g1 := (z2 + 1) * z / 4
+	g2 := ((5*z2+16)*z2 + 3) * z / 96
+	g3 := (((3*z2+19)*z2+17)*z2 - 15) * z / 384
+	return z + float64(g1/v) + float64(g2/float64(v*v)) + float64(g3/float64(float64(v*v)*v))
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"os"
 	"regexp"
 	"strings"
@@ -16,7 +15,6 @@ type readmeExample struct {
 	block int
 }
 
-var updateREADME = flag.Bool("update", false, "rewrite the README's example outputs with what the commands print now")
 
 // readmeExamples returns the README's "$ go run ./cmd/lab CMD …" blocks for
 // the given commands: the arguments and the output shown under them.
@@ -96,7 +94,7 @@ func TestREADMEOutputsReproduce(t *testing.T) {
 			t.Errorf("lab %s: exit %d %s", strings.Join(ex.args, " "), code, errOut)
 			continue
 		}
-		if *updateREADME {
+		if *update {
 			cmdLine, _, _ := strings.Cut(strings.TrimPrefix(blocks[ex.block], "\n"), "\n")
 			blocks[ex.block] = "\n" + cmdLine + "\n" + out
 		} else if got, want := maskWallTime(out), maskWallTime(ex.want); got != want {
@@ -112,7 +110,7 @@ func TestREADMEOutputsReproduce(t *testing.T) {
 	if !sawSignflip {
 		t.Error("the README has no signflip-vs-deadband example with its output")
 	}
-	if *updateREADME {
+	if *update {
 		if err := os.WriteFile("README.md", []byte(strings.Join(blocks, "```")), 0o644); err != nil {
 			t.Fatal(err)
 		}
