@@ -35,15 +35,20 @@ type Segment struct {
 	Throttle float64 `json:"throttle"`
 }
 
-// End closes a recording: the last true time and the run's summary.
+// End closes a recording: the last true time, the run's summary, and what
+// the writer counted: the time of the first sample and how many samples
+// there are, so a reader can tell a whole recording from a cut one.
 type End struct {
 	At      sim.Time        `json:"at_ns"`
+	First   sim.Time        `json:"first_sample_ns"`
+	Samples int64           `json:"samples"`
 	Summary json.RawMessage `json:"summary,omitempty"`
 }
 
 // Writer writes a recording. Records are buffered and written as one zstd
-// frame per FrameSpan of true time, so a crash loses at most the open
-// frame. The header frame is written at once.
+// frame per FrameSpan of true time (or sooner, when a frame reaches the
+// format's bounds), so a crash loses at most the open frame. The header
+// frame is written at once.
 type Writer struct {
 	w          io.Writer
 	enc        *zstd.Encoder
@@ -52,7 +57,13 @@ type Writer struct {
 	start, end sim.Time
 	frameUntil sim.Time
 	empty      bool
-	sample     []byte
+	records    int
+	block      blockWriter
+	tail       []byte // the end record, after the samples
+	scratch    []byte
+	first      sim.Time
+	samples    int64
+	changes    int
 	offset     int64
 	err        error
 }
@@ -68,8 +79,8 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(js) > maxRecord {
-		return nil, fmt.Errorf("recording header is %d bytes; at most %d", len(js), maxRecord)
+	if len(js) > maxHeader {
+		return nil, fmt.Errorf("recording header is %d bytes; at most %d", len(js), maxHeader)
 	}
 	rw := &Writer{w: w, enc: enc, empty: true, frameUntil: sim.Time(FrameSpan)}
 	rw.record(recHeader, 0, js)
@@ -79,14 +90,24 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 	return rw, nil
 }
 
-func (w *Writer) record(typ byte, at sim.Time, payload []byte) {
+// note counts a record at at into the open frame.
+func (w *Writer) note(at sim.Time) {
 	if w.empty {
 		w.start, w.empty = at, false
 	}
 	w.end = max(w.end, at)
-	w.raw = append(w.raw, typ)
-	w.raw = binary.AppendUvarint(w.raw, uint64(len(payload)))
-	w.raw = append(w.raw, payload...)
+	w.records++
+}
+
+func appendRecord(b []byte, typ byte, payload []byte) []byte {
+	b = append(b, typ)
+	b = binary.AppendUvarint(b, uint64(len(payload)))
+	return append(b, payload...)
+}
+
+func (w *Writer) record(typ byte, at sim.Time, payload []byte) {
+	w.note(at)
+	w.raw = appendRecord(w.raw, typ, payload)
 }
 
 // roll flushes the open frame when at passes its span.
@@ -97,19 +118,43 @@ func (w *Writer) roll(at sim.Time) {
 	for at >= w.frameUntil {
 		w.frameUntil += sim.Time(FrameSpan)
 	}
+	if w.err == nil && !w.empty && (w.records >= maxFrameRecords || len(w.raw)+w.block.size() >= flushAt) {
+		w.err = w.flush()
+	}
 }
 
 // Sample records one sample.
 func (w *Writer) Sample(s *metrics.Sample) error {
-	at := sim.Time(s.TS*1e9 + 0.5)
+	var r row
+	r, w.scratch = quantise(s, w.scratch)
+	at := r.at()
 	w.roll(at)
-	w.sample = EncodeSample(w.sample[:0], s)
-	w.record(recSample, at, w.sample)
-	return w.err
+	if w.err != nil {
+		return w.err
+	}
+	if w.samples == 0 {
+		w.first = at
+	}
+	w.samples++
+	w.note(at)
+	w.block.add(&r)
+	return nil
 }
 
 // Change records one parameter change.
 func (w *Writer) Change(c Change) error {
+	if w.err != nil {
+		return w.err
+	}
+	switch {
+	case w.changes >= MaxChanges:
+		return fmt.Errorf("recording: more than %d parameter changes; a recording holds at most %d", MaxChanges, MaxChanges)
+	case len(c.Key) > maxString || len(c.Value) > maxString:
+		return fmt.Errorf("recording: change %q = %q: keys and values are at most %d bytes", c.Key, c.Value, maxString)
+	case c.At < 0:
+		return fmt.Errorf("recording: change %s at negative time %d", c.Key, c.At)
+	}
+	w.changes++
 	w.roll(c.At)
 	w.record(recChange, c.At, encodeChange(nil, c))
 	return w.err
@@ -121,11 +166,19 @@ func (w *Writer) Close(e End) error {
 	if w.err != nil {
 		return w.err
 	}
+	e.First, e.Samples = w.first, w.samples
 	js, err := json.Marshal(e)
 	if err != nil {
 		return err
 	}
-	w.record(recEnd, e.At, js)
+	if len(js) > maxEndRecord {
+		return fmt.Errorf("recording end record is %d bytes; at most %d", len(js), maxEndRecord)
+	}
+	if w.roll(e.At); w.err != nil {
+		return w.err
+	}
+	w.note(e.At)
+	w.tail = appendRecord(w.tail[:0], recEnd, js)
 	if err := w.flush(); err != nil {
 		return err
 	}
@@ -138,17 +191,23 @@ func (w *Writer) flush() error {
 	if w.empty {
 		return nil
 	}
+	if w.block.n > 0 {
+		w.scratch = w.block.appendTo(w.scratch[:0])
+		w.raw = appendRecord(w.raw, recSamples, w.scratch)
+	}
+	w.raw = append(w.raw, w.tail...)
+	w.tail = w.tail[:0]
 	if len(w.raw) > maxDecompressed {
 		return fmt.Errorf("recording frame of %d bytes exceeds %d", len(w.raw), maxDecompressed)
 	}
 	w.comp = w.enc.EncodeAll(w.raw, w.comp[:0])
 	e := entry{start: w.start, end: w.end, compLen: uint32(len(w.comp)), crc: crc32.ChecksumIEEE(w.comp)}
-	out := appendEntry(make([]byte, 0, 8+entrySize+len(w.comp)), e)
+	out := appendEntry(make([]byte, 0, entryLen+len(w.comp)), e)
 	out = append(out, w.comp...)
 	if _, err := w.w.Write(out); err != nil {
 		return err
 	}
 	w.offset += int64(len(out))
-	w.raw, w.empty = w.raw[:0], true
+	w.raw, w.empty, w.records = w.raw[:0], true, 0
 	return nil
 }

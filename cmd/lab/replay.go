@@ -14,26 +14,46 @@ import (
 	"jitterlab/tui"
 )
 
-// openRecording opens FILE, the command's one argument.
-func openRecording(args []string, cmd string) (*recordings.Reader, *os.File, error) {
+// openRecording opens FILE, the command's one argument, and tells stderr
+// about damage: a truncated file, damaged bytes stepped over at once,
+// damaged frames as they are skipped.
+func openRecording(args []string, cmd string, stderr io.Writer) (*recordings.Reader, *os.File, error) {
 	if len(args) != 1 {
 		return nil, nil, fmt.Errorf("want one recording FILE (see 'lab %s -h')", cmd)
 	}
-	f, err := os.Open(args[0])
+	r, f, err := recordings.OpenFile(args[0])
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		f.Close()
-		return nil, nil, fmt.Errorf("%s: not a regular file", args[0])
+	warn := func(format string, a ...any) {
+		fmt.Fprintf(stderr, "lab %s: warning: %s: %s\n", cmd, args[0], fmt.Sprintf(format, a...))
 	}
-	r, err := recordings.Open(f, st.Size())
-	if err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("%s: %w", args[0], err)
+	if r.Truncated {
+		warn("truncated at byte %d: data ends at %v (byte %d, the last whole frame)", r.TruncatedAt, r.Duration(), r.DataEnd())
 	}
+	for _, d := range r.Damage {
+		warn("%v", d)
+	}
+	r.OnDamage = func(d *recordings.DamageError) { warn("%v; skipped", d) }
 	return r, f, nil
+}
+
+// window checks --from and --to against the recording; --to 0 means its
+// end.
+func window(r *recordings.Reader, from, to time.Duration) (sim.Time, sim.Time, error) {
+	end := time.Duration(r.Duration())
+	if to == 0 {
+		to = end
+	}
+	switch {
+	case from < 0 || to < 0:
+		return 0, 0, fmt.Errorf("--from %v --to %v: allowed times ≥ 0", from, to)
+	case to < from:
+		return 0, 0, fmt.Errorf("--from %v is after --to %v: the window is empty", from, to)
+	case from > end:
+		return 0, 0, fmt.Errorf("--from %v is past the recording's end %v", from, end)
+	}
+	return sim.Time(from), sim.Time(to), nil
 }
 
 func cmdReplay(args []string, stdout, stderr io.Writer) error {
@@ -48,7 +68,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	r, f, err := openRecording(files, "replay")
+	r, f, err := openRecording(files, "replay", stderr)
 	if err != nil {
 		return err
 	}
@@ -94,16 +114,17 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	if from > 0 || to > 0 {
-		if to == 0 {
-			to = time.Duration(r.Duration())
-		}
-		w, err := metrics.NewCSVWriter(stdout)
+	if from != 0 || to != 0 {
+		from, to, err := window(r, from, to)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintln(stdout)
-		if err := r.Scan(sim.Time(from), sim.Time(to), w.Write, nil); err != nil {
+		w, err := metrics.NewCSVWriter(stdout)
+		if err != nil {
+			return err
+		}
+		if err := r.Scan(from, to, w.Write, nil); err != nil {
 			return err
 		}
 		if err := w.Flush(); err != nil {
@@ -120,8 +141,8 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		if v.HasSummary {
 			summary = "summary identical"
 		}
-		fmt.Fprintf(stdout, "\nverified: %d samples identical to a re-simulation of %v from the header and %d changes; %s (%v)\n",
-			v.Samples, v.Until, v.Changes, summary, time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(stdout, "\nverified: %d samples identical to a re-simulation of %v from the header and %d changes, every sample from %v to the end present; %s (%v)\n",
+			v.Samples, v.Until, v.Changes, v.From, summary, time.Since(start).Round(time.Millisecond))
 	}
 	return nil
 }
@@ -137,13 +158,14 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	r, f, err := openRecording(files, "export")
+	r, f, err := openRecording(files, "export", stderr)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	if to == 0 {
-		to = time.Duration(r.Duration())
+	start, end, err := window(r, from, to)
+	if err != nil {
+		return err
 	}
 	dst := stdout
 	if out != "" {
@@ -158,7 +180,7 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := r.Scan(sim.Time(from), sim.Time(to), w.Write, nil); err != nil {
+	if err := r.Scan(start, end, w.Write, nil); err != nil {
 		return err
 	}
 	return w.Flush()
