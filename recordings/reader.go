@@ -339,12 +339,15 @@ func (r *Reader) records(i int, checkIndex bool, fn func(typ byte, at sim.Time, 
 			if blocks++; blocks > 1 {
 				return r.damaged(i, "a second sample block")
 			}
+			n-- // its samples count, not the block
 			br, err := newBlockReader(payload)
 			if err != nil {
 				return r.damaged(i, err.Error())
 			}
+			rw := new(row)
 			for {
-				rw, ok, err := br.next()
+				var ok bool
+				*rw, ok, err = br.next()
 				if err != nil {
 					return r.damaged(i, err.Error())
 				}
@@ -365,7 +368,7 @@ func (r *Reader) records(i int, checkIndex bool, fn func(typ byte, at sim.Time, 
 				if first < 0 || at < first {
 					first = at
 				}
-				if err := fn(recSamples, at, &rw, nil); err != nil {
+				if err := fn(recSamples, at, rw, nil); err != nil {
 					return callbackError{err}
 				}
 			}
@@ -441,21 +444,23 @@ func (r *Reader) DataEnd() int64 {
 // the seek. Either callback may be nil. A damaged frame is an error, or
 // is reported to OnDamage and skipped when OnDamage is set.
 func (r *Reader) Scan(from, to sim.Time, sample func(*metrics.Sample) error, change func(Change) error) error {
+	var s metrics.Sample
+	each := func(typ byte, at sim.Time, rw *row, c *Change) error {
+		if at < from || at > to {
+			return nil
+		}
+		switch {
+		case typ == recSamples && sample != nil:
+			s = rw.sample()
+			return sample(&s)
+		case typ == recChange && change != nil:
+			return change(*c)
+		}
+		return nil
+	}
 	first := sort.Search(len(r.frames), func(i int) bool { return r.frames[i].end >= from })
 	for i := first; i < len(r.frames) && r.frames[i].start <= to; i++ {
-		err := r.records(i, true, func(typ byte, at sim.Time, rw *row, c *Change) error {
-			if at < from || at > to {
-				return nil
-			}
-			switch {
-			case typ == recSamples && sample != nil:
-				s := rw.sample()
-				return sample(&s)
-			case typ == recChange && change != nil:
-				return change(*c)
-			}
-			return nil
-		})
+		err := r.records(i, true, each)
 		var cb callbackError
 		var d *DamageError
 		switch {

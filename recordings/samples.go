@@ -288,11 +288,13 @@ func (bw *blockWriter) appendTo(b []byte) []byte {
 	return b
 }
 
-// blockReader reads a block back one sample at a time.
+// blockReader reads a block back one sample at a time. Streams are
+// offsets into the block: reading moves integers, not slices.
 type blockReader struct {
-	n       int // samples left
-	prev    [numColumns]int64
-	streams [numColumns + 1][]byte
+	n        int // samples left
+	prev     [numColumns]int64
+	b        []byte
+	pos, end [numColumns + 1]int
 }
 
 var errBadSample = errors.New("malformed sample block")
@@ -316,8 +318,11 @@ func newBlockReader(b []byte) (*blockReader, error) {
 	if total != uint64(len(b)) {
 		return nil, errBadSample
 	}
+	br.b = b
+	at := 0
 	for i, l := range lens {
-		br.streams[i], b = b[:l], b[l:]
+		br.pos[i], br.end[i] = at, at+int(l)
+		at += int(l)
 	}
 	return br, nil
 }
@@ -325,33 +330,33 @@ func newBlockReader(b []byte) (*blockReader, error) {
 // next decodes the next sample's row; ok is false after the last one.
 func (br *blockReader) next() (r row, ok bool, err error) {
 	if br.n == 0 {
-		for _, st := range br.streams {
-			if len(st) != 0 {
-				return r, false, errBadSample
-			}
+		if br.pos != br.end {
+			return r, false, errBadSample
 		}
 		return r, false, nil
 	}
 	br.n--
-	mask, k := binary.Uvarint(br.streams[0])
+	mask, k := binary.Uvarint(br.b[br.pos[0]:br.end[0]])
 	if k <= 0 || mask>>numColumns != 0 {
 		return r, false, errBadSample
 	}
-	r.mask, br.streams[0] = mask, br.streams[0][k:]
+	r.mask = mask
+	br.pos[0] += k
 	for _, c := range codingOrder {
-		st := &br.streams[1+c]
+		st := br.b[br.pos[1+c]:br.end[1+c]]
 		if mask&(1<<c) != 0 {
-			if len(*st) < 8 {
+			if len(st) < 8 {
 				return r, false, errBadSample
 			}
-			r.raw[c], *st = binary.LittleEndian.Uint64(*st), (*st)[8:]
+			r.raw[c] = binary.LittleEndian.Uint64(st)
+			br.pos[1+c] += 8
 			continue
 		}
-		d, k := binary.Varint(*st)
+		d, k := binary.Varint(st)
 		if k <= 0 {
 			return r, false, errBadSample
 		}
-		*st = (*st)[k:]
+		br.pos[1+c] += k
 		v := br.prev[c] + d
 		br.prev[c] = v
 		for _, ref := range sampleColumns[c].refs {
