@@ -2,18 +2,23 @@ package lab
 
 import (
 	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"jitterlab/internal/testmem"
 	"jitterlab/metrics"
 	"jitterlab/recordings"
 	"jitterlab/sim"
 )
 
 // recordRun runs cfg (with sc's timeline, if any) and records it.
-func recordRun(t *testing.T, scenario string, d time.Duration) ([]byte, Config, int) {
+func recordRun(t testing.TB, scenario string, d time.Duration) ([]byte, Config, int) {
 	t.Helper()
 	sc, err := LoadScenario(scenario)
 	if err != nil {
@@ -131,4 +136,227 @@ func TestShippedExampleRecordingVerifies(t *testing.T) {
 	if v.Samples != 1200 || !v.SummaryOK {
 		t.Fatalf("%+v", v)
 	}
+}
+
+// frames lists the byte ranges of a recording's frames (index entry and
+// data) with the time each starts at.
+func frames(b []byte) (spans [][2]int, starts []sim.Time) {
+	for off := 0; off+40 <= len(b); {
+		next := off + 40 + int(binary.LittleEndian.Uint32(b[off+28:]))
+		spans = append(spans, [2]int{off, next})
+		starts = append(starts, sim.Time(binary.LittleEndian.Uint64(b[off+12:])))
+		off = next
+	}
+	return spans, starts
+}
+
+func openBytes(t *testing.T, b []byte) *recordings.Reader {
+	t.Helper()
+	r, err := recordings.Open(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// handMade writes a recording with the header of cfg, the given samples
+// and an end record at end.
+func handMade(t *testing.T, cfg Config, samples []metrics.Sample, end time.Duration) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := recordings.NewWriter(&buf, HeaderOf(cfg, "hand-made", 50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range samples {
+		if err := w.Sample(&samples[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(recordings.End{At: sim.Time(end)}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// Issue 15.2: verify compares sample by sample as the re-simulation goes,
+// in memory that does not grow with the recording's length; a small file
+// claiming a 999 h end is refused as soon as its data runs out.
+func TestVerifyStreamsInConstantMemory(t *testing.T) {
+	b, _, _ := recordRun(t, "jitter-fix", 2*time.Hour)
+	r := openBytes(t, b)
+	var v Verification
+	var err error
+	testmem.Within(t, 24<<20, "verify of a 2 h recording", func() { v, err = Verify(r) })
+	if err != nil || v.Samples != 144000 {
+		t.Fatalf("2 h: %+v %v", v, err)
+	}
+
+	cfg := DefaultConfig()
+	s := metrics.Sample{TS: 0.05, ServerTick: 1}
+	hostile := handMade(t, cfg, []metrics.Sample{s}, 999*time.Hour)
+	testmem.Within(t, 24<<20, "verify of a small file claiming 999 h", func() { _, err = Verify(openBytes(t, hostile)) })
+	if err == nil || !strings.Contains(err.Error(), "differs") && !strings.Contains(err.Error(), "missing") {
+		t.Fatalf("%d bytes claiming 999 h: %v", len(hostile), err)
+	}
+}
+
+// Issue 15.8: a recording verifies only when it holds the whole session:
+// every sample from the first to the recorded end, with an index that
+// agrees. No samples, 10 s cut out, or the end missing: no verification.
+func TestVerifyProvesCompleteness(t *testing.T) {
+	empty := handMade(t, DefaultConfig(), nil, 0)
+	if v, err := Verify(openBytes(t, empty)); err == nil || !strings.Contains(err.Error(), "no samples") {
+		t.Errorf("a recording of no samples: %+v %v", v, err)
+	}
+
+	b, _, _ := recordRun(t, "jitter-fix", 2*time.Minute)
+	spans, starts := frames(b)
+	cut := -1
+	for i, st := range starts {
+		if st >= sim.Time(50*time.Second) {
+			cut = i
+			break
+		}
+	}
+	if cut < 0 {
+		t.Fatal("no frame at 50 s")
+	}
+	without := append(append([]byte(nil), b[:spans[cut][0]]...), b[spans[cut][1]:]...)
+	if v, err := Verify(openBytes(t, without)); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("10 s cut out at %v: %+v %v", starts[cut], v, err)
+	}
+
+	// The end record cut off: the session may have gone on.
+	unclosed := b[:spans[len(spans)-1][0]]
+	if v, err := Verify(openBytes(t, unclosed)); err == nil || !strings.Contains(err.Error(), "not closed") {
+		t.Errorf("without its last frame: %+v %v", v, err)
+	}
+	// Cut inside a frame.
+	if v, err := Verify(openBytes(t, b[:len(b)-10])); err == nil || !strings.Contains(err.Error(), "truncated") {
+		t.Errorf("truncated: %+v %v", v, err)
+	}
+	if v, err := Verify(openBytes(t, b)); err != nil || v.Samples != 2400 || v.From != sim.Time(50*time.Millisecond) {
+		t.Fatalf("the whole recording: %+v %v", v, err)
+	}
+}
+
+// Issue 15.10: a hostile header cannot make verify run for ever: the
+// header's configuration goes through the parameter registry's checks,
+// and the re-simulation has a work budget.
+func TestVerifyRefusesHostileHeader(t *testing.T) {
+	cfg := DefaultConfig()
+	b := handMade(t, cfg, []metrics.Sample{{TS: 0.05, ServerTick: 1}}, time.Second)
+	for _, bad := range []struct{ key, value string }{{"server.tick", "1ns"}, {"client.fps", "1000"}} {
+		r := openBytes(t, b)
+		for i, kv := range r.Header.Params {
+			if kv[0] == bad.key {
+				r.Header.Params[i][1] = bad.value
+			}
+		}
+		r.Header.EveryNs = 1 // and a sample every nanosecond
+		var err error
+		testmem.Within(t, 24<<20, "verify of a hostile header", func() { _, err = Verify(r) })
+		if err == nil || !strings.Contains(err.Error(), "at most") {
+			t.Errorf("%s=%s and a sample every 1ns: %v", bad.key, bad.value, err)
+		}
+	}
+}
+
+// Issue 15.16: the jitter-fix scenario (50 ± 20 ms of jitter) at 20
+// samples a second records in at most 1.5 MB per simulated hour.
+func TestRecordingSizePerHour(t *testing.T) {
+	b, _, _ := recordRun(t, "jitter-fix", time.Hour)
+	if mb := float64(len(b)) / 1e6; mb > 1.5 {
+		t.Fatalf("an hour of jitter-fix takes %.2f MB; at most 1.5 MB", mb)
+	}
+}
+
+// FuzzConfigFromHeader: a header the registry accepts rebuilds a
+// configuration whose own header reads back to the same configuration
+// (a round trip), and whose re-simulation stays within the work budget or
+// is refused.
+func FuzzConfigFromHeader(f *testing.F) {
+	h := HeaderOf(DefaultConfig(), "test", 50*time.Millisecond)
+	js, _ := json.Marshal(h)
+	f.Add(js)
+	f.Add([]byte(`{"params":[["server.tick","1ns"]],"every_ns":1}`))
+	f.Add([]byte(`{"params":[["up.latency","9223372036854775807ns"]]}`))
+	f.Add([]byte(`{"segments":[{"dur_ns":1,"turn":1e308}]}`))
+	f.Fuzz(func(t *testing.T, js []byte) {
+		var h recordings.Header
+		if json.Unmarshal(js, &h) != nil {
+			return
+		}
+		cfg, err := ConfigFromHeader(h)
+		if err != nil {
+			return
+		}
+		again, err := ConfigFromHeader(HeaderOf(cfg, h.Scenario, time.Duration(h.EveryNs)))
+		if err != nil {
+			t.Fatalf("the header of an accepted configuration is refused: %v", err)
+		}
+		a, _ := json.Marshal(HeaderOf(cfg, "", 0))
+		b, _ := json.Marshal(HeaderOf(again, "", 0))
+		if !bytes.Equal(a, b) {
+			t.Fatalf("round trip:\n%s\n%s", a, b)
+		}
+		if h.EveryNs > 0 {
+			verifyBudget(cfg, time.Duration(h.EveryNs), sim.Time(time.Hour)) // must not panic for any accepted config
+		}
+	})
+}
+
+// FuzzVerifyMutated: a valid recording edited behind good checksums
+// (recordings.Rewrite) verifies only if what it holds is what was
+// recorded: verify cannot be fooled into vouching for other data.
+func FuzzVerifyMutated(f *testing.F) {
+	base, _, _ := recordRun(f, "jitter-fix", 3*time.Second)
+	want := export(f, base)
+	f.Add(uint8(1), uint16(40), []byte{1})
+	f.Add(uint8(0), uint16(100), []byte("9"))
+	f.Add(uint8(1), uint16(0), []byte{})
+	f.Fuzz(func(t *testing.T, frame uint8, pos uint16, patch []byte) {
+		b, err := recordings.Rewrite(base, func(i int, raw []byte) []byte {
+			if i != int(frame) {
+				return raw
+			}
+			p := min(int(pos), len(raw))
+			return append(append(append([]byte(nil), raw[:p]...), patch...), raw[min(p+len(patch), len(raw)):]...)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := recordings.Open(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			return
+		}
+		if _, err := Verify(r); err != nil {
+			return
+		}
+		if got := export(t, b); got != want {
+			t.Fatalf("verified, but the file's samples and changes differ from the recording's:\n%s\nwant\n%s", got, want)
+		}
+	})
+}
+
+// export is a recording's content as text: its header, changes, samples
+// and end.
+func export(t testing.TB, b []byte) string {
+	r, err := recordings.Open(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	js, _ := json.Marshal(r.Header)
+	out.Write(js)
+	w, _ := metrics.NewCSVWriter(&out)
+	err = r.Scan(0, sim.Time(math.MaxInt64), w.Write, func(c recordings.Change) error {
+		fmt.Fprintf(&out, "%v %s=%s\n", c.At, c.Key, c.Value)
+		return nil
+	})
+	w.Flush()
+	end, _ := r.End()
+	fmt.Fprintf(&out, "%v %+v", err, end)
+	return out.String()
 }

@@ -48,10 +48,10 @@ func window(r *recordings.Reader, from, to time.Duration) (sim.Time, sim.Time, e
 	switch {
 	case from < 0 || to < 0:
 		return 0, 0, fmt.Errorf("--from %v --to %v: allowed times ≥ 0", from, to)
-	case to < from:
-		return 0, 0, fmt.Errorf("--from %v is after --to %v: the window is empty", from, to)
 	case from > end:
 		return 0, 0, fmt.Errorf("--from %v is past the recording's end %v", from, end)
+	case to < from:
+		return 0, 0, fmt.Errorf("--from %v is after --to %v: the window is empty", from, to)
 	}
 	return sim.Time(from), sim.Time(to), nil
 }
@@ -84,6 +84,11 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		return v.Run(nil)
 	}
 
+	seek := from != 0 || to != 0
+	wFrom, wTo, err := window(r, from, to)
+	if seek && err != nil {
+		return err
+	}
 	h := r.Header
 	changes, err := r.Changes()
 	if err != nil {
@@ -114,17 +119,13 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	if from != 0 || to != 0 {
-		from, to, err := window(r, from, to)
-		if err != nil {
-			return err
-		}
+	if seek {
 		fmt.Fprintln(stdout)
 		w, err := metrics.NewCSVWriter(stdout)
 		if err != nil {
 			return err
 		}
-		if err := r.Scan(from, to, w.Write, nil); err != nil {
+		if err := r.Scan(wFrom, wTo, w.Write, nil); err != nil {
 			return err
 		}
 		if err := w.Flush(); err != nil {
