@@ -340,15 +340,18 @@ func FuzzVerifyMutated(f *testing.F) {
 	})
 }
 
-// export is a recording's content as text: its header, changes, samples
-// and end.
+// export is a recording's content as text: its header (without the
+// scenario's name and file text, which are for reference: nothing
+// re-simulates them), changes, samples and end.
 func export(t testing.TB, b []byte) string {
 	r, err := recordings.Open(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out strings.Builder
-	js, _ := json.Marshal(r.Header)
+	h := r.Header
+	h.Scenario, h.Source = "", ""
+	js, _ := json.Marshal(h)
 	out.Write(js)
 	w, _ := metrics.NewCSVWriter(&out)
 	err = r.Scan(0, sim.Time(math.MaxInt64), w.Write, func(c recordings.Change) error {

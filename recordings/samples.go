@@ -48,6 +48,8 @@ type column struct {
 	kind colKind
 	dec  int   // decimals of a colDec column
 	refs []int // columns whose sum predicts this one (they come first)
+	min  int64 // the range of a colInt column's field (0, 0: any int64)
+	max  int64
 }
 
 // Column indexes, in metrics.Sample field order.
@@ -81,9 +83,10 @@ const (
 // sampleColumns is the table of the format: changing it changes the
 // format version.
 var sampleColumns = [numColumns]column{
-	cT: {name: "t_s", kind: colTime}, cServerTick: {name: "server_tick"}, cClientTick: {name: "client_tick"},
-	cAckTick: {name: "ack_tick"}, cTickOffset: {name: "tick_offset"},
-	cSendInterval: {name: "send_interval_s", kind: colDec, dec: 6}, cPending: {name: "pending_inputs"},
+	cT: {name: "t_s", kind: colTime}, cServerTick: {name: "server_tick", max: math.MaxUint32},
+	cClientTick: {name: "client_tick", max: math.MaxUint32}, cAckTick: {name: "ack_tick", max: math.MaxUint32},
+	cTickOffset:   {name: "tick_offset", min: math.MinInt, max: math.MaxInt},
+	cSendInterval: {name: "send_interval_s", kind: colDec, dec: 6}, cPending: {name: "pending_inputs", min: math.MinInt, max: math.MaxInt},
 	cRTT:   {name: "rtt_ms", kind: colDec, dec: 3, refs: []int{cUpOWD, cDownOWD}},
 	cUpOWD: {name: "up_owd_ms", kind: colDec, dec: 3}, cDownOWD: {name: "down_owd_ms", kind: colDec, dec: 3},
 	cUpJitter: {name: "up_jitter_ms", kind: colDec, dec: 3}, cDownJitter: {name: "down_jitter_ms", kind: colDec, dec: 3},
@@ -110,6 +113,10 @@ var codingOrder = func() []int {
 var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}
 
 const maxDigits = 15
+
+// maxTS bounds a sample's time in seconds (1111 h): its nanoseconds fit a
+// float64's mantissa.
+const maxTS = 4e6
 
 // words is a sample as one 64-bit word per column: float bits or the
 // integer.
@@ -145,25 +152,29 @@ func quantise(s *metrics.Sample, buf []byte) (row, []byte) {
 	var r row
 	w := words(s)
 	for c := range numColumns {
-		col := &sampleColumns[c]
 		var ok bool
-		switch col.kind {
-		case colTime:
-			ts := math.Float64frombits(w[c])
-			if ts >= 0 && ts < 1e7 {
-				at := int64(ts*1e9 + 0.5)
-				r.q[c], ok = at, float64(at)/1e9 == ts && w[c]>>63 == 0
-			}
-		case colInt:
-			r.q[c], ok = int64(w[c]), true
-		case colDec:
-			r.q[c], ok, buf = decimal(math.Float64frombits(w[c]), col.dec, buf)
-		}
-		if !ok {
+		if r.q[c], ok, buf = quantiseColumn(c, w[c], buf); !ok {
 			r.q[c], r.raw[c], r.mask = 0, w[c], r.mask|1<<c
 		}
 	}
 	return r, buf
+}
+
+// quantiseColumn is the integer column c stores for the word w; ok is
+// false when the word must be stored raw.
+func quantiseColumn(c int, w uint64, buf []byte) (q int64, ok bool, _ []byte) {
+	switch col := &sampleColumns[c]; col.kind {
+	case colTime:
+		ts := math.Float64frombits(w)
+		if ts >= 0 && ts < maxTS {
+			at := int64(ts*1e9 + 0.5)
+			return at, float64(at)/1e9 == ts && w>>63 == 0, buf
+		}
+		return 0, false, buf
+	case colDec:
+		return decimal(math.Float64frombits(w), col.dec, buf)
+	}
+	return int64(w), true, buf
 }
 
 // decimal reads the digits strconv prints for v with dec decimals as an
@@ -373,10 +384,17 @@ func (r *row) check() error {
 		if r.mask&(1<<c) != 0 {
 			continue
 		}
-		switch sampleColumns[c].kind {
+		switch col := &sampleColumns[c]; col.kind {
+		case colInt:
+			if (col.min != 0 || col.max != 0) && (r.q[c] < col.min || r.q[c] > col.max) {
+				return fmt.Errorf("%s value %d out of range", col.name, r.q[c])
+			}
 		case colTime:
-			if r.q[c] < 0 || r.q[c] >= 1e16 {
+			if r.q[c] < 0 || r.q[c] >= maxTS*1e9 {
 				return fmt.Errorf("sample time %d ns out of range", r.q[c])
+			}
+			if at, _, _ := quantiseColumn(c, math.Float64bits(float64(r.q[c])/1e9), nil); at != r.q[c] {
+				return fmt.Errorf("sample time %d ns is not a whole nanosecond in seconds", r.q[c])
 			}
 		case colDec:
 			if r.q[c] <= -1e15 || r.q[c] >= 1e15 {
@@ -384,8 +402,16 @@ func (r *row) check() error {
 			}
 		}
 	}
+	var buf [32]byte
+	for c := range numColumns {
+		if r.mask&(1<<c) != 0 {
+			if _, ok, _ := quantiseColumn(c, r.raw[c], buf[:0]); ok {
+				return fmt.Errorf("%s stored raw though it need not be", sampleColumns[c].name)
+			}
+		}
+	}
 	if r.mask&(1<<cT) != 0 {
-		if ts := math.Float64frombits(r.raw[cT]); !(ts >= 0 && ts < 1e7) {
+		if ts := math.Float64frombits(r.raw[cT]); !(ts >= 0 && ts < maxTS) {
 			return errors.New("sample time out of range")
 		}
 	}

@@ -17,7 +17,8 @@ import (
 // Header is what a recording needs to be re-simulated: every parameter as
 // the registry spells it, the custom input script if any, the sample
 // period. It holds nothing from the wall clock, so the same session
-// records the same bytes.
+// records the same bytes. Scenario and Source are for reference: nothing
+// re-simulates them, so verify cannot vouch for them.
 type Header struct {
 	Version  int         `json:"version"`
 	Scenario string      `json:"scenario"`         // the name it was started with
