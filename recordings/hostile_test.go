@@ -61,7 +61,7 @@ func TestSmallRecordingsHugeMemory(t *testing.T) {
 		want   string
 	}{
 		{"16M empty records in one frame", []craftedFrame{{start: 0, end: 0, raw: bytes.Repeat([]byte{recChange, 0}, 16<<20)}}, "frame 1"},
-		{"300k changes in one frame", []craftedFrame{changes(300_000, sim.Time(time.Second))}, "records"},
+		{"300k changes in one frame", []craftedFrame{changes(300_000, sim.Time(time.Second))}, "parameter changes"},
 		{"12k changes in two frames", []craftedFrame{changes(6000, sim.Time(time.Second)), changes(6000, sim.Time(2*time.Second))}, "parameter changes"},
 	}
 	for _, c := range cases {

@@ -439,13 +439,21 @@ func (r *Reader) DataEnd() int64 {
 	return e.offset + int64(e.compLen)
 }
 
-// Scan calls the callbacks for every record with from ≤ time ≤ to, in
-// file order, decoding only the frames that overlap [from, to]: this is
-// the seek. Either callback may be nil. A damaged frame is an error, or
-// is reported to OnDamage and skipped when OnDamage is set.
+// Scan calls the callbacks for every change and sample with from ≤ time
+// ≤ to, frame by frame (a frame's changes before its samples), decoding
+// only the frames that overlap [from, to]: this is the seek. Either
+// callback may be nil. A damaged frame is an error, or is reported to
+// OnDamage and skipped when OnDamage is set. More than MaxChanges changes
+// is an error: no writer makes them.
 func (r *Reader) Scan(from, to sim.Time, sample func(*metrics.Sample) error, change func(Change) error) error {
 	var s metrics.Sample
+	changes := 0
 	each := func(typ byte, at sim.Time, rw *row, c *Change) error {
+		if typ == recChange {
+			if changes++; changes > MaxChanges {
+				return fmt.Errorf("corrupt recording: more than %d parameter changes; a recording holds at most %d", MaxChanges, MaxChanges)
+			}
+		}
 		if at < from || at > to {
 			return nil
 		}
@@ -478,13 +486,7 @@ func (r *Reader) Scan(from, to sim.Time, sample func(*metrics.Sample) error, cha
 // Changes returns every recorded parameter change: at most MaxChanges.
 func (r *Reader) Changes() ([]Change, error) {
 	var out []Change
-	err := r.Scan(0, sim.Time(1<<62), nil, func(c Change) error {
-		if len(out) >= MaxChanges {
-			return fmt.Errorf("corrupt recording: more than %d parameter changes; a recording holds at most %d", MaxChanges, MaxChanges)
-		}
-		out = append(out, c)
-		return nil
-	})
+	err := r.Scan(0, sim.Time(1<<62), nil, func(c Change) error { out = append(out, c); return nil })
 	return out, err
 }
 
