@@ -89,8 +89,8 @@ func TestSmallRecordingsHugeMemory(t *testing.T) {
 }
 
 // The writer keeps within the bounds the reader enforces: a frame that
-// would hold too many records is closed early, and a session that makes
-// more changes than a file holds is told so.
+// would hold too many records is closed early, a session that makes more
+// changes than a file holds is told so, and nothing goes back in time.
 func TestWriterKeepsTheReadersBounds(t *testing.T) {
 	var buf bytes.Buffer
 	w, err := NewWriter(&buf, Header{Scenario: "dense", EveryNs: 10_000})
@@ -114,7 +114,16 @@ func TestWriterKeepsTheReadersBounds(t *testing.T) {
 	if err := w.Change(Change{At: sim.Time(3 * time.Second), Key: "up.loss", Value: "2%"}); err == nil || !strings.Contains(err.Error(), "at most 10000") {
 		t.Fatalf("change %d: %v", MaxChanges+1, err)
 	}
-	w.Close(End{At: sim.Time(3 * time.Second)})
+	back := sampleAt(1)
+	if err := w.Sample(&back); err == nil || !strings.Contains(err.Error(), "forward in time") {
+		t.Fatalf("a sample back in time: %v", err)
+	}
+	if err := w.Close(End{At: sim.Time(time.Second)}); err == nil {
+		t.Fatal("an end before the last sample was accepted")
+	}
+	if err := w.Close(End{At: sim.Time(3 * time.Second)}); err != nil {
+		t.Fatal(err)
+	}
 	r := open(t, buf.Bytes())
 	if got := count(t, r); got != n {
 		t.Fatalf("read %d of %d samples", got, n)

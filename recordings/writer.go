@@ -65,6 +65,9 @@ type Writer struct {
 	first      sim.Time
 	samples    int64
 	changes    int
+	lastSample sim.Time // -1 before the first
+	lastChange sim.Time
+	floor      sim.Time // the end of the last frame written: nothing may go before it
 	offset     int64
 	err        error
 }
@@ -83,7 +86,7 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 	if len(js) > maxHeader {
 		return nil, fmt.Errorf("recording header is %d bytes; at most %d", len(js), maxHeader)
 	}
-	rw := &Writer{w: w, enc: enc, empty: true, frameUntil: sim.Time(FrameSpan)}
+	rw := &Writer{w: w, enc: enc, empty: true, frameUntil: sim.Time(FrameSpan), lastSample: -1, lastChange: -1}
 	rw.record(recHeader, 0, js)
 	if err := rw.flush(); err != nil {
 		return nil, err
@@ -126,13 +129,22 @@ func (w *Writer) roll(at sim.Time) {
 
 // Sample records one sample.
 func (w *Writer) Sample(s *metrics.Sample) error {
-	var r row
-	r, w.scratch = quantise(s, w.scratch)
-	at := r.at()
-	w.roll(at)
 	if w.err != nil {
 		return w.err
 	}
+	if !(s.TS >= 0 && s.TS < maxTS) {
+		return fmt.Errorf("recording: a sample at %v s: allowed 0 to %v s", s.TS, maxTS)
+	}
+	var r row
+	r, w.scratch = quantise(s, w.scratch)
+	at := r.at()
+	if at <= w.lastSample || at < w.floor {
+		return fmt.Errorf("recording: a sample at %v after one at %v: samples go forward in time", at, max(w.lastSample, w.floor))
+	}
+	if w.roll(at); w.err != nil {
+		return w.err
+	}
+	w.lastSample = at
 	if w.samples == 0 {
 		w.first = at
 	}
@@ -154,8 +166,11 @@ func (w *Writer) Change(c Change) error {
 		return fmt.Errorf("recording: change %q = %q: keys and values are at most %d bytes", c.Key, c.Value, maxString)
 	case c.At < 0:
 		return fmt.Errorf("recording: change %s at negative time %d", c.Key, c.At)
+	case c.At < w.lastChange || c.At < w.floor:
+		return fmt.Errorf("recording: change %s at %v after one at %v: changes go forward in time", c.Key, c.At, max(w.lastChange, w.floor))
 	}
 	w.changes++
+	w.lastChange = c.At
 	w.roll(c.At)
 	w.record(recChange, c.At, encodeChange(nil, c))
 	return w.err
@@ -166,6 +181,9 @@ func (w *Writer) Change(c Change) error {
 func (w *Writer) Close(e End) error {
 	if w.err != nil {
 		return w.err
+	}
+	if e.At < max(w.floor, w.lastSample, w.lastChange) {
+		return fmt.Errorf("recording: the end at %v is before the last record at %v", e.At, max(w.floor, w.lastSample, w.lastChange))
 	}
 	e.First, e.Samples = w.first, w.samples
 	js, err := json.Marshal(e)
@@ -209,6 +227,7 @@ func (w *Writer) flush() error {
 		return err
 	}
 	w.offset += int64(len(out))
+	w.floor = e.end
 	w.raw, w.empty, w.records = w.raw[:0], true, 0
 	return nil
 }
