@@ -447,8 +447,14 @@ func (r *Reader) DataEnd() int64 {
 // is an error: no writer makes them.
 func (r *Reader) Scan(from, to sim.Time, sample func(*metrics.Sample) error, change func(Change) error) error {
 	var s metrics.Sample
-	changes := 0
+	changes, lastSample := 0, sim.Time(-1)
 	each := func(typ byte, at sim.Time, rw *row, c *Change) error {
+		if typ == recSamples {
+			if at <= lastSample {
+				return fmt.Errorf("corrupt recording: a sample at %v after one at %v", at, lastSample)
+			}
+			lastSample = at
+		}
 		if typ == recChange {
 			if changes++; changes > MaxChanges {
 				return fmt.Errorf("corrupt recording: more than %d parameter changes; a recording holds at most %d", MaxChanges, MaxChanges)

@@ -178,7 +178,9 @@ func count(t testing.TB, r *Reader) int {
 	return n
 }
 
-// FuzzOpen: no input panics, and reading stays within the format's bounds.
+// FuzzOpen: no input panics, and what any input reads as keeps the
+// format's promises: samples strictly forward in time, at most MaxChanges
+// changes, frames within their bound.
 func FuzzOpen(f *testing.F) {
 	f.Add(write(f, 300, true))
 	f.Add(write(f, 30, false))
@@ -188,7 +190,23 @@ func FuzzOpen(f *testing.F) {
 		if err != nil {
 			return
 		}
-		r.Scan(0, sim.Time(1<<62), func(*metrics.Sample) error { return nil }, func(Change) error { return nil })
+		if r.Frames() > maxFrames {
+			t.Fatalf("%d frames", r.Frames())
+		}
+		r.OnDamage = func(*DamageError) {}
+		last, changes := -1.0, 0
+		r.Scan(0, sim.Time(1<<62), func(s *metrics.Sample) error {
+			if !(s.TS > last) {
+				t.Fatalf("a sample at %v after one at %v", s.TS, last)
+			}
+			last = s.TS
+			return nil
+		}, func(Change) error {
+			if changes++; changes > MaxChanges {
+				t.Fatalf("%d changes", changes)
+			}
+			return nil
+		})
 		r.End()
 	})
 }
