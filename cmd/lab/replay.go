@@ -168,6 +168,12 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if e, err := r.End(); err != nil {
+		return err
+	} else if e == nil && !r.Truncated {
+		fmt.Fprintf(stderr, "lab export: warning: %s: not closed (the session did not finish): data ends at %v (byte %d)\n",
+			files[0], r.Duration(), r.DataEnd())
+	}
 	dst := stdout
 	if out != "" {
 		of, err := os.Create(out)

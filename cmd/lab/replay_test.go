@@ -77,6 +77,14 @@ func TestSeekAndDamageFailLoudly(t *testing.T) {
 		t.Fatalf("truncated: %d rows", rows(out))
 	}
 
+	// Cut at a frame boundary: whole frames, but no end record.
+	spans := frameSpans(b)
+	os.WriteFile(cut, b[:spans[len(spans)-2][1]], 0o644)
+	code, _, errOut = runLab(t, "export", cut)
+	if code != 0 || !strings.Contains(errOut, "warning: "+cut+": not closed") || !strings.Contains(errOut, "data ends at 00:00:") {
+		t.Fatalf("unclosed: exit %d, stderr %q", code, errOut)
+	}
+
 	for _, w := range []struct {
 		from, to, want string
 	}{
@@ -92,7 +100,6 @@ func TestSeekAndDamageFailLoudly(t *testing.T) {
 		}
 	}
 
-	spans := frameSpans(b)
 	mid := spans[3] // 20 s to 30 s
 	bad := append([]byte(nil), b...)
 	bad[mid[0]+40+(mid[1]-mid[0]-40)/2] ^= 0xFF
