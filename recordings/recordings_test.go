@@ -6,6 +6,7 @@ import (
 	"errors"
 	"hash/crc32"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -289,4 +290,28 @@ func FuzzSampleBlock(f *testing.F) {
 			again.add(&r)
 		}
 	})
+}
+
+// The format has a column for every field of metrics.Sample, named as the
+// CSV names it: a field added to the sample without a column here would
+// be lost silently.
+func TestColumnsCoverEverySampleField(t *testing.T) {
+	if n := reflect.TypeFor[metrics.Sample]().NumField(); n != numColumns || len(metrics.Columns) != numColumns {
+		t.Fatalf("metrics.Sample has %d fields and %d CSV columns; the format stores %d: add the new ones to sampleColumns (and bump Version)",
+			n, len(metrics.Columns), numColumns)
+	}
+	for c, col := range sampleColumns {
+		if col.name != metrics.Columns[c] {
+			t.Errorf("column %d is %q in the format, %q in the CSV", c, col.name, metrics.Columns[c])
+		}
+	}
+	// Every field survives: a sample with a distinct value in each.
+	var w [numColumns]uint64
+	for c := range w {
+		w[c] = uint64(c + 1)
+	}
+	s := fromWords(&w)
+	if words(&s) != w {
+		t.Fatalf("words and fromWords disagree: %v, want %v", words(&s), w)
+	}
 }
