@@ -56,7 +56,7 @@ const (
 	maxEndRecord     = 64 << 10 // bytes of the end record
 	maxString        = 256      // bytes of a change's key or value
 	resyncWindow     = 64 << 10 // bytes read at a time when looking for the next good entry
-	maxDamageReports = 100      // damaged regions reported in detail; the rest are counted
+	maxDamageReports = 100      // damaged places a file may have and still be read
 )
 
 // MemoryBound is the most memory a Reader holds for any file, whatever its

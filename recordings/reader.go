@@ -48,7 +48,7 @@ type Reader struct {
 // the data around them.
 type DamageError struct {
 	Offset, Until int64    // bytes [Offset, Until)
-	From, To      sim.Time // the data lost lies between these times
+	From, To      sim.Time // the data lost lies between these times (To -1: to the end)
 	Repaired      bool     // the index entry was bad; the frame was recovered from its data
 	Reason        string
 }
@@ -57,6 +57,9 @@ func (d *DamageError) Error() string {
 	if d.Repaired {
 		return fmt.Sprintf("index entry at byte %d is damaged (%s); its frame (%v to %v) was recovered from its data",
 			d.Offset, d.Reason, d.From, d.To)
+	}
+	if d.To < 0 {
+		return fmt.Sprintf("bytes %d to %d are damaged (%s): data after %v is lost", d.Offset, d.Until, d.Reason, d.From)
 	}
 	return fmt.Sprintf("bytes %d to %d are damaged (%s): data from %v to %v is lost", d.Offset, d.Until, d.Reason, d.From, d.To)
 }
@@ -145,6 +148,9 @@ func (r *Reader) index() error {
 			status = entryBadValues
 		}
 		if status != entryOK {
+			if len(r.Damage) >= maxDamageReports {
+				return fmt.Errorf("corrupt recording: more than %d damaged places; the last at byte %d", maxDamageReports, off)
+			}
 			next, err := r.resync(off)
 			if err != nil {
 				return err
