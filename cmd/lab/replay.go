@@ -29,7 +29,7 @@ func openRecording(args []string, cmd string, stderr io.Writer) (*recordings.Rea
 		fmt.Fprintf(stderr, "lab %s: warning: %s: %s\n", cmd, args[0], fmt.Sprintf(format, a...))
 	}
 	if r.Truncated {
-		warn("truncated at byte %d: data ends at %v (byte %d, the last whole frame)", r.TruncatedAt, r.Duration(), r.DataEnd())
+		warn("truncated at byte %d: data ends at %v (the last whole frame)", r.TruncatedAt, r.Duration())
 	}
 	for _, d := range r.Damage {
 		warn("%v", d)
