@@ -296,3 +296,21 @@ func TestNoSilentDataLoss(t *testing.T) {
 		}
 	}
 }
+
+// A file of many damaged frames is not read for ever, warning by warning:
+// past 100 damaged frames the read is an error.
+func TestManyDamagedFramesEndTheRead(t *testing.T) {
+	var frames []craftedFrame
+	for i := range 1000 {
+		at := sim.Time(i+1) * sim.Time(time.Second)
+		frames = append(frames, craftedFrame{start: at, end: at}) // empty: no records
+	}
+	b := craft(t, frames...)
+	r := open(t, b)
+	warnings := 0
+	r.OnDamage = func(*DamageError) { warnings++ }
+	err := r.Scan(0, sim.Time(1<<62), func(*metrics.Sample) error { return nil }, nil)
+	if err == nil || !strings.Contains(err.Error(), "more than 100 damaged frames") || warnings != 100 {
+		t.Fatalf("%d warnings, then %v", warnings, err)
+	}
+}

@@ -449,8 +449,9 @@ func (r *Reader) DataEnd() int64 {
 // ≤ to, frame by frame (a frame's changes before its samples), decoding
 // only the frames that overlap [from, to]: this is the seek. Either
 // callback may be nil. A damaged frame is an error, or is reported to
-// OnDamage and skipped when OnDamage is set. More than MaxChanges changes
-// is an error: no writer makes them.
+// OnDamage and skipped when OnDamage is set (more than 100 such frames
+// are an error). More than MaxChanges changes is an error: no writer
+// makes them.
 func (r *Reader) Scan(from, to sim.Time, sample func(*metrics.Sample) error, change func(Change) error) error {
 	var s metrics.Sample
 	changes, lastSample := 0, sim.Time(-1)
@@ -478,6 +479,7 @@ func (r *Reader) Scan(from, to sim.Time, sample func(*metrics.Sample) error, cha
 		}
 		return nil
 	}
+	skipped := 0
 	first := sort.Search(len(r.frames), func(i int) bool { return r.frames[i].end >= from })
 	for i := first; i < len(r.frames) && r.frames[i].start <= to; i++ {
 		err := r.records(i, true, each)
@@ -487,6 +489,9 @@ func (r *Reader) Scan(from, to sim.Time, sample func(*metrics.Sample) error, cha
 		case errors.As(err, &cb):
 			return cb.err
 		case errors.As(err, &d) && r.OnDamage != nil:
+			if skipped++; skipped > maxDamageReports {
+				return fmt.Errorf("corrupt recording: more than %d damaged frames; the last %w", maxDamageReports, d)
+			}
 			r.OnDamage(d)
 		case err != nil:
 			return fmt.Errorf("corrupt recording: %w", err)
