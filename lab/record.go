@@ -31,7 +31,9 @@ func HeaderOf(cfg Config, scenario string, every time.Duration) recordings.Heade
 	return h
 }
 
-// ConfigFromHeader rebuilds the configuration a recording started with.
+// ConfigFromHeader rebuilds the configuration a recording started with,
+// through the same checks as --set: every key and value by the parameter
+// registry, then the whole configuration and its input script.
 func ConfigFromHeader(h recordings.Header) (Config, error) {
 	cfg := DefaultConfig()
 	for _, kv := range h.Params {
@@ -43,6 +45,9 @@ func ConfigFromHeader(h recordings.Header) (Config, error) {
 			return cfg, fmt.Errorf("recording header: %w", err)
 		}
 	}
+	if len(h.Segments) > maxHeaderSegments {
+		return cfg, fmt.Errorf("recording header: %d input script segments; at most %d", len(h.Segments), maxHeaderSegments)
+	}
 	if len(h.Segments) > 0 {
 		cfg.Script, cfg.Segments = "custom", nil
 		for _, g := range h.Segments {
@@ -52,8 +57,14 @@ func ConfigFromHeader(h recordings.Header) (Config, error) {
 	if err := cfg.Validate(); err != nil {
 		return cfg, fmt.Errorf("recording header: %w", err)
 	}
+	if _, err := cfg.newScript(); err != nil {
+		return cfg, fmt.Errorf("recording header: %w", err)
+	}
 	return cfg, nil
 }
+
+// maxHeaderSegments bounds the custom input script a header may carry.
+const maxHeaderSegments = 10000
 
 // Recorder writes a session to a recording as it runs.
 type Recorder struct {

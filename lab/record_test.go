@@ -271,6 +271,26 @@ func TestVerifyRefusesHostileHeader(t *testing.T) {
 	}
 }
 
+// A header's custom input script is checked before simulating too.
+func TestHostileHeaderScript(t *testing.T) {
+	b := handMade(t, DefaultConfig(), []metrics.Sample{{TS: 0.05, ServerTick: 1}}, time.Second)
+	for _, c := range []struct {
+		name string
+		segs []recordings.Segment
+		want string
+	}{
+		{"a negative duration", []recordings.Segment{{DurNs: -1, Turn: 0, Throttle: 1}}, "recording header"},
+		{"a turn past 1", []recordings.Segment{{DurNs: 1e9, Turn: 1e308, Throttle: 1}}, "recording header"},
+		{"20000 segments", make([]recordings.Segment, 20000), "at most 10000"},
+	} {
+		r := openBytes(t, b)
+		r.Header.Segments = c.segs
+		if _, err := Verify(r); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+}
+
 // Issue 15.16: the jitter-fix scenario (50 ± 20 ms of jitter) at 20
 // samples a second records in at most 1.5 MB per simulated hour.
 func TestRecordingSizePerHour(t *testing.T) {
