@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"math"
 	"os"
 	"strings"
@@ -336,15 +337,17 @@ func FuzzConfigFromHeader(f *testing.F) {
 }
 
 // FuzzVerifyMutated: a valid recording edited behind good checksums
-// (recordings.Rewrite) verifies only if what it holds is what was
-// recorded: verify cannot be fooled into vouching for other data.
+// (recordings.Rewrite for the frames' contents, and an index entry's times
+// moved with its checksum made good) verifies only if what it holds is
+// what was recorded: verify cannot be fooled into vouching for other data.
 func FuzzVerifyMutated(f *testing.F) {
 	base, _, _ := recordRun(f, "jitter-fix", 3*time.Second)
 	want := export(f, base)
-	f.Add(uint8(1), uint16(40), []byte{1})
-	f.Add(uint8(0), uint16(100), []byte("9"))
-	f.Add(uint8(1), uint16(0), []byte{})
-	f.Fuzz(func(t *testing.T, frame uint8, pos uint16, patch []byte) {
+	f.Add(uint8(1), uint16(40), []byte{1}, int32(0), int32(0))
+	f.Add(uint8(0), uint16(100), []byte("9"), int32(0), int32(0))
+	f.Add(uint8(1), uint16(0), []byte{}, int32(-50_000_000), int32(0))
+	f.Add(uint8(1), uint16(0), []byte{}, int32(0), int32(1))
+	f.Fuzz(func(t *testing.T, frame uint8, pos uint16, patch []byte, moveStart, moveEnd int32) {
 		b, err := recordings.Rewrite(base, func(i int, raw []byte) []byte {
 			if i != int(frame) {
 				return raw
@@ -354,6 +357,13 @@ func FuzzVerifyMutated(f *testing.F) {
 		})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if spans, _ := frames(b); int(frame) < len(spans) && (moveStart != 0 || moveEnd != 0) {
+			e := b[spans[frame][0]+8 : spans[frame][0]+40]
+			le := binary.LittleEndian
+			le.PutUint64(e[4:], le.Uint64(e[4:])+uint64(int64(moveStart)))
+			le.PutUint64(e[12:], le.Uint64(e[12:])+uint64(int64(moveEnd)))
+			le.PutUint32(e[28:], crc32.ChecksumIEEE(e[:28]))
 		}
 		r, err := recordings.Open(bytes.NewReader(b), int64(len(b)))
 		if err != nil {
