@@ -111,7 +111,7 @@ func decodeChange(b []byte) (Change, error) {
 	if c.Value, b, err = readString(b); err != nil {
 		return Change{}, err
 	}
-	if len(b) != 0 || c.At < 0 {
+	if len(b) != 0 || c.At < 0 || c.At >= maxAt {
 		return Change{}, errors.New("malformed change record")
 	}
 	return c, nil
@@ -165,7 +165,7 @@ func parseEntry(b []byte, off int64) (entry, entryStatus) {
 	}
 	e := entry{offset: off + entryLen, start: sim.Time(le.Uint64(p[4:])), end: sim.Time(le.Uint64(p[12:])),
 		compLen: le.Uint32(p[20:]), crc: le.Uint32(p[24:])}
-	if p[0] != Version || e.compLen > maxCompressed || e.start < 0 || e.end < e.start {
+	if p[0] != Version || e.compLen > maxCompressed || e.start < 0 || e.end < e.start || e.end >= maxAt {
 		return e, entryBadValues
 	}
 	return e, entryOK

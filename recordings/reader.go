@@ -398,7 +398,7 @@ func (r *Reader) records(i int, checkIndex bool, fn func(typ byte, at sim.Time, 
 			if err := json.Unmarshal(payload, &end); err != nil {
 				return r.damaged(i, "end record: "+err.Error())
 			}
-			if end.At < 0 || end.Samples < 0 || end.First < 0 {
+			if end.At < 0 || end.At >= maxAt || end.Samples < 0 || end.First < 0 {
 				return r.damaged(i, "an end record with negative values")
 			}
 			at = end.At

@@ -118,6 +118,9 @@ const maxDigits = 15
 // float64's mantissa.
 const maxTS = 4e6
 
+// maxAt is maxTS in nanoseconds: no record of a file is at or after it.
+const maxAt = sim.Time(maxTS * 1e9)
+
 // words is a sample as one 64-bit word per column: float bits or the
 // integer.
 func words(s *metrics.Sample) [numColumns]uint64 {

@@ -119,8 +119,8 @@ func (w *Writer) roll(at sim.Time) {
 	if w.err == nil && at >= w.frameUntil && !w.empty {
 		w.err = w.flush()
 	}
-	for at >= w.frameUntil {
-		w.frameUntil += sim.Time(FrameSpan)
+	if at >= w.frameUntil {
+		w.frameUntil = (at/sim.Time(FrameSpan) + 1) * sim.Time(FrameSpan)
 	}
 	if w.err == nil && !w.empty && (w.records >= maxFrameRecords || len(w.raw)+w.block.size() >= flushAt) {
 		w.err = w.flush()
@@ -164,8 +164,8 @@ func (w *Writer) Change(c Change) error {
 		return fmt.Errorf("recording: more than %d parameter changes; a recording holds at most %d", MaxChanges, MaxChanges)
 	case len(c.Key) > maxString || len(c.Value) > maxString:
 		return fmt.Errorf("recording: change %q = %q: keys and values are at most %d bytes", c.Key, c.Value, maxString)
-	case c.At < 0:
-		return fmt.Errorf("recording: change %s at negative time %d", c.Key, c.At)
+	case c.At < 0 || c.At >= maxAt:
+		return fmt.Errorf("recording: change %s at %v: allowed 0 to %v", c.Key, c.At, sim.Time(maxAt))
 	case c.At < w.lastChange || c.At < w.floor:
 		return fmt.Errorf("recording: change %s at %v after one at %v: changes go forward in time", c.Key, c.At, max(w.lastChange, w.floor))
 	}
@@ -181,6 +181,9 @@ func (w *Writer) Change(c Change) error {
 func (w *Writer) Close(e End) error {
 	if w.err != nil {
 		return w.err
+	}
+	if e.At >= maxAt {
+		return fmt.Errorf("recording: the end at %v: allowed up to %v", e.At, sim.Time(maxAt))
 	}
 	if e.At < max(w.floor, w.lastSample, w.lastChange) {
 		return fmt.Errorf("recording: the end at %v is before the last record at %v", e.At, max(w.floor, w.lastSample, w.lastChange))
