@@ -61,7 +61,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	var from, to time.Duration
 	fs := newFlagSet("replay", "FILE [--tui] [--verify] [--from 30s --to 40s]", stderr, nil)
 	fs.BoolVar(&view, "tui", false, "play the recording in the lab's charts, with seek (a terminal is needed)")
-	fs.BoolVar(&verify, "verify", false, "re-simulate from the header and the change log and prove the samples and summary identical")
+	fs.BoolVar(&verify, "verify", false, "re-simulate from the header and the change log and prove the recording whole: every sample present and identical, the summary too")
 	fs.DurationVar(&from, "from", 0, "print the timeline from this true time (seeks to its frame)")
 	fs.DurationVar(&to, "to", 0, "print the timeline up to this true time")
 	files, err := parseFlagsAndArgs(fs, args)
