@@ -3,7 +3,9 @@ package lab
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -29,7 +31,9 @@ func HeaderOf(cfg Config, scenario string, every time.Duration) recordings.Heade
 	return h
 }
 
-// ConfigFromHeader rebuilds the configuration a recording started with.
+// ConfigFromHeader rebuilds the configuration a recording started with,
+// through the same checks as --set: every key and value by the parameter
+// registry, then the whole configuration and its input script.
 func ConfigFromHeader(h recordings.Header) (Config, error) {
 	cfg := DefaultConfig()
 	for _, kv := range h.Params {
@@ -41,6 +45,9 @@ func ConfigFromHeader(h recordings.Header) (Config, error) {
 			return cfg, fmt.Errorf("recording header: %w", err)
 		}
 	}
+	if len(h.Segments) > maxHeaderSegments {
+		return cfg, fmt.Errorf("recording header: %d input script segments; at most %d", len(h.Segments), maxHeaderSegments)
+	}
 	if len(h.Segments) > 0 {
 		cfg.Script, cfg.Segments = "custom", nil
 		for _, g := range h.Segments {
@@ -50,8 +57,14 @@ func ConfigFromHeader(h recordings.Header) (Config, error) {
 	if err := cfg.Validate(); err != nil {
 		return cfg, fmt.Errorf("recording header: %w", err)
 	}
+	if _, err := cfg.newScript(); err != nil {
+		return cfg, fmt.Errorf("recording header: %w", err)
+	}
 	return cfg, nil
 }
+
+// maxHeaderSegments bounds the custom input script a header may carry.
+const maxHeaderSegments = 10000
 
 // Recorder writes a session to a recording as it runs.
 type Recorder struct {
@@ -109,45 +122,80 @@ func (r *Recorder) Close() error {
 	return r.w.Close(recordings.End{At: r.s.Now(), Summary: sum})
 }
 
-// maxVerify bounds the simulated time a verification will spend on.
-const maxVerify = 1000 * time.Hour
+// maxVerify bounds the simulated time a verification will spend on, and
+// maxVerifyEvents the periodic events (server steps, client frames,
+// samples) it will simulate for it: a hostile header cannot make it run
+// for ever.
+const (
+	maxVerify       = 1000 * time.Hour
+	maxVerifyEvents = 5e8
+	verifyStep      = sim.Time(time.Second) // re-simulation runs this far between checks
+)
 
 // Verification is what re-simulating a recording found.
 type Verification struct {
-	Samples    int      // recorded samples compared
+	Samples    int      // recorded samples compared: every one from From to Until
 	Changes    int      // recorded changes replayed
-	Until      sim.Time // how far it re-simulated
+	From       sim.Time // the first recorded sample
+	Until      sim.Time // the recorded end
 	SummaryOK  bool     // the recorded summary matched (false if none was recorded)
 	HasSummary bool
 }
 
-// Verify re-simulates a recording from its header and change log and checks
-// that every recorded sample is byte-identical to the re-simulated one at
-// the same time, and that the recorded summary (if the recording was
-// closed) matches.
+// Verify proves a recording is a whole session: it re-simulates it from
+// its header and change log and checks, sample by sample as both come,
+// that every sample the re-simulation takes from the first recorded one
+// to the recorded end is in the file, stored identically (see
+// recordings.Same), and nothing else is; that the index agrees with the
+// records; and that the recorded summary matches. A truncated, damaged,
+// unclosed or empty recording does not verify. Memory stays constant
+// whatever the length: nothing is collected but the change log.
 func Verify(r *recordings.Reader) (Verification, error) {
 	var v Verification
+	switch {
+	case r.Truncated:
+		return v, fmt.Errorf("the recording is truncated at byte %d (data ends at %v): it does not hold the whole session", r.TruncatedAt, r.Duration())
+	case len(r.Damage) > 0:
+		return v, fmt.Errorf("the recording is damaged: %v", r.Damage[0])
+	}
+	onDamage := r.OnDamage
+	r.OnDamage = nil // every frame must read
+	defer func() { r.OnDamage = onDamage }()
 	cfg, err := ConfigFromHeader(r.Header)
 	if err != nil {
+		return v, err
+	}
+	if r.Header.Seed != cfg.Seed {
+		return v, fmt.Errorf("recording header: seed %d but sim.seed %d", r.Header.Seed, cfg.Seed)
+	}
+	every := time.Duration(r.Header.EveryNs)
+	if every <= 0 {
+		return v, fmt.Errorf("recording header: sample period every_ns %d: allowed > 0", r.Header.EveryNs)
+	}
+	end, err := r.End()
+	if err != nil {
+		return v, err
+	}
+	switch {
+	case end == nil:
+		return v, errors.New("the recording was not closed (no end record): it does not prove a whole session")
+	case end.Samples == 0:
+		return v, errors.New("the recording holds no samples: there is nothing to verify")
+	case end.At != r.Duration():
+		return v, fmt.Errorf("the end record says %v but the index ends at %v", end.At, r.Duration())
+	case end.At > sim.Time(maxVerify):
+		return v, fmt.Errorf("recording claims %v of simulated time; verify re-simulates at most %v", end.At, maxVerify)
+	}
+	v.From, v.Until = end.First, end.At
+	if err := verifyBudget(cfg, every, end.At); err != nil {
 		return v, err
 	}
 	changes, err := r.Changes()
 	if err != nil {
 		return v, err
 	}
-	end, err := r.End()
-	if err != nil {
-		return v, err
-	}
-	v.Until = r.Duration()
-	if end != nil {
-		v.Until = end.At
-	}
-	if v.Until > sim.Time(maxVerify) {
-		return v, fmt.Errorf("recording claims %v of simulated time; verify re-simulates at most %v", v.Until, maxVerify)
-	}
-	cfg.Duration = max(cfg.Duration, time.Duration(v.Until))
-	s, err := New(cfg, time.Duration(r.Header.EveryNs))
+	cfg.Duration = max(cfg.Duration, time.Duration(end.At))
+	s, err := New(cfg, every)
 	if err != nil {
 		return v, err
 	}
@@ -157,23 +205,48 @@ func Verify(r *recordings.Reader) (Verification, error) {
 		}
 	}
 	v.Changes = len(changes)
-	// Re-simulated samples by time, to meet the recorded ones in order.
-	resim := map[sim.Time][]byte{}
+
+	// The re-simulation runs up to each recorded sample in turn; the one
+	// sample it takes at that instant is held for the comparison, any
+	// other from the first recorded one on is missing from the file.
+	want, have := sim.Time(-1), false
+	var resim metrics.Sample
+	var missing error
 	s.OnSample = func(x *metrics.Sample) {
-		resim[sim.Time(float64(x.TS*1e9)+0.5)] = recordings.EncodeSample(nil, x)
-	}
-	if err := s.Run(v.Until); err != nil {
-		return v, err
-	}
-	err = r.Scan(0, v.Until, func(x *metrics.Sample) error {
 		at := sim.Time(float64(x.TS*1e9) + 0.5)
-		got, ok := resim[at]
-		if !ok {
+		switch {
+		case missing != nil || at < end.First:
+		case at == want:
+			resim, have = *x, true
+		default:
+			missing = fmt.Errorf("the recording has no sample at %v, where the re-simulation has one: data is missing", at)
+		}
+	}
+	runTo := func(t sim.Time) error {
+		for s.Now() < t && missing == nil {
+			if err := s.Run(min(s.Now()+verifyStep, t)); err != nil {
+				return err
+			}
+		}
+		return missing
+	}
+	err = r.Scan(0, sim.Time(math.MaxInt64), func(x *metrics.Sample) error {
+		at := sim.Time(float64(x.TS*1e9) + 0.5)
+		switch {
+		case v.Samples == 0 && at != end.First:
+			return fmt.Errorf("the first recorded sample is at %v but the end record says %v", at, end.First)
+		case at > end.At:
+			return fmt.Errorf("a recorded sample at %v, after the recorded end %v", at, end.At)
+		}
+		want, have = at, false
+		if err := runTo(at); err != nil {
+			return err
+		}
+		if !have {
 			return fmt.Errorf("recorded sample at %v has no re-simulated counterpart", at)
 		}
-		if !bytes.Equal(got, recordings.EncodeSample(nil, x)) {
-			re, _ := recordings.DecodeSample(got)
-			return fmt.Errorf("sample at %v differs: recorded %+v, re-simulated %+v", at, *x, re)
+		if !recordings.Same(&resim, x) {
+			return fmt.Errorf("sample at %v differs: recorded %+v, re-simulated %+v", at, *x, recordings.Stored(&resim))
 		}
 		v.Samples++
 		return nil
@@ -181,7 +254,14 @@ func Verify(r *recordings.Reader) (Verification, error) {
 	if err != nil {
 		return v, err
 	}
-	if end != nil && len(end.Summary) > 0 {
+	want = -1
+	if err := runTo(end.At); err != nil {
+		return v, err
+	}
+	if int64(v.Samples) != end.Samples {
+		return v, fmt.Errorf("the end record counts %d samples but the file holds %d", end.Samples, v.Samples)
+	}
+	if len(end.Summary) > 0 {
 		v.HasSummary = true
 		got, _ := json.Marshal(s.Summary())
 		v.SummaryOK = bytes.Equal(got, end.Summary)
@@ -190,4 +270,33 @@ func Verify(r *recordings.Reader) (Verification, error) {
 		}
 	}
 	return v, nil
+}
+
+// verifyBudget refuses a re-simulation that would take more periodic
+// events (server steps, client frames, samples) than maxVerifyEvents.
+func verifyBudget(cfg Config, every time.Duration, until sim.Time) error {
+	secs := time.Duration(until).Seconds()
+	perSec := []struct {
+		what string
+		n    float64
+	}{
+		{fmt.Sprintf("server.tick %v", cfg.Server.Tick), float64(time.Second) / float64(cfg.Server.Tick)},
+		{fmt.Sprintf("client.fps %d", cfg.Client.FPS), float64(cfg.Client.FPS)},
+		{fmt.Sprintf("a sample every %v", every), float64(time.Second) / float64(every)},
+	}
+	total := 0.0
+	for _, p := range perSec {
+		total += float64(p.n * secs)
+	}
+	if total <= maxVerifyEvents {
+		return nil
+	}
+	worst := perSec[0]
+	for _, p := range perSec[1:] {
+		if p.n > worst.n {
+			worst = p
+		}
+	}
+	return fmt.Errorf("re-simulating %v would take %.3g events (%s: %.3g per simulated second); verify simulates at most %.0e",
+		time.Duration(until), total, worst.what, worst.n, float64(maxVerifyEvents))
 }

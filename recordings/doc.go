@@ -1,4 +1,7 @@
 // Package recordings is the recording file format: a zstd stream of typed
-// records (header, samples, parameter changes, index frames) with a writer,
-// a reader that seeks, and a replay source.
+// records (header, parameter changes, column-coded samples, end) in frames
+// indexed by checksummed skippable frames, with a [Writer], a [Reader]
+// that seeks, steps over damage and stays within [MemoryBound] for any
+// file, and [Same], the comparison verify uses. The layout is described
+// in format.go, the sample coding in samples.go.
 package recordings

@@ -3,11 +3,9 @@ package recordings
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
-	"math"
+	"hash/crc32"
 	"time"
 
-	"jitterlab/metrics"
 	"jitterlab/sim"
 )
 
@@ -18,32 +16,60 @@ import (
 //	[skippable frame: magic 0x184D2A5A, size 32, index entry][zstd frame] ...
 //
 // The index entry holds the format version, the first and last true time
-// of the frame's records, the compressed length and its CRC-32. Reading the
-// index entries alone (seeking past the data) finds any time, so a crash
-// needs no trailing index: a file cut anywhere reads up to its last whole
-// frame. Inside a decompressed frame, records follow each other:
+// of the frame's records, the compressed length, its CRC-32 and the entry's
+// own CRC-32. Reading the index entries alone (seeking past the data) finds
+// any time, so a crash needs no trailing index: a file cut anywhere reads
+// up to its last whole frame. An entry that fails its checksum is not
+// trusted: the reader looks for the next good entry and recovers the frame
+// in between from the zstd frame's own checksum, or reports the bytes it
+// lost. Inside a decompressed frame, records follow each other:
 //
 //	[type byte][uvarint length][payload]
+//
+// Samples are coded against the previous sample of the same frame (see
+// sampleColumns), so every frame decodes on its own.
 const (
 	skippableMagic = 0x184D2A5A
 	entrySize      = 32
-	Version        = 1
+	entryLen       = 8 + entrySize // on disk, with the skippable frame's header
 
-	// FrameSpan is how much true time one frame covers.
+	// Version is the format version this package writes and reads.
+	// Version 1 stored samples as fixed 172-byte records and had no
+	// checksum over the index.
+	Version = 2
+
+	// FrameSpan is how much true time one frame covers at most.
 	FrameSpan = 10 * time.Second
-
-	// Bounds that keep a corrupt or hostile file from costing unbounded
-	// memory: they are checked before anything is allocated.
-	maxCompressed   = 8 << 20
-	maxDecompressed = 32 << 20
-	maxRecord       = 1 << 20
-	maxString       = 64 << 10
 )
+
+// Bounds that keep a corrupt or hostile file from costing unbounded memory
+// or time. Each is checked before anything is allocated; the writer keeps
+// within them, so a file it wrote always reads.
+const (
+	maxCompressed    = 8 << 20  // bytes of one compressed frame
+	maxDecompressed  = 8 << 20  // bytes of one decompressed frame
+	flushAt          = 4 << 20  // the writer closes a frame early at this size
+	maxFrameRecords  = 1 << 17  // records in one frame
+	maxFrames        = 1 << 19  // frames in one file: 1456 h at 10 s a frame
+	MaxChanges       = 10000    // parameter changes in one file
+	maxHeader        = 1 << 20  // bytes of the header record
+	maxEndRecord     = 64 << 10 // bytes of the end record
+	maxString        = 256      // bytes of a change's key or value
+	resyncWindow     = 64 << 10 // bytes read at a time when looking for the next good entry
+	maxDamageReports = 100      // damaged places a file may have and still be read
+)
+
+// MemoryBound is the most memory a Reader holds for any file, whatever its
+// content: the index (32 bytes a frame), one compressed and one
+// decompressed frame, the zstd decoder's window, the header, and the
+// changes when Changes collects them. Replay, export and verify add a
+// session of constant size to it.
+const MemoryBound = maxFrames*32 + maxCompressed + 2*maxDecompressed + 3*maxHeader + MaxChanges*(2*maxString+64)
 
 // Record types.
 const (
-	recHeader byte = 1 + iota
-	recSample
+	recHeader  byte = 1 + iota
+	recSamples      // a frame's samples, as one block
 	recChange
 	recEnd
 )
@@ -52,58 +78,6 @@ const (
 type Change struct {
 	At         sim.Time
 	Key, Value string
-}
-
-// SampleSize is the encoded size of a metrics.Sample.
-const SampleSize = 8 + 4*3 + 4 + 8 + 4 + 10*8 + 6*8
-
-// EncodeSample appends s in the fixed little-endian layout of the file.
-// Two samples are the same sample exactly when their encodings are equal.
-func EncodeSample(b []byte, s *metrics.Sample) []byte {
-	le := binary.LittleEndian
-	f := func(v float64) { b = le.AppendUint64(b, math.Float64bits(v)) }
-	u32 := func(v uint32) { b = le.AppendUint32(b, v) }
-	u64 := func(v uint64) { b = le.AppendUint64(b, v) }
-	f(s.TS)
-	u32(s.ServerTick)
-	u32(s.ClientTick)
-	u32(s.AckTick)
-	u32(uint32(int32(s.TickOffset)))
-	f(s.SendIntervalS)
-	u32(uint32(s.PendingInputs))
-	for _, v := range []float64{s.RTTMs, s.UpOWDMs, s.DownOWDMs, s.UpJitterMs, s.DownJitterMs, s.PDVMs,
-		s.VisibleErrorM, s.VisibleErrorDeg, s.CorrectionM, s.VisibleSpeedMPS} {
-		f(v)
-	}
-	for _, v := range []uint64{s.Snaps, s.UpLost, s.DownLost, s.LateDropped, s.Overwritten, s.Starved} {
-		u64(v)
-	}
-	return b
-}
-
-// DecodeSample reads a sample encoded by EncodeSample.
-func DecodeSample(b []byte) (metrics.Sample, error) {
-	if len(b) != SampleSize {
-		return metrics.Sample{}, fmt.Errorf("sample record of %d bytes, want %d", len(b), SampleSize)
-	}
-	le := binary.LittleEndian
-	var s metrics.Sample
-	f := func() float64 { v := math.Float64frombits(le.Uint64(b)); b = b[8:]; return v }
-	u32 := func() uint32 { v := le.Uint32(b); b = b[4:]; return v }
-	u64 := func() uint64 { v := le.Uint64(b); b = b[8:]; return v }
-	s.TS = f()
-	s.ServerTick, s.ClientTick, s.AckTick = u32(), u32(), u32()
-	s.TickOffset = int(int32(u32()))
-	s.SendIntervalS = f()
-	s.PendingInputs = int(u32())
-	for _, p := range []*float64{&s.RTTMs, &s.UpOWDMs, &s.DownOWDMs, &s.UpJitterMs, &s.DownJitterMs, &s.PDVMs,
-		&s.VisibleErrorM, &s.VisibleErrorDeg, &s.CorrectionM, &s.VisibleSpeedMPS} {
-		*p = f()
-	}
-	for _, p := range []*uint64{&s.Snaps, &s.UpLost, &s.DownLost, &s.LateDropped, &s.Overwritten, &s.Starved} {
-		*p = u64()
-	}
-	return s, nil
 }
 
 func appendString(b []byte, s string) []byte {
@@ -137,7 +111,7 @@ func decodeChange(b []byte) (Change, error) {
 	if c.Value, b, err = readString(b); err != nil {
 		return Change{}, err
 	}
-	if len(b) != 0 || c.At < 0 {
+	if len(b) != 0 || c.At < 0 || c.At >= maxAt {
 		return Change{}, errors.New("malformed change record")
 	}
 	return c, nil
@@ -155,10 +129,44 @@ func appendEntry(b []byte, e entry) []byte {
 	le := binary.LittleEndian
 	b = le.AppendUint32(b, skippableMagic)
 	b = le.AppendUint32(b, entrySize)
+	p := len(b)
 	b = append(b, Version, 0, 0, 0)
 	b = le.AppendUint64(b, uint64(e.start))
 	b = le.AppendUint64(b, uint64(e.end))
 	b = le.AppendUint32(b, e.compLen)
 	b = le.AppendUint32(b, e.crc)
-	return append(b, 0, 0, 0, 0) // reserved
+	return le.AppendUint32(b, crc32.ChecksumIEEE(b[p:]))
+}
+
+// entryStatus says what the 40 bytes at an offset are.
+type entryStatus int
+
+const (
+	entryOK         entryStatus = iota
+	entryNone                   // no skippable frame of our size here
+	entryBadSum                 // ours, but it fails its checksum
+	entryOldVersion             // ours, from an older format version
+	entryBadValues              // checksum good, values impossible
+)
+
+// parseEntry reads an index entry from b (entryLen bytes) found at offset
+// off.
+func parseEntry(b []byte, off int64) (entry, entryStatus) {
+	le := binary.LittleEndian
+	if le.Uint32(b[0:]) != skippableMagic || le.Uint32(b[4:]) != entrySize {
+		return entry{}, entryNone
+	}
+	p := b[8:entryLen]
+	if p[0] != Version && p[0] < Version && p[1] == 0 && le.Uint32(p[28:]) == 0 {
+		return entry{}, entryOldVersion
+	}
+	if crc32.ChecksumIEEE(p[:28]) != le.Uint32(p[28:]) {
+		return entry{}, entryBadSum
+	}
+	e := entry{offset: off + entryLen, start: sim.Time(le.Uint64(p[4:])), end: sim.Time(le.Uint64(p[12:])),
+		compLen: le.Uint32(p[20:]), crc: le.Uint32(p[24:])}
+	if p[0] != Version || e.compLen > maxCompressed || e.start < 0 || e.end < e.start || e.end >= maxAt {
+		return e, entryBadValues
+	}
+	return e, entryOK
 }

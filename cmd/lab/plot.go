@@ -47,7 +47,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	collect := func(x *metrics.Sample) error { samples = append(samples, *x); return nil }
 	if len(files) > 0 {
 		// A recording: its window of samples, its own settings for the lines.
-		r, f, err := openRecording(files, "plot")
+		r, f, err := openRecording(files, "plot", stderr)
 		if err != nil {
 			return err
 		}

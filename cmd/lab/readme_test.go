@@ -15,7 +15,6 @@ type readmeExample struct {
 	block int
 }
 
-
 // readmeExamples returns the README's "$ go run ./cmd/lab CMD …" blocks for
 // the given commands: the arguments and the output shown under them.
 func readmeExamples(t *testing.T, cmds ...string) (blocks []string, examples []readmeExample) {

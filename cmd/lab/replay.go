@@ -14,26 +14,46 @@ import (
 	"jitterlab/tui"
 )
 
-// openRecording opens FILE, the command's one argument.
-func openRecording(args []string, cmd string) (*recordings.Reader, *os.File, error) {
+// openRecording opens FILE, the command's one argument, and tells stderr
+// about damage: a truncated file, damaged bytes stepped over at once,
+// damaged frames as they are skipped.
+func openRecording(args []string, cmd string, stderr io.Writer) (*recordings.Reader, *os.File, error) {
 	if len(args) != 1 {
 		return nil, nil, fmt.Errorf("want one recording FILE (see 'lab %s -h')", cmd)
 	}
-	f, err := os.Open(args[0])
+	r, f, err := recordings.OpenFile(args[0])
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		f.Close()
-		return nil, nil, fmt.Errorf("%s: not a regular file", args[0])
+	warn := func(format string, a ...any) {
+		fmt.Fprintf(stderr, "lab %s: warning: %s: %s\n", cmd, args[0], fmt.Sprintf(format, a...))
 	}
-	r, err := recordings.Open(f, st.Size())
-	if err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("%s: %w", args[0], err)
+	if r.Truncated {
+		warn("truncated at byte %d: data ends at %v (the last whole frame)", r.TruncatedAt, r.Duration())
 	}
+	for _, d := range r.Damage {
+		warn("%v", d)
+	}
+	r.OnDamage = func(d *recordings.DamageError) { warn("%v; skipped", d) }
 	return r, f, nil
+}
+
+// window checks --from and --to against the recording; --to 0 means its
+// end.
+func window(r *recordings.Reader, from, to time.Duration) (sim.Time, sim.Time, error) {
+	end := time.Duration(r.Duration())
+	if to == 0 {
+		to = end
+	}
+	switch {
+	case from < 0 || to < 0:
+		return 0, 0, fmt.Errorf("--from %v --to %v: allowed times ≥ 0", from, to)
+	case from > end:
+		return 0, 0, fmt.Errorf("--from %v is past the recording's end %v", from, end)
+	case to < from:
+		return 0, 0, fmt.Errorf("--from %v is after --to %v: the window is empty", from, to)
+	}
+	return sim.Time(from), sim.Time(to), nil
 }
 
 func cmdReplay(args []string, stdout, stderr io.Writer) error {
@@ -44,14 +64,14 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		"lab replay recordings/examples/jitter-fix.jlrec --from 30s --to 31s",
 		"lab replay session.jlrec --tui"))
 	fs.BoolVar(&view, "tui", false, "play the recording in the lab's charts, with seek (a terminal is needed)")
-	fs.BoolVar(&verify, "verify", false, "re-simulate from the header and the change log and prove the samples and summary identical")
+	fs.BoolVar(&verify, "verify", false, "re-simulate from the header and the change log and prove the recording whole: every sample present and identical, the summary too")
 	durationVar(fs, &from, "from", 0, true, "30s", "print the timeline from this true `TIME` (seeks to its frame)")
 	durationVar(fs, &to, "to", 0, true, "40s", "print the timeline up to this true `TIME`")
 	files, err := parseFlagsAndArgs(fs, args)
 	if err != nil {
 		return err
 	}
-	r, f, err := openRecording(files, "replay")
+	r, f, err := openRecording(files, "replay", stderr)
 	if err != nil {
 		return err
 	}
@@ -67,6 +87,11 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		return v.Run(nil)
 	}
 
+	seek := from != 0 || to != 0
+	wFrom, wTo, err := window(r, from, to)
+	if seek && err != nil {
+		return err
+	}
 	h := r.Header
 	changes, err := r.Changes()
 	if err != nil {
@@ -97,16 +122,13 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	if from > 0 || to > 0 {
-		if to == 0 {
-			to = time.Duration(r.Duration())
-		}
+	if seek {
+		fmt.Fprintln(stdout)
 		w, err := metrics.NewCSVWriter(stdout)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(stdout)
-		if err := r.Scan(sim.Time(from), sim.Time(to), w.Write, nil); err != nil {
+		if err := r.Scan(wFrom, wTo, w.Write, nil); err != nil {
 			return err
 		}
 		if err := w.Flush(); err != nil {
@@ -123,8 +145,8 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		if v.HasSummary {
 			summary = "summary identical"
 		}
-		fmt.Fprintf(stdout, "\nverified: %d samples identical to a re-simulation of %v from the header and %d changes; %s (%v)\n",
-			v.Samples, v.Until, v.Changes, summary, time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(stdout, "\nverified: %d samples identical to a re-simulation of %v from the header and %d changes, every sample from %v to the end present; %s (%v)\n",
+			v.Samples, v.Until, v.Changes, v.From, summary, time.Since(start).Round(time.Millisecond))
 	}
 	return nil
 }
@@ -142,13 +164,20 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	r, f, err := openRecording(files, "export")
+	r, f, err := openRecording(files, "export", stderr)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	if to == 0 {
-		to = time.Duration(r.Duration())
+	start, end, err := window(r, from, to)
+	if err != nil {
+		return err
+	}
+	if e, err := r.End(); err != nil {
+		return err
+	} else if e == nil && !r.Truncated {
+		fmt.Fprintf(stderr, "lab export: warning: %s: not closed (the session did not finish): data ends at %v (byte %d)\n",
+			files[0], r.Duration(), r.DataEnd())
 	}
 	if out == "" {
 		out = "-"
@@ -162,7 +191,7 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := r.Scan(sim.Time(from), sim.Time(to), w.Write, nil); err != nil {
+	if err := r.Scan(start, end, w.Write, nil); err != nil {
 		return err
 	}
 	if err := w.Flush(); err != nil {

@@ -1,0 +1,4 @@
+// Package testmem runs a test's step under a memory limit and checks its
+// peak, so a test of hostile input fails when memory grows with the
+// input instead of swapping the machine: [Within].
+package testmem
