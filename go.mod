@@ -1,16 +1,17 @@
 module jitterlab
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/gdamore/tcell/v2 v2.13.10
+	github.com/klauspost/compress v1.20.3
 	github.com/rivo/tview v0.42.0
+	golang.org/x/time v0.16.0
 )
 
 require (
 	github.com/gdamore/encoding v1.0.1 // indirect
-	github.com/klauspost/compress v1.20.3 // indirect
 	github.com/lucasb-eyer/go-colorful v1.3.0 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	golang.org/x/sys v0.38.0 // indirect

@@ -287,7 +287,7 @@ var linkKeys = []linkKey{
 func buildRegistry() []Param {
 	var ps []Param
 	for _, dir := range []string{"up", "down", "link"} {
-		for _, lk := range linkKeys {
+		for _, lk := range slices.Concat(linkKeys, realismKeys) {
 			key := dir + "." + lk.name
 			help := lk.help
 			var sides func(*Config) []*netem.Params
@@ -418,4 +418,40 @@ func buildRegistry() []Param {
 			}},
 	)
 	return ps
+}
+
+// realismKeys are the per-direction stages of issue 13 (links as real
+// networks behave): shaper, slots, stateful loss, spikes. Semantics and
+// sources: the README's link model.
+var realismKeys = []linkKey{
+	{"shape_rate", "token-bucket shaper after the netem stages (tc tbf rate); 0 = off", func(p *netem.Params) string { return param.FormatRate(p.ShapeRate) },
+		func(p *netem.Params, k, v string) (err error) { p.ShapeRate, err = param.Rate(k, v); return }},
+	{"shape_burst", "shaper bucket size in bytes (tc tbf burst); 0 = 1500", func(p *netem.Params) string { return strconv.Itoa(p.ShapeBurst) },
+		func(p *netem.Params, k, v string) error {
+			n, err := param.Int(k, v, 0, netem.MaxShapeBytes)
+			p.ShapeBurst = int(n)
+			return err
+		}},
+	{"shape_limit", "shaper queue: bytes, or a duration (tc tbf latency: rate·latency + burst); 0 = what the rate drains in 1m", func(p *netem.Params) string {
+		if p.ShapeLatency > 0 {
+			return fmtDur(p.ShapeLatency)
+		}
+		return strconv.Itoa(p.ShapeLimit)
+	},
+		func(p *netem.Params, k, v string) error {
+			allowed := fmt.Sprintf("bytes in [0, %d] such as 30000, or a duration in [0, %v] such as 50ms", netem.MaxShapeBytes, netem.MaxBacklog)
+			if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
+				if n < 0 || n > netem.MaxShapeBytes {
+					return &param.Error{Key: k, Value: v, Allowed: allowed}
+				}
+				p.ShapeLimit, p.ShapeLatency = int(n), 0
+				return nil
+			}
+			d, err := param.Duration(k, v)
+			if err != nil || d > netem.MaxBacklog {
+				return &param.Error{Key: k, Value: v, Allowed: allowed}
+			}
+			p.ShapeLimit, p.ShapeLatency = 0, d
+			return nil
+		}},
 }

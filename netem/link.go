@@ -56,14 +56,18 @@ type Counters struct {
 	Sent         uint64 // packets handed to Send (originals)
 	Duplicated   uint64 // extra copies made
 	Lost         uint64 // copies dropped by the loss model
-	QueueDropped uint64 // copies dropped at the queue limit
+	QueueDropped uint64 // copies dropped at the queue limit (the shaper's drops included)
+	ShapeDropped uint64 // of those, copies dropped by the shaper (FIFO limit or larger than the bucket)
 	Delivered    uint64 // copies delivered
 	Reordered    uint64 // copies that arrived after a later-sent packet
 }
 
 // Link is one direction of a link. Per packet, in netem's order:
 //
-//	duplicate → loss → queue limit → reorder-or-delay → rate → deliver
+//	duplicate → loss → queue limit → reorder-or-delay → rate → shaper → deliver
+//
+// The shaper is tc's tbf after netem: it sees each copy at the time netem
+// hands it over, in send order.
 //
 // Each copy of a duplicated packet passes loss, queue, delay and rate on its
 // own, so the copy may overtake the original. A packet the reorder draw
@@ -84,6 +88,8 @@ type Link struct {
 	z      float64 // AR(1) state in Gaussian space
 	zReady bool
 	count  int // netem's reorder counter: normally delayed packets since the last reorder
+
+	shape shaper
 
 	lastTx  sim.Time // when the rate stage finished the last packet
 	lastAt  sim.Time // latest scheduled delivery (for KeepOrder)
@@ -110,6 +116,7 @@ func New(seed uint64, name string, p Params) (*Link, error) {
 		loss:    sim.NewRand(seed, name+".loss"),
 		reorder: sim.NewRand(seed, name+".reorder"),
 		jitter:  sim.NewRand(seed, name+".jitter"),
+		shape:   newShaper(),
 	}
 	l.flight.Grow(64)
 	if err := l.SetParams(p, name); err != nil {
@@ -127,6 +134,7 @@ func (l *Link) SetParams(p Params, prefix string) error {
 	}
 	l.p = p
 	l.ge, l.useGE = p.lossModel()
+	l.shape.configure(p)
 	return nil
 }
 
@@ -179,6 +187,17 @@ func (l *Link) Send(now sim.Time, pkt Packet) SendResult {
 			}
 			at = start.Add(l.txTime(pkt.Size))
 			l.lastTx = at
+		}
+		if l.shape.on {
+			out, ok := l.shape.send(at, pkt.Size+l.p.Overhead)
+			if !ok {
+				res.QueueDropped++
+				l.c.QueueDropped++
+				l.c.ShapeDropped++
+				res.Fate[c] = FateQueueDropped
+				continue
+			}
+			at = out
 		}
 		if l.p.KeepOrder {
 			at = max(at, l.lastAt)

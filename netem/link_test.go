@@ -518,6 +518,9 @@ func TestValidateNamesKeyAndAllowed(t *testing.T) {
 		"down.loss_burst":  {Loss: 0.9, LossBurst: 2},
 		"down.queue":       {Queue: -1},
 		"down.rate":        {Rate: -5},
+		"down.shape_rate":  {ShapeRate: 10},
+		"down.shape_burst": {ShapeBurst: MaxShapeBytes + 1},
+		"down.shape_limit": {ShapeLimit: 100, ShapeLatency: ms},
 	}
 	for key, p := range cases {
 		err := p.Validate("down")
@@ -536,7 +539,8 @@ func TestValidateNamesKeyAndAllowed(t *testing.T) {
 
 func BenchmarkLink(b *testing.B) {
 	l, _ := New(1, "up", Params{Latency: 50 * ms, Jitter: 10 * ms, JitterDist: Normal, JitterCorr: 0.5,
-		Loss: 0.02, LossBurst: 2, Duplicate: 0.01, Reorder: 0.01, Rate: 10_000_000, Overhead: 28})
+		Loss: 0.02, LossBurst: 2, Duplicate: 0.01, Reorder: 0.01, Rate: 10_000_000, Overhead: 28,
+		ShapeRate: 8_000_000, ShapeBurst: 3000, ShapeLatency: 50 * ms})
 	b.ReportAllocs()
 	now := sim.Time(0)
 	for i := 0; i < b.N; i++ {

@@ -80,6 +80,16 @@ type Params struct {
 	Rate     int64 // bits per second; 0 = unlimited
 	Overhead int   // bytes added to every packet's size for the rate (28 for UDP/IPv4)
 	Queue    int   // packets in flight before tail drop; 0 = unlimited
+
+	// Token-bucket shaper after the netem stages (tc tbf): ShapeRate bits/s
+	// (0 = off) with a bucket of ShapeBurst bytes (0 = DefaultShapeBurst),
+	// in front of a FIFO of ShapeLimit bytes, or, when ShapeLatency is set
+	// instead, rate·latency + burst bytes (tc's conversion); neither: a
+	// FIFO of what the rate drains in MaxBacklog. Sizes include Overhead.
+	ShapeRate    int64
+	ShapeBurst   int
+	ShapeLimit   int
+	ShapeLatency time.Duration
 }
 
 // Validate reports the first bad field as a *param.Error under the
@@ -94,7 +104,7 @@ func (p Params) Validate(prefix string) error {
 			s = strconv.FormatFloat(v.(float64)*100, 'g', 12, 64) + "%"
 		case "jitter_corr", "loss_burst", "ge.p", "ge.r", "ge.loss_good", "ge.loss_bad":
 			s = strconv.FormatFloat(v.(float64), 'g', -1, 64)
-		case "rate":
+		case "rate", "shape_rate":
 			s = param.FormatRate(v.(int64))
 		}
 		return &param.Error{Key: k(name), Value: s, Allowed: allowed}
@@ -124,6 +134,16 @@ func (p Params) Validate(prefix string) error {
 		return bad("overhead", p.Overhead, "bytes in [0, 65535]")
 	case p.Queue < 0:
 		return bad("queue", p.Queue, "0 (unlimited) or a packet count > 0")
+	case p.ShapeRate < 0 || (p.ShapeRate > 0 && p.ShapeRate < MinRate):
+		return bad("shape_rate", p.ShapeRate, "0 (no shaper) or a rate ≥ "+param.FormatRate(MinRate))
+	case p.ShapeBurst < 0 || p.ShapeBurst > MaxShapeBytes:
+		return bad("shape_burst", p.ShapeBurst, fmt.Sprintf("bytes in [0, %d]; 0 = %d", MaxShapeBytes, DefaultShapeBurst))
+	case p.ShapeLimit < 0 || p.ShapeLimit > MaxShapeBytes:
+		return bad("shape_limit", p.ShapeLimit, fmt.Sprintf("bytes in [0, %d] or a duration in [0, %v]", MaxShapeBytes, MaxBacklog))
+	case p.ShapeLatency < 0 || p.ShapeLatency > MaxBacklog:
+		return bad("shape_limit", p.ShapeLatency, fmt.Sprintf("bytes in [0, %d] or a duration in [0, %v]", MaxShapeBytes, MaxBacklog))
+	case p.ShapeLimit > 0 && p.ShapeLatency > 0:
+		return bad("shape_limit", p.ShapeLatency, "bytes or a duration, not both")
 	}
 	for _, f := range []struct {
 		name string
