@@ -424,6 +424,8 @@ func buildRegistry() []Param {
 // networks behave): shaper, slots, stateful loss, spikes. Semantics and
 // sources: the README's link model.
 var realismKeys = []linkKey{
+	{"slot", "netem slot MIN [MAX] [packets N] [bytes N]: release in bursts at slot boundaries (Wi-Fi/DOCSIS aggregation); 0 = off", func(p *netem.Params) string { return p.Slot.String() },
+		func(p *netem.Params, k, v string) (err error) { p.Slot, err = netem.ParseSlot(k, v); return }},
 	{"shape_rate", "token-bucket shaper after the netem stages (tc tbf rate); 0 = off", func(p *netem.Params) string { return param.FormatRate(p.ShapeRate) },
 		func(p *netem.Params, k, v string) (err error) { p.ShapeRate, err = param.Rate(k, v); return }},
 	{"shape_burst", "shaper bucket size in bytes (tc tbf burst); 0 = 1500", func(p *netem.Params) string { return strconv.Itoa(p.ShapeBurst) },

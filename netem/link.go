@@ -64,18 +64,19 @@ type Counters struct {
 
 // Link is one direction of a link. Per packet, in netem's order:
 //
-//	duplicate → loss → queue limit → reorder-or-delay → rate → shaper → deliver
+//	duplicate → loss → queue limit → reorder-or-delay → rate → slot → shaper → deliver
 //
-// The shaper is tc's tbf after netem: it sees each copy at the time netem
-// hands it over, in send order.
+// The slot stage is netem's slotted release (it acts at netem's dequeue,
+// after the rate). The shaper is tc's tbf after netem: it sees each copy at
+// the time netem hands it over. Both take copies in send order.
 //
 // Each copy of a duplicated packet passes loss, queue, delay and rate on its
 // own, so the copy may overtake the original. A packet the reorder draw
 // sends at once skips the rate too, as in Linux netem. A parameter change applies
 // to packets sent after it; packets in flight keep their times. All
-// randomness comes from four named streams of the session seed
-// (name+".dup", ".loss", ".reorder", ".jitter"), so enabling one mechanism
-// never changes the draws of another.
+// randomness comes from named streams of the session seed, one per stage
+// (name+".dup", ".loss", ".reorder", ".jitter", ".slot"), so enabling one
+// mechanism never changes the draws of another.
 type Link struct {
 	p  Params
 	ge GilbertElliott
@@ -89,6 +90,7 @@ type Link struct {
 	zReady bool
 	count  int // netem's reorder counter: normally delayed packets since the last reorder
 
+	slot  slotter
 	shape shaper
 
 	lastTx  sim.Time // when the rate stage finished the last packet
@@ -118,6 +120,7 @@ func New(seed uint64, name string, p Params) (*Link, error) {
 		jitter:  sim.NewRand(seed, name+".jitter"),
 		shape:   newShaper(),
 	}
+	l.slot.r = sim.NewRand(seed, name+".slot")
 	l.flight.Grow(64)
 	if err := l.SetParams(p, name); err != nil {
 		return nil, err
@@ -134,6 +137,7 @@ func (l *Link) SetParams(p Params, prefix string) error {
 	}
 	l.p = p
 	l.ge, l.useGE = p.lossModel()
+	l.slot.configure(p.Slot)
 	l.shape.configure(p)
 	return nil
 }
@@ -187,6 +191,16 @@ func (l *Link) Send(now sim.Time, pkt Packet) SendResult {
 			}
 			at = start.Add(l.txTime(pkt.Size))
 			l.lastTx = at
+		}
+		if l.p.Slot.On() {
+			out, ok := l.slot.send(at, pkt.Size+l.p.Overhead)
+			if !ok {
+				res.QueueDropped++
+				l.c.QueueDropped++
+				res.Fate[c] = FateQueueDropped
+				continue
+			}
+			at = out
 		}
 		if l.shape.on {
 			out, ok := l.shape.send(at, pkt.Size+l.p.Overhead)

@@ -81,6 +81,8 @@ type Params struct {
 	Overhead int   // bytes added to every packet's size for the rate (28 for UDP/IPv4)
 	Queue    int   // packets in flight before tail drop; 0 = unlimited
 
+	Slot Slot // netem slotted release after the rate; zero = off
+
 	// Token-bucket shaper after the netem stages (tc tbf): ShapeRate bits/s
 	// (0 = off) with a bucket of ShapeBurst bytes (0 = DefaultShapeBurst),
 	// in front of a FIFO of ShapeLimit bytes, or, when ShapeLatency is set
@@ -134,6 +136,8 @@ func (p Params) Validate(prefix string) error {
 		return bad("overhead", p.Overhead, "bytes in [0, 65535]")
 	case p.Queue < 0:
 		return bad("queue", p.Queue, "0 (unlimited) or a packet count > 0")
+	case p.Slot.validate() != "":
+		return bad("slot", p.Slot, p.Slot.validate())
 	case p.ShapeRate < 0 || (p.ShapeRate > 0 && p.ShapeRate < MinRate):
 		return bad("shape_rate", p.ShapeRate, "0 (no shaper) or a rate ≥ "+param.FormatRate(MinRate))
 	case p.ShapeBurst < 0 || p.ShapeBurst > MaxShapeBytes:
