@@ -424,6 +424,13 @@ func buildRegistry() []Param {
 // networks behave): shaper, slots, stateful loss, spikes. Semantics and
 // sources: the README's link model.
 var realismKeys = []linkKey{
+	{"loss_model", "random (loss, loss_burst), or netem's \"gemodel p r 1-h 1-k\" or \"state p13 p31 p32 p23 p14\", which replace them", func(p *netem.Params) string { return p.LossModelString() },
+		func(p *netem.Params, k, v string) error { return netem.ParseLossModel(p, k, v) }},
+	{"bad_delay", "extra delay of packets that get through in the loss model's bad state (link-layer retransmissions)", func(p *netem.Params) string { return fmtDur(p.BadDelay) },
+		func(p *netem.Params, k, v string) (err error) {
+			p.BadDelay, err = durationIn(k, v, 0, netem.MaxLatency)
+			return
+		}},
 	{"slot", "netem slot MIN [MAX] [packets N] [bytes N]: release in bursts at slot boundaries (Wi-Fi/DOCSIS aggregation); 0 = off", func(p *netem.Params) string { return p.Slot.String() },
 		func(p *netem.Params, k, v string) (err error) { p.Slot, err = netem.ParseSlot(k, v); return }},
 	{"shape_rate", "token-bucket shaper after the netem stages (tc tbf rate); 0 = off", func(p *netem.Params) string { return param.FormatRate(p.ShapeRate) },

@@ -64,7 +64,7 @@ type Counters struct {
 
 // Link is one direction of a link. Per packet, in netem's order:
 //
-//	duplicate → loss → queue limit → reorder-or-delay → rate → slot → shaper → deliver
+//	duplicate → loss → queue limit → reorder-or-delay (+ bad-state delay) → rate → slot → shaper → deliver
 //
 // The slot stage is netem's slotted release (it acts at netem's dequeue,
 // after the rate). The shaper is tc's tbf after netem: it sees each copy at
@@ -80,9 +80,11 @@ type Counters struct {
 type Link struct {
 	p  Params
 	ge GilbertElliott
-	// useGE: loss follows ge; otherwise Bernoulli with p.Loss.
-	useGE bool
-	bad   bool // Gilbert-Elliott state
+	// useGE: loss follows ge; useGI: netem's 4-state model p.GI;
+	// otherwise Bernoulli with p.Loss.
+	useGE, useGI bool
+	bad          bool // Gilbert-Elliott state
+	giState      int8 // 4-state model state, 1..4
 
 	dup, loss, reorder, jitter *rand.Rand
 
@@ -137,6 +139,10 @@ func (l *Link) SetParams(p Params, prefix string) error {
 	}
 	l.p = p
 	l.ge, l.useGE = p.lossModel()
+	l.useGI = !p.GI.isZero()
+	if l.giState == 0 {
+		l.giState = 1 // netem starts in TX_IN_GAP_PERIOD
+	}
 	l.slot.configure(p.Slot)
 	l.shape.configure(p)
 	return nil
@@ -167,7 +173,8 @@ func (l *Link) Send(now sim.Time, pkt Packet) SendResult {
 		l.c.Duplicated++
 	}
 	for c := range copies {
-		if l.lose() {
+		lost, bad := l.lose()
+		if lost {
 			res.Lost++
 			l.c.Lost++
 			res.Fate[c] = FateLost
@@ -180,6 +187,9 @@ func (l *Link) Send(now sim.Time, pkt Packet) SendResult {
 			continue
 		}
 		d, skip := l.delay()
+		if bad {
+			d = min(d+l.p.BadDelay, MaxDelay)
+		}
 		at := now.Add(d)
 		if l.p.Rate > 0 && !skip {
 			start := max(at, l.lastTx)
@@ -243,13 +253,19 @@ func (l *Link) Deliver(now sim.Time) (Delivery, bool) {
 	return d, true
 }
 
-// lose draws the loss decision for one copy. Gilbert-Elliott decides with
-// the current state's loss probability, then moves the state (netem order).
-func (l *Link) lose() bool {
-	if !l.useGE {
-		return l.p.Loss > 0 && l.loss.Float64() < l.p.Loss
+// lose draws the loss decision for one copy, and whether the loss model
+// was in its bad state for it (BadDelay applies to the copy if it gets
+// through). Gilbert-Elliott decides with the current state's loss
+// probability, then moves the state (netem order); the 4-state model moves
+// first and loses the packet if it lands in 3 or 4 (netem's loss_4state).
+func (l *Link) lose() (lost, bad bool) {
+	switch {
+	case l.useGI:
+		return l.lose4()
+	case !l.useGE:
+		return l.p.Loss > 0 && l.loss.Float64() < l.p.Loss, false
 	}
-	var lost bool
+	bad = l.bad
 	if l.bad {
 		lost = l.loss.Float64() < l.ge.LossBad
 		if l.loss.Float64() < l.ge.R {
@@ -261,7 +277,37 @@ func (l *Link) lose() bool {
 			l.bad = true
 		}
 	}
-	return lost
+	return lost, bad
+}
+
+// lose4 steps netem's 4-state chain with one uniform draw u, comparing it
+// with the cumulative transition probabilities as sch_netem.c does. The
+// burst period (states 2 and 3) is the bad state.
+func (l *Link) lose4() (lost, bad bool) {
+	g, u := l.p.GI, l.loss.Float64()
+	switch l.giState {
+	case 1:
+		switch {
+		case u < g.P14:
+			l.giState = 4
+		case u < g.P14+g.P13:
+			l.giState = 3
+		}
+	case 2:
+		if u < g.P23 {
+			l.giState = 3
+		}
+	case 3:
+		switch {
+		case u < g.P32:
+			l.giState = 2
+		case u < g.P32+g.P31:
+			l.giState = 1
+		}
+	case 4:
+		l.giState = 1
+	}
+	return l.giState >= 3, l.giState == 2 || l.giState == 3
 }
 
 // delay returns latency plus jitter, or 0 with skip set for a packet

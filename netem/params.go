@@ -71,6 +71,12 @@ type Params struct {
 	LossBurst float64 // 0: Bernoulli loss; ≥ 1: Gilbert-Elliott with this mean burst length
 	// GE, when non-zero, replaces Loss/LossBurst with an explicit model.
 	GE GilbertElliott
+	// GI, when non-zero, replaces Loss/LossBurst with netem's 4-state model.
+	GI FourState
+	// BadDelay is added to every packet that gets through while the loss
+	// model is in its bad state (Gilbert-Elliott BAD, 4-state burst period):
+	// link-layer retransmissions delay what they do not drop.
+	BadDelay time.Duration
 
 	Duplicate  float64 // probability that a packet is sent twice
 	Reorder    float64 // probability that an eligible packet skips the delay
@@ -136,6 +142,12 @@ func (p Params) Validate(prefix string) error {
 		return bad("overhead", p.Overhead, "bytes in [0, 65535]")
 	case p.Queue < 0:
 		return bad("queue", p.Queue, "0 (unlimited) or a packet count > 0")
+	case p.GI.validate() != "":
+		return bad("loss_model", p.LossModelString(), p.GI.validate())
+	case !p.GI.isZero() && !p.GE.isZero():
+		return bad("loss_model", p.LossModelString(), "one model: gemodel or state")
+	case p.BadDelay < 0 || p.BadDelay > MaxLatency:
+		return bad("bad_delay", p.BadDelay, "a duration in [0, "+MaxLatency.String()+"]")
 	case p.Slot.validate() != "":
 		return bad("slot", p.Slot, p.Slot.validate())
 	case p.ShapeRate < 0 || (p.ShapeRate > 0 && p.ShapeRate < MinRate):
