@@ -424,6 +424,13 @@ func buildRegistry() []Param {
 // networks behave): shaper, slots, stateful loss, spikes. Semantics and
 // sources: the README's link model.
 var realismKeys = []linkKey{
+	{"spike", "probability that a packet is held spike_delay longer after every other stage (others keep their delay)", func(p *netem.Params) string { return param.FormatFraction(p.Spike) },
+		func(p *netem.Params, k, v string) (err error) { p.Spike, err = param.Fraction(k, v); return }},
+	{"spike_delay", "extra delay of a spiked packet", func(p *netem.Params) string { return fmtDur(p.SpikeDelay) },
+		func(p *netem.Params, k, v string) (err error) {
+			p.SpikeDelay, err = durationIn(k, v, 0, netem.MaxLatency)
+			return
+		}},
 	{"loss_model", "random (loss, loss_burst), or netem's \"gemodel p r 1-h 1-k\" or \"state p13 p31 p32 p23 p14\", which replace them", func(p *netem.Params) string { return p.LossModelString() },
 		func(p *netem.Params, k, v string) error { return netem.ParseLossModel(p, k, v) }},
 	{"bad_delay", "extra delay of packets that get through in the loss model's bad state (link-layer retransmissions)", func(p *netem.Params) string { return fmtDur(p.BadDelay) },

@@ -60,11 +60,13 @@ type Counters struct {
 	ShapeDropped uint64 // of those, copies dropped by the shaper (FIFO limit or larger than the bucket)
 	Delivered    uint64 // copies delivered
 	Reordered    uint64 // copies that arrived after a later-sent packet
+	Spiked       uint64 // copies held back by a spike
 }
 
 // Link is one direction of a link. Per packet, in netem's order:
 //
-//	duplicate → loss → queue limit → reorder-or-delay (+ bad-state delay) → rate → slot → shaper → deliver
+//	duplicate → loss → queue limit → reorder-or-delay (+ bad-state delay) →
+//	rate → slot → shaper → spike → keep-order → deliver
 //
 // The slot stage is netem's slotted release (it acts at netem's dequeue,
 // after the rate). The shaper is tc's tbf after netem: it sees each copy at
@@ -75,7 +77,7 @@ type Counters struct {
 // sends at once skips the rate too, as in Linux netem. A parameter change applies
 // to packets sent after it; packets in flight keep their times. All
 // randomness comes from named streams of the session seed, one per stage
-// (name+".dup", ".loss", ".reorder", ".jitter", ".slot"), so enabling one
+// (name+".dup", ".loss", ".reorder", ".jitter", ".slot", ".spike"), so enabling one
 // mechanism never changes the draws of another.
 type Link struct {
 	p  Params
@@ -86,7 +88,7 @@ type Link struct {
 	bad          bool // Gilbert-Elliott state
 	giState      int8 // 4-state model state, 1..4
 
-	dup, loss, reorder, jitter *rand.Rand
+	dup, loss, reorder, jitter, spike *rand.Rand
 
 	z      float64 // AR(1) state in Gaussian space
 	zReady bool
@@ -120,6 +122,7 @@ func New(seed uint64, name string, p Params) (*Link, error) {
 		loss:    sim.NewRand(seed, name+".loss"),
 		reorder: sim.NewRand(seed, name+".reorder"),
 		jitter:  sim.NewRand(seed, name+".jitter"),
+		spike:   sim.NewRand(seed, name+".spike"),
 		shape:   newShaper(),
 	}
 	l.slot.r = sim.NewRand(seed, name+".slot")
@@ -222,6 +225,10 @@ func (l *Link) Send(now sim.Time, pkt Packet) SendResult {
 				continue
 			}
 			at = out
+		}
+		if l.p.Spike > 0 && l.spike.Float64() < l.p.Spike {
+			at = at.Add(l.p.SpikeDelay)
+			l.c.Spiked++
 		}
 		if l.p.KeepOrder {
 			at = max(at, l.lastAt)

@@ -89,6 +89,12 @@ type Params struct {
 
 	Slot Slot // netem slotted release after the rate; zero = off
 
+	// Spike is the probability that a copy is held SpikeDelay longer after
+	// every other stage: one packet late by a lot, the others untouched
+	// (they overtake it unless KeepOrder).
+	Spike      float64
+	SpikeDelay time.Duration
+
 	// Token-bucket shaper after the netem stages (tc tbf): ShapeRate bits/s
 	// (0 = off) with a bucket of ShapeBurst bytes (0 = DefaultShapeBurst),
 	// in front of a FIFO of ShapeLimit bytes, or, when ShapeLatency is set
@@ -108,7 +114,7 @@ func (p Params) Validate(prefix string) error {
 	bad := func(name string, v any, allowed string) error {
 		s := fmt.Sprint(v)
 		switch name {
-		case "loss", "duplicate", "reorder":
+		case "loss", "duplicate", "reorder", "spike":
 			s = strconv.FormatFloat(v.(float64)*100, 'g', 12, 64) + "%"
 		case "jitter_corr", "loss_burst", "ge.p", "ge.r", "ge.loss_good", "ge.loss_bad":
 			s = strconv.FormatFloat(v.(float64), 'g', -1, 64)
@@ -148,6 +154,8 @@ func (p Params) Validate(prefix string) error {
 		return bad("loss_model", p.LossModelString(), "one model: gemodel or state")
 	case p.BadDelay < 0 || p.BadDelay > MaxLatency:
 		return bad("bad_delay", p.BadDelay, "a duration in [0, "+MaxLatency.String()+"]")
+	case p.SpikeDelay < 0 || p.SpikeDelay > MaxLatency:
+		return bad("spike_delay", p.SpikeDelay, "a duration in [0, "+MaxLatency.String()+"]")
 	case p.Slot.validate() != "":
 		return bad("slot", p.Slot, p.Slot.validate())
 	case p.ShapeRate < 0 || (p.ShapeRate > 0 && p.ShapeRate < MinRate):
@@ -164,7 +172,7 @@ func (p Params) Validate(prefix string) error {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"loss", p.Loss}, {"duplicate", p.Duplicate}, {"reorder", p.Reorder},
+	}{{"loss", p.Loss}, {"duplicate", p.Duplicate}, {"reorder", p.Reorder}, {"spike", p.Spike},
 		{"ge.p", p.GE.P}, {"ge.r", p.GE.R}, {"ge.loss_good", p.GE.LossGood}, {"ge.loss_bad", p.GE.LossBad}} {
 		if err := prob(f.name, f.v); err != nil {
 			return err
