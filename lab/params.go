@@ -424,6 +424,8 @@ func buildRegistry() []Param {
 // networks behave): shaper, slots, stateful loss, spikes. Semantics and
 // sources: the README's link model.
 var realismKeys = []linkKey{
+	{"blackout", "lose every packet (a flap; [[flap]] in scenario files sets it), leaving loss as it is", func(p *netem.Params) string { return strconv.FormatBool(p.Blackout) },
+		func(p *netem.Params, k, v string) (err error) { p.Blackout, err = param.Bool(k, v); return }},
 	{"spike", "probability that a packet is held spike_delay longer after every other stage (others keep their delay)", func(p *netem.Params) string { return param.FormatFraction(p.Spike) },
 		func(p *netem.Params, k, v string) (err error) { p.Spike, err = param.Fraction(k, v); return }},
 	{"spike_delay", "extra delay of a spiked packet", func(p *netem.Params) string { return fmtDur(p.SpikeDelay) },

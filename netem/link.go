@@ -177,7 +177,7 @@ func (l *Link) Send(now sim.Time, pkt Packet) SendResult {
 	}
 	for c := range copies {
 		lost, bad := l.lose()
-		if lost {
+		if lost || l.p.Blackout {
 			res.Lost++
 			l.c.Lost++
 			res.Fate[c] = FateLost

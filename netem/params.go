@@ -89,6 +89,11 @@ type Params struct {
 
 	Slot Slot // netem slotted release after the rate; zero = off
 
+	// Blackout loses every packet (a link flap), without changing Loss;
+	// the loss model still draws, so its pattern after the blackout is
+	// the one it would have had.
+	Blackout bool
+
 	// Spike is the probability that a copy is held SpikeDelay longer after
 	// every other stage: one packet late by a lot, the others untouched
 	// (they overtake it unless KeepOrder).

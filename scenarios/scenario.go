@@ -48,6 +48,11 @@ type Scenario struct {
 	Duration time.Duration
 	Seed     uint64
 	HasSeed  bool
+
+	// Oscillators and Flaps vary parameters periodically (timevary.go);
+	// [Scenario.Generated] expands them into changes.
+	Oscillators []Oscillator
+	Flaps       []Flap
 }
 
 // Checker validates one assignment against the parameter registry (the lab
@@ -56,7 +61,7 @@ type Scenario struct {
 type Checker func(key, value string) error
 
 // reserved top-level keys; every other key is a parameter.
-var reserved = []string{"name", "description", "source", "base", "duration", "seed", "script", "segments", "timeline"}
+var reserved = []string{"name", "description", "source", "base", "duration", "seed", "script", "segments", "timeline", "oscillate", "flap"}
 
 // maxFileSize bounds a scenario file.
 const maxFileSize = 1 << 20
@@ -234,6 +239,9 @@ func parse(file string, data []byte, check Checker, depth int) (*Scenario, error
 	}
 
 	sc.Params, sc.Timeline = params, timeline
+	if err := parseTimeVarying(sc, raw, file, lines, check, perr); err != nil {
+		return nil, err
+	}
 	if sc.Base != "" {
 		if err := sc.mergeBase(file, check, depth); err != nil {
 			return nil, err
@@ -268,6 +276,8 @@ func (sc *Scenario) mergeBase(file string, check Checker, depth int) error {
 	tl := append(slices.Clone(base.Timeline), sc.Timeline...)
 	sort.SliceStable(tl, func(i, j int) bool { return tl[i].At < tl[j].At })
 	sc.Timeline = tl
+	sc.Oscillators = append(slices.Clone(base.Oscillators), sc.Oscillators...)
+	sc.Flaps = append(slices.Clone(base.Flaps), sc.Flaps...)
 	if sc.Script == "" && sc.Segments == nil {
 		sc.Script, sc.Segments = base.Script, base.Segments
 	}

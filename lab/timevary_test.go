@@ -1,0 +1,121 @@
+package lab
+
+import (
+	"testing"
+	"time"
+
+	"jitterlab/scenarios"
+	"jitterlab/sim"
+)
+
+// Oscillators and flaps act at exact virtual times: every uplink packet
+// sent after a square edge (and up to the next) has the edge's latency
+// exactly, every downlink packet sent while the flap is down is lost and no
+// other, and the session's change log (the lab's change marks) holds the
+// edges at their times. A change at T applies to packets sent after T.
+func TestOscillatorAndFlapTimingIsExact(t *testing.T) {
+	sc, err := scenarios.Parse("t.toml", []byte(`
+duration = "20s"
+up.latency = "40ms"
+down.latency = "30ms"
+
+[[oscillate]]
+key = "up.latency"
+period = "2s"
+low = "40ms"
+high = "114ms"
+shape = "square"
+start = "1s"
+duty = 0.1
+
+[[flap]]
+dir = "down"
+period = "3s"
+down = "500ms"
+`), CheckAssignment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	if err := ApplyScenario(&cfg, sc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(cfg, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ScheduleTimeline(sc); err != nil {
+		t.Fatal(err)
+	}
+	// in reports whether x lies in (start + k·period, start + k·period + width].
+	in := func(x sim.Time, start, period, width time.Duration) bool {
+		d := time.Duration(x) - start
+		if d <= 0 {
+			return false
+		}
+		k := (d - 1) / period
+		return d-k*period <= width
+	}
+	var up, lostDown, down int
+	s.OnPacket = func(r *PacketRecord) {
+		switch r.Dir {
+		case "up":
+			if r.Status != "delivered" {
+				t.Fatalf("up packet sent at %v: %s", r.SentAt, r.Status)
+			}
+			want := 40 * time.Millisecond
+			if in(r.SentAt, time.Second, 2*time.Second, 200*time.Millisecond) {
+				want = 114 * time.Millisecond
+			}
+			if got := r.At.Sub(r.SentAt); got != want {
+				t.Fatalf("up packet sent at %v took %v, want %v", r.SentAt, got, want)
+			}
+			up++
+		case "down":
+			down++
+			flapped := in(r.SentAt, 2500*time.Millisecond, 3*time.Second, 500*time.Millisecond)
+			if (r.Status == "lost") != flapped {
+				t.Fatalf("down packet sent at %v: %s (flap down: %v)", r.SentAt, r.Status, flapped)
+			}
+			if flapped {
+				lostDown++
+			}
+		}
+	}
+	if err := s.Run(sim.Time(cfg.Duration)); err != nil {
+		t.Fatal(err)
+	}
+	if up < 300 || lostDown < 50 || down-lostDown < 300 {
+		t.Fatalf("too few packets to tell: %d up, %d of %d down lost", up, lostDown, down)
+	}
+	var edges []string
+	for _, c := range s.Changes() {
+		edges = append(edges, c.At.String()+" "+c.Key+"="+c.Value)
+	}
+	want := []string{}
+	for k := range 10 {
+		base := time.Second + time.Duration(k)*2*time.Second
+		want = append(want, sim.Time(base).String()+" up.latency=114ms", sim.Time(base+200*time.Millisecond).String()+" up.latency=40ms")
+	}
+	for k := range 6 {
+		base := 2500*time.Millisecond + time.Duration(k)*3*time.Second
+		if base <= 20*time.Second {
+			want = append(want, sim.Time(base).String()+" down.blackout=true")
+		}
+		if base+500*time.Millisecond <= 20*time.Second {
+			want = append(want, sim.Time(base+500*time.Millisecond).String()+" down.blackout=false")
+		}
+	}
+	got := map[string]bool{}
+	for _, e := range edges {
+		got[e] = true
+	}
+	for _, w := range want {
+		if !got[w] {
+			t.Errorf("change log lacks %q; it has %v", w, edges)
+		}
+	}
+	if len(edges) != len(want) {
+		t.Errorf("change log has %d entries, want %d", len(edges), len(want))
+	}
+}

@@ -1,0 +1,146 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// anyValue accepts every assignment: these tests are about the schedule.
+func anyValue(key, value string) error { return nil }
+
+func parseVarying(t *testing.T, text string) *Scenario {
+	t.Helper()
+	sc, err := Parse("t.toml", []byte(text), anyValue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+func changeList(chs []Change) string {
+	var b strings.Builder
+	for _, c := range chs {
+		fmt.Fprintf(&b, "%v %s=%s\n", c.At, c.Set[0].Key, c.Set[0].Value)
+	}
+	return b.String()
+}
+
+// A square wave changes exactly at start + k·period (to high) and
+// start + (k + duty)·period (to low); a flap is down at start + k·period for
+// down, with start = period − down unless given.
+func TestSquareOscillatorAndFlapEdgesAreExact(t *testing.T) {
+	sc := parseVarying(t, `
+[[oscillate]]
+key = "up.latency"
+period = "15s"
+low = "40ms"
+high = "114ms"
+shape = "square"
+start = "12s"
+duty = 0.1
+
+[[flap]]
+period = "20s"
+down = "1.5s"
+`)
+	got, err := sc.Generated(45 * time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `12s up.latency=114ms
+13.5s up.latency=40ms
+18.5s link.blackout=true
+20s link.blackout=false
+27s up.latency=114ms
+28.5s up.latency=40ms
+38.5s link.blackout=true
+40s link.blackout=false
+42s up.latency=114ms
+43.5s up.latency=40ms
+`
+	if s := changeList(got); s != want {
+		t.Fatalf("changes:\n%s\nwant:\n%s", s, want)
+	}
+}
+
+// Sine starts each period at low and peaks at half the period; saw ramps
+// from low and drops back at each period; values change only when their
+// written form does.
+func TestSineAndSawValues(t *testing.T) {
+	sc := parseVarying(t, `
+[[oscillate]]
+key = "down.latency"
+period = "4s"
+low = "10ms"
+high = "30ms"
+shape = "sine"
+step = "1s"
+
+[[oscillate]]
+key = "down.queue"
+period = "2s"
+low = 0
+high = 100
+shape = "saw"
+step = "500ms"
+`)
+	got, err := sc.Generated(4 * time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `0s down.latency=10ms
+0s down.queue=0
+500ms down.queue=25
+1s down.latency=20ms
+1s down.queue=50
+1.5s down.queue=75
+2s down.latency=30ms
+2s down.queue=0
+2.5s down.queue=25
+3s down.latency=20ms
+3s down.queue=50
+3.5s down.queue=75
+4s down.latency=10ms
+4s down.queue=0
+`
+	if s := changeList(got); s != want {
+		t.Fatalf("changes:\n%s\nwant:\n%s", s, want)
+	}
+}
+
+func TestTimeVaryingErrors(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"[[oscillate]]\nkey = \"up.latency\"\nperiod = \"1s\"\nlow = \"1ms\"\nhigh = \"2s\"\nshape = \"sine\"", "same unit"},
+		{"[[oscillate]]\nkey = \"up.latency\"\nperiod = \"1s\"\nlow = \"1ms\"\nhigh = \"2ms\"\nshape = \"triangle\"", "t.toml:1: [[oscillate]] entry 1: shape triangle: allowed one of sine, square, saw"},
+		{"[[oscillate]]\nkey = \"up.latency\"\nperiod = \"1s\"\nlow = \"1ms\"\nhigh = \"2ms\"\nshape = \"sine\"\nstep = \"300ms\"", "divides the period"},
+		{"[[oscillate]]\nkey = \"up.latency\"\nperiod = \"1s\"\nlow = \"1ms\"\nhigh = \"2ms\"\nshape = \"sine\"\nduty = 0.2", "for shape = \"square\" only"},
+		{"[[oscillate]]\nkey = \"up.latency\"\nperiod = \"1s\"\nlow = \"1ms\"\nhigh = \"2ms\"\nshape = \"square\"\nphase = 2", `unknown key "phase"`},
+		{"[[oscillate]]\nperiod = \"1s\"\nlow = \"1ms\"\nhigh = \"2ms\"\nshape = \"square\"", "key: want the parameter"},
+		{"[[flap]]\nperiod = \"10s\"\ndown = \"10s\"", "t.toml:1: [[flap]] entry 1: down 10s: allowed a duration in (0, period 10s)"},
+		{"[[flap]]\nperiod = \"10s\"\ndown = \"1s\"\ndir = \"sideways\"", "dir sideways: allowed link, up or down"},
+		{"[[flap]]\nperiod = \"10s\"", "down: want a duration"},
+	} {
+		_, err := Parse("t.toml", []byte(c.text), anyValue)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want it to contain %q", c.text, err, c.want)
+		}
+	}
+	// The value check names the key.
+	_, err := Parse("t.toml", []byte("[[oscillate]]\nkey = \"up.latency\"\nperiod = \"1s\"\nlow = \"-1ms\"\nhigh = \"2ms\"\nshape = \"square\""),
+		func(k, v string) error {
+			if strings.HasPrefix(v, "-") {
+				return fmt.Errorf("%s: bad value %q", k, v)
+			}
+			return nil
+		})
+	if err == nil || !strings.Contains(err.Error(), `low: up.latency: bad value "-1ms"`) {
+		t.Fatalf("error %v", err)
+	}
+	// Too many changes for the run is an error, not memory.
+	sc := parseVarying(t, "[[oscillate]]\nkey = \"up.latency\"\nperiod = \"2ms\"\nlow = \"1ms\"\nhigh = \"2ms\"\nshape = \"square\"")
+	if _, err := sc.Generated(time.Hour); err == nil || !strings.Contains(err.Error(), "more than 200000 changes") {
+		t.Fatalf("error %v", err)
+	}
+}
