@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -117,5 +118,46 @@ down = "500ms"
 	}
 	if len(edges) != len(want) {
 		t.Errorf("change log has %d entries, want %d", len(edges), len(want))
+	}
+}
+
+// The link keys of issue 13 read back what they were set to, for both
+// directions and link.*, and bad values name the key.
+func TestRealismKeysRoundTrip(t *testing.T) {
+	for key, value := range map[string]string{
+		"shape_rate":  "8mbit",
+		"shape_burst": "3000",
+		"shape_limit": "50ms",
+		"slot":        "5ms 15ms packets 8 bytes 3000",
+		"loss_model":  "state 5% 30% 20% 10% 1%",
+		"bad_delay":   "30ms",
+		"spike":       "0.5%",
+		"spike_delay": "400ms",
+		"blackout":    "true",
+	} {
+		for _, dir := range []string{"up", "down", "link"} {
+			cfg := DefaultConfig()
+			k := dir + "." + key
+			if err := Set(&cfg, k, value); err != nil {
+				t.Fatalf("%s=%s: %v", k, value, err)
+			}
+			p, _ := Lookup(k)
+			if got := p.Get(&cfg); got != value {
+				t.Errorf("%s=%s reads back as %q", k, value, got)
+			}
+		}
+	}
+	for key, value := range map[string]string{
+		"up.shape_limit": "-3",
+		"up.slot":        "9ms 3ms",
+		"up.loss_model":  "state 70% 0 0 1 40%",
+		"up.spike":       "2",
+		"up.shape_rate":  "5bit",
+	} {
+		cfg := DefaultConfig()
+		err := Set(&cfg, key, value)
+		if err == nil || !strings.HasPrefix(err.Error(), key+": bad value") {
+			t.Errorf("%s=%s: error %v", key, value, err)
+		}
 	}
 }

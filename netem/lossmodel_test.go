@@ -180,3 +180,34 @@ func TestBadStateDelay(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLinkSyntax: netem's loss model and slot syntaxes either fail with a
+// param.Error naming the key or give valid parameters that write back to
+// text that reads back to the same parameters.
+func FuzzLinkSyntax(f *testing.F) {
+	for _, s := range []string{"random", "state 5% 30% 20% 10% 1%", "gemodel 1% 10% 70% 0.1%", "5ms 15ms packets 8 bytes 3000", "20ms", "0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var p Params
+		if err := ParseLossModel(&p, "up.loss_model", s); err == nil {
+			if err := p.Validate("up"); err != nil {
+				t.Fatalf("%q accepted into invalid params: %v", s, err)
+			}
+			var back Params
+			if err := ParseLossModel(&back, "up.loss_model", p.LossModelString()); err != nil || back != p {
+				t.Fatalf("%q → %q → %+v, %v", s, p.LossModelString(), back, err)
+			}
+		} else if pe := (*param.Error)(nil); !errors.As(err, &pe) || pe.Key != "up.loss_model" {
+			t.Fatalf("%q: error %v", s, err)
+		}
+		if sl, err := ParseSlot("up.slot", s); err == nil {
+			if err := (Params{Slot: sl}).Validate("up"); err != nil {
+				t.Fatalf("%q accepted into invalid params: %v", s, err)
+			}
+			if back, err := ParseSlot("up.slot", sl.String()); err != nil || back != sl {
+				t.Fatalf("%q → %q → %+v, %v", s, sl.String(), back, err)
+			}
+		}
+	})
+}

@@ -144,3 +144,33 @@ func TestTimeVaryingErrors(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+// FuzzTimeVarying: no [[oscillate]] or [[flap]] entry panics or hangs; an
+// accepted one expands, over a minute, into at most MaxGenerated changes in
+// time order, each a single assignment inside the minute.
+func FuzzTimeVarying(f *testing.F) {
+	f.Add([]byte("[[oscillate]]\nkey = \"up.latency\"\nperiod = \"15s\"\nlow = \"40ms\"\nhigh = \"114ms\"\nshape = \"square\"\nduty = 0.1\n"))
+	f.Add([]byte("[[oscillate]]\nkey = \"down.loss\"\nperiod = \"1s\"\nlow = \"0\"\nhigh = \"5%\"\nshape = \"sine\"\nstep = \"10ms\"\n"))
+	f.Add([]byte("[[flap]]\nperiod = \"3s\"\ndown = \"0.5s\"\ndir = \"up\"\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sc, err := Parse("fuzz.toml", data, anyValue)
+		if err != nil {
+			return
+		}
+		gen, err := sc.Generated(time.Minute)
+		if err != nil {
+			if !strings.Contains(err.Error(), "more than") {
+				t.Fatalf("unexpected error %v", err)
+			}
+			return
+		}
+		if len(gen) > MaxGenerated {
+			t.Fatalf("%d changes", len(gen))
+		}
+		for i, ch := range gen {
+			if len(ch.Set) != 1 || ch.At < 0 || ch.At > time.Minute || (i > 0 && ch.At < gen[i-1].At) {
+				t.Fatalf("bad change %d: %+v", i, ch)
+			}
+		}
+	})
+}
