@@ -450,6 +450,8 @@ var builtinOrder = []string{
 	"mobile-2g", "mobile-2.5g", "mobile-2.75g", "mobile-3g", "mobile-3.5g", "mobile-3.75g", "mobile-4g", "mobile-4.5g", "mobile-5g",
 	"unreal-average", "unreal-bad",
 	"lightyear-good", "lightyear-average", "lightyear-poor",
+	"unity-regional-p50", "unity-regional-p95", "unity-international-p50", "unity-international-p95",
+	"starlink", "campus-wifi", "inflight-wifi",
 	"jitter-fix", "drift", "latency-spike", "loss-burst", "handover", "reorder",
 }
 

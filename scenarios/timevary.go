@@ -353,3 +353,17 @@ func (sc *Scenario) Generated(until time.Duration) ([]Change, error) {
 	sort.SliceStable(out, func(i, j int) bool { return out[i].At < out[j].At })
 	return out, nil
 }
+
+// String describes the oscillator in one line, as `lab scenarios -v` shows it.
+func (o Oscillator) String() string {
+	s := fmt.Sprintf("oscillate %s %s %s..%s, period %v from %v", o.Key, o.Shape, o.Low, o.High, o.Period, o.Start)
+	if o.Shape == "square" {
+		return s + fmt.Sprintf(", high for %v of each period", time.Duration(math.Round(o.Duty*float64(o.Period))))
+	}
+	return s + fmt.Sprintf(", step %v", o.Step)
+}
+
+// String describes the flap in one line.
+func (f Flap) String() string {
+	return fmt.Sprintf("flap %s: down %v every %v from %v", f.Dir, f.Down, f.Period, f.Start)
+}
