@@ -32,7 +32,9 @@ type shaper struct {
 	dirty bool // parameters changed: apply at the next packet's arrival
 	p     Params
 
-	lastIn sim.Time // arrival of the previous packet (the FIFO is in send order)
+	lastIn  sim.Time // arrival of the previous packet (the FIFO is in send order)
+	resAt   sim.Time // time of the latest reservation (never moves back)
+	lastOut sim.Time // latest departure
 	// fifo holds the packets still waiting at lastIn: departure times and
 	// sizes, oldest first, in a ring.
 	fifo      []shapeEntry
@@ -97,9 +99,16 @@ func wall(t sim.Time) time.Time { return time.Unix(0, int64(t)) }
 func (s *shaper) send(in sim.Time, size int) (out sim.Time, ok bool) {
 	in = max(in, s.lastIn)
 	s.lastIn = in
+	// The bucket is asked at tRes ≥ every earlier reservation. Normally
+	// tRes = in. After a change of rate or burst, the packets already queued
+	// keep their times, so the new values start when the last of them
+	// leaves; a packet arriving before that is in debt either way, and
+	// asking at the later time gives it the same departure.
+	tRes := max(in, s.resAt)
 	if s.dirty {
-		s.lim.SetLimitAt(wall(in), rate.Limit(float64(s.p.ShapeRate)/8))
-		s.lim.SetBurstAt(wall(in), s.p.shapeBurst())
+		tRes = max(tRes, s.lastOut)
+		s.lim.SetLimitAt(wall(tRes), rate.Limit(float64(s.p.ShapeRate)/8))
+		s.lim.SetBurstAt(wall(tRes), s.p.shapeBurst())
 		s.dirty = false
 	}
 	for s.n > 0 && s.fifo[s.head].at <= in {
@@ -111,11 +120,12 @@ func (s *shaper) send(in sim.Time, size int) (out sim.Time, ok bool) {
 	if b > int64(s.p.shapeBurst()) || s.fifoBytes+b > s.limit {
 		return 0, false
 	}
-	r := s.lim.ReserveN(wall(in), size)
+	r := s.lim.ReserveN(wall(tRes), size)
 	if !r.OK() {
 		return 0, false
 	}
-	out = in.Add(r.DelayFrom(wall(in)))
+	out = tRes.Add(r.DelayFrom(wall(tRes)))
+	s.resAt, s.lastOut = tRes, max(s.lastOut, out)
 	if out > in {
 		s.push(shapeEntry{out, b})
 	}

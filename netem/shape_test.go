@@ -216,3 +216,41 @@ func TestShaperQueueDelayBoundedByLimit(t *testing.T) {
 		})
 	}
 }
+
+// A new shaper rate applies from the next packet on: offered twice the
+// rate throughout, the departures are spaced by the old rate's transmit
+// time before the change and by the new one's after the queue turns over.
+func TestShaperRateChange(t *testing.T) {
+	const size, overhead = 100, 28
+	p := Params{ShapeRate: 1_000_000, ShapeBurst: 1500, Overhead: overhead}
+	l := newLink(t, p)
+	var at []sim.Time
+	send := func(from, n int) {
+		for i := range n {
+			r := l.Send(sim.Time(int64(from+i)*int64(256*time.Microsecond)), Packet{Size: size})
+			at = append(at, r.At[0])
+		}
+	}
+	send(0, 2000) // 4 Mbit/s offered to 1 Mbit/s: 1.024 ms apart
+	p.ShapeRate = 2_000_000
+	if err := l.SetParams(p, "up"); err != nil {
+		t.Fatal(err)
+	}
+	send(2000, 2000) // now 0.512 ms apart, once the backlog of the old rate is served
+	if d := at[1999].Sub(at[1998]); d != 1024*time.Microsecond {
+		t.Fatalf("spacing at the old rate %v, want 1.024ms", d)
+	}
+	if d := at[3999].Sub(at[3998]); d != 512*time.Microsecond {
+		t.Fatalf("spacing at the new rate %v, want 512µs", d)
+	}
+	// The first packet after the change leaves one new transmit time after
+	// the last packet queued at the old rate: the FIFO holds across the change.
+	if d := at[2000].Sub(at[1999]); d != 512*time.Microsecond {
+		t.Fatalf("first packet at the new rate leaves %v after the last old one, want 512µs", d)
+	}
+	for i := 1; i < len(at); i++ {
+		if at[i] < at[i-1] {
+			t.Fatalf("packet %d leaves at %v, before packet %d at %v", i, at[i], i-1, at[i-1])
+		}
+	}
+}
