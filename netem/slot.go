@@ -121,13 +121,14 @@ func (s Slot) validate() string {
 
 // slotter is the slot stage's state.
 type slotter struct {
-	cfg    Slot
-	next   sim.Time // when the current slot opens
-	open   bool     // next is set (the first packet draws it)
-	pkts   int
-	bytes  int
-	lastIn sim.Time
-	r      *rand.Rand
+	cfg     Slot
+	next    sim.Time // when the current slot opens
+	open    bool     // next is set (the first packet draws it)
+	pkts    int
+	bytes   int
+	lastIn  sim.Time
+	lastOut sim.Time // latest departure: a new configuration starts after it
+	r       *rand.Rand
 }
 
 func (s *slotter) configure(c Slot) {
@@ -150,13 +151,19 @@ func (s *slotter) draw(from sim.Time) {
 func (s *slotter) send(in sim.Time, size int) (out sim.Time, ok bool) {
 	in = max(in, s.lastIn)
 	s.lastIn = in
-	if !s.open || s.next < in {
+	switch {
+	case !s.open:
+		// First packet, or new slot parameters: packets already held keep
+		// their slot; the new slots start after the last of them.
+		s.draw(max(in, s.lastOut))
+	case s.next < in:
 		s.draw(in)
 	}
 	if s.next.Sub(in) > MaxBacklog {
 		return 0, false
 	}
 	out = s.next
+	s.lastOut = out
 	s.pkts--
 	s.bytes -= size
 	if (s.cfg.Packets > 0 && s.pkts <= 0) || (s.cfg.Bytes > 0 && s.bytes <= 0) {

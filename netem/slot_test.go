@@ -123,3 +123,19 @@ func TestParseSlot(t *testing.T) {
 		t.Fatal("Validate accepted MAX < MIN")
 	}
 }
+
+// New slot parameters apply to packets sent after the change; the packets
+// already held keep their slot and leave first.
+func TestSlotChangeKeepsOrder(t *testing.T) {
+	p := Params{Slot: Slot{Min: 100 * ms, Max: 100 * ms}}
+	l := newLink(t, p)
+	first := l.Send(0, Packet{ID: 1}) // waits for the slot at 100 ms
+	p.Slot = Slot{Min: 5 * ms, Max: 5 * ms}
+	if err := l.SetParams(p, "up"); err != nil {
+		t.Fatal(err)
+	}
+	second := l.Send(sim.Time(ms), Packet{ID: 2})
+	if first.At[0] != sim.Time(100*ms) || second.At[0] != sim.Time(105*ms) {
+		t.Fatalf("slots at %v and %v, want 100ms and then a 5 ms slot after it, 105ms", first.At[0], second.At[0])
+	}
+}
