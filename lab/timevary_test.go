@@ -161,3 +161,24 @@ func TestRealismKeysRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// A recording's header carries the new link settings: the configuration
+// rebuilt from it is the one recorded.
+func TestRealismKeysInRecordingHeader(t *testing.T) {
+	cfg := DefaultConfig()
+	for _, kv := range []string{"up.shape_rate=8mbit", "up.shape_burst=3000", "down.shape_limit=50ms",
+		"up.slot=5ms 15ms packets 8", "down.loss_model=state 5% 30% 20% 10% 1%", "up.loss_model=gemodel 1% 10% 70% 0.1%",
+		"link.bad_delay=30ms", "up.spike=1%", "up.spike_delay=400ms", "down.blackout=true"} {
+		k, v, _ := strings.Cut(kv, "=")
+		if err := Set(&cfg, k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	back, err := ConfigFromHeader(HeaderOf(cfg, "", 50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Up != cfg.Up || back.Down != cfg.Down {
+		t.Fatalf("links rebuilt from the header:\n%+v\n%+v\nwant\n%+v\n%+v", back.Up, back.Down, cfg.Up, cfg.Down)
+	}
+}
