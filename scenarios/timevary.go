@@ -17,7 +17,7 @@ import (
 //	[[oscillate]]
 //	key = "up.latency"
 //	period = "15s"
-//	low = "40ms"            # the same unit as high
+//	low = "40ms"            # sine and saw: numbers in the same unit; square: any two values
 //	high = "114ms"
 //	shape = "square"        # sine, square or saw
 //	start = "12s"           # optional: the first period's start (default 0)
@@ -191,8 +191,10 @@ func parseOscillator(e map[string]any, check Checker) (Oscillator, error) {
 			o.High = s
 		}
 	}
-	if o.low, o.high, o.unit, o.integer, err = numbers(o.Low, o.High); err != nil {
-		return o, err
+	if o.Shape != "square" { // a square wave alternates any two values, numbers or not
+		if o.low, o.high, o.unit, o.integer, err = numbers(o.Low, o.High); err != nil {
+			return o, err
+		}
 	}
 	o.Duty = 0.5
 	if v, present := e["duty"]; present {

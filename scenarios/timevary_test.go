@@ -110,6 +110,21 @@ step = "500ms"
 	}
 }
 
+// A square wave alternates any two values, such as a distribution's names.
+func TestSquareOscillatorTakesAnyValues(t *testing.T) {
+	sc := parseVarying(t, "[[oscillate]]\nkey = \"up.jitter_dist\"\nperiod = \"10s\"\nlow = \"normal\"\nhigh = \"pareto\"\nshape = \"square\"\nduty = 0.3\n")
+	got, err := sc.Generated(10 * time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, want := changeList(got), "0s up.jitter_dist=pareto\n3s up.jitter_dist=normal\n10s up.jitter_dist=pareto\n"; s != want {
+		t.Fatalf("changes:\n%s\nwant:\n%s", s, want)
+	}
+	if _, err := Parse("t.toml", []byte("[[oscillate]]\nkey = \"up.jitter_dist\"\nperiod = \"10s\"\nlow = \"normal\"\nhigh = \"pareto\"\nshape = \"sine\"\n"), anyValue); err == nil || !strings.Contains(err.Error(), "needs a number") {
+		t.Fatalf("a sine of names: error %v", err)
+	}
+}
+
 func TestTimeVaryingErrors(t *testing.T) {
 	for _, c := range []struct{ text, want string }{
 		{"[[oscillate]]\nkey = \"up.latency\"\nperiod = \"1s\"\nlow = \"1ms\"\nhigh = \"2s\"\nshape = \"sine\"", "same unit"},
