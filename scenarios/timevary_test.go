@@ -189,3 +189,12 @@ func FuzzTimeVarying(f *testing.F) {
 		}
 	})
 }
+
+// A scenario built on a base keeps the base's oscillators and flaps and
+// adds its own.
+func TestTimeVaryingInheritsFromBase(t *testing.T) {
+	sc := parseVarying(t, "base = \"starlink\"\n[[flap]]\nperiod = \"30s\"\ndown = \"1s\"\n")
+	if len(sc.Oscillators) != 1 || sc.Oscillators[0].Key != "link.latency" || sc.Oscillators[0].Period != 15*time.Second || len(sc.Flaps) != 1 {
+		t.Fatalf("oscillators %v, flaps %v", sc.Oscillators, sc.Flaps)
+	}
+}
