@@ -29,7 +29,7 @@ type shaper struct {
 	lim   *rate.Limiter
 	limit int64 // FIFO limit in bytes
 	on    bool
-	dirty bool // parameters changed: apply at the next packet's arrival
+	dirty bool // rate or burst changed: apply when the next packet is reserved
 	p     Params
 
 	lastIn  sim.Time // arrival of the previous packet (the FIFO is in send order)
@@ -52,7 +52,8 @@ func newShaper() shaper {
 }
 
 // configure takes new parameters; the bucket keeps its tokens and takes
-// the new rate and size at the next arrival.
+// the new rate and size from the next packet on, once the packets already
+// queued have left (see send).
 func (s *shaper) configure(p Params) {
 	wasOn := s.on
 	s.on = p.ShapeRate > 0
