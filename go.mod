@@ -1,12 +1,13 @@
 module jitterlab
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/gdamore/tcell/v2 v2.13.10
 	github.com/klauspost/compress v1.20.3
 	github.com/rivo/tview v0.42.0
+	golang.org/x/time v0.16.0
 )
 
 require (

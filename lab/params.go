@@ -288,7 +288,7 @@ var linkKeys = []linkKey{
 func buildRegistry() []Param {
 	var ps []Param
 	for _, dir := range []string{"up", "down", "link"} {
-		for _, lk := range linkKeys {
+		for _, lk := range slices.Concat(linkKeys, realismKeys) {
 			key := dir + "." + lk.name
 			help := lk.help
 			var sides func(*Config) []*netem.Params
@@ -419,4 +419,58 @@ func buildRegistry() []Param {
 			}},
 	)
 	return ps
+}
+
+// realismKeys are the per-direction stages of issue 13 (links as real
+// networks behave): shaper, slots, stateful loss, spikes. Semantics and
+// sources: the README's link model.
+var realismKeys = []linkKey{
+	{"blackout", "lose every packet (a flap; [[flap]] in scenario files sets it), leaving loss as it is", func(p *netem.Params) string { return strconv.FormatBool(p.Blackout) },
+		func(p *netem.Params, k, v string) (err error) { p.Blackout, err = param.Bool(k, v); return }},
+	{"spike", "probability that a packet is held spike_delay longer after every other stage (others keep their delay)", func(p *netem.Params) string { return param.FormatFraction(p.Spike) },
+		func(p *netem.Params, k, v string) (err error) { p.Spike, err = param.Fraction(k, v); return }},
+	{"spike_delay", "extra delay of a spiked packet", func(p *netem.Params) string { return fmtDur(p.SpikeDelay) },
+		func(p *netem.Params, k, v string) (err error) {
+			p.SpikeDelay, err = durationIn(k, v, 0, netem.MaxLatency)
+			return
+		}},
+	{"loss_model", "random (loss, loss_burst), or netem's \"gemodel p r 1-h 1-k\" or \"state p13 p31 p32 p23 p14\", which replace them", func(p *netem.Params) string { return p.LossModelString() },
+		func(p *netem.Params, k, v string) error { return netem.ParseLossModel(p, k, v) }},
+	{"bad_delay", "extra delay of packets that get through in the loss model's bad state (link-layer retransmissions)", func(p *netem.Params) string { return fmtDur(p.BadDelay) },
+		func(p *netem.Params, k, v string) (err error) {
+			p.BadDelay, err = durationIn(k, v, 0, netem.MaxLatency)
+			return
+		}},
+	{"slot", "netem slot MIN [MAX] [packets N] [bytes N]: release in bursts at slot boundaries (Wi-Fi/DOCSIS aggregation); 0 = off", func(p *netem.Params) string { return p.Slot.String() },
+		func(p *netem.Params, k, v string) (err error) { p.Slot, err = netem.ParseSlot(k, v); return }},
+	{"shape_rate", "token-bucket shaper after the netem stages (tc tbf rate); 0 = off", func(p *netem.Params) string { return param.FormatRate(p.ShapeRate) },
+		func(p *netem.Params, k, v string) (err error) { p.ShapeRate, err = param.Rate(k, v); return }},
+	{"shape_burst", "shaper bucket size in bytes (tc tbf burst); 0 = 1500", func(p *netem.Params) string { return strconv.Itoa(p.ShapeBurst) },
+		func(p *netem.Params, k, v string) error {
+			n, err := param.Int(k, v, 0, netem.MaxShapeBytes)
+			p.ShapeBurst = int(n)
+			return err
+		}},
+	{"shape_limit", "shaper queue: bytes, or a duration (tc tbf latency: rate·latency + burst); 0 = what the rate drains in 1m", func(p *netem.Params) string {
+		if p.ShapeLatency > 0 {
+			return fmtDur(p.ShapeLatency)
+		}
+		return strconv.Itoa(p.ShapeLimit)
+	},
+		func(p *netem.Params, k, v string) error {
+			allowed := fmt.Sprintf("bytes in [0, %d] such as 30000, or a duration in [0, %v] such as 50ms", netem.MaxShapeBytes, netem.MaxBacklog)
+			if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
+				if n < 0 || n > netem.MaxShapeBytes {
+					return &param.Error{Key: k, Value: v, Allowed: allowed}
+				}
+				p.ShapeLimit, p.ShapeLatency = int(n), 0
+				return nil
+			}
+			d, err := param.Duration(k, v)
+			if err != nil || d > netem.MaxBacklog {
+				return &param.Error{Key: k, Value: v, Allowed: allowed}
+			}
+			p.ShapeLimit, p.ShapeLatency = 0, d
+			return nil
+		}},
 }

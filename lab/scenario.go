@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"slices"
 
 	"jitterlab/scenarios"
 	"jitterlab/sim"
@@ -55,9 +56,14 @@ func ApplyScenario(cfg *Config, sc *scenarios.Scenario) error {
 	return nil
 }
 
-// ScheduleTimeline schedules the scenario's timeline of changes.
+// ScheduleTimeline schedules the scenario's timeline of changes, and the
+// changes its oscillators and flaps make over the run.
 func (s *Session) ScheduleTimeline(sc *scenarios.Scenario) error {
-	for _, ch := range sc.Timeline {
+	gen, err := sc.Generated(s.cfg.Duration)
+	if err != nil {
+		return err
+	}
+	for _, ch := range slices.Concat(sc.Timeline, gen) {
 		for _, a := range ch.Set {
 			if err := s.Schedule(sim.Time(ch.At), a.Key, a.Value); err != nil {
 				return fmt.Errorf("%s:%d: %w", ch.File, a.Line, err)

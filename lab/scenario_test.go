@@ -114,7 +114,11 @@ func TestEveryBuiltinAndExampleLoadsAndRuns(t *testing.T) {
 				t.Fatal(err)
 			}
 			var changes int
-			for _, ch := range sc.Timeline {
+			gen, err := sc.Generated(cfg.Duration) // oscillators and flaps
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ch := range append(sc.Timeline, gen...) {
 				if ch.At <= cfg.Duration {
 					changes += len(ch.Set)
 				}

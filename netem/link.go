@@ -57,34 +57,46 @@ type Counters struct {
 	Sent         uint64 // packets handed to Send (originals)
 	Duplicated   uint64 // extra copies made
 	Lost         uint64 // copies dropped by the loss model
-	QueueDropped uint64 // copies dropped at the queue limit
+	QueueDropped uint64 // copies dropped at the queue limit (the shaper's drops included)
+	ShapeDropped uint64 // of those, copies dropped by the shaper (FIFO limit or larger than the bucket)
 	Delivered    uint64 // copies delivered
 	Reordered    uint64 // copies that arrived after a later-sent packet
+	Spiked       uint64 // copies held back by a spike
 }
 
 // Link is one direction of a link. Per packet, in netem's order:
 //
-//	duplicate → loss → queue limit → reorder-or-delay → rate → deliver
+//	duplicate → loss → queue limit → reorder-or-delay (+ bad-state delay) →
+//	rate → slot → shaper → spike → keep-order → deliver
+//
+// The slot stage is netem's slotted release (it acts at netem's dequeue,
+// after the rate). The shaper is tc's tbf after netem: it sees each copy at
+// the time netem hands it over. Both take copies in send order.
 //
 // Each copy of a duplicated packet passes loss, queue, delay and rate on its
 // own, so the copy may overtake the original. A packet the reorder draw
 // sends at once skips the rate too, as in Linux netem. A parameter change applies
 // to packets sent after it; packets in flight keep their times. All
-// randomness comes from four named streams of the session seed
-// (name+".dup", ".loss", ".reorder", ".jitter"), so enabling one mechanism
-// never changes the draws of another.
+// randomness comes from named streams of the session seed, one per stage
+// (name+".dup", ".loss", ".reorder", ".jitter", ".slot", ".spike"), so enabling one
+// mechanism never changes the draws of another.
 type Link struct {
 	p  Params
 	ge GilbertElliott
-	// useGE: loss follows ge; otherwise Bernoulli with p.Loss.
-	useGE bool
-	bad   bool // Gilbert-Elliott state
+	// useGE: loss follows ge; useGI: netem's 4-state model p.GI;
+	// otherwise Bernoulli with p.Loss.
+	useGE, useGI bool
+	bad          bool // Gilbert-Elliott state
+	giState      int8 // 4-state model state, 1..4
 
-	dup, loss, reorder, jitter *rand.Rand
+	dup, loss, reorder, jitter, spike *rand.Rand
 
 	z      float64 // AR(1) state in Gaussian space
 	zReady bool
 	count  int // netem's reorder counter: normally delayed packets since the last reorder
+
+	slot  slotter
+	shape shaper
 
 	lastTx  sim.Time // when the rate stage finished the last packet
 	lastAt  sim.Time // latest scheduled delivery (for KeepOrder)
@@ -111,7 +123,10 @@ func New(seed uint64, name string, p Params) (*Link, error) {
 		loss:    sim.NewRand(seed, name+".loss"),
 		reorder: sim.NewRand(seed, name+".reorder"),
 		jitter:  sim.NewRand(seed, name+".jitter"),
+		spike:   sim.NewRand(seed, name+".spike"),
+		shape:   newShaper(),
 	}
+	l.slot.r = sim.NewRand(seed, name+".slot")
 	l.flight.Grow(64)
 	if err := l.SetParams(p, name); err != nil {
 		return nil, err
@@ -128,6 +143,12 @@ func (l *Link) SetParams(p Params, prefix string) error {
 	}
 	l.p = p
 	l.ge, l.useGE = p.lossModel()
+	l.useGI = !p.GI.isZero()
+	if l.giState == 0 {
+		l.giState = 1 // netem starts in TX_IN_GAP_PERIOD
+	}
+	l.slot.configure(p.Slot)
+	l.shape.configure(p)
 	return nil
 }
 
@@ -156,7 +177,8 @@ func (l *Link) Send(now sim.Time, pkt Packet) SendResult {
 		l.c.Duplicated++
 	}
 	for c := range copies {
-		if l.lose() {
+		lost, bad := l.lose()
+		if lost || l.p.Blackout {
 			res.Lost++
 			l.c.Lost++
 			res.Fate[c] = FateLost
@@ -169,6 +191,9 @@ func (l *Link) Send(now sim.Time, pkt Packet) SendResult {
 			continue
 		}
 		d, skip := l.delay()
+		if bad {
+			d = min(d+l.p.BadDelay, MaxDelay)
+		}
 		at := now.Add(d)
 		if l.p.Rate > 0 && !skip {
 			start := max(at, l.lastTx)
@@ -180,6 +205,31 @@ func (l *Link) Send(now sim.Time, pkt Packet) SendResult {
 			}
 			at = start.Add(l.txTime(pkt.Size))
 			l.lastTx = at
+		}
+		if l.p.Slot.On() {
+			out, ok := l.slot.send(at, pkt.Size+l.p.Overhead)
+			if !ok {
+				res.QueueDropped++
+				l.c.QueueDropped++
+				res.Fate[c] = FateQueueDropped
+				continue
+			}
+			at = out
+		}
+		if l.shape.on {
+			out, ok := l.shape.send(at, pkt.Size+l.p.Overhead)
+			if !ok {
+				res.QueueDropped++
+				l.c.QueueDropped++
+				l.c.ShapeDropped++
+				res.Fate[c] = FateQueueDropped
+				continue
+			}
+			at = out
+		}
+		if l.p.Spike > 0 && l.spike.Float64() < l.p.Spike {
+			at = at.Add(l.p.SpikeDelay)
+			l.c.Spiked++
 		}
 		if l.p.KeepOrder {
 			at = max(at, l.lastAt)
@@ -211,13 +261,19 @@ func (l *Link) Deliver(now sim.Time) (Delivery, bool) {
 	return d, true
 }
 
-// lose draws the loss decision for one copy. Gilbert-Elliott decides with
-// the current state's loss probability, then moves the state (netem order).
-func (l *Link) lose() bool {
-	if !l.useGE {
-		return l.p.Loss > 0 && l.loss.Float64() < l.p.Loss
+// lose draws the loss decision for one copy, and whether the loss model
+// was in its bad state for it (BadDelay applies to the copy if it gets
+// through). Gilbert-Elliott decides with the current state's loss
+// probability, then moves the state (netem order); the 4-state model moves
+// first and loses the packet if it lands in 3 or 4 (netem's loss_4state).
+func (l *Link) lose() (lost, bad bool) {
+	switch {
+	case l.useGI:
+		return l.lose4()
+	case !l.useGE:
+		return l.p.Loss > 0 && l.loss.Float64() < l.p.Loss, false
 	}
-	var lost bool
+	bad = l.bad
 	if l.bad {
 		lost = l.loss.Float64() < l.ge.LossBad
 		if l.loss.Float64() < l.ge.R {
@@ -229,7 +285,37 @@ func (l *Link) lose() bool {
 			l.bad = true
 		}
 	}
-	return lost
+	return lost, bad
+}
+
+// lose4 steps netem's 4-state chain with one uniform draw u, comparing it
+// with the cumulative transition probabilities as sch_netem.c does. The
+// burst period (states 2 and 3) is the bad state.
+func (l *Link) lose4() (lost, bad bool) {
+	g, u := l.p.GI, l.loss.Float64()
+	switch l.giState {
+	case 1:
+		switch {
+		case u < g.P14:
+			l.giState = 4
+		case u < g.P14+g.P13:
+			l.giState = 3
+		}
+	case 2:
+		if u < g.P23 {
+			l.giState = 3
+		}
+	case 3:
+		switch {
+		case u < g.P32:
+			l.giState = 2
+		case u < g.P32+g.P31:
+			l.giState = 1
+		}
+	case 4:
+		l.giState = 1
+	}
+	return l.giState >= 3, l.giState == 2 || l.giState == 3
 }
 
 // delay returns latency plus jitter, or 0 with skip set for a packet

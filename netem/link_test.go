@@ -518,6 +518,9 @@ func TestValidateNamesKeyAndAllowed(t *testing.T) {
 		"down.loss_burst":  {Loss: 0.9, LossBurst: 2},
 		"down.queue":       {Queue: -1},
 		"down.rate":        {Rate: -5},
+		"down.shape_rate":  {ShapeRate: 10},
+		"down.shape_burst": {ShapeBurst: MaxShapeBytes + 1},
+		"down.shape_limit": {ShapeLimit: 100, ShapeLatency: ms},
 	}
 	for key, p := range cases {
 		err := p.Validate("down")
@@ -534,21 +537,44 @@ func TestValidateNamesKeyAndAllowed(t *testing.T) {
 	}
 }
 
+// BenchmarkLink runs a link per packet (one op = one packet sent and its
+// copies delivered): "netem" with the netem stages of the first link work,
+// "all" with every stage on (correlated jitter, the 4-state loss model with
+// bad-state delay, duplicates, reorder, rate, queue limit, slots, the
+// shaper, spikes, keep_order). Both must stay at 0 allocs/op.
 func BenchmarkLink(b *testing.B) {
-	l, _ := New(1, "up", Params{Latency: 50 * ms, Jitter: 10 * ms, JitterDist: Normal, JitterCorr: 0.5,
-		Loss: 0.02, LossBurst: 2, Duplicate: 0.01, Reorder: 0.01, Rate: 10_000_000, Overhead: 28})
-	b.ReportAllocs()
-	now := sim.Time(0)
-	for i := 0; i < b.N; i++ {
-		now += sim.Time(ms)
-		l.Send(now, Packet{ID: uint64(i), Size: 60})
-		for {
-			at, ok := l.NextDelivery()
-			if !ok || at > now {
-				break
+	for _, c := range []struct {
+		name string
+		p    Params
+	}{
+		{"netem", Params{Latency: 50 * ms, Jitter: 10 * ms, JitterDist: Normal, JitterCorr: 0.5,
+			Loss: 0.02, LossBurst: 2, Duplicate: 0.01, Reorder: 0.01, Rate: 10_000_000, Overhead: 28}},
+		{"all", Params{Latency: 50 * ms, Jitter: 10 * ms, JitterDist: Normal, JitterCorr: 0.5,
+			GI: FourState{P13: 0.01, P31: 0.3, P32: 0.2, P23: 0.1, P14: 0.005}, BadDelay: 5 * ms,
+			Duplicate: 0.01, Reorder: 0.01, Rate: 10_000_000, Overhead: 28, Queue: 1000,
+			Slot:      Slot{Min: 2 * ms, Max: 6 * ms, Packets: 8},
+			ShapeRate: 8_000_000, ShapeBurst: 3000, ShapeLatency: 50 * ms,
+			Spike: 0.01, SpikeDelay: 100 * ms, KeepOrder: true}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			l, err := New(1, "up", c.p)
+			if err != nil {
+				b.Fatal(err)
 			}
-			l.Deliver(at)
-		}
+			b.ReportAllocs()
+			now := sim.Time(0)
+			for i := 0; i < b.N; i++ {
+				now += sim.Time(ms)
+				l.Send(now, Packet{ID: uint64(i), Size: 60})
+				for {
+					at, ok := l.NextDelivery()
+					if !ok || at > now {
+						break
+					}
+					l.Deliver(at)
+				}
+			}
+		})
 	}
 }
 

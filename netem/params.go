@@ -71,6 +71,12 @@ type Params struct {
 	LossBurst float64 // 0: Bernoulli loss; ≥ 1: Gilbert-Elliott with this mean burst length
 	// GE, when non-zero, replaces Loss/LossBurst with an explicit model.
 	GE GilbertElliott
+	// GI, when non-zero, replaces Loss/LossBurst with netem's 4-state model.
+	GI FourState
+	// BadDelay is added to every packet that gets through while the loss
+	// model is in its bad state (Gilbert-Elliott BAD, 4-state burst period):
+	// link-layer retransmissions delay what they do not drop.
+	BadDelay time.Duration
 
 	Duplicate  float64 // probability that a packet is sent twice
 	Reorder    float64 // probability that an eligible packet skips the delay
@@ -80,6 +86,29 @@ type Params struct {
 	Rate     int64 // bits per second; 0 = unlimited
 	Overhead int   // bytes added to every packet's size for the rate (28 for UDP/IPv4)
 	Queue    int   // packets in flight before tail drop; 0 = unlimited
+
+	Slot Slot // netem slotted release after the rate; zero = off
+
+	// Blackout loses every packet (a link flap), without changing Loss;
+	// the loss model still draws, so its pattern after the blackout is
+	// the one it would have had.
+	Blackout bool
+
+	// Spike is the probability that a copy is held SpikeDelay longer after
+	// every other stage: one packet late by a lot, the others untouched
+	// (they overtake it unless KeepOrder).
+	Spike      float64
+	SpikeDelay time.Duration
+
+	// Token-bucket shaper after the netem stages (tc tbf): ShapeRate bits/s
+	// (0 = off) with a bucket of ShapeBurst bytes (0 = DefaultShapeBurst),
+	// in front of a FIFO of ShapeLimit bytes, or, when ShapeLatency is set
+	// instead, rate·latency + burst bytes (tc's conversion); neither: a
+	// FIFO of what the rate drains in MaxBacklog. Sizes include Overhead.
+	ShapeRate    int64
+	ShapeBurst   int
+	ShapeLimit   int
+	ShapeLatency time.Duration
 }
 
 // Validate reports the first bad field as a *param.Error under the
@@ -90,11 +119,11 @@ func (p Params) Validate(prefix string) error {
 	bad := func(name string, v any, allowed string) error {
 		s := fmt.Sprint(v)
 		switch name {
-		case "loss", "duplicate", "reorder":
+		case "loss", "duplicate", "reorder", "spike":
 			s = strconv.FormatFloat(v.(float64)*100, 'g', 12, 64) + "%"
 		case "jitter_corr", "loss_burst", "ge.p", "ge.r", "ge.loss_good", "ge.loss_bad":
 			s = strconv.FormatFloat(v.(float64), 'g', -1, 64)
-		case "rate":
+		case "rate", "shape_rate":
 			s = param.FormatRate(v.(int64))
 		}
 		return &param.Error{Key: k(name), Value: s, Allowed: allowed}
@@ -124,11 +153,31 @@ func (p Params) Validate(prefix string) error {
 		return bad("overhead", p.Overhead, "bytes in [0, 65535]")
 	case p.Queue < 0:
 		return bad("queue", p.Queue, "0 (unlimited) or a packet count > 0")
+	case p.GI.validate() != "":
+		return bad("loss_model", p.LossModelString(), p.GI.validate())
+	case !p.GI.isZero() && !p.GE.isZero():
+		return bad("loss_model", p.LossModelString(), "one model: gemodel or state")
+	case p.BadDelay < 0 || p.BadDelay > MaxLatency:
+		return bad("bad_delay", p.BadDelay, "a duration in [0, "+MaxLatency.String()+"]")
+	case p.SpikeDelay < 0 || p.SpikeDelay > MaxLatency:
+		return bad("spike_delay", p.SpikeDelay, "a duration in [0, "+MaxLatency.String()+"]")
+	case p.Slot.validate() != "":
+		return bad("slot", p.Slot, p.Slot.validate())
+	case p.ShapeRate < 0 || (p.ShapeRate > 0 && p.ShapeRate < MinRate):
+		return bad("shape_rate", p.ShapeRate, "0 (no shaper) or a rate ≥ "+param.FormatRate(MinRate))
+	case p.ShapeBurst < 0 || p.ShapeBurst > MaxShapeBytes:
+		return bad("shape_burst", p.ShapeBurst, fmt.Sprintf("bytes in [0, %d]; 0 = %d", MaxShapeBytes, DefaultShapeBurst))
+	case p.ShapeLimit < 0 || p.ShapeLimit > MaxShapeBytes:
+		return bad("shape_limit", p.ShapeLimit, fmt.Sprintf("bytes in [0, %d] or a duration in [0, %v]", MaxShapeBytes, MaxBacklog))
+	case p.ShapeLatency < 0 || p.ShapeLatency > MaxBacklog:
+		return bad("shape_limit", p.ShapeLatency, fmt.Sprintf("bytes in [0, %d] or a duration in [0, %v]", MaxShapeBytes, MaxBacklog))
+	case p.ShapeLimit > 0 && p.ShapeLatency > 0:
+		return bad("shape_limit", p.ShapeLatency, "bytes or a duration, not both")
 	}
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"loss", p.Loss}, {"duplicate", p.Duplicate}, {"reorder", p.Reorder},
+	}{{"loss", p.Loss}, {"duplicate", p.Duplicate}, {"reorder", p.Reorder}, {"spike", p.Spike},
 		{"ge.p", p.GE.P}, {"ge.r", p.GE.R}, {"ge.loss_good", p.GE.LossGood}, {"ge.loss_bad", p.GE.LossBad}} {
 		if err := prob(f.name, f.v); err != nil {
 			return err

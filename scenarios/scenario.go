@@ -51,6 +51,11 @@ type Scenario struct {
 	Duration time.Duration
 	Seed     uint64
 	HasSeed  bool
+
+	// Oscillators and Flaps vary parameters periodically (timevary.go);
+	// [Scenario.Generated] expands them into changes.
+	Oscillators []Oscillator
+	Flaps       []Flap
 }
 
 // Checker validates one assignment against the parameter registry (the lab
@@ -59,7 +64,7 @@ type Scenario struct {
 type Checker func(key, value string) error
 
 // reserved top-level keys; every other key is a parameter.
-var reserved = []string{"name", "description", "source", "base", "duration", "seed", "script", "segments", "timeline"}
+var reserved = []string{"name", "description", "source", "base", "duration", "seed", "script", "segments", "timeline", "oscillate", "flap"}
 
 // maxFileSize bounds a scenario file.
 const maxFileSize = 1 << 20
@@ -252,6 +257,9 @@ func parse(file string, data []byte, check Checker, depth int) (*Scenario, error
 	}
 
 	sc.Params, sc.Timeline = params, timeline
+	if err := parseTimeVarying(sc, raw, file, lines, check, perr); err != nil {
+		return nil, err
+	}
 	if sc.Base != "" {
 		if err := sc.mergeBase(file, check, depth); err != nil {
 			return nil, err
@@ -286,6 +294,8 @@ func (sc *Scenario) mergeBase(file string, check Checker, depth int) error {
 	tl := append(slices.Clone(base.Timeline), sc.Timeline...)
 	sort.SliceStable(tl, func(i, j int) bool { return tl[i].At < tl[j].At })
 	sc.Timeline = tl
+	sc.Oscillators = append(slices.Clone(base.Oscillators), sc.Oscillators...)
+	sc.Flaps = append(slices.Clone(base.Flaps), sc.Flaps...)
 	if sc.Script == "" && sc.Segments == nil {
 		sc.Script, sc.Segments = base.Script, base.Segments
 	}
@@ -458,6 +468,8 @@ var builtinOrder = []string{
 	"mobile-2g", "mobile-2.5g", "mobile-2.75g", "mobile-3g", "mobile-3.5g", "mobile-3.75g", "mobile-4g", "mobile-4.5g", "mobile-5g",
 	"unreal-average", "unreal-bad",
 	"lightyear-good", "lightyear-average", "lightyear-poor",
+	"unity-regional-p50", "unity-regional-p95", "unity-international-p50", "unity-international-p95",
+	"starlink", "campus-wifi", "inflight-wifi",
 	"jitter-fix", "drift", "latency-spike", "loss-burst", "handover", "reorder",
 }
 

@@ -44,6 +44,15 @@ func cmdScenarios(args []string, stdout, stderr io.Writer) error {
 				ps = append(ps, a.Key+"="+a.Value)
 			}
 			fmt.Fprintf(tw, "\t  params: %s\n", strings.Join(ps, " "))
+			if cfg := lab.DefaultConfig(); lab.ApplyScenario(&cfg, sc) == nil {
+				fmt.Fprintf(tw, "\t  lab: %s\n", lab.DescribeLinks(cfg))
+			}
+			for _, o := range sc.Oscillators {
+				fmt.Fprintf(tw, "\t  %v\n", o)
+			}
+			for _, f := range sc.Flaps {
+				fmt.Fprintf(tw, "\t  %v\n", f)
+			}
 			for _, ch := range sc.Timeline {
 				var set []string
 				for _, a := range ch.Set {
