@@ -3,9 +3,10 @@ package proxy
 import (
 	"context"
 	"net"
-	"os"
 	"testing"
 	"time"
+
+	"jitterlab/internal/testtool"
 )
 
 // echoOn answers every datagram on addr until stop is called; stop waits
@@ -99,8 +100,5 @@ func startRelay(t *testing.T, o Options) (r *Relay, client *net.UDPConn, stop fu
 // JITTERLAB_REQUIRE_TOOLS=1 (CI) makes that a failure.
 func needs(t *testing.T, what string) {
 	t.Helper()
-	if os.Getenv("JITTERLAB_REQUIRE_TOOLS") == "1" {
-		t.Fatalf("needs %s (JITTERLAB_REQUIRE_TOOLS=1)", what)
-	}
-	t.Skip("needs " + what)
+	testtool.Missing(t, what)
 }

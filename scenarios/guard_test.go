@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"jitterlab/internal/testtool"
 )
 
 // hostile are scenario files under the 1 MB limit that crash or exhaust
@@ -42,13 +44,7 @@ func TestHostileTOMLIsRefusedInBoundedMemory(t *testing.T) {
 		// Run this test again in a child process limited to 2 GB of
 		// address space, so a regression fails with "out of memory"
 		// instead of swapping the machine.
-		sh, err := exec.LookPath("sh")
-		if err != nil {
-			if os.Getenv("JITTERLAB_REQUIRE_TOOLS") == "1" {
-				t.Fatal("needs sh (for ulimit)")
-			}
-			t.Skip("needs sh (for ulimit)")
-		}
+		sh := testtool.Need(t, "sh", "dash")
 		cmd := exec.Command(sh, "-c", `ulimit -v 2097152 && exec "$0" -test.run='^TestHostileTOMLIsRefusedInBoundedMemory$' -test.v`, os.Args[0])
 		cmd.Env = append(os.Environ(), "JITTERLAB_MEMORY_LIMITED=1")
 		if out, err := cmd.CombinedOutput(); err != nil {

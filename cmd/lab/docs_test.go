@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"jitterlab/internal/testtool"
 )
 
 // repoFiles returns the repository's Go, Markdown and TOML files by path
@@ -94,12 +96,7 @@ func TestLicenseAndIgnoredOutputs(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(lic), "MIT License\n\nCopyright (c) 2026 the jitterlab authors\n") {
 		t.Errorf("LICENSE is not the MIT licence of the jitterlab authors (%v)", err)
 	}
-	if _, err := exec.LookPath("git"); err != nil {
-		if os.Getenv("JITTERLAB_REQUIRE_TOOLS") == "1" {
-			t.Fatal("needs git")
-		}
-		t.Skip("needs git")
-	}
+	testtool.Need(t, "git", "git")
 	ignored := []string{"spike.jlrec", "lab/x.jlrec", "jitterlab-jitter-fix-seed1-000012.500.csv", "run.csv", "jitter.png", "jitterlab"}
 	kept := []string{"recordings/examples/jitter-fix.jlrec", "lab/session.go", "docs/latency-spike.png",
 		"cmd/lab/testdata/golden/tails-10s.csv", "scenarios/builtin/perfect.toml"}

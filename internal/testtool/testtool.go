@@ -1,0 +1,37 @@
+// Package testtool lets a test say what it needs from its environment: an
+// external program (tmux, tshark, chromium, ...) or a capability. Under
+// plain 'go test' a missing need skips the test with a line naming it; CI
+// sets JITTERLAB_REQUIRE_TOOLS=1, which turns every such skip into a
+// failure, so nothing is skipped there silently.
+package testtool
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// Required reports whether missing tools fail tests (CI) instead of
+// skipping them.
+func Required() bool { return os.Getenv("JITTERLAB_REQUIRE_TOOLS") == "1" }
+
+// Missing skips t, or fails it when tools are required, saying what is
+// missing and why.
+func Missing(t testing.TB, what string) {
+	t.Helper()
+	if Required() {
+		t.Fatalf("needs %s (JITTERLAB_REQUIRE_TOOLS=1 makes this a failure)", what)
+	}
+	t.Skipf("needs %s", what)
+}
+
+// Need returns the path of the program name, or skips (or fails) t when it
+// is not installed; pkg names the Debian package that has it.
+func Need(t testing.TB, name, pkg string) string {
+	t.Helper()
+	path, err := exec.LookPath(name)
+	if err != nil {
+		Missing(t, name+" (Debian package "+pkg+")")
+	}
+	return path
+}
