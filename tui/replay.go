@@ -2,7 +2,9 @@ package tui
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -37,7 +39,11 @@ type Replay struct {
 	window int
 
 	*views
-	status string
+	status  string
+	editing bool // the help box has the keys
+
+	// Dir is where 'e' writes its CSV ("" = the current directory).
+	Dir string
 }
 
 // NewReplay loads the recording's samples and changes.
@@ -103,6 +109,12 @@ func (v *Replay) build() {
 	v.editor.Set = func(key, value string) error {
 		return fmt.Errorf("a recording is read-only; run 'lab --scenario …' to change %s", key)
 	}
+	v.keys.set("  ",
+		segment{"[yellow]space[-] play/pause", 60}, segment{"[yellow]←→[-] seek 10s", 50},
+		segment{"[yellow]home/end[-]", 20}, segment{"[yellow]<>[-] speed", 40},
+		segment{"[yellow]z[-] window", 10}, segment{"[yellow]↑↓[-] parameters", 30},
+		segment{"[yellow]e[-] csv", 45},
+		segment{"[yellow]?[-] help", mustKeep}, segment{"[yellow]q[-] quit", mustKeep})
 	v.app.SetRoot(v.root(), true).SetInputCapture(v.onKey)
 	v.refresh()
 }
@@ -118,13 +130,20 @@ func (v *Replay) refresh() {
 	upto := v.index()
 	from := max(upto-span, 0)
 	shown := v.samples[from:upto]
-	v.fillCharts(shown, span, v.configAt(v.pos).Client.Snap)
+	var changed []sim.Time
+	for _, c := range v.changes {
+		changed = append(changed, c.At)
+	}
+	v.fillCharts(shown, span, v.configAt(v.pos).Client.Snap, changed)
 	state := "[green]▶ playing[-]"
 	if v.paused {
 		state = "[yellow]❚❚ paused[-]"
 	}
-	v.header.SetText(fmt.Sprintf(" [::b]jitterlab replay[::-] ─ %s ─ %s ─ seed %d ─ t %v / %v ─ %g× ─ %s ─ %s",
-		tview.Escape(v.name), tview.Escape(v.rec.Scenario), v.rec.Seed, v.pos, v.end(), speeds[v.speed], state, v.summary))
+	v.header.set(" ─ ",
+		segment{"[::b]jitterlab replay[::-]", 15}, segment{tview.Escape(filepath.Base(v.name)), 10},
+		segment{tview.Escape(v.rec.Scenario), 60}, segment{fmt.Sprintf("seed %d", v.rec.Seed), 20},
+		segment{fmt.Sprintf("t %v / %v", v.pos, v.end()), 90}, segment{fmt.Sprintf("%g×", speeds[v.speed]), 70},
+		segment{state, 80}, segment{v.summary, 5})
 	text := ""
 	for _, c := range v.changes {
 		mark := "  "
@@ -137,7 +156,7 @@ func (v *Replay) refresh() {
 		text = " (no parameter changes recorded)"
 	}
 	v.side.SetText(text)
-	v.footer.SetText(" space play/pause  ←→ seek 10s  home/end  </> speed  z window  ↑↓ parameters  q quit\n " + v.status)
+	v.statusRow.SetText(" " + v.status)
 }
 
 // advance moves the cursor by wall × speed while playing.
@@ -155,6 +174,9 @@ func (v *Replay) advance(wall time.Duration) {
 func (v *Replay) seekTo(t sim.Time) { v.pos = min(max(t, v.tsOf(0)), v.end()) }
 
 func (v *Replay) onKey(ev *tcell.EventKey) *tcell.EventKey {
+	if v.editing {
+		return ev
+	}
 	switch ev.Key() {
 	case tcell.KeyLeft:
 		v.seekTo(v.pos - sim.Time(10*time.Second))
@@ -183,6 +205,10 @@ func (v *Replay) onKey(ev *tcell.EventKey) *tcell.EventKey {
 			v.speed = min(v.speed+1, len(speeds)-1)
 		case 'z':
 			v.window = (v.window + 1) % len(windows)
+		case 'e':
+			v.export()
+		case '?':
+			v.help()
 		case 'q':
 			v.app.Stop()
 		default:
@@ -193,6 +219,46 @@ func (v *Replay) onKey(ev *tcell.EventKey) *tcell.EventKey {
 	}
 	v.refresh()
 	return nil
+}
+
+// replayKeys are the viewer's keys and what they do.
+var replayKeys = [][2]string{
+	{"space", "play / pause (at the end, play starts over)"},
+	{"← →", "seek 10 s back / forward; home / end: the start / the end"},
+	{"< >", "slower / faster: 0.1× … 1000×"},
+	{"z", "chart window: 10 s, 30 s, 2 min"},
+	{"↑ ↓", "move over the recorded parameters in force at the cursor"},
+	{"e", "export the whole recording's timeline to a new CSV file"},
+	{"?", "this help"},
+	{"q Ctrl-C", "quit"},
+}
+
+// help shows the viewer's keys.
+func (v *Replay) help() {
+	text := fmt.Sprintf("recording %s\nscenario %s, seed %d, %s\n\n", v.name, v.rec.Scenario, v.rec.Seed, v.summary) +
+		keyLines(replayKeys, "") + "\nThe side box lists the recorded changes; ✓ marks those in force at the cursor, ┴ on the charts' time axis where they applied.\n\n" + helpLastLine
+	v.editing = true
+	showHelp(v.app, v.pages, text, v.closeHelp)
+}
+
+func (v *Replay) closeHelp() {
+	v.pages.RemovePage("help")
+	v.editing = false
+	v.app.SetFocus(v.editor)
+}
+
+// export writes every sample of the recording to a new CSV file.
+func (v *Replay) export() {
+	base := "jitterlab-replay-" + safe(strings.TrimSuffix(filepath.Base(v.name), filepath.Ext(v.name)))
+	f, path, err := createUnique(v.Dir, base, ".csv")
+	if err == nil {
+		err = writeCSV(f, v.samples)
+	}
+	if err != nil {
+		v.status = "[red]export: " + tview.Escape(err.Error())
+		return
+	}
+	v.status = fmt.Sprintf("[green]wrote %s[-] (%d samples)", tview.Escape(path), len(v.samples))
 }
 
 // Run plays the recording until the user quits (screen nil: the terminal).

@@ -60,6 +60,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout, "\nflags of the terminal UI ('lab [flags]'):")
 			fs := tuiFlags(stdout)
 			fs.PrintDefaults()
+			tuiHelp(stdout)
 			return 0
 		}
 	}
