@@ -81,7 +81,7 @@ func New(opts Options) (*App, error) {
 	}
 	a.build()
 	if sc := opts.Scenario; sc != nil && sc.Description != "" {
-		a.status = tview.Escape(sc.Name + ": " + sc.Description + " (? help, c source and changes)")
+		a.status = "[yellow]c[-] about " + tview.Escape(sc.Name+": "+sc.Description)
 	}
 	a.refresh()
 	return a, nil
@@ -118,11 +118,20 @@ func (a *App) record(x *metrics.Sample) {
 
 // samples returns the kept samples oldest first (a copy only when the ring
 // has wrapped).
-func (a *App) samples() []metrics.Sample {
-	if len(a.history) < historyLen || a.head == 0 {
-		return a.history
+func (a *App) samples() []metrics.Sample { return a.latest(len(a.history)) }
+
+// latest returns the newest n kept samples (at most), oldest first,
+// copying only them when they straddle the ring's wrap.
+func (a *App) latest(n int) []metrics.Sample {
+	h := a.history
+	n = min(n, len(h))
+	if len(h) < historyLen || a.head == 0 {
+		return h[len(h)-n:]
 	}
-	return append(append([]metrics.Sample(nil), a.history[a.head:]...), a.history[:a.head]...)
+	if a.head >= n {
+		return h[a.head-n : a.head]
+	}
+	return append(append([]metrics.Sample(nil), h[len(h)-(n-a.head):]...), h[:a.head]...)
 }
 
 func (a *App) build() {
@@ -262,11 +271,8 @@ func (a *App) syncAB() {
 // refresh copies the latest samples into the charts and rewrites the text
 // views.
 func (a *App) refresh() {
-	all := a.samples()
 	span := int(windows[a.window] / a.opts.Every)
-	if len(all) > span {
-		all = all[len(all)-span:]
-	}
+	all := a.latest(span)
 	var changed []sim.Time
 	for _, c := range a.s.Changes() {
 		changed = append(changed, c.At)

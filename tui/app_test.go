@@ -446,3 +446,24 @@ func TestSignalClosesTheRecording(t *testing.T) {
 		})
 	}
 }
+
+// The newest n samples come out in order whether or not the ring wrapped.
+func TestLatestSamplesAcrossTheRingsWrap(t *testing.T) {
+	defer func(n int) { historyLen = n }(historyLen)
+	historyLen = 10
+	a, _ := newApp(t)
+	for i := range 23 {
+		a.record(&metrics.Sample{TS: float64(i)})
+	}
+	for n := range 12 {
+		got := a.latest(n)
+		if len(got) != min(n, 10) {
+			t.Fatalf("latest(%d) has %d samples", n, len(got))
+		}
+		for i := range got {
+			if want := float64(23 - len(got) + i); got[i].TS != want {
+				t.Fatalf("latest(%d)[%d] = %v, want %v", n, i, got[i].TS, want)
+			}
+		}
+	}
+}

@@ -215,9 +215,10 @@ func (c *Chart) yRange() (lo, hi float64) {
 	return lo - pad, hi + pad
 }
 
-// Draw draws the chart into its box.
+// Draw draws the chart into its box. Only its border and its non-blank
+// cells are set: tview clears the screen before each frame.
 func (c *Chart) Draw(screen tcell.Screen) {
-	c.Box.DrawForSubclass(screen, c)
+	drawFrame(screen, c.Box, false)
 	x, y, w, h := c.GetInnerRect()
 	if w <= 0 || h <= 0 {
 		return
@@ -250,7 +251,9 @@ func (c *Chart) Draw(screen tcell.Screen) {
 					r, st = 0x2800+b, other
 				}
 			}
-			screen.SetContent(x+i, y+j, r, nil, st)
+			if r != ' ' {
+				screen.SetContent(x+i, y+j, r, nil, st)
+			}
 		}
 	}
 	mark := tcell.StyleDefault.Foreground(tcell.ColorYellow).Bold(true)

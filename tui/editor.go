@@ -161,7 +161,7 @@ func (e *Editor) Draw(screen tcell.Screen) {
 	} else {
 		e.SetTitle(" parameters ")
 	}
-	e.Box.DrawForSubclass(screen, e)
+	drawFrame(screen, e.Box, e.HasFocus())
 	selected := tcell.StyleDefault.Reverse(true)
 	for i := e.top; i < len(editorRows) && i-e.top < h; i++ {
 		r, line := editorRows[i], y+i-e.top
@@ -190,7 +190,9 @@ func (e *Editor) Draw(screen tcell.Screen) {
 				if j < len(val) {
 					ch = val[j]
 				}
-				screen.SetContent(cx+j, line, ch, nil, st)
+				if ch != ' ' || st != tcell.StyleDefault {
+					screen.SetContent(cx+j, line, ch, nil, st)
+				}
 			}
 		}
 	}

@@ -30,10 +30,24 @@ var liveKeys = [][2]string{
 // KeyHelp lists the live lab's keys, one per line, for 'lab -h'.
 func KeyHelp() string { return keyLines(liveKeys, "  ") }
 
+// keyLines lays keys out as a table: the key, then what it does, wrapped
+// at 76 columns under itself.
 func keyLines(keys [][2]string, indent string) string {
 	var b strings.Builder
+	pad := indent + strings.Repeat(" ", 10)
 	for _, k := range keys {
-		fmt.Fprintf(&b, "%s%-9s %s\n", indent, k[0], k[1])
+		line := fmt.Sprintf("%s%-9s", indent, k[0])
+		width := len([]rune(line))
+		for _, word := range strings.Fields(k[1]) {
+			if n := len([]rune(word)); width+1+n > 76 {
+				b.WriteString(line + "\n")
+				line, width = pad+word, len([]rune(pad))+n
+				continue
+			}
+			line += " " + word
+			width += 1 + len([]rune(word))
+		}
+		b.WriteString(line + "\n")
 	}
 	return b.String()
 }
@@ -57,7 +71,7 @@ func (a *App) help() {
 	}
 	b.WriteString(keyLines(liveKeys, ""))
 	b.WriteString("\n" + chartHelp + "\n\n" + helpLastLine)
-	showHelp(a.app, a.pages, b.String(), func() { a.editing = false; a.app.SetFocus(a.editor) })
+	showHelp(a.app, a.pages.Pages, b.String(), func() { a.editing = false; a.app.SetFocus(a.editor) })
 	a.editing = true
 }
 

@@ -113,7 +113,7 @@ func (a *App) quit() {
 // startEdit opens a field to type the value under the cursor.
 func (a *App) startEdit() {
 	key := a.editor.Key()
-	a.prompt(" type a value, Enter sets, Esc cancels ", key+" = ", a.editor.Get(key), 20, func(text string) {
+	a.prompt(" Enter sets, Esc cancels ", key+" = ", a.editor.Get(key), 24, func(text string) {
 		a.set(key, strings.TrimSpace(text))
 	})
 }

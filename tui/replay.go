@@ -238,7 +238,7 @@ func (v *Replay) help() {
 	text := fmt.Sprintf("recording %s\nscenario %s, seed %d, %s\n\n", v.name, v.rec.Scenario, v.rec.Seed, v.summary) +
 		keyLines(replayKeys, "") + "\nThe side box lists the recorded changes; ✓ marks those in force at the cursor, ┴ on the charts' time axis where they applied.\n\n" + helpLastLine
 	v.editing = true
-	showHelp(v.app, v.pages, text, v.closeHelp)
+	showHelp(v.app, v.pages.Pages, text, v.closeHelp)
 }
 
 func (v *Replay) closeHelp() {
