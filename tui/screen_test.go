@@ -208,3 +208,64 @@ func TestHelpScrollsToItsEnd(t *testing.T) {
 		t.Fatalf("Esc did not close help:\n%s", out)
 	}
 }
+
+// Every prompt selects its pre-filled text: the A/B prompt too.
+func TestPromptsReplaceTheirPrefilledText(t *testing.T) {
+	a, _ := labAt(t, 80, 24)
+	press(a, 'b') // pre-filled with server.inputs=queue
+	typeText(a, "client.sender=accumulator")
+	pressKey(a, tcell.KeyEnter)
+	if a.ab == nil || strings.Join(a.ab.sets, " ") != "client.sender=accumulator" {
+		t.Fatalf("A/B started with %v (status %q)", a.ab, a.status)
+	}
+	// Backspace on the selection clears it; an arrow keeps it to edit.
+	pressKey(a, tcell.KeyEnter) // latency 50ms
+	pressKey(a, tcell.KeyBackspace2)
+	typeText(a, "70ms")
+	pressKey(a, tcell.KeyEnter)
+	pressKey(a, tcell.KeyEnter) // 70ms
+	pressKey(a, tcell.KeyEnd)
+	pressKey(a, tcell.KeyBackspace2)
+	pressKey(a, tcell.KeyBackspace2)
+	typeText(a, "5ms")
+	pressKey(a, tcell.KeyEnter)
+	if got := a.s.Config().Up.Latency; got != 705*time.Millisecond {
+		t.Fatalf("up latency %v, want 705ms (70ms cleared and typed, then edited to 705ms)", got)
+	}
+}
+
+func TestHelpGolden(t *testing.T) {
+	a, screen := labAt(t, 80, 24)
+	press(a, '?')
+	golden(t, "help-80x24.txt", draw(a, screen))
+}
+
+// c shows the scenario's description and source and the change log; the
+// change is marked on the charts' time axis.
+func TestChangeLogAndMarks(t *testing.T) {
+	a, screen := labAt(t, 80, 24)
+	a.advance(5 * time.Second)
+	a.set("up.loss", "2%")
+	a.advance(5 * time.Second)
+	press(a, 'c')
+	out := draw(a, screen)
+	for _, want := range []string{"jitter-fix (builtin/jitter-fix.toml)", "The reference client", "source:", "00:00:05.000 up.loss=2%", "changes (1)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the change log lacks %q:\n%s", want, out)
+		}
+	}
+	marks := 0
+	for _, line := range rows(screen) {
+		if strings.HasPrefix(line, "└") {
+			marks += strings.Count(line, "┴")
+		}
+	}
+	if marks != 4 {
+		t.Errorf("%d change marks on the charts' time axes, want one per chart:\n%s", marks, out)
+	}
+	golden(t, "changes-80x24.txt", out)
+	press(a, 'c')
+	if out = draw(a, screen); !strings.Contains(out, "parameters") {
+		t.Fatalf("c did not bring the editor back:\n%s", out)
+	}
+}

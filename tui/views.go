@@ -44,7 +44,7 @@ func newViews(cc client.Config, sideTitle string) *views {
 		keys:      newFitLine(),
 		statusRow: tview.NewTextView().SetDynamicColors(true).SetWrap(false),
 		side:      tview.NewTextView().SetDynamicColors(true).SetWrap(false),
-		log:       tview.NewTextView().SetDynamicColors(true).SetWrap(false),
+		log:       tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true),
 		editor:    NewEditor(),
 	}
 	for _, t := range []*tview.TextView{v.statusRow, v.side, v.log} {
