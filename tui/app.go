@@ -238,12 +238,20 @@ func (a *App) advance(wall time.Duration) {
 	a.refresh()
 }
 
-// set applies key=value now, after checking the whole configuration.
+// set applies key=value now, after checking the whole configuration. A
+// value equal to the one in force changes nothing and is not logged.
 func (a *App) set(key, value string) error {
 	cfg := a.s.Config()
 	err := lab.Set(&cfg, key, value)
 	if err == nil {
 		err = cfg.Validate()
+	}
+	if p, _ := lab.Lookup(key); err == nil && p.Get != nil {
+		before := a.s.Config()
+		if p.Get(&cfg) == p.Get(&before) {
+			a.status = fmt.Sprintf("%s is already %s", key, tview.Escape(p.Get(&before)))
+			return nil
+		}
 	}
 	if err == nil {
 		err = a.s.Schedule(a.s.Now(), key, value)

@@ -1,9 +1,12 @@
 package tui
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gdamore/tcell/v2"
 
 	"jitterlab/lab"
 )
@@ -79,5 +82,42 @@ func TestEditorShowsLongValuesWhole(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("editor cuts %q:\n%s", want, out)
 		}
+	}
+}
+
+// At 80×24 the editor scrolls: the last group is reachable and its title
+// says which rows show.
+func TestEditorScrollsToTheLastRowAt80x24(t *testing.T) {
+	a, screen := labAt(t, 80, 24)
+	for range len(editorRows) {
+		pressKey(a, tcell.KeyDown)
+	}
+	out := draw(a, screen)
+	last := editorRows[len(editorRows)-1]
+	if !strings.Contains(out, "── server") || !strings.Contains(out, " "+last.label+" ") || !strings.Contains(out, fmt.Sprintf("of %d", len(editorRows))) {
+		t.Fatalf("the last rows are not on screen:\n%s", out)
+	}
+	for range len(editorRows) {
+		pressKey(a, tcell.KeyUp)
+	}
+	if out = draw(a, screen); !strings.Contains(out, "── link") {
+		t.Fatalf("back at the top the link heading is hidden:\n%s", out)
+	}
+}
+
+// Stepping below 0 (or typing the value in force) changes nothing and
+// logs nothing.
+func TestNoOpChangeIsNotLogged(t *testing.T) {
+	a, _ := labAt(t, 80, 24)
+	pressKey(a, tcell.KeyDown) // jitter
+	pressKey(a, tcell.KeyDown) // distribution
+	pressKey(a, tcell.KeyDown) // correlation 0
+	press(a, '-')
+	a.set("up.latency", "50ms")
+	if n := len(a.s.Changes()); n != 0 {
+		t.Fatalf("no-op changes logged: %+v", a.s.Changes())
+	}
+	if !strings.Contains(a.status, "already 50ms") {
+		t.Fatalf("status %q", a.status)
 	}
 }
