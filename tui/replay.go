@@ -140,7 +140,7 @@ func (v *Replay) refresh() {
 		state = "[yellow]❚❚ paused[-]"
 	}
 	v.header.set(" ─ ",
-		segment{"[::b]jitterlab replay[::-]", 15}, segment{tview.Escape(filepath.Base(v.name)), 10},
+		segment{"[::b]replay[::-]", 65}, segment{tview.Escape(filepath.Base(v.name)), 10},
 		segment{tview.Escape(v.rec.Scenario), 60}, segment{fmt.Sprintf("seed %d", v.rec.Seed), 20},
 		segment{fmt.Sprintf("t %v / %v", v.pos, v.end()), 90}, segment{fmt.Sprintf("%g×", speeds[v.speed]), 70},
 		segment{state, 80}, segment{v.summary, 5})
