@@ -285,7 +285,7 @@ func (a *App) refresh() {
 	for _, c := range a.s.Changes() {
 		changed = append(changed, c.At)
 	}
-	a.fillCharts(all, span, a.s.Config().Client.Snap, changed)
+	a.fillCharts(all, span, a.opts.Every, a.s.Config().Client.Snap, changed)
 	for _, c := range []*Chart{a.offset, a.interval, a.visErr, a.rtt} {
 		c.Values2 = c.Values2[:0]
 		c.Color2 = tcell.ColorWhite

@@ -39,6 +39,9 @@ type Chart struct {
 	// Marks are indexes into Values where a parameter changed: drawn as
 	// ticks on the bottom border, the chart's time axis.
 	Marks []int
+	// Span, when set, labels the time axis: at the left end of the plot
+	// on the bottom border (e.g. "−30s"), with "now" at the right end.
+	Span  string
 	title string
 }
 
@@ -256,8 +259,27 @@ func (c *Chart) Draw(screen tcell.Screen) {
 			}
 		}
 	}
+	plotW := w - labelWidth
+	marks := c.markColumns(plotW)
+	// The span labels give way to a mark in their place.
+	free := func(from, to int) bool {
+		for _, m := range marks {
+			if m >= from && m < to {
+				return false
+			}
+		}
+		return true
+	}
+	if span := " " + c.Span + " "; c.Span != "" && plotW >= len(span)+8 {
+		if n := len([]rune(span)); free(0, n) {
+			tview.Print(screen, span, x+labelWidth, y+h, n, tview.AlignLeft, tcell.ColorGray)
+		}
+		if free(plotW-5, plotW) {
+			tview.Print(screen, " now ", x+w-5, y+h, 5, tview.AlignLeft, tcell.ColorGray)
+		}
+	}
 	mark := tcell.StyleDefault.Foreground(tcell.ColorYellow).Bold(true)
-	for _, col := range c.markColumns(w - labelWidth) {
+	for _, col := range marks {
 		screen.SetContent(x+labelWidth+col, y+h, '┴', nil, mark)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 func render(c *Chart, w, h int) string {
@@ -126,5 +127,17 @@ func TestChartMarksChangesOnTheTimeAxis(t *testing.T) {
 	got := c.markColumns(40)
 	if want := []int{0, 20, 39}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("marks at columns %v, want %v", got, want)
+	}
+}
+
+func TestWindowSpanLabels(t *testing.T) {
+	for _, c := range []struct {
+		span  int
+		every time.Duration
+		want  string
+	}{{200, 50 * time.Millisecond, "10s"}, {600, 50 * time.Millisecond, "30s"}, {2400, 50 * time.Millisecond, "2m"}, {10, 100 * time.Microsecond, "1ms"}} {
+		if got := fmtSpan(c.span, c.every); got != c.want {
+			t.Errorf("%d × %v = %q, want %q", c.span, c.every, got, c.want)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
@@ -109,7 +110,7 @@ func (v *views) logShown() bool { name, _ := v.upper.GetFrontPage(); return name
 // fillCharts shows samples (oldest first) across a window of span samples,
 // with the latest values in the titles and a mark on the time axis at
 // every change (changes holds their times).
-func (v *views) fillCharts(shown []metrics.Sample, span int, snap float64, changes []sim.Time) {
+func (v *views) fillCharts(shown []metrics.Sample, span int, every time.Duration, snap float64, changes []sim.Time) {
 	var marks []int
 	if len(shown) > 0 {
 		first, last := tsOf(&shown[0]), tsOf(&shown[len(shown)-1])
@@ -140,11 +141,21 @@ func (v *views) fillCharts(shown []metrics.Sample, span int, snap float64, chang
 	if len(shown) > 0 {
 		last = shown[len(shown)-1]
 	}
+	v.rtt.Span = "−" + fmtSpan(span, every)
 	v.offset.SetNote(fmt.Sprintf("%+d", last.TickOffset))
 	v.interval.SetNote(fmt.Sprintf("%.3f", last.SendIntervalS))
 	v.visErr.Refs = []RefLine{{snap, fmt.Sprintf("%g", snap)}}
 	v.visErr.SetNote(fmt.Sprintf("%.2f", last.VisibleErrorM))
 	v.rtt.SetNote(fmt.Sprintf("%.0f, jitter %.1f/%.1f", last.RTTMs, last.UpJitterMs, last.DownJitterMs))
+}
+
+// fmtSpan is span samples of every as a short duration: 30s, 2m.
+func fmtSpan(span int, every time.Duration) string {
+	d := time.Duration(span) * every
+	if d%time.Minute == 0 {
+		return fmt.Sprintf("%dm", d/time.Minute)
+	}
+	return d.String()
 }
 
 // tsOf is a sample's true time.
