@@ -155,8 +155,9 @@ func (a *App) build() {
 
 func trimZero(f float64) string { return strings.TrimPrefix(fmt.Sprintf("%.3f", f), "0") }
 
-// Run runs the UI until the user quits or SIGTERM/SIGHUP arrives (either
-// way an open recording is closed). A ticker hands the elapsed wall time to
+// Run runs the UI until the user quits or SIGTERM, SIGHUP or SIGINT (from
+// kill; Ctrl-C in the lab is a key) arrives: either way an open recording
+// is closed. A ticker hands the elapsed wall time to
 // the event goroutine 30 times a second; the session advances by that time
 // × the speed, so redraws are coalesced at ≤ 30 fps. A nil screen is the
 // terminal. A screen given here must not be initialised yet: tview's
@@ -168,7 +169,7 @@ func (a *App) Run(screen tcell.Screen) error {
 	t := time.NewTicker(time.Second / 30)
 	defer t.Stop()
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, os.Interrupt)
 	defer signal.Stop(sigs)
 	return a.run(t.C, time.Now(), sigs)
 }

@@ -407,7 +407,7 @@ func TestPausedLabDoesNotRedraw(t *testing.T) {
 // SIGTERM or SIGHUP ends the lab as q does: the open recording is closed
 // with its summary (it verifies) and Run returns without an error.
 func TestSignalClosesTheRecording(t *testing.T) {
-	for _, sig := range []os.Signal{syscall.SIGTERM, syscall.SIGHUP} {
+	for _, sig := range []os.Signal{syscall.SIGTERM, syscall.SIGHUP, os.Interrupt} {
 		t.Run(sig.String(), func(t *testing.T) {
 			a, _ := newApp(t)
 			ticks := make(chan time.Time)
