@@ -332,7 +332,7 @@ func (a *App) refresh() {
 		a.log.SetText(a.logText())
 		a.log.ScrollToEnd()
 	}
-	a.statusRow.SetText(" " + a.status)
+	a.setStatus(a.status)
 	a.idle.Store(a.paused || a.s.Done())
 }
 

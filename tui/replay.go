@@ -156,7 +156,7 @@ func (v *Replay) refresh() {
 		text = " (no parameter changes recorded)"
 	}
 	v.side.SetText(text)
-	v.statusRow.SetText(" " + v.status)
+	v.setStatus(v.status)
 }
 
 // advance moves the cursor by wall × speed while playing.

@@ -80,11 +80,14 @@ func TestScreenAtEverySize(t *testing.T) {
 				typeText(a, "-5ms")
 				pressKey(a, tcell.KeyEnter)
 				out := draw(a, screen)
-				if !strings.Contains(out, `up.latency: bad value "-5ms"`) {
+				if !strings.Contains(out, `up.latency: bad value "-5ms"`) || !strings.Contains(out, "250us") {
 					t.Fatalf("the refusal is not on screen:\n%s", out)
 				}
 				if a.s.Config().Up.Latency != 50*time.Millisecond {
 					t.Fatalf("a refused value changed the latency to %v", a.s.Config().Up.Latency)
+				}
+				if sz.w == 80 {
+					golden(t, "refusal-80x24.txt", out)
 				}
 			})
 			t.Run("typing replaces the pre-filled value", func(t *testing.T) {
@@ -124,7 +127,7 @@ func TestScreenAtEverySize(t *testing.T) {
 				a.status = "[red]a message"
 				draw(a, screen)
 				lines := rows(screen)
-				if status := lines[len(lines)-2]; !strings.Contains(status, "a message") {
+				if status := lines[len(lines)-2]; !strings.Contains(status, "a message") || strings.Contains(lines[len(lines)-3], "message") {
 					t.Fatalf("status row %q", status)
 				}
 				if keys := lines[len(lines)-1]; !strings.Contains(keys, "? help") || !strings.Contains(keys, "q quit") {

@@ -37,13 +37,15 @@ type views struct {
 	editor                        *Editor
 	upper                         layers // the editor or the change log
 	pages                         layers // the layout, then overlays
+	rows                          *tview.Flex
+	statusText                    string
 }
 
 func newViews(cc client.Config, sideTitle string) *views {
 	v := &views{
 		header:    newFitLine(),
 		keys:      newFitLine(),
-		statusRow: tview.NewTextView().SetDynamicColors(true).SetWrap(false),
+		statusRow: tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true),
 		side:      tview.NewTextView().SetDynamicColors(true).SetWrap(false),
 		log:       tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true),
 		editor:    NewEditor(),
@@ -83,17 +85,34 @@ func (v *views) layout() tview.Primitive {
 	main := tview.NewFlex().
 		AddItem(charts, 0, 1, false).
 		AddItem(right, sideWidth, 0, true)
-	return tview.NewFlex().SetDirection(tview.FlexRow).
+	v.rows = tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(v.header, 1, 0, false).
 		AddItem(main, 0, 1, true).
 		AddItem(v.statusRow, 1, 0, false).
 		AddItem(v.keys, 1, 0, false)
+	return v.rows
+}
+
+// setStatus shows text on the status row.
+func (v *views) setStatus(text string) {
+	v.statusText = " " + text
+	v.statusRow.SetText(v.statusText)
+}
+
+// fitStatus gives the status row a second row (from the charts) while its
+// text is wider than the screen, w: a refusal's reason is never cut.
+func (v *views) fitStatus(w int) {
+	height := 1
+	if tview.TaggedStringWidth(v.statusText) > w {
+		height = 2
+	}
+	v.rows.ResizeItem(v.statusRow, height, 0)
 }
 
 // root is what the application draws: the layout and its overlays, or the
 // "terminal too small" message.
 func (v *views) root() tview.Primitive {
-	return &sizeGuard{Primitive: v.pages, minW: minWidth, minH: minHeight}
+	return &sizeGuard{Primitive: v.pages, minW: minWidth, minH: minHeight, fit: v.fitStatus}
 }
 
 // showLog swaps the editor for the change log (or back).
@@ -214,11 +233,13 @@ func (l layers) Draw(screen tcell.Screen) {
 type sizeGuard struct {
 	tview.Primitive
 	minW, minH int
+	fit        func(w int) // lays out for the width before drawing
 }
 
 func (g *sizeGuard) Draw(screen tcell.Screen) {
 	x, y, w, h := g.GetRect()
 	if w >= g.minW && h >= g.minH {
+		g.fit(w)
 		g.Primitive.Draw(screen)
 		return
 	}
