@@ -57,10 +57,12 @@ type App struct {
 	ab      *abRun
 	rec     *recording
 
-	// idle is set while the lab is paused or at its end: the ticker then
-	// hands nothing to the event loop, so nothing is redrawn until a key
-	// or a resize (tview redraws those itself).
+	// idle is set while the lab is paused or at its end: the ticker
+	// goroutine then takes no ticks and hands nothing to the event loop,
+	// so nothing runs or is redrawn until a key or a resize (tview redraws
+	// those itself); wake tells it the lab runs again.
 	idle    atomic.Bool
+	wake    chan struct{}
 	signal  os.Signal // the signal that ended Run, if any
 	written []string  // recordings closed, in order
 
@@ -75,7 +77,7 @@ func New(opts Options) (*App, error) {
 	if opts.Every <= 0 {
 		opts.Every = 50 * time.Millisecond
 	}
-	a := &App{app: tview.NewApplication(), opts: opts, speed: 3, window: 1, name: opts.Name}
+	a := &App{app: tview.NewApplication(), opts: opts, speed: 3, window: 1, name: opts.Name, wake: make(chan struct{}, 1)}
 	if err := a.restart(opts.Config); err != nil {
 		return nil, err
 	}
@@ -184,7 +186,31 @@ func (a *App) run(ticks <-chan time.Time, start time.Time, sigs <-chan os.Signal
 	var got atomic.Value
 	go func() {
 		last := start
+		resync := false
 		for {
+			if a.idle.Load() {
+				// Paused or at the end: no ticks are taken at all until
+				// refresh wakes us; then drop the tick buffered meanwhile
+				// and start timing from the next.
+				select {
+				case <-stop:
+					return
+				case sig := <-sigs:
+					got.Store(sig)
+					a.app.Stop()
+					return
+				case <-a.wake:
+				}
+				for drained := false; !drained; {
+					select {
+					case <-ticks:
+					default:
+						drained = true
+					}
+				}
+				resync = true
+				continue
+			}
 			select {
 			case <-stop:
 				return
@@ -195,9 +221,11 @@ func (a *App) run(ticks <-chan time.Time, start time.Time, sigs <-chan os.Signal
 			case now := <-ticks:
 				d := now.Sub(last)
 				last = now
-				if !a.idle.Load() {
-					a.app.QueueUpdateDraw(func() { a.advance(d) })
+				if resync || a.idle.Load() {
+					resync = false
+					continue
 				}
+				a.app.QueueUpdateDraw(func() { a.advance(d) })
 			}
 		}
 	}()
@@ -333,7 +361,12 @@ func (a *App) refresh() {
 		a.log.ScrollToEnd()
 	}
 	a.setStatus(a.status)
-	a.idle.Store(a.paused || a.s.Done())
+	if idle := a.paused || a.s.Done(); a.idle.Swap(idle) && !idle {
+		select {
+		case a.wake <- struct{}{}:
+		default: // a wake-up is pending already
+		}
+	}
 }
 
 // nowText is the live summary: two figures per line in fixed columns, so
