@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -57,12 +56,7 @@ type App struct {
 	ab      *abRun
 	rec     *recording
 
-	// idle is set while the lab is paused or at its end: the ticker
-	// goroutine then takes no ticks and hands nothing to the event loop,
-	// so nothing runs or is redrawn until a key or a resize (tview redraws
-	// those itself); wake tells it the lab runs again.
-	idle    atomic.Bool
-	wake    chan struct{}
+	*clock            // idle while paused or at the end
 	signal  os.Signal // the signal that ended Run, if any
 	written []string  // recordings closed, in order
 
@@ -77,7 +71,7 @@ func New(opts Options) (*App, error) {
 	if opts.Every <= 0 {
 		opts.Every = 50 * time.Millisecond
 	}
-	a := &App{app: tview.NewApplication(), opts: opts, speed: 3, window: 1, name: opts.Name, wake: make(chan struct{}, 1)}
+	a := &App{app: tview.NewApplication(), opts: opts, speed: 3, window: 1, name: opts.Name, clock: newClock()}
 	if err := a.restart(opts.Config); err != nil {
 		return nil, err
 	}
@@ -178,62 +172,8 @@ func (a *App) Run(screen tcell.Screen) error {
 
 // run is Run with the ticks and signals supplied (tests send their own).
 func (a *App) run(ticks <-chan time.Time, start time.Time, sigs <-chan os.Signal) error {
-	// The ticker goroutine hands each tick to the event loop. tview's
-	// QueueUpdate returns only once the loop has run the update, so a tick
-	// in flight when the loop ends would block forever: Run therefore does
-	// not wait for this goroutine; stop makes it exit at its next tick.
-	stop := make(chan struct{})
-	var got atomic.Value
-	go func() {
-		last := start
-		resync := false
-		for {
-			if a.idle.Load() {
-				// Paused or at the end: no ticks are taken at all until
-				// refresh wakes us; then drop the tick buffered meanwhile
-				// and start timing from the next.
-				select {
-				case <-stop:
-					return
-				case sig := <-sigs:
-					got.Store(sig)
-					a.app.Stop()
-					return
-				case <-a.wake:
-				}
-				for drained := false; !drained; {
-					select {
-					case <-ticks:
-					default:
-						drained = true
-					}
-				}
-				resync = true
-				continue
-			}
-			select {
-			case <-stop:
-				return
-			case sig := <-sigs:
-				got.Store(sig)
-				a.app.Stop() // safe from any goroutine; restores the terminal
-				return
-			case now := <-ticks:
-				d := now.Sub(last)
-				last = now
-				if resync || a.idle.Load() {
-					resync = false
-					continue
-				}
-				a.app.QueueUpdateDraw(func() { a.advance(d) })
-			}
-		}
-	}()
-	err := a.app.Run()
-	close(stop)
-	if sig, ok := got.Load().(os.Signal); ok {
-		a.signal = sig
-	}
+	sig, err := a.clock.run(a.app, ticks, start, sigs, a.advance)
+	a.signal = sig
 	if rerr := a.stopRecording(); err == nil {
 		err = rerr
 	}
@@ -361,12 +301,7 @@ func (a *App) refresh() {
 		a.log.ScrollToEnd()
 	}
 	a.setStatus(a.status)
-	if idle := a.paused || a.s.Done(); a.idle.Swap(idle) && !idle {
-		select {
-		case a.wake <- struct{}{}:
-		default: // a wake-up is pending already
-		}
-	}
+	a.setIdle(a.paused || a.s.Done())
 }
 
 // nowText is the live summary: two figures per line in fixed columns, so

@@ -39,6 +39,7 @@ type Replay struct {
 	window int
 
 	*views
+	*clock  // idle while paused
 	status  string
 	editing bool // the help box has the keys
 
@@ -52,7 +53,7 @@ func NewReplay(r *recordings.Reader, name string) (*Replay, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &Replay{app: tview.NewApplication(), name: name, rec: r.Header, initial: cfg, speed: 3, window: 1}
+	v := &Replay{app: tview.NewApplication(), name: name, rec: r.Header, initial: cfg, speed: 3, window: 1, clock: newClock()}
 	err = r.Scan(0, sim.Time(1<<62), func(x *metrics.Sample) error {
 		if len(v.samples) >= maxReplaySamples {
 			return fmt.Errorf("the recording has more than %d samples; view a window with 'lab replay --from --to' or 'lab export'", maxReplaySamples)
@@ -157,6 +158,7 @@ func (v *Replay) refresh() {
 	}
 	v.side.SetText(text)
 	v.setStatus(v.status)
+	v.setIdle(v.paused)
 }
 
 // advance moves the cursor by wall × speed while playing.
@@ -268,21 +270,6 @@ func (v *Replay) Run(screen tcell.Screen) error {
 	}
 	t := time.NewTicker(time.Second / 30)
 	defer t.Stop()
-	stop := make(chan struct{})
-	go func() {
-		last := time.Now()
-		for {
-			select {
-			case <-stop:
-				return
-			case now := <-t.C:
-				d := now.Sub(last)
-				last = now
-				v.app.QueueUpdateDraw(func() { v.advance(d) })
-			}
-		}
-	}()
-	err := v.app.Run()
-	close(stop)
+	_, err := v.clock.run(v.app, t.C, time.Now(), nil, v.advance)
 	return err
 }

@@ -132,3 +132,15 @@ func TestReplayHelpAndExport(t *testing.T) {
 		t.Fatalf("export holds %d rows of %d samples", n, len(v.samples))
 	}
 }
+
+// A paused replay is idle (its clock takes no ticks); playing, it is not.
+func TestPausedReplayIsIdle(t *testing.T) {
+	v, _ := replayAt(t, 80, 24)
+	if v.idle.Load() {
+		t.Fatal("a playing replay is idle")
+	}
+	v.onKey(tcell.NewEventKey(tcell.KeyRune, ' ', 0))
+	if !v.idle.Load() {
+		t.Fatal("a paused replay still takes ticks")
+	}
+}
