@@ -272,3 +272,28 @@ func TestChangeLogAndMarks(t *testing.T) {
 		t.Fatalf("c did not bring the editor back:\n%s", out)
 	}
 }
+
+// Any terminal size draws without a panic: the lab, its help and a prompt,
+// from 1×1 up; below the minimum the message (or as much of it as fits).
+func TestEverySizeDraws(t *testing.T) {
+	a, screen := labAt(t, 80, 24)
+	a.advance(3 * time.Second)
+	for _, overlay := range []rune{0, '?', 'b'} {
+		if overlay != 0 {
+			press(a, overlay)
+		}
+		for w := 1; w <= 221; w += 11 {
+			for h := 1; h <= 71; h += 7 {
+				screen.SetSize(w, h)
+				out := draw(a, screen)
+				if w >= minWidth && h >= minHeight && overlay == 0 && !strings.Contains(out, "q quit") {
+					t.Fatalf("%d×%d: no key row:\n%s", w, h, out)
+				}
+				if (w < minWidth || h < minHeight) && w >= 32 && h >= 2 && !strings.Contains(out, "terminal too small") {
+					t.Fatalf("%d×%d: no message:\n%s", w, h, out)
+				}
+			}
+		}
+		pressKey(a, tcell.KeyEscape)
+	}
+}
