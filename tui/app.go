@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
 	"strings"
@@ -309,13 +310,19 @@ func (a *App) refresh() {
 func nowText(s *lab.Summary) string {
 	line := func(l1, v1, l2, v2 string) string { return fmt.Sprintf(" %-9s %8s  %-8s %8s", l1, v1, l2, v2) }
 	n := func(v uint64) string { return fmt.Sprintf("%d", v) }
+	ms := func(v float64) string { // no inputs or replies yet: NaN
+		if math.IsNaN(v) {
+			return "–"
+		}
+		return fmt.Sprintf("%.0f ms", v)
+	}
 	return strings.Join([]string{
 		line("err p99", fmt.Sprintf("%.2f m", s.VisibleErrorM.P99), "snaps", n(s.Snaps)),
 		line("judder", fmt.Sprintf("%.2fm/s", s.JudderMPS), "flips", n(s.LatchFlips)),
 		line("speed", fmt.Sprintf("%.2fm/s", s.MeanVisibleSpeedMPS), "of", fmt.Sprintf("%.2fm/s", s.CommandedSpeedMPS)),
 		line("lost up", n(s.Up.Lost+s.Up.QueueDropped), "lost dn", n(s.Down.Lost+s.Down.QueueDropped)),
 		line("overwrote", n(s.Overwritten), "starved", n(s.Starved)),
-		line("rtt p50", fmt.Sprintf("%.0f ms", s.RTTMs.P50), "in delay", fmt.Sprintf("%.0f ms", s.InputDelayMs.P50)),
+		line("rtt p50", ms(s.RTTMs.P50), "in delay", ms(s.InputDelayMs.P50)),
 	}, "\n")
 }
 

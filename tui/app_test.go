@@ -2,6 +2,7 @@ package tui
 
 import (
 	"encoding/csv"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -296,6 +297,11 @@ func TestNowBoxFitsWithLargeCounters(t *testing.T) {
 	var s lab.Summary
 	s.Up.Lost, s.Down.Lost, s.Overwritten, s.Starved, s.Snaps, s.LatchFlips = 9999999, 9999999, 9999999, 9999999, 9999999, 9999999
 	s.VisibleErrorM.P99, s.RTTMs.P50, s.InputDelayMs.P50 = 1234.56, 99999, 99999
+	var empty lab.Summary // before any reply or input: no quantiles
+	empty.RTTMs.P50, empty.InputDelayMs.P50 = math.NaN(), math.NaN()
+	if text := nowText(&empty); strings.Contains(text, "NaN") {
+		t.Errorf("an empty summary shows NaN:\n%s", text)
+	}
 	for _, line := range strings.Split(nowText(&s), "\n") {
 		if w := tview.TaggedStringWidth(line); w > sideWidth-2 {
 			t.Errorf("now line %q is %d wide, the box holds %d", line, w, sideWidth-2)
