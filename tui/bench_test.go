@@ -8,7 +8,7 @@ import (
 // BenchmarkFrame is one frame of the live lab at 1× on a 200×50 screen:
 // 1/30 s of simulation, the views refreshed and the whole screen drawn.
 func BenchmarkFrame(b *testing.B) {
-	a, _ := labAt(&testing.T{}, 200, 50)
+	a, _ := labAt(b, 200, 50)
 	for range 30 * 30 {
 		a.advance(time.Second / 30)
 	}

@@ -23,7 +23,7 @@ var sizes = []struct{ w, h int }{{80, 24}, {120, 40}, {200, 60}}
 
 // labAt is the lab as 'go run ./cmd/lab' starts it (the jitter-fix
 // scenario, seed 1) on a simulated w×h terminal.
-func labAt(t *testing.T, w, h int) (*App, tcell.SimulationScreen) {
+func labAt(t testing.TB, w, h int) (*App, tcell.SimulationScreen) {
 	t.Helper()
 	sc, err := lab.LoadScenario("jitter-fix")
 	if err != nil {
