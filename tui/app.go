@@ -2,9 +2,11 @@ package tui
 
 import (
 	"fmt"
+	"math"
 	"os"
-	"path/filepath"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -12,7 +14,6 @@ import (
 
 	"jitterlab/lab"
 	"jitterlab/metrics"
-	"jitterlab/recordings"
 	"jitterlab/scenarios"
 	"jitterlab/sim"
 )
@@ -23,15 +24,15 @@ type Options struct {
 	Scenario *scenarios.Scenario // its timeline is scheduled; nil for none
 	Name     string              // shown in the header
 	Every    time.Duration       // sample period (50ms)
-	Dir      string              // where exports go ("" = current directory)
+	Dir      string              // where exports and recordings go ("" = current directory)
 }
 
 // speeds are the selectable simulation speeds (× real time).
 var speeds = []float64{0.1, 0.25, 0.5, 1, 2, 5, 10, 100, 1000}
 
 // historyLen is how many samples the lab keeps for charts and CSV export:
-// one hour at 50 ms.
-const historyLen = 72000
+// one hour at 50 ms. (A variable so tests can shorten it.)
+var historyLen = 72000
 
 // windows are the selectable chart spans.
 var windows = []time.Duration{10 * time.Second, 30 * time.Second, 2 * time.Minute}
@@ -40,10 +41,10 @@ var windows = []time.Duration{10 * time.Second, 30 * time.Second, 2 * time.Minut
 // the tview event goroutine; only Run's ticker goroutine reads the wall
 // clock, and it hands elapsed time to the event goroutine.
 type App struct {
-	app   *tview.Application
-	pages *tview.Pages
-	opts  Options
-	s     *lab.Session
+	app  *tview.Application
+	opts Options
+	s    *lab.Session
+	name string // the scenario or the preset in force, in the header
 
 	paused  bool
 	speed   int // index into speeds
@@ -54,9 +55,11 @@ type App struct {
 	lastSum lab.Summary
 	editing bool
 	ab      *abRun
-	rec     *lab.Recorder
-	recFile *os.File
-	recPath string
+	rec     *recording
+
+	*clock            // idle while paused or at the end
+	signal  os.Signal // the signal that ended Run, if any
+	written []string  // recordings closed, in order
 
 	*views
 }
@@ -69,18 +72,22 @@ func New(opts Options) (*App, error) {
 	if opts.Every <= 0 {
 		opts.Every = 50 * time.Millisecond
 	}
-	a := &App{app: tview.NewApplication(), opts: opts, speed: 3, window: 1}
-	if err := a.restart(); err != nil {
+	a := &App{app: tview.NewApplication(), opts: opts, speed: 3, window: 1, name: opts.Name, clock: newClock()}
+	if err := a.restart(opts.Config); err != nil {
 		return nil, err
 	}
 	a.build()
+	if sc := opts.Scenario; sc != nil && sc.Description != "" {
+		a.status = "[yellow]c[-] about " + tview.Escape(sc.Name+": "+sc.Description)
+	}
+	a.refresh()
 	return a, nil
 }
 
-// restart creates a fresh session from the options (same seed), keeping
-// the UI state.
-func (a *App) restart() error {
-	s, err := lab.New(a.opts.Config, a.opts.Every)
+// restart creates a fresh session from cfg (its seed) and the scenario's
+// timeline, keeping the UI state.
+func (a *App) restart(cfg lab.Config) error {
+	s, err := lab.New(cfg, a.opts.Every)
 	if err != nil {
 		return err
 	}
@@ -108,11 +115,20 @@ func (a *App) record(x *metrics.Sample) {
 
 // samples returns the kept samples oldest first (a copy only when the ring
 // has wrapped).
-func (a *App) samples() []metrics.Sample {
-	if len(a.history) < historyLen || a.head == 0 {
-		return a.history
+func (a *App) samples() []metrics.Sample { return a.latest(len(a.history)) }
+
+// latest returns the newest n kept samples (at most), oldest first,
+// copying only them when they straddle the ring's wrap.
+func (a *App) latest(n int) []metrics.Sample {
+	h := a.history
+	n = min(n, len(h))
+	if len(h) < historyLen || a.head == 0 {
+		return h[len(h)-n:]
 	}
-	return append(append([]metrics.Sample(nil), a.history[a.head:]...), a.history[:a.head]...)
+	if a.head >= n {
+		return h[a.head-n : a.head]
+	}
+	return append(append([]metrics.Sample(nil), h[len(h)-(n-a.head):]...), h[:a.head]...)
 }
 
 func (a *App) build() {
@@ -123,50 +139,43 @@ func (a *App) build() {
 		return p.Get(&cfg)
 	}
 	a.editor.Set = a.set
-	a.pages = tview.NewPages().AddPage("main", a.root(), true, true)
-	a.app.SetRoot(a.pages, true).SetInputCapture(a.onKey)
-	a.refresh()
+	a.keys.set("  ",
+		segment{"[yellow]space[-] pause", 60}, segment{"[yellow]<>[-] speed", 40},
+		segment{"[yellow]↑↓←→[-] select", 50}, segment{"[yellow]+-[-] step", 70},
+		segment{"[yellow]enter[-] type", 80}, segment{"[yellow]1-9[-] preset", 30},
+		segment{"[yellow]z[-] zoom", 10}, segment{"[yellow]c[-] changes", 20},
+		segment{"[yellow]e[-] csv", 25}, segment{"[yellow]R[-] rec", 65},
+		segment{"[yellow]b[-] A/B", 15}, segment{"[yellow]r[-] restart", 35},
+		segment{"[yellow]?[-] help", mustKeep}, segment{"[yellow]q[-] quit", mustKeep})
+	a.app.SetRoot(a.root(), true).SetInputCapture(a.onKey)
 }
 
 func trimZero(f float64) string { return strings.TrimPrefix(fmt.Sprintf("%.3f", f), "0") }
 
-// Run runs the UI until the user quits. A ticker hands the elapsed wall
-// time to the event goroutine 30 times a second; the session advances by
-// that time × the speed, so redraws are coalesced at ≤ 30 fps.
-// A nil screen is the terminal. A screen given here must not be
-// initialised yet: tview's SetScreen initialises it.
+// Run runs the UI until the user quits or SIGTERM, SIGHUP or SIGINT (from
+// kill; Ctrl-C in the lab is a key) arrives: either way an open recording
+// is closed. A ticker hands the elapsed wall time to
+// the event goroutine 30 times a second; the session advances by that time
+// × the speed, so redraws are coalesced at ≤ 30 fps. A nil screen is the
+// terminal. A screen given here must not be initialised yet: tview's
+// SetScreen initialises it.
 func (a *App) Run(screen tcell.Screen) error {
 	if screen != nil {
 		a.app.SetScreen(screen) // once: a second SetScreen is a replacement
 	}
 	t := time.NewTicker(time.Second / 30)
 	defer t.Stop()
-	return a.run(t.C, time.Now())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, os.Interrupt)
+	defer signal.Stop(sigs)
+	return a.run(t.C, time.Now(), sigs)
 }
 
-// run is Run with the ticks supplied (tests send their own).
-func (a *App) run(ticks <-chan time.Time, start time.Time) error {
-	// The ticker goroutine hands each tick to the event loop. tview's
-	// QueueUpdate returns only once the loop has run the update, so a tick
-	// in flight when the loop ends would block forever: Run therefore does
-	// not wait for this goroutine; stop makes it exit at its next tick.
-	stop := make(chan struct{})
-	go func() {
-		last := start
-		for {
-			select {
-			case <-stop:
-				return
-			case now := <-ticks:
-				d := now.Sub(last)
-				last = now
-				a.app.QueueUpdateDraw(func() { a.advance(d) })
-			}
-		}
-	}()
-	err := a.app.Run()
-	close(stop)
-	if _, rerr := a.stopRecording(); err == nil {
+// run is Run with the ticks and signals supplied (tests send their own).
+func (a *App) run(ticks <-chan time.Time, start time.Time, sigs <-chan os.Signal) error {
+	sig, err := a.clock.run(a.app, ticks, start, sigs, a.advance)
+	a.signal = sig
+	if rerr := a.stopRecording(); err == nil {
 		err = rerr
 	}
 	return err
@@ -174,6 +183,12 @@ func (a *App) run(ticks <-chan time.Time, start time.Time) error {
 
 // Stop ends Run.
 func (a *App) Stop() { a.app.Stop() }
+
+// Signal is the signal that ended Run, or nil.
+func (a *App) Signal() os.Signal { return a.signal }
+
+// Written lists the recordings closed so far.
+func (a *App) Written() []string { return a.written }
 
 // advance moves the session on by wall × speed and refreshes the views.
 func (a *App) advance(wall time.Duration) {
@@ -193,18 +208,28 @@ func (a *App) advance(wall time.Duration) {
 	a.refresh()
 }
 
-// set applies key=value now, after checking the whole configuration.
+// set applies key=value now, after checking the whole configuration. A
+// value equal to the one in force changes nothing and is not logged.
 func (a *App) set(key, value string) error {
 	cfg := a.s.Config()
-	if err := lab.Set(&cfg, key, value); err != nil {
-		a.status = "[red]" + tview.Escape(err.Error())
-		return err
+	err := lab.Set(&cfg, key, value)
+	if err == nil {
+		err = cfg.Validate()
 	}
-	if err := a.s.Schedule(a.s.Now(), key, value); err != nil {
-		a.status = "[red]" + tview.Escape(err.Error())
-		return err
+	if p, _ := lab.Lookup(key); err == nil && p.Get != nil {
+		before := a.s.Config()
+		if p.Get(&cfg) == p.Get(&before) {
+			a.status = fmt.Sprintf("%s is already %s", key, tview.Escape(p.Get(&before)))
+			return nil
+		}
 	}
-	if err := a.s.Run(a.s.Now()); err != nil {
+	if err == nil {
+		err = a.s.Schedule(a.s.Now(), key, value)
+	}
+	if err == nil {
+		err = a.s.Run(a.s.Now())
+	}
+	if err != nil {
 		a.status = "[red]" + tview.Escape(err.Error())
 		return err
 	}
@@ -224,12 +249,13 @@ func (a *App) syncAB() {
 // refresh copies the latest samples into the charts and rewrites the text
 // views.
 func (a *App) refresh() {
-	all := a.samples()
 	span := int(windows[a.window] / a.opts.Every)
-	if len(all) > span {
-		all = all[len(all)-span:]
+	all := a.latest(span)
+	var changed []sim.Time
+	for _, c := range a.s.Changes() {
+		changed = append(changed, c.At)
 	}
-	a.fillCharts(all, span, a.s.Config().Client.Snap)
+	a.fillCharts(all, span, a.opts.Every, a.s.Config().Client.Snap, changed)
 	for _, c := range []*Chart{a.offset, a.interval, a.visErr, a.rtt} {
 		c.Values2 = c.Values2[:0]
 		c.Color2 = tcell.ColorWhite
@@ -243,115 +269,82 @@ func (a *App) refresh() {
 			a.rtt.Values2 = append(a.rtt.Values2, b[i].RTTMs)
 		}
 	}
-	var last metrics.Sample
-	if len(all) > 0 {
-		last = all[len(all)-1]
-	}
 
 	state := "[green]▶ running[-]"
 	if a.paused {
 		state = "[yellow]❚❚ paused[-]"
 	}
+	segs := []segment{
+		{"[::b]jitterlab[::-]", 10}, {tview.Escape(a.name), 60},
+		{fmt.Sprintf("seed %d", a.s.Config().Seed), 20},
+		{fmt.Sprintf("t %v", a.s.Now()), 90}, {fmt.Sprintf("%g×", speeds[a.speed]), 70},
+		{state, 80},
+	}
 	if a.rec != nil {
-		state += " ─ [red]● REC[-]"
+		segs = append(segs, segment{"[red]● REC[-]", 85})
 	}
 	if a.ab != nil {
-		state += " ─ [white]A/B[-]"
+		segs = append(segs, segment{"[white]A/B[-]", 75})
 	}
-	cfg := a.s.Config()
-	a.header.SetText(fmt.Sprintf(" [::b]jitterlab[::-] ─ scenario %s ─ seed %d ─ t %v ─ %g× ─ %s ─ window %v",
-		a.opts.Name, cfg.Seed, a.s.Now(), speeds[a.speed], state, windows[a.window]))
+	segs = append(segs, segment{fmt.Sprintf("window %v", windows[a.window]), 30})
+	a.header.set(" ─ ", segs...)
 
-	sum := &a.lastSum
 	if a.ab != nil {
 		a.side.SetTitle(a.abTitle())
 		a.side.SetText(a.abSide())
 	} else {
 		a.side.SetTitle(" now ")
-		a.side.SetText(fmt.Sprintf(
-			" err p99 [::b]%.2f[::-] m  snaps [::b]%d[::-]  flips %d\n"+
-				" judder %.2f m/s  speed %.2f/%.2f\n"+
-				" lost %d/%d  late %d  over %d  starved %d\n"+
-				" rtt p50 %.0f ms  input delay %.0f ms\n"+
-				" offset %+d  interval %.3f s",
-			sum.VisibleErrorM.P99, sum.Snaps, sum.LatchFlips,
-			sum.JudderMPS, sum.MeanVisibleSpeedMPS, sum.CommandedSpeedMPS,
-			sum.Up.Lost+sum.Up.QueueDropped, sum.Down.Lost+sum.Down.QueueDropped, sum.LateDropped, sum.Overwritten, sum.Starved,
-			sum.RTTMs.P50, sum.InputDelayMs.P50, last.TickOffset, last.SendIntervalS))
+		a.side.SetText(nowText(&a.lastSum))
 	}
-
-	a.footer.SetText(" space pause  </> speed  arrows select  +/- step  enter type  1-9 preset  z zoom  e csv  R rec  b A/B  r restart  ? help  q quit\n " + a.status)
+	if a.logShown() {
+		a.log.SetTitle(fmt.Sprintf(" scenario and changes (%d) ─ c closes ", len(a.s.Changes())))
+		a.log.SetText(a.logText())
+		a.log.ScrollToEnd()
+	}
+	a.setStatus(a.status)
+	a.setIdle(a.paused || a.s.Done())
 }
 
-// startRecording records the session from its start: the header is its
-// initial configuration, then the kept samples and the change log, then
-// every sample and change as they come.
-func (a *App) startRecording() error {
-	name := fmt.Sprintf("jitterlab-%s-seed%d.jlrec", safe(a.opts.Name), a.s.Config().Seed)
-	path := filepath.Join(a.opts.Dir, name)
-	f, err := os.Create(path)
-	if err != nil {
-		return err
+// nowText is the live summary: two figures per line in fixed columns, so
+// it fits the side box whatever the counters reach.
+func nowText(s *lab.Summary) string {
+	line := func(l1, v1, l2, v2 string) string { return fmt.Sprintf(" %-9s %8s  %-8s %8s", l1, v1, l2, v2) }
+	n := func(v uint64) string { return fmt.Sprintf("%d", v) }
+	ms := func(v float64) string { // no inputs or replies yet: NaN
+		if math.IsNaN(v) {
+			return "–"
+		}
+		return fmt.Sprintf("%.0f ms", v)
 	}
-	w, err := recordings.NewWriter(f, lab.HeaderOf(a.s.Initial(), a.opts.Name, a.s.Every()))
-	if err != nil {
-		f.Close()
-		return err
-	}
-	a.rec, a.recFile, a.recPath = lab.Record(a.s, w, a.samples()), f, path
-	a.s.OnSample = func(x *metrics.Sample) {
-		a.record(x)
-		a.rec.Sample(x)
-	}
-	a.s.OnChange = a.rec.Change
-	return nil
+	return strings.Join([]string{
+		line("err p99", fmt.Sprintf("%.2f m", s.VisibleErrorM.P99), "snaps", n(s.Snaps)),
+		line("judder", fmt.Sprintf("%.2fm/s", s.JudderMPS), "flips", n(s.LatchFlips)),
+		line("speed", fmt.Sprintf("%.2fm/s", s.MeanVisibleSpeedMPS), "of", fmt.Sprintf("%.2fm/s", s.CommandedSpeedMPS)),
+		line("lost up", n(s.Up.Lost+s.Up.QueueDropped), "lost dn", n(s.Down.Lost+s.Down.QueueDropped)),
+		line("overwrote", n(s.Overwritten), "starved", n(s.Starved)),
+		line("rtt p50", ms(s.RTTMs.P50), "in delay", ms(s.InputDelayMs.P50)),
+	}, "\n")
 }
 
-// stopRecording closes the recording with the summary so far.
-func (a *App) stopRecording() (string, error) {
-	if a.rec == nil {
-		return "", nil
-	}
-	err := a.rec.Close()
-	if cerr := a.recFile.Close(); err == nil {
-		err = cerr
-	}
-	a.s.OnSample, a.s.OnChange = a.record, nil
-	path := a.recPath
-	a.rec, a.recFile, a.recPath = nil, nil, ""
-	return path, err
-}
-
-// exportCSV writes the kept samples (the last hour at most) to a file.
-func (a *App) exportCSV() (string, error) {
-	name := fmt.Sprintf("jitterlab-%s-seed%d-%s.csv", safe(a.opts.Name), a.s.Config().Seed, strings.ReplaceAll(a.s.Now().String(), ":", ""))
-	path := filepath.Join(a.opts.Dir, name)
-	f, err := os.Create(path)
-	if err != nil {
-		return "", err
-	}
-	w, err := metrics.NewCSVWriter(f)
-	if err == nil {
-		for _, x := range a.samples() {
-			if err = w.Write(&x); err != nil {
-				break
+// logText is the change-log pane: the scenario's description and source,
+// then every change applied so far, oldest first.
+func (a *App) logText() string {
+	var b strings.Builder
+	if sc := a.opts.Scenario; sc != nil {
+		fmt.Fprintf(&b, "[::b]%s[::-] (%s)\n%s\n[gray]source:[-] %s\n", tview.Escape(sc.Name), tview.Escape(sc.File), tview.Escape(sc.Description), tview.Escape(sc.Source))
+		for _, c := range sc.Timeline {
+			for _, s := range c.Set {
+				fmt.Fprintf(&b, "[gray]timeline %v %s=%s[-]\n", c.At, s.Key, tview.Escape(s.Value))
 			}
 		}
+		b.WriteString("\n")
 	}
-	if err == nil {
-		err = w.Flush()
+	changes := a.s.Changes()
+	if len(changes) == 0 {
+		b.WriteString("no changes yet (┴ marks them on the charts)")
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	for _, c := range changes {
+		fmt.Fprintf(&b, "[yellow]%v[-] %s=%s\n", c.At, c.Key, tview.Escape(c.Value))
 	}
-	return path, err
-}
-
-func safe(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '/' || r == '\\' || r == ' ' || r == ':' {
-			return '_'
-		}
-		return r
-	}, strings.TrimSuffix(filepath.Base(s), ".toml"))
+	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -2,13 +2,16 @@ package tui
 
 import (
 	"encoding/csv"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
 
 	"jitterlab/lab"
 	"jitterlab/metrics"
@@ -62,10 +65,10 @@ func TestLiveViewShowsChartsEditorAndSummary(t *testing.T) {
 	a.advance(2 * time.Second)
 	a.advance(0) // lay out the charts with their real widths
 	out := draw(a, screen)
-	for _, want := range []string{"jitterlab ─ scenario test ─ seed 1 ─ t 00:00:02.000 ─ 1×", "▶ running",
-		"tick offset (ticks)", "+2 ┈", "-2 ┈", "send interval (s)", ".048 ┈", ".052 ┈",
-		"visible − predicted error (m)", "snap line 0.5", "rtt / jitter (ms)",
-		"latency         50ms       50ms", "corrector       deadband", "err p99", "space pause", "R rec"} {
+	for _, want := range []string{"jitterlab ─ test ─ seed 1 ─ t 00:00:02.000 ─ 1×", "▶ running",
+		"tick offset", "+2 ┈", "-2 ┈", "send interval (s)", ".048 ┈", ".052 ┈",
+		"visible error (m)", "0.5 ┈", "rtt (ms)",
+		"latency       50ms         50ms", "corrector     deadband", "err p99", "space pause", "R rec"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("screen lacks %q:\n%s", want, out)
 		}
@@ -223,7 +226,7 @@ func TestLiveAppAdvancesWithWallTicks(t *testing.T) {
 	ticks := make(chan time.Time)
 	start := time.Unix(1000, 0)
 	done := make(chan error)
-	go func() { done <- a.run(ticks, start) }() // newApp set the screen
+	go func() { done <- a.run(ticks, start, nil) }() // newApp set the screen
 	for i := 1; i <= 60; i++ {
 		ticks <- start.Add(time.Duration(i) * time.Second / 30)
 	}
@@ -285,5 +288,199 @@ func TestABRunsBesideA(t *testing.T) {
 	}
 	if err := a.startAB("server.inputs=sometimes"); err == nil {
 		t.Fatal("a bad B setting accepted")
+	}
+}
+
+// The now box keeps one figure per line part however large the counters
+// get: no line is wider than the box.
+func TestNowBoxFitsWithLargeCounters(t *testing.T) {
+	var s lab.Summary
+	s.Up.Lost, s.Down.Lost, s.Overwritten, s.Starved, s.Snaps, s.LatchFlips = 9999999, 9999999, 9999999, 9999999, 9999999, 9999999
+	s.VisibleErrorM.P99, s.RTTMs.P50, s.InputDelayMs.P50 = 1234.56, 99999, 99999
+	var empty lab.Summary // before any reply or input: no quantiles
+	empty.RTTMs.P50, empty.InputDelayMs.P50 = math.NaN(), math.NaN()
+	if text := nowText(&empty); strings.Contains(text, "NaN") {
+		t.Errorf("an empty summary shows NaN:\n%s", text)
+	}
+	for _, line := range strings.Split(nowText(&s), "\n") {
+		if w := tview.TaggedStringWidth(line); w > sideWidth-2 {
+			t.Errorf("now line %q is %d wide, the box holds %d", line, w, sideWidth-2)
+		}
+	}
+}
+
+// r restarts from t 0 with the settings in force now, live edits included.
+func TestRestartKeepsTheSettingsInForce(t *testing.T) {
+	a, _ := newApp(t)
+	a.advance(2 * time.Second)
+	a.set("up.latency", "80ms")
+	a.set("client.sender", "accumulator")
+	a.advance(time.Second)
+	press(a, 'r')
+	c := a.s.Config()
+	if a.s.Now() != 0 || len(a.samples()) != 0 {
+		t.Fatal("restart did not start over")
+	}
+	sender, _ := lab.Lookup("client.sender")
+	if c.Up.Latency != 80*time.Millisecond || sender.Get(&c) != "accumulator" {
+		t.Fatalf("restart dropped live edits: up latency %v, sender %v", c.Up.Latency, sender.Get(&c))
+	}
+	if c.Seed != 1 {
+		t.Fatalf("restart changed the seed to %d", c.Seed)
+	}
+}
+
+// R records the whole session from t 0, even when the lab keeps only the
+// last part of it, and every recording gets its own file.
+func TestRecordTheWholeSessionIntoNewFiles(t *testing.T) {
+	defer func(n int) { historyLen = n }(historyLen)
+	historyLen = 100 // the lab keeps 5 s; the session runs 20 s before R
+	a, _ := newApp(t)
+	for range 20 {
+		a.advance(time.Second)
+	}
+	a.set("up.loss", "2%")
+	press(a, 'R')
+	a.advance(3 * time.Second)
+	press(a, 'R')
+	press(a, 'R') // a second recording at the same time must not overwrite
+	a.advance(time.Second)
+	press(a, 'R')
+	files, _ := filepath.Glob(filepath.Join(a.opts.Dir, "*.jlrec"))
+	if len(files) != 2 {
+		t.Fatalf("two recordings made %v", files)
+	}
+	for _, path := range files {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, _ := f.Stat()
+		r, err := recordings.Open(f, st.Size())
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := lab.Verify(r)
+		f.Close()
+		if err != nil || !v.SummaryOK {
+			t.Fatalf("%s does not verify: %+v %v", path, v, err)
+		}
+		if first := v.Samples; first < int(v.Until/sim.Time(a.opts.Every)) {
+			t.Fatalf("%s holds %d samples up to %v: not the whole session", path, v.Samples, v.Until)
+		}
+	}
+}
+
+// A paused lab takes no ticks and does not redraw (no CPU); unpaused, it
+// draws on ticks again.
+func TestPausedLabDoesNotRedraw(t *testing.T) {
+	a, _ := newApp(t)
+	draws := 0
+	a.app.SetAfterDrawFunc(func(tcell.Screen) { draws++ })
+	ticks := make(chan time.Time)
+	start := time.Unix(1000, 0)
+	done := make(chan error)
+	go func() { done <- a.run(ticks, start, nil) }()
+	count := func() int {
+		n := make(chan int, 1)
+		a.app.QueueUpdate(func() { n <- draws })
+		return <-n
+	}
+	tick := 1
+	next := func() time.Time { tick++; return start.Add(time.Duration(tick-1) * time.Second / 30) }
+	send := func(n int) {
+		for range n {
+			ticks <- next()
+		}
+	}
+	send(11) // the 11th is taken only once the 10th was handed on
+	if running := count(); running < 9 {
+		t.Errorf("a running lab drew %d times in 10 ticks", running)
+	}
+	a.app.QueueUpdate(func() { a.togglePause(); a.refresh() })
+	paused := count()
+	taken := 0
+	for range 30 { // as a time.Ticker does: a tick nobody takes is dropped
+		select {
+		case ticks <- next():
+			taken++
+		default:
+		}
+	}
+	if got := count(); got != paused || taken > 1 {
+		t.Errorf("a paused lab took %d of 30 ticks and redrew %d times", taken, got-paused)
+	}
+	a.app.QueueUpdate(func() { a.togglePause(); a.refresh() })
+	send(4) // drained or timed from, then one that draws, then one more
+	if got := count(); got <= paused {
+		t.Errorf("the lab did not draw again after unpausing")
+	}
+	a.Stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// SIGTERM or SIGHUP ends the lab as q does: the open recording is closed
+// with its summary (it verifies) and Run returns without an error.
+func TestSignalClosesTheRecording(t *testing.T) {
+	for _, sig := range []os.Signal{syscall.SIGTERM, syscall.SIGHUP, os.Interrupt} {
+		t.Run(sig.String(), func(t *testing.T) {
+			a, _ := newApp(t)
+			ticks := make(chan time.Time)
+			sigs := make(chan os.Signal, 1)
+			start := time.Unix(1000, 0)
+			done := make(chan error)
+			go func() { done <- a.run(ticks, start, sigs) }()
+			for i := 1; i <= 31; i++ {
+				ticks <- start.Add(time.Duration(i) * time.Second / 30)
+			}
+			a.app.QueueUpdate(func() { a.toggleRecord() })
+			for i := 32; i <= 62; i++ {
+				ticks <- start.Add(time.Duration(i) * time.Second / 30)
+			}
+			sigs <- sig
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			if a.Signal() != sig || len(a.Written()) != 1 {
+				t.Fatalf("signal %v, written %v", a.Signal(), a.Written())
+			}
+			f, err := os.Open(a.Written()[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			st, _ := f.Stat()
+			r, err := recordings.Open(f, st.Size())
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := lab.Verify(r)
+			if err != nil || !v.HasSummary || v.Samples < 30 {
+				t.Fatalf("the recording after %v: %+v %v", sig, v, err)
+			}
+		})
+	}
+}
+
+// The newest n samples come out in order whether or not the ring wrapped.
+func TestLatestSamplesAcrossTheRingsWrap(t *testing.T) {
+	defer func(n int) { historyLen = n }(historyLen)
+	historyLen = 10
+	a, _ := newApp(t)
+	for i := range 23 {
+		a.record(&metrics.Sample{TS: float64(i)})
+	}
+	for n := range 12 {
+		got := a.latest(n)
+		if len(got) != min(n, 10) {
+			t.Fatalf("latest(%d) has %d samples", n, len(got))
+		}
+		for i := range got {
+			if want := float64(23 - len(got) + i); got[i].TS != want {
+				t.Fatalf("latest(%d)[%d] = %v, want %v", n, i, got[i].TS, want)
+			}
+		}
 	}
 }

@@ -15,11 +15,12 @@ type RefLine struct {
 	Label string
 }
 
-// Chart is a line chart drawn with braille dots (2×4 per cell). Each dot
-// column is one bucket of consecutive values; a bucket is drawn as a
-// vertical span from its minimum to its maximum, so spikes survive
-// downsampling. Values come newest last; the chart shows the newest that
-// fit.
+// Chart is a line chart drawn with braille dots (2×4 per cell) over a
+// window of Window values that spans the whole plot: dot column c of C
+// holds the values at window positions [c·Window/C, (c+1)·Window/C) (at
+// least one), drawn as a vertical span from their minimum to their
+// maximum, so spikes survive downsampling. Values come newest last and end
+// at the right edge; fewer than Window values leave the left part empty.
 type Chart struct {
 	*tview.Box
 	Refs   []RefLine
@@ -32,11 +33,16 @@ type Chart struct {
 	// a cell where both have dots shows both, in the first's colour.
 	Values2 []float64
 	Color2  tcell.Color
-	Per     int // values per dot column (≥ 1); see Window
-	// Window, when > 0, is how many values the full width spans: Per is
-	// then chosen from the width at draw time.
+	Per     int // values per dot column (≥ 1) when Window is 0
+	// Window, when > 0, is how many values the full width spans.
 	Window int
-	title  string
+	// Marks are indexes into Values where a parameter changed: drawn as
+	// ticks on the bottom border, the chart's time axis.
+	Marks []int
+	// Span, when set, labels the time axis: at the left end of the plot
+	// on the bottom border (e.g. "−30s"), with "now" at the right end.
+	Span  string
+	title string
 }
 
 // NewChart returns an empty chart titled title.
@@ -110,22 +116,33 @@ func putLabel(line []rune, s string) {
 	copy(line[pad:], r)
 }
 
+// window is how many values the plot's cols dot columns span.
+func (c *Chart) window(cols int) int {
+	if c.Window > 0 {
+		return c.Window
+	}
+	return cols * max(c.Per, 1)
+}
+
 // dots lays one series out as braille bits per cell (plotW×h cells).
 func (c *Chart) dots(values []float64, plotW, h int, row func(float64) int) [][]uint8 {
 	cols := plotW * 2
-	per := max(c.Per, 1)
-	if c.Window > 0 {
-		per = max(1, (c.Window+cols-1)/cols)
+	win := c.window(cols)
+	if len(values) > win {
+		values = values[len(values)-win:]
 	}
-	n := len(values)
-	buckets := min((n+per-1)/per, cols)
+	off := win - len(values) // window position of values[0]
 	dots := make([][]uint8, h)
 	for i := range dots {
 		dots[i] = make([]uint8, plotW)
 	}
-	for b := range buckets {
-		end := n - b*per
-		start := max(end-per, 0)
+	for col := range cols {
+		lo := col * win / cols
+		hi := max((col+1)*win/cols, lo+1)
+		start, end := max(lo-off, 0), min(hi-off, len(values))
+		if start >= end {
+			continue
+		}
 		bl, bh := math.Inf(1), math.Inf(-1)
 		for _, v := range values[start:end] {
 			if !math.IsNaN(v) {
@@ -135,12 +152,31 @@ func (c *Chart) dots(values []float64, plotW, h int, row func(float64) int) [][]
 		if math.IsInf(bl, 1) {
 			continue
 		}
-		col := cols - 1 - b
 		for r := row(bh); r <= row(bl); r++ {
 			dots[r/4][col/2] |= brailleBit(col%2, r%4)
 		}
 	}
 	return dots
+}
+
+// markColumns are the plot cells (0 at the left of plotW) of the Marks.
+func (c *Chart) markColumns(plotW int) []int {
+	if plotW <= 0 {
+		return nil
+	}
+	cols := plotW * 2
+	win := c.window(cols)
+	off := win - min(len(c.Values), win)
+	skip := max(len(c.Values)-win, 0)
+	var out []int
+	for _, m := range c.Marks {
+		p := m - skip + off
+		if p < 0 || p >= win {
+			continue
+		}
+		out = append(out, p*cols/win/2)
+	}
+	return out
 }
 
 // brailleBit is the bit of dot (x, y) in a braille cell (x 0..1, y 0..3).
@@ -182,9 +218,10 @@ func (c *Chart) yRange() (lo, hi float64) {
 	return lo - pad, hi + pad
 }
 
-// Draw draws the chart into its box.
+// Draw draws the chart into its box. Only its border and its non-blank
+// cells are set: tview clears the screen before each frame.
 func (c *Chart) Draw(screen tcell.Screen) {
-	c.Box.DrawForSubclass(screen, c)
+	drawFrame(screen, c.Box, false)
 	x, y, w, h := c.GetInnerRect()
 	if w <= 0 || h <= 0 {
 		return
@@ -217,7 +254,32 @@ func (c *Chart) Draw(screen tcell.Screen) {
 					r, st = 0x2800+b, other
 				}
 			}
-			screen.SetContent(x+i, y+j, r, nil, st)
+			if r != ' ' {
+				screen.SetContent(x+i, y+j, r, nil, st)
+			}
 		}
+	}
+	plotW := w - labelWidth
+	marks := c.markColumns(plotW)
+	// The span labels give way to a mark in their place.
+	free := func(from, to int) bool {
+		for _, m := range marks {
+			if m >= from && m < to {
+				return false
+			}
+		}
+		return true
+	}
+	if span := " " + c.Span + " "; c.Span != "" && plotW >= len(span)+8 {
+		if n := len([]rune(span)); free(0, n) {
+			tview.Print(screen, span, x+labelWidth, y+h, n, tview.AlignLeft, tcell.ColorGray)
+		}
+		if free(plotW-5, plotW) {
+			tview.Print(screen, " now ", x+w-5, y+h, 5, tview.AlignLeft, tcell.ColorGray)
+		}
+	}
+	mark := tcell.StyleDefault.Foreground(tcell.ColorYellow).Bold(true)
+	for _, col := range marks {
+		screen.SetContent(x+labelWidth+col, y+h, '┴', nil, mark)
 	}
 }

@@ -1,8 +1,10 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 func render(c *Chart, w, h int) string {
@@ -82,5 +84,60 @@ func TestChartBucketsKeepSpikes(t *testing.T) {
 	}
 	if !spike {
 		t.Fatalf("a spike averaged away by downsampling:\n%s", out)
+	}
+}
+
+// The labelled window spans the box: a full window of values fills every
+// dot column, however many values each column holds.
+func TestChartsFillTheirWidth(t *testing.T) {
+	for _, n := range []int{100, 600, 2400, 57} {
+		c := NewChart("w")
+		c.Min, c.Max = 0, 1
+		c.Window = n
+		c.Values = make([]float64, n)
+		for plotW := 10; plotW <= 160; plotW += 7 {
+			grid := c.Render(labelWidth+plotW, 1)
+			for x := labelWidth; x < labelWidth+plotW; x++ {
+				if r := grid[0][x]; r < 0x2800 || r > 0x28FF || (r-0x2800)&0xC0 != 0xC0 {
+					t.Fatalf("window %d on %d columns: column %d is %q, not both bottom dots:\n%s", n, plotW, x-labelWidth, r, string(grid[0]))
+				}
+			}
+		}
+	}
+}
+
+// A half-full window fills the right half: the time axis does not stretch.
+func TestChartHalfWindowFillsTheRightHalf(t *testing.T) {
+	c := NewChart("w")
+	c.Min, c.Max = 0, 1
+	c.Window = 200
+	c.Values = make([]float64, 100)
+	row := string(c.Render(labelWidth+40, 1)[0][labelWidth:])
+	if want := strings.Repeat(" ", 20) + strings.Repeat("⣀", 20); row != want {
+		t.Fatalf("half a window:\n%q\nwant\n%q", row, want)
+	}
+}
+
+// Marks sit on the time axis at the column of the value they name.
+func TestChartMarksChangesOnTheTimeAxis(t *testing.T) {
+	c := NewChart("w")
+	c.Window = 100
+	c.Values = make([]float64, 100)
+	c.Marks = []int{0, 50, 99}
+	got := c.markColumns(40)
+	if want := []int{0, 20, 39}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("marks at columns %v, want %v", got, want)
+	}
+}
+
+func TestWindowSpanLabels(t *testing.T) {
+	for _, c := range []struct {
+		span  int
+		every time.Duration
+		want  string
+	}{{200, 50 * time.Millisecond, "10s"}, {600, 50 * time.Millisecond, "30s"}, {2400, 50 * time.Millisecond, "2m"}, {10, 100 * time.Microsecond, "1ms"}} {
+		if got := fmtSpan(c.span, c.every); got != c.want {
+			t.Errorf("%d × %v = %q, want %q", c.span, c.every, got, c.want)
+		}
 	}
 }

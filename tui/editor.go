@@ -19,42 +19,65 @@ import (
 	"jitterlab/server"
 )
 
-// editorRow is one line of the editor: a link knob with an up and a down
-// key, or one key.
+// editorRow is one line of the editor: a group heading, a link knob with
+// an up and a down key, or one key.
 type editorRow struct {
-	label string
-	keys  []string
+	label   string
+	keys    []string
+	heading bool
 }
 
-func linkRow(label, name string) editorRow {
-	return editorRow{label, []string{"up." + name, "down." + name}}
+// linkLabels name the link knobs in the editor (the key's last part
+// otherwise, with spaces for underscores).
+var linkLabels = map[string]string{"jitter_dist": "distribution", "jitter_corr": "correlation", "loss_burst": "loss burst"}
+
+// editorRows are every key that can change during a run, from the
+// registry, grouped: the link (up and down side by side), the client (and
+// its input script), the server.
+var editorRows = buildEditorRows()
+
+func buildEditorRows() []editorRow {
+	label := func(key string) string {
+		name := key[strings.Index(key, ".")+1:]
+		if l, ok := linkLabels[name]; ok {
+			return l
+		}
+		if strings.HasPrefix(key, "input.") {
+			name = key
+		}
+		return strings.NewReplacer("_", " ", ".", " ").Replace(name)
+	}
+	groups := []struct {
+		name  string
+		match func(key string) bool
+	}{
+		{"link", func(k string) bool { return strings.HasPrefix(k, "up.") }},
+		{"client", func(k string) bool { return strings.HasPrefix(k, "client.") || strings.HasPrefix(k, "input.") }},
+		{"server", func(k string) bool { return strings.HasPrefix(k, "server.") }},
+	}
+	var rows []editorRow
+	for _, g := range groups {
+		rows = append(rows, editorRow{label: g.name, heading: true})
+		for _, p := range lab.Params() {
+			if !p.Live || !g.match(p.Key) {
+				continue
+			}
+			keys := []string{p.Key}
+			if g.name == "link" {
+				keys = append(keys, "down."+strings.TrimPrefix(p.Key, "up."))
+			}
+			rows = append(rows, editorRow{label: label(p.Key), keys: keys})
+		}
+	}
+	return rows
 }
 
-var editorRows = []editorRow{
-	linkRow("latency", "latency"),
-	linkRow("jitter", "jitter"),
-	linkRow("distribution", "jitter_dist"),
-	linkRow("correlation", "jitter_corr"),
-	linkRow("loss", "loss"),
-	linkRow("burst", "loss_burst"),
-	linkRow("duplicate", "duplicate"),
-	linkRow("reorder", "reorder"),
-	linkRow("reorder gap", "reorder_gap"),
-	linkRow("keep order", "keep_order"),
-	linkRow("rate", "rate"),
-	linkRow("queue", "queue"),
-	{"client drift", []string{"client.drift_ppm"}},
-	{"server drift", []string{"server.drift_ppm"}},
-	{"sender", []string{"client.sender"}},
-	{"corrector", []string{"client.corrector"}},
-	{"predict", []string{"client.predict"}},
-	{"replay", []string{"client.replay"}},
-	{"smoothing", []string{"client.smoothing"}},
-	{"server inputs", []string{"server.inputs"}},
-	{"input script", []string{"input.script"}},
-	{"snap (m)", []string{"client.snap"}},
-	{"fps", []string{"client.fps"}},
-}
+// Editor column widths: the label, then one value column per direction
+// (a single key's value may use both).
+const (
+	labelCol = 13
+	valueCol = 13
+)
 
 // Editor shows the parameters in force and lets the user step or type
 // them. It holds no model state: it reads values with Get and sends changes
@@ -62,14 +85,15 @@ var editorRows = []editorRow{
 type Editor struct {
 	*tview.Box
 	row, col int
+	top      int // first row shown
 	Get      func(key string) string
 	Set      func(key, value string) error
 }
 
-// NewEditor returns an editor on the first row, up column.
+// NewEditor returns an editor on the first key, up column.
 func NewEditor() *Editor {
-	e := &Editor{Box: tview.NewBox()}
-	e.SetBorder(true).SetTitle(" link ─ up ─ down ").SetTitleAlign(tview.AlignLeft)
+	e := &Editor{Box: tview.NewBox(), row: 1}
+	e.SetBorder(true).SetTitle(" parameters ").SetTitleAlign(tview.AlignLeft)
 	return e
 }
 
@@ -79,10 +103,24 @@ func (e *Editor) Key() string {
 	return r.keys[min(e.col, len(r.keys)-1)]
 }
 
-// Move moves the cursor by rows and columns, within bounds.
+// Move moves the cursor by rows and columns, within bounds, over the
+// headings.
 func (e *Editor) Move(dRow, dCol int) {
-	e.row = min(max(e.row+dRow, 0), len(editorRows)-1)
 	e.col = min(max(e.col+dCol, 0), 1)
+	step := 1
+	if dRow < 0 {
+		step, dRow = -1, -dRow
+	}
+	for range dRow {
+		next := e.row + step
+		for next >= 0 && next < len(editorRows) && editorRows[next].heading {
+			next += step
+		}
+		if next < 0 || next >= len(editorRows) {
+			break
+		}
+		e.row = next
+	}
 }
 
 // Step changes the value under the cursor one step up (dir > 0) or down.
@@ -95,39 +133,64 @@ func (e *Editor) Step(dir int) error {
 	return e.Set(key, next)
 }
 
-// Draw draws the rows with the cursor cell highlighted.
+// scroll keeps the cursor row (and its group's heading when it fits) in a
+// window of h rows.
+func (e *Editor) scroll(h int) {
+	if h <= 0 {
+		return
+	}
+	if e.row < e.top {
+		e.top = e.row
+		if e.top > 0 && editorRows[e.top-1].heading {
+			e.top--
+		}
+	}
+	if e.row >= e.top+h {
+		e.top = e.row - h + 1
+	}
+	e.top = max(min(e.top, len(editorRows)-h), 0)
+}
+
+// Draw draws the rows with the cursor cell highlighted; on a short
+// terminal it scrolls with the cursor and its title says which rows show.
 func (e *Editor) Draw(screen tcell.Screen) {
-	e.Box.DrawForSubclass(screen, e)
 	x, y, w, h := e.GetInnerRect()
-	normal := tcell.StyleDefault
+	e.scroll(h)
+	if h < len(editorRows) {
+		e.SetTitle(fmt.Sprintf(" parameters %d–%d of %d ", e.top+1, min(e.top+h, len(editorRows)), len(editorRows)))
+	} else {
+		e.SetTitle(" parameters ")
+	}
+	drawFrame(screen, e.Box, e.HasFocus())
 	selected := tcell.StyleDefault.Reverse(true)
-	// Scroll so the cursor row is visible on a short terminal.
-	top := max(0, e.row-h+1)
-	for i, r := range editorRows {
-		if i < top {
+	for i := e.top; i < len(editorRows) && i-e.top < h; i++ {
+		r, line := editorRows[i], y+i-e.top
+		if r.heading {
+			text := "── " + r.label + " "
+			if r.label == "link" {
+				text = fmt.Sprintf("%-*s%-*s%s", labelCol+2, "── link", valueCol, "up", "down")
+			}
+			tview.Print(screen, text, x, line, w, tview.AlignLeft, tcell.ColorTeal)
 			continue
 		}
-		if i-top >= h {
-			break
-		}
-		line := y + i - top
-		tview.Print(screen, r.label, x+1, line, 15, tview.AlignLeft, tcell.ColorSilver)
+		tview.Print(screen, r.label, x+1, line, labelCol, tview.AlignLeft, tcell.ColorSilver)
 		for c, key := range r.keys {
-			st := normal
+			width := valueCol
+			if len(r.keys) == 1 {
+				width = w - labelCol - 2
+			}
+			st := tcell.StyleDefault
 			if i == e.row && (c == e.col || len(r.keys) == 1) {
 				st = selected
 			}
-			width := 11
-			if len(r.keys) == 1 {
-				width = 22
-			}
-			val := fmt.Sprintf("%-*s", width-1, e.Get(key))
-			if len(val) > width-1 {
-				val = val[:width-1]
-			}
-			cx := x + 17 + c*11
-			for j, ch := range val {
-				if cx+j < x+w {
+			cx := x + labelCol + 2 + c*valueCol
+			val := []rune(e.Get(key))
+			for j := range min(width-1, x+w-cx) {
+				ch := ' '
+				if j < len(val) {
+					ch = val[j]
+				}
+				if ch != ' ' || st != tcell.StyleDefault {
 					screen.SetContent(cx+j, line, ch, nil, st)
 				}
 			}
@@ -183,12 +246,45 @@ func stepValue(key, cur string, dir int) (string, error) {
 		return ladder([]string{"0", "64kbit", "256kbit", "1mbit", "4mbit", "16mbit"}, cur, d), nil
 	case "queue":
 		return ladder([]string{"0", "8", "16", "32", "64", "128"}, cur, d), nil
-	case "drift_ppm":
+	case "drift_ppm", "wander_ppm":
 		v, err := param.PPM(key, cur, 5e5)
 		if err != nil {
 			return "", err
 		}
+		if name == "wander_ppm" {
+			return param.FormatPPM(max(v+float64(d), 0)), nil
+		}
 		return param.FormatPPM(v + 10*float64(d)), nil
+	case "overhead":
+		return ladder([]string{"0", "28", "48", "60"}, cur, d), nil
+	case "frame_jitter", "fixed_dt", "send_interval", "interval_fast", "interval_slow", "tick":
+		v, err := param.Duration(key, cur)
+		if err != nil {
+			return "", err
+		}
+		return fmtDur(max(v+time.Duration(d)*time.Millisecond, 0)), nil
+	case "band":
+		n, err := param.Int(key, cur, 0, 1000)
+		if err != nil {
+			return "", err
+		}
+		return strconv.FormatInt(max(n+int64(d), 0), 10), nil
+	case "alpha":
+		v, err := param.Float(key, cur, 0, 1)
+		if err != nil {
+			return "", err
+		}
+		return strconv.FormatFloat(math.Round(min(max(v+0.05*float64(d), 0.05), 1)*100)/100, 'g', -1, 64), nil
+	case "move_speed", "turn_speed":
+		v, err := param.Float(key, cur, 0, 1e4)
+		if err != nil {
+			return "", err
+		}
+		step := 0.5
+		if name == "turn_speed" {
+			step = 15
+		}
+		return strconv.FormatFloat(max(v+step*float64(d), 0), 'g', -1, 64), nil
 	case "sender":
 		return cycle(client.SenderNames, cur, d), nil
 	case "corrector":

@@ -2,7 +2,9 @@ package tui
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -37,7 +39,12 @@ type Replay struct {
 	window int
 
 	*views
-	status string
+	*clock  // idle while paused
+	status  string
+	editing bool // the help box has the keys
+
+	// Dir is where 'e' writes its CSV ("" = the current directory).
+	Dir string
 }
 
 // NewReplay loads the recording's samples and changes.
@@ -46,7 +53,7 @@ func NewReplay(r *recordings.Reader, name string) (*Replay, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &Replay{app: tview.NewApplication(), name: name, rec: r.Header, initial: cfg, speed: 3, window: 1}
+	v := &Replay{app: tview.NewApplication(), name: name, rec: r.Header, initial: cfg, speed: 3, window: 1, clock: newClock()}
 	err = r.Scan(0, sim.Time(1<<62), func(x *metrics.Sample) error {
 		if len(v.samples) >= maxReplaySamples {
 			return fmt.Errorf("the recording has more than %d samples; view a window with 'lab replay --from --to' or 'lab export'", maxReplaySamples)
@@ -103,6 +110,12 @@ func (v *Replay) build() {
 	v.editor.Set = func(key, value string) error {
 		return fmt.Errorf("a recording is read-only; run 'lab --scenario …' to change %s", key)
 	}
+	v.keys.set("  ",
+		segment{"[yellow]space[-] play/pause", 60}, segment{"[yellow]←→[-] seek 10s", 50},
+		segment{"[yellow]home/end[-]", 20}, segment{"[yellow]<>[-] speed", 40},
+		segment{"[yellow]z[-] window", 10}, segment{"[yellow]↑↓[-] parameters", 30},
+		segment{"[yellow]e[-] csv", 45},
+		segment{"[yellow]?[-] help", mustKeep}, segment{"[yellow]q[-] quit", mustKeep})
 	v.app.SetRoot(v.root(), true).SetInputCapture(v.onKey)
 	v.refresh()
 }
@@ -118,13 +131,20 @@ func (v *Replay) refresh() {
 	upto := v.index()
 	from := max(upto-span, 0)
 	shown := v.samples[from:upto]
-	v.fillCharts(shown, span, v.configAt(v.pos).Client.Snap)
+	var changed []sim.Time
+	for _, c := range v.changes {
+		changed = append(changed, c.At)
+	}
+	v.fillCharts(shown, span, every, v.configAt(v.pos).Client.Snap, changed)
 	state := "[green]▶ playing[-]"
 	if v.paused {
 		state = "[yellow]❚❚ paused[-]"
 	}
-	v.header.SetText(fmt.Sprintf(" [::b]jitterlab replay[::-] ─ %s ─ %s ─ seed %d ─ t %v / %v ─ %g× ─ %s ─ %s",
-		tview.Escape(v.name), tview.Escape(v.rec.Scenario), v.rec.Seed, v.pos, v.end(), speeds[v.speed], state, v.summary))
+	v.header.set(" ─ ",
+		segment{"[::b]replay[::-]", 65}, segment{tview.Escape(filepath.Base(v.name)), 10},
+		segment{tview.Escape(v.rec.Scenario), 60}, segment{fmt.Sprintf("seed %d", v.rec.Seed), 20},
+		segment{fmt.Sprintf("t %v / %v", v.pos, v.end()), 90}, segment{fmt.Sprintf("%g×", speeds[v.speed]), 70},
+		segment{state, 80}, segment{v.summary, 5})
 	text := ""
 	for _, c := range v.changes {
 		mark := "  "
@@ -137,7 +157,8 @@ func (v *Replay) refresh() {
 		text = " (no parameter changes recorded)"
 	}
 	v.side.SetText(text)
-	v.footer.SetText(" space play/pause  ←→ seek 10s  home/end  </> speed  z window  ↑↓ parameters  q quit\n " + v.status)
+	v.setStatus(v.status)
+	v.setIdle(v.paused)
 }
 
 // advance moves the cursor by wall × speed while playing.
@@ -155,6 +176,9 @@ func (v *Replay) advance(wall time.Duration) {
 func (v *Replay) seekTo(t sim.Time) { v.pos = min(max(t, v.tsOf(0)), v.end()) }
 
 func (v *Replay) onKey(ev *tcell.EventKey) *tcell.EventKey {
+	if v.editing {
+		return ev
+	}
 	switch ev.Key() {
 	case tcell.KeyLeft:
 		v.seekTo(v.pos - sim.Time(10*time.Second))
@@ -183,6 +207,10 @@ func (v *Replay) onKey(ev *tcell.EventKey) *tcell.EventKey {
 			v.speed = min(v.speed+1, len(speeds)-1)
 		case 'z':
 			v.window = (v.window + 1) % len(windows)
+		case 'e':
+			v.export()
+		case '?':
+			v.help()
 		case 'q':
 			v.app.Stop()
 		default:
@@ -195,6 +223,46 @@ func (v *Replay) onKey(ev *tcell.EventKey) *tcell.EventKey {
 	return nil
 }
 
+// replayKeys are the viewer's keys and what they do.
+var replayKeys = [][2]string{
+	{"space", "play / pause (at the end, play starts over)"},
+	{"← →", "seek 10 s back / forward; home / end: the start / the end"},
+	{"< >", "slower / faster: 0.1× … 1000×"},
+	{"z", "chart window: 10 s, 30 s, 2 min"},
+	{"↑ ↓", "move over the recorded parameters in force at the cursor"},
+	{"e", "export the whole recording's timeline to a new CSV file"},
+	{"?", "this help"},
+	{"q Ctrl-C", "quit"},
+}
+
+// help shows the viewer's keys.
+func (v *Replay) help() {
+	text := fmt.Sprintf("recording %s\nscenario %s, seed %d, %s\n\n", v.name, v.rec.Scenario, v.rec.Seed, v.summary) +
+		keyLines(replayKeys, "") + "\nThe side box lists the recorded changes; ✓ marks those in force at the cursor, ┴ on the charts' time axis where they applied.\n\n" + helpLastLine
+	v.editing = true
+	showHelp(v.app, v.pages.Pages, text, v.closeHelp)
+}
+
+func (v *Replay) closeHelp() {
+	v.pages.RemovePage("help")
+	v.editing = false
+	v.app.SetFocus(v.editor)
+}
+
+// export writes every sample of the recording to a new CSV file.
+func (v *Replay) export() {
+	base := "jitterlab-replay-" + safe(strings.TrimSuffix(filepath.Base(v.name), filepath.Ext(v.name)))
+	f, path, err := createUnique(v.Dir, base, ".csv")
+	if err == nil {
+		err = writeCSV(f, v.samples)
+	}
+	if err != nil {
+		v.status = "[red]export: " + tview.Escape(err.Error())
+		return
+	}
+	v.status = fmt.Sprintf("[green]wrote %s[-] (%d samples)", tview.Escape(path), len(v.samples))
+}
+
 // Run plays the recording until the user quits (screen nil: the terminal).
 func (v *Replay) Run(screen tcell.Screen) error {
 	if screen != nil {
@@ -202,21 +270,6 @@ func (v *Replay) Run(screen tcell.Screen) error {
 	}
 	t := time.NewTicker(time.Second / 30)
 	defer t.Stop()
-	stop := make(chan struct{})
-	go func() {
-		last := time.Now()
-		for {
-			select {
-			case <-stop:
-				return
-			case now := <-t.C:
-				d := now.Sub(last)
-				last = now
-				v.app.QueueUpdateDraw(func() { v.advance(d) })
-			}
-		}
-	}()
-	err := v.app.Run()
-	close(stop)
+	_, err := v.clock.run(v.app, t.C, time.Now(), nil, v.advance)
 	return err
 }

@@ -2,6 +2,8 @@ package tui
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -55,12 +57,12 @@ func TestReplayViewerSeeksAndShowsParametersAtTheCursor(t *testing.T) {
 	v.onKey(tcell.NewEventKey(tcell.KeyRune, ' ', 0)) // pause
 	key(tcell.KeyRight)                               // +10 s
 	out := show()
-	if !strings.Contains(out, "t 00:00:10.050 / 00:00:30.000") || !strings.Contains(out, "latency         25ms") {
+	if !strings.Contains(out, "t 00:00:10.050 / 00:00:30.000") || !strings.Contains(out, "latency       25ms") {
 		t.Fatalf("at 10 s:\n%s", out)
 	}
 	v.seekTo(sim.Time(21 * time.Second))
 	out = show()
-	if !strings.Contains(out, "latency         300ms      300ms") || !strings.Contains(out, "✓ 00:00:20.000 link.latency=300ms") {
+	if !strings.Contains(out, "latency       300ms        300ms") || !strings.Contains(out, "✓ 00:00:20.000 link.latency=300ms") {
 		t.Fatalf("at 21 s the spike's parameters should be in force:\n%s", out)
 	}
 	key(tcell.KeyHome)
@@ -80,5 +82,65 @@ func TestReplayViewerSeeksAndShowsParametersAtTheCursor(t *testing.T) {
 	}
 	if err := v.editor.Step(1); err == nil {
 		t.Fatal("a recording's parameters were editable")
+	}
+}
+
+func replayAt(t *testing.T, w, h int) (*Replay, tcell.SimulationScreen) {
+	t.Helper()
+	v, err := NewReplay(latencySpikeRecording(t), "/some/long/folder/latency-spike-seed1-000030.jlrec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Dir = t.TempDir()
+	screen := tcell.NewSimulationScreen("UTF-8")
+	v.app.SetScreen(screen)
+	screen.SetSize(w, h)
+	return v, screen
+}
+
+// At 80 columns the header keeps the cursor's time, the end and the state.
+func TestReplayHeaderFitsAt80(t *testing.T) {
+	v, screen := replayAt(t, 80, 24)
+	v.onKey(tcell.NewEventKey(tcell.KeyRune, ' ', 0)) // pause
+	v.seekTo(sim.Time(10 * time.Second))
+	v.refresh()
+	v.app.ForceDraw()
+	header := strings.Split(screenText(screen), "\n")[0]
+	for _, want := range []string{"t 00:00:10.000 / 00:00:30.000", "paused", "latency-spike"} {
+		if !strings.Contains(header, want) {
+			t.Errorf("header %q lacks %q", header, want)
+		}
+	}
+	golden(t, "replay-80x24.txt", screenText(screen))
+}
+
+func TestReplayHelpAndExport(t *testing.T) {
+	v, screen := replayAt(t, 80, 24)
+	v.onKey(tcell.NewEventKey(tcell.KeyRune, '?', 0))
+	v.app.ForceDraw()
+	if out := screenText(screen); !strings.Contains(out, "seek") || !strings.Contains(out, "export") {
+		t.Fatalf("replay help:\n%s", out)
+	}
+	v.closeHelp()
+	v.onKey(tcell.NewEventKey(tcell.KeyRune, 'e', 0))
+	files, _ := filepath.Glob(filepath.Join(v.Dir, "*.csv"))
+	if len(files) != 1 {
+		t.Fatalf("export wrote %v (status %q)", files, v.status)
+	}
+	data, _ := os.ReadFile(files[0])
+	if n := strings.Count(string(data), "\n") - 1; n != len(v.samples) {
+		t.Fatalf("export holds %d rows of %d samples", n, len(v.samples))
+	}
+}
+
+// A paused replay is idle (its clock takes no ticks); playing, it is not.
+func TestPausedReplayIsIdle(t *testing.T) {
+	v, _ := replayAt(t, 80, 24)
+	if v.idle.Load() {
+		t.Fatal("a playing replay is idle")
+	}
+	v.onKey(tcell.NewEventKey(tcell.KeyRune, ' ', 0))
+	if !v.idle.Load() {
+		t.Fatal("a paused replay still takes ticks")
 	}
 }

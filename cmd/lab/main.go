@@ -88,6 +88,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout, "\nflags of the terminal UI ('lab [flags]'):")
 			fs := tuiFlags(stdout)
 			fs.PrintDefaults()
+			tuiHelp(stdout)
 			withExamples(nil,
 				"lab --scenario mobile-4g",
 				"lab run --scenario jitter-fix --duration 10m --csv timeline.csv",

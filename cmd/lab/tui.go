@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -21,7 +23,7 @@ type tuiOptions struct {
 
 func newTUIFlags(stderr io.Writer) (*flag.FlagSet, *tuiOptions) {
 	o := &tuiOptions{}
-	fs := newFlagSet("", "[flags]", stderr, paramHelp)
+	fs := newFlagSet("", "[flags]", stderr, tuiHelp)
 	fs.Init("lab", flag.ContinueOnError)
 	o.register(fs)
 	fs.Lookup("scenario").DefValue = "jitter-fix"
@@ -30,8 +32,15 @@ func newTUIFlags(stderr io.Writer) (*flag.FlagSet, *tuiOptions) {
 	fs.Lookup("duration").DefValue = "24h0m0s"
 	o.duration = 24 * time.Hour
 	fs.DurationVar(&o.every, "every", 50*time.Millisecond, "sample period of the charts and the CSV export")
-	fs.StringVar(&o.dir, "dir", "", "folder for CSV exports (default: the current one)")
+	fs.StringVar(&o.dir, "dir", "", "existing `folder` for CSV exports (e) and recordings (R) (default: the current one)")
 	return fs, o
+}
+
+// tuiHelp follows the lab's flags in 'lab -h': its keys, then the
+// parameters --set takes.
+func tuiHelp(w io.Writer) {
+	fmt.Fprint(w, "\nkeys of the lab ('?' in the lab shows them with the scenario):\n"+tui.KeyHelp())
+	paramHelp(w)
 }
 
 func tuiFlags(w io.Writer) *flag.FlagSet {
@@ -57,6 +66,9 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 	if sc != nil {
 		name = sc.Name
 	}
+	if err := checkDir(o.dir); err != nil {
+		return err
+	}
 	app, err := tui.New(tui.Options{Config: cfg, Scenario: sc, Name: name, Every: o.every, Dir: o.dir})
 	if err != nil {
 		return err
@@ -64,7 +76,37 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 	if err := needTerminal(); err != nil {
 		return err
 	}
-	return app.Run(nil)
+	err = app.Run(nil)
+	for _, path := range app.Written() {
+		fmt.Fprintf(stderr, "lab: recorded %s ('lab replay %s --verify' checks it)\n", path, path)
+	}
+	if sig := app.Signal(); sig != nil {
+		fmt.Fprintf(stderr, "lab: stopped by %v\n", sig)
+	}
+	return err
+}
+
+// checkDir checks at start that --dir is a folder the lab can write in,
+// rather than on the first export or recording.
+func checkDir(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	st, err := os.Stat(dir)
+	if err == nil && !st.IsDir() {
+		err = errors.New("not a folder")
+	}
+	if err == nil {
+		var f *os.File
+		if f, err = os.CreateTemp(dir, ".jitterlab-check-*"); err == nil {
+			f.Close()
+			err = os.Remove(f.Name())
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("--dir %q: %v (it holds CSV exports and recordings: give an existing folder you can write in)", dir, err)
+	}
+	return nil
 }
 
 // needTerminal probes for a terminal: tview would otherwise fail with a

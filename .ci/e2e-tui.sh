@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# End-to-end test of the lab's terminal UI: the real binary in tmux at the
+# terminal default of 80×24. It waits for the charts, raises the latency by
+# typing a value over the pre-filled one, sees the new value and the status
+# message, records with R, quits with q (exit status 0), and checks that
+# the recording replays with 'lab replay --verify'. Then it records again
+# and ends the lab with SIGTERM: that recording must be closed and verify too.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v tmux >/dev/null; then
+  echo "e2e-tui: installing tmux"
+  if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
+  $sudo apt-get update -qq >/dev/null
+  $sudo apt-get install -y -qq tmux >/dev/null
+fi
+
+tmp=$(mktemp -d)
+sock="$tmp/tmux.sock"
+t() { tmux -S "$sock" "$@"; }
+cleanup() { t kill-server 2>/dev/null || true; rm -rf "$tmp"; }
+trap cleanup EXIT
+
+# 'go build ./cmd/lab' would write ./lab, which is the lab/ package folder.
+go build -o "$tmp/jitterlab" ./cmd/lab
+
+fail() {
+  echo "e2e-tui: FAIL: $*"
+  echo "---- screen ----"; t capture-pane -p -t e2e 2>/dev/null || true
+  exit 1
+}
+
+# wait_for TEXT: poll the screen for TEXT for up to 20 s.
+wait_for() {
+  for _ in $(seq 200); do
+    if t capture-pane -p -t e2e | grep -qF -- "$1"; then return 0; fi
+    sleep 0.1
+  done
+  fail "no \"$1\" on screen"
+}
+
+# start: run the lab in a fresh 80×24 tmux session in $tmp/rec; the exit
+# status lands in $tmp/status.
+start() {
+  rm -f "$tmp/status"
+  mkdir -p "$tmp/rec"
+  t new-session -d -s e2e -x 80 -y 24 \
+    "cd '$tmp/rec' && TERM=xterm-256color '$tmp/jitterlab' --dir '$tmp/rec' 2>'$tmp/stderr'; echo \$? > '$tmp/status'; sleep 30"
+  wait_for "tick offset"
+  wait_for "send interval"
+  wait_for "visible error"
+  wait_for "rtt (ms)"
+}
+
+# exited: wait up to 10 s for the lab to end and return its exit status.
+exited() {
+  for _ in $(seq 100); do
+    if [ -s "$tmp/status" ]; then cat "$tmp/status"; return 0; fi
+    sleep 0.1
+  done
+  fail "the lab did not exit"
+}
+
+verify() {
+  out=$("$tmp/jitterlab" replay "$1" --verify 2>&1) || fail "$1 does not verify: $out"
+  echo "$out" | tail -1
+}
+
+echo "== e2e-tui: typed latency, R, q at 80×24"
+start
+wait_for " latency       50ms         50ms"
+t send-keys -t e2e Enter
+wait_for "up.latency = 50ms"
+t send-keys -t e2e -l "80ms"
+t send-keys -t e2e Enter
+wait_for " latency       80ms         50ms"
+wait_for "up.latency = 80ms at"
+t send-keys -t e2e R
+wait_for "● REC"
+wait_for "recording the whole session from t 0"
+sleep 2
+t send-keys -t e2e q
+status=$(exited)
+[ "$status" = 0 ] || fail "q exited with status $status"
+recs=("$tmp"/rec/*.jlrec)
+[ ${#recs[@]} = 1 ] && [ -f "${recs[0]}" ] || fail "expected one recording, found: ${recs[*]}"
+grep -qF "recorded ${recs[0]}" "$tmp/stderr" || fail "the lab did not name its recording on exit: $(cat "$tmp/stderr")"
+verify "${recs[0]}"
+t kill-session -t e2e
+
+echo "== e2e-tui: SIGTERM closes the open recording"
+rm -f "$tmp"/rec/*.jlrec
+start
+t send-keys -t e2e R
+wait_for "● REC"
+sleep 2
+pane=$(t display-message -p -t e2e '#{pane_pid}')
+lab=$(pgrep -P "$pane" -x jitterlab) || fail "no lab process under the pane's shell $pane"
+kill -TERM "$lab"
+status=$(exited)
+[ "$status" = 0 ] || fail "SIGTERM exit status $status"
+grep -qF "stopped by terminated" "$tmp/stderr" || fail "no stop message: $(cat "$tmp/stderr")"
+recs=("$tmp"/rec/*.jlrec)
+[ -f "${recs[0]}" ] || fail "no recording after SIGTERM"
+verify "${recs[0]}"
+
+echo "e2e-tui: ok"

@@ -1,0 +1,94 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+)
+
+// liveKeys are the live lab's keys and what they do: the help box, 'lab -h'
+// and the README show this one list.
+var liveKeys = [][2]string{
+	{"space", "pause / run (a paused lab does not redraw)"},
+	{"< >", "slower / faster: 0.1×, 0.25×, 0.5×, 1×, 2×, 5×, 10×, 100×, 1000×"},
+	{"↑ ↓ ← →", "select a parameter and its direction (up / down); PgUp PgDn by ten"},
+	{"+ -", "step the value (latency ±5 ms, loss ±0.5 %, variants cycle, …)"},
+	{"enter", "type a value as on the command line (80ms, 2%, normal): typing replaces the value shown; a bad one is refused with the reason"},
+	{"1-9", "apply a preset as a whole link (link keys it does not name go to the perfect link's): " + strings.Join(presetKeys, ", ")},
+	{"z", "chart window: 10 s, 30 s, 2 min"},
+	{"c", "the scenario (description, source, timeline) and the change log in place of the editor; ┴ on the charts' time axis marks each change"},
+	{"e", "export the kept timeline (the last hour) to a new CSV file in --dir"},
+	{"R", "record the whole session from t 0 to a new file in --dir, or stop; lab replay FILE reads and --verify checks it"},
+	{"b", "A/B: run B (your settings) on the same seed beside A, drawn in white; b ends it"},
+	{"r", "restart from t 0 on the same seed with the settings in force now (live edits kept; the scenario's timeline plays again)"},
+	{"?", "this help (↑ ↓ PgUp PgDn scroll, Esc closes)"},
+	{"q Ctrl-C", "quit; an open recording is closed (SIGTERM and SIGHUP do the same)"},
+}
+
+// KeyHelp lists the live lab's keys, one per line, for 'lab -h'.
+func KeyHelp() string { return keyLines(liveKeys, "  ") }
+
+// keyLines lays keys out as a table: the key, then what it does, wrapped
+// at 76 columns under itself.
+func keyLines(keys [][2]string, indent string) string {
+	var b strings.Builder
+	pad := indent + strings.Repeat(" ", 10)
+	for _, k := range keys {
+		line := fmt.Sprintf("%s%-9s", indent, k[0])
+		width := len([]rune(line))
+		for _, word := range strings.Fields(k[1]) {
+			if n := len([]rune(word)); width+1+n > 76 {
+				b.WriteString(line + "\n")
+				line, width = pad+word, len([]rune(pad))+n
+				continue
+			}
+			line += " " + word
+			width += 1 + len([]rune(word))
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String()
+}
+
+// helpLastLine ends every help box: on a short terminal it is reached by
+// scrolling.
+const helpLastLine = "Esc, q, ? or Enter closes this help."
+
+const chartHelp = `Charts, newest at the right, each dot column the min–max of its samples:
+tick offset: server tick − client tick − start tick; outside ±band the
+corrector latches the fast or slow send interval. send interval: the 0.048
+and 0.052 levels. visible error: how far the drawn tank is from the
+predicted one; past the snap line it snaps. rtt with the RFC 3550 jitter
+each way. ┴ on a chart's bottom edge marks a parameter change.`
+
+// help shows the keys, the scenario and what the charts mean.
+func (a *App) help() {
+	var b strings.Builder
+	if sc := a.opts.Scenario; sc != nil {
+		fmt.Fprintf(&b, "scenario %s: %s\nsource: %s\n\n", sc.Name, sc.Description, sc.Source)
+	}
+	b.WriteString(keyLines(liveKeys, ""))
+	b.WriteString("\n" + chartHelp + "\n\n" + helpLastLine)
+	showHelp(a.app, a.pages.Pages, b.String(), func() { a.editing = false; a.app.SetFocus(a.editor) })
+	a.editing = true
+}
+
+// showHelp opens a scrolling help box over pages; closed calls back.
+func showHelp(app *tview.Application, pages *tview.Pages, text string, closed func()) {
+	view := tview.NewTextView().SetText(text).SetWrap(true).SetWordWrap(true)
+	view.SetBorder(true).SetTitle(" help ─ ↑↓ PgUp PgDn scroll, Esc closes ")
+	view.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
+		switch {
+		case ev.Key() == tcell.KeyEscape, ev.Key() == tcell.KeyEnter,
+			ev.Key() == tcell.KeyRune && (ev.Rune() == 'q' || ev.Rune() == '?'):
+			pages.RemovePage("help")
+			closed()
+			return nil
+		}
+		return ev
+	})
+	pages.AddPage("help", &overlay{Primitive: view, w: 100, h: strings.Count(text, "\n") + 8}, true, true)
+	app.SetFocus(view)
+}

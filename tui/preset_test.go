@@ -1,0 +1,39 @@
+package tui
+
+import (
+	"testing"
+	"time"
+
+	"jitterlab/lab"
+)
+
+// After any preset, then any other, the session's link is exactly the
+// second preset's link on the perfect link: nothing of the first remains.
+func TestPresetSetsTheWholeLink(t *testing.T) {
+	want := make([]lab.Config, len(presetKeys))
+	for j, name := range presetKeys {
+		sc, err := lab.LoadScenario(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[j] = lab.DefaultConfig()
+		if err := lab.ApplyScenario(&want[j], sc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range presetKeys {
+		a, _ := labAt(t, 80, 24)
+		a.advance(time.Second)
+		press(a, rune('1'+i))
+		for j := range presetKeys {
+			a.advance(time.Second / 10)
+			press(a, rune('1'+j))
+			if c := a.s.Config(); c.Up != want[j].Up || c.Down != want[j].Down {
+				t.Fatalf("preset %s after %s: up %+v down %+v, want up %+v down %+v", presetKeys[j], presetKeys[i], c.Up, c.Down, want[j].Up, want[j].Down)
+			}
+			if a.name != presetKeys[j] {
+				t.Fatalf("header names %q after preset %s", a.name, presetKeys[j])
+			}
+		}
+	}
+}

@@ -1,0 +1,305 @@
+package tui
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"jitterlab/lab"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden screen captures in testdata/")
+
+// sizes are the terminal sizes the lab promises to work at: the terminal
+// default, a common laptop window and a large one.
+var sizes = []struct{ w, h int }{{80, 24}, {120, 40}, {200, 60}}
+
+// labAt is the lab as 'go run ./cmd/lab' starts it (the jitter-fix
+// scenario, seed 1) on a simulated w×h terminal.
+func labAt(t testing.TB, w, h int) (*App, tcell.SimulationScreen) {
+	t.Helper()
+	sc, err := lab.LoadScenario("jitter-fix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := lab.DefaultConfig()
+	if err := lab.ApplyScenario(&cfg, sc); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Duration = 24 * time.Hour
+	a, err := New(Options{Config: cfg, Scenario: sc, Name: sc.Name, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	screen := tcell.NewSimulationScreen("UTF-8")
+	a.app.SetScreen(screen) // initialises the screen (no Init of our own)
+	screen.SetSize(w, h)    // after SetScreen, which resets the size
+	return a, screen
+}
+
+// sendKey delivers a key as tview's event loop does: the lab's key handler
+// first, then the focused widget (the editor, a prompt or the help).
+func sendKey(a *App, ev *tcell.EventKey) {
+	if ev = a.app.GetInputCapture()(ev); ev == nil {
+		return
+	}
+	if p := a.app.GetFocus(); p != nil {
+		if h := p.InputHandler(); h != nil {
+			h(ev, func(p tview.Primitive) { a.app.SetFocus(p) })
+		}
+	}
+}
+
+func press(a *App, r rune)         { sendKey(a, tcell.NewEventKey(tcell.KeyRune, r, 0)) }
+func pressKey(a *App, k tcell.Key) { sendKey(a, tcell.NewEventKey(k, 0, 0)) }
+func typeText(a *App, s string) {
+	for _, r := range s {
+		press(a, r)
+	}
+}
+
+// rows is the screen as lines of text.
+func rows(s tcell.SimulationScreen) []string {
+	return strings.Split(strings.TrimSuffix(screenText(s), "\n"), "\n")
+}
+
+func TestScreenAtEverySize(t *testing.T) {
+	for _, sz := range sizes {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			t.Run("a refused value's reason is on screen", func(t *testing.T) {
+				a, screen := labAt(t, sz.w, sz.h)
+				a.advance(time.Second)
+				pressKey(a, tcell.KeyEnter) // latency, up
+				typeText(a, "-5ms")
+				pressKey(a, tcell.KeyEnter)
+				out := draw(a, screen)
+				reason := lab.CheckAssignment("up.latency", "-5ms")
+				if reason == nil {
+					t.Fatal("-5ms accepted")
+				}
+				lines := rows(screen)
+				status := strings.Join(strings.Fields(lines[len(lines)-3]+" "+lines[len(lines)-2]), " ")
+				if !strings.Contains(status, reason.Error()) {
+					t.Fatalf("the whole refusal %q is not on the status rows:\n%s", reason, out)
+				}
+				if a.s.Config().Up.Latency != 50*time.Millisecond {
+					t.Fatalf("a refused value changed the latency to %v", a.s.Config().Up.Latency)
+				}
+				if sz.w == 80 {
+					golden(t, "refusal-80x24.txt", out)
+				}
+			})
+			t.Run("typing replaces the pre-filled value", func(t *testing.T) {
+				a, screen := labAt(t, sz.w, sz.h)
+				a.advance(time.Second)
+				pressKey(a, tcell.KeyEnter) // pre-filled with 50ms
+				typeText(a, "80ms")
+				pressKey(a, tcell.KeyEnter)
+				if got := a.s.Config().Up.Latency; got != 80*time.Millisecond {
+					t.Fatalf("typing 80ms over 50ms set the session's up latency to %v", got)
+				}
+				out := draw(a, screen)
+				if !strings.Contains(out, "up.latency = 80ms") {
+					t.Fatalf("no confirmation on screen:\n%s", out)
+				}
+			})
+			t.Run("preset 8 then 9 sets the whole link", func(t *testing.T) {
+				a, screen := labAt(t, sz.w, sz.h)
+				a.advance(time.Second)
+				press(a, '8') // unreal-bad: 5 % loss
+				if a.s.Config().Up.Loss != 0.05 {
+					t.Fatalf("unreal-bad: up loss %v", a.s.Config().Up.Loss)
+				}
+				a.advance(time.Second)
+				press(a, '9') // jitter-fix names no loss: the perfect link's 0
+				if c := a.s.Config(); c.Up.Loss != 0 || c.Down.Loss != 0 {
+					t.Fatalf("after jitter-fix the session's loss is up %v down %v, want 0", c.Up.Loss, c.Down.Loss)
+				}
+				out := draw(a, screen)
+				if header := rows(screen)[0]; !strings.Contains(header, "jitter-fix") || strings.Contains(header, "unreal-bad") {
+					t.Fatalf("the header does not name the preset in force:\n%s", out)
+				}
+			})
+			t.Run("the status line and the keys stay on screen", func(t *testing.T) {
+				a, screen := labAt(t, sz.w, sz.h)
+				a.advance(time.Second)
+				a.status = "[red]a message"
+				draw(a, screen)
+				lines := rows(screen)
+				if status := lines[len(lines)-2]; !strings.Contains(status, "a message") || strings.Contains(lines[len(lines)-3], "message") {
+					t.Fatalf("status row %q", status)
+				}
+				if keys := lines[len(lines)-1]; !strings.Contains(keys, "? help") || !strings.Contains(keys, "q quit") {
+					t.Fatalf("keys row %q", keys)
+				}
+			})
+			t.Run("golden", func(t *testing.T) {
+				a, screen := labAt(t, sz.w, sz.h)
+				for range 12 * 30 { // 12 s at 30 fps
+					a.advance(time.Second / 30)
+				}
+				a.set("up.latency", "80ms")
+				for range 3 * 30 {
+					a.advance(time.Second / 30)
+				}
+				golden(t, fmt.Sprintf("lab-%dx%d.txt", sz.w, sz.h), draw(a, screen))
+			})
+		})
+	}
+}
+
+// golden compares got with testdata/name, or rewrites it under -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run 'go test ./tui -update' to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("screen differs from %s (rerun with -update and review it):\ngot:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+func TestBelowTheMinimumSizeSaysSo(t *testing.T) {
+	a, screen := labAt(t, 40, 12)
+	a.advance(time.Second)
+	out := draw(a, screen)
+	want := fmt.Sprintf("terminal too small: need %d×%d", minWidth, minHeight)
+	if !strings.Contains(out, want) {
+		t.Fatalf("at 40×12 no %q:\n%s", want, out)
+	}
+	golden(t, "lab-40x12.txt", out)
+}
+
+func TestEveryScreenRowFitsAtTheMinimum(t *testing.T) {
+	a, screen := labAt(t, minWidth, minHeight)
+	a.advance(2 * time.Second)
+	out := draw(a, screen)
+	for _, want := range []string{"tick offset", "send interval", "visible error", "rtt", "latency", "err p99", "? help", "q quit"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("at %d×%d the screen lacks %q:\n%s", minWidth, minHeight, want, out)
+		}
+	}
+}
+
+func TestHelpScrollsToItsEnd(t *testing.T) {
+	a, screen := labAt(t, 80, 24)
+	press(a, '?')
+	out := draw(a, screen)
+	if !strings.Contains(out, "help") || strings.Contains(out, helpLastLine) {
+		t.Fatalf("help at 80×24 should show its start and scroll for the rest:\n%s", out)
+	}
+	for range 10 {
+		pressKey(a, tcell.KeyPgDn)
+	}
+	if out = draw(a, screen); !strings.Contains(out, helpLastLine) {
+		t.Fatalf("help's last line not reachable by PgDn:\n%s", out)
+	}
+	pressKey(a, tcell.KeyEscape)
+	if out = draw(a, screen); strings.Contains(out, helpLastLine) || !strings.Contains(out, "tick offset") {
+		t.Fatalf("Esc did not close help:\n%s", out)
+	}
+}
+
+// Every prompt selects its pre-filled text: the A/B prompt too.
+func TestPromptsReplaceTheirPrefilledText(t *testing.T) {
+	a, _ := labAt(t, 80, 24)
+	press(a, 'b') // pre-filled with server.inputs=queue
+	typeText(a, "client.sender=accumulator")
+	pressKey(a, tcell.KeyEnter)
+	if a.ab == nil || strings.Join(a.ab.sets, " ") != "client.sender=accumulator" {
+		t.Fatalf("A/B started with %v (status %q)", a.ab, a.status)
+	}
+	// Backspace on the selection clears it; an arrow keeps it to edit.
+	pressKey(a, tcell.KeyEnter) // latency 50ms
+	pressKey(a, tcell.KeyBackspace2)
+	typeText(a, "70ms")
+	pressKey(a, tcell.KeyEnter)
+	pressKey(a, tcell.KeyEnter) // 70ms
+	pressKey(a, tcell.KeyEnd)
+	pressKey(a, tcell.KeyBackspace2)
+	pressKey(a, tcell.KeyBackspace2)
+	typeText(a, "5ms")
+	pressKey(a, tcell.KeyEnter)
+	if got := a.s.Config().Up.Latency; got != 705*time.Millisecond {
+		t.Fatalf("up latency %v, want 705ms (70ms cleared and typed, then edited to 705ms)", got)
+	}
+}
+
+func TestHelpGolden(t *testing.T) {
+	a, screen := labAt(t, 80, 24)
+	press(a, '?')
+	golden(t, "help-80x24.txt", draw(a, screen))
+}
+
+// c shows the scenario's description and source and the change log; the
+// change is marked on the charts' time axis.
+func TestChangeLogAndMarks(t *testing.T) {
+	a, screen := labAt(t, 80, 24)
+	a.advance(5 * time.Second)
+	a.set("up.loss", "2%")
+	a.advance(5 * time.Second)
+	press(a, 'c')
+	out := draw(a, screen)
+	for _, want := range []string{"jitter-fix (builtin/jitter-fix.toml)", "The reference client", "source:", "00:00:05.000 up.loss=2%", "changes (1)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the change log lacks %q:\n%s", want, out)
+		}
+	}
+	marks := 0
+	for _, line := range rows(screen) {
+		if strings.HasPrefix(line, "└") {
+			marks += strings.Count(line, "┴")
+		}
+	}
+	if marks != 4 {
+		t.Errorf("%d change marks on the charts' time axes, want one per chart:\n%s", marks, out)
+	}
+	golden(t, "changes-80x24.txt", out)
+	press(a, 'c')
+	if out = draw(a, screen); !strings.Contains(out, "parameters") {
+		t.Fatalf("c did not bring the editor back:\n%s", out)
+	}
+}
+
+// Any terminal size draws without a panic: the lab, its help and a prompt,
+// from 1×1 up; below the minimum the message (or as much of it as fits).
+func TestEverySizeDraws(t *testing.T) {
+	a, screen := labAt(t, 80, 24)
+	a.advance(3 * time.Second)
+	for _, overlay := range []rune{0, '?', 'b'} {
+		if overlay != 0 {
+			press(a, overlay)
+		}
+		for w := 1; w <= 221; w += 11 {
+			for h := 1; h <= 71; h += 7 {
+				screen.SetSize(w, h)
+				out := draw(a, screen)
+				if w >= minWidth && h >= minHeight && overlay == 0 && !strings.Contains(out, "q quit") {
+					t.Fatalf("%d×%d: no key row:\n%s", w, h, out)
+				}
+				if (w < minWidth || h < minHeight) && w >= 32 && h >= 2 && !strings.Contains(out, "terminal too small") {
+					t.Fatalf("%d×%d: no message:\n%s", w, h, out)
+				}
+			}
+		}
+		pressKey(a, tcell.KeyEscape)
+	}
+}
