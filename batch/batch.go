@@ -184,6 +184,18 @@ func (p *Plan) Execute(shard Shard, workers int) ([]Run, error) {
 	})
 }
 
+// LinkOf is the link of cfg as the conditions show it: latency, jitter,
+// its distribution, loss, bursts, duplicates, reordering, rate and queue
+// (the link.* keys: up/down where they differ).
+func LinkOf(cfg *lab.Config) []Setting {
+	var link []Setting
+	for _, k := range []string{"latency", "jitter", "jitter_dist", "loss", "loss_burst", "duplicate", "reorder", "rate", "queue"} {
+		p, _ := lab.Lookup("link." + k)
+		link = append(link, Setting{Key: k, Value: p.Get(cfg)})
+	}
+	return link
+}
+
 // Params is every registry key's value in cfg.
 func Params(cfg *lab.Config) map[string]string {
 	out := map[string]string{}

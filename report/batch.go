@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"strings"
 
 	"jitterlab/batch"
 	"jitterlab/diagnose"
@@ -19,7 +20,7 @@ type legendItem struct{ Label, Colour string }
 type batchPage struct {
 	Title      string
 	Conditions [][2]string
-	Legend     string
+	Legend     []string
 	Head       [][]string
 	Rows       [][]string
 	Dots       []chart
@@ -34,7 +35,7 @@ type batchPage struct {
 // metric (a row per arm, a dot per seed, the mean with its interval) and the
 // timelines of the representative seed tl.Seed for the first arms.
 func WriteBatch(w io.Writer, r *batch.Result, tl *batch.Timelines) error {
-	p := batchPage{Title: fmt.Sprintf("lab %s: %s", r.Def.Kind, r.Def.Scenario), Conditions: r.Conditions(), Legend: r.Legend(), Seed: tl.Seed}
+	p := batchPage{Title: fmt.Sprintf("lab %s: %s", r.Def.Kind, r.Def.Scenario), Conditions: r.Conditions(), Legend: strings.Split(r.Legend(), "\n"), Seed: tl.Seed}
 	if r.Def.Kind == "ab" {
 		p.Conditions = append(p.Conditions, [2]string{"A", joinOr(r.Def.A, "(none: the reference)")}, [2]string{"B", joinOr(r.Def.B, "")})
 	}
@@ -118,7 +119,8 @@ figure { margin: 1em 0; } figcaption { font-size: 0.85em; color: #555; }
 </section>
 <section id="table">
 <h2>Results</h2>
-<p>{{.Legend}}.</p>
+{{range .Legend}}<p>{{.}}.</p>
+{{end}}
 <div class="scroll"><table class="results">
 {{range .Head}}<tr>{{range .}}<th>{{.}}</th>{{end}}</tr>
 {{end}}{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>

@@ -144,8 +144,8 @@ func dotPlot(r *diagnose.Result, m diagnose.Metric) template.HTML {
 func dots(rows []dotRow, prec int) template.HTML {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, rw := range rows {
-		for _, v := range rw.values {
-			if !math.IsNaN(v) {
+		for _, v := range append([]float64{rw.mean.Lo(), rw.mean.Hi()}, rw.values...) {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
 				lo, hi = min(lo, v), max(hi, v)
 			}
 		}

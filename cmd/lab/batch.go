@@ -122,10 +122,7 @@ func newPlan(o *runOptions, seeds []uint64, def batch.Definition, flagOf func(ar
 	if sc != nil {
 		def.Scenario, def.ScenarioFile, def.TimelineChanges = sc.Name, sc.File, len(sc.Timeline)
 	}
-	for _, k := range []string{"latency", "jitter", "jitter_dist", "loss", "loss_burst", "duplicate", "reorder", "rate", "queue"} {
-		p, _ := lab.Lookup("link." + k)
-		def.Link = append(def.Link, batch.Setting{Key: k, Value: p.Get(&base)})
-	}
+	def.Link = batch.LinkOf(&base)
 	p := &batch.Plan{Def: def, Scenario: sc}
 	for i, sets := range def.Arms() {
 		if err := batchConflicts(o, flagOf(i), sets); err != nil {
