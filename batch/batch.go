@@ -220,3 +220,26 @@ func runOne(cfg lab.Config, sc *scenarios.Scenario) (lab.Summary, error) {
 	}
 	return s.Summary(), nil
 }
+
+// RunSummary is 'lab run --json': the schema, the version, the scenario
+// and the full effective parameter set as the run started, then the
+// summary's fields.
+type RunSummary struct {
+	Schema       int               `json:"schema"`
+	Kind         string            `json:"kind"` // "run"
+	Version      string            `json:"version"`
+	Scenario     string            `json:"scenario"`      // "default" without --scenario
+	ScenarioFile string            `json:"scenario_file"` // "" without --scenario
+	Params       map[string]string `json:"params"`
+	*lab.Summary
+}
+
+// NewRunSummary describes a run of cfg (as it started) on scenario sc (nil:
+// none) with its summary.
+func NewRunSummary(version string, cfg *lab.Config, sc *scenarios.Scenario, sum *lab.Summary) RunSummary {
+	r := RunSummary{Schema: Schema, Kind: "run", Version: version, Scenario: "default", Params: Params(cfg), Summary: sum}
+	if sc != nil {
+		r.Scenario, r.ScenarioFile = sc.Name, sc.File
+	}
+	return r
+}
