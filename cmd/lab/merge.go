@@ -97,4 +97,3 @@ func planOf(def *batch.Definition) (*batch.Plan, error) {
 	p.Def = *def
 	return p, nil
 }
-
