@@ -103,3 +103,41 @@ func TestMergeRefusesForeignShards(t *testing.T) {
 		t.Errorf("--shard with --csv: %d %q", code, errOut)
 	}
 }
+
+// TestShardRecipesInDocsRun (issue 10 item 4): the Slurm script maps
+// SLURM_ARRAY_TASK_ID to --shard, the Kubernetes manifest maps
+// JOB_COMPLETION_INDEX, and the sweep both run is a valid lab command.
+func TestShardRecipesInDocsRun(t *testing.T) {
+	for _, c := range []struct {
+		file, sweepFrom, sweepTo string
+		want                     []string
+	}{
+		{"slurm-sweep.sbatch", "SWEEP=(", ")", []string{`--shard "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT"`, "#SBATCH --array=1-4", "--dependency=\"afterok:$SLURM_ARRAY_JOB_ID\"", "merge $OUT/shard-*.jsonl"}},
+		{"k8s-sweep-job.yaml", "/jitterlab sweep", "--shard", []string{"completionMode: Indexed", "--shard $((JOB_COMPLETION_INDEX + 1))/4", "completions: 4", "/jitterlab merge /shards/shard-*.jsonl"}},
+	} {
+		b, err := os.ReadFile(filepath.Join("../../docs", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(b)
+		for _, w := range c.want {
+			if !strings.Contains(s, w) {
+				t.Errorf("%s lacks %q", c.file, w)
+			}
+		}
+		_, rest, ok := strings.Cut(s, c.sweepFrom)
+		sweep, _, ok2 := strings.Cut(rest, c.sweepTo)
+		if !ok || !ok2 {
+			t.Fatalf("%s: no sweep command", c.file)
+		}
+		args := strings.Fields(sweep)
+		if args[0] != "sweep" {
+			args = append([]string{"sweep"}, args...)
+		}
+		// The recipe's sweep, shortened (the last --seeds and --duration win).
+		args = append(args, "--seeds", "1-2", "--duration", "2s", "--shard", "1/4")
+		if code, out, errOut := runLab(t, args...); code != 0 || strings.Count(out, "\n") != 3 {
+			t.Errorf("%s: lab %v: exit %d, %d lines, %s", c.file, args, code, strings.Count(out, "\n"), errOut)
+		}
+	}
+}
