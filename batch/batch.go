@@ -81,8 +81,21 @@ func (d *Definition) Arms() [][]string {
 	return arms
 }
 
-// Runs is the number of runs: arms × seeds.
-func (d *Definition) Runs() int { return len(d.Arms()) * len(d.Seeds) }
+// Runs is the number of runs, arms × seeds, counted without building the
+// arms; any count above MaxRuns is MaxRuns + 1.
+func (d *Definition) Runs() int {
+	n := len(d.Seeds)
+	if d.Kind == "ab" {
+		n *= 2
+	}
+	for _, a := range d.Axes {
+		if n > 0 && len(a.Values) > (MaxRuns+1)/n {
+			return MaxRuns + 1
+		}
+		n *= len(a.Values)
+	}
+	return min(n, MaxRuns+1)
+}
 
 // Value is a metric's value; no data (NaN) is null in JSON.
 type Value float64

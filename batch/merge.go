@@ -70,10 +70,14 @@ func (m *Merger) add(b []byte, where string) error {
 		return fmt.Errorf("%s: batch_hash %s does not match its batch definition (hash %s): the line was edited", where, run.BatchHash, h)
 	}
 	if m.def == nil {
-		m.def, m.hash, m.first, m.targets = run.Definition, run.BatchHash, where, run.Definition.Runs()
-		if m.targets > MaxRuns {
-			return fmt.Errorf("%s: a batch of %d runs; allowed at most %d", where, m.targets, MaxRuns)
+		d := run.Definition
+		if d.Kind != "ab" && d.Kind != "sweep" {
+			return fmt.Errorf("%s: batch kind %q; want ab or sweep", where, d.Kind)
 		}
+		if n := d.Runs(); n > MaxRuns || n == 0 {
+			return fmt.Errorf("%s: a batch of %d runs; allowed 1 to %d", where, n, MaxRuns)
+		}
+		m.def, m.hash, m.first, m.targets = d, run.BatchHash, where, d.Runs()
 	}
 	if run.Version != m.def.Version || run.Definition.Version != m.def.Version {
 		return fmt.Errorf("%s: version %q, but %s is version %q: merge only shards of one lab version", where, run.Version, m.first, m.def.Version)
@@ -84,6 +88,11 @@ func (m *Merger) add(b []byte, where string) error {
 	n := len(m.def.Seeds)
 	if run.Index < 0 || run.Index >= m.targets || run.Arm != run.Index/n || run.Seed != m.def.Seeds[run.Index%n] {
 		return fmt.Errorf("%s: run %d (arm %d, seed %d) is not a run of the batch's %d", where, run.Index, run.Arm, run.Seed, m.targets)
+	}
+	for _, mt := range Metrics {
+		if _, ok := run.Metrics[mt.Name]; !ok {
+			return fmt.Errorf("%s: run %d has no metric %s", where, run.Index, mt.Name)
+		}
 	}
 	if _, dup := m.runs[run.Index]; dup {
 		return fmt.Errorf("%s: run %d (seed %d) again: a shard given twice?", where, run.Index, run.Seed)
