@@ -333,3 +333,63 @@ func TestSchemaValidatorRejects(t *testing.T) {
 		}
 	}
 }
+
+var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+
+// jsonKeys lists every object key in v, but the registry keys under params.
+func jsonKeys(v any, out map[string]bool) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			out[k] = true
+			if k != "params" {
+				jsonKeys(x, out)
+			}
+		}
+	case []any:
+		for _, x := range v {
+			jsonKeys(x, out)
+		}
+	}
+}
+
+// TestNamesAreSnakeCaseWithUnits (issue 10 item 2): every CSV column and
+// JSON key of run, ab and sweep is snake_case (the sweep CSV had
+// "judder m/s"); every batch metric ends in its unit or is a count.
+func TestNamesAreSnakeCaseWithUnits(t *testing.T) {
+	dir := t.TempDir()
+	p := func(n string) string { return filepath.Join(dir, n) }
+	names := map[string]bool{}
+	for _, args := range [][]string{
+		{"run", "--duration", "2s", "--json", "--csv", p("timeline.csv"), "--packets", p("packets.csv")},
+		{"sweep", "--over", "link.loss=0%,1%", "--seeds", "1-2", "--duration", "2s", "--json", "--csv", p("sweep.csv"), "--jsonl", p("sweep.jsonl")},
+		{"ab", "--b", "server.inputs=queue", "--seeds", "1-2", "--duration", "2s", "--json", "--csv", p("ab.csv")},
+	} {
+		code, out, errOut := runLab(t, args...)
+		if code != 0 {
+			t.Fatal(errOut)
+		}
+		jsonKeys(decodeJSON(t, []byte(out), args[0]), names)
+	}
+	for _, l := range readLines(t, p("sweep.jsonl")) {
+		jsonKeys(decodeJSON(t, []byte(l), "line"), names)
+	}
+	for _, f := range []string{"timeline.csv", "packets.csv", "sweep.csv", "ab.csv"} {
+		for _, col := range strings.Split(readLines(t, p(f))[0], ",") {
+			if col != "link.loss" { // the sweep's key, as --over names it
+				names[col] = true
+			}
+		}
+	}
+	for n := range names {
+		if !snakeCase.MatchString(n) {
+			t.Errorf("%q is not snake_case", n)
+		}
+	}
+	counts := []string{"snaps", "latch_flips", "inputs_overwritten", "inputs_late_dropped", "steps_starved"}
+	for _, m := range batch.Metrics {
+		if !slices.Contains(counts, m.Name) && !regexp.MustCompile(`_(mps|ms|m|s|pct|per_min)$`).MatchString(m.Name) {
+			t.Errorf("metric %s has no unit suffix", m.Name)
+		}
+	}
+}
