@@ -266,3 +266,20 @@ func TestBatchOutputsAreTheSameForAnyWorkerCount(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchesDefaultToTwentySeeds (issue 9 item 2): without --seeds, ab
+// and sweep run every variant on seeds 1-20 and say so.
+func TestBatchesDefaultToTwentySeeds(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		runs string
+	}{
+		{[]string{"ab", "--duration", "1s", "--b", "server.inputs=queue"}, "40 runs"},
+		{[]string{"sweep", "--duration", "1s", "--over", "link.loss=0%,1%,2%"}, "60 runs"},
+	} {
+		code, out, errOut := runLab(t, c.args...)
+		if code != 0 || !strings.Contains(out, "seeds 1-20 (the same for") || !strings.Contains(errOut, c.runs) {
+			t.Errorf("%v: exit %d, %q, %q; want seeds 1-20 and %s", c.args, code, out[:min(len(out), 300)], errOut, c.runs)
+		}
+	}
+}
