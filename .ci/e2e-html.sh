@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# End-to-end check of 'lab diagnose --html' in a real browser: render the
-# report with headless Chromium (Debian's chromium, installed when missing)
-# to a PNG, and fail on a render error or a blank page.
+# End-to-end check of the HTML reports of 'lab diagnose', 'lab ab' and
+# 'lab sweep' in a real browser: render each with headless Chromium
+# (Debian's chromium, installed when missing) to a PNG, and fail on a render
+# error or a blank page.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,23 +18,13 @@ work=$(mktemp -d)
 profile=$(mktemp -d)
 trap 'rm -rf "$work" "$profile"' EXIT
 
-echo "== lab diagnose --html"
-go run ./cmd/lab diagnose --scenario jitter-fix --seeds 1-5 --duration 30s --html "$work/report.html" >/dev/null
-test -s "$work/report.html"
+echo "== lab diagnose --html, lab ab --html, lab sweep --html"
+go run ./cmd/lab diagnose --scenario jitter-fix --seeds 1-5 --duration 30s --html "$work/diagnose.html" >/dev/null
+go run ./cmd/lab ab --scenario jitter-fix --seeds 1-5 --duration 30s --b server.inputs=queue --html "$work/ab.html" >/dev/null
+go run ./cmd/lab sweep --scenario jitter-fix --seeds 1-5 --duration 30s --over link.jitter=0ms,20ms,40ms --html "$work/sweep.html" >/dev/null
 
 flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking
   --disable-component-update --disable-sync --user-data-dir="$profile")
-
-echo "== chromium --dump-dom"
-timeout 120 chromium "${flags[@]}" --dump-dom "file://$work/report.html" >"$work/dom.html" 2>"$work/dom.log" || {
-  echo "chromium failed to load the report:"; tail -20 "$work/dom.log"; exit 1; }
-for want in 'lab diagnose: jitter-fix' 'id="timelines"' '<svg' 'polyline'; do
-  grep -q "$want" "$work/dom.html" || { echo "the rendered page lacks $want"; exit 1; }
-done
-
-echo "== chromium --screenshot"
-timeout 120 chromium "${flags[@]}" --window-size=1000,3600 --screenshot="$work/report.png" "file://$work/report.html" \
-  >"$work/shot.log" 2>&1 || { echo "chromium failed to render the report:"; tail -20 "$work/shot.log"; exit 1; }
 
 # The PNG must exist and show something: not one colour, and enough ink.
 mkdir -p "$work/pngcheck"
@@ -77,5 +68,25 @@ func main() {
 	}
 }
 GO
-(cd "$work/pngcheck" && go run main.go "$work/report.png")
+(cd "$work/pngcheck" && go build -o pngcheck main.go)
+
+# check NAME TITLE: the report NAME.html loads, has its title, a chart and
+# the timelines, and renders to a PNG that is not blank.
+check() {
+  local name=$1 title=$2
+  test -s "$work/$name.html"
+  echo "== $name: chromium --dump-dom"
+  timeout 120 chromium "${flags[@]}" --dump-dom "file://$work/$name.html" >"$work/$name.dom" 2>"$work/$name.dom.log" || {
+    echo "chromium failed to load the $name report:"; tail -20 "$work/$name.dom.log"; exit 1; }
+  for want in "$title" 'id="timelines"' '<svg' 'polyline' 'circle'; do
+    grep -q "$want" "$work/$name.dom" || { echo "the rendered $name page lacks $want"; exit 1; }
+  done
+  echo "== $name: chromium --screenshot"
+  timeout 120 chromium "${flags[@]}" --window-size=1000,3600 --screenshot="$work/$name.png" "file://$work/$name.html" \
+    >"$work/$name.shot.log" 2>&1 || { echo "chromium failed to render the $name report:"; tail -20 "$work/$name.shot.log"; exit 1; }
+  "$work/pngcheck/pngcheck" "$work/$name.png"
+}
+check diagnose 'lab diagnose: jitter-fix'
+check ab 'lab ab: jitter-fix'
+check sweep 'lab sweep: jitter-fix'
 echo "e2e-html: ok"

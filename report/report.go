@@ -135,11 +135,23 @@ func dotPlot(r *diagnose.Result, m diagnose.Metric) template.HTML {
 	if len(r.Recommended) > 0 {
 		add("recommended", bestColour, r.Best)
 	}
+	return dots(rows, m.Prec)
+}
+
+// dots draws one row per configuration: every seed's value as a dot, the
+// mean and its interval as a bar, the axis with prec decimals. Values
+// without data (NaN) are left out.
+func dots(rows []dotRow, prec int) template.HTML {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, rw := range rows {
-		for _, v := range rw.values {
-			lo, hi = min(lo, v), max(hi, v)
+		for _, v := range append([]float64{rw.mean.Lo(), rw.mean.Hi()}, rw.values...) {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				lo, hi = min(lo, v), max(hi, v)
+			}
 		}
+	}
+	if math.IsInf(lo, 1) {
+		lo, hi = 0, 0
 	}
 	if hi-lo < 1e-9 {
 		lo, hi = lo-0.5, hi+0.5
@@ -158,7 +170,13 @@ func dotPlot(r *diagnose.Result, m diagnose.Metric) template.HTML {
 		}
 		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="end" font-size="12">%s</text>`, f1(left-8), f1(y+4), template.HTMLEscapeString(rw.label))
 		for _, v := range rw.values {
+			if math.IsNaN(v) {
+				continue
+			}
 			fmt.Fprintf(&b, `<circle cx="%s" cy="%s" r="3" fill="%s" fill-opacity="0.55"/>`, f1(x(v)), f1(y), rw.colour)
+		}
+		if math.IsNaN(rw.mean.Mean) {
+			continue
 		}
 		if !math.IsInf(rw.mean.Half, 1) {
 			fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#000" stroke-width="1.5"/>`, f1(x(rw.mean.Lo())), f1(y+7), f1(x(rw.mean.Hi())), f1(y+7))
@@ -169,7 +187,7 @@ func dotPlot(r *diagnose.Result, m diagnose.Metric) template.HTML {
 	fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#444"/>`, f1(left), f1(axisY), f1(width-right), f1(axisY))
 	for k := 0; k <= 4; k++ {
 		v := lo + float64((hi-lo)*float64(k)/4)
-		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="middle" font-size="11">%s</text>`, f1(x(v)), f1(axisY+16), strconv.FormatFloat(v, 'f', m.Prec, 64))
+		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="middle" font-size="11">%s</text>`, f1(x(v)), f1(axisY+16), strconv.FormatFloat(v, 'f', prec, 64))
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
@@ -224,17 +242,32 @@ func trim(v, step float64) string {
 
 // lineChart draws two series over time with dashed reference lines.
 func lineChart(t1, y1, t2, y2 []float64, lines []float64) template.HTML {
+	return multiLineChart([]line{{t1, y1, refColour}, {t2, y2, bestColour}}, lines)
+}
+
+// line is one series over time and its colour.
+type line struct {
+	ts, ys []float64
+	colour string
+}
+
+// multiLineChart draws series over time with dashed reference lines.
+func multiLineChart(series []line, lines []float64) template.HTML {
 	const width, height, left, right, top, bottom = 900.0, 170.0, 60.0, 15.0, 10.0, 25.0
 	lo, hi := math.Inf(1), math.Inf(-1)
 	tmax := 0.0
-	for _, ys := range [][]float64{y1, y2, lines} {
-		for _, v := range ys {
-			lo, hi = min(lo, v), max(hi, v)
+	ys := [][]float64{lines}
+	for _, s := range series {
+		ys = append(ys, s.ys)
+		for _, v := range s.ts {
+			tmax = max(tmax, v)
 		}
 	}
-	for _, ts := range [][]float64{t1, t2} {
-		for _, v := range ts {
-			tmax = max(tmax, v)
+	for _, y := range ys {
+		for _, v := range y {
+			if !math.IsNaN(v) {
+				lo, hi = min(lo, v), max(hi, v)
+			}
 		}
 	}
 	if math.IsInf(lo, 1) {
@@ -265,21 +298,24 @@ func lineChart(t1, y1, t2, y2 []float64, lines []float64) template.HTML {
 	for _, v := range lines {
 		fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#c00" stroke-dasharray="5,4"/>`, f1(left), f1(y(v)), f1(width-right), f1(y(v)))
 	}
-	poly := func(ts, ys []float64, colour string) {
-		if len(ts) == 0 {
-			return
+	for _, s := range series {
+		if len(s.ts) == 0 {
+			continue
 		}
-		b.WriteString(`<polyline fill="none" stroke-width="1.2" stroke-opacity="0.75" stroke="` + colour + `" points="`)
-		for i := range ts {
-			if i > 0 {
+		b.WriteString(`<polyline fill="none" stroke-width="1.2" stroke-opacity="0.75" stroke="` + s.colour + `" points="`)
+		first := true
+		for i := range s.ts {
+			if math.IsNaN(s.ys[i]) {
+				continue
+			}
+			if !first {
 				b.WriteByte(' ')
 			}
-			b.WriteString(f1(x(ts[i])) + "," + f1(y(ys[i])))
+			first = false
+			b.WriteString(f1(x(s.ts[i])) + "," + f1(y(s.ys[i])))
 		}
 		b.WriteString(`"/>`)
 	}
-	poly(t1, y1, refColour)
-	poly(t2, y2, bestColour)
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
 }

@@ -119,23 +119,27 @@ func Percent(d Diff, base Interval, floor float64) (float64, bool) {
 }
 
 // intervalJSON is an Interval as JSON: an unknown half-width (+Inf, one
-// value) is null.
+// value) is null, and so is a figure without data (NaN: a metric a run
+// could not measure).
 type intervalJSON struct {
 	N    int      `json:"n"`
-	Mean float64  `json:"mean"`
+	Mean *float64 `json:"mean"`
 	Half *float64 `json:"half"`
-	SD   float64  `json:"sd"`
+	SD   *float64 `json:"sd"`
 	Lo   *float64 `json:"lo"`
 	Hi   *float64 `json:"hi"`
 }
 
-func (iv Interval) toJSON() intervalJSON {
-	j := intervalJSON{N: iv.N, Mean: iv.Mean, SD: iv.SD}
-	if !math.IsInf(iv.Half, 1) {
-		h, lo, hi := iv.Half, iv.Lo(), iv.Hi()
-		j.Half, j.Lo, j.Hi = &h, &lo, &hi
+// number is x, or nil (null) when x is NaN or infinite.
+func number(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
 	}
-	return j
+	return &x
+}
+
+func (iv Interval) toJSON() intervalJSON {
+	return intervalJSON{N: iv.N, Mean: number(iv.Mean), SD: number(iv.SD), Half: number(iv.Half), Lo: number(iv.Lo()), Hi: number(iv.Hi())}
 }
 
 // MarshalJSON writes n, mean, half, sd, lo and hi (half, lo, hi null when

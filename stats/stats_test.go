@@ -161,3 +161,20 @@ func TestJSON(t *testing.T) {
 		t.Errorf("one value: %s %v", b, err)
 	}
 }
+
+// An interval without data (a metric no run could measure) is null in
+// JSON, not an encoding error; one value has a null half-width.
+func TestIntervalJSONWithoutData(t *testing.T) {
+	for _, c := range []struct {
+		xs   []float64
+		want string
+	}{
+		{[]float64{math.NaN(), 1}, `{"n":2,"mean":null,"half":null,"sd":null,"lo":null,"hi":null}`},
+		{[]float64{2}, `{"n":1,"mean":2,"half":null,"sd":0,"lo":null,"hi":null}`},
+	} {
+		b, err := json.Marshal(Mean(c.xs))
+		if err != nil || string(b) != c.want {
+			t.Errorf("%v: %s %v; want %s", c.xs, b, err, c.want)
+		}
+	}
+}

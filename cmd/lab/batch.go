@@ -1,18 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"flag"
 	"fmt"
 	"io"
-	"math"
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
-	"text/tabwriter"
+	"time"
 
+	"jitterlab/batch"
 	"jitterlab/lab"
-	"jitterlab/scenarios"
-	"jitterlab/sim"
+	"jitterlab/report"
 )
 
 // Bounds of a batch: --seeds names at most maxSeeds distinct seeds, and a
@@ -58,94 +58,8 @@ func parseSeeds(s string) ([]uint64, error) {
 	return out, nil
 }
 
-// formatSeeds writes seeds as parseSeeds reads them, runs of consecutive
-// seeds as ranges: [1 2 3 9] is "1-3,9".
-func formatSeeds(seeds []uint64) string {
-	var parts []string
-	for i := 0; i < len(seeds); {
-		j := i
-		for j+1 < len(seeds) && seeds[j] != math.MaxUint64 && seeds[j+1] == seeds[j]+1 {
-			j++
-		}
-		p := strconv.FormatUint(seeds[i], 10)
-		if j > i {
-			p += "-" + strconv.FormatUint(seeds[j], 10)
-		}
-		parts = append(parts, p)
-		i = j + 1
-	}
-	return strings.Join(parts, ",")
-}
-
-// job is one run of a batch: a configuration (seed set) and its timeline.
-type job struct {
-	cfg lab.Config
-	sc  *scenarios.Scenario
-}
-
-// runJobs runs the jobs on all cores (each run is deterministic and
-// independent, so the results do not depend on the scheduling) and returns
-// their summaries in job order.
-func runJobs(jobs []job) ([]lab.Summary, error) {
-	out := make([]lab.Summary, len(jobs))
-	errs := make([]error, len(jobs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				out[i], errs[i] = runOne(jobs[i])
-			}
-		}()
-	}
-	for i := range jobs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			return nil, fmt.Errorf("seed %d: %w", jobs[i].cfg.Seed, err)
-		}
-	}
-	return out, nil
-}
-
-func runOne(j job) (lab.Summary, error) {
-	s, err := lab.New(j.cfg, 0)
-	if err != nil {
-		return lab.Summary{}, err
-	}
-	if j.sc != nil {
-		if err := s.ScheduleTimeline(j.sc); err != nil {
-			return lab.Summary{}, err
-		}
-	}
-	if err := s.Run(sim.Time(j.cfg.Duration)); err != nil {
-		return lab.Summary{}, err
-	}
-	return s.Summary(), nil
-}
-
-// mean averages a metric over runs.
-func mean(runs []lab.Summary, m lab.Metric) float64 {
-	var t float64
-	for i := range runs {
-		t += m.Get(&runs[i])
-	}
-	return t / float64(len(runs))
-}
-
-func writeTable(w io.Writer, header []string, rows [][]string) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, strings.Join(header, "\t")+"\t")
-	for _, r := range rows {
-		fmt.Fprintln(tw, strings.Join(r, "\t")+"\t")
-	}
-	return tw.Flush()
-}
+// formatSeeds writes seeds as parseSeeds reads them.
+var formatSeeds = batch.FormatSeeds
 
 // batchConflicts refuses settings a batch would silently override: every
 // run takes its seed from --seeds, and every variant or value runs for the
@@ -170,49 +84,186 @@ func batchConflicts(o *runOptions, flagName string, sets []string) error {
 	return nil
 }
 
-// variantJobs builds one job per seed for the scenario, --set and then
-// sets (named --flagName in errors).
-func variantJobs(o *runOptions, seeds []uint64, flagName string, sets []string) ([]job, error) {
-	if err := batchConflicts(o, flagName, sets); err != nil {
-		return nil, err
+// batchFlags are the flags lab ab and lab sweep share (and lab merge its
+// outputs).
+type batchFlags struct {
+	seeds, csv, jsonl, html string
+	json                    bool
+	workers                 int
+}
+
+// registerOutputs registers --json, --csv, --html (and --jsonl unless
+// merging: a merge's lines are its input).
+func (f *batchFlags) registerOutputs(fs *flag.FlagSet, jsonl bool) {
+	fs.BoolVar(&f.json, "json", false, "print the result as JSON (docs/json-schema.md) instead of the table")
+	fs.StringVar(&f.csv, "csv", "", "also write one row per run (every metric) to `FILE` (- is standard output)")
+	fs.StringVar(&f.html, "html", "", "also write a self-contained HTML report (conditions, table, per-seed dots, timelines) to `FILE`")
+	if jsonl {
+		fs.StringVar(&f.jsonl, "jsonl", "", "also write one JSON line per run (scenario, seed, every parameter and metric) to `FILE` (- is standard output)")
 	}
-	cfg, sc, err := o.configWith(flagName, sets)
+}
+
+func (f *batchFlags) register(fs *flag.FlagSet, what string) {
+	fs.StringVar(&f.seeds, "seeds", "1-20", fmt.Sprintf("`seeds` to run %s on, e.g. 1-20 or 1,4,9 (at most %d)", what, maxSeeds))
+	fs.IntVar(&f.workers, "workers", runtime.GOMAXPROCS(0), "run seeds on `N` cores at once (the output does not depend on it)")
+	f.registerOutputs(fs, true)
+}
+
+// newPlan builds a batch's plan: the conditions from the scenario and
+// --set, and one configuration per arm (each arm's settings named by the
+// flag that gave them).
+func newPlan(o *runOptions, seeds []uint64, def batch.Definition, flagOf func(arm int) string) (*batch.Plan, error) {
+	base, sc, err := o.config()
 	if err != nil {
 		return nil, err
 	}
-	var jobs []job
-	for _, seed := range seeds {
-		c := cfg
-		c.Seed = seed
-		jobs = append(jobs, job{c, sc})
+	def.Version, def.Scenario, def.Overrides = version(), "default", append([]string{}, o.sets...)
+	def.Seeds, def.DurationS = seeds, base.Duration.Seconds()
+	if sc != nil {
+		def.Scenario, def.ScenarioFile, def.TimelineChanges = sc.Name, sc.File, len(sc.Timeline)
 	}
-	return jobs, nil
+	def.Link = batch.LinkOf(&base)
+	p := &batch.Plan{Def: def, Scenario: sc}
+	for i, sets := range def.Arms() {
+		if err := batchConflicts(o, flagOf(i), sets); err != nil {
+			return nil, err
+		}
+		cfg, _, err := o.configWith(flagOf(i), sets)
+		if err != nil {
+			return nil, err
+		}
+		p.Configs = append(p.Configs, cfg)
+	}
+	return p, nil
 }
 
-// writeConditions writes what every run of a batch shares: the scenario
-// and its file, every --set, the seeds, the duration and the link.
-func writeConditions(w io.Writer, o *runOptions, seeds []uint64, sameFor string) error {
-	cfg, sc, err := o.config()
+// workersFlag checks --workers.
+func (f *batchFlags) check() error {
+	if f.workers < 1 || f.workers > 1024 {
+		return fmt.Errorf("--workers %d: allowed 1 to 1024, e.g. --workers %d", f.workers, runtime.GOMAXPROCS(0))
+	}
+	return nil
+}
+
+// runBatch runs the plan and writes the outputs f asks for.
+func runBatch(p *batch.Plan, f *batchFlags, stdout, stderr io.Writer) error {
+	if err := f.check(); err != nil {
+		return err
+	}
+	outs, err := f.open(stdout)
 	if err != nil {
 		return err
 	}
-	scen := "none (the defaults)"
-	if sc != nil {
-		scen = fmt.Sprintf("%s (%s)", sc.Name, sc.File)
-		if n := len(sc.Timeline); n > 0 {
-			scen += fmt.Sprintf(", a timeline of %d changes ('lab scenarios -v' lists them)", n)
+	defer outs.abort()
+	start := time.Now()
+	runs, err := p.Execute(batch.Shard{}, f.workers)
+	if err != nil {
+		return err
+	}
+	r, err := batch.NewResult(p.Def, runs)
+	if err != nil {
+		return err
+	}
+	if err := outs.write(r, f, p, stdout, stderr); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stderr, "%d runs of %v simulated in %v\n", len(runs), p.Def.Duration(), time.Since(start).Round(time.Millisecond))
+	return err
+}
+
+// batchOutputs are a batch's output files, opened before the runs so that
+// a path that cannot be written fails first; each replaces an existing
+// file only when complete.
+type batchOutputs struct {
+	csv, jsonl, html *output
+}
+
+func (f *batchFlags) open(stdout io.Writer) (*batchOutputs, error) {
+	if err := distinctOutputs(map[string]string{"csv": f.csv, "jsonl": f.jsonl, "html": f.html}); err != nil {
+		return nil, err
+	}
+	if f.html == "-" {
+		return nil, fmt.Errorf("--html -: write the report to a file, e.g. --html report.html")
+	}
+	o := &batchOutputs{}
+	var err error
+	for _, x := range []struct {
+		path string
+		out  **output
+	}{{f.csv, &o.csv}, {f.jsonl, &o.jsonl}, {f.html, &o.html}} {
+		if x.path == "" {
+			continue
+		}
+		if *x.out, err = openOutput(x.path, stdout, whole); err != nil {
+			o.abort()
+			return nil, err
+		}
+		if (*x.out).stdout && f.json {
+			o.abort()
+			return nil, fmt.Errorf("--json and --%s -: both on standard output; give --%s a file", map[*output]string{o.csv: "csv", o.jsonl: "jsonl"}[*x.out], map[*output]string{o.csv: "csv", o.jsonl: "jsonl"}[*x.out])
 		}
 	}
-	sets := "none"
-	if len(o.sets) > 0 {
-		sets = "--set " + strings.Join(o.sets, " --set ")
+	return o, nil
+}
+
+func (o *batchOutputs) abort() {
+	for _, out := range []*output{o.csv, o.jsonl, o.html} {
+		if out != nil {
+			out.Abort()
+		}
 	}
-	var link []string
-	for _, k := range []string{"latency", "jitter", "jitter_dist", "loss", "loss_burst", "duplicate", "reorder", "rate", "queue"} {
-		p, _ := lab.Lookup("link." + k)
-		link = append(link, k+" "+p.Get(&cfg))
+}
+
+// write writes the table (text or JSON) and every output file. With an
+// output file on standard output the table goes to standard error, as
+// 'lab run' does with its summary.
+func (o *batchOutputs) write(r *batch.Result, f *batchFlags, p *batch.Plan, stdout, stderr io.Writer) error {
+	table := stdout
+	for _, out := range []*output{o.csv, o.jsonl} {
+		if out != nil && out.stdout {
+			table = stderr
+		}
 	}
-	_, err = fmt.Fprintf(w, "scenario   %s\noverrides  %s\nruns       seeds %s (%s), %v simulated each\nlink       %s (up/down where they differ)\n",
-		scen, sets, formatSeeds(seeds), sameFor, cfg.Duration, strings.Join(link, ", "))
-	return err
+	var err error
+	if f.json {
+		err = r.WriteJSON(table)
+	} else {
+		err = r.WriteText(table)
+	}
+	if err != nil {
+		return err
+	}
+	if o.csv != nil {
+		if err := r.WriteCSV(o.csv); err != nil {
+			return err
+		}
+		if err := o.csv.Commit(); err != nil {
+			return err
+		}
+	}
+	if o.jsonl != nil {
+		if err := batch.WriteJSONL(o.jsonl, r.Runs); err != nil {
+			return err
+		}
+		if err := o.jsonl.Commit(); err != nil {
+			return err
+		}
+	}
+	if o.html != nil {
+		tl, err := p.Timelines(r, f.workers)
+		if err != nil {
+			return err
+		}
+		var b bytes.Buffer
+		if err := report.WriteBatch(&b, r, tl); err != nil {
+			return err
+		}
+		if _, err := o.html.Write(b.Bytes()); err != nil {
+			return err
+		}
+		if err := o.html.Commit(); err != nil {
+			return err
+		}
+	}
+	return nil
 }

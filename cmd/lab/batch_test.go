@@ -33,7 +33,7 @@ func TestSeedsAreBounded(t *testing.T) {
 		}
 	}
 	code, out, errOut := runLab(t, "ab", "--seeds", "18446744073709551615", "--duration", "2s", "--b", "server.inputs=queue")
-	if code != 0 || !strings.Contains(out, "2 runs") {
+	if code != 0 || !strings.Contains(errOut, "2 runs") {
 		t.Fatalf("ab on the last seed: %d %s %s", code, out, errOut)
 	}
 }
@@ -113,13 +113,14 @@ func TestSweepOverTwoParametersIsAGrid(t *testing.T) {
 	if code != 0 {
 		t.Fatal(errOut)
 	}
-	for _, row := range []string{"0ms  0%", "0ms  5%", "0ms  10%", "20ms  0%", "20ms  5%", "20ms  10%"} {
-		if !strings.Contains(strings.Join(strings.Fields(out), "  "), row) {
-			t.Errorf("the table lacks the combination %q:\n%s", row, out)
+	// One column per combination, one header row per parameter.
+	for _, row := range []string{"link.jitter 0ms 0ms 0ms 20ms 20ms 20ms", "link.loss 0% 5% 10% 0% 5% 10%"} {
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), row) {
+			t.Errorf("the table lacks the header row %q:\n%s", row, out)
 		}
 	}
-	if !strings.Contains(out, "12 runs") {
-		t.Errorf("want 2 × 3 values × 2 seeds = 12 runs:\n%s", out)
+	if !strings.Contains(errOut, "12 runs") {
+		t.Errorf("want 2 × 3 values × 2 seeds = 12 runs: %s", errOut)
 	}
 	f, _ := os.Open(csvPath)
 	rows, err := csv.NewReader(f).ReadAll()
@@ -220,6 +221,65 @@ func TestDurationFlagsFollowOneRule(t *testing.T) {
 		code, out, errOut := runLab(t, c.args...)
 		if code != 2 || out != "" || !strings.Contains(errOut, c.flag+" ") || !strings.Contains(errOut, "1ms to 1000h") {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 naming %s and the rule", c.args, code, errOut, c.flag)
+		}
+	}
+}
+
+// TestBatchOutputsAreTheSameForAnyWorkerCount (issue 9 item 2, issue 10):
+// seeds run in parallel, and the table, the JSON, the JSON lines, the CSV
+// and the HTML are the same bytes on 1 worker as on 3; nothing in them
+// comes from the wall clock.
+func TestBatchOutputsAreTheSameForAnyWorkerCount(t *testing.T) {
+	dir := t.TempDir()
+	for _, cmd := range [][]string{
+		{"ab", "--scenario", "jitter-fix", "--duration", "10s", "--seeds", "1-4", "--b", "server.inputs=queue"},
+		{"sweep", "--over", "link.jitter=0ms,20ms", "--duration", "10s", "--seeds", "1-3"},
+	} {
+		var first map[string]string
+		for _, workers := range []string{"1", "3"} {
+			got := map[string]string{}
+			for _, format := range []string{"text", "json"} {
+				p := filepath.Join(dir, cmd[0]+workers)
+				args := append(append([]string{}, cmd...), "--workers", workers, "--jsonl", p+".jsonl", "--html", p+".html", "--csv", p+".csv")
+				if format == "json" {
+					args = append(args, "--json")
+				}
+				code, out, errOut := runLab(t, args...)
+				if code != 0 {
+					t.Fatalf("%v: %s", args, errOut)
+				}
+				got[format] = out
+				for _, ext := range []string{".jsonl", ".html", ".csv"} {
+					b, _ := os.ReadFile(p + ext)
+					got[ext] = string(b)
+				}
+			}
+			if first == nil {
+				first = got
+				continue
+			}
+			for k, v := range got {
+				if v != first[k] || v == "" {
+					t.Errorf("%s %s: 3 workers differ from 1 (or nothing written)", cmd[0], k)
+				}
+			}
+		}
+	}
+}
+
+// TestBatchesDefaultToTwentySeeds (issue 9 item 2): without --seeds, ab
+// and sweep run every variant on seeds 1-20 and say so.
+func TestBatchesDefaultToTwentySeeds(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		runs string
+	}{
+		{[]string{"ab", "--duration", "1s", "--b", "server.inputs=queue"}, "40 runs"},
+		{[]string{"sweep", "--duration", "1s", "--over", "link.loss=0%,1%,2%"}, "60 runs"},
+	} {
+		code, out, errOut := runLab(t, c.args...)
+		if code != 0 || !strings.Contains(out, "seeds 1-20 (the same for") || !strings.Contains(errOut, c.runs) {
+			t.Errorf("%v: exit %d, %q, %q; want seeds 1-20 and %s", c.args, code, out[:min(len(out), 300)], errOut, c.runs)
 		}
 	}
 }

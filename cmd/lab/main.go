@@ -27,6 +27,7 @@ func commands() []command {
 		{"scenarios", "list the built-in scenarios and presets with their sources", cmdScenarios},
 		{"ab", "run two variants on the same seeds and compare them (the fix against the old code)", cmdAB},
 		{"sweep", "run one parameter over a list of values on the same seeds and tabulate", cmdSweep},
+		{"merge", "combine the JSON lines of 'lab sweep --shard i/n' runs into the sweep's tables", cmdMerge},
 		{"diagnose", "find why the player jitters: every variant over seeds, ranked, combined, explained", cmdDiagnose},
 		{"plot", "draw a recording's or a run's timeline as a PNG image", cmdPlot},
 		{"proxy", "relay a real game's UDP on this machine through the same link model, in real time", cmdProxy},

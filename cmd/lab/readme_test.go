@@ -101,7 +101,7 @@ func TestREADMEOutputsReproduce(t *testing.T) {
 		}
 		if strings.Contains(strings.Join(ex.args, " "), "client.corrector=signflip") {
 			sawSignflip = true
-			if m := regexp.MustCompile(`latch flips +([0-9.]+) +([0-9.]+)`).FindStringSubmatch(out); m == nil || m[1] == m[2] {
+			if m := regexp.MustCompile(`latch_flips +([0-9.]+) ± [0-9.?]+ +([0-9.]+) ± `).FindStringSubmatch(out); m == nil || m[1] == m[2] {
 				t.Errorf("signflip against deadband shows no difference in latch flips:\n%s", out)
 			}
 		}

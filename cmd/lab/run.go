@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"jitterlab/batch"
 	"jitterlab/lab"
 	"jitterlab/metrics"
 	"jitterlab/recordings"
@@ -318,7 +319,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if asJSON {
 		enc := json.NewEncoder(summaryOut)
 		enc.SetIndent("", "  ")
-		err = enc.Encode(sum)
+		err = enc.Encode(batch.NewRunSummary(version(), &cfg, sc, &sum))
 	} else if err = sum.WriteText(summaryOut); err == nil {
 		speed := s.Now().Seconds() / max(wall.Seconds(), 1e-9)
 		_, err = fmt.Fprintf(summaryOut, "simulation speed  %.0f× real time (%v wall)\n", speed, wall.Round(time.Millisecond))
@@ -349,7 +350,7 @@ func writePacket(w *bufio.Writer, p *lab.PacketRecord) error {
 		b = append(b, ',')
 	}
 	b = append(b, ',')
-	b = strconv.AppendInt(b, int64(p.Copy), 10)
+	b = strconv.AppendBool(b, p.Copy == 1) // booleans are true/false in every CSV
 	b = append(b, ',')
 	b = strconv.AppendBool(b, p.Reordered)
 	b = append(b, '\n')

@@ -1,13 +1,12 @@
 package main
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
-	"jitterlab/lab"
-	"strconv"
 	"strings"
-	"time"
+
+	"jitterlab/batch"
+	"jitterlab/lab"
 )
 
 // sweepAxis is one --over: a key and its values.
@@ -39,9 +38,8 @@ func parseAxes(overs []string) ([]sweepAxis, error) {
 	return axes, nil
 }
 
-// grid lists every combination of the axes' values, the last axis
-// fastest, or an error when combinations × seeds exceed maxRuns.
-func grid(axes []sweepAxis, seeds int) ([][]string, error) {
+// checkGrid refuses a grid whose combinations × seeds exceed maxRuns.
+func checkGrid(axes []sweepAxis, seeds int) error {
 	n := seeds
 	for _, a := range axes {
 		if n > maxRuns/len(a.values) {
@@ -55,34 +53,25 @@ func grid(axes []sweepAxis, seeds int) ([][]string, error) {
 		for _, a := range axes {
 			total *= uint64(len(a.values))
 		}
-		return nil, fmt.Errorf("--over × --seeds make %d runs; allowed at most %d", total, maxRuns)
+		return fmt.Errorf("--over × --seeds make %d runs; allowed at most %d", total, maxRuns)
 	}
-	combos := [][]string{nil}
-	for _, a := range axes {
-		var next [][]string
-		for _, c := range combos {
-			for _, v := range a.values {
-				next = append(next, append(append([]string(nil), c...), v))
-			}
-		}
-		combos = next
-	}
-	return combos, nil
+	return nil
 }
 
 func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	var o runOptions
+	var f batchFlags
 	var overs setFlags
-	var seedList, csvPath string
-	fs := newFlagSet("sweep", "--over 'link.jitter=0ms,10ms,20ms,40ms' [--over …] [--scenario NAME] [--seeds 1-3] [--csv FILE]", stderr, withExamples(paramHelp,
+	var shardSpec string
+	fs := newFlagSet("sweep", "--over 'link.jitter=0ms,10ms,20ms,40ms' [--over …] [--scenario NAME] [--seeds 1-20] [--csv FILE] [--json] [--jsonl FILE] [--html FILE] [--shard i/n]", stderr, withExamples(paramHelp,
 		"lab sweep --over link.jitter=0ms,10ms,20ms,40ms --set link.latency=50ms",
 		"lab sweep --scenario mobile-4g --over server.tick=20ms,50ms --over client.sender=frame,accumulator",
-		"lab sweep --over link.loss=0%,1%,5% --seeds 1-10 --csv loss.csv"))
+		"lab sweep --over link.loss=0%,1%,5% --seeds 1-10 --shard 2/4 --jsonl shard-2.jsonl   # then: lab merge shard-*.jsonl"))
 	o.register(fs)
 	fs.Lookup("seed").Usage = "not for sweep: every value runs on every seed of --seeds"
 	fs.Var(&overs, "over", "a parameter and its values: `key=v1,v2,...`; repeat it for a grid of every combination")
-	fs.StringVar(&seedList, "seeds", "1-3", fmt.Sprintf("`seeds` to run every value on, e.g. 1-5 or 1,4,9 (at most %d)", maxSeeds))
-	fs.StringVar(&csvPath, "csv", "", "also write the table (one row per combination and seed) to `FILE` (- is standard output)")
+	f.register(fs, "every value")
+	fs.StringVar(&shardSpec, "shard", "", "run only share `i/n` of the runs (1 ≤ i ≤ n) and write their JSON lines (to --jsonl or standard output) for 'lab merge'")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -90,90 +79,56 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	seeds, err := parseSeeds(seedList)
+	seeds, err := parseSeeds(f.seeds)
 	if err != nil {
 		return err
 	}
-	combos, err := grid(axes, len(seeds))
-	if err != nil {
+	if err := checkGrid(axes, len(seeds)); err != nil {
 		return err
 	}
-	var jobs []job
-	for _, c := range combos {
-		var sets []string
-		for i, v := range c {
-			sets = append(sets, axes[i].key+"="+v)
-		}
-		js, err := variantJobs(&o, seeds, "over", sets)
-		if err != nil {
-			return err
-		}
-		jobs = append(jobs, js...)
-	}
-	var out *output
-	if csvPath != "" {
-		// Opened before the runs, so a path that cannot be written fails
-		// first; it replaces an existing file only when complete.
-		if out, err = openOutput(csvPath, stdout, whole); err != nil {
-			return err
-		}
-		defer out.Abort()
-	}
-	start := time.Now()
-	runs, err := runJobs(jobs)
-	if err != nil {
-		return err
-	}
-	// With the CSV on standard output, the readable table goes to
-	// standard error, as 'lab run' does with its summary.
-	report := stdout
-	if out != nil && out.stdout {
-		report = stderr
-	}
-	if err := writeConditions(report, &o, seeds, "the same for every value"); err != nil {
-		return err
-	}
-	if len(axes) > 1 {
-		fmt.Fprintf(report, "grid       %d combinations of %d parameters\n", len(combos), len(axes))
-	}
-	fmt.Fprintln(report, "\nmeans over seeds:")
-	var header []string
+	def := batch.Definition{Kind: "sweep"}
 	for _, a := range axes {
-		header = append(header, a.key)
+		def.Axes = append(def.Axes, batch.Axis{Key: a.key, Values: a.values})
 	}
-	keys := len(header)
-	for _, m := range lab.Metrics {
-		header = append(header, m.Name)
-	}
-	var rows [][]string
-	for i, c := range combos {
-		row := append([]string(nil), c...)
-		for _, m := range lab.Metrics {
-			row = append(row, fmt.Sprintf("%.*f", m.Prec, mean(runs[i*len(seeds):(i+1)*len(seeds)], m)))
-		}
-		rows = append(rows, row)
-	}
-	if err := writeTable(report, header, rows); err != nil {
+	p, err := newPlan(&o, seeds, def, func(int) string { return "over" })
+	if err != nil {
 		return err
 	}
-	if out != nil {
-		w := csv.NewWriter(out)
-		w.Write(append(append(header[:keys:keys], "seed"), header[keys:]...))
-		for i, j := range jobs {
-			rec := append(append([]string(nil), combos[i/len(seeds)]...), strconv.FormatUint(j.cfg.Seed, 10))
-			for _, m := range lab.Metrics {
-				rec = append(rec, strconv.FormatFloat(m.Get(&runs[i]), 'f', 6, 64))
-			}
-			w.Write(rec)
-		}
-		w.Flush()
-		if err := w.Error(); err != nil {
-			return err
-		}
-		if err := out.Commit(); err != nil {
-			return err
+	if shardSpec == "" {
+		return runBatch(p, &f, stdout, stderr)
+	}
+	shard, err := batch.ParseShard(shardSpec)
+	if err != nil {
+		return err
+	}
+	return runShard(p, shard, &f, stdout)
+}
+
+// runShard runs one shard and writes its JSON lines.
+func runShard(p *batch.Plan, shard batch.Shard, f *batchFlags, stdout io.Writer) error {
+	for name, given := range map[string]bool{"json": f.json, "csv": f.csv != "", "html": f.html != ""} {
+		if given {
+			return fmt.Errorf("--shard and --%s: a shard writes JSON lines only; 'lab merge' writes the tables from all shards", name)
 		}
 	}
-	_, err = fmt.Fprintf(report, "\n%d runs of %v simulated in %v\n", len(runs), jobs[0].cfg.Duration, time.Since(start).Round(time.Millisecond))
-	return err
+	if err := f.check(); err != nil {
+		return err
+	}
+	path := f.jsonl
+	if path == "" {
+		path = "-"
+	}
+	out, err := openOutput(path, stdout, whole)
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+	runs, err := p.Execute(shard, f.workers)
+	if err != nil {
+		return err
+	}
+	if err := batch.WriteJSONL(out, runs); err != nil {
+		return err
+	}
+	return out.Commit()
 }

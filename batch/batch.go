@@ -1,0 +1,258 @@
+package batch
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"jitterlab/lab"
+	"jitterlab/scenarios"
+	"jitterlab/sim"
+	"jitterlab/stats"
+)
+
+// Schema is the version of every JSON and JSON-lines output's layout
+// (docs/json-schema.md). It changes when a field changes meaning or goes.
+const Schema = 1
+
+// Setting is one key and its value as the command line writes it.
+type Setting struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// Axis is one --over of a sweep: a key and its values.
+type Axis struct {
+	Key    string   `json:"key"`
+	Values []string `json:"values"`
+}
+
+// Definition is everything that decides a batch's runs and how its tables
+// read: two batches with the same Definition give the same runs. Its
+// [Definition.Hash] ties shards to the batch they come from.
+type Definition struct {
+	Kind            string    `json:"kind"` // "ab" or "sweep"
+	Version         string    `json:"version"`
+	Scenario        string    `json:"scenario"`      // "default" without --scenario
+	ScenarioFile    string    `json:"scenario_file"` // "" without --scenario
+	TimelineChanges int       `json:"timeline_changes"`
+	Overrides       []string  `json:"overrides"`
+	Seeds           []uint64  `json:"seeds"`
+	DurationS       float64   `json:"duration_s"`
+	Link            []Setting `json:"link"` // the link as the runs start
+	A               []string  `json:"a,omitempty"`
+	B               []string  `json:"b,omitempty"`
+	Axes            []Axis    `json:"axes,omitempty"`
+}
+
+// Hash is the first 16 hex digits of the SHA-256 of the definition's JSON.
+func (d *Definition) Hash() string {
+	b, _ := json.Marshal(d)
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:8])
+}
+
+// Duration is the simulated length of every run.
+func (d *Definition) Duration() time.Duration {
+	return time.Duration(math.Round(d.DurationS * 1e9))
+}
+
+// Arms lists the settings of every arm on top of the scenario and the
+// overrides: A and B, or every combination of the axes (the last fastest).
+func (d *Definition) Arms() [][]string {
+	if d.Kind == "ab" {
+		return [][]string{append([]string{}, d.A...), append([]string{}, d.B...)}
+	}
+	arms := [][]string{{}}
+	for _, a := range d.Axes {
+		var next [][]string
+		for _, c := range arms {
+			for _, v := range a.Values {
+				next = append(next, append(append([]string{}, c...), a.Key+"="+v))
+			}
+		}
+		arms = next
+	}
+	return arms
+}
+
+// Runs is the number of runs, arms × seeds, counted without building the
+// arms; any count above MaxRuns is MaxRuns + 1.
+func (d *Definition) Runs() int {
+	n := len(d.Seeds)
+	if d.Kind == "ab" {
+		n *= 2
+	}
+	for _, a := range d.Axes {
+		if n > 0 && len(a.Values) > (MaxRuns+1)/n {
+			return MaxRuns + 1
+		}
+		n *= len(a.Values)
+	}
+	return min(n, MaxRuns+1)
+}
+
+// Value is a metric's value; no data (NaN) is null in JSON.
+type Value float64
+
+// MarshalJSON writes the shortest decimal that reads back as the same
+// float64, or null for NaN and infinities.
+func (v Value) MarshalJSON() ([]byte, error) {
+	f := float64(v)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return []byte("null"), nil
+	}
+	return strconv.AppendFloat(nil, f, 'g', -1, 64), nil
+}
+
+// UnmarshalJSON reads a number, or null as NaN.
+func (v *Value) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*v = Value(math.NaN())
+		return nil
+	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	*v = Value(f)
+	return err
+}
+
+// Run is one run of a batch: one line of --jsonl and of a shard.
+type Run struct {
+	Schema     int               `json:"schema"`
+	Version    string            `json:"version"`
+	BatchHash  string            `json:"batch_hash"`
+	Index      int               `json:"index"` // arm × seeds + the seed's position
+	Arm        int               `json:"arm"`
+	Sets       []string          `json:"sets"` // the arm's settings
+	Scenario   string            `json:"scenario"`
+	Seed       uint64            `json:"seed"`
+	Params     map[string]string `json:"params"` // every registry key as the run starts
+	Metrics    map[string]Value  `json:"metrics"`
+	Summary    json.RawMessage   `json:"summary"` // the run's full summary ('lab run --json')
+	Definition *Definition       `json:"batch"`
+}
+
+// Shard is the i-th of n shares of a batch (1 ≤ I ≤ N): the runs whose
+// index is I−1 modulo N, so every shard gets every arm's seeds in turn.
+// The zero Shard is the whole batch.
+type Shard struct{ I, N int }
+
+// ParseShard reads "i/n".
+func ParseShard(s string) (Shard, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(strings.TrimSpace(a))
+	n, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil || n < 1 || n > 10000 || i < 1 || i > n {
+		return Shard{}, fmt.Errorf("--shard %q: allowed i/n with 1 ≤ i ≤ n ≤ 10000, e.g. --shard 1/4 (with Slurm: --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT)", s)
+	}
+	return Shard{i, n}, nil
+}
+
+// Has reports whether run index k belongs to the shard.
+func (s Shard) Has(k int) bool { return s.N == 0 || k%s.N == s.I-1 }
+
+// Plan is a batch ready to run: its definition, every arm's configuration
+// (the seed is set per run) and the scenario whose timeline every run
+// follows (nil: none).
+type Plan struct {
+	Def      Definition
+	Configs  []lab.Config // one per arm, as Def.Arms()
+	Scenario *scenarios.Scenario
+}
+
+// Execute runs the shard's runs of the plan on up to workers goroutines
+// and returns them in index order; the records do not depend on workers.
+func (p *Plan) Execute(shard Shard, workers int) ([]Run, error) {
+	n := len(p.Def.Seeds)
+	var idx []int
+	for k := range len(p.Configs) * n {
+		if shard.Has(k) {
+			idx = append(idx, k)
+		}
+	}
+	hash, arms := p.Def.Hash(), p.Def.Arms()
+	return stats.Parallel(len(idx), workers, func(i int) (Run, error) {
+		k := idx[i]
+		cfg := p.Configs[k/n]
+		cfg.Seed = p.Def.Seeds[k%n]
+		sum, err := runOne(cfg, p.Scenario)
+		if err != nil {
+			return Run{}, fmt.Errorf("%s seed %d: %w", strings.Join(arms[k/n], " "), cfg.Seed, err)
+		}
+		raw, err := json.Marshal(sum)
+		if err != nil {
+			return Run{}, err
+		}
+		r := Run{Schema: Schema, Version: p.Def.Version, BatchHash: hash, Index: k, Arm: k / n, Sets: arms[k/n],
+			Scenario: p.Def.Scenario, Seed: cfg.Seed, Params: Params(&cfg), Metrics: map[string]Value{}, Summary: raw, Definition: &p.Def}
+		for _, m := range Metrics {
+			r.Metrics[m.Name] = Value(m.Get(&sum))
+		}
+		return r, nil
+	})
+}
+
+// LinkOf is the link of cfg as the conditions show it: latency, jitter,
+// its distribution, loss, bursts, duplicates, reordering, rate and queue
+// (the link.* keys: up/down where they differ).
+func LinkOf(cfg *lab.Config) []Setting {
+	var link []Setting
+	for _, k := range []string{"latency", "jitter", "jitter_dist", "loss", "loss_burst", "duplicate", "reorder", "rate", "queue"} {
+		p, _ := lab.Lookup("link." + k)
+		link = append(link, Setting{Key: k, Value: p.Get(cfg)})
+	}
+	return link
+}
+
+// Params is every registry key's value in cfg.
+func Params(cfg *lab.Config) map[string]string {
+	out := map[string]string{}
+	for _, p := range lab.Params() {
+		out[p.Key] = p.Get(cfg)
+	}
+	return out
+}
+
+func runOne(cfg lab.Config, sc *scenarios.Scenario) (lab.Summary, error) {
+	s, err := lab.New(cfg, 0)
+	if err != nil {
+		return lab.Summary{}, err
+	}
+	if sc != nil {
+		if err := s.ScheduleTimeline(sc); err != nil {
+			return lab.Summary{}, err
+		}
+	}
+	if err := s.Run(sim.Time(cfg.Duration)); err != nil {
+		return lab.Summary{}, err
+	}
+	return s.Summary(), nil
+}
+
+// RunSummary is 'lab run --json': the schema, the version, the scenario
+// and the full effective parameter set as the run started, then the
+// summary's fields.
+type RunSummary struct {
+	Schema       int               `json:"schema"`
+	Kind         string            `json:"kind"` // "run"
+	Version      string            `json:"version"`
+	Scenario     string            `json:"scenario"`      // "default" without --scenario
+	ScenarioFile string            `json:"scenario_file"` // "" without --scenario
+	Params       map[string]string `json:"params"`
+	*lab.Summary
+}
+
+// NewRunSummary describes a run of cfg (as it started) on scenario sc (nil:
+// none) with its summary.
+func NewRunSummary(version string, cfg *lab.Config, sc *scenarios.Scenario, sum *lab.Summary) RunSummary {
+	r := RunSummary{Schema: Schema, Kind: "run", Version: version, Scenario: "default", Params: Params(cfg), Summary: sum}
+	if sc != nil {
+		r.Scenario, r.ScenarioFile = sc.Name, sc.File
+	}
+	return r
+}

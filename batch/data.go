@@ -1,0 +1,134 @@
+package batch
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"jitterlab/stats"
+)
+
+// WriteCSV writes one row per run: the sweep's axis values (or A/B's arm
+// "a" or "b"), the seed and every metric (six decimals; no data is an
+// empty field). Column names are snake_case with units as suffixes.
+func (r *Result) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	var head []string
+	if r.Def.Kind == "ab" {
+		head = append(head, "arm")
+	} else {
+		for _, a := range r.Def.Axes {
+			head = append(head, a.Key)
+		}
+	}
+	head = append(head, "seed")
+	for _, m := range Metrics {
+		head = append(head, m.Name)
+	}
+	cw.Write(head)
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		var rec []string
+		if r.Def.Kind == "ab" {
+			rec = append(rec, [...]string{"a", "b"}[run.Arm])
+		} else {
+			for _, s := range run.Sets {
+				_, v, _ := strings.Cut(s, "=")
+				rec = append(rec, v)
+			}
+		}
+		rec = append(rec, strconv.FormatUint(run.Seed, 10))
+		for _, m := range Metrics {
+			v := float64(run.Metrics[m.Name])
+			if math.IsNaN(v) {
+				rec = append(rec, "")
+			} else {
+				rec = append(rec, strconv.FormatFloat(v, 'f', 6, 64))
+			}
+		}
+		cw.Write(rec)
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteJSONL writes runs as JSON lines, one run a line.
+func WriteJSONL(w io.Writer, runs []Run) error {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	for i := range runs {
+		if err := enc.Encode(&runs[i]); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// MetricStat is one metric of one arm over the seeds.
+type MetricStat struct {
+	Name    string         `json:"name"`
+	Mean    stats.Interval `json:"mean"`
+	PerSeed []Value        `json:"per_seed"`
+}
+
+// ArmJSON is one arm of the JSON output.
+type ArmJSON struct {
+	Label   string       `json:"label"`
+	Sets    []string     `json:"sets"`
+	Metrics []MetricStat `json:"metrics"`
+}
+
+// DiffJSON is one metric's paired difference B − A.
+type DiffJSON struct {
+	Name      string     `json:"name"`
+	BMinusA   stats.Diff `json:"b_minus_a"`
+	ChangePct *float64   `json:"change_pct"` // null where a percentage says nothing
+}
+
+// ResultJSON is the JSON output of lab ab, lab sweep and lab merge.
+type ResultJSON struct {
+	Schema    int        `json:"schema"`
+	Kind      string     `json:"kind"`
+	BatchHash string     `json:"batch_hash"`
+	Batch     Definition `json:"batch"`
+	Arms      []ArmJSON  `json:"arms"`
+	Diffs     []DiffJSON `json:"diffs,omitempty"` // A/B only
+}
+
+// JSON is the result as [ResultJSON].
+func (r *Result) JSON() ResultJSON {
+	j := ResultJSON{Schema: Schema, Kind: r.Def.Kind, BatchHash: r.Def.Hash(), Batch: r.Def}
+	for a, sets := range r.Def.Arms() {
+		arm := ArmJSON{Label: r.ArmLabel(a), Sets: sets}
+		for _, m := range Metrics {
+			vs := r.PerSeed(a, m)
+			pv := make([]Value, len(vs))
+			for i, v := range vs {
+				pv[i] = Value(v)
+			}
+			arm.Metrics = append(arm.Metrics, MetricStat{Name: m.Name, Mean: stats.Mean(vs), PerSeed: pv})
+		}
+		j.Arms = append(j.Arms, arm)
+	}
+	if r.Def.Kind == "ab" {
+		for _, m := range Metrics {
+			d := DiffJSON{Name: m.Name, BMinusA: r.Paired(0, 1, m)}
+			if p, ok := r.Percent(0, 1, m); ok {
+				d.ChangePct = &p
+			}
+			j.Diffs = append(j.Diffs, d)
+		}
+	}
+	return j
+}
+
+// WriteJSON writes the result as indented JSON.
+func (r *Result) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r.JSON())
+}

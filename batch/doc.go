@@ -1,0 +1,12 @@
+// Package batch is the lab's results as data: a batch (lab ab, lab sweep)
+// runs configurations ("arms") on the same seeds; every run becomes one
+// [Run] record (scenario, seed, the full effective parameter set, every
+// report-card and summary metric, the version, and the [Definition] it
+// belongs to with its hash), and a [Result] turns the records into means
+// with 95 % intervals over seeds and paired differences seed by seed
+// ([stats]). The records are the unit of sharding: a [Shard] runs a
+// deterministic share of the runs, [Merge] checks and combines the shards'
+// JSON lines, and both give the same Result, so every table (text, CSV,
+// JSON, HTML) is byte for byte the same as the unsharded batch's. The JSON
+// schema is documented in docs/json-schema.md and docs/jitterlab.schema.json.
+package batch

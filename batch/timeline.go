@@ -1,0 +1,70 @@
+package batch
+
+import (
+	"fmt"
+	"strings"
+
+	"jitterlab/diagnose"
+	"jitterlab/lab"
+	"jitterlab/metrics"
+	"jitterlab/sim"
+	"jitterlab/stats"
+)
+
+// MaxTimelines bounds the arms whose timelines a report draws (the first
+// ones): more lines in one chart are unreadable.
+const MaxTimelines = 8
+
+// maxPoints bounds a timeline's samples (2 min at 50 ms is 2400).
+const maxPoints = 3000
+
+// Timelines are the representative seed's timelines of the first arms.
+type Timelines struct {
+	Seed   uint64
+	Series []diagnose.Series // one per arm, at most MaxTimelines
+	Band   int               // the first arm's dead band (ticks)
+	SnapM  float64           // the first arm's snap distance
+}
+
+// Timelines runs the result's representative seed again on the first
+// MaxTimelines arms and keeps their timelines, in parallel; the result
+// does not depend on workers.
+func (p *Plan) Timelines(r *Result, workers int) (*Timelines, error) {
+	seed := p.Def.Seeds[r.Representative()]
+	arms := min(len(p.Configs), MaxTimelines)
+	series, err := stats.Parallel(arms, workers, func(a int) (diagnose.Series, error) {
+		cfg := p.Configs[a]
+		cfg.Seed = seed
+		s, err := lab.New(cfg, 0)
+		if err != nil {
+			return diagnose.Series{}, err
+		}
+		if p.Scenario != nil {
+			if err := s.ScheduleTimeline(p.Scenario); err != nil {
+				return diagnose.Series{}, err
+			}
+		}
+		var ser diagnose.Series
+		stride := int64(cfg.Duration/s.Every())/maxPoints + 1
+		var k int64
+		s.OnSample = func(x *metrics.Sample) {
+			k++
+			if (k-1)%stride != 0 {
+				return
+			}
+			ser.TS = append(ser.TS, x.TS)
+			ser.TickOffset = append(ser.TickOffset, float64(x.TickOffset))
+			ser.SendIntervalS = append(ser.SendIntervalS, x.SendIntervalS)
+			ser.VisibleErrorM = append(ser.VisibleErrorM, x.VisibleErrorM)
+			ser.VisibleSpeedMPS = append(ser.VisibleSpeedMPS, x.VisibleSpeedMPS)
+		}
+		if err := s.Run(sim.Time(cfg.Duration)); err != nil {
+			return diagnose.Series{}, fmt.Errorf("%s seed %d: %w", strings.Join(p.Def.Arms()[a], " "), seed, err)
+		}
+		return ser, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Timelines{Seed: seed, Series: series, Band: p.Configs[0].Client.Band, SnapM: p.Configs[0].Client.Snap}, nil
+}

@@ -1,0 +1,145 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+
+	"jitterlab/batch"
+	"jitterlab/diagnose"
+)
+
+// palette colours a batch's arms: A (or the first combination) as the
+// diagnosis's reference, B as its recommendation, then distinct hues.
+var palette = []string{refColour, bestColour, perfColour, "#8e44ad", "#c0392b", "#16a085", "#7f6000", "#e84393"}
+
+type legendItem struct{ Label, Colour string }
+
+type batchPage struct {
+	Title      string
+	Conditions [][2]string
+	Legend     []string
+	Head       [][]string
+	Rows       [][]string
+	Dots       []chart
+	Timelines  []chart
+	Seed       uint64
+	Arms       []legendItem
+	More       int // arms without timelines
+}
+
+// WriteBatch writes an A/B or a sweep (lab ab, lab sweep, lab merge) as one
+// self-contained HTML page: the conditions, the table, one dot plot per
+// metric (a row per arm, a dot per seed, the mean with its interval) and the
+// timelines of the representative seed tl.Seed for the first arms.
+func WriteBatch(w io.Writer, r *batch.Result, tl *batch.Timelines) error {
+	p := batchPage{Title: fmt.Sprintf("lab %s: %s", r.Def.Kind, r.Def.Scenario), Conditions: r.Conditions(), Legend: strings.Split(r.Legend(), "\n"), Seed: tl.Seed}
+	if r.Def.Kind == "ab" {
+		p.Conditions = append(p.Conditions, [2]string{"A", joinOr(r.Def.A, "(none: the reference)")}, [2]string{"B", joinOr(r.Def.B, "")})
+	}
+	p.Head, p.Rows = r.Table()
+	arms := len(r.Def.Arms())
+	for _, m := range batch.Metrics {
+		var rows []dotRow
+		for a := range arms {
+			rows = append(rows, dotRow{r.ArmLabel(a), r.PerSeed(a, m), r.Mean(a, m), palette[a%len(palette)]})
+		}
+		p.Dots = append(p.Dots, chart{Title: m.Name, Caption: "one dot per seed; the bar is the mean with its 95 % interval", SVG: dots(rows, m.Prec)})
+	}
+	for a := range tl.Series {
+		p.Arms = append(p.Arms, legendItem{r.ArmLabel(a), palette[a%len(palette)]})
+	}
+	p.More = arms - len(tl.Series)
+	p.Timelines = batchTimelines(tl)
+	var b bytes.Buffer
+	if err := batchTemplate.Execute(&b, &p); err != nil {
+		return err
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func joinOr(sets []string, none string) string {
+	if len(sets) == 0 {
+		return none
+	}
+	s := sets[0]
+	for _, x := range sets[1:] {
+		s += " " + x
+	}
+	return s
+}
+
+// batchTimelines draws every arm's timelines of the representative seed.
+func batchTimelines(tl *batch.Timelines) []chart {
+	lines := func(get func(*diagnose.Series) []float64) []line {
+		var ls []line
+		for a := range tl.Series {
+			ls = append(ls, line{tl.Series[a].TS, get(&tl.Series[a]), palette[a%len(palette)]})
+		}
+		return ls
+	}
+	band := float64(tl.Band)
+	return []chart{
+		{Title: "tick offset (ticks)", Caption: fmt.Sprintf("dashed: the dead band ±%d", tl.Band),
+			SVG: multiLineChart(lines(func(s *diagnose.Series) []float64 { return s.TickOffset }), []float64{-band, band})},
+		{Title: "send interval (s)", SVG: multiLineChart(lines(func(s *diagnose.Series) []float64 { return s.SendIntervalS }), nil)},
+		{Title: "visible error (m)", Caption: fmt.Sprintf("dashed: the snap line %g m", tl.SnapM),
+			SVG: multiLineChart(lines(func(s *diagnose.Series) []float64 { return s.VisibleErrorM }), []float64{tl.SnapM})},
+		{Title: "visible speed (m/s)", SVG: multiLineChart(lines(func(s *diagnose.Series) []float64 { return s.VisibleSpeedMPS }), nil)},
+	}
+}
+
+var batchTemplate = template.Must(template.New("batch").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8"/>
+<title>{{.Title}}</title>
+<style>
+body { font-family: sans-serif; max-width: 960px; margin: 1.5em auto; color: #222; line-height: 1.4; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 1.6em; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; font-size: 0.85em; }
+td, th { padding: 0.2em 0.6em; text-align: right; border-bottom: 1px solid #eee; white-space: nowrap; }
+td:first-child, th:first-child { text-align: left; }
+table.conditions td { text-align: left; white-space: normal; }
+.scroll { overflow-x: auto; }
+.legend span { display: inline-block; width: 1.2em; height: 0.4em; margin: 0 0.3em 0.15em 1em; }
+figure { margin: 1em 0; } figcaption { font-size: 0.85em; color: #555; }
+</style>
+</head>
+<body>
+<h1>{{.Title}}</h1>
+<section id="conditions">
+<h2>Conditions</h2>
+<table class="conditions">
+{{range .Conditions}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td></tr>
+{{end}}</table>
+</section>
+<section id="table">
+<h2>Results</h2>
+{{range .Legend}}<p>{{.}}.</p>
+{{end}}
+<div class="scroll"><table class="results">
+{{range .Head}}<tr>{{range .}}<th>{{.}}</th>{{end}}</tr>
+{{end}}{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table></div>
+</section>
+<section id="seeds">
+<h2>Per seed</h2>
+{{range .Dots}}<figure><figcaption>{{.Title}}: {{.Caption}}</figcaption>
+{{.SVG}}
+</figure>
+{{end}}</section>
+<section id="timelines">
+<h2>Timelines of seed {{.Seed}}</h2>
+<p class="legend">{{range .Arms}}<span style="background: {{.Colour}}"></span>{{.Label}}{{end}}</p>
+{{if .More}}<p>{{.More}} more combinations without timelines (at most 8 are drawn).</p>
+{{end}}{{range .Timelines}}<figure><figcaption>{{.Title}}{{if .Caption}}: {{.Caption}}{{end}}</figcaption>
+{{.SVG}}
+</figure>
+{{end}}</section>
+</body>
+</html>
+`))
