@@ -1,0 +1,285 @@
+package main
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"jitterlab/capture"
+	"jitterlab/lab"
+	"jitterlab/proxy"
+	"jitterlab/recordings"
+	"jitterlab/sim"
+)
+
+// proxyQueue is how many packet events the relay may get ahead of the
+// capture writer; beyond it events are dropped and counted, so the relay
+// never waits for a disk.
+const proxyQueue = 1 << 14
+
+// proxyCapture writes the relay's packets to a pcapng capture and/or a
+// proxy recording, on a goroutine of its own: the relay's hook copies
+// each event into a bounded queue and returns.
+type proxyCapture struct {
+	pcap           *capture.Writer
+	rec            *recordings.Writer
+	listen, target netip.AddrPort
+	events         chan proxyEvent
+	done           chan error
+	dropped        atomic.Uint64
+	last           sim.Time // the recording's time: never goes back
+	err            error
+	outs           []*output
+}
+
+// proxyEvent is a relay event as queued: the payload copied when the
+// capture needs it, and timeline changes.
+type proxyEvent struct {
+	ev     proxy.PacketEvent
+	size   int
+	change *proxy.Change
+}
+
+var relaySides = [2]string{"the relay's client side: game client ↔ the proxy's listen address",
+	"the relay's server side: the proxy's socket for that client ↔ the game server"}
+
+func newProxyCapture(pcap *capture.Writer, rec *recordings.Writer, listen, target net.Addr) *proxyCapture {
+	addr := func(a net.Addr) netip.AddrPort {
+		if u, ok := a.(*net.UDPAddr); ok {
+			return u.AddrPort()
+		}
+		return netip.AddrPort{}
+	}
+	c := &proxyCapture{pcap: pcap, rec: rec, listen: addr(listen), target: addr(target),
+		events: make(chan proxyEvent, proxyQueue), done: make(chan error, 1)}
+	go c.run()
+	return c
+}
+
+// OnPacket is the relay's hook.
+func (c *proxyCapture) OnPacket(e *proxy.PacketEvent) {
+	q := proxyEvent{ev: *e, size: len(e.Payload)}
+	q.ev.Payload = nil
+	if c.pcap != nil {
+		q.ev.Payload = append([]byte(nil), e.Payload...)
+	}
+	select {
+	case c.events <- q:
+	default:
+		c.dropped.Add(1)
+	}
+}
+
+// Change records a timeline change (in the recording).
+func (c *proxyCapture) Change(ch proxy.Change) {
+	select {
+	case c.events <- proxyEvent{change: &ch}:
+	default:
+		c.dropped.Add(1)
+	}
+}
+
+// Close writes what is queued, then the recording's end at wall time
+// end, and flushes. It does not close the files.
+func (c *proxyCapture) Close(end time.Duration, stats proxy.Stats) error {
+	close(c.events)
+	err := <-c.done
+	if c.pcap != nil {
+		err = cmp.Or(err, c.pcap.Close())
+	}
+	if c.rec != nil {
+		sum, _ := json.Marshal(stats)
+		err = cmp.Or(err, c.rec.Close(recordings.End{At: max(sim.Time(end), c.last), Summary: sum}))
+	}
+	return err
+}
+
+func (c *proxyCapture) run() {
+	for q := range c.events {
+		if c.err != nil {
+			continue // drain: the relay must never block
+		}
+		if q.change != nil {
+			c.err = c.recordChange(q.change)
+			continue
+		}
+		if c.pcap != nil {
+			if e, ok := c.pcapEvent(&q.ev, q.size); ok {
+				c.err = c.pcap.Write(&e)
+			}
+		}
+		if c.rec != nil && c.err == nil {
+			c.err = c.recordPacket(&q.ev, q.size)
+		}
+	}
+	c.done <- c.err
+}
+
+var relayFates = [...]capture.Fate{proxy.FateNone: capture.NoCopy, proxy.FateScheduled: capture.Delivered, proxy.FateLost: capture.Lost,
+	proxy.FateQueueDropped: capture.QueueDropped, proxy.FateOverflow: capture.OverLimit, proxy.FateDiscarded: capture.Discarded}
+
+// pcapEvent is the capture's view of a relay event: a datagram read on
+// the side it came from, a copy written on the side it goes to, with the
+// real addresses. A failed write put nothing on the wire: no packet.
+func (c *proxyCapture) pcapEvent(e *proxy.PacketEvent, size int) (capture.Event, bool) {
+	out := capture.Event{Arrived: e.Out, At: time.Duration(e.At), Dir: capture.Dir(e.Dir), Flow: uint64(e.Flow), Size: size, Payload: e.Payload}
+	clientSide := [2]netip.AddrPort{e.Client, c.listen}
+	serverSide := [2]netip.AddrPort{e.Upstream, c.target}
+	if out.Side() == capture.ClientSide {
+		out.Src, out.Dst = clientSide[0], clientSide[1]
+	} else {
+		out.Src, out.Dst = serverSide[0], serverSide[1]
+	}
+	if e.Dir == proxy.Down {
+		out.Src, out.Dst = out.Dst, out.Src
+	}
+	if !e.Out {
+		for i, f := range e.Send.Fate {
+			out.Copies[i].Fate = relayFates[f]
+			if f == proxy.FateScheduled {
+				out.Copies[i].Delay = time.Duration(e.Send.At[i] - e.At)
+			}
+		}
+		return out, true
+	}
+	out.Delay, out.Duplicate, out.Reordered = time.Duration(e.At-e.SentAt), e.Copy == 1, e.Reordered
+	return out, !e.Failed
+}
+
+var recordFates = [...]recordings.PacketFate{proxy.FateLost: recordings.PacketLost, proxy.FateQueueDropped: recordings.PacketQueueDropped,
+	proxy.FateOverflow: recordings.PacketOverLimit, proxy.FateDiscarded: recordings.PacketDiscarded}
+
+// recordPacket records a relay event: a read datagram's dropped copies
+// (its released ones are recorded when written), or a copy written on.
+// A record's time is when it was accounted for, never before the last.
+func (c *proxyCapture) recordPacket(e *proxy.PacketEvent, size int) error {
+	c.last = max(c.last, e.At)
+	p := recordings.Packet{At: c.last, In: e.At, Dir: uint8(e.Dir), Flow: uint64(e.Flow), Size: size}
+	if e.Out {
+		p.In, p.Out, p.Scheduled = e.SentAt, e.At, time.Duration(e.Due-e.SentAt)
+		p.Copy, p.Reordered, p.Fate = uint8(e.Copy), e.Reordered, recordings.PacketDelivered
+		if e.Failed {
+			p.Fate = recordings.PacketWriteFailed
+		}
+		return c.rec.Packet(&p)
+	}
+	for i, f := range e.Send.Fate {
+		if f == proxy.FateNone || f == proxy.FateScheduled {
+			continue
+		}
+		p.Copy, p.Fate = uint8(i), recordFates[f]
+		if err := c.rec.Packet(&p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recordChange records a timeline change's link settings, at the time
+// it applied (or the last record's, if later).
+func (c *proxyCapture) recordChange(ch *proxy.Change) error {
+	if c.rec == nil {
+		return nil
+	}
+	c.last = max(c.last, sim.Time(ch.At))
+	for _, a := range strings.Fields(ch.What) {
+		k, v, ok := strings.Cut(a, "=")
+		if !ok || !strings.HasPrefix(k, "up.") && !strings.HasPrefix(k, "down.") && !strings.HasPrefix(k, "link.") {
+			continue
+		}
+		if err := c.rec.Change(recordings.Change{At: c.last, Key: k, Value: v}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// proxyHeader is a proxy recording's header: the link settings it started
+// with, by the registry's keys.
+func proxyHeader(cfg lab.Config, name string) recordings.Header {
+	h := lab.HeaderOf(cfg, name, 0)
+	h.Kind = recordings.KindProxy
+	var params [][2]string
+	for _, kv := range h.Params {
+		if strings.HasPrefix(kv[0], "up.") || strings.HasPrefix(kv[0], "down.") {
+			params = append(params, kv)
+		}
+	}
+	h.Params, h.Segments = params, nil
+	return h
+}
+
+// captureNote is the summary's line about the captures.
+func (c *proxyCapture) note() string {
+	if n := c.dropped.Load(); n > 0 {
+		return fmt.Sprintf("capture: %d events dropped (the writer fell behind)", n)
+	}
+	return ""
+}
+
+// openProxyCaptures opens the proxy's --pcap and --record files (either
+// may be ""), or returns nil when neither is asked for.
+func openProxyCaptures(pcapPath, recordPath string, stdout io.Writer, r *proxy.Relay, target string, start time.Time,
+	cfg lab.Config, name string) (*proxyCapture, error) {
+	if pcapPath == "" && recordPath == "" {
+		return nil, nil
+	}
+	for flag, path := range map[string]string{"pcap": pcapPath, "record": recordPath} {
+		if path == "-" {
+			return nil, fmt.Errorf("--%s -: the proxy prints its counters on standard output; name a file", flag)
+		}
+	}
+	var outs []*output
+	fail := func(err error) (*proxyCapture, error) {
+		for _, f := range outs {
+			f.Abort()
+		}
+		return nil, err
+	}
+	var pw *capture.Writer
+	var rw *recordings.Writer
+	if pcapPath != "" {
+		f, err := openOutput(pcapPath, stdout, stream)
+		if err != nil {
+			return fail(err)
+		}
+		outs = append(outs, f)
+		if pw, err = capture.NewWriter(f, capture.Options{Epoch: start, Sides: relaySides, Application: "jitterlab lab proxy",
+			Comment: fmt.Sprintf("lab proxy %v → %s, seed %d: timestamps are wall time", r.Addr(), target, cfg.Seed)}); err != nil {
+			return fail(err)
+		}
+	}
+	if recordPath != "" {
+		f, err := openOutput(recordPath, stdout, stream)
+		if err != nil {
+			return fail(err)
+		}
+		outs = append(outs, f)
+		if rw, err = recordings.NewWriter(f, proxyHeader(cfg, name)); err != nil {
+			return fail(err)
+		}
+	}
+	ta, _ := net.ResolveUDPAddr("udp", target)
+	c := newProxyCapture(pw, rw, r.Addr(), ta)
+	c.outs = outs
+	return c, nil
+}
+
+// close ends the captures and commits their files.
+func (c *proxyCapture) close(wall time.Duration, st proxy.Stats) error {
+	err := c.Close(wall, st)
+	for _, f := range c.outs {
+		if err != nil {
+			f.Abort()
+			continue
+		}
+		err = f.Commit()
+	}
+	return err
+}

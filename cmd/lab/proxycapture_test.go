@@ -1,0 +1,177 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gopacket/gopacket/pcapgo"
+
+	"jitterlab/recordings"
+	"jitterlab/sim"
+)
+
+// echoServer answers every datagram on a loopback port until the test
+// ends.
+func echoServer(t *testing.T) string {
+	t.Helper()
+	conn, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 2048)
+		for {
+			n, from, err := conn.ReadFromUDPAddrPort(buf)
+			if err != nil {
+				return
+			}
+			conn.WriteToUDPAddrPort(buf[:n], from)
+		}
+	}()
+	t.Cleanup(func() { conn.Close(); <-done })
+	return conn.LocalAddr().String()
+}
+
+// proxyRow is one direction of the proxy's summary table.
+type proxyRow struct{ in, delivered, lost, kernel, dup int }
+
+func proxySummaryRows(t *testing.T, out string) map[string]proxyRow {
+	t.Helper()
+	rows := map[string]proxyRow{}
+	for _, m := range regexp.MustCompile(`(?m)^\s*(up|down)((?:\s+\d+){11})\s*$`).FindAllStringSubmatch(out, -1) {
+		f := strings.Fields(m[2])
+		n := func(i int) int { v, _ := strconv.Atoi(f[i]); return v }
+		rows[m[1]] = proxyRow{in: n(0), delivered: n(1), lost: n(2), kernel: n(4), dup: n(9)}
+	}
+	if len(rows) != 2 {
+		t.Fatalf("no summary table in:\n%s", out)
+	}
+	return rows
+}
+
+// runProxyWithCaptures relays 300 datagrams from a client to an echo
+// server through links that lose and duplicate, writing --pcap and
+// --record, and returns the proxy's output and the two files.
+func runProxyWithCaptures(t *testing.T) (out, pcapPath, recPath string) {
+	t.Helper()
+	dir := t.TempDir()
+	pcapPath, recPath = filepath.Join(dir, "relay.pcapng"), filepath.Join(dir, "relay.jlrec")
+	listen, server := loopback(freePort(t)), echoServer(t)
+	type result struct {
+		code     int
+		out, err string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, out, errOut := runLab(t, "proxy", "--listen", listen, "--to", server, "--duration", "1500ms", "--seed", "3",
+			"--set", "link.latency=5ms", "--set", "link.loss=10%", "--set", "link.duplicate=10%", "--pcap", pcapPath, "--record", recPath)
+		done <- result{code, out, errOut}
+	}()
+	client, err := net.Dial("udp", listen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	for i := range 300 { // the proxy may not be listening yet: some are lost
+		client.Write([]byte("datagram " + strconv.Itoa(i)))
+		time.Sleep(2 * time.Millisecond)
+	}
+	res := <-done
+	if res.code != 0 {
+		t.Fatal(res.err)
+	}
+	return res.out, pcapPath, recPath
+}
+
+// lab proxy --pcap and --record: every datagram the relay read is in the
+// capture on the side it came from, every copy it wrote on the side it
+// went to, with its real bytes and its fate; the recording holds one
+// packet per copy with its times; both agree with the proxy's summary.
+func TestProxyCapturesAgreeWithTheSummary(t *testing.T) {
+	out, pcapPath, recPath := runProxyWithCaptures(t)
+	sum := proxySummaryRows(t, out)
+	if sum["up"].in == 0 || sum["up"].lost == 0 || sum["up"].dup == 0 {
+		t.Fatalf("the run should relay, lose and duplicate: %+v", sum)
+	}
+
+	// The capture.
+	f, err := os.Open(pcapPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := pcapgo.NewNgReader(f, pcapgo.DefaultNgReaderOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type count struct{ read, written, lost int }
+	got := map[string]*count{"up": {}, "down": {}}
+	for {
+		data, ci, opts, err := r.ReadPacketDataWithOptions()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		note := opts.Comments[0]
+		dir, _, _ := strings.Cut(note, " ")
+		c := got[dir]
+		if c == nil || !strings.Contains(string(data[28:]), "datagram ") {
+			t.Fatalf("packet %q: %q", note, data)
+		}
+		if read := (dir == "up") == (ci.InterfaceIndex == 0); read {
+			c.read++
+			c.lost += strings.Count(note, "lost")
+		} else {
+			c.written++
+		}
+	}
+	for _, d := range []string{"up", "down"} {
+		s := sum[d]
+		if got[d].read != s.in-s.kernel || got[d].written != s.delivered || got[d].lost != s.lost {
+			t.Errorf("%s: the capture has %+v; the summary %+v", d, *got[d], s)
+		}
+	}
+
+	// The recording.
+	rec, rf, err := recordings.OpenFile(recPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rf.Close()
+	fates := map[string]map[recordings.PacketFate]int{"up": {}, "down": {}}
+	var last sim.Time
+	err = rec.ScanPackets(0, sim.Time(time.Hour), func(p *recordings.Packet) error {
+		if p.At < last || p.In > p.At || p.Fate.Out() && (p.Out < p.In || p.Out-p.In < sim.Time(p.Scheduled)) {
+			t.Fatalf("packet %+v after one at %v", *p, last)
+		}
+		last = p.At
+		fates[[]string{"up", "down"}[p.Dir]][p.Fate]++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"up", "down"} {
+		if fates[d][recordings.PacketDelivered] != sum[d].delivered || fates[d][recordings.PacketLost] != sum[d].lost {
+			t.Errorf("%s: the recording has %v; the summary %+v", d, fates[d], sum[d])
+		}
+	}
+	if rec.Header.Kind != recordings.KindProxy || rec.Header.Seed != 3 {
+		t.Errorf("header %+v", rec.Header)
+	}
+	if end, err := rec.End(); err != nil || end == nil || end.Packets == 0 {
+		t.Errorf("end %+v, %v", end, err)
+	}
+}
