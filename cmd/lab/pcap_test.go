@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +15,20 @@ import (
 
 	"jitterlab/lab"
 )
+
+// needTool returns the path of cmd, or skips the test when it is missing
+// unless JITTERLAB_REQUIRE_TOOLS=1 (CI), which makes that a failure.
+func needTool(t *testing.T, cmd string) string {
+	t.Helper()
+	path, err := exec.LookPath(cmd)
+	if err != nil {
+		if os.Getenv("JITTERLAB_REQUIRE_TOOLS") == "1" {
+			t.Fatalf("needs %s (JITTERLAB_REQUIRE_TOOLS=1)", cmd)
+		}
+		t.Skipf("needs %s", cmd)
+	}
+	return path
+}
 
 // pcapArgs is a run whose links lose, duplicate, reorder and queue-drop.
 var pcapArgs = []string{"run", "--duration", "20s", "--json", "--set", "link.latency=40ms", "--set", "link.jitter=15ms",

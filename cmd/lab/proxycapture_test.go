@@ -2,9 +2,11 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -62,11 +64,12 @@ func proxySummaryRows(t *testing.T, out string) map[string]proxyRow {
 // runProxyWithCaptures relays 300 datagrams from a client to an echo
 // server through links that lose and duplicate, writing --pcap and
 // --record, and returns the proxy's output and the two files.
-func runProxyWithCaptures(t *testing.T) (out, pcapPath, recPath string) {
+func runProxyWithCaptures(t *testing.T) (out, pcapPath, recPath string, listenPort int) {
 	t.Helper()
 	dir := t.TempDir()
 	pcapPath, recPath = filepath.Join(dir, "relay.pcapng"), filepath.Join(dir, "relay.jlrec")
-	listen, server := loopback(freePort(t)), echoServer(t)
+	listenPort = freePort(t)
+	listen, server := loopback(listenPort), echoServer(t)
 	type result struct {
 		code     int
 		out, err string
@@ -90,7 +93,7 @@ func runProxyWithCaptures(t *testing.T) (out, pcapPath, recPath string) {
 	if res.code != 0 {
 		t.Fatal(res.err)
 	}
-	return res.out, pcapPath, recPath
+	return res.out, pcapPath, recPath, listenPort
 }
 
 // lab proxy --pcap and --record: every datagram the relay read is in the
@@ -98,7 +101,7 @@ func runProxyWithCaptures(t *testing.T) (out, pcapPath, recPath string) {
 // went to, with its real bytes and its fate; the recording holds one
 // packet per copy with its times; both agree with the proxy's summary.
 func TestProxyCapturesAgreeWithTheSummary(t *testing.T) {
-	out, pcapPath, recPath := runProxyWithCaptures(t)
+	out, pcapPath, recPath, listenPort := runProxyWithCaptures(t)
 	sum := proxySummaryRows(t, out)
 	if sum["up"].in == 0 || sum["up"].lost == 0 || sum["up"].dup == 0 {
 		t.Fatalf("the run should relay, lose and duplicate: %+v", sum)
@@ -141,6 +144,27 @@ func TestProxyCapturesAgreeWithTheSummary(t *testing.T) {
 		s := sum[d]
 		if got[d].read != s.in-s.kernel || got[d].written != s.delivered || got[d].lost != s.lost {
 			t.Errorf("%s: the capture has %+v; the summary %+v", d, *got[d], s)
+		}
+	}
+	total := got["up"].read + got["up"].written + got["down"].read + got["down"].written
+
+	// Wireshark's reader sees the same: every packet UDP, with its comment,
+	// from the client to the listen port on the client's side.
+	tshark := needTool(t, "tshark")
+	for _, c := range []struct {
+		filter string
+		want   int
+	}{
+		{"udp && frame.comment", total},
+		{fmt.Sprintf(`frame.interface_name == "client" && udp.dstport == %d`, listenPort), got["up"].read},
+		{fmt.Sprintf(`frame.interface_name == "client" && udp.srcport == %d`, listenPort), got["down"].written},
+	} {
+		out, err := exec.Command(tshark, "-r", pcapPath, "-Y", c.filter).Output()
+		if err != nil {
+			t.Fatalf("tshark -Y %q: %v", c.filter, err)
+		}
+		if n := strings.Count(string(out), "\n"); n != c.want {
+			t.Errorf("tshark -Y %q: %d packets, want %d", c.filter, n, c.want)
 		}
 	}
 
