@@ -78,3 +78,22 @@ func TestProxyRecordingReplayExportPlot(t *testing.T) {
 		t.Fatalf("plot: %v, %q", err, errOut)
 	}
 }
+
+// A proxy recording keeps the timeline's link changes, at the wall time
+// they applied; replay lists them.
+func TestProxyRecordingKeepsTheTimeline(t *testing.T) {
+	dir := t.TempDir()
+	scen, rec := filepath.Join(dir, "s.toml"), filepath.Join(dir, "r.jlrec")
+	os.WriteFile(scen, []byte("[[timeline]]\nat = \"100ms\"\nlink.latency = \"300ms\"\nclient.fps = 30\n"), 0o644)
+	if code, _, errOut := runLab(t, "proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", "--scenario", scen,
+		"--duration", "300ms", "--every", "100ms", "--record", rec); code != 0 {
+		t.Fatal(errOut)
+	}
+	code, out, errOut := runLab(t, "replay", rec)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	if !regexp.MustCompile(`changes    1\n  at 00:00:00\.1\d\d  link\.latency = 300ms\n`).MatchString(out) {
+		t.Fatalf("replay does not list the change:\n%s", out)
+	}
+}
