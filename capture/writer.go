@@ -45,6 +45,8 @@ type Writer struct {
 	pkt     []byte
 	comment []byte
 	counts  [2]uint64
+	drops   [2]uint64
+	last    time.Duration
 	err     error
 }
 
@@ -105,16 +107,30 @@ func (w *Writer) Write(e *Event) error {
 		return w.err
 	}
 	w.counts[side]++
+	w.last = max(w.last, e.At)
 	return nil
 }
+
+// Dropped counts n events of a side that never reached the writer (the
+// relay's capture queue was full); Close writes them in the file.
+func (w *Writer) Dropped(side Side, n uint64) { w.drops[side] += n }
 
 // Counts is how many packets were written on each side.
 func (w *Writer) Counts() [2]uint64 { return w.counts }
 
-// Close flushes the file (it does not close the underlying writer).
+// Close writes each interface's statistics (packets written, events
+// dropped before the writer: Wireshark's Capture File Properties show
+// them) and flushes the file. It does not close the underlying writer.
 func (w *Writer) Close() error {
 	if w.err != nil {
 		return w.err
+	}
+	for side := range w.counts {
+		st := pcapgo.NgInterfaceStatistics{LastUpdate: w.o.Epoch.Add(w.last), PacketsReceived: w.counts[side], PacketsDropped: w.drops[side]}
+		if err := w.ng.WriteInterfaceStats(side, st); err != nil {
+			w.err = fmt.Errorf("capture: %w", err)
+			return w.err
+		}
 	}
 	if err := w.ng.Flush(); err != nil {
 		w.err = fmt.Errorf("capture: %w", err)

@@ -64,6 +64,29 @@ func readAll(t *testing.T, b []byte) (*pcapgo.NgReader, []readBack) {
 	}
 }
 
+func mustInterface(t *testing.T, r *pcapgo.NgReader, i int) pcapgo.NgInterface {
+	t.Helper()
+	intf, err := r.Interface(i)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return intf
+}
+
+// Events the writer never saw are counted in the file.
+func TestDroppedEventsAreInTheFile(t *testing.T) {
+	var buf bytes.Buffer
+	w, _ := NewWriter(&buf, Options{})
+	w.Dropped(ServerSide, 7)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := readAll(t, buf.Bytes())
+	if st := mustInterface(t, r, 1).Statistics; st.PacketsDropped != 7 || st.PacketsReceived != 0 {
+		t.Fatalf("server side statistics %+v", st)
+	}
+}
+
 func write(t *testing.T, o Options, events ...Event) []byte {
 	t.Helper()
 	var buf bytes.Buffer
@@ -107,6 +130,11 @@ func TestSimulatedPacketsReadBack(t *testing.T) {
 		{0, SimClient, SimServer, 3, "up #2 move_input: queue-dropped"},
 	}
 	r, got := readAll(t, write(t, Options{Epoch: time.Unix(0, 0)}, events...))
+	for i, n := range []uint64{3, 2} {
+		if st := mustInterface(t, r, i).Statistics; st.PacketsReceived != n || st.PacketsDropped != 0 || st.LastUpdate.UnixNano() != 550000000 {
+			t.Errorf("interface %d statistics %+v; want %d packets, none dropped, at the last packet's time", i, st, n)
+		}
+	}
 	if r.NInterfaces() != 2 {
 		t.Fatalf("%d interfaces; want the client's and the server's side", r.NInterfaces())
 	}

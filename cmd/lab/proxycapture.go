@@ -33,9 +33,18 @@ type proxyCapture struct {
 	events         chan proxyEvent
 	done           chan error
 	dropped        atomic.Uint64
+	droppedSide    [2]atomic.Uint64 // of the packet events, by capture side
 	last           sim.Time // the recording's time: never goes back
 	err            error
 	outs           []*output
+}
+
+// proxyEnd is the summary in a proxy recording's end record: the relay's
+// counters, and the events the capture dropped (the recording lacks
+// them).
+type proxyEnd struct {
+	Relay          proxy.Stats `json:"relay"`
+	CaptureDropped uint64      `json:"capture_dropped"`
 }
 
 // proxyEvent is a relay event as queued: the payload copied when the
@@ -73,6 +82,11 @@ func (c *proxyCapture) OnPacket(e *proxy.PacketEvent) {
 	case c.events <- q:
 	default:
 		c.dropped.Add(1)
+		side := capture.ServerSide
+		if (e.Dir == proxy.Up) != e.Out {
+			side = capture.ClientSide
+		}
+		c.droppedSide[side].Add(1)
 	}
 }
 
@@ -91,10 +105,13 @@ func (c *proxyCapture) Close(end time.Duration, stats proxy.Stats) error {
 	close(c.events)
 	err := <-c.done
 	if c.pcap != nil {
+		for side := range c.droppedSide {
+			c.pcap.Dropped(capture.Side(side), c.droppedSide[side].Load())
+		}
 		err = cmp.Or(err, c.pcap.Close())
 	}
 	if c.rec != nil {
-		sum, _ := json.Marshal(stats)
+		sum, _ := json.Marshal(proxyEnd{Relay: stats, CaptureDropped: c.dropped.Load()})
 		err = cmp.Or(err, c.rec.Close(recordings.End{At: max(sim.Time(end), c.last), Summary: sum}))
 	}
 	return err
@@ -138,6 +155,11 @@ func (c *proxyCapture) pcapEvent(e *proxy.PacketEvent, size int) (capture.Event,
 	}
 	if e.Dir == proxy.Down {
 		out.Src, out.Dst = out.Dst, out.Src
+	}
+	for _, a := range []*netip.AddrPort{&out.Src, &out.Dst} {
+		if !a.IsValid() { // a flow already removed, a socket that failed to open
+			*a = netip.AddrPortFrom(netip.IPv4Unspecified(), 0)
+		}
 	}
 	if !e.Out {
 		for i, f := range e.Send.Fate {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +17,8 @@ import (
 
 	"github.com/gopacket/gopacket/pcapgo"
 
+	"jitterlab/capture"
+	"jitterlab/proxy"
 	"jitterlab/recordings"
 	"jitterlab/sim"
 )
@@ -197,5 +200,46 @@ func TestProxyCapturesAgreeWithTheSummary(t *testing.T) {
 	}
 	if end, err := rec.End(); err != nil || end == nil || end.Packets == 0 {
 		t.Errorf("end %+v, %v", end, err)
+	}
+}
+
+// When the capture writer falls behind, the relay does not wait: events
+// are dropped, counted per side in the capture's interface statistics and
+// in the recording's end, and replay says the recording is incomplete.
+func TestProxyCaptureDropsAreCounted(t *testing.T) {
+	dir := t.TempDir()
+	var pcapBuf bytes.Buffer
+	pw, _ := capture.NewWriter(&pcapBuf, capture.Options{})
+	recPath := filepath.Join(dir, "r.jlrec")
+	f, _ := os.Create(recPath)
+	defer f.Close()
+	rw, _ := recordings.NewWriter(f, recordings.Header{Kind: recordings.KindProxy})
+	// No writer goroutine yet and no room in the queue: every event drops.
+	c := &proxyCapture{pcap: pw, rec: rw, events: make(chan proxyEvent), done: make(chan error, 1)}
+	for range 3 {
+		c.OnPacket(&proxy.PacketEvent{Dir: proxy.Up, Payload: []byte("x")})
+	}
+	c.OnPacket(&proxy.PacketEvent{Dir: proxy.Up, Out: true, Payload: []byte("x")})
+	go c.run()
+	if err := c.Close(time.Second, proxy.Stats{}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := pcapgo.NewNgReader(&pcapBuf, pcapgo.DefaultNgReaderOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, _, err := r.ReadPacketData(); err != nil {
+			break // the statistics come after the packets
+		}
+	}
+	for side, want := range []uint64{3, 1} {
+		if intf, _ := r.Interface(side); intf.Statistics.PacketsDropped != want {
+			t.Errorf("side %d: %d dropped in the file, want %d", side, intf.Statistics.PacketsDropped, want)
+		}
+	}
+	code, out, errOut := runLab(t, "replay", recPath)
+	if code != 0 || !strings.Contains(out, "incomplete 4 packet events were dropped") {
+		t.Fatalf("replay: %d %q\n%s", code, errOut, out)
 	}
 }

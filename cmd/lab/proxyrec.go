@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"image/color"
@@ -114,6 +115,12 @@ func replayProxy(r *recordings.Reader, name string, stdout io.Writer, seek bool,
 	fmt.Fprintf(stdout, "\nchanges    %d\n", len(changes))
 	for _, c := range changes {
 		fmt.Fprintf(stdout, "  at %v  %s = %s\n", c.At, c.Key, c.Value)
+	}
+	if end != nil {
+		var pe proxyEnd
+		if json.Unmarshal(end.Summary, &pe) == nil && pe.CaptureDropped > 0 {
+			fmt.Fprintf(stdout, "incomplete %d packet events were dropped while recording (the writer fell behind): the counts below are short\n", pe.CaptureDropped)
+		}
 	}
 	st := newPacketStats()
 	if err := r.ScanPackets(0, sim.Time(math.MaxInt64), func(p *recordings.Packet) error { st.add(p); return nil }); err != nil {
