@@ -34,7 +34,7 @@ type proxyCapture struct {
 	done           chan error
 	dropped        atomic.Uint64
 	droppedSide    [2]atomic.Uint64 // of the packet events, by capture side
-	last           sim.Time // the recording's time: never goes back
+	last           sim.Time         // the recording's time: never goes back
 	err            error
 	outs           []*output
 }
