@@ -19,9 +19,13 @@ import (
 )
 
 // proxyQueue is how many packet events the relay may get ahead of the
-// capture writer; beyond it events are dropped and counted, so the relay
-// never waits for a disk.
-const proxyQueue = 1 << 14
+// capture writer, and proxyQueueBytes how many payload bytes they may
+// hold; beyond either, events are dropped and counted, so the relay never
+// waits for a disk and a flood of large datagrams costs bounded memory.
+const (
+	proxyQueue      = 1 << 14
+	proxyQueueBytes = 32 << 20
+)
 
 // proxyCapture writes the relay's packets to a pcapng capture and/or a
 // proxy recording, on a goroutine of its own: the relay's hook copies
@@ -32,6 +36,8 @@ type proxyCapture struct {
 	listen, target netip.AddrPort
 	events         chan proxyEvent
 	done           chan error
+	queuedBytes    atomic.Int64 // payload bytes in the queue
+	maxBytes       int64
 	dropped        atomic.Uint64
 	droppedSide    [2]atomic.Uint64 // of the packet events, by capture side
 	last           sim.Time         // the recording's time: never goes back
@@ -66,28 +72,38 @@ func newProxyCapture(pcap *capture.Writer, rec *recordings.Writer, listen, targe
 		return netip.AddrPort{}
 	}
 	c := &proxyCapture{pcap: pcap, rec: rec, listen: addr(listen), target: addr(target),
-		events: make(chan proxyEvent, proxyQueue), done: make(chan error, 1)}
+		events: make(chan proxyEvent, proxyQueue), done: make(chan error, 1), maxBytes: proxyQueueBytes}
 	go c.run()
 	return c
 }
 
-// OnPacket is the relay's hook.
+// OnPacket is the relay's hook (one goroutine: the relay's).
 func (c *proxyCapture) OnPacket(e *proxy.PacketEvent) {
 	q := proxyEvent{ev: *e, size: len(e.Payload)}
 	q.ev.Payload = nil
 	if c.pcap != nil {
+		if c.queuedBytes.Load()+int64(q.size) > c.maxBytes {
+			c.drop(e)
+			return
+		}
 		q.ev.Payload = append([]byte(nil), e.Payload...)
 	}
 	select {
 	case c.events <- q:
+		c.queuedBytes.Add(int64(len(q.ev.Payload)))
 	default:
-		c.dropped.Add(1)
-		side := capture.ServerSide
-		if (e.Dir == proxy.Up) != e.Out {
-			side = capture.ClientSide
-		}
-		c.droppedSide[side].Add(1)
+		c.drop(e)
 	}
+}
+
+// drop counts an event the queue had no room for, by capture side.
+func (c *proxyCapture) drop(e *proxy.PacketEvent) {
+	c.dropped.Add(1)
+	side := capture.ServerSide
+	if (e.Dir == proxy.Up) != e.Out {
+		side = capture.ClientSide
+	}
+	c.droppedSide[side].Add(1)
 }
 
 // Change records a timeline change (in the recording).
@@ -119,6 +135,7 @@ func (c *proxyCapture) Close(end time.Duration, stats proxy.Stats) error {
 
 func (c *proxyCapture) run() {
 	for q := range c.events {
+		c.queuedBytes.Add(-int64(len(q.ev.Payload)))
 		if c.err != nil {
 			continue // drain: the relay must never block
 		}

@@ -215,7 +215,7 @@ func TestProxyCaptureDropsAreCounted(t *testing.T) {
 	defer f.Close()
 	rw, _ := recordings.NewWriter(f, recordings.Header{Kind: recordings.KindProxy})
 	// No writer goroutine yet and no room in the queue: every event drops.
-	c := &proxyCapture{pcap: pw, rec: rw, events: make(chan proxyEvent), done: make(chan error, 1)}
+	c := &proxyCapture{pcap: pw, rec: rw, events: make(chan proxyEvent), done: make(chan error, 1), maxBytes: proxyQueueBytes}
 	for range 3 {
 		c.OnPacket(&proxy.PacketEvent{Dir: proxy.Up, Payload: []byte("x")})
 	}
@@ -241,5 +241,23 @@ func TestProxyCaptureDropsAreCounted(t *testing.T) {
 	code, out, errOut := runLab(t, "replay", recPath)
 	if code != 0 || !strings.Contains(out, "incomplete 4 packet events were dropped") {
 		t.Fatalf("replay: %d %q\n%s", code, errOut, out)
+	}
+}
+
+// The queue holds at most proxyQueueBytes of payload (and one datagram):
+// past it events are dropped, whatever room the queue has.
+func TestProxyCaptureQueueIsBoundedInBytes(t *testing.T) {
+	pw, _ := capture.NewWriter(io.Discard, capture.Options{})
+	c := &proxyCapture{pcap: pw, events: make(chan proxyEvent, 100), done: make(chan error, 1), maxBytes: 3000}
+	big := make([]byte, 1000)
+	for range 10 {
+		c.OnPacket(&proxy.PacketEvent{Dir: proxy.Down, Payload: big})
+	}
+	if len(c.events) != 3 || c.dropped.Load() != 7 || c.droppedSide[capture.ServerSide].Load() != 7 || c.queuedBytes.Load() != 3000 {
+		t.Fatalf("%d queued (%d bytes), %d dropped", len(c.events), c.queuedBytes.Load(), c.dropped.Load())
+	}
+	go c.run()
+	if err := c.Close(time.Second, proxy.Stats{}); err != nil || c.queuedBytes.Load() != 0 {
+		t.Fatalf("%v, %d bytes left", err, c.queuedBytes.Load())
 	}
 }
