@@ -79,8 +79,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	start := time.Now()
-	if capt, err = openProxyCaptures(pcapPath, recordPath, stdout, r, target, start, cfg, o.name()); err != nil {
+	if capt, err = openProxyCaptures(pcapPath, recordPath, stdout, r, target, cfg, o.name()); err != nil {
 		return err
 	}
 	if w := proxy.ListenWarning(r.Addr()); w != "" {
@@ -98,6 +97,10 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		r.Addr(), target, linkText(&cfg, "up"), linkText(&cfg, "down"), cfg.Seed)
 	if len(timeline) > 0 {
 		fmt.Fprintf(stdout, "timeline of %s: %d changes, at wall time from now\n", sc.Name, len(timeline))
+	}
+	start := time.Now()
+	if capt != nil {
+		capt.epoch = time.Duration(start.UnixNano()) // the relay's times count from here
 	}
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()

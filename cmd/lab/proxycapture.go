@@ -41,6 +41,7 @@ type proxyCapture struct {
 	dropped        atomic.Uint64
 	droppedSide    [2]atomic.Uint64 // of the packet events, by capture side
 	last           sim.Time         // the recording's time: never goes back
+	epoch          time.Duration    // the relay's start since the Unix epoch: the capture's timestamps are wall time
 	err            error
 	outs           []*output
 }
@@ -162,7 +163,7 @@ var relayFates = [...]capture.Fate{proxy.FateNone: capture.NoCopy, proxy.FateSch
 // the side it came from, a copy written on the side it goes to, with the
 // real addresses. A failed write put nothing on the wire: no packet.
 func (c *proxyCapture) pcapEvent(e *proxy.PacketEvent, size int) (capture.Event, bool) {
-	out := capture.Event{Arrived: e.Out, At: time.Duration(e.At), Dir: capture.Dir(e.Dir), Flow: uint64(e.Flow), Size: size, Payload: e.Payload}
+	out := capture.Event{Arrived: e.Out, At: c.epoch + time.Duration(e.At), Dir: capture.Dir(e.Dir), Flow: uint64(e.Flow), Size: size, Payload: e.Payload}
 	clientSide := [2]netip.AddrPort{e.Client, c.listen}
 	serverSide := [2]netip.AddrPort{e.Upstream, c.target}
 	if out.Side() == capture.ClientSide {
@@ -264,7 +265,7 @@ func (c *proxyCapture) note() string {
 
 // openProxyCaptures opens the proxy's --pcap and --record files (either
 // may be ""), or returns nil when neither is asked for.
-func openProxyCaptures(pcapPath, recordPath string, stdout io.Writer, r *proxy.Relay, target string, start time.Time,
+func openProxyCaptures(pcapPath, recordPath string, stdout io.Writer, r *proxy.Relay, target string,
 	cfg lab.Config, name string) (*proxyCapture, error) {
 	if pcapPath == "" && recordPath == "" {
 		return nil, nil
@@ -289,7 +290,7 @@ func openProxyCaptures(pcapPath, recordPath string, stdout io.Writer, r *proxy.R
 			return fail(err)
 		}
 		outs = append(outs, f)
-		if pw, err = capture.NewWriter(f, capture.Options{Epoch: start, Sides: relaySides, Application: "jitterlab lab proxy",
+		if pw, err = capture.NewWriter(f, capture.Options{Epoch: time.Unix(0, 0), Sides: relaySides, Application: "jitterlab lab proxy",
 			Comment: fmt.Sprintf("lab proxy %v → %s, seed %d: timestamps are wall time", r.Addr(), target, cfg.Seed)}); err != nil {
 			return fail(err)
 		}

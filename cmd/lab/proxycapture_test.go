@@ -104,7 +104,9 @@ func runProxyWithCaptures(t *testing.T) (out, pcapPath, recPath string, listenPo
 // went to, with its real bytes and its fate; the recording holds one
 // packet per copy with its times; both agree with the proxy's summary.
 func TestProxyCapturesAgreeWithTheSummary(t *testing.T) {
+	begin := time.Now()
 	out, pcapPath, recPath, listenPort := runProxyWithCaptures(t)
+	finish := time.Now()
 	sum := proxySummaryRows(t, out)
 	if sum["up"].in == 0 || sum["up"].lost == 0 || sum["up"].dup == 0 {
 		t.Fatalf("the run should relay, lose and duplicate: %+v", sum)
@@ -129,6 +131,9 @@ func TestProxyCapturesAgreeWithTheSummary(t *testing.T) {
 		}
 		if err != nil {
 			t.Fatal(err)
+		}
+		if ci.Timestamp.Before(begin) || ci.Timestamp.After(finish) {
+			t.Fatalf("packet at %v: not wall time during the run (%v to %v)", ci.Timestamp, begin, finish)
 		}
 		note := opts.Comments[0]
 		dir, _, _ := strings.Cut(note, " ")
