@@ -33,6 +33,17 @@ func TestProxyRecordingReplayExportPlot(t *testing.T) {
 			t.Errorf("replay has no %s delay added line:\n%s", d, replay)
 		}
 	}
+	if code, window, errOut := runLab(t, "replay", rec, "--from", "500ms", "--to", "600ms"); code != 0 {
+		t.Fatal(errOut)
+	} else if _, csvPart, ok := strings.Cut(window, "\n"+packetColumns); !ok || strings.Count(csvPart, "\n") == 0 {
+		t.Errorf("replay --from --to prints no packets CSV:\n%s", window)
+	} else {
+		for _, line := range strings.Split(strings.TrimSpace(csvPart), "\n") {
+			if at, _, _ := strings.Cut(line, ","); at < "0.5" || at > "0.600000000" {
+				t.Errorf("replay --from 500ms --to 600ms printed a packet at %s s", at)
+			}
+		}
+	}
 	if code, _, errOut := runLab(t, "replay", rec, "--verify"); code == 0 || !strings.Contains(errOut, "--verify: a proxy recording") {
 		t.Errorf("replay --verify of a proxy recording: %d %q", code, errOut)
 	}
