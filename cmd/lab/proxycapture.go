@@ -50,8 +50,24 @@ type proxyCapture struct {
 // counters, and the events the capture dropped (the recording lacks
 // them).
 type proxyEnd struct {
-	Relay          proxy.Stats `json:"relay"`
+	Up             proxyDirEnd `json:"up"`
+	Down           proxyDirEnd `json:"down"`
+	FlowsSeen      uint64      `json:"flows_seen"`
 	CaptureDropped uint64      `json:"capture_dropped"`
+}
+
+// proxyDirEnd is what the relay counted of one direction that its
+// packets cannot say: datagrams the kernel dropped before the relay read
+// them, and copies still in flight when it stopped.
+type proxyDirEnd struct {
+	Received      uint64 `json:"received"`
+	KernelDropped uint64 `json:"kernel_dropped"`
+	InFlight      uint64 `json:"in_flight"`
+}
+
+func newProxyEnd(st proxy.Stats, dropped uint64) proxyEnd {
+	dir := func(c proxy.Counters) proxyDirEnd { return proxyDirEnd{c.Received, c.KernelDropped, c.InFlight} }
+	return proxyEnd{Up: dir(st.Up), Down: dir(st.Down), FlowsSeen: st.FlowsSeen, CaptureDropped: dropped}
 }
 
 // proxyEvent is a relay event as queued: the payload copied when the
@@ -128,7 +144,7 @@ func (c *proxyCapture) Close(end time.Duration, stats proxy.Stats) error {
 		err = cmp.Or(err, c.pcap.Close())
 	}
 	if c.rec != nil {
-		sum, _ := json.Marshal(proxyEnd{Relay: stats, CaptureDropped: c.dropped.Load()})
+		sum, _ := json.Marshal(newProxyEnd(stats, c.dropped.Load()))
 		err = cmp.Or(err, c.rec.Close(recordings.End{At: max(sim.Time(end), c.last), Summary: sum}))
 	}
 	return err

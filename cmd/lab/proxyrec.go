@@ -116,9 +116,11 @@ func replayProxy(r *recordings.Reader, name string, stdout io.Writer, seek bool,
 	for _, c := range changes {
 		fmt.Fprintf(stdout, "  at %v  %s = %s\n", c.At, c.Key, c.Value)
 	}
-	if end != nil {
-		var pe proxyEnd
-		if json.Unmarshal(end.Summary, &pe) == nil && pe.CaptureDropped > 0 {
+	var pe proxyEnd
+	if end != nil && json.Unmarshal(end.Summary, &pe) == nil {
+		fmt.Fprintf(stdout, "relay      read up %d, down %d; the kernel dropped up %d, down %d before they were read; in flight at the stop up %d, down %d\n",
+			pe.Up.Received, pe.Down.Received, pe.Up.KernelDropped, pe.Down.KernelDropped, pe.Up.InFlight, pe.Down.InFlight)
+		if pe.CaptureDropped > 0 {
 			fmt.Fprintf(stdout, "incomplete %d packet events were dropped while recording (the writer fell behind): the counts below are short\n", pe.CaptureDropped)
 		}
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -23,6 +24,9 @@ func TestProxyRecordingReplayExportPlot(t *testing.T) {
 	code, replay, errOut := runLab(t, "replay", rec)
 	if code != 0 {
 		t.Fatal(errOut)
+	}
+	if want := fmt.Sprintf("relay      read up %d, down %d;", sum["up"].in-sum["up"].kernel, sum["down"].in-sum["down"].kernel); !strings.Contains(replay, want) {
+		t.Errorf("replay does not say %q:\n%s", want, replay)
 	}
 	for _, d := range []string{"up", "down"} {
 		m := regexp.MustCompile(`(?m)^\s*` + d + `\s+(\d+)\s+(\d+)\s`).FindStringSubmatch(replay)
