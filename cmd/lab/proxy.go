@@ -64,23 +64,23 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	changes := make(chan proxy.Change, len(timeline))
-	var capt *proxyCapture
+	var captures captureSwitch
 	opts := proxy.Options{Listen: listen, Target: target, Seed: cfg.Seed, Up: cfg.Up, Down: cfg.Down,
 		Limits: limits, Timeline: timeline, OnChange: func(c proxy.Change) {
 			changes <- c
-			if capt != nil {
-				capt.Change(c)
-			}
+			captures.Change(c)
 		}}
 	if pcapPath != "" || recordPath != "" {
-		opts.OnPacket = func(e *proxy.PacketEvent) { capt.OnPacket(e) }
+		opts.OnPacket = captures.OnPacket
 	}
 	r, err := proxy.Listen(opts)
 	if err != nil {
 		return err
 	}
-	if capt, err = openProxyCaptures(pcapPath, recordPath, stdout, r, target, cfg, o.name()); err != nil {
+	if capt, err := openProxyCaptures(pcapPath, recordPath, stdout, r.Addr(), target, cfg, o.name()); err != nil {
 		return err
+	} else if capt != nil {
+		captures.start(capt)
 	}
 	if w := proxy.ListenWarning(r.Addr()); w != "" {
 		fmt.Fprintf(stderr, "lab proxy: warning: %s\n", w)
@@ -99,9 +99,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "timeline of %s: %d changes, at wall time from now\n", sc.Name, len(timeline))
 	}
 	start := time.Now()
-	if capt != nil {
-		capt.epoch = time.Duration(start.UnixNano()) // the relay's times count from here
-	}
+	captures.started(start) // the relay's times count from here
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
 	tick := time.NewTicker(every)
@@ -121,13 +119,11 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 			errs.report(r.Errors())
 			wall := time.Since(start)
 			writeProxySummary(stdout, wall, r.Stats(), r.Errors())
-			if capt != nil {
-				if note := capt.note(); note != "" {
-					fmt.Fprintf(stderr, "lab proxy: %s\n", note)
-				}
-				err = cmp.Or(err, capt.close(wall, r.Stats()))
+			note, cerr := captures.stop(wall, r.Stats())
+			if note != "" {
+				fmt.Fprintf(stderr, "lab proxy: %s\n", note)
 			}
-			return err
+			return cmp.Or(err, cerr)
 		case c := <-changes:
 			fmt.Fprintf(stdout, "%s  change at %v: %s\n", stamp(time.Now()), c.At, c.What)
 		case now := <-tick.C:

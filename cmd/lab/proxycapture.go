@@ -3,11 +3,13 @@ package main
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/netip"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -281,7 +283,7 @@ func (c *proxyCapture) note() string {
 
 // openProxyCaptures opens the proxy's --pcap and --record files (either
 // may be ""), or returns nil when neither is asked for.
-func openProxyCaptures(pcapPath, recordPath string, stdout io.Writer, r *proxy.Relay, target string,
+func openProxyCaptures(pcapPath, recordPath string, stdout io.Writer, listen net.Addr, target string,
 	cfg lab.Config, name string) (*proxyCapture, error) {
 	if pcapPath == "" && recordPath == "" {
 		return nil, nil
@@ -307,7 +309,7 @@ func openProxyCaptures(pcapPath, recordPath string, stdout io.Writer, r *proxy.R
 		}
 		outs = append(outs, f)
 		if pw, err = capture.NewWriter(f, capture.Options{Epoch: time.Unix(0, 0), Sides: relaySides, Application: "jitterlab lab proxy",
-			Comment: fmt.Sprintf("lab proxy %v → %s, seed %d: timestamps are wall time", r.Addr(), target, cfg.Seed)}); err != nil {
+			Comment: fmt.Sprintf("lab proxy %v → %s, seed %d: timestamps are wall time", listen, target, cfg.Seed)}); err != nil {
 			return fail(err)
 		}
 	}
@@ -322,7 +324,7 @@ func openProxyCaptures(pcapPath, recordPath string, stdout io.Writer, r *proxy.R
 		}
 	}
 	ta, _ := net.ResolveUDPAddr("udp", target)
-	c := newProxyCapture(pw, rw, r.Addr(), ta)
+	c := newProxyCapture(pw, rw, listen, ta)
 	c.outs = outs
 	return c, nil
 }
@@ -338,4 +340,68 @@ func (c *proxyCapture) close(wall time.Duration, st proxy.Stats) error {
 		err = f.Commit()
 	}
 	return err
+}
+
+// captureSwitch is the relay's capture hook: the capture running now, if
+// any, which may start and stop while the relay runs (--pcap and --record
+// run from the start; a proxy screen's R can start and stop a recording as
+// R does in the lab). With none running, an event costs a read lock.
+type captureSwitch struct {
+	mu    sync.RWMutex
+	cur   *proxyCapture
+	epoch time.Duration // the relay's start since the Unix epoch
+}
+
+// OnPacket is the relay's hook: it hands the event to the running capture.
+func (s *captureSwitch) OnPacket(e *proxy.PacketEvent) {
+	s.mu.RLock()
+	if s.cur != nil {
+		s.cur.OnPacket(e)
+	}
+	s.mu.RUnlock()
+}
+
+// Change hands a timeline change to the running capture.
+func (s *captureSwitch) Change(ch proxy.Change) {
+	s.mu.RLock()
+	if s.cur != nil {
+		s.cur.Change(ch)
+	}
+	s.mu.RUnlock()
+}
+
+// started records when the relay started: the captures' wall time.
+func (s *captureSwitch) started(t time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.epoch = time.Duration(t.UnixNano())
+	if s.cur != nil {
+		s.cur.epoch = s.epoch
+	}
+}
+
+// start makes c the running capture; one runs at a time.
+func (s *captureSwitch) start(c *proxyCapture) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur != nil {
+		return errors.New("a capture is already running: stop it first")
+	}
+	c.epoch, s.cur = s.epoch, c
+	return nil
+}
+
+// stop ends the running capture, if any, at wall time wall since the
+// relay started: it writes what is queued, closes and commits its files.
+// note says what it dropped ("" if nothing).
+func (s *captureSwitch) stop(wall time.Duration, st proxy.Stats) (note string, err error) {
+	s.mu.Lock()
+	c := s.cur
+	s.cur = nil
+	s.mu.Unlock()
+	if c == nil {
+		return "", nil
+	}
+	err = c.close(wall, st)
+	return c.note(), err
 }

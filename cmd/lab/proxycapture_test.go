@@ -18,6 +18,7 @@ import (
 	"github.com/gopacket/gopacket/pcapgo"
 
 	"jitterlab/capture"
+	"jitterlab/lab"
 	"jitterlab/proxy"
 	"jitterlab/recordings"
 	"jitterlab/sim"
@@ -264,5 +265,70 @@ func TestProxyCaptureQueueIsBoundedInBytes(t *testing.T) {
 	go c.run()
 	if err := c.Close(time.Second, proxy.Stats{}); err != nil || c.queuedBytes.Load() != 0 {
 		t.Fatalf("%v, %d bytes left", err, c.queuedBytes.Load())
+	}
+}
+
+// Captures start and stop while the relay sends events (as R would on a
+// proxy screen), one at a time: each holds every event from its first to
+// its last or counts it as dropped, and stopping never races a send (the
+// race detector and a send on a closed queue would say so).
+func TestCaptureSwitchStartsAndStopsWhileRelaying(t *testing.T) {
+	var sw captureSwitch
+	sw.started(time.Unix(1000, 0))
+	stopRelay := make(chan struct{})
+	relayed := make(chan int)
+	go func() { // the relay: events as fast as it can, in time order
+		n := 0
+		defer func() { relayed <- n }()
+		for ; ; n++ {
+			select {
+			case <-stopRelay:
+				return
+			default:
+			}
+			sw.OnPacket(&proxy.PacketEvent{Dir: proxy.Up, At: sim.Time(n), Payload: []byte("x"), Send: proxy.SendResult{Fate: [2]proxy.Fate{proxy.FateLost}}})
+		}
+	}()
+	for round := range 3 {
+		dir := t.TempDir()
+		pcap, rec := filepath.Join(dir, "p.pcapng"), filepath.Join(dir, "r.jlrec")
+		c, err := openProxyCaptures(pcap, rec, io.Discard, nil, "127.0.0.1:9", lab.DefaultConfig(), "switch")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sw.start(c); err != nil {
+			t.Fatal(err)
+		}
+		if err := sw.start(c); err == nil {
+			t.Fatal("a second capture started while one runs")
+		}
+		time.Sleep(20 * time.Millisecond)
+		if _, err := sw.stop(time.Hour, proxy.Stats{}); err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		r, f, err := recordings.OpenFile(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var first, last sim.Time = -1, -1
+		var n uint64
+		err = r.ScanPackets(0, sim.Time(time.Hour), func(p *recordings.Packet) error {
+			if first < 0 {
+				first = p.At
+			}
+			last, n = p.At, n+1
+			return nil
+		})
+		f.Close()
+		// The relay's events are numbered by At: every one from the first
+		// recorded to the last is in the recording or counted as dropped
+		// (drops after the last one recorded count too).
+		if span := uint64(last - first + 1); err != nil || n == 0 || n > span || n+c.dropped.Load() < span {
+			t.Fatalf("round %d: %d packets from %d to %d, %d dropped: %v", round, n, first, last, c.dropped.Load(), err)
+		}
+	}
+	close(stopRelay)
+	if n := <-relayed; n == 0 {
+		t.Fatal("the relay sent nothing")
 	}
 }
