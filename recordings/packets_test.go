@@ -263,3 +263,45 @@ func TestNoSilentPacketLoss(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRecordPackets records a minute of a relay at 1,000 datagrams a
+// second each way, 20 ± 5 ms added, 2 % lost: the cost per packet and
+// the file's bytes per packet.
+func BenchmarkRecordPackets(b *testing.B) {
+	x := uint64(1)
+	rnd := func() uint64 { x ^= x << 13; x ^= x >> 7; x ^= x << 17; return x }
+	const n = 120_000
+	ps := make([]Packet, 0, n)
+	for i := range n {
+		in := sim.Time(i) * sim.Time(500*time.Microsecond)
+		p := Packet{In: in, Dir: uint8(i % 2), Flow: 1, Size: 60 + int(rnd()%40), Fate: PacketDelivered}
+		if rnd()%50 == 0 {
+			p.Fate, p.At = PacketLost, in
+		} else {
+			p.Scheduled = 15*time.Millisecond + time.Duration(rnd()%uint64(10*time.Millisecond))
+			p.Out = in + sim.Time(p.Scheduled) + sim.Time(rnd()%uint64(300*time.Microsecond))
+			p.At = p.Out
+		}
+		ps = append(ps, p)
+	}
+	for i := 1; i < n; i++ { // accounted in time order
+		for j := i; j > 0 && ps[j].At < ps[j-1].At; j-- {
+			ps[j], ps[j-1] = ps[j-1], ps[j]
+		}
+	}
+	var size int
+	b.ReportAllocs()
+	for b.Loop() {
+		var buf bytes.Buffer
+		w, _ := NewWriter(&buf, Header{Kind: KindProxy})
+		for i := range ps {
+			if err := w.Packet(&ps[i]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		w.Close(End{At: ps[n-1].At})
+		size = buf.Len()
+	}
+	b.ReportMetric(float64(size)/n, "file-B/packet")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/packet")
+}
