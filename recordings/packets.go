@@ -61,13 +61,16 @@ type Packet struct {
 
 // Packet coding. A frame's packets are one block of integer columns, each
 // value the zigzag varint of its change since the previous packet of the
-// block: at (ns), at − in, out − in, the scheduled delay, the flow, the
-// size, and the bits: fate | dir<<3 | copy<<4 | reordered<<5.
+// block: at (ns), at − in, at − out, the lateness (out − in − the
+// scheduled delay), the flow, the size, and the bits: fate | dir<<3 |
+// copy<<4 | reordered<<5. For a dropped copy at − out and the lateness are
+// 0; for a released one at − out is nearly always 0 (it is recorded when
+// written) and the lateness small, so the columns cost little.
 const (
 	pAt = iota
 	pBack
-	pOutAfter
-	pScheduled
+	pOutBack
+	pLate
 	pFlow
 	pSize
 	pBits
@@ -85,19 +88,20 @@ func (p *Packet) row() packetRow {
 	if p.Reordered {
 		bits |= 1 << 5
 	}
-	out := int64(0)
+	var outBack, late int64
 	if p.Fate.Out() {
-		out = int64(p.Out - p.In)
+		outBack, late = int64(p.At-p.Out), int64(p.Out-p.In)-int64(p.Scheduled)
 	}
-	return packetRow{int64(p.At), int64(p.At - p.In), out, int64(p.Scheduled), int64(p.Flow), int64(p.Size), bits}
+	return packetRow{int64(p.At), int64(p.At - p.In), outBack, late, int64(p.Flow), int64(p.Size), bits}
 }
 
 func (r *packetRow) packet() Packet {
-	p := Packet{At: sim.Time(r[pAt]), Scheduled: time.Duration(r[pScheduled]), Flow: uint64(r[pFlow]), Size: int(r[pSize]),
+	p := Packet{At: sim.Time(r[pAt]), Flow: uint64(r[pFlow]), Size: int(r[pSize]),
 		Fate: PacketFate(r[pBits] & 7), Dir: uint8(r[pBits] >> 3 & 1), Copy: uint8(r[pBits] >> 4 & 1), Reordered: r[pBits]>>5&1 == 1}
 	p.In = p.At - sim.Time(r[pBack])
 	if p.Fate.Out() {
-		p.Out = p.In + sim.Time(r[pOutAfter])
+		p.Out = p.At - sim.Time(r[pOutBack])
+		p.Scheduled = time.Duration(r[pBack] - r[pOutBack] - r[pLate])
 	}
 	return p
 }
@@ -111,10 +115,12 @@ func (r *packetRow) check() error {
 		return fmt.Errorf("packet time %d ns out of range", r[pAt])
 	case r[pBack] < 0 || r[pBack] > r[pAt]:
 		return fmt.Errorf("packet read %d ns before its record at %d ns: allowed 0 to the record's time", r[pBack], r[pAt])
-	case r[pOutAfter] < 0 || r[pOutAfter] > r[pBack] || !f.Out() && r[pOutAfter] != 0:
-		return fmt.Errorf("packet written %d ns after it was read: allowed 0 to its record's time, and only when released", r[pOutAfter])
-	case r[pScheduled] < 0 || r[pScheduled] >= int64(maxAt) || !f.Out() && r[pScheduled] != 0:
-		return fmt.Errorf("packet scheduled delay %d ns: allowed 0 to %d, and only when released", r[pScheduled], int64(maxAt))
+	case r[pOutBack] < 0 || r[pOutBack] > r[pBack] || !f.Out() && r[pOutBack] != 0:
+		return fmt.Errorf("packet written %d ns before its record: allowed 0 to when it was read, and only when released", r[pOutBack])
+	case !f.Out() && r[pLate] != 0:
+		return errors.New("a packet late but not released")
+	case f.Out() && (r[pLate] > r[pBack]-r[pOutBack] || r[pLate] <= r[pBack]-r[pOutBack]-int64(maxAt)):
+		return fmt.Errorf("packet scheduled delay %d ns: allowed 0 to %d", r[pBack]-r[pOutBack]-r[pLate], int64(maxAt))
 	case r[pFlow] < 0:
 		return fmt.Errorf("packet flow %d out of range", r[pFlow])
 	case r[pSize] < 0 || r[pSize] > maxPacketSize:
@@ -140,6 +146,8 @@ func checkPacket(p *Packet) error {
 		return fmt.Errorf("a packet of direction %d, copy %d: allowed 0 or 1", p.Dir, p.Copy)
 	case p.Flow > 1<<63-1:
 		return fmt.Errorf("a packet of flow %d: allowed up to %d", p.Flow, uint64(1<<63-1))
+	case p.Scheduled < 0 || p.Scheduled >= time.Duration(maxAt):
+		return fmt.Errorf("a packet scheduled after %v: allowed 0 to %v", p.Scheduled, time.Duration(maxAt))
 	case !p.Fate.Out() && (p.Scheduled != 0 || p.Reordered || p.Out != 0):
 		return fmt.Errorf("a %v packet with a scheduled delay, reordered or a time out: only released packets have them", p.Fate)
 	}

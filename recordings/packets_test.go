@@ -126,6 +126,8 @@ func TestWriterRefusesImpossiblePackets(t *testing.T) {
 		{"direction 2", func(p *Packet) { p.Dir = 2 }, "direction 2"},
 		{"beyond the format's time", func(p *Packet) { p.At, p.Out = maxAt, maxAt }, "out of range"},
 		{"negative time", func(p *Packet) { p.In = -1 }, "read between 0"},
+		{"negative scheduled delay", func(p *Packet) { p.Scheduled = -1 << 63 }, "scheduled after"},
+		{"scheduled beyond the format's time", func(p *Packet) { p.Scheduled = time.Duration(maxAt) }, "scheduled after"},
 	}
 	for _, c := range cases {
 		w, _ := NewWriter(&bytes.Buffer{}, Header{Kind: KindProxy})
