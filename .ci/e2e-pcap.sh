@@ -32,8 +32,12 @@ summary() {
 tshark_q() { tshark -r "$work/run.pcapng" "$@" 2>/dev/null; }
 count() { tshark_q -Y "$1" | wc -l; }
 failed=0
-expect() { # NAME GOT WANT
-  if [ "$2" -ne "$3" ]; then echo "FAIL: $1: the capture has $2, the run says $3"; failed=1; else echo "ok   $1: $2"; fi
+expect() { # NAME GOT WANT: both must be numbers, and equal
+  if [[ ! "$2" =~ ^[0-9]+$ || ! "$3" =~ ^[0-9]+$ || "$2" -ne "$3" ]]; then
+    echo "FAIL: $1: the capture has '$2', the run says '$3'"; failed=1
+  else
+    echo "ok   $1: $2"
+  fi
 }
 
 total=$(count "frame")
