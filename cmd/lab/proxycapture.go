@@ -329,8 +329,8 @@ func openProxyCaptures(pcapPath, recordPath string, stdout io.Writer, listen net
 	return c, nil
 }
 
-// close ends the captures and commits their files.
-func (c *proxyCapture) close(wall time.Duration, st proxy.Stats) error {
+// finish ends the captures (Close) and commits their files.
+func (c *proxyCapture) finish(wall time.Duration, st proxy.Stats) error {
 	err := c.Close(wall, st)
 	for _, f := range c.outs {
 		if err != nil {
@@ -402,6 +402,6 @@ func (s *captureSwitch) stop(wall time.Duration, st proxy.Stats) (note string, e
 	if c == nil {
 		return "", nil
 	}
-	err = c.close(wall, st)
+	err = c.finish(wall, st)
 	return c.note(), err
 }
