@@ -92,6 +92,19 @@ type PacketRecord struct {
 	Reordered bool
 }
 
+// SendRecord is one message put on a link, with what the link decided
+// for each copy: Fate[1] is the duplicate's (netem.FateNone when there is
+// none), At the arrival time of each scheduled copy.
+type SendRecord struct {
+	Dir    string // "up" or "down"
+	Seq    uint64
+	Kind   string
+	Size   int // bytes on the simulated wire, without UDP/IP
+	SentAt sim.Time
+	Fate   [2]netem.Fate
+	At     [2]sim.Time
+}
+
 // Session is one simulated game: server, client and two links, driven by
 // one event queue in true time. Everything is a deterministic function of
 // the Config and the changes scheduled; it reads no wall clock.
@@ -147,6 +160,9 @@ type Session struct {
 	OnSample func(*metrics.Sample)
 	// OnPacket, if set, receives every per-packet record.
 	OnPacket func(*PacketRecord)
+	// OnSend, if set, receives every message as it is sent (before the
+	// OnPacket records of its copies).
+	OnSend func(*SendRecord)
 	// OnChange, if set, receives every parameter change as it applies.
 	OnChange func(Change)
 
@@ -467,6 +483,15 @@ func (s *Session) send(l *netem.Link, dir string, w wire, size int) {
 	}
 	for i := range res.Scheduled {
 		s.q.Push(res.At[i], event{kind: kind})
+	}
+	if s.OnSend != nil {
+		r := SendRecord{Dir: dir, Seq: res.Seq, Kind: wireNames[w.kind], Size: size, SentAt: s.now, Fate: res.Fate}
+		for c, i := 0, 0; c < 2; c++ {
+			if res.Fate[c] == netem.FateScheduled {
+				r.At[c], i = res.At[i], i+1
+			}
+		}
+		s.OnSend(&r)
 	}
 	if s.OnPacket != nil {
 		for c, f := range res.Fate {

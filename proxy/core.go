@@ -86,6 +86,34 @@ type Delivery struct {
 	Addr    netip.AddrPort // the flow's client
 	Dir     Dir
 	Payload []byte
+	// For captures: when it was sent and was due, whether it is the
+	// link's duplicate, and whether it comes after a later-sent one.
+	SentAt, At sim.Time
+	Copy       int
+	Reordered  bool
+}
+
+// Fate is what became of one copy of a datagram handed to [Core.Send].
+type Fate uint8
+
+const (
+	FateNone         Fate = iota // no such copy (no duplicate)
+	FateScheduled                // scheduled for release at SendResult.At
+	FateLost                     // dropped by the link's loss model
+	FateQueueDropped             // dropped at the link's queue limit
+	FateOverflow                 // dropped at the flow's in-flight limit
+	FateDiscarded                // its flow was removed
+)
+
+var linkFates = [...]Fate{netem.FateNone: FateNone, netem.FateScheduled: FateScheduled,
+	netem.FateLost: FateLost, netem.FateQueueDropped: FateQueueDropped}
+
+// SendResult is what [Core.Send] did with a datagram: the fate of the
+// original (Fate[0]) and of the link's duplicate (Fate[1]), and the
+// release time of each scheduled copy (At[i] for Fate[i] scheduled).
+type SendResult struct {
+	Fate [2]Fate
+	At   [2]sim.Time
 }
 
 // Counters are one direction's totals over every flow, past and present.
@@ -281,25 +309,34 @@ func (c *Core) Addr(id FlowID) (netip.AddrPort, bool) {
 // Send hands a datagram to a flow's link at now. The core keeps payload
 // (the caller must not reuse it) until its copies are released. A datagram
 // for a removed flow is discarded; one beyond the flow's in-flight limits
-// is dropped as overflow. Both are counted.
-func (c *Core) Send(now sim.Time, id FlowID, d Dir, payload []byte) {
+// is dropped as overflow. Both are counted. The result says what became
+// of each copy.
+func (c *Core) Send(now sim.Time, id FlowID, d Dir, payload []byte) (out SendResult) {
 	cn := &c.c[d]
 	cn.Received++
 	f, ok := c.flows[id]
 	if !ok {
 		cn.Discarded++
-		return
+		out.Fate[0] = FateDiscarded
+		return out
 	}
 	f.lastSeen = max(f.lastSeen, now)
 	s := &f.sides[d]
 	if len(s.payloads) >= c.limits.FlowPackets || s.bytes+len(payload) > c.limits.FlowBytes || c.held+len(payload) > c.limits.TotalBytes {
 		cn.Overflow++
-		return
+		out.Fate[0] = FateOverflow
+		return out
 	}
 	c.nextID++
 	res := s.link.Send(now, netem.Packet{ID: c.nextID, Size: len(payload)})
+	for i, k := 0, 0; i < 2; i++ {
+		out.Fate[i] = linkFates[res.Fate[i]]
+		if res.Fate[i] == netem.FateScheduled {
+			out.At[i], k = res.At[k], k+1
+		}
+	}
 	if res.Scheduled == 0 {
-		return
+		return out
 	}
 	s.payloads[c.nextID] = held{payload, res.Scheduled}
 	s.bytes += len(payload)
@@ -307,6 +344,7 @@ func (c *Core) Send(now sim.Time, id FlowID, d Dir, payload []byte) {
 	for i := range res.Scheduled {
 		c.q.Push(res.At[i], qitem{f, d})
 	}
+	return out
 }
 
 // Next is when the earliest release is due (possibly for a removed flow,
@@ -339,7 +377,8 @@ func (c *Core) Due(now sim.Time, out []Delivery) []Delivery {
 			s.payloads[dl.ID] = h
 		}
 		c.c[it.dir].Released++
-		out = append(out, Delivery{Flow: it.f.id, Addr: it.f.addr, Dir: it.dir, Payload: h.payload})
+		out = append(out, Delivery{Flow: it.f.id, Addr: it.f.addr, Dir: it.dir, Payload: h.payload,
+			SentAt: dl.SentAt, At: dl.At, Copy: dl.Copy, Reordered: dl.Reordered})
 	}
 }
 

@@ -29,6 +29,35 @@ type Options struct {
 	// order; OnChange, if set, is called on Run's goroutine as each applies.
 	Timeline []Change
 	OnChange func(Change)
+
+	// OnPacket, if set, hears of every datagram on Run's goroutine: when
+	// it is read (with the fate of each copy) and when a copy is written
+	// on. It must be quick (hand the event to another goroutine) and not
+	// keep the event or its payload. Nil costs nothing.
+	OnPacket func(*PacketEvent)
+}
+
+// PacketEvent is one datagram at the relay, for captures. Times are wall
+// time since Run started.
+type PacketEvent struct {
+	Out     bool // false: read (In); true: a copy written on, or failing to be
+	Dir     Dir
+	Flow    FlowID
+	At      sim.Time       // read, or written
+	Payload []byte         // valid during the call only
+	Client  netip.AddrPort // the flow's client
+	// Upstream is the relay's socket to the server for this flow (zero
+	// when it has none).
+	Upstream netip.AddrPort
+
+	// In: what became of each copy, and when scheduled ones are due.
+	Send SendResult
+	// Out: when the copy was read and was due, which copy, whether it
+	// comes after a later-read datagram, and whether the write failed.
+	SentAt, Due sim.Time
+	Copy        int
+	Reordered   bool
+	Failed      bool
 }
 
 // Change is one timeline entry: from At after the relay starts, packets
@@ -396,6 +425,15 @@ func (r *Relay) Run(ctx context.Context) error {
 	defer expiry.Stop()
 	var due []Delivery
 	var removed []FlowID
+	var ev PacketEvent
+	local := func(id FlowID) netip.AddrPort {
+		if s := upstream[id]; s != nil {
+			if a, ok := s.conn.LocalAddr().(*net.UDPAddr); ok {
+				return a.AddrPort()
+			}
+		}
+		return netip.AddrPort{}
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -414,7 +452,15 @@ func (r *Relay) Run(ctx context.Context) error {
 				}
 				id = f
 			}
-			r.core.Send(now, id, in.dir, in.payload)
+			res := r.core.Send(now, id, in.dir, in.payload)
+			if r.opts.OnPacket != nil {
+				client := in.addr
+				if in.dir == Down {
+					client, _ = r.core.Addr(id)
+				}
+				ev = PacketEvent{Dir: in.dir, Flow: id, At: now, Payload: in.payload, Client: client, Upstream: local(id), Send: res}
+				r.opts.OnPacket(&ev)
+			}
 		case p := <-r.params:
 			if err := r.core.SetParams(p[0], p[1]); err != nil {
 				return err
@@ -455,6 +501,11 @@ func (r *Relay) Run(ctx context.Context) error {
 				}
 			} else {
 				written[d.Dir]++
+			}
+			if r.opts.OnPacket != nil {
+				ev = PacketEvent{Out: true, Dir: d.Dir, Flow: d.Flow, At: since(time.Now()), Payload: d.Payload, Client: d.Addr,
+					Upstream: local(d.Flow), SentAt: d.SentAt, Due: d.At, Copy: d.Copy, Reordered: d.Reordered, Failed: err != nil}
+				r.opts.OnPacket(&ev)
 			}
 		}
 		arm()

@@ -72,6 +72,7 @@ const (
 	recSamples      // a frame's samples, as one block
 	recChange
 	recEnd
+	recPackets // a frame's relayed packets, as one block (see packets.go)
 )
 
 // Change is one parameter change applied at a true time.

@@ -51,6 +51,22 @@ func changes(n int, at sim.Time) craftedFrame {
 	return craftedFrame{start: at, end: at, raw: bytes.Repeat(one, n)}
 }
 
+// lostPackets is a packet block of n packets lost at time 0.
+func lostPackets(n int) []byte {
+	b := binary.AppendUvarint(nil, uint64(n))
+	for range numPacketColumns {
+		b = binary.AppendUvarint(b, uint64(n))
+	}
+	for c := range numPacketColumns {
+		col := make([]byte, n)
+		if c == pBits {
+			col[0] = byte(PacketLost) << 1 // zigzag
+		}
+		b = append(b, col...)
+	}
+	return b
+}
+
 // Issue 15.4: small recordings demanding huge memory. A few kilobytes of
 // zstd expand to frames of millions of records, or to more changes than
 // any session makes; each is a clear error, read in bounded memory.
@@ -63,6 +79,9 @@ func TestSmallRecordingsHugeMemory(t *testing.T) {
 		{"16M empty records in one frame", []craftedFrame{{start: 0, end: 0, raw: bytes.Repeat([]byte{recChange, 0}, 16<<20)}}, "frame 1"},
 		{"300k changes in one frame", []craftedFrame{changes(300_000, sim.Time(time.Second))}, "parameter changes"},
 		{"12k changes in two frames", []craftedFrame{changes(6000, sim.Time(time.Second)), changes(6000, sim.Time(2*time.Second))}, "parameter changes"},
+		{"a packet block of 131072 packets and a change", []craftedFrame{{start: 0, end: 0,
+			raw: append(changes(1, 0).raw, rec(nil, recPackets, lostPackets(maxFrameRecords))...)}}, "more than 131072 records"},
+		{"a packet block claiming 1M packets", []craftedFrame{{start: 0, end: 0, raw: rec(nil, recPackets, lostPackets(1<<20))}}, "allowed 1 to 131072"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -198,15 +217,23 @@ func BenchmarkDecodeHour(b *testing.B) {
 	b.ReportMetric(float64(len(rec))/1e6, "MB/sim-hour")
 }
 
-// FuzzMutatedFrames: frames edited behind good checksums either fail to
-// read, or read within the bounds, and what they yield survives a round
-// trip through the writer.
+// FuzzMutatedFrames: frames of a session or a proxy recording edited
+// behind good checksums either fail to read, or read within the bounds,
+// and what they yield (samples, changes, packets) survives a round trip
+// through the writer.
 func FuzzMutatedFrames(f *testing.F) {
 	base := write(f, 300, true)
-	f.Add(uint8(1), uint16(7), []byte{0xFF})
-	f.Add(uint8(2), uint16(3), []byte{recChange, 200, 1})
-	f.Add(uint8(3), uint16(0), []byte{})
-	f.Fuzz(func(t *testing.T, frame uint8, pos uint16, patch []byte) {
+	proxyBase, _ := writePackets(f, 300)
+	f.Add(uint8(1), uint16(7), []byte{0xFF}, false)
+	f.Add(uint8(2), uint16(3), []byte{recChange, 200, 1}, false)
+	f.Add(uint8(3), uint16(0), []byte{}, false)
+	f.Add(uint8(1), uint16(9), []byte{0x7F}, true)
+	f.Add(uint8(2), uint16(0), []byte{recPackets, 3}, true)
+	f.Fuzz(func(t *testing.T, frame uint8, pos uint16, patch []byte, proxy bool) {
+		base := base
+		if proxy {
+			base = proxyBase
+		}
 		b, err := Rewrite(base, func(i int, raw []byte) []byte {
 			if i != int(frame) {
 				return raw
@@ -223,8 +250,12 @@ func FuzzMutatedFrames(f *testing.F) {
 		}
 		var got []metrics.Sample
 		var chs []Change
+		var pkts []Packet
 		if err := r.Scan(0, sim.Time(1<<62), func(s *metrics.Sample) error { got = append(got, *s); return nil },
 			func(c Change) error { chs = append(chs, c); return nil }); err != nil {
+			return
+		}
+		if err := r.ScanPackets(0, sim.Time(1<<62), func(p *Packet) error { pkts = append(pkts, *p); return nil }); err != nil {
 			return
 		}
 		if len(chs) > MaxChanges {
@@ -237,8 +268,16 @@ func FuzzMutatedFrames(f *testing.F) {
 				t.Fatal(err)
 			}
 		}
+		for i := range pkts {
+			if err := w.Packet(&pkts[i]); err != nil {
+				t.Fatalf("packet %d as read is refused by the writer: %v", i, err)
+			}
+		}
 		w.Close(End{At: r.Duration()})
 		again := open(t, buf.Bytes())
+		if back := readPackets(t, again, 0, sim.Time(1<<62)); len(back) != len(pkts) || len(pkts) > 0 && back[len(back)-1] != pkts[len(pkts)-1] {
+			t.Fatalf("%d of %d packets after a round trip", len(back), len(pkts))
+		}
 		i := 0
 		again.Scan(0, sim.Time(1<<62), func(s *metrics.Sample) error {
 			if i >= len(got) || !Same(s, &got[i]) {

@@ -244,7 +244,7 @@ func (r *Reader) salvage(off, next int64, status entryStatus) {
 // times of its first and last records.
 func (r *Reader) bounds(i int) (first, last sim.Time, err error) {
 	first = -1
-	err = r.records(i, false, func(_ byte, at sim.Time, _ *row, _ *Change) error {
+	err = r.records(i, false, func(_ byte, at sim.Time, _ *row, _ *Change, _ *Packet) error {
 		if first < 0 || at < first {
 			first = at
 		}
@@ -262,7 +262,7 @@ func (r *Reader) readHeader() error {
 		return errors.New("corrupt recording: the first frame is not the header")
 	}
 	seen := false
-	err := r.records(0, true, func(typ byte, _ sim.Time, _ *row, _ *Change) error {
+	err := r.records(0, true, func(typ byte, _ sim.Time, _ *row, _ *Change, _ *Packet) error {
 		if typ == recHeader {
 			seen = true
 		}
@@ -277,6 +277,9 @@ func (r *Reader) readHeader() error {
 	if r.Header.Version != Version {
 		return fmt.Errorf("recording header version %d; this lab reads %d", r.Header.Version, Version)
 	}
+	if k := r.Header.Kind; k != "" && k != KindProxy {
+		return fmt.Errorf("recording kind %q: this lab reads session recordings and %q ones", k, KindProxy)
+	}
 	return nil
 }
 
@@ -290,7 +293,7 @@ func (c callbackError) Error() string { return c.err.Error() }
 // records' bounds and their agreement with the index entry, and calls fn
 // for each (row for a sample, c for a change). checkIndex is false while
 // the entry is being rebuilt. Only one record is decoded at a time.
-func (r *Reader) records(i int, checkIndex bool, fn func(typ byte, at sim.Time, rw *row, c *Change) error) error {
+func (r *Reader) records(i int, checkIndex bool, fn func(typ byte, at sim.Time, rw *row, c *Change, p *Packet) error) error {
 	e := r.frames[i]
 	if cap(r.comp) < int(e.compLen) {
 		r.comp = make([]byte, e.compLen)
@@ -311,8 +314,8 @@ func (r *Reader) records(i int, checkIndex bool, fn func(typ byte, at sim.Time, 
 	}
 	r.raw = raw
 	var n int
-	blocks := 0
-	lastSample, lastChange := sim.Time(-1), sim.Time(-1)
+	blocks, packetBlocks := 0, 0
+	lastSample, lastChange, lastPacket := sim.Time(-1), sim.Time(-1), sim.Time(-1)
 	first, last := sim.Time(-1), sim.Time(-1)
 	for len(raw) > 0 {
 		if n++; n > maxFrameRecords {
@@ -374,7 +377,43 @@ func (r *Reader) records(i int, checkIndex bool, fn func(typ byte, at sim.Time, 
 				if first < 0 || at < first {
 					first = at
 				}
-				if err := fn(recSamples, at, rw, nil); err != nil {
+				if err := fn(recSamples, at, rw, nil, nil); err != nil {
+					return callbackError{err}
+				}
+			}
+			continue
+		case recPackets:
+			if packetBlocks++; packetBlocks > 1 {
+				return r.damaged(i, "a second packet block")
+			}
+			n-- // its packets count, not the block
+			br, err := newPacketBlockReader(payload)
+			if err != nil {
+				return r.damaged(i, err.Error())
+			}
+			for {
+				row, ok, err := br.next()
+				if err != nil {
+					return r.damaged(i, err.Error())
+				}
+				if !ok {
+					break
+				}
+				if n++; n > maxFrameRecords {
+					return r.damaged(i, fmt.Sprintf("more than %d records", maxFrameRecords))
+				}
+				p := row.packet()
+				if p.At < lastPacket {
+					return r.damaged(i, "packets out of time order")
+				}
+				if checkIndex && (p.At < e.start || p.At > e.end) {
+					return r.damaged(i, fmt.Sprintf("a packet at %v outside the frame's index span %v to %v", p.At, e.start, e.end))
+				}
+				lastPacket, last = p.At, max(last, p.At)
+				if first < 0 || p.At < first {
+					first = p.At
+				}
+				if err := fn(recPackets, p.At, nil, nil, &p); err != nil {
 					return callbackError{err}
 				}
 			}
@@ -413,7 +452,7 @@ func (r *Reader) records(i int, checkIndex bool, fn func(typ byte, at sim.Time, 
 			first = at
 		}
 		last = max(last, at)
-		if err := fn(typ, at, nil, &c); err != nil {
+		if err := fn(typ, at, nil, &c, nil); err != nil {
 			return callbackError{err}
 		}
 	}
@@ -453,14 +492,30 @@ func (r *Reader) DataEnd() int64 {
 // are an error). More than MaxChanges changes is an error: no writer
 // makes them.
 func (r *Reader) Scan(from, to sim.Time, sample func(*metrics.Sample) error, change func(Change) error) error {
+	return r.scan(from, to, sample, change, nil)
+}
+
+// ScanPackets calls packet for every relayed packet (a proxy recording's)
+// with from ≤ At ≤ to, as [Reader.Scan] does samples.
+func (r *Reader) ScanPackets(from, to sim.Time, packet func(*Packet) error) error {
+	return r.scan(from, to, nil, nil, packet)
+}
+
+func (r *Reader) scan(from, to sim.Time, sample func(*metrics.Sample) error, change func(Change) error, packet func(*Packet) error) error {
 	var s metrics.Sample
-	changes, lastSample := 0, sim.Time(-1)
-	each := func(typ byte, at sim.Time, rw *row, c *Change) error {
+	changes, lastSample, lastPacket := 0, sim.Time(-1), sim.Time(-1)
+	each := func(typ byte, at sim.Time, rw *row, c *Change, p *Packet) error {
 		if typ == recSamples {
 			if at <= lastSample {
 				return fmt.Errorf("corrupt recording: a sample at %v after one at %v", at, lastSample)
 			}
 			lastSample = at
+		}
+		if typ == recPackets {
+			if at < lastPacket {
+				return fmt.Errorf("corrupt recording: a packet at %v after one at %v", at, lastPacket)
+			}
+			lastPacket = at
 		}
 		if typ == recChange {
 			if changes++; changes > MaxChanges {
@@ -476,6 +531,8 @@ func (r *Reader) Scan(from, to sim.Time, sample func(*metrics.Sample) error, cha
 			return sample(&s)
 		case typ == recChange && change != nil:
 			return change(*c)
+		case typ == recPackets && packet != nil:
+			return packet(p)
 		}
 		return nil
 	}

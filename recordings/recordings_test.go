@@ -185,6 +185,8 @@ func count(t testing.TB, r *Reader) int {
 func FuzzOpen(f *testing.F) {
 	f.Add(write(f, 300, true))
 	f.Add(write(f, 30, false))
+	proxy, _ := writePackets(f, 200)
+	f.Add(proxy)
 	f.Add([]byte{0x5A, 0x2A, 0x4D, 0x18, 32, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := Open(bytes.NewReader(b), int64(len(b)))
@@ -206,6 +208,17 @@ func FuzzOpen(f *testing.F) {
 			if changes++; changes > MaxChanges {
 				t.Fatalf("%d changes", changes)
 			}
+			return nil
+		})
+		lastPacket := sim.Time(-1)
+		r.ScanPackets(0, sim.Time(1<<62), func(p *Packet) error {
+			if p.At < lastPacket {
+				t.Fatalf("a packet at %v after one at %v", p.At, lastPacket)
+			}
+			if err := checkPacket(p); err != nil {
+				t.Fatalf("a packet the writer refuses: %v", err)
+			}
+			lastPacket = p.At
 			return nil
 		})
 		r.End()

@@ -21,6 +21,7 @@ import (
 // re-simulates them, so verify cannot vouch for them.
 type Header struct {
 	Version  int         `json:"version"`
+	Kind     string      `json:"kind,omitempty"`   // "" a session, KindProxy the proxy's relayed packets
 	Scenario string      `json:"scenario"`         // the name it was started with
 	Source   string      `json:"source,omitempty"` // the scenario file's text, for reference
 	Seed     uint64      `json:"seed"`
@@ -43,6 +44,7 @@ type End struct {
 	At      sim.Time        `json:"at_ns"`
 	First   sim.Time        `json:"first_sample_ns"`
 	Samples int64           `json:"samples"`
+	Packets int64           `json:"packets,omitempty"`
 	Summary json.RawMessage `json:"summary,omitempty"`
 }
 
@@ -60,6 +62,9 @@ type Writer struct {
 	empty      bool
 	records    int
 	block      blockWriter
+	packets    packetBlockWriter
+	npackets   int64
+	lastPacket sim.Time
 	tail       []byte // the end record, after the samples
 	scratch    []byte
 	first      sim.Time
@@ -122,7 +127,7 @@ func (w *Writer) roll(at sim.Time) {
 	if at >= w.frameUntil {
 		w.frameUntil = (at/sim.Time(FrameSpan) + 1) * sim.Time(FrameSpan)
 	}
-	if w.err == nil && !w.empty && (w.records >= maxFrameRecords || len(w.raw)+w.block.size() >= flushAt) {
+	if w.err == nil && !w.empty && (w.records >= maxFrameRecords || len(w.raw)+w.block.size()+w.packets.size() >= flushAt) {
 		w.err = w.flush()
 	}
 }
@@ -151,6 +156,29 @@ func (w *Writer) Sample(s *metrics.Sample) error {
 	w.samples++
 	w.note(at)
 	w.block.add(&r)
+	return nil
+}
+
+// Packet records one relayed packet (a proxy recording). Packets go
+// forward in At.
+func (w *Writer) Packet(p *Packet) error {
+	if w.err != nil {
+		return w.err
+	}
+	if err := checkPacket(p); err != nil {
+		return fmt.Errorf("recording: %w", err)
+	}
+	if p.At < w.lastPacket || p.At < w.floor {
+		return fmt.Errorf("recording: a packet at %v after one at %v: packets go forward in time", p.At, max(w.lastPacket, w.floor))
+	}
+	if w.roll(p.At); w.err != nil {
+		return w.err
+	}
+	w.lastPacket = p.At
+	w.npackets++
+	w.note(p.At)
+	r := p.row()
+	w.packets.add(&r)
 	return nil
 }
 
@@ -185,10 +213,10 @@ func (w *Writer) Close(e End) error {
 	if e.At >= maxAt {
 		return fmt.Errorf("recording: the end at %v: allowed up to %v", e.At, sim.Time(maxAt))
 	}
-	if e.At < max(w.floor, w.lastSample, w.lastChange) {
-		return fmt.Errorf("recording: the end at %v is before the last record at %v", e.At, max(w.floor, w.lastSample, w.lastChange))
+	if last := max(w.floor, w.lastSample, w.lastChange, w.lastPacket); e.At < last {
+		return fmt.Errorf("recording: the end at %v is before the last record at %v", e.At, last)
 	}
-	e.First, e.Samples = w.first, w.samples
+	e.First, e.Samples, e.Packets = w.first, w.samples, w.npackets
 	js, err := json.Marshal(e)
 	if err != nil {
 		return err
@@ -216,6 +244,10 @@ func (w *Writer) flush() error {
 	if w.block.n > 0 {
 		w.scratch = w.block.appendTo(w.scratch[:0])
 		w.raw = appendRecord(w.raw, recSamples, w.scratch)
+	}
+	if w.packets.n > 0 {
+		w.scratch = w.packets.appendTo(w.scratch[:0])
+		w.raw = appendRecord(w.raw, recPackets, w.scratch)
 	}
 	w.raw = append(w.raw, w.tail...)
 	w.tail = w.tail[:0]

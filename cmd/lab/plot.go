@@ -8,6 +8,7 @@ import (
 
 	"jitterlab/lab"
 	"jitterlab/metrics"
+	"jitterlab/recordings"
 	"jitterlab/sim"
 )
 
@@ -52,6 +53,12 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer f.Close()
+		if r.Header.Kind == recordings.KindProxy {
+			if err := window(time.Duration(r.Duration())); err != nil {
+				return err
+			}
+			return plotProxyTo(r, files[0], out, sim.Time(from), sim.Time(to), int(width), stdout, stderr)
+		}
 		if cfg, err = lab.ConfigFromHeader(r.Header); err != nil {
 			return err
 		}

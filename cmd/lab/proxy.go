@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -21,7 +22,7 @@ const minProxyEvery = 100 * time.Millisecond
 
 func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	var o runOptions
-	var listen, target string
+	var listen, target, pcapPath, recordPath string
 	var every time.Duration
 	limits := proxy.DefaultLimits()
 	fs := newFlagSet("proxy", "--listen 127.0.0.1:7777 --to 127.0.0.1:7778 [--scenario NAME] [--set up.loss=2%]", stderr, proxyHelp)
@@ -33,6 +34,8 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&limits.IdleTimeout, "idle-timeout", limits.IdleTimeout, "forget a client after this long without a packet either way")
 	fs.IntVar(&limits.FlowPackets, "inflight-packets", limits.FlowPackets, "datagrams held per client and direction; more are dropped and counted")
 	fs.IntVar(&limits.FlowBytes, "inflight-bytes", limits.FlowBytes, "payload bytes held per client and direction; more are dropped and counted")
+	fs.StringVar(&pcapPath, "pcap", "", "write the relayed datagrams to `FILE` as pcapng (both sides of the relay, fate as comment)")
+	fs.StringVar(&recordPath, "record", "", "record every relayed datagram to `FILE` (wall time in and out, fate, delay added; 'lab replay', 'export --packets' and 'plot' read it)")
 	// The proxy runs until interrupted unless --duration is given; the
 	// shared flag's default (a simulated minute) does not apply.
 	d := fs.Lookup("duration")
@@ -57,11 +60,27 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := distinctOutputs(map[string]string{"pcap": pcapPath, "record": recordPath}); err != nil {
+		return err
+	}
 	changes := make(chan proxy.Change, len(timeline))
-	r, err := proxy.Listen(proxy.Options{Listen: listen, Target: target, Seed: cfg.Seed, Up: cfg.Up, Down: cfg.Down,
-		Limits: limits, Timeline: timeline, OnChange: func(c proxy.Change) { changes <- c }})
+	var captures captureSwitch
+	opts := proxy.Options{Listen: listen, Target: target, Seed: cfg.Seed, Up: cfg.Up, Down: cfg.Down,
+		Limits: limits, Timeline: timeline, OnChange: func(c proxy.Change) {
+			changes <- c
+			captures.Change(c)
+		}}
+	if pcapPath != "" || recordPath != "" {
+		opts.OnPacket = captures.OnPacket
+	}
+	r, err := proxy.Listen(opts)
 	if err != nil {
 		return err
+	}
+	if capt, err := openProxyCaptures(pcapPath, recordPath, stdout, r.Addr(), target, cfg, o.name()); err != nil {
+		return err
+	} else if capt != nil {
+		captures.start(capt)
 	}
 	if w := proxy.ListenWarning(r.Addr()); w != "" {
 		fmt.Fprintf(stderr, "lab proxy: warning: %s\n", w)
@@ -80,6 +99,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "timeline of %s: %d changes, at wall time from now\n", sc.Name, len(timeline))
 	}
 	start := time.Now()
+	captures.started(start) // the relay's times count from here
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
 	tick := time.NewTicker(every)
@@ -97,8 +117,13 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 				fmt.Fprintf(stdout, "%s  change at %v: %s\n", stamp(start.Add(c.At)), c.At, c.What)
 			}
 			errs.report(r.Errors())
-			writeProxySummary(stdout, time.Since(start), r.Stats(), r.Errors())
-			return err
+			wall := time.Since(start)
+			writeProxySummary(stdout, wall, r.Stats(), r.Errors())
+			note, cerr := captures.stop(wall, r.Stats())
+			if note != "" {
+				fmt.Fprintf(stderr, "lab proxy: %s\n", note)
+			}
+			return cmp.Or(err, cerr)
 		case c := <-changes:
 			fmt.Fprintf(stdout, "%s  change at %v: %s\n", stamp(time.Now()), c.At, c.What)
 		case now := <-tick.C:

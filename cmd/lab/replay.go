@@ -76,6 +76,9 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer f.Close()
+	if r.Header.Kind == recordings.KindProxy {
+		return replayProxyFlags(r, files[0], stdout, verify, view, from, to)
+	}
 	if view {
 		v, err := tui.NewReplay(r, files[0])
 		if err != nil {
@@ -152,12 +155,14 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 }
 
 func cmdExport(args []string, stdout, stderr io.Writer) error {
-	var out string
+	var out, packets string
 	var from, to time.Duration
-	fs := newFlagSet("export", "FILE [--csv OUT] [--from 30s --to 40s]", stderr, withExamples(nil,
+	fs := newFlagSet("export", "FILE [--csv OUT | --packets OUT] [--from 30s --to 40s]", stderr, withExamples(nil,
 		"lab export recordings/examples/jitter-fix.jlrec --csv timeline.csv",
-		"lab export session.jlrec --from 30s --to 40s | head"))
+		"lab export session.jlrec --from 30s --to 40s | head",
+		"lab export relay.jlrec --packets packets.csv"))
 	fs.StringVar(&out, "csv", "", "write the timeline CSV to `OUT` (default and -: standard output)")
+	fs.StringVar(&packets, "packets", "", "write a proxy recording's packets as CSV to `OUT` (- is standard output; the default for a proxy recording)")
 	durationVar(fs, &from, "from", 0, true, "30s", "from this true `TIME` (seeks to its frame)")
 	durationVar(fs, &to, "to", 0, true, "40s", "up to this true `TIME` (default: the end)")
 	files, err := parseFlagsAndArgs(fs, args)
@@ -172,6 +177,9 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 	start, end, err := window(r, from, to)
 	if err != nil {
 		return err
+	}
+	if packets != "" || r.Header.Kind == recordings.KindProxy {
+		return exportPackets(r, files[0], out, packets, stdout, start, end)
 	}
 	if e, err := r.End(); err != nil {
 		return err

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"jitterlab/batch"
+	"jitterlab/capture"
 	"jitterlab/lab"
 	"jitterlab/metrics"
 	"jitterlab/recordings"
@@ -167,7 +168,7 @@ func newFlagSet(name, args string, stderr io.Writer, extra func(io.Writer)) *fla
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
 	var o runOptions
-	var csvPath, packetsPath, recordPath string
+	var csvPath, packetsPath, recordPath, pcapPath string
 	var every time.Duration
 	var asJSON bool
 	fs := newFlagSet("run", "[flags]", stderr, withExamples(paramHelp,
@@ -180,10 +181,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&packetsPath, "packets", "", "write one row per packet to `FILE` (- is standard output)")
 	fs.BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	fs.StringVar(&recordPath, "record", "", "record the session to `FILE` (zstd; 'lab replay' reads it)")
+	fs.StringVar(&pcapPath, "pcap", "", "write every datagram to `FILE` as pcapng for Wireshark/tshark (true time, fate as comment)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := distinctOutputs(map[string]string{"csv": csvPath, "packets": packetsPath, "record": recordPath}); err != nil {
+	if err := distinctOutputs(map[string]string{"csv": csvPath, "packets": packetsPath, "record": recordPath, "pcap": pcapPath}); err != nil {
 		return err
 	}
 	cfg, sc, err := o.config()
@@ -274,6 +276,19 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		flushers = append(flushers, bw.Flush)
+	}
+	if pcapPath != "" {
+		f, err := open(pcapPath)
+		if err != nil {
+			return err
+		}
+		w, err := capture.NewWriter(f, capture.Options{Epoch: time.Unix(0, 0), Sides: simSides,
+			Application: "jitterlab lab run", Comment: fmt.Sprintf("lab run %s, seed %d: timestamps are true (simulated) time from 0", o.name(), cfg.Seed)})
+		if err != nil {
+			return err
+		}
+		captureSession(s, w, &werr)
+		flushers = append(flushers, w.Close)
 	}
 
 	// Ctrl-C, SIGTERM and SIGHUP end the run between two samples: every

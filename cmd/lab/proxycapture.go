@@ -1,0 +1,407 @@
+package main
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"jitterlab/capture"
+	"jitterlab/lab"
+	"jitterlab/proxy"
+	"jitterlab/recordings"
+	"jitterlab/sim"
+)
+
+// proxyQueue is how many packet events the relay may get ahead of the
+// capture writer, and proxyQueueBytes how many payload bytes they may
+// hold; beyond either, events are dropped and counted, so the relay never
+// waits for a disk and a flood of large datagrams costs bounded memory.
+const (
+	proxyQueue      = 1 << 14
+	proxyQueueBytes = 32 << 20
+)
+
+// proxyCapture writes the relay's packets to a pcapng capture and/or a
+// proxy recording, on a goroutine of its own: the relay's hook copies
+// each event into a bounded queue and returns.
+type proxyCapture struct {
+	pcap           *capture.Writer
+	rec            *recordings.Writer
+	listen, target netip.AddrPort
+	events         chan proxyEvent
+	done           chan error
+	queuedBytes    atomic.Int64 // payload bytes in the queue
+	maxBytes       int64
+	dropped        atomic.Uint64
+	droppedSide    [2]atomic.Uint64 // of the packet events, by capture side
+	last           sim.Time         // the recording's time: never goes back
+	epoch          time.Duration    // the relay's start since the Unix epoch: the capture's timestamps are wall time
+	err            error
+	outs           []*output
+}
+
+// proxyEnd is the summary in a proxy recording's end record: the relay's
+// counters, and the events the capture dropped (the recording lacks
+// them).
+type proxyEnd struct {
+	Up             proxyDirEnd `json:"up"`
+	Down           proxyDirEnd `json:"down"`
+	FlowsSeen      uint64      `json:"flows_seen"`
+	CaptureDropped uint64      `json:"capture_dropped"`
+}
+
+// proxyDirEnd is what the relay counted of one direction that its
+// packets cannot say: datagrams the kernel dropped before the relay read
+// them, and copies still in flight when it stopped.
+type proxyDirEnd struct {
+	Received      uint64 `json:"received"`
+	KernelDropped uint64 `json:"kernel_dropped"`
+	InFlight      uint64 `json:"in_flight"`
+}
+
+func newProxyEnd(st proxy.Stats, dropped uint64) proxyEnd {
+	dir := func(c proxy.Counters) proxyDirEnd { return proxyDirEnd{c.Received, c.KernelDropped, c.InFlight} }
+	return proxyEnd{Up: dir(st.Up), Down: dir(st.Down), FlowsSeen: st.FlowsSeen, CaptureDropped: dropped}
+}
+
+// proxyEvent is a relay event as queued: the payload copied when the
+// capture needs it, and timeline changes.
+type proxyEvent struct {
+	ev     proxy.PacketEvent
+	size   int
+	change *proxy.Change
+}
+
+var relaySides = [2]string{"the relay's client side: game client ↔ the proxy's listen address",
+	"the relay's server side: the proxy's socket for that client ↔ the game server"}
+
+func newProxyCapture(pcap *capture.Writer, rec *recordings.Writer, listen, target net.Addr) *proxyCapture {
+	addr := func(a net.Addr) netip.AddrPort {
+		if u, ok := a.(*net.UDPAddr); ok {
+			return u.AddrPort()
+		}
+		return netip.AddrPort{}
+	}
+	c := &proxyCapture{pcap: pcap, rec: rec, listen: addr(listen), target: addr(target),
+		events: make(chan proxyEvent, proxyQueue), done: make(chan error, 1), maxBytes: proxyQueueBytes}
+	go c.run()
+	return c
+}
+
+// OnPacket is the relay's hook (one goroutine: the relay's).
+func (c *proxyCapture) OnPacket(e *proxy.PacketEvent) {
+	q := proxyEvent{ev: *e, size: len(e.Payload)}
+	q.ev.Payload = nil
+	if c.pcap != nil {
+		if c.queuedBytes.Load()+int64(q.size) > c.maxBytes {
+			c.drop(e)
+			return
+		}
+		q.ev.Payload = append([]byte(nil), e.Payload...)
+	}
+	select {
+	case c.events <- q:
+		c.queuedBytes.Add(int64(len(q.ev.Payload)))
+	default:
+		c.drop(e)
+	}
+}
+
+// drop counts an event the queue had no room for, by capture side.
+func (c *proxyCapture) drop(e *proxy.PacketEvent) {
+	c.dropped.Add(1)
+	side := capture.ServerSide
+	if (e.Dir == proxy.Up) != e.Out {
+		side = capture.ClientSide
+	}
+	c.droppedSide[side].Add(1)
+}
+
+// Change records a timeline change (in the recording).
+func (c *proxyCapture) Change(ch proxy.Change) {
+	select {
+	case c.events <- proxyEvent{change: &ch}:
+	default:
+		c.dropped.Add(1)
+	}
+}
+
+// Close writes what is queued, then the recording's end at wall time
+// end, and flushes. It does not close the files.
+func (c *proxyCapture) Close(end time.Duration, stats proxy.Stats) error {
+	close(c.events)
+	err := <-c.done
+	if c.pcap != nil {
+		for side := range c.droppedSide {
+			c.pcap.Dropped(capture.Side(side), c.droppedSide[side].Load())
+		}
+		err = cmp.Or(err, c.pcap.Close())
+	}
+	if c.rec != nil {
+		sum, _ := json.Marshal(newProxyEnd(stats, c.dropped.Load()))
+		err = cmp.Or(err, c.rec.Close(recordings.End{At: max(sim.Time(end), c.last), Summary: sum}))
+	}
+	return err
+}
+
+func (c *proxyCapture) run() {
+	for q := range c.events {
+		c.queuedBytes.Add(-int64(len(q.ev.Payload)))
+		if c.err != nil {
+			continue // drain: the relay must never block
+		}
+		if q.change != nil {
+			c.err = c.recordChange(q.change)
+			continue
+		}
+		if c.pcap != nil {
+			if e, ok := c.pcapEvent(&q.ev, q.size); ok {
+				c.err = c.pcap.Write(&e)
+			}
+		}
+		if c.rec != nil && c.err == nil {
+			c.err = c.recordPacket(&q.ev, q.size)
+		}
+	}
+	c.done <- c.err
+}
+
+var relayFates = [...]capture.Fate{proxy.FateNone: capture.NoCopy, proxy.FateScheduled: capture.Delivered, proxy.FateLost: capture.Lost,
+	proxy.FateQueueDropped: capture.QueueDropped, proxy.FateOverflow: capture.OverLimit, proxy.FateDiscarded: capture.Discarded}
+
+// pcapEvent is the capture's view of a relay event: a datagram read on
+// the side it came from, a copy written on the side it goes to, with the
+// real addresses. A failed write put nothing on the wire: no packet.
+func (c *proxyCapture) pcapEvent(e *proxy.PacketEvent, size int) (capture.Event, bool) {
+	out := capture.Event{Arrived: e.Out, At: c.epoch + time.Duration(e.At), Dir: capture.Dir(e.Dir), Flow: uint64(e.Flow), Size: size, Payload: e.Payload}
+	clientSide := [2]netip.AddrPort{e.Client, c.listen}
+	serverSide := [2]netip.AddrPort{e.Upstream, c.target}
+	if out.Side() == capture.ClientSide {
+		out.Src, out.Dst = clientSide[0], clientSide[1]
+	} else {
+		out.Src, out.Dst = serverSide[0], serverSide[1]
+	}
+	if e.Dir == proxy.Down {
+		out.Src, out.Dst = out.Dst, out.Src
+	}
+	for _, a := range []*netip.AddrPort{&out.Src, &out.Dst} {
+		if !a.IsValid() { // a flow already removed, a socket that failed to open
+			*a = netip.AddrPortFrom(netip.IPv4Unspecified(), 0)
+		}
+	}
+	if !e.Out {
+		for i, f := range e.Send.Fate {
+			out.Copies[i].Fate = relayFates[f]
+			if f == proxy.FateScheduled {
+				out.Copies[i].Delay = time.Duration(e.Send.At[i] - e.At)
+			}
+		}
+		return out, true
+	}
+	out.Delay, out.Duplicate, out.Reordered = time.Duration(e.At-e.SentAt), e.Copy == 1, e.Reordered
+	return out, !e.Failed
+}
+
+var recordFates = [...]recordings.PacketFate{proxy.FateLost: recordings.PacketLost, proxy.FateQueueDropped: recordings.PacketQueueDropped,
+	proxy.FateOverflow: recordings.PacketOverLimit, proxy.FateDiscarded: recordings.PacketDiscarded}
+
+// recordPacket records a relay event: a read datagram's dropped copies
+// (its released ones are recorded when written), or a copy written on.
+// A record's time is when it was accounted for, never before the last.
+func (c *proxyCapture) recordPacket(e *proxy.PacketEvent, size int) error {
+	c.last = max(c.last, e.At)
+	p := recordings.Packet{At: c.last, In: e.At, Dir: uint8(e.Dir), Flow: uint64(e.Flow), Size: size}
+	if e.Out {
+		p.In, p.Out, p.Scheduled = e.SentAt, e.At, time.Duration(e.Due-e.SentAt)
+		p.Copy, p.Reordered, p.Fate = uint8(e.Copy), e.Reordered, recordings.PacketDelivered
+		if e.Failed {
+			p.Fate = recordings.PacketWriteFailed
+		}
+		return c.rec.Packet(&p)
+	}
+	for i, f := range e.Send.Fate {
+		if f == proxy.FateNone || f == proxy.FateScheduled {
+			continue
+		}
+		p.Copy, p.Fate = uint8(i), recordFates[f]
+		if err := c.rec.Packet(&p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recordChange records a timeline change's link settings, at the time
+// it applied (or the last record's, if later).
+func (c *proxyCapture) recordChange(ch *proxy.Change) error {
+	if c.rec == nil {
+		return nil
+	}
+	c.last = max(c.last, sim.Time(ch.At))
+	for _, a := range strings.Fields(ch.What) {
+		k, v, ok := strings.Cut(a, "=")
+		if !ok || !strings.HasPrefix(k, "up.") && !strings.HasPrefix(k, "down.") && !strings.HasPrefix(k, "link.") {
+			continue
+		}
+		if err := c.rec.Change(recordings.Change{At: c.last, Key: k, Value: v}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// proxyHeader is a proxy recording's header: the link settings it started
+// with, by the registry's keys.
+func proxyHeader(cfg lab.Config, name string) recordings.Header {
+	h := lab.HeaderOf(cfg, name, 0)
+	h.Kind = recordings.KindProxy
+	var params [][2]string
+	for _, kv := range h.Params {
+		if strings.HasPrefix(kv[0], "up.") || strings.HasPrefix(kv[0], "down.") {
+			params = append(params, kv)
+		}
+	}
+	h.Params, h.Segments = params, nil
+	return h
+}
+
+// captureNote is the summary's line about the captures.
+func (c *proxyCapture) note() string {
+	if n := c.dropped.Load(); n > 0 {
+		return fmt.Sprintf("capture: %d events dropped (the writer fell behind)", n)
+	}
+	return ""
+}
+
+// openProxyCaptures opens the proxy's --pcap and --record files (either
+// may be ""), or returns nil when neither is asked for.
+func openProxyCaptures(pcapPath, recordPath string, stdout io.Writer, listen net.Addr, target string,
+	cfg lab.Config, name string) (*proxyCapture, error) {
+	if pcapPath == "" && recordPath == "" {
+		return nil, nil
+	}
+	for flag, path := range map[string]string{"pcap": pcapPath, "record": recordPath} {
+		if path == "-" {
+			return nil, fmt.Errorf("--%s -: the proxy prints its counters on standard output; name a file", flag)
+		}
+	}
+	var outs []*output
+	fail := func(err error) (*proxyCapture, error) {
+		for _, f := range outs {
+			f.Abort()
+		}
+		return nil, err
+	}
+	var pw *capture.Writer
+	var rw *recordings.Writer
+	if pcapPath != "" {
+		f, err := openOutput(pcapPath, stdout, stream)
+		if err != nil {
+			return fail(err)
+		}
+		outs = append(outs, f)
+		if pw, err = capture.NewWriter(f, capture.Options{Epoch: time.Unix(0, 0), Sides: relaySides, Application: "jitterlab lab proxy",
+			Comment: fmt.Sprintf("lab proxy %v → %s, seed %d: timestamps are wall time", listen, target, cfg.Seed)}); err != nil {
+			return fail(err)
+		}
+	}
+	if recordPath != "" {
+		f, err := openOutput(recordPath, stdout, stream)
+		if err != nil {
+			return fail(err)
+		}
+		outs = append(outs, f)
+		if rw, err = recordings.NewWriter(f, proxyHeader(cfg, name)); err != nil {
+			return fail(err)
+		}
+	}
+	ta, _ := net.ResolveUDPAddr("udp", target)
+	c := newProxyCapture(pw, rw, listen, ta)
+	c.outs = outs
+	return c, nil
+}
+
+// finish ends the captures (Close) and commits their files.
+func (c *proxyCapture) finish(wall time.Duration, st proxy.Stats) error {
+	err := c.Close(wall, st)
+	for _, f := range c.outs {
+		if err != nil {
+			f.Abort()
+			continue
+		}
+		err = f.Commit()
+	}
+	return err
+}
+
+// captureSwitch is the relay's capture hook: the capture running now, if
+// any, which may start and stop while the relay runs (--pcap and --record
+// run from the start; a proxy screen's R can start and stop a recording as
+// R does in the lab). With none running, an event costs a read lock.
+type captureSwitch struct {
+	mu    sync.RWMutex
+	cur   *proxyCapture
+	epoch time.Duration // the relay's start since the Unix epoch
+}
+
+// OnPacket is the relay's hook: it hands the event to the running capture.
+func (s *captureSwitch) OnPacket(e *proxy.PacketEvent) {
+	s.mu.RLock()
+	if s.cur != nil {
+		s.cur.OnPacket(e)
+	}
+	s.mu.RUnlock()
+}
+
+// Change hands a timeline change to the running capture.
+func (s *captureSwitch) Change(ch proxy.Change) {
+	s.mu.RLock()
+	if s.cur != nil {
+		s.cur.Change(ch)
+	}
+	s.mu.RUnlock()
+}
+
+// started records when the relay started: the captures' wall time.
+func (s *captureSwitch) started(t time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.epoch = time.Duration(t.UnixNano())
+	if s.cur != nil {
+		s.cur.epoch = s.epoch
+	}
+}
+
+// start makes c the running capture; one runs at a time.
+func (s *captureSwitch) start(c *proxyCapture) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur != nil {
+		return errors.New("a capture is already running: stop it first")
+	}
+	c.epoch, s.cur = s.epoch, c
+	return nil
+}
+
+// stop ends the running capture, if any, at wall time wall since the
+// relay started: it writes what is queued, closes and commits its files.
+// note says what it dropped ("" if nothing).
+func (s *captureSwitch) stop(wall time.Duration, st proxy.Stats) (note string, err error) {
+	s.mu.Lock()
+	c := s.cur
+	s.cur = nil
+	s.mu.Unlock()
+	if c == nil {
+		return "", nil
+	}
+	err = c.finish(wall, st)
+	return c.note(), err
+}

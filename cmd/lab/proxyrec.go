@@ -1,0 +1,330 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"jitterlab/metrics"
+	"jitterlab/recordings"
+	"jitterlab/sim"
+)
+
+// A proxy recording (lab proxy --record) holds the relayed datagrams, not
+// a session: replay prints what became of them and the delay the relay
+// added, export --packets writes them as CSV, plot draws the delay added.
+
+var errProxyVerify = errors.New("--verify: a proxy recording holds real relayed traffic: nothing re-simulates it (verify proves session recordings)")
+
+// packetStats sums a proxy recording's packets per direction.
+type packetStats struct {
+	fates     [2][8]uint64
+	dups      [2]uint64
+	reordered [2]uint64
+	flows     uint64 // the highest flow number: flows are numbered from 1
+	added     [2]*metrics.Histogram
+	err       [2]*metrics.Histogram
+}
+
+func newPacketStats() *packetStats {
+	s := &packetStats{}
+	for d := range 2 {
+		s.added[d], s.err[d] = metrics.NewHistogram(0.001), metrics.NewHistogram(0.001)
+	}
+	return s
+}
+
+func (s *packetStats) add(p *recordings.Packet) {
+	d := p.Dir
+	s.fates[d][p.Fate]++
+	s.flows = max(s.flows, p.Flow)
+	if p.Copy == 1 {
+		s.dups[d]++
+	}
+	if p.Reordered {
+		s.reordered[d]++
+	}
+	if p.Fate == recordings.PacketDelivered {
+		added := p.Out - p.In
+		s.added[d].Add(ms(time.Duration(added)))
+		s.err[d].Add(ms(time.Duration(added) - p.Scheduled))
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }
+
+// write prints the table of fates and the delay the relay added.
+func (s *packetStats) write(w io.Writer) error {
+	fmt.Fprintf(w, "flows      %d\n\n", s.flows)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "\tdelivered\tlost\tqueue-dropped\tover-limit\tdiscarded\twrite-failed\tduplicates\treordered\t")
+	for d, name := range []string{"up", "down"} {
+		f := s.fates[d]
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", name, f[recordings.PacketDelivered], f[recordings.PacketLost],
+			f[recordings.PacketQueueDropped], f[recordings.PacketOverLimit], f[recordings.PacketDiscarded], f[recordings.PacketWriteFailed],
+			s.dups[d], s.reordered[d])
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "delivered copies (ms)\tp50\tp99\tmax\t")
+	for d, name := range []string{"up", "down"} {
+		for _, h := range []struct {
+			what string
+			h    *metrics.Histogram
+		}{{"delay added", s.added[d]}, {"added − scheduled", s.err[d]}} {
+			if h.h.Count() == 0 {
+				fmt.Fprintf(tw, "%s %s\t-\t-\t-\t\n", name, h.what)
+				continue
+			}
+			fmt.Fprintf(tw, "%s %s\t%.3f\t%.3f\t%.3f\t\n", name, h.what, h.h.Quantile(0.5), h.h.Quantile(0.99), h.h.Max())
+		}
+	}
+	return tw.Flush()
+}
+
+// replayProxy is 'lab replay' of a proxy recording: its settings, changes
+// and packet summary, and the packets of a --from/--to window as CSV.
+func replayProxy(r *recordings.Reader, name string, stdout io.Writer, seek bool, from, to sim.Time) error {
+	h := r.Header
+	end, err := r.End()
+	if err != nil {
+		return err
+	}
+	changes, err := r.Changes()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "recording  %s\nproxy      relayed traffic (lab proxy --record): scenario %s, seed %d; times are wall time from the start\n",
+		name, h.Scenario, h.Seed)
+	fmt.Fprintf(stdout, "length     %v in %d frames", r.Duration(), r.Frames())
+	if r.Truncated {
+		fmt.Fprintf(stdout, " (truncated at byte %d: read up to the last whole frame)", r.TruncatedAt)
+	} else if end == nil {
+		fmt.Fprint(stdout, " (not closed: the proxy did not stop cleanly)")
+	}
+	fmt.Fprintf(stdout, "\nchanges    %d\n", len(changes))
+	for _, c := range changes {
+		fmt.Fprintf(stdout, "  at %v  %s = %s\n", c.At, c.Key, c.Value)
+	}
+	var pe proxyEnd
+	if end != nil && json.Unmarshal(end.Summary, &pe) == nil {
+		fmt.Fprintf(stdout, "relay      read up %d, down %d; the kernel dropped up %d, down %d before they were read; in flight at the stop up %d, down %d\n",
+			pe.Up.Received, pe.Down.Received, pe.Up.KernelDropped, pe.Down.KernelDropped, pe.Up.InFlight, pe.Down.InFlight)
+		if pe.CaptureDropped > 0 {
+			fmt.Fprintf(stdout, "incomplete %d packet events were dropped while recording (the writer fell behind): the counts below are short\n", pe.CaptureDropped)
+		}
+	}
+	st := newPacketStats()
+	if err := r.ScanPackets(0, sim.Time(math.MaxInt64), func(p *recordings.Packet) error { st.add(p); return nil }); err != nil {
+		return err
+	}
+	if err := st.write(stdout); err != nil {
+		return err
+	}
+	if seek {
+		fmt.Fprintln(stdout)
+		return writePacketsCSV(stdout, r, from, to)
+	}
+	return nil
+}
+
+// packetColumns is the header of export --packets.
+const packetColumns = "t_s,dir,flow,size,fate,copy,in_s,out_s,added_ms,scheduled_ms,reordered\n"
+
+// writePacketsCSV writes the packets with from ≤ At ≤ to, one a row:
+// when the relay accounted for it, direction, flow, size, fate, which
+// copy, wall time read and written (s), the delay it added and the delay
+// the link scheduled (ms), every time to the nanosecond.
+func writePacketsCSV(w io.Writer, r *recordings.Reader, from, to sim.Time) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.WriteString(packetColumns)
+	b := make([]byte, 0, 128)
+	err := r.ScanPackets(from, to, func(p *recordings.Packet) error {
+		b = appendNs(b[:0], int64(p.At), 9)
+		b = append(b, ',')
+		b = append(b, []string{"up", "down"}[p.Dir]...)
+		b = append(b, ',')
+		b = strconv.AppendUint(b, p.Flow, 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(p.Size), 10)
+		b = append(b, ',')
+		b = append(b, p.Fate.String()...)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(p.Copy), 10)
+		b = append(b, ',')
+		b = appendNs(b, int64(p.In), 9)
+		b = append(b, ',')
+		if p.Fate.Out() {
+			b = appendNs(b, int64(p.Out), 9)
+			b = append(b, ',')
+			b = appendNs(b, int64(p.Out-p.In), 6)
+			b = append(b, ',')
+			b = appendNs(b, int64(p.Scheduled), 6)
+		} else {
+			b = append(b, ",,"...)
+		}
+		b = append(b, ',')
+		b = strconv.AppendBool(b, p.Reordered)
+		b = append(b, '\n')
+		_, err := bw.Write(b)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// appendNs appends ns nanoseconds in units of 10^scale ns (9: seconds,
+// 6: milliseconds) with every digit: exact, no floating point.
+func appendNs(b []byte, ns int64, scale int) []byte {
+	unit := int64(1)
+	for range scale {
+		unit *= 10
+	}
+	if ns < 0 {
+		b = append(b, '-')
+		ns = -ns
+	}
+	b = strconv.AppendInt(b, ns/unit, 10)
+	b = append(b, '.')
+	frac := strconv.AppendInt(nil, ns%unit, 10)
+	for range scale - len(frac) {
+		b = append(b, '0')
+	}
+	return append(b, frac...)
+}
+
+// plotBins is how many time bins a proxy plot has: each keeps the least
+// and the most of its packets, so memory is fixed whatever the length.
+const plotBins = 2000
+
+// plotProxy draws a proxy recording: per direction the delay the relay
+// added to each delivered copy, and how far past the link's schedule it
+// was written.
+func plotProxy(r *recordings.Reader, name string, from, to sim.Time, width int, w io.Writer) (n int, err error) {
+	type bin struct{ lo, hi [3]float64 }
+	bins := make([]bin, plotBins)
+	for i := range bins {
+		for k := range 3 {
+			bins[i].lo[k], bins[i].hi[k] = math.NaN(), math.NaN()
+		}
+	}
+	span := max(to-from, 1)
+	err = r.ScanPackets(from, to, func(p *recordings.Packet) error {
+		if p.Fate != recordings.PacketDelivered {
+			return nil
+		}
+		n++
+		i := min(int(int64(p.At-from)*plotBins/int64(span)), plotBins-1)
+		b := &bins[i]
+		for _, kv := range [2]struct {
+			k int
+			v float64
+		}{{int(p.Dir), ms(time.Duration(p.Out - p.In))}, {2, ms(time.Duration(p.Out-p.In) - p.Scheduled)}} {
+			if math.IsNaN(b.lo[kv.k]) || kv.v < b.lo[kv.k] {
+				b.lo[kv.k] = kv.v
+			}
+			if math.IsNaN(b.hi[kv.k]) || kv.v > b.hi[kv.k] {
+				b.hi[kv.k] = kv.v
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("no delivered packets between %v and %v", from, to)
+	}
+	// Two pseudo-samples a bin, its least and its most, evenly in time.
+	samples := make([]metrics.Sample, 0, 2*plotBins)
+	for i, b := range bins {
+		ts := (from + sim.Time(int64(span)*int64(i)/plotBins)).Seconds()
+		samples = append(samples, metrics.Sample{TS: ts, UpOWDMs: b.hi[0], DownOWDMs: b.hi[1], PDVMs: b.hi[2]},
+			metrics.Sample{TS: ts, UpOWDMs: b.lo[0], DownOWDMs: b.lo[1], PDVMs: b.lo[2]})
+	}
+	panels := []metrics.Panel{
+		{Title: "up: delay added (ms)", Value: func(s *metrics.Sample) float64 { return s.UpOWDMs }, Color: color.RGBA{0, 150, 200, 255}},
+		{Title: "down: delay added (ms)", Value: func(s *metrics.Sample) float64 { return s.DownOWDMs }, Color: color.RGBA{200, 140, 0, 255}},
+		{Title: "late: added minus scheduled (ms)", Value: func(s *metrics.Sample) float64 { return s.PDVMs }, Color: color.RGBA{190, 0, 160, 255}},
+	}
+	title := fmt.Sprintf("jitterlab proxy  %s  seed %d  recording %s", r.Header.Scenario, r.Header.Seed, name)
+	return n, metrics.WritePNG(w, samples, panels, width, title)
+}
+
+// replayProxyFlags is 'lab replay' of a proxy recording, after refusing
+// what only applies to a session.
+func replayProxyFlags(r *recordings.Reader, name string, stdout io.Writer, verify, view bool, from, to time.Duration) error {
+	switch {
+	case verify:
+		return errProxyVerify
+	case view:
+		return errors.New("--tui: a proxy recording has no session to play; 'lab plot FILE --out delay.png' draws the delay it added")
+	}
+	seek := from != 0 || to != 0
+	wFrom, wTo, err := window(r, from, to)
+	if seek && err != nil {
+		return err
+	}
+	return replayProxy(r, name, stdout, seek, wFrom, wTo)
+}
+
+// exportPackets is 'lab export --packets': a proxy recording's packets as
+// CSV (standard output by default).
+func exportPackets(r *recordings.Reader, name, csvOut, packets string, stdout io.Writer, from, to sim.Time) error {
+	if r.Header.Kind != recordings.KindProxy {
+		return fmt.Errorf("--packets: %s is a session recording: it holds samples, not packets ('lab run --packets FILE' writes a session's packets)", name)
+	}
+	if csvOut != "" {
+		return fmt.Errorf("--csv %s: %s is a proxy recording: it has no timeline; --packets OUT writes its packets", csvOut, name)
+	}
+	if packets == "" {
+		packets = "-"
+	}
+	dst, err := openOutput(packets, stdout, whole)
+	if err != nil {
+		return err
+	}
+	defer dst.Abort()
+	if err := writePacketsCSV(dst, r, from, to); err != nil {
+		return err
+	}
+	return dst.Commit()
+}
+
+// plotProxyTo writes plotProxy's PNG to out, replaced only when finished.
+func plotProxyTo(r *recordings.Reader, name, out string, from, to sim.Time, width int, stdout, stderr io.Writer) error {
+	f, err := openOutput(out, stdout, whole)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	bw := bufio.NewWriter(f)
+	n, err := plotProxy(r, name, from, to, width, bw)
+	if err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if err := f.Commit(); err != nil {
+		return err
+	}
+	report := stdout
+	if f.stdout {
+		report = stderr
+	}
+	_, err = fmt.Fprintf(report, "wrote %s: %d delivered packets from %v to %v\n", out, n, from, to)
+	return err
+}
