@@ -79,6 +79,7 @@ func drawPanel(img *image.RGBA, samples []Sample, p Panel, r image.Rectangle) {
 	gray := color.RGBA{labelColor, labelColor, labelColor, 255}
 	fill(img, r, color.RGBA{246, 246, 246, 255})
 	lo, hi := p.Min, p.Max
+	dataLo, dataHi := lo, hi // the labelled range: measured, not padded
 	if !(lo < hi) {
 		lo, hi = math.Inf(1), math.Inf(-1)
 		for i := range samples {
@@ -95,6 +96,7 @@ func drawPanel(img *image.RGBA, samples []Sample, p Panel, r image.Rectangle) {
 		if hi-lo < 1e-12 {
 			lo, hi = lo-1, hi+1
 		}
+		dataLo, dataHi = lo, hi
 		pad := float64((hi - lo) * 0.08)
 		if lo >= 0 {
 			lo = max(lo-pad, 0)
@@ -117,11 +119,12 @@ func drawPanel(img *image.RGBA, samples []Sample, p Panel, r image.Rectangle) {
 		label := trimFloat(ref)
 		text(img, r.Min.X-len(label)*4*plotScale-4, y-5, label, gray)
 	}
-	// The range, unless a reference label already stands there.
+	// The measured range at its own height, unless a reference label
+	// already stands there.
 	for _, edge := range []struct {
 		v float64
 		y int
-	}{{hi, r.Min.Y}, {lo, r.Max.Y - 10}} {
+	}{{dataHi, max(yOf(dataHi)-5, r.Min.Y)}, {dataLo, min(yOf(dataLo)-5, r.Max.Y-10)}} {
 		clear := true
 		for _, ref := range p.Refs {
 			if d := yOf(ref) - 5 - edge.y; d > -14 && d < 14 {
