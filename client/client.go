@@ -24,11 +24,12 @@ type Config struct {
 	FixedDT     time.Duration // fixed update period (20ms)
 	Cadence     time.Duration // server step: prediction unit and replay substep (50ms)
 
-	Sender    Sender
-	Corrector CorrectorMode
-	Predict   Predict
-	Replay    Replay
-	Smoothing Smoothing
+	Sender     Sender
+	Corrector  CorrectorMode
+	Predict    Predict
+	Replay     Replay
+	Smoothing  Smoothing
+	Redundancy Redundancy
 
 	SendInterval time.Duration // base send interval (50ms)
 	IntervalFast time.Duration // corrector's faster interval (48ms)
@@ -74,7 +75,7 @@ func (c Config) Validate() error {
 	case c.LoginRetry <= 0:
 		return fmt.Errorf("client login retry %v: allowed > 0", c.LoginRetry)
 	case int(c.Sender) >= len(SenderNames), int(c.Corrector) >= len(CorrectorNames), int(c.Predict) >= len(PredictNames),
-		int(c.Replay) >= len(ReplayNames), int(c.Smoothing) >= len(SmoothingNames):
+		int(c.Replay) >= len(ReplayNames), int(c.Smoothing) >= len(SmoothingNames), int(c.Redundancy) >= len(RedundancyNames):
 		return fmt.Errorf("client variant out of range")
 	}
 	return nil
@@ -158,6 +159,7 @@ type Client struct {
 	input     motion.Input // sampled this frame
 	cur       motion.Input // latest sent input (Attribute)
 	hasCur    bool
+	earlier   [proto.MaxRedundancy - 1]motion.Input // inputs of ticks tick−1, tick−2, … sent so far
 
 	pending   []PredictedMoveStep
 	baseline  motion.Pose
@@ -361,7 +363,12 @@ func (c *Client) send(now sim.Time) {
 	c.c.Sent++
 	c.cur, c.hasCur = c.input, true
 	c.pending = append(c.pending, PredictedMoveStep{Tick: c.tick, Input: c.input})
-	c.out = append(c.out, Message{Kind: MsgMoveInput, Move: proto.MoveInput{Tick: c.tick, Input: c.input}})
+	m := proto.MoveInput{Tick: c.tick, Input: c.input}
+	m.Redundant = uint8(min(int(c.cfg.Redundancy), int(c.tick)-1))
+	copy(m.Earlier[:m.Redundant], c.earlier[:])
+	copy(c.earlier[1:], c.earlier[:])
+	c.earlier[0] = c.input
+	c.out = append(c.out, Message{Kind: MsgMoveInput, Move: m})
 }
 
 // reconcile applies one PlayerState (seeds 000–002): a state not newer than

@@ -7,7 +7,20 @@ var (
 	PredictNames   = []string{"attribute", "consume"}
 	ReplayNames    = []string{"substep", "single"}
 	SmoothingNames = []string{"lerp", "movetowards"}
+	// RedundancyNames are the values of client.redundancy: N inputs per
+	// MoveInput, Redundancy(N − 1).
+	RedundancyNames = []string{"1", "2", "3", "4"}
 )
+
+// Redundancy is how many earlier inputs each MoveInput repeats, registry key
+// client.redundancy = N (this value + 1; 1 = off, the reference). Sending
+// the last N inputs in every packet is what many shipped shooters do
+// against loss (Quake 3's usercmd backups, Overwatch's input redundancy):
+// one arriving packet fills a gap of up to N − 1 lost ones.
+type Redundancy uint8
+
+// N is the inputs per MoveInput.
+func (r Redundancy) N() int { return int(r) + 1 }
 
 // Sender is when MoveInputs go out, registry key client.sender.
 type Sender uint8

@@ -332,6 +332,10 @@ func buildRegistry() []Param {
 	g, s = choice("client.smoothing", client.SmoothingNames, func(c *Config) *client.Smoothing { return &cl(c).Smoothing })
 	ps = append(ps, Param{"client.smoothing", "lerp or movetowards", true, g, s})
 
+	// Issue 11: the fixes netcode engineers ship, as variants.
+	g, s = choice("client.redundancy", client.RedundancyNames, func(c *Config) *client.Redundancy { return &cl(c).Redundancy })
+	ps = append(ps, Param{"client.redundancy", "inputs per MoveInput: 1 (reference) to 4, the last N inputs", true, g, s})
+
 	ps = append(ps,
 		ppmParam("client.drift_ppm", "client clock drift, e.g. +40ppm or 2%", func(c *Config) *float64 { return &c.ClientDriftPPM }),
 		ppmParam("client.wander_ppm", "σ per second of the client drift's random walk", func(c *Config) *float64 { return &c.ClientWanderPPM }),

@@ -377,7 +377,7 @@ func (s *Session) frame() {
 			s.send(s.up, "up", wire{kind: wireLogin}, proto.LoginSize)
 		case client.MsgMoveInput:
 			s.sentAt[m.Move.Tick%sentRing] = s.now
-			s.send(s.up, "up", wire{kind: wireMove, move: m.Move}, proto.MoveInputSize)
+			s.send(s.up, "up", wire{kind: wireMove, move: m.Move}, m.Move.Size())
 		}
 	}
 	st := s.cl.Stats()

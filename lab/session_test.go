@@ -241,7 +241,10 @@ func BenchmarkSessionHour(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		sets []string
-	}{{"perfect", nil}, {"jitter", []string{jittery, "link.jitter=20ms", "link.loss=1%"}}} {
+	}{{"perfect", nil}, {"jitter", []string{jittery, "link.jitter=20ms", "link.loss=1%"}},
+		// Issue 11 variants, each on the jittery link.
+		{"redundancy", []string{jittery, "link.jitter=20ms", "link.loss=1%", "client.redundancy=3"}},
+	} {
 		b.Run(c.name, func(b *testing.B) {
 			cfg := config(b, time.Hour, c.sets...)
 			b.ReportAllocs()

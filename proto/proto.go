@@ -5,10 +5,28 @@ package proto
 
 import "jitterlab/motion"
 
-// MoveInput is one client send: the client tick and the controls.
+// MoveInput is one client send: the client tick and the controls, and
+// with client.redundancy N > 1 the inputs of the N − 1 ticks before it, so
+// the server can fill the gap a lost packet leaves.
 type MoveInput struct {
 	Tick  uint32
 	Input motion.Input
+	// Earlier[i] is the input of tick Tick − 1 − i, for i < Redundant.
+	Earlier   [MaxRedundancy - 1]motion.Input
+	Redundant uint8
+}
+
+// MaxRedundancy is the most inputs one MoveInput carries (its own and
+// MaxRedundancy − 1 earlier ones).
+const MaxRedundancy = 4
+
+// Size is the payload size in bytes: with earlier inputs, a count byte and
+// each earlier input's controls on top of MoveInputSize.
+func (m *MoveInput) Size() int {
+	if m.Redundant == 0 {
+		return MoveInputSize
+	}
+	return MoveInputSize + 1 + int(m.Redundant)*RedundantInputSize
 }
 
 // PlayerState is one server broadcast.
@@ -21,9 +39,10 @@ type PlayerState struct {
 // Wire sizes in bytes of the payloads (without UDP/IP overhead), as the
 // rate limit counts them.
 const (
-	MoveInputSize   = 1 + 4 + 4 + 4   // kind, tick, turn, throttle
-	PlayerStateSize = 1 + 4 + 3*4 + 4 // kind, tick, x, y, rot, ack
-	LoginSize       = 1 + 8           // kind, nonce
-	LoginAckSize    = 1 + 4           // kind, start tick
-	UDPIPv4Overhead = 28              // bytes per packet on the wire
+	MoveInputSize      = 1 + 4 + 4 + 4   // kind, tick, turn, throttle
+	RedundantInputSize = 4 + 4           // turn, throttle of each earlier input
+	PlayerStateSize    = 1 + 4 + 3*4 + 4 // kind, tick, x, y, rot, ack
+	LoginSize          = 1 + 8           // kind, nonce
+	LoginAckSize       = 1 + 4           // kind, start tick
+	UDPIPv4Overhead    = 28              // bytes per packet on the wire
 )

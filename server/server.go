@@ -50,6 +50,7 @@ type Counters struct {
 	Overwritten uint64 // accepted inputs replaced by a later one in the same step (Latest)
 	LateDropped uint64 // inputs dropped for a tick not newer than one accepted (or a duplicate)
 	Starved     uint64 // steps with no new input, counted from the first input on
+	Recovered   uint64 // inputs of lost packets accepted from a later packet's redundant copies
 }
 
 // Server is the authoritative server. It steps at local times
@@ -147,38 +148,64 @@ func (s *Server) Tick() uint32 { return s.tick }
 // Counters returns the cumulative input counts.
 func (s *Server) Counters() Counters { return s.c }
 
-// OnMoveInput accepts or drops an arriving input.
+// OnMoveInput accepts or drops an arriving input. With client.redundancy
+// the packet also carries earlier ticks' inputs: each one the server has
+// not yet accepted is a lost input recovered (counted in Recovered, not in
+// Arrived). Latest accepts the recovered inputs in tick order before the
+// packet's own, so the newest still wins the step and they are counted as
+// overwritten: redundancy recovers nothing a latest-wins server would use.
+// Queue inserts them into the gaps.
 func (s *Server) OnMoveInput(m proto.MoveInput) {
 	s.c.Arrived++
 	s.playing = true
 	switch s.cfg.Inputs {
 	case Latest:
+		for i := int(m.Redundant) - 1; i >= 0; i-- {
+			if t := m.Tick - 1 - uint32(i); t < m.Tick && t > s.lastAccepted {
+				s.c.Recovered++
+				s.acceptLatest(proto.MoveInput{Tick: t, Input: m.Earlier[i]})
+			}
+		}
 		if m.Tick <= s.lastAccepted {
 			s.c.LateDropped++
 			return
 		}
-		if s.hasPending {
-			s.c.Overwritten++
-		}
-		s.lastAccepted = m.Tick
-		s.pending, s.hasPending = m, true
+		s.acceptLatest(m)
 	case Queue:
-		if m.Tick <= s.lastConsumed {
-			s.c.LateDropped++
-			return
+		for i := range int(m.Redundant) {
+			if t := m.Tick - 1 - uint32(i); t < m.Tick && t > s.lastConsumed && s.enqueue(proto.MoveInput{Tick: t, Input: m.Earlier[i]}) {
+				s.c.Recovered++
+			}
 		}
-		i := len(s.queue)
-		for i > 0 && s.queue[i-1].Tick >= m.Tick {
-			i--
+		if m.Tick <= s.lastConsumed || !s.enqueue(proto.MoveInput{Tick: m.Tick, Input: m.Input}) {
+			s.c.LateDropped++ // late, or a duplicate of a queued input
 		}
-		if i < len(s.queue) && s.queue[i].Tick == m.Tick {
-			s.c.LateDropped++ // a duplicate of a queued input
-			return
-		}
-		s.queue = append(s.queue, proto.MoveInput{})
-		copy(s.queue[i+1:], s.queue[i:])
-		s.queue[i] = m
 	}
+}
+
+// acceptLatest makes m, newer than every accepted input, the pending one.
+func (s *Server) acceptLatest(m proto.MoveInput) {
+	if s.hasPending {
+		s.c.Overwritten++
+	}
+	s.lastAccepted = m.Tick
+	s.pending, s.hasPending = m, true
+}
+
+// enqueue inserts m (tick > lastConsumed) in tick order and reports whether
+// it was new rather than a duplicate of a queued tick.
+func (s *Server) enqueue(m proto.MoveInput) bool {
+	i := len(s.queue)
+	for i > 0 && s.queue[i-1].Tick >= m.Tick {
+		i--
+	}
+	if i < len(s.queue) && s.queue[i].Tick == m.Tick {
+		return false
+	}
+	s.queue = append(s.queue, proto.MoveInput{})
+	copy(s.queue[i+1:], s.queue[i:])
+	s.queue[i] = m
+	return true
 }
 
 // Step runs the step due at NextStep and returns the PlayerState after it;

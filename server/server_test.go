@@ -171,3 +171,64 @@ func TestBroadcastEveryNSteps(t *testing.T) {
 		t.Fatal("broadcast every 0 steps accepted")
 	}
 }
+
+// Redundancy: a lost MoveInput's controls reach the server in the next
+// packet, which repeats the inputs of the ticks before it.
+func TestRedundancyRecoversALostInput(t *testing.T) {
+	left, right := motion.Input{Turn: -1, Throttle: 1}, motion.Input{Turn: 1, Throttle: 1}
+	// Ticks 1, 2, 3 with inputs fwd, left, right; packet 2 is lost, packet 3
+	// carries the inputs of ticks 2 and 1.
+	p1 := proto.MoveInput{Tick: 1, Input: fwd}
+	p3 := proto.MoveInput{Tick: 3, Input: right, Redundant: 2}
+	p3.Earlier[0], p3.Earlier[1] = left, fwd
+
+	t.Run("queue fills the gap in tick order", func(t *testing.T) {
+		s := newServer(t, Queue)
+		s.OnMoveInput(p1)
+		s.OnMoveInput(p3)
+		var acks []uint32
+		var pose motion.Pose
+		for range 3 {
+			ps, _ := s.Step()
+			acks = append(acks, ps.AckTick)
+			pose = ps.Pose
+		}
+		want := motion.Pose{}
+		for _, in := range []motion.Input{fwd, left, right} {
+			want = motion.Step(want, in, 50*time.Millisecond, DefaultConfig.Tuning)
+		}
+		if !slices.Equal(acks, []uint32{1, 2, 3}) || pose != want {
+			t.Fatalf("acks %v pose %+v, want 1 2 3 and the pose of all three inputs %+v", acks, pose, want)
+		}
+		c := s.Counters()
+		if c.Recovered != 1 || c.Arrived != 2 || c.Applied != 3 || c.Starved != 0 || c.LateDropped != 0 {
+			t.Fatalf("counters %+v, want tick 2 recovered and 3 inputs applied", c)
+		}
+		// The lost packet arriving after all is a duplicate.
+		s.OnMoveInput(proto.MoveInput{Tick: 2, Input: left})
+		if s.Counters().LateDropped != 1 {
+			t.Fatal("the original of a recovered input was not dropped")
+		}
+	})
+	t.Run("latest recovers it but the newest input wins the step", func(t *testing.T) {
+		s := newServer(t, Latest)
+		s.OnMoveInput(p1)
+		s.Step()
+		s.OnMoveInput(p3)
+		ps, _ := s.Step()
+		c := s.Counters()
+		if ps.AckTick != 3 || c.Recovered != 1 || c.Overwritten != 1 || c.Applied != 2 {
+			t.Fatalf("ack %d counters %+v, want tick 2 recovered, overwritten by 3", ps.AckTick, c)
+		}
+	})
+	t.Run("off: the gap stays", func(t *testing.T) {
+		s := newServer(t, Queue)
+		s.OnMoveInput(p1)
+		s.OnMoveInput(proto.MoveInput{Tick: 3, Input: right})
+		s.Step()
+		ps, _ := s.Step()
+		if ps.AckTick != 3 || s.Counters().Recovered != 0 {
+			t.Fatalf("without redundancy the server cannot know tick 2: ack %d", ps.AckTick)
+		}
+	})
+}
