@@ -41,6 +41,12 @@ type Config struct {
 	Tuning motion.Tuning // turn °/s and move m/s (180, 2)
 
 	LoginRetry time.Duration // login resend period until acknowledged (500ms)
+
+	// Time dilation (Corrector = Dilation): the largest fractional change
+	// of the fixed-update and send rates (0.05), and the server's target
+	// buffer depth in ticks (the lab copies server.buffer).
+	DilationMax  float64
+	BufferTarget int
 }
 
 // DefaultConfig is the first user's client (seeds 000–004) before any fix
@@ -50,6 +56,7 @@ var DefaultConfig = Config{
 	Sender: SenderFrame, Corrector: Deadband, Predict: Attribute, Replay: Substep, Smoothing: Lerp,
 	SendInterval: 50 * time.Millisecond, IntervalFast: 48 * time.Millisecond, IntervalSlow: 52 * time.Millisecond, Band: 2,
 	Alpha: 0.15, Snap: 0.5, Tuning: motion.DefaultTuning, LoginRetry: 500 * time.Millisecond,
+	DilationMax: 0.05, BufferTarget: 2,
 }
 
 // Validate reports the first bad setting, naming its registry key.
@@ -74,6 +81,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("client.snap %v: allowed > 0 metres", c.Snap)
 	case c.LoginRetry <= 0:
 		return fmt.Errorf("client login retry %v: allowed > 0", c.LoginRetry)
+	case !(c.DilationMax > 0 && c.DilationMax <= MaxDilation):
+		return fmt.Errorf("client.dilation_max %v: allowed (0, %v]", c.DilationMax, MaxDilation)
+	case c.BufferTarget < 0:
+		return fmt.Errorf("server.buffer %d: allowed ≥ 0", c.BufferTarget)
 	case int(c.Sender) >= len(SenderNames), int(c.Corrector) >= len(CorrectorNames), int(c.Predict) >= len(PredictNames),
 		int(c.Replay) >= len(ReplayNames), int(c.Smoothing) >= len(SmoothingNames), int(c.Redundancy) >= len(RedundancyNames):
 		return fmt.Errorf("client variant out of range")
@@ -147,6 +158,8 @@ type Client struct {
 	framed      bool     // a frame has run
 	lastFrame   sim.Time
 	nextFixed   sim.Time
+	fixedStep   time.Duration // local time between fixed updates: FixedDT ÷ dilation
+	dil         dilation
 	accum       time.Duration
 
 	loggedIn  bool
@@ -191,7 +204,7 @@ func New(cfg Config, script Script, frames *rand.Rand) (*Client, error) {
 	}
 	c := &Client{
 		cfg: cfg, script: script, frames: frames,
-		nextFixed: sim.Time(cfg.FixedDT),
+		nextFixed: sim.Time(cfg.FixedDT), fixedStep: cfg.FixedDT, dil: dilation{scale: 1},
 		corr: NewCorrector(Corrector{Mode: cfg.Corrector, Band: cfg.Band,
 			Base: cfg.SendInterval, Fast: cfg.IntervalFast, Slow: cfg.IntervalSlow}),
 		pending: make([]PredictedMoveStep, 0, 64),
@@ -214,13 +227,24 @@ func (c *Client) SetConfig(cfg Config) error {
 	if cfg.FPS != c.cfg.FPS && c.framed {
 		c.frameBase, c.frameK = c.lastFrame, 1
 	}
-	if cfg.FixedDT != c.cfg.FixedDT {
-		c.nextFixed = c.nextFixed - sim.Time(c.cfg.FixedDT) + sim.Time(cfg.FixedDT)
+	if cfg.Corrector != Dilation {
+		c.dil = dilation{scale: 1}
+	}
+	step := c.dil.period(cfg.FixedDT)
+	if step != c.fixedStep {
+		c.nextFixed = c.nextFixed - sim.Time(c.fixedStep) + sim.Time(step)
+		c.fixedStep = step
 	}
 	iv := c.corr.interval
 	c.corr.Mode, c.corr.Band, c.corr.Base, c.corr.Fast, c.corr.Slow = cfg.Corrector, cfg.Band, cfg.SendInterval, cfg.IntervalFast, cfg.IntervalSlow
 	c.corr.interval = iv
-	if cfg.Corrector == Off {
+	switch cfg.Corrector {
+	case Off:
+		c.corr.interval = cfg.SendInterval
+	case Dilation:
+		c.corr.interval = c.dil.period(cfg.SendInterval)
+	}
+	if c.cfg.Corrector == Dilation && cfg.Corrector != Dilation {
 		c.corr.interval = cfg.SendInterval
 	}
 	c.cfg = cfg
@@ -266,7 +290,7 @@ func (c *Client) Frame(now sim.Time) {
 
 	for c.nextFixed <= now {
 		c.fixedUpdate()
-		c.nextFixed += sim.Time(c.cfg.FixedDT)
+		c.nextFixed += sim.Time(c.fixedStep)
 	}
 
 	// Update: network, input, sender.
@@ -395,7 +419,13 @@ func (c *Client) reconcile(ps *proto.PlayerState) {
 	}
 	c.offset = int(c.serverTick) - int(c.tick) - int(c.startTick)
 	before := c.corr.interval
-	if c.corr.Update(c.offset) != before {
+	c.corr.Update(c.offset)
+	if c.cfg.Corrector == Dilation && ps.HasDepth {
+		c.dil.update(ps.BufferDepth, c.cfg.BufferTarget, c.cfg.DilationMax)
+		c.corr.interval = c.dil.period(c.cfg.SendInterval)
+		c.fixedStep = c.dil.period(c.cfg.FixedDT) // from the next fixed update on
+	}
+	if c.corr.interval != before {
 		c.c.LatchFlips++
 	}
 }
@@ -487,6 +517,7 @@ func (c *Client) ServerTick() uint32              { return c.serverTick }
 func (c *Client) AckTick() uint32                 { return c.ackTick }
 func (c *Client) Offset() int                     { return c.offset }
 func (c *Client) SendInterval() time.Duration     { return c.corr.interval }
+func (c *Client) Dilation() float64               { return c.dil.scale }
 func (c *Client) Pending() []PredictedMoveStep    { return c.pending }
 func (c *Client) Predicted() motion.Pose          { return c.predicted }
 func (c *Client) Target() motion.Pose             { return c.target }

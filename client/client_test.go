@@ -1,6 +1,7 @@
 package client
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -463,5 +464,42 @@ func TestRedundancyCarriesTheLastNInputs(t *testing.T) {
 				t.Fatalf("N=%d: size %d, want %d", n, m.Size(), size)
 			}
 		}
+	}
+}
+
+func TestDilationControlLaw(t *testing.T) {
+	cfg := DefaultConfig
+	cfg.Corrector, cfg.BufferTarget, cfg.Sender = Dilation, 3, SenderAccumulator
+	c := newClient(t, cfg, turning)
+	runFrames(c, sim.Time(time.Second))
+	state := func(tick uint32, depth int16, has bool) {
+		c.OnPlayerState(proto.PlayerState{ServerTick: tick, BufferDepth: depth, HasDepth: has})
+		runFrames(c, c.NextFrame())
+	}
+	state(1, 0, false)
+	if c.Dilation() != 1 || c.SendInterval() != 50*ms {
+		t.Fatal("without a reported depth the rates changed")
+	}
+	// Depth 0 of 3: 0.02·3 = 6 % clamps to +5 %: faster by 1.05.
+	state(2, 0, true)
+	if c.Dilation() != 1.05 || c.SendInterval() != 47619048 || c.fixedStep != 19047619 {
+		t.Fatalf("depth 0: scale %v interval %v fixed %v, want 1.05, 50ms/1.05, 20ms/1.05", c.Dilation(), c.SendInterval(), c.fixedStep)
+	}
+	// The filter: f = 0 + 0.2·(3 − 0) = 0.6, scale 1 + 0.02·2.4 = 1.048.
+	state(3, 3, true)
+	if got := c.Dilation(); math.Abs(got-1.048) > 1e-12 {
+		t.Fatalf("filtered depth: scale %v, want 1.048", got)
+	}
+	// Long buffer: slower, clamped at −5 %.
+	for k := uint32(4); k < 40; k++ {
+		state(k, 9, true)
+	}
+	if c.Dilation() != 0.95 {
+		t.Fatalf("depth 9 of 3: scale %v, want 0.95", c.Dilation())
+	}
+	// Leaving dilation restores the base rates.
+	cfg.Corrector = Off
+	if err := c.SetConfig(cfg); err != nil || c.Dilation() != 1 || c.SendInterval() != 50*ms || c.fixedStep != 20*ms {
+		t.Fatalf("after leaving dilation: scale %v interval %v fixed %v", c.Dilation(), c.SendInterval(), c.fixedStep)
 	}
 }

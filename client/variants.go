@@ -3,7 +3,7 @@ package client
 // Variant names as the registry spells them, in constant order.
 var (
 	SenderNames    = []string{"frame", "accumulator"}
-	CorrectorNames = []string{"deadband", "off", "signflip", "proportional"}
+	CorrectorNames = []string{"deadband", "off", "signflip", "proportional", "dilation"}
 	PredictNames   = []string{"attribute", "consume"}
 	ReplayNames    = []string{"substep", "single"}
 	SmoothingNames = []string{"lerp", "movetowards"}
@@ -50,6 +50,12 @@ const (
 	// Proportional: base / clamp(1 + 0.1·offset, 0.9, 1.1), as Unity
 	// Netcode for Entities scales time.
 	Proportional
+	// Dilation: the Overwatch design. The server (server.inputs = buffer)
+	// reports its input buffer's depth in every PlayerState; the client
+	// scales its fixed-update and send rates by 1 ± DilationMax at most to
+	// keep the depth at the target (see dilation.go for the control law).
+	// Without a reported depth the rates stay at 1×.
+	Dilation
 )
 
 // Predict is how live prediction spends its 50 ms units, registry key

@@ -104,6 +104,7 @@ func (c *Config) Equal(o *Config) bool { return reflect.DeepEqual(c, o) }
 func (c *Config) clientConfig() client.Config {
 	cc := c.Client
 	cc.Cadence = c.Server.Tick
+	cc.BufferTarget = c.Server.Buffer
 	return cc
 }
 

@@ -324,7 +324,7 @@ func buildRegistry() []Param {
 	g, s := choice("client.sender", client.SenderNames, func(c *Config) *client.Sender { return &cl(c).Sender })
 	ps = append(ps, Param{"client.sender", "frame (reference) or accumulator", true, g, s})
 	g, s = choice("client.corrector", client.CorrectorNames, func(c *Config) *client.CorrectorMode { return &cl(c).Corrector })
-	ps = append(ps, Param{"client.corrector", "deadband (reference), off, signflip or proportional", true, g, s})
+	ps = append(ps, Param{"client.corrector", "deadband (reference), off, signflip, proportional or dilation", true, g, s})
 	g, s = choice("client.predict", client.PredictNames, func(c *Config) *client.Predict { return &cl(c).Predict })
 	ps = append(ps, Param{"client.predict", "attribute (reference) or consume", true, g, s})
 	g, s = choice("client.replay", client.ReplayNames, func(c *Config) *client.Replay { return &cl(c).Replay })
@@ -334,7 +334,27 @@ func buildRegistry() []Param {
 
 	// Issue 11: the fixes netcode engineers ship, as variants.
 	g, s = choice("client.redundancy", client.RedundancyNames, func(c *Config) *client.Redundancy { return &cl(c).Redundancy })
-	ps = append(ps, Param{"client.redundancy", "inputs per MoveInput: 1 (reference) to 4, the last N inputs", true, g, s})
+	ps = append(ps, Param{"client.redundancy", "inputs per MoveInput: 1 (reference) to 4, the last N inputs", true, g, s},
+		Param{Key: "server.buffer", Help: "server.inputs=buffer: depth D in steps; inputs apply D steps behind arrival", Live: true,
+			Get: func(c *Config) string { return strconv.Itoa(c.Server.Buffer) },
+			Set: func(c *Config, v string) error {
+				n, err := param.Int("server.buffer", v, 0, server.MaxBuffer)
+				c.Server.Buffer = int(n)
+				return err
+			}},
+		Param{Key: "client.dilation_max", Help: "client.corrector=dilation: largest change of the fixed-update and send rates", Live: true,
+			Get: func(c *Config) string { return param.FormatFraction(c.Client.DilationMax) },
+			Set: func(c *Config, v string) error {
+				f, err := param.Fraction("client.dilation_max", v)
+				if err == nil && !(f > 0 && f <= client.MaxDilation) {
+					err = &param.Error{Key: "client.dilation_max", Value: v, Allowed: "a fraction in (0, 50%], e.g. 5%"}
+				}
+				if err == nil {
+					c.Client.DilationMax = f
+				}
+				return err
+			}},
+	)
 
 	ps = append(ps,
 		ppmParam("client.drift_ppm", "client clock drift, e.g. +40ppm or 2%", func(c *Config) *float64 { return &c.ClientDriftPPM }),
@@ -376,7 +396,7 @@ func buildRegistry() []Param {
 				c.Server.Broadcast = int(n)
 				return err
 			}},
-		Param{"server.inputs", "latest (reference) or queue", true, g, s},
+		Param{"server.inputs", "latest (reference), queue or buffer", true, g, s},
 		Param{Key: "input.script", Help: "steady, turn, zigzag, stopgo or random", Live: true,
 			Get: func(c *Config) string { return c.Script },
 			Set: func(c *Config, v string) error {

@@ -141,6 +141,7 @@ type Session struct {
 	visDist, cmdDist           float64
 	visTime                    float64
 	sample                     metrics.Sample
+	vars                       variantStats // issue 11
 
 	// OnSample, if set, receives every sample (valid during the call).
 	OnSample func(*metrics.Sample)
@@ -400,6 +401,9 @@ func (s *Session) frame() {
 		if st.Reconciled > 0 {
 			s.corr.Add(st.CorrectionM)
 		}
+		if s.cfg.Client.Corrector == client.Dilation {
+			s.vars.addScale(s.cl.Dilation())
+		}
 	}
 	s.scheduleFrame()
 }
@@ -420,8 +424,11 @@ func (s *Session) serverStep() {
 			s.inputDelay.Add(ms(s.now.Sub(s.sentAt[ps.AckTick%sentRing])))
 		}
 	}
+	if ps.HasDepth && s.warm && s.now >= s.warmFrom {
+		s.vars.addDepth(ps.BufferDepth)
+	}
 	if broadcast && s.serverKnowsClient {
-		s.send(s.down, "down", wire{kind: wireState, state: ps}, proto.PlayerStateSize)
+		s.send(s.down, "down", wire{kind: wireState, state: ps}, ps.Size())
 	}
 	s.scheduleServer()
 }

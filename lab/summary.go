@@ -125,7 +125,9 @@ type Summary struct {
 	Starved     uint64 `json:"starved"`
 
 	// Issue 11 variants; absent from JSON while the variant is off.
-	Recovered uint64 `json:"inputs_recovered,omitempty"`
+	Recovered uint64           `json:"inputs_recovered,omitempty"`
+	Buffer    *BufferSummary   `json:"buffer,omitempty"`
+	Dilation  *DilationSummary `json:"dilation,omitempty"`
 }
 
 // Summary reports the run so far.
@@ -144,6 +146,7 @@ func (s *Session) Summary() Summary {
 		LateDropped: sv.LateDropped, Overwritten: sv.Overwritten, Starved: sv.Starved,
 		Recovered: sv.Recovered,
 	}
+	s.vars.summarize(&sum, s)
 	if s.visTime > 0 {
 		sum.MeanVisibleSpeedMPS = s.visDist / s.visTime
 		sum.CommandedSpeedMPS = s.cmdDist / s.visTime
@@ -233,13 +236,4 @@ var Metrics = []Metric{
 	{"late-dropped", 1, func(s *Summary) float64 { return float64(s.LateDropped) }},
 	{"input delay p50 ms", 1, func(s *Summary) float64 { return s.InputDelayMs.P50 }},
 	{"rtt p50 ms", 1, func(s *Summary) float64 { return s.RTTMs.P50 }},
-}
-
-// writeVariants prints the rows of the issue-11 variants that are on.
-func (sum *Summary) writeVariants(w io.Writer) error {
-	var err error
-	if sum.Recovered > 0 {
-		_, err = fmt.Fprintf(w, "inputs recovered from redundancy  %d\n\n", sum.Recovered)
-	}
-	return err
 }

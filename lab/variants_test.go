@@ -1,6 +1,9 @@
 package lab
 
 import (
+	"math"
+	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -36,6 +39,7 @@ func TestRedundancyOnALossyUplink(t *testing.T) {
 // variantSets turns each issue-11 variant on, on a jittery lossy link.
 var variantSets = map[string][]string{
 	"redundancy": {"client.redundancy=3", "server.inputs=queue"},
+	"buffer":     {"server.inputs=buffer", "server.buffer=3", "client.corrector=dilation", "client.sender=accumulator"},
 }
 
 func TestVariantsSteadyStateDoNotAllocate(t *testing.T) {
@@ -49,5 +53,81 @@ func TestVariantsSteadyStateDoNotAllocate(t *testing.T) {
 		if allocs := testing.AllocsPerRun(20, func() { s.Run(s.Now() + sim.Time(time.Second)) }); allocs != 0 {
 			t.Errorf("%s: one simulated second allocates %v times in steady state", name, allocs)
 		}
+	}
+}
+
+// depthTrace runs cfg in server steps and returns the buffer depth after
+// each step from `from` on, applying the changes first.
+func depthTrace(t *testing.T, cfg Config, from time.Duration, changes ...Change) []int {
+	t.Helper()
+	s, err := New(cfg, 50*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range changes {
+		if err := s.Schedule(c.At, c.Key, c.Value); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var depths []int
+	for at := sim.Time(from); at <= sim.Time(cfg.Duration); at += sim.Time(cfg.Server.Tick) {
+		if err := s.Run(at); err != nil {
+			t.Fatal(err)
+		}
+		depths = append(depths, int(s.sv.BufferDepth()))
+	}
+	return depths
+}
+
+// Issue 11.2: on a link whose jitter makes latest-wins overwrite inputs, a
+// buffer of D = 3 steps applies every input in order, at depth 3.
+func TestBufferHoldsDepthDOnAJitteryLink(t *testing.T) {
+	link := []string{"link.latency=50ms", "link.jitter=40ms", "client.sender=accumulator", "client.corrector=off", "sim.seed=3"}
+	_, _, latest := run(t, config(t, 60*time.Second, link...))
+	cfg := config(t, 60*time.Second, append(link, "server.inputs=buffer", "server.buffer=3")...)
+	_, _, buf := run(t, cfg)
+	if latest.Overwritten == 0 {
+		t.Fatal("the link should make latest-wins overwrite inputs")
+	}
+	b := buf.Buffer
+	// Every input applied, but the last D still in the buffer at the end.
+	if b == nil || b.Underruns != 0 || buf.Overwritten != 0 || buf.LateDropped != 0 || buf.Applied+3 != buf.Arrived {
+		t.Fatalf("buffer: %+v, applied %d of %d arrived", b, buf.Applied, buf.Arrived)
+	}
+	if math.Abs(float64(b.DepthMean)-3) > 0.5 || b.DepthMin < 1 || b.DepthMax > 5 {
+		t.Fatalf("depth mean %.2f in [%d, %d], want 3 ± 0.5 and never empty", b.DepthMean, b.DepthMin, b.DepthMax)
+	}
+	depths := depthTrace(t, cfg, 10*time.Second)
+	if slices.Min(depths) < 1 || slices.Max(depths) > 5 {
+		t.Fatalf("depth left [1, 5]: %v", depths)
+	}
+}
+
+// Issue 11.2: time dilation brings the depth to the target from 0 and from
+// 3·D and then holds it within ±1 tick: the stated bound (DilationGain's
+// 2.5 s time constant is ten times the loop delay, so it does not
+// overshoot; ±1 is the depth's quantisation with the arrival phase).
+func TestDilationConvergesToTheTarget(t *testing.T) {
+	const d = 3
+	for _, start := range []int{0, 3 * d} {
+		// The buffer anchors at the depth it starts with; the target then
+		// moves to D, and only the client's dilation can move the depth.
+		cfg := config(t, 40*time.Second, "link.latency=40ms", "link.jitter=10ms", "client.sender=accumulator",
+			"server.inputs=buffer", "server.buffer="+strconv.Itoa(start), "client.corrector=dilation")
+		change := Change{At: sim.Time(5 * time.Second), Key: "server.buffer", Value: strconv.Itoa(d)}
+		depths := depthTrace(t, cfg, 5*time.Second, change)
+		if depths[0] != start {
+			t.Fatalf("start %d: depth %d when the target moves", start, depths[0])
+		}
+		reached := slices.Index(depths, d)
+		if reached < 0 || time.Duration(reached)*cfg.Server.Tick > 20*time.Second {
+			t.Fatalf("start %d: depth never reached %d within 20 s: %v", start, d, depths)
+		}
+		for i, x := range depths[reached:] {
+			if x < d-1 || x > d+1 {
+				t.Fatalf("start %d: depth %d at %v after reaching %d: %v", start, x, time.Duration(reached+i)*cfg.Server.Tick, d, depths[reached:])
+			}
+		}
+		t.Logf("start %d: reached %d after %v", start, d, time.Duration(reached)*cfg.Server.Tick)
 	}
 }

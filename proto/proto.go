@@ -34,6 +34,18 @@ type PlayerState struct {
 	ServerTick uint32      // the server's step counter, from 1
 	Pose       motion.Pose // authoritative pose after the step
 	AckTick    uint32      // tick of the last MoveInput applied; 0 before any
+	// With server.inputs = buffer: ticks of input buffered ahead of the next
+	// step (the client's time dilation keeps it at server.buffer).
+	BufferDepth int16
+	HasDepth    bool
+}
+
+// Size is the payload size in bytes: the buffer depth adds 2.
+func (ps *PlayerState) Size() int {
+	if ps.HasDepth {
+		return PlayerStateSize + 2
+	}
+	return PlayerStateSize
 }
 
 // Wire sizes in bytes of the payloads (without UDP/IP overhead), as the

@@ -232,3 +232,86 @@ func TestRedundancyRecoversALostInput(t *testing.T) {
 		}
 	})
 }
+
+// Buffer: tick t is applied D steps after the step that follows the first
+// input's arrival, whatever the arrival times after that.
+func TestBufferAppliesByTickAtAFixedDelay(t *testing.T) {
+	cfg := DefaultConfig
+	cfg.Inputs, cfg.Buffer = Buffer, 2
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := func(k uint32) motion.Input { return motion.Input{Throttle: float64(k) / 10} }
+	type step struct {
+		arrive []uint32 // before the step
+		ack    uint32
+		depth  int16
+	}
+	for i, st := range []step{
+		{arrive: []uint32{1}, ack: 0, depth: 2}, // anchored: tick 1 is due 2 steps later
+		{arrive: []uint32{2}, ack: 0, depth: 2},
+		{arrive: []uint32{3}, ack: 1, depth: 2},
+		{arrive: nil, ack: 2, depth: 1},            // tick 4 is late...
+		{arrive: []uint32{4, 5}, ack: 3, depth: 2}, // ...and bunched with 5: absorbed
+		{arrive: nil, ack: 4, depth: 1},
+		{arrive: nil, ack: 5, depth: 0},
+		{arrive: nil, ack: 5, depth: -1},           // underrun: tick 6 missing, repeat tick 5's input
+		{arrive: []uint32{6, 8}, ack: 5, depth: 1}, // 6 is late: dropped; tick 7 underruns
+		{arrive: nil, ack: 8, depth: 0},
+	} {
+		for _, k := range st.arrive {
+			s.OnMoveInput(proto.MoveInput{Tick: k, Input: in(k)})
+		}
+		ps, _ := s.Step()
+		if ps.AckTick != st.ack || ps.BufferDepth != st.depth || !ps.HasDepth {
+			t.Fatalf("step %d: ack %d depth %d, want ack %d depth %d", i+1, ps.AckTick, ps.BufferDepth, st.ack, st.depth)
+		}
+	}
+	c := s.Counters()
+	if c.Applied != 6 || c.Underruns != 2 || c.Starved != 2 || c.LateDropped != 1 || c.Overflowed != 0 {
+		t.Fatalf("counters %+v, want 6 applied, 2 underruns, 1 late", c)
+	}
+	// Memory is bounded: a tick a whole ring ahead overflows.
+	s.OnMoveInput(proto.MoveInput{Tick: 9 + bufferCap})
+	if s.Counters().Overflowed != 1 {
+		t.Fatal("a tick beyond the ring was stored")
+	}
+}
+
+func TestBufferUnderrunRepeatsTheLastInput(t *testing.T) {
+	cfg := DefaultConfig
+	cfg.Inputs, cfg.Buffer = Buffer, 0
+	s, _ := New(cfg)
+	s.OnMoveInput(proto.MoveInput{Tick: 1, Input: fwd})
+	a, _ := s.Step()
+	b, _ := s.Step() // tick 2 missing
+	if a.AckTick != 1 || b.AckTick != 1 || b.Pose.Y != 2*a.Pose.Y {
+		t.Fatalf("underrun step moved %v after %v, want the same input again", b.Pose.Y-a.Pose.Y, a.Pose.Y)
+	}
+}
+
+func TestSwitchingIntoAndOutOfBufferKeepsInputs(t *testing.T) {
+	s := newServer(t, Queue)
+	for k := uint32(1); k <= 3; k++ {
+		s.OnMoveInput(proto.MoveInput{Tick: k, Input: fwd})
+	}
+	s.Step() // applies 1
+	cfg := DefaultConfig
+	cfg.Inputs, cfg.Buffer = Buffer, 0
+	if err := s.SetConfig(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if ps, _ := s.Step(); ps.AckTick != 2 {
+		t.Fatalf("after switching to buffer the step applied %d, want 2", ps.AckTick)
+	}
+	cfg.Inputs = Queue
+	s.SetConfig(cfg)
+	if ps, _ := s.Step(); ps.AckTick != 3 {
+		t.Fatalf("after switching back to queue the step applied %d, want 3", ps.AckTick)
+	}
+	cfg.Buffer = MaxBuffer + 1
+	if err := s.SetConfig(cfg); err == nil {
+		t.Fatal("server.buffer beyond the maximum accepted")
+	}
+}
