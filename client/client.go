@@ -42,6 +42,12 @@ type Config struct {
 
 	LoginRetry time.Duration // login resend period until acknowledged (500ms)
 
+	// Frame cost and the death-spiral guard: the CPU time one fixed update
+	// takes (0), and the most local time one frame may advance the game
+	// clock (off; Unity's maximum allowed timestep).
+	FixedCost  time.Duration
+	MaxCatchup MaxCatchup
+
 	// Time dilation (Corrector = Dilation): the largest fractional change
 	// of the fixed-update and send rates (0.05), and the server's target
 	// buffer depth in ticks (the lab copies server.buffer).
@@ -83,10 +89,13 @@ func (c Config) Validate() error {
 		return fmt.Errorf("client login retry %v: allowed > 0", c.LoginRetry)
 	case !(c.DilationMax > 0 && c.DilationMax <= MaxDilation):
 		return fmt.Errorf("client.dilation_max %v: allowed (0, %v]", c.DilationMax, MaxDilation)
+	case c.FixedCost < 0:
+		return fmt.Errorf("client.fixed_cost %v: allowed ≥ 0", c.FixedCost)
 	case c.BufferTarget < 0:
 		return fmt.Errorf("server.buffer %d: allowed ≥ 0", c.BufferTarget)
 	case int(c.Sender) >= len(SenderNames), int(c.Corrector) >= len(CorrectorNames), int(c.Predict) >= len(PredictNames),
-		int(c.Replay) >= len(ReplayNames), int(c.Smoothing) >= len(SmoothingNames), int(c.Redundancy) >= len(RedundancyNames):
+		int(c.Replay) >= len(ReplayNames), int(c.Smoothing) >= len(SmoothingNames), int(c.Redundancy) >= len(RedundancyNames),
+		int(c.MaxCatchup) >= len(MaxCatchupNames):
 		return fmt.Errorf("client variant out of range")
 	}
 	return nil
@@ -124,6 +133,7 @@ type FrameStats struct {
 	SpeedMPS      float64 // MovedM ÷ Dt
 	CorrectionM   float64 // largest reconciliation correction this frame
 	Reconciled    int     // PlayerStates reconciled this frame
+	FixedUpdates  int     // fixed updates run this frame
 }
 
 // Counters are the client's cumulative totals.
@@ -133,6 +143,11 @@ type Counters struct {
 	LatchFlips   uint64 // changes of the send interval
 	StaleStates  uint64 // PlayerStates ignored as not newer than the last
 	UnitsDropped uint64 // prediction units with nothing to predict
+	// The death-spiral guard: the most fixed updates one frame ran, and the
+	// game time max_catchup cut from long frames (the game clock's lag
+	// behind local time).
+	MaxFixedPerFrame int
+	CatchupLost      time.Duration
 	// Local time spent with the send interval below, at and above the base.
 	TimeFast, TimeBase, TimeSlow time.Duration
 }
@@ -288,9 +303,25 @@ func (c *Client) Frame(now sim.Time) {
 		c.frameJitter = sim.Time(c.frames.Int64N(int64(c.cfg.FrameJitter)))
 	}
 
-	for c.nextFixed <= now {
+	// Fixed updates run up to the game clock: local time less what
+	// max_catchup has cut from long frames (Unity's maximum allowed
+	// timestep); each costs FixedCost of CPU time, which delays the next
+	// frame (the death spiral when FixedCost > FixedDT).
+	if m := c.cfg.MaxCatchup.Duration(); m > 0 && c.stats.Dt > m {
+		c.c.CatchupLost += c.stats.Dt - m
+	}
+	n := 0
+	for c.nextFixed <= now-sim.Time(c.c.CatchupLost) {
 		c.fixedUpdate()
 		c.nextFixed += sim.Time(c.fixedStep)
+		n++
+	}
+	c.stats.FixedUpdates = n
+	c.c.MaxFixedPerFrame = max(c.c.MaxFixedPerFrame, n)
+	if c.cfg.FixedCost > 0 && n > 0 {
+		if busy := now + sim.Time(time.Duration(n)*c.cfg.FixedCost); busy > c.NextFrame() {
+			c.frameBase, c.frameK = busy, 0
+		}
 	}
 
 	// Update: network, input, sender.

@@ -503,3 +503,44 @@ func TestDilationControlLaw(t *testing.T) {
 		t.Fatalf("after leaving dilation: scale %v interval %v fixed %v", c.Dilation(), c.SendInterval(), c.fixedStep)
 	}
 }
+
+// Issue 11.3: at 20 fps with fixed updates that cost more CPU time (25 ms)
+// than they simulate (20 ms), every frame has more to catch up than the
+// last: without a bound the frames grow without limit (the death spiral);
+// client.max_catchup bounds each frame's catch-up and the game clock runs
+// slow instead.
+func TestMaxCatchupStopsTheDeathSpiral(t *testing.T) {
+	run := func(m MaxCatchup) (maxDt time.Duration, frames int, c *Client) {
+		cfg := DefaultConfig
+		cfg.FPS, cfg.FixedCost, cfg.MaxCatchup = 20, 25*ms, m
+		c = newClient(t, cfg, turning)
+		for c.NextFrame() <= sim.Time(20*time.Second) {
+			c.Frame(c.NextFrame())
+			maxDt = max(maxDt, c.Stats().Dt)
+			frames++
+		}
+		return maxDt, frames, c
+	}
+	offDt, offFrames, off := run(CatchupOff)
+	if offDt < 3*time.Second || offFrames > 60 {
+		t.Fatalf("without a bound: longest frame %v, %d frames in 20 s: want the spiral (frames of seconds)", offDt, offFrames)
+	}
+	if off.Counters().CatchupLost != 0 {
+		t.Fatal("without a bound the game clock lost time")
+	}
+	for _, c := range []struct {
+		m     MaxCatchup
+		maxDt time.Duration // ⌈bound ÷ 20 ms⌉ fixed updates × 25 ms
+	}{{CatchupUnity, 17 * 25 * ms}, {Catchup100ms, 5 * 25 * ms}} {
+		dt, frames, cl := run(c.m)
+		if dt > c.maxDt || cl.Counters().MaxFixedPerFrame > int(c.maxDt/(25*ms)) {
+			t.Errorf("max_catchup %v: longest frame %v (%d fixed updates), want ≤ %v", c.m.Duration(), dt, cl.Counters().MaxFixedPerFrame, c.maxDt)
+		}
+		// The game runs at 20/25 of real time: it lost about a fifth.
+		if lost := cl.Counters().CatchupLost; lost < 3*time.Second || lost > 5*time.Second {
+			t.Errorf("max_catchup %v: game clock lost %v of 20 s, want about 4 s", c.m.Duration(), lost)
+		}
+		t.Logf("max_catchup %v: longest frame %v, %d frames, game clock %v behind", c.m.Duration(), dt, frames, cl.Counters().CatchupLost)
+	}
+	t.Logf("off: longest frame %v, %d frames", offDt, offFrames)
+}

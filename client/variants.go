@@ -1,5 +1,7 @@
 package client
 
+import "time"
+
 // Variant names as the registry spells them, in constant order.
 var (
 	SenderNames    = []string{"frame", "accumulator"}
@@ -10,7 +12,29 @@ var (
 	// RedundancyNames are the values of client.redundancy: N inputs per
 	// MoveInput, Redundancy(N − 1).
 	RedundancyNames = []string{"1", "2", "3", "4"}
+	// MaxCatchupNames are the values of client.max_catchup.
+	MaxCatchupNames = []string{"off", "333ms", "100ms"}
 )
+
+// MaxCatchup is the death-spiral guard, registry key client.max_catchup:
+// the most local time one render frame may advance the game clock that
+// fixed updates follow, as Unity's Time.maximumDeltaTime ("Maximum Allowed
+// Timestep", default 1/3 s) bounds Time.deltaTime. A longer frame runs at
+// most max_catchup ÷ fixed_dt fixed updates and the game clock falls
+// behind local time by the rest: the game slows down instead of spending
+// ever longer frames catching up.
+type MaxCatchup uint8
+
+const (
+	CatchupOff   MaxCatchup = iota // no bound (reference)
+	CatchupUnity                   // 333ms, Unity's default
+	Catchup100ms                   // 100ms, the usual lower setting
+)
+
+// Duration is the bound, 0 for off.
+func (m MaxCatchup) Duration() time.Duration {
+	return [...]time.Duration{0, 333333333, 100 * time.Millisecond}[m]
+}
 
 // Redundancy is how many earlier inputs each MoveInput repeats, registry key
 // client.redundancy = N (this value + 1; 1 = off, the reference). Sending

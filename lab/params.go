@@ -333,6 +333,8 @@ func buildRegistry() []Param {
 	ps = append(ps, Param{"client.smoothing", "lerp or movetowards", true, g, s})
 
 	// Issue 11: the fixes netcode engineers ship, as variants.
+	g, s = choice("client.max_catchup", client.MaxCatchupNames, func(c *Config) *client.MaxCatchup { return &cl(c).MaxCatchup })
+	ps = append(ps, Param{"client.max_catchup", "most local time one frame advances the game clock: off (reference), 333ms (Unity's default) or 100ms", true, g, s})
 	g, s = choice("client.redundancy", client.RedundancyNames, func(c *Config) *client.Redundancy { return &cl(c).Redundancy })
 	ps = append(ps, Param{"client.redundancy", "inputs per MoveInput: 1 (reference) to 4, the last N inputs", true, g, s},
 		Param{Key: "server.buffer", Help: "server.inputs=buffer: depth D in steps; inputs apply D steps behind arrival", Live: true,
@@ -342,6 +344,7 @@ func buildRegistry() []Param {
 				c.Server.Buffer = int(n)
 				return err
 			}},
+		durationParam("client.fixed_cost", "CPU time one fixed update takes; it delays the next frame (0 = free)", 0, MaxStep, func(c *Config) *time.Duration { return &c.Client.FixedCost }),
 		Param{Key: "client.dilation_max", Help: "client.corrector=dilation: largest change of the fixed-update and send rates", Live: true,
 			Get: func(c *Config) string { return param.FormatFraction(c.Client.DilationMax) },
 			Set: func(c *Config, v string) error {

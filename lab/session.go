@@ -382,6 +382,7 @@ func (s *Session) frame() {
 		}
 	}
 	st := s.cl.Stats()
+	s.vars.longestFrame = max(s.vars.longestFrame, st.Dt)
 	s.winErrM = max(s.winErrM, st.VisibleErrM)
 	s.winErrDeg = max(s.winErrDeg, st.VisibleErrDeg)
 	s.winCor = max(s.winCor, st.CorrectionM)

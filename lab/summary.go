@@ -128,6 +128,7 @@ type Summary struct {
 	Recovered uint64           `json:"inputs_recovered,omitempty"`
 	Buffer    *BufferSummary   `json:"buffer,omitempty"`
 	Dilation  *DilationSummary `json:"dilation,omitempty"`
+	Frames    *FrameSummary    `json:"frames,omitempty"`
 }
 
 // Summary reports the run so far.

@@ -7,6 +7,8 @@ import (
 	"math"
 	"text/tabwriter"
 
+	"time"
+
 	"jitterlab/client"
 	"jitterlab/metrics"
 	"jitterlab/server"
@@ -56,6 +58,15 @@ func (f *Figure) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// FrameSummary is the death-spiral view (client.fixed_cost,
+// client.max_catchup): the longest frame, the most fixed updates one frame
+// ran, and how far the game clock fell behind local time.
+type FrameSummary struct {
+	LongestFrameMs   float64 `json:"longest_frame_ms"`
+	MaxFixedPerFrame int     `json:"max_fixed_per_frame"`
+	GameClockLagS    float64 `json:"game_clock_lag_s"`
+}
+
 // variantStats accumulates what the issue-11 variants add to a summary.
 type variantStats struct {
 	depth            metrics.Welford
@@ -65,6 +76,7 @@ type variantStats struct {
 	scale            metrics.Welford
 	scaleN           int
 	scaleLo, scaleHi float64
+	longestFrame     time.Duration
 }
 
 func (v *variantStats) addDepth(d int16) {
@@ -108,11 +120,15 @@ func (v *variantStats) summarize(sum *Summary, s *Session) {
 		}
 		sum.Dilation = d
 	}
+	if cc := s.cfg.Client; cc.FixedCost > 0 || cc.MaxCatchup != client.CatchupOff {
+		c := s.cl.Counters()
+		sum.Frames = &FrameSummary{LongestFrameMs: ms(v.longestFrame), MaxFixedPerFrame: c.MaxFixedPerFrame, GameClockLagS: c.CatchupLost.Seconds()}
+	}
 }
 
 // writeVariants prints the rows of the issue-11 variants in use, if any.
 func (sum *Summary) writeVariants(w io.Writer) error {
-	if sum.Recovered == 0 && sum.Buffer == nil && sum.Dilation == nil {
+	if sum.Recovered == 0 && sum.Buffer == nil && sum.Dilation == nil && sum.Frames == nil {
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -125,6 +141,9 @@ func (sum *Summary) writeVariants(w io.Writer) error {
 	}
 	if d := sum.Dilation; d != nil {
 		fmt.Fprintf(tw, "time dilation\tmean %.4f×, min %.4f×, max %.4f×\n", d.ScaleMean, d.ScaleMin, d.ScaleMax)
+	}
+	if f := sum.Frames; f != nil {
+		fmt.Fprintf(tw, "frames\tlongest %.1f ms, at most %d fixed updates\tgame clock %.2f s behind\n", f.LongestFrameMs, f.MaxFixedPerFrame, f.GameClockLagS)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

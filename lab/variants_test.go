@@ -39,6 +39,7 @@ func TestRedundancyOnALossyUplink(t *testing.T) {
 // variantSets turns each issue-11 variant on, on a jittery lossy link.
 var variantSets = map[string][]string{
 	"redundancy": {"client.redundancy=3", "server.inputs=queue"},
+	"catchup":    {"client.fps=20", "client.fixed_cost=15ms", "client.max_catchup=100ms"},
 	"buffer":     {"server.inputs=buffer", "server.buffer=3", "client.corrector=dilation", "client.sender=accumulator"},
 }
 
@@ -129,5 +130,26 @@ func TestDilationConvergesToTheTarget(t *testing.T) {
 			}
 		}
 		t.Logf("start %d: reached %d after %v", start, d, time.Duration(reached)*cfg.Server.Tick)
+	}
+}
+
+// Issue 11.3: the death spiral in a session at 20 fps with fixed updates
+// that cost 25 ms for 20 ms simulated, with and without the guard.
+func TestMaxCatchupInASession(t *testing.T) {
+	spiral := []string{"client.fps=20", "client.fixed_cost=25ms"}
+	_, _, off := run(t, config(t, 30*time.Second, spiral...))
+	_, _, on := run(t, config(t, 30*time.Second, append(spiral, "client.max_catchup=100ms")...))
+	if off.Frames == nil || off.Frames.LongestFrameMs < 3000 || off.Frames.GameClockLagS != 0 {
+		t.Fatalf("without the guard: %+v, want frames of seconds", off.Frames)
+	}
+	if on.Frames == nil || on.Frames.LongestFrameMs > 125 || on.Frames.MaxFixedPerFrame > 5 || on.Frames.GameClockLagS < 3 {
+		t.Fatalf("with max_catchup=100ms: %+v, want frames ≤ 5 × 25 ms and the game clock running slow", on.Frames)
+	}
+	if on.MeanVisibleSpeedMPS <= off.MeanVisibleSpeedMPS {
+		t.Fatalf("mean visible speed %.3f with the guard, %.3f without", on.MeanVisibleSpeedMPS, off.MeanVisibleSpeedMPS)
+	}
+	_, _, ref := run(t, config(t, 30*time.Second))
+	if ref.Frames != nil {
+		t.Fatal("the reference reports a frames section")
 	}
 }
