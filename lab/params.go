@@ -332,32 +332,7 @@ func buildRegistry() []Param {
 	g, s = choice("client.smoothing", client.SmoothingNames, func(c *Config) *client.Smoothing { return &cl(c).Smoothing })
 	ps = append(ps, Param{"client.smoothing", "lerp or movetowards", true, g, s})
 
-	// Issue 11: the fixes netcode engineers ship, as variants.
-	g, s = choice("client.max_catchup", client.MaxCatchupNames, func(c *Config) *client.MaxCatchup { return &cl(c).MaxCatchup })
-	ps = append(ps, Param{"client.max_catchup", "most local time one frame advances the game clock: off (reference), 333ms (Unity's default) or 100ms", true, g, s})
-	g, s = choice("client.redundancy", client.RedundancyNames, func(c *Config) *client.Redundancy { return &cl(c).Redundancy })
-	ps = append(ps, Param{"client.redundancy", "inputs per MoveInput: 1 (reference) to 4, the last N inputs", true, g, s},
-		Param{Key: "server.buffer", Help: "server.inputs=buffer: depth D in steps; inputs apply D steps behind arrival", Live: true,
-			Get: func(c *Config) string { return strconv.Itoa(c.Server.Buffer) },
-			Set: func(c *Config, v string) error {
-				n, err := param.Int("server.buffer", v, 0, server.MaxBuffer)
-				c.Server.Buffer = int(n)
-				return err
-			}},
-		durationParam("client.fixed_cost", "CPU time one fixed update takes; it delays the next frame (0 = free)", 0, MaxStep, func(c *Config) *time.Duration { return &c.Client.FixedCost }),
-		Param{Key: "client.dilation_max", Help: "client.corrector=dilation: largest change of the fixed-update and send rates", Live: true,
-			Get: func(c *Config) string { return param.FormatFraction(c.Client.DilationMax) },
-			Set: func(c *Config, v string) error {
-				f, err := param.Fraction("client.dilation_max", v)
-				if err == nil && !(f > 0 && f <= client.MaxDilation) {
-					err = &param.Error{Key: "client.dilation_max", Value: v, Allowed: "a fraction in (0, 50%], e.g. 5%"}
-				}
-				if err == nil {
-					c.Client.DilationMax = f
-				}
-				return err
-			}},
-	)
+	ps = append(ps, variantParams()...) // issue 11, lab/variantparams.go
 
 	ps = append(ps,
 		ppmParam("client.drift_ppm", "client clock drift, e.g. +40ppm or 2%", func(c *Config) *float64 { return &c.ClientDriftPPM }),

@@ -13,6 +13,7 @@ import (
 	"jitterlab/proto"
 	"jitterlab/server"
 	"jitterlab/sim"
+	"jitterlab/view"
 )
 
 type evKind uint8
@@ -142,6 +143,7 @@ type Session struct {
 	visTime                    float64
 	sample                     metrics.Sample
 	vars                       variantStats // issue 11
+	vw                         *view.Viewer
 
 	// OnSample, if set, receives every sample (valid during the call).
 	OnSample func(*metrics.Sample)
@@ -208,6 +210,10 @@ func New(cfg Config, every time.Duration) (*Session, error) {
 	if s.sv, err = server.New(cfg.serverConfig()); err != nil {
 		return nil, err
 	}
+	if s.vw, err = view.New(cfg.viewConfig()); err != nil {
+		return nil, err
+	}
+	s.vars.viewDelay = metrics.NewHistogram(0.01)
 	s.q.Grow(64)
 	s.scheduleFrame()
 	s.scheduleServer()
@@ -406,6 +412,9 @@ func (s *Session) frame() {
 			s.vars.addScale(s.cl.Dilation())
 		}
 	}
+	if s.cfg.View.Mode != view.Off {
+		s.renderView()
+	}
 	s.scheduleFrame()
 }
 
@@ -535,6 +544,9 @@ func (s *Session) deliver(l *netem.Link, dir string) {
 		s.cl.OnLoginAck(w.start)
 	case wireState:
 		s.cl.OnPlayerState(w.state)
+		if s.cfg.View.Mode != view.Off {
+			s.vw.OnSnapshot(s.now, w.state.ServerTick, w.state.Pose)
+		}
 	}
 }
 
@@ -639,6 +651,9 @@ func (s *Session) apply(key, value string) (bool, error) {
 		s.cl.SetScript(script)
 	}
 	if err := s.cl.SetConfig(c.clientConfig()); err != nil {
+		return true, err
+	}
+	if err := s.vw.SetConfig(c.viewConfig()); err != nil {
 		return true, err
 	}
 	if c.ClientDriftPPM != old.ClientDriftPPM {

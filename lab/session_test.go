@@ -244,6 +244,7 @@ func BenchmarkSessionHour(b *testing.B) {
 	}{{"perfect", nil}, {"jitter", []string{jittery, "link.jitter=20ms", "link.loss=1%"}},
 		// Issue 11 variants, each on the jittery link.
 		{"redundancy", []string{jittery, "link.jitter=20ms", "link.loss=1%", "client.redundancy=3"}},
+		{"view", []string{jittery, "link.jitter=20ms", "link.loss=1%", "view.interp=adaptive"}},
 		{"max_catchup", []string{jittery, "link.jitter=20ms", "link.loss=1%", "client.fps=20", "client.fixed_cost=15ms", "client.max_catchup=100ms"}},
 		{"buffer+dilation", []string{jittery, "link.jitter=20ms", "link.loss=1%", "server.inputs=buffer", "server.buffer=3", "client.corrector=dilation", "client.sender=accumulator"}},
 	} {

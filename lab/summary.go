@@ -129,6 +129,7 @@ type Summary struct {
 	Buffer    *BufferSummary   `json:"buffer,omitempty"`
 	Dilation  *DilationSummary `json:"dilation,omitempty"`
 	Frames    *FrameSummary    `json:"frames,omitempty"`
+	View      *ViewSummary     `json:"remote_view,omitempty"`
 }
 
 // Summary reports the run so far.

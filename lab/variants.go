@@ -11,7 +11,10 @@ import (
 
 	"jitterlab/client"
 	"jitterlab/metrics"
+	"jitterlab/motion"
 	"jitterlab/server"
+	"jitterlab/sim"
+	"jitterlab/view"
 )
 
 // BufferSummary is the server's input buffer (server.inputs = buffer) from
@@ -77,6 +80,75 @@ type variantStats struct {
 	scaleN           int
 	scaleLo, scaleHi float64
 	longestFrame     time.Duration
+
+	// The remote view, from WarmUp on.
+	viewPrev    motion.Pose
+	viewLast    sim.Time
+	viewStarted bool
+	viewSpeed   metrics.Welford
+	viewDist    float64
+	viewTime    [4]time.Duration // by view.State
+	viewDelay   *metrics.Histogram
+	viewUsed    metrics.Welford // the interpolation delay in force, ms
+}
+
+// renderView renders the remote player's view at this frame: it sees the
+// PlayerStates our client receives, when it receives them (a second
+// player behind an identical downlink), and renders at our client's frame
+// times on the true clock.
+func (s *Session) renderView() {
+	v := &s.vars
+	pose, st := s.vw.Render(s.now)
+	if !v.viewStarted {
+		v.viewPrev, v.viewLast, v.viewStarted = pose, s.now, true
+		return
+	}
+	dt := s.now.Sub(v.viewLast)
+	if s.warm && s.now >= s.warmFrom && dt > 0 {
+		d := motion.Distance(v.viewPrev, pose)
+		v.viewSpeed.Add(d / dt.Seconds())
+		v.viewDist += d
+		v.viewTime[st] += dt
+		if st != view.Waiting {
+			v.viewDelay.Add(ms(s.sClock.Local(s.now).Sub(s.vw.RenderTime(s.now))))
+		}
+		v.viewUsed.Add(ms(s.vw.Delay()))
+	}
+	v.viewPrev, v.viewLast = pose, s.now
+}
+
+// ViewSummary is what a remote player sees of our tank (view.interp):
+// the judder and mean speed of the interpolated pose, the time spent
+// interpolating, extrapolating, frozen or waiting for a first snapshot,
+// and the delay behind the server (the server's clock minus the render
+// time, ms), over frames from WarmUp on.
+type ViewSummary struct {
+	Mode           string    `json:"mode"`
+	InterpDelayMs  Figure    `json:"interp_delay_ms"` // mean of the delay in force
+	JudderMPS      Figure    `json:"judder_mps"`
+	MeanSpeedMPS   Figure    `json:"mean_speed_mps"`
+	InterpolatingS float64   `json:"interpolating_s"`
+	ExtrapolatingS float64   `json:"extrapolating_s"`
+	FrozenS        float64   `json:"frozen_s"`
+	WaitingS       float64   `json:"waiting_s"`
+	BehindServerMs Quantiles `json:"behind_server_ms"`
+}
+
+func (v *variantStats) viewSummary(mode string) *ViewSummary {
+	nan := Figure(math.NaN())
+	vs := &ViewSummary{Mode: mode, InterpDelayMs: nan, JudderMPS: nan, MeanSpeedMPS: nan,
+		InterpolatingS: v.viewTime[view.Interpolating].Seconds(), ExtrapolatingS: v.viewTime[view.Extrapolating].Seconds(),
+		FrozenS: v.viewTime[view.Frozen].Seconds(), WaitingS: v.viewTime[view.Waiting].Seconds(),
+		BehindServerMs: quantiles(v.viewDelay)}
+	var total time.Duration
+	for _, d := range v.viewTime {
+		total += d
+	}
+	if total > 0 {
+		vs.InterpDelayMs, vs.MeanSpeedMPS = Figure(v.viewUsed.Mean()), Figure(v.viewDist/total.Seconds())
+		vs.JudderMPS = Figure(v.viewSpeed.SD())
+	}
+	return vs
 }
 
 func (v *variantStats) addDepth(d int16) {
@@ -120,6 +192,9 @@ func (v *variantStats) summarize(sum *Summary, s *Session) {
 		}
 		sum.Dilation = d
 	}
+	if s.cfg.View.Mode != view.Off || v.viewStarted {
+		sum.View = v.viewSummary(view.ModeNames[s.cfg.View.Mode])
+	}
 	if cc := s.cfg.Client; cc.FixedCost > 0 || cc.MaxCatchup != client.CatchupOff {
 		c := s.cl.Counters()
 		sum.Frames = &FrameSummary{LongestFrameMs: ms(v.longestFrame), MaxFixedPerFrame: c.MaxFixedPerFrame, GameClockLagS: c.CatchupLost.Seconds()}
@@ -128,7 +203,7 @@ func (v *variantStats) summarize(sum *Summary, s *Session) {
 
 // writeVariants prints the rows of the issue-11 variants in use, if any.
 func (sum *Summary) writeVariants(w io.Writer) error {
-	if sum.Recovered == 0 && sum.Buffer == nil && sum.Dilation == nil && sum.Frames == nil {
+	if sum.Recovered == 0 && sum.Buffer == nil && sum.Dilation == nil && sum.Frames == nil && sum.View == nil {
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -141,6 +216,11 @@ func (sum *Summary) writeVariants(w io.Writer) error {
 	}
 	if d := sum.Dilation; d != nil {
 		fmt.Fprintf(tw, "time dilation\tmean %.4f×, min %.4f×, max %.4f×\n", d.ScaleMean, d.ScaleMin, d.ScaleMax)
+	}
+	if r := sum.View; r != nil {
+		fmt.Fprintf(tw, "remote view (%s, delay %.1f ms)\tjudder %.3f m/s, mean speed %.3f m/s\tinterpolating %.1f s, extrapolating %.1f s, frozen %.1f s\n",
+			r.Mode, r.InterpDelayMs, r.JudderMPS, r.MeanSpeedMPS, r.InterpolatingS, r.ExtrapolatingS, r.FrozenS)
+		fmt.Fprintf(tw, "remote view behind server (ms)\tp50 %.1f, p95 %.1f, p99 %.1f, max %.1f\n", r.BehindServerMs.P50, r.BehindServerMs.P95, r.BehindServerMs.P99, r.BehindServerMs.Max)
 	}
 	if f := sum.Frames; f != nil {
 		fmt.Fprintf(tw, "frames\tlongest %.1f ms, at most %d fixed updates\tgame clock %.2f s behind\n", f.LongestFrameMs, f.MaxFixedPerFrame, f.GameClockLagS)

@@ -39,6 +39,7 @@ func TestRedundancyOnALossyUplink(t *testing.T) {
 // variantSets turns each issue-11 variant on, on a jittery lossy link.
 var variantSets = map[string][]string{
 	"redundancy": {"client.redundancy=3", "server.inputs=queue"},
+	"view":       {"view.interp=adaptive"},
 	"catchup":    {"client.fps=20", "client.fixed_cost=15ms", "client.max_catchup=100ms"},
 	"buffer":     {"server.inputs=buffer", "server.buffer=3", "client.corrector=dilation", "client.sender=accumulator"},
 }
@@ -152,4 +153,32 @@ func TestMaxCatchupInASession(t *testing.T) {
 	if ref.Frames != nil {
 		t.Fatal("the reference reports a frames section")
 	}
+}
+
+// Issue 11.4: the remote player's view in a session.
+func TestRemoteViewInASession(t *testing.T) {
+	_, _, ref := run(t, config(t, 20*time.Second))
+	if ref.View != nil {
+		t.Fatal("the reference reports a remote view")
+	}
+	_, _, perfect := run(t, config(t, 20*time.Second, "view.interp=fixed"))
+	v := perfect.View
+	if v == nil || v.BehindServerMs.P50 != 100 || v.BehindServerMs.Max != 100 || v.JudderMPS > 1e-9 || v.ExtrapolatingS != 0 || v.FrozenS != 0 {
+		t.Fatalf("perfect link: %+v, want exactly the 100 ms delay behind the server and no judder", v)
+	}
+	// 5 % downlink loss: 100 ms interpolates over single losses; 50 ms
+	// extrapolates over each of them.
+	lossy := []string{"down.latency=40ms", "down.loss=5%", "client.sender=accumulator", "server.inputs=queue", "view.interp=fixed"}
+	_, _, at100 := run(t, config(t, 60*time.Second, lossy...))
+	_, _, at50 := run(t, config(t, 60*time.Second, append(lossy, "view.interp_delay=50ms")...))
+	if at100.View.FrozenS != 0 || at50.View.ExtrapolatingS <= 2*at100.View.ExtrapolatingS || at50.View.BehindServerMs.P50 >= at100.View.BehindServerMs.P50 {
+		t.Fatalf("5 %% loss: 100 ms %+v; 50 ms %+v", at100.View, at50.View)
+	}
+	// Adaptive sizes the delay from the arrivals: more jitter, more delay.
+	_, _, calm := run(t, config(t, 60*time.Second, "link.latency=40ms", "link.jitter=2ms", "view.interp=adaptive"))
+	_, _, rough := run(t, config(t, 60*time.Second, "link.latency=40ms", "link.jitter=25ms", "view.interp=adaptive"))
+	if calm.View.InterpDelayMs >= rough.View.InterpDelayMs || rough.View.FrozenS != 0 {
+		t.Fatalf("adaptive: delay %.1f ms at ±2 ms, %.1f ms at ±25 ms (frozen %.1f s)", calm.View.InterpDelayMs, rough.View.InterpDelayMs, rough.View.FrozenS)
+	}
+	t.Logf("5%% loss: extrapolating %.2f s at 100 ms, %.2f s at 50 ms; adaptive delay %.1f / %.1f ms", at100.View.ExtrapolatingS, at50.View.ExtrapolatingS, calm.View.InterpDelayMs, rough.View.InterpDelayMs)
 }
