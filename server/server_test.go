@@ -315,3 +315,36 @@ func TestSwitchingIntoAndOutOfBufferKeepsInputs(t *testing.T) {
 		t.Fatal("server.buffer beyond the maximum accepted")
 	}
 }
+
+// FuzzBufferInputs: whatever ticks arrive in whatever order, with
+// whatever redundancy, the buffer applies each tick at most once, in
+// increasing order, and never holds more than its ring.
+func FuzzBufferInputs(f *testing.F) {
+	f.Add([]byte{1, 2, 0, 3, 0, 5, 4, 0, 0, 200, 0})
+	f.Add([]byte{9, 0, 0, 0, 1, 0, 255, 255, 0})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		cfg := DefaultConfig
+		cfg.Inputs, cfg.Buffer = Buffer, int(len(ops)%5)
+		s, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var last uint32
+		for i, b := range ops {
+			if b == 0 {
+				ps, _ := s.Step()
+				if ps.AckTick < last {
+					t.Fatalf("ack went back from %d to %d", last, ps.AckTick)
+				}
+				last = ps.AckTick
+				continue
+			}
+			m := proto.MoveInput{Tick: uint32(b) * uint32(1+i%3), Redundant: uint8(i % proto.MaxRedundancy)}
+			s.OnMoveInput(m)
+		}
+		c := s.Counters()
+		if c.Applied > uint64(last) || len(s.buf.slots) != bufferCap {
+			t.Fatalf("applied %d up to tick %d; ring %d", c.Applied, last, len(s.buf.slots))
+		}
+	})
+}
