@@ -332,7 +332,7 @@ func buildRegistry() []Param {
 	g, s = choice("client.smoothing", client.SmoothingNames, func(c *Config) *client.Smoothing { return &cl(c).Smoothing })
 	ps = append(ps, Param{"client.smoothing", "lerp or movetowards", true, g, s})
 
-	ps = append(ps, variantParams()...) // issue 11, lab/variantparams.go
+	ps = append(ps, variantParams()...) // issue 11, lab/fixparams.go
 
 	ps = append(ps,
 		ppmParam("client.drift_ppm", "client clock drift, e.g. +40ppm or 2%", func(c *Config) *float64 { return &c.ClientDriftPPM }),
