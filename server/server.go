@@ -58,7 +58,8 @@ type Counters struct {
 	Starved     uint64 // steps with no new input, counted from the first input on
 	Recovered   uint64 // inputs of lost packets accepted from a later packet's redundant copies
 	Underruns   uint64 // Buffer: steps whose tick had no input (also counted in Starved)
-	Overflowed  uint64 // Buffer: inputs dropped for a tick beyond the buffer's capacity
+	Dropped     uint64 // Buffer: inputs dropped for overfilling it (skipped above 2·D + 2, or beyond the ring)
+	Resyncs     uint64 // Buffer: re-anchorings on a late input to an empty buffer
 }
 
 // Server is the authoritative server. It steps at local times
@@ -214,16 +215,23 @@ func (s *Server) OnMoveInput(m proto.MoveInput) {
 			s.c.LateDropped++ // late, or a duplicate of a queued input
 		}
 	case Buffer:
+		// The earlier inputs first, oldest first: a resync then anchors
+		// at the oldest one still wanted.
+		for i := int(m.Redundant) - 1; i >= 0; i-- {
+			if t := m.Tick - 1 - uint32(i); t < m.Tick {
+				if r := s.buf.put(t, m.Earlier[i], s.cfg.Buffer, s.ack); r == putStored || r == putResync {
+					s.c.Recovered++
+					s.c.Resyncs += uint64(boolInt(r == putResync))
+				}
+			}
+		}
 		switch s.buf.put(m.Tick, m.Input, s.cfg.Buffer, s.ack) {
 		case putLate:
 			s.c.LateDropped++
 		case putOverflow:
-			s.c.Overflowed++
-		}
-		for i := range int(m.Redundant) {
-			if t := m.Tick - 1 - uint32(i); t < m.Tick && s.buf.put(t, m.Earlier[i], s.cfg.Buffer, s.ack) == putStored {
-				s.c.Recovered++
-			}
+			s.c.Dropped++
+		case putResync:
+			s.c.Resyncs++
 		}
 	}
 }
@@ -281,7 +289,11 @@ func (s *Server) Step() (ps proto.PlayerState, broadcast bool) {
 			}
 		}
 	case Buffer:
-		switch m, st := s.buf.take(); st {
+		m, st, skipped := s.buf.take(s.cfg.Buffer)
+		if skipped {
+			s.c.Dropped++
+		}
+		switch st {
 		case takeApplied:
 			in, s.ack, s.lastInput = m.Input, m.Tick, m.Input
 			s.c.Applied++
@@ -304,4 +316,11 @@ func (s *Server) Step() (ps proto.PlayerState, broadcast bool) {
 		ps.BufferDepth, ps.HasDepth = s.buf.depth(), true
 	}
 	return ps, broadcast
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -256,9 +256,16 @@ func TestBufferAppliesByTickAtAFixedDelay(t *testing.T) {
 		{arrive: []uint32{4, 5}, ack: 3, depth: 2}, // ...and bunched with 5: absorbed
 		{arrive: nil, ack: 4, depth: 1},
 		{arrive: nil, ack: 5, depth: 0},
-		{arrive: nil, ack: 5, depth: -1},           // underrun: tick 6 missing, repeat tick 5's input
-		{arrive: []uint32{6, 8}, ack: 5, depth: 1}, // 6 is late: dropped; tick 7 underruns
+		{arrive: nil, ack: 5, depth: -1}, // underrun: tick 6 missing, repeat tick 5's input
+		// 6 arrives after its step with nothing buffered: resync, tick 6
+		// due 2 steps later; 5 was applied, so the buffer holds for them.
+		{arrive: []uint32{6, 8}, ack: 5, depth: 4},
+		{arrive: nil, ack: 5, depth: 3},
+		{arrive: nil, ack: 6, depth: 2},
+		{arrive: nil, ack: 6, depth: 1}, // underrun: tick 7 never came
 		{arrive: nil, ack: 8, depth: 0},
+		{arrive: []uint32{10}, ack: 8, depth: 1},    // underrun: tick 9
+		{arrive: []uint32{9, 5}, ack: 10, depth: 0}, // 9 with 10 buffered ahead: late; 5: applied long ago
 	} {
 		for _, k := range st.arrive {
 			s.OnMoveInput(proto.MoveInput{Tick: k, Input: in(k)})
@@ -269,13 +276,32 @@ func TestBufferAppliesByTickAtAFixedDelay(t *testing.T) {
 		}
 	}
 	c := s.Counters()
-	if c.Applied != 6 || c.Underruns != 2 || c.Starved != 2 || c.LateDropped != 1 || c.Overflowed != 0 {
-		t.Fatalf("counters %+v, want 6 applied, 2 underruns, 1 late", c)
+	if c.Applied != 8 || c.Underruns != 5 || c.Starved != 5 || c.LateDropped != 2 || c.Resyncs != 1 || c.Dropped != 0 {
+		t.Fatalf("counters %+v, want 8 applied, 5 underruns, 2 late, 1 resync", c)
 	}
-	// Memory is bounded: a tick a whole ring ahead overflows.
-	s.OnMoveInput(proto.MoveInput{Tick: 9 + bufferCap})
-	if s.Counters().Overflowed != 1 {
+	// Memory is bounded: a tick a whole ring ahead is dropped.
+	s.OnMoveInput(proto.MoveInput{Tick: 11 + bufferCap})
+	if s.Counters().Dropped != 1 {
 		t.Fatal("a tick beyond the ring was stored")
+	}
+}
+
+// Above 2·D + 2 the buffer drops its oldest tick each step until the
+// depth is back within it.
+func TestBufferSkipsWhenOverfull(t *testing.T) {
+	cfg := DefaultConfig
+	cfg.Inputs, cfg.Buffer = Buffer, 0
+	s, _ := New(cfg)
+	for k := uint32(1); k <= 5; k++ {
+		s.OnMoveInput(proto.MoveInput{Tick: k, Input: fwd})
+	}
+	var acks []uint32
+	for range 3 {
+		ps, _ := s.Step()
+		acks = append(acks, ps.AckTick)
+	}
+	if !slices.Equal(acks, []uint32{2, 4, 5}) || s.Counters().Dropped != 2 {
+		t.Fatalf("acks %v dropped %d, want ticks 1 and 3 skipped (depth 5, then 3 > 2)", acks, s.Counters().Dropped)
 	}
 }
 
