@@ -26,7 +26,7 @@ const (
 //     steps behind it: ticks already applied are not applied again, the
 //     buffer holds (applies nothing, an underrun) for those steps instead;
 //     with something buffered ahead the input is late and dropped;
-//   - skip: while the depth exceeds 2·D + 2 each step drops the oldest tick
+//   - skip: while the depth exceeds 3·D + 2 each step drops the oldest tick
 //     before applying the next, draining one extra tick a step.
 //
 // The ring bounds memory: a tick bufferCap or more ahead of next is
@@ -105,7 +105,7 @@ func (b *inputBuffer) anchor(t int64, d int, ack uint32) {
 }
 
 // take consumes tick next, after skipping the oldest one if the depth
-// exceeds 2·d + 2 (skipped reports whether that dropped an input).
+// exceeds 3·d + 2 (skipped reports whether that dropped an input).
 func (b *inputBuffer) take(d int) (m proto.MoveInput, res takeResult, skipped bool) {
 	if !b.anchored {
 		return proto.MoveInput{}, takeNone, false
@@ -114,7 +114,7 @@ func (b *inputBuffer) take(d int) (m proto.MoveInput, res takeResult, skipped bo
 		b.hold--
 		return proto.MoveInput{}, takeUnderrun, false
 	}
-	if b.newest-b.next+1 > int64(2*d+2) {
+	if b.newest-b.next+1 > int64(3*d+2) {
 		if t := b.next; t >= 1 {
 			s := &b.slots[uint32(t)%bufferCap]
 			skipped = s.ok && s.tick == uint32(t)

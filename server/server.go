@@ -58,7 +58,7 @@ type Counters struct {
 	Starved     uint64 // steps with no new input, counted from the first input on
 	Recovered   uint64 // inputs of lost packets accepted from a later packet's redundant copies
 	Underruns   uint64 // Buffer: steps whose tick had no input (also counted in Starved)
-	Dropped     uint64 // Buffer: inputs dropped for overfilling it (skipped above 2·D + 2, or beyond the ring)
+	Dropped     uint64 // Buffer: inputs dropped for overfilling it (skipped above 3·D + 2, or beyond the ring)
 	Resyncs     uint64 // Buffer: re-anchorings on a late input to an empty buffer
 }
 

@@ -286,7 +286,7 @@ func TestBufferAppliesByTickAtAFixedDelay(t *testing.T) {
 	}
 }
 
-// Above 2·D + 2 the buffer drops its oldest tick each step until the
+// Above 3·D + 2 the buffer drops its oldest tick each step until the
 // depth is back within it.
 func TestBufferSkipsWhenOverfull(t *testing.T) {
 	cfg := DefaultConfig
