@@ -219,9 +219,12 @@ func (s *Server) OnMoveInput(m proto.MoveInput) {
 		// at the oldest one still wanted.
 		for i := int(m.Redundant) - 1; i >= 0; i-- {
 			if t := m.Tick - 1 - uint32(i); t < m.Tick {
-				if r := s.buf.put(t, m.Earlier[i], s.cfg.Buffer, s.ack); r == putStored || r == putResync {
+				switch s.buf.put(t, m.Earlier[i], s.cfg.Buffer, s.ack) {
+				case putResync:
+					s.c.Resyncs++
 					s.c.Recovered++
-					s.c.Resyncs += uint64(boolInt(r == putResync))
+				case putStored:
+					s.c.Recovered++
 				}
 			}
 		}
@@ -316,11 +319,4 @@ func (s *Server) Step() (ps proto.PlayerState, broadcast bool) {
 		ps.BufferDepth, ps.HasDepth = s.buf.depth(), true
 	}
 	return ps, broadcast
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
