@@ -120,8 +120,9 @@ const (
 
 // Message is one outgoing message.
 type Message struct {
-	Kind MessageKind
-	Move proto.MoveInput
+	Kind    MessageKind
+	Move    proto.MoveInput
+	Earlier proto.Earlier // the inputs Move repeats (client.redundancy)
 }
 
 // FrameStats is what one render frame showed.
@@ -187,7 +188,7 @@ type Client struct {
 	input     motion.Input // sampled this frame
 	cur       motion.Input // latest sent input (Attribute)
 	hasCur    bool
-	earlier   [proto.MaxRedundancy - 1]motion.Input // inputs of ticks tick−1, tick−2, … sent so far
+	sentIn    [proto.MaxRedundancy]motion.Input // input sent at tick k, at k % MaxRedundancy
 
 	pending   []PredictedMoveStep
 	baseline  motion.Pose
@@ -307,11 +308,15 @@ func (c *Client) Frame(now sim.Time) {
 	// max_catchup has cut from long frames (Unity's maximum allowed
 	// timestep); each costs FixedCost of CPU time, which delays the next
 	// frame (the death spiral when FixedCost > FixedDT).
-	if m := c.cfg.MaxCatchup.Duration(); m > 0 && c.stats.Dt > m {
-		c.c.CatchupLost += c.stats.Dt - m
+	game := now
+	if c.cfg.MaxCatchup != CatchupOff {
+		if m := c.cfg.MaxCatchup.Duration(); c.stats.Dt > m {
+			c.c.CatchupLost += c.stats.Dt - m
+		}
+		game -= sim.Time(c.c.CatchupLost)
 	}
 	n := 0
-	for c.nextFixed <= now-sim.Time(c.c.CatchupLost) {
+	for c.nextFixed <= game {
 		c.fixedUpdate()
 		c.nextFixed += sim.Time(c.fixedStep)
 		n++
@@ -418,12 +423,15 @@ func (c *Client) send(now sim.Time) {
 	c.c.Sent++
 	c.cur, c.hasCur = c.input, true
 	c.pending = append(c.pending, PredictedMoveStep{Tick: c.tick, Input: c.input})
-	m := proto.MoveInput{Tick: c.tick, Input: c.input}
-	m.Redundant = uint8(min(int(c.cfg.Redundancy), int(c.tick)-1))
-	copy(m.Earlier[:m.Redundant], c.earlier[:])
-	copy(c.earlier[1:], c.earlier[:])
-	c.earlier[0] = c.input
-	c.out = append(c.out, Message{Kind: MsgMoveInput, Move: m})
+	c.sentIn[c.tick%proto.MaxRedundancy] = c.input
+	c.out = append(c.out, Message{Kind: MsgMoveInput, Move: proto.MoveInput{Tick: c.tick, Input: c.input}})
+	if r := c.cfg.Redundancy; r > 0 {
+		m := &c.out[len(c.out)-1]
+		m.Move.Redundant = uint8(min(int(r), int(c.tick)-1))
+		for i := range uint32(m.Move.Redundant) {
+			m.Earlier[i] = c.sentIn[(c.tick-1-i)%proto.MaxRedundancy]
+		}
+	}
 }
 
 // reconcile applies one PlayerState (seeds 000–002): a state not newer than

@@ -449,15 +449,26 @@ func TestRedundancyCarriesTheLastNInputs(t *testing.T) {
 	for _, n := range []int{1, 2, 4} {
 		cfg := DefaultConfig
 		cfg.Redundancy = Redundancy(n - 1)
-		sends := runFrames(newClient(t, cfg, turning), sim.Time(3*time.Second))
-		for k, m := range sends {
-			want := min(n-1, k)
+		c := newClient(t, cfg, turning)
+		var sends []Message
+		for c.NextFrame() <= sim.Time(3*time.Second) {
+			c.Frame(c.NextFrame())
+			for _, m := range c.Outbox() {
+				if m.Kind == MsgLogin {
+					c.OnLoginAck(0)
+				} else {
+					sends = append(sends, m)
+				}
+			}
+		}
+		for k, msg := range sends {
+			m, want := msg.Move, min(n-1, k)
 			if int(m.Redundant) != want {
 				t.Fatalf("N=%d: tick %d carries %d earlier inputs, want %d", n, m.Tick, m.Redundant, want)
 			}
 			for i := range want {
-				if prev := sends[k-1-i]; m.Earlier[i] != prev.Input || prev.Tick != m.Tick-1-uint32(i) {
-					t.Fatalf("N=%d: tick %d earlier[%d] = %+v, want tick %d's %+v", n, m.Tick, i, m.Earlier[i], prev.Tick, prev.Input)
+				if prev := sends[k-1-i].Move; msg.Earlier[i] != prev.Input || prev.Tick != m.Tick-1-uint32(i) {
+					t.Fatalf("N=%d: tick %d earlier[%d] = %+v, want tick %d's %+v", n, m.Tick, i, msg.Earlier[i], prev.Tick, prev.Input)
 				}
 			}
 			if size := proto.MoveInputSize + min(want, 1) + want*proto.RedundantInputSize; m.Size() != size {

@@ -110,8 +110,9 @@ type Session struct {
 	timers         [nTimers]sim.Timer
 	nextFrameLocal sim.Time
 
-	msgs []wire
-	free []int32
+	msgs    []wire
+	free    []int32
+	earlier []proto.Earlier // by message ID: the inputs a MoveInput repeats (client.redundancy)
 
 	serverKnowsClient bool
 
@@ -142,8 +143,6 @@ type Session struct {
 	visDist, cmdDist           float64
 	visTime                    float64
 	sample                     metrics.Sample
-	vars                       variantStats // issue 11
-	vw                         *view.Viewer
 
 	// OnSample, if set, receives every sample (valid during the call).
 	OnSample func(*metrics.Sample)
@@ -153,6 +152,10 @@ type Session struct {
 	OnChange func(Change)
 
 	initial Config // the configuration the session started with
+
+	// Issue 11: the variants' summary accumulators and the remote viewer.
+	vars variantStats
+	vw   *view.Viewer
 }
 
 // sentRing bounds how many unacknowledged ticks the input-delay measure
@@ -378,13 +381,21 @@ func (s *Session) rearm(i int, at sim.Time) {
 
 func (s *Session) frame() {
 	s.cl.Frame(s.nextFrameLocal)
-	for _, m := range s.cl.Outbox() {
+	out := s.cl.Outbox()
+	for i := range out {
+		m := &out[i]
 		switch m.Kind {
 		case client.MsgLogin:
-			s.send(s.up, "up", wire{kind: wireLogin}, proto.LoginSize)
+			s.send(s.up, "up", &wire{kind: wireLogin}, proto.LoginSize)
 		case client.MsgMoveInput:
 			s.sentAt[m.Move.Tick%sentRing] = s.now
-			s.send(s.up, "up", wire{kind: wireMove, move: m.Move}, m.Move.Size())
+			id := s.send(s.up, "up", &wire{kind: wireMove, move: m.Move}, m.Move.Size())
+			if m.Move.Redundant > 0 {
+				for len(s.earlier) <= int(id) {
+					s.earlier = append(s.earlier, proto.Earlier{})
+				}
+				s.earlier[id] = m.Earlier
+			}
 		}
 	}
 	st := s.cl.Stats()
@@ -438,13 +449,14 @@ func (s *Session) serverStep() {
 		s.vars.addDepth(ps.BufferDepth)
 	}
 	if broadcast && s.serverKnowsClient {
-		s.send(s.down, "down", wire{kind: wireState, state: ps}, ps.Size())
+		s.send(s.down, "down", &wire{kind: wireState, state: ps}, ps.Size())
 	}
 	s.scheduleServer()
 }
 
-// send puts a message on a link and schedules its deliveries.
-func (s *Session) send(l *netem.Link, dir string, w wire, size int) {
+// send puts a message on a link and schedules its deliveries under the
+// message ID it returns.
+func (s *Session) send(l *netem.Link, dir string, w *wire, size int) int32 {
 	var id int32
 	if n := len(s.free); n > 0 {
 		id, s.free = s.free[n-1], s.free[:n-1]
@@ -466,7 +478,7 @@ func (s *Session) send(l *netem.Link, dir string, w wire, size int) {
 	}
 	res := l.Send(s.now, netem.Packet{ID: uint64(id), Size: size})
 	w.refs = uint8(res.Scheduled)
-	s.msgs[id] = w
+	s.msgs[id] = *w
 	if kind == evUp && res.Scheduled > 0 {
 		first := res.At[0]
 		if res.Scheduled == 2 {
@@ -497,6 +509,7 @@ func (s *Session) send(l *netem.Link, dir string, w wire, size int) {
 	if res.Scheduled == 0 {
 		s.free = append(s.free, id)
 	}
+	return id
 }
 
 // deliver hands the link's due copy to its endpoint.
@@ -537,9 +550,13 @@ func (s *Session) deliver(l *netem.Link, dir string) {
 	case wireLogin:
 		s.serverKnowsClient = true
 		// This send may reuse id and grow s.msgs: w is not read after it.
-		s.send(s.down, "down", wire{kind: wireLoginAck, start: s.sv.Tick()}, proto.LoginAckSize)
+		s.send(s.down, "down", &wire{kind: wireLoginAck, start: s.sv.Tick()}, proto.LoginAckSize)
 	case wireMove:
-		s.sv.OnMoveInput(w.move)
+		if w.move.Redundant > 0 {
+			s.sv.OnRedundantMoveInput(w.move, &s.earlier[id])
+		} else {
+			s.sv.OnMoveInput(w.move)
+		}
 	case wireLoginAck:
 		s.cl.OnLoginAck(w.start)
 	case wireState:

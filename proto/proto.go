@@ -6,15 +6,19 @@ package proto
 import "jitterlab/motion"
 
 // MoveInput is one client send: the client tick and the controls, and
-// with client.redundancy N > 1 the inputs of the N − 1 ticks before it, so
-// the server can fill the gap a lost packet leaves.
+// with client.redundancy N > 1 the count of earlier ticks' inputs the
+// packet repeats (they travel beside it as an [Earlier], so the common
+// packet stays small), so the server can fill the gap a lost packet
+// leaves.
 type MoveInput struct {
-	Tick  uint32
-	Input motion.Input
-	// Earlier[i] is the input of tick Tick − 1 − i, for i < Redundant.
-	Earlier   [MaxRedundancy - 1]motion.Input
-	Redundant uint8
+	Tick      uint32
+	Input     motion.Input
+	Redundant uint8 // earlier inputs carried, ≤ MaxRedundancy − 1
 }
+
+// Earlier holds the inputs a MoveInput repeats: [i] is the input of tick
+// Tick − 1 − i, for i < Redundant.
+type Earlier [MaxRedundancy - 1]motion.Input
 
 // MaxRedundancy is the most inputs one MoveInput carries (its own and
 // MaxRedundancy − 1 earlier ones).

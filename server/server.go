@@ -189,7 +189,14 @@ func (s *Server) Counters() Counters { return s.c }
 // packet's own, so the newest still wins the step and they are counted as
 // overwritten: redundancy recovers nothing a latest-wins server would use.
 // Queue inserts them into the gaps.
-func (s *Server) OnMoveInput(m proto.MoveInput) {
+func (s *Server) OnMoveInput(m proto.MoveInput) { s.OnRedundantMoveInput(m, nil) }
+
+// OnRedundantMoveInput is OnMoveInput for a packet that carries the
+// earlier inputs e (m.Redundant of them; none if e is nil).
+func (s *Server) OnRedundantMoveInput(m proto.MoveInput, e *proto.Earlier) {
+	if e == nil {
+		m.Redundant = 0
+	}
 	s.c.Arrived++
 	s.playing = true
 	switch s.cfg.Inputs {
@@ -197,7 +204,7 @@ func (s *Server) OnMoveInput(m proto.MoveInput) {
 		for i := int(m.Redundant) - 1; i >= 0; i-- {
 			if t := m.Tick - 1 - uint32(i); t < m.Tick && t > s.lastAccepted {
 				s.c.Recovered++
-				s.acceptLatest(proto.MoveInput{Tick: t, Input: m.Earlier[i]})
+				s.acceptLatest(proto.MoveInput{Tick: t, Input: e[i]})
 			}
 		}
 		if m.Tick <= s.lastAccepted {
@@ -207,7 +214,7 @@ func (s *Server) OnMoveInput(m proto.MoveInput) {
 		s.acceptLatest(m)
 	case Queue:
 		for i := range int(m.Redundant) {
-			if t := m.Tick - 1 - uint32(i); t < m.Tick && t > s.lastConsumed && s.enqueue(proto.MoveInput{Tick: t, Input: m.Earlier[i]}) {
+			if t := m.Tick - 1 - uint32(i); t < m.Tick && t > s.lastConsumed && s.enqueue(proto.MoveInput{Tick: t, Input: e[i]}) {
 				s.c.Recovered++
 			}
 		}
@@ -219,7 +226,7 @@ func (s *Server) OnMoveInput(m proto.MoveInput) {
 		// at the oldest one still wanted.
 		for i := int(m.Redundant) - 1; i >= 0; i-- {
 			if t := m.Tick - 1 - uint32(i); t < m.Tick {
-				switch s.buf.put(t, m.Earlier[i], s.cfg.Buffer, s.ack) {
+				switch s.buf.put(t, e[i], s.cfg.Buffer, s.ack) {
 				case putResync:
 					s.c.Resyncs++
 					s.c.Recovered++

@@ -180,12 +180,12 @@ func TestRedundancyRecoversALostInput(t *testing.T) {
 	// carries the inputs of ticks 2 and 1.
 	p1 := proto.MoveInput{Tick: 1, Input: fwd}
 	p3 := proto.MoveInput{Tick: 3, Input: right, Redundant: 2}
-	p3.Earlier[0], p3.Earlier[1] = left, fwd
+	e3 := &proto.Earlier{left, fwd}
 
 	t.Run("queue fills the gap in tick order", func(t *testing.T) {
 		s := newServer(t, Queue)
 		s.OnMoveInput(p1)
-		s.OnMoveInput(p3)
+		s.OnRedundantMoveInput(p3, e3)
 		var acks []uint32
 		var pose motion.Pose
 		for range 3 {
@@ -214,7 +214,7 @@ func TestRedundancyRecoversALostInput(t *testing.T) {
 		s := newServer(t, Latest)
 		s.OnMoveInput(p1)
 		s.Step()
-		s.OnMoveInput(p3)
+		s.OnRedundantMoveInput(p3, e3)
 		ps, _ := s.Step()
 		c := s.Counters()
 		if ps.AckTick != 3 || c.Recovered != 1 || c.Overwritten != 1 || c.Applied != 2 {
@@ -366,7 +366,7 @@ func FuzzBufferInputs(f *testing.F) {
 				continue
 			}
 			m := proto.MoveInput{Tick: uint32(b) * uint32(1+i%3), Redundant: uint8(i % proto.MaxRedundancy)}
-			s.OnMoveInput(m)
+			s.OnRedundantMoveInput(m, &proto.Earlier{})
 		}
 		c := s.Counters()
 		if c.Applied > uint64(last) || len(s.buf.slots) != bufferCap {
