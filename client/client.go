@@ -24,11 +24,12 @@ type Config struct {
 	FixedDT     time.Duration // fixed update period (20ms)
 	Cadence     time.Duration // server step: prediction unit and replay substep (50ms)
 
-	Sender    Sender
-	Corrector CorrectorMode
-	Predict   Predict
-	Replay    Replay
-	Smoothing Smoothing
+	Sender     Sender
+	Corrector  CorrectorMode
+	Predict    Predict
+	Replay     Replay
+	Smoothing  Smoothing
+	Redundancy Redundancy
 
 	SendInterval time.Duration // base send interval (50ms)
 	IntervalFast time.Duration // corrector's faster interval (48ms)
@@ -40,6 +41,18 @@ type Config struct {
 	Tuning motion.Tuning // turn °/s and move m/s (180, 2)
 
 	LoginRetry time.Duration // login resend period until acknowledged (500ms)
+
+	// Frame cost and the death-spiral guard: the CPU time one fixed update
+	// takes (0), and the most local time one frame may advance the game
+	// clock (off; Unity's maximum allowed timestep).
+	FixedCost  time.Duration
+	MaxCatchup MaxCatchup
+
+	// Time dilation (Corrector = Dilation): the largest fractional change
+	// of the fixed-update and send rates (0.05), and the server's target
+	// buffer depth in ticks (the lab copies server.buffer).
+	DilationMax  float64
+	BufferTarget int
 }
 
 // DefaultConfig is the first user's client (spec 000–004) before any fix
@@ -49,6 +62,7 @@ var DefaultConfig = Config{
 	Sender: SenderFrame, Corrector: Deadband, Predict: Attribute, Replay: Substep, Smoothing: Lerp,
 	SendInterval: 50 * time.Millisecond, IntervalFast: 48 * time.Millisecond, IntervalSlow: 52 * time.Millisecond, Band: 2,
 	Alpha: 0.15, Snap: 0.5, Tuning: motion.DefaultTuning, LoginRetry: 500 * time.Millisecond,
+	DilationMax: 0.05, BufferTarget: 2,
 }
 
 // Validate reports the first bad setting, naming its registry key.
@@ -73,8 +87,15 @@ func (c Config) Validate() error {
 		return fmt.Errorf("client.snap %v: allowed > 0 metres", c.Snap)
 	case c.LoginRetry <= 0:
 		return fmt.Errorf("client login retry %v: allowed > 0", c.LoginRetry)
+	case !(c.DilationMax > 0 && c.DilationMax <= MaxDilation):
+		return fmt.Errorf("client.dilation_max %v: allowed (0, %v]", c.DilationMax, MaxDilation)
+	case c.FixedCost < 0:
+		return fmt.Errorf("client.fixed_cost %v: allowed ≥ 0", c.FixedCost)
+	case c.BufferTarget < 0:
+		return fmt.Errorf("server.buffer %d: allowed ≥ 0", c.BufferTarget)
 	case int(c.Sender) >= len(SenderNames), int(c.Corrector) >= len(CorrectorNames), int(c.Predict) >= len(PredictNames),
-		int(c.Replay) >= len(ReplayNames), int(c.Smoothing) >= len(SmoothingNames):
+		int(c.Replay) >= len(ReplayNames), int(c.Smoothing) >= len(SmoothingNames), int(c.Redundancy) >= len(RedundancyNames),
+		int(c.MaxCatchup) >= len(MaxCatchupNames):
 		return fmt.Errorf("client variant out of range")
 	}
 	return nil
@@ -99,8 +120,9 @@ const (
 
 // Message is one outgoing message.
 type Message struct {
-	Kind MessageKind
-	Move proto.MoveInput
+	Kind    MessageKind
+	Move    proto.MoveInput
+	Earlier proto.Earlier // the inputs Move repeats (client.redundancy)
 }
 
 // FrameStats is what one render frame showed.
@@ -112,6 +134,7 @@ type FrameStats struct {
 	SpeedMPS      float64 // MovedM ÷ Dt
 	CorrectionM   float64 // largest reconciliation correction this frame
 	Reconciled    int     // PlayerStates reconciled this frame
+	FixedUpdates  int     // fixed updates run this frame
 }
 
 // Counters are the client's cumulative totals.
@@ -121,6 +144,11 @@ type Counters struct {
 	LatchFlips   uint64 // changes of the send interval
 	StaleStates  uint64 // PlayerStates ignored as not newer than the last
 	UnitsDropped uint64 // prediction units with nothing to predict
+	// The death-spiral guard: the most fixed updates one frame ran, and the
+	// game time max_catchup cut from long frames (the game clock's lag
+	// behind local time).
+	MaxFixedPerFrame int
+	CatchupLost      time.Duration
 	// Local time spent with the send interval below, at and above the base.
 	TimeFast, TimeBase, TimeSlow time.Duration
 }
@@ -146,6 +174,8 @@ type Client struct {
 	framed      bool     // a frame has run
 	lastFrame   sim.Time
 	nextFixed   sim.Time
+	fixedStep   time.Duration // local time between fixed updates: FixedDT ÷ dilation
+	dil         dilation
 	accum       time.Duration
 
 	loggedIn  bool
@@ -158,6 +188,7 @@ type Client struct {
 	input     motion.Input // sampled this frame
 	cur       motion.Input // latest sent input (Attribute)
 	hasCur    bool
+	sentIn    [proto.MaxRedundancy]motion.Input // input sent at tick k, at k % MaxRedundancy
 
 	pending   []PredictedMoveStep
 	baseline  motion.Pose
@@ -189,7 +220,7 @@ func New(cfg Config, script Script, frames *rand.Rand) (*Client, error) {
 	}
 	c := &Client{
 		cfg: cfg, script: script, frames: frames,
-		nextFixed: sim.Time(cfg.FixedDT),
+		nextFixed: sim.Time(cfg.FixedDT), fixedStep: cfg.FixedDT, dil: dilation{scale: 1},
 		corr: NewCorrector(Corrector{Mode: cfg.Corrector, Band: cfg.Band,
 			Base: cfg.SendInterval, Fast: cfg.IntervalFast, Slow: cfg.IntervalSlow}),
 		pending: make([]PredictedMoveStep, 0, 64),
@@ -212,13 +243,24 @@ func (c *Client) SetConfig(cfg Config) error {
 	if cfg.FPS != c.cfg.FPS && c.framed {
 		c.frameBase, c.frameK = c.lastFrame, 1
 	}
-	if cfg.FixedDT != c.cfg.FixedDT {
-		c.nextFixed = c.nextFixed - sim.Time(c.cfg.FixedDT) + sim.Time(cfg.FixedDT)
+	if cfg.Corrector != Dilation {
+		c.dil = dilation{scale: 1}
+	}
+	step := c.dil.period(cfg.FixedDT)
+	if step != c.fixedStep {
+		c.nextFixed = c.nextFixed - sim.Time(c.fixedStep) + sim.Time(step)
+		c.fixedStep = step
 	}
 	iv := c.corr.interval
 	c.corr.Mode, c.corr.Band, c.corr.Base, c.corr.Fast, c.corr.Slow = cfg.Corrector, cfg.Band, cfg.SendInterval, cfg.IntervalFast, cfg.IntervalSlow
 	c.corr.interval = iv
-	if cfg.Corrector == Off {
+	switch cfg.Corrector {
+	case Off:
+		c.corr.interval = cfg.SendInterval
+	case Dilation:
+		c.corr.interval = c.dil.period(cfg.SendInterval)
+	}
+	if c.cfg.Corrector == Dilation && cfg.Corrector != Dilation {
 		c.corr.interval = cfg.SendInterval
 	}
 	c.cfg = cfg
@@ -262,9 +304,29 @@ func (c *Client) Frame(now sim.Time) {
 		c.frameJitter = sim.Time(c.frames.Int64N(int64(c.cfg.FrameJitter)))
 	}
 
-	for c.nextFixed <= now {
+	// Fixed updates run up to the game clock: local time less what
+	// max_catchup has cut from long frames (Unity's maximum allowed
+	// timestep); each costs FixedCost of CPU time, which delays the next
+	// frame (the death spiral when FixedCost > FixedDT).
+	game := now
+	if c.cfg.MaxCatchup != CatchupOff {
+		if m := c.cfg.MaxCatchup.Duration(); c.stats.Dt > m {
+			c.c.CatchupLost += c.stats.Dt - m
+		}
+		game -= sim.Time(c.c.CatchupLost)
+	}
+	n := 0
+	for c.nextFixed <= game {
 		c.fixedUpdate()
-		c.nextFixed += sim.Time(c.cfg.FixedDT)
+		c.nextFixed += sim.Time(c.fixedStep)
+		n++
+	}
+	c.stats.FixedUpdates = n
+	c.c.MaxFixedPerFrame = max(c.c.MaxFixedPerFrame, n)
+	if c.cfg.FixedCost > 0 && n > 0 {
+		if busy := now + sim.Time(time.Duration(n)*c.cfg.FixedCost); busy > c.NextFrame() {
+			c.frameBase, c.frameK = busy, 0
+		}
 	}
 
 	// Update: network, input, sender.
@@ -361,7 +423,15 @@ func (c *Client) send(now sim.Time) {
 	c.c.Sent++
 	c.cur, c.hasCur = c.input, true
 	c.pending = append(c.pending, PredictedMoveStep{Tick: c.tick, Input: c.input})
+	c.sentIn[c.tick%proto.MaxRedundancy] = c.input
 	c.out = append(c.out, Message{Kind: MsgMoveInput, Move: proto.MoveInput{Tick: c.tick, Input: c.input}})
+	if r := c.cfg.Redundancy; r > 0 {
+		m := &c.out[len(c.out)-1]
+		m.Move.Redundant = uint8(min(int(r), int(c.tick)-1))
+		for i := range uint32(m.Move.Redundant) {
+			m.Earlier[i] = c.sentIn[(c.tick-1-i)%proto.MaxRedundancy]
+		}
+	}
 }
 
 // reconcile applies one PlayerState (spec 000–002): a state not newer than
@@ -388,7 +458,13 @@ func (c *Client) reconcile(ps *proto.PlayerState) {
 	}
 	c.offset = int(c.serverTick) - int(c.tick) - int(c.startTick)
 	before := c.corr.interval
-	if c.corr.Update(c.offset) != before {
+	c.corr.Update(c.offset)
+	if c.cfg.Corrector == Dilation && ps.HasDepth {
+		c.dil.update(ps.BufferDepth, c.cfg.BufferTarget, c.cfg.DilationMax)
+		c.corr.interval = c.dil.period(c.cfg.SendInterval)
+		c.fixedStep = c.dil.period(c.cfg.FixedDT) // from the next fixed update on
+	}
+	if c.corr.interval != before {
 		c.c.LatchFlips++
 	}
 }
@@ -480,6 +556,7 @@ func (c *Client) ServerTick() uint32              { return c.serverTick }
 func (c *Client) AckTick() uint32                 { return c.ackTick }
 func (c *Client) Offset() int                     { return c.offset }
 func (c *Client) SendInterval() time.Duration     { return c.corr.interval }
+func (c *Client) Dilation() float64               { return c.dil.scale }
 func (c *Client) Pending() []PredictedMoveStep    { return c.pending }
 func (c *Client) Predicted() motion.Pose          { return c.predicted }
 func (c *Client) Target() motion.Pose             { return c.target }

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -442,4 +443,115 @@ func TestConsumeGivesEveryPredictedStepExactlyOneUnit(t *testing.T) {
 	if c.Counters().UnitsDropped == 0 {
 		t.Fatal("units beyond the sent steps should be dropped")
 	}
+}
+
+func TestRedundancyCarriesTheLastNInputs(t *testing.T) {
+	for _, n := range []int{1, 2, 4} {
+		cfg := DefaultConfig
+		cfg.Redundancy = Redundancy(n - 1)
+		c := newClient(t, cfg, turning)
+		var sends []Message
+		for c.NextFrame() <= sim.Time(3*time.Second) {
+			c.Frame(c.NextFrame())
+			for _, m := range c.Outbox() {
+				if m.Kind == MsgLogin {
+					c.OnLoginAck(0)
+				} else {
+					sends = append(sends, m)
+				}
+			}
+		}
+		for k, msg := range sends {
+			m, want := msg.Move, min(n-1, k)
+			if int(m.Redundant) != want {
+				t.Fatalf("N=%d: tick %d carries %d earlier inputs, want %d", n, m.Tick, m.Redundant, want)
+			}
+			for i := range want {
+				if prev := sends[k-1-i].Move; msg.Earlier[i] != prev.Input || prev.Tick != m.Tick-1-uint32(i) {
+					t.Fatalf("N=%d: tick %d earlier[%d] = %+v, want tick %d's %+v", n, m.Tick, i, msg.Earlier[i], prev.Tick, prev.Input)
+				}
+			}
+			if size := proto.MoveInputSize + min(want, 1) + want*proto.RedundantInputSize; m.Size() != size {
+				t.Fatalf("N=%d: size %d, want %d", n, m.Size(), size)
+			}
+		}
+	}
+}
+
+func TestDilationControlLaw(t *testing.T) {
+	cfg := DefaultConfig
+	cfg.Corrector, cfg.BufferTarget, cfg.Sender = Dilation, 3, SenderAccumulator
+	c := newClient(t, cfg, turning)
+	runFrames(c, sim.Time(time.Second))
+	state := func(tick uint32, depth int16, has bool) {
+		c.OnPlayerState(proto.PlayerState{ServerTick: tick, BufferDepth: depth, HasDepth: has})
+		runFrames(c, c.NextFrame())
+	}
+	state(1, 0, false)
+	if c.Dilation() != 1 || c.SendInterval() != 50*ms {
+		t.Fatal("without a reported depth the rates changed")
+	}
+	// Depth 0 of 3: 0.02·3 = 6 % clamps to +5 %: faster by 1.05.
+	state(2, 0, true)
+	if c.Dilation() != 1.05 || c.SendInterval() != 47619048 || c.fixedStep != 19047619 {
+		t.Fatalf("depth 0: scale %v interval %v fixed %v, want 1.05, 50ms/1.05, 20ms/1.05", c.Dilation(), c.SendInterval(), c.fixedStep)
+	}
+	// The filter: f = 0 + 0.2·(3 − 0) = 0.6, scale 1 + 0.02·2.4 = 1.048.
+	state(3, 3, true)
+	if got := c.Dilation(); math.Abs(got-1.048) > 1e-12 {
+		t.Fatalf("filtered depth: scale %v, want 1.048", got)
+	}
+	// Long buffer: slower, clamped at −5 %.
+	for k := uint32(4); k < 40; k++ {
+		state(k, 9, true)
+	}
+	if c.Dilation() != 0.95 {
+		t.Fatalf("depth 9 of 3: scale %v, want 0.95", c.Dilation())
+	}
+	// Leaving dilation restores the base rates.
+	cfg.Corrector = Off
+	if err := c.SetConfig(cfg); err != nil || c.Dilation() != 1 || c.SendInterval() != 50*ms || c.fixedStep != 20*ms {
+		t.Fatalf("after leaving dilation: scale %v interval %v fixed %v", c.Dilation(), c.SendInterval(), c.fixedStep)
+	}
+}
+
+// Issue 11.3: at 20 fps with fixed updates that cost more CPU time (25 ms)
+// than they simulate (20 ms), every frame has more to catch up than the
+// last: without a bound the frames grow without limit (the death spiral);
+// client.max_catchup bounds each frame's catch-up and the game clock runs
+// slow instead.
+func TestMaxCatchupStopsTheDeathSpiral(t *testing.T) {
+	run := func(m MaxCatchup) (maxDt time.Duration, frames int, c *Client) {
+		cfg := DefaultConfig
+		cfg.FPS, cfg.FixedCost, cfg.MaxCatchup = 20, 25*ms, m
+		c = newClient(t, cfg, turning)
+		for c.NextFrame() <= sim.Time(20*time.Second) {
+			c.Frame(c.NextFrame())
+			maxDt = max(maxDt, c.Stats().Dt)
+			frames++
+		}
+		return maxDt, frames, c
+	}
+	offDt, offFrames, off := run(CatchupOff)
+	if offDt < 3*time.Second || offFrames > 60 {
+		t.Fatalf("without a bound: longest frame %v, %d frames in 20 s: want the spiral (frames of seconds)", offDt, offFrames)
+	}
+	if off.Counters().CatchupLost != 0 {
+		t.Fatal("without a bound the game clock lost time")
+	}
+	for _, c := range []struct {
+		m     MaxCatchup
+		maxDt time.Duration // ⌈bound ÷ 20 ms⌉ fixed updates × 25 ms
+	}{{CatchupUnity, 17 * 25 * ms}, {Catchup100ms, 5 * 25 * ms}} {
+		dt, frames, cl := run(c.m)
+		if dt > c.maxDt || cl.Counters().MaxFixedPerFrame > int(c.maxDt/(25*ms)) {
+			t.Errorf("max_catchup %v: longest frame %v (%d fixed updates), want ≤ %v", c.m.Duration(), dt, cl.Counters().MaxFixedPerFrame, c.maxDt)
+		}
+		// The game runs at 20/25 of real time: it lost about a fifth.
+		if lost := cl.Counters().CatchupLost; lost < 3*time.Second || lost > 5*time.Second {
+			t.Errorf("max_catchup %v: game clock lost %v of 20 s, want about 4 s", c.m.Duration(), lost)
+		}
+		t.Logf("max_catchup %v: longest frame %v, %d frames, game clock %v behind", c.m.Duration(), dt, frames, cl.Counters().CatchupLost)
+	}
+	t.Logf("off: longest frame %v, %d frames", offDt, offFrames)
 }

@@ -1,13 +1,50 @@
 package client
 
+import "time"
+
 // Variant names as the registry spells them, in constant order.
 var (
 	SenderNames    = []string{"frame", "accumulator"}
-	CorrectorNames = []string{"deadband", "off", "signflip", "proportional"}
+	CorrectorNames = []string{"deadband", "off", "signflip", "proportional", "dilation"}
 	PredictNames   = []string{"attribute", "consume"}
 	ReplayNames    = []string{"substep", "single"}
 	SmoothingNames = []string{"lerp", "movetowards"}
+	// RedundancyNames are the values of client.redundancy: N inputs per
+	// MoveInput, Redundancy(N − 1).
+	RedundancyNames = []string{"1", "2", "3", "4"}
+	// MaxCatchupNames are the values of client.max_catchup.
+	MaxCatchupNames = []string{"off", "333ms", "100ms"}
 )
+
+// MaxCatchup is the death-spiral guard, registry key client.max_catchup:
+// the most local time one render frame may advance the game clock that
+// fixed updates follow, as Unity's Time.maximumDeltaTime ("Maximum Allowed
+// Timestep", default 1/3 s) bounds Time.deltaTime. A longer frame runs at
+// most max_catchup ÷ fixed_dt fixed updates and the game clock falls
+// behind local time by the rest: the game slows down instead of spending
+// ever longer frames catching up.
+type MaxCatchup uint8
+
+const (
+	CatchupOff   MaxCatchup = iota // no bound (reference)
+	CatchupUnity                   // 333ms, Unity's default
+	Catchup100ms                   // 100ms, the usual lower setting
+)
+
+// Duration is the bound, 0 for off.
+func (m MaxCatchup) Duration() time.Duration {
+	return [...]time.Duration{0, 333333333, 100 * time.Millisecond}[m]
+}
+
+// Redundancy is how many earlier inputs each MoveInput repeats, registry key
+// client.redundancy = N (this value + 1; 1 = off, the reference). Sending
+// the last N inputs in every packet is what many shipped shooters do
+// against loss (Quake 3's usercmd backups, Overwatch's input redundancy):
+// one arriving packet fills a gap of up to N − 1 lost ones.
+type Redundancy uint8
+
+// N is the inputs per MoveInput.
+func (r Redundancy) N() int { return int(r) + 1 }
 
 // Sender is when MoveInputs go out, registry key client.sender.
 type Sender uint8
@@ -37,6 +74,12 @@ const (
 	// Proportional: base / clamp(1 + 0.1·offset, 0.9, 1.1), as Unity
 	// Netcode for Entities scales time.
 	Proportional
+	// Dilation: the Overwatch design. The server (server.inputs = buffer)
+	// reports its input buffer's depth in every PlayerState; the client
+	// scales its fixed-update and send rates by 1 ± DilationMax at most to
+	// keep the depth at the target (see dilation.go for the control law).
+	// Without a reported depth the rates stay at 1×.
+	Dilation
 )
 
 // Predict is how live prediction spends its 50 ms units, registry key

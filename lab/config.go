@@ -12,6 +12,7 @@ import (
 	"jitterlab/scenarios"
 	"jitterlab/server"
 	"jitterlab/sim"
+	"jitterlab/view"
 )
 
 // Config is everything a session is made of. Every field has a registry
@@ -24,6 +25,7 @@ type Config struct {
 
 	Client client.Config
 	Server server.Config
+	View   view.Config // what a remote player sees of our tank (issue 11.4)
 
 	ClientDriftPPM, ServerDriftPPM   float64
 	ClientWanderPPM, ServerWanderPPM float64 // σ of the drift's random walk per second
@@ -49,6 +51,7 @@ func DefaultConfig() Config {
 		Seed: 1, Duration: time.Minute,
 		Up: link, Down: link,
 		Client: client.DefaultConfig, Server: server.DefaultConfig,
+		View:   view.Config{Mode: view.Off, Delay: view.DefaultDelay},
 		Script: "steady", ClientStart: StartFromSeed,
 	}
 }
@@ -62,6 +65,9 @@ func (c *Config) Validate() error {
 		return err
 	}
 	if err := c.clientConfig().Validate(); err != nil {
+		return err
+	}
+	if err := c.viewConfig().Validate(); err != nil {
 		return err
 	}
 	for _, d := range []struct {
@@ -104,7 +110,16 @@ func (c *Config) Equal(o *Config) bool { return reflect.DeepEqual(c, o) }
 func (c *Config) clientConfig() client.Config {
 	cc := c.Client
 	cc.Cadence = c.Server.Tick
+	cc.BufferTarget = c.Server.Buffer
 	return cc
+}
+
+// viewConfig is the remote viewer's settings: snapshot k is server time
+// k·server.tick.
+func (c *Config) viewConfig() view.Config {
+	vc := c.View
+	vc.Tick = c.Server.Tick
+	return vc
 }
 
 func (c *Config) serverConfig() server.Config {

@@ -325,13 +325,15 @@ func buildRegistry() []Param {
 	g, s := choice("client.sender", client.SenderNames, func(c *Config) *client.Sender { return &cl(c).Sender })
 	ps = append(ps, Param{"client.sender", "frame (reference) or accumulator", true, g, s})
 	g, s = choice("client.corrector", client.CorrectorNames, func(c *Config) *client.CorrectorMode { return &cl(c).Corrector })
-	ps = append(ps, Param{"client.corrector", "deadband (reference), off, signflip or proportional", true, g, s})
+	ps = append(ps, Param{"client.corrector", "deadband (reference), off, signflip, proportional or dilation", true, g, s})
 	g, s = choice("client.predict", client.PredictNames, func(c *Config) *client.Predict { return &cl(c).Predict })
 	ps = append(ps, Param{"client.predict", "attribute (reference) or consume", true, g, s})
 	g, s = choice("client.replay", client.ReplayNames, func(c *Config) *client.Replay { return &cl(c).Replay })
 	ps = append(ps, Param{"client.replay", "substep (after the fix) or single (the pre-fix bug)", true, g, s})
 	g, s = choice("client.smoothing", client.SmoothingNames, func(c *Config) *client.Smoothing { return &cl(c).Smoothing })
 	ps = append(ps, Param{"client.smoothing", "lerp or movetowards", true, g, s})
+
+	ps = append(ps, variantParams()...) // issue 11, lab/fixparams.go
 
 	ps = append(ps,
 		ppmParam("client.drift_ppm", "client clock drift, e.g. +40ppm or 2%", func(c *Config) *float64 { return &c.ClientDriftPPM }),
@@ -373,7 +375,7 @@ func buildRegistry() []Param {
 				c.Server.Broadcast = int(n)
 				return err
 			}},
-		Param{"server.inputs", "latest (reference) or queue", true, g, s},
+		Param{"server.inputs", "latest (reference), queue or buffer", true, g, s},
 		Param{Key: "input.script", Help: "steady, turn, zigzag, stopgo or random", Live: true,
 			Get: func(c *Config) string { return c.Script },
 			Set: func(c *Config, v string) error {

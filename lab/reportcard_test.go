@@ -147,7 +147,7 @@ func TestVariantsAreTheRegistrysImplementationChoices(t *testing.T) {
 			}
 		}
 	}
-	want := "client.sender client.corrector client.predict client.replay client.smoothing server.inputs"
+	want := "client.sender client.corrector client.predict client.replay client.smoothing client.redundancy client.max_catchup view.interp server.inputs"
 	if strings.Join(got, " ") != want {
 		t.Errorf("variants %q, want %q", got, want)
 	}

@@ -13,6 +13,7 @@ import (
 	"jitterlab/proto"
 	"jitterlab/server"
 	"jitterlab/sim"
+	"jitterlab/view"
 )
 
 type evKind uint8
@@ -122,8 +123,9 @@ type Session struct {
 	timers         [nTimers]sim.Timer
 	nextFrameLocal sim.Time
 
-	msgs []wire
-	free []int32
+	msgs    []wire
+	free    []int32
+	earlier []proto.Earlier // by message ID: the inputs a MoveInput repeats (client.redundancy)
 
 	serverKnowsClient bool
 
@@ -167,6 +169,10 @@ type Session struct {
 	OnChange func(Change)
 
 	initial Config // the configuration the session started with
+
+	// Issue 11: the variants' summary accumulators and the remote viewer.
+	vars variantStats
+	vw   *view.Viewer
 }
 
 // sentRing bounds how many unacknowledged ticks the input-delay measure
@@ -225,6 +231,10 @@ func New(cfg Config, every time.Duration) (*Session, error) {
 	if s.sv, err = server.New(cfg.serverConfig()); err != nil {
 		return nil, err
 	}
+	if s.vw, err = view.New(cfg.viewConfig()); err != nil {
+		return nil, err
+	}
+	s.vars.viewDelay = metrics.NewHistogram(0.01)
 	s.q.Grow(64)
 	s.scheduleFrame()
 	s.scheduleServer()
@@ -390,16 +400,25 @@ func (s *Session) rearm(i int, at sim.Time) {
 func (s *Session) frame() {
 	prev, snaps := s.cl.Visible(), s.cl.Counters().Snaps
 	s.cl.Frame(s.nextFrameLocal)
-	for _, m := range s.cl.Outbox() {
+	out := s.cl.Outbox()
+	for i := range out {
+		m := &out[i]
 		switch m.Kind {
 		case client.MsgLogin:
-			s.send(s.up, "up", wire{kind: wireLogin}, proto.LoginSize)
+			s.send(s.up, "up", &wire{kind: wireLogin}, proto.LoginSize)
 		case client.MsgMoveInput:
 			s.sentAt[m.Move.Tick%sentRing] = s.now
-			s.send(s.up, "up", wire{kind: wireMove, move: m.Move}, proto.MoveInputSize)
+			id := s.send(s.up, "up", &wire{kind: wireMove, move: m.Move}, m.Move.Size())
+			if m.Move.Redundant > 0 {
+				for len(s.earlier) <= int(id) {
+					s.earlier = append(s.earlier, proto.Earlier{})
+				}
+				s.earlier[id] = m.Earlier
+			}
 		}
 	}
 	st := s.cl.Stats()
+	s.vars.longestFrame = max(s.vars.longestFrame, st.Dt)
 	s.winErrM = max(s.winErrM, st.VisibleErrM)
 	s.winErrDeg = max(s.winErrDeg, st.VisibleErrDeg)
 	s.winCor = max(s.winCor, st.CorrectionM)
@@ -420,6 +439,12 @@ func (s *Session) frame() {
 			s.corr.Add(st.CorrectionM)
 		}
 		s.cardFrame(&st, prev, snaps)
+		if s.cfg.Client.Corrector == client.Dilation {
+			s.vars.addScale(s.cl.Dilation())
+		}
+	}
+	if s.cfg.View.Mode != view.Off {
+		s.renderView()
 	}
 	s.scheduleFrame()
 }
@@ -441,14 +466,18 @@ func (s *Session) serverStep() {
 			s.card.InputDelay(ms(s.now.Sub(s.sentAt[ps.AckTick%sentRing])))
 		}
 	}
+	if ps.HasDepth && s.warm && s.now >= s.warmFrom {
+		s.vars.addDepth(ps.BufferDepth)
+	}
 	if broadcast && s.serverKnowsClient {
-		s.send(s.down, "down", wire{kind: wireState, state: ps}, proto.PlayerStateSize)
+		s.send(s.down, "down", &wire{kind: wireState, state: ps}, ps.Size())
 	}
 	s.scheduleServer()
 }
 
-// send puts a message on a link and schedules its deliveries.
-func (s *Session) send(l *netem.Link, dir string, w wire, size int) {
+// send puts a message on a link and schedules its deliveries under the
+// message ID it returns.
+func (s *Session) send(l *netem.Link, dir string, w *wire, size int) int32 {
 	var id int32
 	if n := len(s.free); n > 0 {
 		id, s.free = s.free[n-1], s.free[:n-1]
@@ -470,7 +499,7 @@ func (s *Session) send(l *netem.Link, dir string, w wire, size int) {
 	}
 	res := l.Send(s.now, netem.Packet{ID: uint64(id), Size: size})
 	w.refs = uint8(res.Scheduled)
-	s.msgs[id] = w
+	s.msgs[id] = *w
 	if kind == evUp && res.Scheduled > 0 {
 		first := res.At[0]
 		if res.Scheduled == 2 {
@@ -510,6 +539,7 @@ func (s *Session) send(l *netem.Link, dir string, w wire, size int) {
 	if res.Scheduled == 0 {
 		s.free = append(s.free, id)
 	}
+	return id
 }
 
 // deliver hands the link's due copy to its endpoint.
@@ -550,13 +580,20 @@ func (s *Session) deliver(l *netem.Link, dir string) {
 	case wireLogin:
 		s.serverKnowsClient = true
 		// This send may reuse id and grow s.msgs: w is not read after it.
-		s.send(s.down, "down", wire{kind: wireLoginAck, start: s.sv.Tick()}, proto.LoginAckSize)
+		s.send(s.down, "down", &wire{kind: wireLoginAck, start: s.sv.Tick()}, proto.LoginAckSize)
 	case wireMove:
-		s.sv.OnMoveInput(w.move)
+		if w.move.Redundant > 0 {
+			s.sv.OnRedundantMoveInput(w.move, &s.earlier[id])
+		} else {
+			s.sv.OnMoveInput(w.move)
+		}
 	case wireLoginAck:
 		s.cl.OnLoginAck(w.start)
 	case wireState:
 		s.cl.OnPlayerState(w.state)
+		if s.cfg.View.Mode != view.Off {
+			s.vw.OnSnapshot(s.now, w.state.ServerTick, w.state.Pose)
+		}
 	}
 }
 
@@ -661,6 +698,9 @@ func (s *Session) apply(key, value string) (bool, error) {
 		s.cl.SetScript(script)
 	}
 	if err := s.cl.SetConfig(c.clientConfig()); err != nil {
+		return true, err
+	}
+	if err := s.vw.SetConfig(c.viewConfig()); err != nil {
 		return true, err
 	}
 	if c.ClientDriftPPM != old.ClientDriftPPM {

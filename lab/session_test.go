@@ -241,7 +241,13 @@ func BenchmarkSessionHour(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		sets []string
-	}{{"perfect", nil}, {"jitter", []string{jittery, "link.jitter=20ms", "link.loss=1%"}}} {
+	}{{"perfect", nil}, {"jitter", []string{jittery, "link.jitter=20ms", "link.loss=1%"}},
+		// Issue 11 variants, each on the jittery link.
+		{"redundancy", []string{jittery, "link.jitter=20ms", "link.loss=1%", "client.redundancy=3"}},
+		{"view", []string{jittery, "link.jitter=20ms", "link.loss=1%", "view.interp=adaptive"}},
+		{"max_catchup", []string{jittery, "link.jitter=20ms", "link.loss=1%", "client.fps=20", "client.fixed_cost=15ms", "client.max_catchup=100ms"}},
+		{"buffer+dilation", []string{jittery, "link.jitter=20ms", "link.loss=1%", "server.inputs=buffer", "server.buffer=3", "client.corrector=dilation", "client.sender=accumulator"}},
+	} {
 		b.Run(c.name, func(b *testing.B) {
 			cfg := config(b, time.Hour, c.sets...)
 			b.ReportAllocs()

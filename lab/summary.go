@@ -125,6 +125,12 @@ type Summary struct {
 	Starved     uint64 `json:"starved"`
 
 	Card ReportCard `json:"report_card"`
+	// Issue 11 variants; absent from JSON while the variant is off.
+	Recovered uint64           `json:"inputs_recovered,omitempty"`
+	Buffer    *BufferSummary   `json:"buffer,omitempty"`
+	Dilation  *DilationSummary `json:"dilation,omitempty"`
+	Frames    *FrameSummary    `json:"frames,omitempty"`
+	View      *ViewSummary     `json:"remote_view,omitempty"`
 }
 
 // Summary reports the run so far.
@@ -141,8 +147,10 @@ func (s *Session) Summary() Summary {
 		Up:          linkSummary(s.up.Counters()), Down: linkSummary(s.down.Counters()),
 		InputsSent: cc.Sent, Arrived: sv.Arrived, Applied: sv.Applied,
 		LateDropped: sv.LateDropped, Overwritten: sv.Overwritten, Starved: sv.Starved,
-		Card: s.card.Card(),
+		Card:      s.card.Card(),
+		Recovered: sv.Recovered,
 	}
+	s.vars.summarize(&sum, s)
 	if s.visTime > 0 {
 		sum.MeanVisibleSpeedMPS = s.visDist / s.visTime
 		sum.CommandedSpeedMPS = s.cmdDist / s.visTime
@@ -206,6 +214,7 @@ func (sum *Summary) WriteText(w io.Writer) error {
 			fmt.Fprintln(tw, "inputs\tsent\tarrived\tapplied\tlate-dropped\toverwritten\tstarved\t")
 			fmt.Fprintf(tw, "\t%d\t%d\t%d\t%d\t%d\t%d\t\n", sum.InputsSent, sum.Arrived, sum.Applied, sum.LateDropped, sum.Overwritten, sum.Starved)
 		}),
+		sum.writeVariants(w),
 	}
 	return errors.Join(errs...)
 }

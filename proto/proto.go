@@ -5,10 +5,32 @@ package proto
 
 import "jitterlab/motion"
 
-// MoveInput is one client send: the client tick and the controls.
+// MoveInput is one client send: the client tick and the controls, and
+// with client.redundancy N > 1 the count of earlier ticks' inputs the
+// packet repeats (they travel beside it as an [Earlier], so the common
+// packet stays small), so the server can fill the gap a lost packet
+// leaves.
 type MoveInput struct {
-	Tick  uint32
-	Input motion.Input
+	Tick      uint32
+	Input     motion.Input
+	Redundant uint8 // earlier inputs carried, ≤ MaxRedundancy − 1
+}
+
+// Earlier holds the inputs a MoveInput repeats: [i] is the input of tick
+// Tick − 1 − i, for i < Redundant.
+type Earlier [MaxRedundancy - 1]motion.Input
+
+// MaxRedundancy is the most inputs one MoveInput carries (its own and
+// MaxRedundancy − 1 earlier ones).
+const MaxRedundancy = 4
+
+// Size is the payload size in bytes: with earlier inputs, a count byte and
+// each earlier input's controls on top of MoveInputSize.
+func (m *MoveInput) Size() int {
+	if m.Redundant == 0 {
+		return MoveInputSize
+	}
+	return MoveInputSize + 1 + int(m.Redundant)*RedundantInputSize
 }
 
 // PlayerState is one server broadcast.
@@ -16,14 +38,27 @@ type PlayerState struct {
 	ServerTick uint32      // the server's step counter, from 1
 	Pose       motion.Pose // authoritative pose after the step
 	AckTick    uint32      // tick of the last MoveInput applied; 0 before any
+	// With server.inputs = buffer: ticks of input buffered ahead of the next
+	// step (the client's time dilation keeps it at server.buffer).
+	BufferDepth int16
+	HasDepth    bool
+}
+
+// Size is the payload size in bytes: the buffer depth adds 2.
+func (ps *PlayerState) Size() int {
+	if ps.HasDepth {
+		return PlayerStateSize + 2
+	}
+	return PlayerStateSize
 }
 
 // Wire sizes in bytes of the payloads (without UDP/IP overhead), as the
 // rate limit counts them.
 const (
-	MoveInputSize   = 1 + 4 + 4 + 4   // kind, tick, turn, throttle
-	PlayerStateSize = 1 + 4 + 3*4 + 4 // kind, tick, x, y, rot, ack
-	LoginSize       = 1 + 8           // kind, nonce
-	LoginAckSize    = 1 + 4           // kind, start tick
-	UDPIPv4Overhead = 28              // bytes per packet on the wire
+	MoveInputSize      = 1 + 4 + 4 + 4   // kind, tick, turn, throttle
+	RedundantInputSize = 4 + 4           // turn, throttle of each earlier input
+	PlayerStateSize    = 1 + 4 + 3*4 + 4 // kind, tick, x, y, rot, ack
+	LoginSize          = 1 + 8           // kind, nonce
+	LoginAckSize       = 1 + 4           // kind, start tick
+	UDPIPv4Overhead    = 28              // bytes per packet on the wire
 )

@@ -21,10 +21,15 @@ const (
 	// Queue: keep accepted inputs in tick order, consume one per step and
 	// repeat the last input when the queue is empty.
 	Queue
+	// Buffer: apply inputs by tick at a fixed delay of Buffer steps behind
+	// the arrival of the first one, so jitter up to Buffer steps is
+	// absorbed; a missing tick repeats the last input (an underrun). Each
+	// PlayerState reports the depth (see buffer.go).
+	Buffer
 )
 
 // InputModes are the accepted names, in InputMode order.
-var InputModes = []string{"latest", "queue"}
+var InputModes = []string{"latest", "queue", "buffer"}
 
 func (m InputMode) String() string { return InputModes[m] }
 
@@ -33,11 +38,12 @@ type Config struct {
 	Tick      time.Duration // step period on the server clock (50ms)
 	Broadcast int           // a PlayerState every Broadcast steps (1)
 	Inputs    InputMode
+	Buffer    int // target depth in steps for Inputs = Buffer (server.buffer)
 	Tuning    motion.Tuning
 }
 
 // DefaultConfig is the first user's server at the client's requested speed.
-var DefaultConfig = Config{Tick: 50 * time.Millisecond, Broadcast: 1, Inputs: Latest, Tuning: motion.DefaultTuning}
+var DefaultConfig = Config{Tick: 50 * time.Millisecond, Broadcast: 1, Inputs: Latest, Buffer: 2, Tuning: motion.DefaultTuning}
 
 // MaxBroadcast bounds server.broadcast: beyond it the client would hear
 // from the server less than once a minute at the default tick.
@@ -50,6 +56,10 @@ type Counters struct {
 	Overwritten uint64 // accepted inputs replaced by a later one in the same step (Latest)
 	LateDropped uint64 // inputs dropped for a tick not newer than one accepted (or a duplicate)
 	Starved     uint64 // steps with no new input, counted from the first input on
+	Recovered   uint64 // inputs of lost packets accepted from a later packet's redundant copies
+	Underruns   uint64 // Buffer: steps whose tick had no input (also counted in Starved)
+	Dropped     uint64 // Buffer: inputs dropped for overfilling it (skipped above 3·D + 2, or beyond the ring)
+	Resyncs     uint64 // Buffer: re-anchorings on a late input to an empty buffer
 }
 
 // Server is the authoritative server. It steps at local times
@@ -79,13 +89,16 @@ type Server struct {
 	lastConsumed uint32
 	lastInput    motion.Input
 
+	buf  inputBuffer
+	held []proto.MoveInput // scratch for switching modes
+
 	c Counters
 }
 
 // New returns a server at tick 0 whose first step is at local time
 // cfg.Tick.
 func New(cfg Config) (*Server, error) {
-	s := &Server{queue: make([]proto.MoveInput, 0, 64)}
+	s := &Server{queue: make([]proto.MoveInput, 0, 64), buf: newInputBuffer()}
 	if err := s.SetConfig(cfg); err != nil {
 		return nil, err
 	}
@@ -107,30 +120,49 @@ func (s *Server) SetConfig(cfg Config) error {
 	if int(cfg.Inputs) >= len(InputModes) {
 		return fmt.Errorf("server.inputs %d: allowed %v", cfg.Inputs, InputModes)
 	}
-	if s.cfg.Inputs != cfg.Inputs {
-		s.switchInputs(cfg.Inputs)
+	if cfg.Buffer < 0 || cfg.Buffer > MaxBuffer {
+		return fmt.Errorf("server.buffer %d: allowed a depth in [0, %d] steps", cfg.Buffer, MaxBuffer)
+	}
+	if s.cfg.Inputs != cfg.Inputs && s.cfg.Tick != 0 {
+		s.switchInputs(s.cfg.Inputs, cfg)
 	}
 	s.cfg = cfg
 	return nil
 }
 
-// switchInputs carries accepted inputs over a change of InputMode.
-func (s *Server) switchInputs(to InputMode) {
-	switch to {
-	case Queue: // the pending input, if any, becomes the queue
-		s.lastConsumed = s.ack
-		s.queue = s.queue[:0]
+// switchInputs carries accepted inputs over a change of InputMode: the
+// inputs held (the pending one, the queue, the buffer) move to the new
+// mode in tick order. Latest keeps the newest (the older ones count as
+// overwritten); Buffer anchors at the oldest with the new depth.
+func (s *Server) switchInputs(from InputMode, to Config) {
+	held := s.held[:0]
+	switch from {
+	case Latest:
 		if s.hasPending {
-			s.queue = append(s.queue, s.pending)
-			s.hasPending = false
+			held = append(held, s.pending)
 		}
-	case Latest: // the newest queued input is pending, older ones are overwritten
-		s.lastAccepted = s.lastConsumed
-		if n := len(s.queue); n > 0 {
-			s.pending, s.hasPending = s.queue[n-1], true
+		s.hasPending = false
+	case Queue:
+		held = append(held, s.queue...)
+		s.queue = s.queue[:0]
+	case Buffer:
+		held = s.buf.drain(held)
+	}
+	s.held = held
+	switch to.Inputs {
+	case Queue:
+		s.lastConsumed = s.ack
+		s.queue = append(s.queue, held...)
+	case Latest:
+		s.lastAccepted = s.ack
+		if n := len(held); n > 0 {
+			s.pending, s.hasPending = held[n-1], true
 			s.lastAccepted = s.pending.Tick
 			s.c.Overwritten += uint64(n - 1)
-			s.queue = s.queue[:0]
+		}
+	case Buffer:
+		for _, m := range held {
+			s.buf.put(m.Tick, m.Input, to.Buffer, s.ack)
 		}
 	}
 }
@@ -144,41 +176,99 @@ func (s *Server) NextStep() sim.Time { return s.nextLocal }
 // Tick is the number of steps done: the start tick a login is told.
 func (s *Server) Tick() uint32 { return s.tick }
 
+// BufferDepth is the depth the last PlayerState reported (Buffer mode).
+func (s *Server) BufferDepth() int16 { return s.buf.depth() }
+
 // Counters returns the cumulative input counts.
 func (s *Server) Counters() Counters { return s.c }
 
-// OnMoveInput accepts or drops an arriving input.
-func (s *Server) OnMoveInput(m proto.MoveInput) {
+// OnMoveInput accepts or drops an arriving input. With client.redundancy
+// the packet also carries earlier ticks' inputs: each one the server has
+// not yet accepted is a lost input recovered (counted in Recovered, not in
+// Arrived). Latest accepts the recovered inputs in tick order before the
+// packet's own, so the newest still wins the step and they are counted as
+// overwritten: redundancy recovers nothing a latest-wins server would use.
+// Queue inserts them into the gaps.
+func (s *Server) OnMoveInput(m proto.MoveInput) { s.OnRedundantMoveInput(m, nil) }
+
+// OnRedundantMoveInput is OnMoveInput for a packet that carries the
+// earlier inputs e (m.Redundant of them; none if e is nil).
+func (s *Server) OnRedundantMoveInput(m proto.MoveInput, e *proto.Earlier) {
+	if e == nil {
+		m.Redundant = 0
+	}
 	s.c.Arrived++
 	s.playing = true
 	switch s.cfg.Inputs {
 	case Latest:
+		for i := int(m.Redundant) - 1; i >= 0; i-- {
+			if t := m.Tick - 1 - uint32(i); t < m.Tick && t > s.lastAccepted {
+				s.c.Recovered++
+				s.acceptLatest(proto.MoveInput{Tick: t, Input: e[i]})
+			}
+		}
 		if m.Tick <= s.lastAccepted {
 			s.c.LateDropped++
 			return
 		}
-		if s.hasPending {
-			s.c.Overwritten++
-		}
-		s.lastAccepted = m.Tick
-		s.pending, s.hasPending = m, true
+		s.acceptLatest(m)
 	case Queue:
-		if m.Tick <= s.lastConsumed {
+		for i := range int(m.Redundant) {
+			if t := m.Tick - 1 - uint32(i); t < m.Tick && t > s.lastConsumed && s.enqueue(proto.MoveInput{Tick: t, Input: e[i]}) {
+				s.c.Recovered++
+			}
+		}
+		if m.Tick <= s.lastConsumed || !s.enqueue(proto.MoveInput{Tick: m.Tick, Input: m.Input}) {
+			s.c.LateDropped++ // late, or a duplicate of a queued input
+		}
+	case Buffer:
+		// The earlier inputs first, oldest first: a resync then anchors
+		// at the oldest one still wanted.
+		for i := int(m.Redundant) - 1; i >= 0; i-- {
+			if t := m.Tick - 1 - uint32(i); t < m.Tick {
+				switch s.buf.put(t, e[i], s.cfg.Buffer, s.ack) {
+				case putResync:
+					s.c.Resyncs++
+					s.c.Recovered++
+				case putStored:
+					s.c.Recovered++
+				}
+			}
+		}
+		switch s.buf.put(m.Tick, m.Input, s.cfg.Buffer, s.ack) {
+		case putLate:
 			s.c.LateDropped++
-			return
+		case putOverflow:
+			s.c.Dropped++
+		case putResync:
+			s.c.Resyncs++
 		}
-		i := len(s.queue)
-		for i > 0 && s.queue[i-1].Tick >= m.Tick {
-			i--
-		}
-		if i < len(s.queue) && s.queue[i].Tick == m.Tick {
-			s.c.LateDropped++ // a duplicate of a queued input
-			return
-		}
-		s.queue = append(s.queue, proto.MoveInput{})
-		copy(s.queue[i+1:], s.queue[i:])
-		s.queue[i] = m
 	}
+}
+
+// acceptLatest makes m, newer than every accepted input, the pending one.
+func (s *Server) acceptLatest(m proto.MoveInput) {
+	if s.hasPending {
+		s.c.Overwritten++
+	}
+	s.lastAccepted = m.Tick
+	s.pending, s.hasPending = m, true
+}
+
+// enqueue inserts m (tick > lastConsumed) in tick order and reports whether
+// it was new rather than a duplicate of a queued tick.
+func (s *Server) enqueue(m proto.MoveInput) bool {
+	i := len(s.queue)
+	for i > 0 && s.queue[i-1].Tick >= m.Tick {
+		i--
+	}
+	if i < len(s.queue) && s.queue[i].Tick == m.Tick {
+		return false
+	}
+	s.queue = append(s.queue, proto.MoveInput{})
+	copy(s.queue[i+1:], s.queue[i:])
+	s.queue[i] = m
+	return true
 }
 
 // Step runs the step due at NextStep and returns the PlayerState after it;
@@ -208,6 +298,20 @@ func (s *Server) Step() (ps proto.PlayerState, broadcast bool) {
 				s.c.Starved++
 			}
 		}
+	case Buffer:
+		m, st, skipped := s.buf.take(s.cfg.Buffer)
+		if skipped {
+			s.c.Dropped++
+		}
+		switch st {
+		case takeApplied:
+			in, s.ack, s.lastInput = m.Input, m.Tick, m.Input
+			s.c.Applied++
+		case takeUnderrun:
+			in = s.lastInput
+			s.c.Underruns++
+			s.c.Starved++
+		}
 	}
 	s.pose = motion.Step(s.pose, in, s.stepDT, s.cfg.Tuning)
 	s.tick++
@@ -217,5 +321,9 @@ func (s *Server) Step() (ps proto.PlayerState, broadcast bool) {
 	if broadcast = s.quiet >= s.cfg.Broadcast; broadcast {
 		s.quiet = 0
 	}
-	return proto.PlayerState{ServerTick: s.tick, Pose: s.pose, AckTick: s.ack}, broadcast
+	ps = proto.PlayerState{ServerTick: s.tick, Pose: s.pose, AckTick: s.ack}
+	if s.cfg.Inputs == Buffer {
+		ps.BufferDepth, ps.HasDepth = s.buf.depth(), true
+	}
+	return ps, broadcast
 }

@@ -171,3 +171,206 @@ func TestBroadcastEveryNSteps(t *testing.T) {
 		t.Fatal("broadcast every 0 steps accepted")
 	}
 }
+
+// Redundancy: a lost MoveInput's controls reach the server in the next
+// packet, which repeats the inputs of the ticks before it.
+func TestRedundancyRecoversALostInput(t *testing.T) {
+	left, right := motion.Input{Turn: -1, Throttle: 1}, motion.Input{Turn: 1, Throttle: 1}
+	// Ticks 1, 2, 3 with inputs fwd, left, right; packet 2 is lost, packet 3
+	// carries the inputs of ticks 2 and 1.
+	p1 := proto.MoveInput{Tick: 1, Input: fwd}
+	p3 := proto.MoveInput{Tick: 3, Input: right, Redundant: 2}
+	e3 := &proto.Earlier{left, fwd}
+
+	t.Run("queue fills the gap in tick order", func(t *testing.T) {
+		s := newServer(t, Queue)
+		s.OnMoveInput(p1)
+		s.OnRedundantMoveInput(p3, e3)
+		var acks []uint32
+		var pose motion.Pose
+		for range 3 {
+			ps, _ := s.Step()
+			acks = append(acks, ps.AckTick)
+			pose = ps.Pose
+		}
+		want := motion.Pose{}
+		for _, in := range []motion.Input{fwd, left, right} {
+			want = motion.Step(want, in, 50*time.Millisecond, DefaultConfig.Tuning)
+		}
+		if !slices.Equal(acks, []uint32{1, 2, 3}) || pose != want {
+			t.Fatalf("acks %v pose %+v, want 1 2 3 and the pose of all three inputs %+v", acks, pose, want)
+		}
+		c := s.Counters()
+		if c.Recovered != 1 || c.Arrived != 2 || c.Applied != 3 || c.Starved != 0 || c.LateDropped != 0 {
+			t.Fatalf("counters %+v, want tick 2 recovered and 3 inputs applied", c)
+		}
+		// The lost packet arriving after all is a duplicate.
+		s.OnMoveInput(proto.MoveInput{Tick: 2, Input: left})
+		if s.Counters().LateDropped != 1 {
+			t.Fatal("the original of a recovered input was not dropped")
+		}
+	})
+	t.Run("latest recovers it but the newest input wins the step", func(t *testing.T) {
+		s := newServer(t, Latest)
+		s.OnMoveInput(p1)
+		s.Step()
+		s.OnRedundantMoveInput(p3, e3)
+		ps, _ := s.Step()
+		c := s.Counters()
+		if ps.AckTick != 3 || c.Recovered != 1 || c.Overwritten != 1 || c.Applied != 2 {
+			t.Fatalf("ack %d counters %+v, want tick 2 recovered, overwritten by 3", ps.AckTick, c)
+		}
+	})
+	t.Run("off: the gap stays", func(t *testing.T) {
+		s := newServer(t, Queue)
+		s.OnMoveInput(p1)
+		s.OnMoveInput(proto.MoveInput{Tick: 3, Input: right})
+		s.Step()
+		ps, _ := s.Step()
+		if ps.AckTick != 3 || s.Counters().Recovered != 0 {
+			t.Fatalf("without redundancy the server cannot know tick 2: ack %d", ps.AckTick)
+		}
+	})
+}
+
+// Buffer: tick t is applied D steps after the step that follows the first
+// input's arrival, whatever the arrival times after that.
+func TestBufferAppliesByTickAtAFixedDelay(t *testing.T) {
+	cfg := DefaultConfig
+	cfg.Inputs, cfg.Buffer = Buffer, 2
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := func(k uint32) motion.Input { return motion.Input{Throttle: float64(k) / 10} }
+	type step struct {
+		arrive []uint32 // before the step
+		ack    uint32
+		depth  int16
+	}
+	for i, st := range []step{
+		{arrive: []uint32{1}, ack: 0, depth: 2}, // anchored: tick 1 is due 2 steps later
+		{arrive: []uint32{2}, ack: 0, depth: 2},
+		{arrive: []uint32{3}, ack: 1, depth: 2},
+		{arrive: nil, ack: 2, depth: 1},            // tick 4 is late...
+		{arrive: []uint32{4, 5}, ack: 3, depth: 2}, // ...and bunched with 5: absorbed
+		{arrive: nil, ack: 4, depth: 1},
+		{arrive: nil, ack: 5, depth: 0},
+		{arrive: nil, ack: 5, depth: -1}, // underrun: tick 6 missing, repeat tick 5's input
+		// 6 arrives after its step with nothing buffered: resync, tick 6
+		// due 2 steps later; 5 was applied, so the buffer holds for them.
+		{arrive: []uint32{6, 8}, ack: 5, depth: 4},
+		{arrive: nil, ack: 5, depth: 3},
+		{arrive: nil, ack: 6, depth: 2},
+		{arrive: nil, ack: 6, depth: 1}, // underrun: tick 7 never came
+		{arrive: nil, ack: 8, depth: 0},
+		{arrive: []uint32{10}, ack: 8, depth: 1},    // underrun: tick 9
+		{arrive: []uint32{9, 5}, ack: 10, depth: 0}, // 9 with 10 buffered ahead: late; 5: applied long ago
+	} {
+		for _, k := range st.arrive {
+			s.OnMoveInput(proto.MoveInput{Tick: k, Input: in(k)})
+		}
+		ps, _ := s.Step()
+		if ps.AckTick != st.ack || ps.BufferDepth != st.depth || !ps.HasDepth {
+			t.Fatalf("step %d: ack %d depth %d, want ack %d depth %d", i+1, ps.AckTick, ps.BufferDepth, st.ack, st.depth)
+		}
+	}
+	c := s.Counters()
+	if c.Applied != 8 || c.Underruns != 5 || c.Starved != 5 || c.LateDropped != 2 || c.Resyncs != 1 || c.Dropped != 0 {
+		t.Fatalf("counters %+v, want 8 applied, 5 underruns, 2 late, 1 resync", c)
+	}
+	// Memory is bounded: a tick a whole ring ahead is dropped.
+	s.OnMoveInput(proto.MoveInput{Tick: 11 + bufferCap})
+	if s.Counters().Dropped != 1 {
+		t.Fatal("a tick beyond the ring was stored")
+	}
+}
+
+// Above 3·D + 2 the buffer drops its oldest tick each step until the
+// depth is back within it.
+func TestBufferSkipsWhenOverfull(t *testing.T) {
+	cfg := DefaultConfig
+	cfg.Inputs, cfg.Buffer = Buffer, 0
+	s, _ := New(cfg)
+	for k := uint32(1); k <= 5; k++ {
+		s.OnMoveInput(proto.MoveInput{Tick: k, Input: fwd})
+	}
+	var acks []uint32
+	for range 3 {
+		ps, _ := s.Step()
+		acks = append(acks, ps.AckTick)
+	}
+	if !slices.Equal(acks, []uint32{2, 4, 5}) || s.Counters().Dropped != 2 {
+		t.Fatalf("acks %v dropped %d, want ticks 1 and 3 skipped (depth 5, then 3 > 2)", acks, s.Counters().Dropped)
+	}
+}
+
+func TestBufferUnderrunRepeatsTheLastInput(t *testing.T) {
+	cfg := DefaultConfig
+	cfg.Inputs, cfg.Buffer = Buffer, 0
+	s, _ := New(cfg)
+	s.OnMoveInput(proto.MoveInput{Tick: 1, Input: fwd})
+	a, _ := s.Step()
+	b, _ := s.Step() // tick 2 missing
+	if a.AckTick != 1 || b.AckTick != 1 || b.Pose.Y != 2*a.Pose.Y {
+		t.Fatalf("underrun step moved %v after %v, want the same input again", b.Pose.Y-a.Pose.Y, a.Pose.Y)
+	}
+}
+
+func TestSwitchingIntoAndOutOfBufferKeepsInputs(t *testing.T) {
+	s := newServer(t, Queue)
+	for k := uint32(1); k <= 3; k++ {
+		s.OnMoveInput(proto.MoveInput{Tick: k, Input: fwd})
+	}
+	s.Step() // applies 1
+	cfg := DefaultConfig
+	cfg.Inputs, cfg.Buffer = Buffer, 0
+	if err := s.SetConfig(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if ps, _ := s.Step(); ps.AckTick != 2 {
+		t.Fatalf("after switching to buffer the step applied %d, want 2", ps.AckTick)
+	}
+	cfg.Inputs = Queue
+	s.SetConfig(cfg)
+	if ps, _ := s.Step(); ps.AckTick != 3 {
+		t.Fatalf("after switching back to queue the step applied %d, want 3", ps.AckTick)
+	}
+	cfg.Buffer = MaxBuffer + 1
+	if err := s.SetConfig(cfg); err == nil {
+		t.Fatal("server.buffer beyond the maximum accepted")
+	}
+}
+
+// FuzzBufferInputs: whatever ticks arrive in whatever order, with
+// whatever redundancy, the buffer applies each tick at most once, in
+// increasing order, and never holds more than its ring.
+func FuzzBufferInputs(f *testing.F) {
+	f.Add([]byte{1, 2, 0, 3, 0, 5, 4, 0, 0, 200, 0})
+	f.Add([]byte{9, 0, 0, 0, 1, 0, 255, 255, 0})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		cfg := DefaultConfig
+		cfg.Inputs, cfg.Buffer = Buffer, int(len(ops)%5)
+		s, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var last uint32
+		for i, b := range ops {
+			if b == 0 {
+				ps, _ := s.Step()
+				if ps.AckTick < last {
+					t.Fatalf("ack went back from %d to %d", last, ps.AckTick)
+				}
+				last = ps.AckTick
+				continue
+			}
+			m := proto.MoveInput{Tick: uint32(b) * uint32(1+i%3), Redundant: uint8(i % proto.MaxRedundancy)}
+			s.OnRedundantMoveInput(m, &proto.Earlier{})
+		}
+		c := s.Counters()
+		if c.Applied > uint64(last) || len(s.buf.slots) != bufferCap {
+			t.Fatalf("applied %d up to tick %d; ring %d", c.Applied, last, len(s.buf.slots))
+		}
+	})
+}

@@ -201,7 +201,7 @@ func TestStepValue(t *testing.T) {
 		{"up.loss_burst", "0", 1, "2"},
 		{"up.loss_burst", "3", 1, "2"},
 		{"up.keep_order", "false", 1, "true"},
-		{"client.corrector", "proportional", 1, "deadband"},
+		{"client.corrector", "dilation", 1, "deadband"},
 		{"client.sender", "frame", -1, "accumulator"},
 		{"client.drift_ppm", "0ppm", 1, "+10ppm"},
 		{"down.rate", "0", 1, "64kbit"},

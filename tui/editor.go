@@ -54,6 +54,7 @@ func buildEditorRows() []editorRow {
 		{"link", func(k string) bool { return strings.HasPrefix(k, "up.") }},
 		{"client", func(k string) bool { return strings.HasPrefix(k, "client.") || strings.HasPrefix(k, "input.") }},
 		{"server", func(k string) bool { return strings.HasPrefix(k, "server.") }},
+		{"remote view", func(k string) bool { return strings.HasPrefix(k, "view.") }},
 	}
 	var rows []editorRow
 	for _, g := range groups {

@@ -12,7 +12,7 @@ import (
 )
 
 // Every key that can change during a run is in the editor, once, under
-// its group: link (up and down), client, server.
+// its group: link (up and down), client, server, remote view.
 func TestEditorCoversEveryLiveKey(t *testing.T) {
 	var have []string
 	group := ""
@@ -22,7 +22,7 @@ func TestEditorCoversEveryLiveKey(t *testing.T) {
 			continue
 		}
 		for _, k := range r.keys {
-			want := map[string]string{"up": "link", "down": "link", "client": "client", "input": "client", "server": "server"}[k[:strings.Index(k, ".")]]
+			want := map[string]string{"up": "link", "down": "link", "client": "client", "input": "client", "server": "server", "view": "remote view"}[k[:strings.Index(k, ".")]]
 			if group != want {
 				t.Errorf("%s is under %q, want %q", k, group, want)
 			}

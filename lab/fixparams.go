@@ -1,0 +1,47 @@
+package lab
+
+import (
+	"strconv"
+	"time"
+
+	"jitterlab/client"
+	"jitterlab/param"
+	"jitterlab/server"
+	"jitterlab/view"
+)
+
+// variantParams are the keys of issue 11: the fixes netcode engineers
+// ship, as variants (docs/variants.md). Each enumerated key is built with
+// choice, so its values are alternatives lab diagnose tries.
+func variantParams() []Param {
+	cl := func(c *Config) *client.Config { return &c.Client }
+	var ps []Param
+	g, s := choice("client.redundancy", client.RedundancyNames, func(c *Config) *client.Redundancy { return &cl(c).Redundancy })
+	ps = append(ps, Param{"client.redundancy", "inputs per MoveInput: 1 (reference) to 4, the last N inputs", true, g, s},
+		Param{Key: "server.buffer", Help: "server.inputs=buffer: depth D in steps; inputs apply D steps behind arrival", Live: true,
+			Get: func(c *Config) string { return strconv.Itoa(c.Server.Buffer) },
+			Set: func(c *Config, v string) error {
+				n, err := param.Int("server.buffer", v, 0, server.MaxBuffer)
+				c.Server.Buffer = int(n)
+				return err
+			}},
+		Param{Key: "client.dilation_max", Help: "client.corrector=dilation: largest change of the fixed-update and send rates", Live: true,
+			Get: func(c *Config) string { return param.FormatFraction(c.Client.DilationMax) },
+			Set: func(c *Config, v string) error {
+				f, err := param.Fraction("client.dilation_max", v)
+				if err == nil && !(f > 0 && f <= client.MaxDilation) {
+					err = &param.Error{Key: "client.dilation_max", Value: v, Allowed: "a fraction in (0, 50%], e.g. 5%"}
+				}
+				if err == nil {
+					c.Client.DilationMax = f
+				}
+				return err
+			}})
+	g, s = choice("client.max_catchup", client.MaxCatchupNames, func(c *Config) *client.MaxCatchup { return &cl(c).MaxCatchup })
+	ps = append(ps, Param{"client.max_catchup", "most local time one frame advances the game clock: off (reference), 333ms (Unity's default) or 100ms", true, g, s},
+		durationParam("client.fixed_cost", "CPU time one fixed update takes; it delays the next frame (0 = free)", 0, MaxStep, func(c *Config) *time.Duration { return &c.Client.FixedCost }))
+	g, s = choice("view.interp", view.ModeNames, func(c *Config) *view.Mode { return &c.View.Mode })
+	ps = append(ps, Param{"view.interp", "remote player's view of our tank: off (reference), fixed (view.interp_delay) or adaptive (mean + 4σ of snapshot gaps)", true, g, s},
+		durationParam("view.interp_delay", "view.interp=fixed: interpolation delay of the remote view (Valve's 100ms)", 0, view.MaxDelay, func(c *Config) *time.Duration { return &c.View.Delay }))
+	return ps
+}
