@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -165,7 +166,15 @@ func (v *views) fillCharts(shown []metrics.Sample, span int, every time.Duration
 	v.interval.SetNote(fmt.Sprintf("%.3f", last.SendIntervalS))
 	v.visErr.Refs = []RefLine{{snap, fmt.Sprintf("%g", snap)}}
 	v.visErr.SetNote(fmt.Sprintf("%.2f", last.VisibleErrorM))
-	v.rtt.SetNote(fmt.Sprintf("%.0f, jitter %.1f/%.1f", last.RTTMs, last.UpJitterMs, last.DownJitterMs))
+	// A sample without a reply has no RTT: the last one measured.
+	rtt := "–"
+	for i := len(shown) - 1; i >= 0; i-- {
+		if !math.IsNaN(shown[i].RTTMs) {
+			rtt = fmt.Sprintf("%.0f", shown[i].RTTMs)
+			break
+		}
+	}
+	v.rtt.SetNote(fmt.Sprintf("%s, jitter %.1f/%.1f", rtt, last.UpJitterMs, last.DownJitterMs))
 }
 
 // fmtSpan is span samples of every as a short duration: 30s, 2m.
