@@ -68,7 +68,7 @@ func cliDiagnosis(t *testing.T, sets ...string) string {
 }
 
 // d diagnoses the settings in force, the live edit included, and its
-// result is 'lab diagnose''s on the same settings, byte for byte; the box
+// result is 'lab diagnose”s on the same settings, byte for byte; the box
 // names that command and the recommendation, and a runs it as B.
 func TestDiagnosisIsLabDiagnoseOnTheSettingsInForce(t *testing.T) {
 	a, screen := labDiagnosing(t, 80, 24)
