@@ -39,6 +39,7 @@ type ProxySnapshot struct {
 	Errors         uint64 // socket errors
 	Up, Down       ProxyDir
 	Changes        []ProxyChange // applied so far (timeline and live), oldest first
+	Stopped        bool          // the relay has stopped (its --duration ended): so does the screen
 }
 
 // ProxyChange is one change of the links.
@@ -105,6 +106,7 @@ type ProxyView struct {
 	pending               proxySample   // delays gathered toward the next sample
 	pendingN              [2]int
 	haveLast              bool
+	ended                 bool // the relay stopped, and the screen with it
 	signal                os.Signal
 	*clock
 }
@@ -192,6 +194,10 @@ func (v *ProxyView) Signal() os.Signal { return v.signal }
 func (v *ProxyView) advance(time.Duration) {
 	v.sample()
 	v.refresh()
+	if v.last.Stopped && !v.ended {
+		v.ended = true
+		v.app.Stop()
+	}
 }
 
 // sample reads a snapshot: its delays go into the pending sample, and once

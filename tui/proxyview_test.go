@@ -237,3 +237,17 @@ func TestProxyEverySizeDraws(t *testing.T) {
 		}
 	}
 }
+
+// When the relay stops (its --duration ended) the screen ends too.
+func TestProxyScreenEndsWithTheRelay(t *testing.T) {
+	v, f, _ := proxyAt(t, 80, 24)
+	if v.ended {
+		t.Fatal("ended while relaying")
+	}
+	f.snap.Stopped = true
+	f.tick()
+	v.advance(0)
+	if !v.ended {
+		t.Fatal("the screen did not end with the relay")
+	}
+}
