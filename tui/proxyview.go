@@ -80,7 +80,13 @@ type proxySample struct {
 	delayLo, delayHi [2]float64
 	rate             [2]float64
 	jitter           [2]float64
+	wall             time.Duration // the snapshot's
+	in               [2]uint64     // datagrams in, totals
 }
+
+// rateSpan is the span packet rates are averaged over: a game's 20 or 60
+// packets/s are 2 or 6 a sample, too few for a steady rate.
+const rateSpan = time.Second
 
 // ProxyView is the live screen of 'lab proxy': the relay's charts, the
 // configured and the realised link side by side, the link editor, the
@@ -226,12 +232,21 @@ func (v *ProxyView) sample() {
 		return
 	}
 	x := v.pending
-	for d, pair := range [][2]*ProxyDir{{&v.prev.Up, &s.Up}, {&v.prev.Down, &s.Down}} {
+	x.wall, x.in = s.Wall, [2]uint64{s.Up.In, s.Down.In}
+	// The rate since the newest sample at least rateSpan old, or the first.
+	from := proxySample{wall: v.prev.Wall, in: [2]uint64{v.prev.Up.In, v.prev.Down.In}}
+	for i := len(v.samples) - 1; i >= 0; i-- {
+		from = v.samples[i]
+		if s.Wall-from.wall >= rateSpan {
+			break
+		}
+	}
+	for d, pd := range []*ProxyDir{&s.Up, &s.Down} {
 		if v.pendingN[d] == 0 {
 			x.delayLo[d], x.delayHi[d] = math.NaN(), math.NaN()
 		}
-		x.rate[d] = float64(pair[1].In-pair[0].In) / dt
-		x.jitter[d] = pair[1].ArrivalJitterMs
+		x.rate[d] = float64(x.in[d]-from.in[d]) / (s.Wall - from.wall).Seconds()
+		x.jitter[d] = pd.ArrivalJitterMs
 	}
 	v.pending, v.pendingN, v.prev = proxySample{}, [2]int{}, s
 	// Keep the longest window, trimming by half so appends stay amortised.

@@ -21,6 +21,7 @@ type fakeProxy struct {
 	snap    ProxySnapshot
 	n       int
 	applied [][2]string
+	burst   bool // the game sends 2 packets every other 100 ms (10/s) instead of 6 each
 }
 
 func newFakeProxy(t *testing.T) *fakeProxy {
@@ -40,7 +41,11 @@ func (f *fakeProxy) tick() {
 	f.snap.Wall += 100 * time.Millisecond
 	u, d := &f.snap.Up, &f.snap.Down
 	u.DelaysMs, d.DelaysMs = nil, nil
-	for range 6 {
+	count := 6
+	if f.burst {
+		count = 2 * (int(f.snap.Wall/(100*time.Millisecond)) % 2)
+	}
+	for range count {
 		f.n++
 		u.In++
 		d.In++
@@ -249,5 +254,22 @@ func TestProxyScreenEndsWithTheRelay(t *testing.T) {
 	v.advance(0)
 	if !v.ended {
 		t.Fatal("the screen did not end with the relay")
+	}
+}
+
+// A game's packets come in bursts: the rate is over the last second, so a
+// stream of 2 packets every other 100 ms reads a steady 10/s.
+func TestProxyRateIsSteadyOverBursts(t *testing.T) {
+	f := newFakeProxy(t)
+	f.burst = true
+	v := NewProxyView(f, ProxyOptions{})
+	for range 100 {
+		f.tick()
+		v.advance(0)
+	}
+	for i, x := range v.samples[20:] {
+		if x.rate != [2]float64{10, 10} {
+			t.Fatalf("sample %d: %v packets/s, want a steady 10 each way", 20+i, x.rate)
+		}
 	}
 }
