@@ -246,3 +246,55 @@ func TestRTTTitleNeverNaN(t *testing.T) {
 		t.Fatalf("NaN on screen:\n%s", out)
 	}
 }
+
+// For every built-in scenario, with a live edit on top, the command the
+// diagnosis box names builds exactly the settings it diagnoses: the
+// scenario and its keys when it has no timeline, every key that differs
+// from the defaults when it has one ('lab diagnose --scenario' would
+// replay the timeline; the lab diagnoses the settings in force).
+func TestDiagnosisCommandRebuildsTheSettingsInForce(t *testing.T) {
+	all, err := lab.Builtins()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range all {
+		cfg := lab.DefaultConfig()
+		if err := lab.ApplyScenario(&cfg, sc); err != nil {
+			t.Fatal(err)
+		}
+		if err := lab.Set(&cfg, "down.jitter", "7ms"); err != nil {
+			t.Fatal(err)
+		}
+		o, cmd := diagnosisOf(cfg, sc, DiagnoseOptions{Seeds: diagSeeds, Duration: diagDuration})
+		if cmd == "" {
+			t.Errorf("%s: no command line says these settings", sc.Name)
+			continue
+		}
+		rebuilt := lab.DefaultConfig()
+		args := strings.Split(cmd, " --")[1:]
+		for _, a := range args {
+			flag, val, _ := strings.Cut(a, " ")
+			switch flag {
+			case "scenario":
+				if len(sc.Timeline) > 0 || val != sc.Name {
+					t.Errorf("%s: the command names --scenario %s", sc.Name, val)
+				}
+				if err := lab.ApplyScenario(&rebuilt, sc); err != nil {
+					t.Fatal(err)
+				}
+			case "set":
+				k, v, _ := lab.ParseAssignment(val)
+				if err := lab.Set(&rebuilt, k, v); err != nil {
+					t.Fatalf("%s: %s: %v", sc.Name, cmd, err)
+				}
+			}
+		}
+		rebuilt.Seed, rebuilt.Duration = o.Base.Seed, o.Base.Duration
+		if !rebuilt.Equal(&o.Base) {
+			t.Errorf("%s: %s builds other settings than the diagnosed ones", sc.Name, cmd)
+		}
+		if !strings.Contains(cmd, "--set down.jitter=7ms") {
+			t.Errorf("%s: the live edit is not in %s", sc.Name, cmd)
+		}
+	}
+}

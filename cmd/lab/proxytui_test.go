@@ -86,3 +86,15 @@ func TestRelaySourceAppliesLiveAndCounts(t *testing.T) {
 		t.Fatalf("changes %+v", s.Changes)
 	}
 }
+
+// Off a terminal, and with --no-tui anywhere, 'lab proxy' prints its
+// counter lines and the summary, as before the screen.
+func TestProxyNoTUIKeepsTheLines(t *testing.T) {
+	for _, extra := range [][]string{nil, {"--no-tui"}} {
+		args := append([]string{"proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", "--duration", "250ms", "--every", "100ms"}, extra...)
+		code, out, errOut := runLab(t, args...)
+		if code != 0 || !strings.Contains(out, "clients 0  up in 0") || !strings.Contains(out, "\nsummary after ") {
+			t.Fatalf("%v: exit %d, %q, %q", extra, code, out, errOut)
+		}
+	}
+}
