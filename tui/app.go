@@ -62,6 +62,7 @@ type App struct {
 	diag      *diagRun        // the latest diagnosis, running or finished
 	diagView  *tview.TextView // its box, while shown
 	diagShown string          // the box's text
+	diagWrap  bool            // the box wraps its lines (w)
 	diagHook  func(done int)  // tests: called after every diagnosis run
 
 	*clock            // idle while paused or at the end

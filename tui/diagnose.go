@@ -210,7 +210,7 @@ func (d *diagRun) boxText() string {
 		} else {
 			b.WriteString("recommended: nothing (no change improves significantly)\n")
 		}
-		b.WriteString("↑↓←→ PgUp PgDn scroll; d or Esc closes.\n\n")
+		b.WriteString("↑↓←→ PgUp PgDn scroll; w wraps the lines to the box; d or Esc closes.\n\n")
 		b.WriteString(d.text)
 	}
 	return b.String()
@@ -218,8 +218,8 @@ func (d *diagRun) boxText() string {
 
 // showDiagnosis opens the diagnosis box over the lab.
 func (a *App) showDiagnosis() {
-	view := tview.NewTextView().SetWrap(false)
-	view.SetBorder(true).SetTitle(" diagnose ─ d hides, Esc cancels or closes ")
+	view := tview.NewTextView().SetWrap(a.diagWrap).SetWordWrap(a.diagWrap)
+	view.SetBorder(true).SetTitle(" diagnose ─ d hides, Esc cancels or closes, w wraps ")
 	view.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
 		switch {
 		case ev.Key() == tcell.KeyEscape:
@@ -233,6 +233,9 @@ func (a *App) showDiagnosis() {
 		case ev.Key() == tcell.KeyRune && ev.Rune() == 'a':
 			a.closeDiagnosis()
 			a.applyRecommended()
+		case ev.Key() == tcell.KeyRune && ev.Rune() == 'w':
+			a.diagWrap = !a.diagWrap
+			view.SetWrap(a.diagWrap).SetWordWrap(a.diagWrap)
 		default:
 			return ev
 		}

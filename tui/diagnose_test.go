@@ -102,6 +102,15 @@ func TestDiagnosisIsLabDiagnoseOnTheSettingsInForce(t *testing.T) {
 		t.Fatalf("the recommendation is not on screen:\n%s", out)
 	}
 	golden(t, "diagnose-80x24.txt", out)
+	// w wraps the lines to the box: the command's end is on screen.
+	if strings.Contains(out, "--duration 30s") {
+		t.Fatalf("the golden expects the command cut at 80 columns:\n%s", out)
+	}
+	press(a, 'w')
+	if wrapped := draw(a, screen); !strings.Contains(wrapped, "duration 30s ") {
+		t.Fatalf("w did not wrap the box's lines:\n%s", wrapped)
+	}
+	press(a, 'w')
 	screen.SetSize(120, 40)
 	golden(t, "diagnose-120x40.txt", draw(a, screen))
 	screen.SetSize(80, 24)

@@ -23,7 +23,7 @@ var liveKeys = [][2]string{
 	{"R", "record the whole session from t 0 to a new file in --dir, or stop; lab replay FILE reads and --verify checks it"},
 	{"b", "A/B: run B (your settings) on the same seed beside A, drawn in white; b ends it"},
 	{"p", "the player's report card (judder, speed deficit, rubber bands, freeze, snaps, corrections, input delay, visible lag) in place of the now box, or back"},
-	{"d", "diagnose the settings in force (live edits included) in the background, as 'lab diagnose' on them: progress, then the ranked changes and the recommendation; d hides and shows the box, Esc cancels"},
+	{"d", "diagnose the settings in force (live edits included) in the background, as 'lab diagnose' on them: progress, then the ranked changes and the recommendation; d hides and shows the box, w wraps its lines, Esc cancels"},
 	{"a", "run the diagnosis's recommended set as B beside A (A/B)"},
 	{"r", "restart from t 0 on the same seed with the settings in force now (live edits kept; the scenario's timeline plays again)"},
 	{"?", "this help (↑ ↓ PgUp PgDn scroll, Esc closes)"},
