@@ -44,8 +44,9 @@ type ProxySnapshot struct {
 
 // ProxyChange is one change of the links.
 type ProxyChange struct {
-	At   time.Duration
-	What string
+	At       time.Duration
+	What     string
+	Timeline bool // the scenario's timeline made it (not the editor)
 }
 
 // ProxyDir is one direction as relayed. A figure the source does not
@@ -211,6 +212,12 @@ func (v *ProxyView) advance(time.Duration) {
 // kept with the arrival rates over that period.
 func (v *ProxyView) sample() {
 	s := v.src.Snapshot()
+	// A timeline change that applied since is announced on the status line.
+	for _, c := range s.Changes[min(len(v.last.Changes), len(s.Changes)):] {
+		if c.Timeline {
+			v.status = "[yellow]timeline[-] +" + fmtWall(c.At) + " " + tview.Escape(c.What)
+		}
+	}
 	v.last = s
 	for d, pd := range []*ProxyDir{&s.Up, &s.Down} {
 		for _, ms := range pd.DelaysMs {
@@ -384,7 +391,11 @@ func proxyLogText(changes []ProxyChange) string {
 	}
 	var b strings.Builder
 	for _, c := range changes {
-		fmt.Fprintf(&b, "[yellow]+%s[-] %s\n", fmtWall(c.At), tview.Escape(c.What))
+		by := ""
+		if c.Timeline {
+			by = "[gray]timeline[-] "
+		}
+		fmt.Fprintf(&b, "[yellow]+%s[-] %s%s\n", fmtWall(c.At), by, tview.Escape(c.What))
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }

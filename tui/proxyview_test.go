@@ -273,3 +273,20 @@ func TestProxyRateIsSteadyOverBursts(t *testing.T) {
 		}
 	}
 }
+
+// A scenario's timeline change is announced on the status line as it
+// applies, and the change list marks it.
+func TestProxyTimelineChangeOnTheStatusLine(t *testing.T) {
+	v, f, screen := proxyAt(t, 80, 24)
+	f.snap.Changes = append(f.snap.Changes, ProxyChange{At: 40 * time.Second, What: "link.latency=200ms", Timeline: true})
+	f.tick()
+	v.advance(0)
+	out := drawProxy(v, screen)
+	if !strings.Contains(out, "timeline +00:00:40.0 link.latency=200ms") {
+		t.Fatalf("no timeline change on the status line:\n%s", out)
+	}
+	proxyKey(v, tcell.NewEventKey(tcell.KeyRune, 'c', 0))
+	if out = drawProxy(v, screen); !strings.Contains(out, "+00:00:40.0 timeline link.latency=200ms") {
+		t.Fatalf("the change list does not mark the timeline's change:\n%s", out)
+	}
+}

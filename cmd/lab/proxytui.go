@@ -36,7 +36,7 @@ func (s *relaySource) timeline(c proxy.Change) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.cfg.Up, s.cfg.Down = c.Up, c.Down
-	s.changes = append(s.changes, tui.ProxyChange{At: c.At, What: c.What})
+	s.changes = append(s.changes, tui.ProxyChange{At: c.At, What: c.What, Timeline: true})
 }
 
 func (s *relaySource) Snapshot() tui.ProxySnapshot {
