@@ -150,10 +150,10 @@ func (a *App) cancelDiagnosis() {
 }
 
 // diagnoseKey shows the diagnosis, starting one on the settings in force
-// if there is none or the finished one diagnosed other settings.
+// if there is none, or the last failed or diagnosed other settings.
 func (a *App) diagnoseKey() {
 	cur := a.s.Config()
-	if d := a.diag; d == nil || (!d.running() && !d.inForce.Equal(&cur)) {
+	if d := a.diag; d == nil || (!d.running() && (d.err != nil || !d.inForce.Equal(&cur))) {
 		a.startDiagnosis()
 	}
 	a.showDiagnosis()

@@ -307,3 +307,30 @@ func TestDiagnosisCommandRebuildsTheSettingsInForce(t *testing.T) {
 		}
 	}
 }
+
+// A diagnosis that fails says why, in the box and on the status line; d
+// then tries again rather than showing the failure forever.
+func TestFailedDiagnosisSaysWhyAndRetries(t *testing.T) {
+	a, screen := labDiagnosing(t, 80, 24)
+	a.opts.Diagnose.Seeds = []uint64{1}
+	press(a, 'd')
+	failed := a.diag
+	waitDiagnosis(t, a)
+	out := draw(a, screen)
+	if failed.err == nil || !strings.Contains(a.diagShown, "the diagnosis failed: "+failed.err.Error()) || !strings.Contains(out, "the diagnosis failed: --seeds") {
+		t.Fatalf("no failure in the box (err %v):\n%s", failed.err, out)
+	}
+	press(a, 'd') // close
+	if !strings.Contains(a.status, "diagnosis: "+failed.err.Error()) {
+		t.Fatalf("status %q", a.status)
+	}
+	a.opts.Diagnose.Seeds = diagSeeds
+	press(a, 'd')
+	if a.diag == failed {
+		t.Fatal("d after a failure showed the failure again instead of diagnosing")
+	}
+	waitDiagnosis(t, a)
+	if a.diag.err != nil {
+		t.Fatal(a.diag.err)
+	}
+}
