@@ -36,7 +36,8 @@ type ProxySnapshot struct {
 	Wall           time.Duration // since the relay started
 	Listen, Target string
 	Clients        int
-	Errors         uint64 // socket errors
+	Errors         uint64   // socket errors
+	ErrorKinds     []string // each kind of socket error once, in the order first seen
 	Up, Down       ProxyDir
 	Changes        []ProxyChange // applied so far (timeline and live), oldest first
 	Stopped        bool          // the relay has stopped (its --duration ended): so does the screen
@@ -212,6 +213,10 @@ func (v *ProxyView) advance(time.Duration) {
 // kept with the arrival rates over that period.
 func (v *ProxyView) sample() {
 	s := v.src.Snapshot()
+	// A new kind of socket error is announced on the status line, once.
+	if n := len(s.ErrorKinds); n > len(v.last.ErrorKinds) {
+		v.status = "[red]relay: " + tview.Escape(s.ErrorKinds[n-1]) + "[-] (counted in the header from now on)"
+	}
 	// A timeline change that applied since is announced on the status line.
 	for _, c := range s.Changes[min(len(v.last.Changes), len(s.Changes)):] {
 		if c.Timeline {

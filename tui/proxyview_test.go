@@ -290,3 +290,23 @@ func TestProxyTimelineChangeOnTheStatusLine(t *testing.T) {
 		t.Fatalf("the change list does not mark the timeline's change:\n%s", out)
 	}
 }
+
+// A new kind of socket error (the game server not answering) is said on
+// the status line once; the header counts them.
+func TestProxyNewErrorKindOnTheStatusLine(t *testing.T) {
+	v, f, screen := proxyAt(t, 80, 24)
+	msg := "the server 127.0.0.1:7778 is not answering (ICMP port unreachable)"
+	f.snap.Errors, f.snap.ErrorKinds = 3, []string{msg}
+	f.tick()
+	v.advance(0)
+	out := drawProxy(v, screen)
+	if !strings.Contains(strings.Join(strings.Fields(out), " "), "relay: "+msg) || !strings.Contains(rows(screen)[0], "errors 3") {
+		t.Fatalf("no error on the status line or count in the header:\n%s", out)
+	}
+	v.status = "something else"
+	f.tick()
+	v.advance(0)
+	if v.status != "something else" {
+		t.Fatalf("the same error kind was announced again: %q", v.status)
+	}
+}

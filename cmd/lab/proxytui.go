@@ -42,8 +42,10 @@ func (s *relaySource) timeline(c proxy.Change) {
 func (s *relaySource) Snapshot() tui.ProxySnapshot {
 	st := s.r.Stats()
 	var errs uint64
+	var kinds []string
 	for _, e := range s.r.Errors() {
 		errs += e.Count
+		kinds = append(kinds, e.Msg)
 	}
 	dir := func(c proxy.Counters) tui.ProxyDir {
 		nan := math.NaN()
@@ -53,7 +55,7 @@ func (s *relaySource) Snapshot() tui.ProxySnapshot {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return tui.ProxySnapshot{Wall: time.Since(s.start), Listen: s.listen, Target: s.target, Clients: st.Flows, Errors: errs,
+	return tui.ProxySnapshot{Wall: time.Since(s.start), Listen: s.listen, Target: s.target, Clients: st.Flows, Errors: errs, ErrorKinds: kinds,
 		Up: dir(st.Up), Down: dir(st.Down), Changes: append([]tui.ProxyChange(nil), s.changes...), Stopped: s.stopped}
 }
 
