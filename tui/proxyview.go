@@ -406,13 +406,7 @@ func proxyLogText(changes []ProxyChange) string {
 }
 
 // fitStatus gives the status row a second row while it is wider than w.
-func (v *ProxyView) fitStatus(w int) {
-	height := 1
-	if tview.TaggedStringWidth(v.statusText) > w {
-		height = 2
-	}
-	v.rows.ResizeItem(v.statusRow, height, 0)
-}
+func (v *ProxyView) fitStatus(w int) { fitStatusRow(v.rows, v.statusRow, v.statusText, w) }
 
 func (v *ProxyView) logShown() bool { name, _ := v.upper.GetFrontPage(); return name == "log" }
 

@@ -102,12 +102,16 @@ func (v *views) setStatus(text string) {
 
 // fitStatus gives the status row a second row (from the charts) while its
 // text is wider than the screen, w: a refusal's reason is never cut.
-func (v *views) fitStatus(w int) {
+func (v *views) fitStatus(w int) { fitStatusRow(v.rows, v.statusRow, v.statusText, w) }
+
+// fitStatusRow gives the status row in rows two rows while text is wider
+// than w, one otherwise.
+func fitStatusRow(rows *tview.Flex, row *tview.TextView, text string, w int) {
 	height := 1
-	if tview.TaggedStringWidth(v.statusText) > w {
+	if tview.TaggedStringWidth(text) > w {
 		height = 2
 	}
-	v.rows.ResizeItem(v.statusRow, height, 0)
+	rows.ResizeItem(row, height, 0)
 }
 
 // root is what the application draws: the layout and its overlays, or the
