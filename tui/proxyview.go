@@ -522,20 +522,14 @@ func (v *ProxyView) preset(i int) {
 // startEdit opens a field to type the value under the cursor.
 func (v *ProxyView) startEdit() {
 	key := v.editor.Key()
-	field := newPromptField(key+" = ", v.src.Get(key), 24)
-	field.SetBorder(true).SetTitle(" Enter sets, Esc cancels ")
-	field.SetDoneFunc(func(k tcell.Key) {
-		if k == tcell.KeyEnter {
-			v.set(key, strings.TrimSpace(field.GetText()))
-		}
+	v.editing = true
+	openPrompt(v.app, v.pages.Pages, " Enter sets, Esc cancels ", key+" = ", v.src.Get(key), 24, func(text string) {
+		v.set(key, strings.TrimSpace(text))
+	}, func() {
 		v.editing = false
-		v.pages.RemovePage("prompt")
 		v.app.SetFocus(v.editor)
 		v.refresh()
 	})
-	v.editing = true
-	v.pages.AddPage("prompt", &overlay{Primitive: field, w: 24 + len(key) + 7, h: 3}, true, true)
-	v.app.SetFocus(field)
 }
 
 // proxyKeys are the proxy screen's keys, for its help and the README.
