@@ -210,7 +210,8 @@ func (d *diagRun) boxText() string {
 		} else {
 			b.WriteString("recommended: nothing (no change improves significantly)\n")
 		}
-		b.WriteString("↑↓←→ PgUp PgDn scroll; w wraps the lines to the box; d or Esc closes.\n\n")
+		b.WriteString(rankedTop(d.result, 5))
+		b.WriteString("↑↓←→ PgUp PgDn scroll for lab diagnose's whole text below; w wraps the lines\nto the box; d or Esc closes.\n\n")
 		b.WriteString(d.text)
 	}
 	return b.String()
@@ -291,4 +292,20 @@ func (a *App) applyRecommended() {
 		return
 	}
 	a.status = "[green]A/B[-]: B runs the recommended " + tview.Escape(spec) + " on the same seed from t 0; b ends it"
+}
+
+// rankedTop is the first n ranked changes, short enough for 80 columns:
+// the whole table is in the text below.
+func rankedTop(r *diagnose.Result, n int) string {
+	m, tie := r.Metric(), r.TieBreak()
+	var b strings.Builder
+	fmt.Fprintf(&b, "ranked changes, best first (change − reference over %d seeds, * significant):\n", len(r.Conditions.Seeds))
+	fmt.Fprintf(&b, "  %-30s %-18s %s\n", "", m.Label+" "+m.Unit, tie.Label+" "+tie.Unit)
+	for i, c := range r.Changes[:min(n, len(r.Changes))] {
+		fmt.Fprintf(&b, "%d %-30s %-18s %s\n", i+1, c.Set, diagnose.FormatDiff(c.Primary, m.Prec), diagnose.FormatDiff(c.TieBreak, tie.Prec))
+	}
+	if len(r.Changes) > n {
+		fmt.Fprintf(&b, "  … %d more below\n", len(r.Changes)-n)
+	}
+	return b.String()
 }

@@ -101,6 +101,12 @@ func TestDiagnosisIsLabDiagnoseOnTheSettingsInForce(t *testing.T) {
 	if !strings.Contains(out, "recommended: "+strings.Join(rec, " ")) {
 		t.Fatalf("the recommendation is not on screen:\n%s", out)
 	}
+	// The best ranked changes are on the first screen, at 80×24 too.
+	for i, c := range a.diag.result.Changes[:3] {
+		if !strings.Contains(out, fmt.Sprintf("%d %-30s %s", i+1, c.Set, diagnose.FormatDiff(c.Primary, a.diag.result.Metric().Prec))) {
+			t.Errorf("ranked change %d (%s) is not on the first screen:\n%s", i+1, c.Set, out)
+		}
+	}
 	golden(t, "diagnose-80x24.txt", out)
 	// w wraps the lines to the box: the command's end is on screen.
 	if strings.Contains(out, "--duration 30s") {
