@@ -5,6 +5,11 @@
 # message, records with R, quits with q (exit status 0), and checks that
 # the recording replays with 'lab replay --verify'. Then it records again
 # and ends the lab with SIGTERM: that recording must be closed and verify too.
+# Last it shows the report card (p), diagnoses the settings in force (d),
+# which must recommend what 'lab diagnose' does, and runs that as B (a).
+# Then 'lab proxy' on a terminal opens its live screen: datagrams sent
+# through it are counted, a typed latency reaches the relay, and q ends it
+# with the summary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -103,5 +108,45 @@ grep -qF "stopped by terminated" "$tmp/stderr" || fail "no stop message: $(cat "
 recs=("$tmp"/rec/*.jlrec)
 [ -f "${recs[0]}" ] || fail "no recording after SIGTERM"
 verify "${recs[0]}"
+
+echo "== e2e-tui: p report card, d diagnoses as 'lab diagnose' does, a runs it as B"
+rec=$("$tmp/jitterlab" diagnose --scenario jitter-fix | grep '^recommended: ') || fail "lab diagnose printed no recommendation"
+t kill-session -t e2e 2>/dev/null || true
+start
+t send-keys -t e2e p
+wait_for "player's report card"
+wait_for "in delay p50/95/99"
+t send-keys -t e2e d
+wait_for "$rec"
+wait_for "lab diagnose --scenario jitter-fix --seeds 1-20 --duration 2m0s"
+t send-keys -t e2e a
+wait_for "B runs the recommended ${rec#recommended: }"
+wait_for "A/B"
+t send-keys -t e2e q
+status=$(exited)
+[ "$status" = 0 ] || fail "q exited with status $status"
+
+echo "== e2e-tui: lab proxy's live screen"
+t kill-session -t e2e 2>/dev/null || true
+listen=$((40000 + $$ % 20000)); target=$((listen + 1))
+rm -f "$tmp/status"
+t new-session -d -s e2e -x 80 -y 24 \
+  "TERM=xterm-256color '$tmp/jitterlab' proxy --listen 127.0.0.1:$listen --to 127.0.0.1:$target 2>'$tmp/stderr'; echo \$? > '$tmp/status'; sleep 30"
+wait_for "configured (set) and realised"
+wait_for "added delay (ms)"
+exec 3>"/dev/udp/127.0.0.1/$listen"
+for _ in $(seq 10); do echo ping >&3; done
+exec 3>&-
+wait_for "clients 1"
+t send-keys -t e2e Enter
+wait_for "up.latency = 0"
+t send-keys -t e2e -l "80ms"
+t send-keys -t e2e Enter
+wait_for "up.latency = 80ms at +"
+wait_for " up set         80ms"
+t send-keys -t e2e q
+status=$(exited)
+[ "$status" = 0 ] || fail "proxy q exited with status $status: $(cat "$tmp/stderr")"
+wait_for "summary after"
 
 echo "e2e-tui: ok"

@@ -1,10 +1,12 @@
 package diagnose
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"jitterlab/lab"
 	"jitterlab/metrics"
@@ -33,7 +35,17 @@ type Options struct {
 	Workers int
 	// Version is the lab's version for the conditions.
 	Version string
+	// Progress, if not nil, is told after every run how many runs are done
+	// and how many are queued so far (each round of the combination queues
+	// more). Calls come from the workers, one at a time.
+	Progress func(done, queued int)
+	// Cancel, if not nil, ends the diagnosis early once closed: the runs not
+	// yet started are skipped and Run returns ErrCanceled.
+	Cancel <-chan struct{}
 }
+
+// ErrCanceled is Run's error when Options.Cancel was closed.
+var ErrCanceled = errors.New("diagnosis canceled")
 
 // Conditions are what the diagnosis ran.
 type Conditions struct {
@@ -246,6 +258,7 @@ func Run(o Options) (*Result, error) {
 		}
 	}
 	r.Representative = o.Seeds[rep]
+	d.queue(2)
 	if r.RefSeries, err = d.series(nil, r.Representative); err != nil {
 		return nil, err
 	}
@@ -262,6 +275,37 @@ type diag struct {
 	o            Options
 	primary, tie Metric
 	pinned       []string
+
+	mu           sync.Mutex // guards done and queued
+	done, queued int
+}
+
+// queue adds n runs to the ones Progress counts.
+func (d *diag) queue(n int) {
+	d.mu.Lock()
+	d.queued += n
+	d.mu.Unlock()
+}
+
+// start reports whether a run may start: not once Cancel is closed.
+func (d *diag) start() error {
+	select {
+	case <-d.o.Cancel: // a nil channel never receives
+		return ErrCanceled
+	default:
+		return nil
+	}
+}
+
+// finished counts a run done and tells Progress.
+func (d *diag) finished() {
+	if d.o.Progress == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.done++
+	d.o.Progress(d.done, d.queued)
 }
 
 func keyOf(set string) string { k, _, _ := strings.Cut(set, "="); return k }
@@ -405,7 +449,12 @@ type runResult struct {
 // runArms runs every arm on every seed, in parallel, results by index.
 func (d *diag) runArms(sets [][]string) ([]*Arm, error) {
 	n := len(d.o.Seeds)
+	d.queue(len(sets) * n)
 	runs, err := stats.Parallel(len(sets)*n, d.o.Workers, func(i int) (runResult, error) {
+		if err := d.start(); err != nil {
+			return runResult{}, err
+		}
+		defer d.finished()
 		s, err := d.session(sets[i/n], d.o.Seeds[i%n])
 		if err != nil {
 			return runResult{}, fmt.Errorf("%s seed %d: %w", strings.Join(sets[i/n], " "), d.o.Seeds[i%n], err)
@@ -484,6 +533,10 @@ const maxPoints = 3000
 
 // series runs one seed and keeps its timeline.
 func (d *diag) series(sets []string, seed uint64) (Series, error) {
+	if err := d.start(); err != nil {
+		return Series{}, err
+	}
+	defer d.finished()
 	s, err := d.session(sets, seed)
 	if err != nil {
 		return Series{}, err

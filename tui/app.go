@@ -25,6 +25,7 @@ type Options struct {
 	Name     string              // shown in the header
 	Every    time.Duration       // sample period (50ms)
 	Dir      string              // where exports and recordings go ("" = current directory)
+	Diagnose DiagnoseOptions     // how d diagnoses the settings in force
 }
 
 // speeds are the selectable simulation speeds (× real time).
@@ -56,6 +57,13 @@ type App struct {
 	editing bool
 	ab      *abRun
 	rec     *recording
+
+	showCard  bool            // the side box shows the report card, not the counters
+	diag      *diagRun        // the latest diagnosis, running or finished
+	diagView  *tview.TextView // its box, while shown
+	diagShown string          // the box's text
+	diagWrap  bool            // the box wraps its lines (w)
+	diagHook  func(done int)  // tests: called after every diagnosis run
 
 	*clock            // idle while paused or at the end
 	signal  os.Signal // the signal that ended Run, if any
@@ -146,6 +154,7 @@ func (a *App) build() {
 		segment{"[yellow]z[-] zoom", 10}, segment{"[yellow]c[-] changes", 20},
 		segment{"[yellow]e[-] csv", 25}, segment{"[yellow]R[-] rec", 65},
 		segment{"[yellow]b[-] A/B", 15}, segment{"[yellow]r[-] restart", 35},
+		segment{"[yellow]d[-] diagnose", 75}, segment{"[yellow]p[-] card", 45},
 		segment{"[yellow]?[-] help", mustKeep}, segment{"[yellow]q[-] quit", mustKeep})
 	a.app.SetRoot(a.root(), true).SetInputCapture(a.onKey)
 }
@@ -175,6 +184,7 @@ func (a *App) Run(screen tcell.Screen) error {
 func (a *App) run(ticks <-chan time.Time, start time.Time, sigs <-chan os.Signal) error {
 	sig, err := a.clock.run(a.app, ticks, start, sigs, a.advance)
 	a.signal = sig
+	a.cancelDiagnosis()
 	if rerr := a.stopRecording(); err == nil {
 		err = rerr
 	}
@@ -249,6 +259,7 @@ func (a *App) syncAB() {
 // refresh copies the latest samples into the charts and rewrites the text
 // views.
 func (a *App) refresh() {
+	a.pollDiagnosis()
 	span := int(windows[a.window] / a.opts.Every)
 	all := a.latest(span)
 	var changed []sim.Time
@@ -286,12 +297,18 @@ func (a *App) refresh() {
 	if a.ab != nil {
 		segs = append(segs, segment{"[white]A/B[-]", 75})
 	}
+	if a.diag != nil && a.diag.running() {
+		segs = append(segs, segment{"[aqua]" + a.diagProgress() + "[-]", 78})
+	}
 	segs = append(segs, segment{fmt.Sprintf("window %v", windows[a.window]), 30})
 	a.header.set(" ─ ", segs...)
 
 	if a.ab != nil {
 		a.side.SetTitle(a.abTitle())
 		a.side.SetText(a.abSide())
+	} else if a.showCard {
+		a.side.SetTitle(" player's report card ")
+		a.side.SetText(cardText(&a.lastSum.Card))
 	} else {
 		a.side.SetTitle(" now ")
 		a.side.SetText(nowText(&a.lastSum))
@@ -301,8 +318,10 @@ func (a *App) refresh() {
 		a.log.SetText(a.logText())
 		a.log.ScrollToEnd()
 	}
+	a.fillDiagnosis()
 	a.setStatus(a.status)
-	a.setIdle(a.paused || a.s.Done())
+	// A running diagnosis keeps the ticks coming to show its progress.
+	a.setIdle((a.paused || a.s.Done()) && (a.diag == nil || !a.diag.running()))
 }
 
 // nowText is the live summary: two figures per line in fixed columns, so

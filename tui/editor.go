@@ -85,6 +85,7 @@ const (
 // to its owner through Set.
 type Editor struct {
 	*tview.Box
+	rows     []editorRow
 	row, col int
 	top      int // first row shown
 	Get      func(key string) string
@@ -92,15 +93,30 @@ type Editor struct {
 }
 
 // NewEditor returns an editor on the first key, up column.
-func NewEditor() *Editor {
-	e := &Editor{Box: tview.NewBox(), row: 1}
+func NewEditor() *Editor { return newEditor(editorRows) }
+
+// NewLinkEditor is an editor of the link's keys only (up and down), as the
+// proxy's screen has.
+func NewLinkEditor() *Editor {
+	var rows []editorRow
+	for i, r := range editorRows {
+		if i > 0 && r.heading {
+			break
+		}
+		rows = append(rows, r)
+	}
+	return newEditor(rows)
+}
+
+func newEditor(rows []editorRow) *Editor {
+	e := &Editor{Box: tview.NewBox(), rows: rows, row: 1}
 	e.SetBorder(true).SetTitle(" parameters ").SetTitleAlign(tview.AlignLeft)
 	return e
 }
 
 // Key is the registry key under the cursor.
 func (e *Editor) Key() string {
-	r := editorRows[e.row]
+	r := e.rows[e.row]
 	return r.keys[min(e.col, len(r.keys)-1)]
 }
 
@@ -114,10 +130,10 @@ func (e *Editor) Move(dRow, dCol int) {
 	}
 	for range dRow {
 		next := e.row + step
-		for next >= 0 && next < len(editorRows) && editorRows[next].heading {
+		for next >= 0 && next < len(e.rows) && e.rows[next].heading {
 			next += step
 		}
-		if next < 0 || next >= len(editorRows) {
+		if next < 0 || next >= len(e.rows) {
 			break
 		}
 		e.row = next
@@ -142,14 +158,14 @@ func (e *Editor) scroll(h int) {
 	}
 	if e.row < e.top {
 		e.top = e.row
-		if e.top > 0 && editorRows[e.top-1].heading {
+		if e.top > 0 && e.rows[e.top-1].heading {
 			e.top--
 		}
 	}
 	if e.row >= e.top+h {
 		e.top = e.row - h + 1
 	}
-	e.top = max(min(e.top, len(editorRows)-h), 0)
+	e.top = max(min(e.top, len(e.rows)-h), 0)
 }
 
 // Draw draws the rows with the cursor cell highlighted; on a short
@@ -157,15 +173,15 @@ func (e *Editor) scroll(h int) {
 func (e *Editor) Draw(screen tcell.Screen) {
 	x, y, w, h := e.GetInnerRect()
 	e.scroll(h)
-	if h < len(editorRows) {
-		e.SetTitle(fmt.Sprintf(" parameters %d–%d of %d ", e.top+1, min(e.top+h, len(editorRows)), len(editorRows)))
+	if h < len(e.rows) {
+		e.SetTitle(fmt.Sprintf(" parameters %d–%d of %d ", e.top+1, min(e.top+h, len(e.rows)), len(e.rows)))
 	} else {
 		e.SetTitle(" parameters ")
 	}
 	drawFrame(screen, e.Box, e.HasFocus())
 	selected := tcell.StyleDefault.Reverse(true)
-	for i := e.top; i < len(editorRows) && i-e.top < h; i++ {
-		r, line := editorRows[i], y+i-e.top
+	for i := e.top; i < len(e.rows) && i-e.top < h; i++ {
+		r, line := e.rows[i], y+i-e.top
 		if r.heading {
 			text := "── " + r.label + " "
 			if r.label == "link" {

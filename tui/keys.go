@@ -30,6 +30,8 @@ func (a *App) onKey(ev *tcell.EventKey) *tcell.EventKey {
 		a.startEdit()
 	case tcell.KeyCtrlC:
 		a.quit()
+	case tcell.KeyEscape:
+		a.cancelDiagnosis()
 	case tcell.KeyRune:
 		switch r := ev.Rune(); {
 		case r == ' ':
@@ -56,6 +58,12 @@ func (a *App) onKey(ev *tcell.EventKey) *tcell.EventKey {
 			a.toggleRecord()
 		case r == 'b':
 			a.toggleAB()
+		case r == 'd':
+			a.diagnoseKey()
+		case r == 'a':
+			a.applyRecommended()
+		case r == 'p':
+			a.toggleCard()
 		case r == '?':
 			a.help()
 		case r == 'q':

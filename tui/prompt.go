@@ -10,20 +10,28 @@ import (
 // Backspace clears it, an arrow or Home/End keeps it to edit. Enter calls
 // done with the text, Esc cancels; either way the field closes.
 func (a *App) prompt(title, label, initial string, width int, done func(text string)) {
+	a.editing = true
+	openPrompt(a.app, a.pages.Pages, title, label, initial, width, done, func() {
+		a.editing = false
+		a.app.SetFocus(a.editor)
+		a.refresh()
+	})
+}
+
+// openPrompt opens the field over pages; closed is called after done (or
+// Esc) when it has closed.
+func openPrompt(app *tview.Application, pages *tview.Pages, title, label, initial string, width int, done func(text string), closed func()) {
 	field := newPromptField(label, initial, width)
 	field.SetBorder(true).SetTitle(title)
 	field.SetDoneFunc(func(k tcell.Key) {
 		if k == tcell.KeyEnter {
 			done(field.GetText())
 		}
-		a.editing = false
-		a.pages.RemovePage("prompt")
-		a.app.SetFocus(a.editor)
-		a.refresh()
+		pages.RemovePage("prompt")
+		closed()
 	})
-	a.editing = true
-	a.pages.AddPage("prompt", &overlay{Primitive: field, w: width + len(label) + 4, h: 3}, true, true)
-	a.app.SetFocus(field)
+	pages.AddPage("prompt", &overlay{Primitive: field, w: width + len(label) + 4, h: 3}, true, true)
+	app.SetFocus(field)
 }
 
 // newPromptField is an input field whose pre-filled text is selected.

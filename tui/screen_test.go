@@ -283,8 +283,10 @@ func TestChangeLogAndMarks(t *testing.T) {
 // from 1×1 up; below the minimum the message (or as much of it as fits).
 func TestEverySizeDraws(t *testing.T) {
 	a, screen := labAt(t, 80, 24)
+	a.opts.Diagnose = DiagnoseOptions{Seeds: []uint64{1, 2}, Duration: 5 * time.Second}
 	a.advance(3 * time.Second)
-	for _, overlay := range []rune{0, '?', 'b'} {
+	press(a, 'p') // the report card in the side box throughout
+	for _, overlay := range []rune{0, '?', 'b', 'd'} {
 		if overlay != 0 {
 			press(a, overlay)
 		}
@@ -300,6 +302,6 @@ func TestEverySizeDraws(t *testing.T) {
 				}
 			}
 		}
-		pressKey(a, tcell.KeyEscape)
+		pressKey(a, tcell.KeyEscape) // closes the overlay (and cancels a running diagnosis)
 	}
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -101,12 +102,16 @@ func (v *views) setStatus(text string) {
 
 // fitStatus gives the status row a second row (from the charts) while its
 // text is wider than the screen, w: a refusal's reason is never cut.
-func (v *views) fitStatus(w int) {
+func (v *views) fitStatus(w int) { fitStatusRow(v.rows, v.statusRow, v.statusText, w) }
+
+// fitStatusRow gives the status row in rows two rows while text is wider
+// than w, one otherwise.
+func fitStatusRow(rows *tview.Flex, row *tview.TextView, text string, w int) {
 	height := 1
-	if tview.TaggedStringWidth(v.statusText) > w {
+	if tview.TaggedStringWidth(text) > w {
 		height = 2
 	}
-	v.rows.ResizeItem(v.statusRow, height, 0)
+	rows.ResizeItem(row, height, 0)
 }
 
 // root is what the application draws: the layout and its overlays, or the
@@ -165,7 +170,15 @@ func (v *views) fillCharts(shown []metrics.Sample, span int, every time.Duration
 	v.interval.SetNote(fmt.Sprintf("%.3f", last.SendIntervalS))
 	v.visErr.Refs = []RefLine{{snap, fmt.Sprintf("%g", snap)}}
 	v.visErr.SetNote(fmt.Sprintf("%.2f", last.VisibleErrorM))
-	v.rtt.SetNote(fmt.Sprintf("%.0f, jitter %.1f/%.1f", last.RTTMs, last.UpJitterMs, last.DownJitterMs))
+	// A sample without a reply has no RTT: the last one measured.
+	rtt := "–"
+	for i := len(shown) - 1; i >= 0; i-- {
+		if !math.IsNaN(shown[i].RTTMs) {
+			rtt = fmt.Sprintf("%.0f", shown[i].RTTMs)
+			break
+		}
+	}
+	v.rtt.SetNote(fmt.Sprintf("%s, jitter %.1f/%.1f", rtt, last.UpJitterMs, last.DownJitterMs))
 }
 
 // fmtSpan is span samples of every as a short duration: 30s, 2m.

@@ -30,6 +30,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&listen, "listen", "127.0.0.1:7777", "where the game client sends (`host:port`; beyond 127.0.0.1 other machines can use the relay)")
 	fs.StringVar(&target, "to", "", "the game server (`host:port`)")
 	fs.DurationVar(&every, "every", time.Second, "how often to print the counters (at least 100ms)")
+	noTUI := fs.Bool("no-tui", false, "print counter lines, not the live screen (the default when standard output is not a terminal)")
 	fs.IntVar(&limits.MaxFlows, "max-clients", limits.MaxFlows, "client addresses relayed at once; a new one beyond evicts the longest idle")
 	fs.DurationVar(&limits.IdleTimeout, "idle-timeout", limits.IdleTimeout, "forget a client after this long without a packet either way")
 	fs.IntVar(&limits.FlowPackets, "inflight-packets", limits.FlowPackets, "datagrams held per client and direction; more are dropped and counted")
@@ -97,6 +98,9 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		r.Addr(), target, linkText(&cfg, "up"), linkText(&cfg, "down"), cfg.Seed)
 	if len(timeline) > 0 {
 		fmt.Fprintf(stdout, "timeline of %s: %d changes, at wall time from now\n", sc.Name, len(timeline))
+	}
+	if !*noTUI && isTerminal(stdout) {
+		return proxyScreen(ctx, r, cfg, target, changes, stdout, stderr)
 	}
 	start := time.Now()
 	captures.started(start) // the relay's times count from here

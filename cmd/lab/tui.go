@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -17,8 +18,10 @@ import (
 // as 'lab run'.
 type tuiOptions struct {
 	runOptions
-	every time.Duration
-	dir   string
+	every     time.Duration
+	dir       string
+	diagSeeds string
+	diagDur   time.Duration
 }
 
 func newTUIFlags(stderr io.Writer) (*flag.FlagSet, *tuiOptions) {
@@ -32,6 +35,8 @@ func newTUIFlags(stderr io.Writer) (*flag.FlagSet, *tuiOptions) {
 	fs.Lookup("duration").DefValue = "24h0m0s"
 	o.duration = 24 * time.Hour
 	fs.DurationVar(&o.every, "every", 50*time.Millisecond, "sample period of the charts and the CSV export")
+	fs.StringVar(&o.diagSeeds, "diagnose-seeds", "1-20", "seeds the d key's diagnosis runs, as 'lab diagnose --seeds'")
+	durationVar(fs, &o.diagDur, "diagnose-duration", 2*time.Minute, false, "30s", "`DURATION` of every run of the d key's diagnosis, as 'lab diagnose --duration'")
 	fs.StringVar(&o.dir, "dir", "", "existing `folder` for CSV exports (e) and recordings (R) (default: the current one)")
 	return fs, o
 }
@@ -69,7 +74,15 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 	if err := checkDir(o.dir); err != nil {
 		return err
 	}
-	app, err := tui.New(tui.Options{Config: cfg, Scenario: sc, Name: name, Every: o.every, Dir: o.dir})
+	seeds, err := parseSeeds(o.diagSeeds)
+	if err == nil && len(seeds) < 2 {
+		err = fmt.Errorf("--seeds %q: one seed; a diagnosis needs at least 2 for its intervals, e.g. 1-20", o.diagSeeds)
+	}
+	if err != nil { // parseSeeds names --seeds
+		return errors.New("--diagnose-" + strings.TrimPrefix(err.Error(), "--"))
+	}
+	app, err := tui.New(tui.Options{Config: cfg, Scenario: sc, Name: name, Every: o.every, Dir: o.dir,
+		Diagnose: tui.DiagnoseOptions{Seeds: seeds, Duration: o.diagDur, Version: version()}})
 	if err != nil {
 		return err
 	}

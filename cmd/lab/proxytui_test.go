@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"math"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"jitterlab/lab"
+	"jitterlab/proxy"
+)
+
+// The proxy screen's source over the relay: live changes are checked as
+// --set checks them and reach the relay, timeline changes show in the
+// editor, and the counters are the relay's; what the relay does not
+// measure is NaN (a dash on screen).
+func TestRelaySourceAppliesLiveAndCounts(t *testing.T) {
+	echo, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer echo.Close()
+	go func() {
+		buf := make([]byte, 2048)
+		for {
+			n, from, err := echo.ReadFromUDPAddrPort(buf)
+			if err != nil {
+				return
+			}
+			echo.WriteToUDPAddrPort(buf[:n], from)
+		}
+	}()
+	cfg := lab.DefaultConfig()
+	r, err := proxy.Listen(proxy.Options{Listen: "127.0.0.1:0", Target: echo.LocalAddr().String(), Seed: 1, Up: cfg.Up, Down: cfg.Down})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := newRelaySource(r, cfg, echo.LocalAddr().String())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+
+	if err := src.Apply([][2]string{{"up.latency", "-5ms"}}); err == nil || err.Error() != lab.CheckAssignment("up.latency", "-5ms").Error() {
+		t.Fatalf("-5ms: %v; want --set's refusal", err)
+	}
+	if err := src.Apply([][2]string{{"up.latency", "30ms"}, {"down.loss", "0%"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := src.Get("up.latency"); got != "30ms" {
+		t.Fatalf("up.latency reads %q after setting 30ms", got)
+	}
+	src.timeline(proxy.Change{At: time.Second, Up: cfg.Up, Down: cfg.Down, What: "link.latency=0ms"})
+	if got := src.Get("up.latency"); got != "0" {
+		t.Fatalf("after the timeline's change up.latency reads %q", got)
+	}
+
+	client, err := net.DialUDP("udp", nil, r.Addr().(*net.UDPAddr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	buf := make([]byte, 64)
+	for i := range 5 {
+		client.Write([]byte{byte(i)})
+		client.SetReadDeadline(time.Now().Add(5 * time.Second)) // a bound on a broken relay
+		if _, err := client.Read(buf); err != nil {
+			t.Fatalf("echo %d: %v", i, err)
+		}
+	}
+	// The relay counts a write after it returns: the last echo may be back
+	// before its count (a bound on a broken relay, not a measurement).
+	s := src.Snapshot()
+	for end := time.Now().Add(5 * time.Second); s.Down.Delivered < 5 && time.Now().Before(end); s = src.Snapshot() {
+		time.Sleep(time.Millisecond)
+	}
+	if s.Up.In != 5 || s.Down.Delivered != 5 || s.Clients != 1 || s.Listen != r.Addr().String() {
+		t.Fatalf("snapshot after 5 echoes: %+v", s)
+	}
+	if !math.IsNaN(s.Up.DelayP50Ms) || s.Up.Bytes >= 0 || s.Up.DelaysMs != nil {
+		t.Fatalf("the relay measures no delays or bytes, yet the snapshot has %+v", s.Up)
+	}
+	if len(s.Changes) != 2 || !strings.Contains(s.Changes[0].What, "up.latency=30ms") || s.Changes[1].What != "link.latency=0ms" {
+		t.Fatalf("changes %+v", s.Changes)
+	}
+}
+
+// Off a terminal, and with --no-tui anywhere, 'lab proxy' prints its
+// counter lines and the summary, as before the screen.
+func TestProxyNoTUIKeepsTheLines(t *testing.T) {
+	for _, extra := range [][]string{nil, {"--no-tui"}} {
+		args := append([]string{"proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", "--duration", "250ms", "--every", "100ms"}, extra...)
+		code, out, errOut := runLab(t, args...)
+		if code != 0 || !strings.Contains(out, "clients 0  up in 0") || !strings.Contains(out, "\nsummary after ") {
+			t.Fatalf("%v: exit %d, %q, %q", extra, code, out, errOut)
+		}
+	}
+}

@@ -1,0 +1,311 @@
+package tui
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"jitterlab/diagnose"
+	"jitterlab/lab"
+	"jitterlab/scenarios"
+	"jitterlab/sim"
+)
+
+// DiagnoseOptions say how the lab's diagnosis (d) runs: as 'lab diagnose'
+// does with these seeds and this duration.
+type DiagnoseOptions struct {
+	Seeds    []uint64      // nil: 1-20, as 'lab diagnose'
+	Duration time.Duration // 0: 2 minutes, as 'lab diagnose'
+	Version  string        // for the conditions
+	Workers  int           // ≤ 0: GOMAXPROCS
+}
+
+// diagRun is one diagnosis of the settings in force when it started,
+// running in its own goroutine: diagnose.Run is pure and deterministic, so
+// its result does not depend on when it finishes or on the workers. The
+// event loop reads its progress and, once finished is closed, its result.
+type diagRun struct {
+	opts    diagnose.Options
+	inForce lab.Config // the session's settings when it started
+	at      sim.Time   // the session's time then
+	where   string     // what the lab was running (scenario or preset)
+	command string     // the same diagnosis from the command line ("" if none says it exactly)
+
+	done, queued atomic.Int64
+	cancel       chan struct{}
+	finished     chan struct{} // closed when Run has returned
+	result       *diagnose.Result
+	text         string // the result as 'lab diagnose' prints it
+	err          error
+	noticed      bool // the event loop has seen it finish
+}
+
+// running reports whether the diagnosis has not finished yet.
+func (d *diagRun) running() bool {
+	select {
+	case <-d.finished:
+		return false
+	default:
+		return true
+	}
+}
+
+// diagnosisOf builds the diagnosis of cfg, the settings in force: the
+// scenario's name and the keys that differ from it as overrides (without a
+// timeline; with one, the settings in force say every key that differs
+// from the defaults, since 'lab diagnose --scenario' would replay it).
+func diagnosisOf(cfg lab.Config, sc *scenarios.Scenario, o DiagnoseOptions) (diagnose.Options, string) {
+	if len(o.Seeds) == 0 {
+		for s := uint64(1); s <= 20; s++ {
+			o.Seeds = append(o.Seeds, s)
+		}
+	}
+	if o.Duration <= 0 {
+		o.Duration = 2 * time.Minute
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	name, ref := "default", lab.DefaultConfig()
+	if sc != nil && len(sc.Timeline) == 0 {
+		if err := lab.ApplyScenario(&ref, sc); err == nil {
+			name = sc.Name
+		} else {
+			ref = lab.DefaultConfig()
+		}
+	}
+	// Every key in registry order whose value still differs after the
+	// ones before it are set: link.latency is not repeated after
+	// up.latency and down.latency.
+	sets := []string{}
+	cur := ref
+	for _, p := range lab.Params() {
+		if p.Live && p.Get != nil && p.Get(&cfg) != p.Get(&cur) {
+			_ = p.Set(&cur, p.Get(&cfg)) // checked as a whole below
+			sets = append(sets, p.Key+"="+p.Get(&cfg))
+		}
+	}
+	base := cfg
+	base.Duration = o.Duration
+	opts := diagnose.Options{Base: base, Name: name, Overrides: sets, Seeds: o.Seeds, Workers: o.Workers, Version: o.Version}
+
+	// The command line that builds the same base, if the keys say it all.
+	cur.Seed, cur.Duration = base.Seed, base.Duration
+	if !cur.Equal(&base) {
+		return opts, ""
+	}
+	cmd := []string{"lab diagnose"}
+	if name != "default" {
+		cmd = append(cmd, "--scenario "+name)
+	}
+	for _, s := range sets {
+		cmd = append(cmd, "--set "+s)
+	}
+	cmd = append(cmd, "--seeds "+diagnose.SeedList(o.Seeds), "--duration "+o.Duration.String())
+	return opts, strings.Join(cmd, " ")
+}
+
+// startDiagnosis diagnoses the settings in force now in the background.
+func (a *App) startDiagnosis() {
+	opts, cmd := diagnosisOf(a.s.Config(), a.opts.Scenario, a.opts.Diagnose)
+	d := &diagRun{opts: opts, inForce: a.s.Config(), at: a.s.Now(), where: a.name, command: cmd,
+		cancel: make(chan struct{}), finished: make(chan struct{})}
+	d.opts.Cancel = d.cancel
+	hook := a.diagHook
+	d.opts.Progress = func(done, queued int) {
+		d.done.Store(int64(done))
+		d.queued.Store(int64(queued))
+		if hook != nil {
+			hook(done)
+		}
+	}
+	a.diag = d
+	go func() {
+		defer close(d.finished)
+		d.result, d.err = diagnose.Run(d.opts)
+		if d.err == nil {
+			var b strings.Builder
+			d.err = d.result.WriteText(&b)
+			d.text = b.String()
+		}
+	}()
+	a.status = "diagnosing the settings in force in the background: d shows the progress, Esc cancels"
+}
+
+// cancelDiagnosis stops a running diagnosis (its goroutine skips the runs
+// not started and ends) and closes its box.
+func (a *App) cancelDiagnosis() {
+	if a.diag == nil || !a.diag.running() {
+		return
+	}
+	close(a.diag.cancel)
+	a.diag = nil
+	a.closeDiagnosis()
+	a.status = "diagnosis canceled"
+}
+
+// diagnoseKey shows the diagnosis, starting one on the settings in force
+// if there is none, or the last failed or diagnosed other settings.
+func (a *App) diagnoseKey() {
+	cur := a.s.Config()
+	if d := a.diag; d == nil || (!d.running() && (d.err != nil || !d.inForce.Equal(&cur))) {
+		a.startDiagnosis()
+	}
+	a.showDiagnosis()
+}
+
+// pollDiagnosis notices, on the event loop, a diagnosis that finished.
+func (a *App) pollDiagnosis() {
+	d := a.diag
+	if d == nil || d.noticed || d.running() {
+		return
+	}
+	d.noticed = true
+	switch {
+	case d.err != nil:
+		a.status = "[red]diagnosis: " + tview.Escape(d.err.Error())
+	case len(d.result.Recommended) == 0:
+		a.status = "[green]diagnosis done[-]: no change improves significantly; d shows it"
+	default:
+		a.status = "[green]diagnosis done[-]: recommended " + tview.Escape(strings.Join(d.result.Recommended, " ")) + "; d shows it, a runs it as B"
+	}
+}
+
+// diagProgress is the header's note while a diagnosis runs.
+func (a *App) diagProgress() string {
+	return fmt.Sprintf("diagnosing %d/%d", a.diag.done.Load(), a.diag.queued.Load())
+}
+
+// diagText is the diagnosis box's text: the progress while it runs, then
+// the recommendation and the whole of 'lab diagnose”s text.
+func (d *diagRun) boxText() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the settings in force at t %v in %s", d.at, d.where)
+	if len(d.opts.Overrides) > 0 {
+		fmt.Fprintf(&b, ":\n  %s", strings.Join(d.opts.Overrides, " "))
+	}
+	b.WriteString("\n")
+	if d.command != "" {
+		fmt.Fprintf(&b, "the same as:\n  %s\n", d.command)
+	}
+	b.WriteString("\n")
+	switch {
+	case d.running():
+		done, queued := d.done.Load(), max(d.queued.Load(), 1)
+		const bar = 30
+		n := int(done * bar / queued)
+		fmt.Fprintf(&b, "running: %d of the %d runs queued so far (the combination queues more)\n  %s%s\n\n",
+			done, queued, strings.Repeat("█", n), strings.Repeat("░", bar-n))
+		b.WriteString("d hides this (the diagnosis goes on, so does the lab); Esc cancels it.\n")
+	case d.err != nil:
+		fmt.Fprintf(&b, "the diagnosis failed: %v\n\nd or Esc closes.\n", d.err)
+	default:
+		if rec := d.result.Recommended; len(rec) > 0 {
+			fmt.Fprintf(&b, "recommended: %s\n  a runs it as B beside A (A/B)\n", strings.Join(rec, " "))
+		} else {
+			b.WriteString("recommended: nothing (no change improves significantly)\n")
+		}
+		b.WriteString(rankedTop(d.result, 5))
+		b.WriteString("↑↓←→ PgUp PgDn scroll for lab diagnose's whole text below; w wraps the lines\nto the box; d or Esc closes.\n\n")
+		b.WriteString(d.text)
+	}
+	return b.String()
+}
+
+// showDiagnosis opens the diagnosis box over the lab.
+func (a *App) showDiagnosis() {
+	view := tview.NewTextView().SetWrap(a.diagWrap).SetWordWrap(a.diagWrap)
+	view.SetBorder(true).SetTitle(" diagnose ─ d hides, Esc cancels or closes, w wraps ")
+	view.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
+		switch {
+		case ev.Key() == tcell.KeyEscape:
+			if a.diag != nil && a.diag.running() {
+				a.cancelDiagnosis()
+			} else {
+				a.closeDiagnosis()
+			}
+		case ev.Key() == tcell.KeyRune && (ev.Rune() == 'd' || ev.Rune() == 'q'):
+			a.closeDiagnosis()
+		case ev.Key() == tcell.KeyRune && ev.Rune() == 'a':
+			a.closeDiagnosis()
+			a.applyRecommended()
+		case ev.Key() == tcell.KeyRune && ev.Rune() == 'w':
+			a.diagWrap = !a.diagWrap
+			view.SetWrap(a.diagWrap).SetWordWrap(a.diagWrap)
+		default:
+			return ev
+		}
+		a.refresh()
+		return nil
+	})
+	a.diagView, a.diagShown = view, ""
+	a.pages.AddPage("diagnose", &overlay{Primitive: view, w: 110, h: 1000}, true, true)
+	a.editing = true
+	a.app.SetFocus(view)
+	a.fillDiagnosis()
+}
+
+// closeDiagnosis closes the box; a running diagnosis goes on.
+func (a *App) closeDiagnosis() {
+	if a.diagView == nil {
+		return
+	}
+	a.pages.RemovePage("diagnose")
+	a.diagView = nil
+	a.editing = false
+	a.app.SetFocus(a.editor)
+}
+
+// fillDiagnosis rewrites the box when its text changed (so a scrolled
+// result stays where the user put it).
+func (a *App) fillDiagnosis() {
+	if a.diagView == nil || a.diag == nil {
+		return
+	}
+	if text := a.diag.boxText(); text != a.diagShown {
+		a.diagShown = text
+		a.diagView.SetText(text)
+	}
+}
+
+// applyRecommended runs the diagnosis's recommended set as B beside A.
+func (a *App) applyRecommended() {
+	d := a.diag
+	switch {
+	case d == nil || d.running():
+		a.status = "no finished diagnosis: d runs one"
+		return
+	case d.err != nil || len(d.result.Recommended) == 0:
+		a.status = "the diagnosis recommends no change"
+		return
+	}
+	spec := strings.Join(d.result.Recommended, " ")
+	a.ab = nil
+	if err := a.startAB(spec); err != nil {
+		a.ab = nil
+		a.status = "[red]A/B: " + tview.Escape(err.Error())
+		return
+	}
+	a.status = "[green]A/B[-]: B runs the recommended " + tview.Escape(spec) + " on the same seed from t 0; b ends it"
+}
+
+// rankedTop is the first n ranked changes, short enough for 80 columns:
+// the whole table is in the text below.
+func rankedTop(r *diagnose.Result, n int) string {
+	m, tie := r.Metric(), r.TieBreak()
+	var b strings.Builder
+	fmt.Fprintf(&b, "ranked changes, best first (change − reference over %d seeds, * significant):\n", len(r.Conditions.Seeds))
+	fmt.Fprintf(&b, "  %-30s %-18s %s\n", "", m.Label+" "+m.Unit, tie.Label+" "+tie.Unit)
+	for i, c := range r.Changes[:min(n, len(r.Changes))] {
+		fmt.Fprintf(&b, "%d %-30s %-18s %s\n", i+1, c.Set, diagnose.FormatDiff(c.Primary, m.Prec), diagnose.FormatDiff(c.TieBreak, tie.Prec))
+	}
+	if len(r.Changes) > n {
+		fmt.Fprintf(&b, "  … %d more below\n", len(r.Changes)-n)
+	}
+	return b.String()
+}

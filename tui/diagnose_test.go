@@ -1,0 +1,342 @@
+package tui
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"jitterlab/diagnose"
+	"jitterlab/lab"
+)
+
+// diagSeeds and diagDuration keep the lab's diagnosis short in tests.
+var (
+	diagSeeds    = []uint64{1, 2, 3, 4, 5}
+	diagDuration = 30 * time.Second
+)
+
+// labDiagnosing is the lab at w×h with the short diagnosis.
+func labDiagnosing(t *testing.T, w, h int) (*App, tcell.SimulationScreen) {
+	a, screen := labAt(t, w, h)
+	a.opts.Diagnose = DiagnoseOptions{Seeds: diagSeeds, Duration: diagDuration, Version: "test"}
+	return a, screen
+}
+
+// waitDiagnosis waits for the lab's diagnosis to end (no timing: the
+// goroutine closes finished when diagnose.Run returns).
+func waitDiagnosis(t *testing.T, a *App) {
+	t.Helper()
+	if a.diag == nil {
+		t.Fatal("no diagnosis started")
+	}
+	<-a.diag.finished
+}
+
+// cliDiagnosis is 'lab diagnose --scenario jitter-fix --set sets… --seeds
+// 1-5 --duration 30s' as cmd/lab builds it, run by diagnose.Run.
+func cliDiagnosis(t *testing.T, sets ...string) string {
+	t.Helper()
+	sc, err := lab.LoadScenario("jitter-fix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := lab.DefaultConfig()
+	if err := lab.ApplyScenario(&cfg, sc); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sets {
+		k, v, _ := lab.ParseAssignment(s)
+		if err := lab.Set(&cfg, k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg.Duration = diagDuration
+	r, err := diagnose.Run(diagnose.Options{Base: cfg, Scenario: sc, Name: "jitter-fix", Overrides: sets,
+		Seeds: diagSeeds, Workers: 2, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// d diagnoses the settings in force, the live edit included, and its
+// result is 'lab diagnose”s on the same settings, byte for byte; the box
+// names that command and the recommendation, and a runs it as B.
+func TestDiagnosisIsLabDiagnoseOnTheSettingsInForce(t *testing.T) {
+	a, screen := labDiagnosing(t, 80, 24)
+	a.advance(2 * time.Second)
+	if err := a.set("up.jitter", "30ms"); err != nil {
+		t.Fatal(err)
+	}
+	a.advance(time.Second)
+	press(a, 'd')
+	waitDiagnosis(t, a)
+	out := draw(a, screen)
+	if a.diag.err != nil {
+		t.Fatal(a.diag.err)
+	}
+	want := cliDiagnosis(t, "up.jitter=30ms")
+	if a.diag.text != want {
+		t.Fatalf("the lab's diagnosis differs from lab diagnose's on the same settings:\nlab:\n%s\nlab diagnose:\n%s", a.diag.text, want)
+	}
+	if !strings.Contains(a.diagShown, want) {
+		t.Fatalf("the box does not hold the whole of lab diagnose's text:\n%s", a.diagShown)
+	}
+	cmd := "lab diagnose --scenario jitter-fix --set up.jitter=30ms --seeds 1-5 --duration 30s"
+	if a.diag.command != cmd || !strings.Contains(a.diagShown, cmd) {
+		t.Fatalf("the box names %q, want %q", a.diag.command, cmd)
+	}
+	rec := a.diag.result.Recommended
+	if len(rec) == 0 {
+		t.Fatalf("jitter-fix with 30 ms up jitter recommends nothing:\n%s", a.diag.text)
+	}
+	if !strings.Contains(out, "recommended: "+strings.Join(rec, " ")) {
+		t.Fatalf("the recommendation is not on screen:\n%s", out)
+	}
+	// The best ranked changes are on the first screen, at 80×24 too.
+	for i, c := range a.diag.result.Changes[:3] {
+		if !strings.Contains(out, fmt.Sprintf("%d %-30s %s", i+1, c.Set, diagnose.FormatDiff(c.Primary, a.diag.result.Metric().Prec))) {
+			t.Errorf("ranked change %d (%s) is not on the first screen:\n%s", i+1, c.Set, out)
+		}
+	}
+	golden(t, "diagnose-80x24.txt", out)
+	// w wraps the lines to the box: the command's end is on screen.
+	if strings.Contains(out, "--duration 30s") {
+		t.Fatalf("the golden expects the command cut at 80 columns:\n%s", out)
+	}
+	press(a, 'w')
+	if wrapped := draw(a, screen); !strings.Contains(wrapped, "duration 30s ") {
+		t.Fatalf("w did not wrap the box's lines:\n%s", wrapped)
+	}
+	press(a, 'w')
+	screen.SetSize(120, 40)
+	golden(t, "diagnose-120x40.txt", draw(a, screen))
+	screen.SetSize(80, 24)
+
+	press(a, 'a')
+	if a.ab == nil || strings.Join(a.ab.sets, " ") != strings.Join(rec, " ") {
+		t.Fatalf("a did not run the recommended %v as B (A/B %v, status %q)", rec, a.ab, a.status)
+	}
+	if out = draw(a, screen); strings.Contains(out, "recommended: ") || !strings.Contains(out, "A/B") {
+		t.Fatalf("a did not close the box and show the A/B:\n%s", out)
+	}
+	// The settings did not change: d shows the same diagnosis again.
+	d := a.diag
+	press(a, 'd')
+	if a.diag != d || a.diagView == nil {
+		t.Fatal("d on unchanged settings started a new diagnosis instead of showing the last")
+	}
+	press(a, 'd')
+	if a.diagView != nil {
+		t.Fatal("d did not hide the box")
+	}
+	// A new setting: d diagnoses again; Esc in the box cancels it.
+	a.set("up.latency", "90ms")
+	press(a, 'd')
+	next := a.diag
+	if next == d || next.inForce.Up.Latency != 90*time.Millisecond {
+		t.Fatal("d after a change did not diagnose the new settings")
+	}
+	pressKey(a, tcell.KeyEscape)
+	<-next.finished
+	if a.diag != nil || a.diagView != nil {
+		t.Fatal("Esc in the box did not cancel the diagnosis and close the box")
+	}
+}
+
+// While a diagnosis runs the box shows its progress; d hides it and the
+// lab goes on (keys, time) with the progress in the header; Esc cancels
+// it: the runs not started are skipped and Run ends with ErrCanceled.
+func TestDiagnosisRunsInTheBackgroundAndCancels(t *testing.T) {
+	for _, sz := range []struct{ w, h int }{{80, 24}, {120, 40}} {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			a, screen := labDiagnosing(t, sz.w, sz.h)
+			a.advance(time.Second)
+			reached, release := make(chan struct{}), make(chan struct{})
+			a.diagHook = func(done int) {
+				if done == 1 {
+					close(reached)
+					<-release // hold the workers after the first run
+				}
+			}
+			defer func() {
+				select {
+				case <-release:
+				default:
+					close(release)
+				}
+			}()
+			press(a, 'd')
+			d := a.diag
+			<-reached
+			out := draw(a, screen)
+			want := fmt.Sprintf("running: 1 of the %d runs queued so far", (2+singles(t))*len(diagSeeds))
+			if !strings.Contains(out, want) || !strings.Contains(out, "Esc cancels") {
+				t.Fatalf("no progress %q in the box:\n%s", want, out)
+			}
+			golden(t, fmt.Sprintf("diagnose-running-%dx%d.txt", sz.w, sz.h), out)
+
+			press(a, 'd') // hide: the lab is back and runs
+			before := a.s.Now()
+			press(a, '>')
+			a.advance(time.Second)
+			if a.s.Now() <= before || a.speed != 4 {
+				t.Fatalf("the lab did not go on while diagnosing: t %v → %v, speed %d", before, a.s.Now(), a.speed)
+			}
+			out = draw(a, screen)
+			if header := rows(screen)[0]; !strings.Contains(header, "diagnosing 1/") {
+				t.Fatalf("no progress in the header while the box is hidden:\n%s", out)
+			}
+			pressKey(a, tcell.KeyEscape)
+			if a.diag != nil || !strings.Contains(a.status, "canceled") {
+				t.Fatalf("Esc did not cancel: diag %v, status %q", a.diag, a.status)
+			}
+			close(release)
+			<-d.finished
+			if !errors.Is(d.err, diagnose.ErrCanceled) || d.done.Load() >= d.queued.Load() {
+				t.Fatalf("after Esc the diagnosis ran on: %v, %d of %d runs", d.err, d.done.Load(), d.queued.Load())
+			}
+		})
+	}
+}
+
+// singles counts the single changes diagnose tries on jitter-fix: every
+// alternative of every variant key.
+func singles(t *testing.T) int {
+	cfg := lab.DefaultConfig()
+	n := 0
+	for _, v := range lab.Variants() {
+		p, _ := lab.Lookup(v.Key)
+		for _, c := range v.Choices {
+			if c != p.Get(&cfg) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// p shows the player's report card in place of the counters, at 80×24
+// and 120×40, with the figures of the session's summary.
+func TestReportCardInTheSideBox(t *testing.T) {
+	for _, sz := range []struct{ w, h int }{{80, 24}, {120, 40}} {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			a, screen := labAt(t, sz.w, sz.h)
+			a.advance(15 * time.Second)
+			press(a, 'p')
+			out := draw(a, screen)
+			c := a.lastSum.Card
+			for _, want := range []string{"player's report card",
+				fmt.Sprintf("judder     %.2fm/s", c.JudderMPS),
+				fmt.Sprintf("deficit   %.2fm/s", c.SpeedDeficitMPS),
+				fmt.Sprintf("%.0f / %.0f / %.0f ms", c.InputDelayMs.P50, c.InputDelayMs.P95, c.InputDelayMs.P99),
+				fmt.Sprintf("%.2f / %.2f m", c.VisibleLagM.P50, c.VisibleLagM.P99)} {
+				if !strings.Contains(out, want) {
+					t.Errorf("the card lacks %q:\n%s", want, out)
+				}
+			}
+			golden(t, fmt.Sprintf("card-%dx%d.txt", sz.w, sz.h), out)
+			press(a, 'p')
+			if out = draw(a, screen); !strings.Contains(out, "err p99") {
+				t.Fatalf("p did not bring the counters back:\n%s", out)
+			}
+		})
+	}
+}
+
+// A sample without a reply has no RTT (NaN): the rtt chart's title keeps
+// the last one measured instead of printing NaN (seen at t 15 s).
+func TestRTTTitleNeverNaN(t *testing.T) {
+	a, screen := labAt(t, 80, 24)
+	a.advance(15 * time.Second)
+	if out := draw(a, screen); strings.Contains(out, "NaN") || !strings.Contains(out, "rtt (ms) ─ ") {
+		t.Fatalf("NaN on screen:\n%s", out)
+	}
+}
+
+// For every built-in scenario, with a live edit on top, the command the
+// diagnosis box names builds exactly the settings it diagnoses: the
+// scenario and its keys when it has no timeline, every key that differs
+// from the defaults when it has one ('lab diagnose --scenario' would
+// replay the timeline; the lab diagnoses the settings in force).
+func TestDiagnosisCommandRebuildsTheSettingsInForce(t *testing.T) {
+	all, err := lab.Builtins()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range all {
+		cfg := lab.DefaultConfig()
+		if err := lab.ApplyScenario(&cfg, sc); err != nil {
+			t.Fatal(err)
+		}
+		if err := lab.Set(&cfg, "down.jitter", "7ms"); err != nil {
+			t.Fatal(err)
+		}
+		o, cmd := diagnosisOf(cfg, sc, DiagnoseOptions{Seeds: diagSeeds, Duration: diagDuration})
+		if cmd == "" {
+			t.Errorf("%s: no command line says these settings", sc.Name)
+			continue
+		}
+		rebuilt := lab.DefaultConfig()
+		args := strings.Split(cmd, " --")[1:]
+		for _, a := range args {
+			flag, val, _ := strings.Cut(a, " ")
+			switch flag {
+			case "scenario":
+				if len(sc.Timeline) > 0 || val != sc.Name {
+					t.Errorf("%s: the command names --scenario %s", sc.Name, val)
+				}
+				if err := lab.ApplyScenario(&rebuilt, sc); err != nil {
+					t.Fatal(err)
+				}
+			case "set":
+				k, v, _ := lab.ParseAssignment(val)
+				if err := lab.Set(&rebuilt, k, v); err != nil {
+					t.Fatalf("%s: %s: %v", sc.Name, cmd, err)
+				}
+			}
+		}
+		rebuilt.Seed, rebuilt.Duration = o.Base.Seed, o.Base.Duration
+		if !rebuilt.Equal(&o.Base) {
+			t.Errorf("%s: %s builds other settings than the diagnosed ones", sc.Name, cmd)
+		}
+		if !strings.Contains(cmd, "--set down.jitter=7ms") {
+			t.Errorf("%s: the live edit is not in %s", sc.Name, cmd)
+		}
+	}
+}
+
+// A diagnosis that fails says why, in the box and on the status line; d
+// then tries again rather than showing the failure forever.
+func TestFailedDiagnosisSaysWhyAndRetries(t *testing.T) {
+	a, screen := labDiagnosing(t, 80, 24)
+	a.opts.Diagnose.Seeds = []uint64{1}
+	press(a, 'd')
+	failed := a.diag
+	waitDiagnosis(t, a)
+	out := draw(a, screen)
+	if failed.err == nil || !strings.Contains(a.diagShown, "the diagnosis failed: "+failed.err.Error()) || !strings.Contains(out, "the diagnosis failed: --seeds") {
+		t.Fatalf("no failure in the box (err %v):\n%s", failed.err, out)
+	}
+	press(a, 'd') // close
+	if !strings.Contains(a.status, "diagnosis: "+failed.err.Error()) {
+		t.Fatalf("status %q", a.status)
+	}
+	a.opts.Diagnose.Seeds = diagSeeds
+	press(a, 'd')
+	if a.diag == failed {
+		t.Fatal("d after a failure showed the failure again instead of diagnosing")
+	}
+	waitDiagnosis(t, a)
+	if a.diag.err != nil {
+		t.Fatal(a.diag.err)
+	}
+}

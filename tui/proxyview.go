@@ -1,0 +1,563 @@
+package tui
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"jitterlab/lab"
+)
+
+// ProxySource is a running relay as the proxy's screen sees it: plain
+// data, so the screen does not depend on the relay's package. Its methods
+// are called on the screen's event goroutine while the relay runs on its
+// own: an implementation guards its state.
+type ProxySource interface {
+	// Snapshot is the relay's state now.
+	Snapshot() ProxySnapshot
+	// Get is a link key's value in force (up.* and down.*), as --set writes it.
+	Get(key string) string
+	// Apply sets link keys now, all or none; the error names the key, the
+	// value and what is allowed, as --set's does.
+	Apply(sets [][2]string) error
+}
+
+// ProxySnapshot is the relay's state at one moment; counters are totals
+// since it started.
+type ProxySnapshot struct {
+	Wall           time.Duration // since the relay started
+	Listen, Target string
+	Clients        int
+	Errors         uint64   // socket errors
+	ErrorKinds     []string // each kind of socket error once, in the order first seen
+	Up, Down       ProxyDir
+	Changes        []ProxyChange // applied so far (timeline and live), oldest first
+	Stopped        bool          // the relay has stopped (its --duration ended): so does the screen
+}
+
+// ProxyChange is one change of the links.
+type ProxyChange struct {
+	At       time.Duration
+	What     string
+	Timeline bool // the scenario's timeline made it (not the editor)
+}
+
+// ProxyDir is one direction as relayed. A figure the source does not
+// measure is NaN (or < 0 for the counts marked so): the screen shows "–".
+type ProxyDir struct {
+	In         uint64 // datagrams that reached the proxy
+	Delivered  uint64 // copies written out
+	Lost       uint64 // dropped by the link model (loss and its queue)
+	Dropped    uint64 // dropped by the proxy itself (limits, kernel, write errors)
+	Duplicated uint64 // extra copies the link made
+	Reordered  uint64 // copies that overtook a later-sent one
+	Bytes      int64  // payload bytes delivered (< 0: not measured)
+	LossBursts int64  // runs of consecutive losses (< 0: not measured)
+
+	DelayP50Ms, DelayP99Ms float64 // one-way delay the proxy added, recent packets
+	JitterMs               float64 // RFC 3550 jitter of the relayed stream as it leaves
+	ArrivalJitterMs        float64 // RFC 3550 jitter of the game's own stream as it arrives
+	// DelaysMs are the added delays of the copies released since the
+	// previous Snapshot (nil: not measured), for the delay chart: each
+	// Snapshot hands them over once.
+	DelaysMs []float64
+}
+
+// ProxyOptions start the proxy's screen.
+type ProxyOptions struct {
+	Every time.Duration // chart sample period (100ms)
+}
+
+// proxySample is one chart column's worth: per direction the added
+// delay's range, the arrival rate and the game's jitter.
+type proxySample struct {
+	delayLo, delayHi [2]float64
+	rate             [2]float64
+	jitter           [2]float64
+	wall             time.Duration // the snapshot's
+	in               [2]uint64     // datagrams in, totals
+}
+
+// rateSpan is the span packet rates are averaged over: a game's 20 or 60
+// packets/s are 2 or 6 a sample, too few for a steady rate.
+const rateSpan = time.Second
+
+// ProxyView is the live screen of 'lab proxy': the relay's charts, the
+// configured and the realised link side by side, the link editor, the
+// status line and the keys, laid out like the lab's for 80×24 first.
+type ProxyView struct {
+	app   *tview.Application
+	src   ProxySource
+	every time.Duration
+
+	header, keys          *fitLine
+	statusRow, table, log *tview.TextView
+	delay, rate, jitter   *Chart
+	editor                *Editor
+	upper                 layers // the editor or the change log
+	pages                 layers
+	rows                  *tview.Flex
+	statusText, status    string
+	editing               bool
+	window                int
+	samples               []proxySample
+	last                  ProxySnapshot // the latest snapshot
+	prev                  ProxySnapshot // the one the latest sample's rates start from
+	pending               proxySample   // delays gathered toward the next sample
+	pendingN              [2]int
+	haveLast              bool
+	ended                 bool // the relay stopped, and the screen with it
+	signal                os.Signal
+	*clock
+}
+
+// proxyTableHeight is the configured-and-realised box: a heading row, two
+// rows per direction and the border.
+const proxyTableHeight = 7
+
+// NewProxyView builds the screen over src.
+func NewProxyView(src ProxySource, opts ProxyOptions) *ProxyView {
+	if opts.Every <= 0 {
+		opts.Every = 100 * time.Millisecond
+	}
+	v := &ProxyView{app: tview.NewApplication(), src: src, every: opts.Every, window: 1, clock: newClock(),
+		header: newFitLine(), keys: newFitLine(), editor: NewLinkEditor(),
+		statusRow: tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true),
+		table:     tview.NewTextView().SetDynamicColors(true).SetWrap(false),
+		log:       tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true)}
+	for _, t := range []*tview.TextView{v.statusRow, v.table, v.log} {
+		t.SetBackgroundColor(tcell.ColorDefault)
+	}
+	v.table.SetBorder(true).SetTitle(" configured (set) and realised, per direction ").SetTitleAlign(tview.AlignLeft)
+	v.log.SetBorder(true).SetTitleAlign(tview.AlignLeft)
+	v.delay = NewChart("added delay (ms)")
+	v.delay.Color = tcell.ColorAqua
+	v.delay.Format = "%.1f"
+	v.rate = NewChart("packets/s in")
+	v.rate.Color = tcell.ColorYellow
+	v.jitter = NewChart("jitter in (ms)")
+	v.jitter.Color = tcell.ColorFuchsia
+	v.jitter.Format = "%.1f"
+	for _, c := range []*Chart{v.delay, v.rate, v.jitter} {
+		c.Color2 = tcell.ColorWhite
+	}
+	v.editor.Get = src.Get
+	v.editor.Set = v.set
+	v.upper = layers{tview.NewPages()}
+	v.upper.AddPage("log", v.log, true, false).AddPage("editor", v.editor, true, true)
+	charts := tview.NewFlex().SetDirection(tview.FlexRow).
+		AddItem(v.delay, 0, 1, false).AddItem(v.rate, 0, 1, false).AddItem(v.jitter, 0, 1, false)
+	main := tview.NewFlex().AddItem(charts, 0, 1, false).AddItem(v.upper, sideWidth, 0, true)
+	v.rows = tview.NewFlex().SetDirection(tview.FlexRow).
+		AddItem(v.header, 1, 0, false).
+		AddItem(main, 0, 1, true).
+		AddItem(v.table, proxyTableHeight, 0, false).
+		AddItem(v.statusRow, 1, 0, false).
+		AddItem(v.keys, 1, 0, false)
+	v.pages = layers{tview.NewPages()}
+	v.pages.AddPage("main", v.rows, true, true)
+	v.keys.set("  ",
+		segment{"[yellow]↑↓←→[-] select", 60}, segment{"[yellow]+-[-] step", 70},
+		segment{"[yellow]enter[-] type", 80}, segment{"[yellow]1-9[-] preset", 50},
+		segment{"[yellow]z[-] zoom", 20}, segment{"[yellow]c[-] changes", 30},
+		segment{"[yellow]?[-] help", mustKeep}, segment{"[yellow]q[-] quit", mustKeep})
+	v.app.SetRoot(&sizeGuard{Primitive: v.pages, minW: minWidth, minH: minHeight, fit: v.fitStatus}, true).SetInputCapture(v.onKey)
+	v.status = "relaying; the editor changes the links now (enter types a value, + - step)"
+	v.sample()
+	v.refresh()
+	return v
+}
+
+// Run shows the screen until q, Ctrl-C or SIGTERM, SIGHUP or SIGINT (nil
+// screen: the terminal); the relay keeps running meanwhile.
+func (v *ProxyView) Run(screen tcell.Screen) error {
+	if screen != nil {
+		v.app.SetScreen(screen)
+	}
+	t := time.NewTicker(time.Second / 10)
+	defer t.Stop()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, os.Interrupt)
+	defer signal.Stop(sigs)
+	sig, err := v.clock.run(v.app, t.C, time.Now(), sigs, v.advance)
+	v.signal = sig
+	return err
+}
+
+// Stop ends Run (from any goroutine: the relay ended).
+func (v *ProxyView) Stop() { v.app.Stop() }
+
+// Signal is the signal that ended Run, or nil.
+func (v *ProxyView) Signal() os.Signal { return v.signal }
+
+// advance takes a snapshot and redraws; wall time is the relay's own.
+func (v *ProxyView) advance(time.Duration) {
+	v.sample()
+	v.refresh()
+	if v.last.Stopped && !v.ended {
+		v.ended = true
+		v.app.Stop()
+	}
+}
+
+// sample reads a snapshot: its delays go into the pending sample, and once
+// a sample period has passed since the last sample the pending one is
+// kept with the arrival rates over that period.
+func (v *ProxyView) sample() {
+	s := v.src.Snapshot()
+	// A new kind of socket error is announced on the status line, once.
+	if n := len(s.ErrorKinds); n > len(v.last.ErrorKinds) {
+		v.status = "[red]relay: " + tview.Escape(s.ErrorKinds[n-1]) + "[-] (counted in the header from now on)"
+	}
+	// A timeline change that applied since is announced on the status line.
+	for _, c := range s.Changes[min(len(v.last.Changes), len(s.Changes)):] {
+		if c.Timeline {
+			v.status = "[yellow]timeline[-] +" + fmtWall(c.At) + " " + tview.Escape(c.What)
+		}
+	}
+	v.last = s
+	for d, pd := range []*ProxyDir{&s.Up, &s.Down} {
+		for _, ms := range pd.DelaysMs {
+			if v.pendingN[d] == 0 || ms < v.pending.delayLo[d] {
+				v.pending.delayLo[d] = ms
+			}
+			if v.pendingN[d] == 0 || ms > v.pending.delayHi[d] {
+				v.pending.delayHi[d] = ms
+			}
+			v.pendingN[d]++
+		}
+	}
+	if !v.haveLast {
+		v.prev, v.haveLast = s, true
+		return
+	}
+	dt := (s.Wall - v.prev.Wall).Seconds()
+	if dt < v.every.Seconds() {
+		return
+	}
+	x := v.pending
+	x.wall, x.in = s.Wall, [2]uint64{s.Up.In, s.Down.In}
+	// The rate since the newest sample at least rateSpan old, or the first.
+	from := proxySample{wall: v.prev.Wall, in: [2]uint64{v.prev.Up.In, v.prev.Down.In}}
+	for i := len(v.samples) - 1; i >= 0; i-- {
+		from = v.samples[i]
+		if s.Wall-from.wall >= rateSpan {
+			break
+		}
+	}
+	for d, pd := range []*ProxyDir{&s.Up, &s.Down} {
+		if v.pendingN[d] == 0 {
+			x.delayLo[d], x.delayHi[d] = math.NaN(), math.NaN()
+		}
+		x.rate[d] = float64(x.in[d]-from.in[d]) / (s.Wall - from.wall).Seconds()
+		x.jitter[d] = pd.ArrivalJitterMs
+	}
+	v.pending, v.pendingN, v.prev = proxySample{}, [2]int{}, s
+	// Keep the longest window, trimming by half so appends stay amortised.
+	keep := int(windows[len(windows)-1] / v.every)
+	if len(v.samples) >= 2*keep {
+		v.samples = append(v.samples[:0], v.samples[len(v.samples)-keep:]...)
+	}
+	v.samples = append(v.samples, x)
+}
+
+// refresh rewrites every view from the latest snapshot and samples.
+func (v *ProxyView) refresh() {
+	s := &v.last
+	span := int(windows[v.window] / v.every)
+	shown := v.samples[max(len(v.samples)-span, 0):]
+	fill := func(c *Chart, f func(x *proxySample, d int) []float64) {
+		c.Values, c.Values2 = c.Values[:0], c.Values2[:0]
+		for i := range shown {
+			c.Values = append(c.Values, f(&shown[i], 0)...)
+			c.Values2 = append(c.Values2, f(&shown[i], 1)...)
+		}
+		c.Window = span * 2
+		c.Span = ""
+	}
+	// Two values per sample (the delay range), so every chart spans 2 per sample.
+	fill(v.delay, func(x *proxySample, d int) []float64 { return []float64{x.delayLo[d], x.delayHi[d]} })
+	fill(v.rate, func(x *proxySample, d int) []float64 { return []float64{x.rate[d], x.rate[d]} })
+	fill(v.jitter, func(x *proxySample, d int) []float64 { return []float64{x.jitter[d], x.jitter[d]} })
+	v.jitter.Span = "−" + fmtSpan(span, v.every)
+	v.delay.SetNote("up " + num("%.1f", s.Up.DelayP50Ms) + ", dn " + num("%.1f", s.Down.DelayP50Ms))
+	var rate [2]float64
+	if len(shown) > 0 {
+		rate = shown[len(shown)-1].rate
+	}
+	v.rate.SetNote(fmt.Sprintf("up %.0f, dn %.0f", rate[0], rate[1]))
+	v.jitter.SetNote("up " + num("%.1f", s.Up.ArrivalJitterMs) + ", dn " + num("%.1f", s.Down.ArrivalJitterMs))
+
+	segs := []segment{
+		{"[::b]jitterlab proxy[::-]", 95},
+		{tview.Escape(s.Listen + " → " + s.Target), 60},
+		{fmt.Sprintf("clients %d", s.Clients), 80},
+		{"up " + fmtWall(s.Wall), 90},
+	}
+	if s.Errors > 0 {
+		segs = append(segs, segment{fmt.Sprintf("[red]errors %d[-]", s.Errors), 85})
+	}
+	segs = append(segs, segment{fmt.Sprintf("window %v", windows[v.window]), 30})
+	v.header.set(" ─ ", segs...)
+	v.table.SetText(v.tableText())
+	if v.logShown() {
+		v.log.SetTitle(fmt.Sprintf(" changes (%d) ─ c closes ", len(s.Changes)))
+		v.log.SetText(proxyLogText(s.Changes))
+		v.log.ScrollToEnd()
+	}
+	v.statusText = " " + v.status
+	v.statusRow.SetText(v.statusText)
+}
+
+// num formats v, or "–" when it is not measured (NaN).
+func num(format string, v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return fmt.Sprintf(format, v)
+}
+
+// fmtWall is a wall time since the start as 00:01:02.3.
+func fmtWall(d time.Duration) string {
+	d = d.Truncate(100 * time.Millisecond)
+	return fmt.Sprintf("%02d:%02d:%02d.%d", int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60, int(d/(100*time.Millisecond))%10)
+}
+
+// tableText is the configured link and the realised one, per direction:
+// a "set" row of the keys in force and a "real" row of what the relayed
+// packets met, column by column.
+func (v *ProxyView) tableText() string {
+	row := func(cells ...string) string {
+		return fmt.Sprintf(" %-9s %9s %6s %6s %6s %5s %7s %5s %6s %7s", anySlice(cells)...)
+	}
+	lines := []string{"[teal]" + row("", "delay p50", "p99", "jitter", "loss", "burst", "reorder", "dup", "pkt/s", "kbit/s") + "[-]"}
+	pct := func(n, of uint64) string {
+		if of == 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(of))
+	}
+	ms := func(x float64) string {
+		if x >= 100 {
+			return num("%.0f", x)
+		}
+		return num("%.1f", x)
+	}
+	var rate [2]float64
+	if len(v.samples) > 0 {
+		rate = v.samples[len(v.samples)-1].rate
+	}
+	for d, dir := range []string{"up", "down"} {
+		c := &v.last.Up
+		if d == 1 {
+			c = &v.last.Down
+		}
+		get := func(k string) string { return v.src.Get(dir + "." + k) }
+		limit := get("rate")
+		if limit == "0" {
+			limit = ""
+		}
+		lines = append(lines, tview.Escape(row(dir+" set", get("latency"), "±"+get("jitter"), "", get("loss"), get("loss_burst"), get("reorder"), get("duplicate"), "", limit)))
+		burst, kbit := "–", "–"
+		if c.LossBursts > 0 {
+			burst = fmt.Sprintf("%.1f", float64(c.Lost)/float64(c.LossBursts))
+		} else if c.LossBursts == 0 {
+			burst = "0"
+		}
+		if c.Bytes >= 0 && v.last.Wall > 0 {
+			kbit = fmt.Sprintf("%.1f", float64(c.Bytes)*8/1000/v.last.Wall.Seconds())
+		}
+		lines = append(lines, "[white]"+tview.Escape(row("   real", ms(c.DelayP50Ms), ms(c.DelayP99Ms), ms(c.JitterMs), pct(c.Lost, c.In),
+			burst, pct(c.Reordered, c.Delivered), pct(c.Duplicated, c.In), fmt.Sprintf("%.0f", rate[d]), kbit))+"[-]")
+	}
+	return strings.Join(lines, "\n")
+}
+
+func anySlice(s []string) []any {
+	out := make([]any, len(s))
+	for i, x := range s {
+		out[i] = x
+	}
+	return out
+}
+
+// proxyLogText lists the changes applied so far.
+func proxyLogText(changes []ProxyChange) string {
+	if len(changes) == 0 {
+		return "no changes yet"
+	}
+	var b strings.Builder
+	for _, c := range changes {
+		by := ""
+		if c.Timeline {
+			by = "[gray]timeline[-] "
+		}
+		fmt.Fprintf(&b, "[yellow]+%s[-] %s%s\n", fmtWall(c.At), by, tview.Escape(c.What))
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// fitStatus gives the status row a second row while it is wider than w.
+func (v *ProxyView) fitStatus(w int) { fitStatusRow(v.rows, v.statusRow, v.statusText, w) }
+
+func (v *ProxyView) logShown() bool { name, _ := v.upper.GetFrontPage(); return name == "log" }
+
+// set applies key=value to the relay now.
+func (v *ProxyView) set(key, value string) error {
+	if cur := v.src.Get(key); cur == value {
+		v.status = fmt.Sprintf("%s is already %s", key, tview.Escape(cur))
+		return nil
+	}
+	if err := v.src.Apply([][2]string{{key, value}}); err != nil {
+		v.status = "[red]" + tview.Escape(err.Error())
+		return err
+	}
+	v.sample() // the change is in the snapshot's list
+	v.status = fmt.Sprintf("[green]%s = %s[-] at +%s", key, tview.Escape(value), fmtWall(v.last.Wall))
+	return nil
+}
+
+// onKey dispatches a key to its named handler.
+func (v *ProxyView) onKey(ev *tcell.EventKey) *tcell.EventKey {
+	if v.editing {
+		return ev
+	}
+	switch ev.Key() {
+	case tcell.KeyUp:
+		v.editor.Move(-1, 0)
+	case tcell.KeyDown:
+		v.editor.Move(1, 0)
+	case tcell.KeyLeft:
+		v.editor.Move(0, -1)
+	case tcell.KeyRight:
+		v.editor.Move(0, 1)
+	case tcell.KeyPgUp:
+		v.editor.Move(-10, 0)
+	case tcell.KeyPgDn:
+		v.editor.Move(10, 0)
+	case tcell.KeyEnter:
+		v.startEdit()
+	case tcell.KeyCtrlC:
+		v.app.Stop()
+	case tcell.KeyRune:
+		switch r := ev.Rune(); {
+		case r == '+' || r == '=':
+			v.step(1)
+		case r == '-' || r == '_':
+			v.step(-1)
+		case r >= '1' && r <= '9':
+			v.preset(int(r - '1'))
+		case r == 'z':
+			v.window = (v.window + 1) % len(windows)
+		case r == 'c':
+			v.toggleLog()
+		case r == '?':
+			v.help()
+		case r == 'q':
+			v.app.Stop()
+		default:
+			return ev
+		}
+	default:
+		return ev
+	}
+	v.refresh()
+	return nil
+}
+
+func (v *ProxyView) step(dir int) {
+	if err := v.editor.Step(dir); err != nil {
+		v.status = "[red]" + tview.Escape(err.Error())
+	}
+}
+
+func (v *ProxyView) toggleLog() {
+	if v.logShown() {
+		v.upper.SwitchToPage("editor")
+	} else {
+		v.upper.SwitchToPage("log")
+	}
+}
+
+// linkConfig is the links in force as a lab configuration, for presets.
+func (v *ProxyView) linkConfig() lab.Config {
+	cfg := lab.DefaultConfig()
+	for _, p := range lab.Params() {
+		if p.Live && (strings.HasPrefix(p.Key, "up.") || strings.HasPrefix(p.Key, "down.")) {
+			_ = p.Set(&cfg, v.src.Get(p.Key)) // the source's values are the registry's
+		}
+	}
+	return cfg
+}
+
+// preset applies preset i to both links now, as a whole link.
+func (v *ProxyView) preset(i int) {
+	if i >= len(presetKeys) {
+		return
+	}
+	name := presetKeys[i]
+	changes, desc, err := presetChanges(v.linkConfig(), name)
+	changes = slices.DeleteFunc(changes, func(c [2]string) bool {
+		return !strings.HasPrefix(c[0], "up.") && !strings.HasPrefix(c[0], "down.")
+	})
+	if err == nil {
+		err = v.src.Apply(changes)
+	}
+	if err != nil {
+		v.status = "[red]preset " + name + ": " + tview.Escape(err.Error())
+		return
+	}
+	v.sample()
+	v.status = fmt.Sprintf("[green]preset %d: %s[-] (%d changes) %s", i+1, name, len(changes), tview.Escape(desc))
+}
+
+// startEdit opens a field to type the value under the cursor.
+func (v *ProxyView) startEdit() {
+	key := v.editor.Key()
+	v.editing = true
+	openPrompt(v.app, v.pages.Pages, " Enter sets, Esc cancels ", key+" = ", v.src.Get(key), 24, func(text string) {
+		v.set(key, strings.TrimSpace(text))
+	}, func() {
+		v.editing = false
+		v.app.SetFocus(v.editor)
+		v.refresh()
+	})
+}
+
+// proxyKeys are the proxy screen's keys, for its help and the README.
+var proxyKeys = [][2]string{
+	{"↑ ↓ ← →", "select a link parameter and its direction (up / down); PgUp PgDn by ten"},
+	{"+ -", "step the value now (latency ±5 ms, loss ±0.5 %, …)"},
+	{"enter", "type a value as on the command line (80ms, 2%); a bad one is refused with the reason"},
+	{"1-9", "apply a preset to both links: " + strings.Join(presetKeys, ", ")},
+	{"z", "chart window: 10 s, 30 s, 2 min"},
+	{"c", "the changes applied so far (timeline and yours) in place of the editor"},
+	{"?", "this help (Esc closes)"},
+	{"q Ctrl-C", "quit: the relay stops and prints its summary (SIGTERM and SIGHUP do the same)"},
+}
+
+// ProxyKeyHelp lists the proxy screen's keys, one per line.
+func ProxyKeyHelp() string { return keyLines(proxyKeys, "  ") }
+
+const proxyChartHelp = `Charts, newest at the right, up in colour and down in white: the one-way (p50 in the title)
+delay the proxy added to each relayed packet (each column its range), the
+game's own packets per second as they reach the proxy, and the RFC 3550
+jitter of the game's stream as it arrives. The box below compares, per
+direction, the link as set with what the relayed packets met: added delay
+p50/p99, the relayed stream's jitter, loss (and the mean burst length),
+reordered and duplicated shares, packets and bits per second. A dash is a
+figure the relay does not measure.`
+
+func (v *ProxyView) help() {
+	text := keyLines(proxyKeys, "") + "\n" + proxyChartHelp + "\n\n" + helpLastLine
+	v.editing = true
+	showHelp(v.app, v.pages.Pages, text, func() { v.editing = false; v.app.SetFocus(v.editor) })
+}

@@ -1,0 +1,312 @@
+package tui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"jitterlab/lab"
+)
+
+// fakeProxy is a relay in a test: links held as a lab configuration (the
+// registry's keys and errors, as --set), and a game stream of 60 packets/s
+// each way whose counters and delays the test moves on with tick.
+type fakeProxy struct {
+	cfg     lab.Config
+	snap    ProxySnapshot
+	n       int
+	applied [][2]string
+	burst   bool // the game sends 2 packets every other 100 ms (10/s) instead of 6 each
+}
+
+func newFakeProxy(t *testing.T) *fakeProxy {
+	cfg := lab.DefaultConfig()
+	for _, kv := range [][2]string{{"link.latency", "50ms"}, {"link.jitter", "20ms"}, {"up.loss", "2%"}} {
+		if err := lab.Set(&cfg, kv[0], kv[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &fakeProxy{cfg: cfg, snap: ProxySnapshot{Listen: "127.0.0.1:7777", Target: "127.0.0.1:7778", Clients: 1,
+		Up: ProxyDir{LossBursts: 0}, Down: ProxyDir{LossBursts: -1, Bytes: -1, JitterMs: math.NaN(), DelayP50Ms: math.NaN(), DelayP99Ms: math.NaN()}}}
+}
+
+// tick moves the relay on 100 ms: 6 packets each way; up loses one in 50
+// and delays 40–70 ms in a saw; down's delays are not measured.
+func (f *fakeProxy) tick() {
+	f.snap.Wall += 100 * time.Millisecond
+	u, d := &f.snap.Up, &f.snap.Down
+	u.DelaysMs, d.DelaysMs = nil, nil
+	count := 6
+	if f.burst {
+		count = 2 * (int(f.snap.Wall/(100*time.Millisecond)) % 2)
+	}
+	for range count {
+		f.n++
+		u.In++
+		d.In++
+		d.Delivered++
+		if f.n%50 == 0 {
+			u.Lost++
+			u.LossBursts++
+			continue
+		}
+		u.Delivered++
+		u.Bytes += 120
+		u.DelaysMs = append(u.DelaysMs, 40+float64(f.n%31))
+	}
+	if f.n%120 == 0 {
+		u.Reordered++
+	}
+	u.DelayP50Ms, u.DelayP99Ms, u.JitterMs = 55, 69.5, 8.25
+	u.ArrivalJitterMs = 1 + float64(f.n%7)/10
+	d.ArrivalJitterMs = 2.5
+}
+
+// Snapshot hands the delays since the previous one over once, as a relay does.
+func (f *fakeProxy) Snapshot() ProxySnapshot {
+	s := f.snap
+	s.Changes = append([]ProxyChange(nil), s.Changes...)
+	f.snap.Up.DelaysMs, f.snap.Down.DelaysMs = nil, nil
+	return s
+}
+
+func (f *fakeProxy) Get(key string) string {
+	p, _ := lab.Lookup(key)
+	return p.Get(&f.cfg)
+}
+
+func (f *fakeProxy) Apply(sets [][2]string) error {
+	next := f.cfg
+	for _, kv := range sets {
+		if err := lab.Set(&next, kv[0], kv[1]); err != nil {
+			return err
+		}
+	}
+	if err := next.Validate(); err != nil {
+		return err
+	}
+	f.cfg = next
+	f.applied = append(f.applied, sets...)
+	for _, kv := range sets {
+		f.snap.Changes = append(f.snap.Changes, ProxyChange{At: f.snap.Wall, What: kv[0] + "=" + kv[1]})
+	}
+	return nil
+}
+
+// proxyAt is the proxy's screen over a fake relay on a w×h terminal after
+// 40 s of traffic.
+func proxyAt(t *testing.T, w, h int) (*ProxyView, *fakeProxy, tcell.SimulationScreen) {
+	t.Helper()
+	f := newFakeProxy(t)
+	v := NewProxyView(f, ProxyOptions{})
+	screen := tcell.NewSimulationScreen("UTF-8")
+	v.app.SetScreen(screen)
+	screen.SetSize(w, h)
+	for range 400 {
+		f.tick()
+		v.advance(0)
+	}
+	return v, f, screen
+}
+
+func drawProxy(v *ProxyView, s tcell.SimulationScreen) string {
+	v.refresh()
+	v.app.ForceDraw()
+	return screenText(s)
+}
+
+func proxyKey(v *ProxyView, ev *tcell.EventKey) {
+	if ev = v.app.GetInputCapture()(ev); ev == nil {
+		return
+	}
+	if p := v.app.GetFocus(); p != nil {
+		if h := p.InputHandler(); h != nil {
+			h(ev, func(p tview.Primitive) { v.app.SetFocus(p) })
+		}
+	}
+}
+
+// The screen shows per direction the link as set beside the realised one
+// (a dash where the relay measures nothing), the three charts, the editor,
+// the status line and the keys, at 80×24 and 120×40.
+func TestProxyScreenAtBothSizes(t *testing.T) {
+	for _, sz := range []struct{ w, h int }{{80, 24}, {120, 40}} {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			v, f, screen := proxyAt(t, sz.w, sz.h)
+			out := drawProxy(v, screen)
+			u := &f.snap.Up
+			for _, want := range []string{
+				"jitterlab proxy ─ 127.0.0.1:7777 → 127.0.0.1:7778 ─ clients 1 ─ up 00:00:40.0",
+				"added delay (ms) ─ up 55.0, dn –", "packets/s in ─ up 60, dn 60", "jitter in (ms) ─ up 1.6, dn 2.5",
+				" up set         50ms  ±20ms            2%     0      0%    0%",
+				fmt.Sprintf("    real        55.0   69.5    8.2   %.1f%%   1.0    %.1f%%  0.0%%     60    %.1f",
+					100*float64(u.Lost)/float64(u.In), 100*float64(u.Reordered)/float64(u.Delivered), float64(u.Bytes)*8/1000/40),
+				" down set       50ms  ±20ms            0%     0      0%    0%",
+				"    real           –      –      –   0.0%     –    0.0%  0.0%     60       –",
+				"latency       50ms         50ms", "? help", "q quit"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("the screen lacks %q:\n%s", want, out)
+				}
+			}
+			golden(t, fmt.Sprintf("proxy-%dx%d.txt", sz.w, sz.h), out)
+		})
+	}
+}
+
+// The editor changes the relay's links now, with the lab's keys, values
+// and refusals; a preset sets both links as a whole.
+func TestProxyEditorChangesTheLinksLive(t *testing.T) {
+	v, f, screen := proxyAt(t, 80, 24)
+	proxyKey(v, tcell.NewEventKey(tcell.KeyEnter, 0, 0)) // up latency, pre-filled
+	for _, r := range "80ms" {
+		proxyKey(v, tcell.NewEventKey(tcell.KeyRune, r, 0))
+	}
+	proxyKey(v, tcell.NewEventKey(tcell.KeyEnter, 0, 0))
+	if f.cfg.Up.Latency != 80*time.Millisecond {
+		t.Fatalf("typing 80ms set the up latency to %v", f.cfg.Up.Latency)
+	}
+	out := drawProxy(v, screen)
+	if !strings.Contains(out, "up.latency = 80ms at +00:00:40.0") || !strings.Contains(out, "up set         80ms") {
+		t.Fatalf("no confirmation or new value on screen:\n%s", out)
+	}
+
+	proxyKey(v, tcell.NewEventKey(tcell.KeyRune, '+', 0))
+	if f.cfg.Up.Latency != 85*time.Millisecond {
+		t.Fatalf("+ stepped the up latency to %v", f.cfg.Up.Latency)
+	}
+
+	proxyKey(v, tcell.NewEventKey(tcell.KeyEnter, 0, 0))
+	for _, r := range "-5ms" {
+		proxyKey(v, tcell.NewEventKey(tcell.KeyRune, r, 0))
+	}
+	proxyKey(v, tcell.NewEventKey(tcell.KeyEnter, 0, 0))
+	reason := lab.CheckAssignment("up.latency", "-5ms")
+	out = drawProxy(v, screen)
+	lines := rows(screen)
+	status := strings.Join(strings.Fields(lines[len(lines)-3]+" "+lines[len(lines)-2]), " ")
+	if reason == nil || !strings.Contains(status, reason.Error()) || f.cfg.Up.Latency != 85*time.Millisecond {
+		t.Fatalf("the refusal %v is not on the status rows, or it changed the link (%v):\n%s", reason, f.cfg.Up.Latency, out)
+	}
+
+	proxyKey(v, tcell.NewEventKey(tcell.KeyRune, '6', 0)) // mobile-4g
+	want := lab.DefaultConfig()
+	sc, err := lab.LoadScenario("mobile-4g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lab.ApplyScenario(&want, sc); err != nil {
+		t.Fatal(err)
+	}
+	if f.cfg.Up != want.Up || f.cfg.Down != want.Down {
+		t.Fatalf("preset 6 left the links at\n%+v\n%+v\nwant mobile-4g's\n%+v\n%+v", f.cfg.Up, f.cfg.Down, want.Up, want.Down)
+	}
+	proxyKey(v, tcell.NewEventKey(tcell.KeyRune, 'c', 0))
+	if out = drawProxy(v, screen); !strings.Contains(out, "up.latency=80ms") || !strings.Contains(out, "changes (") {
+		t.Fatalf("c does not list the changes:\n%s", out)
+	}
+}
+
+// ? shows the proxy's keys and what the charts mean; Esc closes it.
+func TestProxyHelp(t *testing.T) {
+	v, _, screen := proxyAt(t, 80, 24)
+	proxyKey(v, tcell.NewEventKey(tcell.KeyRune, '?', 0))
+	out := drawProxy(v, screen)
+	if !strings.Contains(out, "select a link parameter") {
+		t.Fatalf("no help:\n%s", out)
+	}
+	proxyKey(v, tcell.NewEventKey(tcell.KeyEscape, 0, 0))
+	if out = drawProxy(v, screen); strings.Contains(out, "select a link parameter") || !strings.Contains(out, "added delay") {
+		t.Fatalf("Esc did not close the help:\n%s", out)
+	}
+}
+
+// Any terminal size draws: the screen from the minimum up, the message
+// below it.
+func TestProxyEverySizeDraws(t *testing.T) {
+	v, _, screen := proxyAt(t, 80, 24)
+	for w := 1; w <= 221; w += 11 {
+		for h := 1; h <= 71; h += 7 {
+			screen.SetSize(w, h)
+			out := drawProxy(v, screen)
+			if w >= minWidth && h >= minHeight && !strings.Contains(out, "q quit") {
+				t.Fatalf("%d×%d: no key row:\n%s", w, h, out)
+			}
+			if (w < minWidth || h < minHeight) && w >= 32 && h >= 2 && !strings.Contains(out, "terminal too small") {
+				t.Fatalf("%d×%d: no message:\n%s", w, h, out)
+			}
+		}
+	}
+}
+
+// When the relay stops (its --duration ended) the screen ends too.
+func TestProxyScreenEndsWithTheRelay(t *testing.T) {
+	v, f, _ := proxyAt(t, 80, 24)
+	if v.ended {
+		t.Fatal("ended while relaying")
+	}
+	f.snap.Stopped = true
+	f.tick()
+	v.advance(0)
+	if !v.ended {
+		t.Fatal("the screen did not end with the relay")
+	}
+}
+
+// A game's packets come in bursts: the rate is over the last second, so a
+// stream of 2 packets every other 100 ms reads a steady 10/s.
+func TestProxyRateIsSteadyOverBursts(t *testing.T) {
+	f := newFakeProxy(t)
+	f.burst = true
+	v := NewProxyView(f, ProxyOptions{})
+	for range 100 {
+		f.tick()
+		v.advance(0)
+	}
+	for i, x := range v.samples[20:] {
+		if x.rate != [2]float64{10, 10} {
+			t.Fatalf("sample %d: %v packets/s, want a steady 10 each way", 20+i, x.rate)
+		}
+	}
+}
+
+// A scenario's timeline change is announced on the status line as it
+// applies, and the change list marks it.
+func TestProxyTimelineChangeOnTheStatusLine(t *testing.T) {
+	v, f, screen := proxyAt(t, 80, 24)
+	f.snap.Changes = append(f.snap.Changes, ProxyChange{At: 40 * time.Second, What: "link.latency=200ms", Timeline: true})
+	f.tick()
+	v.advance(0)
+	out := drawProxy(v, screen)
+	if !strings.Contains(out, "timeline +00:00:40.0 link.latency=200ms") {
+		t.Fatalf("no timeline change on the status line:\n%s", out)
+	}
+	proxyKey(v, tcell.NewEventKey(tcell.KeyRune, 'c', 0))
+	if out = drawProxy(v, screen); !strings.Contains(out, "+00:00:40.0 timeline link.latency=200ms") {
+		t.Fatalf("the change list does not mark the timeline's change:\n%s", out)
+	}
+}
+
+// A new kind of socket error (the game server not answering) is said on
+// the status line once; the header counts them.
+func TestProxyNewErrorKindOnTheStatusLine(t *testing.T) {
+	v, f, screen := proxyAt(t, 80, 24)
+	msg := "the server 127.0.0.1:7778 is not answering (ICMP port unreachable)"
+	f.snap.Errors, f.snap.ErrorKinds = 3, []string{msg}
+	f.tick()
+	v.advance(0)
+	out := drawProxy(v, screen)
+	if !strings.Contains(strings.Join(strings.Fields(out), " "), "relay: "+msg) || !strings.Contains(rows(screen)[0], "errors 3") {
+		t.Fatalf("no error on the status line or count in the header:\n%s", out)
+	}
+	v.status = "something else"
+	f.tick()
+	v.advance(0)
+	if v.status != "something else" {
+		t.Fatalf("the same error kind was announced again: %q", v.status)
+	}
+}
