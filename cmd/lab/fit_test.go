@@ -1,0 +1,116 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"jitterlab/fit"
+	"jitterlab/netem"
+	"jitterlab/trace"
+)
+
+// sdUnits is the standard deviation of one unit of jitter in each
+// distribution (netem/dist.go): the half-width of uniform is √3 σ; the
+// capped exponential's σ is its mean to 1e−4.
+var sdUnits = map[netem.Dist]float64{netem.Uniform: 1 / math.Sqrt(3), netem.Normal: 1, netem.Pareto: 1, netem.ParetoNormal: 1, netem.Exponential: 1}
+
+// TestFitRecoversTheLabsOwnLink is the closed loop: `lab run --packets`
+// with known parameters, then the fit of that log, per distribution. Every
+// tolerance is a number of standard errors at the run's sample size n
+// (effective size n(1−ρ)/(1+ρ) for correlated delays):
+//   - latency within 5σ/√n_eff (σ the jitter's standard deviation), plus the
+//     log's 1 µs resolution;
+//   - jitter within 5/√n_eff relative (12/√n_eff for the heavy-tailed pareto
+//     and paretonormal, whose spread converges slowly), and the distribution
+//     the one configured;
+//   - ρ within 4·√((1−ρ²)/n) + 0.01 (ranks of µs-rounded delays);
+//   - loss within 4·√(L(1−L)(2B−1)/n), B the mean burst (bursts inflate the
+//     variance of the rate by about 2B−1), and the model with the lower BIC
+//     the one configured; mean burst within 4 standard errors of 1/r̂;
+//   - no verdict says misfit.
+func TestFitRecoversTheLabsOwnLink(t *testing.T) {
+	for _, c := range []struct {
+		dist             netem.Dist
+		latency, jitter  float64 // ms
+		rho, loss, burst float64
+		seed             string
+	}{
+		{netem.Uniform, 30, 5, 0, 0.05, 0, "1"},
+		{netem.Normal, 50, 10, 0.6, 0.03, 3, "2"},
+		{netem.Pareto, 40, 8, 0.5, 0.02, 2, "3"},
+		{netem.ParetoNormal, 60, 10, 0.3, 0.01, 0, "4"},
+		{netem.Exponential, 20, 5, 0.8, 0.04, 4, "5"},
+	} {
+		t.Run(c.dist.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			packets := filepath.Join(dir, "packets.csv")
+			args := []string{"run", "--duration", "10m", "--seed", c.seed, "--packets", packets,
+				"--set", fmt.Sprintf("link.latency=%gms", c.latency), "--set", fmt.Sprintf("link.jitter=%gms", c.jitter),
+				"--set", "link.jitter_dist=" + c.dist.String(), "--set", fmt.Sprintf("link.jitter_corr=%g", c.rho),
+				"--set", fmt.Sprintf("up.loss=%g%%", 100*c.loss)}
+			if c.burst > 0 {
+				args = append(args, "--set", fmt.Sprintf("up.loss_burst=%g", c.burst))
+			}
+			if code, _, stderr := runLab(t, args...); code != 0 {
+				t.Fatalf("lab %s: exit %d: %s", strings.Join(args, " "), code, stderr)
+			}
+			f, err := os.Open(packets)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			tr, err := trace.Read(packets, f, "auto")
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := fit.Fit(tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range res.Dirs {
+				p := d.Params()
+				n := float64(d.Delivered)
+				nEff := n * (1 - c.rho) / (1 + c.rho)
+				sigma := c.jitter * sdUnits[c.dist]
+				check := func(what string, got, want, tol float64) {
+					t.Helper()
+					if math.Abs(got-want) > tol {
+						t.Errorf("%s %s: fitted %.4g, configured %.4g, tolerance %.3g", d.Name, what, got, want, tol)
+					}
+				}
+				if p.JitterDist != c.dist {
+					t.Errorf("%s: fitted %s, configured %s (KS distances %+v)", d.Name, p.JitterDist, c.dist, d.Candidates)
+				}
+				check("latency ms", float64(p.Latency)/1e6, c.latency, 5*sigma/math.Sqrt(nEff)+0.002)
+				k := 5.0
+				if c.dist == netem.Pareto || c.dist == netem.ParetoNormal {
+					k = 12
+				}
+				check("jitter ms", float64(p.Jitter)/1e6, c.jitter, c.jitter*k/math.Sqrt(nEff))
+				check("ρ", p.JitterCorr, c.rho, 4*math.Sqrt((1-c.rho*c.rho)/n)+0.01)
+				loss, burst := 0.0, 1.0
+				if d.Name == "up" {
+					loss, burst = c.loss, max(c.burst, 1)
+				}
+				N := float64(d.Sent)
+				check("loss", p.Loss, loss, 4*math.Sqrt(loss*(1-loss)*(2*burst-1)/N))
+				if wantGE := d.Name == "up" && c.burst > 1; d.UseGE != wantGE {
+					t.Errorf("%s: Gilbert–Elliott chosen %v, want %v (BIC Bernoulli %.1f, GE %.1f)", d.Name, d.UseGE, wantGE, d.Bernoulli.BIC, d.GE.BIC)
+				}
+				if d.UseGE {
+					r := 1 / burst
+					check("mean burst", p.LossBurst, burst, 4*burst*burst*math.Sqrt(r*(1-r)/float64(d.Lost)))
+				}
+				for _, v := range d.Verdicts {
+					if v.Misfit {
+						t.Errorf("%s: misfit on the lab's own link: %s", d.Name, v.Text)
+					}
+				}
+			}
+		})
+	}
+}
