@@ -160,7 +160,7 @@ func (r *Result) removeOffset() {
 	}
 	theta := r.Dirs[0].Floor
 	if len(r.Dirs) == 2 {
-		theta = (r.Dirs[0].Floor - r.Dirs[1].Floor) / 2
+		theta = float64((r.Dirs[0].Floor - r.Dirs[1].Floor) / 2)
 		r.Dirs[1].shift(theta)
 	}
 	r.Dirs[0].shift(-theta)
@@ -313,7 +313,7 @@ func normalScores(v []float64) []float64 {
 		for j < n && v[idx[j]] == v[idx[i]] {
 			j++
 		}
-		rank := float64(i+j+1) / 2 // mean of ranks i+1..j
+		rank := float64(float64(i+j+1) / 2) // mean of ranks i+1..j
 		s := normInv((rank - 0.5) / float64(n))
 		for k := i; k < j; k++ {
 			z[idx[k]] = s
@@ -345,12 +345,13 @@ func autocorr(z []float64, maxLag int) ([]float64, []int) {
 	return acf, pairs
 }
 
-// plotPositions: the fit uses the central 98 % of the order statistics.
-const trimP = 0.01
+// trimP: the fit uses the central 90 % of the order statistics, so that a
+// tail of outliers (a busy host, a retry) does not steer the body.
+const trimP = 0.05
 
 // fitDist fits latency and jitter by least squares on the QQ plot: the
 // sorted delays against the distribution's standard quantiles over the
-// central 98 %, so that a few extreme delays do not steer it.
+// central 90 % (see trimP).
 func fitDist(dist netem.Dist, x []float64) Candidate {
 	n := len(x)
 	var sq, sx, sqq, sqx, m float64
