@@ -21,10 +21,10 @@ func (d *Dir) judge() {
 	}
 	best := d.Candidates[d.Best]
 	if best.KS > d.KSCrit && best.KS > ksVisible {
-		add(true, "delay: no distribution of the lab fits (best %s, KS distance %.3f > %.3f); the fitted link has the delays' centre and spread, not their shape (see the quantiles)",
+		add(true, "delay: no distribution of the lab fits (best %s, KS distance %.4f > %.4f); the fitted link has the delays' centre and spread, not their shape (see the quantiles)",
 			best.Dist, best.KS, max(d.KSCrit, ksVisible))
 	} else {
-		add(false, "delay: %s fits (KS distance %.3f ≤ %.3f)", best.Dist, best.KS, max(d.KSCrit, ksVisible))
+		add(false, "delay: %s fits (KS distance %.4f ≤ %.4f)", best.Dist, best.KS, max(d.KSCrit, ksVisible))
 	}
 	if k := 5; len(d.ACF) >= k && d.ACFPairs[k-1] > 0 {
 		want := detmath.Pow(d.Rho, float64(k))
