@@ -47,9 +47,9 @@ type Dir struct {
 
 	// Clock drift: the slope of the lower envelope of delay against send
 	// time, in ppm, and whether it was removed.
-	DriftPPM     float64
-	DriftRemoved bool
-	Floor        float64 // lowest delay after drift removal, ns
+	DriftPPM, DriftSE float64
+	DriftRemoved      bool
+	Floor             float64 // lowest delay after drift removal, ns
 
 	Candidates []Candidate // the five, in netem's order
 	Best       int         // index into Candidates: the smallest KS distance
@@ -218,9 +218,11 @@ func fitDir(dir *trace.Direction, synced bool) (*Dir, error) {
 	// Clock drift: the lower envelope's slope, removed around the mean send
 	// time so that the mean delay is kept.
 	if !synced {
-		slope, ok := envelopeSlope(pts)
-		if ok {
-			d.DriftPPM, d.DriftRemoved = float64(slope*1e6), true
+		slope, se, ok := envelopeSlope(pts)
+		d.DriftPPM, d.DriftSE = float64(slope*1e6), float64(se*1e6)
+		// Removed only when it stands out of its noise (3 standard errors).
+		if ok && math.Abs(slope) > 3*se {
+			d.DriftRemoved = true
 			var tm float64
 			for _, p := range pts {
 				tm += p.t
@@ -266,36 +268,56 @@ func fitDir(dir *trace.Direction, synced bool) (*Dir, error) {
 	return d, nil
 }
 
-// envelopeSlope is the slope of the line below every (t, d) that is
-// closest to them on average: the linear programme of Moon, Skelly and
-// Towsley (1999), whose solution is the edge of the lower convex hull above
-// the mean send time.
-func envelopeSlope(pts []point) (float64, bool) {
+// envelopeSlope estimates the drift as the slope of the delays' lower
+// envelope against send time: the packets, in send order, are cut into
+// windows of equal count (between 4 and 50 of at least 50 packets); a least-
+// squares line goes through each window's (mean send time, 5 % quantile of
+// delay). A low quantile rather than the minimum, so that a soft floor (normal
+// jitter's lower tail) does not tilt the line. It returns the slope and its
+// standard error from the residuals.
+func envelopeSlope(pts []point) (slope, se float64, ok bool) {
 	ps := slices.Clone(pts)
-	slices.SortFunc(ps, func(a, b point) int { return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.d, b.d)) })
-	var tm float64
-	for _, p := range ps {
-		tm += p.t
+	slices.SortStableFunc(ps, func(a, b point) int { return cmp.Compare(a.t, b.t) })
+	k := min(max(len(ps)/50, 4), 50)
+	if len(ps) < 4*k {
+		return 0, 0, false
 	}
-	tm /= float64(len(ps))
-	// cross > 0 when o→a→b turns left (counter-clockwise).
-	cross := func(o, a, b point) float64 {
-		return float64((a.t-o.t)*(b.d-o.d)) - float64((a.d-o.d)*(b.t-o.t))
-	}
-	var hull []point
-	for _, p := range ps {
-		for len(hull) >= 2 && cross(hull[len(hull)-2], hull[len(hull)-1], p) <= 0 {
-			hull = hull[:len(hull)-1]
+	xs, ys := make([]float64, k), make([]float64, k)
+	var w []float64
+	for i := range k {
+		lo, hi := i*len(ps)/k, (i+1)*len(ps)/k
+		w = w[:0]
+		var st float64
+		for _, p := range ps[lo:hi] {
+			w = append(w, p.d)
+			st += p.t
 		}
-		hull = append(hull, p)
+		slices.Sort(w)
+		xs[i], ys[i] = st/float64(hi-lo), quantileOf(w, 0.05)
 	}
-	for i := 1; i < len(hull); i++ {
-		a, b := hull[i-1], hull[i]
-		if b.t >= tm && b.t > a.t {
-			return (b.d - a.d) / (b.t - a.t), true
-		}
+	var mx, my float64
+	for i := range k {
+		mx += xs[i]
+		my += ys[i]
 	}
-	return 0, false
+	mx /= float64(k)
+	my /= float64(k)
+	var sxx, sxy float64
+	for i := range k {
+		dx := xs[i] - mx
+		sxx += float64(dx * dx)
+		sxy += float64(dx * (ys[i] - my))
+	}
+	if sxx <= 0 {
+		return 0, 0, false
+	}
+	slope = sxy / sxx
+	var rss float64
+	for i := range k {
+		r := ys[i] - my - float64(slope*(xs[i]-mx))
+		rss += float64(r * r)
+	}
+	return slope, math.Sqrt(rss / float64(k-2) / sxx), true
 }
 
 // normalScores maps each value to Φ⁻¹((rank − ½)/n), ties sharing their

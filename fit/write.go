@@ -24,7 +24,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	if r.SyncedClocks {
 		p("clocks: one clock for send and arrival (the lab's true time): delays are absolute\n")
 	} else {
-		p("clocks: the sender's and the receiver's; drift removed by the lower envelope of delay against time.\n")
+		p("clocks: the sender's and the receiver's; drift is the slope of the delays' low envelope against time.\n")
 		if r.OffsetRemoved != 0 {
 			p("  The clocks' offset put a floor out of range; it was split assuming equal floors both ways: %s ms.\n", ms(r.OffsetRemoved))
 			p("  Latency is then known only as the sum up + down; its split is an assumption.\n")
@@ -41,8 +41,12 @@ func (r *Result) WriteText(w io.Writer) error {
 			p(", %d duplicates", d.Duplicates)
 		}
 		p("\n")
-		if d.DriftRemoved {
-			p("  clock drift   %+.2f ppm (removed)\n", d.DriftPPM)
+		if !r.SyncedClocks {
+			verb := "removed"
+			if !d.DriftRemoved {
+				verb = "not significant, kept"
+			}
+			p("  clock drift   %+.2f ± %.2f ppm (%s)\n", d.DriftPPM, d.DriftSE, verb)
 		}
 		p("  floor         %s ms (lowest delay)\n", ms(d.Floor))
 		p("  jitter        %-13s %10s %10s %8s\n", "distribution", "latency", "jitter", "KS")

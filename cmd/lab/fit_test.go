@@ -114,3 +114,84 @@ func TestFitRecoversTheLabsOwnLink(t *testing.T) {
 		})
 	}
 }
+
+func TestFitCommand(t *testing.T) {
+	dir := t.TempDir()
+	out, html := filepath.Join(dir, "fitted.toml"), filepath.Join(dir, "fit.html")
+	code, stdout, stderr := runLab(t, "fit", "../../fit/testdata/run.csv", "--out", out, "--html", html)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "up: 589 packets") || !strings.Contains(stdout, "down: 591 packets") {
+		t.Errorf("the report lacks a direction:\n%s", stdout)
+	}
+	// The scenario it wrote runs, with the fitted values.
+	code, _, stderr = runLab(t, "run", "--scenario", out, "--duration", "5s")
+	if code != 0 {
+		t.Errorf("lab run --scenario fitted.toml: exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil || !strings.Contains(string(b), `up.jitter_dist = "normal"`) {
+		t.Errorf("fitted.toml: %v\n%s", err, b)
+	}
+	if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), "<svg") || strings.Contains(string(b), "<script") {
+		t.Errorf("fit.html: %v; want inline SVG and no script", err)
+	}
+	// --out - puts the scenario on standard output and the report on
+	// standard error.
+	code, stdout, stderr = runLab(t, "fit", "--out", "-", "../../fit/testdata/run.csv")
+	if code != 0 || !strings.HasPrefix(stdout, "# Fitted by") || !strings.Contains(stderr, "up: 589 packets") {
+		t.Errorf("--out -: exit %d, stdout\n%s\nstderr\n%s", code, stdout, stderr)
+	}
+}
+
+func TestFitBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "game.csv")
+	if err := os.WriteFile(bad, []byte("dir,seq,send_ns,recv_ns\nup,1,10,abc\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"fit"}, 2, "lab fit: want one CAPTURE file, got 0 (see 'lab fit -h')\n"},
+		{[]string{"fit", bad}, 1, "lab fit: " + bad + `:2:4: recv_ns "abc": want an integer number of nanoseconds, empty or lost for a lost packet, or unknown` + "\n"},
+		{[]string{"fit", "--format", "pcap", bad}, 1, `lab fit: --format "pcap": want auto or one of packets, irtt, csv` + "\n"},
+		{[]string{"fit", filepath.Join(dir, "missing.json")}, 1, "lab fit: open " + filepath.Join(dir, "missing.json") + ": no such file or directory\n"},
+	} {
+		code, _, stderr := runLab(t, c.args...)
+		if code != c.code || stderr != c.want {
+			t.Errorf("lab %s: exit %d, stderr %q; want exit %d, %q", strings.Join(c.args, " "), code, stderr, c.code, c.want)
+		}
+	}
+}
+
+// The README's `lab fit` examples print what it shows (-update rewrites
+// them, as TestREADMEOutputsReproduce does for the other commands).
+func TestREADMEFitOutputsReproduce(t *testing.T) {
+	blocks, examples := readmeExamples(t, "fit")
+	if len(examples) == 0 {
+		t.Fatal("the README shows no `lab fit` example with its output")
+	}
+	t.Chdir("../..")
+	for _, ex := range examples {
+		code, out, errOut := runLab(t, ex.args...)
+		if code != 0 {
+			t.Errorf("lab %s: exit %d %s", strings.Join(ex.args, " "), code, errOut)
+			continue
+		}
+		if *update {
+			cmdLine, _, _ := strings.Cut(strings.TrimPrefix(blocks[ex.block], "\n"), "\n")
+			blocks[ex.block] = "\n" + cmdLine + "\n" + out
+		} else if out != ex.want {
+			t.Errorf("lab %s:\ngot:\n%s\nthe README shows:\n%s", strings.Join(ex.args, " "), out, ex.want)
+		}
+	}
+	if *update {
+		if err := os.WriteFile("README.md", []byte(strings.Join(blocks, "```")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
