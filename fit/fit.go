@@ -589,7 +589,7 @@ func burstTest(bursts []int, r float64) ChiSquare {
 		restAfter := float64(tail * (1 - r))
 		// Close the bins with an open-ended one once what is left (or
 		// the next bin) expects fewer than 5.
-		if float64(nb*restAfter) < 5 || k > 1000 {
+		if float64(nb*restAfter) < 5 || k >= maxBins {
 			t.Bins = append(t.Bins, BurstBin{From: k, Observed: obsFrom(k), Expected: float64(nb * tail)})
 			break
 		}
@@ -612,6 +612,9 @@ func burstTest(bursts []int, r float64) ChiSquare {
 	t.Crit = chi2Crit(t.DF)
 	return t
 }
+
+// maxBins bounds the burst histogram: lengths from maxBins up share a bin.
+const maxBins = 12
 
 // chi2Crit is the 99.9 % quantile of χ² with df degrees of freedom, by the
 // Wilson–Hilferty approximation (within 1 % from df 1 up).

@@ -46,22 +46,40 @@ func misfits(d *Dir) string {
 	return b.String()
 }
 
-func TestHeavyTailedBurstsAreAMisfit(t *testing.T) {
-	// Good runs geometric (mean 60 packets), bursts Pareto with α 1.2: most
-	// bursts are 1–2 packets, a few are dozens long. No two-state model
-	// makes that; the fit must say so, not write a loss_burst and move on.
-	bad, left := false, 0
-	tr := synthetic(40000, normalDelay, func(_ int, r *rand.Rand) bool {
+// heavyTailedBursts is testdata/bursts.csv: 6000 packets 50 ms apart with
+// 40 ± 5 ms normal delays; good runs are geometric (mean 25 packets), bursts
+// Pareto with α 1.5, so most bursts are 1–2 packets and a few are dozens.
+func heavyTailedBursts() *trace.Trace {
+	left := 0
+	return synthetic(6000, normalDelay, func(_ int, r *rand.Rand) bool {
 		if left > 0 {
 			left--
 			return true
 		}
-		if bad = r.Float64() < 1.0/60; bad {
-			left = int(detmath.Pow(1-r.Float64(), -1/1.2)) - 1
+		if r.Float64() < 1.0/25 {
+			left = int(detmath.Pow(1-r.Float64(), -1/1.5)) - 1
 			return true
 		}
 		return false
 	})
+}
+
+func TestHeavyTailedBurstsAreAMisfit(t *testing.T) {
+	// No two-state model makes heavy-tailed bursts; the fit must say so,
+	// not write a loss_burst and move on.
+	tr := heavyTailedBursts()
+	var csv bytes.Buffer
+	if err := trace.WriteCSV(&csv, tr); err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		if err := os.WriteFile("testdata/bursts.csv", csv.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b, err := os.ReadFile("testdata/bursts.csv"); err != nil || !bytes.Equal(b, csv.Bytes()) {
+		t.Fatalf("testdata/bursts.csv is not the trace this test builds (go test ./fit -update): %v", err)
+	}
 	res, err := Fit(tr)
 	if err != nil {
 		t.Fatal(err)

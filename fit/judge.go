@@ -54,9 +54,22 @@ func (d *Dir) judge() {
 	case !bt.Testable:
 		add(false, "loss: %s; %d bursts are too few to test their lengths", model, nb)
 	case bt.Stat > bt.Crit:
-		last := bt.Bins[len(bt.Bins)-1]
-		add(true, "loss: the bursts are not geometric as %s makes them (χ² %.1f > %.1f, df %d): %d bursts of %d or more lost packets where the model expects %.1f, the longest %d; heavy-tailed bursts (Wi-Fi retries, handovers) that no two-state model produces",
-			model, bt.Stat, bt.Crit, bt.DF, last.Observed, last.From, last.Expected, len(d.Bursts))
+		// The bin that differs most, and the longest burst against the
+		// longest the model expects among as many bursts.
+		worst := bt.Bins[0]
+		for _, b := range bt.Bins {
+			dev, wdev := float64(b.Observed)-b.Expected, float64(worst.Observed)-worst.Expected
+			if float64(dev*dev)/b.Expected > float64(wdev*wdev)/worst.Expected {
+				worst = b
+			}
+		}
+		r := 1 / d.MeanBurst
+		longest := 1.0
+		if r < 1 {
+			longest = 1 + detmath.Log(float64(nb))/-detmath.Log(1-r)
+		}
+		add(true, "loss: the bursts are not geometric as %s makes them (χ² %.1f > %.1f, df %d): %d bursts of length %s where the model expects %.1f; the longest burst is %d packets, the model's longest of %d bursts about %.0f; heavy-tailed bursts (Wi-Fi retries, handovers) that no two-state model produces",
+			model, bt.Stat, bt.Crit, bt.DF, worst.Observed, binText(worst), worst.Expected, len(d.Bursts), nb, longest)
 	default:
 		add(false, "loss: %s fits the burst lengths (χ² %.1f ≤ %.1f, df %d)", model, bt.Stat, bt.Crit, bt.DF)
 	}
@@ -75,4 +88,12 @@ func (r *Result) Misfit() bool {
 		}
 	}
 	return false
+}
+
+// binText names a bin's lengths in a sentence: "3", "12 or more".
+func binText(b BurstBin) string {
+	if b.To == 0 {
+		return fmt.Sprintf("%d or more", b.From)
+	}
+	return fmt.Sprint(b.From)
 }
