@@ -12,7 +12,7 @@ import (
 const ksVisible = 0.03
 
 // TraceSuggestion is what a misfit suggests.
-const TraceSuggestion = "a parametric link cannot reproduce this; test against the capture itself (trace mode, issue 14.1) or fit shorter periods"
+const TraceSuggestion = "a parametric link cannot reproduce this; replay the capture itself (trace mode: --set up.trace=FILE, down.trace=FILE) or fit shorter periods"
 
 // judge writes the plain verdicts.
 func (d *Dir) judge() {

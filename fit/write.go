@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"jitterlab/netem"
 )
 
 // ms formats ns as milliseconds with 3 decimals.
@@ -182,14 +180,4 @@ func durText(d time.Duration) string {
 // pct writes a fraction as a percentage with up to 4 decimals.
 func pct(f float64) string {
 	return strconv.FormatFloat(math.Round(f*1e6)/1e4, 'f', -1, 64) + "%"
-}
-
-// linkParams returns the fitted parameters of the direction named name.
-func (r *Result) linkParams(name string) (netem.Params, bool) {
-	for _, d := range r.Dirs {
-		if d.Name == name {
-			return d.Params(), true
-		}
-	}
-	return netem.Params{}, false
 }

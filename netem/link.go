@@ -93,6 +93,7 @@ type Link struct {
 
 	flight sim.Queue[flight]
 	c      Counters
+	tr     traceState // trace mode (trace.go)
 }
 
 type flight struct {
@@ -156,7 +157,7 @@ func (l *Link) Send(now sim.Time, pkt Packet) SendResult {
 		l.c.Duplicated++
 	}
 	for c := range copies {
-		if l.lose() {
+		if l.loseAt(now) {
 			res.Lost++
 			l.c.Lost++
 			res.Fate[c] = FateLost
@@ -168,7 +169,7 @@ func (l *Link) Send(now sim.Time, pkt Packet) SendResult {
 			res.Fate[c] = FateQueueDropped
 			continue
 		}
-		d, skip := l.delay()
+		d, skip := l.delayAt()
 		at := now.Add(d)
 		if l.p.Rate > 0 && !skip {
 			start := max(at, l.lastTx)

@@ -80,6 +80,10 @@ type Params struct {
 	Rate     int64 // bits per second; 0 = unlimited
 	Overhead int   // bytes added to every packet's size for the rate (28 for UDP/IPv4)
 	Queue    int   // packets in flight before tail drop; 0 = unlimited
+
+	// Trace, when set, replays a measured path instead of the loss and
+	// delay stages (trace mode, see [Trace]).
+	Trace *Trace
 }
 
 // Validate reports the first bad field as a *param.Error under the
