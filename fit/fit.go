@@ -356,6 +356,9 @@ func autocorr(z []float64, maxLag int) ([]float64, []int) {
 		v += float64((x - mean) * (x - mean))
 	}
 	acf, pairs := make([]float64, maxLag), make([]int, maxLag)
+	if v == 0 {
+		return acf, pairs // constant: no correlation to measure
+	}
 	for k := 1; k <= maxLag && k < len(z); k++ {
 		var s float64
 		for i := k; i < len(z); i++ {

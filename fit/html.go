@@ -105,8 +105,8 @@ func newPlot(x0, x1, y0, y1 float64, xLabel, yLabel string, xTicks bool) *plot {
 		}
 		fmt.Fprintf(&p.b, `<text x="%s" y="%s" text-anchor="end">%s</text>`, f1(p.left-4), f1(p.py(yv)+4), num(yv))
 	}
-	fmt.Fprintf(&p.b, `<text x="%s" y="295" text-anchor="middle">%s</text>`, f1(p.left+p.w/2), template.HTMLEscapeString(xLabel))
-	fmt.Fprintf(&p.b, `<text x="12" y="%s" text-anchor="middle" transform="rotate(-90 12 %s)">%s</text>`, f1(p.top+p.h/2), f1(p.top+p.h/2), template.HTMLEscapeString(yLabel))
+	fmt.Fprintf(&p.b, `<text x="%s" y="295" text-anchor="middle">%s</text>`, f1(p.left+float64(p.w/2)), template.HTMLEscapeString(xLabel))
+	fmt.Fprintf(&p.b, `<text x="12" y="%s" text-anchor="middle" transform="rotate(-90 12 %s)">%s</text>`, f1(p.top+float64(p.h/2)), f1(p.top+float64(p.h/2)), template.HTMLEscapeString(yLabel))
 	return p
 }
 
@@ -186,7 +186,7 @@ func burstChart(d *Dir) template.HTML {
 	}
 	pl := newPlot(0, float64(max(len(bins), 1)), 0, top, "burst length (packets; the last bin and longer)", "bursts", false)
 	if len(bins) == 0 {
-		fmt.Fprintf(&pl.b, `<text x="%s" y="%s" text-anchor="middle">no packet lost</text>`, f1(pl.left+pl.w/2), f1(pl.top+pl.h/2))
+		fmt.Fprintf(&pl.b, `<text x="%s" y="%s" text-anchor="middle">no packet lost</text>`, f1(pl.left+float64(pl.w/2)), f1(pl.top+float64(pl.h/2)))
 	}
 	for i, b := range bins {
 		x := float64(i)

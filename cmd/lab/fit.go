@@ -23,7 +23,8 @@ CAPTURE is a per-packet capture of a real path (- is standard input):
   irtt     'irtt client -o out.json' (one-way delays from irtt's timestamps)
   csv      a game's own log: dir,seq,send_ns,recv_ns (docs/fit.md)
 The report shows per direction observed against fitted and says plainly where
-the model does not fit; --out writes the fitted link as a scenario.
+the model does not fit; --out writes the fitted link as a scenario. Where no
+model fits, replay the capture itself: lab run --set up.trace=CAPTURE.
 `)
 	},
 		"lab fit out.json --out fitted.toml && lab run --scenario fitted.toml",
