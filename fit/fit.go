@@ -72,6 +72,7 @@ type Dir struct {
 	Reorder                       float64 // the fitted netem reorder parameter
 
 	Verdicts []Verdict
+	Periods  []Period // with Options.Periods: the periods found, if more than one
 
 	delays []float64 // sorted, drift removed, ns (for plots)
 	scores []float64 // normal scores in delivery sequence
@@ -126,14 +127,21 @@ func roundDur(ns float64) time.Duration {
 	return time.Duration(math.Round(max(ns, 0)/1e3)) * time.Microsecond
 }
 
+// Options are the fit's choices.
+type Options struct {
+	// Periods: also cut each direction where its delay changes level and
+	// fit every period on its own (a timeline in the scenario).
+	Periods bool
+}
+
 // Fit fits the model to both directions of t.
-func Fit(t *trace.Trace) (*Result, error) {
+func Fit(t *trace.Trace, o Options) (*Result, error) {
 	r := &Result{File: t.File, Format: t.Format, SyncedClocks: t.SyncedClocks}
 	for _, dir := range []*trace.Direction{&t.Up, &t.Down} {
 		if len(dir.Packets) == 0 {
 			continue
 		}
-		d, err := fitDir(dir, t.SyncedClocks)
+		d, err := fitDir(dir, t.SyncedClocks, o.Periods)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s: %w", t.File, dir.Name, err)
 		}
@@ -192,7 +200,7 @@ type point struct {
 	at   int64 // arrival on the receiver's clock
 }
 
-func fitDir(dir *trace.Direction, synced bool) (*Dir, error) {
+func fitDir(dir *trace.Direction, synced, periods bool) (*Dir, error) {
 	pk := dir.Packets
 	d := &Dir{Name: dir.Name, Sent: len(pk), Duplicates: dir.Duplicates}
 	t0 := pk[0].Send
@@ -265,6 +273,9 @@ func fitDir(dir *trace.Direction, synced bool) (*Dir, error) {
 	fitLoss(d, pk)
 	fitReorder(d, pts, pk)
 	d.judge()
+	if periods {
+		fitPeriods(d, pk, pts, synced)
+	}
 	return d, nil
 }
 

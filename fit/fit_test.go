@@ -80,7 +80,7 @@ func TestHeavyTailedBurstsAreAMisfit(t *testing.T) {
 	if b, err := os.ReadFile("testdata/bursts.csv"); err != nil || !bytes.Equal(b, csv.Bytes()) {
 		t.Fatalf("testdata/bursts.csv is not the trace this test builds (go test ./fit -update): %v", err)
 	}
-	res, err := Fit(tr)
+	res, err := Fit(tr, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestGeometricBurstsFit(t *testing.T) {
 		}
 		return bad
 	})
-	res, err := Fit(tr)
+	res, err := Fit(tr, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestBimodalDelaysAreAMisfit(t *testing.T) {
 		}
 		return int64(base + float64(2e6*detmath.NormFloat64(r)))
 	}, func(int, *rand.Rand) bool { return false })
-	res, err := Fit(tr)
+	res, err := Fit(tr, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestClockDriftAndOffsetAreRemoved(t *testing.T) {
 		send := float64(int64(i) * 50e6)
 		return int64(-3e9 + float64(send*80e-6) + 40e6 + float64(5e6*(2*r.Float64()-1)))
 	}, func(int, *rand.Rand) bool { return false })
-	res, err := Fit(tr)
+	res, err := Fit(tr, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestSameCaptureSameBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := func() (string, string, string) {
-		res, err := Fit(tr)
+		res, err := Fit(tr, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

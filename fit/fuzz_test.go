@@ -33,7 +33,7 @@ func FuzzFit(f *testing.F) {
 		if err != nil {
 			return
 		}
-		res, err := Fit(tr)
+		res, err := Fit(tr, Options{})
 		if err != nil {
 			return
 		}

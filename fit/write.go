@@ -2,9 +2,11 @@ package fit
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -118,6 +120,15 @@ func (r *Result) WriteText(w io.Writer) error {
 		if misfit {
 			p("  suggestion: %s\n", TraceSuggestion)
 		}
+		if len(d.Periods) > 0 {
+			p("  periods       %d, cut where the delay changes level; each fitted on its own:\n", len(d.Periods))
+			for _, pr := range d.Periods {
+				f := pr.Fit
+				c := f.Candidates[f.Best]
+				p("    from %-9s %-12s latency %8s ms  jitter %7s ms  ρ %.2f  loss %6.2f%%  (%d packets)\n",
+					pr.From.Round(time.Millisecond), c.Dist, ms(c.Latency), ms(c.Jitter), f.Rho, 100*f.LossRate, f.Sent)
+			}
+		}
 	}
 	return bw.Flush()
 }
@@ -153,20 +164,44 @@ func (r *Result) WriteScenario(w io.Writer, duration time.Duration) error {
 	if duration > 0 {
 		fmt.Fprintf(&b, "duration = %q\n", duration.String())
 	}
-	for _, d := range r.Dirs {
+	// keys writes one direction's fitted keys. Every key is written in
+	// every period, so a period does not inherit the one before's.
+	keys := func(d *Dir) {
 		pr := d.Params()
 		k := d.Name + "."
-		fmt.Fprintf(&b, "\n%slatency = %q\n", k, durText(pr.Latency))
+		burst, reorder := 0.0, 0.0
+		if pr.LossBurst >= 1 {
+			burst = max(math.Round(pr.LossBurst*100)/100, 1)
+		}
+		reorder = pr.Reorder
+		fmt.Fprintf(&b, "%slatency = %q\n", k, durText(pr.Latency))
 		fmt.Fprintf(&b, "%sjitter = %q\n", k, durText(pr.Jitter))
 		fmt.Fprintf(&b, "%sjitter_dist = %q\n", k, pr.JitterDist)
 		fmt.Fprintf(&b, "%sjitter_corr = %s\n", k, strconv.FormatFloat(math.Round(pr.JitterCorr*1000)/1000, 'f', -1, 64))
 		fmt.Fprintf(&b, "%sloss = %q\n", k, pct(pr.Loss))
-		if pr.LossBurst >= 1 {
-			fmt.Fprintf(&b, "%sloss_burst = %s\n", k, strconv.FormatFloat(max(math.Round(pr.LossBurst*100)/100, 1), 'f', -1, 64))
+		fmt.Fprintf(&b, "%sloss_burst = %s\n", k, strconv.FormatFloat(burst, 'f', -1, 64))
+		fmt.Fprintf(&b, "%sreorder = %q\n", k, pct(reorder))
+	}
+	type change struct {
+		at time.Duration
+		d  *Dir
+	}
+	var timeline []change
+	for _, d := range r.Dirs {
+		b.WriteString("\n")
+		if len(d.Periods) == 0 {
+			keys(d)
+			continue
 		}
-		if pr.Reorder > 0 {
-			fmt.Fprintf(&b, "%sreorder = %q\n", k, pct(pr.Reorder))
+		keys(d.Periods[0].Fit)
+		for _, p := range d.Periods[1:] {
+			timeline = append(timeline, change{p.From, p.Fit})
 		}
+	}
+	slices.SortStableFunc(timeline, func(a, b change) int { return cmp.Compare(a.at, b.at) })
+	for _, c := range timeline {
+		fmt.Fprintf(&b, "\n[[timeline]]\nat = %q\n", c.at.Round(time.Millisecond).String())
+		keys(c.d)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

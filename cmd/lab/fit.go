@@ -16,6 +16,7 @@ import (
 
 func cmdFit(args []string, stdout, stderr io.Writer) error {
 	var format, outPath, htmlPath string
+	var periods bool
 	fs := newFlagSet("fit", "[flags] CAPTURE", stderr, withExamples(func(w io.Writer) {
 		fmt.Fprintf(w, `
 CAPTURE is a per-packet capture of a real path (- is standard input):
@@ -32,6 +33,7 @@ model fits, replay the capture itself: lab run --set up.trace=CAPTURE.
 		"lab fit --format csv game.csv --html fit.html"))
 	fs.StringVar(&format, "format", "auto", "capture `FORMAT`: auto, "+strings.Join(trace.Formats, ", "))
 	fs.StringVar(&outPath, "out", "", "write the fitted link as a scenario TOML to `FILE` ('lab run --scenario FILE')")
+	fs.BoolVar(&periods, "periods", false, "also cut each direction where its delay changes level, fit every period, and write them as the scenario's timeline")
 	fs.StringVar(&htmlPath, "html", "", "write the report with CDF, QQ, burst and autocorrelation plots as one HTML `FILE`")
 	files, err := parseFlagsAndArgs(fs, args)
 	if err != nil {
@@ -58,7 +60,7 @@ model fits, replay the capture itself: lab run --set up.trace=CAPTURE.
 	if err != nil {
 		return err
 	}
-	res, err := fit.Fit(tr)
+	res, err := fit.Fit(tr, fit.Options{Periods: periods})
 	if err != nil {
 		return err
 	}

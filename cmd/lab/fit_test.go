@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"jitterlab/fit"
 	"jitterlab/netem"
@@ -31,7 +32,7 @@ var sdUnits = map[netem.Dist]float64{netem.Uniform: 1 / math.Sqrt(3), netem.Norm
 //   - loss within 4·√(L(1−L)(2B−1)/n), B the mean burst (bursts inflate the
 //     variance of the rate by about 2B−1), and the model with the lower BIC
 //     the one configured; mean burst within 4 standard errors of 1/r̂;
-//   - no verdict says misfit.
+//   - no verdict says misfit, and --periods finds no change in a steady link.
 func TestFitRecoversTheLabsOwnLink(t *testing.T) {
 	for _, c := range []struct {
 		dist             netem.Dist
@@ -67,11 +68,14 @@ func TestFitRecoversTheLabsOwnLink(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := fit.Fit(tr)
+			res, err := fit.Fit(tr, fit.Options{Periods: true})
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, d := range res.Dirs {
+				if len(d.Periods) > 0 {
+					t.Errorf("%s: a steady link cut into %d periods, the first change at %v", d.Name, len(d.Periods), d.Periods[1].From)
+				}
 				p := d.Params()
 				n := float64(d.Delivered)
 				nEff := n * (1 - c.rho) / (1 + c.rho)
@@ -249,5 +253,57 @@ func TestTraceModeRunsRecordsAndVerifies(t *testing.T) {
 	}
 	if code, _, stderr := runLab(t, "replay", rec, "--verify"); code == 0 || !strings.Contains(stderr, "has changed since") {
 		t.Errorf("verify with a changed trace file: exit %d: %s", code, stderr)
+	}
+}
+
+func TestPeriodsFindTheHandover(t *testing.T) {
+	// The handover scenario: 100 ms ± 20 ms, 4 % loss; at 20 s a 1 s
+	// blackout; from 21 s 60 ms ± 10 ms, 1 % loss. --periods cuts each
+	// direction once, within the blackout (the capture's times start at the
+	// first packet, 0.47 s into the session), fits each period on its own,
+	// and writes the second as the scenario's timeline. Latency and jitter
+	// within 2 ms: 4 standard errors of ~400 packets at σ 11.5 ms is 2.3 ms.
+	dir := t.TempDir()
+	packets, out := filepath.Join(dir, "p.csv"), filepath.Join(dir, "fitted.toml")
+	if code, _, stderr := runLab(t, "run", "--scenario", "handover", "--packets", packets); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := runLab(t, "fit", "--periods", "--out", out, packets)
+	if code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	f, err := os.Open(packets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tr, err := trace.Read(packets, f, "auto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := fit.Fit(tr, fit.Options{Periods: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range res.Dirs {
+		if len(d.Periods) != 2 {
+			t.Fatalf("%s: %d periods, want 2:\n%s", d.Name, len(d.Periods), stdout)
+		}
+		if at := d.Periods[1].From; at < 19*time.Second || at > 21*time.Second {
+			t.Errorf("%s: change at %v, want within the blackout (19.5–20.5 s from the first packet)", d.Name, at)
+		}
+		for i, want := range []struct{ latency, jitter float64 }{{100, 20}, {60, 10}} {
+			p := d.Periods[i].Fit.Params()
+			if l, j := float64(p.Latency)/1e6, float64(p.Jitter)/1e6; math.Abs(l-want.latency) > 2 || math.Abs(j-want.jitter) > 2 {
+				t.Errorf("%s period %d: %.2f ms ± %.2f ms, want %g ± %g", d.Name, i+1, l, j, want.latency, want.jitter)
+			}
+		}
+	}
+	b, err := os.ReadFile(out)
+	if err != nil || strings.Count(string(b), "[[timeline]]") != 2 {
+		t.Errorf("fitted.toml has no timeline of the two changes: %v\n%s", err, b)
+	}
+	if code, _, stderr := runLab(t, "run", "--scenario", out, "--duration", "25s"); code != 0 {
+		t.Errorf("lab run --scenario fitted.toml: exit %d: %s", code, stderr)
 	}
 }
