@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Colours of the observed data and of the fitted model in every chart.
@@ -30,6 +31,7 @@ figure{margin:0}figcaption{font-size:13px;color:#555;max-width:520px}
 {{range .Dirs}}<section id="{{.Name}}"><h2>{{.Name}}: {{.Title}}</h2>
 <ul>{{range .Verdicts}}<li class="{{if .Misfit}}misfit{{else}}fits{{end}}">{{if .Misfit}}MISFIT{{else}}fits{{end}}: {{.Text}}</li>{{end}}</ul>
 {{if .Suggest}}<p class="misfit">Suggestion: {{.Suggest}}</p>{{end}}
+{{if .Periods}}<p>Periods, cut where the delay changes level, each fitted on its own:</p><ul>{{range .Periods}}<li>{{.}}</li>{{end}}</ul>{{end}}
 <div class="charts">{{range .Charts}}<figure>{{.SVG}}<figcaption>{{.Caption}}</figcaption></figure>{{end}}</div>
 </section>{{end}}
 <h2>Report</h2><pre>{{.Text}}</pre>
@@ -45,6 +47,7 @@ type htmlDir struct {
 	Name, Title, Suggest string
 	Verdicts             []Verdict
 	Charts               []htmlChart
+	Periods              []string
 }
 
 // WriteHTML writes the report as one self-contained HTML page: per
@@ -67,6 +70,12 @@ func (r *Result) WriteHTML(w io.Writer) error {
 			if v.Misfit {
 				h.Suggest = TraceSuggestion
 			}
+		}
+		for _, pr := range d.Periods {
+			f := pr.Fit
+			pc := f.Candidates[f.Best]
+			h.Periods = append(h.Periods, fmt.Sprintf("from %v: %s, latency %s ms, jitter %s ms, ρ %.2f, loss %.2f%% (%d packets)",
+				pr.From.Round(time.Millisecond), pc.Dist, ms(pc.Latency), ms(pc.Jitter), f.Rho, 100*f.LossRate, f.Sent))
 		}
 		h.Charts = append(h.Charts,
 			htmlChart{cdfChart(d), "Delay CDF: the observed delays (drift removed) and the fitted " + c.Dist.String() + " model."},
