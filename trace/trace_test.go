@@ -80,6 +80,22 @@ down 4 1795330716032978820 62904
 	}
 }
 
+func TestReadIRTTLostAsABoolean(t *testing.T) {
+	// irtt's manual shows "lost": false as a JSON boolean; irtt 0.9.0
+	// writes the string "false". Both read the same.
+	in := `{"round_trips": [
+ {"seqno": 0, "lost": false, "timestamps": {"client": {"send": {"wall": 100}, "receive": {"wall": 400}}, "server": {"receive": {"wall": 250}, "send": {"wall": 260}}}},
+ {"seqno": 1, "lost": true, "timestamps": {"client": {"send": {"wall": 1100}, "receive": {}}, "server": {"receive": {}, "send": {}}}}]}`
+	tr, err := ReadIRTT("b.json", strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "irtt synced=false dups=0/0\nup 0 100 150\nup 1 1100 lost\ndown 0 260 140\n"
+	if got := dump(tr); got != want {
+		t.Errorf("got\n%swant\n%s", got, want)
+	}
+}
+
 func TestReadCSVTheGenericFormat(t *testing.T) {
 	in := `# a game's own log
 dir,seq,send_ns,recv_ns
