@@ -81,9 +81,9 @@ func ReadPackets(file string, r io.Reader) (*Trace, error) {
 		if !ok || sent < 0 {
 			return nil, bad(4, "a time in seconds ≥ 0 with at most 9 decimals")
 		}
-		copyN, err := strconv.Atoi(f[7])
-		if err != nil || (copyN != 0 && copyN != 1) {
-			return nil, bad(8, "0 (the original) or 1 (the duplicate)")
+		// The copy: 0/1 (the lab's first logs) or false/true.
+		if f[7] != "0" && f[7] != "1" && f[7] != "false" && f[7] != "true" {
+			return nil, bad(8, "false (the original) or true (the duplicate); 0 or 1")
 		}
 		if f[8] != "true" && f[8] != "false" {
 			return nil, bad(9, "true or false")
