@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"jitterlab/detmath"
@@ -18,6 +19,8 @@ type Result struct {
 	File, Format string
 	SyncedClocks bool
 	Dirs         []*Dir // up then down; a direction without packets is left out
+	// Skipped names the directions that could not be fitted, and why.
+	Skipped []string
 	// OffsetRemoved is the clock offset (ns) subtracted from up's delays and
 	// added to down's when a floor was out of the link's range.
 	OffsetRemoved float64
@@ -143,9 +146,14 @@ func Fit(t *trace.Trace, o Options) (*Result, error) {
 		}
 		d, err := fitDir(dir, t.SyncedClocks, o.Periods)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %s: %w", t.File, dir.Name, err)
+			// One direction may be dead or barely used; fit the other.
+			r.Skipped = append(r.Skipped, fmt.Sprintf("%s: %v", dir.Name, err))
+			continue
 		}
 		r.Dirs = append(r.Dirs, d)
+	}
+	if len(r.Dirs) == 0 {
+		return nil, fmt.Errorf("%s: %s", t.File, strings.Join(r.Skipped, "; "))
 	}
 	r.removeOffset()
 	return r, nil

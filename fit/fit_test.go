@@ -220,3 +220,23 @@ func TestSameCaptureSameBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestADeadDirectionIsSkippedNotFatal(t *testing.T) {
+	// Up is fine; down lost every packet: up is fitted, down is named as
+	// not fitted, and the scenario leaves it at the lab's defaults.
+	tr := synthetic(400, normalDelay, func(int, *rand.Rand) bool { return false })
+	for i := range 100 {
+		tr.Down.Packets = append(tr.Down.Packets, trace.Packet{Seq: uint64(i), Send: int64(i) * 50e6, Status: trace.Lost})
+	}
+	res, err := Fit(tr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Dirs) != 1 || res.Dirs[0].Name != "up" || len(res.Skipped) != 1 || !strings.HasPrefix(res.Skipped[0], "down: 0 delivered packets") {
+		t.Fatalf("dirs %d, skipped %q", len(res.Dirs), res.Skipped)
+	}
+	var scen bytes.Buffer
+	if err := res.WriteScenario(&scen, 0); err != nil || strings.Contains(scen.String(), "down.") {
+		t.Errorf("the scenario sets down: %v\n%s", err, scen.String())
+	}
+}

@@ -32,6 +32,9 @@ func (r *Result) WriteText(w io.Writer) error {
 			p("  The delays include the clocks' offset: absolute only if the clocks are synchronised (one machine, PTP).\n")
 		}
 	}
+	for _, s := range r.Skipped {
+		p("\nnot fitted (left at the lab's defaults in --out): %s\n", s)
+	}
 	for _, d := range r.Dirs {
 		p("\n%s: %d packets over %v: %d delivered, %d lost (%.2f%%)", d.Name, d.Sent, d.Span.Round(time.Millisecond), d.Delivered, d.Lost, 100*float64(d.Lost)/float64(d.Sent))
 		if d.Unmeasured > 0 {
