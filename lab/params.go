@@ -321,7 +321,7 @@ func buildRegistry() []Param {
 		}
 	}
 
-	ps = append(ps, traceParam("up"), traceParam("down"))
+	ps = append(ps, traceParam("up"), traceLoopParam("up"), traceParam("down"), traceLoopParam("down"))
 
 	cl := func(c *Config) *client.Config { return &c.Client }
 	g, s := choice("client.sender", client.SenderNames, func(c *Config) *client.Sender { return &cl(c).Sender })

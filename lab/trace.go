@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -44,6 +45,28 @@ func traceParam(dir string) Param {
 			t, err := loadTrace(key, dir, v)
 			if err == nil {
 				side(c).Trace = t
+			}
+			return err
+		}}
+}
+
+// traceLoopParam is dir's trace_loop: whether the trace loops (the
+// default) or, played once, hands back to the link's loss and delay.
+func traceLoopParam(dir string) Param {
+	key := dir + ".trace_loop"
+	side := func(c *Config) *netem.Params {
+		if dir == "up" {
+			return &c.Up
+		}
+		return &c.Down
+	}
+	return Param{Key: key, Live: true,
+		Help: "the trace loops; false: played once, then the link's own loss and delay",
+		Get:  func(c *Config) string { return strconv.FormatBool(!side(c).TraceOnce) },
+		Set: func(c *Config, v string) error {
+			loop, err := param.Bool(key, v)
+			if err == nil {
+				side(c).TraceOnce = !loop
 			}
 			return err
 		}}

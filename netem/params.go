@@ -82,8 +82,9 @@ type Params struct {
 	Queue    int   // packets in flight before tail drop; 0 = unlimited
 
 	// Trace, when set, replays a measured path instead of the loss and
-	// delay stages (trace mode, see [Trace]).
-	Trace *Trace
+	// delay stages (trace mode, see [Trace]); it loops unless TraceOnce.
+	Trace     *Trace
+	TraceOnce bool
 }
 
 // Validate reports the first bad field as a *param.Error under the

@@ -11,8 +11,9 @@ import (
 // [Params.Trace] it replaces the loss and delay stages (latency, jitter,
 // reorder): a packet sent t after the link's first packet under this trace
 // gets the fate of the trace's packet with the latest send offset ≤ t — its
-// one-way delay, or lost — and the trace loops. Duplicate, queue limit,
-// rate and keep_order still apply.
+// one-way delay, or lost — and the trace loops, unless [Params.TraceOnce]:
+// then after its end the link's own loss and delay apply. Duplicate, queue
+// limit, rate and keep_order still apply.
 type Trace struct {
 	File string // where it was read from, for messages and recordings
 	Hash string // "sha256:" and the hex digest of the file's bytes
@@ -50,8 +51,12 @@ func (t *Trace) Len() int { return len(t.at) }
 // Span is the trace's loop period.
 func (t *Trace) Span() time.Duration { return t.span }
 
-// fate is the delay (or lost) of a packet sent since after the start.
-func (t *Trace) fate(since time.Duration) (time.Duration, bool) {
+// fate is the delay (or lost) of a packet sent since after the start;
+// ok is false past the end when the trace does not loop.
+func (t *Trace) fate(since time.Duration, loop bool) (d time.Duration, lost, ok bool) {
+	if since >= t.span && !loop {
+		return 0, false, false
+	}
 	since %= t.span
 	lo, hi := 0, len(t.at) // the last offset ≤ since is at[lo]
 	for hi-lo > 1 {
@@ -62,8 +67,8 @@ func (t *Trace) fate(since time.Duration) (time.Duration, bool) {
 			hi = mid
 		}
 	}
-	d := t.dl[lo]
-	return d, d < 0
+	d = t.dl[lo]
+	return d, d < 0, true
 }
 
 // traceState is where a link is in its trace.
@@ -71,6 +76,7 @@ type traceState struct {
 	of    *Trace   // the trace the start belongs to
 	start sim.Time // the first packet sent under it
 	delay time.Duration
+	past  bool // the packet being sent is past the end of a trace played once
 }
 
 // loseAt is the loss stage: the trace's in trace mode, else the model's.
@@ -83,15 +89,18 @@ func (l *Link) loseAt(now sim.Time) bool {
 	if l.tr.of != t {
 		l.tr = traceState{of: t, start: now}
 	}
-	d, lost := t.fate(now.Sub(l.tr.start))
-	l.tr.delay = d
+	d, lost, ok := t.fate(now.Sub(l.tr.start), !l.p.TraceOnce)
+	l.tr.delay, l.tr.past = d, !ok
+	if !ok {
+		return l.lose()
+	}
 	return lost
 }
 
 // delayAt is the delay stage: the trace's delay in trace mode (never a
 // reorder skip: the trace's own order is kept), else the model's.
 func (l *Link) delayAt() (time.Duration, bool) {
-	if l.p.Trace != nil {
+	if l.p.Trace != nil && !l.tr.past {
 		return l.tr.delay, false
 	}
 	return l.delay()

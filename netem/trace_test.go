@@ -54,6 +54,26 @@ func TestTraceModeReplaysTheTraceBySendTime(t *testing.T) {
 	}
 }
 
+func TestTraceOnceHandsBackToTheModel(t *testing.T) {
+	// Played once, a trace of 20 ms (period 20 ms: two packets 10 ms apart)
+	// gives its delays to the packets sent in its first 20 ms, and the
+	// link's latency to every packet after.
+	ms := time.Millisecond
+	tr, err := NewTrace("t.csv", "", []time.Duration{0, 10 * ms}, []time.Duration{3 * ms, 4 * ms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := New(1, "up", Params{Latency: 50 * ms, Trace: tr, TraceOnce: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ sent, delay time.Duration }{{0, 3 * ms}, {15 * ms, 4 * ms}, {20 * ms, 50 * ms}, {95 * ms, 50 * ms}} {
+		if res := l.Send(sim.Time(c.sent), Packet{}); res.At[0] != sim.Time(c.sent+c.delay) {
+			t.Errorf("sent at %v: delivered at %v, want %v", c.sent, res.At[0], c.sent+c.delay)
+		}
+	}
+}
+
 func TestNewTraceRefusesBadTraces(t *testing.T) {
 	ms := time.Millisecond
 	for _, c := range []struct {
