@@ -73,8 +73,9 @@ func ReadIRTT(file string, r io.Reader) (*Trace, error) {
 		return at(off, "", "", "not irtt's JSON: "+err.Error())
 	}
 	// A syntax error first, with its offset from the file's start (the
-	// streaming decoder's offsets are not).
-	var whole json.RawMessage
+	// streaming decoder's offsets are not); into an empty struct, so the
+	// check copies nothing.
+	var whole struct{}
 	if err := json.Unmarshal(data, &whole); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
@@ -83,9 +84,8 @@ func ReadIRTT(file string, r io.Reader) (*Trace, error) {
 			}
 			return nil, at(se.Offset-1, "", "", "not irtt's JSON: "+err.Error())
 		}
-		return nil, at(0, "", "", "not irtt's JSON: "+err.Error())
+		return nil, at(0, "", "", "not irtt's JSON (irtt client -o FILE writes an object): "+err.Error())
 	}
-	whole = nil
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	expect := func(want json.Delim, what string) error {
