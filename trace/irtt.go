@@ -51,6 +51,11 @@ func ReadIRTT(file string, r io.Reader) (*Trace, error) {
 	if len(data) > MaxBytes {
 		return nil, &Error{File: file, Want: fmt.Sprintf("larger than %d bytes: split the capture", MaxBytes)}
 	}
+	return readIRTT(file, data)
+}
+
+// readIRTT is ReadIRTT on the file's bytes.
+func readIRTT(file string, data []byte) (*Trace, error) {
 	// at turns a byte offset into the error's line and column.
 	at := func(off int64, field, value, want string) error {
 		off = min(max(off, 0), int64(len(data)))

@@ -109,7 +109,7 @@ func Read(file string, r io.Reader, format string) (*Trace, error) {
 	case "packets":
 		return ReadPackets(file, bytes.NewReader(data))
 	case "irtt":
-		return ReadIRTT(file, bytes.NewReader(data))
+		return readIRTT(file, data)
 	case "csv":
 		return ReadCSV(file, bytes.NewReader(data))
 	}
