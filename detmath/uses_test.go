@@ -25,7 +25,7 @@ var exactMath = map[string]bool{
 // that is not exact: TestNoFusedMultiplyAdd scans only the lab's own code, so
 // a call to math.Sin or Rand.NormFloat64 would slip past it.
 func TestModelUsesDetmath(t *testing.T) {
-	for _, dir := range []string{"../sim", "../netem", "../client", "../server", "../motion", "../scenarios", "../lab", "../view", "../metrics", "../recordings", "../stats", "../diagnose", "../report", "../batch"} {
+	for _, dir := range []string{"../sim", "../netem", "../client", "../server", "../motion", "../scenarios", "../lab", "../view", "../metrics", "../recordings", "../stats", "../diagnose", "../report", "../batch", "../fit", "../trace"} {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 		for _, path := range files {
 			if strings.HasSuffix(path, "_test.go") {

@@ -321,6 +321,8 @@ func buildRegistry() []Param {
 		}
 	}
 
+	ps = append(ps, traceParam("up"), traceLoopParam("up"), traceParam("down"), traceLoopParam("down"))
+
 	cl := func(c *Config) *client.Config { return &c.Client }
 	g, s := choice("client.sender", client.SenderNames, func(c *Config) *client.Sender { return &cl(c).Sender })
 	ps = append(ps, Param{"client.sender", "frame (reference) or accumulator", true, g, s})

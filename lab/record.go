@@ -20,7 +20,9 @@ import (
 func HeaderOf(cfg Config, scenario string, every time.Duration) recordings.Header {
 	h := recordings.Header{Scenario: scenario, Seed: cfg.Seed, EveryNs: int64(every)}
 	for _, p := range registry {
-		if strings.HasPrefix(p.Key, "link.") || (p.Key == "input.script" && cfg.Script == "custom") {
+		if strings.HasPrefix(p.Key, "link.") || (p.Key == "input.script" && cfg.Script == "custom") ||
+			(strings.HasSuffix(p.Key, ".trace") && p.Get(&cfg) == "none") ||
+			(strings.HasSuffix(p.Key, ".trace_loop") && p.Get(&cfg) == "true") {
 			continue
 		}
 		h.Params = append(h.Params, [2]string{p.Key, p.Get(&cfg)})

@@ -105,6 +105,7 @@ type Link struct {
 
 	flight sim.Queue[flight]
 	c      Counters
+	tr     traceState // trace mode (trace.go)
 }
 
 type flight struct {
@@ -177,7 +178,7 @@ func (l *Link) Send(now sim.Time, pkt Packet) SendResult {
 		l.c.Duplicated++
 	}
 	for c := range copies {
-		lost, bad := l.lose()
+		lost, bad := l.loseAt(now)
 		if lost || l.p.Blackout {
 			res.Lost++
 			l.c.Lost++
@@ -190,7 +191,7 @@ func (l *Link) Send(now sim.Time, pkt Packet) SendResult {
 			res.Fate[c] = FateQueueDropped
 			continue
 		}
-		d, skip := l.delay()
+		d, skip := l.delayAt()
 		if bad {
 			d = min(d+l.p.BadDelay, MaxDelay)
 		}

@@ -109,6 +109,10 @@ type Params struct {
 	ShapeBurst   int
 	ShapeLimit   int
 	ShapeLatency time.Duration
+	// Trace, when set, replays a measured path instead of the loss and
+	// delay stages (trace mode, see [Trace]); it loops unless TraceOnce.
+	Trace     *Trace
+	TraceOnce bool
 }
 
 // Validate reports the first bad field as a *param.Error under the

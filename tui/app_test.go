@@ -68,7 +68,7 @@ func TestLiveViewShowsChartsEditorAndSummary(t *testing.T) {
 	for _, want := range []string{"jitterlab ─ test ─ seed 1 ─ t 00:00:02.000 ─ 1×", "▶ running",
 		"tick offset", "+2 ┈", "-2 ┈", "send interval (s)", ".048 ┈", ".052 ┈",
 		"visible error (m)", "0.5 ┈", "rtt (ms)",
-		"latency       50ms         50ms", "corrector     deadband", "err p99", "space pause", "R rec"} {
+		"latency       50ms         50ms", "trace         none         none", "err p99", "space pause", "R rec"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("screen lacks %q:\n%s", want, out)
 		}

@@ -1,0 +1,309 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"jitterlab/fit"
+	"jitterlab/netem"
+	"jitterlab/trace"
+)
+
+// sdUnits is the standard deviation of one unit of jitter in each
+// distribution (netem/dist.go): the half-width of uniform is √3 σ; the
+// capped exponential's σ is its mean to 1e−4.
+var sdUnits = map[netem.Dist]float64{netem.Uniform: 1 / math.Sqrt(3), netem.Normal: 1, netem.Pareto: 1, netem.ParetoNormal: 1, netem.Exponential: 1}
+
+// TestFitRecoversTheLabsOwnLink is the closed loop: `lab run --packets`
+// with known parameters, then the fit of that log, per distribution. Every
+// tolerance is a number of standard errors at the run's sample size n
+// (effective size n(1−ρ)/(1+ρ) for correlated delays):
+//   - latency within 5σ/√n_eff (σ the jitter's standard deviation), plus the
+//     log's 1 µs resolution;
+//   - jitter within 5/√n_eff relative (12/√n_eff for the heavy-tailed pareto
+//     and paretonormal, whose spread converges slowly), and the distribution
+//     the one configured;
+//   - ρ within 4·√((1−ρ²)/n) + 0.01 (ranks of µs-rounded delays);
+//   - loss within 4·√(L(1−L)(2B−1)/n), B the mean burst (bursts inflate the
+//     variance of the rate by about 2B−1), and the model with the lower BIC
+//     the one configured; mean burst within 4 standard errors of 1/r̂;
+//   - no verdict says misfit, and --periods finds no change in a steady link.
+func TestFitRecoversTheLabsOwnLink(t *testing.T) {
+	for _, c := range []struct {
+		dist             netem.Dist
+		latency, jitter  float64 // ms
+		rho, loss, burst float64
+		seed             string
+	}{
+		{netem.Uniform, 30, 5, 0, 0.05, 0, "1"},
+		{netem.Normal, 50, 10, 0.6, 0.03, 3, "2"},
+		{netem.Pareto, 40, 8, 0.5, 0.02, 2, "3"},
+		{netem.ParetoNormal, 60, 10, 0.3, 0.01, 0, "4"},
+		{netem.Exponential, 20, 5, 0.8, 0.04, 4, "5"},
+	} {
+		t.Run(c.dist.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			packets := filepath.Join(dir, "packets.csv")
+			args := []string{"run", "--duration", "10m", "--seed", c.seed, "--packets", packets,
+				"--set", fmt.Sprintf("link.latency=%gms", c.latency), "--set", fmt.Sprintf("link.jitter=%gms", c.jitter),
+				"--set", "link.jitter_dist=" + c.dist.String(), "--set", fmt.Sprintf("link.jitter_corr=%g", c.rho),
+				"--set", fmt.Sprintf("up.loss=%g%%", 100*c.loss)}
+			if c.burst > 0 {
+				args = append(args, "--set", fmt.Sprintf("up.loss_burst=%g", c.burst))
+			}
+			if code, _, stderr := runLab(t, args...); code != 0 {
+				t.Fatalf("lab %s: exit %d: %s", strings.Join(args, " "), code, stderr)
+			}
+			f, err := os.Open(packets)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			tr, err := trace.Read(packets, f, "auto")
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := fit.Fit(tr, fit.Options{Periods: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range res.Dirs {
+				if len(d.Periods) > 0 {
+					t.Errorf("%s: a steady link cut into %d periods, the first change at %v", d.Name, len(d.Periods), d.Periods[1].From)
+				}
+				p := d.Params()
+				n := float64(d.Delivered)
+				nEff := n * (1 - c.rho) / (1 + c.rho)
+				sigma := c.jitter * sdUnits[c.dist]
+				check := func(what string, got, want, tol float64) {
+					t.Helper()
+					if math.Abs(got-want) > tol {
+						t.Errorf("%s %s: fitted %.4g, configured %.4g, tolerance %.3g", d.Name, what, got, want, tol)
+					}
+				}
+				if p.JitterDist != c.dist {
+					t.Errorf("%s: fitted %s, configured %s (KS distances %+v)", d.Name, p.JitterDist, c.dist, d.Candidates)
+				}
+				check("latency ms", float64(p.Latency)/1e6, c.latency, 5*sigma/math.Sqrt(nEff)+0.002)
+				k := 5.0
+				if c.dist == netem.Pareto || c.dist == netem.ParetoNormal {
+					k = 12
+				}
+				check("jitter ms", float64(p.Jitter)/1e6, c.jitter, c.jitter*k/math.Sqrt(nEff))
+				check("ρ", p.JitterCorr, c.rho, 4*math.Sqrt((1-c.rho*c.rho)/n)+0.01)
+				loss, burst := 0.0, 1.0
+				if d.Name == "up" {
+					loss, burst = c.loss, max(c.burst, 1)
+				}
+				N := float64(d.Sent)
+				check("loss", p.Loss, loss, 4*math.Sqrt(loss*(1-loss)*(2*burst-1)/N))
+				if wantGE := d.Name == "up" && c.burst > 1; d.UseGE != wantGE {
+					t.Errorf("%s: Gilbert–Elliott chosen %v, want %v (BIC Bernoulli %.1f, GE %.1f)", d.Name, d.UseGE, wantGE, d.Bernoulli.BIC, d.GE.BIC)
+				}
+				if d.UseGE {
+					r := 1 / burst
+					check("mean burst", p.LossBurst, burst, 4*burst*burst*math.Sqrt(r*(1-r)/float64(d.Lost)))
+				}
+				for _, v := range d.Verdicts {
+					if v.Misfit {
+						t.Errorf("%s: misfit on the lab's own link: %s", d.Name, v.Text)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestFitCommand(t *testing.T) {
+	dir := t.TempDir()
+	out, html := filepath.Join(dir, "fitted.toml"), filepath.Join(dir, "fit.html")
+	code, stdout, stderr := runLab(t, "fit", "../../fit/testdata/run.csv", "--out", out, "--html", html)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "up: 589 packets") || !strings.Contains(stdout, "down: 591 packets") {
+		t.Errorf("the report lacks a direction:\n%s", stdout)
+	}
+	// The scenario it wrote runs, with the fitted values.
+	code, _, stderr = runLab(t, "run", "--scenario", out, "--duration", "5s")
+	if code != 0 {
+		t.Errorf("lab run --scenario fitted.toml: exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil || !strings.Contains(string(b), `up.jitter_dist = "normal"`) {
+		t.Errorf("fitted.toml: %v\n%s", err, b)
+	}
+	if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), "<svg") || strings.Contains(string(b), "<script") {
+		t.Errorf("fit.html: %v; want inline SVG and no script", err)
+	}
+	// --out - puts the scenario on standard output and the report on
+	// standard error.
+	code, stdout, stderr = runLab(t, "fit", "--out", "-", "../../fit/testdata/run.csv")
+	if code != 0 || !strings.HasPrefix(stdout, "# Fitted by") || !strings.Contains(stderr, "up: 589 packets") {
+		t.Errorf("--out -: exit %d, stdout\n%s\nstderr\n%s", code, stdout, stderr)
+	}
+}
+
+func TestFitBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "game.csv")
+	if err := os.WriteFile(bad, []byte("dir,seq,send_ns,recv_ns\nup,1,10,abc\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"fit"}, 2, "lab fit: want one CAPTURE file, got 0 (see 'lab fit -h')\n"},
+		{[]string{"fit", bad}, 1, "lab fit: " + bad + `:2:4: recv_ns "abc": want an integer number of nanoseconds, empty or lost for a lost packet, or unknown` + "\n"},
+		{[]string{"fit", "--format", "pcap", bad}, 1, `lab fit: --format "pcap": want auto or one of packets, irtt, csv` + "\n"},
+		{[]string{"fit", filepath.Join(dir, "missing.json")}, 1, "lab fit: open " + filepath.Join(dir, "missing.json") + ": no such file or directory\n"},
+	} {
+		code, _, stderr := runLab(t, c.args...)
+		if code != c.code || stderr != c.want {
+			t.Errorf("lab %s: exit %d, stderr %q; want exit %d, %q", strings.Join(c.args, " "), code, stderr, c.code, c.want)
+		}
+	}
+}
+
+// The README's `lab fit` examples print what it shows (-update rewrites
+// them, as TestREADMEOutputsReproduce does for the other commands).
+func TestREADMEFitOutputsReproduce(t *testing.T) {
+	blocks, examples := readmeExamples(t, "fit")
+	if len(examples) == 0 {
+		t.Fatal("the README shows no `lab fit` example with its output")
+	}
+	t.Chdir("../..")
+	for _, ex := range examples {
+		code, out, errOut := runLab(t, ex.args...)
+		if code != 0 {
+			t.Errorf("lab %s: exit %d %s", strings.Join(ex.args, " "), code, errOut)
+			continue
+		}
+		if *update {
+			cmdLine, _, _ := strings.Cut(strings.TrimPrefix(blocks[ex.block], "\n"), "\n")
+			blocks[ex.block] = "\n" + cmdLine + "\n" + out
+		} else if out != ex.want {
+			t.Errorf("lab %s:\ngot:\n%s\nthe README shows:\n%s", strings.Join(ex.args, " "), out, ex.want)
+		}
+	}
+	if *update {
+		if err := os.WriteFile("README.md", []byte(strings.Join(blocks, "```")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestTraceModeRunsRecordsAndVerifies(t *testing.T) {
+	// A capture with 37 ms every 20 ms and every tenth packet lost, replayed
+	// as up.trace: every up packet of the run takes 37 ms or is lost, the
+	// recording stores the file's hash, --verify proves the replay, and a
+	// changed file makes --verify fail saying so.
+	dir := t.TempDir()
+	capture := filepath.Join(dir, "capture.csv")
+	var b strings.Builder
+	b.WriteString("seq,send_ns,recv_ns\n")
+	for i := range 500 {
+		recv := fmt.Sprint(i*20e6 + 37e6)
+		if i%10 == 9 {
+			recv = ""
+		}
+		fmt.Fprintf(&b, "%d,%d,%s\n", i, i*20e6, recv)
+	}
+	if err := os.WriteFile(capture, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec, packets := filepath.Join(dir, "t.jlrec"), filepath.Join(dir, "p.csv")
+	if code, _, stderr := runLab(t, "run", "--duration", "20s", "--set", "up.trace="+capture, "--set", "link.jitter=5ms", "--record", rec, "--packets", packets); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	p, err := os.ReadFile(packets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost, delivered := 0, 0
+	for _, line := range strings.Split(string(p), "\n") {
+		f := strings.Split(line, ",")
+		if len(f) < 7 || f[0] != "up" {
+			continue
+		}
+		switch {
+		case f[4] == "lost":
+			lost++
+		case f[6] == "37.000":
+			delivered++
+		default:
+			t.Fatalf("an up packet not replayed from the trace: %s", line)
+		}
+	}
+	if lost == 0 || delivered == 0 {
+		t.Errorf("up: %d lost, %d delivered at 37 ms", lost, delivered)
+	}
+	if code, stdout, stderr := runLab(t, "replay", rec, "--verify"); code != 0 || !strings.Contains(stdout, "verified") {
+		t.Fatalf("verify: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if err := os.WriteFile(capture, []byte(b.String()+"500,10000000000,10037000000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runLab(t, "replay", rec, "--verify"); code == 0 || !strings.Contains(stderr, "has changed since") {
+		t.Errorf("verify with a changed trace file: exit %d: %s", code, stderr)
+	}
+}
+
+func TestPeriodsFindTheHandover(t *testing.T) {
+	// The handover scenario: 100 ms ± 20 ms, 4 % loss; at 20 s a 1 s
+	// blackout; from 21 s 60 ms ± 10 ms, 1 % loss. --periods cuts each
+	// direction once, within the blackout (the capture's times start at the
+	// first packet, 0.47 s into the session), fits each period on its own,
+	// and writes the second as the scenario's timeline. Latency and jitter
+	// within 2 ms: 4 standard errors of ~400 packets at σ 11.5 ms is 2.3 ms.
+	dir := t.TempDir()
+	packets, out := filepath.Join(dir, "p.csv"), filepath.Join(dir, "fitted.toml")
+	if code, _, stderr := runLab(t, "run", "--scenario", "handover", "--packets", packets); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := runLab(t, "fit", "--periods", "--out", out, packets)
+	if code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	f, err := os.Open(packets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tr, err := trace.Read(packets, f, "auto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := fit.Fit(tr, fit.Options{Periods: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range res.Dirs {
+		if len(d.Periods) != 2 {
+			t.Fatalf("%s: %d periods, want 2:\n%s", d.Name, len(d.Periods), stdout)
+		}
+		if at := d.Periods[1].From; at < 19*time.Second || at > 21*time.Second {
+			t.Errorf("%s: change at %v, want within the blackout (19.5–20.5 s from the first packet)", d.Name, at)
+		}
+		for i, want := range []struct{ latency, jitter float64 }{{100, 20}, {60, 10}} {
+			p := d.Periods[i].Fit.Params()
+			if l, j := float64(p.Latency)/1e6, float64(p.Jitter)/1e6; math.Abs(l-want.latency) > 2 || math.Abs(j-want.jitter) > 2 {
+				t.Errorf("%s period %d: %.2f ms ± %.2f ms, want %g ± %g", d.Name, i+1, l, j, want.latency, want.jitter)
+			}
+		}
+	}
+	b, err := os.ReadFile(out)
+	if err != nil || strings.Count(string(b), "[[timeline]]") != 2 {
+		t.Errorf("fitted.toml has no timeline of the two changes: %v\n%s", err, b)
+	}
+	if code, _, stderr := runLab(t, "run", "--scenario", out, "--duration", "25s"); code != 0 {
+		t.Errorf("lab run --scenario fitted.toml: exit %d: %s", code, stderr)
+	}
+}

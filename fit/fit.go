@@ -1,0 +1,713 @@
+package fit
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"jitterlab/detmath"
+	"jitterlab/netem"
+	"jitterlab/sim"
+	"jitterlab/trace"
+)
+
+// Result is the fit of a whole capture.
+type Result struct {
+	File, Format string
+	SyncedClocks bool
+	Dirs         []*Dir // up then down; a direction without packets is left out
+	// Skipped names the directions that could not be fitted, and why.
+	Skipped []string
+	// OffsetRemoved is the clock offset (ns) subtracted from up's delays and
+	// added to down's when a floor was out of the link's range.
+	OffsetRemoved float64
+}
+
+// Candidate is one jitter distribution fitted to a direction's delays.
+type Candidate struct {
+	Dist            netem.Dist
+	Latency, Jitter float64 // ns
+	KS              float64 // Kolmogorov–Smirnov distance to the delays
+}
+
+// LossFit is one loss model fitted by maximum likelihood.
+type LossFit struct {
+	P, R   float64 // Bernoulli: P is the loss rate; Gilbert–Elliott: P(G→B), P(B→G)
+	LogL   float64
+	Params int
+	BIC    float64
+}
+
+// Dir is the fit of one direction.
+type Dir struct {
+	Name                              string
+	Sent, Delivered, Lost, Unmeasured int
+	Duplicates                        int
+	Span                              time.Duration // first to last send
+
+	// Clock drift: the slope of the lower envelope of delay against send
+	// time, in ppm, and whether it was removed.
+	DriftPPM, DriftSE float64
+	DriftRemoved      bool
+	Floor             float64 // lowest delay after drift removal, ns
+
+	Candidates []Candidate // the five, in netem's order
+	Best       int         // index into Candidates: the smallest KS distance
+	NEff       float64     // delays' effective sample size for the KS test
+	KSCrit     float64     // the 5 % critical value of the KS distance at NEff
+	Quantiles  []Quantile
+
+	Rho, RhoSE float64   // lag-1 autocorrelation of normal scores, its standard error
+	ACF        []float64 // lags 1..len of the normal scores
+	ACFPairs   []int     // pairs behind each lag
+
+	Bernoulli, GE LossFit
+	UseGE         bool
+	LossRate      float64 // of the chosen model
+	MeanBurst     float64 // of the chosen model (1/r; 1/(1−p) for Bernoulli)
+	Bursts        []int   // Bursts[k] = observed bursts of k+1 lost packets
+	BurstTest     ChiSquare
+
+	ReorderObserved, ReorderModel float64 // fraction of delivered packets
+	Reorder                       float64 // the fitted netem reorder parameter
+
+	Verdicts []Verdict
+	Periods  []Period // with Options.Periods: the periods found, if more than one
+
+	delays []float64 // sorted, drift removed, ns (for plots)
+	scores []float64 // normal scores in delivery sequence
+}
+
+// Quantile compares one quantile of the delays with the fitted model's.
+type Quantile struct {
+	P                  float64
+	Observed, Expected float64 // ns
+}
+
+// ChiSquare is the goodness-of-fit test of the burst lengths.
+type ChiSquare struct {
+	Bins       []BurstBin
+	Stat, Crit float64
+	DF         int
+	Testable   bool
+}
+
+// BurstBin is burst lengths From..To (To 0: and longer).
+type BurstBin struct {
+	From, To int
+	Observed int
+	Expected float64
+}
+
+// Verdict is one plain finding about the fit.
+type Verdict struct {
+	Misfit bool
+	Text   string
+}
+
+// Params is the lab's link parameters the fit found for d.
+func (d *Dir) Params() netem.Params {
+	c := d.Candidates[d.Best]
+	p := netem.Params{
+		Latency:    roundDur(c.Latency),
+		Jitter:     roundDur(c.Jitter),
+		JitterDist: c.Dist,
+		JitterCorr: d.Rho,
+		Loss:       d.LossRate,
+		Reorder:    d.Reorder,
+	}
+	if d.UseGE {
+		p.LossBurst = d.MeanBurst
+	}
+	return p
+}
+
+// roundDur rounds ns to the microsecond, at least 0.
+func roundDur(ns float64) time.Duration {
+	return time.Duration(math.Round(max(ns, 0)/1e3)) * time.Microsecond
+}
+
+// Options are the fit's choices.
+type Options struct {
+	// Periods: also cut each direction where its delay changes level and
+	// fit every period on its own (a timeline in the scenario).
+	Periods bool
+}
+
+// Fit fits the model to both directions of t.
+func Fit(t *trace.Trace, o Options) (*Result, error) {
+	r := &Result{File: t.File, Format: t.Format, SyncedClocks: t.SyncedClocks}
+	for _, dir := range []*trace.Direction{&t.Up, &t.Down} {
+		if len(dir.Packets) == 0 {
+			continue
+		}
+		d, err := fitDir(dir, t.SyncedClocks, o.Periods)
+		if err != nil {
+			// One direction may be dead or barely used; fit the other.
+			r.Skipped = append(r.Skipped, fmt.Sprintf("%s: %v", dir.Name, err))
+			continue
+		}
+		r.Dirs = append(r.Dirs, d)
+	}
+	if len(r.Dirs) == 0 {
+		return nil, fmt.Errorf("%s: %s", t.File, strings.Join(r.Skipped, "; "))
+	}
+	r.removeOffset()
+	return r, nil
+}
+
+// removeOffset: with two clocks, a floor below 0 or above the link's
+// longest latency can only be their offset. It is split so that both
+// directions get the same floor (NTP's assumption); with one direction its
+// floor becomes 0.
+func (r *Result) removeOffset() {
+	if r.SyncedClocks || len(r.Dirs) == 0 {
+		return
+	}
+	out := false
+	for _, d := range r.Dirs {
+		out = out || d.Floor < 0 || d.Floor > float64(netem.MaxLatency)
+	}
+	if !out {
+		return
+	}
+	theta := r.Dirs[0].Floor
+	if len(r.Dirs) == 2 {
+		theta = float64((r.Dirs[0].Floor - r.Dirs[1].Floor) / 2)
+		r.Dirs[1].shift(theta)
+	}
+	r.Dirs[0].shift(-theta)
+	r.OffsetRemoved = theta
+}
+
+// shift adds s ns to every delay of d and what was fitted to them.
+func (d *Dir) shift(s float64) {
+	d.Floor += s
+	for i := range d.delays {
+		d.delays[i] += s
+	}
+	for i := range d.Candidates {
+		d.Candidates[i].Latency += s
+	}
+	for i := range d.Quantiles {
+		d.Quantiles[i].Observed += s
+		d.Quantiles[i].Expected += s
+	}
+}
+
+// MinDelivered is the fewest delivered packets a direction needs for a fit.
+const MinDelivered = 20
+
+// point is one delivered packet: send time from the first send and delay, ns.
+type point struct {
+	t, d float64
+	seq  uint64
+	at   int64 // arrival on the receiver's clock
+}
+
+func fitDir(dir *trace.Direction, synced, periods bool) (*Dir, error) {
+	pk := dir.Packets
+	d := &Dir{Name: dir.Name, Sent: len(pk), Duplicates: dir.Duplicates}
+	t0 := pk[0].Send
+	var tMin, tMax = pk[0].Send, pk[0].Send
+	var pts []point
+	for _, p := range pk {
+		tMin, tMax = min(tMin, p.Send), max(tMax, p.Send)
+		switch p.Status {
+		case trace.Delivered:
+			d.Delivered++
+			pts = append(pts, point{t: float64(p.Send - t0), d: float64(p.Delay), seq: p.Seq, at: p.Send + p.Delay})
+		case trace.Lost:
+			d.Lost++
+		case trace.Unmeasured:
+			d.Unmeasured++
+		}
+	}
+	d.Span = time.Duration(tMax - tMin)
+	if len(pts) < MinDelivered {
+		return nil, fmt.Errorf("%d delivered packets: the fit needs at least %d", len(pts), MinDelivered)
+	}
+
+	// Clock drift: the lower envelope's slope, removed around the mean send
+	// time so that the mean delay is kept.
+	if !synced {
+		slope, se, ok := envelopeSlope(pts)
+		d.DriftPPM, d.DriftSE = float64(slope*1e6), float64(se*1e6)
+		// Removed only when it stands out of its noise (3 standard errors).
+		if ok && math.Abs(slope) > 3*se {
+			d.DriftRemoved = true
+			var tm float64
+			for _, p := range pts {
+				tm += p.t
+			}
+			tm /= float64(len(pts))
+			for i := range pts {
+				pts[i].d -= float64(slope * (pts[i].t - tm))
+			}
+		}
+	}
+	x := make([]float64, len(pts))
+	for i, p := range pts {
+		x[i] = p.d
+	}
+	d.scores = normalScores(x)
+	slices.Sort(x)
+	d.delays = x
+	d.Floor = x[0]
+
+	// Correlation, then the jitter distribution (the KS test's effective
+	// sample size needs the correlation).
+	d.ACF, d.ACFPairs = autocorr(d.scores, 10)
+	d.Rho = min(max(d.ACF[0], 0), 1)
+	d.RhoSE = math.Sqrt(max(1-float64(d.Rho*d.Rho), 0) / float64(max(d.ACFPairs[0], 1)))
+	d.NEff = float64(len(x)) * (1 - d.Rho) / (1 + d.Rho)
+	d.KSCrit = 1.358 / math.Sqrt(max(d.NEff, 1))
+	for dist := range netem.Dist(len(netem.DistNames())) {
+		c := fitDist(dist, x)
+		c.KS = ksDistance(dist, c.Latency, c.Jitter, x)
+		d.Candidates = append(d.Candidates, c)
+		if c.KS < d.Candidates[d.Best].KS {
+			d.Best = len(d.Candidates) - 1
+		}
+	}
+	best := d.Candidates[d.Best]
+	for _, p := range []float64{0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99, 0.999} {
+		d.Quantiles = append(d.Quantiles, Quantile{P: p, Observed: quantileOf(x, p), Expected: modelQuantile(best, p)})
+	}
+
+	fitLoss(d, pk)
+	fitReorder(d, pts, pk)
+	d.judge()
+	if periods {
+		fitPeriods(d, pk, pts, synced)
+	}
+	return d, nil
+}
+
+// envelopeSlope estimates the drift as the slope of the delays' lower
+// envelope against send time: the packets, in send order, are cut into
+// windows of equal count (between 4 and 50 of at least 50 packets); a least-
+// squares line goes through each window's (mean send time, 5 % quantile of
+// delay). A low quantile rather than the minimum, so that a soft floor (normal
+// jitter's lower tail) does not tilt the line. It returns the slope and its
+// standard error from the residuals.
+func envelopeSlope(pts []point) (slope, se float64, ok bool) {
+	ps := slices.Clone(pts)
+	slices.SortStableFunc(ps, func(a, b point) int { return cmp.Compare(a.t, b.t) })
+	k := min(max(len(ps)/50, 4), 50)
+	if len(ps) < 4*k {
+		return 0, 0, false
+	}
+	xs, ys := make([]float64, k), make([]float64, k)
+	var w []float64
+	for i := range k {
+		lo, hi := i*len(ps)/k, (i+1)*len(ps)/k
+		w = w[:0]
+		var st float64
+		for _, p := range ps[lo:hi] {
+			w = append(w, p.d)
+			st += p.t
+		}
+		slices.Sort(w)
+		xs[i], ys[i] = st/float64(hi-lo), quantileOf(w, 0.05)
+	}
+	var mx, my float64
+	for i := range k {
+		mx += xs[i]
+		my += ys[i]
+	}
+	mx /= float64(k)
+	my /= float64(k)
+	var sxx, sxy float64
+	for i := range k {
+		dx := xs[i] - mx
+		sxx += float64(dx * dx)
+		sxy += float64(dx * (ys[i] - my))
+	}
+	if sxx <= 0 {
+		return 0, 0, false
+	}
+	slope = sxy / sxx
+	var rss float64
+	for i := range k {
+		r := ys[i] - my - float64(slope*(xs[i]-mx))
+		rss += float64(r * r)
+	}
+	return slope, math.Sqrt(rss / float64(k-2) / sxx), true
+}
+
+// normalScores maps each value to Φ⁻¹((rank − ½)/n), ties sharing their
+// mean rank: the Gaussian-space values whatever the marginal law.
+func normalScores(v []float64) []float64 {
+	n := len(v)
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(v[a], v[b]) })
+	z := make([]float64, n)
+	for i := 0; i < n; {
+		j := i
+		for j < n && v[idx[j]] == v[idx[i]] {
+			j++
+		}
+		rank := float64(float64(i+j+1) / 2) // mean of ranks i+1..j
+		s := normInv((rank - 0.5) / float64(n))
+		for k := i; k < j; k++ {
+			z[idx[k]] = s
+		}
+		i = j
+	}
+	return z
+}
+
+// autocorr is the autocorrelation of z at lags 1..maxLag (z has mean ≈ 0).
+func autocorr(z []float64, maxLag int) ([]float64, []int) {
+	var mean, v float64
+	for _, x := range z {
+		mean += x
+	}
+	mean /= float64(len(z))
+	for _, x := range z {
+		v += float64((x - mean) * (x - mean))
+	}
+	acf, pairs := make([]float64, maxLag), make([]int, maxLag)
+	if v == 0 {
+		return acf, pairs // constant: no correlation to measure
+	}
+	for k := 1; k <= maxLag && k < len(z); k++ {
+		var s float64
+		for i := k; i < len(z); i++ {
+			s += float64((z[i] - mean) * (z[i-k] - mean))
+		}
+		acf[k-1] = s / v * float64(len(z)) / float64(len(z)-k)
+		pairs[k-1] = len(z) - k
+	}
+	return acf, pairs
+}
+
+// trimP: the fit uses the central 90 % of the order statistics, so that a
+// tail of outliers (a busy host, a retry) does not steer the body.
+const trimP = 0.05
+
+// fitDist fits latency and jitter by least squares on the QQ plot: the
+// sorted delays against the distribution's standard quantiles over the
+// central 90 % (see trimP).
+func fitDist(dist netem.Dist, x []float64) Candidate {
+	n := len(x)
+	var sq, sx, sqq, sqx, m float64
+	for i, xi := range x {
+		p := (float64(i) + 0.5) / float64(n)
+		if p < trimP || p > 1-trimP {
+			continue
+		}
+		q := dist.Offset(normInv(p))
+		sq += q
+		sx += xi
+		sqq += float64(q * q)
+		sqx += float64(q * xi)
+		m++
+	}
+	c := Candidate{Dist: dist}
+	if m < 2 {
+		return c
+	}
+	den := float64(m*sqq) - float64(sq*sq)
+	if den > 0 {
+		c.Jitter = max((float64(m*sqx)-float64(sq*sx))/den, 0)
+	}
+	c.Latency = (sx - float64(c.Jitter*sq)) / m
+	return c
+}
+
+// cdf is the model's probability that a delay is at most x.
+func cdf(c Candidate, x float64) float64 {
+	if c.Jitter <= 0 {
+		if x >= c.Latency {
+			return 1
+		}
+		return 0
+	}
+	y := (x - c.Latency) / c.Jitter
+	switch c.Dist {
+	case netem.Uniform:
+		return min(max((y+1)/2, 0), 1)
+	case netem.Normal:
+		return normCDF(y)
+	case netem.Exponential:
+		if y < 0 {
+			return 0
+		}
+		if y >= netem.ExponentialCap {
+			return 1
+		}
+		return 1 - detmath.Exp(-y)
+	}
+	// Pareto and ParetoNormal: the offset is increasing in z; bisect.
+	lo, hi := -40.0, 40.0
+	if c.Dist.Offset(lo) > y {
+		return 0
+	}
+	if c.Dist.Offset(hi) <= y {
+		return 1
+	}
+	for range 64 {
+		mid := (lo + hi) / 2
+		if c.Dist.Offset(mid) <= y {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return normCDF(lo)
+}
+
+// ksDistance is sup |F_n − F| over the sorted delays. A delay the model
+// floors at 0 (latency + jitter·offset < 0) counts at 0.
+func ksDistance(dist netem.Dist, lat, jit float64, x []float64) float64 {
+	c := Candidate{Dist: dist, Latency: lat, Jitter: jit}
+	n := float64(len(x))
+	var d float64
+	for i := 0; i < len(x); {
+		j := i
+		for j < len(x) && x[j] == x[i] {
+			j++
+		}
+		f := cdf(c, x[i])
+		if x[i] >= 0 && x[i] < 1 { // the floor at zero holds every negative draw
+			f = max(f, cdf(c, 0))
+		}
+		d = max(d, math.Abs(f-float64(i)/n), math.Abs(f-float64(j)/n))
+		i = j
+	}
+	return d
+}
+
+// quantileOf is the empirical p-quantile of sorted x (the ⌈pn⌉-th value).
+func quantileOf(x []float64, p float64) float64 {
+	i := int(math.Ceil(p*float64(len(x)))) - 1
+	return x[min(max(i, 0), len(x)-1)]
+}
+
+// modelQuantile is the fitted model's p-quantile, floored at 0 as the link
+// floors its delays.
+func modelQuantile(c Candidate, p float64) float64 {
+	return max(c.Latency+float64(c.Jitter*c.Dist.Offset(normInv(p))), 0)
+}
+
+// fitLoss fits Bernoulli and Gilbert–Elliott loss to the packets' loss
+// sequence (an unmeasured packet arrived) and tests the burst lengths.
+func fitLoss(d *Dir, pk []trace.Packet) {
+	var n [2][2]float64 // transitions
+	lost := 0
+	run := 0
+	for i, p := range pk {
+		l := 0
+		if p.Status == trace.Lost {
+			l = 1
+			lost++
+			run++
+		} else if run > 0 {
+			d.addBurst(run)
+			run = 0
+		}
+		if i > 0 {
+			prev := 0
+			if pk[i-1].Status == trace.Lost {
+				prev = 1
+			}
+			n[prev][l]++
+		}
+	}
+	if run > 0 {
+		d.addBurst(run)
+	}
+	total := float64(len(pk))
+	nl := float64(lost)
+	pB := nl / total
+	d.Bernoulli = LossFit{P: pB, LogL: xlogy(nl, pB) + xlogy(total-nl, 1-pB), Params: 1}
+	d.Bernoulli.BIC = float64(-2*d.Bernoulli.LogL) + float64(float64(d.Bernoulli.Params)*detmath.Log(total))
+	g := LossFit{Params: 2}
+	if s := n[0][0] + n[0][1]; s > 0 {
+		g.P = n[0][1] / s
+	}
+	if s := n[1][0] + n[1][1]; s > 0 {
+		g.R = n[1][0] / s
+	}
+	// The first packet by the chain's stationary law, then the transitions.
+	first := 0.0
+	if pk[0].Status == trace.Lost {
+		first = 1
+	}
+	pi1 := 0.0
+	if g.P+g.R > 0 {
+		pi1 = g.P / (g.P + g.R)
+	}
+	g.LogL = xlogy(first, pi1) + xlogy(1-first, 1-pi1) +
+		xlogy(n[0][0], 1-g.P) + xlogy(n[0][1], g.P) + xlogy(n[1][0], g.R) + xlogy(n[1][1], 1-g.R)
+	g.BIC = float64(-2*g.LogL) + float64(float64(g.Params)*detmath.Log(total))
+	d.GE = g
+	d.UseGE = lost > 0 && g.R > 0 && g.BIC < d.Bernoulli.BIC
+	r := 1 - pB // Bernoulli: a burst continues with probability p
+	d.LossRate = pB
+	if d.UseGE {
+		r = g.R
+		d.LossRate = pi1
+	}
+	d.MeanBurst = 1 / max(r, 1e-300)
+	if lost == 0 {
+		d.MeanBurst = 0
+	}
+	d.BurstTest = burstTest(d.Bursts, r)
+}
+
+func (d *Dir) addBurst(k int) {
+	for len(d.Bursts) < k {
+		d.Bursts = append(d.Bursts, 0)
+	}
+	d.Bursts[k-1]++
+}
+
+// xlogy is n·ln(p), 0 when n is 0.
+func xlogy(n, p float64) float64 {
+	if n == 0 {
+		return 0
+	}
+	if p <= 0 {
+		return math.Inf(-1)
+	}
+	return float64(n * detmath.Log(p))
+}
+
+// burstTest is Pearson's χ² test of the observed burst lengths against the
+// geometric law a Gilbert–Elliott (or Bernoulli) model gives them:
+// P(length = k) = (1−r)^(k−1)·r. Lengths are binned from 1 up, each bin
+// expecting at least 5 bursts, the last bin open-ended; the test has bins −
+// 2 degrees of freedom (one for the total, one for r) and rejects at the
+// 0.1 % level.
+func burstTest(bursts []int, r float64) ChiSquare {
+	var total int
+	for _, b := range bursts {
+		total += b
+	}
+	t := ChiSquare{}
+	if total == 0 || r <= 0 {
+		return t
+	}
+	nb := float64(total)
+	tail := 1.0 // P(length ≥ k)
+	obsFrom := func(k int) int {
+		s := 0
+		for i := k - 1; i < len(bursts); i++ {
+			s += bursts[i]
+		}
+		return s
+	}
+	for k := 1; ; k++ {
+		pk := float64(tail * r)
+		restAfter := float64(tail * (1 - r))
+		// Close the bins with an open-ended one once what is left (or
+		// the next bin) expects fewer than 5.
+		if float64(nb*restAfter) < 5 || k >= maxBins {
+			t.Bins = append(t.Bins, BurstBin{From: k, Observed: obsFrom(k), Expected: float64(nb * tail)})
+			break
+		}
+		obs := 0
+		if k <= len(bursts) {
+			obs = bursts[k-1]
+		}
+		t.Bins = append(t.Bins, BurstBin{From: k, To: k, Observed: obs, Expected: float64(nb * pk)})
+		tail = restAfter
+	}
+	t.DF = len(t.Bins) - 2
+	if t.DF < 1 || t.Bins[0].Expected < 5 {
+		return t
+	}
+	t.Testable = true
+	for _, b := range t.Bins {
+		dev := float64(b.Observed) - b.Expected
+		t.Stat += float64(dev*dev) / b.Expected
+	}
+	t.Crit = chi2Crit(t.DF)
+	return t
+}
+
+// maxBins bounds the burst histogram: lengths from maxBins up share a bin.
+const maxBins = 12
+
+// chi2Crit is the 99.9 % quantile of χ² with df degrees of freedom, by the
+// Wilson–Hilferty approximation (within 1 % from df 1 up).
+func chi2Crit(df int) float64 {
+	const z = 3.090232306167813 // Φ⁻¹(0.999)
+	k := float64(df)
+	a := 2 / float64(9*k)
+	c := 1 - a + float64(z*math.Sqrt(a))
+	return float64(float64(k*c)*c) * c
+}
+
+// fitReorder measures the fraction of delivered packets that arrived after
+// a later-sent one (the lab's definition), and what the fitted link alone
+// gives with the capture's send times: the excess, if significant, becomes
+// netem's reorder parameter (a packet that skips the delay).
+func fitReorder(d *Dir, pts []point, pk []trace.Packet) {
+	d.ReorderObserved = reorderRate(pts)
+	pr := d.Params()
+	if d.Floor < 0 || d.Floor > float64(netem.MaxLatency) {
+		// Two clocks' offset (removed later): only the delays above the
+		// floor matter for the order.
+		pr.Latency = roundDur(d.Candidates[d.Best].Latency - d.Floor)
+	}
+	l, err := netem.New(1, d.Name, pr)
+	if err != nil {
+		return
+	}
+	t0 := pk[0].Send
+	var now sim.Time
+	for _, p := range pk {
+		now = max(now, sim.Time(p.Send-t0)) // a link's time never runs back
+		for {
+			at, ok := l.NextDelivery()
+			if !ok || at > now {
+				break
+			}
+			l.Deliver(at)
+		}
+		l.Send(now, netem.Packet{})
+	}
+	for {
+		at, ok := l.NextDelivery()
+		if !ok {
+			break
+		}
+		l.Deliver(at)
+	}
+	c := l.Counters()
+	if c.Delivered > 0 {
+		d.ReorderModel = float64(c.Reordered) / float64(c.Delivered)
+	}
+	n := float64(len(pts))
+	excess := d.ReorderObserved - d.ReorderModel
+	se := math.Sqrt(max(float64(d.ReorderObserved*(1-d.ReorderObserved)), 1/n) / n)
+	if excess > 3*se {
+		d.Reorder = excess
+	}
+}
+
+// reorderRate is the fraction of packets that arrive after a packet sent
+// later (by sequence number), in arrival order.
+func reorderRate(pts []point) float64 {
+	ps := slices.Clone(pts)
+	slices.SortStableFunc(ps, func(a, b point) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.seq, b.seq)) })
+	var maxSeq uint64
+	n := 0
+	for i, p := range ps {
+		if i > 0 && p.seq < maxSeq {
+			n++
+		}
+		maxSeq = max(maxSeq, p.seq)
+	}
+	return float64(n) / float64(len(ps))
+}

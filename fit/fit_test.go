@@ -1,0 +1,242 @@
+package fit
+
+import (
+	"bytes"
+	"flag"
+	"math"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	"jitterlab/detmath"
+	"jitterlab/trace"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// synthetic builds a one-direction trace of n packets sent every 50 ms:
+// delay(i, r) in ns for a delivered packet, lost(i, r) deciding loss.
+func synthetic(n int, delay func(i int, r *rand.Rand) int64, lost func(i int, r *rand.Rand) bool) *trace.Trace {
+	r := rand.New(rand.NewPCG(1, 2))
+	tr := &trace.Trace{File: "synthetic", Format: "csv", Up: trace.Direction{Name: "up"}, Down: trace.Direction{Name: "down"}}
+	for i := range n {
+		p := trace.Packet{Seq: uint64(i), Send: int64(i) * 50e6}
+		if lost(i, r) {
+			p.Status = trace.Lost
+		} else {
+			p.Delay = delay(i, r)
+		}
+		tr.Up.Packets = append(tr.Up.Packets, p)
+	}
+	return tr
+}
+
+func normalDelay(_ int, r *rand.Rand) int64 {
+	return int64(40e6 + float64(5e6*detmath.NormFloat64(r)))
+}
+
+func misfits(d *Dir) string {
+	var b strings.Builder
+	for _, v := range d.Verdicts {
+		if v.Misfit {
+			b.WriteString(v.Text + "\n")
+		}
+	}
+	return b.String()
+}
+
+// heavyTailedBursts is testdata/bursts.csv: 6000 packets 50 ms apart with
+// 40 ± 5 ms normal delays; good runs are geometric (mean 25 packets), bursts
+// Pareto with α 1.5, so most bursts are 1–2 packets and a few are dozens.
+func heavyTailedBursts() *trace.Trace {
+	left := 0
+	return synthetic(6000, normalDelay, func(_ int, r *rand.Rand) bool {
+		if left > 0 {
+			left--
+			return true
+		}
+		if r.Float64() < 1.0/25 {
+			left = int(detmath.Pow(1-r.Float64(), -1/1.5)) - 1
+			return true
+		}
+		return false
+	})
+}
+
+func TestHeavyTailedBurstsAreAMisfit(t *testing.T) {
+	// No two-state model makes heavy-tailed bursts; the fit must say so,
+	// not write a loss_burst and move on.
+	tr := heavyTailedBursts()
+	var csv bytes.Buffer
+	if err := trace.WriteCSV(&csv, tr); err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		if err := os.WriteFile("testdata/bursts.csv", csv.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b, err := os.ReadFile("testdata/bursts.csv"); err != nil || !bytes.Equal(b, csv.Bytes()) {
+		t.Fatalf("testdata/bursts.csv is not the trace this test builds (go test ./fit -update): %v", err)
+	}
+	res, err := Fit(tr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Dirs[0]
+	got := misfits(d)
+	if !strings.Contains(got, "loss: the bursts are not geometric") {
+		t.Fatalf("heavy-tailed bursts not reported as a misfit; verdicts: %+v", d.Verdicts)
+	}
+	var text bytes.Buffer
+	if err := res.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "MISFIT  loss:") || !strings.Contains(text.String(), "suggestion: "+TraceSuggestion) {
+		t.Errorf("the report does not show the misfit and the suggestion:\n%s", text.String())
+	}
+}
+
+func TestGeometricBurstsFit(t *testing.T) {
+	// The same loss rate with geometric bursts (a Gilbert–Elliott chain,
+	// mean burst 3) passes the same test.
+	bad := false
+	tr := synthetic(40000, normalDelay, func(_ int, r *rand.Rand) bool {
+		if bad {
+			bad = r.Float64() >= 1.0/3
+		} else {
+			bad = r.Float64() < 1.0/60
+		}
+		return bad
+	})
+	res, err := Fit(tr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Dirs[0]
+	if m := misfits(d); m != "" || !d.UseGE || !d.BurstTest.Testable {
+		t.Errorf("geometric bursts: misfits %q, GE %v, testable %v", m, d.UseGE, d.BurstTest.Testable)
+	}
+	if math.Abs(d.MeanBurst-3) > 0.3 {
+		t.Errorf("mean burst %.2f, want 3", d.MeanBurst)
+	}
+}
+
+func TestBimodalDelaysAreAMisfit(t *testing.T) {
+	// Half the packets take a 40 ms path, half a 90 ms one: none of the
+	// five distributions has two modes.
+	tr := synthetic(8000, func(i int, r *rand.Rand) int64 {
+		base := 40e6
+		if r.IntN(2) == 1 {
+			base = 90e6
+		}
+		return int64(base + float64(2e6*detmath.NormFloat64(r)))
+	}, func(int, *rand.Rand) bool { return false })
+	res, err := Fit(tr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := misfits(res.Dirs[0]); !strings.Contains(got, "delay: no distribution of the lab fits") {
+		t.Errorf("bimodal delays fitted silently; verdicts %+v", res.Dirs[0].Verdicts)
+	}
+}
+
+func TestClockDriftAndOffsetAreRemoved(t *testing.T) {
+	// The receiver's clock runs 80 ppm fast and starts 3 s behind: the
+	// delays grow 4.8 ms over 60 s and are negative. The lower envelope
+	// finds the drift; the offset, a floor below 0, is set to 0 with one
+	// direction (and said so).
+	tr := synthetic(1200*10, func(i int, r *rand.Rand) int64 {
+		send := float64(int64(i) * 50e6)
+		return int64(-3e9 + float64(send*80e-6) + 40e6 + float64(5e6*(2*r.Float64()-1)))
+	}, func(int, *rand.Rand) bool { return false })
+	res, err := Fit(tr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Dirs[0]
+	if !d.DriftRemoved || math.Abs(d.DriftPPM-80) > 0.5 {
+		t.Errorf("drift %.3f ppm (removed %v), want 80 ± 0.5", d.DriftPPM, d.DriftRemoved)
+	}
+	c := d.Candidates[d.Best]
+	if c.Dist.String() != "uniform" || math.Abs(c.Jitter-5e6) > 0.1e6 || math.Abs(c.Latency-5e6) > 0.1e6 {
+		t.Errorf("after drift and offset: %s latency %.3f ms jitter %.3f ms, want uniform 5 ± 5 ms (floor at 0)", c.Dist, c.Latency/1e6, c.Jitter/1e6)
+	}
+	if res.OffsetRemoved == 0 {
+		t.Errorf("the offset was not removed")
+	}
+}
+
+func TestSameCaptureSameBytes(t *testing.T) {
+	// testdata/run.csv is `lab run --duration 30s --packets` with 20 ± 5 ms
+	// normal jitter, ρ 0.4 and 3 % loss up: the report and the scenario are
+	// goldens (go test ./fit -update rewrites them), and a second fit gives
+	// the same bytes.
+	f, err := os.Open("testdata/run.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tr, err := trace.Read("testdata/run.csv", f, "auto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := func() (string, string, string) {
+		res, err := Fit(tr, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b, c bytes.Buffer
+		if err := res.WriteText(&a); err != nil {
+			t.Fatal(err)
+		}
+		if err := res.WriteScenario(&b, 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := res.WriteHTML(&c); err != nil {
+			t.Fatal(err)
+		}
+		return a.String(), b.String(), c.String()
+	}
+	text, scen, html := out()
+	text2, scen2, html2 := out()
+	if text != text2 || scen != scen2 || html != html2 {
+		t.Fatal("two fits of one capture differ")
+	}
+	for path, got := range map[string]string{"testdata/run.report.txt": text, "testdata/run.toml": scen} {
+		if *update {
+			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != string(want) {
+			t.Errorf("%s differs (go test ./fit -update rewrites it); got\n%s", path, got)
+		}
+	}
+}
+
+func TestADeadDirectionIsSkippedNotFatal(t *testing.T) {
+	// Up is fine; down lost every packet: up is fitted, down is named as
+	// not fitted, and the scenario leaves it at the lab's defaults.
+	tr := synthetic(400, normalDelay, func(int, *rand.Rand) bool { return false })
+	for i := range 100 {
+		tr.Down.Packets = append(tr.Down.Packets, trace.Packet{Seq: uint64(i), Send: int64(i) * 50e6, Status: trace.Lost})
+	}
+	res, err := Fit(tr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Dirs) != 1 || res.Dirs[0].Name != "up" || len(res.Skipped) != 1 || !strings.HasPrefix(res.Skipped[0], "down: 0 delivered packets") {
+		t.Fatalf("dirs %d, skipped %q", len(res.Dirs), res.Skipped)
+	}
+	var scen bytes.Buffer
+	if err := res.WriteScenario(&scen, 0); err != nil || strings.Contains(scen.String(), "down.") {
+		t.Errorf("the scenario sets down: %v\n%s", err, scen.String())
+	}
+}

@@ -1,0 +1,230 @@
+package fit
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Colours of the observed data and of the fitted model in every chart.
+const (
+	obsColour = "#1f5fa8"
+	fitColour = "#d9730d"
+)
+
+var page = template.Must(template.New("fit").Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>lab fit {{.File}}</title>
+<style>
+body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222}
+pre{background:#f6f6f6;padding:1em;overflow-x:auto;font-size:12px}
+.charts{display:flex;flex-wrap:wrap;gap:1em}
+figure{margin:0}figcaption{font-size:13px;color:#555;max-width:520px}
+.misfit{color:#b00020;font-weight:bold}.fits{color:#2e7d32}
+.key span{display:inline-block;margin-right:1.5em}
+</style></head><body>
+<h1>lab fit {{.File}}</h1>
+<p class="key"><span style="color:{{.Obs}}">■ observed</span><span style="color:{{.Fit}}">■ fitted model</span></p>
+{{range .Dirs}}<section id="{{.Name}}"><h2>{{.Name}}: {{.Title}}</h2>
+<ul>{{range .Verdicts}}<li class="{{if .Misfit}}misfit{{else}}fits{{end}}">{{if .Misfit}}MISFIT{{else}}fits{{end}}: {{.Text}}</li>{{end}}</ul>
+{{if .Suggest}}<p class="misfit">Suggestion: {{.Suggest}}</p>{{end}}
+{{if .Periods}}<p>Periods, cut where the delay changes level, each fitted on its own:</p><ul>{{range .Periods}}<li>{{.}}</li>{{end}}</ul>{{end}}
+<div class="charts">{{range .Charts}}<figure>{{.SVG}}<figcaption>{{.Caption}}</figcaption></figure>{{end}}</div>
+</section>{{end}}
+<h2>Report</h2><pre>{{.Text}}</pre>
+</body></html>
+`))
+
+type htmlChart struct {
+	SVG     template.HTML
+	Caption string
+}
+
+type htmlDir struct {
+	Name, Title, Suggest string
+	Verdicts             []Verdict
+	Charts               []htmlChart
+	Periods              []string
+}
+
+// WriteHTML writes the report as one self-contained HTML page: per
+// direction the delay CDF and QQ plot, the burst-length histogram and the
+// autocorrelation, observed against fitted, inline SVG without scripts.
+func (r *Result) WriteHTML(w io.Writer) error {
+	var text bytes.Buffer
+	if err := r.WriteText(&text); err != nil {
+		return err
+	}
+	data := struct {
+		File, Text, Obs, Fit string
+		Dirs                 []htmlDir
+	}{File: r.File, Text: text.String(), Obs: obsColour, Fit: fitColour}
+	for _, d := range r.Dirs {
+		c := d.Candidates[d.Best]
+		h := htmlDir{Name: d.Name, Verdicts: d.Verdicts,
+			Title: fmt.Sprintf("%s, latency %s ms, jitter %s ms, ρ %.2f, loss %.2f%%", c.Dist, ms(c.Latency), ms(c.Jitter), d.Rho, 100*d.LossRate)}
+		for _, v := range d.Verdicts {
+			if v.Misfit {
+				h.Suggest = TraceSuggestion
+			}
+		}
+		for _, pr := range d.Periods {
+			f := pr.Fit
+			pc := f.Candidates[f.Best]
+			h.Periods = append(h.Periods, fmt.Sprintf("from %v: %s, latency %s ms, jitter %s ms, ρ %.2f, loss %.2f%% (%d packets)",
+				pr.From.Round(time.Millisecond), pc.Dist, ms(pc.Latency), ms(pc.Jitter), f.Rho, 100*f.LossRate, f.Sent))
+		}
+		h.Charts = append(h.Charts,
+			htmlChart{cdfChart(d), "Delay CDF: the observed delays (drift removed) and the fitted " + c.Dist.String() + " model."},
+			htmlChart{qqChart(d), "QQ plot: observed delay quantiles against the fitted model's; on the diagonal where the model fits."},
+			htmlChart{burstChart(d), "Loss bursts: how many bursts of each length were observed and how many the fitted loss model expects."},
+			htmlChart{acfChart(d), "Autocorrelation of the delays' normal scores by lag (bars) and AR(1) with the fitted ρ (line)."})
+		data.Dirs = append(data.Dirs, h)
+	}
+	return page.Execute(w, data)
+}
+
+// plot maps data coordinates to a 500×300 SVG with margins for the axes.
+type plot struct {
+	b               strings.Builder
+	x0, x1, y0, y1  float64 // data ranges
+	left, top, w, h float64
+}
+
+// newPlot starts a chart; xTicks false leaves the x axis to the caller.
+func newPlot(x0, x1, y0, y1 float64, xLabel, yLabel string, xTicks bool) *plot {
+	if x1 <= x0 {
+		x1 = x0 + 1
+	}
+	if y1 <= y0 {
+		y1 = y0 + 1
+	}
+	p := &plot{x0: x0, x1: x1, y0: y0, y1: y1, left: 55, top: 10, w: 430, h: 240}
+	fmt.Fprintf(&p.b, `<svg xmlns="http://www.w3.org/2000/svg" width="500" height="300" viewBox="0 0 500 300" font-size="11" font-family="sans-serif">`)
+	fmt.Fprintf(&p.b, `<rect x="%s" y="%s" width="%s" height="%s" fill="none" stroke="#999"/>`, f1(p.left), f1(p.top), f1(p.w), f1(p.h))
+	for i := range 5 {
+		fx := float64(i) / 4
+		xv := x0 + float64(fx*(x1-x0))
+		yv := y0 + float64(fx*(y1-y0))
+		if xTicks {
+			fmt.Fprintf(&p.b, `<text x="%s" y="%s" text-anchor="middle">%s</text>`, f1(p.px(xv)), f1(p.top+p.h+14), num(xv))
+		}
+		fmt.Fprintf(&p.b, `<text x="%s" y="%s" text-anchor="end">%s</text>`, f1(p.left-4), f1(p.py(yv)+4), num(yv))
+	}
+	fmt.Fprintf(&p.b, `<text x="%s" y="295" text-anchor="middle">%s</text>`, f1(p.left+float64(p.w/2)), template.HTMLEscapeString(xLabel))
+	fmt.Fprintf(&p.b, `<text x="12" y="%s" text-anchor="middle" transform="rotate(-90 12 %s)">%s</text>`, f1(p.top+float64(p.h/2)), f1(p.top+float64(p.h/2)), template.HTMLEscapeString(yLabel))
+	return p
+}
+
+func (p *plot) px(x float64) float64 { return p.left + float64((x-p.x0)/(p.x1-p.x0)*p.w) }
+func (p *plot) py(y float64) float64 { return p.top + p.h - float64((y-p.y0)/(p.y1-p.y0)*p.h) }
+
+func (p *plot) line(xs, ys []float64, colour string, dashed bool) {
+	var pts strings.Builder
+	for i := range xs {
+		fmt.Fprintf(&pts, "%s,%s ", f1(p.px(xs[i])), f1(p.py(ys[i])))
+	}
+	dash := ""
+	if dashed {
+		dash = ` stroke-dasharray="5 3"`
+	}
+	fmt.Fprintf(&p.b, `<polyline fill="none" stroke="%s" stroke-width="1.5"%s points="%s"/>`, colour, dash, strings.TrimSpace(pts.String()))
+}
+
+func (p *plot) bar(x, width, y float64, colour string) {
+	top := p.py(max(y, p.y0))
+	fmt.Fprintf(&p.b, `<rect x="%s" y="%s" width="%s" height="%s" fill="%s"/>`, f1(p.px(x)), f1(top), f1(float64(width/(p.x1-p.x0)*p.w)), f1(p.py(p.y0)-top), colour)
+}
+
+func (p *plot) svg() template.HTML {
+	p.b.WriteString("</svg>")
+	return template.HTML(p.b.String())
+}
+
+func f1(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
+
+// num writes an axis value with at most 3 significant decimals.
+func num(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
+
+// probes are the probabilities at which the curves are drawn.
+func probes() []float64 {
+	var ps []float64
+	for i := range 199 {
+		ps = append(ps, float64(i+1)/200)
+	}
+	return ps
+}
+
+func cdfChart(d *Dir) template.HTML {
+	c := d.Candidates[d.Best]
+	ps := probes()
+	var obs, fit []float64
+	for _, p := range ps {
+		obs = append(obs, quantileOf(d.delays, p)/1e6)
+		fit = append(fit, modelQuantile(c, p)/1e6)
+	}
+	lo, hi := min(obs[0], fit[0]), max(obs[len(obs)-1], fit[len(fit)-1])
+	pl := newPlot(lo, hi, 0, 1, "one-way delay (ms)", "fraction of packets", true)
+	pl.line(obs, ps, obsColour, false)
+	pl.line(fit, ps, fitColour, true)
+	return pl.svg()
+}
+
+func qqChart(d *Dir) template.HTML {
+	c := d.Candidates[d.Best]
+	var obs, fit []float64
+	for _, p := range probes() {
+		obs = append(obs, quantileOf(d.delays, p)/1e6)
+		fit = append(fit, modelQuantile(c, p)/1e6)
+	}
+	lo, hi := min(obs[0], fit[0]), max(obs[len(obs)-1], fit[len(fit)-1])
+	pl := newPlot(lo, hi, lo, hi, "fitted quantile (ms)", "observed quantile (ms)", true)
+	pl.line([]float64{lo, hi}, []float64{lo, hi}, fitColour, true)
+	pl.line(fit, obs, obsColour, false)
+	return pl.svg()
+}
+
+func burstChart(d *Dir) template.HTML {
+	bins := d.BurstTest.Bins
+	top := 1.0
+	for _, b := range bins {
+		top = max(top, float64(b.Observed), b.Expected)
+	}
+	pl := newPlot(0, float64(max(len(bins), 1)), 0, top, "burst length (packets; the last bin and longer)", "bursts", false)
+	if len(bins) == 0 {
+		fmt.Fprintf(&pl.b, `<text x="%s" y="%s" text-anchor="middle">no packet lost</text>`, f1(pl.left+float64(pl.w/2)), f1(pl.top+float64(pl.h/2)))
+	}
+	for i, b := range bins {
+		x := float64(i)
+		pl.bar(x+0.1, 0.4, float64(b.Observed), obsColour)
+		pl.bar(x+0.5, 0.4, b.Expected, fitColour)
+		fmt.Fprintf(&pl.b, `<text x="%s" y="%s" text-anchor="middle">%s</text>`, f1(pl.px(x+0.5)), f1(pl.top+pl.h+14), binName(b))
+	}
+	return pl.svg()
+}
+
+func acfChart(d *Dir) template.HTML {
+	n := float64(len(d.ACF))
+	lo := 0.0
+	for _, a := range d.ACF {
+		lo = min(lo, a)
+	}
+	pl := newPlot(0.5, n+0.5, lo, 1, "lag (delivered packets)", "autocorrelation", false)
+	var xs, ys []float64
+	for k, a := range d.ACF {
+		x := float64(k + 1)
+		if a >= 0 {
+			pl.bar(x-0.3, 0.6, a, obsColour)
+		} else {
+			// A negative bar hangs below zero.
+			fmt.Fprintf(&pl.b, `<rect x="%s" y="%s" width="%s" height="%s" fill="%s"/>`, f1(pl.px(x-0.3)), f1(pl.py(0)), f1(pl.px(x+0.3)-pl.px(x-0.3)), f1(pl.py(a)-pl.py(0)), obsColour)
+		}
+		fmt.Fprintf(&pl.b, `<text x="%s" y="%s" text-anchor="middle">%d</text>`, f1(pl.px(x)), f1(pl.top+pl.h+14), k+1)
+		xs, ys = append(xs, x), append(ys, powInt(d.Rho, k+1))
+	}
+	pl.line(xs, ys, fitColour, false)
+	return pl.svg()
+}

@@ -1,0 +1,99 @@
+package fit
+
+import (
+	"fmt"
+	"math"
+
+	"jitterlab/detmath"
+)
+
+// ksVisible is the smallest KS distance the fit calls a misfit however
+// many packets there are: 3 percentage points between the CDFs.
+const ksVisible = 0.03
+
+// TraceSuggestion is what a misfit suggests.
+const TraceSuggestion = "a parametric link cannot reproduce this; replay the capture itself (trace mode: --set up.trace=FILE, down.trace=FILE) or fit shorter periods"
+
+// judge writes the plain verdicts.
+func (d *Dir) judge() {
+	add := func(misfit bool, format string, a ...any) {
+		d.Verdicts = append(d.Verdicts, Verdict{Misfit: misfit, Text: fmt.Sprintf(format, a...)})
+	}
+	best := d.Candidates[d.Best]
+	if best.KS > d.KSCrit && best.KS > ksVisible {
+		add(true, "delay: no distribution of the lab fits (best %s, KS distance %.4f > %.4f); the fitted link has the delays' centre and spread, not their shape (see the quantiles)",
+			best.Dist, best.KS, max(d.KSCrit, ksVisible))
+	} else {
+		add(false, "delay: %s fits (KS distance %.4f ≤ %.4f)", best.Dist, best.KS, max(d.KSCrit, ksVisible))
+	}
+	if k := 5; len(d.ACF) >= k && d.ACFPairs[k-1] > 0 {
+		want := detmath.Pow(d.Rho, float64(k))
+		tol := max(4/math.Sqrt(float64(d.ACFPairs[k-1])), 0.1)
+		if got := d.ACF[k-1]; math.Abs(got-want) > tol {
+			slower := "more slowly"
+			if got < want {
+				slower = "faster"
+			}
+			add(true, "correlation: it decays %s than AR(1) does (lag 5: %.2f, AR(1) with ρ %.2f gives %.2f)", slower, got, d.Rho, want)
+		} else {
+			add(false, "correlation: AR(1) with ρ %.2f fits (lag 5: %.2f, AR(1) gives %.2f)", d.Rho, d.ACF[k-1], want)
+		}
+	}
+	model := "Bernoulli"
+	if d.UseGE {
+		model = "Gilbert–Elliott"
+	}
+	bt := d.BurstTest
+	nb := 0
+	for _, b := range d.Bursts {
+		nb += b
+	}
+	switch {
+	case d.Lost == 0:
+		add(false, "loss: none")
+	case !bt.Testable:
+		add(false, "loss: %s; %d bursts are too few to test their lengths", model, nb)
+	case bt.Stat > bt.Crit:
+		// The bin that differs most, and the longest burst against the
+		// longest the model expects among as many bursts.
+		worst := bt.Bins[0]
+		for _, b := range bt.Bins {
+			dev, wdev := float64(b.Observed)-b.Expected, float64(worst.Observed)-worst.Expected
+			if float64(dev*dev)/b.Expected > float64(wdev*wdev)/worst.Expected {
+				worst = b
+			}
+		}
+		r := 1 / d.MeanBurst
+		longest := 1.0
+		if r < 1 {
+			longest = 1 + detmath.Log(float64(nb))/-detmath.Log(1-r)
+		}
+		add(true, "loss: the bursts are not geometric as %s makes them (χ² %.1f > %.1f, df %d): %d bursts of length %s where the model expects %.1f; the longest burst is %d packets, the model's longest of %d bursts about %.0f; heavy-tailed bursts (Wi-Fi retries, handovers) that no two-state model produces",
+			model, bt.Stat, bt.Crit, bt.DF, worst.Observed, binText(worst), worst.Expected, len(d.Bursts), nb, longest)
+	default:
+		add(false, "loss: %s fits the burst lengths (χ² %.1f ≤ %.1f, df %d)", model, bt.Stat, bt.Crit, bt.DF)
+	}
+	if d.Reorder > 0 {
+		add(false, "reorder: %.2f%% of the packets arrive out of order, %.2f%% more than the fitted jitter explains: modelled as netem's reorder", 100*d.ReorderObserved, 100*d.Reorder)
+	}
+}
+
+// Misfit reports whether any verdict of the capture is a misfit.
+func (r *Result) Misfit() bool {
+	for _, d := range r.Dirs {
+		for _, v := range d.Verdicts {
+			if v.Misfit {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// binText names a bin's lengths in a sentence: "3", "12 or more".
+func binText(b BurstBin) string {
+	if b.To == 0 {
+		return fmt.Sprintf("%d or more", b.From)
+	}
+	return fmt.Sprint(b.From)
+}

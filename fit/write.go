@@ -1,0 +1,221 @@
+package fit
+
+import (
+	"bufio"
+	"cmp"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ms formats ns as milliseconds with 3 decimals.
+func ms(ns float64) string { return strconv.FormatFloat(ns/1e6, 'f', 3, 64) }
+
+// WriteText writes the report: per direction what was observed, what was
+// fitted, and the verdicts.
+func (r *Result) WriteText(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	p := func(format string, a ...any) { fmt.Fprintf(bw, format, a...) }
+	p("lab fit %s (%s)\n", r.File, r.Format)
+	if r.SyncedClocks {
+		p("clocks: one clock for send and arrival (the lab's true time): delays are absolute\n")
+	} else {
+		p("clocks: the sender's and the receiver's; drift is the slope of the delays' low envelope against time.\n")
+		if r.OffsetRemoved != 0 {
+			p("  The clocks' offset put a floor out of range; it was split assuming equal floors both ways: %s ms.\n", ms(r.OffsetRemoved))
+			p("  Latency is then known only as the sum up + down; its split is an assumption.\n")
+		} else {
+			p("  The delays include the clocks' offset: absolute only if the clocks are synchronised (one machine, PTP).\n")
+		}
+	}
+	for _, s := range r.Skipped {
+		p("\nnot fitted (left at the lab's defaults in --out): %s\n", s)
+	}
+	for _, d := range r.Dirs {
+		p("\n%s: %d packets over %v: %d delivered, %d lost (%.2f%%)", d.Name, d.Sent, d.Span.Round(time.Millisecond), d.Delivered, d.Lost, 100*float64(d.Lost)/float64(d.Sent))
+		if d.Unmeasured > 0 {
+			p(", %d arrived unmeasured", d.Unmeasured)
+		}
+		if d.Duplicates > 0 {
+			p(", %d duplicates", d.Duplicates)
+		}
+		p("\n")
+		if !r.SyncedClocks {
+			verb := "removed"
+			if !d.DriftRemoved {
+				verb = "not significant, kept"
+			}
+			p("  clock drift   %+.2f ± %.2f ppm (%s)\n", d.DriftPPM, d.DriftSE, verb)
+		}
+		p("  floor         %s ms (lowest delay)\n", ms(d.Floor))
+		p("  jitter        %-13s %10s %10s %8s\n", "distribution", "latency", "jitter", "KS")
+		for i, c := range d.Candidates {
+			mark := ""
+			if i == d.Best {
+				mark = "  ← best"
+			}
+			p("                %-13s %7s ms %7s ms %8.4f%s\n", c.Dist, ms(c.Latency), ms(c.Jitter), c.KS, mark)
+		}
+		p("  KS test       5%% critical value %.4f (n %d, effective n %.0f with ρ)\n", d.KSCrit, d.Delivered, d.NEff)
+		p("  quantiles ms ")
+		for _, q := range d.Quantiles {
+			p(" %8s", "p"+strconv.FormatFloat(100*q.P, 'f', -1, 64))
+		}
+		p("\n    observed    ")
+		for _, q := range d.Quantiles {
+			p(" %8s", ms(q.Observed))
+		}
+		p("\n    fitted      ")
+		for _, q := range d.Quantiles {
+			p(" %8s", ms(q.Expected))
+		}
+		p("\n  correlation   lag-1 of normal scores %.3f ± %.3f → jitter_corr %.3f\n", d.ACF[0], d.RhoSE, d.Rho)
+		p("    lag         ")
+		for k := range d.ACF {
+			p(" %6d", k+1)
+		}
+		p("\n    observed    ")
+		for _, a := range d.ACF {
+			p(" %6.3f", a)
+		}
+		p("\n    AR(1)       ")
+		for k := range d.ACF {
+			p(" %6.3f", powInt(d.Rho, k+1))
+		}
+		p("\n  loss          %-16s %10s %10s %12s %12s\n", "model", "p", "r", "log-lik", "BIC")
+		choose := func(b bool) string {
+			if b {
+				return "  ← lower BIC"
+			}
+			return ""
+		}
+		p("                %-16s %9.3f%% %10s %12.1f %12.1f%s\n", "Bernoulli", 100*d.Bernoulli.P, "", d.Bernoulli.LogL, d.Bernoulli.BIC, choose(!d.UseGE && d.Lost > 0))
+		p("                %-16s %9.3f%% %10.4f %12.1f %12.1f%s\n", "Gilbert–Elliott", 100*d.GE.P, d.GE.R, d.GE.LogL, d.GE.BIC, choose(d.UseGE))
+		if d.Lost > 0 {
+			p("    loss rate %.3f%%, mean burst %.2f packets\n", 100*d.LossRate, d.MeanBurst)
+			p("    burst length")
+			for _, b := range d.BurstTest.Bins {
+				p(" %7s", binName(b))
+			}
+			p("\n    observed    ")
+			for _, b := range d.BurstTest.Bins {
+				p(" %7d", b.Observed)
+			}
+			p("\n    fitted      ")
+			for _, b := range d.BurstTest.Bins {
+				p(" %7.1f", b.Expected)
+			}
+			p("\n")
+		}
+		p("  reorder       observed %.3f%%, the fitted jitter alone %.3f%% → reorder %.3f%%\n", 100*d.ReorderObserved, 100*d.ReorderModel, 100*d.Reorder)
+		misfit := false
+		for _, v := range d.Verdicts {
+			mark := "fits  "
+			if v.Misfit {
+				mark, misfit = "MISFIT", true
+			}
+			p("  %s  %s\n", mark, v.Text)
+		}
+		if misfit {
+			p("  suggestion: %s\n", TraceSuggestion)
+		}
+		if len(d.Periods) > 0 {
+			p("  periods       %d, cut where the delay changes level; each fitted on its own:\n", len(d.Periods))
+			for _, pr := range d.Periods {
+				f := pr.Fit
+				c := f.Candidates[f.Best]
+				p("    from %-9s %-12s latency %8s ms  jitter %7s ms  ρ %.2f  loss %6.2f%%  (%d packets)\n",
+					pr.From.Round(time.Millisecond), c.Dist, ms(c.Latency), ms(c.Jitter), f.Rho, 100*f.LossRate, f.Sent)
+			}
+		}
+	}
+	return bw.Flush()
+}
+
+func binName(b BurstBin) string {
+	if b.To == 0 {
+		return strconv.Itoa(b.From) + "+"
+	}
+	return strconv.Itoa(b.From)
+}
+
+// powInt is x^k by repeated multiplication (exact steps, no Pow).
+func powInt(x float64, k int) float64 {
+	r := 1.0
+	for range k {
+		r *= x
+	}
+	return r
+}
+
+// WriteScenario writes the fitted link as a scenario TOML that `lab run
+// --scenario FILE` loads. A direction without packets keeps the lab's
+// defaults.
+func (r *Result) WriteScenario(w io.Writer, duration time.Duration) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Fitted by `lab fit %s`; the report says where the model does not fit.\n", r.File)
+	fmt.Fprintf(&b, "description = %q\n", "Fitted to "+r.File)
+	src := "lab fit " + r.File + " (" + r.Format
+	for _, d := range r.Dirs {
+		src += fmt.Sprintf(", %s %d packets", d.Name, d.Sent)
+	}
+	fmt.Fprintf(&b, "source = %q\n", src+")")
+	if duration > 0 {
+		fmt.Fprintf(&b, "duration = %q\n", duration.String())
+	}
+	// keys writes one direction's fitted keys. Every key is written in
+	// every period, so a period does not inherit the one before's.
+	keys := func(d *Dir) {
+		pr := d.Params()
+		k := d.Name + "."
+		burst, reorder := 0.0, 0.0
+		if pr.LossBurst >= 1 {
+			burst = max(math.Round(pr.LossBurst*100)/100, 1)
+		}
+		reorder = pr.Reorder
+		fmt.Fprintf(&b, "%slatency = %q\n", k, durText(pr.Latency))
+		fmt.Fprintf(&b, "%sjitter = %q\n", k, durText(pr.Jitter))
+		fmt.Fprintf(&b, "%sjitter_dist = %q\n", k, pr.JitterDist)
+		fmt.Fprintf(&b, "%sjitter_corr = %s\n", k, strconv.FormatFloat(math.Round(pr.JitterCorr*1000)/1000, 'f', -1, 64))
+		fmt.Fprintf(&b, "%sloss = %q\n", k, pct(pr.Loss))
+		fmt.Fprintf(&b, "%sloss_burst = %s\n", k, strconv.FormatFloat(burst, 'f', -1, 64))
+		fmt.Fprintf(&b, "%sreorder = %q\n", k, pct(reorder))
+	}
+	type change struct {
+		at time.Duration
+		d  *Dir
+	}
+	var timeline []change
+	for _, d := range r.Dirs {
+		b.WriteString("\n")
+		if len(d.Periods) == 0 {
+			keys(d)
+			continue
+		}
+		keys(d.Periods[0].Fit)
+		for _, p := range d.Periods[1:] {
+			timeline = append(timeline, change{p.From, p.Fit})
+		}
+	}
+	slices.SortStableFunc(timeline, func(a, b change) int { return cmp.Compare(a.at, b.at) })
+	for _, c := range timeline {
+		fmt.Fprintf(&b, "\n[[timeline]]\nat = %q\n", c.at.Round(time.Millisecond).String())
+		keys(c.d)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// durText writes a duration in milliseconds with up to 3 decimals: "20.125ms".
+func durText(d time.Duration) string {
+	return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', -1, 64) + "ms"
+}
+
+// pct writes a fraction as a percentage with up to 4 decimals.
+func pct(f float64) string {
+	return strconv.FormatFloat(math.Round(f*1e6)/1e4, 'f', -1, 64) + "%"
+}

@@ -1,0 +1,157 @@
+package lab
+
+import (
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"jitterlab/netem"
+	"jitterlab/param"
+	"jitterlab/trace"
+)
+
+// Trace mode: up.trace = FILE replays a capture (any format `lab fit`
+// reads) instead of the link's loss and delay. The value the registry
+// gives back, and so the one a recording stores, is FILE@sha256:HEX: set
+// again (replay, --verify) it loads FILE and refuses it if its bytes
+// changed, so a verified replay is the same trace.
+
+// traceParam is the registry entry of dir's trace ("up" or "down").
+func traceParam(dir string) Param {
+	key := dir + ".trace"
+	side := func(c *Config) *netem.Params {
+		if dir == "up" {
+			return &c.Up
+		}
+		return &c.Down
+	}
+	return Param{Key: key, Live: true,
+		Help: "replay a capture FILE (irtt JSON, a game's CSV, lab packets) instead of loss and delay; none = off",
+		Get: func(c *Config) string {
+			if t := side(c).Trace; t != nil {
+				return t.File + "@" + t.Hash
+			}
+			return "none"
+		},
+		Set: func(c *Config, v string) error {
+			t, err := loadTrace(key, dir, v)
+			if err == nil {
+				side(c).Trace = t
+			}
+			return err
+		}}
+}
+
+// traceLoopParam is dir's trace_loop: whether the trace loops (the
+// default) or, played once, hands back to the link's loss and delay.
+func traceLoopParam(dir string) Param {
+	key := dir + ".trace_loop"
+	side := func(c *Config) *netem.Params {
+		if dir == "up" {
+			return &c.Up
+		}
+		return &c.Down
+	}
+	return Param{Key: key, Live: true,
+		Help: "the trace loops; false: played once, then the link's own loss and delay",
+		Get:  func(c *Config) string { return strconv.FormatBool(!side(c).TraceOnce) },
+		Set: func(c *Config, v string) error {
+			loop, err := param.Bool(key, v)
+			if err == nil {
+				side(c).TraceOnce = !loop
+			}
+			return err
+		}}
+}
+
+// traceCache keeps the traces read, by file, size, modification time and
+// direction: a configuration is set many times (checks, scratch copies).
+var traceCache = struct {
+	sync.Mutex
+	m map[string]*netem.Trace
+}{m: map[string]*netem.Trace{}}
+
+// loadTrace reads "none", "FILE" or "FILE@sha256:HEX" for key.
+func loadTrace(key, dir, v string) (*netem.Trace, error) {
+	if v == "" || v == "none" {
+		return nil, nil
+	}
+	file, want, pinned := v, "", false
+	if i := strings.LastIndex(v, "@sha256:"); i >= 0 {
+		file, want, pinned = v[:i], v[i+1:], true
+	}
+	st, err := os.Stat(file)
+	if err != nil {
+		return nil, &param.Error{Key: key, Value: v, Allowed: "a capture file that exists (" + err.Error() + ")"}
+	}
+	ck := fmt.Sprint(file, "\x00", st.Size(), "\x00", st.ModTime().UnixNano(), "\x00", dir)
+	traceCache.Lock()
+	t, ok := traceCache.m[ck]
+	traceCache.Unlock()
+	if !ok {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, &param.Error{Key: key, Value: v, Allowed: "a readable capture file (" + err.Error() + ")"}
+		}
+		sum := sha256.Sum256(data)
+		if t, err = traceFrom(file, "sha256:"+hex.EncodeToString(sum[:]), dir, data); err != nil {
+			return nil, fmt.Errorf("%s: %w", key, err)
+		}
+		traceCache.Lock()
+		traceCache.m[ck] = t
+		traceCache.Unlock()
+	}
+	if pinned && t.Hash != want {
+		return nil, &param.Error{Key: key, Value: v, Allowed: "the trace recorded; " + file + " has changed since (its bytes are now " + t.Hash + ")"}
+	}
+	return t, nil
+}
+
+// traceFrom converts a capture's direction dir (the other one if dir has
+// no packets) to a netem trace: send offsets from its first packet, delays
+// as measured, an unmeasured packet with the delay of the one before.
+func traceFrom(file, hash, dir string, data []byte) (*netem.Trace, error) {
+	tr, err := trace.Read(file, bytes.NewReader(data), "auto")
+	if err != nil {
+		return nil, err
+	}
+	d := &tr.Up
+	if dir == "down" {
+		d = &tr.Down
+	}
+	if len(d.Packets) == 0 {
+		d = &tr.Up
+		if dir == "up" {
+			d = &tr.Down
+		}
+	}
+	pk := slices.Clone(d.Packets)
+	slices.SortStableFunc(pk, func(a, b trace.Packet) int { return cmp.Compare(a.Send, b.Send) })
+	at, delay := make([]time.Duration, len(pk)), make([]time.Duration, len(pk))
+	prev := time.Duration(0)
+	for i, p := range pk {
+		at[i] = time.Duration(p.Send - pk[0].Send)
+		switch p.Status {
+		case trace.Lost:
+			delay[i] = -1
+		case trace.Unmeasured:
+			delay[i] = prev
+		default:
+			if p.Delay < 0 || time.Duration(p.Delay) > netem.MaxDelay {
+				return nil, fmt.Errorf("%s: %s packet %d: one-way delay %v: want 0 to %v; the two ends' clocks are not synchronised (lab fit shows the offset)",
+					file, d.Name, p.Seq, time.Duration(p.Delay), netem.MaxDelay)
+			}
+			delay[i] = time.Duration(p.Delay)
+			prev = delay[i]
+		}
+	}
+	return netem.NewTrace(file, hash, at, delay)
+}

@@ -1,0 +1,65 @@
+package lab
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestTraceKeyPinsTheFilesBytes(t *testing.T) {
+	// up.trace = FILE reads the capture; the value given back (what a
+	// recording stores) names its SHA-256, and set again it refuses the
+	// file once its bytes change.
+	file := filepath.Join(t.TempDir(), "game.csv")
+	capture := "dir,seq,send_ns,recv_ns\nup,1,0,20000000\nup,2,50000000,\nup,3,100000000,130000000\n"
+	if err := os.WriteFile(file, []byte(capture), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	if err := Set(&cfg, "up.trace", file); err != nil {
+		t.Fatal(err)
+	}
+	p, _ := Lookup("up.trace")
+	got := p.Get(&cfg)
+	if !strings.HasPrefix(got, file+"@sha256:") || cfg.Up.Trace.Len() != 3 {
+		t.Fatalf("up.trace reads back %q with %d packets", got, cfg.Up.Trace.Len())
+	}
+	// A recording's header carries it, and a configuration rebuilt from
+	// the header has the same trace.
+	h := HeaderOf(cfg, "t", 50*time.Millisecond)
+	back, err := ConfigFromHeader(h)
+	if err != nil || back.Up.Trace == nil || back.Up.Trace.Hash != cfg.Up.Trace.Hash {
+		t.Fatalf("from the header: %v", err)
+	}
+	// Without a trace (or with a looping one) the header has no trace key
+	// (older recordings' bytes); played once, it says so.
+	for _, kv := range HeaderOf(DefaultConfig(), "t", 50*time.Millisecond).Params {
+		if strings.Contains(kv[0], ".trace") {
+			t.Errorf("header of a run without a trace has %s = %s", kv[0], kv[1])
+		}
+	}
+	once := cfg
+	if err := Set(&once, "up.trace_loop", "false"); err != nil || !once.Up.TraceOnce {
+		t.Fatalf("up.trace_loop=false: %v", err)
+	}
+	if back, err := ConfigFromHeader(HeaderOf(once, "t", 50*time.Millisecond)); err != nil || !back.Up.TraceOnce {
+		t.Errorf("trace_loop=false does not survive the header: %v", err)
+	}
+	if err := os.WriteFile(file, []byte(capture+"up,4,150000000,170000000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Set(&cfg, "up.trace", got); err == nil || !strings.Contains(err.Error(), "has changed since") {
+		t.Errorf("a changed trace file is accepted for %s: %v", got, err)
+	}
+	for _, c := range []struct{ v, want string }{
+		{filepath.Join(t.TempDir(), "missing.csv"), "a capture file that exists"},
+		{"none", ""},
+	} {
+		err := Set(&cfg, "down.trace", c.v)
+		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("down.trace=%s: %v, want %q", c.v, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,113 @@
+package trace
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"testing"
+)
+
+// checkTrace asserts what every reader promises of a trace it returns:
+// memory bounded by the input (each packet costs at least minBytes of it),
+// statuses known, sequence numbers increasing per direction, and the
+// generic CSV carries every packet through a write and a read unchanged.
+func checkTrace(t *testing.T, data []byte, tr *Trace, minBytes int) {
+	t.Helper()
+	n := len(tr.Up.Packets) + len(tr.Down.Packets)
+	if n > len(data)/minBytes+1 || n > MaxPackets {
+		t.Fatalf("%d packets from %d bytes: more than one per %d bytes", n, len(data), minBytes)
+	}
+	for _, d := range []Direction{tr.Up, tr.Down} {
+		for i, p := range d.Packets {
+			if p.Status > Unmeasured {
+				t.Fatalf("%s packet %d: status %d", d.Name, p.Seq, p.Status)
+			}
+			if i > 0 && d.Packets[i-1].Seq >= p.Seq {
+				t.Fatalf("%s: seq %d after %d", d.Name, p.Seq, d.Packets[i-1].Seq)
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if err := WriteCSV(&buf, tr); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadCSV("back.csv", &buf)
+	if err != nil {
+		t.Fatalf("the trace written as CSV does not read back: %v\n%s", err, buf.Bytes())
+	}
+	if a, b := packetsOf(tr), packetsOf(back); a != b {
+		t.Fatalf("round trip through the generic CSV changed the trace:\n%s\nwant\n%s", b, a)
+	}
+}
+
+func addFile(f *testing.F, path string) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+}
+
+func FuzzReadCSV(f *testing.F) {
+	f.Add([]byte("dir,seq,send_ns,recv_ns\nup,1,10,20\nup,2,30,\ndown,1,5,unknown\n"))
+	f.Add([]byte("# c\nseq,send_ns,recv_ns\n3,-5,lost\n1,9,-9\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tr, err := ReadCSV("fuzz.csv", bytes.NewReader(data))
+		if err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("not an *Error: %v", err)
+			}
+			return
+		}
+		checkTrace(t, data, tr, 6) // "1,2,\n" and a header
+	})
+}
+
+func FuzzReadPackets(f *testing.F) {
+	addFile(f, "testdata/packets.csv")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tr, err := ReadPackets("fuzz.csv", bytes.NewReader(data))
+		if err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("not an *Error: %v", err)
+			}
+			return
+		}
+		checkTrace(t, data, tr, 20) // "up,1,,0,lost,,,0,true\n" is the shortest row
+	})
+}
+
+func FuzzReadIRTT(f *testing.F) {
+	// irtt's own output, reduced to its round trips and compacted: a
+	// small seed keeps the fuzzer's minimisation fast.
+	for _, path := range []string{"testdata/irtt.json", "testdata/irtt-loss.json"} {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		var doc struct {
+			RoundTrips json.RawMessage `json:"round_trips"`
+		}
+		if err := json.Unmarshal(b, &doc); err != nil {
+			f.Fatal(err)
+		}
+		var small bytes.Buffer
+		if err := json.Compact(&small, doc.RoundTrips); err != nil {
+			f.Fatal(err)
+		}
+		f.Add([]byte(`{"round_trips":` + small.String() + `}`))
+	}
+	f.Add([]byte(`{"round_trips":[{"seqno":1,"lost":true,"timestamps":{"client":{"send":{"wall":5}}}}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tr, err := ReadIRTT("fuzz.json", bytes.NewReader(data))
+		if err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("not an *Error: %v", err)
+			}
+			return
+		}
+		// The smallest round trip, {"seqno":0,"lost":true,"timestamps":{"client":{"send":{"wall":0}}}},
+		// is 60 bytes and gives at most two packets.
+		checkTrace(t, data, tr, 30)
+	})
+}

@@ -1,0 +1,212 @@
+package trace
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Status is what became of one packet.
+type Status uint8
+
+const (
+	Delivered  Status = iota // arrived; Delay is its one-way delay
+	Lost                     // never arrived
+	Unmeasured               // arrived, but its arrival time is unknown
+)
+
+var statusNames = [...]string{"delivered", "lost", "unmeasured"}
+
+func (s Status) String() string {
+	if int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return "status(?)"
+}
+
+// Packet is one packet of one direction.
+type Packet struct {
+	Seq    uint64 // the sender's sequence number
+	Send   int64  // send time, nanoseconds on the sender's clock
+	Delay  int64  // receiver's clock at arrival minus Send, in ns (Delivered only)
+	Status Status
+}
+
+// Direction is one direction's packets in sequence order.
+type Direction struct {
+	Name       string // "up" (client to server) or "down"
+	Packets    []Packet
+	Duplicates int // extra copies that arrived (known for the lab's log only)
+}
+
+// Trace is a capture converted to per-packet form.
+type Trace struct {
+	File   string // where it was read from, for messages
+	Format string // "packets", "irtt" or "csv"
+	// SyncedClocks: send and arrival times are on one clock (the lab's
+	// own log), so delays are absolute and there is no drift to remove.
+	SyncedClocks bool
+	Up, Down     Direction
+}
+
+// Limits of every reader: input bytes, bytes per line, packets per trace.
+const (
+	MaxBytes   = 1 << 30
+	MaxLine    = 4096
+	MaxPackets = 1 << 24
+)
+
+// Error is bad input: the file, the 1-based line and column (0 when not
+// known), the field, the value and what is allowed.
+type Error struct {
+	File         string
+	Line, Column int
+	Field, Value string
+	Want         string
+}
+
+func (e *Error) Error() string {
+	pos := e.File
+	if e.Line > 0 {
+		pos += ":" + strconv.Itoa(e.Line)
+		if e.Column > 0 {
+			pos += ":" + strconv.Itoa(e.Column)
+		}
+	}
+	if e.Field == "" {
+		return fmt.Sprintf("%s: %s", pos, e.Want)
+	}
+	return fmt.Sprintf("%s: %s %q: want %s", pos, e.Field, e.Value, e.Want)
+}
+
+// Formats lists the names [Read] accepts besides "auto".
+var Formats = []string{"packets", "irtt", "csv"}
+
+// PacketsHeader is the header line of `lab run --packets`.
+const PacketsHeader = "dir,seq,kind,sent_s,status,delivered_s,delay_ms,duplicate,reordered"
+
+// Read reads a capture in format (auto, packets, irtt or csv); auto looks
+// at the first bytes: '{' is irtt, the lab's packet header is packets,
+// anything else the generic CSV.
+func Read(file string, r io.Reader, format string) (*Trace, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	if len(data) > MaxBytes {
+		return nil, &Error{File: file, Want: fmt.Sprintf("larger than %d bytes: split the capture", MaxBytes)}
+	}
+	if format == "auto" {
+		format = Detect(data)
+	}
+	switch format {
+	case "packets":
+		return ReadPackets(file, bytes.NewReader(data))
+	case "irtt":
+		return readIRTT(file, data)
+	case "csv":
+		return ReadCSV(file, bytes.NewReader(data))
+	}
+	return nil, fmt.Errorf("--format %q: want auto or one of %s", format, strings.Join(Formats, ", "))
+}
+
+// Detect names the format of a capture from its first bytes.
+func Detect(data []byte) string {
+	t := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	switch {
+	case len(t) > 0 && t[0] == '{':
+		return "irtt"
+	case bytes.HasPrefix(t, []byte(PacketsHeader)):
+		return "packets"
+	}
+	return "csv"
+}
+
+// lines reads a text input line by line, each at most MaxLine bytes.
+type lines struct {
+	file string
+	r    *bufio.Reader
+	n    int
+}
+
+func newLines(file string, r io.Reader) *lines {
+	return &lines{file: file, r: bufio.NewReaderSize(r, MaxLine+2)}
+}
+
+// next returns the next line without its end of line, or io.EOF.
+func (l *lines) next() (string, error) {
+	line, err := l.r.ReadSlice('\n')
+	switch {
+	case errors.Is(err, bufio.ErrBufferFull):
+		return "", &Error{File: l.file, Line: l.n + 1, Want: fmt.Sprintf("a line longer than %d bytes", MaxLine)}
+	case errors.Is(err, io.EOF) && len(line) == 0:
+		return "", io.EOF
+	case err != nil && !errors.Is(err, io.EOF):
+		return "", fmt.Errorf("%s: %w", l.file, err)
+	}
+	l.n++
+	s := strings.TrimSuffix(strings.TrimSuffix(string(line), "\n"), "\r")
+	if len(s) > MaxLine {
+		return "", &Error{File: l.file, Line: l.n, Want: fmt.Sprintf("a line longer than %d bytes", MaxLine)}
+	}
+	return s, nil
+}
+
+// builder collects packets per direction, refusing a repeated sequence
+// number and more than MaxPackets.
+type builder struct {
+	file  string
+	total int
+	seen  [2]map[uint64]int // seq → index in pk
+	pk    [2][]Packet
+	dups  [2]int
+}
+
+func newBuilder(file string) *builder {
+	return &builder{file: file, seen: [2]map[uint64]int{{}, {}}}
+}
+
+// add records p in direction d (0 up, 1 down), refusing a sequence number
+// seen before.
+func (b *builder) add(d int, p Packet, line int) error {
+	if _, ok := b.seen[d][p.Seq]; ok {
+		return &Error{File: b.file, Line: line, Field: "seq", Value: strconv.FormatUint(p.Seq, 10), Want: "a sequence number not seen before in this direction"}
+	}
+	if b.total >= MaxPackets {
+		return &Error{File: b.file, Line: line, Want: fmt.Sprintf("more than %d packets: split the capture", MaxPackets)}
+	}
+	b.total++
+	b.seen[d][p.Seq] = len(b.pk[d])
+	b.pk[d] = append(b.pk[d], p)
+	return nil
+}
+
+func (b *builder) trace(format string, synced bool) (*Trace, error) {
+	t := &Trace{File: b.file, Format: format, SyncedClocks: synced,
+		Up: Direction{Name: "up", Duplicates: b.dups[0]}, Down: Direction{Name: "down", Duplicates: b.dups[1]}}
+	for d, dir := range []*Direction{&t.Up, &t.Down} {
+		dir.Packets = b.pk[d]
+		slices.SortFunc(dir.Packets, func(a, b Packet) int { return cmp.Compare(a.Seq, b.Seq) })
+	}
+	if len(t.Up.Packets)+len(t.Down.Packets) == 0 {
+		return nil, &Error{File: b.file, Want: "no packets in the capture"}
+	}
+	return t, nil
+}
+
+// dirIndex maps "up"/"down" to 0/1.
+func dirIndex(s string) (int, bool) {
+	switch s {
+	case "up":
+		return 0, true
+	case "down":
+		return 1, true
+	}
+	return 0, false
+}
