@@ -10,8 +10,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -278,10 +280,12 @@ func TestCaptureSwitchStartsAndStopsWhileRelaying(t *testing.T) {
 	sw.started(time.Unix(1000, 0))
 	stopRelay := make(chan struct{})
 	relayed := make(chan int)
-	go func() { // the relay: events as fast as it can, in time order
+	var sent atomic.Int64 // events the relay has handed over so far
+	go func() {           // the relay: events as fast as it can, in time order
 		n := 0
 		defer func() { relayed <- n }()
 		for ; ; n++ {
+			sent.Store(int64(n))
 			select {
 			case <-stopRelay:
 				return
@@ -303,7 +307,11 @@ func TestCaptureSwitchStartsAndStopsWhileRelaying(t *testing.T) {
 		if err := sw.start(c); err == nil {
 			t.Fatal("a second capture started while one runs")
 		}
-		time.Sleep(20 * time.Millisecond)
+		// Let the relay hand this capture some events: wait for them, not
+		// for a time, so a loaded machine cannot make the round empty.
+		for from := sent.Load(); sent.Load() < from+100; {
+			runtime.Gosched()
+		}
 		if _, err := sw.stop(time.Hour, proxy.Stats{}); err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}
