@@ -60,6 +60,12 @@ type exitStatus struct {
 
 func (e *exitStatus) Error() string { return e.msg }
 
+// badUsage is an error of the command line found after its flags parse
+// (a value that contradicts another): one line, exit 2 like a bad flag.
+func badUsage(format string, args ...any) error {
+	return &exitStatus{code: 2, msg: fmt.Sprintf(format, args...)}
+}
+
 // interrupted is the exitStatus of a command stopped by sig.
 func interrupted(sig os.Signal, msg string) error {
 	code := 130
