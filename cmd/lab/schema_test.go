@@ -176,7 +176,7 @@ func decodeJSON(t *testing.T, b []byte, what string) any {
 
 // TestOutputsFollowTheJSONSchema (issue 10 item 2): every JSON output —
 // run --json (with and without a scenario), ab/sweep/merge --json, every
-// line of --jsonl and of a shard — validates against the schema in docs/,
+// line of --jsonl and of a shard, a shard's header — validates against the schema in docs/,
 // names its schema version, scenario and full parameter set; the schema
 // lists exactly the batch metrics and docs/json-schema.md explains them.
 func TestOutputsFollowTheJSONSchema(t *testing.T) {
@@ -248,6 +248,18 @@ func TestOutputsFollowTheJSONSchema(t *testing.T) {
 			t.Fatal(errOut)
 		} else {
 			check("merge --json", []byte(out), "result")
+		}
+	}
+	// A shard: its header line, then its runs; with more shards than runs,
+	// the header alone.
+	for _, i := range []string{"1", "3"} {
+		shard := filepath.Join(dir, "shard-"+i+".jsonl")
+		if code, _, errOut := runLab(t, "sweep", "--over", "link.loss=0%,1%", "--seeds", "1", "--duration", "2s", "--shard", i+"/3", "--jsonl", shard); code != 0 {
+			t.Fatal(errOut)
+		}
+		for k, l := range readLines(t, shard) {
+			def := map[bool]string{true: "shard_header", false: "run_line"}[k == 0]
+			check(fmt.Sprintf("shard %s/3 line %d", i, k+1), []byte(l), def)
 		}
 	}
 	// The schema and the docs name exactly the metrics a batch writes.

@@ -101,11 +101,13 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return runShard(p, shard, &f, stdout)
+	return runShard(p, shard, &f, stdout, stderr)
 }
 
-// runShard runs one shard and writes its JSON lines.
-func runShard(p *batch.Plan, shard batch.Shard, f *batchFlags, stdout io.Writer) error {
+// runShard runs one shard and writes its header line and its runs' JSON
+// lines. A shard with no runs (more shards than runs) writes its header
+// alone, says so, and merges with the others.
+func runShard(p *batch.Plan, shard batch.Shard, f *batchFlags, stdout, stderr io.Writer) error {
 	for name, given := range map[string]bool{"json": f.json, "csv": f.csv != "", "html": f.html != ""} {
 		if given {
 			return fmt.Errorf("--shard and --%s: a shard writes JSON lines only; 'lab merge' writes the tables from all shards", name)
@@ -127,7 +129,11 @@ func runShard(p *batch.Plan, shard batch.Shard, f *batchFlags, stdout io.Writer)
 	if err != nil {
 		return err
 	}
-	if err := batch.WriteJSONL(out, runs); err != nil {
+	h := shard.Header(&p.Def)
+	if h.Runs == 0 {
+		fmt.Fprintf(stderr, "lab sweep: shard %v has no runs (the sweep has %d): %s holds its header line alone, which 'lab merge' accepts\n", shard, p.Def.Runs(), out.name)
+	}
+	if err := batch.WriteShard(out, h, runs); err != nil {
 		return err
 	}
 	return out.Commit()
