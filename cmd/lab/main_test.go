@@ -307,7 +307,7 @@ func TestPlot(t *testing.T) {
 	if code, _, errOut := runLab(t, "plot", "--scenario", "drift", "--duration", "5s", "--out", filepath.Join(dir, "d.png")); code != 0 {
 		t.Fatal(errOut)
 	}
-	if code, _, errOut := runLab(t, "plot", "--duration", "5s"); code != 1 || !strings.Contains(errOut, "--out") {
+	if code, _, errOut := runLab(t, "plot", "--duration", "5s"); code != 2 || !strings.Contains(errOut, "--out") { // a bad command line
 		t.Fatalf("no --out: %d %q", code, errOut)
 	}
 }

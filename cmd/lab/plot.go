@@ -31,7 +31,16 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if out == "" {
-		return fmt.Errorf("--out: name the PNG file to write, e.g. --out plot.png")
+		return badUsage("--out: name the PNG file to write, e.g. --out plot.png")
+	}
+	if len(files) > 0 {
+		// A recording's settings are its own: the flags of a simulated
+		// run would be ignored, so they are refused.
+		for _, name := range []string{"scenario", "set", "seed", "duration"} {
+			if o.given(name) {
+				return badUsage("--%s %s applies to a simulated run; a recording is plotted as recorded (drop --%s, or plot without the recording)", name, fs.Lookup(name).Value, name)
+			}
+		}
 	}
 	window := func(end time.Duration) error {
 		if to == 0 {

@@ -138,3 +138,29 @@ func TestRecordingFIFOIsRefused(t *testing.T) {
 		t.Errorf("export of a directory: exit %d, %q", code, errOut)
 	}
 }
+
+// TestPlotRecordingRefusesRunFlags (issue 8, QA item 4): the flags of a
+// simulated run (--scenario, --set, --seed, --duration) say nothing about a
+// recording; 'lab plot RECORDING' refuses them rather than ignoring them.
+func TestPlotRecordingRefusesRunFlags(t *testing.T) {
+	rec := "../../recordings/examples/jitter-fix.jlrec"
+	png := filepath.Join(t.TempDir(), "p.png")
+	for _, c := range [][]string{
+		{"--scenario", "handover"},
+		{"--set", "link.jitter=20ms"},
+		{"--seed", "3"},
+		{"--duration", "10s"},
+	} {
+		args := append([]string{"plot", rec, "--out", png, "--to", "5s"}, c...)
+		code, out, errOut := runLab(t, args...)
+		if code != 2 || out != "" || !strings.Contains(errOut, c[0]+" "+c[1]) || !strings.Contains(errOut, "a recording is plotted as recorded") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 naming %s %s", args, code, errOut, c[0], c[1])
+		}
+		if _, err := os.Stat(png); err == nil {
+			t.Fatalf("%v wrote %s", args, png)
+		}
+	}
+	if code, _, errOut := runLab(t, "plot", rec, "--out", png, "--to", "5s", "--width", "300"); code != 0 {
+		t.Fatalf("plot of the recording alone: %s", errOut)
+	}
+}
