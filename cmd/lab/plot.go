@@ -23,8 +23,8 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		"lab plot --set link.jitter=20ms --duration 20s --out - --width 800 > jitter.png"))
 	o.register(fs)
 	fs.StringVar(&out, "out", "", "write the PNG to `FILE` (- is standard output; an existing file is replaced only by a finished plot)")
-	durationVar(fs, &from, "from", 0, true, "10s", "plot from this true `TIME`")
-	durationVar(fs, &to, "to", 0, true, "40s", "plot up to this true `TIME` (default: the end)")
+	durationVar(fs, &from, "from", 0, true, "10s", "plot from this true `TIME` (0 or unset: the start)")
+	durationVar(fs, &to, "to", 0, true, "40s", "plot up to this true `TIME` (0 or unset: the end)")
 	uintVar(fs, &width, "width", 1200, 200, 10000, "800", "image width in `PIXELS`")
 	files, err := parseFlagsAndArgs(fs, args)
 	if err != nil {

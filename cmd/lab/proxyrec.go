@@ -265,14 +265,13 @@ func plotProxy(r *recordings.Reader, name string, from, to sim.Time, width int, 
 
 // replayProxyFlags is 'lab replay' of a proxy recording, after refusing
 // what only applies to a session.
-func replayProxyFlags(r *recordings.Reader, name string, stdout io.Writer, verify, view bool, from, to time.Duration) error {
+func replayProxyFlags(r *recordings.Reader, name string, stdout io.Writer, verify, view, seek bool, from, to time.Duration) error {
 	switch {
 	case verify:
 		return errProxyVerify
 	case view:
 		return errors.New("--tui: a proxy recording has no session to play; 'lab plot FILE --out delay.png' draws the delay it added")
 	}
-	seek := from != 0 || to != 0
 	wFrom, wTo, err := window(r, from, to)
 	if seek && err != nil {
 		return err

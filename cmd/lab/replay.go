@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -39,7 +40,7 @@ func openRecording(args []string, cmd string, stderr io.Writer) (*recordings.Rea
 }
 
 // window checks --from and --to against the recording; --to 0 means its
-// end.
+// end, as an unset --to does in every command (export, replay, plot).
 func window(r *recordings.Reader, from, to time.Duration) (sim.Time, sim.Time, error) {
 	end := time.Duration(r.Duration())
 	if to == 0 {
@@ -65,8 +66,8 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		"lab replay session.jlrec --tui"))
 	fs.BoolVar(&view, "tui", false, "play the recording in the lab's charts, with seek (a terminal is needed)")
 	fs.BoolVar(&verify, "verify", false, "re-simulate from the header and the change log and prove the recording whole: every sample present and identical, the summary too")
-	durationVar(fs, &from, "from", 0, true, "30s", "print the timeline from this true `TIME` (seeks to its frame)")
-	durationVar(fs, &to, "to", 0, true, "40s", "print the timeline up to this true `TIME`")
+	durationVar(fs, &from, "from", 0, true, "30s", "print the timeline from this true `TIME` (0 or unset: the start; seeks to its frame)")
+	durationVar(fs, &to, "to", 0, true, "40s", "print the timeline up to this true `TIME` (0 or unset: the end); either flag prints the window")
 	files, err := parseFlagsAndArgs(fs, args)
 	if err != nil {
 		return err
@@ -76,8 +77,12 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer f.Close()
+	// Either window flag prints the window, --to 0 (the end) and --from 0
+	// (the start) included.
+	seek := false
+	fs.Visit(func(f *flag.Flag) { seek = seek || f.Name == "from" || f.Name == "to" })
 	if r.Header.Kind == recordings.KindProxy {
-		return replayProxyFlags(r, files[0], stdout, verify, view, from, to)
+		return replayProxyFlags(r, files[0], stdout, verify, view, seek, from, to)
 	}
 	if view {
 		v, err := tui.NewReplay(r, files[0])
@@ -90,7 +95,6 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		return v.Run(nil)
 	}
 
-	seek := from != 0 || to != 0
 	wFrom, wTo, err := window(r, from, to)
 	if seek && err != nil {
 		return err
@@ -163,8 +167,8 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 		"lab export relay.jlrec --packets packets.csv"))
 	fs.StringVar(&out, "csv", "", "write the timeline CSV to `OUT` (default and -: standard output)")
 	fs.StringVar(&packets, "packets", "", "write a proxy recording's packets as CSV to `OUT` (- is standard output; the default for a proxy recording)")
-	durationVar(fs, &from, "from", 0, true, "30s", "from this true `TIME` (seeks to its frame)")
-	durationVar(fs, &to, "to", 0, true, "40s", "up to this true `TIME` (default: the end)")
+	durationVar(fs, &from, "from", 0, true, "30s", "from this true `TIME` (0 or unset: the start; seeks to its frame)")
+	durationVar(fs, &to, "to", 0, true, "40s", "up to this true `TIME` (0 or unset: the end)")
 	files, err := parseFlagsAndArgs(fs, args)
 	if err != nil {
 		return err

@@ -164,3 +164,32 @@ func TestPlotRecordingRefusesRunFlags(t *testing.T) {
 		t.Fatalf("plot of the recording alone: %s", errOut)
 	}
 }
+
+// TestToZeroMeansTheEnd (issue 8, QA item 5): --to 0 is the end of the
+// recording (or run), the same as no --to, in export, replay and plot, and
+// every -h says so; giving --from or --to to replay prints that window.
+func TestToZeroMeansTheEnd(t *testing.T) {
+	rec := "../../recordings/examples/jitter-fix.jlrec"
+	same := func(a, b []string) {
+		t.Helper()
+		ca, oa, ea := runLab(t, a...)
+		cb, ob, eb := runLab(t, b...)
+		if ca != 0 || cb != 0 || oa != ob || oa == "" {
+			t.Errorf("%v (exit %d, %s) and %v (exit %d, %s) differ", a, ca, ea, b, cb, eb)
+		}
+	}
+	same([]string{"export", rec, "--to", "0"}, []string{"export", rec})
+	same([]string{"export", rec, "--from", "30s", "--to", "0"}, []string{"export", rec, "--from", "30s"})
+	same([]string{"replay", rec, "--from", "59s", "--to", "0"}, []string{"replay", rec, "--from", "59s"})
+	same([]string{"replay", rec, "--to", "0"}, []string{"replay", rec, "--from", "0"})
+	_, out, _ := runLab(t, "replay", rec, "--to", "0")
+	if !strings.Contains(out, "\n60.000,") || !strings.Contains(out, "\n0.050,") {
+		t.Errorf("replay --to 0 does not print the timeline to the end:\n%.300s", out)
+	}
+	for _, cmd := range []string{"export", "replay", "plot"} {
+		_, help, _ := runLab(t, cmd, "-h")
+		if !strings.Contains(help, "0 or unset: the end") || !strings.Contains(help, "0 or unset: the start") {
+			t.Errorf("lab %s -h does not say what --from 0 and --to 0 mean:\n%s", cmd, help)
+		}
+	}
+}
