@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"reflect"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -124,8 +126,14 @@ func newPlan(o *runOptions, seeds []uint64, def batch.Definition, flagOf func(ar
 	}
 	def.Link = batch.LinkOf(&base)
 	p := &batch.Plan{Def: def, Scenario: sc}
+	if err := sweepValuesOnce(o, def.Axes); err != nil {
+		return nil, err
+	}
 	for i, sets := range def.Arms() {
 		if err := batchConflicts(o, flagOf(i), sets); err != nil {
+			return nil, err
+		}
+		if err := keysOnce(flagOf(i), sets); err != nil {
 			return nil, err
 		}
 		cfg, _, err := o.configWith(flagOf(i), sets)
@@ -134,7 +142,77 @@ func newPlan(o *runOptions, seeds []uint64, def batch.Definition, flagOf func(ar
 		}
 		p.Configs = append(p.Configs, cfg)
 	}
+	if def.Kind == "ab" && reflect.DeepEqual(p.Configs[0], p.Configs[1]) {
+		show := func(sets []string) string {
+			if len(sets) == 0 {
+				return "(none: the scenario as it is)"
+			}
+			return strings.Join(sets, " ")
+		}
+		return nil, badUsage("--a %s and --b %s give the same settings: an A/B of a variant with itself shows nothing; give B what differs", show(def.A), show(def.B))
+	}
 	return p, nil
+}
+
+// settingKeys are the registry keys an assignment's key sets: link.X sets
+// up.X and down.X.
+func settingKeys(key string) []string {
+	if rest, ok := strings.CutPrefix(key, "link."); ok {
+		return []string{"up." + rest, "down." + rest}
+	}
+	return []string{key}
+}
+
+// sameTarget reports whether keys a and b set a key in common, and which.
+func sameTarget(a, b string) (string, bool) {
+	for _, x := range settingKeys(a) {
+		if slices.Contains(settingKeys(b), x) {
+			return x, true
+		}
+	}
+	return "", false
+}
+
+// keysOnce refuses a variant (--a, --b) that sets one key twice: only the
+// last would count.
+func keysOnce(flagName string, sets []string) error {
+	for i, a := range sets {
+		ka, _, err := lab.ParseAssignment(a)
+		if err != nil {
+			continue // configWith names it
+		}
+		for _, b := range sets[i+1:] {
+			kb, _, err := lab.ParseAssignment(b)
+			if err != nil {
+				continue
+			}
+			if k, ok := sameTarget(ka, kb); ok {
+				return badUsage("--%s %q: %s and %s set %s twice: give each key once", flagName, strings.Join(sets, " "), a, b, k)
+			}
+		}
+	}
+	return nil
+}
+
+// sweepValuesOnce refuses a sweep value given twice (1ms,1ms or
+// 1ms,1000us): the table would have two identical columns.
+func sweepValuesOnce(o *runOptions, axes []batch.Axis) error {
+	for _, a := range axes {
+		var cfgs []lab.Config
+		for i, v := range a.Values {
+			cfg, _, err := o.configWith("over", []string{a.Key + "=" + v})
+			if err != nil {
+				return nil // newPlan reports it with the arm
+			}
+			for j, prev := range cfgs {
+				if reflect.DeepEqual(prev, cfg) {
+					return badUsage("--over %s=%s: %s and %s are the same value, given twice: give each value once", a.Key, strings.Join(a.Values, ","), a.Values[j], a.Values[i])
+				}
+			}
+			cfgs = append(cfgs, cfg)
+		}
+	}
+	return nil
 }
 
 // workersFlag checks --workers.

@@ -288,3 +288,32 @@ func TestBatchesDefaultToTwentySeeds(t *testing.T) {
 		}
 	}
 }
+
+// TestDuplicateSettingsAreErrors (issue 8, QA item 6): a key given twice in
+// one arm, two arms that are the same settings and a sweep value given
+// twice are errors naming the flag and the value: an A/B of a variant with
+// itself or a table with two identical columns says nothing.
+func TestDuplicateSettingsAreErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"ab", "--b", "server.inputs=queue server.inputs=latest"}, []string{"--b", "server.inputs=queue", "server.inputs=latest", "twice"}},
+		{[]string{"ab", "--b", "link.jitter=5ms up.jitter=8ms"}, []string{"--b", "link.jitter=5ms", "up.jitter=8ms", "twice"}},
+		{[]string{"ab", "--a", "server.inputs=queue", "--b", "server.inputs=queue"}, []string{"--a server.inputs=queue", "--b server.inputs=queue", "the same"}},
+		{[]string{"ab", "--b", "server.inputs=latest"}, []string{"--a", "--b server.inputs=latest", "the same"}}, // latest is the default
+		{[]string{"sweep", "--over", "link.jitter=1ms,1ms"}, []string{"--over link.jitter", "1ms", "twice"}},
+		{[]string{"sweep", "--over", "link.jitter=1ms,2ms,1000us"}, []string{"--over link.jitter", "1ms", "1000us", "twice"}},
+		{[]string{"sweep", "--over", "link.jitter=1ms,2ms", "--over", "up.jitter=0ms,5ms"}, []string{"--over link.jitter", "--over up.jitter", "twice"}},
+	} {
+		args := append(append([]string{}, c.args...), "--duration", "1s", "--seeds", "1")
+		code, out, errOut := runLab(t, args...)
+		ok := code == 2 && out == "" && strings.Count(strings.TrimSpace(errOut), "\n") == 0
+		for _, w := range c.want {
+			ok = ok && strings.Contains(errOut, w)
+		}
+		if !ok {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line naming %q", args, code, errOut, c.want)
+		}
+	}
+}

@@ -26,8 +26,8 @@ func parseAxes(overs []string) ([]sweepAxis, error) {
 			return nil, fmt.Errorf("--over %q: want key=v1,v2,... e.g. --over link.jitter=0ms,10ms,20ms", over)
 		}
 		for _, a := range axes {
-			if a.key == key {
-				return nil, fmt.Errorf("--over %s given twice: name each parameter once, with all its values", key)
+			if k, ok := sameTarget(a.key, key); ok {
+				return nil, badUsage("--over %s and --over %s set %s twice: name each parameter once, with all its values", a.key, key, k)
 			}
 		}
 		axes = append(axes, sweepAxis{key, values})
