@@ -47,7 +47,11 @@ func (r *Result) WriteCSV(w io.Writer) error {
 			if math.IsNaN(v) {
 				rec = append(rec, "")
 			} else {
-				rec = append(rec, strconv.FormatFloat(v, 'f', 6, 64))
+				prec := m.Prec // the table's decimals; a count is an integer
+				if m.Count {
+					prec = 0
+				}
+				rec = append(rec, strconv.FormatFloat(v, 'f', prec, 64))
 			}
 		}
 		cw.Write(rec)
