@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"jitterlab/batch"
 	"jitterlab/lab"
 	"jitterlab/metrics"
 	"jitterlab/recordings"
@@ -152,8 +153,8 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		if v.HasSummary {
 			summary = "summary identical"
 		}
-		fmt.Fprintf(stdout, "\nverified: %d samples identical to a re-simulation of %v from the header and %d changes, every sample from %v to the end present; %s (%v)\n",
-			v.Samples, v.Until, v.Changes, v.From, summary, time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(stdout, "\nverified: %s identical to a re-simulation of %v from the header and %s, every sample from %v to the end present; %s (%v)\n",
+			batch.Plural(v.Samples, "sample"), v.Until, batch.Plural(v.Changes, "change"), v.From, summary, time.Since(start).Round(time.Millisecond))
 	}
 	return nil
 }

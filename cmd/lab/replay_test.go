@@ -130,11 +130,11 @@ func TestRecordingFIFOIsRefused(t *testing.T) {
 			args = append(args, "--out", filepath.Join(t.TempDir(), "p.png"))
 		}
 		code, _, errOut := runLab(t, args...)
-		if code == 0 || !strings.Contains(errOut, "not a regular file") {
+		if code == 0 || !strings.Contains(errOut, "is a named pipe (FIFO), not a recording") {
 			t.Errorf("%s of a FIFO: exit %d, %q", cmd, code, errOut)
 		}
 	}
-	if code, _, errOut := runLab(t, "export", t.TempDir()); code == 0 || !strings.Contains(errOut, "not a regular file") {
+	if code, _, errOut := runLab(t, "export", t.TempDir()); code == 0 || !strings.Contains(errOut, "is a directory, not a recording") {
 		t.Errorf("export of a directory: exit %d, %q", code, errOut)
 	}
 }
