@@ -29,7 +29,7 @@ const (
 // maxSeeds distinct seeds, each an integer in [0, 2^64).
 func parseSeeds(s string) ([]uint64, error) {
 	bad := func(why string) error {
-		return fmt.Errorf("--seeds %q: %s; allowed up to %d distinct seeds in [0, 2^64) written like 1-5 or 1,4,9, e.g. --seeds 1-10", s, why, maxSeeds)
+		return badUsage("--seeds %q: %s; allowed up to %d distinct seeds in [0, 2^64) written like 1-5 or 1,4,9, e.g. --seeds 1-10", s, why, maxSeeds)
 	}
 	var out []uint64
 	seen := map[uint64]bool{}
@@ -68,19 +68,19 @@ var formatSeeds = batch.FormatSeeds
 // same duration. flagName names the variant's list (a, b, over).
 func batchConflicts(o *runOptions, flagName string, sets []string) error {
 	if o.given("seed") {
-		return fmt.Errorf("--seed %v and --seeds: %s runs on every seed of --seeds; write --seeds %v", o.fs.Lookup("seed").Value, o.fs.Name(), o.fs.Lookup("seed").Value)
+		return badUsage("--seed %v and --seeds: %s runs on every seed of --seeds; write --seeds %v", o.fs.Lookup("seed").Value, o.fs.Name(), o.fs.Lookup("seed").Value)
 	}
 	for _, a := range o.sets {
 		if k, _, _ := lab.ParseAssignment(a); k == "sim.seed" {
-			return fmt.Errorf("--set %s and --seeds: every run takes its seed from --seeds; write --seeds instead", a)
+			return badUsage("--set %s and --seeds: every run takes its seed from --seeds; write --seeds instead", a)
 		}
 	}
 	for _, a := range sets {
 		switch k, _, _ := lab.ParseAssignment(a); k {
 		case "sim.seed":
-			return fmt.Errorf("--%s %s and --seeds: every run takes its seed from --seeds, the same for all; write --seeds instead", flagName, a)
+			return badUsage("--%s %s and --seeds: every run takes its seed from --seeds, the same for all; write --seeds instead", flagName, a)
 		case "sim.duration":
-			return fmt.Errorf("--%s %s and --duration: every run lasts --duration, the same for all; set it with --duration", flagName, a)
+			return badUsage("--%s %s and --duration: every run lasts --duration, the same for all; set it with --duration", flagName, a)
 		}
 	}
 	return nil
@@ -138,7 +138,7 @@ func newPlan(o *runOptions, seeds []uint64, def batch.Definition, flagOf func(ar
 		}
 		cfg, _, err := o.configWith(flagOf(i), sets)
 		if err != nil {
-			return nil, err
+			return nil, cmdLineErr(err)
 		}
 		p.Configs = append(p.Configs, cfg)
 	}
@@ -218,7 +218,7 @@ func sweepValuesOnce(o *runOptions, axes []batch.Axis) error {
 // workersFlag checks --workers.
 func (f *batchFlags) check() error {
 	if f.workers < 1 || f.workers > 1024 {
-		return fmt.Errorf("--workers %d: allowed 1 to 1024, e.g. --workers %d", f.workers, runtime.GOMAXPROCS(0))
+		return badUsage("--workers %d: allowed 1 to 1024, e.g. --workers %d", f.workers, runtime.GOMAXPROCS(0))
 	}
 	return nil
 }
@@ -258,10 +258,10 @@ type batchOutputs struct {
 
 func (f *batchFlags) open(stdout io.Writer) (*batchOutputs, error) {
 	if err := distinctOutputs(map[string]string{"csv": f.csv, "jsonl": f.jsonl, "html": f.html}); err != nil {
-		return nil, err
+		return nil, cmdLineErr(err)
 	}
 	if f.html == "-" {
-		return nil, fmt.Errorf("--html -: write the report to a file, e.g. --html report.html")
+		return nil, badUsage("--html -: write the report to a file, e.g. --html report.html")
 	}
 	o := &batchOutputs{}
 	var err error
@@ -278,7 +278,7 @@ func (f *batchFlags) open(stdout io.Writer) (*batchOutputs, error) {
 		}
 		if (*x.out).stdout && f.json {
 			o.abort()
-			return nil, fmt.Errorf("--json and --%s -: both on standard output; give --%s a file", map[*output]string{o.csv: "csv", o.jsonl: "jsonl"}[*x.out], map[*output]string{o.csv: "csv", o.jsonl: "jsonl"}[*x.out])
+			return nil, badUsage("--json and --%s -: both on standard output; give --%s a file", map[*output]string{o.csv: "csv", o.jsonl: "jsonl"}[*x.out], map[*output]string{o.csv: "csv", o.jsonl: "jsonl"}[*x.out])
 		}
 	}
 	return o, nil

@@ -106,3 +106,60 @@ func TestNoNegativeZeroOrMeaninglessPercent(t *testing.T) {
 		}
 	}
 }
+
+// TestBadCommandLineExits2 (issue 8, QA item 8): every error of the
+// command line — a flag, a value, a --set, a scenario, flags that
+// contradict each other — exits 2 with one line, as a flag the parser
+// refuses does; a command that fails (a file it cannot read or write,
+// shards that do not merge) exits 1; 'lab -h' says so.
+func TestBadCommandLineExits2(t *testing.T) {
+	dir := t.TempDir()
+	rec := "../../recordings/examples/jitter-fix.jlrec"
+	x := filepath.Join(dir, "x")
+	for _, args := range [][]string{
+		{"run", "--set", "up.jiter=5ms"},
+		{"run", "--set", "up.latency=-5ms"},
+		{"run", "--set", "nokeyvalue"},
+		{"run", "--scenario", "nosuch"},
+		{"run", "--csv", x, "--packets", x},
+		{"run", "--set", "sim.seed=3", "--seed", "4"},
+		{"ab"},
+		{"ab", "--b", "server.inputs=queue", "--seeds", "5-1"},
+		{"ab", "--b", "server.inputs=queue", "--seed", "7"},
+		{"ab", "--b", "server.inputs=sometimes"},
+		{"sweep", "--over", "nokey"},
+		{"sweep"},
+		{"sweep", "--over", "link.loss=0%", "--workers", "0"},
+		{"sweep", "--over", "link.loss=0%", "--shard", "5/4"},
+		{"sweep", "--over", "link.loss=0%", "--shard", "1/2", "--csv", x},
+		{"sweep", "--over", "link.loss=0%", "--html", "-"},
+		{"sweep", "--over", "link.loss=0%", "--json", "--csv", "-"},
+		{"merge"},
+		{"plot", "--duration", "2s"},
+		{"plot", "--duration", "10s", "--from", "5s", "--to", "2s", "--out", x},
+		{"replay"},
+		{"replay", rec, rec},
+		{"replay", rec, "--from", "2000s"},
+		{"export", rec, "--from", "20s", "--to", "10s"},
+		{"export", rec, "--packets", x},
+	} {
+		code, out, errOut := runLab(t, args...)
+		if code != 2 || out != "" || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || errOut == "" {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line", args, code, errOut)
+		}
+	}
+	os.WriteFile(x, []byte("not a shard\n"), 0o644)
+	for _, args := range [][]string{
+		{"replay", filepath.Join(dir, "nosuch.jlrec")},
+		{"run", "--duration", "1s", "--csv", filepath.Join(dir, "no-such-folder", "t.csv")},
+		{"merge", x},
+	} {
+		if code, _, errOut := runLab(t, args...); code != 1 {
+			t.Errorf("%v: exit %d (%q); want 1, the command failed", args, code, errOut)
+		}
+	}
+	_, out, _ := runLab(t, "-h")
+	if !strings.Contains(out, "Exit status: 0 done; 1 the command failed") || !strings.Contains(out, "2 a bad command line") {
+		t.Errorf("lab -h does not state the exit statuses:\n%s", out)
+	}
+}

@@ -47,7 +47,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 			to = end
 		}
 		if from >= to {
-			return fmt.Errorf("--from %v is not before --to %v (the end is %v): an empty window", from, to, end)
+			return badUsage("--from %v is not before --to %v (the end is %v): an empty window", from, to, end)
 		}
 		return nil
 	}

@@ -21,7 +21,7 @@ import (
 // damaged frames as they are skipped.
 func openRecording(args []string, cmd string, stderr io.Writer) (*recordings.Reader, *os.File, error) {
 	if len(args) != 1 {
-		return nil, nil, fmt.Errorf("want one recording FILE (see 'lab %s -h')", cmd)
+		return nil, nil, badUsage("want one recording FILE (see 'lab %s -h')", cmd)
 	}
 	r, f, err := recordings.OpenFile(args[0])
 	if err != nil {
@@ -49,11 +49,11 @@ func window(r *recordings.Reader, from, to time.Duration) (sim.Time, sim.Time, e
 	}
 	switch {
 	case from < 0 || to < 0:
-		return 0, 0, fmt.Errorf("--from %v --to %v: allowed times ≥ 0", from, to)
+		return 0, 0, badUsage("--from %v --to %v: allowed times ≥ 0", from, to)
 	case from > end:
-		return 0, 0, fmt.Errorf("--from %v is past the recording's end %v", from, end)
+		return 0, 0, badUsage("--from %v is past the recording's end %v", from, end)
 	case to < from:
-		return 0, 0, fmt.Errorf("--from %v is after --to %v: the window is empty", from, to)
+		return 0, 0, badUsage("--from %v is after --to %v: the window is empty", from, to)
 	}
 	return sim.Time(from), sim.Time(to), nil
 }

@@ -71,7 +71,8 @@ var fixedBy = map[string]string{"sim.seed": "seed", "sim.duration": "duration"}
 // --seed/--duration if given, then every --set in order. It returns the
 // scenario (nil without --scenario) for its timeline.
 func (o *runOptions) config() (lab.Config, *scenarios.Scenario, error) {
-	return o.configWith("set", nil)
+	cfg, sc, err := o.configWith("set", nil)
+	return cfg, sc, cmdLineErr(err) // a bad --set or scenario: exit 2
 }
 
 // configWith is [runOptions.config] with extra assignments after --set,
@@ -187,7 +188,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := distinctOutputs(map[string]string{"csv": csvPath, "packets": packetsPath, "record": recordPath, "pcap": pcapPath}); err != nil {
-		return err
+		return cmdLineErr(err)
 	}
 	cfg, sc, err := o.config()
 	if err != nil {

@@ -23,7 +23,7 @@ func parseAxes(overs []string) ([]sweepAxis, error) {
 		key = strings.TrimSpace(key)
 		values := lab.SplitAssignments(list)
 		if !ok || key == "" || len(values) == 0 {
-			return nil, fmt.Errorf("--over %q: want key=v1,v2,... e.g. --over link.jitter=0ms,10ms,20ms", over)
+			return nil, badUsage("--over %q: want key=v1,v2,... e.g. --over link.jitter=0ms,10ms,20ms", over)
 		}
 		for _, a := range axes {
 			if k, ok := sameTarget(a.key, key); ok {
@@ -33,7 +33,7 @@ func parseAxes(overs []string) ([]sweepAxis, error) {
 		axes = append(axes, sweepAxis{key, values})
 	}
 	if len(axes) == 0 {
-		return nil, fmt.Errorf("--over: give the parameter and its values, e.g. --over link.jitter=0ms,10ms,20ms")
+		return nil, badUsage("--over: give the parameter and its values, e.g. --over link.jitter=0ms,10ms,20ms")
 	}
 	return axes, nil
 }
@@ -53,7 +53,7 @@ func checkGrid(axes []sweepAxis, seeds int) error {
 		for _, a := range axes {
 			total *= uint64(len(a.values))
 		}
-		return fmt.Errorf("--over × --seeds make %d runs; allowed at most %d", total, maxRuns)
+		return badUsage("--over × --seeds make %d runs; allowed at most %d", total, maxRuns)
 	}
 	return nil
 }
@@ -99,7 +99,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	shard, err := batch.ParseShard(shardSpec)
 	if err != nil {
-		return err
+		return cmdLineErr(err)
 	}
 	return runShard(p, shard, &f, stdout, stderr)
 }
@@ -110,7 +110,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 func runShard(p *batch.Plan, shard batch.Shard, f *batchFlags, stdout, stderr io.Writer) error {
 	for name, given := range map[string]bool{"json": f.json, "csv": f.csv != "", "html": f.html != ""} {
 		if given {
-			return fmt.Errorf("--shard and --%s: a shard writes JSON lines only; 'lab merge' writes the tables from all shards", name)
+			return badUsage("--shard and --%s: a shard writes JSON lines only; 'lab merge' writes the tables from all shards", name)
 		}
 	}
 	if err := f.check(); err != nil {
