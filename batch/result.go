@@ -52,12 +52,14 @@ func (r *Result) Paired(a, b int, m Metric) stats.Diff {
 // Percent is the paired difference b − a as a percentage of a's mean, or
 // false where a percentage says nothing: the difference is not significant
 // (its interval includes 0), a's interval touches 0 or its mean is below
-// [Metric.PercentFloor], or b's mean has the other sign (a change of
-// −101 % is a sign flip, not a reduction).
+// [Metric.PercentFloor], or b's mean is clearly of the other sign (a
+// change of −101 % is a sign flip, not a reduction; a b that rounds to 0
+// is a change of −100 %).
 func (r *Result) Percent(a, b int, m Metric) (float64, bool) {
 	d := r.Paired(a, b, m)
 	base, other := r.Mean(a, m), r.Mean(b, m)
-	if !d.Significant || base.Mean*other.Mean < 0 {
+	flips := math.Copysign(1, base.Mean)*other.Mean <= -m.Smallest()
+	if !d.Significant || flips {
 		return 0, false
 	}
 	return stats.Percent(d, base, m.PercentFloor())

@@ -58,7 +58,7 @@ func (r *Result) Conditions() [][2]string {
 func (r *Result) Legend() string {
 	s := "means over seeds with their 95 % intervals"
 	if r.Def.Kind == "ab" {
-		s += "\nB − A: the paired difference seed by seed with its interval; * the interval excludes 0\nchange: B − A in % of A, only where A is clearly away from 0"
+		s += "\nB − A: the paired difference seed by seed with its interval; * the interval excludes 0\nchange: B − A in % of A, only for a significant difference, where A is clearly away from 0 and B keeps its sign"
 	}
 	return s
 }
