@@ -137,6 +137,38 @@ type Run struct {
 	Definition *Definition       `json:"batch"`
 }
 
+// ShardHeader is the first line of a shard's file ('lab sweep --shard'):
+// the batch it belongs to and how many run lines follow, so a shard with
+// no runs (more shards than runs) is still a valid shard of its batch and
+// a shard cut short is told from a whole one.
+type ShardHeader struct {
+	Schema     int         `json:"schema"`
+	Version    string      `json:"version"`
+	BatchHash  string      `json:"batch_hash"`
+	Shard      string      `json:"shard"` // "i/n"
+	Runs       int         `json:"runs"`  // the run lines that follow
+	Definition *Definition `json:"batch"`
+}
+
+// Header is the header line of shard s of the batch d.
+func (s Shard) Header(d *Definition) ShardHeader {
+	return ShardHeader{Schema: Schema, Version: d.Version, BatchHash: d.Hash(), Shard: s.String(), Runs: s.Count(d.Runs()), Definition: d}
+}
+
+// String is "i/n".
+func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.I, s.N) }
+
+// Count is the number of the shard's runs in a batch of runs runs.
+func (s Shard) Count(runs int) int {
+	if s.N == 0 {
+		return runs
+	}
+	if runs < s.I {
+		return 0
+	}
+	return (runs-s.I)/s.N + 1
+}
+
 // Shard is the i-th of n shares of a batch (1 ≤ I ≤ N): the runs whose
 // index is I−1 modulo N, so every shard gets every arm's seeds in turn.
 // The zero Shard is the whole batch.

@@ -47,7 +47,11 @@ func (r *Result) WriteCSV(w io.Writer) error {
 			if math.IsNaN(v) {
 				rec = append(rec, "")
 			} else {
-				rec = append(rec, strconv.FormatFloat(v, 'f', 6, 64))
+				prec := m.Prec // the table's decimals; a count is an integer
+				if m.Count {
+					prec = 0
+				}
+				rec = append(rec, strconv.FormatFloat(v, 'f', prec, 64))
 			}
 		}
 		cw.Write(rec)
@@ -58,8 +62,22 @@ func (r *Result) WriteCSV(w io.Writer) error {
 
 // WriteJSONL writes runs as JSON lines, one run a line.
 func WriteJSONL(w io.Writer, runs []Run) error {
+	return writeLines(w, nil, runs)
+}
+
+// WriteShard writes a shard: its header line, then its runs.
+func WriteShard(w io.Writer, h ShardHeader, runs []Run) error {
+	return writeLines(w, &h, runs)
+}
+
+func writeLines(w io.Writer, h *ShardHeader, runs []Run) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
+	if h != nil {
+		if err := enc.Encode(h); err != nil {
+			return err
+		}
+	}
 	for i := range runs {
 		if err := enc.Encode(&runs[i]); err != nil {
 			return err

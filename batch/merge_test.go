@@ -22,6 +22,51 @@ func shardLines() []byte {
 	return b.Bytes()
 }
 
+// shardFile is shard sh of the sweep of shardLines: its header line and
+// its runs.
+func shardFile(sh Shard) []byte {
+	lines := bytes.SplitAfter(shardLines(), []byte("\n"))
+	var run Run
+	json.Unmarshal(lines[0], &run)
+	b, _ := json.Marshal(sh.Header(run.Definition))
+	b = append(b, '\n')
+	for k, l := range lines {
+		if sh.Has(k) {
+			b = append(b, l...)
+		}
+	}
+	return b
+}
+
+// TestShardCountIsItsRuns: a shard's header announces exactly the runs
+// Has gives it, 0 when there are more shards than runs.
+func TestShardCountIsItsRuns(t *testing.T) {
+	for runs := 1; runs <= 12; runs++ {
+		for n := 1; n <= 15; n++ {
+			for i := 1; i <= n; i++ {
+				want := 0
+				for k := range runs {
+					if (Shard{i, n}).Has(k) {
+						want++
+					}
+				}
+				if got := (Shard{i, n}).Count(runs); got != want {
+					t.Fatalf("shard %d/%d of %d runs: Count %d, Has %d", i, n, runs, got, want)
+				}
+			}
+		}
+	}
+	m := NewMerger()
+	for _, sh := range []Shard{{3, 4}, {1, 4}, {2, 4}, {4, 4}} {
+		if err := m.Read(bytes.NewReader(shardFile(sh)), sh.String()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r, err := m.Result(); err != nil || len(r.Runs) != 2 {
+		t.Fatalf("four shards of two runs: %v", err)
+	}
+}
+
 func TestMergerReadsItsOwnLines(t *testing.T) {
 	m := NewMerger()
 	if err := m.Read(bytes.NewReader(shardLines()), "s"); err != nil {
@@ -57,6 +102,8 @@ func FuzzMergerRead(f *testing.F) {
 	f.Add(shardLines())
 	f.Add([]byte(`{"schema":1}`))
 	f.Add([]byte("\n\n"))
+	f.Add(shardFile(Shard{1, 1}))
+	f.Add(shardFile(Shard{3, 4}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m := NewMerger()
 		if err := m.Read(bytes.NewReader(b), "f"); err != nil {

@@ -3,40 +3,43 @@ package batch
 import "jitterlab/lab"
 
 // Metric is one figure a batch compares, named in snake_case with its unit
-// as a suffix (the same name in the text tables, CSV and JSON). Every
-// metric but the two speeds is worse when larger.
+// as a suffix, and named as 'lab run --json' names the same figure (a
+// percentile flattened: input_delay_ms.p50 is input_delay_p50_ms), in the
+// text tables, CSV and JSON alike. Every metric but the two speeds is
+// worse when larger.
 type Metric struct {
-	Name string
-	Prec int // decimals shown
-	Get  func(*lab.Summary) float64
+	Name  string
+	Prec  int // decimals shown
+	Get   func(*lab.Summary) float64
+	Count bool // an integer per run (its mean over seeds is not)
 }
 
 // Metrics are the report card (docs/report-card.md) first, then the
 // summary's figures a comparison needs to explain it.
 var Metrics = []Metric{
-	{"judder_mps", 3, func(s *lab.Summary) float64 { return s.Card.JudderMPS }},
-	{"speed_deficit_mps", 3, func(s *lab.Summary) float64 { return s.Card.SpeedDeficitMPS }},
-	{"rubber_bands_per_min", 1, func(s *lab.Summary) float64 { return s.Card.RubberBandsPerMin }},
-	{"freeze_pct", 1, func(s *lab.Summary) float64 { return 100 * s.Card.FreezeShare }},
-	{"snaps_per_min", 2, func(s *lab.Summary) float64 { return s.Card.SnapsPerMin }},
-	{"snap_distance_p50_m", 3, func(s *lab.Summary) float64 { return s.Card.SnapDistanceM.P50 }},
-	{"snap_distance_max_m", 3, func(s *lab.Summary) float64 { return s.Card.SnapDistanceM.Max }},
-	{"corrections_per_min", 1, func(s *lab.Summary) float64 { return s.Card.CorrectionsPerMin }},
-	{"input_delay_p50_ms", 1, func(s *lab.Summary) float64 { return s.Card.InputDelayMs.P50 }},
-	{"input_delay_p95_ms", 1, func(s *lab.Summary) float64 { return s.Card.InputDelayMs.P95 }},
-	{"input_delay_p99_ms", 1, func(s *lab.Summary) float64 { return s.Card.InputDelayMs.P99 }},
-	{"visible_lag_p50_m", 3, func(s *lab.Summary) float64 { return s.Card.VisibleLagM.P50 }},
-	{"visible_lag_p99_m", 3, func(s *lab.Summary) float64 { return s.Card.VisibleLagM.P99 }},
-	{"speed_mps", 3, func(s *lab.Summary) float64 { return s.MeanVisibleSpeedMPS }},
-	{"commanded_speed_mps", 3, func(s *lab.Summary) float64 { return s.CommandedSpeedMPS }},
-	{"visible_error_p99_m", 3, func(s *lab.Summary) float64 { return s.VisibleErrorM.P99 }},
-	{"correction_p95_m", 3, func(s *lab.Summary) float64 { return s.CorrectionM.P95 }},
-	{"rtt_p50_ms", 1, func(s *lab.Summary) float64 { return s.RTTMs.P50 }},
-	{"snaps", 1, func(s *lab.Summary) float64 { return float64(s.Snaps) }},
-	{"latch_flips", 1, func(s *lab.Summary) float64 { return float64(s.LatchFlips) }},
-	{"inputs_overwritten", 1, func(s *lab.Summary) float64 { return float64(s.Overwritten) }},
-	{"inputs_late_dropped", 1, func(s *lab.Summary) float64 { return float64(s.LateDropped) }},
-	{"steps_starved", 1, func(s *lab.Summary) float64 { return float64(s.Starved) }},
+	{"judder_mps", 3, func(s *lab.Summary) float64 { return s.Card.JudderMPS }, false},
+	{"speed_deficit_mps", 3, func(s *lab.Summary) float64 { return s.Card.SpeedDeficitMPS }, false},
+	{"rubber_bands_per_min", 1, func(s *lab.Summary) float64 { return s.Card.RubberBandsPerMin }, false},
+	{"freeze_share", 3, func(s *lab.Summary) float64 { return s.Card.FreezeShare }, false},
+	{"snaps_per_min", 2, func(s *lab.Summary) float64 { return s.Card.SnapsPerMin }, false},
+	{"snap_distance_p50_m", 3, func(s *lab.Summary) float64 { return s.Card.SnapDistanceM.P50 }, false},
+	{"snap_distance_max_m", 3, func(s *lab.Summary) float64 { return s.Card.SnapDistanceM.Max }, false},
+	{"corrections_per_min", 1, func(s *lab.Summary) float64 { return s.Card.CorrectionsPerMin }, false},
+	{"input_delay_p50_ms", 1, func(s *lab.Summary) float64 { return s.Card.InputDelayMs.P50 }, false},
+	{"input_delay_p95_ms", 1, func(s *lab.Summary) float64 { return s.Card.InputDelayMs.P95 }, false},
+	{"input_delay_p99_ms", 1, func(s *lab.Summary) float64 { return s.Card.InputDelayMs.P99 }, false},
+	{"visible_lag_p50_m", 3, func(s *lab.Summary) float64 { return s.Card.VisibleLagM.P50 }, false},
+	{"visible_lag_p99_m", 3, func(s *lab.Summary) float64 { return s.Card.VisibleLagM.P99 }, false},
+	{"mean_visible_speed_mps", 3, func(s *lab.Summary) float64 { return s.MeanVisibleSpeedMPS }, false},
+	{"commanded_speed_mps", 3, func(s *lab.Summary) float64 { return s.CommandedSpeedMPS }, false},
+	{"visible_error_p99_m", 3, func(s *lab.Summary) float64 { return s.VisibleErrorM.P99 }, false},
+	{"correction_p95_m", 3, func(s *lab.Summary) float64 { return s.CorrectionM.P95 }, false},
+	{"rtt_p50_ms", 1, func(s *lab.Summary) float64 { return s.RTTMs.P50 }, false},
+	{"snaps", 1, func(s *lab.Summary) float64 { return float64(s.Snaps) }, true},
+	{"latch_flips", 1, func(s *lab.Summary) float64 { return float64(s.LatchFlips) }, true},
+	{"overwritten", 1, func(s *lab.Summary) float64 { return float64(s.Overwritten) }, true},
+	{"late_dropped", 1, func(s *lab.Summary) float64 { return float64(s.LateDropped) }, true},
+	{"starved", 1, func(s *lab.Summary) float64 { return float64(s.Starved) }, true},
 }
 
 // LastDigit is 10^-prec, the last digit shown (0 ≤ prec ≤ 6), from exact

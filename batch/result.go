@@ -50,10 +50,19 @@ func (r *Result) Paired(a, b int, m Metric) stats.Diff {
 }
 
 // Percent is the paired difference b − a as a percentage of a's mean, or
-// false where a percentage says nothing (a's interval touches 0 or its
-// mean is below [Metric.PercentFloor]).
+// false where a percentage says nothing: the difference is not significant
+// (its interval includes 0), a's interval touches 0 or its mean is below
+// [Metric.PercentFloor], or b's mean is clearly of the other sign (a
+// change of −101 % is a sign flip, not a reduction; a b that rounds to 0
+// is a change of −100 %).
 func (r *Result) Percent(a, b int, m Metric) (float64, bool) {
-	return stats.Percent(r.Paired(a, b, m), r.Mean(a, m), m.PercentFloor())
+	d := r.Paired(a, b, m)
+	base, other := r.Mean(a, m), r.Mean(b, m)
+	flips := math.Copysign(1, base.Mean)*other.Mean <= -m.Smallest()
+	if !d.Significant || flips {
+		return 0, false
+	}
+	return stats.Percent(d, base, m.PercentFloor())
 }
 
 // Representative is the seed index whose first-arm judder is nearest its
@@ -94,7 +103,7 @@ func FormatDiff(d stats.Diff, prec int) string {
 	}
 	s := fmt.Sprintf("%+.*f", prec, d.Mean)
 	if strings.Trim(s, "+-0.") == "" {
-		s = "+" + s[1:] // rounds to zero: no sign of a direction
+		s = s[1:] // rounds to zero: no sign of a direction
 	}
 	if math.IsInf(d.Half, 1) {
 		s += " ± ?"

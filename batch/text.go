@@ -29,7 +29,7 @@ func (r *Result) Conditions() [][2]string {
 	if d.ScenarioFile != "" {
 		scen = fmt.Sprintf("%s (%s)", d.Scenario, d.ScenarioFile)
 		if d.TimelineChanges > 0 {
-			scen += fmt.Sprintf(", a timeline of %d changes ('lab scenarios -v' lists them)", d.TimelineChanges)
+			scen += fmt.Sprintf(", a timeline of %s ('lab scenarios -v' lists them)", Plural(d.TimelineChanges, "change"))
 		}
 	}
 	sets := "none"
@@ -58,7 +58,7 @@ func (r *Result) Conditions() [][2]string {
 func (r *Result) Legend() string {
 	s := "means over seeds with their 95 % intervals"
 	if r.Def.Kind == "ab" {
-		s += "\nB − A: the paired difference seed by seed with its interval; * the interval excludes 0\nchange: B − A in % of A, only where A is clearly away from 0"
+		s += "\nB − A: the paired difference seed by seed with its interval; * the interval excludes 0\nchange: B − A in % of A, only for a significant difference, where A is clearly away from 0 and B keeps its sign"
 	}
 	return s
 }
@@ -97,8 +97,8 @@ func (r *Result) Table() (head, rows [][]string) {
 			pct := ""
 			if p, ok := r.Percent(0, 1, m); ok {
 				pct = fmt.Sprintf("%+.0f%%", p)
-				if pct == "-0%" {
-					pct = "+0%"
+				if pct == "-0%" || pct == "+0%" {
+					pct = "0%" // rounds to zero: no direction
 				}
 			}
 			rows = append(rows, []string{m.Name, FormatInterval(r.Mean(0, m), m.Prec), FormatInterval(r.Mean(1, m), m.Prec), FormatDiff(r.Paired(0, 1, m), m.Prec), pct})
@@ -122,6 +122,14 @@ func (r *Result) Table() (head, rows [][]string) {
 		rows = append(rows, row)
 	}
 	return head, rows
+}
+
+// Plural is "1 change", "2 changes": n and the word, with an s unless n is 1.
+func Plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func orNone(sets []string) string {

@@ -45,11 +45,11 @@ func ApplyScenario(cfg *Config, sc *scenarios.Scenario) error {
 	}
 	for _, ch := range sc.Timeline {
 		if ch.At > next.Duration {
-			whose := "the scenario's duration"
+			whose := fmt.Sprintf("the scenario's duration %v", next.Duration)
 			if sc.Duration == 0 {
-				whose = "the run's duration (the scenario sets none)"
+				whose = fmt.Sprintf("the run's duration %v (the scenario sets none)", next.Duration)
 			}
-			return fmt.Errorf("%s:%d: timeline entry at %v is after %s %v: it would never apply", ch.File, ch.Line, ch.At, whose, next.Duration)
+			return fmt.Errorf("%s:%d: timeline entry at %v is after %s: it would never apply", ch.File, ch.Line, ch.At, whose)
 		}
 	}
 	*cfg = next

@@ -67,6 +67,27 @@ func (d *DamageError) Error() string {
 // ErrNotRecording means the file does not start like a recording.
 var ErrNotRecording = errors.New("not a jitterlab recording (no recording index frame at the start)")
 
+// FileKind names the kind of file m is, in words: "a named pipe (FIFO)",
+// "a directory", "a device", "a socket", "a symbolic link" or "a regular
+// file".
+func FileKind(m os.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "a regular file"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m.IsDir():
+		return "a directory"
+	case m&(os.ModeDevice|os.ModeCharDevice) != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "not a regular file"
+}
+
 // OpenFile opens the recording at path. It refuses what is not a regular
 // file (a FIFO, a device, a directory) before opening it, so it never
 // waits for a writer. Close the returned file when done.
@@ -76,7 +97,7 @@ func OpenFile(path string) (*Reader, *os.File, error) {
 		return nil, nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("%s: not a regular file (%v): a recording is a file on disk", path, st.Mode().Type())
+		return nil, nil, fmt.Errorf("%s: is %s, not a recording: a recording is a regular file on disk", path, FileKind(st.Mode()))
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -84,7 +105,7 @@ func OpenFile(path string) (*Reader, *os.File, error) {
 	}
 	if st, err = f.Stat(); err != nil || !st.Mode().IsRegular() {
 		f.Close()
-		return nil, nil, fmt.Errorf("%s: not a regular file", path)
+		return nil, nil, fmt.Errorf("%s: is %s, not a recording: a recording is a regular file on disk", path, FileKind(st.Mode()))
 	}
 	r, err := Open(f, st.Size())
 	if err != nil {

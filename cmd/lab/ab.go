@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 
 	"jitterlab/batch"
@@ -25,7 +24,7 @@ func cmdAB(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if b == "" {
-		return fmt.Errorf("--b: give variant B's settings, e.g. --b 'server.inputs=queue'")
+		return badUsage("--b: give variant B's settings, e.g. --b 'server.inputs=queue'")
 	}
 	seeds, err := parseSeeds(f.seeds)
 	if err != nil {

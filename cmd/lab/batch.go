@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"reflect"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -27,7 +29,7 @@ const (
 // maxSeeds distinct seeds, each an integer in [0, 2^64).
 func parseSeeds(s string) ([]uint64, error) {
 	bad := func(why string) error {
-		return fmt.Errorf("--seeds %q: %s; allowed up to %d distinct seeds in [0, 2^64) written like 1-5 or 1,4,9, e.g. --seeds 1-10", s, why, maxSeeds)
+		return badUsage("--seeds %q: %s; allowed up to %d distinct seeds in [0, 2^64) written like 1-5 or 1,4,9, e.g. --seeds 1-10", s, why, maxSeeds)
 	}
 	var out []uint64
 	seen := map[uint64]bool{}
@@ -66,19 +68,19 @@ var formatSeeds = batch.FormatSeeds
 // same duration. flagName names the variant's list (a, b, over).
 func batchConflicts(o *runOptions, flagName string, sets []string) error {
 	if o.given("seed") {
-		return fmt.Errorf("--seed %v and --seeds: %s runs on every seed of --seeds; write --seeds %v", o.fs.Lookup("seed").Value, o.fs.Name(), o.fs.Lookup("seed").Value)
+		return badUsage("--seed %v and --seeds: %s runs on every seed of --seeds; write --seeds %v", o.fs.Lookup("seed").Value, o.fs.Name(), o.fs.Lookup("seed").Value)
 	}
 	for _, a := range o.sets {
 		if k, _, _ := lab.ParseAssignment(a); k == "sim.seed" {
-			return fmt.Errorf("--set %s and --seeds: every run takes its seed from --seeds; write --seeds instead", a)
+			return badUsage("--set %s and --seeds: every run takes its seed from --seeds; write --seeds instead", a)
 		}
 	}
 	for _, a := range sets {
 		switch k, _, _ := lab.ParseAssignment(a); k {
 		case "sim.seed":
-			return fmt.Errorf("--%s %s and --seeds: every run takes its seed from --seeds, the same for all; write --seeds instead", flagName, a)
+			return badUsage("--%s %s and --seeds: every run takes its seed from --seeds, the same for all; write --seeds instead", flagName, a)
 		case "sim.duration":
-			return fmt.Errorf("--%s %s and --duration: every run lasts --duration, the same for all; set it with --duration", flagName, a)
+			return badUsage("--%s %s and --duration: every run lasts --duration, the same for all; set it with --duration", flagName, a)
 		}
 	}
 	return nil
@@ -124,23 +126,99 @@ func newPlan(o *runOptions, seeds []uint64, def batch.Definition, flagOf func(ar
 	}
 	def.Link = batch.LinkOf(&base)
 	p := &batch.Plan{Def: def, Scenario: sc}
+	if err := sweepValuesOnce(o, def.Axes); err != nil {
+		return nil, err
+	}
 	for i, sets := range def.Arms() {
 		if err := batchConflicts(o, flagOf(i), sets); err != nil {
 			return nil, err
 		}
+		if err := keysOnce(flagOf(i), sets); err != nil {
+			return nil, err
+		}
 		cfg, _, err := o.configWith(flagOf(i), sets)
 		if err != nil {
-			return nil, err
+			return nil, cmdLineErr(err)
 		}
 		p.Configs = append(p.Configs, cfg)
 	}
+	if def.Kind == "ab" && reflect.DeepEqual(p.Configs[0], p.Configs[1]) {
+		show := func(sets []string) string {
+			if len(sets) == 0 {
+				return "(none: the scenario as it is)"
+			}
+			return strings.Join(sets, " ")
+		}
+		return nil, badUsage("--a %s and --b %s give the same settings: an A/B of a variant with itself shows nothing; give B what differs", show(def.A), show(def.B))
+	}
 	return p, nil
+}
+
+// settingKeys are the registry keys an assignment's key sets: link.X sets
+// up.X and down.X.
+func settingKeys(key string) []string {
+	if rest, ok := strings.CutPrefix(key, "link."); ok {
+		return []string{"up." + rest, "down." + rest}
+	}
+	return []string{key}
+}
+
+// sameTarget reports whether keys a and b set a key in common, and which.
+func sameTarget(a, b string) (string, bool) {
+	for _, x := range settingKeys(a) {
+		if slices.Contains(settingKeys(b), x) {
+			return x, true
+		}
+	}
+	return "", false
+}
+
+// keysOnce refuses a variant (--a, --b) that sets one key twice: only the
+// last would count.
+func keysOnce(flagName string, sets []string) error {
+	for i, a := range sets {
+		ka, _, err := lab.ParseAssignment(a)
+		if err != nil {
+			continue // configWith names it
+		}
+		for _, b := range sets[i+1:] {
+			kb, _, err := lab.ParseAssignment(b)
+			if err != nil {
+				continue
+			}
+			if k, ok := sameTarget(ka, kb); ok {
+				return badUsage("--%s %q: %s and %s set %s twice: give each key once", flagName, strings.Join(sets, " "), a, b, k)
+			}
+		}
+	}
+	return nil
+}
+
+// sweepValuesOnce refuses a sweep value given twice (1ms,1ms or
+// 1ms,1000us): the table would have two identical columns.
+func sweepValuesOnce(o *runOptions, axes []batch.Axis) error {
+	for _, a := range axes {
+		var cfgs []lab.Config
+		for i, v := range a.Values {
+			cfg, _, err := o.configWith("over", []string{a.Key + "=" + v})
+			if err != nil {
+				return nil // newPlan reports it with the arm
+			}
+			for j, prev := range cfgs {
+				if reflect.DeepEqual(prev, cfg) {
+					return badUsage("--over %s=%s: %s and %s are the same value, given twice: give each value once", a.Key, strings.Join(a.Values, ","), a.Values[j], a.Values[i])
+				}
+			}
+			cfgs = append(cfgs, cfg)
+		}
+	}
+	return nil
 }
 
 // workersFlag checks --workers.
 func (f *batchFlags) check() error {
 	if f.workers < 1 || f.workers > 1024 {
-		return fmt.Errorf("--workers %d: allowed 1 to 1024, e.g. --workers %d", f.workers, runtime.GOMAXPROCS(0))
+		return badUsage("--workers %d: allowed 1 to 1024, e.g. --workers %d", f.workers, runtime.GOMAXPROCS(0))
 	}
 	return nil
 }
@@ -180,10 +258,10 @@ type batchOutputs struct {
 
 func (f *batchFlags) open(stdout io.Writer) (*batchOutputs, error) {
 	if err := distinctOutputs(map[string]string{"csv": f.csv, "jsonl": f.jsonl, "html": f.html}); err != nil {
-		return nil, err
+		return nil, cmdLineErr(err)
 	}
 	if f.html == "-" {
-		return nil, fmt.Errorf("--html -: write the report to a file, e.g. --html report.html")
+		return nil, badUsage("--html -: write the report to a file, e.g. --html report.html")
 	}
 	o := &batchOutputs{}
 	var err error
@@ -200,7 +278,7 @@ func (f *batchFlags) open(stdout io.Writer) (*batchOutputs, error) {
 		}
 		if (*x.out).stdout && f.json {
 			o.abort()
-			return nil, fmt.Errorf("--json and --%s -: both on standard output; give --%s a file", map[*output]string{o.csv: "csv", o.jsonl: "jsonl"}[*x.out], map[*output]string{o.csv: "csv", o.jsonl: "jsonl"}[*x.out])
+			return nil, badUsage("--json and --%s -: both on standard output; give --%s a file", map[*output]string{o.csv: "csv", o.jsonl: "jsonl"}[*x.out], map[*output]string{o.csv: "csv", o.jsonl: "jsonl"}[*x.out])
 		}
 	}
 	return o, nil

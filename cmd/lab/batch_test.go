@@ -192,7 +192,8 @@ func TestFlagErrorsNameFlagValueAndExample(t *testing.T) {
 }
 
 // TestDurationFlagsFollowOneRule (issue 8 item 1): every duration flag of
-// every command takes 1ms to 1000h (window bounds also 0), with an error
+// every command takes 1ms to 1000h (window bounds also 0; the sample period
+// of run and the lab 100µs to 1h), with an error
 // naming the flag, the value and the rule; the lab's --every 0 is no longer
 // turned into 50ms, nor does the proxy's panic.
 func TestDurationFlagsFollowOneRule(t *testing.T) {
@@ -218,8 +219,12 @@ func TestDurationFlagsFollowOneRule(t *testing.T) {
 		{"--every", []string{"proxy", "--to", "127.0.0.1:9", "--every", "0"}},
 		{"--every", []string{"proxy", "--to", "127.0.0.1:9", "--every", "-1s"}},
 	} {
+		rule := "1ms to 1000h"
+		if c.flag == "--every" && c.args[0] != "proxy" {
+			rule = "100µs to 1h" // the sample period (TestEveryHasOneRule)
+		}
 		code, out, errOut := runLab(t, c.args...)
-		if code != 2 || out != "" || !strings.Contains(errOut, c.flag+" ") || !strings.Contains(errOut, "1ms to 1000h") {
+		if code != 2 || out != "" || !strings.Contains(errOut, c.flag+" ") || !strings.Contains(errOut, rule) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 naming %s and the rule", c.args, code, errOut, c.flag)
 		}
 	}
@@ -280,6 +285,35 @@ func TestBatchesDefaultToTwentySeeds(t *testing.T) {
 		code, out, errOut := runLab(t, c.args...)
 		if code != 0 || !strings.Contains(out, "seeds 1-20 (the same for") || !strings.Contains(errOut, c.runs) {
 			t.Errorf("%v: exit %d, %q, %q; want seeds 1-20 and %s", c.args, code, out[:min(len(out), 300)], errOut, c.runs)
+		}
+	}
+}
+
+// TestDuplicateSettingsAreErrors (issue 8, QA item 6): a key given twice in
+// one arm, two arms that are the same settings and a sweep value given
+// twice are errors naming the flag and the value: an A/B of a variant with
+// itself or a table with two identical columns says nothing.
+func TestDuplicateSettingsAreErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"ab", "--b", "server.inputs=queue server.inputs=latest"}, []string{"--b", "server.inputs=queue", "server.inputs=latest", "twice"}},
+		{[]string{"ab", "--b", "link.jitter=5ms up.jitter=8ms"}, []string{"--b", "link.jitter=5ms", "up.jitter=8ms", "twice"}},
+		{[]string{"ab", "--a", "server.inputs=queue", "--b", "server.inputs=queue"}, []string{"--a server.inputs=queue", "--b server.inputs=queue", "the same"}},
+		{[]string{"ab", "--b", "server.inputs=latest"}, []string{"--a", "--b server.inputs=latest", "the same"}}, // latest is the default
+		{[]string{"sweep", "--over", "link.jitter=1ms,1ms"}, []string{"--over link.jitter", "1ms", "twice"}},
+		{[]string{"sweep", "--over", "link.jitter=1ms,2ms,1000us"}, []string{"--over link.jitter", "1ms", "1000us", "twice"}},
+		{[]string{"sweep", "--over", "link.jitter=1ms,2ms", "--over", "up.jitter=0ms,5ms"}, []string{"--over link.jitter", "--over up.jitter", "twice"}},
+	} {
+		args := append(append([]string{}, c.args...), "--duration", "1s", "--seeds", "1")
+		code, out, errOut := runLab(t, args...)
+		ok := code == 2 && out == "" && strings.Count(strings.TrimSpace(errOut), "\n") == 0
+		for _, w := range c.want {
+			ok = ok && strings.Contains(errOut, w)
+		}
+		if !ok {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line naming %q", args, code, errOut, c.want)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -32,14 +31,14 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if o.given("seed") {
-		return errors.New("--seed: diagnose runs every seed of --seeds (e.g. --seeds 1-20)")
+		return badUsage("--seed: diagnose runs every seed of --seeds (e.g. --seeds 1-20)")
 	}
 	seeds, err := parseSeeds(seedList)
 	if err != nil {
 		return err
 	}
 	if _, err := diagnose.LookupMetric(metric); err != nil {
-		return err
+		return cmdLineErr(err)
 	}
 	cfg, sc, err := o.config()
 	if err != nil {

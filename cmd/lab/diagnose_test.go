@@ -37,7 +37,7 @@ func TestDiagnose(t *testing.T) {
 		{[]string{"diagnose", "--set", "client.sender=fast"}, "client.sender"},
 	} {
 		code, out, errOut := runLab(t, c.args...)
-		if code != 1 || out != "" || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+		if code != 2 || out != "" || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 { // a bad command line
 			t.Errorf("%v: code %d, stdout %q, stderr %q", c.args, code, out, errOut)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"jitterlab/lab"
 	"jitterlab/param"
 )
 
@@ -81,12 +82,19 @@ func parseFlagsAndArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 // The one rule for every duration flag of every command: a duration with a
 // unit from 1ms to 1000h, each unit once and largest first (param.Duration
 // reads it). A window's bounds (--from, --to) may also be 0, meaning the
-// start or the end. 1ms is the smallest sample period the timeline's
-// millisecond column can tell apart; 1000h is the longest session verify
-// re-simulates.
+// start or the end. 1000h is the longest session verify re-simulates.
+// The sample period (--every of run and the lab) is the model's own:
+// lab.MinEvery to lab.MaxEvery (100µs to 1h; the timeline's t_s column
+// prints as many decimals as a period needs).
 const (
 	minFlagDuration = time.Millisecond
 	maxFlagDuration = 1000 * time.Hour
+)
+
+// The rules' texts, as -h, the errors and the README state them.
+const (
+	durationRule = "a duration from 1ms to 1000h with a unit (each unit once, largest first)"
+	everyRule    = "a sample period from 100µs to 1h with a unit (each unit once, largest first)"
 )
 
 // flagFailure is implemented by this file's flag values: the last Set
@@ -105,6 +113,7 @@ type durationFlag struct {
 	p       *time.Duration
 	name    string
 	zeroOK  bool
+	every   bool // the sample period's rule
 	example string
 	err     error
 }
@@ -116,6 +125,13 @@ func durationVar(fs *flag.FlagSet, p *time.Duration, name string, def time.Durat
 	fs.Var(&durationFlag{p: p, name: name, zeroOK: zeroOK, example: example}, name, usage)
 }
 
+// everyVar defines --every, the sample period, under the model's rule
+// (lab.CheckEvery).
+func everyVar(fs *flag.FlagSet, p *time.Duration, def time.Duration, usage string) {
+	*p = def
+	fs.Var(&durationFlag{p: p, name: "every", every: true, example: "50ms"}, "every", usage)
+}
+
 func (f *durationFlag) String() string {
 	if f.p == nil || *f.p == 0 {
 		return "0"
@@ -124,13 +140,31 @@ func (f *durationFlag) String() string {
 }
 
 func (f *durationFlag) Set(s string) error {
-	d, err := checkDuration(f.name, s, f.zeroOK, f.example)
+	var d time.Duration
+	var err error
+	if f.every {
+		d, err = checkEvery(s)
+	} else {
+		d, err = checkDuration(f.name, s, f.zeroOK, f.example)
+	}
 	if err != nil {
 		f.err = err
 		return err
 	}
 	*f.p = d
 	return nil
+}
+
+// checkEvery reads --every under the sample period's rule.
+func checkEvery(s string) (time.Duration, error) {
+	d, err := param.Duration("every", s)
+	if err == nil {
+		err = lab.CheckEvery(d)
+	}
+	if err != nil {
+		return 0, badFlag("every", s, everyRule, "50ms")
+	}
+	return d, nil
 }
 
 // checkDuration reads a duration flag's value under the one rule.
@@ -140,7 +174,7 @@ func checkDuration(name, s string, zeroOK bool, example string) (time.Duration, 
 		err = errRange
 	}
 	if err != nil {
-		allowed := "a duration from 1ms to 1000h with a unit (each unit once, largest first)"
+		allowed := durationRule
 		if zeroOK {
 			allowed = "0 or " + allowed
 		}

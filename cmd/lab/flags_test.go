@@ -38,3 +38,55 @@ func FuzzDurationFlag(f *testing.F) {
 		}
 	})
 }
+
+// TestEveryHasOneRule (issue 8, QA item 2): --every of run and of the lab
+// takes the model's sample period, 100µs to 1h, and says so in one message;
+// every other duration flag keeps the general rule, 1ms to 1000h. A period
+// longer than the run is an error, not a CSV of a header alone.
+func TestEveryHasOneRule(t *testing.T) {
+	code, out, errOut := runLab(t, "run", "--every", "100us", "--duration", "10ms", "--csv", "-")
+	rows := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(rows) != 1+100 {
+		t.Fatalf("run --every 100us --duration 10ms: exit %d, %d rows (want 100), %s", code, len(rows)-1, errOut)
+	}
+	times := map[string]bool{}
+	for _, r := range rows[1:] {
+		times[strings.SplitN(r, ",", 2)[0]] = true
+	}
+	if len(times) != 100 || !times["0.0001"] || !times["0.010"] {
+		t.Errorf("t_s does not tell 100µs samples apart: %d distinct times, %v", len(times), rows[1:4])
+	}
+	for _, args := range [][]string{
+		{"run", "--every", "500us", "--duration", "1s"},
+		{"run", "--every", "1h", "--duration", "2h"},
+	} {
+		if code, _, errOut := runLab(t, args...); code != 0 {
+			t.Errorf("%v: exit %d, %s", args, code, errOut)
+		}
+	}
+	const everyRule = `allowed a sample period from 100µs to 1h`
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"run", "--every", "10us"}, []string{`--every "10us"`, everyRule}},
+		{[]string{"run", "--every", "2h", "--duration", "3h"}, []string{`--every "2h"`, everyRule}},
+		{[]string{"--every", "10us"}, []string{`--every "10us"`, everyRule}},
+		{[]string{"--every", "2h"}, []string{`--every "2h"`, everyRule}},
+		{[]string{"run", "--duration", "500us"}, []string{`--duration "500us"`, "from 1ms to 1000h"}},
+		{[]string{"run", "--every", "90s", "--duration", "1s", "--csv", "-"}, []string{"--every 1m30s", "--duration 1s"}},
+	} {
+		code, out, errOut := runLab(t, c.args...)
+		ok := code == 2 && out == "" && strings.Count(strings.TrimSpace(errOut), "\n") == 0
+		for _, w := range c.want {
+			ok = ok && strings.Contains(errOut, w)
+		}
+		if !ok {
+			t.Errorf("%v: exit %d, stdout %.40q, stderr %q; want exit 2 and one line naming %q", c.args, code, out, errOut, c.want)
+		}
+	}
+	code, out, _ = runLab(t, "run", "-h")
+	if code != 0 || !strings.Contains(out, "--every takes 100µs to 1h") {
+		t.Errorf("run -h does not state the rule of --every:\n%s", out)
+	}
+}

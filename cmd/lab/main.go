@@ -49,6 +49,7 @@ commands:`)
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'lab <command> -h' for a command's flags, 'lab --version' for the build.")
+	fmt.Fprintln(w, "Exit status: 0 done; 1 the command failed (a file it could not read or write, a damaged\nrecording, shards that do not merge); 2 a bad command line (a flag, a value, a --set, a\nscenario, flags that contradict each other); 128+n stopped by signal n (130 for Ctrl-C).")
 }
 
 // exitStatus ends a command with a status of its own and a message: a run
@@ -60,6 +61,30 @@ type exitStatus struct {
 }
 
 func (e *exitStatus) Error() string { return e.msg }
+
+// Exit statuses: 0 done, 1 the command failed (a file it could not read
+// or write, a damaged recording, shards that do not merge), 2 a bad
+// command line (a flag, a value, a --set, a scenario, two flags that
+// contradict each other), 128+n stopped by signal n.
+const exitBadCommandLine = 2
+
+// badUsage is an error of the command line found after its flags parse
+// (a value that contradicts another): one line, exit 2 like a bad flag.
+func badUsage(format string, args ...any) error {
+	return &exitStatus{code: exitBadCommandLine, msg: fmt.Sprintf(format, args...)}
+}
+
+// cmdLineErr marks err (nil stays nil) as an error of the command line:
+// exit 2.
+func cmdLineErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := errors.AsType[*exitStatus](err); ok {
+		return err
+	}
+	return &exitStatus{code: exitBadCommandLine, msg: err.Error()}
+}
 
 // interrupted is the exitStatus of a command stopped by sig.
 func interrupted(sig os.Signal, msg string) error {
@@ -127,7 +152,7 @@ func exitCode(err error, name string, stderr io.Writer) int {
 		return exitClosedPipe
 	}
 	if st, ok := errors.AsType[*exitStatus](err); ok {
-		fmt.Fprintf(stderr, "%s: %s\n", name, st.msg)
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return st.code
 	}
 	fmt.Fprintf(stderr, "%s: %v\n", name, err)

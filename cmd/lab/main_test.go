@@ -39,10 +39,10 @@ func TestRunBadInputIsOneLineError(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"run", "--set", "up.jiter=5ms"}, 1, `"up.jiter"`},
-		{[]string{"run", "--set", "up.latency=-5ms"}, 1, `up.latency: bad value "-5ms"`},
-		{[]string{"run", "--set", "client.sender=sometimes"}, 1, "client.sender"},
-		{[]string{"run", "--set", "nokeyvalue"}, 1, "key=value"},
+		{[]string{"run", "--set", "up.jiter=5ms"}, 2, `"up.jiter"`},
+		{[]string{"run", "--set", "up.latency=-5ms"}, 2, `up.latency: bad value "-5ms"`},
+		{[]string{"run", "--set", "client.sender=sometimes"}, 2, "client.sender"},
+		{[]string{"run", "--set", "nokeyvalue"}, 2, "key=value"},
 		{[]string{"run", "--bogus"}, 2, "-bogus"},
 		{[]string{"run", "--duration", "-1s"}, 2, "--duration"},
 		{[]string{"run", "extra"}, 2, `"extra"`},
@@ -188,7 +188,7 @@ func TestRunScenarioWithOverrides(t *testing.T) {
 		t.Fatalf("summary %+v: want 10 s, the queue server, and the scenario's 50 ms links", sum)
 	}
 	code, _, errOut = runLab(t, "run", "--scenario", "nowhere-5g")
-	if code != 1 || !strings.Contains(errOut, `"nowhere-5g"`) {
+	if code != 2 || !strings.Contains(errOut, `"nowhere-5g"`) {
 		t.Fatalf("unknown scenario: %d %q", code, errOut)
 	}
 	for _, f := range []string{"wifi-handover", "bursty-mobile", "clock-drift"} {
@@ -240,7 +240,7 @@ func TestRecordReplayVerifyExport(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "not a jitterlab recording") {
 		t.Fatalf("a CSV as a recording: %d %q", code, errOut)
 	}
-	if code, _, errOut := runLab(t, "replay"); code != 1 || !strings.Contains(errOut, "want one recording FILE") {
+	if code, _, errOut := runLab(t, "replay"); code != 2 || !strings.Contains(errOut, "want one recording FILE") {
 		t.Fatalf("no file: %d %q", code, errOut)
 	}
 }
@@ -250,7 +250,7 @@ func TestABAndSweep(t *testing.T) {
 	if code != 0 {
 		t.Fatal(errOut)
 	}
-	for _, want := range []string{"B: server.inputs=queue", "inputs_overwritten", "speed_mps", "input_delay_p50_ms"} {
+	for _, want := range []string{"B: server.inputs=queue", "overwritten", "mean_visible_speed_mps", "input_delay_p50_ms"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("ab output lacks %q:\n%s", want, out)
 		}
@@ -307,7 +307,7 @@ func TestPlot(t *testing.T) {
 	if code, _, errOut := runLab(t, "plot", "--scenario", "drift", "--duration", "5s", "--out", filepath.Join(dir, "d.png")); code != 0 {
 		t.Fatal(errOut)
 	}
-	if code, _, errOut := runLab(t, "plot", "--duration", "5s"); code != 1 || !strings.Contains(errOut, "--out") {
+	if code, _, errOut := runLab(t, "plot", "--duration", "5s"); code != 2 || !strings.Contains(errOut, "--out") { // a bad command line
 		t.Fatalf("no --out: %d %q", code, errOut)
 	}
 }
@@ -316,13 +316,14 @@ func TestProxyBadInput(t *testing.T) {
 	for _, c := range []struct {
 		args []string
 		want string
+		code int
 	}{
-		{[]string{"proxy"}, "--to"},
-		{[]string{"proxy", "--to", "nohost"}, "--to"},
-		{[]string{"proxy", "--to", "127.0.0.1:9", "--listen", "300.0.0.1:1"}, "--listen"},
-		{[]string{"proxy", "--to", "127.0.0.1:9", "--set", "up.loss=2"}, "up.loss"},
+		{[]string{"proxy"}, "--to", 1},
+		{[]string{"proxy", "--to", "nohost"}, "--to", 1},
+		{[]string{"proxy", "--to", "127.0.0.1:9", "--listen", "300.0.0.1:1"}, "--listen", 1},
+		{[]string{"proxy", "--to", "127.0.0.1:9", "--set", "up.loss=2"}, "up.loss", 2}, // a bad --set: a bad command line
 	} {
-		if code, _, errOut := runLab(t, c.args...); code != 1 || !strings.Contains(errOut, c.want) {
+		if code, _, errOut := runLab(t, c.args...); code != c.code || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: code %d stderr %q, want it to name %s", c.args, code, errOut, c.want)
 		}
 	}

@@ -21,7 +21,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(files) == 0 {
-		return fmt.Errorf("merge: name the shards' files, e.g. lab merge shard-*.jsonl (written by 'lab sweep --shard i/n')")
+		return badUsage("name the shards' files, e.g. lab merge shard-*.jsonl (written by 'lab sweep --shard i/n')")
 	}
 	m := batch.NewMerger()
 	for _, name := range files {

@@ -136,8 +136,50 @@ func TestShardRecipesInDocsRun(t *testing.T) {
 		}
 		// The recipe's sweep, shortened (the last --seeds and --duration win).
 		args = append(args, "--seeds", "1-2", "--duration", "2s", "--shard", "1/4")
-		if code, out, errOut := runLab(t, args...); code != 0 || strings.Count(out, "\n") != 3 {
+		// 12 runs in 4 shards: the header line and 3 runs.
+		if code, out, errOut := runLab(t, args...); code != 0 || strings.Count(out, "\n") != 1+3 || !strings.HasPrefix(out, `{"schema":1,`) || !strings.Contains(strings.SplitN(out, "\n", 2)[0], `"shard":"1/4","runs":3`) {
 			t.Errorf("%s: lab %v: exit %d, %d lines, %s", c.file, args, code, strings.Count(out, "\n"), errOut)
 		}
+	}
+}
+
+// TestEmptyShardMerges (issue 8, QA item 3): with more shards than runs
+// (a Slurm array or a parallel recipe of more tasks than runs) a shard with
+// no runs is valid: its file holds the header line that names the batch, the
+// sweep says so on standard error, and the merge of every shard is the
+// in-process sweep. A shard cut short of the runs its header announces is
+// refused naming the file.
+func TestEmptyShardMerges(t *testing.T) {
+	dir := t.TempDir()
+	sweep := []string{"sweep", "--over", "link.loss=0%,5%", "--seeds", "1", "--duration", "2s"}
+	code, want, errOut := runLab(t, sweep...)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var shards []string
+	for _, i := range []string{"1", "2", "3", "4"} {
+		p := filepath.Join(dir, "shard-"+i+".jsonl")
+		code, _, errOut := runLab(t, append(append([]string{}, sweep...), "--shard", i+"/4", "--jsonl", p)...)
+		if code != 0 {
+			t.Fatal(errOut)
+		}
+		lines := readLines(t, p)
+		if i > "2" && (len(lines) != 1 || !strings.Contains(lines[0], `"shard":"`+i+`/4"`) || !strings.Contains(errOut, "no runs")) {
+			t.Errorf("shard %s/4 of 2 runs: %d lines %q, stderr %q; want the header line alone and a note", i, len(lines), lines, errOut)
+		}
+		shards = append(shards, p)
+	}
+	code, got, errOut := runLab(t, append([]string{"merge"}, shards...)...)
+	if code != 0 || got != want {
+		t.Fatalf("merge of 4 shards of 2 runs: exit %d, %s\n%s\nwant\n%s", code, errOut, got, want)
+	}
+	if code, _, errOut := runLab(t, "merge", shards[2], shards[3]); code == 0 || !strings.Contains(errOut, "2 of 2 runs missing") || !strings.Contains(errOut, "shard 1/4") {
+		t.Errorf("merge of the empty shards alone: exit %d, %q", code, errOut)
+	}
+	b, _ := os.ReadFile(shards[0])
+	cut := filepath.Join(dir, "cut.jsonl")
+	os.WriteFile(cut, []byte(strings.SplitAfter(string(b), "\n")[0]), 0o644)
+	if code, _, errOut := runLab(t, "merge", cut, shards[1], shards[2], shards[3]); code == 0 || !strings.Contains(errOut, "cut.jsonl") || !strings.Contains(errOut, "cut short") {
+		t.Errorf("merge of a shard without its run: exit %d, %q", code, errOut)
 	}
 }

@@ -119,24 +119,76 @@ func (o *output) Abort() {
 }
 
 // distinctOutputs refuses two output flags (flag name → path; "" unset)
-// that name the same file or both standard output: their bytes would mix.
+// that name one file, by any name: the same path, a symbolic link to it, a
+// path through a linked folder, or standard output ("-", /dev/stdout,
+// /dev/fd/1, /proc/self/fd/1). Their bytes would interleave. /dev/null
+// may take any number of outputs: nothing is kept.
 func distinctOutputs(paths map[string]string) error {
-	seen := map[string]string{}
+	type seen struct {
+		flag string
+		id   outputID
+	}
+	var all []seen
 	for _, flag := range slices.Sorted(maps.Keys(paths)) {
 		path := paths[flag]
 		if path == "" {
 			continue
 		}
-		key := path
-		if abs, err := filepath.Abs(path); err == nil && path != "-" {
-			key = abs
+		id := identify(path)
+		if id.null {
+			continue
 		}
-		if prev, ok := seen[key]; ok {
-			return fmt.Errorf("--%s %s and --%s %s name the same output: give each its own file", prev, paths[prev], flag, path)
+		for _, prev := range all {
+			if prev.id.same(id) {
+				return fmt.Errorf("--%s %s and --%s %s name the same output: give each its own file", prev.flag, paths[prev.flag], flag, path)
+			}
 		}
-		seen[key] = flag
+		all = append(all, seen{flag, id})
 	}
 	return nil
+}
+
+// outputID identifies the file an output path writes: standard output, an
+// existing file (compared by device and inode through os.SameFile), or a
+// file not there yet (by its path with every link of its folder resolved).
+type outputID struct {
+	stdout, null bool
+	st           os.FileInfo // an existing file
+	path         string      // a file not there yet
+}
+
+// stdoutNames are the paths of standard output on Linux and the BSDs.
+var stdoutNames = []string{"-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"}
+
+func identify(path string) outputID {
+	if slices.Contains(stdoutNames, filepath.Clean(path)) || path == "-" {
+		return outputID{stdout: true}
+	}
+	if st, err := os.Stat(path); err == nil {
+		if null, err := os.Stat(os.DevNull); err == nil && os.SameFile(st, null) {
+			return outputID{null: true}
+		}
+		return outputID{st: st}
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return outputID{path: path}
+	}
+	dir, base := filepath.Split(abs)
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	return outputID{path: filepath.Join(dir, base)}
+}
+
+func (a outputID) same(b outputID) bool {
+	switch {
+	case a.stdout || b.stdout:
+		return a.stdout && b.stdout
+	case a.st != nil && b.st != nil:
+		return os.SameFile(a.st, b.st)
+	}
+	return a.st == nil && b.st == nil && a.path == b.path
 }
 
 // closedPipe reports whether err is a write to a pipe whose reader has

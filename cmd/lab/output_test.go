@@ -125,3 +125,45 @@ func TestPlotBadWidthKeepsExistingFile(t *testing.T) {
 		t.Fatalf("a plot into a missing folder: %d %q", code, errOut)
 	}
 }
+
+// TestTwoOutputsOnOneFile (issue 8, QA item 1): two output flags that name
+// one file by different names — a symbolic link, /dev/stdout and '-' — are
+// refused like the same name twice: their bytes would interleave.
+func TestTwoOutputsOnOneFile(t *testing.T) {
+	dir := t.TempDir()
+	b := filepath.Join(dir, "b.csv")
+	if err := os.WriteFile(b, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.csv")
+	if err := os.Symlink("b.csv", link); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "sub")
+	os.Mkdir(sub, 0o755)
+	subLink := filepath.Join(dir, "sublink")
+	if err := os.Symlink("sub", subLink); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ a, b string }{
+		{b, link},
+		{"/dev/stdout", "-"},
+		{"/proc/self/fd/1", "-"},
+		{"/dev/fd/1", "/dev/stdout"},
+		{filepath.Join(sub, "new.csv"), filepath.Join(subLink, "new.csv")}, // not there yet, one folder
+	} {
+		code, out, errOut := runLab(t, "run", "--duration", "1s", "--csv", c.a, "--packets", c.b)
+		if code == 0 || out != "" || !strings.Contains(errOut, "--csv "+c.a) || !strings.Contains(errOut, "--packets "+c.b) || !strings.Contains(errOut, "the same output") {
+			t.Errorf("--csv %s --packets %s: exit %d, stderr %q; want both named as one output", c.a, c.b, code, errOut)
+		}
+	}
+	// Two different files, and /dev/null twice (nothing is kept), are fine.
+	for _, c := range []struct{ a, b string }{
+		{b, filepath.Join(dir, "c.csv")},
+		{"/dev/null", "/dev/null"},
+	} {
+		if code, _, errOut := runLab(t, "run", "--duration", "1s", "--csv", c.a, "--packets", c.b); code != 0 {
+			t.Errorf("--csv %s --packets %s: exit %d, %s", c.a, c.b, code, errOut)
+		}
+	}
+}

@@ -23,22 +23,31 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		"lab plot --set link.jitter=20ms --duration 20s --out - --width 800 > jitter.png"))
 	o.register(fs)
 	fs.StringVar(&out, "out", "", "write the PNG to `FILE` (- is standard output; an existing file is replaced only by a finished plot)")
-	durationVar(fs, &from, "from", 0, true, "10s", "plot from this true `TIME`")
-	durationVar(fs, &to, "to", 0, true, "40s", "plot up to this true `TIME` (default: the end)")
+	durationVar(fs, &from, "from", 0, true, "10s", "plot from this true `TIME` (0 or unset: the start)")
+	durationVar(fs, &to, "to", 0, true, "40s", "plot up to this true `TIME` (0 or unset: the end)")
 	uintVar(fs, &width, "width", 1200, 200, 10000, "800", "image width in `PIXELS`")
 	files, err := parseFlagsAndArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	if out == "" {
-		return fmt.Errorf("--out: name the PNG file to write, e.g. --out plot.png")
+		return badUsage("--out: name the PNG file to write, e.g. --out plot.png")
+	}
+	if len(files) > 0 {
+		// A recording's settings are its own: the flags of a simulated
+		// run would be ignored, so they are refused.
+		for _, name := range []string{"scenario", "set", "seed", "duration"} {
+			if o.given(name) {
+				return badUsage("--%s %s applies to a simulated run; a recording is plotted as recorded (drop --%s, or plot without the recording)", name, fs.Lookup(name).Value, name)
+			}
+		}
 	}
 	window := func(end time.Duration) error {
 		if to == 0 {
 			to = end
 		}
 		if from >= to {
-			return fmt.Errorf("--from %v is not before --to %v (the end is %v): an empty window", from, to, end)
+			return badUsage("--from %v is not before --to %v (the end is %v): an empty window", from, to, end)
 		}
 		return nil
 	}

@@ -134,7 +134,7 @@ client.fps = 30
 		t.Fatalf("changes not printed in order as they apply:\n%s", out)
 	}
 	// A change after --duration would never apply: an error.
-	if code, _, errOut := runLab(t, "proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", "--scenario", file, "--duration", "150ms"); code != 1 || !strings.Contains(errOut, "200ms") {
+	if code, _, errOut := runLab(t, "proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", "--scenario", file, "--duration", "150ms"); code != 2 || !strings.Contains(errOut, "200ms") {
 		t.Fatalf("a change after --duration: %d %q", code, errOut)
 	}
 

@@ -265,14 +265,13 @@ func plotProxy(r *recordings.Reader, name string, from, to sim.Time, width int, 
 
 // replayProxyFlags is 'lab replay' of a proxy recording, after refusing
 // what only applies to a session.
-func replayProxyFlags(r *recordings.Reader, name string, stdout io.Writer, verify, view bool, from, to time.Duration) error {
+func replayProxyFlags(r *recordings.Reader, name string, stdout io.Writer, verify, view, seek bool, from, to time.Duration) error {
 	switch {
 	case verify:
-		return errProxyVerify
+		return cmdLineErr(errProxyVerify)
 	case view:
-		return errors.New("--tui: a proxy recording has no session to play; 'lab plot FILE --out delay.png' draws the delay it added")
+		return badUsage("--tui: a proxy recording has no session to play; 'lab plot FILE --out delay.png' draws the delay it added")
 	}
-	seek := from != 0 || to != 0
 	wFrom, wTo, err := window(r, from, to)
 	if seek && err != nil {
 		return err
@@ -284,10 +283,10 @@ func replayProxyFlags(r *recordings.Reader, name string, stdout io.Writer, verif
 // CSV (standard output by default).
 func exportPackets(r *recordings.Reader, name, csvOut, packets string, stdout io.Writer, from, to sim.Time) error {
 	if r.Header.Kind != recordings.KindProxy {
-		return fmt.Errorf("--packets: %s is a session recording: it holds samples, not packets ('lab run --packets FILE' writes a session's packets)", name)
+		return badUsage("--packets: %s is a session recording: it holds samples, not packets ('lab run --packets FILE' writes a session's packets)", name)
 	}
 	if csvOut != "" {
-		return fmt.Errorf("--csv %s: %s is a proxy recording: it has no timeline; --packets OUT writes its packets", csvOut, name)
+		return badUsage("--csv %s: %s is a proxy recording: it has no timeline; --packets OUT writes its packets", csvOut, name)
 	}
 	if packets == "" {
 		packets = "-"

@@ -2,11 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"time"
 
+	"jitterlab/batch"
 	"jitterlab/lab"
 	"jitterlab/metrics"
 	"jitterlab/recordings"
@@ -19,7 +21,7 @@ import (
 // damaged frames as they are skipped.
 func openRecording(args []string, cmd string, stderr io.Writer) (*recordings.Reader, *os.File, error) {
 	if len(args) != 1 {
-		return nil, nil, fmt.Errorf("want one recording FILE (see 'lab %s -h')", cmd)
+		return nil, nil, badUsage("want one recording FILE (see 'lab %s -h')", cmd)
 	}
 	r, f, err := recordings.OpenFile(args[0])
 	if err != nil {
@@ -39,7 +41,7 @@ func openRecording(args []string, cmd string, stderr io.Writer) (*recordings.Rea
 }
 
 // window checks --from and --to against the recording; --to 0 means its
-// end.
+// end, as an unset --to does in every command (export, replay, plot).
 func window(r *recordings.Reader, from, to time.Duration) (sim.Time, sim.Time, error) {
 	end := time.Duration(r.Duration())
 	if to == 0 {
@@ -47,11 +49,11 @@ func window(r *recordings.Reader, from, to time.Duration) (sim.Time, sim.Time, e
 	}
 	switch {
 	case from < 0 || to < 0:
-		return 0, 0, fmt.Errorf("--from %v --to %v: allowed times ≥ 0", from, to)
+		return 0, 0, badUsage("--from %v --to %v: allowed times ≥ 0", from, to)
 	case from > end:
-		return 0, 0, fmt.Errorf("--from %v is past the recording's end %v", from, end)
+		return 0, 0, badUsage("--from %v is past the recording's end %v", from, end)
 	case to < from:
-		return 0, 0, fmt.Errorf("--from %v is after --to %v: the window is empty", from, to)
+		return 0, 0, badUsage("--from %v is after --to %v: the window is empty", from, to)
 	}
 	return sim.Time(from), sim.Time(to), nil
 }
@@ -65,8 +67,8 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		"lab replay session.jlrec --tui"))
 	fs.BoolVar(&view, "tui", false, "play the recording in the lab's charts, with seek (a terminal is needed)")
 	fs.BoolVar(&verify, "verify", false, "re-simulate from the header and the change log and prove the recording whole: every sample present and identical, the summary too")
-	durationVar(fs, &from, "from", 0, true, "30s", "print the timeline from this true `TIME` (seeks to its frame)")
-	durationVar(fs, &to, "to", 0, true, "40s", "print the timeline up to this true `TIME`")
+	durationVar(fs, &from, "from", 0, true, "30s", "print the timeline from this true `TIME` (0 or unset: the start; seeks to its frame)")
+	durationVar(fs, &to, "to", 0, true, "40s", "print the timeline up to this true `TIME` (0 or unset: the end); either flag prints the window")
 	files, err := parseFlagsAndArgs(fs, args)
 	if err != nil {
 		return err
@@ -76,8 +78,12 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer f.Close()
+	// Either window flag prints the window, --to 0 (the end) and --from 0
+	// (the start) included.
+	seek := false
+	fs.Visit(func(f *flag.Flag) { seek = seek || f.Name == "from" || f.Name == "to" })
 	if r.Header.Kind == recordings.KindProxy {
-		return replayProxyFlags(r, files[0], stdout, verify, view, from, to)
+		return replayProxyFlags(r, files[0], stdout, verify, view, seek, from, to)
 	}
 	if view {
 		v, err := tui.NewReplay(r, files[0])
@@ -90,7 +96,6 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		return v.Run(nil)
 	}
 
-	seek := from != 0 || to != 0
 	wFrom, wTo, err := window(r, from, to)
 	if seek && err != nil {
 		return err
@@ -148,8 +153,8 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		if v.HasSummary {
 			summary = "summary identical"
 		}
-		fmt.Fprintf(stdout, "\nverified: %d samples identical to a re-simulation of %v from the header and %d changes, every sample from %v to the end present; %s (%v)\n",
-			v.Samples, v.Until, v.Changes, v.From, summary, time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(stdout, "\nverified: %s identical to a re-simulation of %v from the header and %s, every sample from %v to the end present; %s (%v)\n",
+			batch.Plural(v.Samples, "sample"), v.Until, batch.Plural(v.Changes, "change"), v.From, summary, time.Since(start).Round(time.Millisecond))
 	}
 	return nil
 }
@@ -163,8 +168,8 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 		"lab export relay.jlrec --packets packets.csv"))
 	fs.StringVar(&out, "csv", "", "write the timeline CSV to `OUT` (default and -: standard output)")
 	fs.StringVar(&packets, "packets", "", "write a proxy recording's packets as CSV to `OUT` (- is standard output; the default for a proxy recording)")
-	durationVar(fs, &from, "from", 0, true, "30s", "from this true `TIME` (seeks to its frame)")
-	durationVar(fs, &to, "to", 0, true, "40s", "up to this true `TIME` (default: the end)")
+	durationVar(fs, &from, "from", 0, true, "30s", "from this true `TIME` (0 or unset: the start; seeks to its frame)")
+	durationVar(fs, &to, "to", 0, true, "40s", "up to this true `TIME` (0 or unset: the end)")
 	files, err := parseFlagsAndArgs(fs, args)
 	if err != nil {
 		return err

@@ -130,11 +130,66 @@ func TestRecordingFIFOIsRefused(t *testing.T) {
 			args = append(args, "--out", filepath.Join(t.TempDir(), "p.png"))
 		}
 		code, _, errOut := runLab(t, args...)
-		if code == 0 || !strings.Contains(errOut, "not a regular file") {
+		if code == 0 || !strings.Contains(errOut, "is a named pipe (FIFO), not a recording") {
 			t.Errorf("%s of a FIFO: exit %d, %q", cmd, code, errOut)
 		}
 	}
-	if code, _, errOut := runLab(t, "export", t.TempDir()); code == 0 || !strings.Contains(errOut, "not a regular file") {
+	if code, _, errOut := runLab(t, "export", t.TempDir()); code == 0 || !strings.Contains(errOut, "is a directory, not a recording") {
 		t.Errorf("export of a directory: exit %d, %q", code, errOut)
+	}
+}
+
+// TestPlotRecordingRefusesRunFlags (issue 8, QA item 4): the flags of a
+// simulated run (--scenario, --set, --seed, --duration) say nothing about a
+// recording; 'lab plot RECORDING' refuses them rather than ignoring them.
+func TestPlotRecordingRefusesRunFlags(t *testing.T) {
+	rec := "../../recordings/examples/jitter-fix.jlrec"
+	png := filepath.Join(t.TempDir(), "p.png")
+	for _, c := range [][]string{
+		{"--scenario", "handover"},
+		{"--set", "link.jitter=20ms"},
+		{"--seed", "3"},
+		{"--duration", "10s"},
+	} {
+		args := append([]string{"plot", rec, "--out", png, "--to", "5s"}, c...)
+		code, out, errOut := runLab(t, args...)
+		if code != 2 || out != "" || !strings.Contains(errOut, c[0]+" "+c[1]) || !strings.Contains(errOut, "a recording is plotted as recorded") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 naming %s %s", args, code, errOut, c[0], c[1])
+		}
+		if _, err := os.Stat(png); err == nil {
+			t.Fatalf("%v wrote %s", args, png)
+		}
+	}
+	if code, _, errOut := runLab(t, "plot", rec, "--out", png, "--to", "5s", "--width", "300"); code != 0 {
+		t.Fatalf("plot of the recording alone: %s", errOut)
+	}
+}
+
+// TestToZeroMeansTheEnd (issue 8, QA item 5): --to 0 is the end of the
+// recording (or run), the same as no --to, in export, replay and plot, and
+// every -h says so; giving --from or --to to replay prints that window.
+func TestToZeroMeansTheEnd(t *testing.T) {
+	rec := "../../recordings/examples/jitter-fix.jlrec"
+	same := func(a, b []string) {
+		t.Helper()
+		ca, oa, ea := runLab(t, a...)
+		cb, ob, eb := runLab(t, b...)
+		if ca != 0 || cb != 0 || oa != ob || oa == "" {
+			t.Errorf("%v (exit %d, %s) and %v (exit %d, %s) differ", a, ca, ea, b, cb, eb)
+		}
+	}
+	same([]string{"export", rec, "--to", "0"}, []string{"export", rec})
+	same([]string{"export", rec, "--from", "30s", "--to", "0"}, []string{"export", rec, "--from", "30s"})
+	same([]string{"replay", rec, "--from", "59s", "--to", "0"}, []string{"replay", rec, "--from", "59s"})
+	same([]string{"replay", rec, "--to", "0"}, []string{"replay", rec, "--from", "0"})
+	_, out, _ := runLab(t, "replay", rec, "--to", "0")
+	if !strings.Contains(out, "\n60.000,") || !strings.Contains(out, "\n0.050,") {
+		t.Errorf("replay --to 0 does not print the timeline to the end:\n%.300s", out)
+	}
+	for _, cmd := range []string{"export", "replay", "plot"} {
+		_, help, _ := runLab(t, cmd, "-h")
+		if !strings.Contains(help, "0 or unset: the end") || !strings.Contains(help, "0 or unset: the start") {
+			t.Errorf("lab %s -h does not say what --from 0 and --to 0 mean:\n%s", cmd, help)
+		}
 	}
 }

@@ -71,7 +71,8 @@ var fixedBy = map[string]string{"sim.seed": "seed", "sim.duration": "duration"}
 // --seed/--duration if given, then every --set in order. It returns the
 // scenario (nil without --scenario) for its timeline.
 func (o *runOptions) config() (lab.Config, *scenarios.Scenario, error) {
-	return o.configWith("set", nil)
+	cfg, sc, err := o.configWith("set", nil)
+	return cfg, sc, cmdLineErr(err) // a bad --set or scenario: exit 2
 }
 
 // configWith is [runOptions.config] with extra assignments after --set,
@@ -149,8 +150,9 @@ values: durations with a unit (80ms, 1.5s, 1m30s: each unit once, largest first)
   fractions 2%% or 0.02; rates in tc(8)'s units: bit (or a bare number), kbit, mbit,
   gbit = bits per second; bps, kbps, mbps, gbps = BYTES per second (1mbps = 8mbit);
   kibit, mibps, ... = powers of 1024.
-duration flags (--duration, --every, --from, --to) take %s to %s.
-`, "1ms", "1000h")
+duration flags (--duration, --from, --to) take %s;
+  --every takes 100µs to 1h (the model's sample period), at most the --duration.
+`, strings.TrimPrefix(durationRule, "a duration from "))
 }
 
 func newFlagSet(name, args string, stderr io.Writer, extra func(io.Writer)) *flag.FlagSet {
@@ -177,7 +179,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		"lab run --scenario handover --record handover.jlrec --json"))
 	o.register(fs)
 	fs.StringVar(&csvPath, "csv", "", "write the timeline to `FILE` (one row every --every; - is standard output)")
-	durationVar(fs, &every, "every", 50*time.Millisecond, false, "50ms", "sample `PERIOD` of the timeline")
+	everyVar(fs, &every, 50*time.Millisecond, "sample `PERIOD` of the timeline (100µs to 1h)")
 	fs.StringVar(&packetsPath, "packets", "", "write one row per packet to `FILE` (- is standard output)")
 	fs.BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	fs.StringVar(&recordPath, "record", "", "record the session to `FILE` (zstd; 'lab replay' reads it)")
@@ -186,11 +188,14 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := distinctOutputs(map[string]string{"csv": csvPath, "packets": packetsPath, "record": recordPath, "pcap": pcapPath}); err != nil {
-		return err
+		return cmdLineErr(err)
 	}
 	cfg, sc, err := o.config()
 	if err != nil {
 		return err
+	}
+	if every > cfg.Duration {
+		return badUsage("--every %v is longer than the run (--duration %v): the timeline would have no sample; give a shorter period", every, cfg.Duration)
 	}
 	s, err := lab.New(cfg, every)
 	if err != nil {

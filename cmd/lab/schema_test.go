@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -176,7 +177,7 @@ func decodeJSON(t *testing.T, b []byte, what string) any {
 
 // TestOutputsFollowTheJSONSchema (issue 10 item 2): every JSON output —
 // run --json (with and without a scenario), ab/sweep/merge --json, every
-// line of --jsonl and of a shard — validates against the schema in docs/,
+// line of --jsonl and of a shard, a shard's header — validates against the schema in docs/,
 // names its schema version, scenario and full parameter set; the schema
 // lists exactly the batch metrics and docs/json-schema.md explains them.
 func TestOutputsFollowTheJSONSchema(t *testing.T) {
@@ -248,6 +249,18 @@ func TestOutputsFollowTheJSONSchema(t *testing.T) {
 			t.Fatal(errOut)
 		} else {
 			check("merge --json", []byte(out), "result")
+		}
+	}
+	// A shard: its header line, then its runs; with more shards than runs,
+	// the header alone.
+	for _, i := range []string{"1", "3"} {
+		shard := filepath.Join(dir, "shard-"+i+".jsonl")
+		if code, _, errOut := runLab(t, "sweep", "--over", "link.loss=0%,1%", "--seeds", "1", "--duration", "2s", "--shard", i+"/3", "--jsonl", shard); code != 0 {
+			t.Fatal(errOut)
+		}
+		for k, l := range readLines(t, shard) {
+			def := map[bool]string{true: "shard_header", false: "run_line"}[k == 0]
+			check(fmt.Sprintf("shard %s/3 line %d", i, k+1), []byte(l), def)
 		}
 	}
 	// The schema and the docs name exactly the metrics a batch writes.
@@ -386,10 +399,86 @@ func TestNamesAreSnakeCaseWithUnits(t *testing.T) {
 			t.Errorf("%q is not snake_case", n)
 		}
 	}
-	counts := []string{"snaps", "latch_flips", "inputs_overwritten", "inputs_late_dropped", "steps_starved"}
 	for _, m := range batch.Metrics {
-		if !slices.Contains(counts, m.Name) && !regexp.MustCompile(`_(mps|ms|m|s|pct|per_min)$`).MatchString(m.Name) {
+		if !m.Count && !regexp.MustCompile(`_(mps|ms|m|s|pct|share|per_min)$`).MatchString(m.Name) {
 			t.Errorf("metric %s has no unit suffix", m.Name)
+		}
+	}
+}
+
+// TestMetricsHaveOneNameEverywhere (issue 10, QA item 7): a batch metric
+// (ab, sweep, merge: text, CSV, JSON) has the name and the value 'lab run
+// --json' gives the same figure of the same run, a percentile flattened as
+// name_pNN_unit (input_delay_ms.p50 is input_delay_p50_ms); and the ab CSV
+// writes each metric with the decimals of the table, counts as integers.
+func TestMetricsHaveOneNameEverywhere(t *testing.T) {
+	code, out, errOut := runLab(t, "run", "--scenario", "jitter-fix", "--duration", "20s", "--seed", "3", "--json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var run map[string]any
+	if err := json.Unmarshal([]byte(out), &run); err != nil {
+		t.Fatal(err)
+	}
+	flat := map[string]float64{}
+	var walk func(m map[string]any)
+	walk = func(m map[string]any) {
+		for k, v := range m {
+			switch v := v.(type) {
+			case float64:
+				flat[k] = v
+			case map[string]any:
+				if k == "report_card" {
+					walk(v)
+					continue
+				}
+				i := strings.LastIndex(k, "_")
+				for q, x := range v {
+					if f, ok := x.(float64); ok && i > 0 {
+						flat[k[:i]+"_"+q+k[i:]] = f
+					}
+				}
+			}
+		}
+	}
+	walk(run)
+	csvPath := filepath.Join(t.TempDir(), "ab.csv")
+	code, out, errOut = runLab(t, "ab", "--scenario", "jitter-fix", "--duration", "20s", "--seeds", "3", "--b", "server.inputs=queue", "--json", "--csv", csvPath)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var res struct {
+		Arms []struct {
+			Metrics []struct {
+				Name    string    `json:"name"`
+				PerSeed []float64 `json:"per_seed"`
+			} `json:"metrics"`
+		} `json:"arms"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Arms) != 2 {
+		t.Fatalf("ab --json: %v", err)
+	}
+	for _, m := range res.Arms[0].Metrics {
+		v, ok := flat[m.Name]
+		if !ok {
+			t.Errorf("ab's metric %s is not in run --json (which has %v)", m.Name, slices.Sorted(maps.Keys(flat)))
+		} else if len(m.PerSeed) != 1 || m.PerSeed[0] != v {
+			t.Errorf("ab's %s is %v, run --json's %v", m.Name, m.PerSeed, v)
+		}
+	}
+	rows := readLines(t, csvPath)
+	head := strings.Split(rows[0], ",")
+	for _, row := range rows[1:] {
+		for i, v := range strings.Split(row, ",")[2:] {
+			m := batch.Metrics[i]
+			want := m.Prec
+			if m.Count {
+				want = 0
+			}
+			_, frac, _ := strings.Cut(v, ".")
+			if v != "" && len(frac) != want {
+				t.Errorf("ab CSV %s = %q: want %d decimals", head[i+2], v, want)
+			}
 		}
 	}
 }

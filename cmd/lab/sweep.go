@@ -23,17 +23,17 @@ func parseAxes(overs []string) ([]sweepAxis, error) {
 		key = strings.TrimSpace(key)
 		values := lab.SplitAssignments(list)
 		if !ok || key == "" || len(values) == 0 {
-			return nil, fmt.Errorf("--over %q: want key=v1,v2,... e.g. --over link.jitter=0ms,10ms,20ms", over)
+			return nil, badUsage("--over %q: want key=v1,v2,... e.g. --over link.jitter=0ms,10ms,20ms", over)
 		}
 		for _, a := range axes {
-			if a.key == key {
-				return nil, fmt.Errorf("--over %s given twice: name each parameter once, with all its values", key)
+			if k, ok := sameTarget(a.key, key); ok {
+				return nil, badUsage("--over %s and --over %s set %s twice: name each parameter once, with all its values", a.key, key, k)
 			}
 		}
 		axes = append(axes, sweepAxis{key, values})
 	}
 	if len(axes) == 0 {
-		return nil, fmt.Errorf("--over: give the parameter and its values, e.g. --over link.jitter=0ms,10ms,20ms")
+		return nil, badUsage("--over: give the parameter and its values, e.g. --over link.jitter=0ms,10ms,20ms")
 	}
 	return axes, nil
 }
@@ -53,7 +53,7 @@ func checkGrid(axes []sweepAxis, seeds int) error {
 		for _, a := range axes {
 			total *= uint64(len(a.values))
 		}
-		return fmt.Errorf("--over × --seeds make %d runs; allowed at most %d", total, maxRuns)
+		return badUsage("--over × --seeds make %d runs; allowed at most %d", total, maxRuns)
 	}
 	return nil
 }
@@ -99,16 +99,18 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	shard, err := batch.ParseShard(shardSpec)
 	if err != nil {
-		return err
+		return cmdLineErr(err)
 	}
-	return runShard(p, shard, &f, stdout)
+	return runShard(p, shard, &f, stdout, stderr)
 }
 
-// runShard runs one shard and writes its JSON lines.
-func runShard(p *batch.Plan, shard batch.Shard, f *batchFlags, stdout io.Writer) error {
+// runShard runs one shard and writes its header line and its runs' JSON
+// lines. A shard with no runs (more shards than runs) writes its header
+// alone, says so, and merges with the others.
+func runShard(p *batch.Plan, shard batch.Shard, f *batchFlags, stdout, stderr io.Writer) error {
 	for name, given := range map[string]bool{"json": f.json, "csv": f.csv != "", "html": f.html != ""} {
 		if given {
-			return fmt.Errorf("--shard and --%s: a shard writes JSON lines only; 'lab merge' writes the tables from all shards", name)
+			return badUsage("--shard and --%s: a shard writes JSON lines only; 'lab merge' writes the tables from all shards", name)
 		}
 	}
 	if err := f.check(); err != nil {
@@ -127,7 +129,11 @@ func runShard(p *batch.Plan, shard batch.Shard, f *batchFlags, stdout io.Writer)
 	if err != nil {
 		return err
 	}
-	if err := batch.WriteJSONL(out, runs); err != nil {
+	h := shard.Header(&p.Def)
+	if h.Runs == 0 {
+		fmt.Fprintf(stderr, "lab sweep: shard %v has no runs (the sweep has %d): %s holds its header line alone, which 'lab merge' accepts\n", shard, p.Def.Runs(), out.name)
+	}
+	if err := batch.WriteShard(out, h, runs); err != nil {
 		return err
 	}
 	return out.Commit()

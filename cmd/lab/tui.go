@@ -34,7 +34,7 @@ func newTUIFlags(stderr io.Writer) (*flag.FlagSet, *tuiOptions) {
 	fs.Lookup("duration").Usage = "how long the session may run (overrides the scenario's; the lab pauses at the end)"
 	fs.Lookup("duration").DefValue = "24h0m0s"
 	o.duration = 24 * time.Hour
-	fs.DurationVar(&o.every, "every", 50*time.Millisecond, "sample period of the charts and the CSV export")
+	everyVar(fs, &o.every, 50*time.Millisecond, "sample `PERIOD` of the charts and the CSV export (100µs to 1h)")
 	fs.StringVar(&o.diagSeeds, "diagnose-seeds", "1-20", "seeds the d key's diagnosis runs, as 'lab diagnose --seeds'")
 	durationVar(fs, &o.diagDur, "diagnose-duration", 2*time.Minute, false, "30s", "`DURATION` of every run of the d key's diagnosis, as 'lab diagnose --duration'")
 	fs.StringVar(&o.dir, "dir", "", "existing `folder` for CSV exports (e) and recordings (R) (default: the current one)")
