@@ -162,15 +162,18 @@ func Run(o Options) (*Result, error) {
 		tie, _ = LookupMetric("judder")
 	}
 	d := &diag{o: o, primary: primary, tie: tie}
-	for _, a := range o.Overrides {
-		k, _, err := lab.ParseAssignment(a)
-		if err != nil {
-			return nil, err
-		}
-		d.pinned = append(d.pinned, k)
+	if d.pinned, err = lab.PinKeys(o.Overrides); err != nil {
+		return nil, err
+	}
+	if o.Scenario != nil {
+		d.pinned = append(d.pinned, o.Scenario.Pinned...)
+	}
+	dropped, err := d.dropped()
+	if err != nil {
+		return nil, err
 	}
 	r := &Result{metric: primary, tie: tie, Band: o.Base.Client.Band, Snap: o.Base.Client.Snap,
-		Conditions: Conditions{Scenario: o.Name, Overrides: append([]string{}, o.Overrides...), Pinned: d.dropped(nil),
+		Conditions: Conditions{Scenario: o.Name, Overrides: append([]string{}, o.Overrides...), Pinned: dropped,
 			Seeds: o.Seeds, DurationS: o.Base.Duration.Seconds(), Version: o.Version, Metric: primary.Name, TieBreak: tie.Name}}
 	if r.Conditions.Overrides == nil {
 		r.Conditions.Overrides = []string{}
@@ -274,38 +277,42 @@ func keysOf(sets []string) []string {
 	return ks
 }
 
-// isLinkKey reports whether key is a link setting (up., down., link.).
-func isLinkKey(key string) bool {
-	return strings.HasPrefix(key, "up.") || strings.HasPrefix(key, "down.") || strings.HasPrefix(key, "link.")
-}
-
-// dropped lists the timeline changes (at key=value) that pinned keys and
-// sets drop, in timeline order.
-func (d *diag) dropped(sets []string) []string {
-	out := []string{}
-	if d.o.Scenario == nil {
-		return out
-	}
-	for _, ch := range d.o.Scenario.Timeline {
-		for _, a := range ch.Set {
-			if d.pins(a.Key, sets) {
-				out = append(out, fmt.Sprintf("%v %s=%s", ch.At, a.Key, a.Value))
+// pins are the keys an arm with sets pins: the overrides', the sets', and
+// for the perfect link every link key (lab.Unpinned drops the timeline's
+// changes to them).
+func (d *diag) pins(sets []string) []string {
+	pins := slices.Clone(d.pinned)
+	for _, k := range keysOf(sets) {
+		if k != perfectLink {
+			pins = append(pins, k)
+			continue
+		}
+		for _, p := range lab.Params() {
+			if strings.HasPrefix(p.Key, "up.") || strings.HasPrefix(p.Key, "down.") {
+				pins = append(pins, p.Key)
 			}
 		}
 	}
-	return out
+	return pins
 }
 
-func (d *diag) pins(key string, sets []string) bool {
-	for _, k := range append(slices.Clone(d.pinned), keysOf(sets)...) {
-		if k == perfectLink && isLinkKey(key) {
-			return true
-		}
-		if k == key || (k == "link."+strings.TrimPrefix(strings.TrimPrefix(key, "up."), "down.")) {
-			return true
-		}
+// scenario is the scenario as an arm with sets runs it, or nil.
+func (d *diag) scenario(sets []string) *scenarios.Scenario {
+	if d.o.Scenario == nil {
+		return nil
 	}
-	return false
+	sc := *d.o.Scenario
+	sc.Pinned = d.pins(sets)
+	return &sc
+}
+
+// dropped lists the timeline changes the overrides pin away (lab.Unpinned).
+func (d *diag) dropped() ([]string, error) {
+	sc := d.scenario(nil)
+	if sc == nil {
+		return []string{}, nil
+	}
+	return lab.Overridden(sc, d.o.Base.Duration)
 }
 
 // config is the base with sets applied, for seed.
@@ -340,16 +347,10 @@ func (d *diag) session(sets []string, seed uint64) (*lab.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	if d.o.Scenario != nil {
-		for _, ch := range d.o.Scenario.Timeline {
-			for _, a := range ch.Set {
-				if d.pins(a.Key, sets) {
-					continue
-				}
-				if err := s.Schedule(sim.Time(ch.At), a.Key, a.Value); err != nil {
-					return nil, fmt.Errorf("%s:%d: %w", d.o.Scenario.File, a.Line, err)
-				}
-			}
+	if sc := d.scenario(sets); sc != nil {
+		// Exactly what 'lab run' schedules.
+		if err := s.ScheduleTimeline(sc); err != nil {
+			return nil, err
 		}
 	}
 	return s, nil

@@ -2,12 +2,16 @@ package diagnose
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"jitterlab/lab"
+	"jitterlab/sim"
 	"jitterlab/stats"
 )
 
@@ -279,5 +283,45 @@ func TestMetricPicksThePrimary(t *testing.T) {
 	}
 	if out := text(t, r); !strings.Contains(out, "metric     speed deficit (m/s), lower is better; judder breaks ties") {
 		t.Errorf("conditions:\n%s", out)
+	}
+}
+
+// labRun is 'lab run --seed seed' of o's configuration and scenario: its
+// report card.
+func labRun(t *testing.T, o Options, seed uint64) lab.ReportCard {
+	t.Helper()
+	cfg := o.Base
+	cfg.Seed = seed
+	s, err := lab.New(cfg, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Scenario != nil {
+		if err := s.ScheduleTimeline(o.Scenario); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Run(sim.Time(cfg.Duration)); err != nil {
+		t.Fatal(err)
+	}
+	return s.Summary().Card
+}
+
+// Issue 9 QA 1: diagnose's reference arm is what 'lab run' runs, with the
+// oscillators and flaps of the scenario, seed by seed.
+func TestDiagnoseIgnoresOscillateAndFlap(t *testing.T) {
+	flap := filepath.Join(t.TempDir(), "jitter-flap.toml")
+	if err := os.WriteFile(flap, []byte("base = \"jitter-fix\"\n[[flap]]\nperiod = \"10s\"\ndown = \"1s\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"starlink", flap} {
+		o := options(t, name)
+		o.Seeds, o.Base.Duration = o.Seeds[:2], 40*time.Second
+		r := run(t, o)
+		for i, seed := range o.Seeds {
+			if got, want := r.Reference.Runs[i].Card, labRun(t, o, seed); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s seed %d: diagnose's reference\n%+v\nlab run\n%+v", name, seed, got, want)
+			}
+		}
 	}
 }

@@ -80,12 +80,18 @@ func perTrace(r *Result, f func(t *Trace) float64) stats.Interval {
 
 // timelineTouches reports whether the (unpinned) timeline changes any key.
 func (d *diag) timelineTouches(keys ...string) bool {
-	if d.o.Scenario == nil {
+	sc := d.scenario(nil)
+	if sc == nil {
 		return false
 	}
-	for _, ch := range d.o.Scenario.Timeline {
+	gen, err := sc.Generated(d.o.Base.Duration)
+	if err != nil {
+		return true // Run has scheduled it already: not reached
+	}
+	keep, _ := lab.Unpinned(sc.Pinned, slices.Concat(sc.Timeline, gen))
+	for _, ch := range keep {
 		for _, a := range ch.Set {
-			if slices.Contains(keys, a.Key) && !d.pins(a.Key, nil) {
+			if slices.Contains(keys, a.Key) {
 				return true
 			}
 		}

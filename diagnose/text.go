@@ -103,7 +103,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "  scenario\t%s\n", c.Scenario)
 	fmt.Fprintf(tw, "  overrides\t%s\n", orNone(strings.Join(c.Overrides, " ")))
 	if len(c.Pinned) > 0 {
-		fmt.Fprintf(tw, "  timeline changes dropped\t%s (an override pins its key)\n", strings.Join(c.Pinned, ", "))
+		fmt.Fprintf(tw, "  timeline entries overridden by --set\t%s (an override pins its key for the whole run)\n", strings.Join(c.Pinned, ", "))
 	}
 	fmt.Fprintf(tw, "  seeds\t%s (%d, the same for every variant)\n", SeedList(c.Seeds), n)
 	fmt.Fprintf(tw, "  duration\t%v each\n", time.Duration(c.DurationS*float64(time.Second)))

@@ -110,6 +110,10 @@ type SendRecord struct {
 // the Config and the changes scheduled; it reads no wall clock.
 type Session struct {
 	cfg Config
+
+	// dropped are the timeline changes overrides pinned (ScheduleTimeline).
+	dropped []string
+
 	q   sim.Queue[event]
 	now sim.Time
 

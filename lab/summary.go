@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"text/tabwriter"
 
 	"jitterlab/metrics"
@@ -94,6 +95,9 @@ type Summary struct {
 	Seed      uint64   `json:"seed"`
 	SimS      float64  `json:"sim_s"`
 	Overrides []string `json:"overrides"`
+	// Overridden are the scenario's timeline changes the overrides pinned
+	// away (lab.Unpinned).
+	Overridden []string `json:"timeline_overridden,omitempty"`
 
 	JudderMPS           float64   `json:"judder_mps"`
 	MeanVisibleSpeedMPS float64   `json:"mean_visible_speed_mps"`
@@ -131,7 +135,7 @@ type Summary struct {
 func (s *Session) Summary() Summary {
 	cc, sv := s.cl.Counters(), s.sv.Counters()
 	sum := Summary{
-		Seed: s.cfg.Seed, SimS: s.now.Seconds(), Overrides: []string{},
+		Seed: s.cfg.Seed, SimS: s.now.Seconds(), Overrides: []string{}, Overridden: append([]string{}, s.dropped...),
 		JudderMPS:     s.judder.SD(),
 		VisibleErrorM: quantiles(s.visErr), CorrectionM: quantiles(s.corr),
 		RTTMs: quantiles(s.rtt), UpOWDMs: quantiles(s.upOWD), DownOWDMs: quantiles(s.downOWD), InputDelayMs: quantiles(s.inputDelay), UpJitterMs: quantiles(s.upJit), DownJitterMs: quantiles(s.downJt),
@@ -164,6 +168,9 @@ func (sum *Summary) WriteText(w io.Writer) error {
 	errs := []error{
 		table(0, func(tw *tabwriter.Writer) {
 			fmt.Fprintf(tw, "simulated\t%.1f s\tseed %d\n", sum.SimS, sum.Seed)
+			if len(sum.Overridden) > 0 {
+				fmt.Fprintf(tw, "timeline entries overridden by --set\t%s\n", strings.Join(sum.Overridden, ", "))
+			}
 			fmt.Fprintf(tw, "judder (sd of per-frame visible speed)\t%.3f m/s\n", sum.JudderMPS)
 			fmt.Fprintf(tw, "mean visible speed\t%.3f m/s\tcommanded %.3f m/s\n", sum.MeanVisibleSpeedMPS, sum.CommandedSpeedMPS)
 			fmt.Fprintf(tw, "snaps\t%d\n", sum.Snaps)

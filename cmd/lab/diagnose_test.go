@@ -56,3 +56,37 @@ func TestDiagnoseHTML(t *testing.T) {
 		t.Errorf("unwritable --html: code %d, %q", code, errOut)
 	}
 }
+
+// Issue 9 QA 3: --set means one thing in every command: it pins its key for
+// the whole run, and the header lists the timeline entries it overrode.
+// 'lab run --scenario drift --set client.drift_ppm=-5000ppm' is drift's
+// base with the clock pinned, as diagnose simulates it.
+func TestSetPinsItsKeyInEveryCommand(t *testing.T) {
+	card := func(args ...string) string {
+		t.Helper()
+		code, out, errOut := runLab(t, append([]string{"run", "--json", "--seed", "3", "--duration", "60s", "--set", "client.drift_ppm=-5000ppm"}, args...)...)
+		var v struct {
+			Card       json.RawMessage `json:"report_card"`
+			Overridden []string        `json:"timeline_overridden"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &v) != nil {
+			t.Fatalf("%v: code %d, %s", args, code, errOut)
+		}
+		return string(v.Card) + strings.Join(v.Overridden, ", ")
+	}
+	const dropped = "10s client.drift_ppm=+2%, 40s client.drift_ppm=0ppm"
+	if drift, base := card("--scenario", "drift"), card("--scenario", "home-broadband"); drift != base+dropped {
+		t.Errorf("drift with the clock pinned\n%s\nis not its base with the clock set\n%s", drift, base)
+	}
+	for _, args := range [][]string{
+		{"run", "--scenario", "drift", "--set", "client.drift_ppm=-5000ppm", "--duration", "5s"},
+		{"ab", "--scenario", "drift", "--set", "client.drift_ppm=-5000ppm", "--b", "client.sender=accumulator", "--seeds", "1-2", "--duration", "5s"},
+		{"sweep", "--scenario", "drift", "--set", "client.drift_ppm=-5000ppm", "--over", "client.sender=frame,accumulator", "--seeds", "1-2", "--duration", "5s"},
+		{"diagnose", "--scenario", "drift", "--set", "client.drift_ppm=-5000ppm", "--seeds", "1-2", "--duration", "5s"},
+	} {
+		code, out, errOut := runLab(t, args...)
+		if code != 0 || !strings.Contains(out, "timeline entries overridden by --set") || !strings.Contains(out, dropped) {
+			t.Errorf("%v: code %d, stderr %q, stdout:\n%s", args, code, errOut, out)
+		}
+	}
+}
