@@ -90,3 +90,17 @@ func TestSetPinsItsKeyInEveryCommand(t *testing.T) {
 		}
 	}
 }
+
+// Issue 9 QA 6: diagnose runs every seed of --seeds for --duration, so
+// --set sim.seed or sim.duration would be listed and ignored: refused.
+func TestDiagnoseRefusesSimDurationAndSeedOverrides(t *testing.T) {
+	for set, want := range map[string]string{
+		"sim.duration=10s": "--set sim.duration=10s: diagnose runs every seed for --duration",
+		"sim.seed=9":       "--set sim.seed=9: diagnose runs every seed of --seeds",
+	} {
+		code, out, errOut := runLab(t, "diagnose", "--seeds", "1-2", "--duration", "5s", "--set", set)
+		if code != 1 || out != "" || !strings.Contains(errOut, want) {
+			t.Errorf("--set %s: code %d, stdout %q, stderr %q", set, code, out, errOut)
+		}
+	}
+}
