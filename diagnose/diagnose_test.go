@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -324,4 +325,54 @@ func TestDiagnoseIgnoresOscillateAndFlap(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Issue 9 QA 5: every step of the greedy combination improves the primary
+// metric significantly, or leaves it unchanged within its interval while
+// improving the tie-break significantly and making no report-card metric
+// significantly worse; and the recommendation states every metric it makes
+// significantly worse as a cost.
+func TestGreedyStepMakesThePrimaryWorse(t *testing.T) {
+	for _, name := range []string{"mobile-4g", "handover"} {
+		r := run(t, options(t, name))
+		base := r.Reference
+		for _, s := range r.Steps {
+			if s.Taken == "" {
+				continue
+			}
+			i := slices.IndexFunc(s.Tried, func(c Change) bool { return c.Set == s.Taken })
+			ch := s.Tried[i]
+			p, tie := r.diffOf(base, ch.Arm(), r.Metric()), r.diffOf(base, ch.Arm(), r.TieBreak())
+			switch {
+			case p.Significant && p.Mean < 0:
+			case p.Significant:
+				t.Errorf("%s: step %s on %v makes %s worse: %s", name, s.Taken, s.On, r.Metric().Name, FormatDiff(p, 3))
+			case !(tie.Significant && tie.Mean < 0):
+				t.Errorf("%s: step %s on %v: %s unchanged and %s not improved (%s)", name, s.Taken, s.On, r.Metric().Name, r.TieBreak().Name, FormatDiff(tie, 3))
+			default:
+				for _, m := range Metrics {
+					if d := r.diffOf(base, ch.Arm(), m); d.Significant && d.Mean > 0 {
+						t.Errorf("%s: step %s on %v wins only the tie-break and makes %s worse: %s", name, s.Taken, s.On, m.Name, FormatDiff(d, m.Prec))
+					}
+				}
+			}
+			base = ch.Arm()
+		}
+		txt := text(t, r)
+		for i, m := range Metrics {
+			d := r.BestVsReference[i]
+			if !d.Significant || d.Mean <= 0 {
+				continue
+			}
+			cost := m.Label + " " + strings.TrimSuffix(FormatDiff(d, m.Prec), " *") + " " + m.Unit
+			if !strings.Contains(txt, "costs (significantly worse than the reference): ") || !strings.Contains(txt, cost) {
+				t.Errorf("%s: the recommendation makes %s worse (%s) and does not say so:\n%s", name, m.Label, cost, txt)
+			}
+		}
+	}
+}
+
+// diffOf is b − a in m, as the diagnosis compares arms.
+func (r *Result) diffOf(a, b *Arm, m Metric) stats.Diff {
+	return stats.PairedMin(a.Stat(m).PerSeed, b.Stat(m).PerSeed, m.Smallest())
 }

@@ -22,7 +22,11 @@ type Finding struct {
 	Fix        string     `json:"change"`
 	FixPrimary stats.Diff `json:"change_primary"`
 	FixTie     stats.Diff `json:"change_tie_break"`
-	Problem    bool       `json:"problem"`
+	// Better and Worse are what the change makes significantly better and
+	// worse on the report card ([Change]).
+	Better  []string `json:"change_better"`
+	Worse   []string `json:"change_worse"`
+	Problem bool     `json:"problem"`
 }
 
 // rule inspects a diagnosis and returns a finding when its mechanism is at
@@ -40,7 +44,8 @@ func findings(d *diag, r *Result) []Finding {
 		}
 		if i := slices.IndexFunc(r.Changes, func(c Change) bool { return c.Set == f.Fix }); i >= 0 {
 			c := r.Changes[i]
-			f.FixPrimary, f.FixTie, f.Problem = c.Primary, c.TieBreak, c.improves()
+			f.FixPrimary, f.FixTie, f.Problem = c.Primary, c.TieBreak, c.helps()
+			f.Better, f.Worse = c.Better, c.Worse
 		}
 		fs = append(fs, f)
 	}

@@ -71,17 +71,32 @@ func (r *Result) noProblem() string {
 		r.metric.Unit, FormatDiff(r.LinkCost[0], r.metric.Prec))
 }
 
-// ChangeLine says what the finding's change does to the reference.
+// ChangeLine says what the finding's change does to the reference: which
+// report-card metrics it makes significantly better and which worse.
 func (r *Result) ChangeLine(f *Finding) string {
 	verdict := "no significant effect on the report card here"
 	switch {
-	case f.Problem:
-		verdict = "a significant improvement"
-	case (f.FixPrimary.Significant && f.FixPrimary.Mean > 0) || (f.FixTie.Significant && f.FixTie.Mean > 0):
-		verdict = "significantly worse here"
+	case len(f.Better) > 0 && len(f.Worse) > 0:
+		verdict = "significantly better: " + strings.Join(f.Better, ", ") + "; significantly worse: " + strings.Join(f.Worse, ", ")
+	case len(f.Better) > 0:
+		verdict = "significantly better: " + strings.Join(f.Better, ", ")
+	case len(f.Worse) > 0:
+		verdict = "significantly worse: " + strings.Join(f.Worse, ", ")
 	}
 	return fmt.Sprintf("change %s: %s %s %s, %s %s %s: %s", f.Fix, r.metric.Label, FormatDiff(f.FixPrimary, r.metric.Prec),
 		r.metric.Unit, r.tie.Label, FormatDiff(f.FixTie, r.tie.Prec), r.tie.Unit, verdict)
+}
+
+// Costs are the report-card metrics the recommendation makes significantly
+// worse than the reference: "snaps +0.81 ± 0.24 /min".
+func (r *Result) Costs() []string {
+	var out []string
+	for i, m := range Metrics {
+		if d := r.BestVsReference[i]; d.Significant && d.Mean > 0 {
+			out = append(out, m.Effect(d))
+		}
+	}
+	return out
 }
 
 // LinkLine compares the reference with the same game on a perfect link.
@@ -152,6 +167,19 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintln(&b)
 	fmt.Fprintf(&b, "recommended: %s\n", orNone(strings.Join(r.Recommended, " ")))
+	if costs := r.Costs(); len(costs) > 0 {
+		// Broken between costs only, so that each reads whole.
+		line := "costs (significantly worse than the reference): " + costs[0]
+		for _, c := range costs[1:] {
+			if len([]rune(line))+2+len([]rune(c)) > 100 {
+				fmt.Fprintln(&b, line+",")
+				line = "  " + c
+				continue
+			}
+			line += ", " + c
+		}
+		fmt.Fprintln(&b, line)
+	}
 	fmt.Fprintln(&b)
 	rows = [][]string{{"report card", "reference", "recommended", "difference", ""}}
 	for i, m := range Metrics {
