@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -53,6 +54,21 @@ type MetricStat struct {
 	Name    string         `json:"name"`
 	PerSeed []float64      `json:"per_seed"`
 	Mean    stats.Interval `json:"mean"`
+}
+
+// MarshalJSON writes a seed's value without data (NaN) as null.
+func (s MetricStat) MarshalJSON() ([]byte, error) {
+	per := make([]*float64, len(s.PerSeed))
+	for i, v := range s.PerSeed {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			per[i] = &v
+		}
+	}
+	return json.Marshal(struct {
+		Name    string         `json:"name"`
+		PerSeed []*float64     `json:"per_seed"`
+		Mean    stats.Interval `json:"mean"`
+	}{s.Name, per, s.Mean})
 }
 
 // Arm is one configuration run on every seed.
@@ -204,13 +220,29 @@ func Run(o Options) (*Result, error) {
 			}
 		}
 	}
-	arms, err := d.runArms(append([][]string{nil, {perfectLink}}, singles...))
+	arms, err := d.runArms([][]string{nil, {perfectLink}})
 	if err != nil {
 		return nil, err
 	}
 	r.Reference, r.PerfectLink = arms[0], arms[1]
 	r.LinkCost = [2]stats.Diff{d.diff(r.PerfectLink, r.Reference, primary), d.diff(r.PerfectLink, r.Reference, tie)}
-	r.Changes = d.changes(r.Reference, arms[2:])
+	if f, ok := noGame(r.Reference); ok {
+		// Nothing to compare: the finding is that the game never got going.
+		r.Findings, r.Problem, r.Best, r.Recommended, r.Changes = []Finding{f}, true, r.Reference, []string{}, []Change{}
+		for _, m := range Metrics {
+			r.BestVsReference = append(r.BestVsReference, d.diff(r.Reference, r.Reference, m))
+		}
+		r.Representative = o.Seeds[0]
+		if r.RefSeries, err = d.series(nil, r.Representative); err != nil {
+			return nil, err
+		}
+		r.BestSeries = r.RefSeries
+		return r, nil
+	}
+	if arms, err = d.runArms(singles); err != nil {
+		return nil, err
+	}
+	r.Changes = d.changes(r.Reference, arms)
 
 	// Greedy: take the best improving change, try the rest on top of it.
 	best, combo, tried := r.Reference, []string{}, r.Changes
@@ -270,6 +302,52 @@ func Run(o Options) (*Result, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// noGame is the finding when the game never got going on some seed of the
+// reference (lab.Summary.NoGame): no report card to diagnose.
+func noGame(ref *Arm) (Finding, bool) {
+	var never, noInput, noFrame int
+	var upSent, upGot, downSent, downGot uint64
+	for i := range ref.Runs {
+		s := &ref.Runs[i]
+		upSent, upGot, downSent, downGot = upSent+s.Up.Sent, upGot+s.Up.Delivered, downSent+s.Down.Sent, downGot+s.Down.Delivered
+		switch {
+		case s.NoGame() == "":
+		case s.InputsSent == 0:
+			never++
+		case s.Arrived == 0:
+			noInput++
+		default:
+			noFrame++
+		}
+	}
+	if never+noInput+noFrame == 0 {
+		return Finding{}, false
+	}
+	n := len(ref.Runs)
+	var what []string
+	if never > 0 {
+		what = append(what, fmt.Sprintf("%d of %d seeds never logged in", never, n))
+	}
+	if noInput > 0 {
+		what = append(what, fmt.Sprintf("%d of %d seeds logged in but no input reached the server", noInput, n))
+	}
+	if noFrame > 0 {
+		what = append(what, fmt.Sprintf("%d of %d seeds counted no driving frame (frames count from %v after login: "+
+			"is the run too short?)", noFrame, n, lab.WarmUp))
+	}
+	link := fmt.Sprintf("the link delivered %d of %d packets up and %d of %d down over the seeds", upGot, upSent, downGot, downSent)
+	switch {
+	case upSent > 0 && upGot == 0 && downGot == 0:
+		link += ": it delivers nothing up, and so nothing comes down"
+	case upSent > 0 && upGot == 0:
+		link += ": it delivers nothing up"
+	case downSent > 0 && downGot == 0:
+		link += ": it delivers nothing down"
+	}
+	return Finding{Rule: "no-game", Problem: true, Better: []string{}, Worse: []string{},
+		Text: "the game never got going: " + strings.Join(what, "; ") + "; " + link + ". There is no report card to diagnose"}, true
 }
 
 // perfectLink is the pseudo-setting of the perfect-link arm.

@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -375,4 +376,31 @@ func TestGreedyStepMakesThePrimaryWorse(t *testing.T) {
 // diffOf is b − a in m, as the diagnosis compares arms.
 func (r *Result) diffOf(a, b *Arm, m Metric) stats.Diff {
 	return stats.PairedMin(a.Stat(m).PerSeed, b.Stat(m).PerSeed, m.Smallest())
+}
+
+// Issue 9 QA 2: a game that never got going (a dead link, a run shorter
+// than the warm-up) is the finding, said plainly: never "no problem".
+func TestDeadLinkDiagnosedAsNoProblem(t *testing.T) {
+	for _, c := range []struct {
+		set  string
+		dur  time.Duration
+		want string
+	}{
+		{"link.loss=100%", 10 * time.Second, "never got going: 3 of 3 seeds never logged in"},
+		{"link.loss=0%", time.Second, "never got going: 3 of 3 seeds counted no driving frame"},
+	} {
+		o := options(t, "", c.set)
+		o.Seeds, o.Base.Duration = o.Seeds[:3], c.dur
+		r := run(t, o)
+		txt := strings.Join(strings.Fields(text(t, r)), " ")
+		if err := r.WriteJSON(io.Discard); err != nil {
+			t.Errorf("%s for %v: JSON: %v", c.set, c.dur, err)
+		}
+		if !r.Problem || !strings.Contains(txt, c.want) || strings.Contains(txt, "No significant problem") || strings.Contains(txt, "NaN") {
+			t.Errorf("%s for %v: problem %v, text:\n%s", c.set, c.dur, r.Problem, txt)
+		}
+		if _, ok := finding(r, "no-game"); !ok {
+			t.Errorf("%s for %v: findings %+v", c.set, c.dur, r.Findings)
+		}
+	}
 }

@@ -127,6 +127,13 @@ func (r *Result) WriteText(w io.Writer) error {
 	tw.Flush()
 
 	fmt.Fprintln(&b)
+	if len(r.Findings) > 0 && r.Findings[0].Rule == "no-game" {
+		fmt.Fprintln(&b, wrap(upper(r.Findings[0].Text)+".", "", "", 100))
+		fmt.Fprintln(&b)
+		fmt.Fprintln(&b, "Nothing else was run: every change would compare figures without data.")
+		_, err := w.Write(b.Bytes())
+		return err
+	}
 	fmt.Fprintln(&b, wrap(r.Headline(), "", "", 100))
 	fmt.Fprintln(&b)
 	fmt.Fprintln(&b, wrap(r.LinkLine(), "", "", 100))
@@ -217,6 +224,14 @@ func table(b *bytes.Buffer, rows [][]string) {
 	for _, l := range lines {
 		b.WriteString(strings.TrimRight(l, " ") + "\n")
 	}
+}
+
+// upper is s with its first letter upper-case.
+func upper(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func orNone(s string) string {

@@ -154,7 +154,6 @@ type Session struct {
 	inputDelay                 *metrics.Histogram
 	sentAt                     [sentRing]sim.Time // true send time of MoveInput tick k at k%sentRing
 	lastAck                    uint32
-	judder                     metrics.Welford
 	visDist, cmdDist           float64
 	visTime                    float64
 	sample                     metrics.Sample
@@ -415,7 +414,6 @@ func (s *Session) frame() {
 	if s.warm && s.now >= s.warmFrom && st.Dt > 0 {
 		dt := st.Dt.Seconds()
 		s.visErr.Add(st.VisibleErrM)
-		s.judder.Add(st.SpeedMPS)
 		s.visDist += moved
 		s.visTime += dt
 		in := s.cl.Input()
