@@ -44,8 +44,11 @@ type Conditions struct {
 	Seeds     []uint64 `json:"seeds"`
 	DurationS float64  `json:"duration_s"`
 	Version   string   `json:"version"`
-	Metric    string   `json:"metric"`
-	TieBreak  string   `json:"tie_break"`
+	// Input is the input script the runs drive with: a recommendation
+	// holds for the input it was found on.
+	Input    string `json:"input_script"`
+	Metric   string `json:"metric"`
+	TieBreak string `json:"tie_break"`
 }
 
 // MetricStat is one metric over the seeds: the per-seed values (in seed
@@ -204,7 +207,7 @@ func Run(o Options) (*Result, error) {
 	}
 	r := &Result{metric: primary, tie: tie, Band: o.Base.Client.Band, Snap: o.Base.Client.Snap,
 		Conditions: Conditions{Scenario: o.Name, Overrides: append([]string{}, o.Overrides...), Pinned: dropped,
-			Seeds: o.Seeds, DurationS: o.Base.Duration.Seconds(), Version: o.Version, Metric: primary.Name, TieBreak: tie.Name}}
+			Seeds: o.Seeds, DurationS: o.Base.Duration.Seconds(), Version: o.Version, Input: o.Base.Script, Metric: primary.Name, TieBreak: tie.Name}}
 	if r.Conditions.Overrides == nil {
 		r.Conditions.Overrides = []string{}
 	}

@@ -51,7 +51,7 @@ func FormatDiff(d stats.Diff, prec int) string {
 func (r *Result) Headline() string {
 	switch {
 	case !r.Problem:
-		return "No significant problem: " + r.noProblem()
+		return "The link causes no significant problem: " + r.noProblem()
 	case len(r.Findings) > 0 && r.Findings[0].Problem:
 		return "Main cause: " + r.Findings[0].Text + "."
 	}
@@ -59,16 +59,34 @@ func (r *Result) Headline() string {
 	if !(d.Significant && d.Mean > 0) {
 		m, d = r.tie, r.LinkCost[1]
 	}
-	return fmt.Sprintf("The link costs %s %s %s over the same game on a perfect link, and no rule names the mechanism: "+
-		"the ranked changes below are the evidence.", m.Label, FormatDiff(d, m.Prec), m.Unit)
+	why := "no rule names the mechanism"
+	if len(r.Findings) > 0 {
+		why = "none of the mechanisms the findings name is what costs it (their changes do not improve it significantly)"
+	}
+	return fmt.Sprintf("The link costs %s %s %s over the same game on a perfect link, and %s: "+
+		"the ranked changes below are the evidence.", m.Label, FormatDiff(d, m.Prec), m.Unit, why)
 }
 
 func (r *Result) noProblem() string {
 	ref := r.Reference.Stat(r.metric).Mean
-	return fmt.Sprintf("the report card matches the same game on a perfect link within its intervals (%s %s %s; "+
-		"difference %s) and no rule found a mechanism that a change fixes. What remains is the game's own, the same on "+
-		"a perfect link; the changes below show what a different design would give.", r.metric.Label, ref.Format(r.metric.Prec),
-		r.metric.Unit, FormatDiff(r.LinkCost[0], r.metric.Prec))
+	s := fmt.Sprintf("the report card matches the same game on a perfect link within its intervals (%s %s %s; "+
+		"difference %s)", r.metric.Label, ref.Format(r.metric.Prec), r.metric.Unit, FormatDiff(r.LinkCost[0], r.metric.Prec))
+	if len(r.Findings) == 0 {
+		s += " and no rule found a mechanism that a change fixes."
+	} else {
+		s += "; the mechanisms the findings name cost nothing significant here."
+	}
+	if len(r.Recommended) == 0 {
+		return s + " What remains is the game's own, the same on a perfect link."
+	}
+	var effects []string
+	for i, m := range Metrics {
+		if d := r.BestVsReference[i]; d.Significant {
+			effects = append(effects, m.Effect(d))
+		}
+	}
+	return s + " Still, independent of the link, " + strings.Join(r.Recommended, " ") + " would change " +
+		strings.Join(effects, ", ") + " (the combination below)."
 }
 
 // ChangeLine says what the finding's change does to the reference: which
@@ -123,6 +141,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "  seeds\t%s (%d, the same for every variant)\n", SeedList(c.Seeds), n)
 	fmt.Fprintf(tw, "  duration\t%v each\n", time.Duration(c.DurationS*float64(time.Second)))
 	fmt.Fprintf(tw, "  version\t%s\n", c.Version)
+	fmt.Fprintf(tw, "  input\t%s (a recommendation holds for the input it was found on)\n", c.Input)
 	fmt.Fprintf(tw, "  metric\t%s (%s), lower is better; %s breaks ties\n", r.metric.Label, r.metric.Unit, r.tie.Label)
 	tw.Flush()
 

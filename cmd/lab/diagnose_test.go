@@ -48,7 +48,7 @@ func TestDiagnoseHTML(t *testing.T) {
 	page := filepath.Join(dir, "report.html")
 	code, out, errOut := runLab(t, "diagnose", "--scenario", "perfect", "--seeds", "1-2", "--duration", "5s", "--html", page)
 	b, err := os.ReadFile(page)
-	if code != 0 || err != nil || !strings.Contains(out, "No significant problem") || !bytes.Contains(b, []byte("<svg")) {
+	if code != 0 || err != nil || !strings.Contains(out, "The link causes no significant problem") || !bytes.Contains(b, []byte("<svg")) {
 		t.Fatalf("code %d, stderr %q, read %v", code, errOut, err)
 	}
 	code, _, errOut = runLab(t, "diagnose", "--seeds", "1-2", "--duration", "5s", "--html", filepath.Join(dir, "no", "such", "dir.html"))
