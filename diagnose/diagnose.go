@@ -223,7 +223,7 @@ func Run(o Options) (*Result, error) {
 			}
 		}
 	}
-	arms, err := d.runArms([][]string{nil, {perfectLink}})
+	arms, err := d.runArms(append([][]string{nil, {perfectLink}}, singles...))
 	if err != nil {
 		return nil, err
 	}
@@ -242,10 +242,7 @@ func Run(o Options) (*Result, error) {
 		r.BestSeries = r.RefSeries
 		return r, nil
 	}
-	if arms, err = d.runArms(singles); err != nil {
-		return nil, err
-	}
-	r.Changes = d.changes(r.Reference, arms)
+	r.Changes = d.changes(r.Reference, arms[2:])
 
 	// Greedy: take the best improving change, try the rest on top of it.
 	best, combo, tried := r.Reference, []string{}, r.Changes
