@@ -40,7 +40,7 @@ type Options struct {
 type Conditions struct {
 	Scenario  string   `json:"scenario"`
 	Overrides []string `json:"overrides"`
-	Pinned    []string `json:"pinned_timeline_changes_dropped"`
+	Pinned    []string `json:"timeline_overridden"` // what the overrides pinned away (lab.Overridden)
 	Seeds     []uint64 `json:"seeds"`
 	DurationS float64  `json:"duration_s"`
 	Version   string   `json:"version"`
