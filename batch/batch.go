@@ -42,6 +42,7 @@ type Definition struct {
 	ScenarioFile    string    `json:"scenario_file"` // "" without --scenario
 	TimelineChanges int       `json:"timeline_changes"`
 	Overrides       []string  `json:"overrides"`
+	Overridden      []string  `json:"timeline_overridden,omitempty"` // the timeline's changes --set pins away
 	Seeds           []uint64  `json:"seeds"`
 	DurationS       float64   `json:"duration_s"`
 	Link            []Setting `json:"link"` // the link as the runs start

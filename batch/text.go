@@ -44,6 +44,9 @@ func (r *Result) Conditions() [][2]string {
 	for _, s := range d.Link {
 		link = append(link, s.Key+" "+s.Value)
 	}
+	if len(d.Overridden) > 0 {
+		sets += "; timeline entries overridden by --set: " + strings.Join(d.Overridden, ", ")
+	}
 	rows := [][2]string{{"scenario", scen}, {"overrides", sets},
 		{"runs", fmt.Sprintf("seeds %s (%s), %v simulated each", FormatSeeds(d.Seeds), sameFor, d.Duration())},
 		{"link", strings.Join(link, ", ") + " (up/down where they differ)"},

@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -51,12 +52,15 @@ var ErrCanceled = errors.New("diagnosis canceled")
 type Conditions struct {
 	Scenario  string   `json:"scenario"`
 	Overrides []string `json:"overrides"`
-	Pinned    []string `json:"pinned_timeline_changes_dropped"`
+	Pinned    []string `json:"timeline_overridden"` // what the overrides pinned away (lab.Overridden)
 	Seeds     []uint64 `json:"seeds"`
 	DurationS float64  `json:"duration_s"`
 	Version   string   `json:"version"`
-	Metric    string   `json:"metric"`
-	TieBreak  string   `json:"tie_break"`
+	// Input is the input script the runs drive with: a recommendation
+	// holds for the input it was found on.
+	Input    string `json:"input_script"`
+	Metric   string `json:"metric"`
+	TieBreak string `json:"tie_break"`
 }
 
 // MetricStat is one metric over the seeds: the per-seed values (in seed
@@ -65,6 +69,21 @@ type MetricStat struct {
 	Name    string         `json:"name"`
 	PerSeed []float64      `json:"per_seed"`
 	Mean    stats.Interval `json:"mean"`
+}
+
+// MarshalJSON writes a seed's value without data (NaN) as null.
+func (s MetricStat) MarshalJSON() ([]byte, error) {
+	per := make([]*float64, len(s.PerSeed))
+	for i, v := range s.PerSeed {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			per[i] = &v
+		}
+	}
+	return json.Marshal(struct {
+		Name    string         `json:"name"`
+		PerSeed []*float64     `json:"per_seed"`
+		Mean    stats.Interval `json:"mean"`
+	}{s.Name, per, s.Mean})
 }
 
 // Arm is one configuration run on every seed.
@@ -91,19 +110,33 @@ type Change struct {
 	Set      string     `json:"set"`
 	Primary  stats.Diff `json:"primary"`
 	TieBreak stats.Diff `json:"tie_break"`
-	arm      *Arm
+	// Better and Worse are the report-card metrics the change makes
+	// significantly better and worse than its base: "snaps +0.81 ± 0.24 /min".
+	Better []string `json:"better"`
+	Worse  []string `json:"worse"`
+	arm    *Arm
+}
+
+// helps reports whether the change significantly improves the primary
+// metric or the tie-break without making the other significantly worse:
+// the mechanism it removes costs the player something.
+func (c *Change) helps() bool {
+	worse := func(d stats.Diff) bool { return d.Significant && d.Mean > 0 }
+	better := func(d stats.Diff) bool { return d.Significant && d.Mean < 0 }
+	return (better(c.Primary) && !worse(c.TieBreak)) || (better(c.TieBreak) && !worse(c.Primary))
 }
 
 // improves reports whether the change improves the primary metric
 // significantly without making the tie-break significantly worse (a
 // smoother tank that is much slower is no fix), or leaves the primary
-// unchanged within its interval and improves the tie-break significantly.
+// unchanged within its interval and improves the tie-break significantly
+// while making no report-card metric significantly worse.
 func (c *Change) improves() bool {
 	tieWorse := c.TieBreak.Significant && c.TieBreak.Mean > 0
 	if c.Primary.Significant {
 		return c.Primary.Mean < 0 && !tieWorse
 	}
-	return c.TieBreak.Significant && c.TieBreak.Mean < 0
+	return c.TieBreak.Significant && c.TieBreak.Mean < 0 && len(c.Worse) == 0
 }
 
 // Step is one round of the greedy combination: every remaining change
@@ -174,16 +207,19 @@ func Run(o Options) (*Result, error) {
 		tie, _ = LookupMetric("judder")
 	}
 	d := &diag{o: o, primary: primary, tie: tie}
-	for _, a := range o.Overrides {
-		k, _, err := lab.ParseAssignment(a)
-		if err != nil {
-			return nil, err
-		}
-		d.pinned = append(d.pinned, k)
+	if d.pinned, err = lab.PinKeys(o.Overrides); err != nil {
+		return nil, err
+	}
+	if o.Scenario != nil {
+		d.pinned = append(d.pinned, o.Scenario.Pinned...)
+	}
+	dropped, err := d.dropped()
+	if err != nil {
+		return nil, err
 	}
 	r := &Result{metric: primary, tie: tie, Band: o.Base.Client.Band, Snap: o.Base.Client.Snap,
-		Conditions: Conditions{Scenario: o.Name, Overrides: append([]string{}, o.Overrides...), Pinned: d.dropped(nil),
-			Seeds: o.Seeds, DurationS: o.Base.Duration.Seconds(), Version: o.Version, Metric: primary.Name, TieBreak: tie.Name}}
+		Conditions: Conditions{Scenario: o.Name, Overrides: append([]string{}, o.Overrides...), Pinned: dropped,
+			Seeds: o.Seeds, DurationS: o.Base.Duration.Seconds(), Version: o.Version, Input: o.Base.Script, Metric: primary.Name, TieBreak: tie.Name}}
 	if r.Conditions.Overrides == nil {
 		r.Conditions.Overrides = []string{}
 	}
@@ -205,6 +241,19 @@ func Run(o Options) (*Result, error) {
 	}
 	r.Reference, r.PerfectLink = arms[0], arms[1]
 	r.LinkCost = [2]stats.Diff{d.diff(r.PerfectLink, r.Reference, primary), d.diff(r.PerfectLink, r.Reference, tie)}
+	if f, ok := noGame(r.Reference); ok {
+		// Nothing to compare: the finding is that the game never got going.
+		r.Findings, r.Problem, r.Best, r.Recommended, r.Changes = []Finding{f}, true, r.Reference, []string{}, []Change{}
+		for _, m := range Metrics {
+			r.BestVsReference = append(r.BestVsReference, d.diff(r.Reference, r.Reference, m))
+		}
+		r.Representative = o.Seeds[0]
+		if r.RefSeries, err = d.series(nil, r.Representative); err != nil {
+			return nil, err
+		}
+		r.BestSeries = r.RefSeries
+		return r, nil
+	}
 	r.Changes = d.changes(r.Reference, arms[2:])
 
 	// Greedy: take the best improving change, try the rest on top of it.
@@ -268,6 +317,52 @@ func Run(o Options) (*Result, error) {
 	return r, nil
 }
 
+// noGame is the finding when the game never got going on some seed of the
+// reference (lab.Summary.NoGame): no report card to diagnose.
+func noGame(ref *Arm) (Finding, bool) {
+	var never, noInput, noFrame int
+	var upSent, upGot, downSent, downGot uint64
+	for i := range ref.Runs {
+		s := &ref.Runs[i]
+		upSent, upGot, downSent, downGot = upSent+s.Up.Sent, upGot+s.Up.Delivered, downSent+s.Down.Sent, downGot+s.Down.Delivered
+		switch {
+		case s.NoGame() == "":
+		case s.InputsSent == 0:
+			never++
+		case s.Arrived == 0:
+			noInput++
+		default:
+			noFrame++
+		}
+	}
+	if never+noInput+noFrame == 0 {
+		return Finding{}, false
+	}
+	n := len(ref.Runs)
+	var what []string
+	if never > 0 {
+		what = append(what, fmt.Sprintf("%d of %d seeds never logged in", never, n))
+	}
+	if noInput > 0 {
+		what = append(what, fmt.Sprintf("%d of %d seeds logged in but no input reached the server", noInput, n))
+	}
+	if noFrame > 0 {
+		what = append(what, fmt.Sprintf("%d of %d seeds counted no driving frame (frames count from %v after login: "+
+			"is the run too short?)", noFrame, n, lab.WarmUp))
+	}
+	link := fmt.Sprintf("the link delivered %d of %d packets up and %d of %d down over the seeds", upGot, upSent, downGot, downSent)
+	switch {
+	case upSent > 0 && upGot == 0 && downGot == 0:
+		link += ": it delivers nothing up, and so nothing comes down"
+	case upSent > 0 && upGot == 0:
+		link += ": it delivers nothing up"
+	case downSent > 0 && downGot == 0:
+		link += ": it delivers nothing down"
+	}
+	return Finding{Rule: "no-game", Problem: true, Better: []string{}, Worse: []string{},
+		Text: "the game never got going: " + strings.Join(what, "; ") + "; " + link + ". There is no report card to diagnose"}, true
+}
+
 // perfectLink is the pseudo-setting of the perfect-link arm.
 const perfectLink = "(perfect link)"
 
@@ -318,38 +413,42 @@ func keysOf(sets []string) []string {
 	return ks
 }
 
-// isLinkKey reports whether key is a link setting (up., down., link.).
-func isLinkKey(key string) bool {
-	return strings.HasPrefix(key, "up.") || strings.HasPrefix(key, "down.") || strings.HasPrefix(key, "link.")
-}
-
-// dropped lists the timeline changes (at key=value) that pinned keys and
-// sets drop, in timeline order.
-func (d *diag) dropped(sets []string) []string {
-	out := []string{}
-	if d.o.Scenario == nil {
-		return out
-	}
-	for _, ch := range d.o.Scenario.Timeline {
-		for _, a := range ch.Set {
-			if d.pins(a.Key, sets) {
-				out = append(out, fmt.Sprintf("%v %s=%s", ch.At, a.Key, a.Value))
+// pins are the keys an arm with sets pins: the overrides', the sets', and
+// for the perfect link every link key (lab.Unpinned drops the timeline's
+// changes to them).
+func (d *diag) pins(sets []string) []string {
+	pins := slices.Clone(d.pinned)
+	for _, k := range keysOf(sets) {
+		if k != perfectLink {
+			pins = append(pins, k)
+			continue
+		}
+		for _, p := range lab.Params() {
+			if strings.HasPrefix(p.Key, "up.") || strings.HasPrefix(p.Key, "down.") {
+				pins = append(pins, p.Key)
 			}
 		}
 	}
-	return out
+	return pins
 }
 
-func (d *diag) pins(key string, sets []string) bool {
-	for _, k := range append(slices.Clone(d.pinned), keysOf(sets)...) {
-		if k == perfectLink && isLinkKey(key) {
-			return true
-		}
-		if k == key || (k == "link."+strings.TrimPrefix(strings.TrimPrefix(key, "up."), "down.")) {
-			return true
-		}
+// scenario is the scenario as an arm with sets runs it, or nil.
+func (d *diag) scenario(sets []string) *scenarios.Scenario {
+	if d.o.Scenario == nil {
+		return nil
 	}
-	return false
+	sc := *d.o.Scenario
+	sc.Pinned = d.pins(sets)
+	return &sc
+}
+
+// dropped lists the timeline changes the overrides pin away (lab.Unpinned).
+func (d *diag) dropped() ([]string, error) {
+	sc := d.scenario(nil)
+	if sc == nil {
+		return []string{}, nil
+	}
+	return lab.Overridden(sc, d.o.Base.Duration)
 }
 
 // config is the base with sets applied, for seed.
@@ -384,16 +483,10 @@ func (d *diag) session(sets []string, seed uint64) (*lab.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	if d.o.Scenario != nil {
-		for _, ch := range d.o.Scenario.Timeline {
-			for _, a := range ch.Set {
-				if d.pins(a.Key, sets) {
-					continue
-				}
-				if err := s.Schedule(sim.Time(ch.At), a.Key, a.Value); err != nil {
-					return nil, fmt.Errorf("%s:%d: %w", d.o.Scenario.File, a.Line, err)
-				}
-			}
+	if sc := d.scenario(sets); sc != nil {
+		// Exactly what 'lab run' schedules.
+		if err := s.ScheduleTimeline(sc); err != nil {
+			return nil, err
 		}
 	}
 	return s, nil
@@ -499,7 +592,17 @@ func (d *diag) diff(a, b *Arm, m Metric) stats.Diff {
 func (d *diag) changes(base *Arm, arms []*Arm) []Change {
 	var cs []Change
 	for _, a := range arms {
-		cs = append(cs, Change{Set: a.Sets[len(a.Sets)-1], Primary: d.diff(base, a, d.primary), TieBreak: d.diff(base, a, d.tie), arm: a})
+		c := Change{Set: a.Sets[len(a.Sets)-1], Primary: d.diff(base, a, d.primary), TieBreak: d.diff(base, a, d.tie),
+			Better: []string{}, Worse: []string{}, arm: a}
+		for _, m := range Metrics {
+			switch x := d.diff(base, a, m); {
+			case x.Significant && x.Mean > 0:
+				c.Worse = append(c.Worse, m.Effect(x))
+			case x.Significant && x.Mean < 0:
+				c.Better = append(c.Better, m.Effect(x))
+			}
+		}
+		cs = append(cs, c)
 	}
 	slices.SortStableFunc(cs, func(x, y Change) int {
 		if x.improves() != y.improves() {

@@ -2,12 +2,20 @@ package diagnose
 
 import (
 	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"jitterlab/lab"
+	"jitterlab/sim"
 	"jitterlab/stats"
 )
 
@@ -127,7 +135,7 @@ func TestPerfectLinkHasNoSignificantProblem(t *testing.T) {
 			t.Errorf("finding %s is a problem", f.Rule)
 		}
 	}
-	if out := text(t, r); !strings.Contains(out, "No significant problem") {
+	if out := text(t, r); !strings.Contains(out, "The link causes no significant problem") {
 		t.Errorf("the text does not say so:\n%s", out)
 	}
 }
@@ -280,5 +288,177 @@ func TestMetricPicksThePrimary(t *testing.T) {
 	}
 	if out := text(t, r); !strings.Contains(out, "metric     speed deficit (m/s), lower is better; judder breaks ties") {
 		t.Errorf("conditions:\n%s", out)
+	}
+}
+
+// labRun is 'lab run --seed seed' of o's configuration and scenario: its
+// report card.
+func labRun(t *testing.T, o Options, seed uint64) lab.ReportCard {
+	t.Helper()
+	cfg := o.Base
+	cfg.Seed = seed
+	s, err := lab.New(cfg, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Scenario != nil {
+		if err := s.ScheduleTimeline(o.Scenario); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Run(sim.Time(cfg.Duration)); err != nil {
+		t.Fatal(err)
+	}
+	return s.Summary().Card
+}
+
+// Issue 9 QA 1: diagnose's reference arm is what 'lab run' runs, with the
+// oscillators and flaps of the scenario, seed by seed.
+func TestDiagnoseIgnoresOscillateAndFlap(t *testing.T) {
+	flap := filepath.Join(t.TempDir(), "jitter-flap.toml")
+	if err := os.WriteFile(flap, []byte("base = \"jitter-fix\"\n[[flap]]\nperiod = \"10s\"\ndown = \"1s\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"starlink", flap} {
+		o := options(t, name)
+		o.Seeds, o.Base.Duration = o.Seeds[:2], 40*time.Second
+		r := run(t, o)
+		for i, seed := range o.Seeds {
+			if got, want := r.Reference.Runs[i].Card, labRun(t, o, seed); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s seed %d: diagnose's reference\n%+v\nlab run\n%+v", name, seed, got, want)
+			}
+		}
+	}
+}
+
+// Issue 9 QA 5: every step of the greedy combination improves the primary
+// metric significantly, or leaves it unchanged within its interval while
+// improving the tie-break significantly and making no report-card metric
+// significantly worse; and the recommendation states every metric it makes
+// significantly worse as a cost.
+func TestGreedyStepMakesThePrimaryWorse(t *testing.T) {
+	for _, name := range []string{"mobile-4g", "handover"} {
+		r := run(t, options(t, name))
+		base := r.Reference
+		for _, s := range r.Steps {
+			if s.Taken == "" {
+				continue
+			}
+			i := slices.IndexFunc(s.Tried, func(c Change) bool { return c.Set == s.Taken })
+			ch := s.Tried[i]
+			p, tie := r.diffOf(base, ch.Arm(), r.Metric()), r.diffOf(base, ch.Arm(), r.TieBreak())
+			switch {
+			case p.Significant && p.Mean < 0:
+			case p.Significant:
+				t.Errorf("%s: step %s on %v makes %s worse: %s", name, s.Taken, s.On, r.Metric().Name, FormatDiff(p, 3))
+			case !(tie.Significant && tie.Mean < 0):
+				t.Errorf("%s: step %s on %v: %s unchanged and %s not improved (%s)", name, s.Taken, s.On, r.Metric().Name, r.TieBreak().Name, FormatDiff(tie, 3))
+			default:
+				for _, m := range Metrics {
+					if d := r.diffOf(base, ch.Arm(), m); d.Significant && d.Mean > 0 {
+						t.Errorf("%s: step %s on %v wins only the tie-break and makes %s worse: %s", name, s.Taken, s.On, m.Name, FormatDiff(d, m.Prec))
+					}
+				}
+			}
+			base = ch.Arm()
+		}
+		txt := text(t, r)
+		for i, m := range Metrics {
+			d := r.BestVsReference[i]
+			if !d.Significant || d.Mean <= 0 {
+				continue
+			}
+			cost := m.Label + " " + strings.TrimSuffix(FormatDiff(d, m.Prec), " *") + " " + m.Unit
+			if !strings.Contains(txt, "costs (significantly worse than the reference): ") || !strings.Contains(txt, cost) {
+				t.Errorf("%s: the recommendation makes %s worse (%s) and does not say so:\n%s", name, m.Label, cost, txt)
+			}
+		}
+	}
+}
+
+// diffOf is b − a in m, as the diagnosis compares arms.
+func (r *Result) diffOf(a, b *Arm, m Metric) stats.Diff {
+	return stats.PairedMin(a.Stat(m).PerSeed, b.Stat(m).PerSeed, m.Smallest())
+}
+
+// Issue 9 QA 2: a game that never got going (a dead link, a run shorter
+// than the warm-up) is the finding, said plainly: never "no problem".
+func TestDeadLinkDiagnosedAsNoProblem(t *testing.T) {
+	for _, c := range []struct {
+		set  string
+		dur  time.Duration
+		want string
+	}{
+		{"link.loss=100%", 10 * time.Second, "never got going: 3 of 3 seeds never logged in"},
+		{"link.loss=0%", time.Second, "never got going: 3 of 3 seeds counted no driving frame"},
+	} {
+		o := options(t, "", c.set)
+		o.Seeds, o.Base.Duration = o.Seeds[:3], c.dur
+		r := run(t, o)
+		txt := strings.Join(strings.Fields(text(t, r)), " ")
+		if err := r.WriteJSON(io.Discard); err != nil {
+			t.Errorf("%s for %v: JSON: %v", c.set, c.dur, err)
+		}
+		if !r.Problem || !strings.Contains(txt, c.want) || strings.Contains(txt, "no significant problem") || strings.Contains(txt, "NaN") {
+			t.Errorf("%s for %v: problem %v, text:\n%s", c.set, c.dur, r.Problem, txt)
+		}
+		if _, ok := finding(r, "no-game"); !ok {
+			t.Errorf("%s for %v: findings %+v", c.set, c.dur, r.Findings)
+		}
+	}
+}
+
+// Issue 9 QA 7: the text never says no rule found a mechanism while it
+// lists findings; on a perfect link it says the link causes no problem and
+// what a change would do independent of the link, not "No significant
+// problem" followed by a recommendation.
+func TestWordingNoRuleWhileListingFindings(t *testing.T) {
+	for _, name := range []string{"perfect", "mobile-2g"} {
+		o := options(t, name)
+		o.Seeds, o.Base.Duration = o.Seeds[:5], 30*time.Second
+		r := run(t, o)
+		txt := strings.Join(strings.Fields(text(t, r)), " ")
+		if len(r.Findings) > 0 && (strings.Contains(txt, "no rule found") || strings.Contains(txt, "no rule names")) {
+			t.Errorf("%s: %d findings, and the text says no rule found one:\n%s", name, len(r.Findings), txt)
+		}
+		if !r.Problem && len(r.Recommended) > 0 && (strings.Contains(txt, "No significant problem") ||
+			!strings.Contains(txt, "The link causes no significant problem") || !strings.Contains(txt, "Still, independent of the link, "+strings.Join(r.Recommended, " ")+" would change")) {
+			t.Errorf("%s: no problem, recommended %v:\n%s", name, r.Recommended, txt)
+		}
+	}
+}
+
+// Issue 9 QA 7: the overwrite finding states the share of the speed
+// deficit the overwrites explain (commanded × (1 − overwritten share)) and
+// leaves the rest unexplained by this rule.
+func TestOverwriteFindingBlamesTheWholeDeficit(t *testing.T) {
+	o := options(t, "mobile-2g")
+	o.Seeds, o.Base.Duration = o.Seeds[:5], 30*time.Second
+	r := run(t, o)
+	f, ok := finding(r, "latest-wins-overwrite")
+	if !ok {
+		t.Fatalf("findings %+v", r.Findings)
+	}
+	if !strings.Contains(f.Text, "the overwrites alone would leave it at") || !strings.Contains(f.Text, "not explained by this rule") {
+		t.Errorf("finding: %s", f.Text)
+	}
+}
+
+// Issue 9 QA 7: a share whose interval is wider than the value is not
+// written "75 ± 104 %"; the conditions state the input script the
+// recommendation was found on.
+func TestIntervalWiderThanTheValueAsPercentage(t *testing.T) {
+	o := options(t, "mobile-2g")
+	o.Seeds, o.Base.Duration = o.Seeds[:3], 20*time.Second
+	txt := text(t, run(t, o))
+	for _, m := range regexp.MustCompile(`(\d+) ± (\d+) %`).FindAllStringSubmatch(txt, -1) {
+		v, _ := strconv.Atoi(m[1])
+		h, _ := strconv.Atoi(m[2])
+		if h > v {
+			t.Errorf("%q in\n%s", m[0], txt)
+		}
+	}
+	if !strings.Contains(txt, "input      steady (a recommendation holds for the input it was found on)") {
+		t.Errorf("the conditions do not state the input script:\n%s", txt)
 	}
 }

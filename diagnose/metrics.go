@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"jitterlab/lab"
+	"jitterlab/stats"
 )
 
 // Metric is one report-card figure as diagnose compares it. Every metric is
@@ -54,4 +55,11 @@ func (m Metric) Smallest() float64 { return 0.5 * lastDigit(m.Prec) }
 // from exact constants: math.Pow may round differently on other machines.
 func lastDigit(prec int) float64 {
 	return [...]float64{1, 0.1, 0.01, 0.001, 1e-4, 1e-5, 1e-6}[prec]
+}
+
+// Effect is a significant difference in m as a cost or a gain is stated:
+// "snaps +0.81 ± 0.24 /min".
+func (m Metric) Effect(d stats.Diff) string {
+	d.Significant = false // no star: the sentence says it
+	return m.Label + " " + FormatDiff(d, m.Prec) + " " + m.Unit
 }

@@ -51,7 +51,7 @@ func FormatDiff(d stats.Diff, prec int) string {
 func (r *Result) Headline() string {
 	switch {
 	case !r.Problem:
-		return "No significant problem: " + r.noProblem()
+		return "The link causes no significant problem: " + r.noProblem()
 	case len(r.Findings) > 0 && r.Findings[0].Problem:
 		return "Main cause: " + r.Findings[0].Text + "."
 	}
@@ -59,29 +59,62 @@ func (r *Result) Headline() string {
 	if !(d.Significant && d.Mean > 0) {
 		m, d = r.tie, r.LinkCost[1]
 	}
-	return fmt.Sprintf("The link costs %s %s %s over the same game on a perfect link, and no rule names the mechanism: "+
-		"the ranked changes below are the evidence.", m.Label, FormatDiff(d, m.Prec), m.Unit)
+	why := "no rule names the mechanism"
+	if len(r.Findings) > 0 {
+		why = "none of the mechanisms the findings name is what costs it (their changes do not improve it significantly)"
+	}
+	return fmt.Sprintf("The link costs %s %s %s over the same game on a perfect link, and %s: "+
+		"the ranked changes below are the evidence.", m.Label, FormatDiff(d, m.Prec), m.Unit, why)
 }
 
 func (r *Result) noProblem() string {
 	ref := r.Reference.Stat(r.metric).Mean
-	return fmt.Sprintf("the report card matches the same game on a perfect link within its intervals (%s %s %s; "+
-		"difference %s) and no rule found a mechanism that a change fixes. What remains is the game's own, the same on "+
-		"a perfect link; the changes below show what a different design would give.", r.metric.Label, ref.Format(r.metric.Prec),
-		r.metric.Unit, FormatDiff(r.LinkCost[0], r.metric.Prec))
+	s := fmt.Sprintf("the report card matches the same game on a perfect link within its intervals (%s %s %s; "+
+		"difference %s)", r.metric.Label, ref.Format(r.metric.Prec), r.metric.Unit, FormatDiff(r.LinkCost[0], r.metric.Prec))
+	if len(r.Findings) == 0 {
+		s += " and no rule found a mechanism that a change fixes."
+	} else {
+		s += "; the mechanisms the findings name cost nothing significant here."
+	}
+	if len(r.Recommended) == 0 {
+		return s + " What remains is the game's own, the same on a perfect link."
+	}
+	var effects []string
+	for i, m := range Metrics {
+		if d := r.BestVsReference[i]; d.Significant {
+			effects = append(effects, m.Effect(d))
+		}
+	}
+	return s + " Still, independent of the link, " + strings.Join(r.Recommended, " ") + " would change " +
+		strings.Join(effects, ", ") + " (the combination below)."
 }
 
-// ChangeLine says what the finding's change does to the reference.
+// ChangeLine says what the finding's change does to the reference: which
+// report-card metrics it makes significantly better and which worse.
 func (r *Result) ChangeLine(f *Finding) string {
 	verdict := "no significant effect on the report card here"
 	switch {
-	case f.Problem:
-		verdict = "a significant improvement"
-	case (f.FixPrimary.Significant && f.FixPrimary.Mean > 0) || (f.FixTie.Significant && f.FixTie.Mean > 0):
-		verdict = "significantly worse here"
+	case len(f.Better) > 0 && len(f.Worse) > 0:
+		verdict = "significantly better: " + strings.Join(f.Better, ", ") + "; significantly worse: " + strings.Join(f.Worse, ", ")
+	case len(f.Better) > 0:
+		verdict = "significantly better: " + strings.Join(f.Better, ", ")
+	case len(f.Worse) > 0:
+		verdict = "significantly worse: " + strings.Join(f.Worse, ", ")
 	}
 	return fmt.Sprintf("change %s: %s %s %s, %s %s %s: %s", f.Fix, r.metric.Label, FormatDiff(f.FixPrimary, r.metric.Prec),
 		r.metric.Unit, r.tie.Label, FormatDiff(f.FixTie, r.tie.Prec), r.tie.Unit, verdict)
+}
+
+// Costs are the report-card metrics the recommendation makes significantly
+// worse than the reference: "snaps +0.81 ± 0.24 /min".
+func (r *Result) Costs() []string {
+	var out []string
+	for i, m := range Metrics {
+		if d := r.BestVsReference[i]; d.Significant && d.Mean > 0 {
+			out = append(out, m.Effect(d))
+		}
+	}
+	return out
 }
 
 // LinkLine compares the reference with the same game on a perfect link.
@@ -103,15 +136,23 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "  scenario\t%s\n", c.Scenario)
 	fmt.Fprintf(tw, "  overrides\t%s\n", orNone(strings.Join(c.Overrides, " ")))
 	if len(c.Pinned) > 0 {
-		fmt.Fprintf(tw, "  timeline changes dropped\t%s (an override pins its key)\n", strings.Join(c.Pinned, ", "))
+		fmt.Fprintf(tw, "  timeline entries overridden by --set\t%s (an override pins its key for the whole run)\n", strings.Join(c.Pinned, ", "))
 	}
 	fmt.Fprintf(tw, "  seeds\t%s (%d, the same for every variant)\n", SeedList(c.Seeds), n)
 	fmt.Fprintf(tw, "  duration\t%v each\n", time.Duration(c.DurationS*float64(time.Second)))
 	fmt.Fprintf(tw, "  version\t%s\n", c.Version)
+	fmt.Fprintf(tw, "  input\t%s (a recommendation holds for the input it was found on)\n", c.Input)
 	fmt.Fprintf(tw, "  metric\t%s (%s), lower is better; %s breaks ties\n", r.metric.Label, r.metric.Unit, r.tie.Label)
 	tw.Flush()
 
 	fmt.Fprintln(&b)
+	if len(r.Findings) > 0 && r.Findings[0].Rule == "no-game" {
+		fmt.Fprintln(&b, wrap(upper(r.Findings[0].Text)+".", "", "", 100))
+		fmt.Fprintln(&b)
+		fmt.Fprintln(&b, "Nothing else was run: every change would compare figures without data.")
+		_, err := w.Write(b.Bytes())
+		return err
+	}
 	fmt.Fprintln(&b, wrap(r.Headline(), "", "", 100))
 	fmt.Fprintln(&b)
 	fmt.Fprintln(&b, wrap(r.LinkLine(), "", "", 100))
@@ -152,6 +193,19 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintln(&b)
 	fmt.Fprintf(&b, "recommended: %s\n", orNone(strings.Join(r.Recommended, " ")))
+	if costs := r.Costs(); len(costs) > 0 {
+		// Broken between costs only, so that each reads whole.
+		line := "costs (significantly worse than the reference): " + costs[0]
+		for _, c := range costs[1:] {
+			if len([]rune(line))+2+len([]rune(c)) > 100 {
+				fmt.Fprintln(&b, line+",")
+				line = "  " + c
+				continue
+			}
+			line += ", " + c
+		}
+		fmt.Fprintln(&b, line)
+	}
 	fmt.Fprintln(&b)
 	rows = [][]string{{"report card", "reference", "recommended", "difference", ""}}
 	for i, m := range Metrics {
@@ -189,6 +243,14 @@ func table(b *bytes.Buffer, rows [][]string) {
 	for _, l := range lines {
 		b.WriteString(strings.TrimRight(l, " ") + "\n")
 	}
+}
+
+// upper is s with its first letter upper-case.
+func upper(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func orNone(s string) string {

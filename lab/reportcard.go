@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -82,6 +83,7 @@ type CardMeter struct {
 	timeS, visM, cmdM    float64
 	rubberBands          uint64
 	backwards            bool // the previous frame was a rubber-band frame
+	frames               uint64
 	driving, frozen      uint64
 	snaps, corrections   uint64
 	snapDist, lag, delay *metrics.Histogram
@@ -97,6 +99,7 @@ func (m *CardMeter) Frame(f *CardFrame) {
 	dx, dy := f.X-f.PrevX, f.Y-f.PrevY
 	moved := math.Sqrt(float64(dx*dx) + float64(dy*dy)) // math.Hypot may fuse
 	speed := moved / f.Dt
+	m.frames++
 	m.judder.Add(speed)
 	m.timeS += f.Dt
 	m.visM += moved
@@ -130,25 +133,117 @@ func (m *CardMeter) Frame(f *CardFrame) {
 // InputDelay counts one input's delay from send to applied, in ms.
 func (m *CardMeter) InputDelay(ms float64) { m.delay.Add(ms) }
 
-// Card reports the frames and delays so far.
+// Card reports the frames and delays so far. A figure without data is NaN
+// (null in JSON, "no data" in the text), never 0: with no counted frame
+// every frame figure, with no driving frame (throttle on) the judder, the
+// speed deficit, rubber bands and freeze time, with no input applied the
+// input delay. Snap distances are 0 when frames show no snap.
 func (m *CardMeter) Card() ReportCard {
+	nan := math.NaN()
 	c := ReportCard{Thresholds: m.th,
-		JudderMPS:     m.judder.SD(),
-		SnapDistanceM: P50Max{m.snapDist.Quantile(0.5), m.snapDist.Max()},
-		InputDelayMs:  Percentile{m.delay.Quantile(0.5), m.delay.Quantile(0.95), m.delay.Quantile(0.99)},
-		VisibleLagM:   P50P99{m.lag.Quantile(0.5), m.lag.Quantile(0.99)},
+		JudderMPS:         nan,
+		SpeedDeficitMPS:   nan,
+		RubberBandsPerMin: nan,
+		FreezeShare:       nan,
+		SnapsPerMin:       nan,
+		SnapDistanceM:     P50Max{nan, nan},
+		CorrectionsPerMin: nan,
+		InputDelayMs:      Percentile{nan, nan, nan},
+		VisibleLagM:       P50P99{nan, nan},
 	}
-	if m.timeS > 0 {
-		min := m.timeS / 60
+	if m.delay.Count() > 0 {
+		c.InputDelayMs = Percentile{m.delay.Quantile(0.5), m.delay.Quantile(0.95), m.delay.Quantile(0.99)}
+	}
+	if m.frames == 0 || m.timeS <= 0 {
+		return c
+	}
+	min := m.timeS / 60
+	c.SnapsPerMin = float64(m.snaps) / min
+	c.CorrectionsPerMin = float64(m.corrections) / min
+	c.SnapDistanceM = P50Max{m.snapDist.Quantile(0.5), m.snapDist.Max()}
+	c.VisibleLagM = P50P99{m.lag.Quantile(0.5), m.lag.Quantile(0.99)}
+	if m.driving > 0 {
+		c.JudderMPS = m.judder.SD()
 		c.SpeedDeficitMPS = (m.cmdM - m.visM) / m.timeS
 		c.RubberBandsPerMin = float64(m.rubberBands) / min
-		c.SnapsPerMin = float64(m.snaps) / min
-		c.CorrectionsPerMin = float64(m.corrections) / min
-	}
-	if m.driving > 0 {
 		c.FreezeShare = float64(m.frozen) / float64(m.driving)
 	}
 	return c
+}
+
+// cardJSON is a ReportCard as JSON: figures without data are null.
+type cardJSON struct {
+	JudderMPS         *float64       `json:"judder_mps"`
+	SpeedDeficitMPS   *float64       `json:"speed_deficit_mps"`
+	RubberBandsPerMin *float64       `json:"rubber_bands_per_min"`
+	FreezeShare       *float64       `json:"freeze_share"`
+	SnapsPerMin       *float64       `json:"snaps_per_min"`
+	SnapDistanceJSON  map2           `json:"snap_distance_m"`
+	CorrectionsPerMin *float64       `json:"corrections_per_min"`
+	InputDelayMs      pctJSON        `json:"input_delay_ms"`
+	VisibleLagM       p50p99JSON     `json:"visible_lag_m"`
+	Thresholds        CardThresholds `json:"thresholds"`
+}
+
+type map2 struct {
+	P50 *float64 `json:"p50"`
+	Max *float64 `json:"max"`
+}
+
+type pctJSON struct {
+	P50 *float64 `json:"p50"`
+	P95 *float64 `json:"p95"`
+	P99 *float64 `json:"p99"`
+}
+
+type p50p99JSON struct {
+	P50 *float64 `json:"p50"`
+	P99 *float64 `json:"p99"`
+}
+
+// orNull is v, or nil (null) for NaN and infinities.
+func orNull(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// orNaN is *p, or NaN (no data) for nil.
+func orNaN(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
+}
+
+// MarshalJSON writes a figure without data as null.
+func (c ReportCard) MarshalJSON() ([]byte, error) {
+	return json.Marshal(cardJSON{
+		JudderMPS: orNull(c.JudderMPS), SpeedDeficitMPS: orNull(c.SpeedDeficitMPS), RubberBandsPerMin: orNull(c.RubberBandsPerMin),
+		FreezeShare: orNull(c.FreezeShare), SnapsPerMin: orNull(c.SnapsPerMin),
+		SnapDistanceJSON:  map2{orNull(c.SnapDistanceM.P50), orNull(c.SnapDistanceM.Max)},
+		CorrectionsPerMin: orNull(c.CorrectionsPerMin),
+		InputDelayMs:      pctJSON{orNull(c.InputDelayMs.P50), orNull(c.InputDelayMs.P95), orNull(c.InputDelayMs.P99)},
+		VisibleLagM:       p50p99JSON{orNull(c.VisibleLagM.P50), orNull(c.VisibleLagM.P99)},
+		Thresholds:        c.Thresholds,
+	})
+}
+
+// UnmarshalJSON reads null as NaN (no data).
+func (c *ReportCard) UnmarshalJSON(b []byte) error {
+	var j cardJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*c = ReportCard{JudderMPS: orNaN(j.JudderMPS), SpeedDeficitMPS: orNaN(j.SpeedDeficitMPS), RubberBandsPerMin: orNaN(j.RubberBandsPerMin),
+		FreezeShare: orNaN(j.FreezeShare), SnapsPerMin: orNaN(j.SnapsPerMin),
+		SnapDistanceM:     P50Max{orNaN(j.SnapDistanceJSON.P50), orNaN(j.SnapDistanceJSON.Max)},
+		CorrectionsPerMin: orNaN(j.CorrectionsPerMin),
+		InputDelayMs:      Percentile{orNaN(j.InputDelayMs.P50), orNaN(j.InputDelayMs.P95), orNaN(j.InputDelayMs.P99)},
+		VisibleLagM:       P50P99{orNaN(j.VisibleLagM.P50), orNaN(j.VisibleLagM.P99)},
+		Thresholds:        j.Thresholds}
+	return nil
 }
 
 // cardFrame feeds the session's report card one counted frame: st is what
@@ -161,19 +256,39 @@ func (s *Session) cardFrame(st *client.FrameStats, prev motion.Pose, snaps uint6
 		CorrectionM: st.CorrectionM, Reconciled: st.Reconciled, Snapped: s.cl.Counters().Snaps > snaps})
 }
 
-// WriteText prints the card, one figure a line, and a blank line.
+// WriteText prints the card, one figure a line ("no data" for a figure
+// without data), and a blank line.
 func (c *ReportCard) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	th := &c.Thresholds
+	// f formats v, or says "no data".
+	f := func(format string, v float64) string {
+		if math.IsNaN(v) {
+			return "no data"
+		}
+		return fmt.Sprintf(format, v)
+	}
 	fmt.Fprintln(w, "report card")
-	fmt.Fprintf(tw, "  judder (sd of per-frame visible speed)\t%.3f m/s\n", c.JudderMPS)
-	fmt.Fprintf(tw, "  speed deficit (commanded − visible)\t%.3f m/s\n", c.SpeedDeficitMPS)
-	fmt.Fprintf(tw, "  rubber bands (back > %g cm in a frame)\t%.1f /min\n", 100*th.RubberBandM, c.RubberBandsPerMin)
-	fmt.Fprintf(tw, "  freeze time (speed < %g %% of commanded)\t%.1f %% of driving frames\n", 100*th.FreezeShare, 100*c.FreezeShare)
-	fmt.Fprintf(tw, "  snaps\t%.1f /min, distance p50 %.3f m, max %.3f m\n", c.SnapsPerMin, c.SnapDistanceM.P50, c.SnapDistanceM.Max)
-	fmt.Fprintf(tw, "  corrections > %g cm\t%.1f /min\n", 100*th.CorrectionM, c.CorrectionsPerMin)
-	fmt.Fprintf(tw, "  input delay, send → applied\tp50 %.1f ms, p95 %.1f ms, p99 %.1f ms\n", c.InputDelayMs.P50, c.InputDelayMs.P95, c.InputDelayMs.P99)
-	fmt.Fprintf(tw, "  visible lag behind predicted\tp50 %.3f m, p99 %.3f m\n", c.VisibleLagM.P50, c.VisibleLagM.P99)
+	fmt.Fprintf(tw, "  judder (sd of per-frame visible speed)\t%s\n", f("%.3f m/s", c.JudderMPS))
+	fmt.Fprintf(tw, "  speed deficit (commanded − visible)\t%s\n", f("%.3f m/s", c.SpeedDeficitMPS))
+	fmt.Fprintf(tw, "  rubber bands (back > %g cm in a frame)\t%s\n", 100*th.RubberBandM, f("%.1f /min", c.RubberBandsPerMin))
+	fmt.Fprintf(tw, "  freeze time (speed < %g %% of commanded)\t%s\n", 100*th.FreezeShare, f("%.1f %% of driving frames", 100*c.FreezeShare))
+	if math.IsNaN(c.SnapsPerMin) {
+		fmt.Fprintf(tw, "  snaps\tno data\n")
+	} else {
+		fmt.Fprintf(tw, "  snaps\t%.1f /min, distance p50 %.3f m, max %.3f m\n", c.SnapsPerMin, c.SnapDistanceM.P50, c.SnapDistanceM.Max)
+	}
+	fmt.Fprintf(tw, "  corrections > %g cm\t%s\n", 100*th.CorrectionM, f("%.1f /min", c.CorrectionsPerMin))
+	if math.IsNaN(c.InputDelayMs.P50) {
+		fmt.Fprintf(tw, "  input delay, send → applied\tno data\n")
+	} else {
+		fmt.Fprintf(tw, "  input delay, send → applied\tp50 %.1f ms, p95 %.1f ms, p99 %.1f ms\n", c.InputDelayMs.P50, c.InputDelayMs.P95, c.InputDelayMs.P99)
+	}
+	if math.IsNaN(c.VisibleLagM.P50) {
+		fmt.Fprintf(tw, "  visible lag behind predicted\tno data\n")
+	} else {
+		fmt.Fprintf(tw, "  visible lag behind predicted\tp50 %.3f m, p99 %.3f m\n", c.VisibleLagM.P50, c.VisibleLagM.P99)
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}

@@ -1,11 +1,14 @@
 package lab
 
 import (
+	"encoding/json"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"jitterlab/metrics"
 	"jitterlab/sim"
 )
 
@@ -150,5 +153,99 @@ func TestVariantsAreTheRegistrysImplementationChoices(t *testing.T) {
 	want := "client.sender client.corrector client.predict client.replay client.smoothing client.redundancy client.max_catchup view.interp server.inputs"
 	if strings.Join(got, " ") != want {
 		t.Errorf("variants %q, want %q", got, want)
+	}
+}
+
+// Issue 9 QA 2: a run with no driving frames (a dead link, a run shorter
+// than the warm-up, a link too slow to log in) has no report card: its
+// figures are no data (NaN, null in JSON, "no data" in the text), not 0.
+func TestReportCardOfADeadLinkIsNotZero(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		set  [2]string
+		dur  time.Duration
+	}{
+		{"link.loss=100%", [2]string{"link.loss", "100%"}, 5 * time.Second},
+		{"--duration 1s", [2]string{"link.loss", "0%"}, time.Second},
+	} {
+		cfg := DefaultConfig()
+		cfg.Duration = c.dur
+		if err := Set(&cfg, c.set[0], c.set[1]); err != nil {
+			t.Fatal(err)
+		}
+		s, err := New(cfg, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Run(sim.Time(cfg.Duration)); err != nil {
+			t.Fatal(err)
+		}
+		sum := s.Summary()
+		card := sum.Card
+		for name, v := range map[string]float64{"judder": card.JudderMPS, "speed deficit": card.SpeedDeficitMPS,
+			"rubber bands": card.RubberBandsPerMin, "freeze": card.FreezeShare, "snaps": card.SnapsPerMin,
+			"corrections": card.CorrectionsPerMin, "visible lag": card.VisibleLagM.P50} {
+			if !math.IsNaN(v) {
+				t.Errorf("%s: %s = %v, want no data", c.name, name, v)
+			}
+		}
+		js, err := json.Marshal(&sum)
+		if err != nil || !strings.Contains(string(js), `"judder_mps":null`) {
+			t.Errorf("%s: JSON %v %s", c.name, err, js)
+		}
+		var back Summary
+		if err := json.Unmarshal(js, &back); err != nil || !math.IsNaN(back.Card.JudderMPS) {
+			t.Errorf("%s: JSON does not read back: %v %v", c.name, err, back.Card.JudderMPS)
+		}
+		var text strings.Builder
+		if err := sum.WriteText(&text); err != nil || !regexp.MustCompile(`judder \(sd of per-frame visible speed\) +no data`).MatchString(text.String()) ||
+			!strings.Contains(text.String(), "warning: ") {
+			t.Errorf("%s: text %v\n%s", c.name, err, text.String())
+		}
+	}
+}
+
+// Issue 9 QA 4: judder has one definition, the sd of the visible pose's
+// motion per frame including a snap's jump (what the player sees): the
+// summary's judder is the report card's, and the text shows it once.
+func TestJudderHasTwoValuesWhenSnapping(t *testing.T) {
+	// A constructed snap: 2 m/s for a second, one frame jumping 0.5 m.
+	tr := track{m: NewCardMeter(DefaultCardThresholds)}
+	var w metrics.Welford
+	for i := range 61 {
+		dy := 2.0 / 60
+		if i == 30 {
+			dy += 0.5
+		}
+		tr.move(1.0/60, 0, dy, 1, CardFrame{Snapped: i == 30})
+		w.Add(dy * 60)
+	}
+	near(t, "judder with a snap", tr.m.Card().JudderMPS, w.SD(), 1e-9)
+
+	sc, err := LoadScenario("latency-spike")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	if err := ApplyScenario(&cfg, sc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(cfg, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ScheduleTimeline(sc); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Run(sim.Time(cfg.Duration)); err != nil {
+		t.Fatal(err)
+	}
+	sum := s.Summary()
+	if sum.Snaps == 0 || sum.JudderMPS != sum.Card.JudderMPS {
+		t.Errorf("latency-spike: %d snaps, judder %v, the report card's %v", sum.Snaps, sum.JudderMPS, sum.Card.JudderMPS)
+	}
+	var text strings.Builder
+	if err := sum.WriteText(&text); err != nil || strings.Count(text.String(), "judder (sd of per-frame visible speed)") != 1 {
+		t.Errorf("the text shows judder other than once:\n%s", text.String())
 	}
 }

@@ -186,3 +186,41 @@ func scenarioConfig(t *testing.T, name string) (Config, *scenarios.Scenario) {
 	}
 	return cfg, sc
 }
+
+// Issue 9 QA 3: an override pins its key for the whole run: the timeline's
+// and the generators' changes to it are dropped and listed; a link.X change
+// loses only the pinned direction's half.
+func TestSetPinsItsKey(t *testing.T) {
+	sc, err := scenarios.Parse("pin.toml", []byte(`duration = "20s"
+[[timeline]]
+at = "5s"
+link.latency = "80ms"
+client.drift_ppm = "+2%"
+[[flap]]
+period = "5s"
+down = "1s"
+dir = "down"
+`), CheckAssignment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Pinned = []string{"up.latency", "link.blackout"}
+	gen, err := sc.Generated(20 * time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep, dropped := Unpinned(sc.Pinned, append(sc.Timeline, gen...))
+	if len(keep) != 1 {
+		t.Fatalf("kept %+v: want only the 5s entry", keep)
+	}
+	var sets []string
+	for _, a := range keep[0].Set {
+		sets = append(sets, a.Key+"="+a.Value)
+	}
+	if got := strings.Join(sets, " "); got != "down.latency=80ms client.drift_ppm=+2%" {
+		t.Errorf("5s entry keeps %q", got)
+	}
+	if got := strings.Join(dropped, ", "); got != "5s up.latency=80ms, down.blackout: 8 changes 4s … 20s" {
+		t.Errorf("dropped %q", got)
+	}
+}

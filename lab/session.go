@@ -111,6 +111,10 @@ type SendRecord struct {
 // the Config and the changes scheduled; it reads no wall clock.
 type Session struct {
 	cfg Config
+
+	// dropped are the timeline changes overrides pinned (ScheduleTimeline).
+	dropped []string
+
 	q   sim.Queue[event]
 	now sim.Time
 
@@ -152,7 +156,6 @@ type Session struct {
 	inputDelay                 *metrics.Histogram
 	sentAt                     [sentRing]sim.Time // true send time of MoveInput tick k at k%sentRing
 	lastAck                    uint32
-	judder                     metrics.Welford
 	visDist, cmdDist           float64
 	visTime                    float64
 	sample                     metrics.Sample
@@ -430,7 +433,6 @@ func (s *Session) frame() {
 	if s.warm && s.now >= s.warmFrom && st.Dt > 0 {
 		dt := st.Dt.Seconds()
 		s.visErr.Add(st.VisibleErrM)
-		s.judder.Add(st.SpeedMPS)
 		s.visDist += moved
 		s.visTime += dt
 		in := s.cl.Input()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"text/tabwriter"
 
 	"jitterlab/metrics"
@@ -94,6 +95,9 @@ type Summary struct {
 	Seed      uint64   `json:"seed"`
 	SimS      float64  `json:"sim_s"`
 	Overrides []string `json:"overrides"`
+	// Overridden are the scenario's timeline changes the overrides pinned
+	// away (lab.Unpinned).
+	Overridden []string `json:"timeline_overridden,omitempty"`
 
 	JudderMPS           float64   `json:"judder_mps"`
 	MeanVisibleSpeedMPS float64   `json:"mean_visible_speed_mps"`
@@ -137,8 +141,7 @@ type Summary struct {
 func (s *Session) Summary() Summary {
 	cc, sv := s.cl.Counters(), s.sv.Counters()
 	sum := Summary{
-		Seed: s.cfg.Seed, SimS: s.now.Seconds(), Overrides: []string{},
-		JudderMPS:     s.judder.SD(),
+		Seed: s.cfg.Seed, SimS: s.now.Seconds(), Overrides: []string{}, Overridden: append([]string{}, s.dropped...),
 		VisibleErrorM: quantiles(s.visErr), CorrectionM: quantiles(s.corr),
 		RTTMs: quantiles(s.rtt), UpOWDMs: quantiles(s.upOWD), DownOWDMs: quantiles(s.downOWD), InputDelayMs: quantiles(s.inputDelay), UpJitterMs: quantiles(s.upJit), DownJitterMs: quantiles(s.downJt),
 		Snaps: cc.Snaps, LatchFlips: cc.LatchFlips,
@@ -151,11 +154,33 @@ func (s *Session) Summary() Summary {
 		Recovered: sv.Recovered,
 	}
 	s.vars.summarize(&sum, s)
+	// One judder: the report card's (docs/report-card.md). The top-level
+	// figure repeats it for older readers, 0 where the card has no data.
+	if !math.IsNaN(sum.Card.JudderMPS) {
+		sum.JudderMPS = sum.Card.JudderMPS
+	}
 	if s.visTime > 0 {
 		sum.MeanVisibleSpeedMPS = s.visDist / s.visTime
 		sum.CommandedSpeedMPS = s.cmdDist / s.visTime
 	}
 	return sum
+}
+
+// NoGame says why a run has no report card, in plain words ("the game
+// never got going: …"), or "" when it has one (a driving frame counted).
+func (sum *Summary) NoGame() string {
+	if !math.IsNaN(sum.Card.JudderMPS) {
+		return ""
+	}
+	link := fmt.Sprintf("the link delivered %d of %d packets up and %d of %d down", sum.Up.Delivered, sum.Up.Sent, sum.Down.Delivered, sum.Down.Sent)
+	switch {
+	case sum.InputsSent == 0:
+		return "the game never got going: the client never logged in (" + link + ")"
+	case sum.Arrived == 0:
+		return "the game never got going: no input reached the server (" + link + ")"
+	}
+	return fmt.Sprintf("the game never got going: no driving frame was counted (frames count from %v after login; %s): "+
+		"the run is too short, or the input never drives", WarmUp, link)
 }
 
 // WriteText prints the summary as readable tables.
@@ -172,8 +197,17 @@ func (sum *Summary) WriteText(w io.Writer) error {
 	errs := []error{
 		table(0, func(tw *tabwriter.Writer) {
 			fmt.Fprintf(tw, "simulated\t%.1f s\tseed %d\n", sum.SimS, sum.Seed)
-			fmt.Fprintf(tw, "judder (sd of per-frame visible speed)\t%.3f m/s\n", sum.JudderMPS)
-			fmt.Fprintf(tw, "mean visible speed\t%.3f m/s\tcommanded %.3f m/s\n", sum.MeanVisibleSpeedMPS, sum.CommandedSpeedMPS)
+			if len(sum.Overridden) > 0 {
+				fmt.Fprintf(tw, "timeline entries overridden by --set\t%s\n", strings.Join(sum.Overridden, ", "))
+			}
+			if why := sum.NoGame(); why != "" {
+				fmt.Fprintf(tw, "warning: %s\n", why)
+			}
+			if math.IsNaN(sum.Card.JudderMPS) {
+				fmt.Fprintf(tw, "mean visible speed\tno data\n")
+			} else {
+				fmt.Fprintf(tw, "mean visible speed\t%.3f m/s\tcommanded %.3f m/s\n", sum.MeanVisibleSpeedMPS, sum.CommandedSpeedMPS)
+			}
 			fmt.Fprintf(tw, "snaps\t%d\n", sum.Snaps)
 			fmt.Fprintf(tw, "latch flips\t%d\ttime at fast %.1f s, base %.1f s, slow %.1f s\n", sum.LatchFlips, sum.TimeFastS, sum.TimeBaseS, sum.TimeSlowS)
 			fmt.Fprintf(tw, "final tick offset\t%d\n", sum.FinalOffset)

@@ -65,7 +65,7 @@ func Write(w io.Writer, r *diagnose.Result) error {
 	}
 	p.Conditions = [][2]string{{"scenario", c.Scenario}, {"overrides", over}}
 	if len(c.Pinned) > 0 {
-		p.Conditions = append(p.Conditions, [2]string{"timeline changes dropped", strings.Join(c.Pinned, ", ") + " (an override pins its key)"})
+		p.Conditions = append(p.Conditions, [2]string{"timeline entries overridden by --set", strings.Join(c.Pinned, ", ") + " (an override pins its key for the whole run)"})
 	}
 	p.Conditions = append(p.Conditions,
 		[2]string{"seeds", fmt.Sprintf("%s (%d, the same for every variant)", diagnose.SeedList(c.Seeds), len(c.Seeds))},

@@ -56,6 +56,10 @@ type Scenario struct {
 	// [Scenario.Generated] expands them into changes.
 	Oscillators []Oscillator
 	Flaps       []Flap
+
+	// Pinned are the keys that overrides (--set) pin for the whole run: the
+	// lab drops the timeline's and the generators' changes to them.
+	Pinned []string
 }
 
 // Checker validates one assignment against the parameter registry (the lab

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Level is the confidence level of every interval.
@@ -34,12 +35,17 @@ func (iv Interval) ExcludesZero() bool { return iv.Lo() > 0 || iv.Hi() < 0 }
 // Contains reports whether x lies in the interval.
 func (iv Interval) Contains(x float64) bool { return iv.Lo() <= x && x <= iv.Hi() }
 
-// Format writes "mean ± half" with prec decimals.
+// Format writes "mean ± half" with prec decimals; a mean that rounds to
+// zero has no sign (never "-0.000").
 func (iv Interval) Format(prec int) string {
-	if math.IsInf(iv.Half, 1) {
-		return fmt.Sprintf("%.*f ± ?", prec, iv.Mean)
+	mean := fmt.Sprintf("%.*f", prec, iv.Mean)
+	if strings.Trim(mean, "-0.") == "" {
+		mean = strings.TrimPrefix(mean, "-")
 	}
-	return fmt.Sprintf("%.*f ± %.*f", prec, iv.Mean, prec, iv.Half)
+	if math.IsInf(iv.Half, 1) {
+		return mean + " ± ?"
+	}
+	return fmt.Sprintf("%s ± %.*f", mean, prec, iv.Half)
 }
 
 // Mean is the mean of xs with its 95 % interval: half-width

@@ -178,3 +178,22 @@ func TestIntervalJSONWithoutData(t *testing.T) {
 		}
 	}
 }
+
+// Issue 9 QA 7: no "-0.000" anywhere: a mean that rounds to zero is shown
+// without a sign.
+func TestNegativeZeroInIntervals(t *testing.T) {
+	for _, c := range []struct {
+		iv   Interval
+		prec int
+		want string
+	}{
+		{Interval{Mean: -0.0004, Half: 0.002}, 3, "0.000 ± 0.002"},
+		{Interval{Mean: -0.04, Half: 0.2}, 1, "0.0 ± 0.2"},
+		{Interval{Mean: -0.0006, Half: 0.002}, 3, "-0.001 ± 0.002"},
+		{Interval{Mean: -0.0004, Half: math.Inf(1)}, 3, "0.000 ± ?"},
+	} {
+		if got := c.iv.Format(c.prec); got != c.want {
+			t.Errorf("%+v with %d decimals: %q, want %q", c.iv, c.prec, got, c.want)
+		}
+	}
+}

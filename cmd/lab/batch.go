@@ -123,6 +123,9 @@ func newPlan(o *runOptions, seeds []uint64, def batch.Definition, flagOf func(ar
 	def.Seeds, def.DurationS = seeds, base.Duration.Seconds()
 	if sc != nil {
 		def.Scenario, def.ScenarioFile, def.TimelineChanges = sc.Name, sc.File, len(sc.Timeline)
+		if def.Overridden, err = lab.Overridden(sc, base.Duration); err != nil {
+			return nil, err
+		}
 	}
 	def.Link = batch.LinkOf(&base)
 	p := &batch.Plan{Def: def, Scenario: sc}

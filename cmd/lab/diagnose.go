@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"jitterlab/diagnose"
+	"jitterlab/lab"
 	"jitterlab/report"
 )
 
@@ -32,6 +33,14 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) error {
 	}
 	if o.given("seed") {
 		return badUsage("--seed: diagnose runs every seed of --seeds (e.g. --seeds 1-20)")
+	}
+	for _, a := range o.sets {
+		switch k, _, _ := lab.ParseAssignment(a); k {
+		case "sim.seed":
+			return fmt.Errorf("--set %s: diagnose runs every seed of --seeds (e.g. --seeds 1-20)", a)
+		case "sim.duration":
+			return fmt.Errorf("--set %s: diagnose runs every seed for --duration (e.g. --duration 2m)", a)
+		}
 	}
 	seeds, err := parseSeeds(seedList)
 	if err != nil {

@@ -48,11 +48,59 @@ func TestDiagnoseHTML(t *testing.T) {
 	page := filepath.Join(dir, "report.html")
 	code, out, errOut := runLab(t, "diagnose", "--scenario", "perfect", "--seeds", "1-2", "--duration", "5s", "--html", page)
 	b, err := os.ReadFile(page)
-	if code != 0 || err != nil || !strings.Contains(out, "No significant problem") || !bytes.Contains(b, []byte("<svg")) {
+	if code != 0 || err != nil || !strings.Contains(out, "The link causes no significant problem") || !bytes.Contains(b, []byte("<svg")) {
 		t.Fatalf("code %d, stderr %q, read %v", code, errOut, err)
 	}
 	code, _, errOut = runLab(t, "diagnose", "--seeds", "1-2", "--duration", "5s", "--html", filepath.Join(dir, "no", "such", "dir.html"))
 	if code != 1 || !strings.Contains(errOut, "--html") {
 		t.Errorf("unwritable --html: code %d, %q", code, errOut)
+	}
+}
+
+// Issue 9 QA 3: --set means one thing in every command: it pins its key for
+// the whole run, and the header lists the timeline entries it overrode.
+// 'lab run --scenario drift --set client.drift_ppm=-5000ppm' is drift's
+// base with the clock pinned, as diagnose simulates it.
+func TestSetPinsItsKeyInEveryCommand(t *testing.T) {
+	card := func(args ...string) string {
+		t.Helper()
+		code, out, errOut := runLab(t, append([]string{"run", "--json", "--seed", "3", "--duration", "60s", "--set", "client.drift_ppm=-5000ppm"}, args...)...)
+		var v struct {
+			Card       json.RawMessage `json:"report_card"`
+			Overridden []string        `json:"timeline_overridden"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &v) != nil {
+			t.Fatalf("%v: code %d, %s", args, code, errOut)
+		}
+		return string(v.Card) + strings.Join(v.Overridden, ", ")
+	}
+	const dropped = "10s client.drift_ppm=+2%, 40s client.drift_ppm=0ppm"
+	if drift, base := card("--scenario", "drift"), card("--scenario", "home-broadband"); drift != base+dropped {
+		t.Errorf("drift with the clock pinned\n%s\nis not its base with the clock set\n%s", drift, base)
+	}
+	for _, args := range [][]string{
+		{"run", "--scenario", "drift", "--set", "client.drift_ppm=-5000ppm", "--duration", "5s"},
+		{"ab", "--scenario", "drift", "--set", "client.drift_ppm=-5000ppm", "--b", "client.sender=accumulator", "--seeds", "1-2", "--duration", "5s"},
+		{"sweep", "--scenario", "drift", "--set", "client.drift_ppm=-5000ppm", "--over", "client.sender=frame,accumulator", "--seeds", "1-2", "--duration", "5s"},
+		{"diagnose", "--scenario", "drift", "--set", "client.drift_ppm=-5000ppm", "--seeds", "1-2", "--duration", "5s"},
+	} {
+		code, out, errOut := runLab(t, args...)
+		if code != 0 || !strings.Contains(out, "timeline entries overridden by --set") || !strings.Contains(out, dropped) {
+			t.Errorf("%v: code %d, stderr %q, stdout:\n%s", args, code, errOut, out)
+		}
+	}
+}
+
+// Issue 9 QA 6: diagnose runs every seed of --seeds for --duration, so
+// --set sim.seed or sim.duration would be listed and ignored: refused.
+func TestDiagnoseRefusesSimDurationAndSeedOverrides(t *testing.T) {
+	for set, want := range map[string]string{
+		"sim.duration=10s": "--set sim.duration=10s: diagnose runs every seed for --duration",
+		"sim.seed=9":       "--set sim.seed=9: diagnose runs every seed of --seeds",
+	} {
+		code, out, errOut := runLab(t, "diagnose", "--seeds", "1-2", "--duration", "5s", "--set", set)
+		if code != 1 || out != "" || !strings.Contains(errOut, want) {
+			t.Errorf("--set %s: code %d, stdout %q, stderr %q", set, code, out, errOut)
+		}
 	}
 }

@@ -99,6 +99,11 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	if len(timeline) > 0 {
 		fmt.Fprintf(stdout, "timeline of %s: %d changes, at wall time from now\n", sc.Name, len(timeline))
 	}
+	if sc != nil {
+		if _, dropped := lab.Unpinned(sc.Pinned, sc.Timeline); len(dropped) > 0 {
+			fmt.Fprintf(stdout, "timeline entries overridden by --set: %s\n", strings.Join(dropped, ", "))
+		}
+	}
 	if !*noTUI && isTerminal(stdout) {
 		return proxyScreen(ctx, r, cfg, target, changes, stdout, stderr)
 	}
@@ -169,7 +174,8 @@ func proxyTimeline(cfg lab.Config, sc *scenarios.Scenario, o *runOptions) ([]pro
 		return nil, nil
 	}
 	var out []proxy.Change
-	for _, ch := range sc.Timeline {
+	keep, _ := lab.Unpinned(sc.Pinned, sc.Timeline) // --set pins its key, as in every command
+	for _, ch := range keep {
 		if o.given("duration") && ch.At >= o.duration {
 			return nil, fmt.Errorf("%s:%d: timeline change at %v is not before --duration %v stops the proxy", sc.File, ch.Line, ch.At, o.duration)
 		}

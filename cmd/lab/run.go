@@ -89,6 +89,10 @@ func (o *runOptions) configWith(flagName string, extra []string) (lab.Config, *s
 		if err := lab.ApplyScenario(&cfg, sc); err != nil {
 			return cfg, nil, err
 		}
+		// The one rule: --set pins its key for the whole run.
+		if sc.Pinned, err = lab.PinKeys(o.sets); err != nil {
+			return cfg, nil, fmt.Errorf("--set: %w", err)
+		}
 		if o.given("seed") {
 			cfg.Seed = o.seed
 		}
