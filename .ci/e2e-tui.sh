@@ -24,6 +24,14 @@ tmp=$(mktemp -d)
 sock="$tmp/tmux.sock"
 t() { tmux -S "$sock" "$@"; }
 cleanup() { t kill-server 2>/dev/null || true; rm -rf "$tmp"; }
+# fresh ends the tmux server of the previous part and waits until it is gone:
+# a new session started while the last one's server is still exiting fails
+# with "server exited unexpectedly".
+fresh() {
+  t kill-server 2>/dev/null || true
+  for _ in $(seq 100); do t has-session 2>/dev/null || { [ -S "$sock" ] || break; }; sleep 0.05; done
+  rm -f "$sock"
+}
 trap cleanup EXIT
 
 # 'go build ./cmd/lab' would write ./lab, which is the lab/ package folder.
@@ -91,7 +99,7 @@ recs=("$tmp"/rec/*.jlrec)
 [ ${#recs[@]} = 1 ] && [ -f "${recs[0]}" ] || fail "expected one recording, found: ${recs[*]}"
 grep -qF "recorded ${recs[0]}" "$tmp/stderr" || fail "the lab did not name its recording on exit: $(cat "$tmp/stderr")"
 verify "${recs[0]}"
-t kill-session -t e2e
+fresh
 
 echo "== e2e-tui: SIGTERM closes the open recording"
 rm -f "$tmp"/rec/*.jlrec
@@ -111,7 +119,7 @@ verify "${recs[0]}"
 
 echo "== e2e-tui: p report card, d diagnoses as 'lab diagnose' does, a runs it as B"
 rec=$("$tmp/jitterlab" diagnose --scenario jitter-fix | grep '^recommended: ') || fail "lab diagnose printed no recommendation"
-t kill-session -t e2e 2>/dev/null || true
+fresh
 start
 t send-keys -t e2e p
 wait_for "player's report card"
@@ -127,7 +135,7 @@ status=$(exited)
 [ "$status" = 0 ] || fail "q exited with status $status"
 
 echo "== e2e-tui: lab proxy's live screen"
-t kill-session -t e2e 2>/dev/null || true
+fresh
 listen=$((40000 + $$ % 20000)); target=$((listen + 1))
 rm -f "$tmp/status"
 t new-session -d -s e2e -x 80 -y 24 \
