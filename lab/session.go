@@ -175,12 +175,15 @@ func New(cfg Config, every time.Duration) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{cfg: cfg, initial: cfg, every: every,
-		visErr: metrics.NewHistogram(1e-4), corr: metrics.NewHistogram(1e-4),
-		rtt: metrics.NewHistogram(0.01), upOWD: metrics.NewHistogram(0.01), downOWD: metrics.NewHistogram(0.01), inputDelay: metrics.NewHistogram(0.01), upJit: metrics.NewHistogram(0.001), downJt: metrics.NewHistogram(0.001),
+		corr: metrics.NewHistogram(1e-4),
+		rtt:  metrics.NewHistogram(0.01), upOWD: metrics.NewHistogram(0.01), downOWD: metrics.NewHistogram(0.01), upJit: metrics.NewHistogram(0.001), downJt: metrics.NewHistogram(0.001),
 		msgs: make([]wire, 0, 256), free: make([]int32, 0, 256),
 		cWander: sim.NewRand(cfg.Seed, "client.clock"), sWander: sim.NewRand(cfg.Seed, "server.clock"),
 	}
 	s.card = NewCardMeter(DefaultCardThresholds)
+	// The report card counts the same frames and inputs as the summary:
+	// its visible-lag and input-delay histograms are the summary's.
+	s.visErr, s.inputDelay = s.card.lag, s.card.delay
 	var err error
 	if s.up, err = netem.New(cfg.Seed, "up", cfg.Up); err != nil {
 		return nil, err
@@ -394,7 +397,7 @@ func (s *Session) frame() {
 	}
 	if s.warm && s.now >= s.warmFrom && st.Dt > 0 {
 		dt := st.Dt.Seconds()
-		s.visErr.Add(st.VisibleErrM)
+		// st.VisibleErrM goes to s.visErr through the card (cardFrame).
 		s.judder.Add(st.SpeedMPS)
 		s.visDist += moved
 		s.visTime += dt
@@ -421,8 +424,7 @@ func (s *Session) serverStep() {
 		// Input delay: from the client sending a tick to the server applying it.
 		s.lastAck = ps.AckTick
 		if s.warm && s.now >= s.warmFrom {
-			s.inputDelay.Add(ms(s.now.Sub(s.sentAt[ps.AckTick%sentRing])))
-			s.card.InputDelay(ms(s.now.Sub(s.sentAt[ps.AckTick%sentRing])))
+			s.card.InputDelay(ms(s.now.Sub(s.sentAt[ps.AckTick%sentRing]))) // s.inputDelay too
 		}
 	}
 	if broadcast && s.serverKnowsClient {

@@ -29,7 +29,9 @@ func (h *Histogram) Add(v float64) {
 	}
 	h.counts[h.index(v)]++
 	h.n++
-	h.max = max(h.max, v)
+	if v > h.max { // v is neither NaN nor −0 here: the same as max, without its NaN and zero-sign cases
+		h.max = v
+	}
 }
 
 func (h *Histogram) index(v float64) int {
