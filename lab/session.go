@@ -279,7 +279,7 @@ func (s *Session) Run(until sim.Time) error {
 			s.applyChanges(until, true)
 			break
 		}
-		if s.applyChanges(at, false) {
+		if len(s.pending) > 0 && s.applyChanges(at, false) {
 			continue // a change may have re-armed a timer
 		}
 		s.now = at
@@ -396,7 +396,7 @@ func (s *Session) frame() {
 		s.warm, s.warmFrom = true, s.now.Add(WarmUp)
 	}
 	if s.warm && s.now >= s.warmFrom && st.Dt > 0 {
-		dt := st.Dt.Seconds()
+		dt := seconds(st.Dt)
 		// st.VisibleErrM goes to s.visErr through the card (cardFrame).
 		s.judder.Add(st.SpeedMPS)
 		s.visDist += moved
@@ -546,6 +546,15 @@ func meanMs(sum time.Duration, n int) float64 {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }
+
+// seconds is d.Seconds(), bit for bit, without its split into whole seconds
+// and nanoseconds below one second (there Seconds adds float64(d)/1e9 to 0).
+func seconds(d time.Duration) float64 {
+	if d > -time.Second && d < time.Second {
+		return float64(d) / 1e9
+	}
+	return d.Seconds()
+}
 
 func (s *Session) takeSample() {
 	sv, cc := s.sv.Counters(), s.cl.Counters()

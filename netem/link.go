@@ -246,17 +246,17 @@ func (l *Link) Send(now sim.Time, pkt Packet) SendResult {
 // Deliver pops the earliest scheduled copy if it is due at or before now.
 // The caller calls it once at each time Send returned in SendResult.At.
 func (l *Link) Deliver(now sim.Time) (Delivery, bool) {
-	at, ok := l.flight.Peek()
+	at, f, ok := l.flight.Top()
 	if !ok || at > now {
 		return Delivery{}, false
 	}
-	at, f, _ := l.flight.Pop()
 	d := Delivery{Packet: Packet{ID: f.id, Size: int(f.size)}, Seq: f.seq, SentAt: f.sentAt, At: at, Copy: int(f.copy)}
-	if f.seq < l.maxSeen {
+	l.flight.Drop() // f is not read after this
+	if d.Seq < l.maxSeen {
 		d.Reordered = true
 		l.c.Reordered++
 	}
-	l.maxSeen = max(l.maxSeen, f.seq)
+	l.maxSeen = max(l.maxSeen, d.Seq)
 	l.c.Delivered++
 	return d, true
 }
