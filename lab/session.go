@@ -380,13 +380,13 @@ func (s *Session) frame() {
 	for _, m := range s.cl.Outbox() {
 		switch m.Kind {
 		case client.MsgLogin:
-			s.send(s.up, "up", wire{kind: wireLogin}, proto.LoginSize)
+			s.send(s.up, "up", &wire{kind: wireLogin}, proto.LoginSize)
 		case client.MsgMoveInput:
 			s.sentAt[m.Move.Tick%sentRing] = s.now
-			s.send(s.up, "up", wire{kind: wireMove, move: m.Move}, proto.MoveInputSize)
+			s.send(s.up, "up", &wire{kind: wireMove, move: m.Move}, proto.MoveInputSize)
 		}
 	}
-	st := s.cl.Stats()
+	st := s.cl.StatsRef()
 	s.winErrM = max(s.winErrM, st.VisibleErrM)
 	s.winErrDeg = max(s.winErrDeg, st.VisibleErrDeg)
 	s.winCor = max(s.winCor, st.CorrectionM)
@@ -406,7 +406,7 @@ func (s *Session) frame() {
 		if st.Reconciled > 0 {
 			s.corr.Add(st.CorrectionM)
 		}
-		s.cardFrame(&st, prev, snaps)
+		s.cardFrame(st, prev, snaps)
 	}
 	s.scheduleFrame()
 }
@@ -428,13 +428,16 @@ func (s *Session) serverStep() {
 		}
 	}
 	if broadcast && s.serverKnowsClient {
-		s.send(s.down, "down", wire{kind: wireState, state: ps}, proto.PlayerStateSize)
+		s.send(s.down, "down", &wire{kind: wireState, state: ps}, proto.PlayerStateSize)
 	}
 	s.scheduleServer()
 }
 
-// send puts a message on a link and schedules its deliveries.
-func (s *Session) send(l *netem.Link, dir string, w wire, size int) {
+// send puts a copy of message *w on a link and schedules its deliveries.
+// (A pointer, and the copy made after the link's work: a message built
+// just before and copied at once would stall the copy's wide loads on
+// store forwarding.)
+func (s *Session) send(l *netem.Link, dir string, w *wire, size int) {
 	var id int32
 	if n := len(s.free); n > 0 {
 		id, s.free = s.free[n-1], s.free[:n-1]
@@ -442,7 +445,10 @@ func (s *Session) send(l *netem.Link, dir string, w wire, size int) {
 		id = int32(len(s.msgs))
 		s.msgs = append(s.msgs, wire{})
 	}
-	w.sentAt = s.now
+	res := l.Send(s.now, netem.Packet{ID: uint64(id), Size: size})
+	m := &s.msgs[id]
+	*m = *w
+	m.sentAt, m.refs = s.now, uint8(res.Scheduled)
 	kind := evUp
 	if l == s.down {
 		kind = evDown
@@ -452,11 +458,8 @@ func (s *Session) send(l *netem.Link, dir string, w wire, size int) {
 		if u.at >= s.now {
 			u = s.upSentPrev
 		}
-		w.upDelay, w.hasUp = u.delay, u.ok
+		m.upDelay, m.hasUp = u.delay, u.ok
 	}
-	res := l.Send(s.now, netem.Packet{ID: uint64(id), Size: size})
-	w.refs = uint8(res.Scheduled)
-	s.msgs[id] = w
 	if kind == evUp && res.Scheduled > 0 {
 		first := res.At[0]
 		if res.Scheduled == 2 {
@@ -527,7 +530,7 @@ func (s *Session) deliver(l *netem.Link, dir string) {
 	case wireLogin:
 		s.serverKnowsClient = true
 		// This send may reuse id and grow s.msgs: w is not read after it.
-		s.send(s.down, "down", wire{kind: wireLoginAck, start: s.sv.Tick()}, proto.LoginAckSize)
+		s.send(s.down, "down", &wire{kind: wireLoginAck, start: s.sv.Tick()}, proto.LoginAckSize)
 	case wireMove:
 		s.sv.OnMoveInput(w.move)
 	case wireLoginAck:
