@@ -445,7 +445,8 @@ func (s *Session) send(l *netem.Link, dir string, w *wire, size int) {
 		id = int32(len(s.msgs))
 		s.msgs = append(s.msgs, wire{})
 	}
-	res := l.Send(s.now, netem.Packet{ID: uint64(id), Size: size})
+	var res netem.SendResult
+	l.SendInto(&res, s.now, netem.Packet{ID: uint64(id), Size: size})
 	m := &s.msgs[id]
 	*m = *w
 	m.sentAt, m.refs = s.now, uint8(res.Scheduled)
@@ -579,7 +580,7 @@ func (s *Session) takeSample() {
 		VisibleErrorM:   s.winErrM,
 		VisibleErrorDeg: s.winErrDeg,
 		CorrectionM:     s.winCor,
-		VisibleSpeedMPS: s.winDist / s.every.Seconds(),
+		VisibleSpeedMPS: s.winDist / seconds(s.every),
 		Snaps:           cc.Snaps,
 		UpLost:          uc.Lost + uc.QueueDropped,
 		DownLost:        dc.Lost + dc.QueueDropped,

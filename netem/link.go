@@ -26,7 +26,6 @@ type SendResult struct {
 	Duplicated   bool        // a second copy was made
 	Lost         int         // copies dropped by the loss model
 	QueueDropped int         // copies dropped at the queue limit
-	Delay        [2]time.Duration
 	// Fate is what became of each copy: Fate[0] the original, Fate[1] the
 	// duplicate (FateNone when there is none).
 	Fate [2]Fate
@@ -167,8 +166,17 @@ func (l *Link) NextDelivery() (sim.Time, bool) { return l.flight.Peek() }
 
 // Send hands a packet to the link at now.
 func (l *Link) Send(now sim.Time, pkt Packet) SendResult {
+	var res SendResult
+	l.SendInto(&res, now, pkt)
+	return res
+}
+
+// SendInto is Send writing the result into *res, for a caller on a hot
+// path: a result returned by value is copied with wide loads right after
+// Send's narrow stores, which stalls on store forwarding.
+func (l *Link) SendInto(res *SendResult, now sim.Time, pkt Packet) {
 	l.seq++
-	res := SendResult{Seq: l.seq}
+	*res = SendResult{Seq: l.seq}
 	l.c.Sent++
 	copies := 1
 	if l.p.Duplicate > 0 && l.dup.Float64() < l.p.Duplicate {
@@ -240,7 +248,6 @@ func (l *Link) Send(now sim.Time, pkt Packet) SendResult {
 		res.At[res.Scheduled] = at
 		res.Scheduled++
 	}
-	return res
 }
 
 // Deliver pops the earliest scheduled copy if it is due at or before now.
