@@ -495,8 +495,8 @@ func (s *Session) send(l *netem.Link, dir string, w *wire, size int) {
 
 // deliver hands the link's due copy to its endpoint.
 func (s *Session) deliver(l *netem.Link, dir string) {
-	d, ok := l.Deliver(s.now)
-	if !ok {
+	var d netem.Delivery
+	if !l.DeliverInto(&d, s.now) {
 		return
 	}
 	id := int32(d.ID)

@@ -106,13 +106,19 @@ type Link struct {
 	c      Counters
 }
 
+// flight is one scheduled copy. It is four words, so the compiler keeps it
+// in registers and the queue stores it field by field: a larger struct is
+// built on the stack and copied with wide loads, which stall on the
+// narrow stores that just built it (store forwarding).
 type flight struct {
-	id     uint64
-	seq    uint64
-	sentAt sim.Time
-	size   uint32
-	copy   uint8
+	id       uint64
+	seq      uint64
+	sentAt   sim.Time
+	sizeCopy uint64 // uint32 payload size << 1 | copy (0 the original, 1 the duplicate)
 }
+
+func (f *flight) size() int { return int(uint32(f.sizeCopy >> 1)) }
+func (f *flight) copy() int { return int(f.sizeCopy & 1) }
 
 // New returns a link whose streams derive from seed and name ("up",
 // "down"). p must be valid (see [Params.Validate]).
@@ -244,7 +250,7 @@ func (l *Link) SendInto(res *SendResult, now sim.Time, pkt Packet) {
 		}
 		l.lastAt = max(l.lastAt, at)
 		res.Fate[c] = FateScheduled
-		l.flight.Push(at, flight{id: pkt.ID, seq: l.seq, sentAt: now, size: uint32(pkt.Size), copy: uint8(c)})
+		l.flight.Push(at, flight{id: pkt.ID, seq: l.seq, sentAt: now, sizeCopy: uint64(uint32(pkt.Size))<<1 | uint64(c)})
 		res.At[res.Scheduled] = at
 		res.Scheduled++
 	}
@@ -253,11 +259,19 @@ func (l *Link) SendInto(res *SendResult, now sim.Time, pkt Packet) {
 // Deliver pops the earliest scheduled copy if it is due at or before now.
 // The caller calls it once at each time Send returned in SendResult.At.
 func (l *Link) Deliver(now sim.Time) (Delivery, bool) {
+	var d Delivery
+	ok := l.DeliverInto(&d, now)
+	return d, ok
+}
+
+// DeliverInto is Deliver writing the delivery into *d (left as it was when
+// nothing is due), for a caller on a hot path: see [Link.SendInto].
+func (l *Link) DeliverInto(d *Delivery, now sim.Time) bool {
 	at, f, ok := l.flight.Top()
 	if !ok || at > now {
-		return Delivery{}, false
+		return false
 	}
-	d := Delivery{Packet: Packet{ID: f.id, Size: int(f.size)}, Seq: f.seq, SentAt: f.sentAt, At: at, Copy: int(f.copy)}
+	d.ID, d.Size, d.Seq, d.SentAt, d.At, d.Copy, d.Reordered = f.id, f.size(), f.seq, f.sentAt, at, f.copy(), false
 	l.flight.Drop() // f is not read after this
 	if d.Seq < l.maxSeen {
 		d.Reordered = true
@@ -265,7 +279,7 @@ func (l *Link) Deliver(now sim.Time) (Delivery, bool) {
 	}
 	l.maxSeen = max(l.maxSeen, d.Seq)
 	l.c.Delivered++
-	return d, true
+	return true
 }
 
 // lose draws the loss decision for one copy, and whether the loss model

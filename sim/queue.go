@@ -50,7 +50,8 @@ func (q *Queue[T]) Push(at Time, v T) {
 		items[i] = items[p]
 		i = p
 	}
-	items[i] = item[T]{at: at, seq: q.seq, v: v}
+	it := &items[i] // field by field: no wide copy of a just-built temporary
+	it.at, it.seq, it.v = at, q.seq, v
 }
 
 // Peek returns the time of the earliest event; ok is false if q is empty.
