@@ -13,10 +13,11 @@ const (
 // so a quantile is within 0.8 % (or Unit/2) of the true one. It has a fixed
 // size and never allocates after New. Max and Count are exact.
 type Histogram struct {
-	Unit   float64
-	counts [subBuckets * (octaves + 1)]uint64
+	Unit float64
+	// n and max beside Unit: an Add touches this cache line and its bucket's.
 	n      uint64
 	max    float64
+	counts [subBuckets * (octaves + 1)]uint64
 }
 
 // NewHistogram returns a histogram with the given resolution.
