@@ -41,15 +41,13 @@ func (h *Histogram) index(v float64) int {
 		return int(x)
 	}
 	// x ≥ 128 is a normal float: x = 1.m·2^exp, so x is in [128·2^e,
-	// 256·2^e) for e = exp − 7, and the top 7 bits of the mantissa m are the
-	// linear sub-bucket (as Frexp would give, without its cost).
-	bits := math.Float64bits(x)
-	e := int(bits>>52&0x7ff) - 1023 - subBits
-	if e >= octaves {
-		return len(h.counts) - 1
-	}
-	sub := int(bits >> (52 - subBits) & (subBuckets - 1)) // in [0, 128)
-	return subBuckets*(e+1) + sub
+	// 256·2^e) for e = exp − 1023 − 7, and the top 7 bits of the mantissa m
+	// are the linear sub-bucket (as Frexp would give, without its cost).
+	// Shifted down to those bits, x's bits read exp·128 + sub (its sign is
+	// 0), so the bucket 128·(e+1) + sub is that minus 1029·128; e ≥ octaves
+	// lands in the last bucket.
+	i := int(math.Float64bits(x)>>(52-subBits)) - (1023+subBits-1)<<subBits
+	return min(i, len(h.counts)-1)
 }
 
 // lower returns bucket i's lower bound and width.
