@@ -374,6 +374,11 @@ func (l *Link) nextZ() float64 {
 		return l.z
 	}
 	rho := l.p.JitterCorr
+	if rho == 0 {
+		// The same bits as the formula (±0 + 1·e), without its square root.
+		l.z = e
+		return l.z
+	}
 	l.z = float64(rho*l.z) + float64(math.Sqrt(1-float64(rho*rho))*e)
 	return l.z
 }
