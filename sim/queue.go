@@ -79,7 +79,7 @@ func (q *Queue[T]) NextSeq() uint64 {
 }
 
 // Top returns the earliest event's time and a pointer to its value, valid
-// until the next Push or Pop; ok is false if q is empty. With [Queue.Drop]
+// until the queue next changes; ok is false if q is empty. With [Queue.Drop]
 // it is a Pop that reads the value in place instead of copying it out.
 func (q *Queue[T]) Top() (at Time, v *T, ok bool) {
 	if len(q.items) == 0 {
