@@ -546,6 +546,10 @@ func wrap180(d float64) float64 {
 // Stats is what the last frame showed.
 func (c *Client) Stats() FrameStats { return c.stats }
 
+// StatsRef is Stats in place, valid until the next Frame: a copy of the
+// fields Frame has just stored stalls on store forwarding, once a frame.
+func (c *Client) StatsRef() *FrameStats { return &c.stats }
+
 // Counters returns the cumulative totals.
 func (c *Client) Counters() Counters { return c.c }
 

@@ -251,7 +251,7 @@ func (c *ReportCard) UnmarshalJSON(b []byte) error {
 // count before it.
 func (s *Session) cardFrame(st *client.FrameStats, prev motion.Pose, snaps uint64) {
 	v := s.cl.Visible()
-	s.card.Frame(&CardFrame{Dt: st.Dt.Seconds(), X: v.X, Y: v.Y, Rot: v.Rot, PrevX: prev.X, PrevY: prev.Y, PrevRot: prev.Rot,
+	s.card.Frame(&CardFrame{Dt: seconds(st.Dt), X: v.X, Y: v.Y, Rot: v.Rot, PrevX: prev.X, PrevY: prev.Y, PrevRot: prev.Rot,
 		Throttle: s.cl.Input().Throttle, MoveSpeed: s.cfg.Client.Tuning.MoveSpeed, VisibleErrM: st.VisibleErrM,
 		CorrectionM: st.CorrectionM, Reconciled: st.Reconciled, Snapped: s.cl.Counters().Snaps > snaps})
 }

@@ -200,12 +200,15 @@ func New(cfg Config, every time.Duration) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{cfg: cfg, initial: cfg, every: every,
-		visErr: metrics.NewHistogram(1e-4), corr: metrics.NewHistogram(1e-4),
-		rtt: metrics.NewHistogram(0.01), upOWD: metrics.NewHistogram(0.01), downOWD: metrics.NewHistogram(0.01), inputDelay: metrics.NewHistogram(0.01), upJit: metrics.NewHistogram(0.001), downJt: metrics.NewHistogram(0.001),
+		corr: metrics.NewHistogram(1e-4),
+		rtt:  metrics.NewHistogram(0.01), upOWD: metrics.NewHistogram(0.01), downOWD: metrics.NewHistogram(0.01), upJit: metrics.NewHistogram(0.001), downJt: metrics.NewHistogram(0.001),
 		msgs: make([]wire, 0, 256), free: make([]int32, 0, 256),
 		cWander: sim.NewRand(cfg.Seed, "client.clock"), sWander: sim.NewRand(cfg.Seed, "server.clock"),
 	}
 	s.card = NewCardMeter(DefaultCardThresholds)
+	// The report card counts the same frames and inputs as the summary:
+	// its visible-lag and input-delay histograms are the summary's.
+	s.visErr, s.inputDelay = s.card.lag, s.card.delay
 	var err error
 	if s.up, err = netem.New(cfg.Seed, "up", cfg.Up); err != nil {
 		return nil, err
@@ -305,7 +308,7 @@ func (s *Session) Run(until sim.Time) error {
 			s.applyChanges(until, true)
 			break
 		}
-		if s.applyChanges(at, false) {
+		if len(s.pending) > 0 && s.applyChanges(at, false) {
 			continue // a change may have re-armed a timer
 		}
 		s.now = at
@@ -420,7 +423,7 @@ func (s *Session) frame() {
 			}
 		}
 	}
-	st := s.cl.Stats()
+	st := s.cl.StatsRef()
 	s.vars.longestFrame = max(s.vars.longestFrame, st.Dt)
 	s.winErrM = max(s.winErrM, st.VisibleErrM)
 	s.winErrDeg = max(s.winErrDeg, st.VisibleErrDeg)
@@ -431,8 +434,8 @@ func (s *Session) frame() {
 		s.warm, s.warmFrom = true, s.now.Add(WarmUp)
 	}
 	if s.warm && s.now >= s.warmFrom && st.Dt > 0 {
-		dt := st.Dt.Seconds()
-		s.visErr.Add(st.VisibleErrM)
+		dt := seconds(st.Dt)
+		// st.VisibleErrM goes to s.visErr through the card (cardFrame).
 		s.visDist += moved
 		s.visTime += dt
 		in := s.cl.Input()
@@ -440,7 +443,7 @@ func (s *Session) frame() {
 		if st.Reconciled > 0 {
 			s.corr.Add(st.CorrectionM)
 		}
-		s.cardFrame(&st, prev, snaps)
+		s.cardFrame(st, prev, snaps)
 		if s.cfg.Client.Corrector == client.Dilation {
 			s.vars.addScale(s.cl.Dilation())
 		}
@@ -464,8 +467,7 @@ func (s *Session) serverStep() {
 		// Input delay: from the client sending a tick to the server applying it.
 		s.lastAck = ps.AckTick
 		if s.warm && s.now >= s.warmFrom {
-			s.inputDelay.Add(ms(s.now.Sub(s.sentAt[ps.AckTick%sentRing])))
-			s.card.InputDelay(ms(s.now.Sub(s.sentAt[ps.AckTick%sentRing])))
+			s.card.InputDelay(ms(s.now.Sub(s.sentAt[ps.AckTick%sentRing]))) // s.inputDelay too
 		}
 	}
 	if ps.HasDepth && s.warm && s.now >= s.warmFrom {
@@ -477,8 +479,10 @@ func (s *Session) serverStep() {
 	s.scheduleServer()
 }
 
-// send puts a message on a link and schedules its deliveries under the
-// message ID it returns.
+// send puts a copy of message *w on a link and schedules its deliveries
+// under the message ID it returns. (A pointer, and the copy made after the
+// link's work: a message built just before and copied at once would stall
+// the copy's wide loads on store forwarding.)
 func (s *Session) send(l *netem.Link, dir string, w *wire, size int) int32 {
 	var id int32
 	if n := len(s.free); n > 0 {
@@ -487,7 +491,11 @@ func (s *Session) send(l *netem.Link, dir string, w *wire, size int) int32 {
 		id = int32(len(s.msgs))
 		s.msgs = append(s.msgs, wire{})
 	}
-	w.sentAt = s.now
+	var res netem.SendResult
+	l.SendInto(&res, s.now, netem.Packet{ID: uint64(id), Size: size})
+	m := &s.msgs[id]
+	*m = *w
+	m.sentAt, m.refs = s.now, uint8(res.Scheduled)
 	kind := evUp
 	if l == s.down {
 		kind = evDown
@@ -497,11 +505,8 @@ func (s *Session) send(l *netem.Link, dir string, w *wire, size int) int32 {
 		if u.at >= s.now {
 			u = s.upSentPrev
 		}
-		w.upDelay, w.hasUp = u.delay, u.ok
+		m.upDelay, m.hasUp = u.delay, u.ok
 	}
-	res := l.Send(s.now, netem.Packet{ID: uint64(id), Size: size})
-	w.refs = uint8(res.Scheduled)
-	s.msgs[id] = *w
 	if kind == evUp && res.Scheduled > 0 {
 		first := res.At[0]
 		if res.Scheduled == 2 {
@@ -546,8 +551,8 @@ func (s *Session) send(l *netem.Link, dir string, w *wire, size int) int32 {
 
 // deliver hands the link's due copy to its endpoint.
 func (s *Session) deliver(l *netem.Link, dir string) {
-	d, ok := l.Deliver(s.now)
-	if !ok {
+	var d netem.Delivery
+	if !l.DeliverInto(&d, s.now) {
 		return
 	}
 	id := int32(d.ID)
@@ -609,6 +614,15 @@ func meanMs(sum time.Duration, n int) float64 {
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }
 
+// seconds is d.Seconds(), bit for bit, without its split into whole seconds
+// and nanoseconds below one second (there Seconds adds float64(d)/1e9 to 0).
+func seconds(d time.Duration) float64 {
+	if d > -time.Second && d < time.Second {
+		return float64(d) / 1e9
+	}
+	return d.Seconds()
+}
+
 func (s *Session) takeSample() {
 	sv, cc := s.sv.Counters(), s.cl.Counters()
 	uc, dc := s.up.Counters(), s.down.Counters()
@@ -629,7 +643,7 @@ func (s *Session) takeSample() {
 		VisibleErrorM:   s.winErrM,
 		VisibleErrorDeg: s.winErrDeg,
 		CorrectionM:     s.winCor,
-		VisibleSpeedMPS: s.winDist / s.every.Seconds(),
+		VisibleSpeedMPS: s.winDist / seconds(s.every),
 		Snaps:           cc.Snaps,
 		UpLost:          uc.Lost + uc.QueueDropped,
 		DownLost:        dc.Lost + dc.QueueDropped,

@@ -236,21 +236,15 @@ func TestSteadyStateDoesNotAllocate(t *testing.T) {
 }
 
 // BenchmarkSessionHour simulates one hour of the default scenario (the
-// reference game on a perfect link) with the full model per op.
+// reference game on a perfect link), and of it on a jittery, lossy link,
+// with the full model per op. BenchmarkSessionHourBareLoop, which
+// -bench SessionHour runs alongside, is the floor to compare it with.
 func BenchmarkSessionHour(b *testing.B) {
-	for _, c := range []struct {
-		name string
-		sets []string
-	}{{"perfect", nil}, {"jitter", []string{jittery, "link.jitter=20ms", "link.loss=1%"}},
-		// Issue 11 variants, each on the jittery link.
-		{"redundancy", []string{jittery, "link.jitter=20ms", "link.loss=1%", "client.redundancy=3"}},
-		{"view", []string{jittery, "link.jitter=20ms", "link.loss=1%", "view.interp=adaptive"}},
-		{"max_catchup", []string{jittery, "link.jitter=20ms", "link.loss=1%", "client.fps=20", "client.fixed_cost=15ms", "client.max_catchup=100ms"}},
-		{"buffer+dilation", []string{jittery, "link.jitter=20ms", "link.loss=1%", "server.inputs=buffer", "server.buffer=3", "client.corrector=dilation", "client.sender=accumulator"}},
-	} {
+	for _, c := range append(benchCases, variantBenchCases...) {
 		b.Run(c.name, func(b *testing.B) {
 			cfg := config(b, time.Hour, c.sets...)
 			b.ReportAllocs()
+			rt := startRealtime()
 			for b.Loop() {
 				s, err := New(cfg, 50*time.Millisecond)
 				if err != nil {
@@ -260,7 +254,7 @@ func BenchmarkSessionHour(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(time.Hour.Seconds()*float64(b.N)/b.Elapsed().Seconds(), "x-realtime")
+			rt.stop(b, time.Hour)
 		})
 	}
 }

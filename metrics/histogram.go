@@ -13,10 +13,11 @@ const (
 // so a quantile is within 0.8 % (or Unit/2) of the true one. It has a fixed
 // size and never allocates after New. Max and Count are exact.
 type Histogram struct {
-	Unit   float64
-	counts [subBuckets * (octaves + 1)]uint64
+	Unit float64
+	// n and max beside Unit: an Add touches this cache line and its bucket's.
 	n      uint64
 	max    float64
+	counts [subBuckets * (octaves + 1)]uint64
 }
 
 // NewHistogram returns a histogram with the given resolution.
@@ -29,7 +30,9 @@ func (h *Histogram) Add(v float64) {
 	}
 	h.counts[h.index(v)]++
 	h.n++
-	h.max = max(h.max, v)
+	if v > h.max { // v is neither NaN nor −0 here: the same as max, without its NaN and zero-sign cases
+		h.max = v
+	}
 }
 
 func (h *Histogram) index(v float64) int {
@@ -38,15 +41,13 @@ func (h *Histogram) index(v float64) int {
 		return int(x)
 	}
 	// x ≥ 128 is a normal float: x = 1.m·2^exp, so x is in [128·2^e,
-	// 256·2^e) for e = exp − 7, and the top 7 bits of the mantissa m are the
-	// linear sub-bucket (as Frexp would give, without its cost).
-	bits := math.Float64bits(x)
-	e := int(bits>>52&0x7ff) - 1023 - subBits
-	if e >= octaves {
-		return len(h.counts) - 1
-	}
-	sub := int(bits >> (52 - subBits) & (subBuckets - 1)) // in [0, 128)
-	return subBuckets*(e+1) + sub
+	// 256·2^e) for e = exp − 1023 − 7, and the top 7 bits of the mantissa m
+	// are the linear sub-bucket (as Frexp would give, without its cost).
+	// Shifted down to those bits, x's bits read exp·128 + sub (its sign is
+	// 0), so the bucket 128·(e+1) + sub is that minus 1029·128; e ≥ octaves
+	// lands in the last bucket.
+	i := int(math.Float64bits(x)>>(52-subBits)) - (1023+subBits-1)<<subBits
+	return min(i, len(h.counts)-1)
 }
 
 // lower returns bucket i's lower bound and width.

@@ -246,3 +246,43 @@ func TestHistogramHugeValuesGoToTheLastBucket(t *testing.T) {
 		t.Fatalf("count %d, p20 %v, want 3 and 50 within a bucket", h.Count(), p)
 	}
 }
+
+// The bucket of a value is the documented one: below 128 units it is the
+// whole number of units; above, the power of two (from Frexp) and its 128
+// linear sub-buckets; from 2^48·128 units on, the last bucket. Checked at
+// every bucket boundary, a value either side of it, and random values.
+func TestHistogramIndexIsLogLinear(t *testing.T) {
+	h := NewHistogram(0.01)
+	want := func(v float64) int {
+		x := v / h.Unit
+		if x < subBuckets {
+			return int(x)
+		}
+		frac, exp := math.Frexp(x) // x = frac·2^exp, frac in [0.5, 1)
+		e := exp - subBits - 1     // x in [128·2^e, 256·2^e)
+		if e >= octaves || math.IsInf(x, 1) {
+			return len(h.counts) - 1
+		}
+		return subBuckets*(e+1) + int(frac*2*subBuckets) - subBuckets
+	}
+	check := func(v float64) {
+		if got, w := h.index(v), want(v); got != w {
+			t.Fatalf("index(%v) = %d, want %d", v, got, w)
+		}
+	}
+	for i := range len(h.counts) + 1 {
+		lo, _ := h.bounds(min(i, len(h.counts)-1))
+		if i == len(h.counts) {
+			lo *= 2
+		}
+		check(lo)
+		check(math.Nextafter(lo, 0))
+		check(math.Nextafter(lo, math.Inf(1)))
+	}
+	r := rand.New(rand.NewPCG(5, 5))
+	for range 100000 {
+		check(math.Exp2(r.Float64()*70 - 10))
+	}
+	check(math.MaxFloat64)
+	check(math.Inf(1))
+}

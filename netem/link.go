@@ -26,7 +26,6 @@ type SendResult struct {
 	Duplicated   bool        // a second copy was made
 	Lost         int         // copies dropped by the loss model
 	QueueDropped int         // copies dropped at the queue limit
-	Delay        [2]time.Duration
 	// Fate is what became of each copy: Fate[0] the original, Fate[1] the
 	// duplicate (FateNone when there is none).
 	Fate [2]Fate
@@ -108,13 +107,19 @@ type Link struct {
 	tr     traceState // trace mode (trace.go)
 }
 
+// flight is one scheduled copy. It is four words, so the compiler keeps it
+// in registers and the queue stores it field by field: a larger struct is
+// built on the stack and copied with wide loads, which stall on the
+// narrow stores that just built it (store forwarding).
 type flight struct {
-	id     uint64
-	seq    uint64
-	sentAt sim.Time
-	size   uint32
-	copy   uint8
+	id       uint64
+	seq      uint64
+	sentAt   sim.Time
+	sizeCopy uint64 // uint32 payload size << 1 | copy (0 the original, 1 the duplicate)
 }
+
+func (f *flight) size() int { return int(uint32(f.sizeCopy >> 1)) }
+func (f *flight) copy() int { return int(f.sizeCopy & 1) }
 
 // New returns a link whose streams derive from seed and name ("up",
 // "down"). p must be valid (see [Params.Validate]).
@@ -168,8 +173,17 @@ func (l *Link) NextDelivery() (sim.Time, bool) { return l.flight.Peek() }
 
 // Send hands a packet to the link at now.
 func (l *Link) Send(now sim.Time, pkt Packet) SendResult {
+	var res SendResult
+	l.SendInto(&res, now, pkt)
+	return res
+}
+
+// SendInto is Send writing the result into *res, for a caller on a hot
+// path: a result returned by value is copied with wide loads right after
+// Send's narrow stores, which stalls on store forwarding.
+func (l *Link) SendInto(res *SendResult, now sim.Time, pkt Packet) {
 	l.seq++
-	res := SendResult{Seq: l.seq}
+	*res = SendResult{Seq: l.seq}
 	l.c.Sent++
 	copies := 1
 	if l.p.Duplicate > 0 && l.dup.Float64() < l.p.Duplicate {
@@ -237,29 +251,36 @@ func (l *Link) Send(now sim.Time, pkt Packet) SendResult {
 		}
 		l.lastAt = max(l.lastAt, at)
 		res.Fate[c] = FateScheduled
-		l.flight.Push(at, flight{id: pkt.ID, seq: l.seq, sentAt: now, size: uint32(pkt.Size), copy: uint8(c)})
+		l.flight.Push(at, flight{id: pkt.ID, seq: l.seq, sentAt: now, sizeCopy: uint64(uint32(pkt.Size))<<1 | uint64(c)})
 		res.At[res.Scheduled] = at
 		res.Scheduled++
 	}
-	return res
 }
 
 // Deliver pops the earliest scheduled copy if it is due at or before now.
 // The caller calls it once at each time Send returned in SendResult.At.
 func (l *Link) Deliver(now sim.Time) (Delivery, bool) {
-	at, ok := l.flight.Peek()
+	var d Delivery
+	ok := l.DeliverInto(&d, now)
+	return d, ok
+}
+
+// DeliverInto is Deliver writing the delivery into *d (left as it was when
+// nothing is due), for a caller on a hot path: see [Link.SendInto].
+func (l *Link) DeliverInto(d *Delivery, now sim.Time) bool {
+	at, f, ok := l.flight.Top()
 	if !ok || at > now {
-		return Delivery{}, false
+		return false
 	}
-	at, f, _ := l.flight.Pop()
-	d := Delivery{Packet: Packet{ID: f.id, Size: int(f.size)}, Seq: f.seq, SentAt: f.sentAt, At: at, Copy: int(f.copy)}
-	if f.seq < l.maxSeen {
+	d.ID, d.Size, d.Seq, d.SentAt, d.At, d.Copy, d.Reordered = f.id, f.size(), f.seq, f.sentAt, at, f.copy(), false
+	l.flight.Drop() // f is not read after this
+	if d.Seq < l.maxSeen {
 		d.Reordered = true
 		l.c.Reordered++
 	}
-	l.maxSeen = max(l.maxSeen, f.seq)
+	l.maxSeen = max(l.maxSeen, d.Seq)
 	l.c.Delivered++
-	return d, true
+	return true
 }
 
 // lose draws the loss decision for one copy, and whether the loss model
@@ -354,6 +375,11 @@ func (l *Link) nextZ() float64 {
 		return l.z
 	}
 	rho := l.p.JitterCorr
+	if rho == 0 {
+		// The same bits as the formula (±0 + 1·e), without its square root.
+		l.z = e
+		return l.z
+	}
 	l.z = float64(rho*l.z) + float64(math.Sqrt(1-float64(rho*rho))*e)
 	return l.z
 }

@@ -73,6 +73,14 @@ func (c *Clock) Local(t Time) Time {
 	if c.rate == 1e9 {
 		return c.l0 + t - c.t0
 	}
+	return c.localDrifting(t)
+}
+
+// localDrifting and trueDrifting are kept out of line so that Local and
+// True inline with their undrifted fast paths.
+//
+//go:noinline
+func (c *Clock) localDrifting(t Time) Time {
 	return c.l0 + Time(mulDivFloor(int64(t-c.t0), c.rate, 1e9))
 }
 
@@ -83,5 +91,10 @@ func (c *Clock) True(local Time) Time {
 	if c.rate == 1e9 {
 		return c.t0 + local - c.l0
 	}
+	return c.trueDrifting(local)
+}
+
+//go:noinline
+func (c *Clock) trueDrifting(local Time) Time {
 	return c.t0 + Time(mulDivCeil(int64(local-c.l0), 1e9, c.rate))
 }

@@ -36,8 +36,22 @@ func (q *Queue[T]) Grow(n int) {
 // Push schedules v at time at.
 func (q *Queue[T]) Push(at Time, v T) {
 	q.seq++
-	q.items = append(q.items, item[T]{at: at, seq: q.seq, v: v})
-	q.up(len(q.items) - 1)
+	i := len(q.items)
+	q.items = append(q.items, item[T]{})
+	items := q.items
+	// Sift up with the new item held aside, written once. Its sequence
+	// number is the largest yet, so it goes before a parent only when it is
+	// strictly earlier.
+	for i > 0 {
+		p := (i - 1) / 4
+		if items[p].at <= at {
+			break
+		}
+		items[i] = items[p]
+		i = p
+	}
+	it := &items[i] // field by field: no wide copy of a just-built temporary
+	it.at, it.seq, it.v = at, q.seq, v
 }
 
 // Peek returns the time of the earliest event; ok is false if q is empty.
@@ -64,40 +78,43 @@ func (q *Queue[T]) NextSeq() uint64 {
 	return q.seq
 }
 
+// Top returns the earliest event's time and a pointer to its value, valid
+// until the queue next changes; ok is false if q is empty. With [Queue.Drop]
+// it is a Pop that reads the value in place instead of copying it out.
+func (q *Queue[T]) Top() (at Time, v *T, ok bool) {
+	if len(q.items) == 0 {
+		return 0, nil, false
+	}
+	return q.items[0].at, &q.items[0].v, true
+}
+
 // Pop removes and returns the earliest event; ok is false if q is empty.
 func (q *Queue[T]) Pop() (at Time, v T, ok bool) {
-	n := len(q.items)
-	if n == 0 {
+	if len(q.items) == 0 {
 		return 0, v, false
 	}
-	top := q.items[0]
-	n--
-	q.items[0] = q.items[n]
-	var zero item[T]
-	q.items[n] = zero // drop references held by T
-	q.items = q.items[:n]
-	if n > 0 {
-		q.down(0)
-	}
-	return top.at, top.v, true
+	at, v = q.items[0].at, q.items[0].v
+	q.Drop()
+	return at, v, true
 }
 
-func (q *Queue[T]) up(i int) {
-	it := q.items[i]
-	for i > 0 {
-		p := (i - 1) / 4
-		if !it.before(&q.items[p]) {
-			break
-		}
-		q.items[i] = q.items[p]
-		i = p
-	}
-	q.items[i] = it
-}
-
-func (q *Queue[T]) down(i int) {
+// Drop removes the earliest event, if any.
+func (q *Queue[T]) Drop() {
 	n := len(q.items)
-	it := q.items[i]
+	if n == 0 {
+		return
+	}
+	items := q.items
+	n--
+	last := items[n]
+	items[n] = item[T]{} // drop references held by T
+	items = items[:n]
+	q.items = items
+	if n == 0 {
+		return
+	}
+	// Sift the last item down from the root, held aside and written once.
+	i := 0
 	for {
 		c := 4*i + 1
 		if c >= n {
@@ -106,17 +123,17 @@ func (q *Queue[T]) down(i int) {
 		best := c
 		end := min(c+4, n)
 		for j := c + 1; j < end; j++ {
-			if q.items[j].before(&q.items[best]) {
+			if items[j].before(&items[best]) {
 				best = j
 			}
 		}
-		if !q.items[best].before(&it) {
+		if !items[best].before(&last) {
 			break
 		}
-		q.items[i] = q.items[best]
+		items[i] = items[best]
 		i = best
 	}
-	q.items[i] = it
+	items[i] = last
 }
 
 // Timer is one pending wake-up kept outside a Queue, ordered with the

@@ -249,3 +249,35 @@ func TestTimerOrdersWithQueuedEvents(t *testing.T) {
 		t.Fatal("an earlier timer fires after a later event")
 	}
 }
+
+// Top then Drop takes events in the same order as Pop, and Top reads the
+// event Pop would return.
+func TestQueueTopAndDropActAsPop(t *testing.T) {
+	var a, b Queue[int]
+	r := rand.New(rand.NewPCG(3, 3))
+	for i := range 500 {
+		at := Time(r.Int64N(50))
+		a.Push(at, i)
+		b.Push(at, i)
+		if r.IntN(3) == 0 {
+			wantAt, want, _ := a.Pop()
+			gotAt, got, ok := b.Top()
+			if !ok || gotAt != wantAt || *got != want {
+				t.Fatalf("Top gave (%v, %v), Pop (%v, %v)", gotAt, *got, wantAt, want)
+			}
+			b.Drop()
+		}
+	}
+	for a.Len() > 0 {
+		wantAt, want, _ := a.Pop()
+		gotAt, got, _ := b.Top()
+		if gotAt != wantAt || *got != want {
+			t.Fatalf("Top gave (%v, %v), Pop (%v, %v)", gotAt, *got, wantAt, want)
+		}
+		b.Drop()
+	}
+	if _, _, ok := b.Top(); ok || b.Len() != 0 {
+		t.Fatal("Top of an empty queue reports an event")
+	}
+	b.Drop() // dropping from an empty queue is a no-op
+}
