@@ -197,6 +197,9 @@ func (a *App) Stop() { a.app.Stop() }
 // Signal is the signal that ended Run, or nil.
 func (a *App) Signal() os.Signal { return a.signal }
 
+// Now is the session's simulated time.
+func (a *App) Now() sim.Time { return a.s.Now() }
+
 // Written lists the recordings closed so far.
 func (a *App) Written() []string { return a.written }
 

@@ -27,7 +27,7 @@ var liveKeys = [][2]string{
 	{"a", "run the diagnosis's recommended set as B beside A (A/B)"},
 	{"r", "restart from t 0 on the same seed with the settings in force now (live edits kept; the scenario's timeline plays again)"},
 	{"?", "this help (↑ ↓ PgUp PgDn scroll, Esc closes)"},
-	{"q Ctrl-C", "quit; an open recording is closed (SIGTERM and SIGHUP do the same)"},
+	{"q Ctrl-C", "quit (exit status 0); an open recording is closed. SIGTERM and SIGHUP close it too, then the lab exits 128 + the signal (143, 129), as lab run does"},
 }
 
 // KeyHelp lists the live lab's keys, one per line, for 'lab -h'.

@@ -102,8 +102,10 @@ func (a *App) step(dir int) {
 // again. A/B and an open recording end first.
 func (a *App) restartKey() {
 	a.ab = nil
-	if err := a.stopRecording(); err != nil {
-		a.status = "[red]" + tview.Escape(err.Error())
+	closed := ""
+	if a.rec != nil {
+		a.closeRecording() // its name, or why closing failed, comes first
+		closed = a.status + "[-]; "
 	}
 	cfg := a.s.Config()
 	if err := a.restart(cfg); err != nil {
@@ -111,7 +113,7 @@ func (a *App) restartKey() {
 		return
 	}
 	a.paused = false
-	a.status = "restarted from t 0, same seed, with the settings in force"
+	a.status = closed + "restarted from t 0, same seed, with the settings in force"
 }
 
 func (a *App) quit() {

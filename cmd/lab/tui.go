@@ -93,8 +93,10 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 	for _, path := range app.Written() {
 		fmt.Fprintf(stderr, "lab: recorded %s ('lab replay %s --verify' checks it)\n", path, path)
 	}
-	if sig := app.Signal(); sig != nil {
-		fmt.Fprintf(stderr, "lab: stopped by %v\n", sig)
+	if sig := app.Signal(); sig != nil && err == nil {
+		// As 'lab run': 128 + the signal, after the recording is closed
+		// and the terminal restored (Run has returned).
+		return interrupted(sig, fmt.Sprintf("stopped at t %v", app.Now()))
 	}
 	return err
 }

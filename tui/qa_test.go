@@ -1,0 +1,77 @@
+package tui
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+// TestRestartNamesTheClosedRecording (QA defect 4): r during a recording
+// closes it and says so on the status line as R does: "recording closed:
+// FILE (N s)".
+func TestRestartNamesTheClosedRecording(t *testing.T) {
+	a, screen := labAt(t, 80, 24)
+	a.advance(time.Second)
+	press(a, 'R')
+	for range 3 {
+		a.advance(time.Second)
+	}
+	if a.rec == nil {
+		t.Fatalf("R did not record: %s", a.status)
+	}
+	path := a.rec.path
+	press(a, 'r')
+	if a.rec != nil {
+		t.Fatal("r left the recording open")
+	}
+	draw(a, screen)
+	lines := rows(screen)
+	status := strings.Join(strings.Fields(lines[len(lines)-3]+" "+lines[len(lines)-2]), " ")
+	// The status row may cut a long path: the file's name and its length
+	// are what the user needs; the whole text is in a.status.
+	want := "recording closed: " + path + " (4 s)"
+	if !strings.Contains(a.status, want) || !strings.Contains(status, "recording closed:") || !strings.Contains(status, "(4 s)") {
+		t.Fatalf("status %q (on screen %q), want %q", a.status, status, want)
+	}
+	if files, _ := filepath.Glob(filepath.Join(a.opts.Dir, "*.jlrec")); len(files) != 1 {
+		t.Fatalf("recordings %v", files)
+	}
+}
+
+// TestStopRecordingNamesFileAndLength (QA defect 4): R stopping says the
+// same words as r, so the user reads one message for one event.
+func TestStopRecordingNamesFileAndLength(t *testing.T) {
+	a, _ := labAt(t, 80, 24)
+	press(a, 'R')
+	a.advance(2 * time.Second)
+	path := a.rec.path
+	press(a, 'R')
+	if want := "recording closed: " + path + " (2 s)"; !strings.Contains(a.status, want) {
+		t.Fatalf("status %q, want %q", a.status, want)
+	}
+}
+
+// TestABRefusesSeedAndDuration (QA defect 7): B runs on A's seed and
+// beside A for A's time, so the A/B prompt refuses sim.seed and
+// sim.duration with the reason, and starts no A/B.
+func TestABRefusesSeedAndDuration(t *testing.T) {
+	for _, set := range []string{"sim.seed=5", "server.inputs=queue sim.duration=10s"} {
+		a, screen := labAt(t, 120, 40)
+		a.advance(time.Second)
+		press(a, 'b')
+		typeText(a, set)
+		pressKey(a, tcell.KeyEnter)
+		out := draw(a, screen)
+		if a.ab != nil {
+			t.Fatalf("b %s started an A/B", set)
+		}
+		key := strings.Fields(set)[len(strings.Fields(set))-1]
+		key = key[:strings.Index(key, "=")]
+		if !strings.Contains(a.status, "A/B: "+key+" cannot differ") || !strings.Contains(out, key+" cannot differ") {
+			t.Fatalf("b %s: status %q, screen:\n%s", set, a.status, out)
+		}
+	}
+}
