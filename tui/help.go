@@ -14,7 +14,7 @@ var liveKeys = [][2]string{
 	{"space", "pause / run (a paused lab does not redraw)"},
 	{"< >", "slower / faster: 0.1×, 0.25×, 0.5×, 1×, 2×, 5×, 10×, 100×, 1000×"},
 	{"↑ ↓ ← →", "select a parameter and its direction (up / down); PgUp PgDn by ten"},
-	{"+ -", "step the value (latency ±5 ms, loss ±0.5 %, variants cycle, …)"},
+	{"+ -", "step the value (latency ±5 ms, loss ±0.5 %, durations by 1, 5, 10 or 100 ms, every enumerated key cycles its choices; a file or a loss model is typed with Enter)"},
 	{"enter", "type a value as on the command line (80ms, 2%, normal): typing replaces the value shown; a bad one is refused with the reason"},
 	{"1-9", "apply a preset as a whole link (link keys it does not name go to the perfect link's): " + strings.Join(presetKeys, ", ")},
 	{"z", "chart window: 10 s, 30 s, 2 min"},

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
+
+	"jitterlab/lab"
 )
 
 // TestRestartNamesTheClosedRecording (QA defect 4): r during a recording
@@ -72,6 +74,76 @@ func TestABRefusesSeedAndDuration(t *testing.T) {
 		key = key[:strings.Index(key, "=")]
 		if !strings.Contains(a.status, "A/B: "+key+" cannot differ") || !strings.Contains(out, key+" cannot differ") {
 			t.Fatalf("b %s: status %q, screen:\n%s", set, a.status, out)
+		}
+	}
+}
+
+// sessionValue is key's value in the lab's session.
+func sessionValue(a *App, key string) string {
+	p, _ := lab.Lookup(key)
+	cfg := a.s.Config()
+	return p.Get(&cfg)
+}
+
+// selectKey puts the editor's cursor on key.
+func selectKey(t *testing.T, e *Editor, key string) {
+	t.Helper()
+	for i, r := range e.rows {
+		for c, k := range r.keys {
+			if k == key {
+				e.row, e.col = i, c
+				return
+			}
+		}
+	}
+	t.Fatalf("%s is not in the editor", key)
+}
+
+// TestEveryEditorRowSteps (QA defect 6): on every editor row, + and then -
+// change the session's value, or refuse with a reason naming the key on
+// the status line; none answers "has no step".
+func TestEveryEditorRowSteps(t *testing.T) {
+	a, _ := labAt(t, 120, 40)
+	a.advance(time.Second)
+	for _, r := range a.editor.rows {
+		for _, key := range r.keys {
+			selectKey(t, a.editor, key)
+			for _, k := range []rune{'+', '-'} {
+				before := sessionValue(a, key)
+				a.status = ""
+				press(a, k)
+				after := sessionValue(a, key)
+				if strings.Contains(a.status, "no step") {
+					t.Errorf("%s %c: %s", key, k, a.status)
+				}
+				if after == before && !(strings.HasPrefix(a.status, "[red]") && strings.Contains(a.status, key)) {
+					t.Errorf("%s %c: %q stayed %q without a reason (status %q)", key, k, before, after, a.status)
+				}
+			}
+		}
+	}
+}
+
+// TestEnumeratedKeysCycle (QA defect 6): every enumerated key in the
+// editor (client.redundancy, client.max_catchup, view.interp,
+// server.inputs, …) cycles through all its choices with + and back with -.
+func TestEnumeratedKeysCycle(t *testing.T) {
+	a, _ := labAt(t, 120, 40)
+	for _, v := range lab.Variants() {
+		if p, _ := lab.Lookup(v.Key); !p.Live {
+			continue
+		}
+		selectKey(t, a.editor, v.Key)
+		for _, dir := range []rune{'+', '-'} {
+			start := sessionValue(a, v.Key)
+			seen := map[string]bool{start: true}
+			for range v.Choices {
+				press(a, dir)
+				seen[sessionValue(a, v.Key)] = true
+			}
+			if len(seen) != len(v.Choices) || sessionValue(a, v.Key) != start {
+				t.Errorf("%s %c from %s visited %v, want every one of %v and back (status %q)", v.Key, dir, start, seen, v.Choices, a.status)
+			}
 		}
 	}
 }
