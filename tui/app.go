@@ -317,9 +317,7 @@ func (a *App) refresh() {
 		a.side.SetText(nowText(&a.lastSum))
 	}
 	if a.logShown() {
-		a.log.SetTitle(fmt.Sprintf(" scenario and changes (%d) ─ c closes ", len(a.s.Changes())))
-		a.log.SetText(a.logText())
-		a.log.ScrollToEnd()
+		a.log.set(fmt.Sprintf(" scenario and changes (%d) ─ c closes ", len(a.s.Changes())), a.logText())
 	}
 	a.fillDiagnosis()
 	a.setStatus(a.status)

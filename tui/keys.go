@@ -13,6 +13,10 @@ func (a *App) onKey(ev *tcell.EventKey) *tcell.EventKey {
 	if a.editing {
 		return ev // the prompt or the help has the keys
 	}
+	if a.logShown() && a.log.key(ev.Key()) { // the c panel scrolls
+		a.refresh()
+		return nil
+	}
 	switch ev.Key() {
 	case tcell.KeyUp:
 		a.editor.Move(-1, 0)

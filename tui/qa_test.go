@@ -1,7 +1,9 @@
 package tui
 
 import (
+	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -145,5 +147,59 @@ func TestEnumeratedKeysCycle(t *testing.T) {
 				t.Errorf("%s %c from %s visited %v, want every one of %v and back (status %q)", v.Key, dir, start, seen, v.Choices, a.status)
 			}
 		}
+	}
+}
+
+// TestChangesPanelScrolls (QA defect 1): the c panel (scenario and
+// changes) scrolls like the help at every size: it opens on the scenario's
+// name, says which lines it shows ("lines 1–10 of 23") when they do not all
+// fit, and ↑ ↓ PgUp PgDn Home End move through it, End reaching the newest
+// change.
+func TestChangesPanelScrolls(t *testing.T) {
+	for _, sz := range sizes {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			a, screen := labAt(t, sz.w, sz.h)
+			for i := range 80 {
+				a.advance(time.Second)
+				a.set("up.latency", fmt.Sprintf("%dms", 60+i))
+			}
+			press(a, 'c')
+			top := draw(a, screen)
+			title := regexp.MustCompile(`lines (\d+)–(\d+) of (\d+)`)
+			m := title.FindStringSubmatch(top)
+			if m == nil {
+				t.Fatalf("no \"lines A–B of N\" on the panel:\n%s", top)
+			}
+			if m[1] != "1" || !strings.Contains(top, "jitter-fix (builtin/jitter-fix.toml)") {
+				t.Fatalf("the panel does not open on the scenario (lines %s–%s):\n%s", m[1], m[2], top)
+			}
+			if sz.w == 80 {
+				golden(t, "changes-scroll-80x24.txt", top)
+			}
+			if strings.Contains(top, "up.latency=139ms") {
+				t.Fatalf("all 80 changes fit: the test shows nothing:\n%s", top)
+			}
+			pressKey(a, tcell.KeyEnd)
+			end := draw(a, screen)
+			if e := title.FindStringSubmatch(end); e == nil || e[2] != e[3] || !strings.Contains(end, "up.latency=139ms") {
+				t.Fatalf("End does not reach the newest change:\n%s", end)
+			}
+			pressKey(a, tcell.KeyUp)
+			up := draw(a, screen)
+			if u := title.FindStringSubmatch(up); u == nil || u[2] == u[3] {
+				t.Fatalf("↑ does not scroll up:\n%s", up)
+			}
+			pressKey(a, tcell.KeyPgDn)
+			pressKey(a, tcell.KeyPgUp)
+			pressKey(a, tcell.KeyPgUp)
+			pressKey(a, tcell.KeyDown)
+			pressKey(a, tcell.KeyHome)
+			if home := draw(a, screen); home != top {
+				t.Fatalf("Home does not come back to the top:\n%s\nwant\n%s", home, top)
+			}
+			if a.editor.Key() != "up.latency" {
+				t.Fatalf("the keys moved the hidden editor's cursor to %s", a.editor.Key())
+			}
+		})
 	}
 }
