@@ -81,9 +81,12 @@ func (s *scrollText) Draw(screen tcell.Screen) {
 	drawFrame(screen, s.Box, s.HasFocus())
 	if len(lines) > h && h > 0 {
 		// On the bottom border, where the title leaves room for it.
-		where := fmt.Sprintf(" lines %d–%d of %d ─ ↑↓ PgUp PgDn Home End ", s.top+1, min(s.top+h, len(lines)), len(lines))
-		if tview.TaggedStringWidth(where) > w {
-			where = fmt.Sprintf(" lines %d–%d of %d ", s.top+1, min(s.top+h, len(lines)), len(lines))
+		where := fmt.Sprintf(" lines %d–%d of %d ", s.top+1, min(s.top+h, len(lines)), len(lines))
+		for _, keys := range []string{"─ ↑↓ PgUp PgDn Home End ", "─ ↑↓ Home End "} {
+			if tview.TaggedStringWidth(where+keys) <= w {
+				where += keys
+				break
+			}
 		}
 		tview.Print(screen, where, x, y+h, w, tview.AlignLeft, tview.Styles.TitleColor)
 	}
