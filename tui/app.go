@@ -26,6 +26,10 @@ type Options struct {
 	Every    time.Duration       // sample period (50ms)
 	Dir      string              // where exports and recordings go ("" = current directory)
 	Diagnose DiagnoseOptions     // how d diagnoses the settings in force
+	// EndCause says why the session ends at Config.Duration ("--duration",
+	// "jitter-fix's duration"); "" means it runs until quit (a
+	// Config.Duration of lab.MaxDuration).
+	EndCause string
 }
 
 // speeds are the selectable simulation speeds (× real time).
@@ -214,11 +218,20 @@ func (a *App) advance(wall time.Duration) {
 		a.syncAB()
 		if a.s.Done() {
 			a.paused = true
-			a.status = "end of the run (sim.duration); r restarts"
+			a.status = a.endText()
 		}
 		a.lastSum = a.s.Summary()
 	}
 	a.refresh()
+}
+
+// endText is the status at the end of the session: when and why.
+func (a *App) endText() string {
+	at := a.s.Config().Duration
+	if a.opts.EndCause == "" {
+		return fmt.Sprintf("end of the run at %v, the longest the lab takes; r restarts", at)
+	}
+	return fmt.Sprintf("end of the run at %v (%s); r restarts", at, tview.Escape(a.opts.EndCause))
 }
 
 // set applies key=value now, after checking the whole configuration. A
@@ -291,7 +304,7 @@ func (a *App) refresh() {
 	segs := []segment{
 		{"[::b]jitterlab[::-]", 10}, {tview.Escape(a.name), 60},
 		{fmt.Sprintf("seed %d", a.s.Config().Seed), 20},
-		{fmt.Sprintf("t %v", a.s.Now()), 90}, {fmt.Sprintf("%g×", speeds[a.speed]), 70},
+		{a.timeText(), 90}, {fmt.Sprintf("%g×", speeds[a.speed]), 70},
 		{state, 80},
 	}
 	if a.rec != nil {
@@ -323,6 +336,14 @@ func (a *App) refresh() {
 	a.setStatus(a.status)
 	// A running diagnosis keeps the ticks coming to show its progress.
 	a.setIdle((a.paused || a.s.Done()) && (a.diag == nil || !a.diag.running()))
+}
+
+// timeText is the session's time, and its end when it has one.
+func (a *App) timeText() string {
+	if a.opts.EndCause == "" {
+		return fmt.Sprintf("t %v", a.s.Now())
+	}
+	return fmt.Sprintf("t %v of %v", a.s.Now(), a.s.Config().Duration)
 }
 
 // nowText is the live summary: two figures per line in fixed columns, so

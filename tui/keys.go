@@ -86,7 +86,7 @@ func (a *App) togglePause() {
 	a.paused = !a.paused
 	if !a.paused && a.s.Done() {
 		a.paused = true
-		a.status = "end of the run; r restarts"
+		a.status = a.endText()
 	}
 }
 
