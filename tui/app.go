@@ -316,7 +316,8 @@ func (a *App) refresh() {
 	if a.diag != nil && a.diag.running() {
 		segs = append(segs, segment{"[aqua]" + a.diagProgress() + "[-]", 78})
 	}
-	segs = append(segs, segment{fmt.Sprintf("window %v", windows[a.window]), 30})
+	// The window is also on the charts' bottom edge: it goes first.
+	segs = append(segs, segment{fmt.Sprintf("window %v", windows[a.window]), 5})
 	a.header.set(" ─ ", segs...)
 
 	if a.ab != nil {
