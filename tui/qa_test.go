@@ -203,3 +203,27 @@ func TestChangesPanelScrolls(t *testing.T) {
 		})
 	}
 }
+
+// TestProxyChangesPanelScrolls (QA defect 1, the proxy's screen): the
+// proxy's c panel scrolls the same way: it opens on the newest change, says
+// which lines show, and Home reaches the first change.
+func TestProxyChangesPanelScrolls(t *testing.T) {
+	v, f, screen := proxyAt(t, 80, 24)
+	for i := range 40 {
+		f.snap.Changes = append(f.snap.Changes, ProxyChange{At: time.Duration(i) * time.Second, What: fmt.Sprintf("up.latency=%dms", 100+i)})
+	}
+	f.tick()
+	v.advance(0)
+	proxyKey(v, tcell.NewEventKey(tcell.KeyRune, 'c', 0))
+	out := drawProxy(v, screen)
+	if !strings.Contains(out, "up.latency=139ms") || !strings.Contains(out, "of 40") {
+		t.Fatalf("the panel does not open on the newest change with the lines it shows:\n%s", out)
+	}
+	proxyKey(v, tcell.NewEventKey(tcell.KeyHome, 0, 0))
+	if out = drawProxy(v, screen); !strings.Contains(out, "up.latency=100ms") || !strings.Contains(out, "lines 1–") {
+		t.Fatalf("Home does not reach the first change:\n%s", out)
+	}
+	if v.editor.Key() != "up.latency" {
+		t.Fatalf("the keys moved the hidden editor's cursor to %s", v.editor.Key())
+	}
+}
