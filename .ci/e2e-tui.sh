@@ -4,7 +4,8 @@
 # typing a value over the pre-filled one, sees the new value and the status
 # message, records with R, quits with q (exit status 0), and checks that
 # the recording replays with 'lab replay --verify'. Then it records again
-# and ends the lab with SIGTERM: that recording must be closed and verify too.
+# and ends the lab with SIGTERM (exit status 143): that recording must be
+# closed and verify too.
 # Last it shows the report card (p), diagnoses the settings in force (d),
 # which must recommend what 'lab diagnose' does, and runs that as B (a).
 # Then 'lab proxy' on a terminal opens its live screen: datagrams sent
@@ -111,8 +112,8 @@ pane=$(t display-message -p -t e2e '#{pane_pid}')
 lab=$(pgrep -P "$pane" -x jitterlab) || fail "no lab process under the pane's shell $pane"
 kill -TERM "$lab"
 status=$(exited)
-[ "$status" = 0 ] || fail "SIGTERM exit status $status"
-grep -qF "stopped by terminated" "$tmp/stderr" || fail "no stop message: $(cat "$tmp/stderr")"
+[ "$status" = 143 ] || fail "SIGTERM exit status $status, want 143 (128 + 15, as 'lab run')"
+grep -qF "lab: terminated: stopped at t " "$tmp/stderr" || fail "no stop message: $(cat "$tmp/stderr")"
 recs=("$tmp"/rec/*.jlrec)
 [ -f "${recs[0]}" ] || fail "no recording after SIGTERM"
 verify "${recs[0]}"

@@ -36,6 +36,9 @@ func (a *App) startAB(spec string) error {
 		if err != nil {
 			return err
 		}
+		if k == "sim.seed" || k == "sim.duration" {
+			return fmt.Errorf("%s cannot differ: B runs on A's seed, beside A for as long as A runs; give B a different setting (server.inputs=queue), or compare over many seeds with 'lab ab --seeds 1-20'", k)
+		}
 		if err := lab.Set(&cfg, k, v); err != nil {
 			return err
 		}

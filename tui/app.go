@@ -26,6 +26,10 @@ type Options struct {
 	Every    time.Duration       // sample period (50ms)
 	Dir      string              // where exports and recordings go ("" = current directory)
 	Diagnose DiagnoseOptions     // how d diagnoses the settings in force
+	// EndCause says why the session ends at Config.Duration ("--duration",
+	// "jitter-fix's duration"); "" means it runs until quit (a
+	// Config.Duration of lab.MaxDuration).
+	EndCause string
 }
 
 // speeds are the selectable simulation speeds (× real time).
@@ -197,6 +201,9 @@ func (a *App) Stop() { a.app.Stop() }
 // Signal is the signal that ended Run, or nil.
 func (a *App) Signal() os.Signal { return a.signal }
 
+// Now is the session's simulated time.
+func (a *App) Now() sim.Time { return a.s.Now() }
+
 // Written lists the recordings closed so far.
 func (a *App) Written() []string { return a.written }
 
@@ -211,11 +218,20 @@ func (a *App) advance(wall time.Duration) {
 		a.syncAB()
 		if a.s.Done() {
 			a.paused = true
-			a.status = "end of the run (sim.duration); r restarts"
+			a.status = a.endText()
 		}
 		a.lastSum = a.s.Summary()
 	}
 	a.refresh()
+}
+
+// endText is the status at the end of the session: when and why.
+func (a *App) endText() string {
+	at := a.s.Config().Duration
+	if a.opts.EndCause == "" {
+		return fmt.Sprintf("end of the run at %v, the longest the lab takes; r restarts", at)
+	}
+	return fmt.Sprintf("end of the run at %v (%s); r restarts", at, tview.Escape(a.opts.EndCause))
 }
 
 // set applies key=value now, after checking the whole configuration. A
@@ -288,7 +304,7 @@ func (a *App) refresh() {
 	segs := []segment{
 		{"[::b]jitterlab[::-]", 10}, {tview.Escape(a.name), 60},
 		{fmt.Sprintf("seed %d", a.s.Config().Seed), 20},
-		{fmt.Sprintf("t %v", a.s.Now()), 90}, {fmt.Sprintf("%g×", speeds[a.speed]), 70},
+		{a.timeText(), 90}, {fmt.Sprintf("%g×", speeds[a.speed]), 70},
 		{state, 80},
 	}
 	if a.rec != nil {
@@ -300,7 +316,8 @@ func (a *App) refresh() {
 	if a.diag != nil && a.diag.running() {
 		segs = append(segs, segment{"[aqua]" + a.diagProgress() + "[-]", 78})
 	}
-	segs = append(segs, segment{fmt.Sprintf("window %v", windows[a.window]), 30})
+	// The window is also on the charts' bottom edge: it goes first.
+	segs = append(segs, segment{fmt.Sprintf("window %v", windows[a.window]), 5})
 	a.header.set(" ─ ", segs...)
 
 	if a.ab != nil {
@@ -314,14 +331,20 @@ func (a *App) refresh() {
 		a.side.SetText(nowText(&a.lastSum))
 	}
 	if a.logShown() {
-		a.log.SetTitle(fmt.Sprintf(" scenario and changes (%d) ─ c closes ", len(a.s.Changes())))
-		a.log.SetText(a.logText())
-		a.log.ScrollToEnd()
+		a.log.set(fmt.Sprintf(" scenario and changes (%d) ─ c closes ", len(a.s.Changes())), a.logText())
 	}
 	a.fillDiagnosis()
 	a.setStatus(a.status)
 	// A running diagnosis keeps the ticks coming to show its progress.
 	a.setIdle((a.paused || a.s.Done()) && (a.diag == nil || !a.diag.running()))
+}
+
+// timeText is the session's time, and its end when it has one.
+func (a *App) timeText() string {
+	if a.opts.EndCause == "" {
+		return fmt.Sprintf("t %v", a.s.Now())
+	}
+	return fmt.Sprintf("t %v of %v", a.s.Now(), a.s.Config().Duration)
 }
 
 // nowText is the live summary: two figures per line in fixed columns, so

@@ -205,6 +205,15 @@ func TestStepValue(t *testing.T) {
 		{"client.sender", "frame", -1, "accumulator"},
 		{"client.drift_ppm", "0ppm", 1, "+10ppm"},
 		{"down.rate", "0", 1, "64kbit"},
+		{"view.interp_delay", "100ms", 1, "110ms"},
+		{"view.interp_delay", "100ms", -1, "95ms"},
+		{"client.fixed_cost", "0", 1, "1ms"},
+		{"server.broadcast", "1", -1, "1"},
+		{"client.redundancy", "4", 1, "1"},
+		{"client.max_catchup", "off", -1, "100ms"},
+		{"client.dilation_max", "5%", 1, "6%"},
+		{"up.blackout", "false", 1, "true"},
+		{"up.shape_burst", "0", 1, "1500"},
 	}
 	for _, c := range cases {
 		got, err := stepValue(c.key, c.cur, c.dir)

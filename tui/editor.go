@@ -11,12 +11,10 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"jitterlab/client"
 	"jitterlab/lab"
 	"jitterlab/netem"
 	"jitterlab/param"
 	"jitterlab/scenarios"
-	"jitterlab/server"
 )
 
 // editorRow is one line of the editor: a group heading, a link knob with
@@ -222,6 +220,13 @@ func stepValue(key, cur string, dir int) (string, error) {
 	if dir < 0 {
 		d = -1
 	}
+	// Every enumerated key (client.sender, client.redundancy, view.interp,
+	// server.inputs, …) cycles through its choices.
+	for _, v := range lab.Variants() {
+		if v.Key == key {
+			return cycle(v.Choices, cur, d), nil
+		}
+	}
 	switch name {
 	case "latency", "jitter":
 		v, err := param.Duration(key, cur)
@@ -256,9 +261,51 @@ func stepValue(key, cur string, dir int) (string, error) {
 			return "", err
 		}
 		return strconv.FormatInt(max(n+int64(d), 0), 10), nil
-	case "keep_order":
+	case "keep_order", "blackout", "trace_loop":
 		b, err := param.Bool(key, cur)
 		return strconv.FormatBool(!b), err
+	case "spike":
+		v, err := param.Fraction(key, cur)
+		if err != nil {
+			return "", err
+		}
+		v = math.Round((v+0.005*float64(d))*1000) / 1000
+		return param.FormatFraction(min(max(v, 0), 1)), nil
+	case "dilation_max":
+		v, err := param.Fraction(key, cur)
+		if err != nil {
+			return "", err
+		}
+		v = math.Round((v+0.01*float64(d))*100) / 100
+		return param.FormatFraction(min(max(v, 0.01), 0.5)), nil
+	case "spike_delay", "bad_delay", "fixed_cost", "interp_delay":
+		v, err := param.Duration(key, cur)
+		if err != nil {
+			return "", err
+		}
+		return fmtDur(max(v+time.Duration(d)*durStep(v, d), 0)), nil
+	case "slot":
+		return ladder([]string{"0", "1ms", "2ms", "5ms", "10ms", "20ms"}, cur, d), nil
+	case "shape_rate":
+		return ladder([]string{"0", "64kbit", "256kbit", "1mbit", "4mbit", "16mbit"}, cur, d), nil
+	case "shape_burst":
+		return ladder([]string{"0", "1500", "3000", "6000", "15000", "64000"}, cur, d), nil
+	case "shape_limit":
+		return ladder([]string{"0", "3000", "15000", "64000", "256000"}, cur, d), nil
+	case "buffer", "broadcast":
+		lo := int64(0)
+		if name == "broadcast" {
+			lo = 1
+		}
+		n, err := param.Int(key, cur, lo, 1e6)
+		if err != nil {
+			return "", err
+		}
+		return strconv.FormatInt(max(n+int64(d), lo), 10), nil
+	case "loss_model":
+		return "", fmt.Errorf("%s is random or a model's parameters (gemodel p r 1-h 1-k, state p13 p31 p32 p23 p14), not a ladder: press Enter to type one", key)
+	case "trace":
+		return "", fmt.Errorf("%s names a capture file, not a ladder: press Enter to type its path (none turns it off)", key)
 	case "rate":
 		return ladder([]string{"0", "64kbit", "256kbit", "1mbit", "4mbit", "16mbit"}, cur, d), nil
 	case "queue":
@@ -302,18 +349,6 @@ func stepValue(key, cur string, dir int) (string, error) {
 			step = 15
 		}
 		return strconv.FormatFloat(max(v+step*float64(d), 0), 'g', -1, 64), nil
-	case "sender":
-		return cycle(client.SenderNames, cur, d), nil
-	case "corrector":
-		return cycle(client.CorrectorNames, cur, d), nil
-	case "predict":
-		return cycle(client.PredictNames, cur, d), nil
-	case "replay":
-		return cycle(client.ReplayNames, cur, d), nil
-	case "smoothing":
-		return cycle(client.SmoothingNames, cur, d), nil
-	case "inputs":
-		return cycle(server.InputModes, cur, d), nil
 	case "script":
 		return cycle(scenarios.ScriptNames, cur, d), nil
 	case "snap":
@@ -326,6 +361,20 @@ func stepValue(key, cur string, dir int) (string, error) {
 		return ladder([]string{"30", "60", "120", "144", "240"}, cur, d), nil
 	}
 	return "", fmt.Errorf("%s has no step; press Enter to type a value", key)
+}
+
+// durStep is a duration key's step from v in direction d: 1 ms below
+// 10 ms, 5 ms below 100 ms, 10 ms below 1 s, 100 ms above; a step down
+// from a boundary uses the finer step, so + then - comes back.
+func durStep(v time.Duration, d int) time.Duration {
+	for _, s := range []struct{ below, step time.Duration }{
+		{10 * time.Millisecond, time.Millisecond}, {100 * time.Millisecond, 5 * time.Millisecond}, {time.Second, 10 * time.Millisecond},
+	} {
+		if v < s.below || (v == s.below && d < 0) {
+			return s.step
+		}
+	}
+	return 100 * time.Millisecond
 }
 
 func fmtDur(d time.Duration) string {

@@ -13,6 +13,10 @@ func (a *App) onKey(ev *tcell.EventKey) *tcell.EventKey {
 	if a.editing {
 		return ev // the prompt or the help has the keys
 	}
+	if a.logShown() && a.log.key(ev.Key()) { // the c panel scrolls
+		a.refresh()
+		return nil
+	}
 	switch ev.Key() {
 	case tcell.KeyUp:
 		a.editor.Move(-1, 0)
@@ -82,7 +86,7 @@ func (a *App) togglePause() {
 	a.paused = !a.paused
 	if !a.paused && a.s.Done() {
 		a.paused = true
-		a.status = "end of the run; r restarts"
+		a.status = a.endText()
 	}
 }
 
@@ -102,8 +106,10 @@ func (a *App) step(dir int) {
 // again. A/B and an open recording end first.
 func (a *App) restartKey() {
 	a.ab = nil
-	if err := a.stopRecording(); err != nil {
-		a.status = "[red]" + tview.Escape(err.Error())
+	closed := ""
+	if a.rec != nil {
+		a.closeRecording() // its name, or why closing failed, comes first
+		closed = a.status + "[-]; "
 	}
 	cfg := a.s.Config()
 	if err := a.restart(cfg); err != nil {
@@ -111,7 +117,7 @@ func (a *App) restartKey() {
 		return
 	}
 	a.paused = false
-	a.status = "restarted from t 0, same seed, with the settings in force"
+	a.status = closed + "restarted from t 0, same seed, with the settings in force"
 }
 
 func (a *App) quit() {

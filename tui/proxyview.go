@@ -98,24 +98,25 @@ type ProxyView struct {
 	src   ProxySource
 	every time.Duration
 
-	header, keys          *fitLine
-	statusRow, table, log *tview.TextView
-	delay, rate, jitter   *Chart
-	editor                *Editor
-	upper                 layers // the editor or the change log
-	pages                 layers
-	rows                  *tview.Flex
-	statusText, status    string
-	editing               bool
-	window                int
-	samples               []proxySample
-	last                  ProxySnapshot // the latest snapshot
-	prev                  ProxySnapshot // the one the latest sample's rates start from
-	pending               proxySample   // delays gathered toward the next sample
-	pendingN              [2]int
-	haveLast              bool
-	ended                 bool // the relay stopped, and the screen with it
-	signal                os.Signal
+	header, keys        *fitLine
+	statusRow, table    *tview.TextView
+	log                 *scrollText
+	delay, rate, jitter *Chart
+	editor              *Editor
+	upper               layers // the editor or the change log
+	pages               layers
+	rows                *tview.Flex
+	statusText, status  string
+	editing             bool
+	window              int
+	samples             []proxySample
+	last                ProxySnapshot // the latest snapshot
+	prev                ProxySnapshot // the one the latest sample's rates start from
+	pending             proxySample   // delays gathered toward the next sample
+	pendingN            [2]int
+	haveLast            bool
+	ended               bool // the relay stopped, and the screen with it
+	signal              os.Signal
 	*clock
 }
 
@@ -132,12 +133,11 @@ func NewProxyView(src ProxySource, opts ProxyOptions) *ProxyView {
 		header: newFitLine(), keys: newFitLine(), editor: NewLinkEditor(),
 		statusRow: tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true),
 		table:     tview.NewTextView().SetDynamicColors(true).SetWrap(false),
-		log:       tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true)}
-	for _, t := range []*tview.TextView{v.statusRow, v.table, v.log} {
+		log:       newScrollText()}
+	for _, t := range []*tview.TextView{v.statusRow, v.table} {
 		t.SetBackgroundColor(tcell.ColorDefault)
 	}
 	v.table.SetBorder(true).SetTitle(" configured (set) and realised, per direction ").SetTitleAlign(tview.AlignLeft)
-	v.log.SetBorder(true).SetTitleAlign(tview.AlignLeft)
 	v.delay = NewChart("added delay (ms)")
 	v.delay.Color = tcell.ColorAqua
 	v.delay.Format = "%.1f"
@@ -309,9 +309,7 @@ func (v *ProxyView) refresh() {
 	v.header.set(" ─ ", segs...)
 	v.table.SetText(v.tableText())
 	if v.logShown() {
-		v.log.SetTitle(fmt.Sprintf(" changes (%d) ─ c closes ", len(s.Changes)))
-		v.log.SetText(proxyLogText(s.Changes))
-		v.log.ScrollToEnd()
+		v.log.set(fmt.Sprintf(" changes (%d) ─ c closes ", len(s.Changes)), proxyLogText(s.Changes))
 	}
 	v.statusText = " " + v.status
 	v.statusRow.SetText(v.statusText)
@@ -430,6 +428,10 @@ func (v *ProxyView) onKey(ev *tcell.EventKey) *tcell.EventKey {
 	if v.editing {
 		return ev
 	}
+	if v.logShown() && v.log.key(ev.Key()) { // the c panel scrolls
+		v.refresh()
+		return nil
+	}
 	switch ev.Key() {
 	case tcell.KeyUp:
 		v.editor.Move(-1, 0)
@@ -483,6 +485,7 @@ func (v *ProxyView) toggleLog() {
 	if v.logShown() {
 		v.upper.SwitchToPage("editor")
 	} else {
+		v.log.end() // the newest change first
 		v.upper.SwitchToPage("log")
 	}
 }
@@ -539,7 +542,7 @@ var proxyKeys = [][2]string{
 	{"enter", "type a value as on the command line (80ms, 2%); a bad one is refused with the reason"},
 	{"1-9", "apply a preset to both links: " + strings.Join(presetKeys, ", ")},
 	{"z", "chart window: 10 s, 30 s, 2 min"},
-	{"c", "the changes applied so far (timeline and yours) in place of the editor"},
+	{"c", "the changes applied so far (timeline and yours) in place of the editor, newest at the bottom: ↑ ↓ PgUp PgDn Home End scroll it, its bottom edge says which lines show"},
 	{"?", "this help (Esc closes)"},
 	{"q Ctrl-C", "quit: the relay stops and prints its summary (SIGTERM and SIGHUP do the same)"},
 }

@@ -174,15 +174,21 @@ func (a *App) export() {
 	a.status = "[green]wrote " + tview.Escape(path)
 }
 
+// closeRecording closes the open recording and names it, with its
+// length, on the status line: R and r say the same.
+func (a *App) closeRecording() {
+	path, length := a.rec.path, a.s.Now()
+	if err := a.stopRecording(); err != nil {
+		a.status = "[red]" + tview.Escape(err.Error())
+		return
+	}
+	a.status = fmt.Sprintf("[green]recording closed: %s (%.0f s)[-]; lab replay FILE --verify checks it", tview.Escape(path), length.Seconds())
+}
+
 // toggleRecord starts recording the whole session or closes the recording.
 func (a *App) toggleRecord() {
 	if a.rec != nil {
-		path := a.rec.path
-		if err := a.stopRecording(); err != nil {
-			a.status = "[red]" + tview.Escape(err.Error())
-			return
-		}
-		a.status = "[green]recorded " + tview.Escape(path) + "[-] (lab replay FILE --verify checks it)"
+		a.closeRecording()
 		return
 	}
 	if err := a.startRecording(); err != nil {

@@ -230,7 +230,7 @@ var replayKeys = [][2]string{
 	{"< >", "slower / faster: 0.1× … 1000×"},
 	{"z", "chart window: 10 s, 30 s, 2 min"},
 	{"↑ ↓", "move over the recorded parameters in force at the cursor"},
-	{"e", "export the whole recording's timeline to a new CSV file"},
+	{"e", "export the whole recording's timeline to a new CSV file in --dir (the status line names it)"},
 	{"?", "this help"},
 	{"q Ctrl-C", "quit"},
 }

@@ -127,6 +127,9 @@ func TestReplayHelpAndExport(t *testing.T) {
 	if len(files) != 1 {
 		t.Fatalf("export wrote %v (status %q)", files, v.status)
 	}
+	if !strings.Contains(v.status, "wrote "+files[0]) {
+		t.Fatalf("the status line does not name the export %s: %q", files[0], v.status)
+	}
 	data, _ := os.ReadFile(files[0])
 	if n := strings.Count(string(data), "\n") - 1; n != len(v.samples) {
 		t.Fatalf("export holds %d rows of %d samples", n, len(v.samples))

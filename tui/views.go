@@ -33,7 +33,8 @@ const (
 // place), the side box, the status row and the key row, in one layout.
 type views struct {
 	header, keys                  *fitLine
-	statusRow, side, log          *tview.TextView
+	statusRow, side               *tview.TextView
+	log                           *scrollText
 	offset, interval, visErr, rtt *Chart
 	editor                        *Editor
 	upper                         layers // the editor or the change log
@@ -48,14 +49,13 @@ func newViews(cc client.Config, sideTitle string) *views {
 		keys:      newFitLine(),
 		statusRow: tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true),
 		side:      tview.NewTextView().SetDynamicColors(true).SetWrap(false),
-		log:       tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true),
+		log:       newScrollText(),
 		editor:    NewEditor(),
 	}
-	for _, t := range []*tview.TextView{v.statusRow, v.side, v.log} {
+	for _, t := range []*tview.TextView{v.statusRow, v.side} {
 		t.SetBackgroundColor(tcell.ColorDefault)
 	}
 	v.side.SetBorder(true).SetTitle(" " + sideTitle + " ").SetTitleAlign(tview.AlignLeft)
-	v.log.SetBorder(true).SetTitleAlign(tview.AlignLeft)
 	v.offset = NewChart("tick offset")
 	v.offset.Refs = []RefLine{{float64(cc.Band), fmt.Sprintf("+%d", cc.Band)}, {float64(-cc.Band), fmt.Sprintf("-%d", cc.Band)}}
 	v.offset.Color = tcell.ColorAqua
@@ -120,9 +120,11 @@ func (v *views) root() tview.Primitive {
 	return &sizeGuard{Primitive: v.pages, minW: minWidth, minH: minHeight, fit: v.fitStatus}
 }
 
-// showLog swaps the editor for the change log (or back).
+// showLog swaps the editor for the change log (or back); the log opens
+// at its top.
 func (v *views) showLog(on bool) {
 	if on {
+		v.log.home()
 		v.upper.SwitchToPage("log")
 	} else {
 		v.upper.SwitchToPage("editor")

@@ -66,11 +66,19 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		"lab replay recordings/examples/jitter-fix.jlrec --from 30s --to 31s",
 		"lab replay session.jlrec --tui"))
 	fs.BoolVar(&view, "tui", false, "play the recording in the lab's charts, with seek (a terminal is needed)")
+	var dir string
+	fs.StringVar(&dir, "dir", "", "with --tui: existing `folder` for the e key's CSV export, as the lab's --dir (default: the current one)")
 	fs.BoolVar(&verify, "verify", false, "re-simulate from the header and the change log and prove the recording whole: every sample present and identical, the summary too")
 	durationVar(fs, &from, "from", 0, true, "30s", "print the timeline from this true `TIME` (0 or unset: the start; seeks to its frame)")
 	durationVar(fs, &to, "to", 0, true, "40s", "print the timeline up to this true `TIME` (0 or unset: the end); either flag prints the window")
 	files, err := parseFlagsAndArgs(fs, args)
 	if err != nil {
+		return err
+	}
+	if dir != "" && !view {
+		return fmt.Errorf("--dir %q: only with --tui (it holds the viewer's e export)", dir)
+	}
+	if err := checkDir(dir); err != nil { // at start, not on the first e
 		return err
 	}
 	r, f, err := openRecording(files, "replay", stderr)
@@ -90,6 +98,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		v.Dir = dir
 		if err := needTerminal(); err != nil {
 			return err
 		}

@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
 
+	"jitterlab/lab"
+	"jitterlab/scenarios"
 	"jitterlab/tui"
 )
 
@@ -31,14 +34,32 @@ func newTUIFlags(stderr io.Writer) (*flag.FlagSet, *tuiOptions) {
 	o.register(fs)
 	fs.Lookup("scenario").DefValue = "jitter-fix"
 	o.scenario = "jitter-fix"
-	fs.Lookup("duration").Usage = "how long the session may run (overrides the scenario's; the lab pauses at the end)"
-	fs.Lookup("duration").DefValue = "24h0m0s"
-	o.duration = 24 * time.Hour
+	fs.Lookup("duration").Usage = "stop the lab at this simulated `TIME`, paused, with a message on the status line (r restarts); " +
+		"without it the scenario's duration does ('lab scenarios' shows it), and a scenario without one runs until you quit"
+	fs.Lookup("duration").DefValue = "0" // no default: the text says what happens
 	everyVar(fs, &o.every, 50*time.Millisecond, "sample `PERIOD` of the charts and the CSV export (100µs to 1h)")
 	fs.StringVar(&o.diagSeeds, "diagnose-seeds", "1-20", "seeds the d key's diagnosis runs, as 'lab diagnose --seeds'")
 	durationVar(fs, &o.diagDur, "diagnose-duration", 2*time.Minute, false, "30s", "`DURATION` of every run of the d key's diagnosis, as 'lab diagnose --duration'")
 	fs.StringVar(&o.dir, "dir", "", "existing `folder` for CSV exports (e) and recordings (R) (default: the current one)")
 	return fs, o
+}
+
+// end sets when the lab stops (paused, with a message) and returns why:
+// --duration, a --set sim.duration, or the scenario's duration, in that
+// order; without any the lab runs until quit (up to the longest run the
+// model takes, lab.MaxDuration) and the reason is "".
+func (o *tuiOptions) end(cfg *lab.Config, sc *scenarios.Scenario) string {
+	switch {
+	case o.given("duration"):
+		return "--duration"
+	case slices.ContainsFunc(o.sets, func(a string) bool { k, _, _ := lab.ParseAssignment(a); return k == "sim.duration" }):
+		return "--set sim.duration"
+	case sc != nil && sc.Duration > 0:
+		cfg.Duration = sc.Duration
+		return sc.Name + "'s duration"
+	}
+	cfg.Duration = lab.MaxDuration
+	return ""
 }
 
 // tuiHelp follows the lab's flags in 'lab -h': its keys, then the
@@ -62,11 +83,7 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if !o.given("duration") && (sc == nil || sc.Duration < 24*time.Hour) {
-		// A live session runs until the user stops it, not for the
-		// scenario's batch duration.
-		cfg.Duration = 24 * time.Hour
-	}
+	end := o.end(&cfg, sc)
 	name := o.scenario
 	if sc != nil {
 		name = sc.Name
@@ -81,7 +98,7 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 	if err != nil { // parseSeeds names --seeds
 		return errors.New("--diagnose-" + strings.TrimPrefix(err.Error(), "--"))
 	}
-	app, err := tui.New(tui.Options{Config: cfg, Scenario: sc, Name: name, Every: o.every, Dir: o.dir,
+	app, err := tui.New(tui.Options{Config: cfg, Scenario: sc, Name: name, Every: o.every, Dir: o.dir, EndCause: end,
 		Diagnose: tui.DiagnoseOptions{Seeds: seeds, Duration: o.diagDur, Version: version()}})
 	if err != nil {
 		return err
@@ -93,8 +110,10 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 	for _, path := range app.Written() {
 		fmt.Fprintf(stderr, "lab: recorded %s ('lab replay %s --verify' checks it)\n", path, path)
 	}
-	if sig := app.Signal(); sig != nil {
-		fmt.Fprintf(stderr, "lab: stopped by %v\n", sig)
+	if sig := app.Signal(); sig != nil && err == nil {
+		// As 'lab run': 128 + the signal, after the recording is closed
+		// and the terminal restored (Run has returned).
+		return interrupted(sig, fmt.Sprintf("stopped at t %v", app.Now()))
 	}
 	return err
 }

@@ -52,3 +52,19 @@ func TestDiagnoseFlagsCheckedAtStart(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayTUIDirCheckedAtStart (QA defect 5): 'lab replay --tui' takes
+// the lab's --dir for its e export and checks it at start, before the
+// terminal, with the lab's message; --dir without --tui is refused.
+func TestReplayTUIDirCheckedAtStart(t *testing.T) {
+	rec := filepath.Join("..", "..", "recordings", "examples", "jitter-fix.jlrec")
+	missing := filepath.Join(t.TempDir(), "missing")
+	code, _, errOut := runLab(t, "replay", rec, "--tui", "--dir", missing)
+	if code != 1 || !strings.Contains(errOut, `--dir "`+missing+`"`) || strings.Contains(errOut, "terminal") {
+		t.Errorf("replay --tui --dir %s: exit %d, %q", missing, code, errOut)
+	}
+	code, _, errOut = runLab(t, "replay", rec, "--dir", t.TempDir())
+	if code == 0 || !strings.Contains(errOut, "--dir") || !strings.Contains(errOut, "--tui") {
+		t.Errorf("replay --dir without --tui: exit %d, %q", code, errOut)
+	}
+}
