@@ -1,8 +1,10 @@
 package proxy
 
 import (
+	"cmp"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strconv"
 	"time"
 
@@ -86,6 +88,40 @@ type Delivery struct {
 	Addr    netip.AddrPort // the flow's client
 	Dir     Dir
 	Payload []byte
+	Arrived sim.Time // when the datagram reached the proxy (Send's now)
+	Due     sim.Time // when the link releases this copy
+	// Last: the core holds the payload no longer; the caller may reuse it
+	// once written. False while another copy (a duplicate) is still due.
+	Last bool
+}
+
+// Fate is what became of one copy of a datagram at the proxy.
+type Fate uint8
+
+const (
+	FateDelivered    Fate = iota // written out
+	FateLost                     // dropped by the link's loss model
+	FateQueueDropped             // dropped at the link's queue limit
+	FateOverflow                 // dropped at the flow's in-flight limit
+	FateDiscarded                // its flow was removed
+	FateWriteFailed              // released, but the socket refused it
+)
+
+var fateNames = [...]string{"delivered", "lost", "queue-dropped", "over-limit", "discarded", "write-failed"}
+
+func (f Fate) String() string {
+	if int(f) < len(fateNames) {
+		return fateNames[f]
+	}
+	return "fate(" + strconv.Itoa(int(f)) + ")"
+}
+
+// Outcome is what Send did with a datagram: whether the core keeps the
+// payload (it is scheduled) and the copies it dropped at once.
+type Outcome struct {
+	Kept  bool
+	Drops int     // copies dropped now
+	Drop  [2]Fate // their fates, Drop[:Drops]
 }
 
 // Counters are one direction's totals over every flow, past and present.
@@ -108,6 +144,17 @@ type Counters struct {
 	Delivered     uint64 // released copies written out (set by the relay)
 	Reordered     uint64 // released copies that overtook a later-sent one
 	InFlight      uint64 // copies scheduled and not yet released
+
+	LostOriginals uint64 // originals (not duplicates) the loss model dropped
+	LossBursts    uint64 // runs of consecutive lost originals within a flow
+}
+
+// MeanBurst is the mean length of a run of lost originals, or 0.
+func (c Counters) MeanBurst() float64 {
+	if c.LossBursts == 0 {
+		return 0
+	}
+	return float64(c.LostOriginals) / float64(c.LossBursts)
 }
 
 // Dropped is every datagram or copy that did not arrive: the link's own
@@ -120,6 +167,7 @@ func (c Counters) Dropped() uint64 {
 type held struct {
 	payload []byte
 	copies  int
+	at      sim.Time // arrival
 }
 
 // side is one direction of a flow: its link and the payloads it holds.
@@ -127,6 +175,17 @@ type side struct {
 	link     *netem.Link
 	payloads map[uint64]held
 	bytes    int
+	c        FlowCounters
+	lossRun  bool // the last original sent was lost
+}
+
+// FlowCounters are one direction of one flow: what the core saw of it.
+type FlowCounters struct {
+	Received   uint64 // datagrams handed to the core
+	Overflow   uint64 // dropped at the in-flight limit
+	LostOrig   uint64 // originals (not duplicates) lost by the loss model
+	LossBursts uint64 // runs of consecutive lost originals
+	Released   uint64 // copies released
 }
 
 // flow is one game client: its address and its two links.
@@ -157,6 +216,7 @@ type Core struct {
 
 	removed         []FlowID
 	retired         [2]netem.Counters // link counters of removed flows
+	retiredFlow     [2]FlowCounters   // the core's counts of removed flows
 	c               [2]Counters       // the core's own counts
 	expired, evictd uint64
 }
@@ -237,6 +297,7 @@ func (c *Core) remove(f *flow) {
 		c.stale += n
 		c.held -= s.bytes
 		addLink(&c.retired[d], s.link.Counters())
+		c.retiredFlow[d].add(s.c)
 		s.payloads, s.bytes = nil, 0
 	}
 	f.removed = true
@@ -282,31 +343,54 @@ func (c *Core) Addr(id FlowID) (netip.AddrPort, bool) {
 // (the caller must not reuse it) until its copies are released. A datagram
 // for a removed flow is discarded; one beyond the flow's in-flight limits
 // is dropped as overflow. Both are counted.
-func (c *Core) Send(now sim.Time, id FlowID, d Dir, payload []byte) {
+func (c *Core) Send(now sim.Time, id FlowID, d Dir, payload []byte) Outcome {
 	cn := &c.c[d]
 	cn.Received++
 	f, ok := c.flows[id]
 	if !ok {
 		cn.Discarded++
-		return
+		return Outcome{Drops: 1, Drop: [2]Fate{FateDiscarded}}
 	}
 	f.lastSeen = max(f.lastSeen, now)
 	s := &f.sides[d]
+	s.c.Received++
 	if len(s.payloads) >= c.limits.FlowPackets || s.bytes+len(payload) > c.limits.FlowBytes || c.held+len(payload) > c.limits.TotalBytes {
 		cn.Overflow++
-		return
+		s.c.Overflow++
+		return Outcome{Drops: 1, Drop: [2]Fate{FateOverflow}}
 	}
 	c.nextID++
 	res := s.link.Send(now, netem.Packet{ID: c.nextID, Size: len(payload)})
-	if res.Scheduled == 0 {
-		return
+	lost := res.Fate[0] == netem.FateLost
+	if lost {
+		s.c.LostOrig++
+		if !s.lossRun {
+			s.c.LossBursts++
+		}
 	}
-	s.payloads[c.nextID] = held{payload, res.Scheduled}
+	s.lossRun = lost
+	var out Outcome
+	for _, fate := range res.Fate {
+		switch fate {
+		case netem.FateLost:
+			out.Drop[out.Drops] = FateLost
+			out.Drops++
+		case netem.FateQueueDropped:
+			out.Drop[out.Drops] = FateQueueDropped
+			out.Drops++
+		}
+	}
+	if res.Scheduled == 0 {
+		return out
+	}
+	out.Kept = true
+	s.payloads[c.nextID] = held{payload, res.Scheduled, now}
 	s.bytes += len(payload)
 	c.held += len(payload)
 	for i := range res.Scheduled {
 		c.q.Push(res.At[i], qitem{f, d})
 	}
+	return out
 }
 
 // Next is when the earliest release is due (possibly for a removed flow,
@@ -331,15 +415,18 @@ func (c *Core) Due(now sim.Time, out []Delivery) []Delivery {
 			continue
 		}
 		h := s.payloads[dl.ID]
+		last := false
 		if h.copies--; h.copies == 0 {
 			delete(s.payloads, dl.ID)
 			s.bytes -= len(h.payload)
 			c.held -= len(h.payload)
+			last = true
 		} else {
 			s.payloads[dl.ID] = h
 		}
 		c.c[it.dir].Released++
-		out = append(out, Delivery{Flow: it.f.id, Addr: it.f.addr, Dir: it.dir, Payload: h.payload})
+		s.c.Released++
+		out = append(out, Delivery{Flow: it.f.id, Addr: it.f.addr, Dir: it.dir, Payload: h.payload, Arrived: h.at, Due: at, Last: last})
 	}
 }
 
@@ -375,16 +462,60 @@ func (c *Core) Stats() Stats {
 	st := Stats{Flows: len(c.flows), FlowsSeen: uint64(c.nextFlw), Expired: c.expired, Evicted: c.evictd, HeldBytes: c.held}
 	for d, out := range [2]*Counters{&st.Up, &st.Down} {
 		*out = c.c[d]
-		link := c.retired[d]
+		link, fc := c.retired[d], c.retiredFlow[d]
 		for _, f := range c.flows {
 			addLink(&link, f.sides[d].link.Counters())
+			fc.add(f.sides[d].c)
 			out.InFlight += uint64(f.sides[d].link.InFlight())
 		}
+		out.LostOriginals, out.LossBursts = fc.LostOrig, fc.LossBursts
 		out.Sent, out.Duplicated, out.Lost = link.Sent, link.Duplicated, link.Lost
 		out.QueueDropped, out.Reordered = link.QueueDropped, link.Reordered
 	}
 	return st
 }
+
+func (a *FlowCounters) add(b FlowCounters) {
+	a.Received += b.Received
+	a.Overflow += b.Overflow
+	a.LostOrig += b.LostOrig
+	a.LossBursts += b.LossBursts
+	a.Released += b.Released
+}
+
+// FlowInfo is one live flow: its client and, per direction, its link's
+// parameters and counters.
+type FlowInfo struct {
+	ID   FlowID
+	Addr netip.AddrPort
+	Dirs [2]FlowDir // [Up], [Down]
+}
+
+// FlowDir is one direction of a flow.
+type FlowDir struct {
+	Params   netem.Params
+	Counts   FlowCounters
+	Link     netem.Counters
+	InFlight int
+}
+
+// Flows appends the live flows to out in the order they were created.
+func (c *Core) Flows(out []FlowInfo) []FlowInfo {
+	n := len(out)
+	for _, f := range c.flows {
+		fi := FlowInfo{ID: f.id, Addr: f.addr}
+		for d := range f.sides {
+			s := &f.sides[d]
+			fi.Dirs[d] = FlowDir{Params: s.link.Params(), Counts: s.c, Link: s.link.Counters(), InFlight: s.link.InFlight()}
+		}
+		out = append(out, fi)
+	}
+	slices.SortFunc(out[n:], func(a, b FlowInfo) int { return cmp.Compare(a.ID, b.ID) })
+	return out
+}
+
+// Params are the links new flows get.
+func (c *Core) Params() (up, down netem.Params) { return c.up, c.down }
 
 func addLink(a *netem.Counters, b netem.Counters) {
 	a.Sent += b.Sent

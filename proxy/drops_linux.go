@@ -11,8 +11,8 @@ import (
 )
 
 // enableDropCount asks the kernel to attach its count of datagrams dropped
-// at this socket (receive buffer full) to every datagram read (SO_RXQ_OVFL),
-// and returns the socket's inode, which names it in /proc/net/udp.
+// at this socket (receive buffer full) to every datagram read (SO_RXQ_OVFL)
+// and the time each datagram arrived (SO_TIMESTAMPNS), and returns the socket's inode, which names it in /proc/net/udp.
 func enableDropCount(c *net.UDPConn) (inode uint64) {
 	raw, err := c.SyscallConn()
 	if err != nil {
@@ -20,6 +20,7 @@ func enableDropCount(c *net.UDPConn) (inode uint64) {
 	}
 	raw.Control(func(fd uintptr) {
 		syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RXQ_OVFL, 1)
+		syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_TIMESTAMPNS, 1)
 		var st syscall.Stat_t
 		if syscall.Fstat(int(fd), &st) == nil {
 			inode = st.Ino
@@ -31,19 +32,55 @@ func enableDropCount(c *net.UDPConn) (inode uint64) {
 // dropCount reads the kernel's cumulative drop count from a datagram's
 // control messages; the kernel attaches it once it is non-zero.
 func dropCount(oob []byte) (uint32, bool) {
-	if len(oob) == 0 {
-		return 0, false
-	}
-	msgs, err := syscall.ParseSocketControlMessage(oob)
-	if err != nil {
-		return 0, false
-	}
-	for _, m := range msgs {
-		if m.Header.Level == syscall.SOL_SOCKET && m.Header.Type == syscall.SO_RXQ_OVFL && len(m.Data) >= 4 {
-			return binary.NativeEndian.Uint32(m.Data), true
+	m := readOOB(oob)
+	return m.drops, m.hasDrops
+}
+
+// oobInfo is what the kernel attached to a datagram.
+type oobInfo struct {
+	drops    uint32 // SO_RXQ_OVFL: the socket's cumulative drops
+	hasDrops bool
+	stamp    int64 // SO_TIMESTAMPNS: when it arrived, ns since the Unix epoch
+	hasStamp bool
+}
+
+// readOOB walks the control messages without allocating (unlike
+// syscall.ParseSocketControlMessage, which would cost an allocation per
+// datagram).
+func readOOB(oob []byte) oobInfo {
+	var m oobInfo
+	hdr := syscall.SizeofCmsghdr // 16 on 64-bit Linux: len (word), level, type (int32)
+	for len(oob) >= hdr {
+		var n int
+		if hdr == 16 {
+			n = int(binary.NativeEndian.Uint64(oob))
+		} else {
+			n = int(binary.NativeEndian.Uint32(oob))
 		}
+		if n < hdr || n > len(oob) {
+			break
+		}
+		level := int32(binary.NativeEndian.Uint32(oob[hdr-8:]))
+		typ := int32(binary.NativeEndian.Uint32(oob[hdr-4:]))
+		data := oob[hdr:n]
+		switch {
+		case level == syscall.SOL_SOCKET && typ == syscall.SO_RXQ_OVFL && len(data) >= 4:
+			m.drops, m.hasDrops = binary.NativeEndian.Uint32(data), true
+		case level == syscall.SOL_SOCKET && typ == syscall.SCM_TIMESTAMPNS && len(data) >= 16 && hdr == 16:
+			sec := int64(binary.NativeEndian.Uint64(data))
+			nsec := int64(binary.NativeEndian.Uint64(data[8:]))
+			m.stamp, m.hasStamp = sec*1e9+nsec, true
+		}
+		next := (n + 7) &^ 7 // CMSG_ALIGN on 64-bit
+		if hdr != 16 {
+			next = (n + 3) &^ 3
+		}
+		if next >= len(oob) {
+			break
+		}
+		oob = oob[next:]
 	}
-	return 0, false
+	return m
 }
 
 // procDrops reads the same counts for every UDP socket, by inode, from

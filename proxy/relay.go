@@ -26,9 +26,30 @@ type Options struct {
 	Limits Limits // the zero value means DefaultLimits
 
 	// Timeline changes both links at wall times after Run starts, in
-	// order; OnChange, if set, is called on Run's goroutine as each applies.
+	// order; OnChange, if set, is called on a relay goroutine as each
+	// applies (it must not call the Relay's methods).
 	Timeline []Change
 	OnChange func(Change)
+
+	// OnPacket, if set, is told every datagram copy's fate as it is
+	// decided: written out (or refused by the socket) at its release, or
+	// dropped on arrival. It is called on the relay's goroutines with the
+	// relay's lock held, so it must be quick and must not call the
+	// Relay's methods; the event is reused after it returns. Nil costs
+	// nothing.
+	OnPacket func(*PacketEvent)
+}
+
+// PacketEvent is one copy of a relayed datagram and what became of it.
+type PacketEvent struct {
+	In    time.Time      // wall time the proxy read it
+	Out   time.Time      // wall time it was written (or refused); zero when dropped on arrival
+	Dir   Dir            // Up: client → server
+	Flow  FlowID         // the client's flow
+	Addr  netip.AddrPort // the client's address
+	Size  int            // payload bytes
+	Fate  Fate           // FateDelivered, FateWriteFailed, or a drop
+	Delay time.Duration  // Out − In, the delay the proxy added (0 when dropped on arrival)
 }
 
 // Change is one timeline entry: from At after the relay starts, packets
@@ -37,20 +58,6 @@ type Change struct {
 	At       time.Duration
 	Up, Down netem.Params
 	What     string
-}
-
-// inboundQueue is how many datagrams the readers may have read and the
-// core not yet taken: with Limits, at most inboundQueue × MaxPacket bytes
-// (16 MiB) more than the core holds; beyond it the kernel's buffer fills
-// and its drops are counted.
-const inboundQueue = 256
-
-type inbound struct {
-	dir     Dir
-	addr    netip.AddrPort // the client, for Up
-	flow    FlowID         // the flow, for Down
-	payload []byte
-	at      time.Time
 }
 
 // ErrorCount is one kind of socket error and how often it happened.
@@ -91,22 +98,40 @@ func (s *socket) observe(c uint32, total *atomic.Uint64) {
 // through that address's up link to the target from a socket of its own;
 // replies to that socket go back through the down link. Times are wall
 // time since Run started.
+//
+// One reader goroutine per socket takes each datagram with the time the
+// kernel received it (SO_TIMESTAMPNS), copies it into a pooled buffer and
+// hands it to the core; Run's goroutine releases datagrams when their time
+// comes, woken by a kernel timer (see alarm) so that a datagram leaves
+// within tens of microseconds of its time when the relay gets the CPU.
 type Relay struct {
 	opts   Options
-	core   *Core
 	conn   *net.UDPConn // the listen socket
 	listen *socket
 	target *net.UDPAddr
-	in     chan inbound
-	params chan [2]netem.Params
+	pool   *bufPool
+	alarm  *alarm // wakes Run at waitFor
 
 	kernelDrops [2]atomic.Uint64
 
-	mu      sync.Mutex
-	stats   Stats
-	errs    []ErrorCount
-	errKind map[string]int
+	mu       sync.Mutex // guards everything below
+	core     *Core
+	start    time.Time // Run's start; zero before
+	stopped  time.Time
+	upstream map[FlowID]*socket
+	timeline []Change
+	waitFor  sim.Time // Run's next wake-up (maxTime while idle)
+	written  [2]uint64
+	failed   [2]uint64
+	audit    auditor
+	ev       PacketEvent
+	removed  []FlowID
+	wg       sync.WaitGroup
+	errs     []ErrorCount
+	errKind  map[string]int
 }
+
+const maxTime = sim.Time(1<<63 - 1)
 
 // Listen binds the listen socket and checks the target address. It
 // refuses a target that is the listen socket itself (a loop).
@@ -146,8 +171,9 @@ func Listen(o Options) (*Relay, error) {
 		conn.Close()
 		return nil, fmt.Errorf("--to %q is the proxy's own listen address %v: the relay would send to itself", o.Target, bound)
 	}
-	return &Relay{opts: o, core: core, conn: conn, listen: newSocket(conn, Up), target: ta, in: make(chan inbound, inboundQueue),
-		params: make(chan [2]netem.Params, 1), errKind: map[string]int{}}, nil
+	return &Relay{opts: o, core: core, conn: conn, listen: newSocket(conn, Up), target: ta, pool: newBufPool(),
+		upstream: map[FlowID]*socket{}, timeline: o.Timeline, waitFor: maxTime,
+		audit: newAuditor(), errKind: map[string]int{}}, nil
 }
 
 func newSocket(c *net.UDPConn, d Dir) *socket {
@@ -223,16 +249,12 @@ func ListenWarning(addr net.Addr) string {
 // Addr is the listen address (useful with port 0).
 func (r *Relay) Addr() net.Addr { return r.conn.LocalAddr() }
 
-// SetParams changes both links of every flow for packets received from now.
+// SetParams changes both links of every flow for packets received from
+// now, whether or not Run is running.
 func (r *Relay) SetParams(up, down netem.Params) error {
-	if err := up.Validate("up"); err != nil {
-		return err
-	}
-	if err := down.Validate("down"); err != nil {
-		return err
-	}
-	r.params <- [2]netem.Params{up, down}
-	return nil
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.core.SetParams(up, down)
 }
 
 // Stats returns the counters: the core's, with the kernel's drops at the
@@ -240,8 +262,11 @@ func (r *Relay) SetParams(up, down netem.Params) error {
 func (r *Relay) Stats() Stats {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	st := r.stats
-	st.Up.KernelDropped, st.Down.KernelDropped = r.kernelDrops[Up].Load(), r.kernelDrops[Down].Load()
+	st := r.core.Stats()
+	for d, c := range [2]*Counters{&st.Up, &st.Down} {
+		c.Delivered, c.WriteFailed = r.written[d], r.failed[d]
+		c.KernelDropped = r.kernelDrops[d].Load()
+	}
 	return st
 }
 
@@ -254,7 +279,7 @@ func (r *Relay) Errors() []ErrorCount {
 }
 
 // noteErr counts an error under what happened and its cause, so the same
-// failure on every packet is one line with a count.
+// failure on every packet is one line with a count. The caller holds r.mu.
 func (r *Relay) noteErr(what string, err error) {
 	cause := err.Error()
 	var errno syscall.Errno
@@ -262,8 +287,6 @@ func (r *Relay) noteErr(what string, err error) {
 		cause = errno.Error()
 	}
 	msg := what + ": " + cause
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	i, ok := r.errKind[msg]
 	if !ok {
 		if len(r.errs) < maxErrorKinds {
@@ -278,8 +301,13 @@ func (r *Relay) noteErr(what string, err error) {
 	r.errs[i].Count++
 }
 
-// read forwards datagrams from a socket to the scheduler until it closes
-// or ctx ends. Errors are counted and reading goes on: an ICMP "port
+// errNoSocket: the flow's socket to the server could not be opened.
+var errNoSocket = errors.New("no socket to the server")
+
+func (r *Relay) since(t time.Time) sim.Time { return sim.Time(t.Sub(r.start)) }
+
+// read forwards datagrams from a socket to the core until it closes or
+// ctx ends. Errors are counted and reading goes on: an ICMP "port
 // unreachable" while the server restarts makes one read fail, not the flow.
 func (r *Relay) read(ctx context.Context, s *socket, flow FlowID) {
 	buf := make([]byte, MaxPacket)
@@ -291,11 +319,14 @@ func (r *Relay) read(ctx context.Context, s *socket, flow FlowID) {
 			if errors.Is(err, net.ErrClosed) || ctx.Err() != nil {
 				return
 			}
+			r.mu.Lock()
 			if errors.Is(err, syscall.ECONNREFUSED) {
 				r.noteErr(fmt.Sprintf("the server %v is not answering (ICMP port unreachable)", r.target), err)
+				r.mu.Unlock()
 				continue
 			}
 			r.noteErr("reading "+dir.String(), err)
+			r.mu.Unlock()
 			select { // an error that repeats must not spin
 			case <-time.After(10 * time.Millisecond):
 			case <-ctx.Done():
@@ -304,160 +335,224 @@ func (r *Relay) read(ctx context.Context, s *socket, flow FlowID) {
 			continue
 		}
 		at := time.Now()
-		if c, ok := dropCount(oob[:oobn]); ok {
-			s.observe(c, &r.kernelDrops[dir])
+		m := readOOB(oob[:oobn])
+		if m.hasDrops {
+			s.observe(m.drops, &r.kernelDrops[dir])
 		}
-		p := append([]byte(nil), buf[:n]...)
-		select {
-		case r.in <- inbound{dir: dir, addr: addr, flow: flow, payload: p, at: at}:
-		case <-ctx.Done():
+		// The kernel's arrival time, when it is plausible: the delay is
+		// added from when the datagram reached the socket, however late
+		// this goroutine got to run.
+		if age := at.UnixNano() - m.stamp; m.hasStamp && age > 0 && age < int64(time.Second) {
+			at = at.Add(-time.Duration(age))
+		}
+		p := r.pool.get(n)
+		copy(p, buf[:n])
+		r.arrive(ctx, dir, addr, flow, p, at)
+	}
+}
+
+// arrive hands a datagram read at wall time at to the core, and wakes Run
+// if it is now the earliest to release.
+func (r *Relay) arrive(ctx context.Context, dir Dir, addr netip.AddrPort, flow FlowID, p []byte, at time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.since(at)
+	r.applyTimeline(now)
+	id := flow
+	if dir == Up {
+		f, _, err := r.core.Flow(now, addr)
+		if err != nil { // the links' parameters were validated: cannot happen
+			r.noteErr("opening a flow", err)
+			r.pool.put(p)
 			return
+		}
+		if r.upstream[f] == nil {
+			r.dial(ctx, f)
+		}
+		r.closeRemoved()
+		id = f
+	}
+	out := r.core.Send(now, id, dir, p)
+	if r.opts.OnPacket != nil && out.Drops > 0 {
+		ev := &r.ev
+		*ev = PacketEvent{In: at, Dir: dir, Flow: id, Size: len(p)}
+		ev.Addr, _ = r.core.Addr(id)
+		for _, f := range out.Drop[:out.Drops] {
+			ev.Fate = f
+			r.opts.OnPacket(ev)
+		}
+	}
+	if !out.Kept {
+		r.pool.put(p)
+		return
+	}
+	if next, ok := r.core.Next(); ok && next < r.waitFor && r.alarm != nil {
+		r.waitFor = next
+		r.alarm.set(time.Duration(next - r.since(time.Now())))
+	}
+}
+
+// dial opens a flow's socket to the server and starts its reader. The
+// caller holds r.mu.
+func (r *Relay) dial(ctx context.Context, id FlowID) {
+	if ctx.Err() != nil {
+		return // stopping: Run closes the sockets it knows
+	}
+	c, err := net.DialUDP("udp", nil, r.target)
+	if err != nil {
+		r.noteErr(fmt.Sprintf("opening a socket to the server %v", r.target), err)
+		return
+	}
+	s := newSocket(c, Down)
+	r.upstream[id] = s
+	r.wg.Add(1)
+	go func() { defer r.wg.Done(); r.read(ctx, s, id) }()
+}
+
+// closeRemoved closes the sockets of the flows the core removed. The
+// caller holds r.mu.
+func (r *Relay) closeRemoved() {
+	r.removed = r.core.TakeRemoved(r.removed[:0])
+	for _, id := range r.removed {
+		r.audit.retire(id)
+		if s := r.upstream[id]; s != nil {
+			r.pollDrops(s)
+			s.conn.Close()
+			delete(r.upstream, id)
 		}
 	}
 }
 
-// Run relays until ctx is done. It owns the core: packets are handed to
-// the links at their arrival time and written out when their delivery time
-// comes; timeline changes apply at their time.
+// applyTimeline applies the changes due at now. The caller holds r.mu.
+func (r *Relay) applyTimeline(now sim.Time) {
+	for len(r.timeline) > 0 && sim.Time(r.timeline[0].At) <= now {
+		ch := r.timeline[0]
+		r.timeline = r.timeline[1:]
+		r.core.SetParams(ch.Up, ch.Down) // validated by Listen
+		if r.opts.OnChange != nil {
+			r.opts.OnChange(ch)
+		}
+	}
+}
+
+// sockets are the relay's open sockets. The caller holds r.mu.
+func (r *Relay) sockets() []*socket {
+	socks := []*socket{r.listen}
+	for _, s := range r.upstream {
+		socks = append(socks, s)
+	}
+	return socks
+}
+
+// Run relays until ctx is done. Packets are handed to the links at the
+// wall time they were read and written out when their delivery time comes;
+// timeline changes apply at their time. A relay runs once.
 func (r *Relay) Run(ctx context.Context) error {
-	start := time.Now()
-	since := func(t time.Time) sim.Time { return sim.Time(t.Sub(start)) }
-	ctx, cancel := context.WithCancel(ctx) // also releases readers on an error return
-	upstream := map[FlowID]*socket{}
-	var wg sync.WaitGroup
-	var written, failed [2]uint64
-	publish := func() {
-		st := r.core.Stats()
-		for d, c := range [2]*Counters{&st.Up, &st.Down} {
-			c.Delivered, c.WriteFailed = written[d], failed[d]
-		}
-		r.mu.Lock()
-		r.stats = st
+	ctx, cancel := context.WithCancel(ctx) // also releases readers on return
+	r.mu.Lock()
+	if !r.start.IsZero() {
 		r.mu.Unlock()
+		cancel()
+		return errors.New("proxy: Run called twice")
 	}
-	all := func() []*socket {
-		socks := []*socket{r.listen}
-		for _, s := range upstream {
-			socks = append(socks, s)
-		}
-		return socks
+	al, err := newAlarm()
+	if err != nil {
+		r.mu.Unlock()
+		cancel()
+		return err
 	}
+	r.alarm = al
+	r.start = time.Now()
+	r.mu.Unlock()
+	stopWaiting := context.AfterFunc(ctx, al.close)
 	defer func() {
 		cancel()
-		r.pollDrops(all()...)
-		r.conn.Close()
-		for _, s := range upstream {
+		stopWaiting()
+		al.close()
+		r.mu.Lock()
+		socks := r.sockets()
+		r.mu.Unlock()
+		r.pollDrops(socks...)
+		for _, s := range socks {
 			s.conn.Close()
 		}
-		wg.Wait()
-		publish()
+		r.wg.Wait()
+		r.mu.Lock()
+		r.stopped = time.Now()
+		r.mu.Unlock()
 	}()
-	wg.Add(1)
-	go func() { defer wg.Done(); r.read(ctx, r.listen, 0) }()
-	dial := func(id FlowID) {
-		c, err := net.DialUDP("udp", nil, r.target)
-		if err != nil {
-			r.noteErr(fmt.Sprintf("opening a socket to the server %v", r.target), err)
-			return
-		}
-		s := newSocket(c, Down)
-		upstream[id] = s
-		wg.Add(1)
-		go func() { defer wg.Done(); r.read(ctx, s, id) }()
-	}
-	timeline := r.opts.Timeline
-	applyTimeline := func(now sim.Time) {
-		for len(timeline) > 0 && sim.Time(timeline[0].At) <= now {
-			ch := timeline[0]
-			timeline = timeline[1:]
-			r.core.SetParams(ch.Up, ch.Down) // validated by Listen
-			if r.opts.OnChange != nil {
-				r.opts.OnChange(ch)
-			}
-		}
-	}
+	r.wg.Add(1)
+	go func() { defer r.wg.Done(); r.read(ctx, r.listen, 0) }()
 
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	arm := func() { // wake for the next release or timeline change
-		wake := time.Duration(-1)
-		if next, ok := r.core.Next(); ok {
-			wake = time.Duration(next)
+	maintEvery := min(r.opts.Limits.IdleTimeout/4, time.Second)
+	lastMaint := r.start
+	var due []Delivery
+	for ctx.Err() == nil {
+		r.mu.Lock()
+		wall := time.Now()
+		now := r.since(wall)
+		if wall.Sub(lastMaint) >= maintEvery {
+			r.core.Expire(now)
+			r.closeRemoved()
+			r.pollDrops(r.sockets()...)
+			lastMaint = wall
 		}
-		if len(timeline) > 0 && (wake < 0 || timeline[0].At < wake) {
-			wake = timeline[0].At
+		r.applyTimeline(now)
+		due = r.core.Due(now, due[:0])
+		r.release(due)
+		next := r.since(lastMaint.Add(maintEvery))
+		if at, ok := r.core.Next(); ok {
+			next = min(next, at)
 		}
-		if wake >= 0 {
-			timer.Reset(max(wake-time.Since(start), 0))
+		if len(r.timeline) > 0 {
+			next = min(next, sim.Time(r.timeline[0].At))
+		}
+		r.waitFor = next
+		r.alarm.set(time.Duration(next - r.since(time.Now())))
+		r.mu.Unlock()
+		if err := al.wait(); err != nil && ctx.Err() == nil {
+			return fmt.Errorf("proxy: waiting for the next release: %w", err)
 		}
 	}
-	arm()
-	expiry := time.NewTicker(min(r.opts.Limits.IdleTimeout/4, time.Second))
-	defer expiry.Stop()
-	var due []Delivery
-	var removed []FlowID
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case in := <-r.in:
-			now := since(in.at)
-			applyTimeline(now)
-			id := in.flow
-			if in.dir == Up {
-				f, _, err := r.core.Flow(now, in.addr)
-				if err != nil {
-					return err
-				}
-				if upstream[f] == nil {
-					dial(f)
-				}
-				id = f
+	return nil
+}
+
+// release writes out the copies whose time has come. The caller holds r.mu.
+func (r *Relay) release(due []Delivery) {
+	for i := range due {
+		d := &due[i]
+		var err error
+		if d.Dir == Up {
+			if s := r.upstream[d.Flow]; s != nil {
+				_, err = s.conn.Write(d.Payload)
+			} else {
+				err = errNoSocket
 			}
-			r.core.Send(now, id, in.dir, in.payload)
-		case p := <-r.params:
-			if err := r.core.SetParams(p[0], p[1]); err != nil {
-				return err
-			}
-		case <-expiry.C:
-			r.core.Expire(since(time.Now()))
-			r.pollDrops(all()...)
-		case <-timer.C:
+		} else {
+			_, err = r.conn.WriteToUDPAddrPort(d.Payload, d.Addr)
 		}
-		removed = r.core.TakeRemoved(removed[:0])
-		for _, id := range removed {
-			if s := upstream[id]; s != nil {
-				r.pollDrops(s)
-				s.conn.Close()
-				delete(upstream, id)
-			}
-		}
-		now := since(time.Now())
-		applyTimeline(now)
-		due = r.core.Due(now, due[:0])
-		for _, d := range due {
-			var err error
+		out := time.Now()
+		fate := FateDelivered
+		if err != nil {
+			fate = FateWriteFailed
+			r.failed[d.Dir]++
 			if d.Dir == Up {
-				if s := upstream[d.Flow]; s != nil {
-					_, err = s.conn.Write(d.Payload)
-				} else {
-					err = errors.New("no socket")
-				}
+				r.noteErr(fmt.Sprintf("writing to the server %v", r.target), err)
 			} else {
-				_, err = r.conn.WriteToUDPAddrPort(d.Payload, d.Addr)
+				r.noteErr("writing to a client", err)
 			}
-			if err != nil {
-				failed[d.Dir]++
-				if d.Dir == Up {
-					r.noteErr(fmt.Sprintf("writing to the server %v", r.target), err)
-				} else {
-					r.noteErr("writing to a client", err)
-				}
-			} else {
-				written[d.Dir]++
-			}
+		} else {
+			r.written[d.Dir]++
+			r.audit.delivered(d, r.since(out))
 		}
-		arm()
-		publish()
+		if r.opts.OnPacket != nil {
+			in := r.start.Add(time.Duration(d.Arrived))
+			r.ev = PacketEvent{In: in, Out: out, Dir: d.Dir, Flow: d.Flow, Addr: d.Addr, Size: len(d.Payload), Fate: fate, Delay: out.Sub(in)}
+			r.opts.OnPacket(&r.ev)
+		}
+		if d.Last {
+			r.pool.put(d.Payload)
+		}
+		d.Payload = nil
 	}
 }

@@ -98,6 +98,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 			}
 			errs.report(r.Errors())
 			writeProxySummary(stdout, time.Since(start), r.Stats(), r.Errors())
+			writeProxyAudit(stdout, r.Audit())
 			return err
 		case c := <-changes:
 			fmt.Fprintf(stdout, "%s  change at %v: %s\n", stamp(time.Now()), c.At, c.What)
@@ -235,4 +236,83 @@ func linkText(cfg *lab.Config, dir string) string {
 		out += fmt.Sprintf("%s %s ", k, p.Get(cfg))
 	}
 	return out[:len(out)-1]
+}
+
+// writeProxyAudit sets what each direction was configured to do next to
+// what the relay realised: the delay it added (read to write), the RFC 3550
+// jitter of the relayed stream, loss and its bursts, reorders, duplicates
+// and the throughput.
+func writeProxyAudit(w io.Writer, au proxy.Audit) {
+	secs := au.Wall.Seconds()
+	fmt.Fprintf(w, "\naudit over %v: configured (at the end) → realised\n", au.Wall.Round(time.Millisecond))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "\tup configured\tup realised\tdown configured\tdown realised")
+	var rows [6][4]string
+	for d, da := range au.Dirs {
+		dir := proxy.Dir(d).String()
+		var cfg lab.Config
+		cfg.Up, cfg.Down = da.Configured, da.Configured
+		get := func(k string) string {
+			p, _ := lab.Lookup(dir + "." + k)
+			return p.Get(&cfg)
+		}
+		c := da.Counters
+		copies := c.Sent + c.Duplicated
+		pct := func(n, of uint64) string {
+			if of == 0 {
+				return fmt.Sprintf("%d", n)
+			}
+			return fmt.Sprintf("%d (%.2f %%)", n, 100*float64(n)/float64(of))
+		}
+		delay := get("latency")
+		if da.Configured.Jitter > 0 {
+			delay += " ± " + get("jitter") + " " + get("jitter_dist")
+		}
+		realDelay := "-"
+		if c.Delivered > 0 {
+			realDelay = fmt.Sprintf("p50 %s p99 %s max %s", fmtMs(da.DelayP50), fmtMs(da.DelayP99), fmtMs(da.DelayMax))
+		}
+		loss := get("loss")
+		if da.Configured.LossBurst >= 1 {
+			loss += ", bursts of " + get("loss_burst")
+		}
+		realLoss := pct(c.Lost, copies)
+		if c.LossBursts > 0 {
+			realLoss += fmt.Sprintf(", bursts of %.2f", c.MeanBurst())
+		}
+		realRate := "-"
+		if secs > 0 {
+			realRate = fmt.Sprintf("%.1f packets/s, %s", float64(c.Delivered)/secs, fmtBits(8*float64(da.Bytes)/secs))
+		}
+		col := 2 * d
+		rows[0][col], rows[0][col+1] = delay, realDelay
+		jit := get("jitter")
+		if da.Configured.Jitter > 0 {
+			jit += " " + get("jitter_dist")
+		}
+		rows[1][col], rows[1][col+1] = jit, fmtMs(da.Jitter)
+		rows[2][col], rows[2][col+1] = loss, realLoss
+		rows[3][col], rows[3][col+1] = get("reorder"), pct(c.Reordered, c.Released)
+		rows[4][col], rows[4][col+1] = get("duplicate"), pct(c.Duplicated, c.Sent)
+		rows[5][col], rows[5][col+1] = get("rate"), realRate
+	}
+	names := []string{"delay added", "jitter (RFC 3550)", "loss", "reordered", "duplicated", "rate"}
+	for i, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", names[i], r[0], r[1], r[2], r[3])
+	}
+	tw.Flush()
+}
+
+// fmtMs writes a duration in milliseconds to the microsecond.
+func fmtMs(d time.Duration) string { return fmt.Sprintf("%.3fms", float64(d)/1e6) }
+
+// fmtBits writes a bit rate with its unit.
+func fmtBits(b float64) string {
+	switch {
+	case b >= 1e6:
+		return fmt.Sprintf("%.2f Mbit/s", b/1e6)
+	case b >= 1e3:
+		return fmt.Sprintf("%.1f kbit/s", b/1e3)
+	}
+	return fmt.Sprintf("%.0f bit/s", b)
 }
