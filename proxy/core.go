@@ -205,11 +205,12 @@ type Core struct {
 	up, down netem.Params
 	limits   Limits
 
-	flows   map[FlowID]*flow
-	byAddr  map[netip.AddrPort]*flow
-	nextFlw FlowID
-	nextID  uint64
-	held    int // payload bytes held across flows
+	flows     map[FlowID]*flow
+	byAddr    map[netip.AddrPort]*flow
+	overrides map[netip.AddrPort][2]netem.Params // per-client links
+	nextFlw   FlowID
+	nextID    uint64
+	held      int // payload bytes held across flows
 
 	q     sim.Queue[qitem]
 	stale int // queue entries of removed flows
@@ -240,7 +241,7 @@ func NewCore(seed uint64, up, down netem.Params, limits Limits) (*Core, error) {
 		return nil, err
 	}
 	return &Core{seed: seed, up: up, down: down, limits: limits,
-		flows: map[FlowID]*flow{}, byAddr: map[netip.AddrPort]*flow{}}, nil
+		flows: map[FlowID]*flow{}, byAddr: map[netip.AddrPort]*flow{}, overrides: map[netip.AddrPort][2]netem.Params{}}, nil
 }
 
 // Flow returns the flow of a client address at now, creating it (isNew).
@@ -265,7 +266,11 @@ func (c *Core) Flow(now sim.Time, addr netip.AddrPort) (id FlowID, isNew bool, e
 	c.nextFlw++
 	f := &flow{id: c.nextFlw, addr: addr, lastSeen: now}
 	name := "proxy." + strconv.FormatUint(uint64(f.id-1), 10)
-	for d, p := range [2]netem.Params{c.up, c.down} {
+	params := [2]netem.Params{c.up, c.down}
+	if o, ok := c.overrides[addr]; ok {
+		params = o
+	}
+	for d, p := range params {
 		l, err := netem.New(c.seed, name+"."+Dir(d).String(), p)
 		if err != nil {
 			return 0, false, err
@@ -440,11 +445,48 @@ func (c *Core) SetParams(up, down netem.Params) error {
 		return err
 	}
 	for _, f := range c.flows {
-		f.sides[Up].link.SetParams(up, "up")
-		f.sides[Down].link.SetParams(down, "down")
+		if _, own := c.overrides[f.addr]; !own {
+			f.sides[Up].link.SetParams(up, "up")
+			f.sides[Down].link.SetParams(down, "down")
+		}
 	}
 	c.up, c.down = up, down
 	return nil
+}
+
+// MaxOverrides bounds the client addresses with links of their own.
+const MaxOverrides = 4096
+
+// SetFlowParams gives the client at addr links of its own, from now on
+// and whenever it comes back, instead of the defaults SetParams sets.
+func (c *Core) SetFlowParams(addr netip.AddrPort, up, down netem.Params) error {
+	if err := up.Validate("up"); err != nil {
+		return err
+	}
+	if err := down.Validate("down"); err != nil {
+		return err
+	}
+	if _, ok := c.overrides[addr]; !ok && len(c.overrides) >= MaxOverrides {
+		return fmt.Errorf("flow %v: at most %d clients can have links of their own", addr, MaxOverrides)
+	}
+	c.overrides[addr] = [2]netem.Params{up, down}
+	if f, ok := c.byAddr[addr]; ok {
+		f.sides[Up].link.SetParams(up, "up")
+		f.sides[Down].link.SetParams(down, "down")
+	}
+	return nil
+}
+
+// ClearFlowParams puts the client at addr back on the default links.
+func (c *Core) ClearFlowParams(addr netip.AddrPort) {
+	if _, ok := c.overrides[addr]; !ok {
+		return
+	}
+	delete(c.overrides, addr)
+	if f, ok := c.byAddr[addr]; ok {
+		f.sides[Up].link.SetParams(c.up, "up")
+		f.sides[Down].link.SetParams(c.down, "down")
+	}
 }
 
 // Stats are the core's totals.

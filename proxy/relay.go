@@ -257,6 +257,21 @@ func (r *Relay) SetParams(up, down netem.Params) error {
 	return r.core.SetParams(up, down)
 }
 
+// SetFlowParams gives the client at addr links of its own (see
+// [Core.SetFlowParams]), whether or not Run is running.
+func (r *Relay) SetFlowParams(addr netip.AddrPort, up, down netem.Params) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.core.SetFlowParams(addr, up, down)
+}
+
+// ClearFlowParams puts the client at addr back on the default links.
+func (r *Relay) ClearFlowParams(addr netip.AddrPort) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.core.ClearFlowParams(addr)
+}
+
 // Stats returns the counters: the core's, with the kernel's drops at the
 // relay's sockets and the outcome of its writes.
 func (r *Relay) Stats() Stats {

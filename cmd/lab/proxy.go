@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
+	"net/netip"
 	"os"
 	"os/signal"
 	"strings"
@@ -13,6 +16,7 @@ import (
 
 	"jitterlab/lab"
 	"jitterlab/proxy"
+	proxyctl "jitterlab/proxy/control"
 	"jitterlab/scenarios"
 )
 
@@ -21,14 +25,21 @@ const minProxyEvery = 100 * time.Millisecond
 
 func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	var o runOptions
-	var listen, target string
+	var listen, target, control string
 	var every time.Duration
+	var flows []flowOverride
 	limits := proxy.DefaultLimits()
 	fs := newFlagSet("proxy", "--listen 127.0.0.1:7777 --to 127.0.0.1:7778 [--scenario NAME] [--set up.loss=2%]", stderr, proxyHelp)
 	o.register(fs)
 	fs.StringVar(&listen, "listen", "127.0.0.1:7777", "where the game client sends (`host:port`; beyond 127.0.0.1 other machines can use the relay)")
 	fs.StringVar(&target, "to", "", "the game server (`host:port`)")
 	fs.DurationVar(&every, "every", time.Second, "how often to print the counters (at least 100ms)")
+	fs.Func("flow", "links of a client's own: `'ADDR KEY=VALUE ...'`, e.g. --flow '127.0.0.1:5001 up.loss=5%' (repeatable)", func(v string) error {
+		f, err := parseFlowFlag(v)
+		flows = append(flows, f)
+		return err
+	})
+	fs.StringVar(&control, "control", "", "serve the control API (HTTP/JSON, /metrics) on this loopback `host:port`, e.g. 127.0.0.1:9000")
 	fs.IntVar(&limits.MaxFlows, "max-clients", limits.MaxFlows, "client addresses relayed at once; a new one beyond evicts the longest idle")
 	fs.DurationVar(&limits.IdleTimeout, "idle-timeout", limits.IdleTimeout, "forget a client after this long without a packet either way")
 	fs.IntVar(&limits.FlowPackets, "inflight-packets", limits.FlowPackets, "datagrams held per client and direction; more are dropped and counted")
@@ -57,14 +68,37 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	changes := make(chan proxy.Change, len(timeline))
-	r, err := proxy.Listen(proxy.Options{Listen: listen, Target: target, Seed: cfg.Seed, Up: cfg.Up, Down: cfg.Down,
-		Limits: limits, Timeline: timeline, OnChange: func(c proxy.Change) { changes <- c }})
+	var controlLn net.Listener
+	if control != "" {
+		if controlLn, err = listenControl(control); err != nil {
+			return err
+		}
+		defer controlLn.Close()
+	}
+	r, err := proxy.Listen(proxy.Options{Listen: listen, Target: target, Seed: cfg.Seed, Up: cfg.Up, Down: cfg.Down, Limits: limits})
 	if err != nil {
 		return err
 	}
 	if w := proxy.ListenWarning(r.Addr()); w != "" {
 		fmt.Fprintf(stderr, "lab proxy: warning: %s\n", w)
+	}
+	type applied struct {
+		ch  proxyctl.Timed
+		err error
+		at  time.Time
+	}
+	changes := make(chan applied, proxyctl.MaxPending)
+	cond := proxyctl.New(cfg, r, func(ch proxyctl.Timed, err error) {
+		select {
+		case changes <- applied{ch, err, time.Now()}:
+		default: // the log is full; the change still applied
+		}
+	})
+	defer cond.Stop()
+	for _, f := range flows {
+		if err := cond.Set(f.addr, f.set); err != nil {
+			return fmt.Errorf("--flow %q: %w", f.arg, err)
+		}
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
@@ -76,32 +110,54 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "relaying %v → %s: up %s, down %s (seed %d); Ctrl-C stops\n",
 		r.Addr(), target, linkText(&cfg, "up"), linkText(&cfg, "down"), cfg.Seed)
+	for _, a := range cond.Flows() {
+		fc, own := cond.Config(a)
+		fmt.Fprintf(stdout, "client %v has its own links (%s): up %s, down %s\n", a, proxyctl.Describe(own), linkText(&fc, "up"), linkText(&fc, "down"))
+	}
 	if len(timeline) > 0 {
 		fmt.Fprintf(stdout, "timeline of %s: %d changes, at wall time from now\n", sc.Name, len(timeline))
 	}
 	start := time.Now()
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	tick := time.NewTicker(every)
-	defer tick.Stop()
 	stamp := func(t time.Time) string {
 		return fmt.Sprintf("%s +%.1fs", t.Format("15:04:05.000"), t.Sub(start).Seconds())
 	}
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	if err := cond.Schedule(timeline); err != nil {
+		return err
+	}
+	if controlLn != nil {
+		srv := &http.Server{Handler: proxyctl.Handler(cond, r), ReadHeaderTimeout: 5 * time.Second}
+		go srv.Serve(controlLn)
+		defer srv.Close()
+		fmt.Fprintf(stdout, "control API on http://%v (GET/PUT /params, POST /timeline, GET /counters, GET /metrics)\n", controlLn.Addr())
+	}
+	printChange := func(c applied) {
+		what := c.ch.What
+		if c.err != nil {
+			what += " — refused: " + c.err.Error()
+		}
+		fmt.Fprintf(stdout, "%s  change at %v: %s\n", stamp(c.at), c.ch.After, what)
+	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
 	errs := errorReporter{w: stderr}
 	for {
 		select {
 		case err := <-done:
 			stop() // a second Ctrl-C now ends the process at once
+			cond.Stop()
 			for len(changes) > 0 {
-				c := <-changes
-				fmt.Fprintf(stdout, "%s  change at %v: %s\n", stamp(start.Add(c.At)), c.At, c.What)
+				printChange(<-changes)
 			}
 			errs.report(r.Errors())
+			au := r.Audit()
 			writeProxySummary(stdout, time.Since(start), r.Stats(), r.Errors())
-			writeProxyAudit(stdout, r.Audit())
+			writeProxyFlows(stdout, au, cond)
+			writeProxyAudit(stdout, au)
 			return err
 		case c := <-changes:
-			fmt.Fprintf(stdout, "%s  change at %v: %s\n", stamp(time.Now()), c.At, c.What)
+			printChange(c)
 		case now := <-tick.C:
 			st := r.Stats()
 			fmt.Fprintf(stdout, "%s  clients %d  up %s  down %s%s\n", stamp(now), st.Flows, dirLine(st.Up), dirLine(st.Down), errs.report(r.Errors()))
@@ -134,17 +190,18 @@ func checkProxyFlags(o *runOptions, every time.Duration, l *proxy.Limits) error 
 	return l.Validate()
 }
 
-// proxyTimeline turns the scenario's timeline into link settings over wall
-// time: each entry's assignments on top of everything before it.
-func proxyTimeline(cfg lab.Config, sc *scenarios.Scenario, o *runOptions) ([]proxy.Change, error) {
+// proxyTimeline is the scenario's timeline as changes scheduled from the
+// start; keys that are not link settings are left out with a note.
+func proxyTimeline(cfg lab.Config, sc *scenarios.Scenario, o *runOptions) ([]proxyctl.Timed, error) {
 	if sc == nil {
 		return nil, nil
 	}
-	var out []proxy.Change
+	var out []proxyctl.Timed
 	for _, ch := range sc.Timeline {
 		if o.given("duration") && ch.At >= o.duration {
 			return nil, fmt.Errorf("%s:%d: timeline change at %v is not before --duration %v stops the proxy", sc.File, ch.Line, ch.At, o.duration)
 		}
+		t := proxyctl.Timed{After: ch.At}
 		var what []string
 		for _, a := range ch.Set {
 			p, ok := lab.Lookup(a.Key)
@@ -155,14 +212,98 @@ func proxyTimeline(cfg lab.Config, sc *scenarios.Scenario, o *runOptions) ([]pro
 				return nil, fmt.Errorf("%s:%d: %w", sc.File, a.Line, err)
 			}
 			w := a.Key + "=" + a.Value
-			if !strings.HasPrefix(a.Key, "up.") && !strings.HasPrefix(a.Key, "down.") && !strings.HasPrefix(a.Key, "link.") {
+			if proxyctl.CheckLinkKey(a.Key) != nil {
 				w += " (not a link setting: ignored)"
+			} else {
+				t.Set = append(t.Set, proxyctl.Assignment{Key: a.Key, Value: a.Value})
 			}
 			what = append(what, w)
 		}
-		out = append(out, proxy.Change{At: ch.At, Up: cfg.Up, Down: cfg.Down, What: strings.Join(what, " ")})
+		t.What = strings.Join(what, " ")
+		out = append(out, t)
 	}
 	return out, nil
+}
+
+// flowOverride is one --flow: a client address and its own assignments.
+type flowOverride struct {
+	arg  string
+	addr netip.AddrPort
+	set  []proxyctl.Assignment
+}
+
+// parseFlowFlag reads --flow 'ADDR KEY=VALUE ...': the address first, then
+// at least one link assignment, separated by spaces or commas.
+func parseFlowFlag(v string) (flowOverride, error) {
+	f := flowOverride{arg: v}
+	fields := lab.SplitAssignments(v)
+	if len(fields) < 2 {
+		return f, fmt.Errorf("want the client's address and its settings in one value, e.g. --flow '127.0.0.1:5001 up.loss=5%%'")
+	}
+	addr, err := proxyctl.ParseFlow(fields[0])
+	if err != nil {
+		return f, err
+	}
+	f.addr = addr
+	for _, a := range fields[1:] {
+		k, val, err := lab.ParseAssignment(a)
+		if err != nil {
+			return f, err
+		}
+		if err := proxyctl.CheckLinkKey(k); err != nil {
+			return f, err
+		}
+		if err := lab.CheckAssignment(k, val); err != nil {
+			return f, err
+		}
+		f.set = append(f.set, proxyctl.Assignment{Key: k, Value: val})
+	}
+	return f, nil
+}
+
+// listenControl opens the control API's socket, on loopback only: the API
+// has no authentication and changes what the relay does.
+func listenControl(addr string) (net.Listener, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("--control %q: want a loopback host:port, e.g. 127.0.0.1:9000", addr)
+	}
+	ips, err := net.LookupIP(host)
+	if host == "" || err != nil || len(ips) == 0 {
+		return nil, fmt.Errorf("--control %q: want a loopback host:port, e.g. 127.0.0.1:9000 (the API has no authentication)", addr)
+	}
+	for _, ip := range ips {
+		if !ip.IsLoopback() {
+			return nil, fmt.Errorf("--control %q: %v is not a loopback address; allowed 127.0.0.1, ::1 or localhost (the API has no authentication)", addr, ip)
+		}
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--control %q: %v", addr, err)
+	}
+	return ln, nil
+}
+
+// writeProxyFlows lists the live clients: each one's datagrams per
+// direction and its own settings, if any.
+func writeProxyFlows(w io.Writer, au proxy.Audit, cond *proxyctl.Conditions) {
+	if len(au.Flows) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nclients at the end:")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "client\tup in\tup out\tup lost\tdown in\tdown out\tdown lost\town settings")
+	for _, f := range au.Flows {
+		own := "-"
+		if a, err := netip.ParseAddrPort(f.Addr); err == nil {
+			if _, as := cond.Config(a); len(as) > 0 {
+				own = proxyctl.Describe(as)
+			}
+		}
+		u, d := f.Dirs[proxy.Up], f.Dirs[proxy.Down]
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", f.Addr, u.Received, u.Written, u.Lost, d.Received, d.Written, d.Lost, own)
+	}
+	tw.Flush()
 }
 
 // errorReporter prints each kind of socket error once, when first seen;

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	proxyctl "jitterlab/proxy/control"
 )
 
 // freePort is a loopback UDP port nobody listens on (free when it returns).
@@ -149,8 +151,8 @@ client.fps = 30
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tl) != 2 || tl[0].At != 20*time.Second || tl[0].Up.Latency != 300*time.Millisecond || tl[0].Down.Latency != 300*time.Millisecond ||
-		tl[1].At != 22*time.Second || tl[1].Up.Latency != 25*time.Millisecond || tl[1].Up.Jitter != cfg.Up.Jitter {
+	if len(tl) != 2 || tl[0].After != 20*time.Second || proxyctl.Describe(tl[0].Set) != "link.latency=300ms" ||
+		tl[1].After != 22*time.Second || proxyctl.Describe(tl[1].Set) != "link.latency=25ms" {
 		t.Fatalf("latency-spike on the proxy: %+v", tl)
 	}
 }
