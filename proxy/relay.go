@@ -74,7 +74,9 @@ const maxErrorKinds = 16
 // as far as the relay has counted it.
 type socket struct {
 	conn  *net.UDPConn
-	dir   Dir // the direction of the datagrams it receives
+	fd    int    // Linux: the relay's own descriptor of it (see attach)
+	flow  FlowID // the flow it belongs to (0 for the listen socket)
+	dir   Dir    // the direction of the datagrams it receives
 	inode uint64
 	seen  atomic.Uint32
 }
@@ -99,18 +101,21 @@ func (s *socket) observe(c uint32, total *atomic.Uint64) {
 // replies to that socket go back through the down link. Times are wall
 // time since Run started.
 //
-// One reader goroutine per socket takes each datagram with the time the
-// kernel received it (SO_TIMESTAMPNS), copies it into a pooled buffer and
-// hands it to the core; Run's goroutine releases datagrams when their time
-// comes, woken by a kernel timer (see alarm) so that a datagram leaves
-// within tens of microseconds of its time when the relay gets the CPU.
+// Each datagram is taken with the time the kernel received it
+// (SO_TIMESTAMPNS), copied into a pooled buffer and handed to the core; it
+// is written out when its release time comes. On Linux one goroutine does
+// all of it in an epoll loop whose waits end on the kernel's
+// high-resolution timers (epoll_pwait2), so a datagram leaves within tens
+// of microseconds of its time when the relay gets the CPU, with two
+// wake-ups per datagram and no others (io_linux.go); elsewhere a reader
+// goroutine per socket and a Go timer do it (io_other.go).
 type Relay struct {
 	opts   Options
 	conn   *net.UDPConn // the listen socket
 	listen *socket
 	target *net.UDPAddr
 	pool   *bufPool
-	alarm  *alarm // wakes Run at waitFor
+	io     ioState // the platform's part (io_linux.go, io_other.go)
 
 	kernelDrops [2]atomic.Uint64
 
@@ -119,6 +124,7 @@ type Relay struct {
 	start    time.Time // Run's start; zero before
 	stopped  time.Time
 	upstream map[FlowID]*socket
+	stopping bool // Run is closing the sockets: open no more
 	timeline []Change
 	waitFor  sim.Time // Run's next wake-up (maxTime while idle)
 	written  [2]uint64
@@ -126,7 +132,11 @@ type Relay struct {
 	audit    auditor
 	ev       PacketEvent
 	removed  []FlowID
+	due      []Delivery
 	wg       sync.WaitGroup
+
+	maintEvery time.Duration // upkeep period
+	lastMaint  time.Time
 	errs     []ErrorCount
 	errKind  map[string]int
 }
@@ -321,56 +331,27 @@ var errNoSocket = errors.New("no socket to the server")
 
 func (r *Relay) since(t time.Time) sim.Time { return sim.Time(t.Sub(r.start)) }
 
-// read forwards datagrams from a socket to the core until it closes or
-// ctx ends. Errors are counted and reading goes on: an ICMP "port
-// unreachable" while the server restarts makes one read fail, not the flow.
-func (r *Relay) read(ctx context.Context, s *socket, flow FlowID) {
-	buf := make([]byte, MaxPacket)
-	oob := make([]byte, 64)
-	dir := s.dir
-	for {
-		n, oobn, _, addr, err := s.conn.ReadMsgUDPAddrPort(buf, oob)
-		if err != nil {
-			if errors.Is(err, net.ErrClosed) || ctx.Err() != nil {
-				return
-			}
-			r.mu.Lock()
-			if errors.Is(err, syscall.ECONNREFUSED) {
-				r.noteErr(fmt.Sprintf("the server %v is not answering (ICMP port unreachable)", r.target), err)
-				r.mu.Unlock()
-				continue
-			}
-			r.noteErr("reading "+dir.String(), err)
-			r.mu.Unlock()
-			select { // an error that repeats must not spin
-			case <-time.After(10 * time.Millisecond):
-			case <-ctx.Done():
-				return
-			}
-			continue
-		}
-		at := time.Now()
-		m := readOOB(oob[:oobn])
-		if m.hasDrops {
-			s.observe(m.drops, &r.kernelDrops[dir])
-		}
-		// The kernel's arrival time, when it is plausible: the delay is
-		// added from when the datagram reached the socket, however late
-		// this goroutine got to run.
-		if age := at.UnixNano() - m.stamp; m.hasStamp && age > 0 && age < int64(time.Second) {
-			at = at.Add(-time.Duration(age))
-		}
-		p := r.pool.get(n)
-		copy(p, buf[:n])
-		r.arrive(ctx, dir, addr, flow, p, at)
+// received takes a datagram read from s into the relay: it counts the
+// kernel's drops and uses the kernel's arrival stamp when it is plausible
+// (the delay is added from when the datagram reached the socket, however
+// late the relay got to read it). p is a pooled copy of the payload. The
+// caller holds r.mu. It reports whether the datagram is now the earliest
+// to release.
+func (r *Relay) received(s *socket, addr netip.AddrPort, p []byte, oob []byte) (earliest bool) {
+	at := time.Now()
+	m := readOOB(oob)
+	if m.hasDrops {
+		s.observe(m.drops, &r.kernelDrops[s.dir])
 	}
+	if age := at.UnixNano() - m.stamp; m.hasStamp && age > 0 && age < int64(time.Second) {
+		at = at.Add(-time.Duration(age))
+	}
+	return r.arrive(s.dir, addr, s.flow, p, at)
 }
 
-// arrive hands a datagram read at wall time at to the core, and wakes Run
-// if it is now the earliest to release.
-func (r *Relay) arrive(ctx context.Context, dir Dir, addr netip.AddrPort, flow FlowID, p []byte, at time.Time) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+// arrive hands a datagram read at wall time at to the core. The caller
+// holds r.mu.
+func (r *Relay) arrive(dir Dir, addr netip.AddrPort, flow FlowID, p []byte, at time.Time) (earliest bool) {
 	now := r.since(at)
 	r.applyTimeline(now)
 	id := flow
@@ -379,10 +360,10 @@ func (r *Relay) arrive(ctx context.Context, dir Dir, addr netip.AddrPort, flow F
 		if err != nil { // the links' parameters were validated: cannot happen
 			r.noteErr("opening a flow", err)
 			r.pool.put(p)
-			return
+			return false
 		}
 		if r.upstream[f] == nil {
-			r.dial(ctx, f)
+			r.dial(f)
 		}
 		r.closeRemoved()
 		id = f
@@ -399,19 +380,20 @@ func (r *Relay) arrive(ctx context.Context, dir Dir, addr netip.AddrPort, flow F
 	}
 	if !out.Kept {
 		r.pool.put(p)
-		return
+		return false
 	}
-	if next, ok := r.core.Next(); ok && next < r.waitFor && r.alarm != nil {
+	if next, ok := r.core.Next(); ok && next < r.waitFor {
 		r.waitFor = next
-		r.alarm.set(time.Duration(next - r.since(time.Now())))
+		return true
 	}
+	return false
 }
 
-// dial opens a flow's socket to the server and starts its reader. The
+// dial opens a flow's socket to the server and starts reading it. The
 // caller holds r.mu.
-func (r *Relay) dial(ctx context.Context, id FlowID) {
-	if ctx.Err() != nil {
-		return // stopping: Run closes the sockets it knows
+func (r *Relay) dial(id FlowID) {
+	if r.stopping {
+		return
 	}
 	c, err := net.DialUDP("udp", nil, r.target)
 	if err != nil {
@@ -419,9 +401,13 @@ func (r *Relay) dial(ctx context.Context, id FlowID) {
 		return
 	}
 	s := newSocket(c, Down)
+	s.flow = id
+	if err := r.attach(s); err != nil {
+		c.Close()
+		r.noteErr(fmt.Sprintf("opening a socket to the server %v", r.target), err)
+		return
+	}
 	r.upstream[id] = s
-	r.wg.Add(1)
-	go func() { defer r.wg.Done(); r.read(ctx, s, id) }()
 }
 
 // closeRemoved closes the sockets of the flows the core removed. The
@@ -432,7 +418,7 @@ func (r *Relay) closeRemoved() {
 		r.audit.retire(id)
 		if s := r.upstream[id]; s != nil {
 			r.pollDrops(s)
-			s.conn.Close()
+			r.detach(s)
 			delete(r.upstream, id)
 		}
 	}
@@ -460,76 +446,63 @@ func (r *Relay) sockets() []*socket {
 }
 
 // Run relays until ctx is done. Packets are handed to the links at the
-// wall time they were read and written out when their delivery time comes;
-// timeline changes apply at their time. A relay runs once.
+// wall time they reached the proxy and written out when their delivery
+// time comes; timeline changes apply at their time. A relay runs once.
 func (r *Relay) Run(ctx context.Context) error {
-	ctx, cancel := context.WithCancel(ctx) // also releases readers on return
 	r.mu.Lock()
 	if !r.start.IsZero() {
 		r.mu.Unlock()
-		cancel()
 		return errors.New("proxy: Run called twice")
 	}
-	al, err := newAlarm()
+	r.start = time.Now()
+	r.maintEvery = min(r.opts.Limits.IdleTimeout/4, time.Second)
+	r.lastMaint = r.start
+	err := r.attach(r.listen)
+	r.mu.Unlock()
 	if err != nil {
-		r.mu.Unlock()
-		cancel()
 		return err
 	}
-	r.alarm = al
-	r.start = time.Now()
-	r.mu.Unlock()
-	stopWaiting := context.AfterFunc(ctx, al.close)
 	defer func() {
-		cancel()
-		stopWaiting()
-		al.close()
 		r.mu.Lock()
+		r.stopping = true
 		socks := r.sockets()
-		r.mu.Unlock()
 		r.pollDrops(socks...)
 		for _, s := range socks {
-			s.conn.Close()
+			r.detach(s)
 		}
+		r.closePoller()
+		r.mu.Unlock()
 		r.wg.Wait()
 		r.mu.Lock()
 		r.stopped = time.Now()
 		r.mu.Unlock()
 	}()
-	r.wg.Add(1)
-	go func() { defer r.wg.Done(); r.read(ctx, r.listen, 0) }()
+	return r.loop(ctx)
+}
 
-	maintEvery := min(r.opts.Limits.IdleTimeout/4, time.Second)
-	lastMaint := r.start
-	var due []Delivery
-	for ctx.Err() == nil {
-		r.mu.Lock()
-		wall := time.Now()
-		now := r.since(wall)
-		if wall.Sub(lastMaint) >= maintEvery {
-			r.core.Expire(now)
-			r.closeRemoved()
-			r.pollDrops(r.sockets()...)
-			lastMaint = wall
-		}
-		r.applyTimeline(now)
-		due = r.core.Due(now, due[:0])
-		r.release(due)
-		next := r.since(lastMaint.Add(maintEvery))
-		if at, ok := r.core.Next(); ok {
-			next = min(next, at)
-		}
-		if len(r.timeline) > 0 {
-			next = min(next, sim.Time(r.timeline[0].At))
-		}
-		r.waitFor = next
-		r.alarm.set(time.Duration(next - r.since(time.Now())))
-		r.mu.Unlock()
-		if err := al.wait(); err != nil && ctx.Err() == nil {
-			return fmt.Errorf("proxy: waiting for the next release: %w", err)
-		}
+// step does what is due at wall time wall: the periodic upkeep (idle
+// flows, kernel drop counts), timeline changes and releases. It returns
+// when the next thing is due. The caller holds r.mu.
+func (r *Relay) step(wall time.Time) sim.Time {
+	now := r.since(wall)
+	if wall.Sub(r.lastMaint) >= r.maintEvery {
+		r.core.Expire(now)
+		r.closeRemoved()
+		r.pollDrops(r.sockets()...)
+		r.lastMaint = wall
 	}
-	return nil
+	r.applyTimeline(now)
+	r.due = r.core.Due(now, r.due[:0])
+	r.release(r.due)
+	next := r.since(r.lastMaint.Add(r.maintEvery))
+	if at, ok := r.core.Next(); ok {
+		next = min(next, at)
+	}
+	if len(r.timeline) > 0 {
+		next = min(next, sim.Time(r.timeline[0].At))
+	}
+	r.waitFor = next
+	return next
 }
 
 // release writes out the copies whose time has come. The caller holds r.mu.
@@ -539,12 +512,12 @@ func (r *Relay) release(due []Delivery) {
 		var err error
 		if d.Dir == Up {
 			if s := r.upstream[d.Flow]; s != nil {
-				_, err = s.conn.Write(d.Payload)
+				err = r.write(s, d.Payload)
 			} else {
 				err = errNoSocket
 			}
 		} else {
-			_, err = r.conn.WriteToUDPAddrPort(d.Payload, d.Addr)
+			err = r.writeTo(r.listen, d.Payload, d.Addr)
 		}
 		out := time.Now()
 		fate := FateDelivered
