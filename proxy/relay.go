@@ -137,8 +137,8 @@ type Relay struct {
 
 	maintEvery time.Duration // upkeep period
 	lastMaint  time.Time
-	errs     []ErrorCount
-	errKind  map[string]int
+	errs       []ErrorCount
+	errKind    map[string]int
 }
 
 const maxTime = sim.Time(1<<63 - 1)
