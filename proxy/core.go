@@ -454,6 +454,39 @@ func (c *Core) SetParams(up, down netem.Params) error {
 	return nil
 }
 
+// MinDelay is a lower bound on the delay any link of the core gives a
+// datagram sent now (the defaults' and every client's own): latency less
+// the most the jitter can take off (all of a uniform jitter, 0.58 of a
+// Pareto one, nothing of an exponential one; normal jitter and reorder
+// can send at once: 0). The relay may read a datagram this late without
+// releasing it late, since the kernel stamped its arrival.
+func (c *Core) MinDelay() time.Duration {
+	d := min(minDelay(c.up), minDelay(c.down))
+	for _, o := range c.overrides {
+		d = min(d, minDelay(o[Up]), minDelay(o[Down]))
+	}
+	return d
+}
+
+func minDelay(p netem.Params) time.Duration {
+	if p.Reorder > 0 {
+		return 0
+	}
+	d := p.Latency
+	if p.Jitter > 0 {
+		switch p.JitterDist {
+		case netem.Uniform:
+			d -= p.Jitter
+		case netem.Pareto:
+			d -= p.Jitter * 58 / 100 // the standardised α=3 Pareto is at least −0.577
+		case netem.Exponential:
+		default:
+			d = 0
+		}
+	}
+	return max(d, 0)
+}
+
 // MaxOverrides bounds the client addresses with links of their own.
 const MaxOverrides = 4096
 

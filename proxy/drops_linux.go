@@ -2,11 +2,11 @@ package proxy
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"net"
 	"os"
 	"strconv"
-	"strings"
 	"syscall"
 )
 
@@ -83,11 +83,11 @@ func readOOB(oob []byte) oobInfo {
 	return m
 }
 
-// procDrops reads the same counts for every UDP socket, by inode, from
-// /proc/net/udp and udp6: the drops after the last datagram read, which no
-// control message reports.
-func procDrops() map[uint64]uint32 {
-	out := map[uint64]uint32{}
+// procDrops reads the same counts for the UDP sockets whose inodes are in
+// want, from /proc/net/udp and udp6: the drops after the last datagram
+// read, which no control message reports. It allocates little however
+// many sockets the machine has (it runs every second).
+func procDrops(want map[uint64]uint32) {
 	for _, name := range []string{"/proc/net/udp", "/proc/net/udp6"} {
 		f, err := os.Open(name)
 		if err != nil {
@@ -97,17 +97,39 @@ func procDrops() map[uint64]uint32 {
 		sc.Scan() // the header
 		for sc.Scan() {
 			// sl local rem st tx:rx tr:when retrnsmt uid timeout inode ref pointer drops
-			fields := strings.Fields(sc.Text())
-			if len(fields) < 13 {
+			inode, ok1 := field(sc.Bytes(), 9)
+			drops, ok2 := field(sc.Bytes(), 12)
+			if !ok1 || !ok2 {
 				continue
 			}
-			inode, err1 := strconv.ParseUint(fields[9], 10, 64)
-			drops, err2 := strconv.ParseUint(fields[12], 10, 32)
-			if err1 == nil && err2 == nil {
-				out[inode] = uint32(drops)
+			ino, err1 := strconv.ParseUint(string(inode), 10, 64) // no allocation: the conversion does not escape
+			if _, ok := want[ino]; !ok || err1 != nil {
+				continue
+			}
+			if d, err := strconv.ParseUint(string(drops), 10, 32); err == nil {
+				want[ino] = uint32(d)
 			}
 		}
 		f.Close()
 	}
-	return out
+}
+
+// field is the i-th (from 0) space-separated field of line.
+func field(line []byte, i int) ([]byte, bool) {
+	for {
+		for len(line) > 0 && line[0] == ' ' {
+			line = line[1:]
+		}
+		if len(line) == 0 {
+			return nil, false
+		}
+		end := bytes.IndexByte(line, ' ')
+		if end < 0 {
+			end = len(line)
+		}
+		if i == 0 {
+			return line[:end], true
+		}
+		line, i = line[end:], i-1
+	}
 }

@@ -66,3 +66,40 @@ func TestFlowsHaveTheirOwnSeededStreams(t *testing.T) {
 		t.Fatal("two clients met the same losses: their links share a stream")
 	}
 }
+
+// MinDelay is a true lower bound: no link of the core schedules a datagram
+// sooner after its arrival, for each jitter distribution, with or without
+// a client of its own; reorder and normal jitter make it 0.
+func TestMinDelayBoundsEveryRelease(t *testing.T) {
+	base := netem.Params{Latency: 20 * ms, Jitter: 8 * ms}
+	for _, dist := range []netem.Dist{netem.Uniform, netem.Normal, netem.Pareto, netem.ParetoNormal, netem.Exponential} {
+		up := base
+		up.JitterDist = dist
+		c := newCore(t, up, netem.Params{Latency: 30 * ms}, DefaultLimits())
+		own := netem.Params{Latency: 15 * ms, Jitter: 2 * ms}
+		if err := c.SetFlowParams(port(5001), own, own); err != nil {
+			t.Fatal(err)
+		}
+		bound := c.MinDelay()
+		if (dist == netem.Normal || dist == netem.ParetoNormal) != (bound == 0) {
+			t.Errorf("%v: bound %v", dist, bound)
+		}
+		for _, p := range []uint16{5000, 5001} {
+			id, _, _ := c.Flow(0, port(p))
+			for i := range 20000 {
+				now := sim.Time(i) * sim.Time(ms)
+				c.Send(now, id, Up, []byte("x"))
+				c.Send(now, id, Down, []byte("y"))
+				for _, d := range c.Due(now+sim.Time(time.Hour), nil) {
+					if got := time.Duration(d.Due - d.Arrived); got < bound {
+						t.Fatalf("%v: a copy released %v after arrival, below MinDelay %v", dist, got, bound)
+					}
+				}
+			}
+		}
+	}
+	c := newCore(t, netem.Params{Latency: 20 * ms, Reorder: 0.1}, netem.Params{Latency: 20 * ms}, DefaultLimits())
+	if c.MinDelay() != 0 {
+		t.Fatalf("reorder sends at once; MinDelay %v", c.MinDelay())
+	}
+}

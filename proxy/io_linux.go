@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"jitterlab/sim"
 )
 
 // ioState is the epoll loop's: one goroutine waits for every socket and
@@ -16,8 +18,9 @@ import (
 // duplicates of the net package's, which are closed so that Go's network
 // poller is not woken by every datagram as well.
 type ioState struct {
-	epfd   int
-	stopfd int // an eventfd written when ctx ends
+	epfd   int // every socket and stopfd
+	quiet  int // stopfd alone: for waits that only a release ends
+	stopfd int // an eventfd written when ctx ends or the links change (see wake)
 	socks  map[int32]*socket
 	events [64]syscall.EpollEvent
 
@@ -95,14 +98,35 @@ func (r *Relay) openPoller() error {
 		syscall.Close(epfd)
 		return os.NewSyscallError("eventfd2", errno)
 	}
-	ev := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(efd)}
-	if err := syscall.EpollCtl(epfd, syscall.EPOLL_CTL_ADD, int(efd), &ev); err != nil {
+	quiet, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+	if err != nil {
 		syscall.Close(epfd)
 		syscall.Close(int(efd))
-		return os.NewSyscallError("epoll_ctl", err)
+		return os.NewSyscallError("epoll_create1", err)
 	}
-	r.io.epfd, r.io.stopfd, r.io.socks = epfd, int(efd), map[int32]*socket{}
+	ev := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(efd)}
+	for _, e := range []int{epfd, quiet} {
+		if err := syscall.EpollCtl(e, syscall.EPOLL_CTL_ADD, int(efd), &ev); err != nil {
+			syscall.Close(epfd)
+			syscall.Close(quiet)
+			syscall.Close(int(efd))
+			return os.NewSyscallError("epoll_ctl", err)
+		}
+	}
+	r.io.epfd, r.io.quiet, r.io.stopfd, r.io.socks = epfd, quiet, int(efd), map[int32]*socket{}
 	return nil
+}
+
+// wake ends the loop's current wait: the links changed, so the datagrams
+// that came meanwhile are read at once (a lower delay may make them due),
+// or ctx ended. The caller holds r.mu.
+func (r *Relay) wake() {
+	if r.io.socks == nil || r.stopping {
+		return
+	}
+	var one [8]byte
+	binary.NativeEndian.PutUint64(one[:], 1)
+	syscall.Write(r.io.stopfd, one[:])
 }
 
 // closePoller closes the loop's descriptors, once every socket is
@@ -110,6 +134,7 @@ func (r *Relay) openPoller() error {
 func (r *Relay) closePoller() {
 	if r.io.socks != nil {
 		syscall.Close(r.io.epfd)
+		syscall.Close(r.io.quiet)
 		syscall.Close(r.io.stopfd)
 	}
 }
@@ -143,32 +168,59 @@ func (r *Relay) writeTo(s *socket, p []byte, to netip.AddrPort) error {
 	return syscall.Sendto(s.fd, p, syscall.MSG_DONTWAIT, sa)
 }
 
-// loop waits for datagrams and release times in one epoll_pwait2 and
-// does what is due, until ctx is done.
+// Deferred reading: while datagrams are in flight and every link delays
+// by at least MinDelay, the loop need not wake for each arrival. The
+// kernel stamps each datagram's arrival, so reading it up to readSlack
+// later still schedules it exactly; the loop then wakes only for releases
+// (and at least every readSlack to read), halving the wake-ups under load.
+const (
+	maxReadSlack = 2 * time.Millisecond
+	minReadSlack = 100 * time.Microsecond // below this, wake for every arrival
+)
+
+// loop waits for datagrams and release times and does what is due, until
+// ctx is done.
 func (r *Relay) loop(ctx context.Context) error {
 	stop := context.AfterFunc(ctx, func() {
-		var one [8]byte
-		binary.NativeEndian.PutUint64(one[:], 1)
-		syscall.Write(r.io.stopfd, one[:])
+		r.mu.Lock()
+		r.wake()
+		r.mu.Unlock()
 	})
 	defer stop()
 	pwait2 := true
+	var lastRead sim.Time // when the sockets were last found empty or read
 	for {
 		r.mu.Lock()
 		next := r.step(time.Now())
+		_, busy := r.core.Next()
+		slack := min(r.core.MinDelay()/2, maxReadSlack)
 		r.mu.Unlock()
-		wait := time.Duration(next - r.since(time.Now()))
-		n, err := r.epollWait(wait, &pwait2)
+		now := r.since(time.Now())
+		epfd, timeout := r.io.epfd, next-now
+		if busy && slack >= minReadSlack {
+			epfd, timeout = r.io.quiet, min(next, lastRead+sim.Time(slack))-now
+		}
+		n, err := r.epollWait(epfd, time.Duration(timeout), &pwait2)
 		if err != nil && err != syscall.EINTR {
 			return os.NewSyscallError("epoll_pwait2", err)
 		}
 		if ctx.Err() != nil {
 			return nil
 		}
+		if epfd == r.io.quiet {
+			lastRead = r.since(time.Now())
+			if n, err = r.epollWait(r.io.epfd, 0, &pwait2); err != nil && err != syscall.EINTR {
+				return os.NewSyscallError("epoll_wait", err)
+			}
+		}
 		r.mu.Lock()
 		for _, ev := range r.io.events[:n] {
-			if s := r.io.socks[ev.Fd]; s != nil {
-				r.readFrom(s)
+			if ev.Fd == int32(r.io.stopfd) {
+				var buf [8]byte
+				syscall.Read(r.io.stopfd, buf[:]) // reset it
+				lastRead = 0                      // the links changed: read what came meanwhile
+			} else if s := r.io.socks[ev.Fd]; s != nil && !r.readFrom(s) {
+				lastRead = 0 // more waiting: read again at once
 			}
 		}
 		r.mu.Unlock()
@@ -178,11 +230,11 @@ func (r *Relay) loop(ctx context.Context) error {
 // epollWait waits at most d (no timeout when d is past maxTime's scale).
 // Without epoll_pwait2 (Linux before 5.11) it rounds d up to the
 // millisecond, as Go's own poller does.
-func (r *Relay) epollWait(d time.Duration, pwait2 *bool) (int, error) {
+func (r *Relay) epollWait(epfd int, d time.Duration, pwait2 *bool) (int, error) {
 	d = max(d, 0)
 	if *pwait2 {
 		ts := syscall.NsecToTimespec(int64(d))
-		n, _, errno := syscall.Syscall6(sysEpollPwait2, uintptr(r.io.epfd), uintptr(unsafe.Pointer(&r.io.events[0])), uintptr(len(r.io.events)),
+		n, _, errno := syscall.Syscall6(sysEpollPwait2, uintptr(epfd), uintptr(unsafe.Pointer(&r.io.events[0])), uintptr(len(r.io.events)),
 			uintptr(unsafe.Pointer(&ts)), 0, 0)
 		if errno != syscall.ENOSYS {
 			if errno != 0 {
@@ -196,12 +248,12 @@ func (r *Relay) epollWait(d time.Duration, pwait2 *bool) (int, error) {
 	if d > time.Hour {
 		ms = int(time.Hour / time.Millisecond)
 	}
-	return syscall.EpollWait(r.io.epfd, r.io.events[:], ms)
+	return syscall.EpollWait(epfd, r.io.events[:], ms)
 }
 
-// readFrom reads the datagrams waiting on s (at most maxReadsPerWake).
-// The caller holds r.mu.
-func (r *Relay) readFrom(s *socket) {
+// readFrom reads the datagrams waiting on s, at most maxReadsPerWake; it
+// reports whether it read them all. The caller holds r.mu.
+func (r *Relay) readFrom(s *socket) (drained bool) {
 	io := &r.io
 	for range maxReadsPerWake {
 		io.iov.Base = &io.buf[0]
@@ -213,18 +265,19 @@ func (r *Relay) readFrom(s *socket) {
 		switch errno {
 		case 0:
 		case syscall.EAGAIN, syscall.EINTR:
-			return
+			return true
 		case syscall.ECONNREFUSED:
 			r.noteErr(fmt.Sprintf("the server %v is not answering (ICMP port unreachable)", r.target), errno)
 			continue
 		default:
 			r.noteErr("reading "+s.dir.String(), errno)
-			return
+			return true
 		}
 		p := r.pool.get(int(n))
 		copy(p, io.buf[:n])
 		r.received(s, io.from(), p, io.oob[:io.msg.Controllen])
 	}
+	return false
 }
 
 // from is the sender's address in io.name (IPv4-mapped addresses as IPv4).

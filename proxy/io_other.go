@@ -26,6 +26,9 @@ func (r *Relay) attach(s *socket) error {
 
 func (r *Relay) closePoller() {}
 
+// wake: the reader goroutines hand every datagram over as it comes.
+func (r *Relay) wake() {}
+
 // detach closes s, which ends its reader. The caller holds r.mu.
 func (r *Relay) detach(s *socket) { s.conn.Close() }
 

@@ -193,7 +193,13 @@ func newSocket(c *net.UDPConn, d Dir) *socket {
 // pollDrops brings the kernel's drop counts of these sockets up to date
 // (Linux), including drops after the last datagram read.
 func (r *Relay) pollDrops(socks ...*socket) {
-	m := procDrops()
+	m := make(map[uint64]uint32, len(socks))
+	for _, s := range socks {
+		if s.inode != 0 {
+			m[s.inode] = s.seen.Load()
+		}
+	}
+	procDrops(m)
 	for _, s := range socks {
 		if c, ok := m[s.inode]; ok && s.inode != 0 {
 			s.observe(c, &r.kernelDrops[s.dir])
@@ -264,6 +270,7 @@ func (r *Relay) Addr() net.Addr { return r.conn.LocalAddr() }
 func (r *Relay) SetParams(up, down netem.Params) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.wake()
 	return r.core.SetParams(up, down)
 }
 
@@ -272,6 +279,7 @@ func (r *Relay) SetParams(up, down netem.Params) error {
 func (r *Relay) SetFlowParams(addr netip.AddrPort, up, down netem.Params) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.wake()
 	return r.core.SetFlowParams(addr, up, down)
 }
 
@@ -279,6 +287,7 @@ func (r *Relay) SetFlowParams(addr netip.AddrPort, up, down netem.Params) error 
 func (r *Relay) ClearFlowParams(addr netip.AddrPort) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.wake()
 	r.core.ClearFlowParams(addr)
 }
 

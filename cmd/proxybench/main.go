@@ -111,7 +111,8 @@ func run(args []string, stdout io.Writer) error {
 		return fmt.Errorf("starting the relay (%s): %v", strings.Join(cmdline, " "), err)
 	}
 	defer func() { child.Process.Signal(syscall.SIGTERM); child.Wait() }()
-	line, err := bufio.NewReader(out).ReadString('\n')
+	relayOut := bufio.NewReader(out)
+	line, err := relayOut.ReadString('\n')
 	if err != nil {
 		return fmt.Errorf("the relay did not start: %v", err)
 	}
@@ -140,13 +141,23 @@ func run(args []string, stdout io.Writer) error {
 		*delay, *size, *dur, runtime.NumCPU(), strings.Join(cmdline[:len(strings.Fields(*prefix))+1], " "))
 	fmt.Fprintf(stdout, "load average before: %s\n", loadavg())
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "rate/s\tsent\tvia relay\terror p50\tp99\tmax\tdirect p50\tp99\tmax\trelay CPU\t")
+	fmt.Fprintln(tw, "rate/s\tsent\tvia relay\terror p50\tp99\tmax\tdirect p50\tp99\tmax\trelay CPU\trelay kernel drops\t")
+	relayDrops := func() uint64 { // the relay's count of the kernel's drops at its socket
+		child.Process.Signal(syscall.SIGUSR1)
+		line, err := relayOut.ReadString('\n')
+		var in, drops, delivered uint64
+		if _, serr := fmt.Sscan(line, &in, &drops, &delivered); err != nil || serr != nil {
+			return 0
+		}
+		return drops
+	}
 	// Warm up: the relay's flow, socket and buffers.
 	sendAt(toProxy, toDirect, 1000, 200*time.Millisecond, *size)
 	time.Sleep(*delay + 100*time.Millisecond)
 	for _, rate := range rs {
 		sinkProxy.reset()
 		sinkDirect.reset()
+		drops0 := relayDrops()
 		cpu0 := cpuTime(relayPID)
 		sent := sendAt(toProxy, toDirect, rate, *dur, *size)
 		cpu1 := cpuTime(relayPID)
@@ -160,7 +171,7 @@ func run(args []string, stdout io.Writer) error {
 		if cpu0 >= 0 && cpu1 >= 0 {
 			cpu = fmt.Sprintf("%.1f %%", 100*float64(cpu1-cpu0)/float64(*dur))
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", rate, sent, len(viaProxy), p[0], p[1], p[2], d[0], d[1], d[2], cpu)
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", rate, sent, len(viaProxy), p[0], p[1], p[2], d[0], d[1], d[2], cpu, relayDrops()-drops0)
 	}
 	tw.Flush()
 	fmt.Fprintf(stdout, "load average after: %s\n", loadavg())
@@ -188,6 +199,14 @@ func serveRelay(target string, delay time.Duration, profile string) error {
 	fmt.Println(r.Addr())
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
+	go func() { // the relay's own drops, on request (SIGUSR1)
+		usr := make(chan os.Signal, 1)
+		signal.Notify(usr, syscall.SIGUSR1)
+		for range usr {
+			st := r.Stats()
+			fmt.Printf("%d %d %d\n", st.Up.Received+st.Up.KernelDropped, st.Up.KernelDropped, st.Up.Delivered)
+		}
+	}()
 	return r.Run(ctx)
 }
 
