@@ -486,18 +486,38 @@ func (r *Relay) Run(ctx context.Context) error {
 		r.stopped = time.Now()
 		r.mu.Unlock()
 	}()
+	r.wg.Add(1)
+	go func() { defer r.wg.Done(); r.watchDrops(ctx) }()
 	return r.loop(ctx)
 }
 
+// watchDrops brings the kernel's drop counts up to date every upkeep
+// period, off the release path: /proc/net/udp lists every UDP socket of the
+// machine, and reading it can take a millisecond.
+func (r *Relay) watchDrops(ctx context.Context) {
+	t := time.NewTicker(r.maintEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			r.mu.Lock()
+			socks := r.sockets()
+			r.mu.Unlock()
+			r.pollDrops(socks...) // atomics only: no lock needed
+		}
+	}
+}
+
 // step does what is due at wall time wall: the periodic upkeep (idle
-// flows, kernel drop counts), timeline changes and releases. It returns
+// flows), timeline changes and releases. It returns
 // when the next thing is due. The caller holds r.mu.
 func (r *Relay) step(wall time.Time) sim.Time {
 	now := r.since(wall)
 	if wall.Sub(r.lastMaint) >= r.maintEvery {
 		r.core.Expire(now)
 		r.closeRemoved()
-		r.pollDrops(r.sockets()...)
 		r.lastMaint = wall
 	}
 	r.applyTimeline(now)
