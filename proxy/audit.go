@@ -16,6 +16,7 @@ import (
 // live flow; a removed flow's jitter is folded into the totals.
 type auditor struct {
 	delay   [2]*metrics.Histogram // ns
+	late    [2]*metrics.Histogram // ns past the link's release time
 	bytes   [2]uint64
 	flows   map[FlowID]*flowAudit
 	retired [2]jitterSum
@@ -47,7 +48,8 @@ func (j jitterSum) mean() time.Duration {
 }
 
 func newAuditor() auditor {
-	return auditor{delay: [2]*metrics.Histogram{metrics.NewHistogram(1000), metrics.NewHistogram(1000)}, flows: map[FlowID]*flowAudit{}}
+	return auditor{delay: [2]*metrics.Histogram{metrics.NewHistogram(1000), metrics.NewHistogram(1000)},
+		late: [2]*metrics.Histogram{metrics.NewHistogram(1000), metrics.NewHistogram(1000)}, flows: map[FlowID]*flowAudit{}}
 }
 
 // delivered records a copy written at out (relay time).
@@ -59,6 +61,7 @@ func (a *auditor) delivered(d *Delivery, out sim.Time) {
 	}
 	added := out - d.Arrived
 	a.delay[d.Dir].Add(float64(added))
+	a.late[d.Dir].Add(float64(out - d.Due))
 	a.bytes[d.Dir] += uint64(len(d.Payload))
 	f.jitter[d.Dir].Add(d.Arrived, out)
 	f.n[d.Dir]++
@@ -93,6 +96,9 @@ type DirAudit struct {
 	// The delay the proxy added to the copies written: from reading a
 	// datagram to writing it out.
 	DelayP50, DelayP99, DelayMax time.Duration
+	// How late the copies were written after the time the link gave them
+	// (the relay's own timing error, to the microsecond).
+	LateP50, LateP99, LateMax time.Duration
 	// Jitter is the RFC 3550 interarrival jitter of the relayed stream
 	// (transit through the proxy), per flow; over several flows the mean
 	// weighted by packets.
@@ -140,6 +146,8 @@ func (r *Relay) Audit() Audit {
 		}
 		if h.Count() > 0 {
 			da.DelayP50, da.DelayP99, da.DelayMax = time.Duration(h.Quantile(0.5)), time.Duration(h.Quantile(0.99)), time.Duration(h.Max())
+			l := r.audit.late[d]
+			da.LateP50, da.LateP99, da.LateMax = time.Duration(l.Quantile(0.5)), time.Duration(l.Quantile(0.99)), time.Duration(l.Max())
 		}
 		js := r.audit.retired[d]
 		for _, f := range r.audit.flows {

@@ -137,6 +137,10 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		if c.err != nil {
 			what += " — refused: " + c.err.Error()
 		}
+		if c.ch.API {
+			fmt.Fprintf(stdout, "%s  change %v after POST /timeline: %s\n", stamp(c.at), c.ch.After, what)
+			return
+		}
 		fmt.Fprintf(stdout, "%s  change at %v: %s\n", stamp(c.at), c.ch.After, what)
 	}
 	tick := time.NewTicker(every)
@@ -360,12 +364,19 @@ func writeProxySummary(w io.Writer, wall time.Duration, st proxy.Stats, errs []p
 
 func proxyHelp(w io.Writer) {
 	fmt.Fprintln(w, `
-Each client address gets its own pair of links and its own socket to the
-server. A scenario's timeline applies in wall time from the start, each
-change printed as it applies. Every datagram is counted: delivered, lost by
+Each client address gets its own pair of links (seeded streams proxy.N.up
+and proxy.N.down for the N-th client) and its own socket to the server.
+--flow '127.0.0.1:5001 up.loss=5% down.latency=80ms' gives that client
+settings of its own on top of the others' (link keys only; repeatable).
+A scenario's timeline applies in wall time from the start, each change
+printed as it applies. --control 127.0.0.1:9000 serves an HTTP/JSON API
+on loopback: GET/PUT /params[?flow=ADDR], DELETE /params?flow=ADDR,
+POST /timeline ([[timeline]] entries, at = from now), GET /counters and
+GET /metrics (Prometheus). Every datagram is counted: delivered, lost by
 the link model, or dropped by the proxy (kernel receive buffer full, the
 in-flight limit, a failed write, a client removed). SIGINT, SIGTERM and
-SIGHUP stop the relay and print the summary.`)
+SIGHUP stop the relay and print the summary, the clients and the audit:
+each direction's configured link next to the realised one.`)
 	paramHelp(w)
 }
 
@@ -388,7 +399,7 @@ func writeProxyAudit(w io.Writer, au proxy.Audit) {
 	fmt.Fprintf(w, "\naudit over %v: configured (at the end) → realised\n", au.Wall.Round(time.Millisecond))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\tup configured\tup realised\tdown configured\tdown realised")
-	var rows [6][4]string
+	var rows [7][4]string
 	for d, da := range au.Dirs {
 		dir := proxy.Dir(d).String()
 		var cfg lab.Config
@@ -432,12 +443,16 @@ func writeProxyAudit(w io.Writer, au proxy.Audit) {
 			jit += " " + get("jitter_dist")
 		}
 		rows[1][col], rows[1][col+1] = jit, fmtMs(da.Jitter)
+		rows[6][col], rows[6][col+1] = "0", "-"
+		if c.Delivered > 0 {
+			rows[6][col+1] = fmt.Sprintf("p50 %s p99 %s max %s", fmtMs(da.LateP50), fmtMs(da.LateP99), fmtMs(da.LateMax))
+		}
 		rows[2][col], rows[2][col+1] = loss, realLoss
 		rows[3][col], rows[3][col+1] = get("reorder"), pct(c.Reordered, c.Released)
 		rows[4][col], rows[4][col+1] = get("duplicate"), pct(c.Duplicated, c.Sent)
 		rows[5][col], rows[5][col+1] = get("rate"), realRate
 	}
-	names := []string{"delay added", "jitter (RFC 3550)", "loss", "reordered", "duplicated", "rate"}
+	names := []string{"delay added", "jitter (RFC 3550)", "loss", "reordered", "duplicated", "rate", "written late by"}
 	for i, r := range rows {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", names[i], r[0], r[1], r[2], r[3])
 	}

@@ -206,7 +206,7 @@ func TestProxyControlAPIAndFlows(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("exit: %v\n%s", err, stderr.String())
 	}
-	for _, want := range []string{"change at 100ms: up.loss=0%", "clients at the end:", ownAddr, "audit over ", "delay added", "jitter (RFC 3550)"} {
+	for _, want := range []string{"change 100ms after POST /timeline: up.loss=0%", "clients at the end:", ownAddr, "audit over ", "delay added", "jitter (RFC 3550)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the end of the run lacks %q:\n%s", want, out)
 		}

@@ -200,6 +200,9 @@ func (h *handler) timeline(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, err)
 		return
 	}
+	for i := range changes {
+		changes[i].API = true
+	}
 	if err := h.c.Schedule(changes); err != nil {
 		fail(w, http.StatusBadRequest, err)
 		return
@@ -247,6 +250,7 @@ func Timeline(tl []scenarios.Change, flow netip.AddrPort) ([]Timed, error) {
 type DirCounters struct {
 	proxy.Counters
 	DelayP50Ms, DelayP99Ms, DelayMaxMs float64 // delay added, read to write
+	LateP50Ms, LateP99Ms, LateMaxMs    float64 // written after the link's release time by
 	JitterMs                           float64 // RFC 3550, of the relayed stream
 	LossRate                           float64 // copies lost by the link / copies sent
 	MeanBurst                          float64 // lost originals per run of losses
@@ -282,6 +286,7 @@ func Counters(src Source) CountersReply {
 		da := au.Dirs[d]
 		c := da.Counters
 		*dst = DirCounters{Counters: c, DelayP50Ms: ms(da.DelayP50), DelayP99Ms: ms(da.DelayP99), DelayMaxMs: ms(da.DelayMax),
+			LateP50Ms: ms(da.LateP50), LateP99Ms: ms(da.LateP99), LateMaxMs: ms(da.LateMax),
 			JitterMs: ms(da.Jitter), MeanBurst: c.MeanBurst(), Configured: map[string]string{}}
 		if n := c.Sent + c.Duplicated; n > 0 {
 			dst.LossRate = float64(c.Lost) / float64(n)

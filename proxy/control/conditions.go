@@ -167,6 +167,7 @@ type Timed struct {
 	Flow  netip.AddrPort
 	Set   []Assignment
 	What  string
+	API   bool // scheduled through POST /timeline (After counts from then)
 }
 
 // Schedule applies each change at its time (Go timers: within about a

@@ -53,6 +53,7 @@ func WriteMetrics(w io.Writer, st proxy.Stats, au proxy.Audit) error {
 	perDir("jitterlab_proxy_added_delay_p50_seconds", "gauge", "Median delay the proxy added, from reading a datagram to writing it.", func(d int) float64 { return seconds(au.Dirs[d].DelayP50) })
 	perDir("jitterlab_proxy_added_delay_p99_seconds", "gauge", "99th percentile of the delay the proxy added.", func(d int) float64 { return seconds(au.Dirs[d].DelayP99) })
 	perDir("jitterlab_proxy_added_delay_max_seconds", "gauge", "Largest delay the proxy added.", func(d int) float64 { return seconds(au.Dirs[d].DelayMax) })
+	perDir("jitterlab_proxy_release_late_p99_seconds", "gauge", "99th percentile of how late copies were written after the time their link gave them.", func(d int) float64 { return seconds(au.Dirs[d].LateP99) })
 	perDir("jitterlab_proxy_jitter_seconds", "gauge", "RFC 3550 interarrival jitter of the relayed stream.", func(d int) float64 { return seconds(au.Dirs[d].Jitter) })
 	perDir("jitterlab_proxy_configured_latency_seconds", "gauge", "The configured one-way base delay (defaults).", func(d int) float64 { return seconds(au.Dirs[d].Configured.Latency) })
 	perDir("jitterlab_proxy_configured_jitter_seconds", "gauge", "The configured jitter (defaults).", func(d int) float64 { return seconds(au.Dirs[d].Configured.Jitter) })
