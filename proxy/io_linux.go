@@ -234,6 +234,9 @@ func (r *Relay) loop(ctx context.Context) error {
 			return nil
 		}
 		if epfd == r.io.quiet {
+			r.mu.Lock()
+			r.step(time.Now()) // release first: reading can wait, the release cannot
+			r.mu.Unlock()
 			lastRead = r.since(time.Now())
 			if n, err = r.epollWait(r.io.epfd, 0, &pwait2); err != nil && err != syscall.EINTR {
 				return os.NewSyscallError("epoll_wait", err)
