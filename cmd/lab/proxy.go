@@ -289,14 +289,15 @@ func listenControl(addr string) (net.Listener, error) {
 }
 
 // writeProxyFlows lists the live clients: each one's datagrams per
-// direction and its own settings, if any.
+// direction, the mean delay the relay added and the RFC 3550 jitter of its
+// relayed streams, and its own settings, if any.
 func writeProxyFlows(w io.Writer, au proxy.Audit, cond *proxyctl.Conditions) {
 	if len(au.Flows) == 0 {
 		return
 	}
 	fmt.Fprintln(w, "\nclients at the end:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "client\tup in\tup out\tup lost\tdown in\tdown out\tdown lost\town settings")
+	fmt.Fprintln(tw, "client\tup in\tup out\tup lost\tdown in\tdown out\tdown lost\tdelay up/down\tjitter up/down\town settings")
 	for _, f := range au.Flows {
 		own := "-"
 		if a, err := netip.ParseAddrPort(f.Addr); err == nil {
@@ -305,7 +306,8 @@ func writeProxyFlows(w io.Writer, au proxy.Audit, cond *proxyctl.Conditions) {
 			}
 		}
 		u, d := f.Dirs[proxy.Up], f.Dirs[proxy.Down]
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", f.Addr, u.Received, u.Written, u.Lost, d.Received, d.Written, d.Lost, own)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s/%s\t%s/%s\t%s\n", f.Addr, u.Received, u.Written, u.Lost, d.Received, d.Written, d.Lost,
+			fmtMs(u.DelayMean), fmtMs(d.DelayMean), fmtMs(u.Jitter), fmtMs(d.Jitter), own)
 	}
 	tw.Flush()
 }
