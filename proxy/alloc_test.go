@@ -70,3 +70,52 @@ func TestSetParamsWithoutRun(t *testing.T) {
 		t.Fatalf("up latency %v after SetParams", up.Latency)
 	}
 }
+
+// OnPacket sees every copy once with its fate: each datagram sent is
+// either written (with its times, flow and size) or dropped by the link.
+func TestOnPacketSeesEveryCopy(t *testing.T) {
+	server, stopServer := echoOn(t, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	defer stopServer()
+	var events []PacketEvent
+	r, client, stop := startRelay(t, Options{Target: server.String(), Up: netem.Params{Latency: ms, Loss: 0.5},
+		OnPacket: func(e *PacketEvent) { events = append(events, *e) }})
+	const n = 40
+	for range n {
+		client.Write(make([]byte, 100))
+	}
+	waitFor(t, "every datagram to be decided", func() bool {
+		st := r.Stats()
+		return st.Up.Received == n && st.Up.InFlight == 0 && st.Down.Received == st.Up.Delivered && st.Down.InFlight == 0
+	})
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	var up, written, lost int
+	for _, e := range events {
+		if e.Size != 100 || e.Flow != 1 || !e.Addr.IsValid() {
+			t.Fatalf("event %+v", e)
+		}
+		if e.Dir != Up {
+			continue
+		}
+		up++
+		switch e.Fate {
+		case FateDelivered:
+			written++
+			if e.Out.Before(e.In) || e.Delay != e.Out.Sub(e.In) || e.Delay < ms {
+				t.Fatalf("written copy %+v: want Out ≥ In + 1ms and Delay = Out − In", e)
+			}
+		case FateLost:
+			lost++
+			if !e.Out.IsZero() {
+				t.Fatalf("lost copy with a write time: %+v", e)
+			}
+		default:
+			t.Fatalf("unexpected fate %v", e.Fate)
+		}
+	}
+	st := r.Stats()
+	if up != n || written != int(st.Up.Delivered) || lost != int(st.Up.Lost) {
+		t.Fatalf("%d up events (%d written, %d lost); counters %+v", up, written, lost, st.Up)
+	}
+}
