@@ -256,8 +256,8 @@ func (r *Relay) loop(ctx context.Context) error {
 	}
 }
 
-// epollWait waits at most d (no timeout when d is past maxTime's scale).
-// Without epoll_pwait2 (Linux before 5.11) it rounds d up to the
+// epollWait waits on epfd for at most d (0: only polls). Without
+// epoll_pwait2 (Linux before 5.11) it rounds d up to the
 // millisecond, as Go's own poller does.
 func (r *Relay) epollWait(epfd int, d time.Duration, pwait2 *bool) (int, error) {
 	d = max(d, 0)
