@@ -106,9 +106,10 @@ func (s *socket) observe(c uint32, total *atomic.Uint64) {
 // is written out when its release time comes. On Linux one goroutine does
 // all of it in an epoll loop whose waits end on the kernel's
 // high-resolution timers (epoll_pwait2), so a datagram leaves within tens
-// of microseconds of its time when the relay gets the CPU, with two
-// wake-ups per datagram and no others (io_linux.go); elsewhere a reader
-// goroutine per socket and a Go timer do it (io_other.go).
+// of microseconds of its time when the relay gets the CPU, with at most
+// two wake-ups per datagram, one when datagrams come often (io_linux.go);
+// elsewhere a reader goroutine per socket and a Go timer do it
+// (io_other.go).
 type Relay struct {
 	opts   Options
 	conn   *net.UDPConn // the listen socket
