@@ -142,8 +142,8 @@ func (r *Relay) closePoller() {
 
 // detach stops watching s and closes it. The caller holds r.mu.
 func (r *Relay) detach(s *socket) {
-	if s.fd <= 0 {
-		s.conn.Close() // never attached
+	if s.fd < 0 {
+		s.conn.Close() // never attached, or detached already
 		return
 	}
 	syscall.EpollCtl(r.io.epfd, syscall.EPOLL_CTL_DEL, s.fd, nil)

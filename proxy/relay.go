@@ -188,7 +188,7 @@ func Listen(o Options) (*Relay, error) {
 }
 
 func newSocket(c *net.UDPConn, d Dir) *socket {
-	return &socket{conn: c, dir: d, inode: enableDropCount(c)}
+	return &socket{conn: c, fd: -1, dir: d, inode: enableDropCount(c)}
 }
 
 // pollDrops brings the kernel's drop counts of these sockets up to date
