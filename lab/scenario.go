@@ -1,8 +1,10 @@
 package lab
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
+	"time"
 
 	"jitterlab/scenarios"
 	"jitterlab/sim"
@@ -59,11 +61,11 @@ func ApplyScenario(cfg *Config, sc *scenarios.Scenario) error {
 // ScheduleTimeline schedules the scenario's timeline of changes, and the
 // changes its oscillators and flaps make over the run.
 func (s *Session) ScheduleTimeline(sc *scenarios.Scenario) error {
-	gen, err := sc.Generated(s.cfg.Duration)
+	changes, err := TimelineOf(sc, s.cfg.Duration)
 	if err != nil {
 		return err
 	}
-	for _, ch := range slices.Concat(sc.Timeline, gen) {
+	for _, ch := range changes {
 		for _, a := range ch.Set {
 			if err := s.Schedule(sim.Time(ch.At), a.Key, a.Value); err != nil {
 				return fmt.Errorf("%s:%d: %w", ch.File, a.Line, err)
@@ -71,6 +73,21 @@ func (s *Session) ScheduleTimeline(sc *scenarios.Scenario) error {
 		}
 	}
 	return nil
+}
+
+// TimelineOf is what [Session.ScheduleTimeline] schedules for a run of
+// length until: the scenario's timeline and the changes its oscillators
+// and flaps make up to until, in time order (at one time, the timeline's
+// first, then the generated ones in their order). The proxy schedules the
+// same changes in wall time.
+func TimelineOf(sc *scenarios.Scenario, until time.Duration) ([]scenarios.Change, error) {
+	gen, err := sc.Generated(until)
+	if err != nil {
+		return nil, err
+	}
+	all := slices.Concat(sc.Timeline, gen)
+	slices.SortStableFunc(all, func(a, b scenarios.Change) int { return cmp.Compare(a.At, b.At) })
+	return all, nil
 }
 
 // Builtins parses every built-in scenario.
