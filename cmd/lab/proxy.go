@@ -108,6 +108,8 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	case capturing:
 		opts.OnPacket = captures.OnPacket
 	}
+	bound := time.Now() // the captures' zero: no datagram reaches the socket before
+	captures.started(bound)
 	r, err := proxy.Listen(opts)
 	if err != nil {
 		return err
@@ -125,7 +127,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	cond := proxyctl.New(cfg, r, func(ch proxyctl.Timed, err error) {
 		at := time.Now()
 		if err == nil && !ch.Flow.IsValid() {
-			captures.Change(proxy.Change{At: at.Sub(start), What: ch.What})
+			captures.Change(proxy.Change{At: at.Sub(bound), What: ch.What})
 		}
 		select {
 		case changes <- appliedChange{ch, err, at}:
@@ -158,13 +160,12 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "timeline of %s: %d changes, at wall time from now\n", sc.Name, len(timeline))
 	}
 	start = time.Now()
-	captures.started(start) // the relay's times count from here
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
 	if err := cond.Schedule(timeline); err != nil {
 		cancelRun()
 		<-done
-		captures.stop(time.Since(start), r.Stats())
+		captures.stop(time.Since(bound), r.Stats())
 		return err
 	}
 	if controlLn != nil {
@@ -182,7 +183,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		writeProxySummary(stdout, wall, r.Stats(), r.Errors())
 		writeProxyFlows(stdout, au, cond)
 		writeProxyAudit(stdout, au)
-		note, cerr := captures.stop(wall, r.Stats())
+		note, cerr := captures.stop(time.Since(bound), r.Stats())
 		if note != "" {
 			fmt.Fprintf(stderr, "lab proxy: %s\n", note)
 		}
@@ -235,8 +236,8 @@ type appliedChange struct {
 }
 
 // checkProxyAddrs refuses a --listen or --to that is not a host:port
-// with a port number (exit 2); a host that does not resolve is found when
-// the relay starts.
+// with a port number, and a --listen that is no address (exit 2); a --to
+// whose host does not resolve is found when the relay starts.
 func checkProxyAddrs(listen, target string) error {
 	for _, a := range []struct {
 		flag, addr string
@@ -249,6 +250,9 @@ func checkProxyAddrs(listen, target string) error {
 		if n, err := strconv.ParseUint(port, 10, 16); err != nil || n < a.lo {
 			return badUsage("--%s %q: port %q: allowed %d to 65535", a.flag, a.addr, port, a.lo)
 		}
+	}
+	if _, err := net.ResolveUDPAddr("udp", listen); err != nil {
+		return badUsage("--listen %q: %v", listen, err)
 	}
 	return nil
 }

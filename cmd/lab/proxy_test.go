@@ -47,8 +47,8 @@ func TestProxyEveryOutOfRange(t *testing.T) {
 		{"-1s", 2, `--every "-1s": allowed a duration from 1ms`},
 		{"1ns", 2, `--every "1ns": allowed a duration from 1ms`},
 		// The proxy's own bounds on top of it.
-		{"50ms", 1, "--every 50ms: allowed from 100ms"},
-		{"2s", 1, "--every 2s: allowed from 100ms up to the run's --duration (1s)"},
+		{"50ms", 2, "--every 50ms: allowed from 100ms"},
+		{"2s", 2, "--every 2s: allowed from 100ms up to the run's --duration (1s)"},
 	} {
 		args := []string{"proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", "--duration", "1s", "--every", c.every}
 		if code, _, errOut := runLab(t, args...); code != c.code || !strings.Contains(errOut, c.want) {
@@ -66,7 +66,7 @@ func TestProxyLimitFlagsOutOfRange(t *testing.T) {
 		{"--duration", "0s"},
 	} {
 		args := []string{"proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", c[0], c[1]}
-		if code, _, errOut := runLab(t, args...); code == 0 || !strings.Contains(errOut, c[0]+" ") || !strings.Contains(errOut, "allowed") {
+		if code, _, errOut := runLab(t, args...); code != 2 || !strings.Contains(errOut, c[0]+" ") || !strings.Contains(errOut, "allowed") {
 			t.Errorf("%s %s: code %d, stderr %q", c[0], c[1], code, errOut)
 		}
 	}

@@ -385,7 +385,8 @@ func (s *captureSwitch) Change(ch proxy.Change) {
 	s.mu.RUnlock()
 }
 
-// started records when the relay started: the captures' wall time.
+// started records the captures' zero: the relay's start, or before it
+// (when its socket was bound: no datagram is read earlier).
 func (s *captureSwitch) started(t time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -83,11 +83,10 @@ func TestRelaySourceAppliesLiveAndCounts(t *testing.T) {
 	// before its count (a bound on a broken relay, not a measurement).
 	s := src.Snapshot()
 	delays := len(s.Up.DelaysMs)
-	for end := time.Now().Add(5 * time.Second); s.Down.Delivered < 5 && time.Now().Before(end); s = src.Snapshot() {
-		delays += len(s.Up.DelaysMs)
+	for end := time.Now().Add(5 * time.Second); s.Down.Delivered < 5 && time.Now().Before(end); delays += len(s.Up.DelaysMs) {
 		time.Sleep(time.Millisecond)
+		s = src.Snapshot()
 	}
-	delays += len(s.Up.DelaysMs)
 	if s.Up.In != 5 || s.Down.Delivered != 5 || s.Clients != 1 || s.Listen != r.Addr().String() {
 		t.Fatalf("snapshot after 5 echoes: %+v", s)
 	}
