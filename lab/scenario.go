@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -63,12 +64,11 @@ func ApplyScenario(cfg *Config, sc *scenarios.Scenario) error {
 // to the keys sc.Pinned pins ([Unpinned]); [Session.Summary] lists those
 // it dropped. Every command that runs a scenario schedules it through here.
 func (s *Session) ScheduleTimeline(sc *scenarios.Scenario) error {
-	gen, err := sc.Generated(s.cfg.Duration)
+	changes, dropped, err := TimelineOf(sc, s.cfg.Duration)
 	if err != nil {
 		return err
 	}
-	keep, dropped := Unpinned(sc.Pinned, slices.Concat(sc.Timeline, gen))
-	for _, ch := range keep {
+	for _, ch := range changes {
 		for _, a := range ch.Set {
 			if err := s.Schedule(sim.Time(ch.At), a.Key, a.Value); err != nil {
 				return fmt.Errorf("%s:%d: %w", ch.File, a.Line, err)
@@ -83,12 +83,8 @@ func (s *Session) ScheduleTimeline(sc *scenarios.Scenario) error {
 // [Unpinned] says it: what every command's header shows as "timeline
 // entries overridden by --set".
 func Overridden(sc *scenarios.Scenario, dur time.Duration) ([]string, error) {
-	gen, err := sc.Generated(dur)
-	if err != nil {
-		return nil, err
-	}
-	_, dropped := Unpinned(sc.Pinned, slices.Concat(sc.Timeline, gen))
-	return dropped, nil
+	_, dropped, err := TimelineOf(sc, dur)
+	return dropped, err
 }
 
 // Pin is the one rule for overrides: an override (--set key=value) pins its
@@ -179,6 +175,23 @@ func Unpinned(pins []string, changes []scenarios.Change) (keep []scenarios.Chang
 		}
 	}
 	return keep, dropped
+}
+
+// TimelineOf is what [Session.ScheduleTimeline] schedules for a run of
+// length until: the scenario's timeline and the changes its oscillators
+// and flaps make up to until, in time order (at one time, the timeline's
+// first, then the generated ones in their order), without the assignments
+// to keys sc.Pinned pins, which it lists in dropped ([Unpinned]). The proxy
+// schedules the same changes in wall time.
+func TimelineOf(sc *scenarios.Scenario, until time.Duration) (changes []scenarios.Change, dropped []string, err error) {
+	gen, err := sc.Generated(until)
+	if err != nil {
+		return nil, nil, err
+	}
+	all := slices.Concat(sc.Timeline, gen)
+	slices.SortStableFunc(all, func(a, b scenarios.Change) int { return cmp.Compare(a.At, b.At) })
+	changes, dropped = Unpinned(sc.Pinned, all)
+	return changes, dropped, nil
 }
 
 // Builtins parses every built-in scenario.

@@ -1,8 +1,10 @@
 package proxy
 
 import (
+	"cmp"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strconv"
 	"time"
 
@@ -86,34 +88,51 @@ type Delivery struct {
 	Addr    netip.AddrPort // the flow's client
 	Dir     Dir
 	Payload []byte
-	// For captures: when it was sent and was due, whether it is the
-	// link's duplicate, and whether it comes after a later-sent one.
-	SentAt, At sim.Time
-	Copy       int
-	Reordered  bool
+	Arrived sim.Time // when the datagram reached the proxy (Send's now)
+	Due     sim.Time // when the link releases this copy
+	// Last: the core holds the payload no longer; the caller may reuse it
+	// once written. False while another copy (a duplicate) is still due.
+	Last bool
+	// Copy is 0 for the original, 1 for the link's duplicate; Reordered:
+	// it is released after a datagram sent later than it.
+	Copy      int
+	Reordered bool
 }
 
-// Fate is what became of one copy of a datagram handed to [Core.Send].
+// Fate is what became of one copy of a datagram at the proxy.
 type Fate uint8
 
 const (
-	FateNone         Fate = iota // no such copy (no duplicate)
-	FateScheduled                // scheduled for release at SendResult.At
+	FateDelivered    Fate = iota // written out
 	FateLost                     // dropped by the link's loss model
 	FateQueueDropped             // dropped at the link's queue limit
 	FateOverflow                 // dropped at the flow's in-flight limit
 	FateDiscarded                // its flow was removed
+	FateWriteFailed              // released, but the socket refused it
+	FateScheduled                // in [Outcome].Copy: held until its release
 )
 
-var linkFates = [...]Fate{netem.FateNone: FateNone, netem.FateScheduled: FateScheduled,
-	netem.FateLost: FateLost, netem.FateQueueDropped: FateQueueDropped}
+var fateNames = [...]string{"delivered", "lost", "queue-dropped", "over-limit", "discarded", "write-failed", "scheduled"}
 
-// SendResult is what [Core.Send] did with a datagram: the fate of the
-// original (Fate[0]) and of the link's duplicate (Fate[1]), and the
-// release time of each scheduled copy (At[i] for Fate[i] scheduled).
-type SendResult struct {
-	Fate [2]Fate
-	At   [2]sim.Time
+func (f Fate) String() string {
+	if int(f) < len(fateNames) {
+		return fateNames[f]
+	}
+	return "fate(" + strconv.Itoa(int(f)) + ")"
+}
+
+// Outcome is what Send did with a datagram: whether the core keeps the
+// payload (it is scheduled) and the copies it dropped at once.
+type Outcome struct {
+	Kept  bool
+	Drops int     // copies dropped now
+	Drop  [2]Fate // their fates, Drop[:Drops]
+	// Every copy, for captures: Copies is 1, or 2 when the link made a
+	// duplicate; Copy[i] is copy i's fate (FateScheduled, released
+	// Delay[i] after Send's now, or its drop).
+	Copies int
+	Copy   [2]Fate
+	Delay  [2]time.Duration
 }
 
 // Counters are one direction's totals over every flow, past and present.
@@ -136,6 +155,17 @@ type Counters struct {
 	Delivered     uint64 // released copies written out (set by the relay)
 	Reordered     uint64 // released copies that overtook a later-sent one
 	InFlight      uint64 // copies scheduled and not yet released
+
+	LostOriginals uint64 // originals (not duplicates) the loss model dropped
+	LossBursts    uint64 // runs of consecutive lost originals within a flow
+}
+
+// MeanBurst is the mean length of a run of lost originals, or 0.
+func (c Counters) MeanBurst() float64 {
+	if c.LossBursts == 0 {
+		return 0
+	}
+	return float64(c.LostOriginals) / float64(c.LossBursts)
 }
 
 // Dropped is every datagram or copy that did not arrive: the link's own
@@ -148,6 +178,7 @@ func (c Counters) Dropped() uint64 {
 type held struct {
 	payload []byte
 	copies  int
+	at      sim.Time // arrival
 }
 
 // side is one direction of a flow: its link and the payloads it holds.
@@ -155,6 +186,17 @@ type side struct {
 	link     *netem.Link
 	payloads map[uint64]held
 	bytes    int
+	c        FlowCounters
+	lossRun  bool // the last original sent was lost
+}
+
+// FlowCounters are one direction of one flow: what the core saw of it.
+type FlowCounters struct {
+	Received   uint64 // datagrams handed to the core
+	Overflow   uint64 // dropped at the in-flight limit
+	LostOrig   uint64 // originals (not duplicates) lost by the loss model
+	LossBursts uint64 // runs of consecutive lost originals
+	Released   uint64 // copies released
 }
 
 // flow is one game client: its address and its two links.
@@ -174,17 +216,19 @@ type Core struct {
 	up, down netem.Params
 	limits   Limits
 
-	flows   map[FlowID]*flow
-	byAddr  map[netip.AddrPort]*flow
-	nextFlw FlowID
-	nextID  uint64
-	held    int // payload bytes held across flows
+	flows     map[FlowID]*flow
+	byAddr    map[netip.AddrPort]*flow
+	overrides map[netip.AddrPort][2]netem.Params // per-client links
+	nextFlw   FlowID
+	nextID    uint64
+	held      int // payload bytes held across flows
 
 	q     sim.Queue[qitem]
 	stale int // queue entries of removed flows
 
 	removed         []FlowID
 	retired         [2]netem.Counters // link counters of removed flows
+	retiredFlow     [2]FlowCounters   // the core's counts of removed flows
 	c               [2]Counters       // the core's own counts
 	expired, evictd uint64
 }
@@ -208,7 +252,7 @@ func NewCore(seed uint64, up, down netem.Params, limits Limits) (*Core, error) {
 		return nil, err
 	}
 	return &Core{seed: seed, up: up, down: down, limits: limits,
-		flows: map[FlowID]*flow{}, byAddr: map[netip.AddrPort]*flow{}}, nil
+		flows: map[FlowID]*flow{}, byAddr: map[netip.AddrPort]*flow{}, overrides: map[netip.AddrPort][2]netem.Params{}}, nil
 }
 
 // Flow returns the flow of a client address at now, creating it (isNew).
@@ -233,7 +277,11 @@ func (c *Core) Flow(now sim.Time, addr netip.AddrPort) (id FlowID, isNew bool, e
 	c.nextFlw++
 	f := &flow{id: c.nextFlw, addr: addr, lastSeen: now}
 	name := "proxy." + strconv.FormatUint(uint64(f.id-1), 10)
-	for d, p := range [2]netem.Params{c.up, c.down} {
+	params := [2]netem.Params{c.up, c.down}
+	if o, ok := c.overrides[addr]; ok {
+		params = o
+	}
+	for d, p := range params {
 		l, err := netem.New(c.seed, name+"."+Dir(d).String(), p)
 		if err != nil {
 			return 0, false, err
@@ -265,6 +313,7 @@ func (c *Core) remove(f *flow) {
 		c.stale += n
 		c.held -= s.bytes
 		addLink(&c.retired[d], s.link.Counters())
+		c.retiredFlow[d].add(s.c)
 		s.payloads, s.bytes = nil, 0
 	}
 	f.removed = true
@@ -309,36 +358,58 @@ func (c *Core) Addr(id FlowID) (netip.AddrPort, bool) {
 // Send hands a datagram to a flow's link at now. The core keeps payload
 // (the caller must not reuse it) until its copies are released. A datagram
 // for a removed flow is discarded; one beyond the flow's in-flight limits
-// is dropped as overflow. Both are counted. The result says what became
-// of each copy.
-func (c *Core) Send(now sim.Time, id FlowID, d Dir, payload []byte) (out SendResult) {
+// is dropped as overflow. Both are counted.
+func (c *Core) Send(now sim.Time, id FlowID, d Dir, payload []byte) Outcome {
 	cn := &c.c[d]
 	cn.Received++
 	f, ok := c.flows[id]
 	if !ok {
 		cn.Discarded++
-		out.Fate[0] = FateDiscarded
-		return out
+		return Outcome{Drops: 1, Drop: [2]Fate{FateDiscarded}, Copies: 1, Copy: [2]Fate{FateDiscarded}}
 	}
 	f.lastSeen = max(f.lastSeen, now)
 	s := &f.sides[d]
+	s.c.Received++
 	if len(s.payloads) >= c.limits.FlowPackets || s.bytes+len(payload) > c.limits.FlowBytes || c.held+len(payload) > c.limits.TotalBytes {
 		cn.Overflow++
-		out.Fate[0] = FateOverflow
-		return out
+		s.c.Overflow++
+		return Outcome{Drops: 1, Drop: [2]Fate{FateOverflow}, Copies: 1, Copy: [2]Fate{FateOverflow}}
 	}
 	c.nextID++
 	res := s.link.Send(now, netem.Packet{ID: c.nextID, Size: len(payload)})
-	for i, k := 0, 0; i < 2; i++ {
-		out.Fate[i] = linkFates[res.Fate[i]]
-		if res.Fate[i] == netem.FateScheduled {
-			out.At[i], k = res.At[k], k+1
+	lost := res.Fate[0] == netem.FateLost
+	if lost {
+		s.c.LostOrig++
+		if !s.lossRun {
+			s.c.LossBursts++
 		}
+	}
+	s.lossRun = lost
+	var out Outcome
+	k := 0 // res.At lists the scheduled copies in order
+	for i, fate := range res.Fate {
+		switch fate {
+		case netem.FateLost:
+			out.Drop[out.Drops] = FateLost
+			out.Drops++
+			out.Copy[i] = FateLost
+		case netem.FateQueueDropped:
+			out.Drop[out.Drops] = FateQueueDropped
+			out.Drops++
+			out.Copy[i] = FateQueueDropped
+		case netem.FateScheduled:
+			out.Copy[i], out.Delay[i] = FateScheduled, time.Duration(res.At[k]-now)
+			k++
+		default:
+			continue
+		}
+		out.Copies = i + 1
 	}
 	if res.Scheduled == 0 {
 		return out
 	}
-	s.payloads[c.nextID] = held{payload, res.Scheduled}
+	out.Kept = true
+	s.payloads[c.nextID] = held{payload, res.Scheduled, now}
 	s.bytes += len(payload)
 	c.held += len(payload)
 	for i := range res.Scheduled {
@@ -369,16 +440,19 @@ func (c *Core) Due(now sim.Time, out []Delivery) []Delivery {
 			continue
 		}
 		h := s.payloads[dl.ID]
+		last := false
 		if h.copies--; h.copies == 0 {
 			delete(s.payloads, dl.ID)
 			s.bytes -= len(h.payload)
 			c.held -= len(h.payload)
+			last = true
 		} else {
 			s.payloads[dl.ID] = h
 		}
 		c.c[it.dir].Released++
-		out = append(out, Delivery{Flow: it.f.id, Addr: it.f.addr, Dir: it.dir, Payload: h.payload,
-			SentAt: dl.SentAt, At: dl.At, Copy: dl.Copy, Reordered: dl.Reordered})
+		s.c.Released++
+		out = append(out, Delivery{Flow: it.f.id, Addr: it.f.addr, Dir: it.dir, Payload: h.payload, Arrived: h.at, Due: at, Last: last,
+			Copy: dl.Copy, Reordered: dl.Reordered})
 	}
 }
 
@@ -392,11 +466,81 @@ func (c *Core) SetParams(up, down netem.Params) error {
 		return err
 	}
 	for _, f := range c.flows {
-		f.sides[Up].link.SetParams(up, "up")
-		f.sides[Down].link.SetParams(down, "down")
+		if _, own := c.overrides[f.addr]; !own {
+			f.sides[Up].link.SetParams(up, "up")
+			f.sides[Down].link.SetParams(down, "down")
+		}
 	}
 	c.up, c.down = up, down
 	return nil
+}
+
+// MinDelay is a lower bound on the delay any link of the core gives a
+// datagram sent now (the defaults' and every client's own): latency less
+// the most the jitter can take off (all of a uniform jitter, 0.58 of a
+// Pareto one, nothing of an exponential one; normal jitter and reorder
+// can send at once: 0). The relay may read a datagram this late without
+// releasing it late, since the kernel stamped its arrival.
+func (c *Core) MinDelay() time.Duration {
+	d := min(minDelay(c.up), minDelay(c.down))
+	for _, o := range c.overrides {
+		d = min(d, minDelay(o[Up]), minDelay(o[Down]))
+	}
+	return d
+}
+
+func minDelay(p netem.Params) time.Duration {
+	if p.Reorder > 0 {
+		return 0
+	}
+	d := p.Latency
+	if p.Jitter > 0 {
+		switch p.JitterDist {
+		case netem.Uniform:
+			d -= p.Jitter
+		case netem.Pareto:
+			d -= p.Jitter * 58 / 100 // the standardised α=3 Pareto is at least −0.577
+		case netem.Exponential:
+		default:
+			d = 0
+		}
+	}
+	return max(d, 0)
+}
+
+// MaxOverrides bounds the client addresses with links of their own.
+const MaxOverrides = 4096
+
+// SetFlowParams gives the client at addr links of its own, from now on
+// and whenever it comes back, instead of the defaults SetParams sets.
+func (c *Core) SetFlowParams(addr netip.AddrPort, up, down netem.Params) error {
+	if err := up.Validate("up"); err != nil {
+		return err
+	}
+	if err := down.Validate("down"); err != nil {
+		return err
+	}
+	if _, ok := c.overrides[addr]; !ok && len(c.overrides) >= MaxOverrides {
+		return fmt.Errorf("flow %v: at most %d clients can have links of their own", addr, MaxOverrides)
+	}
+	c.overrides[addr] = [2]netem.Params{up, down}
+	if f, ok := c.byAddr[addr]; ok {
+		f.sides[Up].link.SetParams(up, "up")
+		f.sides[Down].link.SetParams(down, "down")
+	}
+	return nil
+}
+
+// ClearFlowParams puts the client at addr back on the default links.
+func (c *Core) ClearFlowParams(addr netip.AddrPort) {
+	if _, ok := c.overrides[addr]; !ok {
+		return
+	}
+	delete(c.overrides, addr)
+	if f, ok := c.byAddr[addr]; ok {
+		f.sides[Up].link.SetParams(c.up, "up")
+		f.sides[Down].link.SetParams(c.down, "down")
+	}
 }
 
 // Stats are the core's totals.
@@ -414,16 +558,60 @@ func (c *Core) Stats() Stats {
 	st := Stats{Flows: len(c.flows), FlowsSeen: uint64(c.nextFlw), Expired: c.expired, Evicted: c.evictd, HeldBytes: c.held}
 	for d, out := range [2]*Counters{&st.Up, &st.Down} {
 		*out = c.c[d]
-		link := c.retired[d]
+		link, fc := c.retired[d], c.retiredFlow[d]
 		for _, f := range c.flows {
 			addLink(&link, f.sides[d].link.Counters())
+			fc.add(f.sides[d].c)
 			out.InFlight += uint64(f.sides[d].link.InFlight())
 		}
+		out.LostOriginals, out.LossBursts = fc.LostOrig, fc.LossBursts
 		out.Sent, out.Duplicated, out.Lost = link.Sent, link.Duplicated, link.Lost
 		out.QueueDropped, out.Reordered = link.QueueDropped, link.Reordered
 	}
 	return st
 }
+
+func (a *FlowCounters) add(b FlowCounters) {
+	a.Received += b.Received
+	a.Overflow += b.Overflow
+	a.LostOrig += b.LostOrig
+	a.LossBursts += b.LossBursts
+	a.Released += b.Released
+}
+
+// FlowInfo is one live flow: its client and, per direction, its link's
+// parameters and counters.
+type FlowInfo struct {
+	ID   FlowID
+	Addr netip.AddrPort
+	Dirs [2]FlowDir // [Up], [Down]
+}
+
+// FlowDir is one direction of a flow.
+type FlowDir struct {
+	Params   netem.Params
+	Counts   FlowCounters
+	Link     netem.Counters
+	InFlight int
+}
+
+// Flows appends the live flows to out in the order they were created.
+func (c *Core) Flows(out []FlowInfo) []FlowInfo {
+	n := len(out)
+	for _, f := range c.flows {
+		fi := FlowInfo{ID: f.id, Addr: f.addr}
+		for d := range f.sides {
+			s := &f.sides[d]
+			fi.Dirs[d] = FlowDir{Params: s.link.Params(), Counts: s.c, Link: s.link.Counters(), InFlight: s.link.InFlight()}
+		}
+		out = append(out, fi)
+	}
+	slices.SortFunc(out[n:], func(a, b FlowInfo) int { return cmp.Compare(a.ID, b.ID) })
+	return out
+}
+
+// Params are the links new flows get.
+func (c *Core) Params() (up, down netem.Params) { return c.up, c.down }
 
 func addLink(a *netem.Counters, b netem.Counters) {
 	a.Sent += b.Sent

@@ -10,4 +10,13 @@ func enableDropCount(*net.UDPConn) uint64 { return 0 }
 
 func dropCount([]byte) (uint32, bool) { return 0, false }
 
-func procDrops() map[uint64]uint32 { return nil }
+func procDrops(map[uint64]uint32) {}
+
+type oobInfo struct {
+	drops    uint32
+	hasDrops bool
+	stamp    int64
+	hasStamp bool
+}
+
+func readOOB([]byte) oobInfo { return oobInfo{} }

@@ -39,23 +39,26 @@ func TestOnPacketHearsEveryDatagram(t *testing.T) {
 	var in, out, lost, dup [2]uint64
 	clientAddr := client.LocalAddr().(*net.UDPAddr).AddrPort()
 	for _, e := range events {
-		if e.Client != clientAddr || !e.Upstream.IsValid() {
-			t.Fatalf("event %+v: client %v, relay's upstream socket %v", e, e.Client, e.Upstream)
+		if e.Addr != clientAddr || !e.Upstream.IsValid() || len(e.Payload) != e.Size {
+			t.Fatalf("event %+v: client %v, relay's upstream socket %v", e, e.Addr, e.Upstream)
 		}
-		if !e.Out {
+		if e.Read {
 			in[e.Dir]++
-			for _, f := range e.Send.Fate {
+			for _, f := range e.Send.Copy[:e.Send.Copies] {
 				if f == FateLost {
 					lost[e.Dir]++
 				}
 			}
-			if e.Send.Fate[1] != FateNone {
+			if e.Send.Copies == 2 {
 				dup[e.Dir]++
 			}
 			continue
 		}
+		if e.Fate != FateDelivered {
+			continue
+		}
 		out[e.Dir]++
-		if e.Failed || e.At < e.SentAt || e.Due < e.SentAt {
+		if e.Out.Before(e.In) || e.Due.Before(e.In) {
 			t.Fatalf("written copy %+v", e)
 		}
 	}

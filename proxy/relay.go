@@ -26,38 +26,46 @@ type Options struct {
 	Limits Limits // the zero value means DefaultLimits
 
 	// Timeline changes both links at wall times after Run starts, in
-	// order; OnChange, if set, is called on Run's goroutine as each applies.
+	// order; OnChange, if set, is called on a relay goroutine as each
+	// applies (it must not call the Relay's methods).
 	Timeline []Change
 	OnChange func(Change)
 
-	// OnPacket, if set, hears of every datagram on Run's goroutine: when
-	// it is read (with the fate of each copy) and when a copy is written
-	// on. It must be quick (hand the event to another goroutine) and not
-	// keep the event or its payload. Nil costs nothing.
+	// OnPacket, if set, is told of every datagram as it is read (an
+	// event with Read set: what became of each copy), then of every
+	// copy's fate as it is decided: written out (or refused by the socket)
+	// at its release, or dropped on arrival. It is called on the relay's goroutines with the
+	// relay's lock held, so it must be quick and must not call the
+	// Relay's methods; the event is reused after it returns. Nil costs
+	// nothing.
 	OnPacket func(*PacketEvent)
 }
 
-// PacketEvent is one datagram at the relay, for captures. Times are wall
-// time since Run started.
+// PacketEvent is one copy of a relayed datagram and what became of it.
 type PacketEvent struct {
-	Out     bool // false: read (In); true: a copy written on, or failing to be
-	Dir     Dir
-	Flow    FlowID
-	At      sim.Time       // read, or written
-	Payload []byte         // valid during the call only
-	Client  netip.AddrPort // the flow's client
-	// Upstream is the relay's socket to the server for this flow (zero
-	// when it has none).
-	Upstream netip.AddrPort
+	In    time.Time      // wall time the proxy read it
+	Out   time.Time      // wall time it was written (or refused); zero when dropped on arrival
+	Dir   Dir            // Up: client → server
+	Flow  FlowID         // the client's flow
+	Addr  netip.AddrPort // the client's address
+	Size  int            // payload bytes
+	Fate  Fate           // FateDelivered, FateWriteFailed, or a drop
+	Delay time.Duration  // Out − In, the delay the proxy added (0 when dropped on arrival)
 
-	// In: what became of each copy, and when scheduled ones are due.
-	Send SendResult
-	// Out: when the copy was read and was due, which copy, whether it
-	// comes after a later-read datagram, and whether the write failed.
-	SentAt, Due sim.Time
-	Copy        int
-	Reordered   bool
-	Failed      bool
+	// For captures. Read: the datagram as read, before the events of its
+	// copies; Send says what became of each copy, and Out, Fate and Delay
+	// are unset. Payload is the datagram's bytes, valid during the call
+	// only. Upstream is the relay's socket to the server for the flow
+	// (invalid when it has none). Copy is 0 for the original, 1 for the
+	// link's duplicate. A written copy has the time the link gave it (Due)
+	// and Reordered: it left after a datagram read later than it.
+	Read      bool
+	Send      Outcome
+	Payload   []byte
+	Upstream  netip.AddrPort
+	Copy      int
+	Due       time.Time
+	Reordered bool
 }
 
 // Change is one timeline entry: from At after the relay starts, packets
@@ -66,20 +74,6 @@ type Change struct {
 	At       time.Duration
 	Up, Down netem.Params
 	What     string
-}
-
-// inboundQueue is how many datagrams the readers may have read and the
-// core not yet taken: with Limits, at most inboundQueue × MaxPacket bytes
-// (16 MiB) more than the core holds; beyond it the kernel's buffer fills
-// and its drops are counted.
-const inboundQueue = 256
-
-type inbound struct {
-	dir     Dir
-	addr    netip.AddrPort // the client, for Up
-	flow    FlowID         // the flow, for Down
-	payload []byte
-	at      time.Time
 }
 
 // ErrorCount is one kind of socket error and how often it happened.
@@ -96,9 +90,12 @@ const maxErrorKinds = 16
 // as far as the relay has counted it.
 type socket struct {
 	conn  *net.UDPConn
-	dir   Dir // the direction of the datagrams it receives
+	fd    int    // Linux: the relay's own descriptor of it (see attach)
+	flow  FlowID // the flow it belongs to (0 for the listen socket)
+	dir   Dir    // the direction of the datagrams it receives
 	inode uint64
 	seen  atomic.Uint32
+	local netip.AddrPort // its own address
 }
 
 // observe counts the drops up to the kernel's cumulative count c (which
@@ -120,22 +117,49 @@ func (s *socket) observe(c uint32, total *atomic.Uint64) {
 // through that address's up link to the target from a socket of its own;
 // replies to that socket go back through the down link. Times are wall
 // time since Run started.
+//
+// Each datagram is taken with the time the kernel received it
+// (SO_TIMESTAMPNS), copied into a pooled buffer and handed to the core; it
+// is written out when its release time comes. On Linux one goroutine does
+// all of it in an epoll loop whose waits end on the kernel's
+// high-resolution timers (epoll_pwait2), so a datagram leaves within tens
+// of microseconds of its time when the relay gets the CPU, with at most
+// two wake-ups per datagram, one when datagrams come often (io_linux.go);
+// elsewhere a reader goroutine per socket and a Go timer do it
+// (io_other.go).
 type Relay struct {
 	opts   Options
-	core   *Core
 	conn   *net.UDPConn // the listen socket
 	listen *socket
 	target *net.UDPAddr
-	in     chan inbound
-	params chan [2]netem.Params
+	pool   *bufPool
+	io     ioState // the platform's part (io_linux.go, io_other.go)
 
 	kernelDrops [2]atomic.Uint64
 
-	mu      sync.Mutex
-	stats   Stats
-	errs    []ErrorCount
-	errKind map[string]int
+	mu       sync.Mutex // guards everything below
+	core     *Core
+	start    time.Time // Run's start; zero before
+	stopped  time.Time
+	upstream map[FlowID]*socket
+	stopping bool // Run is closing the sockets: open no more
+	timeline []Change
+	waitFor  sim.Time // Run's next wake-up (maxTime while idle)
+	written  [2]uint64
+	failed   [2]uint64
+	audit    auditor
+	ev       PacketEvent
+	removed  []FlowID
+	due      []Delivery
+	wg       sync.WaitGroup
+
+	maintEvery time.Duration // upkeep period
+	lastMaint  time.Time
+	errs       []ErrorCount
+	errKind    map[string]int
 }
+
+const maxTime = sim.Time(1<<63 - 1)
 
 // Listen binds the listen socket and checks the target address. It
 // refuses a target that is the listen socket itself (a loop).
@@ -175,18 +199,29 @@ func Listen(o Options) (*Relay, error) {
 		conn.Close()
 		return nil, fmt.Errorf("--to %q is the proxy's own listen address %v: the relay would send to itself", o.Target, bound)
 	}
-	return &Relay{opts: o, core: core, conn: conn, listen: newSocket(conn, Up), target: ta, in: make(chan inbound, inboundQueue),
-		params: make(chan [2]netem.Params, 1), errKind: map[string]int{}}, nil
+	return &Relay{opts: o, core: core, conn: conn, listen: newSocket(conn, Up), target: ta, pool: newBufPool(),
+		upstream: map[FlowID]*socket{}, timeline: o.Timeline, waitFor: maxTime,
+		audit: newAuditor(), errKind: map[string]int{}}, nil
 }
 
 func newSocket(c *net.UDPConn, d Dir) *socket {
-	return &socket{conn: c, dir: d, inode: enableDropCount(c)}
+	s := &socket{conn: c, fd: -1, dir: d, inode: enableDropCount(c)}
+	if a, ok := c.LocalAddr().(*net.UDPAddr); ok {
+		s.local = a.AddrPort()
+	}
+	return s
 }
 
 // pollDrops brings the kernel's drop counts of these sockets up to date
 // (Linux), including drops after the last datagram read.
 func (r *Relay) pollDrops(socks ...*socket) {
-	m := procDrops()
+	m := make(map[uint64]uint32, len(socks))
+	for _, s := range socks {
+		if s.inode != 0 {
+			m[s.inode] = s.seen.Load()
+		}
+	}
+	procDrops(m)
 	for _, s := range socks {
 		if c, ok := m[s.inode]; ok && s.inode != 0 {
 			s.observe(c, &r.kernelDrops[s.dir])
@@ -252,16 +287,30 @@ func ListenWarning(addr net.Addr) string {
 // Addr is the listen address (useful with port 0).
 func (r *Relay) Addr() net.Addr { return r.conn.LocalAddr() }
 
-// SetParams changes both links of every flow for packets received from now.
+// SetParams changes both links of every flow for packets received from
+// now, whether or not Run is running.
 func (r *Relay) SetParams(up, down netem.Params) error {
-	if err := up.Validate("up"); err != nil {
-		return err
-	}
-	if err := down.Validate("down"); err != nil {
-		return err
-	}
-	r.params <- [2]netem.Params{up, down}
-	return nil
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.wake()
+	return r.core.SetParams(up, down)
+}
+
+// SetFlowParams gives the client at addr links of its own (see
+// [Core.SetFlowParams]), whether or not Run is running.
+func (r *Relay) SetFlowParams(addr netip.AddrPort, up, down netem.Params) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.wake()
+	return r.core.SetFlowParams(addr, up, down)
+}
+
+// ClearFlowParams puts the client at addr back on the default links.
+func (r *Relay) ClearFlowParams(addr netip.AddrPort) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.wake()
+	r.core.ClearFlowParams(addr)
 }
 
 // Stats returns the counters: the core's, with the kernel's drops at the
@@ -269,8 +318,11 @@ func (r *Relay) SetParams(up, down netem.Params) error {
 func (r *Relay) Stats() Stats {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	st := r.stats
-	st.Up.KernelDropped, st.Down.KernelDropped = r.kernelDrops[Up].Load(), r.kernelDrops[Down].Load()
+	st := r.core.Stats()
+	for d, c := range [2]*Counters{&st.Up, &st.Down} {
+		c.Delivered, c.WriteFailed = r.written[d], r.failed[d]
+		c.KernelDropped = r.kernelDrops[d].Load()
+	}
 	return st
 }
 
@@ -283,7 +335,7 @@ func (r *Relay) Errors() []ErrorCount {
 }
 
 // noteErr counts an error under what happened and its cause, so the same
-// failure on every packet is one line with a count.
+// failure on every packet is one line with a count. The caller holds r.mu.
 func (r *Relay) noteErr(what string, err error) {
 	cause := err.Error()
 	var errno syscall.Errno
@@ -291,8 +343,6 @@ func (r *Relay) noteErr(what string, err error) {
 		cause = errno.Error()
 	}
 	msg := what + ": " + cause
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	i, ok := r.errKind[msg]
 	if !ok {
 		if len(r.errs) < maxErrorKinds {
@@ -307,208 +357,258 @@ func (r *Relay) noteErr(what string, err error) {
 	r.errs[i].Count++
 }
 
-// read forwards datagrams from a socket to the scheduler until it closes
-// or ctx ends. Errors are counted and reading goes on: an ICMP "port
-// unreachable" while the server restarts makes one read fail, not the flow.
-func (r *Relay) read(ctx context.Context, s *socket, flow FlowID) {
-	buf := make([]byte, MaxPacket)
-	oob := make([]byte, 64)
-	dir := s.dir
-	for {
-		n, oobn, _, addr, err := s.conn.ReadMsgUDPAddrPort(buf, oob)
-		if err != nil {
-			if errors.Is(err, net.ErrClosed) || ctx.Err() != nil {
-				return
-			}
-			if errors.Is(err, syscall.ECONNREFUSED) {
-				r.noteErr(fmt.Sprintf("the server %v is not answering (ICMP port unreachable)", r.target), err)
-				continue
-			}
-			r.noteErr("reading "+dir.String(), err)
-			select { // an error that repeats must not spin
-			case <-time.After(10 * time.Millisecond):
-			case <-ctx.Done():
-				return
-			}
-			continue
+// errNoSocket: the flow's socket to the server could not be opened.
+var errNoSocket = errors.New("no socket to the server")
+
+func (r *Relay) since(t time.Time) sim.Time { return sim.Time(t.Sub(r.start)) }
+
+// received takes a datagram read from s into the relay: it counts the
+// kernel's drops and uses the kernel's arrival stamp when it is plausible
+// (the delay is added from when the datagram reached the socket, however
+// late the relay got to read it). p is a pooled copy of the payload. The
+// caller holds r.mu. It reports whether the datagram is now the earliest
+// to release.
+func (r *Relay) received(s *socket, addr netip.AddrPort, p []byte, oob []byte) (earliest bool) {
+	at := time.Now()
+	m := readOOB(oob)
+	if m.hasDrops {
+		s.observe(m.drops, &r.kernelDrops[s.dir])
+	}
+	if age := at.UnixNano() - m.stamp; m.hasStamp && age > 0 && age < int64(time.Second) {
+		at = at.Add(-time.Duration(age))
+	}
+	return r.arrive(s.dir, addr, s.flow, p, at)
+}
+
+// arrive hands a datagram read at wall time at to the core. The caller
+// holds r.mu.
+func (r *Relay) arrive(dir Dir, addr netip.AddrPort, flow FlowID, p []byte, at time.Time) (earliest bool) {
+	now := r.since(at)
+	r.applyTimeline(now)
+	id := flow
+	if dir == Up {
+		f, _, err := r.core.Flow(now, addr)
+		if err != nil { // the links' parameters were validated: cannot happen
+			r.noteErr("opening a flow", err)
+			r.pool.put(p)
+			return false
 		}
-		at := time.Now()
-		if c, ok := dropCount(oob[:oobn]); ok {
-			s.observe(c, &r.kernelDrops[dir])
+		if r.upstream[f] == nil {
+			r.dial(f)
 		}
-		p := append([]byte(nil), buf[:n]...)
-		select {
-		case r.in <- inbound{dir: dir, addr: addr, flow: flow, payload: p, at: at}:
-		case <-ctx.Done():
-			return
+		r.closeRemoved()
+		id = f
+	}
+	out := r.core.Send(now, id, dir, p)
+	if r.opts.OnPacket != nil {
+		ev := &r.ev
+		*ev = PacketEvent{In: at, Dir: dir, Flow: id, Size: len(p), Read: true, Send: out, Payload: p, Upstream: r.upstreamAddr(id)}
+		ev.Addr, _ = r.core.Addr(id)
+		if dir == Up && !ev.Addr.IsValid() {
+			ev.Addr = addr
+		}
+		r.opts.OnPacket(ev)
+		ev.Read, ev.Send = false, Outcome{}
+		for i, f := range out.Copy[:out.Copies] {
+			if f != FateScheduled {
+				ev.Fate, ev.Copy = f, i
+				r.opts.OnPacket(ev)
+			}
+		}
+	}
+	if !out.Kept {
+		r.pool.put(p)
+		return false
+	}
+	if next, ok := r.core.Next(); ok && next < r.waitFor {
+		r.waitFor = next
+		return true
+	}
+	return false
+}
+
+// upstreamAddr is the address of a flow's socket to the server, if it
+// has one. The caller holds r.mu.
+func (r *Relay) upstreamAddr(id FlowID) netip.AddrPort {
+	if s := r.upstream[id]; s != nil {
+		return s.local
+	}
+	return netip.AddrPort{}
+}
+
+// dial opens a flow's socket to the server and starts reading it. The
+// caller holds r.mu.
+func (r *Relay) dial(id FlowID) {
+	if r.stopping {
+		return
+	}
+	c, err := net.DialUDP("udp", nil, r.target)
+	if err != nil {
+		r.noteErr(fmt.Sprintf("opening a socket to the server %v", r.target), err)
+		return
+	}
+	s := newSocket(c, Down)
+	s.flow = id
+	if err := r.attach(s); err != nil {
+		c.Close()
+		r.noteErr(fmt.Sprintf("opening a socket to the server %v", r.target), err)
+		return
+	}
+	r.upstream[id] = s
+}
+
+// closeRemoved closes the sockets of the flows the core removed. The
+// caller holds r.mu.
+func (r *Relay) closeRemoved() {
+	r.removed = r.core.TakeRemoved(r.removed[:0])
+	for _, id := range r.removed {
+		r.audit.retire(id)
+		if s := r.upstream[id]; s != nil {
+			r.pollDrops(s)
+			r.detach(s)
+			delete(r.upstream, id)
 		}
 	}
 }
 
-// Run relays until ctx is done. It owns the core: packets are handed to
-// the links at their arrival time and written out when their delivery time
-// comes; timeline changes apply at their time.
-func (r *Relay) Run(ctx context.Context) error {
-	start := time.Now()
-	since := func(t time.Time) sim.Time { return sim.Time(t.Sub(start)) }
-	ctx, cancel := context.WithCancel(ctx) // also releases readers on an error return
-	upstream := map[FlowID]*socket{}
-	var wg sync.WaitGroup
-	var written, failed [2]uint64
-	publish := func() {
-		st := r.core.Stats()
-		for d, c := range [2]*Counters{&st.Up, &st.Down} {
-			c.Delivered, c.WriteFailed = written[d], failed[d]
+// applyTimeline applies the changes due at now. The caller holds r.mu.
+func (r *Relay) applyTimeline(now sim.Time) {
+	for len(r.timeline) > 0 && sim.Time(r.timeline[0].At) <= now {
+		ch := r.timeline[0]
+		r.timeline = r.timeline[1:]
+		r.core.SetParams(ch.Up, ch.Down) // validated by Listen
+		if r.opts.OnChange != nil {
+			r.opts.OnChange(ch)
 		}
-		r.mu.Lock()
-		r.stats = st
-		r.mu.Unlock()
 	}
-	all := func() []*socket {
-		socks := []*socket{r.listen}
-		for _, s := range upstream {
-			socks = append(socks, s)
-		}
-		return socks
+}
+
+// sockets are the relay's open sockets. The caller holds r.mu.
+func (r *Relay) sockets() []*socket {
+	socks := []*socket{r.listen}
+	for _, s := range r.upstream {
+		socks = append(socks, s)
+	}
+	return socks
+}
+
+// Run relays until ctx is done. Packets are handed to the links at the
+// wall time they reached the proxy and written out when their delivery
+// time comes; timeline changes apply at their time. A relay runs once.
+func (r *Relay) Run(ctx context.Context) error {
+	r.mu.Lock()
+	if !r.start.IsZero() {
+		r.mu.Unlock()
+		return errors.New("proxy: Run called twice")
+	}
+	r.start = time.Now()
+	r.maintEvery = min(r.opts.Limits.IdleTimeout/4, time.Second)
+	r.lastMaint = r.start
+	err := r.attach(r.listen)
+	r.mu.Unlock()
+	if err != nil {
+		return err
 	}
 	defer func() {
-		cancel()
-		r.pollDrops(all()...)
-		r.conn.Close()
-		for _, s := range upstream {
-			s.conn.Close()
+		r.mu.Lock()
+		r.stopping = true
+		socks := r.sockets()
+		r.pollDrops(socks...)
+		for _, s := range socks {
+			r.detach(s)
 		}
-		wg.Wait()
-		publish()
+		r.closePoller()
+		r.mu.Unlock()
+		r.wg.Wait()
+		r.mu.Lock()
+		r.stopped = time.Now()
+		r.mu.Unlock()
 	}()
-	wg.Add(1)
-	go func() { defer wg.Done(); r.read(ctx, r.listen, 0) }()
-	dial := func(id FlowID) {
-		c, err := net.DialUDP("udp", nil, r.target)
-		if err != nil {
-			r.noteErr(fmt.Sprintf("opening a socket to the server %v", r.target), err)
-			return
-		}
-		s := newSocket(c, Down)
-		upstream[id] = s
-		wg.Add(1)
-		go func() { defer wg.Done(); r.read(ctx, s, id) }()
-	}
-	timeline := r.opts.Timeline
-	applyTimeline := func(now sim.Time) {
-		for len(timeline) > 0 && sim.Time(timeline[0].At) <= now {
-			ch := timeline[0]
-			timeline = timeline[1:]
-			r.core.SetParams(ch.Up, ch.Down) // validated by Listen
-			if r.opts.OnChange != nil {
-				r.opts.OnChange(ch)
-			}
-		}
-	}
+	r.wg.Add(1)
+	go func() { defer r.wg.Done(); r.watchDrops(ctx) }()
+	return r.loop(ctx)
+}
 
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	arm := func() { // wake for the next release or timeline change
-		wake := time.Duration(-1)
-		if next, ok := r.core.Next(); ok {
-			wake = time.Duration(next)
-		}
-		if len(timeline) > 0 && (wake < 0 || timeline[0].At < wake) {
-			wake = timeline[0].At
-		}
-		if wake >= 0 {
-			timer.Reset(max(wake-time.Since(start), 0))
-		}
-	}
-	arm()
-	expiry := time.NewTicker(min(r.opts.Limits.IdleTimeout/4, time.Second))
-	defer expiry.Stop()
-	var due []Delivery
-	var removed []FlowID
-	var ev PacketEvent
-	local := func(id FlowID) netip.AddrPort {
-		if s := upstream[id]; s != nil {
-			if a, ok := s.conn.LocalAddr().(*net.UDPAddr); ok {
-				return a.AddrPort()
-			}
-		}
-		return netip.AddrPort{}
-	}
+// watchDrops brings the kernel's drop counts up to date every upkeep
+// period, off the release path: /proc/net/udp lists every UDP socket of the
+// machine, and reading it can take a millisecond.
+func (r *Relay) watchDrops(ctx context.Context) {
+	t := time.NewTicker(r.maintEvery)
+	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return nil
-		case in := <-r.in:
-			now := since(in.at)
-			applyTimeline(now)
-			id := in.flow
-			if in.dir == Up {
-				f, _, err := r.core.Flow(now, in.addr)
-				if err != nil {
-					return err
-				}
-				if upstream[f] == nil {
-					dial(f)
-				}
-				id = f
-			}
-			res := r.core.Send(now, id, in.dir, in.payload)
-			if r.opts.OnPacket != nil {
-				client := in.addr
-				if in.dir == Down {
-					client, _ = r.core.Addr(id)
-				}
-				ev = PacketEvent{Dir: in.dir, Flow: id, At: now, Payload: in.payload, Client: client, Upstream: local(id), Send: res}
-				r.opts.OnPacket(&ev)
-			}
-		case p := <-r.params:
-			if err := r.core.SetParams(p[0], p[1]); err != nil {
-				return err
-			}
-		case <-expiry.C:
-			r.core.Expire(since(time.Now()))
-			r.pollDrops(all()...)
-		case <-timer.C:
+			return
+		case <-t.C:
+			r.mu.Lock()
+			socks := r.sockets()
+			r.mu.Unlock()
+			r.pollDrops(socks...) // atomics only: no lock needed
 		}
-		removed = r.core.TakeRemoved(removed[:0])
-		for _, id := range removed {
-			if s := upstream[id]; s != nil {
-				r.pollDrops(s)
-				s.conn.Close()
-				delete(upstream, id)
+	}
+}
+
+// step does what is due at wall time wall: the periodic upkeep (idle
+// flows), timeline changes and releases. It returns
+// when the next thing is due. The caller holds r.mu.
+func (r *Relay) step(wall time.Time) sim.Time {
+	now := r.since(wall)
+	if wall.Sub(r.lastMaint) >= r.maintEvery {
+		r.core.Expire(now)
+		r.closeRemoved()
+		r.lastMaint = wall
+	}
+	r.applyTimeline(now)
+	r.due = r.core.Due(now, r.due[:0])
+	r.release(r.due)
+	next := r.since(r.lastMaint.Add(r.maintEvery))
+	if at, ok := r.core.Next(); ok {
+		next = min(next, at)
+	}
+	if len(r.timeline) > 0 {
+		next = min(next, sim.Time(r.timeline[0].At))
+	}
+	r.waitFor = next
+	return next
+}
+
+// release writes out the copies whose time has come. The caller holds r.mu.
+func (r *Relay) release(due []Delivery) {
+	for i := range due {
+		d := &due[i]
+		var err error
+		if d.Dir == Up {
+			if s := r.upstream[d.Flow]; s != nil {
+				err = r.write(s, d.Payload)
+			} else {
+				err = errNoSocket
 			}
+		} else {
+			err = r.writeTo(r.listen, d.Payload, d.Addr)
 		}
-		now := since(time.Now())
-		applyTimeline(now)
-		due = r.core.Due(now, due[:0])
-		for _, d := range due {
-			var err error
+		out := time.Now()
+		fate := FateDelivered
+		if err != nil {
+			fate = FateWriteFailed
+			r.failed[d.Dir]++
 			if d.Dir == Up {
-				if s := upstream[d.Flow]; s != nil {
-					_, err = s.conn.Write(d.Payload)
-				} else {
-					err = errors.New("no socket")
-				}
+				r.noteErr(fmt.Sprintf("writing to the server %v", r.target), err)
 			} else {
-				_, err = r.conn.WriteToUDPAddrPort(d.Payload, d.Addr)
+				r.noteErr("writing to a client", err)
 			}
-			if err != nil {
-				failed[d.Dir]++
-				if d.Dir == Up {
-					r.noteErr(fmt.Sprintf("writing to the server %v", r.target), err)
-				} else {
-					r.noteErr("writing to a client", err)
-				}
-			} else {
-				written[d.Dir]++
-			}
-			if r.opts.OnPacket != nil {
-				ev = PacketEvent{Out: true, Dir: d.Dir, Flow: d.Flow, At: since(time.Now()), Payload: d.Payload, Client: d.Addr,
-					Upstream: local(d.Flow), SentAt: d.SentAt, Due: d.At, Copy: d.Copy, Reordered: d.Reordered, Failed: err != nil}
-				r.opts.OnPacket(&ev)
-			}
+		} else {
+			r.written[d.Dir]++
+			r.audit.delivered(d, r.since(out))
 		}
-		arm()
-		publish()
+		if r.opts.OnPacket != nil {
+			in := r.start.Add(time.Duration(d.Arrived))
+			r.ev = PacketEvent{In: in, Out: out, Dir: d.Dir, Flow: d.Flow, Addr: d.Addr, Size: len(d.Payload), Fate: fate, Delay: out.Sub(in),
+				Payload: d.Payload, Upstream: r.upstreamAddr(d.Flow), Copy: d.Copy, Due: r.start.Add(time.Duration(d.Due)), Reordered: d.Reordered}
+			r.opts.OnPacket(&r.ev)
+		}
+		if d.Last {
+			r.pool.put(d.Payload)
+		}
+		d.Payload = nil
 	}
 }

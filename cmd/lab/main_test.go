@@ -318,9 +318,9 @@ func TestProxyBadInput(t *testing.T) {
 		want string
 		code int
 	}{
-		{[]string{"proxy"}, "--to", 1},
-		{[]string{"proxy", "--to", "nohost"}, "--to", 1},
-		{[]string{"proxy", "--to", "127.0.0.1:9", "--listen", "300.0.0.1:1"}, "--listen", 1},
+		{[]string{"proxy"}, "--to", 2}, // the proxy's own flags: a bad command line too
+		{[]string{"proxy", "--to", "nohost"}, "--to", 2},
+		{[]string{"proxy", "--to", "127.0.0.1:9", "--listen", "300.0.0.1:1"}, "--listen", 2},
 		{[]string{"proxy", "--to", "127.0.0.1:9", "--set", "up.loss=2"}, "up.loss", 2}, // a bad --set: a bad command line
 	} {
 		if code, _, errOut := runLab(t, c.args...); code != c.code || !strings.Contains(errOut, c.want) {

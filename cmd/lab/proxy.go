@@ -5,8 +5,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
+	"net/netip"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -14,7 +18,9 @@ import (
 
 	"jitterlab/lab"
 	"jitterlab/proxy"
+	proxyctl "jitterlab/proxy/control"
 	"jitterlab/scenarios"
+	"jitterlab/tui"
 )
 
 // minProxyEvery is the shortest period of the proxy's counter line.
@@ -22,8 +28,9 @@ const minProxyEvery = 100 * time.Millisecond
 
 func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	var o runOptions
-	var listen, target, pcapPath, recordPath string
+	var listen, target, control, pcapPath, recordPath string
 	var every time.Duration
+	var flows []flowOverride
 	limits := proxy.DefaultLimits()
 	fs := newFlagSet("proxy", "--listen 127.0.0.1:7777 --to 127.0.0.1:7778 [--scenario NAME] [--set up.loss=2%]", stderr, proxyHelp)
 	o.register(fs)
@@ -31,6 +38,12 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&target, "to", "", "the game server (`host:port`)")
 	fs.DurationVar(&every, "every", time.Second, "how often to print the counters (at least 100ms)")
 	noTUI := fs.Bool("no-tui", false, "print counter lines, not the live screen (the default when standard output is not a terminal)")
+	fs.Func("flow", "links of a client's own: `'ADDR KEY=VALUE ...'`, e.g. --flow '127.0.0.1:5001 up.loss=5%' (repeatable)", func(v string) error {
+		f, err := parseFlowFlag(v)
+		flows = append(flows, f)
+		return err
+	})
+	fs.StringVar(&control, "control", "", "serve the control API (HTTP/JSON, /metrics) on this loopback `host:port`, e.g. 127.0.0.1:9000")
 	fs.IntVar(&limits.MaxFlows, "max-clients", limits.MaxFlows, "client addresses relayed at once; a new one beyond evicts the longest idle")
 	fs.DurationVar(&limits.IdleTimeout, "idle-timeout", limits.IdleTimeout, "forget a client after this long without a packet either way")
 	fs.IntVar(&limits.FlowPackets, "inflight-packets", limits.FlowPackets, "datagrams held per client and direction; more are dropped and counted")
@@ -48,32 +61,55 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		every = min(every, o.duration) // the default never outlasts the run
 	}
 	if err := checkProxyFlags(&o, every, &limits); err != nil {
-		return err
+		return cmdLineErr(err)
 	}
 	if target == "" {
-		return fmt.Errorf("--to: name the game server, e.g. --to 127.0.0.1:7778")
+		return badUsage("--to: name the game server, e.g. --to 127.0.0.1:7778")
+	}
+	if err := checkProxyAddrs(listen, target); err != nil {
+		return err
+	}
+	if err := proxySets(o.sets); err != nil {
+		return err
 	}
 	cfg, sc, err := o.config()
 	if err != nil {
 		return err
 	}
-	timeline, err := proxyTimeline(cfg, sc, &o)
+	timeline, late, err := proxyTimeline(cfg, sc, &o)
 	if err != nil {
-		return err
+		return cmdLineErr(err)
+	}
+	for _, l := range late {
+		fmt.Fprintf(stderr, "lab proxy: warning: %s\n", l)
 	}
 	if err := distinctOutputs(map[string]string{"pcap": pcapPath, "record": recordPath}); err != nil {
-		return err
+		return cmdLineErr(err)
 	}
-	changes := make(chan proxy.Change, len(timeline))
+	var controlLn net.Listener
+	if control != "" {
+		if controlLn, err = listenControl(control); err != nil {
+			return err
+		}
+		defer controlLn.Close()
+	}
+	screen := !*noTUI && isTerminal(stdout)
 	var captures captureSwitch
-	opts := proxy.Options{Listen: listen, Target: target, Seed: cfg.Seed, Up: cfg.Up, Down: cfg.Down,
-		Limits: limits, Timeline: timeline, OnChange: func(c proxy.Change) {
-			changes <- c
-			captures.Change(c)
-		}}
-	if pcapPath != "" || recordPath != "" {
+	var feed *relayFeed
+	opts := proxy.Options{Listen: listen, Target: target, Seed: cfg.Seed, Up: cfg.Up, Down: cfg.Down, Limits: limits}
+	capturing := pcapPath != "" || recordPath != ""
+	switch {
+	case screen:
+		feed = newRelayFeed()
+		opts.OnPacket = func(e *proxy.PacketEvent) {
+			feed.OnPacket(e)
+			captures.OnPacket(e)
+		}
+	case capturing:
 		opts.OnPacket = captures.OnPacket
 	}
+	bound := time.Now() // the captures' zero: no datagram reaches the socket before
+	captures.started(bound)
 	r, err := proxy.Listen(opts)
 	if err != nil {
 		return err
@@ -86,6 +122,24 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	if w := proxy.ListenWarning(r.Addr()); w != "" {
 		fmt.Fprintf(stderr, "lab proxy: warning: %s\n", w)
 	}
+	var start time.Time // set before the relay runs and the timeline is scheduled
+	changes := make(chan appliedChange, proxyctl.MaxPending)
+	cond := proxyctl.New(cfg, r, func(ch proxyctl.Timed, err error) {
+		at := time.Now()
+		if err == nil && !ch.Flow.IsValid() {
+			captures.Change(proxy.Change{At: at.Sub(bound), What: ch.What})
+		}
+		select {
+		case changes <- appliedChange{ch, err, at}:
+		default: // the log is full; the change still applied
+		}
+	})
+	defer cond.Stop()
+	for _, f := range flows {
+		if err := cond.Set(f.addr, f.set); err != nil {
+			return badUsage("--flow %q: %v", f.arg, err)
+		}
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
@@ -94,52 +148,139 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		ctx, cancel = context.WithTimeout(ctx, o.duration)
 		defer cancel()
 	}
+	ctx, cancelRun := context.WithCancel(ctx)
+	defer cancelRun()
 	fmt.Fprintf(stdout, "relaying %v → %s: up %s, down %s (seed %d); Ctrl-C stops\n",
 		r.Addr(), target, linkText(&cfg, "up"), linkText(&cfg, "down"), cfg.Seed)
+	for _, a := range cond.Flows() {
+		fc, own := cond.Config(a)
+		fmt.Fprintf(stdout, "client %v has its own links (%s): up %s, down %s\n", a, proxyctl.Describe(own), linkText(&fc, "up"), linkText(&fc, "down"))
+	}
 	if len(timeline) > 0 {
 		fmt.Fprintf(stdout, "timeline of %s: %d changes, at wall time from now\n", sc.Name, len(timeline))
 	}
 	if sc != nil {
-		if _, dropped := lab.Unpinned(sc.Pinned, sc.Timeline); len(dropped) > 0 {
+		if _, dropped, err := lab.TimelineOf(sc, cfg.Duration); err == nil && len(dropped) > 0 {
 			fmt.Fprintf(stdout, "timeline entries overridden by --set: %s\n", strings.Join(dropped, ", "))
 		}
 	}
-	if !*noTUI && isTerminal(stdout) {
-		return proxyScreen(ctx, r, cfg, target, changes, stdout, stderr)
-	}
-	start := time.Now()
-	captures.started(start) // the relay's times count from here
+	start = time.Now()
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
-	tick := time.NewTicker(every)
-	defer tick.Stop()
+	if err := cond.Schedule(timeline); err != nil {
+		cancelRun()
+		<-done
+		captures.stop(time.Since(bound), r.Stats())
+		return err
+	}
+	if controlLn != nil {
+		srv := &http.Server{Handler: proxyctl.Handler(cond, r), ReadHeaderTimeout: 5 * time.Second}
+		go srv.Serve(controlLn)
+		defer srv.Close()
+		fmt.Fprintf(stdout, "control API on http://%v (GET/PUT /params, POST /timeline, GET /counters, GET /metrics)\n", controlLn.Addr())
+	}
+	// finish prints the end of the run and ends the captures.
+	finish := func(err error) error {
+		stop() // a second Ctrl-C now ends the process at once
+		cond.Stop()
+		wall := time.Since(start)
+		au := r.Audit()
+		writeProxySummary(stdout, wall, r.Stats(), r.Errors())
+		writeProxyFlows(stdout, au, cond)
+		writeProxyAudit(stdout, au)
+		note, cerr := captures.stop(time.Since(bound), r.Stats())
+		if note != "" {
+			fmt.Fprintf(stderr, "lab proxy: %s\n", note)
+		}
+		return cmp.Or(err, cerr)
+	}
+	if screen {
+		src := newRelaySource(r, cond, target, start, feed)
+		return finish(proxyScreen(src, cancelRun, done, changes, stderr))
+	}
 	stamp := func(t time.Time) string {
 		return fmt.Sprintf("%s +%.1fs", t.Format("15:04:05.000"), t.Sub(start).Seconds())
 	}
+	printChange := func(c appliedChange) {
+		what := c.ch.What
+		if c.err != nil {
+			what += " — refused: " + c.err.Error()
+		}
+		if c.ch.API {
+			fmt.Fprintf(stdout, "%s  change %v after POST /timeline: %s\n", stamp(c.at), c.ch.After, what)
+			return
+		}
+		fmt.Fprintf(stdout, "%s  change at %v: %s\n", stamp(c.at), c.ch.After, what)
+	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
 	errs := errorReporter{w: stderr}
 	for {
 		select {
 		case err := <-done:
-			stop() // a second Ctrl-C now ends the process at once
+			cond.Stop()
 			for len(changes) > 0 {
-				c := <-changes
-				fmt.Fprintf(stdout, "%s  change at %v: %s\n", stamp(start.Add(c.At)), c.At, c.What)
+				printChange(<-changes)
 			}
 			errs.report(r.Errors())
-			wall := time.Since(start)
-			writeProxySummary(stdout, wall, r.Stats(), r.Errors())
-			note, cerr := captures.stop(wall, r.Stats())
-			if note != "" {
-				fmt.Fprintf(stderr, "lab proxy: %s\n", note)
-			}
-			return cmp.Or(err, cerr)
+			return finish(err)
 		case c := <-changes:
-			fmt.Fprintf(stdout, "%s  change at %v: %s\n", stamp(time.Now()), c.At, c.What)
+			printChange(c)
 		case now := <-tick.C:
 			st := r.Stats()
 			fmt.Fprintf(stdout, "%s  clients %d  up %s  down %s%s\n", stamp(now), st.Flows, dirLine(st.Up), dirLine(st.Down), errs.report(r.Errors()))
 		}
 	}
+}
+
+// appliedChange is a scheduled change as it applied (err: refused then).
+type appliedChange struct {
+	ch  proxyctl.Timed
+	err error
+	at  time.Time
+}
+
+// checkProxyAddrs refuses a --listen or --to that is not a host:port
+// with a port number, and a --listen that is no address (exit 2); a --to
+// whose host does not resolve is found when the relay starts.
+func checkProxyAddrs(listen, target string) error {
+	for _, a := range []struct {
+		flag, addr string
+		lo         uint64
+	}{{"listen", listen, 0}, {"to", target, 1}} {
+		_, port, err := net.SplitHostPort(a.addr)
+		if err != nil {
+			return badUsage("--%s %q: want host:port, e.g. 127.0.0.1:7777", a.flag, a.addr)
+		}
+		if n, err := strconv.ParseUint(port, 10, 16); err != nil || n < a.lo {
+			return badUsage("--%s %q: port %q: allowed %d to 65535", a.flag, a.addr, port, a.lo)
+		}
+	}
+	if _, err := net.ResolveUDPAddr("udp", listen); err != nil {
+		return badUsage("--listen %q: %v", listen, err)
+	}
+	return nil
+}
+
+// proxySets refuses --set keys that are not link settings: the proxy
+// relays a link; the game's own client and server are the real ones.
+func proxySets(sets []string) error {
+	for _, a := range sets {
+		k, _, err := lab.ParseAssignment(a)
+		if err != nil {
+			continue // o.config names the malformed assignment
+		}
+		if _, known := lab.Lookup(k); !known {
+			continue // o.config names the unknown key and its neighbours
+		}
+		if strings.HasPrefix(k, "sim.") {
+			continue // the seed; the duration is --duration's
+		}
+		if err := proxyctl.CheckLinkKey(k); err != nil {
+			return badUsage("--set %s: %s is not a link setting: the proxy relays a link between your game's real client and server, so the model's client.* and server.* keys do not apply; allowed up.*, down.* and link.* (see lab proxy -h)", a, k)
+		}
+	}
+	return nil
 }
 
 // checkProxyFlags bounds every numeric flag before anything starts.
@@ -167,36 +308,150 @@ func checkProxyFlags(o *runOptions, every time.Duration, l *proxy.Limits) error 
 	return l.Validate()
 }
 
-// proxyTimeline turns the scenario's timeline into link settings over wall
-// time: each entry's assignments on top of everything before it.
-func proxyTimeline(cfg lab.Config, sc *scenarios.Scenario, o *runOptions) ([]proxy.Change, error) {
+// proxyTimeline is what 'lab run' schedules for the scenario (its
+// timeline and the changes its oscillators and flaps make, see
+// [lab.TimelineOf]) as changes in wall time from the start; changes at one
+// time apply together, in order. Keys that are not link settings are left
+// out with a note. With --duration, the timeline's changes it does not
+// reach are returned as warnings; without, the oscillators and flaps run
+// over the scenario's duration, as in 'lab run', said in a warning.
+func proxyTimeline(cfg lab.Config, sc *scenarios.Scenario, o *runOptions) (out []proxyctl.Timed, warn []string, err error) {
 	if sc == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
-	var out []proxy.Change
-	keep, _ := lab.Unpinned(sc.Pinned, sc.Timeline) // --set pins its key, as in every command
-	for _, ch := range keep {
-		if o.given("duration") && ch.At >= o.duration {
-			return nil, fmt.Errorf("%s:%d: timeline change at %v is not before --duration %v stops the proxy", sc.File, ch.Line, ch.At, o.duration)
+	changes, _, err := lab.TimelineOf(sc, cfg.Duration) // without pinned keys, as in every command
+	if err != nil {
+		return nil, nil, err
+	}
+	if o.given("duration") {
+		for _, ch := range sc.Timeline {
+			if ch.At >= o.duration {
+				var set []string
+				for _, a := range ch.Set {
+					set = append(set, a.Key+"="+a.Value)
+				}
+				warn = append(warn, fmt.Sprintf("%s:%d: timeline change at %v (%s) not reached: --duration %v stops the proxy first", ch.File, ch.Line, ch.At, strings.Join(set, " "), o.duration))
+			}
 		}
-		var what []string
+	} else if len(sc.Oscillators)+len(sc.Flaps) > 0 {
+		warn = append(warn, fmt.Sprintf("the oscillators and flaps of %s run for its %v, as in 'lab run'; give --duration to run them longer", sc.Name, cfg.Duration))
+	}
+	var what []string
+	for _, ch := range changes {
+		if o.given("duration") && ch.At >= o.duration {
+			continue
+		}
+		if len(out) == 0 || out[len(out)-1].After != ch.At {
+			if len(out) > 0 {
+				out[len(out)-1].What = strings.Join(what, " ")
+			}
+			out, what = append(out, proxyctl.Timed{After: ch.At}), nil
+		}
+		t := &out[len(out)-1]
 		for _, a := range ch.Set {
 			p, ok := lab.Lookup(a.Key)
 			if ok && !p.Live {
-				return nil, fmt.Errorf("%s:%d: %s cannot change during a run", sc.File, a.Line, a.Key)
+				return nil, nil, fmt.Errorf("%s:%d: %s cannot change during a run", ch.File, a.Line, a.Key)
 			}
 			if err := lab.Set(&cfg, a.Key, a.Value); err != nil {
-				return nil, fmt.Errorf("%s:%d: %w", sc.File, a.Line, err)
+				return nil, nil, fmt.Errorf("%s:%d: %w", ch.File, a.Line, err)
 			}
 			w := a.Key + "=" + a.Value
-			if !strings.HasPrefix(a.Key, "up.") && !strings.HasPrefix(a.Key, "down.") && !strings.HasPrefix(a.Key, "link.") {
+			if proxyctl.CheckLinkKey(a.Key) != nil {
 				w += " (not a link setting: ignored)"
+			} else {
+				t.Set = append(t.Set, proxyctl.Assignment{Key: a.Key, Value: a.Value})
 			}
 			what = append(what, w)
 		}
-		out = append(out, proxy.Change{At: ch.At, Up: cfg.Up, Down: cfg.Down, What: strings.Join(what, " ")})
 	}
-	return out, nil
+	if len(out) > 0 {
+		out[len(out)-1].What = strings.Join(what, " ")
+	}
+	return out, warn, nil
+}
+
+// flowOverride is one --flow: a client address and its own assignments.
+type flowOverride struct {
+	arg  string
+	addr netip.AddrPort
+	set  []proxyctl.Assignment
+}
+
+// parseFlowFlag reads --flow 'ADDR KEY=VALUE ...': the address first, then
+// at least one link assignment, separated by spaces or commas.
+func parseFlowFlag(v string) (flowOverride, error) {
+	f := flowOverride{arg: v}
+	fields := lab.SplitAssignments(v)
+	if len(fields) < 2 {
+		return f, fmt.Errorf("want the client's address and its settings in one value, e.g. --flow '127.0.0.1:5001 up.loss=5%%'")
+	}
+	addr, err := proxyctl.ParseFlow(fields[0])
+	if err != nil {
+		return f, err
+	}
+	f.addr = addr
+	for _, a := range fields[1:] {
+		k, val, err := lab.ParseAssignment(a)
+		if err != nil {
+			return f, err
+		}
+		if err := proxyctl.CheckLinkKey(k); err != nil {
+			return f, err
+		}
+		if err := lab.CheckAssignment(k, val); err != nil {
+			return f, err
+		}
+		f.set = append(f.set, proxyctl.Assignment{Key: k, Value: val})
+	}
+	return f, nil
+}
+
+// listenControl opens the control API's socket, on loopback only: the API
+// has no authentication and changes what the relay does.
+func listenControl(addr string) (net.Listener, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("--control %q: want a loopback host:port, e.g. 127.0.0.1:9000", addr)
+	}
+	ips, err := net.LookupIP(host)
+	if host == "" || err != nil || len(ips) == 0 {
+		return nil, fmt.Errorf("--control %q: want a loopback host:port, e.g. 127.0.0.1:9000 (the API has no authentication)", addr)
+	}
+	for _, ip := range ips {
+		if !ip.IsLoopback() {
+			return nil, fmt.Errorf("--control %q: %v is not a loopback address; allowed 127.0.0.1, ::1 or localhost (the API has no authentication)", addr, ip)
+		}
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--control %q: %v", addr, err)
+	}
+	return ln, nil
+}
+
+// writeProxyFlows lists the live clients: each one's datagrams per
+// direction, the mean delay the relay added and the RFC 3550 jitter of its
+// relayed streams, and its own settings, if any.
+func writeProxyFlows(w io.Writer, au proxy.Audit, cond *proxyctl.Conditions) {
+	if len(au.Flows) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nclients at the end:")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "client\tup in\tup out\tup lost\tdown in\tdown out\tdown lost\tdelay up/down\tjitter up/down\town settings")
+	for _, f := range au.Flows {
+		own := "-"
+		if a, err := netip.ParseAddrPort(f.Addr); err == nil {
+			if _, as := cond.Config(a); len(as) > 0 {
+				own = proxyctl.Describe(as)
+			}
+		}
+		u, d := f.Dirs[proxy.Up], f.Dirs[proxy.Down]
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s/%s\t%s/%s\t%s\n", f.Addr, u.Received, u.Written, u.Lost, d.Received, d.Written, d.Lost,
+			fmtMs(u.DelayMean), fmtMs(d.DelayMean), fmtMs(u.Jitter), fmtMs(d.Jitter), own)
+	}
+	tw.Flush()
 }
 
 // errorReporter prints each kind of socket error once, when first seen;
@@ -253,12 +508,24 @@ func writeProxySummary(w io.Writer, wall time.Duration, st proxy.Stats, errs []p
 
 func proxyHelp(w io.Writer) {
 	fmt.Fprintln(w, `
-Each client address gets its own pair of links and its own socket to the
-server. A scenario's timeline applies in wall time from the start, each
-change printed as it applies. Every datagram is counted: delivered, lost by
+Each client address gets its own pair of links (seeded streams proxy.N.up
+and proxy.N.down for the N-th client) and its own socket to the server.
+--flow '127.0.0.1:5001 up.loss=5% down.latency=80ms' gives that client
+settings of its own on top of the others' (link keys only; repeatable).
+A scenario's timeline applies in wall time from the start, each change
+printed as it applies. --control 127.0.0.1:9000 serves an HTTP/JSON API
+on loopback: GET/PUT /params[?flow=ADDR], DELETE /params?flow=ADDR,
+POST /timeline ([[timeline]] entries, at = from now), GET /counters and
+GET /metrics (Prometheus). Every datagram is counted: delivered, lost by
 the link model, or dropped by the proxy (kernel receive buffer full, the
 in-flight limit, a failed write, a client removed). SIGINT, SIGTERM and
-SIGHUP stop the relay and print the summary.`)
+SIGHUP stop the relay and print the summary, the clients and the audit:
+each direction's configured link next to the realised one.
+--pcap FILE writes pcapng with the real payloads (both sides of the relay
+as interfaces); --record FILE writes a proxy recording. --set takes link
+keys only (up.*, down.*, link.*). On a terminal a live screen shows the
+relay (--no-tui prints counter lines instead); its keys:`)
+	fmt.Fprint(w, tui.ProxyKeyHelp())
 	paramHelp(w)
 }
 
@@ -270,4 +537,87 @@ func linkText(cfg *lab.Config, dir string) string {
 		out += fmt.Sprintf("%s %s ", k, p.Get(cfg))
 	}
 	return out[:len(out)-1]
+}
+
+// writeProxyAudit sets what each direction was configured to do next to
+// what the relay realised: the delay it added (read to write), the RFC 3550
+// jitter of the relayed stream, loss and its bursts, reorders, duplicates
+// and the throughput.
+func writeProxyAudit(w io.Writer, au proxy.Audit) {
+	secs := au.Wall.Seconds()
+	fmt.Fprintf(w, "\naudit over %v: configured (at the end) → realised\n", au.Wall.Round(time.Millisecond))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "\tup configured\tup realised\tdown configured\tdown realised")
+	var rows [7][4]string
+	for d, da := range au.Dirs {
+		dir := proxy.Dir(d).String()
+		var cfg lab.Config
+		cfg.Up, cfg.Down = da.Configured, da.Configured
+		get := func(k string) string {
+			p, _ := lab.Lookup(dir + "." + k)
+			return p.Get(&cfg)
+		}
+		c := da.Counters
+		copies := c.Sent + c.Duplicated
+		pct := func(n, of uint64) string {
+			if of == 0 {
+				return fmt.Sprintf("%d", n)
+			}
+			return fmt.Sprintf("%d (%.2f %%)", n, 100*float64(n)/float64(of))
+		}
+		delay := get("latency")
+		if da.Configured.Jitter > 0 {
+			delay += " ± " + get("jitter") + " " + get("jitter_dist")
+		}
+		realDelay := "-"
+		if c.Delivered > 0 {
+			realDelay = fmt.Sprintf("p50 %s p99 %s max %s", fmtMs(da.DelayP50), fmtMs(da.DelayP99), fmtMs(da.DelayMax))
+		}
+		loss := get("loss")
+		if da.Configured.LossBurst >= 1 {
+			loss += ", bursts of " + get("loss_burst")
+		}
+		realLoss := pct(c.Lost, copies)
+		if c.LossBursts > 0 {
+			realLoss += fmt.Sprintf(", bursts of %.2f", c.MeanBurst())
+		}
+		realRate := "-"
+		if secs > 0 {
+			realRate = fmt.Sprintf("%.1f packets/s, %s", float64(c.Delivered)/secs, fmtBits(8*float64(da.Bytes)/secs))
+		}
+		col := 2 * d
+		rows[0][col], rows[0][col+1] = delay, realDelay
+		jit := get("jitter")
+		if da.Configured.Jitter > 0 {
+			jit += " " + get("jitter_dist")
+		}
+		rows[1][col], rows[1][col+1] = jit, fmtMs(da.Jitter)
+		rows[6][col], rows[6][col+1] = "0", "-"
+		if c.Delivered > 0 {
+			rows[6][col+1] = fmt.Sprintf("p50 %s p99 %s max %s", fmtMs(da.LateP50), fmtMs(da.LateP99), fmtMs(da.LateMax))
+		}
+		rows[2][col], rows[2][col+1] = loss, realLoss
+		rows[3][col], rows[3][col+1] = get("reorder"), pct(c.Reordered, c.Released)
+		rows[4][col], rows[4][col+1] = get("duplicate"), pct(c.Duplicated, c.Sent)
+		rows[5][col], rows[5][col+1] = get("rate"), realRate
+	}
+	names := []string{"delay added", "jitter (RFC 3550)", "loss", "reordered", "duplicated", "rate", "written late by"}
+	for i, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", names[i], r[0], r[1], r[2], r[3])
+	}
+	tw.Flush()
+}
+
+// fmtMs writes a duration in milliseconds to the microsecond.
+func fmtMs(d time.Duration) string { return fmt.Sprintf("%.3fms", float64(d)/1e6) }
+
+// fmtBits writes a bit rate with its unit.
+func fmtBits(b float64) string {
+	switch {
+	case b >= 1e6:
+		return fmt.Sprintf("%.2f Mbit/s", b/1e6)
+	case b >= 1e3:
+		return fmt.Sprintf("%.1f kbit/s", b/1e3)
+	}
+	return fmt.Sprintf("%.0f bit/s", b)
 }

@@ -2,17 +2,23 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"jitterlab/lab"
+	proxyctl "jitterlab/proxy/control"
+	"jitterlab/tui"
 )
 
 // freePort is a loopback UDP port nobody listens on (free when it returns).
@@ -41,8 +47,8 @@ func TestProxyEveryOutOfRange(t *testing.T) {
 		{"-1s", 2, `--every "-1s": allowed a duration from 1ms`},
 		{"1ns", 2, `--every "1ns": allowed a duration from 1ms`},
 		// The proxy's own bounds on top of it.
-		{"50ms", 1, "--every 50ms: allowed from 100ms"},
-		{"2s", 1, "--every 2s: allowed from 100ms up to the run's --duration (1s)"},
+		{"50ms", 2, "--every 50ms: allowed from 100ms"},
+		{"2s", 2, "--every 2s: allowed from 100ms up to the run's --duration (1s)"},
 	} {
 		args := []string{"proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", "--duration", "1s", "--every", c.every}
 		if code, _, errOut := runLab(t, args...); code != c.code || !strings.Contains(errOut, c.want) {
@@ -60,7 +66,7 @@ func TestProxyLimitFlagsOutOfRange(t *testing.T) {
 		{"--duration", "0s"},
 	} {
 		args := []string{"proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", c[0], c[1]}
-		if code, _, errOut := runLab(t, args...); code == 0 || !strings.Contains(errOut, c[0]+" ") || !strings.Contains(errOut, "allowed") {
+		if code, _, errOut := runLab(t, args...); code != 2 || !strings.Contains(errOut, c[0]+" ") || !strings.Contains(errOut, "allowed") {
 			t.Errorf("%s %s: code %d, stderr %q", c[0], c[1], code, errOut)
 		}
 	}
@@ -133,10 +139,6 @@ client.fps = 30
 	if first < 0 || second < first || strings.Index(out, "summary") < second {
 		t.Fatalf("changes not printed in order as they apply:\n%s", out)
 	}
-	// A change after --duration would never apply: an error.
-	if code, _, errOut := runLab(t, "proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", "--scenario", file, "--duration", "150ms"); code != 2 || !strings.Contains(errOut, "200ms") {
-		t.Fatalf("a change after --duration: %d %q", code, errOut)
-	}
 
 	var o runOptions
 	o.register(newFlagSet("proxy", "", io.Discard, nil))
@@ -145,12 +147,12 @@ client.fps = 30
 	if err != nil {
 		t.Fatal(err)
 	}
-	tl, err := proxyTimeline(cfg, sc, &o)
+	tl, _, err := proxyTimeline(cfg, sc, &o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tl) != 2 || tl[0].At != 20*time.Second || tl[0].Up.Latency != 300*time.Millisecond || tl[0].Down.Latency != 300*time.Millisecond ||
-		tl[1].At != 22*time.Second || tl[1].Up.Latency != 25*time.Millisecond || tl[1].Up.Jitter != cfg.Up.Jitter {
+	if len(tl) != 2 || tl[0].After != 20*time.Second || proxyctl.Describe(tl[0].Set) != "link.latency=300ms" ||
+		tl[1].After != 22*time.Second || proxyctl.Describe(tl[1].Set) != "link.latency=25ms" {
 		t.Fatalf("latency-spike on the proxy: %+v", tl)
 	}
 }
@@ -213,6 +215,104 @@ func TestProxySignalsPrintSummary(t *testing.T) {
 		err := cmd.Wait()
 		if err != nil || !strings.Contains(string(rest), "summary after ") {
 			t.Errorf("%v: %v, output %q", sig, err, rest)
+		}
+	}
+}
+
+// A timeline change --duration does not reach is applied by 'lab run'
+// (it just never comes): the proxy applies the changes within the run and
+// warns of the others, naming each (QA b).
+func TestProxyTimelineBeyondDuration(t *testing.T) {
+	code, out, errOut := runLab(t, "proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", "--scenario", "latency-spike", "--duration", "300ms", "--no-tui")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, at := range []string{"20s (link.latency=300ms)", "22s (link.latency=25ms)"} {
+		if !strings.Contains(errOut, "timeline change at "+at+" not reached: --duration 300ms stops the proxy first") {
+			t.Errorf("no warning for the change at %s:\n%s", at, errOut)
+		}
+	}
+	if !strings.Contains(out, "\nsummary after ") {
+		t.Fatalf("no summary:\n%s", out)
+	}
+}
+
+// The proxy schedules what 'lab run' schedules: the scenario's timeline
+// and the changes its oscillators and flaps make (starlink), in time
+// order, changes at one time together (QA c).
+func TestProxySchedulesGeneratedChanges(t *testing.T) {
+	var o runOptions
+	fs := newFlagSet("proxy", "", io.Discard, nil)
+	o.register(fs)
+	if err := fs.Parse([]string{"--scenario", "starlink", "--duration", "30s"}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, sc, err := o.config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sc.Oscillators)+len(sc.Flaps) == 0 {
+		t.Fatal("starlink has no oscillators or flaps: pick a scenario that does")
+	}
+	tl, warn, err := proxyTimeline(cfg, sc, &o)
+	if err != nil || len(warn) != 0 {
+		t.Fatalf("%v %q", err, warn)
+	}
+	want, _, err := lab.TimelineOf(sc, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, wanted []string
+	for _, c := range tl {
+		for _, a := range c.Set {
+			got = append(got, fmt.Sprintf("%v %s=%s", c.After, a.Key, a.Value))
+		}
+	}
+	for _, c := range want {
+		for _, a := range c.Set {
+			if c.At < 30*time.Second && proxyctl.CheckLinkKey(a.Key) == nil {
+				wanted = append(wanted, fmt.Sprintf("%v %s=%s", c.At, a.Key, a.Value))
+			}
+		}
+	}
+	if len(wanted) <= len(sc.Timeline) || !slices.Equal(got, wanted) {
+		t.Fatalf("the proxy schedules\n%s\n'lab run' schedules\n%s", strings.Join(got, "\n"), strings.Join(wanted, "\n"))
+	}
+	for i := 1; i < len(tl); i++ {
+		if tl[i].After <= tl[i-1].After {
+			t.Fatalf("changes at %v then %v: want one per time, in order", tl[i-1].After, tl[i].After)
+		}
+	}
+}
+
+// --set of a model key that is not the link's (client.*, server.*) is
+// refused naming the key, exit 2: the proxy relays a real game's packets
+// (QA a). So are a missing --to and a --listen that is not host:port.
+func TestProxyRefusesModelKeys(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--to", "127.0.0.1:9", "--set", "client.fps=30"}, "--set client.fps=30: client.fps is not a link setting"},
+		{[]string{"--to", "127.0.0.1:9", "--set", "server.drift_ppm=0"}, "server.drift_ppm is not a link setting"},
+		{nil, "--to: name the game server"},
+		{[]string{"--to", "127.0.0.1:9", "--listen", "7777"}, `--listen "7777": want host:port`},
+		{[]string{"--to", "127.0.0.1:9", "--listen", "127.0.0.1:http"}, `--listen "127.0.0.1:http": port "http"`},
+	} {
+		args := append([]string{"proxy", "--listen", "127.0.0.1:0", "--duration", "100ms", "--no-tui"}, c.args...)
+		code, _, errOut := runLab(t, args...)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, %q; want exit 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
+}
+
+// lab proxy -h lists the live screen's keys (QA d).
+func TestProxyHelpListsScreenKeys(t *testing.T) {
+	_, out, errOut := runLab(t, "proxy", "-h")
+	for _, line := range strings.Split(strings.TrimSpace(tui.ProxyKeyHelp()), "\n") {
+		if !strings.Contains(out+errOut, line) {
+			t.Fatalf("lab proxy -h lacks the screen's key line %q", line)
 		}
 	}
 }

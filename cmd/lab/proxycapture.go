@@ -96,11 +96,19 @@ func newProxyCapture(pcap *capture.Writer, rec *recordings.Writer, listen, targe
 	return c
 }
 
-// OnPacket is the relay's hook (one goroutine: the relay's).
+// OnPacket is the relay's hook (one goroutine: the relay's). The pcapng
+// capture takes each datagram as read (with its copies' fates) and each
+// copy written; the recording takes every copy's fate: dropped on arrival,
+// written or refused by the socket.
 func (c *proxyCapture) OnPacket(e *proxy.PacketEvent) {
-	q := proxyEvent{ev: *e, size: len(e.Payload)}
+	written := isWritten(e)
+	toPcap := c.pcap != nil && (e.Read || written && e.Fate == proxy.FateDelivered)
+	if !toPcap && (c.rec == nil || e.Read) {
+		return
+	}
+	q := proxyEvent{ev: *e, size: e.Size}
 	q.ev.Payload = nil
-	if c.pcap != nil {
+	if toPcap {
 		if c.queuedBytes.Load()+int64(q.size) > c.maxBytes {
 			c.drop(e)
 			return
@@ -115,11 +123,17 @@ func (c *proxyCapture) OnPacket(e *proxy.PacketEvent) {
 	}
 }
 
+// isWritten says whether the event is a copy written out (or refused by
+// the socket), not a datagram read or a copy dropped on arrival.
+func isWritten(e *proxy.PacketEvent) bool {
+	return !e.Read && (e.Fate == proxy.FateDelivered || e.Fate == proxy.FateWriteFailed)
+}
+
 // drop counts an event the queue had no room for, by capture side.
 func (c *proxyCapture) drop(e *proxy.PacketEvent) {
 	c.dropped.Add(1)
 	side := capture.ServerSide
-	if (e.Dir == proxy.Up) != e.Out {
+	if (e.Dir == proxy.Up) != isWritten(e) {
 		side = capture.ClientSide
 	}
 	c.droppedSide[side].Add(1)
@@ -162,27 +176,30 @@ func (c *proxyCapture) run() {
 			c.err = c.recordChange(q.change)
 			continue
 		}
-		if c.pcap != nil {
-			if e, ok := c.pcapEvent(&q.ev, q.size); ok {
-				c.err = c.pcap.Write(&e)
-			}
+		if c.pcap != nil && (q.ev.Read || q.ev.Fate == proxy.FateDelivered) {
+			e := c.pcapEvent(&q.ev, q.size)
+			c.err = c.pcap.Write(&e)
 		}
-		if c.rec != nil && c.err == nil {
+		if c.rec != nil && c.err == nil && !q.ev.Read {
 			c.err = c.recordPacket(&q.ev, q.size)
 		}
 	}
 	c.done <- c.err
 }
 
-var relayFates = [...]capture.Fate{proxy.FateNone: capture.NoCopy, proxy.FateScheduled: capture.Delivered, proxy.FateLost: capture.Lost,
+var relayFates = [...]capture.Fate{proxy.FateScheduled: capture.Delivered, proxy.FateLost: capture.Lost,
 	proxy.FateQueueDropped: capture.QueueDropped, proxy.FateOverflow: capture.OverLimit, proxy.FateDiscarded: capture.Discarded}
 
 // pcapEvent is the capture's view of a relay event: a datagram read on
 // the side it came from, a copy written on the side it goes to, with the
-// real addresses. A failed write put nothing on the wire: no packet.
-func (c *proxyCapture) pcapEvent(e *proxy.PacketEvent, size int) (capture.Event, bool) {
-	out := capture.Event{Arrived: e.Out, At: c.epoch + time.Duration(e.At), Dir: capture.Dir(e.Dir), Flow: uint64(e.Flow), Size: size, Payload: e.Payload}
-	clientSide := [2]netip.AddrPort{e.Client, c.listen}
+// real addresses; timestamps are wall time.
+func (c *proxyCapture) pcapEvent(e *proxy.PacketEvent, size int) capture.Event {
+	at := e.In
+	if !e.Read {
+		at = e.Out
+	}
+	out := capture.Event{Arrived: !e.Read, At: time.Duration(at.UnixNano()), Dir: capture.Dir(e.Dir), Flow: uint64(e.Flow), Size: size, Payload: e.Payload}
+	clientSide := [2]netip.AddrPort{e.Addr, c.listen}
 	serverSide := [2]netip.AddrPort{e.Upstream, c.target}
 	if out.Side() == capture.ClientSide {
 		out.Src, out.Dst = clientSide[0], clientSide[1]
@@ -197,46 +214,44 @@ func (c *proxyCapture) pcapEvent(e *proxy.PacketEvent, size int) (capture.Event,
 			*a = netip.AddrPortFrom(netip.IPv4Unspecified(), 0)
 		}
 	}
-	if !e.Out {
-		for i, f := range e.Send.Fate {
+	if e.Read {
+		for i, f := range e.Send.Copy[:e.Send.Copies] {
 			out.Copies[i].Fate = relayFates[f]
 			if f == proxy.FateScheduled {
-				out.Copies[i].Delay = time.Duration(e.Send.At[i] - e.At)
+				out.Copies[i].Delay = e.Send.Delay[i]
 			}
 		}
-		return out, true
+		return out
 	}
-	out.Delay, out.Duplicate, out.Reordered = time.Duration(e.At-e.SentAt), e.Copy == 1, e.Reordered
-	return out, !e.Failed
+	out.Delay, out.Duplicate, out.Reordered = e.Delay, e.Copy == 1, e.Reordered
+	return out
 }
 
-var recordFates = [...]recordings.PacketFate{proxy.FateLost: recordings.PacketLost, proxy.FateQueueDropped: recordings.PacketQueueDropped,
-	proxy.FateOverflow: recordings.PacketOverLimit, proxy.FateDiscarded: recordings.PacketDiscarded}
+var recordFates = [...]recordings.PacketFate{proxy.FateDelivered: recordings.PacketDelivered, proxy.FateLost: recordings.PacketLost,
+	proxy.FateQueueDropped: recordings.PacketQueueDropped, proxy.FateOverflow: recordings.PacketOverLimit,
+	proxy.FateDiscarded: recordings.PacketDiscarded, proxy.FateWriteFailed: recordings.PacketWriteFailed}
 
-// recordPacket records a relay event: a read datagram's dropped copies
-// (its released ones are recorded when written), or a copy written on.
-// A record's time is when it was accounted for, never before the last.
+// since is a wall time as the recording counts it: from the relay's
+// start, never before it.
+func (c *proxyCapture) since(t time.Time) sim.Time {
+	return sim.Time(max(t.UnixNano()-int64(c.epoch), 0))
+}
+
+// recordPacket records one copy's fate: dropped on arrival, or written
+// on (or refused by the socket). A record's time is when it was accounted
+// for, never before the last.
 func (c *proxyCapture) recordPacket(e *proxy.PacketEvent, size int) error {
-	c.last = max(c.last, e.At)
-	p := recordings.Packet{At: c.last, In: e.At, Dir: uint8(e.Dir), Flow: uint64(e.Flow), Size: size}
-	if e.Out {
-		p.In, p.Out, p.Scheduled = e.SentAt, e.At, time.Duration(e.Due-e.SentAt)
-		p.Copy, p.Reordered, p.Fate = uint8(e.Copy), e.Reordered, recordings.PacketDelivered
-		if e.Failed {
-			p.Fate = recordings.PacketWriteFailed
-		}
-		return c.rec.Packet(&p)
+	in := c.since(e.In)
+	at := in
+	if isWritten(e) {
+		at = c.since(e.Out)
 	}
-	for i, f := range e.Send.Fate {
-		if f == proxy.FateNone || f == proxy.FateScheduled {
-			continue
-		}
-		p.Copy, p.Fate = uint8(i), recordFates[f]
-		if err := c.rec.Packet(&p); err != nil {
-			return err
-		}
+	c.last = max(c.last, at)
+	p := recordings.Packet{At: c.last, In: in, Dir: uint8(e.Dir), Flow: uint64(e.Flow), Size: size, Copy: uint8(e.Copy), Fate: recordFates[e.Fate]}
+	if isWritten(e) {
+		p.Out, p.Scheduled, p.Reordered = at, e.Due.Sub(e.In), e.Reordered
 	}
-	return nil
+	return c.rec.Packet(&p)
 }
 
 // recordChange records a timeline change's link settings, at the time
@@ -370,7 +385,8 @@ func (s *captureSwitch) Change(ch proxy.Change) {
 	s.mu.RUnlock()
 }
 
-// started records when the relay started: the captures' wall time.
+// started records the captures' zero: the relay's start, or before it
+// (when its socket was bound: no datagram is read earlier).
 func (s *captureSwitch) started(t time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -226,9 +226,9 @@ func TestProxyCaptureDropsAreCounted(t *testing.T) {
 	// No writer goroutine yet and no room in the queue: every event drops.
 	c := &proxyCapture{pcap: pw, rec: rw, events: make(chan proxyEvent), done: make(chan error, 1), maxBytes: proxyQueueBytes}
 	for range 3 {
-		c.OnPacket(&proxy.PacketEvent{Dir: proxy.Up, Payload: []byte("x")})
+		c.OnPacket(&proxy.PacketEvent{Dir: proxy.Up, Read: true, Size: 1, Payload: []byte("x")})
 	}
-	c.OnPacket(&proxy.PacketEvent{Dir: proxy.Up, Out: true, Payload: []byte("x")})
+	c.OnPacket(&proxy.PacketEvent{Dir: proxy.Up, Fate: proxy.FateDelivered, Size: 1, Payload: []byte("x")})
 	go c.run()
 	if err := c.Close(time.Second, proxy.Stats{}); err != nil {
 		t.Fatal(err)
@@ -260,7 +260,7 @@ func TestProxyCaptureQueueIsBoundedInBytes(t *testing.T) {
 	c := &proxyCapture{pcap: pw, events: make(chan proxyEvent, 100), done: make(chan error, 1), maxBytes: 3000}
 	big := make([]byte, 1000)
 	for range 10 {
-		c.OnPacket(&proxy.PacketEvent{Dir: proxy.Down, Payload: big})
+		c.OnPacket(&proxy.PacketEvent{Dir: proxy.Down, Read: true, Size: len(big), Payload: big})
 	}
 	if len(c.events) != 3 || c.dropped.Load() != 7 || c.droppedSide[capture.ServerSide].Load() != 7 || c.queuedBytes.Load() != 3000 {
 		t.Fatalf("%d queued (%d bytes), %d dropped", len(c.events), c.queuedBytes.Load(), c.dropped.Load())
@@ -291,7 +291,7 @@ func TestCaptureSwitchStartsAndStopsWhileRelaying(t *testing.T) {
 				return
 			default:
 			}
-			sw.OnPacket(&proxy.PacketEvent{Dir: proxy.Up, At: sim.Time(n), Payload: []byte("x"), Send: proxy.SendResult{Fate: [2]proxy.Fate{proxy.FateLost}}})
+			sw.OnPacket(&proxy.PacketEvent{Dir: proxy.Up, In: time.Unix(1000, int64(n)), Size: 1, Payload: []byte("x"), Fate: proxy.FateLost})
 		}
 	}()
 	for round := range 3 {

@@ -1,62 +1,161 @@
 package main
 
 import (
-	"context"
 	"io"
 	"math"
+	"net/netip"
 	"strings"
 	"sync"
 	"time"
 
 	"jitterlab/lab"
 	"jitterlab/proxy"
+	proxyctl "jitterlab/proxy/control"
 	"jitterlab/tui"
 )
 
-// relaySource is the proxy screen's view of a proxy.Relay. The relay's
-// current API gives counters only: the added delay, the jitter, the bytes
-// and the loss bursts show as dashes on the screen.
+// maxFeedDelays bounds the delays kept between two snapshots per
+// direction (the chart draws each column's range: more add nothing).
+const maxFeedDelays = 1 << 13
+
+// maxFeedFlows bounds the clients whose arrivals the feed follows; beyond,
+// it starts over (memory stays bounded whatever addresses send).
+const maxFeedFlows = 1024
+
+// relayFeed takes the relay's packet events for the proxy screen: the
+// delays added to the copies written since the last snapshot, and the
+// jitter of each client's stream as it reaches the proxy.
+type relayFeed struct {
+	mu     sync.Mutex
+	delays [2][]float64
+	flows  [2]map[proxy.FlowID]*arrivals
+}
+
+// arrivals is one client stream's RFC 3550 jitter as it arrives, taking
+// its mean interval (a running mean) for the interval it was sent at.
+type arrivals struct {
+	last           time.Time
+	meanGap, jitMs float64 // ms
+	n              int
+}
+
+func newRelayFeed() *relayFeed {
+	return &relayFeed{flows: [2]map[proxy.FlowID]*arrivals{{}, {}}}
+}
+
+// OnPacket is the relay's hook (called with its lock held: quick, and no
+// call back into the relay).
+func (f *relayFeed) OnPacket(e *proxy.PacketEvent) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch {
+	case e.Read:
+		m := f.flows[e.Dir]
+		a := m[e.Flow]
+		if a == nil {
+			if len(m) >= maxFeedFlows {
+				clear(m)
+			}
+			a = &arrivals{}
+			m[e.Flow] = a
+		}
+		if a.n > 0 {
+			gap := float64(e.In.Sub(a.last)) / 1e6
+			if a.n == 1 {
+				a.meanGap = gap
+			}
+			a.meanGap += (gap - a.meanGap) / 16
+			a.jitMs += (math.Abs(gap-a.meanGap) - a.jitMs) / 16
+		}
+		a.last = e.In
+		a.n++
+	case e.Fate == proxy.FateDelivered && len(f.delays[e.Dir]) < maxFeedDelays:
+		f.delays[e.Dir] = append(f.delays[e.Dir], float64(e.Delay)/1e6)
+	}
+}
+
+// take hands over a direction's delays since the last call and the mean
+// arrival jitter of its streams (NaN before any has two intervals).
+func (f *relayFeed) take(d proxy.Dir) (delays []float64, jitterMs float64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delays = f.delays[d]
+	f.delays[d] = nil
+	var sum float64
+	n := 0
+	for _, a := range f.flows[d] {
+		if a.n > 2 {
+			sum += a.jitMs
+			n++
+		}
+	}
+	if n == 0 {
+		return delays, math.NaN()
+	}
+	return delays, sum / float64(n)
+}
+
+// relaySource is the proxy screen's view of a proxy.Relay: its counters,
+// its audit (delay percentiles, the relayed stream's jitter, bytes, loss
+// bursts) and, from the feed, each snapshot's delays and the jitter of the
+// game's streams as they arrive. Link settings go through the run's
+// conditions, as --flow and the control API's do.
 type relaySource struct {
 	r              *proxy.Relay
+	cond           *proxyctl.Conditions
+	feed           *relayFeed // nil: delays and arrival jitter not measured
 	listen, target string
 	start          time.Time
 
 	mu      sync.Mutex
-	cfg     lab.Config // the links in force
 	changes []tui.ProxyChange
 	stopped bool
 }
 
-func newRelaySource(r *proxy.Relay, cfg lab.Config, target string) *relaySource {
-	return &relaySource{r: r, cfg: cfg, listen: r.Addr().String(), target: target, start: time.Now()}
+func newRelaySource(r *proxy.Relay, cond *proxyctl.Conditions, target string, start time.Time, feed *relayFeed) *relaySource {
+	return &relaySource{r: r, cond: cond, feed: feed, listen: r.Addr().String(), target: target, start: start}
 }
 
-// timeline notes a timeline change the relay applied.
-func (s *relaySource) timeline(c proxy.Change) {
+// timeline notes a scheduled change that applied.
+func (s *relaySource) timeline(c appliedChange) {
+	what := c.ch.What
+	if c.err != nil {
+		what += " — refused: " + c.err.Error()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.cfg.Up, s.cfg.Down = c.Up, c.Down
-	s.changes = append(s.changes, tui.ProxyChange{At: c.At, What: c.What, Timeline: true})
+	s.changes = append(s.changes, tui.ProxyChange{At: c.at.Sub(s.start), What: what, Timeline: true})
 }
 
 func (s *relaySource) Snapshot() tui.ProxySnapshot {
-	st := s.r.Stats()
+	au := s.r.Audit() // the relay's lock: never under s.mu
 	var errs uint64
 	var kinds []string
 	for _, e := range s.r.Errors() {
 		errs += e.Count
 		kinds = append(kinds, e.Msg)
 	}
-	dir := func(c proxy.Counters) tui.ProxyDir {
+	dir := func(d proxy.Dir) tui.ProxyDir {
+		da := &au.Dirs[d]
+		c := da.Counters
 		nan := math.NaN()
-		return tui.ProxyDir{In: c.Received + c.KernelDropped, Delivered: c.Delivered, Lost: c.Lost + c.QueueDropped,
+		pd := tui.ProxyDir{In: c.Received + c.KernelDropped, Delivered: c.Delivered, Lost: c.Lost + c.QueueDropped,
 			Dropped: c.Dropped() - c.Lost - c.QueueDropped, Duplicated: c.Duplicated, Reordered: c.Reordered,
-			Bytes: -1, LossBursts: -1, DelayP50Ms: nan, DelayP99Ms: nan, JitterMs: nan, ArrivalJitterMs: nan}
+			Bytes: int64(da.Bytes), LossBursts: int64(c.LossBursts), DelayP50Ms: nan, DelayP99Ms: nan, JitterMs: nan, ArrivalJitterMs: nan}
+		if c.Delivered > 0 {
+			pd.DelayP50Ms, pd.DelayP99Ms = float64(da.DelayP50)/1e6, float64(da.DelayP99)/1e6
+			pd.JitterMs = float64(da.Jitter) / 1e6
+		}
+		if s.feed != nil {
+			pd.DelaysMs, pd.ArrivalJitterMs = s.feed.take(d)
+		}
+		return pd
 	}
+	up, down := dir(proxy.Up), dir(proxy.Down)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return tui.ProxySnapshot{Wall: time.Since(s.start), Listen: s.listen, Target: s.target, Clients: st.Flows, Errors: errs, ErrorKinds: kinds,
-		Up: dir(st.Up), Down: dir(st.Down), Changes: append([]tui.ProxyChange(nil), s.changes...), Stopped: s.stopped}
+	return tui.ProxySnapshot{Wall: time.Since(s.start), Listen: s.listen, Target: s.target, Clients: len(au.Flows), Errors: errs, ErrorKinds: kinds,
+		Up: up, Down: down, Changes: append([]tui.ProxyChange(nil), s.changes...), Stopped: s.stopped}
 }
 
 func (s *relaySource) Get(key string) string {
@@ -64,65 +163,59 @@ func (s *relaySource) Get(key string) string {
 	if !ok {
 		return ""
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return p.Get(&s.cfg)
+	cfg, _ := s.cond.Config(netip.AddrPort{})
+	return p.Get(&cfg)
 }
 
 // Apply checks the assignments as --set does and hands both links to the
-// relay for the packets it receives from now on.
+// relay for the packets it receives from now on (all or none).
 func (s *relaySource) Apply(sets [][2]string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	next := s.cfg
+	var as []proxyctl.Assignment
 	var what []string
 	for _, kv := range sets {
-		if err := lab.Set(&next, kv[0], kv[1]); err != nil {
+		if err := lab.CheckAssignment(kv[0], kv[1]); err != nil {
 			return err
 		}
+		as = append(as, proxyctl.Assignment{Key: kv[0], Value: kv[1]})
 		what = append(what, kv[0]+"="+kv[1])
 	}
-	if err := next.Validate(); err != nil {
+	if err := s.cond.Set(netip.AddrPort{}, as); err != nil { // the relay's lock: never under s.mu
 		return err
 	}
-	if err := s.r.SetParams(next.Up, next.Down); err != nil {
-		return err
-	}
-	s.cfg = next
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.changes = append(s.changes, tui.ProxyChange{At: time.Since(s.start), What: strings.Join(what, " ")})
 	return nil
 }
 
-// proxyScreen runs the relay under its live screen until q, a signal or
-// the relay's end (--duration); the summary follows on stdout once the
-// screen has closed.
-func proxyScreen(ctx context.Context, r *proxy.Relay, cfg lab.Config, target string, changes <-chan proxy.Change, stdout, stderr io.Writer) error {
-	src := newRelaySource(r, cfg, target)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	done := make(chan error, 1)
+// proxyScreen shows the running relay (done reports its end) until q, a
+// signal or the relay's end (--duration); q and signals stop the relay
+// through stop. It returns the relay's error once the screen has closed.
+func proxyScreen(src *relaySource, stop func(), done <-chan error, changes <-chan appliedChange, stderr io.Writer) error {
+	ended := make(chan error, 1)
+	quit := make(chan struct{})
 	go func() {
-		err := r.Run(ctx)
+		err := <-done
 		src.mu.Lock()
 		src.stopped = true
 		src.mu.Unlock()
-		done <- err
+		ended <- err
 	}()
 	go func() {
 		for {
 			select {
 			case c := <-changes:
 				src.timeline(c)
-			case <-ctx.Done():
+			case <-quit:
 				return
 			}
 		}
 	}()
 	view := tui.NewProxyView(src, tui.ProxyOptions{})
 	verr := view.Run(nil)
-	cancel()
-	err := <-done
-	writeProxySummary(stdout, time.Since(src.start), r.Stats(), r.Errors())
+	stop()
+	close(quit)
+	err := <-ended
 	if sig := view.Signal(); sig != nil {
 		io.WriteString(stderr, "lab proxy: stopped by "+sig.String()+"\n")
 	}

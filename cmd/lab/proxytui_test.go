@@ -10,12 +10,13 @@ import (
 
 	"jitterlab/lab"
 	"jitterlab/proxy"
+	proxyctl "jitterlab/proxy/control"
 )
 
 // The proxy screen's source over the relay: live changes are checked as
 // --set checks them and reach the relay, timeline changes show in the
-// editor, and the counters are the relay's; what the relay does not
-// measure is NaN (a dash on screen).
+// editor, the counters are the relay's, and its audit and packet events
+// give the delays, jitter, bytes and loss bursts.
 func TestRelaySourceAppliesLiveAndCounts(t *testing.T) {
 	echo, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
@@ -33,11 +34,15 @@ func TestRelaySourceAppliesLiveAndCounts(t *testing.T) {
 		}
 	}()
 	cfg := lab.DefaultConfig()
-	r, err := proxy.Listen(proxy.Options{Listen: "127.0.0.1:0", Target: echo.LocalAddr().String(), Seed: 1, Up: cfg.Up, Down: cfg.Down})
+	feed := newRelayFeed()
+	r, err := proxy.Listen(proxy.Options{Listen: "127.0.0.1:0", Target: echo.LocalAddr().String(), Seed: 1, Up: cfg.Up, Down: cfg.Down,
+		OnPacket: feed.OnPacket})
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := newRelaySource(r, cfg, echo.LocalAddr().String())
+	cond := proxyctl.New(cfg, r, nil)
+	start := time.Now()
+	src := newRelaySource(r, cond, echo.LocalAddr().String(), start, feed)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
@@ -52,7 +57,11 @@ func TestRelaySourceAppliesLiveAndCounts(t *testing.T) {
 	if got := src.Get("up.latency"); got != "30ms" {
 		t.Fatalf("up.latency reads %q after setting 30ms", got)
 	}
-	src.timeline(proxy.Change{At: time.Second, Up: cfg.Up, Down: cfg.Down, What: "link.latency=0ms"})
+	tl := proxyctl.Timed{After: time.Second, Set: []proxyctl.Assignment{{Key: "link.latency", Value: "0ms"}}, What: "link.latency=0ms"}
+	if err := cond.Set(tl.Flow, tl.Set); err != nil {
+		t.Fatal(err)
+	}
+	src.timeline(appliedChange{ch: tl, at: start.Add(time.Second)})
 	if got := src.Get("up.latency"); got != "0" {
 		t.Fatalf("after the timeline's change up.latency reads %q", got)
 	}
@@ -73,14 +82,16 @@ func TestRelaySourceAppliesLiveAndCounts(t *testing.T) {
 	// The relay counts a write after it returns: the last echo may be back
 	// before its count (a bound on a broken relay, not a measurement).
 	s := src.Snapshot()
-	for end := time.Now().Add(5 * time.Second); s.Down.Delivered < 5 && time.Now().Before(end); s = src.Snapshot() {
+	delays := len(s.Up.DelaysMs)
+	for end := time.Now().Add(5 * time.Second); s.Down.Delivered < 5 && time.Now().Before(end); delays += len(s.Up.DelaysMs) {
 		time.Sleep(time.Millisecond)
+		s = src.Snapshot()
 	}
 	if s.Up.In != 5 || s.Down.Delivered != 5 || s.Clients != 1 || s.Listen != r.Addr().String() {
 		t.Fatalf("snapshot after 5 echoes: %+v", s)
 	}
-	if !math.IsNaN(s.Up.DelayP50Ms) || s.Up.Bytes >= 0 || s.Up.DelaysMs != nil {
-		t.Fatalf("the relay measures no delays or bytes, yet the snapshot has %+v", s.Up)
+	if math.IsNaN(s.Up.DelayP50Ms) || math.IsNaN(s.Up.JitterMs) || s.Up.Bytes != 5 || s.Up.LossBursts != 0 || delays != 5 || math.IsNaN(s.Up.ArrivalJitterMs) {
+		t.Fatalf("after 5 one-byte echoes (%d delays handed over): %+v", delays, s.Up)
 	}
 	if len(s.Changes) != 2 || !strings.Contains(s.Changes[0].What, "up.latency=30ms") || s.Changes[1].What != "link.latency=0ms" {
 		t.Fatalf("changes %+v", s.Changes)

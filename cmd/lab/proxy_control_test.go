@@ -1,0 +1,259 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"jitterlab/internal/testtool"
+	"jitterlab/lab"
+)
+
+// udpEcho answers every datagram on 127.0.0.1 until the test ends.
+func udpEcho(t *testing.T) string {
+	t.Helper()
+	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	go func() {
+		buf := make([]byte, 2048)
+		for {
+			n, from, err := c.ReadFromUDPAddrPort(buf)
+			if err != nil {
+				return
+			}
+			c.WriteToUDPAddrPort(buf[:n], from)
+		}
+	}()
+	return c.LocalAddr().String()
+}
+
+// echoes sends n datagrams from c and counts the replies within wait.
+func echoes(t *testing.T, c *net.UDPConn, n int, wait time.Duration) int {
+	t.Helper()
+	for range n {
+		c.Write([]byte("ping"))
+	}
+	c.SetReadDeadline(time.Now().Add(wait))
+	got, buf := 0, make([]byte, 64)
+	for got < n {
+		if _, err := c.Read(buf); err != nil {
+			break
+		}
+		got++
+	}
+	return got
+}
+
+// A test script drives a running proxy: two clients, one with its own
+// links from --flow; the API reads and changes the settings (with --set's
+// errors), schedules a timeline, reads counters and /metrics (checked by
+// promtool); the run ends with the per-client table and the audit
+// (issue 12.2, 12.3, 12.5).
+func TestProxyControlAPIAndFlows(t *testing.T) {
+	exe := filepath.Join(t.TempDir(), "lab")
+	if out, err := exec.Command("go", "build", "-o", exe, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	server := udpEcho(t)
+	own, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer own.Close()
+	ownAddr := own.LocalAddr().String()
+	cmd := exec.Command(exe, "proxy", "--listen", "127.0.0.1:0", "--to", server, "--control", "127.0.0.1:0",
+		"--set", "link.latency=1ms", "--flow", ownAddr+" up.loss=100%")
+	stdout, _ := cmd.StdoutPipe()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := bufio.NewScanner(stdout)
+	var listen, api string
+	for lines.Scan() && api == "" {
+		if m := regexp.MustCompile(`^relaying (\S+) →`).FindStringSubmatch(lines.Text()); m != nil {
+			listen = m[1]
+		}
+		if m := regexp.MustCompile(`^control API on (http://\S+)`).FindStringSubmatch(lines.Text()); m != nil {
+			api = m[1]
+		}
+	}
+	if listen == "" || api == "" {
+		t.Fatalf("no relay or API address printed; stderr %s", stderr.String())
+	}
+	rest := make(chan string, 1)
+	go func() {
+		var b strings.Builder
+		for lines.Scan() {
+			b.WriteString(lines.Text() + "\n")
+		}
+		rest <- b.String()
+	}()
+	relay, _ := net.ResolveUDPAddr("udp", listen)
+	plain, err := net.DialUDP("udp", nil, relay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	own.Close() // free the port --flow names for the client's own socket
+	mine, err := net.DialUDP("udp", own.LocalAddr().(*net.UDPAddr), relay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mine.Close()
+
+	if got := echoes(t, plain, 5, 10*time.Second); got != 5 {
+		t.Fatalf("default client: %d/5 echoes", got)
+	}
+	if got := echoes(t, mine, 5, 300*time.Millisecond); got != 0 {
+		t.Fatalf("client with up.loss=100%%: %d/5 echoes", got)
+	}
+
+	call := func(method, path, body string) (int, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest(method, api+path, strings.NewReader(body))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b
+	}
+	var params struct {
+		Params map[string]string
+		Own    []string
+	}
+	code, body := call("GET", "/params?flow="+ownAddr, "")
+	json.Unmarshal(body, &params)
+	if code != 200 || params.Params["up.loss"] != "100%" || params.Params["up.latency"] != "1ms" || len(params.Own) != 1 {
+		t.Fatalf("GET /params?flow=: %d %s", code, body)
+	}
+	// Raise the defaults' loss to 100 %: the plain client goes dark.
+	if code, body := call("PUT", "/params", `{"up.loss": "100%"}`); code != 200 {
+		t.Fatalf("PUT /params: %d %s", code, body)
+	}
+	if got := echoes(t, plain, 5, 300*time.Millisecond); got != 0 {
+		t.Fatalf("after PUT up.loss=100%%: %d/5 echoes", got)
+	}
+	// The same error as --set.
+	code, body = call("PUT", "/params", `{"up.loss": "250%"}`)
+	var e struct{ Error string }
+	json.Unmarshal(body, &e)
+	cfg := lab.DefaultConfig()
+	if want := lab.Set(&cfg, "up.loss", "250%").Error(); code != 400 || e.Error != want {
+		t.Fatalf("PUT a bad value: %d %s; want %q", code, body, want)
+	}
+	// A timeline puts the loss back, 100ms from now.
+	if code, body := call("POST", "/timeline", "[[timeline]]\nat = \"100ms\"\nup.loss = \"0%\"\n"); code != 200 {
+		t.Fatalf("POST /timeline: %d %s", code, body)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for echoes(t, plain, 1, 200*time.Millisecond) != 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("the scheduled change never applied")
+		}
+	}
+	// The client with its own settings goes back to the defaults.
+	if code, body := call("DELETE", "/params?flow="+ownAddr, ""); code != 200 {
+		t.Fatalf("DELETE: %d %s", code, body)
+	}
+	if got := echoes(t, mine, 5, 10*time.Second); got != 5 {
+		t.Fatalf("client back on the defaults: %d/5 echoes", got)
+	}
+
+	var counters struct {
+		Clients int
+		Up      struct{ Lost, Delivered uint64 }
+		Flows   []struct{ Flow string }
+	}
+	code, body = call("GET", "/counters", "")
+	json.Unmarshal(body, &counters)
+	if code != 200 || counters.Clients != 2 || len(counters.Flows) != 2 || counters.Up.Lost < 10 || counters.Up.Delivered < 11 {
+		t.Fatalf("GET /counters: %d %s", code, body)
+	}
+	code, page := call("GET", "/metrics", "")
+	if code != 200 || !bytes.Contains(page, []byte(`jitterlab_proxy_flow_received_total{flow="`+ownAddr+`",direction="up"}`)) {
+		t.Fatalf("GET /metrics: %d\n%s", code, page)
+	}
+	check := exec.Command(testtool.Need(t, "promtool", "prometheus"), "check", "metrics")
+	check.Stdin = bytes.NewReader(page)
+	if out, err := check.CombinedOutput(); err != nil || len(bytes.TrimSpace(out)) > 0 {
+		t.Fatalf("promtool check metrics: %v\n%s", err, out)
+	}
+
+	cmd.Process.Signal(syscall.SIGTERM)
+	out := <-rest
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v\n%s", err, stderr.String())
+	}
+	for _, want := range []string{"change 100ms after POST /timeline: up.loss=0%", "clients at the end:", ownAddr, "audit over ", "delay added", "jitter (RFC 3550)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the end of the run lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// The control API listens on loopback only, and --flow names a client and
+// its settings in one value.
+func TestProxyControlAndFlowFlagsRefuseBadInput(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--control", "0.0.0.0:9000"}, "not a loopback address"},
+		{[]string{"--control", "9000"}, "want a loopback host:port"},
+		{[]string{"--flow", "127.0.0.1:5001"}, "want the client's address and its settings in one value"},
+		{[]string{"--flow", "localhost:5001 up.loss=5%"}, "want the client's ip:port"},
+		{[]string{"--flow", "127.0.0.1:5001 up.loss=500%"}, "up.loss"},
+		{[]string{"--flow", "127.0.0.1:5001 client.fps=30"}, "not a link setting"},
+	} {
+		args := append([]string{"proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", "--duration", "100ms"}, c.args...)
+		code, _, errOut := runLab(t, args...)
+		if code == 0 || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 && !strings.Contains(errOut, "Usage") {
+			t.Errorf("%v: code %d, %q; want %q", c.args, code, errOut, c.want)
+		}
+	}
+}
+
+// FuzzFlowFlag: a --flow value that parses, written back as the address
+// and its assignments, parses to the same client and settings.
+func FuzzFlowFlag(f *testing.F) {
+	f.Add("127.0.0.1:5001 up.loss=5%")
+	f.Add("[::1]:7 link.latency=80ms,down.jitter=5ms")
+	f.Add("127.0.0.1:0 up.loss=1%")
+	f.Fuzz(func(t *testing.T, v string) {
+		a, err := parseFlowFlag(v)
+		if err != nil {
+			return
+		}
+		again := a.addr.String()
+		for _, s := range a.set {
+			again += " " + s.Key + "=" + s.Value
+		}
+		b, err := parseFlowFlag(again)
+		if err != nil || b.addr != a.addr || len(b.set) != len(a.set) {
+			t.Fatalf("%q → %q: %+v, %v", v, again, b, err)
+		}
+		for i := range a.set {
+			if a.set[i] != b.set[i] {
+				t.Fatalf("%q → %q: %+v became %+v", v, again, a.set[i], b.set[i])
+			}
+		}
+	})
+}

@@ -1,0 +1,367 @@
+// Command proxybench measures how precisely `lab proxy` adds its delay.
+//
+// It starts the relay in a child process (itself, with --serve-relay)
+// with a fixed added delay on the up link, sends timestamped datagrams at
+// each rate both through the relay and straight to a second socket in the
+// same run, and reads the arrival time the kernel stamped on each one
+// (SO_TIMESTAMPNS). For every datagram through the relay the added-delay
+// error is its one-way time minus the configured delay; the direct path's
+// one-way time is the same machine's loopback and scheduling cost, for
+// comparison. It also reports the relay process's CPU time per rate.
+//
+//	go run ./cmd/proxybench [--rates 100,1000,10000] [--duration 5s] [--delay 20ms]
+//	    [--relay-prefix "taskset -c 1"]
+//
+// The machine's load average is printed with the figures: on a shared
+// machine they are only as good as the CPU the relay got.
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"jitterlab/netem"
+	"jitterlab/proxy"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "proxybench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("proxybench", flag.ContinueOnError)
+	rates := fs.String("rates", "100,1000,10000", "packets per second to send through the relay, `list` separated by commas")
+	dur := fs.Duration("duration", 5*time.Second, "how long to send at each rate")
+	delay := fs.Duration("delay", 20*time.Millisecond, "the delay the relay adds (up.latency)")
+	size := fs.Int("size", 64, "payload bytes per datagram (16 to 1400)")
+	prefix := fs.String("relay-prefix", "", "a command to run the relay under, e.g. \"taskset -c 1\" or \"chrt -f 10\"")
+	serve := fs.String("serve-relay", "", "internal: run the relay to this `host:port` and print its address")
+	profile := fs.String("relay-cpuprofile", "", "write the relay's CPU profile to this `file`")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *serve != "" {
+		return serveRelay(*serve, *delay, *profile)
+	}
+	var rs []int
+	for _, f := range strings.Split(*rates, ",") {
+		r, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || r < 1 || r > 100000 {
+			return fmt.Errorf("--rates %q: %q: allowed whole numbers from 1 to 100000", *rates, f)
+		}
+		rs = append(rs, r)
+	}
+	if *size < 16 || *size > 1400 {
+		return fmt.Errorf("--size %d: allowed 16 to 1400", *size)
+	}
+	if *dur < 100*time.Millisecond || *dur > time.Hour {
+		return fmt.Errorf("--duration %v: allowed 100ms to 1h", *dur)
+	}
+	if *delay < 0 || *delay > 10*time.Second {
+		return fmt.Errorf("--delay %v: allowed 0 to 10s", *delay)
+	}
+
+	sinkProxy, err := newSink()
+	if err != nil {
+		return err
+	}
+	defer sinkProxy.conn.Close()
+	sinkDirect, err := newSink()
+	if err != nil {
+		return err
+	}
+	defer sinkDirect.conn.Close()
+
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cmdline := append(strings.Fields(*prefix), self, "--serve-relay", sinkProxy.conn.LocalAddr().String(), "--delay", delay.String())
+	if *profile != "" {
+		cmdline = append(cmdline, "--relay-cpuprofile", *profile)
+	}
+	child := exec.Command(cmdline[0], cmdline[1:]...)
+	child.Stderr = os.Stderr
+	out, err := child.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := child.Start(); err != nil {
+		return fmt.Errorf("starting the relay (%s): %v", strings.Join(cmdline, " "), err)
+	}
+	defer func() { child.Process.Signal(syscall.SIGTERM); child.Wait() }()
+	relayOut := bufio.NewReader(out)
+	line, err := relayOut.ReadString('\n')
+	if err != nil {
+		return fmt.Errorf("the relay did not start: %v", err)
+	}
+	relayAddr, err := net.ResolveUDPAddr("udp", strings.TrimSpace(line))
+	if err != nil {
+		return fmt.Errorf("the relay said %q: %v", line, err)
+	}
+	relayPID := child.Process.Pid
+	if *prefix != "" {
+		relayPID = findChild(relayPID, self)
+	}
+	toProxy, err := net.DialUDP("udp", nil, relayAddr)
+	if err != nil {
+		return err
+	}
+	defer toProxy.Close()
+	toDirect, err := net.DialUDP("udp", nil, sinkDirect.conn.LocalAddr().(*net.UDPAddr))
+	if err != nil {
+		return err
+	}
+	defer toDirect.Close()
+	go sinkProxy.read()
+	go sinkDirect.read()
+
+	fmt.Fprintf(stdout, "proxybench: added delay %v, %d-byte datagrams, %v per rate, %d CPUs, relay %s\n",
+		*delay, *size, *dur, runtime.NumCPU(), strings.Join(cmdline[:len(strings.Fields(*prefix))+1], " "))
+	fmt.Fprintf(stdout, "load average before: %s\n", loadavg())
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "rate/s\tsent\tvia relay\terror p50\tp99\tmax\tdirect p50\tp99\tmax\trelay CPU\trelay kernel drops\t")
+	relayDrops := func() uint64 { // the relay's count of the kernel's drops at its socket
+		child.Process.Signal(syscall.SIGUSR1)
+		line, err := relayOut.ReadString('\n')
+		var in, drops, delivered uint64
+		if _, serr := fmt.Sscan(line, &in, &drops, &delivered); err != nil || serr != nil {
+			return 0
+		}
+		return drops
+	}
+	// Warm up: the relay's flow, socket and buffers.
+	sendAt(toProxy, toDirect, 1000, 200*time.Millisecond, *size)
+	time.Sleep(*delay + 100*time.Millisecond)
+	for _, rate := range rs {
+		sinkProxy.reset()
+		sinkDirect.reset()
+		drops0 := relayDrops()
+		cpu0 := cpuTime(relayPID)
+		sent := sendAt(toProxy, toDirect, rate, *dur, *size)
+		cpu1 := cpuTime(relayPID)
+		time.Sleep(*delay + 200*time.Millisecond) // stragglers
+		viaProxy, direct := sinkProxy.take(), sinkDirect.take()
+		for i := range viaProxy {
+			viaProxy[i] -= *delay
+		}
+		p, d := quantiles(viaProxy), quantiles(direct)
+		cpu := "n/a"
+		if cpu0 >= 0 && cpu1 >= 0 {
+			cpu = fmt.Sprintf("%.1f %%", 100*float64(cpu1-cpu0)/float64(*dur))
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", rate, sent, len(viaProxy), p[0], p[1], p[2], d[0], d[1], d[2], cpu, relayDrops()-drops0)
+	}
+	tw.Flush()
+	fmt.Fprintf(stdout, "load average after: %s\n", loadavg())
+	fmt.Fprintln(stdout, "error: one-way time through the relay minus the configured delay; direct: one-way time on loopback without it")
+	return nil
+}
+
+// serveRelay runs the relay for the benchmark until SIGTERM.
+func serveRelay(target string, delay time.Duration, profile string) error {
+	if profile != "" {
+		f, err := os.Create(profile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	r, err := proxy.Listen(proxy.Options{Listen: "127.0.0.1:0", Target: target, Seed: 1, Up: netem.Params{Latency: delay}})
+	if err != nil {
+		return err
+	}
+	fmt.Println(r.Addr())
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	go func() { // the relay's own drops, on request (SIGUSR1)
+		usr := make(chan os.Signal, 1)
+		signal.Notify(usr, syscall.SIGUSR1)
+		for range usr {
+			st := r.Stats()
+			fmt.Printf("%d %d %d\n", st.Up.Received+st.Up.KernelDropped, st.Up.KernelDropped, st.Up.Delivered)
+		}
+	}()
+	return r.Run(ctx)
+}
+
+// findChild is the pid of the process running exe under parent (the
+// relay under a prefix such as taskset, which execs it in place, or chrt).
+func findChild(parent int, exe string) int {
+	for range 50 {
+		if p, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", parent)); err == nil && p == exe {
+			return parent
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return parent
+}
+
+// cpuTime is a process's user+system CPU time (Linux /proc), or -1.
+func cpuTime(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return -1
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return -1
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 13 {
+		return -1
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * 10 * time.Millisecond // USER_HZ is 100 on Linux
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// sendAt sends rate datagrams per second to each of a and b for d, each
+// stamped with the wall time just before it is written; it paces with
+// kernel sleeps so the datagrams are evenly spaced. It returns how many
+// went to each.
+func sendAt(a, b *net.UDPConn, rate int, d time.Duration, size int) int {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	buf := make([]byte, size)
+	period := time.Second / time.Duration(rate)
+	n := int(d / period)
+	start := time.Now()
+	for i := range n {
+		if wait := time.Until(start.Add(time.Duration(i) * period)); wait > 0 {
+			ts := syscall.NsecToTimespec(int64(wait))
+			syscall.Nanosleep(&ts, nil)
+		}
+		binary.LittleEndian.PutUint64(buf[8:], uint64(i))
+		binary.LittleEndian.PutUint64(buf, uint64(time.Now().UnixNano()))
+		a.Write(buf)
+		binary.LittleEndian.PutUint64(buf, uint64(time.Now().UnixNano()))
+		b.Write(buf)
+	}
+	return n
+}
+
+// sink receives the datagrams and keeps each one's one-way time: the
+// kernel's receive timestamp minus the sender's stamp.
+type sink struct {
+	conn *net.UDPConn
+	mu   sync.Mutex
+	owd  []time.Duration
+}
+
+func newSink() (*sink, error) {
+	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		return nil, err
+	}
+	c.SetReadBuffer(4 << 20)
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	var serr error
+	if err := raw.Control(func(fd uintptr) {
+		serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_TIMESTAMPNS, 1)
+	}); err != nil || serr != nil {
+		return nil, fmt.Errorf("SO_TIMESTAMPNS: %v", errors.Join(err, serr))
+	}
+	return &sink{conn: c}, nil
+}
+
+func (s *sink) read() {
+	buf := make([]byte, 2048)
+	oob := make([]byte, 128)
+	for {
+		n, oobn, _, _, err := s.conn.ReadMsgUDPAddrPort(buf, oob)
+		if err != nil {
+			return
+		}
+		at := time.Now().UnixNano()
+		if ns, ok := kernelStamp(oob[:oobn]); ok {
+			at = ns
+		}
+		if n < 16 {
+			continue
+		}
+		sent := int64(binary.LittleEndian.Uint64(buf))
+		s.mu.Lock()
+		s.owd = append(s.owd, time.Duration(at-sent))
+		s.mu.Unlock()
+	}
+}
+
+// kernelStamp reads SCM_TIMESTAMPNS (a struct timespec) from control data.
+func kernelStamp(oob []byte) (int64, bool) {
+	msgs, err := syscall.ParseSocketControlMessage(oob)
+	if err != nil {
+		return 0, false
+	}
+	for _, m := range msgs {
+		if m.Header.Level == syscall.SOL_SOCKET && m.Header.Type == syscall.SCM_TIMESTAMPNS && len(m.Data) >= 16 {
+			sec := int64(binary.NativeEndian.Uint64(m.Data))
+			nsec := int64(binary.NativeEndian.Uint64(m.Data[8:]))
+			return sec*1e9 + nsec, true
+		}
+	}
+	return 0, false
+}
+
+func (s *sink) reset() {
+	s.mu.Lock()
+	s.owd = s.owd[:0]
+	s.mu.Unlock()
+}
+
+func (s *sink) take() []time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]time.Duration(nil), s.owd...)
+}
+
+// quantiles are p50, p99 and max, printed in µs.
+func quantiles(v []time.Duration) [3]string {
+	if len(v) == 0 {
+		return [3]string{"-", "-", "-"}
+	}
+	slices.Sort(v)
+	f := func(d time.Duration) string { return fmt.Sprintf("%.0f µs", float64(d)/1e3) }
+	return [3]string{f(v[len(v)/2]), f(v[(len(v)*99)/100]), f(v[len(v)-1])}
+}

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The benchmark runs end to end on loopback: a relay child, datagrams at
+// each rate through it and direct, and a row of figures per rate with
+// every datagram accounted for. (It asserts no timing: the figures depend
+// on the machine.)
+func TestBenchmarkRunsOnLoopback(t *testing.T) {
+	exe := filepath.Join(t.TempDir(), "proxybench")
+	if out, err := exec.Command("go", "build", "-o", exe, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	var out bytes.Buffer
+	cmd := exec.Command(exe, "--rates", "50,200", "--duration", "200ms", "--delay", "5ms")
+	cmd.Stdout, cmd.Stderr = &out, os.Stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	for _, rate := range []string{"50", "200"} {
+		// rate, sent, via relay, 6 figures in µs, CPU, the relay's drops
+		row := regexp.MustCompile(`(?m)^\s+` + rate + `\s+(\d+)\s+(\d+)\s+(-?\d+ µs\s+){6}(\S+ %|n/a)\s+\d+\s*$`)
+		m := row.FindStringSubmatch(out.String())
+		if m == nil {
+			t.Fatalf("no row for %s/s:\n%s", rate, out.String())
+		}
+		if m[1] == "0" {
+			t.Fatalf("nothing sent at %s/s", rate)
+		}
+	}
+	if !strings.Contains(out.String(), "load average before: ") {
+		t.Fatalf("no load average:\n%s", out.String())
+	}
+}
+
+func TestBadFlags(t *testing.T) {
+	for _, args := range [][]string{{"--rates", "0"}, {"--rates", "x"}, {"--size", "8"}, {"--duration", "1ms"}, {"--delay", "-1s"}} {
+		if err := run(args, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), args[0]) {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+}

@@ -1,0 +1,327 @@
+package control
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+
+	"jitterlab/lab"
+	"jitterlab/proxy"
+	"jitterlab/scenarios"
+)
+
+// Source is what the API reads counters from (a *proxy.Relay).
+type Source interface {
+	Stats() proxy.Stats
+	Audit() proxy.Audit
+}
+
+// MaxBody bounds a request body.
+const MaxBody = 1 << 20
+
+// Handler serves the control API:
+//
+//	GET    /params[?flow=ADDR]    the link settings (the defaults, or a client's)
+//	PUT    /params[?flow=ADDR]    change them: a JSON object of key → value, in order, all or none
+//	DELETE /params?flow=ADDR      put a client back on the defaults
+//	POST   /timeline[?flow=ADDR]  schedule changes: [[timeline]] entries of a scenario file, at = from now
+//	GET    /counters              every counter and the realised-vs-configured audit, as JSON
+//	GET    /metrics               the same in Prometheus text format
+//
+// Errors are JSON {"error": "..."} with status 400 (bad input), 404 or 405.
+func Handler(c *Conditions, src Source) http.Handler {
+	h := &handler{c: c, src: src}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/params", h.params)
+	mux.HandleFunc("/timeline", h.timeline)
+	mux.HandleFunc("/counters", h.counters)
+	mux.HandleFunc("/metrics", h.metrics)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fail(w, http.StatusNotFound, fmt.Errorf("no such path %q: the API has /params, /timeline, /counters and /metrics", r.URL.Path))
+	})
+	return mux
+}
+
+type handler struct {
+	c   *Conditions
+	src Source
+}
+
+func fail(w http.ResponseWriter, status int, err error) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]string{"error": err.Error()})
+}
+
+func reply(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(v)
+}
+
+// flowParam reads ?flow=ADDR (absent: the defaults).
+func flowParam(r *http.Request) (netip.AddrPort, error) {
+	s := r.URL.Query().Get("flow")
+	if s == "" {
+		return netip.AddrPort{}, nil
+	}
+	a, err := ParseFlow(s)
+	if err != nil {
+		return a, fmt.Errorf("?flow=: %w", err)
+	}
+	return a, nil
+}
+
+// ParamsReply is GET /params.
+type ParamsReply struct {
+	Flow   string            `json:"flow,omitempty"`  // the client, or absent for the defaults
+	Params map[string]string `json:"params"`          // every up.* and down.* key
+	Own    []string          `json:"own,omitempty"`   // the client's own assignments, in order
+	Flows  []string          `json:"flows,omitempty"` // (defaults only) the clients with settings of their own
+}
+
+func (h *handler) paramsReply(flow netip.AddrPort) ParamsReply {
+	cfg, own := h.c.Config(flow)
+	out := ParamsReply{Params: map[string]string{}}
+	for _, p := range lab.Params() {
+		if strings.HasPrefix(p.Key, "up.") || strings.HasPrefix(p.Key, "down.") {
+			out.Params[p.Key] = p.Get(&cfg)
+		}
+	}
+	if flow.IsValid() {
+		out.Flow = flow.String()
+		for _, a := range own {
+			out.Own = append(out.Own, a.Key+"="+a.Value)
+		}
+	} else {
+		for _, a := range h.c.Flows() {
+			out.Flows = append(out.Flows, a.String())
+		}
+	}
+	return out
+}
+
+func (h *handler) params(w http.ResponseWriter, r *http.Request) {
+	flow, err := flowParam(r)
+	if err != nil {
+		fail(w, http.StatusBadRequest, err)
+		return
+	}
+	switch r.Method {
+	case http.MethodGet:
+		reply(w, h.paramsReply(flow))
+	case http.MethodPut:
+		as, err := readAssignments(http.MaxBytesReader(w, r.Body, MaxBody))
+		if err != nil {
+			fail(w, http.StatusBadRequest, err)
+			return
+		}
+		if err := h.c.Set(flow, as); err != nil {
+			fail(w, http.StatusBadRequest, err)
+			return
+		}
+		reply(w, h.paramsReply(flow))
+	case http.MethodDelete:
+		if !flow.IsValid() {
+			fail(w, http.StatusBadRequest, errors.New("DELETE /params: name the client, ?flow=ADDR (the defaults cannot be removed)"))
+			return
+		}
+		h.c.Clear(flow)
+		reply(w, h.paramsReply(flow))
+	default:
+		fail(w, http.StatusMethodNotAllowed, fmt.Errorf("%s /params: allowed GET, PUT and DELETE", r.Method))
+	}
+}
+
+// readAssignments reads a JSON object of key → value (a string, or a
+// number written as the registry takes it) keeping the order given.
+func readAssignments(body io.Reader) ([]Assignment, error) {
+	dec := json.NewDecoder(body)
+	dec.UseNumber()
+	bad := errors.New(`PUT /params: want a JSON object of key → value, e.g. {"up.loss": "5%", "down.latency": "80ms"}`)
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, bad
+	}
+	var as []Assignment
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, bad
+		}
+		key, _ := t.(string)
+		t, err = dec.Token()
+		if err != nil {
+			return nil, bad
+		}
+		var value string
+		switch v := t.(type) {
+		case string:
+			value = v
+		case json.Number:
+			value = v.String()
+		default:
+			return nil, fmt.Errorf("PUT /params: %s: want the value as a string, e.g. \"5%%\"", key)
+		}
+		as = append(as, Assignment{key, value})
+	}
+	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
+		return nil, bad
+	}
+	if len(as) == 0 {
+		return nil, errors.New(`PUT /params: no assignments; want e.g. {"up.loss": "5%"}`)
+	}
+	return as, nil
+}
+
+func (h *handler) timeline(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		fail(w, http.StatusMethodNotAllowed, fmt.Errorf("%s /timeline: allowed POST", r.Method))
+		return
+	}
+	flow, err := flowParam(r)
+	if err != nil {
+		fail(w, http.StatusBadRequest, err)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	if err != nil {
+		fail(w, http.StatusBadRequest, fmt.Errorf("POST /timeline: %v", err))
+		return
+	}
+	changes, err := ParseTimeline("POST /timeline", body, flow)
+	if err != nil {
+		fail(w, http.StatusBadRequest, err)
+		return
+	}
+	for i := range changes {
+		changes[i].API = true
+	}
+	if err := h.c.Schedule(changes); err != nil {
+		fail(w, http.StatusBadRequest, err)
+		return
+	}
+	reply(w, map[string]int{"scheduled": len(changes), "pending": h.c.Pending()})
+}
+
+// ParseTimeline reads [[timeline]] entries in the scenario file format,
+// their times counted from now, for flow (the defaults when invalid).
+func ParseTimeline(name string, body []byte, flow netip.AddrPort) ([]Timed, error) {
+	sc, err := scenarios.Parse(name, bytes.Clone(body), lab.CheckAssignment)
+	if err != nil {
+		return nil, err
+	}
+	if len(sc.Params) > 0 || sc.Script != "" || len(sc.Segments) > 0 || sc.Duration != 0 || sc.HasSeed || sc.Base != "" {
+		return nil, fmt.Errorf("%s: want only [[timeline]] entries (at = \"5s\" and link keys); settings for now go to PUT /params", name)
+	}
+	if len(sc.Timeline) == 0 {
+		return nil, fmt.Errorf("%s: no [[timeline]] entries, e.g.\n[[timeline]]\nat = \"5s\"\nup.loss = \"5%%\"", name)
+	}
+	return Timeline(sc.Timeline, flow)
+}
+
+// Timeline turns scenario timeline entries into scheduled changes.
+func Timeline(tl []scenarios.Change, flow netip.AddrPort) ([]Timed, error) {
+	var out []Timed
+	for _, ch := range tl {
+		t := Timed{After: ch.At, Flow: flow}
+		for _, a := range ch.Set {
+			if err := CheckLinkKey(a.Key); err != nil {
+				return nil, fmt.Errorf("%s:%d: %w", ch.File, a.Line, err)
+			}
+			t.Set = append(t.Set, Assignment{a.Key, a.Value})
+		}
+		t.What = Describe(t.Set)
+		if flow.IsValid() {
+			t.What = "flow " + flow.String() + ": " + t.What
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// DirCounters is one direction in GET /counters.
+type DirCounters struct {
+	proxy.Counters
+	DelayP50Ms, DelayP99Ms, DelayMaxMs float64 // delay added, read to write
+	LateP50Ms, LateP99Ms, LateMaxMs    float64 // written after the link's release time by
+	JitterMs                           float64 // RFC 3550, of the relayed stream
+	LossRate                           float64 // copies lost by the link / copies sent
+	MeanBurst                          float64 // lost originals per run of losses
+	PacketsPerSecond, BitsPerSecond    float64 // written
+	Configured                         map[string]string
+}
+
+// FlowCounters is one client in GET /counters.
+type FlowCounters struct {
+	Flow string
+	Up   proxy.FlowDirAudit
+	Down proxy.FlowDirAudit
+}
+
+// CountersReply is GET /counters.
+type CountersReply struct {
+	WallSeconds float64
+	Clients     int
+	ClientsSeen uint64
+	Expired     uint64
+	Evicted     uint64
+	Up, Down    DirCounters
+	Flows       []FlowCounters
+}
+
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }
+
+// Counters gathers GET /counters.
+func Counters(src Source) CountersReply {
+	st, au := src.Stats(), src.Audit()
+	out := CountersReply{WallSeconds: au.Wall.Seconds(), Clients: st.Flows, ClientsSeen: st.FlowsSeen, Expired: st.Expired, Evicted: st.Evicted}
+	for d, dst := range []*DirCounters{&out.Up, &out.Down} {
+		da := au.Dirs[d]
+		c := da.Counters
+		*dst = DirCounters{Counters: c, DelayP50Ms: ms(da.DelayP50), DelayP99Ms: ms(da.DelayP99), DelayMaxMs: ms(da.DelayMax),
+			LateP50Ms: ms(da.LateP50), LateP99Ms: ms(da.LateP99), LateMaxMs: ms(da.LateMax),
+			JitterMs: ms(da.Jitter), MeanBurst: c.MeanBurst(), Configured: map[string]string{}}
+		if n := c.Sent + c.Duplicated; n > 0 {
+			dst.LossRate = float64(c.Lost) / float64(n)
+		}
+		if s := au.Wall.Seconds(); s > 0 {
+			dst.PacketsPerSecond, dst.BitsPerSecond = float64(c.Delivered)/s, 8*float64(da.Bytes)/s
+		}
+		var cfg lab.Config
+		cfg.Up, cfg.Down = da.Configured, da.Configured
+		prefix := proxy.Dir(d).String() + "."
+		for _, p := range lab.Params() {
+			if strings.HasPrefix(p.Key, prefix) {
+				dst.Configured[strings.TrimPrefix(p.Key, prefix)] = p.Get(&cfg)
+			}
+		}
+	}
+	for _, f := range au.Flows {
+		out.Flows = append(out.Flows, FlowCounters{Flow: f.Addr, Up: f.Dirs[proxy.Up], Down: f.Dirs[proxy.Down]})
+	}
+	return out
+}
+
+func (h *handler) counters(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		fail(w, http.StatusMethodNotAllowed, fmt.Errorf("%s /counters: allowed GET", r.Method))
+		return
+	}
+	reply(w, Counters(h.src))
+}
+
+func (h *handler) metrics(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		fail(w, http.StatusMethodNotAllowed, fmt.Errorf("%s /metrics: allowed GET", r.Method))
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	WriteMetrics(w, h.src.Stats(), h.src.Audit())
+}

@@ -1,0 +1,243 @@
+package control
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"jitterlab/lab"
+	"jitterlab/netem"
+)
+
+// Relay is what Conditions drive (a *proxy.Relay).
+type Relay interface {
+	SetParams(up, down netem.Params) error
+	SetFlowParams(addr netip.AddrPort, up, down netem.Params) error
+	ClearFlowParams(addr netip.AddrPort)
+}
+
+// Assignment is one key=value in the registry's spelling.
+type Assignment struct{ Key, Value string }
+
+// MaxPending bounds the scheduled changes not yet applied.
+const MaxPending = 10000
+
+// Conditions are a proxy run's link settings: the defaults and, per client
+// address, assignments applied on top of them, so a client keeps its own
+// settings while the defaults change under it. Every method is safe for
+// concurrent use.
+type Conditions struct {
+	mu       sync.Mutex
+	base     lab.Config
+	flows    map[netip.AddrPort][]Assignment
+	relay    Relay
+	onChange func(ch Timed, err error)
+	pending  map[*time.Timer]struct{}
+	stopped  bool
+}
+
+// New returns the conditions of base (its Up and Down are the defaults)
+// driving relay. onChange, if set, is told of every scheduled change as it
+// applies (err: it was refused then), on a timer's goroutine.
+func New(base lab.Config, relay Relay, onChange func(ch Timed, err error)) *Conditions {
+	return &Conditions{base: base, relay: relay, onChange: onChange, flows: map[netip.AddrPort][]Assignment{}, pending: map[*time.Timer]struct{}{}}
+}
+
+// ParseFlow reads a client address as the flow options take it.
+func ParseFlow(s string) (netip.AddrPort, error) {
+	a, err := netip.ParseAddrPort(strings.TrimSpace(s))
+	if err != nil || a.Port() == 0 {
+		return netip.AddrPort{}, fmt.Errorf("flow %q: want the client's ip:port as the proxy sees it, e.g. 127.0.0.1:5001 or [::1]:5001", s)
+	}
+	return netip.AddrPortFrom(a.Addr().Unmap(), a.Port()), nil
+}
+
+// CheckLinkKey refuses a key that is not a link setting: the proxy relays
+// real traffic, so only up.*, down.* and link.* mean anything to it.
+func CheckLinkKey(key string) error {
+	if strings.HasPrefix(key, "up.") || strings.HasPrefix(key, "down.") || strings.HasPrefix(key, "link.") {
+		return nil
+	}
+	if _, ok := lab.Lookup(key); !ok {
+		return lab.CheckAssignment(key, "") // the registry's unknown-key error, with suggestions
+	}
+	return fmt.Errorf("%s is not a link setting: the proxy takes up.*, down.* and link.* keys", key)
+}
+
+// apply sets the assignments on cfg, stopping at the first error.
+func apply(cfg *lab.Config, as []Assignment) error {
+	for _, a := range as {
+		if err := CheckLinkKey(a.Key); err != nil {
+			return err
+		}
+		if p, ok := lab.Lookup(a.Key); ok && !p.Live {
+			return fmt.Errorf("%s cannot change during a run", a.Key)
+		}
+		if err := lab.Set(cfg, a.Key, a.Value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Set applies assignments to the defaults (flow invalid) or to one client,
+// all or none: on an error nothing changes and the error is --set's.
+func (c *Conditions) Set(flow netip.AddrPort, as []Assignment) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.set(flow, as)
+}
+
+func (c *Conditions) set(flow netip.AddrPort, as []Assignment) error {
+	if !flow.IsValid() {
+		cfg := c.base
+		if err := apply(&cfg, as); err != nil {
+			return err
+		}
+		// Every client with its own settings is the new defaults plus
+		// its assignments; check them all before changing anything.
+		eff := map[netip.AddrPort]lab.Config{}
+		for addr, own := range c.flows {
+			fc := cfg
+			if err := apply(&fc, own); err != nil {
+				return fmt.Errorf("flow %v: %w", addr, err)
+			}
+			eff[addr] = fc
+		}
+		if err := c.relay.SetParams(cfg.Up, cfg.Down); err != nil {
+			return err
+		}
+		c.base = cfg
+		for addr, fc := range eff {
+			c.relay.SetFlowParams(addr, fc.Up, fc.Down) // validated above
+		}
+		return nil
+	}
+	own := append(slices.Clone(c.flows[flow]), as...)
+	fc := c.base
+	if err := apply(&fc, own); err != nil {
+		return err
+	}
+	if err := c.relay.SetFlowParams(flow, fc.Up, fc.Down); err != nil {
+		return err
+	}
+	c.flows[flow] = own
+	return nil
+}
+
+// Clear puts a client back on the defaults.
+func (c *Conditions) Clear(flow netip.AddrPort) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.flows, flow)
+	c.relay.ClearFlowParams(flow)
+}
+
+// Config is the settings the client at flow gets (the defaults for an
+// invalid flow) and the assignments it has of its own.
+func (c *Conditions) Config(flow netip.AddrPort) (lab.Config, []Assignment) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cfg := c.base
+	own := slices.Clone(c.flows[flow])
+	apply(&cfg, own) // checked when set
+	return cfg, own
+}
+
+// Flows lists the clients with settings of their own, in address order.
+func (c *Conditions) Flows() []netip.AddrPort {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]netip.AddrPort, 0, len(c.flows))
+	for a := range c.flows {
+		out = append(out, a)
+	}
+	slices.SortFunc(out, func(a, b netip.AddrPort) int { return a.Compare(b) })
+	return out
+}
+
+// Timed is one scheduled change: at After from when it was scheduled,
+// Set applies to Flow (the defaults when invalid). What describes it.
+type Timed struct {
+	After time.Duration
+	Flow  netip.AddrPort
+	Set   []Assignment
+	What  string
+	API   bool // scheduled through POST /timeline (After counts from then)
+}
+
+// Schedule applies each change at its time (Go timers: within about a
+// millisecond). Each is validated against the settings now, so a bad key
+// or value is refused at once; one that fails when it applies (a later
+// change made it invalid) is reported through onChange.
+func (c *Conditions) Schedule(changes []Timed) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped {
+		return errors.New("the proxy is stopping")
+	}
+	if len(c.pending)+len(changes) > MaxPending {
+		return fmt.Errorf("timeline: %d changes pending and %d more: allowed at most %d", len(c.pending), len(changes), MaxPending)
+	}
+	for _, ch := range changes {
+		cfg := c.base
+		if ch.Flow.IsValid() {
+			apply(&cfg, c.flows[ch.Flow])
+		}
+		if err := apply(&cfg, ch.Set); err != nil {
+			return fmt.Errorf("timeline at %v: %w", ch.After, err)
+		}
+	}
+	for _, ch := range changes {
+		var t *time.Timer
+		t = time.AfterFunc(max(ch.After, 0), func() {
+			c.mu.Lock()
+			if _, ok := c.pending[t]; !ok {
+				c.mu.Unlock()
+				return // stopped
+			}
+			delete(c.pending, t)
+			err := c.set(ch.Flow, ch.Set)
+			c.mu.Unlock()
+			if c.onChange != nil {
+				c.onChange(ch, err)
+			}
+		})
+		c.pending[t] = struct{}{}
+	}
+	return nil
+}
+
+// Pending is how many scheduled changes have not applied yet.
+func (c *Conditions) Pending() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.pending)
+}
+
+// Stop cancels the changes not yet applied.
+func (c *Conditions) Stop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stopped = true
+	for t := range c.pending {
+		t.Stop()
+		delete(c.pending, t)
+	}
+}
+
+// Describe writes assignments as key=value separated by spaces.
+func Describe(as []Assignment) string {
+	var b strings.Builder
+	for i, a := range as {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(a.Key + "=" + a.Value)
+	}
+	return b.String()
+}

@@ -1,0 +1,8 @@
+// Package control is how a running `lab proxy` changes and reports its
+// conditions. [Conditions] holds the link settings in the registry's keys:
+// the defaults every client gets and per-client assignments on top (a
+// client named by its address, e.g. 127.0.0.1:5001), validated exactly as
+// --set validates them, applied to the relay at once or at scheduled wall
+// times (scenario timelines). [Handler] serves them to test scripts over
+// HTTP/JSON, with the relay's counters and a Prometheus /metrics page.
+package control
