@@ -170,25 +170,11 @@ func (bw *packetBlockWriter) add(r *packetRow) {
 	bw.prev = *r
 }
 
-func (bw *packetBlockWriter) size() int {
-	n := 0
-	for _, st := range bw.streams {
-		n += len(st) + 4
-	}
-	return n
-}
+func (bw *packetBlockWriter) size() int { return blockSize(bw.streams[:]) }
 
-// appendTo appends the block — [uvarint count][uvarint length of each
-// stream][the streams] — and empties bw.
+// appendTo appends the block (appendBlock) and empties bw.
 func (bw *packetBlockWriter) appendTo(b []byte) []byte {
-	b = binary.AppendUvarint(b, uint64(bw.n))
-	for _, st := range bw.streams {
-		b = binary.AppendUvarint(b, uint64(len(st)))
-	}
-	for i, st := range bw.streams {
-		b = append(b, st...)
-		bw.streams[i] = st[:0]
-	}
+	b = appendBlock(b, bw.n, bw.streams[:])
 	bw.n, bw.prev = 0, packetRow{}
 	return b
 }
@@ -205,28 +191,9 @@ var errBadPackets = errors.New("malformed packet block")
 
 func newPacketBlockReader(b []byte) (*packetBlockReader, error) {
 	br := &packetBlockReader{}
-	n, k := binary.Uvarint(b)
-	if k <= 0 || n == 0 || n > maxFrameRecords {
-		return nil, fmt.Errorf("a packet block of %d packets: allowed 1 to %d", n, maxFrameRecords)
-	}
-	br.n, b = int(n), b[k:]
-	var lens [numPacketColumns]uint64
-	total := uint64(0)
-	for i := range lens {
-		if lens[i], k = binary.Uvarint(b); k <= 0 || lens[i] > uint64(len(b)) {
-			return nil, errBadPackets
-		}
-		total += lens[i]
-		b = b[k:]
-	}
-	if total != uint64(len(b)) {
-		return nil, errBadPackets
-	}
-	br.b = b
-	at := 0
-	for i, l := range lens {
-		br.pos[i], br.end[i] = at, at+int(l)
-		at += int(l)
+	var err error
+	if br.n, br.b, err = splitBlock(b, br.pos[:], br.end[:], "packet", errBadPackets); err != nil {
+		return nil, err
 	}
 	return br, nil
 }

@@ -279,27 +279,64 @@ func (bw *blockWriter) add(r *row) {
 }
 
 // size is the encoded size so far, near enough.
-func (bw *blockWriter) size() int {
+func (bw *blockWriter) size() int { return blockSize(bw.streams[:]) }
+
+// appendTo appends the block and empties bw.
+func (bw *blockWriter) appendTo(b []byte) []byte {
+	b = appendBlock(b, bw.n, bw.streams[:])
+	bw.n, bw.prev = 0, [numColumns]int64{}
+	return b
+}
+
+// blockSize is the encoded size of a block's streams so far, near enough.
+func blockSize(streams [][]byte) int {
 	n := 0
-	for _, st := range bw.streams {
+	for _, st := range streams {
 		n += len(st) + 4
 	}
 	return n
 }
 
-// appendTo appends the block: [uvarint count][uvarint length of each
-// stream][the streams], and empties bw.
-func (bw *blockWriter) appendTo(b []byte) []byte {
-	b = binary.AppendUvarint(b, uint64(bw.n))
-	for _, st := range bw.streams {
+// appendBlock appends a block of n rows, sample or packet: [uvarint n]
+// [uvarint length of each stream][the streams], and empties the streams.
+func appendBlock(b []byte, n int, streams [][]byte) []byte {
+	b = binary.AppendUvarint(b, uint64(n))
+	for _, st := range streams {
 		b = binary.AppendUvarint(b, uint64(len(st)))
 	}
-	for i, st := range bw.streams {
+	for i, st := range streams {
 		b = append(b, st...)
-		bw.streams[i] = st[:0]
+		streams[i] = st[:0]
 	}
-	bw.n, bw.prev = 0, [numColumns]int64{}
 	return b
+}
+
+// splitBlock reads the head of a block that appendBlock wrote, with
+// len(pos) streams: it returns the count of rows (1 to maxFrameRecords,
+// named rows in the error: "sample", "packet") and the streams, sets
+// pos[i] and end[i] to stream i's offsets in them, and returns bad when
+// the lengths do not add up to the block.
+func splitBlock(b []byte, pos, end []int, rows string, bad error) (int, []byte, error) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n == 0 || n > maxFrameRecords {
+		return 0, nil, fmt.Errorf("a %s block of %d %ss: allowed 1 to %d", rows, n, rows, maxFrameRecords)
+	}
+	b = b[k:]
+	total, at := uint64(0), 0
+	for i := range pos {
+		l, k := binary.Uvarint(b)
+		if k <= 0 || l > uint64(len(b)) {
+			return 0, nil, bad
+		}
+		total += l
+		b = b[k:]
+		pos[i], end[i] = at, at+int(l)
+		at += int(l)
+	}
+	if total != uint64(len(b)) {
+		return 0, nil, bad
+	}
+	return int(n), b, nil
 }
 
 // blockReader reads a block back one sample at a time. Streams are
@@ -315,28 +352,9 @@ var errBadSample = errors.New("malformed sample block")
 
 func newBlockReader(b []byte) (*blockReader, error) {
 	br := &blockReader{}
-	n, k := binary.Uvarint(b)
-	if k <= 0 || n == 0 || n > maxFrameRecords {
-		return nil, fmt.Errorf("a sample block of %d samples: allowed 1 to %d", n, maxFrameRecords)
-	}
-	br.n, b = int(n), b[k:]
-	var lens [numColumns + 1]uint64
-	total := uint64(0)
-	for i := range lens {
-		if lens[i], k = binary.Uvarint(b); k <= 0 || lens[i] > uint64(len(b)) {
-			return nil, errBadSample
-		}
-		total += lens[i]
-		b = b[k:]
-	}
-	if total != uint64(len(b)) {
-		return nil, errBadSample
-	}
-	br.b = b
-	at := 0
-	for i, l := range lens {
-		br.pos[i], br.end[i] = at, at+int(l)
-		at += int(l)
+	var err error
+	if br.n, br.b, err = splitBlock(b, br.pos[:], br.end[:], "sample", errBadSample); err != nil {
+		return nil, err
 	}
 	return br, nil
 }
