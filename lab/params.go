@@ -104,7 +104,7 @@ func ParseAssignment(s string) (key, value string, err error) {
 func similarKeys(key string) []string {
 	var out []string
 	for _, p := range registry {
-		if editDistance(key, p.Key) <= 2 || (len(key) > 3 && strings.HasSuffix(p.Key, "."+key)) {
+		if param.Near(key, p.Key) || (len(key) > 3 && strings.HasSuffix(p.Key, "."+key)) {
 			out = append(out, p.Key)
 		}
 	}
@@ -112,26 +112,6 @@ func similarKeys(key string) []string {
 		out = out[:4]
 	}
 	return out
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func fmtDur(d time.Duration) string {

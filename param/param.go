@@ -253,12 +253,16 @@ func FormatPPM(ppm float64) string {
 func Similar(word string, candidates []string) []string {
 	var out []string
 	for _, c := range candidates {
-		if editDistance(word, c) <= 2 {
+		if Near(word, c) {
 			out = append(out, c)
 		}
 	}
 	return out
 }
+
+// Near reports whether candidate is within two edits of word, the test
+// Similar applies to each candidate.
+func Near(word, candidate string) bool { return editDistance(word, candidate) <= 2 }
 
 // editDistance is the Levenshtein distance between a and b, in bytes.
 func editDistance(a, b string) int {
