@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"jitterlab/internal/testtool"
 	"jitterlab/netem"
 )
 
@@ -14,7 +15,7 @@ import (
 // leaves room for the runtime's own occasional allocations, far below one
 // per datagram.
 func TestRelayDoesNotAllocatePerPacket(t *testing.T) {
-	server, stopServer := echoOn(t, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	server, stopServer := testtool.EchoUDP(t, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	defer stopServer()
 	_, client, _ := startRelay(t, Options{Target: server.String(), Up: netem.Params{Latency: ms}, Down: netem.Params{Latency: ms}})
 	payload := make([]byte, 200)
@@ -74,7 +75,7 @@ func TestSetParamsWithoutRun(t *testing.T) {
 // OnPacket sees every copy once with its fate: each datagram sent is
 // either written (with its times, flow and size) or dropped by the link.
 func TestOnPacketSeesEveryCopy(t *testing.T) {
-	server, stopServer := echoOn(t, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	server, stopServer := testtool.EchoUDP(t, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	defer stopServer()
 	var events []PacketEvent
 	r, client, stop := startRelay(t, Options{Target: server.String(), Up: netem.Params{Latency: ms, Loss: 0.5},

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"jitterlab/internal/testtool"
 	"jitterlab/netem"
 )
 
@@ -15,7 +16,7 @@ import (
 // own limit), and still relays for a new client afterwards.
 func TestFloodStaysBoundedAndCounted(t *testing.T) {
 	const n = 1_000_000
-	server, stopServer := echoOn(t, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	server, stopServer := testtool.EchoUDP(t, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	defer stopServer()
 	limits := DefaultLimits()
 	r, flood, stop := startRelay(t, Options{Target: server.String(), Limits: limits,

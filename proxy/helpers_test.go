@@ -9,29 +9,6 @@ import (
 	"jitterlab/internal/testtool"
 )
 
-// echoOn answers every datagram on addr until stop is called; stop waits
-// for the socket to close, so the port is free again when it returns.
-func echoOn(t *testing.T, addr *net.UDPAddr) (bound *net.UDPAddr, stop func()) {
-	t.Helper()
-	conn, err := net.ListenUDP("udp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		buf := make([]byte, 2048)
-		for {
-			n, from, err := conn.ReadFromUDPAddrPort(buf)
-			if err != nil {
-				return
-			}
-			conn.WriteToUDPAddrPort(buf[:n], from)
-		}
-	}()
-	return conn.LocalAddr().(*net.UDPAddr), func() { conn.Close(); <-done }
-}
-
 // exchange sends n datagrams from client and counts the echoes that come
 // back before the deadline (a bound on a broken relay, not a measurement).
 func exchange(t *testing.T, client *net.UDPConn, n int, deadline time.Duration) int {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"jitterlab/internal/testtool"
 	"jitterlab/netem"
 )
 
@@ -14,7 +15,7 @@ import (
 // addresses the client's and the relay's socket to the server, and a
 // written copy never leaves before it was read.
 func TestOnPacketHearsEveryDatagram(t *testing.T) {
-	server, stopServer := echoOn(t, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	server, stopServer := testtool.EchoUDP(t, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	defer stopServer()
 	var mu sync.Mutex
 	var events []PacketEvent

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"jitterlab/internal/testtool"
 	"jitterlab/netem"
 	"jitterlab/sim"
 )
@@ -46,7 +47,7 @@ func TestCoreSchedulesByTheLink(t *testing.T) {
 // The relay on loopback loses exactly the packets its seeded up link says
 // it loses, and never delivers faster than the configured latency.
 func TestRelayOnLoopback(t *testing.T) {
-	server, stopServer := echoOn(t, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	server, stopServer := testtool.EchoUDP(t, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	defer stopServer()
 	up := netem.Params{Latency: 10 * ms, Loss: 0.2}
 	down := netem.Params{Latency: 15 * ms}

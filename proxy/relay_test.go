@@ -6,13 +6,14 @@ import (
 	"testing"
 	"time"
 
+	"jitterlab/internal/testtool"
 	"jitterlab/netem"
 )
 
 // A scenario timeline applies in wall time from the start: packets after
 // the change meet the new link, and the change is reported as it applies.
 func TestTimelineChangesTheLinks(t *testing.T) {
-	server, stopServer := echoOn(t, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	server, stopServer := testtool.EchoUDP(t, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	defer stopServer()
 	applied := make(chan Change, 1)
 	blackout := Change{At: 300 * ms, Up: netem.Params{Loss: 1}, What: "up.loss=100%"}
@@ -44,7 +45,7 @@ func TestTimelineChangesTheLinks(t *testing.T) {
 // loopback and the server is IPv4: a 65,527-byte datagram (the IPv6 maximum)
 // cannot be sent over IPv4 (at most 65,507).
 func TestFailedWritesAreNotDelivered(t *testing.T) {
-	server, stopServer := echoOn(t, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	server, stopServer := testtool.EchoUDP(t, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	defer stopServer()
 	if c, err := net.ListenUDP("udp6", &net.UDPAddr{IP: net.IPv6loopback}); err != nil {
 		needs(t, "IPv6 loopback")
@@ -117,7 +118,7 @@ func TestListenWarning(t *testing.T) {
 // to the server; a full table evicts the longest idle client. Either way
 // the client is relayed again when it comes back, as a new flow.
 func TestRelayForgetsIdleAndEvictedClients(t *testing.T) {
-	server, stopServer := echoOn(t, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	server, stopServer := testtool.EchoUDP(t, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	defer stopServer()
 	echoes := func(c *net.UDPConn) {
 		t.Helper()
@@ -160,7 +161,7 @@ func TestRelayForgetsIdleAndEvictedClients(t *testing.T) {
 // relay's socket to it gets ICMP "port unreachable"; once it is back, the
 // same client gets its replies again.
 func TestServerRestartIsSurvivable(t *testing.T) {
-	server, stop := echoOn(t, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	server, stop := testtool.EchoUDP(t, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	r, client, stopRelay := startRelay(t, Options{Target: server.String()})
 	if got := exchange(t, client, 5, 10*time.Second); got != 5 {
 		t.Fatalf("before the restart: %d/5 echoes", got)
@@ -169,7 +170,7 @@ func TestServerRestartIsSurvivable(t *testing.T) {
 	// The server is down: the relay's packet draws a "port unreachable".
 	exchange(t, client, 1, 200*time.Millisecond)
 	waitFor(t, "the relay to see the refusal", func() bool { return len(r.Errors()) > 0 })
-	_, stop = echoOn(t, server)
+	_, stop = testtool.EchoUDP(t, server)
 	defer stop()
 	if got := exchange(t, client, 5, 10*time.Second); got != 5 {
 		t.Fatalf("after the restart: %d/5 echoes, errors %v", got, r.Errors())

@@ -19,27 +19,6 @@ import (
 	"jitterlab/lab"
 )
 
-// udpEcho answers every datagram on 127.0.0.1 until the test ends.
-func udpEcho(t *testing.T) string {
-	t.Helper()
-	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	go func() {
-		buf := make([]byte, 2048)
-		for {
-			n, from, err := c.ReadFromUDPAddrPort(buf)
-			if err != nil {
-				return
-			}
-			c.WriteToUDPAddrPort(buf[:n], from)
-		}
-	}()
-	return c.LocalAddr().String()
-}
-
 // echoes sends n datagrams from c and counts the replies within wait.
 func echoes(t *testing.T, c *net.UDPConn, n int, wait time.Duration) int {
 	t.Helper()
@@ -67,7 +46,7 @@ func TestProxyControlAPIAndFlows(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", exe, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	server := udpEcho(t)
+	server := echoServer(t)
 	own, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		t.Fatal(err)

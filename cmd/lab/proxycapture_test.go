@@ -31,24 +31,9 @@ import (
 // ends.
 func echoServer(t *testing.T) string {
 	t.Helper()
-	conn, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		buf := make([]byte, 2048)
-		for {
-			n, from, err := conn.ReadFromUDPAddrPort(buf)
-			if err != nil {
-				return
-			}
-			conn.WriteToUDPAddrPort(buf[:n], from)
-		}
-	}()
-	t.Cleanup(func() { conn.Close(); <-done })
-	return conn.LocalAddr().String()
+	bound, stop := testtool.EchoUDP(t, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	t.Cleanup(stop)
+	return bound.String()
 }
 
 // proxyRow is one direction of the proxy's summary table.

@@ -18,31 +18,17 @@ import (
 // editor, the counters are the relay's, and its audit and packet events
 // give the delays, jitter, bytes and loss bursts.
 func TestRelaySourceAppliesLiveAndCounts(t *testing.T) {
-	echo, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer echo.Close()
-	go func() {
-		buf := make([]byte, 2048)
-		for {
-			n, from, err := echo.ReadFromUDPAddrPort(buf)
-			if err != nil {
-				return
-			}
-			echo.WriteToUDPAddrPort(buf[:n], from)
-		}
-	}()
+	echo := echoServer(t)
 	cfg := lab.DefaultConfig()
 	feed := newRelayFeed()
-	r, err := proxy.Listen(proxy.Options{Listen: "127.0.0.1:0", Target: echo.LocalAddr().String(), Seed: 1, Up: cfg.Up, Down: cfg.Down,
+	r, err := proxy.Listen(proxy.Options{Listen: "127.0.0.1:0", Target: echo, Seed: 1, Up: cfg.Up, Down: cfg.Down,
 		OnPacket: feed.OnPacket})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cond := proxyctl.New(cfg, r, nil)
 	start := time.Now()
-	src := newRelaySource(r, cond, echo.LocalAddr().String(), start, feed)
+	src := newRelaySource(r, cond, echo, start, feed)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()

@@ -1,0 +1,30 @@
+package testtool
+
+import (
+	"net"
+	"testing"
+)
+
+// EchoUDP answers every datagram on addr with the same bytes until stop is
+// called; stop closes the socket and waits for the echo to end, so the
+// port is free again when it returns.
+func EchoUDP(t testing.TB, addr *net.UDPAddr) (bound *net.UDPAddr, stop func()) {
+	t.Helper()
+	conn, err := net.ListenUDP("udp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 2048)
+		for {
+			n, from, err := conn.ReadFromUDPAddrPort(buf)
+			if err != nil {
+				return
+			}
+			conn.WriteToUDPAddrPort(buf[:n], from)
+		}
+	}()
+	return conn.LocalAddr().(*net.UDPAddr), func() { conn.Close(); <-done }
+}
