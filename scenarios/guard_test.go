@@ -129,8 +129,8 @@ func TestScenarioFIFOIsRefused(t *testing.T) {
 	go func() { _, err := Load(fifo, check); done <- err }()
 	select {
 	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), fifo) || !strings.Contains(err.Error(), "not a regular file") {
-			t.Fatalf("error %v: want one naming the file and saying it is not a regular file", err)
+		if err == nil || !strings.Contains(err.Error(), fifo) || !strings.Contains(err.Error(), "is a named pipe (FIFO), not a regular file") {
+			t.Fatalf("error %v: want one naming the file and saying it is a named pipe, not a regular file", err)
 		}
 	case <-time.After(time.Minute):
 		os.WriteFile(fifo, nil, 0) // release the blocked open

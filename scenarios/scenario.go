@@ -18,6 +18,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"jitterlab/param"
+	"jitterlab/recordings"
 )
 
 // Assignment is one parameter setting, key=value in the registry's
@@ -512,31 +513,14 @@ func loadFile(path string, check Checker, depth int) (*Scenario, error) {
 		return nil, fmt.Errorf("scenario: %w", err)
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		kind := "unreadable"
-		if err == nil {
-			kind = "a " + fileKind(st.Mode())
-		}
-		return nil, fmt.Errorf("scenario %s: not a regular file (%s); give a .toml file", path, kind)
+	if st, err := f.Stat(); err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", path, err)
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("scenario %s: is %s, not a regular file; give a .toml file", path, recordings.FileKind(st.Mode()))
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", path, err)
 	}
 	return parse(path, data, check, depth)
-}
-
-// fileKind names a file type for errors.
-func fileKind(m os.FileMode) string {
-	switch {
-	case m&os.ModeNamedPipe != 0:
-		return "named pipe"
-	case m.IsDir():
-		return "folder"
-	case m&os.ModeSocket != 0:
-		return "socket"
-	case m&os.ModeDevice != 0:
-		return "device"
-	}
-	return "special file"
 }
