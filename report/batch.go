@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"jitterlab/batch"
-	"jitterlab/diagnose"
 )
 
 // palette colours a batch's arms: A (or the first combination) as the
@@ -74,50 +73,19 @@ func joinOr(sets []string, none string) string {
 
 // batchTimelines draws every arm's timelines of the representative seed.
 func batchTimelines(tl *batch.Timelines) []chart {
-	lines := func(get func(*diagnose.Series) []float64) []line {
-		var ls []line
-		for a := range tl.Series {
-			ls = append(ls, line{tl.Series[a].TS, get(&tl.Series[a]), palette[a%len(palette)]})
-		}
-		return ls
+	colours := make([]string, len(tl.Series))
+	for a := range colours {
+		colours[a] = palette[a%len(palette)]
 	}
-	band := float64(tl.Band)
-	return []chart{
-		{Title: "tick offset (ticks)", Caption: fmt.Sprintf("dashed: the dead band ±%d", tl.Band),
-			SVG: multiLineChart(lines(func(s *diagnose.Series) []float64 { return s.TickOffset }), []float64{-band, band})},
-		{Title: "send interval (s)", SVG: multiLineChart(lines(func(s *diagnose.Series) []float64 { return s.SendIntervalS }), nil)},
-		{Title: "visible error (m)", Caption: fmt.Sprintf("dashed: the snap line %g m", tl.SnapM),
-			SVG: multiLineChart(lines(func(s *diagnose.Series) []float64 { return s.VisibleErrorM }), []float64{tl.SnapM})},
-		{Title: "visible speed (m/s)", SVG: multiLineChart(lines(func(s *diagnose.Series) []float64 { return s.VisibleSpeedMPS }), nil)},
-	}
+	return timelineCharts(tl.Series, colours, tl.Band, tl.SnapM)
 }
 
-var batchTemplate = template.Must(template.New("batch").Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8"/>
-<title>{{.Title}}</title>
-<style>
-body { font-family: sans-serif; max-width: 960px; margin: 1.5em auto; color: #222; line-height: 1.4; }
-h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 1.6em; border-bottom: 1px solid #ddd; }
-table { border-collapse: collapse; font-size: 0.85em; }
+var batchTemplate = template.Must(template.Must(pageFrame.Clone()).Parse(`{{define "style"}}table { border-collapse: collapse; font-size: 0.85em; }
 td, th { padding: 0.2em 0.6em; text-align: right; border-bottom: 1px solid #eee; white-space: nowrap; }
 td:first-child, th:first-child { text-align: left; }
 table.conditions td { text-align: left; white-space: normal; }
 .scroll { overflow-x: auto; }
-.legend span { display: inline-block; width: 1.2em; height: 0.4em; margin: 0 0.3em 0.15em 1em; }
-figure { margin: 1em 0; } figcaption { font-size: 0.85em; color: #555; }
-</style>
-</head>
-<body>
-<h1>{{.Title}}</h1>
-<section id="conditions">
-<h2>Conditions</h2>
-<table class="conditions">
-{{range .Conditions}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td></tr>
-{{end}}</table>
-</section>
-<section id="table">
+{{end}}{{define "sections"}}<section id="table">
 <h2>Results</h2>
 {{range .Legend}}<p>{{.}}.</p>
 {{end}}
@@ -126,20 +94,6 @@ figure { margin: 1em 0; } figcaption { font-size: 0.85em; color: #555; }
 {{end}}{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table></div>
 </section>
-<section id="seeds">
-<h2>Per seed</h2>
-{{range .Dots}}<figure><figcaption>{{.Title}}: {{.Caption}}</figcaption>
-{{.SVG}}
-</figure>
-{{end}}</section>
-<section id="timelines">
-<h2>Timelines of seed {{.Seed}}</h2>
-<p class="legend">{{range .Arms}}<span style="background: {{.Colour}}"></span>{{.Label}}{{end}}</p>
+{{end}}{{define "legend"}}<p class="legend">{{range .Arms}}<span style="background: {{.Colour}}"></span>{{.Label}}{{end}}</p>
 {{if .More}}<p>{{.More}} more combinations without timelines (at most 8 are drawn).</p>
-{{end}}{{range .Timelines}}<figure><figcaption>{{.Title}}{{if .Caption}}: {{.Caption}}{{end}}</figcaption>
-{{.SVG}}
-</figure>
-{{end}}</section>
-</body>
-</html>
-`))
+{{end}}{{end}}`))

@@ -194,18 +194,30 @@ func dots(rows []dotRow, prec int) template.HTML {
 }
 
 // timelines draws the representative seed's reference and recommended
-// timelines: tick offset with the band, send interval, visible error with
-// the snap line, visible speed.
+// timelines.
 func timelines(r *diagnose.Result) []chart {
-	ref, best := &r.RefSeries, &r.BestSeries
-	band := float64(r.Band)
+	return timelineCharts([]diagnose.Series{r.RefSeries, r.BestSeries}, []string{refColour, bestColour}, r.Band, r.Snap)
+}
+
+// timelineCharts draws series over time, series[i] in colours[i]: tick
+// offset with the dead band, send interval, visible error with the snap
+// line, visible speed.
+func timelineCharts(series []diagnose.Series, colours []string, band int, snap float64) []chart {
+	lines := func(get func(*diagnose.Series) []float64) []line {
+		var ls []line
+		for i := range series {
+			ls = append(ls, line{series[i].TS, get(&series[i]), colours[i]})
+		}
+		return ls
+	}
+	b := float64(band)
 	return []chart{
-		{Title: "tick offset (ticks)", Caption: fmt.Sprintf("dashed: the dead band ±%d", r.Band),
-			SVG: lineChart(ref.TS, ref.TickOffset, best.TS, best.TickOffset, []float64{-band, band})},
-		{Title: "send interval (s)", SVG: lineChart(ref.TS, ref.SendIntervalS, best.TS, best.SendIntervalS, nil)},
-		{Title: "visible error (m)", Caption: fmt.Sprintf("dashed: the snap line %g m", r.Snap),
-			SVG: lineChart(ref.TS, ref.VisibleErrorM, best.TS, best.VisibleErrorM, []float64{r.Snap})},
-		{Title: "visible speed (m/s)", SVG: lineChart(ref.TS, ref.VisibleSpeedMPS, best.TS, best.VisibleSpeedMPS, nil)},
+		{Title: "tick offset (ticks)", Caption: fmt.Sprintf("dashed: the dead band ±%d", band),
+			SVG: multiLineChart(lines(func(s *diagnose.Series) []float64 { return s.TickOffset }), []float64{-b, b})},
+		{Title: "send interval (s)", SVG: multiLineChart(lines(func(s *diagnose.Series) []float64 { return s.SendIntervalS }), nil)},
+		{Title: "visible error (m)", Caption: fmt.Sprintf("dashed: the snap line %g m", snap),
+			SVG: multiLineChart(lines(func(s *diagnose.Series) []float64 { return s.VisibleErrorM }), []float64{snap})},
+		{Title: "visible speed (m/s)", SVG: multiLineChart(lines(func(s *diagnose.Series) []float64 { return s.VisibleSpeedMPS }), nil)},
 	}
 }
 
@@ -238,11 +250,6 @@ func trim(v, step float64) string {
 		v = 0
 	}
 	return strconv.FormatFloat(v, 'f', dec, 64)
-}
-
-// lineChart draws two series over time with dashed reference lines.
-func lineChart(t1, y1, t2, y2 []float64, lines []float64) template.HTML {
-	return multiLineChart([]line{{t1, y1, refColour}, {t2, y2, bestColour}}, lines)
 }
 
 // line is one series over time and its colour.
@@ -320,7 +327,11 @@ func multiLineChart(series []line, lines []float64) template.HTML {
 	return template.HTML(b.String())
 }
 
-var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+// pageFrame is the page both reports fill in: the head, the conditions,
+// the per-seed dot plots and the timelines. A report defines "style" (its
+// own CSS rules), "sections" (what comes between the conditions and the
+// dot plots) and "legend" (the timelines' legend).
+var pageFrame = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8"/>
@@ -328,15 +339,7 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <style>
 body { font-family: sans-serif; max-width: 960px; margin: 1.5em auto; color: #222; line-height: 1.4; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 1.6em; border-bottom: 1px solid #ddd; }
-table { border-collapse: collapse; font-size: 0.9em; }
-td, th { padding: 0.2em 0.7em; text-align: right; border-bottom: 1px solid #eee; }
-td:first-child, th:first-child { text-align: left; }
-table.conditions td, table.changes td:nth-child(2), table.changes th:nth-child(2) { text-align: left; }
-.headline { font-size: 1.05em; padding: 0.6em 0.8em; background: #fff4e5; border-left: 4px solid #d9730d; }
-.headline.ok { background: #eef7e8; border-left-color: #6b8e23; }
-.change { color: #555; font-size: 0.9em; }
-.problem { font-weight: bold; }
-.legend span { display: inline-block; width: 1.2em; height: 0.4em; margin: 0 0.3em 0.15em 1em; }
+{{template "style" .}}.legend span { display: inline-block; width: 1.2em; height: 0.4em; margin: 0 0.3em 0.15em 1em; }
 figure { margin: 1em 0; } figcaption { font-size: 0.85em; color: #555; }
 </style>
 </head>
@@ -348,7 +351,31 @@ figure { margin: 1em 0; } figcaption { font-size: 0.85em; color: #555; }
 {{range .Conditions}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td></tr>
 {{end}}</table>
 </section>
-<section id="diagnosis">
+{{template "sections" .}}<section id="seeds">
+<h2>Per seed</h2>
+{{range .Dots}}<figure><figcaption>{{.Title}}: {{.Caption}}</figcaption>
+{{.SVG}}
+</figure>
+{{end}}</section>
+<section id="timelines">
+<h2>Timelines of seed {{.Seed}}</h2>
+{{template "legend" .}}{{range .Timelines}}<figure><figcaption>{{.Title}}{{if .Caption}}: {{.Caption}}{{end}}</figcaption>
+{{.SVG}}
+</figure>
+{{end}}</section>
+</body>
+</html>
+`))
+
+var pageTemplate = template.Must(template.Must(pageFrame.Clone()).Parse(`{{define "style"}}table { border-collapse: collapse; font-size: 0.9em; }
+td, th { padding: 0.2em 0.7em; text-align: right; border-bottom: 1px solid #eee; }
+td:first-child, th:first-child { text-align: left; }
+table.conditions td, table.changes td:nth-child(2), table.changes th:nth-child(2) { text-align: left; }
+.headline { font-size: 1.05em; padding: 0.6em 0.8em; background: #fff4e5; border-left: 4px solid #d9730d; }
+.headline.ok { background: #eef7e8; border-left-color: #6b8e23; }
+.change { color: #555; font-size: 0.9em; }
+.problem { font-weight: bold; }
+{{end}}{{define "sections"}}<section id="diagnosis">
 <h2>Diagnosis</h2>
 <p class="headline{{if not .Problem}} ok{{end}}">{{.Headline}}</p>
 <p>{{.Link}}</p>
@@ -376,19 +403,5 @@ figure { margin: 1em 0; } figcaption { font-size: 0.85em; color: #555; }
 {{range .Card}}<tr>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table>
 </section>
-<section id="seeds">
-<h2>Per seed</h2>
-{{range .Dots}}<figure><figcaption>{{.Title}}: {{.Caption}}</figcaption>
-{{.SVG}}
-</figure>
-{{end}}</section>
-<section id="timelines">
-<h2>Timelines of seed {{.Seed}}</h2>
-<p class="legend"><span style="background: {{.RefColour}}"></span>reference<span style="background: {{.BestColour}}"></span>recommended</p>
-{{range .Timelines}}<figure><figcaption>{{.Title}}{{if .Caption}}: {{.Caption}}{{end}}</figcaption>
-{{.SVG}}
-</figure>
-{{end}}</section>
-</body>
-</html>
-`))
+{{end}}{{define "legend"}}<p class="legend"><span style="background: {{.RefColour}}"></span>reference<span style="background: {{.BestColour}}"></span>recommended</p>
+{{end}}`))
