@@ -6,7 +6,6 @@ import (
 
 	"jitterlab/diagnose"
 	"jitterlab/lab"
-	"jitterlab/metrics"
 	"jitterlab/sim"
 	"jitterlab/stats"
 )
@@ -14,9 +13,6 @@ import (
 // MaxTimelines bounds the arms whose timelines a report draws (the first
 // ones): more lines in one chart are unreadable.
 const MaxTimelines = 8
-
-// maxPoints bounds a timeline's samples (2 min at 50 ms is 2400).
-const maxPoints = 3000
 
 // Timelines are the representative seed's timelines of the first arms.
 type Timelines struct {
@@ -45,19 +41,7 @@ func (p *Plan) Timelines(r *Result, workers int) (*Timelines, error) {
 			}
 		}
 		var ser diagnose.Series
-		stride := int64(cfg.Duration/s.Every())/maxPoints + 1
-		var k int64
-		s.OnSample = func(x *metrics.Sample) {
-			k++
-			if (k-1)%stride != 0 {
-				return
-			}
-			ser.TS = append(ser.TS, x.TS)
-			ser.TickOffset = append(ser.TickOffset, float64(x.TickOffset))
-			ser.SendIntervalS = append(ser.SendIntervalS, x.SendIntervalS)
-			ser.VisibleErrorM = append(ser.VisibleErrorM, x.VisibleErrorM)
-			ser.VisibleSpeedMPS = append(ser.VisibleSpeedMPS, x.VisibleSpeedMPS)
-		}
+		ser.Record(s, cfg.Duration)
 		if err := s.Run(sim.Time(cfg.Duration)); err != nil {
 			return diagnose.Series{}, fmt.Errorf("%s seed %d: %w", strings.Join(p.Def.Arms()[a], " "), seed, err)
 		}

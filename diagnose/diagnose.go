@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"jitterlab/lab"
 	"jitterlab/metrics"
@@ -645,8 +646,15 @@ func (d *diag) series(sets []string, seed uint64) (Series, error) {
 		return Series{}, err
 	}
 	var ser Series
-	// At most maxPoints samples, evenly strided, however long the run.
-	stride := int64(d.o.Base.Duration/s.Every())/maxPoints + 1
+	ser.Record(s, d.o.Base.Duration)
+	return ser, s.Run(sim.Time(d.o.Base.Duration))
+}
+
+// Record has s keep its timeline in ser while it runs for duration: at
+// most maxPoints samples, evenly strided, however long the run. It sets
+// s.OnSample.
+func (ser *Series) Record(s *lab.Session, duration time.Duration) {
+	stride := int64(duration/s.Every())/maxPoints + 1
 	var k int64
 	s.OnSample = func(x *metrics.Sample) {
 		k++
@@ -659,5 +667,4 @@ func (d *diag) series(sets []string, seed uint64) (Series, error) {
 		ser.VisibleErrorM = append(ser.VisibleErrorM, x.VisibleErrorM)
 		ser.VisibleSpeedMPS = append(ser.VisibleSpeedMPS, x.VisibleSpeedMPS)
 	}
-	return ser, s.Run(sim.Time(d.o.Base.Duration))
 }
