@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -76,6 +77,31 @@ func openOutput(path string, stdout io.Writer, mode outputMode) (*output, error)
 		return nil, err
 	}
 	return &output{w: f, name: path, f: f, tmp: f.Name()}, nil
+}
+
+// writeBuffered writes what write writes, buffered, whole to path ("-":
+// standard output) and returns where to report it: stderr when the output
+// went to stdout.
+func writeBuffered(path string, stdout, stderr io.Writer, write func(io.Writer) error) (report io.Writer, err error) {
+	f, err := openOutput(path, stdout, whole)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Abort()
+	bw := bufio.NewWriter(f)
+	if err := write(bw); err != nil {
+		return nil, err
+	}
+	if err := bw.Flush(); err != nil {
+		return nil, err
+	}
+	if err := f.Commit(); err != nil {
+		return nil, err
+	}
+	if f.stdout {
+		return stderr, nil
+	}
+	return stdout, nil
 }
 
 // Write writes to the output and keeps the first error.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"time"
@@ -112,24 +111,11 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	}
 	cc := cfg.Client
 	panels := metrics.StandardPanels(cc.Band, cc.IntervalFast.Seconds(), cc.IntervalSlow.Seconds(), cc.Snap)
-	f, err := openOutput(out, stdout, whole)
+	report, err := writeBuffered(out, stdout, stderr, func(w io.Writer) error {
+		return metrics.WritePNG(w, samples, panels, int(width), title)
+	})
 	if err != nil {
 		return err
-	}
-	defer f.Abort()
-	bw := bufio.NewWriter(f)
-	if err := metrics.WritePNG(bw, samples, panels, int(width), title); err != nil {
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	if err := f.Commit(); err != nil {
-		return err
-	}
-	report := stdout
-	if f.stdout {
-		report = stderr
 	}
 	_, err = fmt.Fprintf(report, "wrote %s: %d samples from %.2f s to %.2f s\n", out, len(samples), samples[0].TS, samples[len(samples)-1].TS)
 	return err

@@ -304,25 +304,13 @@ func exportPackets(r *recordings.Reader, name, csvOut, packets string, stdout io
 
 // plotProxyTo writes plotProxy's PNG to out, replaced only when finished.
 func plotProxyTo(r *recordings.Reader, name, out string, from, to sim.Time, width int, stdout, stderr io.Writer) error {
-	f, err := openOutput(out, stdout, whole)
+	var n int
+	report, err := writeBuffered(out, stdout, stderr, func(w io.Writer) (err error) {
+		n, err = plotProxy(r, name, from, to, width, w)
+		return err
+	})
 	if err != nil {
 		return err
-	}
-	defer f.Abort()
-	bw := bufio.NewWriter(f)
-	n, err := plotProxy(r, name, from, to, width, bw)
-	if err != nil {
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	if err := f.Commit(); err != nil {
-		return err
-	}
-	report := stdout
-	if f.stdout {
-		report = stderr
 	}
 	_, err = fmt.Fprintf(report, "wrote %s: %d delivered packets from %v to %v\n", out, n, from, to)
 	return err
