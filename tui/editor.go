@@ -118,6 +118,28 @@ func (e *Editor) Key() string {
 	return r.keys[min(e.col, len(r.keys)-1)]
 }
 
+// moveKey moves the cursor for a navigation key (the arrows, page up and
+// page down) and reports whether k is one.
+func (e *Editor) moveKey(k tcell.Key) bool {
+	switch k {
+	case tcell.KeyUp:
+		e.Move(-1, 0)
+	case tcell.KeyDown:
+		e.Move(1, 0)
+	case tcell.KeyLeft:
+		e.Move(0, -1)
+	case tcell.KeyRight:
+		e.Move(0, 1)
+	case tcell.KeyPgUp:
+		e.Move(-10, 0)
+	case tcell.KeyPgDn:
+		e.Move(10, 0)
+	default:
+		return false
+	}
+	return true
+}
+
 // Move moves the cursor by rows and columns, within bounds, over the
 // headings.
 func (e *Editor) Move(dRow, dCol int) {

@@ -17,19 +17,11 @@ func (a *App) onKey(ev *tcell.EventKey) *tcell.EventKey {
 		a.refresh()
 		return nil
 	}
+	if a.editor.moveKey(ev.Key()) {
+		a.refresh()
+		return nil
+	}
 	switch ev.Key() {
-	case tcell.KeyUp:
-		a.editor.Move(-1, 0)
-	case tcell.KeyDown:
-		a.editor.Move(1, 0)
-	case tcell.KeyLeft:
-		a.editor.Move(0, -1)
-	case tcell.KeyRight:
-		a.editor.Move(0, 1)
-	case tcell.KeyPgUp:
-		a.editor.Move(-10, 0)
-	case tcell.KeyPgDn:
-		a.editor.Move(10, 0)
 	case tcell.KeyEnter:
 		a.startEdit()
 	case tcell.KeyCtrlC:

@@ -432,19 +432,11 @@ func (v *ProxyView) onKey(ev *tcell.EventKey) *tcell.EventKey {
 		v.refresh()
 		return nil
 	}
+	if v.editor.moveKey(ev.Key()) {
+		v.refresh()
+		return nil
+	}
 	switch ev.Key() {
-	case tcell.KeyUp:
-		v.editor.Move(-1, 0)
-	case tcell.KeyDown:
-		v.editor.Move(1, 0)
-	case tcell.KeyLeft:
-		v.editor.Move(0, -1)
-	case tcell.KeyRight:
-		v.editor.Move(0, 1)
-	case tcell.KeyPgUp:
-		v.editor.Move(-10, 0)
-	case tcell.KeyPgDn:
-		v.editor.Move(10, 0)
 	case tcell.KeyEnter:
 		v.startEdit()
 	case tcell.KeyCtrlC:
