@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"html/template"
 	"io"
@@ -52,12 +51,7 @@ func WriteBatch(w io.Writer, r *batch.Result, tl *batch.Timelines) error {
 	}
 	p.More = arms - len(tl.Series)
 	p.Timelines = batchTimelines(tl)
-	var b bytes.Buffer
-	if err := batchTemplate.Execute(&b, &p); err != nil {
-		return err
-	}
-	_, err := w.Write(b.Bytes())
-	return err
+	return writePage(w, batchTemplate, &p)
 }
 
 func joinOr(sets []string, none string) string {

@@ -100,8 +100,14 @@ func Write(w io.Writer, r *diagnose.Result) error {
 			Caption: "one dot per seed; the bar is the mean with its 95 % interval", SVG: dotPlot(r, mt)})
 	}
 	p.Timelines = timelines(r)
+	return writePage(w, pageTemplate, &p)
+}
+
+// writePage executes t on p and writes the page to w only if all of it
+// was made.
+func writePage(w io.Writer, t *template.Template, p any) error {
 	var b bytes.Buffer
-	if err := pageTemplate.Execute(&b, &p); err != nil {
+	if err := t.Execute(&b, p); err != nil {
 		return err
 	}
 	_, err := w.Write(b.Bytes())
