@@ -165,14 +165,7 @@ func TestKeys(t *testing.T) {
 		if len(files) != 1 {
 			t.Fatalf("recording files %v", files)
 		}
-		f, _ := os.Open(files[0])
-		defer f.Close()
-		st, _ := f.Stat()
-		r, err := recordings.Open(f, st.Size())
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := lab.Verify(r)
+		v, err := lab.Verify(openRecording(t, files[0]))
 		if err != nil || v.Samples != len(a.samples()) || v.Changes != len(a.s.Changes()) || !v.SummaryOK {
 			t.Fatalf("the TUI's recording does not verify: %+v %v", v, err)
 		}
@@ -360,17 +353,7 @@ func TestRecordTheWholeSessionIntoNewFiles(t *testing.T) {
 		t.Fatalf("two recordings made %v", files)
 	}
 	for _, path := range files {
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, _ := f.Stat()
-		r, err := recordings.Open(f, st.Size())
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := lab.Verify(r)
-		f.Close()
+		v, err := lab.Verify(openRecording(t, path))
 		if err != nil || !v.SummaryOK {
 			t.Fatalf("%s does not verify: %+v %v", path, v, err)
 		}
@@ -455,17 +438,7 @@ func TestSignalClosesTheRecording(t *testing.T) {
 			if a.Signal() != sig || len(a.Written()) != 1 {
 				t.Fatalf("signal %v, written %v", a.Signal(), a.Written())
 			}
-			f, err := os.Open(a.Written()[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			st, _ := f.Stat()
-			r, err := recordings.Open(f, st.Size())
-			if err != nil {
-				t.Fatal(err)
-			}
-			v, err := lab.Verify(r)
+			v, err := lab.Verify(openRecording(t, a.Written()[0]))
 			if err != nil || !v.HasSummary || v.Samples < 30 {
 				t.Fatalf("the recording after %v: %+v %v", sig, v, err)
 			}
@@ -492,4 +465,15 @@ func TestLatestSamplesAcrossTheRingsWrap(t *testing.T) {
 			}
 		}
 	}
+}
+
+// openRecording opens the recording at path until the test ends.
+func openRecording(t *testing.T, path string) *recordings.Reader {
+	t.Helper()
+	r, f, err := recordings.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return r
 }
