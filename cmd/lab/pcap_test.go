@@ -22,21 +22,28 @@ var pcapArgs = []string{"run", "--duration", "20s", "--json", "--set", "link.lat
 // pcapCount is what a capture says of one direction.
 type pcapCount struct{ sent, arrived, lost, queueDropped, duplicates, reordered int }
 
+// openPcapNg opens the pcapng capture at path until the test ends.
+func openPcapNg(t *testing.T, path string) *pcapgo.NgReader {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	r, err := pcapgo.NewNgReader(f, pcapgo.DefaultNgReaderOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // countPcap reads a capture back with pcapgo: per direction (by the UDP
 // source port of the simulated addresses), the packets on the sender's
 // side, those on the receiver's side, and the fates their comments say.
 // Timestamps must not go back.
 func countPcap(t *testing.T, path string) map[string]*pcapCount {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := pcapgo.NewNgReader(f, pcapgo.DefaultNgReaderOptions)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := openPcapNg(t, path)
 	out := map[string]*pcapCount{"up": {}, "down": {}}
 	var last int64
 	for n := 1; ; n++ {

@@ -102,15 +102,7 @@ func TestProxyCapturesAgreeWithTheSummary(t *testing.T) {
 	}
 
 	// The capture.
-	f, err := os.Open(pcapPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := pcapgo.NewNgReader(f, pcapgo.DefaultNgReaderOptions)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := openPcapNg(t, pcapPath)
 	type count struct{ read, written, lost int }
 	got := map[string]*count{"up": {}, "down": {}}
 	for {
