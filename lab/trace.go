@@ -24,15 +24,20 @@ import (
 // again (replay, --verify) it loads FILE and refuses it if its bytes
 // changed, so a verified replay is the same trace.
 
-// traceParam is the registry entry of dir's trace ("up" or "down").
-func traceParam(dir string) Param {
-	key := dir + ".trace"
-	side := func(c *Config) *netem.Params {
+// linkSide picks dir's link ("up" or "down") out of a configuration.
+func linkSide(dir string) func(c *Config) *netem.Params {
+	return func(c *Config) *netem.Params {
 		if dir == "up" {
 			return &c.Up
 		}
 		return &c.Down
 	}
+}
+
+// traceParam is the registry entry of dir's trace ("up" or "down").
+func traceParam(dir string) Param {
+	key := dir + ".trace"
+	side := linkSide(dir)
 	return Param{Key: key, Live: true,
 		Help: "replay a capture FILE (irtt JSON, a game's CSV, lab packets) instead of loss and delay; none = off",
 		Get: func(c *Config) string {
@@ -54,12 +59,7 @@ func traceParam(dir string) Param {
 // default) or, played once, hands back to the link's loss and delay.
 func traceLoopParam(dir string) Param {
 	key := dir + ".trace_loop"
-	side := func(c *Config) *netem.Params {
-		if dir == "up" {
-			return &c.Up
-		}
-		return &c.Down
-	}
+	side := linkSide(dir)
 	return Param{Key: key, Live: true,
 		Help: "the trace loops; false: played once, then the link's own loss and delay",
 		Get:  func(c *Config) string { return strconv.FormatBool(!side(c).TraceOnce) },
