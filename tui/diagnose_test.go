@@ -40,14 +40,7 @@ func waitDiagnosis(t *testing.T, a *App) {
 // 1-5 --duration 30s' as cmd/lab builds it, run by diagnose.Run.
 func cliDiagnosis(t *testing.T, sets ...string) string {
 	t.Helper()
-	sc, err := lab.LoadScenario("jitter-fix")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := lab.DefaultConfig()
-	if err := lab.ApplyScenario(&cfg, sc); err != nil {
-		t.Fatal(err)
-	}
+	cfg, sc := scenarioConfig(t, "jitter-fix")
 	for _, s := range sets {
 		k, v, _ := lab.ParseAssignment(s)
 		if err := lab.Set(&cfg, k, v); err != nil {

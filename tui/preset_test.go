@@ -12,14 +12,7 @@ import (
 func TestPresetSetsTheWholeLink(t *testing.T) {
 	want := make([]lab.Config, len(presetKeys))
 	for j, name := range presetKeys {
-		sc, err := lab.LoadScenario(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want[j] = lab.DefaultConfig()
-		if err := lab.ApplyScenario(&want[j], sc); err != nil {
-			t.Fatal(err)
-		}
+		want[j], _ = scenarioConfig(t, name)
 	}
 	for i := range presetKeys {
 		a, _ := labAt(t, 80, 24)

@@ -194,14 +194,7 @@ func TestProxyEditorChangesTheLinksLive(t *testing.T) {
 	}
 
 	proxyKey(v, tcell.NewEventKey(tcell.KeyRune, '6', 0)) // mobile-4g
-	want := lab.DefaultConfig()
-	sc, err := lab.LoadScenario("mobile-4g")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := lab.ApplyScenario(&want, sc); err != nil {
-		t.Fatal(err)
-	}
+	want, _ := scenarioConfig(t, "mobile-4g")
 	if f.cfg.Up != want.Up || f.cfg.Down != want.Down {
 		t.Fatalf("preset 6 left the links at\n%+v\n%+v\nwant mobile-4g's\n%+v\n%+v", f.cfg.Up, f.cfg.Down, want.Up, want.Down)
 	}

@@ -19,14 +19,7 @@ import (
 // from 20 s to 22 s) for 30 s.
 func latencySpikeRecording(t *testing.T) *recordings.Reader {
 	t.Helper()
-	sc, err := lab.LoadScenario("latency-spike")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := lab.DefaultConfig()
-	if err := lab.ApplyScenario(&cfg, sc); err != nil {
-		t.Fatal(err)
-	}
+	cfg, sc := scenarioConfig(t, "latency-spike")
 	cfg.Duration = 30 * time.Second
 	s, _ := lab.New(cfg, 0)
 	s.ScheduleTimeline(sc)

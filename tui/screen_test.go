@@ -13,6 +13,7 @@ import (
 	"github.com/rivo/tview"
 
 	"jitterlab/lab"
+	"jitterlab/scenarios"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden screen captures in testdata/")
@@ -21,11 +22,11 @@ var update = flag.Bool("update", false, "rewrite the golden screen captures in t
 // default, a common laptop window and a large one.
 var sizes = []struct{ w, h int }{{80, 24}, {120, 40}, {200, 60}}
 
-// labAt is the lab as 'go run ./cmd/lab' starts it (the jitter-fix
-// scenario, seed 1) on a simulated w×h terminal.
-func labAt(t testing.TB, w, h int) (*App, tcell.SimulationScreen) {
+// scenarioConfig is the default configuration with the built-in scenario
+// name applied, and the scenario.
+func scenarioConfig(t testing.TB, name string) (lab.Config, *scenarios.Scenario) {
 	t.Helper()
-	sc, err := lab.LoadScenario("jitter-fix")
+	sc, err := lab.LoadScenario(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,6 +34,14 @@ func labAt(t testing.TB, w, h int) (*App, tcell.SimulationScreen) {
 	if err := lab.ApplyScenario(&cfg, sc); err != nil {
 		t.Fatal(err)
 	}
+	return cfg, sc
+}
+
+// labAt is the lab as 'go run ./cmd/lab' starts it (the jitter-fix
+// scenario, seed 1) on a simulated w×h terminal.
+func labAt(t testing.TB, w, h int) (*App, tcell.SimulationScreen) {
+	t.Helper()
+	cfg, sc := scenarioConfig(t, "jitter-fix")
 	cfg.Duration = 24 * time.Hour
 	a, err := New(Options{Config: cfg, Scenario: sc, Name: sc.Name, Dir: t.TempDir()})
 	if err != nil {
