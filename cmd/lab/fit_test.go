@@ -59,19 +59,7 @@ func TestFitRecoversTheLabsOwnLink(t *testing.T) {
 			if code, _, stderr := runLab(t, args...); code != 0 {
 				t.Fatalf("lab %s: exit %d: %s", strings.Join(args, " "), code, stderr)
 			}
-			f, err := os.Open(packets)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			tr, err := trace.Read(packets, f, "auto")
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := fit.Fit(tr, fit.Options{Periods: true})
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := fitPeriods(t, packets)
 			for _, d := range res.Dirs {
 				if len(d.Periods) > 0 {
 					t.Errorf("%s: a steady link cut into %d periods, the first change at %v", d.Name, len(d.Periods), d.Periods[1].From)
@@ -272,19 +260,7 @@ func TestPeriodsFindTheHandover(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("fit: exit %d: %s", code, stderr)
 	}
-	f, err := os.Open(packets)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	tr, err := trace.Read(packets, f, "auto")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := fit.Fit(tr, fit.Options{Periods: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := fitPeriods(t, packets)
 	for _, d := range res.Dirs {
 		if len(d.Periods) != 2 {
 			t.Fatalf("%s: %d periods, want 2:\n%s", d.Name, len(d.Periods), stdout)
@@ -306,4 +282,23 @@ func TestPeriodsFindTheHandover(t *testing.T) {
 	if code, _, stderr := runLab(t, "run", "--scenario", out, "--duration", "25s"); code != 0 {
 		t.Errorf("lab run --scenario fitted.toml: exit %d: %s", code, stderr)
 	}
+}
+
+// fitPeriods fits the packets CSV at path as 'lab fit --periods' does.
+func fitPeriods(t *testing.T, path string) *fit.Result {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tr, err := trace.Read(path, f, "auto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := fit.Fit(tr, fit.Options{Periods: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
