@@ -73,17 +73,7 @@ func runScenarioText(t *testing.T, text string) (csv, packets, summary []byte, c
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := DefaultConfig()
-	if err := ApplyScenario(&cfg, sc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(cfg, 50*time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.ScheduleTimeline(sc); err != nil {
-		t.Fatal(err)
-	}
+	s, cfg := scenarioSession(t, sc, 50*time.Millisecond)
 	var cb, pb bytes.Buffer
 	w, _ := metrics.NewCSVWriter(&cb)
 	s.OnSample = func(x *metrics.Sample) { w.Write(x) }

@@ -226,17 +226,7 @@ func TestJudderHasTwoValuesWhenSnapping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := DefaultConfig()
-	if err := ApplyScenario(&cfg, sc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(cfg, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.ScheduleTimeline(sc); err != nil {
-		t.Fatal(err)
-	}
+	s, cfg := scenarioSession(t, sc, 0)
 	if err := s.Run(sim.Time(cfg.Duration)); err != nil {
 		t.Fatal(err)
 	}

@@ -99,17 +99,7 @@ func TestEveryBuiltinAndExampleLoadsAndRuns(t *testing.T) {
 			if sc.Description == "" || sc.Source == "" {
 				t.Error("a scenario needs a description and a source")
 			}
-			cfg := DefaultConfig()
-			if err := ApplyScenario(&cfg, sc); err != nil {
-				t.Fatal(err)
-			}
-			s, err := New(cfg, 50*time.Millisecond)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := s.ScheduleTimeline(sc); err != nil {
-				t.Fatal(err)
-			}
+			s, cfg := scenarioSession(t, sc, 50*time.Millisecond)
 			if err := s.Run(sim.Time(cfg.Duration)); err != nil {
 				t.Fatal(err)
 			}
@@ -223,4 +213,23 @@ dir = "down"
 	if got := strings.Join(dropped, ", "); got != "5s up.latency=80ms, down.blackout: 8 changes 4s … 20s" {
 		t.Errorf("dropped %q", got)
 	}
+}
+
+// scenarioSession is a session of sc on the default configuration,
+// sampled every every (0: the default period), with sc's timeline
+// scheduled; and its configuration.
+func scenarioSession(t testing.TB, sc *scenarios.Scenario, every time.Duration) (*Session, Config) {
+	t.Helper()
+	cfg := DefaultConfig()
+	if err := ApplyScenario(&cfg, sc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(cfg, every)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ScheduleTimeline(sc); err != nil {
+		t.Fatal(err)
+	}
+	return s, cfg
 }

@@ -37,17 +37,7 @@ down = "500ms"
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := DefaultConfig()
-	if err := ApplyScenario(&cfg, sc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(cfg, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.ScheduleTimeline(sc); err != nil {
-		t.Fatal(err)
-	}
+	s, cfg := scenarioSession(t, sc, 0)
 	// in reports whether x lies in (start + k·period, start + k·period + width].
 	in := func(x sim.Time, start, period, width time.Duration) bool {
 		d := time.Duration(x) - start
