@@ -103,7 +103,12 @@ func OpenFile(path string) (*Reader, *os.File, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if st, err = f.Stat(); err != nil || !st.Mode().IsRegular() {
+	// Stat again what was opened: the path may have changed in between.
+	if st, err = f.Stat(); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !st.Mode().IsRegular() {
 		f.Close()
 		return nil, nil, fmt.Errorf("%s: is %s, not a recording: a recording is a regular file on disk", path, FileKind(st.Mode()))
 	}
