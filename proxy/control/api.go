@@ -123,6 +123,10 @@ func (h *handler) params(w http.ResponseWriter, r *http.Request) {
 			fail(w, http.StatusBadRequest, err)
 			return
 		}
+		if err := checkAPI(as); err != nil {
+			fail(w, http.StatusBadRequest, err)
+			return
+		}
 		if err := h.c.Set(flow, as); err != nil {
 			fail(w, http.StatusBadRequest, err)
 			return
@@ -195,7 +199,12 @@ func (h *handler) timeline(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, fmt.Errorf("POST /timeline: %v", err))
 		return
 	}
-	changes, err := ParseTimeline("POST /timeline", body, flow)
+	changes, err := parseTimeline("POST /timeline", body, flow, func(key, value string) error {
+		if err := CheckAPIKey(key); err != nil {
+			return err
+		}
+		return lab.CheckAssignment(key, value)
+	})
 	if err != nil {
 		fail(w, http.StatusBadRequest, err)
 		return
@@ -213,7 +222,12 @@ func (h *handler) timeline(w http.ResponseWriter, r *http.Request) {
 // ParseTimeline reads [[timeline]] entries in the scenario file format,
 // their times counted from now, for flow (the defaults when invalid).
 func ParseTimeline(name string, body []byte, flow netip.AddrPort) ([]Timed, error) {
-	sc, err := scenarios.Parse(name, bytes.Clone(body), lab.CheckAssignment)
+	return parseTimeline(name, body, flow, lab.CheckAssignment)
+}
+
+// parseTimeline is ParseTimeline checking each assignment with check.
+func parseTimeline(name string, body []byte, flow netip.AddrPort, check func(key, value string) error) ([]Timed, error) {
+	sc, err := scenarios.Parse(name, bytes.Clone(body), check)
 	if err != nil {
 		return nil, err
 	}
