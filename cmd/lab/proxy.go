@@ -273,8 +273,13 @@ func proxySets(sets []string) error {
 		if _, known := lab.Lookup(k); !known {
 			continue // o.config names the unknown key and its neighbours
 		}
-		if strings.HasPrefix(k, "sim.") {
-			continue // the seed; the duration is --duration's
+		switch {
+		case k == "sim.seed":
+			continue
+		case k == "sim.duration":
+			return badUsage("--set %s: the proxy relays in wall time, so sim.duration does not apply; for how long it runs give --duration, e.g. --duration 10s (without it, until interrupted)", a)
+		case strings.HasPrefix(k, "sim."):
+			return badUsage("--set %s: %s does not apply to the proxy: --set takes link keys (up.*, down.*, link.*) and sim.seed", a, k)
 		}
 		if err := proxyctl.CheckLinkKey(k); err != nil {
 			return badUsage("--set %s: %s is not a link setting: the proxy relays a link between your game's real client and server, so the model's client.* and server.* keys do not apply; allowed up.*, down.* and link.* (see lab proxy -h)", a, k)
@@ -408,19 +413,20 @@ func parseFlowFlag(v string) (flowOverride, error) {
 }
 
 // listenControl opens the control API's socket, on loopback only: the API
-// has no authentication and changes what the relay does.
+// has no authentication and changes what the relay does. An address that
+// is not loopback is a bad command line (exit 2).
 func listenControl(addr string) (net.Listener, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, fmt.Errorf("--control %q: want a loopback host:port, e.g. 127.0.0.1:9000", addr)
+		return nil, badUsage("--control %q: want a loopback host:port, e.g. 127.0.0.1:9000", addr)
 	}
 	ips, err := net.LookupIP(host)
 	if host == "" || err != nil || len(ips) == 0 {
-		return nil, fmt.Errorf("--control %q: want a loopback host:port, e.g. 127.0.0.1:9000 (the API has no authentication)", addr)
+		return nil, badUsage("--control %q: want a loopback host:port, e.g. 127.0.0.1:9000 (the API has no authentication)", addr)
 	}
 	for _, ip := range ips {
 		if !ip.IsLoopback() {
-			return nil, fmt.Errorf("--control %q: %v is not a loopback address; allowed 127.0.0.1, ::1 or localhost (the API has no authentication)", addr, ip)
+			return nil, badUsage("--control %q: %v is not a loopback address; allowed 127.0.0.1, ::1 or localhost (the API has no authentication)", addr, ip)
 		}
 	}
 	ln, err := net.Listen("tcp", addr)
