@@ -32,7 +32,10 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	var every time.Duration
 	var flows []flowOverride
 	limits := proxy.DefaultLimits()
-	fs := newFlagSet("proxy", "--listen 127.0.0.1:7777 --to 127.0.0.1:7778 [--scenario NAME] [--set up.loss=2%]", stderr, proxyHelp)
+	fs := newFlagSet("proxy", "--listen 127.0.0.1:7777 --to 127.0.0.1:7778 [--scenario NAME] [--set up.loss=2%]", stderr, withExamples(proxyHelp,
+		"lab proxy --listen 127.0.0.1:7777 --to 127.0.0.1:7778 --scenario mobile-4g",
+		"lab proxy --to 127.0.0.1:7778 --set link.latency=80ms --flow '127.0.0.1:5001 up.loss=10%'",
+		"lab proxy --to 127.0.0.1:7778 --control 127.0.0.1:9000 --duration 10m --no-tui"))
 	o.register(fs)
 	fs.StringVar(&listen, "listen", "127.0.0.1:7777", "where the game client sends (`host:port`; beyond 127.0.0.1 other machines can use the relay)")
 	fs.StringVar(&target, "to", "", "the game server (`host:port`)")
@@ -53,7 +56,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	// The proxy runs until interrupted unless --duration is given; the
 	// shared flag's default (a simulated minute) does not apply.
 	d := fs.Lookup("duration")
-	d.Usage, d.DefValue = "stop after this much wall time, a `duration` (default: run until interrupted)", "0s"
+	d.Usage, d.DefValue = "stop after this much wall time, a `duration` (default: run until interrupted)", "0" // the zero value: no second default
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -529,10 +532,11 @@ SIGHUP stop the relay and print the summary, the clients and the audit:
 each direction's configured link next to the realised one.
 --pcap FILE writes pcapng with the real payloads (both sides of the relay
 as interfaces); --record FILE writes a proxy recording. --set takes link
-keys only (up.*, down.*, link.*). On a terminal a live screen shows the
-relay (--no-tui prints counter lines instead); its keys:`)
+keys (up.*, down.*, link.*) and sim.seed. On a terminal a live screen
+shows the relay (--no-tui prints counter lines instead); its keys:`)
 	fmt.Fprint(w, tui.ProxyKeyHelp())
-	paramHelp(w)
+	writeParamHelp(w, func(key string) bool { return proxyctl.CheckLinkKey(key) == nil || key == "sim.seed" },
+		"--duration (wall time) takes %s;\n  --every takes 100ms up to the --duration (the counter line's period).\n")
 }
 
 // linkText is one direction's main knobs as the registry prints them.
