@@ -35,7 +35,8 @@ const MaxBody = 1 << 20
 //	GET    /counters              every counter and the realised-vs-configured audit, as JSON
 //	GET    /metrics               the same in Prometheus text format
 //
-// Errors are JSON {"error": "..."} with status 400 (bad input), 404 or 405.
+// Errors are JSON {"error": "..."} with status 400 (bad input), 404 (no
+// such path, or DELETE of a client the proxy does not know) or 405.
 func Handler(c *Conditions, src Source) http.Handler {
 	h := &handler{c: c, src: src}
 	mux := http.NewServeMux()
@@ -138,11 +139,27 @@ func (h *handler) params(w http.ResponseWriter, r *http.Request) {
 			fail(w, http.StatusBadRequest, errors.New("DELETE /params: name the client, ?flow=ADDR (the defaults cannot be removed)"))
 			return
 		}
-		h.c.Clear(flow)
+		if !h.c.Clear(flow) && !h.live(flow) {
+			fail(w, http.StatusNotFound, fmt.Errorf("DELETE /params?flow=%v: no such client: the proxy relays none at %v and none has settings of its own there (GET /params lists those, GET /counters the live ones)", flow, flow))
+			return
+		}
 		reply(w, h.paramsReply(flow))
 	default:
 		fail(w, http.StatusMethodNotAllowed, fmt.Errorf("%s /params: allowed GET, PUT and DELETE", r.Method))
 	}
+}
+
+// live is whether the relay has a client at flow now.
+func (h *handler) live(flow netip.AddrPort) bool {
+	if h.src == nil {
+		return false
+	}
+	for _, f := range h.src.Audit().Flows {
+		if a, err := netip.ParseAddrPort(f.Addr); err == nil && netip.AddrPortFrom(a.Addr().Unmap(), a.Port()) == flow {
+			return true
+		}
+	}
+	return false
 }
 
 // readAssignments reads a JSON object of key → value (a string, or a

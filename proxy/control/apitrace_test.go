@@ -68,3 +68,24 @@ func TestControlAPIRefusesTraceKeys(t *testing.T) {
 		t.Errorf("%d changes pending after refusals", c.Pending())
 	}
 }
+
+// DELETE /params?flow=ADDR of a client the proxy does not know is 404,
+// with a JSON error naming the flow; of one with settings it is 200.
+func TestDeleteParamsOfUnknownFlowIs404(t *testing.T) {
+	c, _ := newConditions(t)
+	srv := httptest.NewServer(Handler(c, fakeSource{}))
+	defer srv.Close()
+	code, e := apiCall(t, srv, http.MethodDelete, "/params?flow=9.9.9.9:1", "")
+	if code != http.StatusNotFound || !strings.Contains(e, "9.9.9.9:1") {
+		t.Errorf("DELETE of an unknown client: %d %q; want 404 naming 9.9.9.9:1", code, e)
+	}
+	if err := c.Set(client, []Assignment{{"up.loss", "5%"}}); err != nil {
+		t.Fatal(err)
+	}
+	if code, e := apiCall(t, srv, http.MethodDelete, "/params?flow="+client.String(), ""); code != 200 {
+		t.Errorf("DELETE of a client with settings: %d %q", code, e)
+	}
+	if len(c.Flows()) != 0 {
+		t.Errorf("still with settings of their own: %v", c.Flows())
+	}
+}

@@ -149,12 +149,15 @@ func (c *Conditions) set(flow netip.AddrPort, as []Assignment) error {
 	return nil
 }
 
-// Clear puts a client back on the defaults.
-func (c *Conditions) Clear(flow netip.AddrPort) {
+// Clear puts a client back on the defaults; false: it had no settings of
+// its own.
+func (c *Conditions) Clear(flow netip.AddrPort) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	_, had := c.flows[flow]
 	delete(c.flows, flow)
 	c.relay.ClearFlowParams(flow)
+	return had
 }
 
 // Config is the settings the client at flow gets (the defaults for an
