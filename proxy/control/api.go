@@ -221,7 +221,7 @@ func (h *handler) timeline(w http.ResponseWriter, r *http.Request) {
 		if err := CheckAPIKey(key); err != nil {
 			return err
 		}
-		return lab.CheckAssignment(key, value)
+		return checkLinkAssignment(key, value)
 	})
 	if err != nil {
 		fail(w, http.StatusBadRequest, err)
@@ -240,7 +240,15 @@ func (h *handler) timeline(w http.ResponseWriter, r *http.Request) {
 // ParseTimeline reads [[timeline]] entries in the scenario file format,
 // their times counted from now, for flow (the defaults when invalid).
 func ParseTimeline(name string, body []byte, flow netip.AddrPort) ([]Timed, error) {
-	return parseTimeline(name, body, flow, lab.CheckAssignment)
+	return parseTimeline(name, body, flow, checkLinkAssignment)
+}
+
+// checkLinkAssignment checks that key is a link setting, then its value.
+func checkLinkAssignment(key, value string) error {
+	if err := CheckLinkKey(key); err != nil {
+		return err
+	}
+	return lab.CheckAssignment(key, value)
 }
 
 // parseTimeline is ParseTimeline checking each assignment with check.

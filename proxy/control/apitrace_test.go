@@ -89,3 +89,17 @@ func TestDeleteParamsOfUnknownFlowIs404(t *testing.T) {
 		t.Errorf("still with settings of their own: %v", c.Flows())
 	}
 }
+
+// POST /timeline checks that a key is a link setting before its value:
+// client.sender = "fixed" is refused as not a link setting, not as a bad
+// sender.
+func TestTimelineChecksLinkKeyBeforeValue(t *testing.T) {
+	c, _ := newConditions(t)
+	defer c.Stop()
+	srv := httptest.NewServer(Handler(c, nil))
+	defer srv.Close()
+	code, e := apiCall(t, srv, http.MethodPost, "/timeline", "[[timeline]]\nat = \"1s\"\nclient.sender = \"fixed\"\n")
+	if code != 400 || !strings.Contains(e, "client.sender is not a link setting") || strings.Contains(e, "bad value") {
+		t.Errorf("POST /timeline client.sender = \"fixed\": %d %q; want 400 saying client.sender is not a link setting", code, e)
+	}
+}
