@@ -160,7 +160,11 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "client %v has its own links (%s): up %s, down %s\n", a, proxyctl.Describe(own), linkText(&fc, "up"), linkText(&fc, "down"))
 	}
 	if len(timeline) > 0 {
-		fmt.Fprintf(stdout, "timeline of %s: %d changes, at wall time from now\n", sc.Name, len(timeline))
+		changes := "changes"
+		if len(timeline) == 1 {
+			changes = "change"
+		}
+		fmt.Fprintf(stdout, "timeline of %s: %d %s, at wall time from now\n", sc.Name, len(timeline), changes)
 	}
 	if sc != nil {
 		if _, dropped, err := lab.TimelineOf(sc, cfg.Duration); err == nil && len(dropped) > 0 {
