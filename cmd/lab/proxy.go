@@ -160,11 +160,11 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "client %v has its own links (%s): up %s, down %s\n", a, proxyctl.Describe(own), linkText(&fc, "up"), linkText(&fc, "down"))
 	}
 	if len(timeline) > 0 {
-		changes := "changes"
+		noun := "changes"
 		if len(timeline) == 1 {
-			changes = "change"
+			noun = "change"
 		}
-		fmt.Fprintf(stdout, "timeline of %s: %d %s, at wall time from now\n", sc.Name, len(timeline), changes)
+		fmt.Fprintf(stdout, "timeline of %s: %d %s, at wall time from now\n", sc.Name, len(timeline), noun)
 	}
 	if sc != nil {
 		if _, dropped, err := lab.TimelineOf(sc, cfg.Duration); err == nil && len(dropped) > 0 {
