@@ -39,7 +39,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	o.register(fs)
 	fs.StringVar(&listen, "listen", "127.0.0.1:7777", "where the game client sends (`host:port`; beyond 127.0.0.1 other machines can use the relay)")
 	fs.StringVar(&target, "to", "", "the game server (`host:port`)")
-	fs.DurationVar(&every, "every", time.Second, "how often to print the counters (at least 100ms)")
+	fs.DurationVar(&every, "every", time.Second, "how often to print the counters (100ms up to the --duration)")
 	noTUI := fs.Bool("no-tui", false, "print counter lines, not the live screen (the default when standard output is not a terminal)")
 	fs.Func("flow", "links of a client's own: `'ADDR KEY=VALUE ...'`, e.g. --flow '127.0.0.1:5001 up.loss=5%' (repeatable)", func(v string) error {
 		f, err := parseFlowFlag(v)
