@@ -37,13 +37,10 @@ func TestProgressShowsPercentAndETA(t *testing.T) {
 
 // TestEveryHelpEndsWithExamples (issue 8 item 21): 'lab -h' and every
 // command's -h, on standard output, end with two or three example lines.
-// (lab proxy's help lives in proxy.go, with the proxy's own flags.)
 func TestEveryHelpEndsWithExamples(t *testing.T) {
 	helps := [][]string{{"-h"}}
 	for _, c := range commands() {
-		if c.name != "proxy" {
-			helps = append(helps, []string{c.name, "-h"})
-		}
+		helps = append(helps, []string{c.name, "-h"})
 	}
 	for _, args := range helps {
 		code, out, _ := runLab(t, args...)

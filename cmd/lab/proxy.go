@@ -32,11 +32,14 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	var every time.Duration
 	var flows []flowOverride
 	limits := proxy.DefaultLimits()
-	fs := newFlagSet("proxy", "--listen 127.0.0.1:7777 --to 127.0.0.1:7778 [--scenario NAME] [--set up.loss=2%]", stderr, proxyHelp)
+	fs := newFlagSet("proxy", "--listen 127.0.0.1:7777 --to 127.0.0.1:7778 [--scenario NAME] [--set up.loss=2%]", stderr, withExamples(proxyHelp,
+		"lab proxy --listen 127.0.0.1:7777 --to 127.0.0.1:7778 --scenario mobile-4g",
+		"lab proxy --to 127.0.0.1:7778 --set link.latency=80ms --flow '127.0.0.1:5001 up.loss=10%'",
+		"lab proxy --to 127.0.0.1:7778 --control 127.0.0.1:9000 --duration 10m --no-tui"))
 	o.register(fs)
 	fs.StringVar(&listen, "listen", "127.0.0.1:7777", "where the game client sends (`host:port`; beyond 127.0.0.1 other machines can use the relay)")
 	fs.StringVar(&target, "to", "", "the game server (`host:port`)")
-	fs.DurationVar(&every, "every", time.Second, "how often to print the counters (at least 100ms)")
+	fs.DurationVar(&every, "every", time.Second, "how often to print the counters (100ms up to the --duration)")
 	noTUI := fs.Bool("no-tui", false, "print counter lines, not the live screen (the default when standard output is not a terminal)")
 	fs.Func("flow", "links of a client's own: `'ADDR KEY=VALUE ...'`, e.g. --flow '127.0.0.1:5001 up.loss=5%' (repeatable)", func(v string) error {
 		f, err := parseFlowFlag(v)
@@ -53,7 +56,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	// The proxy runs until interrupted unless --duration is given; the
 	// shared flag's default (a simulated minute) does not apply.
 	d := fs.Lookup("duration")
-	d.Usage, d.DefValue = "stop after this much wall time, a `duration` (default: run until interrupted)", "0s"
+	d.Usage, d.DefValue = "stop after this much wall time, a `duration` (default: run until interrupted)", "0" // the zero value: no second default
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -157,7 +160,11 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "client %v has its own links (%s): up %s, down %s\n", a, proxyctl.Describe(own), linkText(&fc, "up"), linkText(&fc, "down"))
 	}
 	if len(timeline) > 0 {
-		fmt.Fprintf(stdout, "timeline of %s: %d changes, at wall time from now\n", sc.Name, len(timeline))
+		noun := "changes"
+		if len(timeline) == 1 {
+			noun = "change"
+		}
+		fmt.Fprintf(stdout, "timeline of %s: %d %s, at wall time from now\n", sc.Name, len(timeline), noun)
 	}
 	if sc != nil {
 		if _, dropped, err := lab.TimelineOf(sc, cfg.Duration); err == nil && len(dropped) > 0 {
@@ -273,8 +280,13 @@ func proxySets(sets []string) error {
 		if _, known := lab.Lookup(k); !known {
 			continue // o.config names the unknown key and its neighbours
 		}
-		if strings.HasPrefix(k, "sim.") {
-			continue // the seed; the duration is --duration's
+		switch {
+		case k == "sim.seed":
+			continue
+		case k == "sim.duration":
+			return badUsage("--set %s: the proxy relays in wall time, so sim.duration does not apply; for how long it runs give --duration, e.g. --duration 10s (without it, until interrupted)", a)
+		case strings.HasPrefix(k, "sim."):
+			return badUsage("--set %s: %s does not apply to the proxy: --set takes link keys (up.*, down.*, link.*) and sim.seed", a, k)
 		}
 		if err := proxyctl.CheckLinkKey(k); err != nil {
 			return badUsage("--set %s: %s is not a link setting: the proxy relays a link between your game's real client and server, so the model's client.* and server.* keys do not apply; allowed up.*, down.* and link.* (see lab proxy -h)", a, k)
@@ -408,19 +420,20 @@ func parseFlowFlag(v string) (flowOverride, error) {
 }
 
 // listenControl opens the control API's socket, on loopback only: the API
-// has no authentication and changes what the relay does.
+// has no authentication and changes what the relay does. An address that
+// is not loopback is a bad command line (exit 2).
 func listenControl(addr string) (net.Listener, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, fmt.Errorf("--control %q: want a loopback host:port, e.g. 127.0.0.1:9000", addr)
+		return nil, badUsage("--control %q: want a loopback host:port, e.g. 127.0.0.1:9000", addr)
 	}
 	ips, err := net.LookupIP(host)
 	if host == "" || err != nil || len(ips) == 0 {
-		return nil, fmt.Errorf("--control %q: want a loopback host:port, e.g. 127.0.0.1:9000 (the API has no authentication)", addr)
+		return nil, badUsage("--control %q: want a loopback host:port, e.g. 127.0.0.1:9000 (the API has no authentication)", addr)
 	}
 	for _, ip := range ips {
 		if !ip.IsLoopback() {
-			return nil, fmt.Errorf("--control %q: %v is not a loopback address; allowed 127.0.0.1, ::1 or localhost (the API has no authentication)", addr, ip)
+			return nil, badUsage("--control %q: %v is not a loopback address; allowed 127.0.0.1, ::1 or localhost (the API has no authentication)", addr, ip)
 		}
 	}
 	ln, err := net.Listen("tcp", addr)
@@ -523,10 +536,11 @@ SIGHUP stop the relay and print the summary, the clients and the audit:
 each direction's configured link next to the realised one.
 --pcap FILE writes pcapng with the real payloads (both sides of the relay
 as interfaces); --record FILE writes a proxy recording. --set takes link
-keys only (up.*, down.*, link.*). On a terminal a live screen shows the
-relay (--no-tui prints counter lines instead); its keys:`)
+keys (up.*, down.*, link.*) and sim.seed. On a terminal a live screen
+shows the relay (--no-tui prints counter lines instead); its keys:`)
 	fmt.Fprint(w, tui.ProxyKeyHelp())
-	paramHelp(w)
+	writeParamHelp(w, func(key string) bool { return proxyctl.CheckLinkKey(key) == nil || key == "sim.seed" },
+		"--duration (wall time) takes %s;\n  --every takes 100ms up to the --duration (the counter line's period).\n")
 }
 
 // linkText is one direction's main knobs as the registry prints them.

@@ -137,10 +137,18 @@ func scenarioHint(name string, err error) error {
 }
 
 func paramHelp(w io.Writer) {
+	writeParamHelp(w, func(string) bool { return true },
+		"duration flags (--duration, --from, --to) take %s;\n  --every takes 100µs to 1h (the model's sample period), at most the --duration.\n")
+}
+
+// writeParamHelp lists the registry's keys that keep takes (up.* standing
+// for up|down.*), the value syntax, and durations, a format with one %s
+// for the duration flags' range.
+func writeParamHelp(w io.Writer, keep func(key string) bool, durations string) {
 	fmt.Fprintln(w, "\nparameters (--set key=value; link.* sets up.* and down.*):")
 	def := lab.DefaultConfig()
 	for _, p := range lab.Params() {
-		if strings.HasPrefix(p.Key, "down.") || strings.HasPrefix(p.Key, "link.") {
+		if strings.HasPrefix(p.Key, "down.") || strings.HasPrefix(p.Key, "link.") || !keep(p.Key) {
 			continue
 		}
 		key := p.Key
@@ -149,14 +157,13 @@ func paramHelp(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %-24s %-10s %s\n", key, p.Get(&def), p.Help)
 	}
-	fmt.Fprintf(w, `
+	fmt.Fprint(w, `
 values: durations with a unit (80ms, 1.5s, 1m30s: each unit once, largest first);
-  fractions 2%% or 0.02; rates in tc(8)'s units: bit (or a bare number), kbit, mbit,
+  fractions 2% or 0.02; rates in tc(8)'s units: bit (or a bare number), kbit, mbit,
   gbit = bits per second; bps, kbps, mbps, gbps = BYTES per second (1mbps = 8mbit);
   kibit, mibps, ... = powers of 1024.
-duration flags (--duration, --from, --to) take %s;
-  --every takes 100µs to 1h (the model's sample period), at most the --duration.
-`, strings.TrimPrefix(durationRule, "a duration from "))
+`)
+	fmt.Fprintf(w, durations, strings.TrimPrefix(durationRule, "a duration from "))
 }
 
 func newFlagSet(name, args string, stderr io.Writer, extra func(io.Writer)) *flag.FlagSet {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"jitterlab/lab"
+	"jitterlab/netem"
 	"jitterlab/proxy"
 	"jitterlab/scenarios"
 )
@@ -34,7 +35,8 @@ const MaxBody = 1 << 20
 //	GET    /counters              every counter and the realised-vs-configured audit, as JSON
 //	GET    /metrics               the same in Prometheus text format
 //
-// Errors are JSON {"error": "..."} with status 400 (bad input), 404 or 405.
+// Errors are JSON {"error": "..."} with status 400 (bad input), 404 (no
+// such path, or DELETE of a client the proxy does not know) or 405.
 func Handler(c *Conditions, src Source) http.Handler {
 	h := &handler{c: c, src: src}
 	mux := http.NewServeMux()
@@ -123,6 +125,10 @@ func (h *handler) params(w http.ResponseWriter, r *http.Request) {
 			fail(w, http.StatusBadRequest, err)
 			return
 		}
+		if err := checkAPI(as); err != nil {
+			fail(w, http.StatusBadRequest, err)
+			return
+		}
 		if err := h.c.Set(flow, as); err != nil {
 			fail(w, http.StatusBadRequest, err)
 			return
@@ -133,11 +139,27 @@ func (h *handler) params(w http.ResponseWriter, r *http.Request) {
 			fail(w, http.StatusBadRequest, errors.New("DELETE /params: name the client, ?flow=ADDR (the defaults cannot be removed)"))
 			return
 		}
-		h.c.Clear(flow)
+		if !h.c.Clear(flow) && !h.live(flow) {
+			fail(w, http.StatusNotFound, fmt.Errorf("DELETE /params?flow=%v: no such client: the proxy relays none at %v and none has settings of its own there (GET /params lists those, GET /counters the live ones)", flow, flow))
+			return
+		}
 		reply(w, h.paramsReply(flow))
 	default:
 		fail(w, http.StatusMethodNotAllowed, fmt.Errorf("%s /params: allowed GET, PUT and DELETE", r.Method))
 	}
+}
+
+// live is whether the relay has a client at flow now.
+func (h *handler) live(flow netip.AddrPort) bool {
+	if h.src == nil {
+		return false
+	}
+	for _, f := range h.src.Audit().Flows {
+		if a, err := netip.ParseAddrPort(f.Addr); err == nil && netip.AddrPortFrom(a.Addr().Unmap(), a.Port()) == flow {
+			return true
+		}
+	}
+	return false
 }
 
 // readAssignments reads a JSON object of key → value (a string, or a
@@ -195,7 +217,12 @@ func (h *handler) timeline(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, fmt.Errorf("POST /timeline: %v", err))
 		return
 	}
-	changes, err := ParseTimeline("POST /timeline", body, flow)
+	changes, err := parseTimeline("POST /timeline", body, flow, func(key, value string) error {
+		if err := CheckAPIKey(key); err != nil {
+			return err
+		}
+		return checkLinkAssignment(key, value)
+	})
 	if err != nil {
 		fail(w, http.StatusBadRequest, err)
 		return
@@ -213,7 +240,20 @@ func (h *handler) timeline(w http.ResponseWriter, r *http.Request) {
 // ParseTimeline reads [[timeline]] entries in the scenario file format,
 // their times counted from now, for flow (the defaults when invalid).
 func ParseTimeline(name string, body []byte, flow netip.AddrPort) ([]Timed, error) {
-	sc, err := scenarios.Parse(name, bytes.Clone(body), lab.CheckAssignment)
+	return parseTimeline(name, body, flow, checkLinkAssignment)
+}
+
+// checkLinkAssignment checks that key is a link setting, then its value.
+func checkLinkAssignment(key, value string) error {
+	if err := CheckLinkKey(key); err != nil {
+		return err
+	}
+	return lab.CheckAssignment(key, value)
+}
+
+// parseTimeline is ParseTimeline checking each assignment with check.
+func parseTimeline(name string, body []byte, flow netip.AddrPort, check func(key, value string) error) ([]Timed, error) {
+	sc, err := scenarios.Parse(name, bytes.Clone(body), check)
 	if err != nil {
 		return nil, err
 	}
@@ -246,65 +286,112 @@ func Timeline(tl []scenarios.Change, flow netip.AddrPort) ([]Timed, error) {
 	return out, nil
 }
 
-// DirCounters is one direction in GET /counters.
+// DirCounters is one direction in GET /counters: every counter of
+// [proxy.Counters], the audit (times in ms) and the configured link.
 type DirCounters struct {
-	proxy.Counters
-	DelayP50Ms, DelayP99Ms, DelayMaxMs float64 // delay added, read to write
-	LateP50Ms, LateP99Ms, LateMaxMs    float64 // written after the link's release time by
-	JitterMs                           float64 // RFC 3550, of the relayed stream
-	LossRate                           float64 // copies lost by the link / copies sent
-	MeanBurst                          float64 // lost originals per run of losses
-	PacketsPerSecond, BitsPerSecond    float64 // written
-	Configured                         map[string]string
+	Received      uint64 `json:"received"`
+	KernelDropped uint64 `json:"kernel_dropped"`
+	Overflow      uint64 `json:"overflow"`
+	Sent          uint64 `json:"sent"`
+	Duplicated    uint64 `json:"duplicated"`
+	Lost          uint64 `json:"lost"`
+	QueueDropped  uint64 `json:"queue_dropped"`
+	Discarded     uint64 `json:"discarded"`
+	Released      uint64 `json:"released"`
+	WriteFailed   uint64 `json:"write_failed"`
+	Delivered     uint64 `json:"delivered"`
+	Reordered     uint64 `json:"reordered"`
+	InFlight      uint64 `json:"in_flight"`
+	LostOriginals uint64 `json:"lost_originals"`
+	LossBursts    uint64 `json:"loss_bursts"`
+
+	DelayP50Ms       float64           `json:"delay_p50_ms"` // delay added, read to write
+	DelayP99Ms       float64           `json:"delay_p99_ms"`
+	DelayMaxMs       float64           `json:"delay_max_ms"`
+	LateP50Ms        float64           `json:"late_p50_ms"` // written after the link's release time by
+	LateP99Ms        float64           `json:"late_p99_ms"`
+	LateMaxMs        float64           `json:"late_max_ms"`
+	JitterMs         float64           `json:"jitter_ms"`          // RFC 3550, of the relayed stream
+	LossRate         float64           `json:"loss_rate"`          // copies lost by the link / copies sent
+	MeanBurst        float64           `json:"mean_burst"`         // lost originals per run of losses
+	PacketsPerSecond float64           `json:"packets_per_second"` // written
+	BitsPerSecond    float64           `json:"bits_per_second"`
+	Configured       map[string]string `json:"configured"` // the link new clients get, key (without up./down.) → value
+}
+
+// FlowDirCounters is one direction of one client in GET /counters.
+type FlowDirCounters struct {
+	Received    uint64            `json:"received"`
+	Written     uint64            `json:"written"`
+	Lost        uint64            `json:"lost"` // copies the link's loss model dropped
+	Bytes       uint64            `json:"bytes"`
+	DelayMeanMs float64           `json:"delay_mean_ms"`
+	JitterMs    float64           `json:"jitter_ms"`  // RFC 3550
+	Configured  map[string]string `json:"configured"` // the client's link, as DirCounters.Configured
 }
 
 // FlowCounters is one client in GET /counters.
 type FlowCounters struct {
-	Flow string
-	Up   proxy.FlowDirAudit
-	Down proxy.FlowDirAudit
+	Flow string          `json:"flow"`
+	Up   FlowDirCounters `json:"up"`
+	Down FlowDirCounters `json:"down"`
 }
 
 // CountersReply is GET /counters.
 type CountersReply struct {
-	WallSeconds float64
-	Clients     int
-	ClientsSeen uint64
-	Expired     uint64
-	Evicted     uint64
-	Up, Down    DirCounters
-	Flows       []FlowCounters
+	WallSeconds float64        `json:"wall_seconds"`
+	Clients     int            `json:"clients"`
+	ClientsSeen uint64         `json:"clients_seen"`
+	Expired     uint64         `json:"expired"`
+	Evicted     uint64         `json:"evicted"`
+	Up          DirCounters    `json:"up"`
+	Down        DirCounters    `json:"down"`
+	Flows       []FlowCounters `json:"flows"` // never null: [] with no clients
 }
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }
 
+// configured is a link's settings as the registry prints them, keyed
+// without the direction: "latency" → "20ms".
+func configured(p netem.Params) map[string]string {
+	var cfg lab.Config
+	cfg.Up = p
+	out := map[string]string{}
+	for _, q := range lab.Params() {
+		if k, ok := strings.CutPrefix(q.Key, "up."); ok {
+			out[k] = q.Get(&cfg)
+		}
+	}
+	return out
+}
+
 // Counters gathers GET /counters.
 func Counters(src Source) CountersReply {
 	st, au := src.Stats(), src.Audit()
-	out := CountersReply{WallSeconds: au.Wall.Seconds(), Clients: st.Flows, ClientsSeen: st.FlowsSeen, Expired: st.Expired, Evicted: st.Evicted}
+	out := CountersReply{WallSeconds: au.Wall.Seconds(), Clients: st.Flows, ClientsSeen: st.FlowsSeen, Expired: st.Expired, Evicted: st.Evicted,
+		Flows: []FlowCounters{}}
 	for d, dst := range []*DirCounters{&out.Up, &out.Down} {
 		da := au.Dirs[d]
 		c := da.Counters
-		*dst = DirCounters{Counters: c, DelayP50Ms: ms(da.DelayP50), DelayP99Ms: ms(da.DelayP99), DelayMaxMs: ms(da.DelayMax),
+		*dst = DirCounters{Received: c.Received, KernelDropped: c.KernelDropped, Overflow: c.Overflow, Sent: c.Sent, Duplicated: c.Duplicated,
+			Lost: c.Lost, QueueDropped: c.QueueDropped, Discarded: c.Discarded, Released: c.Released, WriteFailed: c.WriteFailed,
+			Delivered: c.Delivered, Reordered: c.Reordered, InFlight: c.InFlight, LostOriginals: c.LostOriginals, LossBursts: c.LossBursts,
+			DelayP50Ms: ms(da.DelayP50), DelayP99Ms: ms(da.DelayP99), DelayMaxMs: ms(da.DelayMax),
 			LateP50Ms: ms(da.LateP50), LateP99Ms: ms(da.LateP99), LateMaxMs: ms(da.LateMax),
-			JitterMs: ms(da.Jitter), MeanBurst: c.MeanBurst(), Configured: map[string]string{}}
+			JitterMs: ms(da.Jitter), MeanBurst: c.MeanBurst(), Configured: configured(da.Configured)}
 		if n := c.Sent + c.Duplicated; n > 0 {
 			dst.LossRate = float64(c.Lost) / float64(n)
 		}
 		if s := au.Wall.Seconds(); s > 0 {
 			dst.PacketsPerSecond, dst.BitsPerSecond = float64(c.Delivered)/s, 8*float64(da.Bytes)/s
 		}
-		var cfg lab.Config
-		cfg.Up, cfg.Down = da.Configured, da.Configured
-		prefix := proxy.Dir(d).String() + "."
-		for _, p := range lab.Params() {
-			if strings.HasPrefix(p.Key, prefix) {
-				dst.Configured[strings.TrimPrefix(p.Key, prefix)] = p.Get(&cfg)
-			}
-		}
+	}
+	flowDir := func(f proxy.FlowDirAudit) FlowDirCounters {
+		return FlowDirCounters{Received: f.Received, Written: f.Written, Lost: f.Lost, Bytes: f.Bytes,
+			DelayMeanMs: ms(f.DelayMean), JitterMs: ms(f.Jitter), Configured: configured(f.Configured)}
 	}
 	for _, f := range au.Flows {
-		out.Flows = append(out.Flows, FlowCounters{Flow: f.Addr, Up: f.Dirs[proxy.Up], Down: f.Dirs[proxy.Down]})
+		out.Flows = append(out.Flows, FlowCounters{Flow: f.Addr, Up: flowDir(f.Dirs[proxy.Up]), Down: flowDir(f.Dirs[proxy.Down])})
 	}
 	return out
 }

@@ -68,6 +68,26 @@ func CheckLinkKey(key string) error {
 	return fmt.Errorf("%s is not a link setting: the proxy takes up.*, down.* and link.* keys", key)
 }
 
+// CheckAPIKey refuses what the control API must not take: a trace names a
+// file, and the API has no authentication, so a trace (and its loop
+// setting) is chosen at start only. The error shows nothing of the value.
+func CheckAPIKey(key string) error {
+	if strings.HasSuffix(key, ".trace") || strings.HasSuffix(key, ".trace_loop") {
+		return fmt.Errorf("%s: a trace is chosen at start (--set or --flow), not through the control API", key)
+	}
+	return nil
+}
+
+// checkAPI is CheckAPIKey of every assignment.
+func checkAPI(as []Assignment) error {
+	for _, a := range as {
+		if err := CheckAPIKey(a.Key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // apply sets the assignments on cfg, stopping at the first error.
 func apply(cfg *lab.Config, as []Assignment) error {
 	for _, a := range as {
@@ -129,12 +149,15 @@ func (c *Conditions) set(flow netip.AddrPort, as []Assignment) error {
 	return nil
 }
 
-// Clear puts a client back on the defaults.
-func (c *Conditions) Clear(flow netip.AddrPort) {
+// Clear puts a client back on the defaults; false: it had no settings of
+// its own.
+func (c *Conditions) Clear(flow netip.AddrPort) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	_, had := c.flows[flow]
 	delete(c.flows, flow)
 	c.relay.ClearFlowParams(flow)
+	return had
 }
 
 // Config is the settings the client at flow gets (the defaults for an
@@ -184,6 +207,11 @@ func (c *Conditions) Schedule(changes []Timed) error {
 		return fmt.Errorf("timeline: %d changes pending and %d more: allowed at most %d", len(c.pending), len(changes), MaxPending)
 	}
 	for _, ch := range changes {
+		if ch.API {
+			if err := checkAPI(ch.Set); err != nil {
+				return fmt.Errorf("timeline at %v: %w", ch.After, err)
+			}
+		}
 		cfg := c.base
 		if ch.Flow.IsValid() {
 			apply(&cfg, c.flows[ch.Flow])
