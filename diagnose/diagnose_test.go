@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -460,5 +461,37 @@ func TestIntervalWiderThanTheValueAsPercentage(t *testing.T) {
 	}
 	if !strings.Contains(txt, "input      steady (a recommendation holds for the input it was found on)") {
 		t.Errorf("the conditions do not state the input script:\n%s", txt)
+	}
+}
+
+// TestNothingRecommendedSaysWhy: on mobile-4g three changes improve judder
+// significantly but each makes speed deficit significantly worse; the text
+// says so, change by change with its cost, instead of claiming that no
+// change improves judder.
+func TestNothingRecommendedSaysWhy(t *testing.T) {
+	r := run(t, options(t, "mobile-4g"))
+	if len(r.Recommended) != 0 {
+		t.Fatalf("recommended %v; this test needs a diagnosis that recommends nothing", r.Recommended)
+	}
+	var want []string
+	for _, c := range r.Changes {
+		if c.Primary.Significant && c.Primary.Mean < 0 {
+			want = append(want, c.Set+" ("+r.Metric().Label+" "+strings.TrimSuffix(FormatDiff(c.Primary, r.Metric().Prec), " *")+
+				"; costs "+r.TieBreak().Label+" "+strings.TrimSuffix(FormatDiff(c.TieBreak, r.TieBreak().Prec), " *")+" "+r.TieBreak().Unit+")")
+		}
+	}
+	if len(want) == 0 {
+		t.Fatal("no change improves judder significantly; this test needs one that does")
+	}
+	txt := strings.Join(strings.Fields(text(t, r)), " ")
+	if strings.Contains(txt, "no change improves judder significantly") {
+		t.Errorf("the text says no change improves judder, but %d do:\n%s", len(want), txt)
+	}
+	head := fmt.Sprintf("%d changes improve judder significantly, but each makes another figure significantly worse: ", len(want))
+	if s := head + strings.Join(want, ", ") + "; nothing is recommended without a cost"; !strings.Contains(txt, s) {
+		t.Errorf("the text does not say %q:\n%s", s, txt)
+	}
+	if got := r.NoRecommendation(); !strings.Contains(got, head) {
+		t.Errorf("NoRecommendation() = %q, want it to start %q", got, head)
 	}
 }

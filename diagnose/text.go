@@ -105,6 +105,31 @@ func (r *Result) ChangeLine(f *Finding) string {
 		r.metric.Unit, r.tie.Label, FormatDiff(f.FixTie, r.tie.Prec), r.tie.Unit, verdict)
 }
 
+// NoRecommendation says why nothing is recommended: no change improves the
+// metric significantly, or each one that does makes the tie-break
+// significantly worse (the greedy step takes no change at that cost).
+func (r *Result) NoRecommendation() string {
+	var refused []string
+	for _, c := range r.Changes {
+		if c.Primary.Significant && c.Primary.Mean < 0 && !c.improves() {
+			refused = append(refused, fmt.Sprintf("%s (%s %s; costs %s %s %s)", c.Set, r.metric.Label, plain(c.Primary, r.metric.Prec),
+				r.tie.Label, plain(c.TieBreak, r.tie.Prec), r.tie.Unit))
+		}
+	}
+	switch len(refused) {
+	case 0:
+		return "no change improves " + r.metric.Label + " significantly: nothing to recommend"
+	case 1:
+		return "1 change improves " + r.metric.Label + " significantly, but makes another figure significantly worse: " +
+			refused[0] + "; nothing is recommended without a cost"
+	}
+	return fmt.Sprintf("%d changes improve %s significantly, but each makes another figure significantly worse: %s; "+
+		"nothing is recommended without a cost", len(refused), r.metric.Label, strings.Join(refused, ", "))
+}
+
+// plain is FormatDiff without the significance star.
+func plain(d stats.Diff, prec int) string { return strings.TrimSuffix(FormatDiff(d, prec), " *") }
+
 // Costs are the report-card metrics the recommendation makes significantly
 // worse than the reference: "snaps +0.81 ± 0.24 /min".
 func (r *Result) Costs() []string {
@@ -178,7 +203,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintln(&b)
 	fmt.Fprintln(&b, "combination (greedy: take the best significant improvement, try every other change again on top)")
 	if len(r.Recommended) == 0 {
-		fmt.Fprintln(&b, "  no change improves "+r.metric.Label+" significantly: nothing to recommend")
+		fmt.Fprintln(&b, wrap(r.NoRecommendation(), "  ", "    ", 100))
 	}
 	for i, s := range r.Steps {
 		if s.Taken != "" {

@@ -44,6 +44,7 @@ type page struct {
 	ChangeHead []string
 	Steps      []string
 	Recommend  string
+	NoneWhy    string
 	Card       []row
 	Dots       []chart
 	Timelines  []chart
@@ -71,6 +72,7 @@ func Write(w io.Writer, r *diagnose.Result) error {
 		[2]string{"seeds", fmt.Sprintf("%s (%d, the same for every variant)", diagnose.SeedList(c.Seeds), len(c.Seeds))},
 		[2]string{"duration", fmt.Sprintf("%v each", time.Duration(c.DurationS*float64(time.Second)))},
 		[2]string{"version", c.Version},
+		[2]string{"input", c.Input + " (a recommendation holds for the input it was found on)"},
 		[2]string{"metric", fmt.Sprintf("%s (%s), lower is better; %s breaks ties", m.Label, m.Unit, tie.Label)})
 	for i := range r.Findings {
 		f := &r.Findings[i]
@@ -90,6 +92,7 @@ func Write(w io.Writer, r *diagnose.Result) error {
 	p.Recommend = strings.Join(r.Recommended, " ")
 	if p.Recommend == "" {
 		p.Recommend = "(none)"
+		p.NoneWhy = "Why: " + r.NoRecommendation() + "."
 	}
 	for i, mt := range diagnose.Metrics {
 		ref, best := r.Reference.Stat(mt).Mean, r.Best.Stat(mt).Mean
@@ -404,7 +407,8 @@ table.conditions td, table.changes td:nth-child(2), table.changes th:nth-child(2
 <h2>Combination and recommendation</h2>
 <ol>{{range .Steps}}<li>{{.}}</li>{{end}}</ol>
 <p>Recommended: <strong>{{.Recommend}}</strong></p>
-<table class="card">
+{{if .NoneWhy}}<p>{{.NoneWhy}}</p>
+{{end}}<table class="card">
 <tr><th>report card</th><th>reference</th><th>recommended</th><th>difference</th></tr>
 {{range .Card}}<tr>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table>
