@@ -30,12 +30,12 @@ type DiagnoseOptions struct {
 // its result does not depend on when it finishes or on the workers. The
 // event loop reads its progress and, once finished is closed, its result.
 type diagRun struct {
-	opts    diagnose.Options
-	inForce lab.Config // the session's settings when it started
-	at      sim.Time   // the session's time then
-	where   string     // what the lab was running (scenario or preset)
-	command string     // the same diagnosis from the command line ("" if none says it exactly)
-	timeline string    // what leaving out the scenario's timeline means ("" without one)
+	opts     diagnose.Options
+	inForce  lab.Config // the session's settings when it started
+	at       sim.Time   // the session's time then
+	where    string     // what the lab was running (scenario or preset)
+	command  string     // the same diagnosis from the command line ("" if none says it exactly)
+	timeline string     // what leaving out the scenario's timeline means ("" without one)
 
 	done, queued atomic.Int64
 	cancel       chan struct{}
@@ -154,7 +154,7 @@ func (a *App) startDiagnosis() {
 	opts, cmd := diagnosisOf(a.s.Config(), a.opts.Scenario, a.opts.Diagnose)
 	d := &diagRun{opts: opts, inForce: a.s.Config(), at: a.s.Now(), where: a.name, command: cmd,
 		timeline: timelineNote(a.opts.Scenario, a.s.Config().Duration, a.s.Now()),
-		cancel: make(chan struct{}), finished: make(chan struct{})}
+		cancel:   make(chan struct{}), finished: make(chan struct{})}
 	d.opts.Cancel = d.cancel
 	hook := a.diagHook
 	d.opts.Progress = func(done, queued int) {
