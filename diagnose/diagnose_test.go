@@ -495,3 +495,46 @@ func TestNothingRecommendedSaysWhy(t *testing.T) {
 		t.Errorf("NoRecommendation() = %q, want it to start %q", got, head)
 	}
 }
+
+// TestDilationWithoutBufferMarked: client.corrector=dilation steers by the
+// server's input-buffer depth, which only server.inputs=buffer reports;
+// without it dilation is corrector=off, run for run. The table marks the
+// row and says why under it instead of listing it as an independent
+// change; with the buffer in force it is a change of its own, unmarked.
+func TestDilationWithoutBufferMarked(t *testing.T) {
+	o := options(t, "jitter-fix")
+	o.Seeds, o.Base.Duration = o.Seeds[:5], 30*time.Second
+	r := run(t, o)
+	arm := func(r *Result, set string) *Change {
+		for i := range r.Changes {
+			if r.Changes[i].Set == set {
+				return &r.Changes[i]
+			}
+		}
+		t.Fatalf("no change %s", set)
+		return nil
+	}
+	dil, off := arm(r, "client.corrector=dilation"), arm(r, "client.corrector=off")
+	if !reflect.DeepEqual(dil.Arm().Card, off.Arm().Card) {
+		t.Fatalf("without the buffer dilation differs from off; the mark would be untrue")
+	}
+	const why = "same as client.corrector=off: dilation needs server.inputs=buffer"
+	if dil.SameAs != why {
+		t.Errorf("dilation's SameAs = %q, want %q", dil.SameAs, why)
+	}
+	txt := text(t, r)
+	if !regexp.MustCompile(`(?m)^ +\d+ +client\.corrector=dilation †  `).MatchString(txt) ||
+		!strings.Contains(strings.Join(strings.Fields(txt), " "), "† client.corrector=dilation: "+why) {
+		t.Errorf("the table does not mark dilation and say %q under it:\n%s", why, txt)
+	}
+
+	o = options(t, "jitter-fix", "server.inputs=buffer")
+	o.Seeds, o.Base.Duration = o.Seeds[:5], 30*time.Second
+	r = run(t, o)
+	if s := arm(r, "client.corrector=dilation").SameAs; s != "" {
+		t.Errorf("with server.inputs=buffer dilation is marked %q", s)
+	}
+	if txt := text(t, r); strings.Contains(txt, "†") {
+		t.Errorf("with server.inputs=buffer the table marks a change:\n%s", txt)
+	}
+}

@@ -195,10 +195,19 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintln(&b)
 	fmt.Fprintf(&b, "changes, one at a time on the reference (paired over %d seeds, change − reference)\n", n)
 	rows := [][]string{{"", "change", r.metric.Label + " " + r.metric.Unit, r.tie.Label + " " + r.tie.Unit}}
+	var same []string
 	for i, ch := range r.Changes {
-		rows = append(rows, []string{strconv.Itoa(i + 1), ch.Set, FormatDiff(ch.Primary, r.metric.Prec), FormatDiff(ch.TieBreak, r.tie.Prec)})
+		set := ch.Set
+		if ch.SameAs != "" {
+			set += " †"
+			same = append(same, "† "+ch.Set+": "+ch.SameAs)
+		}
+		rows = append(rows, []string{strconv.Itoa(i + 1), set, FormatDiff(ch.Primary, r.metric.Prec), FormatDiff(ch.TieBreak, r.tie.Prec)})
 	}
 	table(&b, rows)
+	for _, s := range same {
+		fmt.Fprintln(&b, wrap(s, "  ", "    ", 100))
+	}
 
 	fmt.Fprintln(&b)
 	fmt.Fprintln(&b, "combination (greedy: take the best significant improvement, try every other change again on top)")

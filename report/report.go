@@ -45,6 +45,7 @@ type page struct {
 	Steps      []string
 	Recommend  string
 	NoneWhy    string
+	SameAs     []string // changes that are another under a different name here
 	Card       []row
 	Dots       []chart
 	Timelines  []chart
@@ -80,7 +81,12 @@ func Write(w io.Writer, r *diagnose.Result) error {
 	}
 	p.ChangeHead = []string{"#", "change", m.Label + " " + m.Unit, tie.Label + " " + tie.Unit}
 	for i, ch := range r.Changes {
-		p.Changes = append(p.Changes, row{[]string{strconv.Itoa(i + 1), ch.Set, diagnose.FormatDiff(ch.Primary, m.Prec), diagnose.FormatDiff(ch.TieBreak, tie.Prec)}})
+		set := ch.Set
+		if ch.SameAs != "" {
+			set += " †"
+			p.SameAs = append(p.SameAs, "† "+ch.Set+": "+ch.SameAs)
+		}
+		p.Changes = append(p.Changes, row{[]string{strconv.Itoa(i + 1), set, diagnose.FormatDiff(ch.Primary, m.Prec), diagnose.FormatDiff(ch.TieBreak, tie.Prec)}})
 	}
 	for _, s := range r.Steps {
 		if s.Taken != "" {
@@ -402,7 +408,8 @@ table.conditions td, table.changes td:nth-child(2), table.changes th:nth-child(2
 <tr>{{range .ChangeHead}}<th>{{.}}</th>{{end}}</tr>
 {{range .Changes}}<tr>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table>
-</section>
+{{range .SameAs}}<p class="change">{{.}}</p>
+{{end}}</section>
 <section id="combination">
 <h2>Combination and recommendation</h2>
 <ol>{{range .Steps}}<li>{{.}}</li>{{end}}</ol>

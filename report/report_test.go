@@ -280,3 +280,26 @@ func TestNothingRecommendedPageSaysWhy(t *testing.T) {
 		t.Errorf("the page does not show the condition %q:\n%s", in, all)
 	}
 }
+
+// TestDilationWithoutBufferMarkedOnThePage: the page marks the changes
+// the text marks as another under a different name, with the reason.
+func TestDilationWithoutBufferMarkedOnThePage(t *testing.T) {
+	r := diagnosis(t)
+	var b bytes.Buffer
+	if err := Write(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(strings.Fields(parse(t, b.Bytes()).allText()), " ")
+	marked := 0
+	for _, c := range r.Changes {
+		if c.SameAs != "" {
+			marked++
+			if !strings.Contains(all, c.Set+" †") || !strings.Contains(all, "† "+c.Set+": "+c.SameAs) {
+				t.Errorf("the page does not mark %s (%s):\n%s", c.Set, c.SameAs, all)
+			}
+		}
+	}
+	if marked == 0 {
+		t.Fatal("jitter-fix (latest-wins inputs) marks no change; this test needs dilation marked")
+	}
+}
