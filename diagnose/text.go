@@ -111,7 +111,8 @@ func (r *Result) ChangeLine(f *Finding) string {
 func (r *Result) NoRecommendation() string {
 	var refused []string
 	for _, c := range r.Changes {
-		if c.Primary.Significant && c.Primary.Mean < 0 && !c.improves() {
+		// A change marked the same as another is not counted twice.
+		if c.Primary.Significant && c.Primary.Mean < 0 && !c.improves() && c.SameAs == "" {
 			refused = append(refused, fmt.Sprintf("%s (%s %s; costs %s %s %s)", c.Set, r.metric.Label, plain(c.Primary, r.metric.Prec),
 				r.tie.Label, plain(c.TieBreak, r.tie.Prec), r.tie.Unit))
 		}
