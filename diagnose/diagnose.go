@@ -115,7 +115,49 @@ type Change struct {
 	// significantly better and worse than its base: "snaps +0.81 ± 0.24 /min".
 	Better []string `json:"better"`
 	Worse  []string `json:"worse"`
+	// SameAs says why the change is another one under a different name
+	// here: its prerequisite is not in force ("" when it is a change of
+	// its own).
+	SameAs string `json:"same_as,omitempty"`
 	arm    *Arm
+}
+
+// prerequisite is a change that does nothing of its own without a setting:
+// it is then the same as another change.
+type prerequisite struct {
+	set, needs, sameAs, why string
+}
+
+// prerequisites: dilation steers by the input-buffer depth the server
+// reports only with server.inputs=buffer; without it the client runs at
+// scale 1, as with no corrector.
+var prerequisites = []prerequisite{
+	{set: "client.corrector=dilation", needs: "server.inputs=buffer", sameAs: "client.corrector=off", why: "dilation needs server.inputs=buffer"},
+}
+
+// sameAs is the SameAs of the change that ends sets, on the base cfg.
+func sameAs(cfg *lab.Config, sets []string) string {
+	last := sets[len(sets)-1]
+	for _, p := range prerequisites {
+		if p.set != last {
+			continue
+		}
+		key, want, _ := strings.Cut(p.needs, "=")
+		par, ok := lab.Lookup(key)
+		if !ok {
+			continue
+		}
+		cur := par.Get(cfg)
+		for _, s := range sets {
+			if k, v, ok := strings.Cut(s, "="); ok && k == key {
+				cur = v
+			}
+		}
+		if cur != want {
+			return "same as " + p.sameAs + ": " + p.why
+		}
+	}
+	return ""
 }
 
 // helps reports whether the change significantly improves the primary
@@ -594,7 +636,7 @@ func (d *diag) changes(base *Arm, arms []*Arm) []Change {
 	var cs []Change
 	for _, a := range arms {
 		c := Change{Set: a.Sets[len(a.Sets)-1], Primary: d.diff(base, a, d.primary), TieBreak: d.diff(base, a, d.tie),
-			Better: []string{}, Worse: []string{}, arm: a}
+			Better: []string{}, Worse: []string{}, SameAs: sameAs(&d.o.Base, a.Sets), arm: a}
 		for _, m := range Metrics {
 			switch x := d.diff(base, a, m); {
 			case x.Significant && x.Mean > 0:

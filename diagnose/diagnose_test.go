@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -460,5 +461,80 @@ func TestIntervalWiderThanTheValueAsPercentage(t *testing.T) {
 	}
 	if !strings.Contains(txt, "input      steady (a recommendation holds for the input it was found on)") {
 		t.Errorf("the conditions do not state the input script:\n%s", txt)
+	}
+}
+
+// TestNothingRecommendedSaysWhy: on mobile-4g three changes improve judder
+// significantly but each makes speed deficit significantly worse; the text
+// says so, change by change with its cost, instead of claiming that no
+// change improves judder.
+func TestNothingRecommendedSaysWhy(t *testing.T) {
+	r := run(t, options(t, "mobile-4g"))
+	if len(r.Recommended) != 0 {
+		t.Fatalf("recommended %v; this test needs a diagnosis that recommends nothing", r.Recommended)
+	}
+	var want []string
+	for _, c := range r.Changes {
+		if c.Primary.Significant && c.Primary.Mean < 0 && c.SameAs == "" {
+			want = append(want, c.Set+" ("+r.Metric().Label+" "+strings.TrimSuffix(FormatDiff(c.Primary, r.Metric().Prec), " *")+
+				"; costs "+r.TieBreak().Label+" "+strings.TrimSuffix(FormatDiff(c.TieBreak, r.TieBreak().Prec), " *")+" "+r.TieBreak().Unit+")")
+		}
+	}
+	if len(want) == 0 {
+		t.Fatal("no change improves judder significantly; this test needs one that does")
+	}
+	txt := strings.Join(strings.Fields(text(t, r)), " ")
+	if strings.Contains(txt, "no change improves judder significantly") {
+		t.Errorf("the text says no change improves judder, but %d do:\n%s", len(want), txt)
+	}
+	head := fmt.Sprintf("%d changes improve judder significantly, but each makes another figure significantly worse: ", len(want))
+	if s := head + strings.Join(want, ", ") + "; nothing is recommended without a cost"; !strings.Contains(txt, s) {
+		t.Errorf("the text does not say %q:\n%s", s, txt)
+	}
+	if got := r.NoRecommendation(); !strings.Contains(got, head) {
+		t.Errorf("NoRecommendation() = %q, want it to start %q", got, head)
+	}
+}
+
+// TestDilationWithoutBufferMarked: client.corrector=dilation steers by the
+// server's input-buffer depth, which only server.inputs=buffer reports;
+// without it dilation is corrector=off, run for run. The table marks the
+// row and says why under it instead of listing it as an independent
+// change; with the buffer in force it is a change of its own, unmarked.
+func TestDilationWithoutBufferMarked(t *testing.T) {
+	o := options(t, "jitter-fix")
+	o.Seeds, o.Base.Duration = o.Seeds[:5], 30*time.Second
+	r := run(t, o)
+	arm := func(r *Result, set string) *Change {
+		for i := range r.Changes {
+			if r.Changes[i].Set == set {
+				return &r.Changes[i]
+			}
+		}
+		t.Fatalf("no change %s", set)
+		return nil
+	}
+	dil, off := arm(r, "client.corrector=dilation"), arm(r, "client.corrector=off")
+	if !reflect.DeepEqual(dil.Arm().Card, off.Arm().Card) {
+		t.Fatalf("without the buffer dilation differs from off; the mark would be untrue")
+	}
+	const why = "same as client.corrector=off: dilation needs server.inputs=buffer"
+	if dil.SameAs != why {
+		t.Errorf("dilation's SameAs = %q, want %q", dil.SameAs, why)
+	}
+	txt := text(t, r)
+	if !regexp.MustCompile(`(?m)^ +\d+ +client\.corrector=dilation †  `).MatchString(txt) ||
+		!strings.Contains(strings.Join(strings.Fields(txt), " "), "† client.corrector=dilation: "+why) {
+		t.Errorf("the table does not mark dilation and say %q under it:\n%s", why, txt)
+	}
+
+	o = options(t, "jitter-fix", "server.inputs=buffer")
+	o.Seeds, o.Base.Duration = o.Seeds[:5], 30*time.Second
+	r = run(t, o)
+	if s := arm(r, "client.corrector=dilation").SameAs; s != "" {
+		t.Errorf("with server.inputs=buffer dilation is marked %q", s)
+	}
+	if txt := text(t, r); strings.Contains(txt, "†") {
+		t.Errorf("with server.inputs=buffer the table marks a change:\n%s", txt)
 	}
 }

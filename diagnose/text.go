@@ -105,6 +105,32 @@ func (r *Result) ChangeLine(f *Finding) string {
 		r.metric.Unit, r.tie.Label, FormatDiff(f.FixTie, r.tie.Prec), r.tie.Unit, verdict)
 }
 
+// NoRecommendation says why nothing is recommended: no change improves the
+// metric significantly, or each one that does makes the tie-break
+// significantly worse (the greedy step takes no change at that cost).
+func (r *Result) NoRecommendation() string {
+	var refused []string
+	for _, c := range r.Changes {
+		// A change marked the same as another is not counted twice.
+		if c.Primary.Significant && c.Primary.Mean < 0 && !c.improves() && c.SameAs == "" {
+			refused = append(refused, fmt.Sprintf("%s (%s %s; costs %s %s %s)", c.Set, r.metric.Label, plain(c.Primary, r.metric.Prec),
+				r.tie.Label, plain(c.TieBreak, r.tie.Prec), r.tie.Unit))
+		}
+	}
+	switch len(refused) {
+	case 0:
+		return "no change improves " + r.metric.Label + " significantly: nothing to recommend"
+	case 1:
+		return "1 change improves " + r.metric.Label + " significantly, but makes another figure significantly worse: " +
+			refused[0] + "; nothing is recommended without a cost"
+	}
+	return fmt.Sprintf("%d changes improve %s significantly, but each makes another figure significantly worse: %s; "+
+		"nothing is recommended without a cost", len(refused), r.metric.Label, strings.Join(refused, ", "))
+}
+
+// plain is FormatDiff without the significance star.
+func plain(d stats.Diff, prec int) string { return strings.TrimSuffix(FormatDiff(d, prec), " *") }
+
 // Costs are the report-card metrics the recommendation makes significantly
 // worse than the reference: "snaps +0.81 ± 0.24 /min".
 func (r *Result) Costs() []string {
@@ -170,15 +196,24 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintln(&b)
 	fmt.Fprintf(&b, "changes, one at a time on the reference (paired over %d seeds, change − reference)\n", n)
 	rows := [][]string{{"", "change", r.metric.Label + " " + r.metric.Unit, r.tie.Label + " " + r.tie.Unit}}
+	var same []string
 	for i, ch := range r.Changes {
-		rows = append(rows, []string{strconv.Itoa(i + 1), ch.Set, FormatDiff(ch.Primary, r.metric.Prec), FormatDiff(ch.TieBreak, r.tie.Prec)})
+		set := ch.Set
+		if ch.SameAs != "" {
+			set += " †"
+			same = append(same, "† "+ch.Set+": "+ch.SameAs)
+		}
+		rows = append(rows, []string{strconv.Itoa(i + 1), set, FormatDiff(ch.Primary, r.metric.Prec), FormatDiff(ch.TieBreak, r.tie.Prec)})
 	}
 	table(&b, rows)
+	for _, s := range same {
+		fmt.Fprintln(&b, wrap(s, "  ", "    ", 100))
+	}
 
 	fmt.Fprintln(&b)
 	fmt.Fprintln(&b, "combination (greedy: take the best significant improvement, try every other change again on top)")
 	if len(r.Recommended) == 0 {
-		fmt.Fprintln(&b, "  no change improves "+r.metric.Label+" significantly: nothing to recommend")
+		fmt.Fprintln(&b, wrap(r.NoRecommendation(), "  ", "    ", 100))
 	}
 	for i, s := range r.Steps {
 		if s.Taken != "" {

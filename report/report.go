@@ -44,6 +44,8 @@ type page struct {
 	ChangeHead []string
 	Steps      []string
 	Recommend  string
+	NoneWhy    string
+	SameAs     []string // changes that are another under a different name here
 	Card       []row
 	Dots       []chart
 	Timelines  []chart
@@ -71,6 +73,7 @@ func Write(w io.Writer, r *diagnose.Result) error {
 		[2]string{"seeds", fmt.Sprintf("%s (%d, the same for every variant)", diagnose.SeedList(c.Seeds), len(c.Seeds))},
 		[2]string{"duration", fmt.Sprintf("%v each", time.Duration(c.DurationS*float64(time.Second)))},
 		[2]string{"version", c.Version},
+		[2]string{"input", c.Input + " (a recommendation holds for the input it was found on)"},
 		[2]string{"metric", fmt.Sprintf("%s (%s), lower is better; %s breaks ties", m.Label, m.Unit, tie.Label)})
 	for i := range r.Findings {
 		f := &r.Findings[i]
@@ -78,7 +81,12 @@ func Write(w io.Writer, r *diagnose.Result) error {
 	}
 	p.ChangeHead = []string{"#", "change", m.Label + " " + m.Unit, tie.Label + " " + tie.Unit}
 	for i, ch := range r.Changes {
-		p.Changes = append(p.Changes, row{[]string{strconv.Itoa(i + 1), ch.Set, diagnose.FormatDiff(ch.Primary, m.Prec), diagnose.FormatDiff(ch.TieBreak, tie.Prec)}})
+		set := ch.Set
+		if ch.SameAs != "" {
+			set += " †"
+			p.SameAs = append(p.SameAs, "† "+ch.Set+": "+ch.SameAs)
+		}
+		p.Changes = append(p.Changes, row{[]string{strconv.Itoa(i + 1), set, diagnose.FormatDiff(ch.Primary, m.Prec), diagnose.FormatDiff(ch.TieBreak, tie.Prec)}})
 	}
 	for _, s := range r.Steps {
 		if s.Taken != "" {
@@ -90,6 +98,7 @@ func Write(w io.Writer, r *diagnose.Result) error {
 	p.Recommend = strings.Join(r.Recommended, " ")
 	if p.Recommend == "" {
 		p.Recommend = "(none)"
+		p.NoneWhy = "Why: " + r.NoRecommendation() + "."
 	}
 	for i, mt := range diagnose.Metrics {
 		ref, best := r.Reference.Stat(mt).Mean, r.Best.Stat(mt).Mean
@@ -399,12 +408,14 @@ table.conditions td, table.changes td:nth-child(2), table.changes th:nth-child(2
 <tr>{{range .ChangeHead}}<th>{{.}}</th>{{end}}</tr>
 {{range .Changes}}<tr>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table>
-</section>
+{{range .SameAs}}<p class="change">{{.}}</p>
+{{end}}</section>
 <section id="combination">
 <h2>Combination and recommendation</h2>
 <ol>{{range .Steps}}<li>{{.}}</li>{{end}}</ol>
 <p>Recommended: <strong>{{.Recommend}}</strong></p>
-<table class="card">
+{{if .NoneWhy}}<p>{{.NoneWhy}}</p>
+{{end}}<table class="card">
 <tr><th>report card</th><th>reference</th><th>recommended</th><th>difference</th></tr>
 {{range .Card}}<tr>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table>

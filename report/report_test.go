@@ -241,3 +241,65 @@ func TestAxisTicks(t *testing.T) {
 		t.Errorf("trim: %q", got)
 	}
 }
+
+// TestNothingRecommendedPageSaysWhy: when nothing is recommended the page
+// gives the same reason as the text (on mobile-4g: the changes that
+// improve judder each cost speed deficit), and it shows the input the
+// diagnosis was found on, as the text does.
+func TestNothingRecommendedPageSaysWhy(t *testing.T) {
+	cfg := lab.DefaultConfig()
+	sc, err := lab.LoadScenario("mobile-4g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lab.ApplyScenario(&cfg, sc); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Duration = 2 * time.Minute
+	var seeds []uint64
+	for s := uint64(1); s <= 20; s++ {
+		seeds = append(seeds, s)
+	}
+	r, err := diagnose.Run(diagnose.Options{Base: cfg, Scenario: sc, Name: "mobile-4g", Seeds: seeds, Workers: 2, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Recommended) != 0 {
+		t.Fatalf("recommended %v; this test needs a diagnosis that recommends nothing", r.Recommended)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	page := parse(t, b.Bytes())
+	all := strings.Join(strings.Fields(page.allText()), " ")
+	if why := r.NoRecommendation(); !strings.Contains(all, why) {
+		t.Errorf("the page does not give the reason %q:\n%s", why, all)
+	}
+	if in := "input " + r.Conditions.Input; !strings.Contains(all, in) {
+		t.Errorf("the page does not show the condition %q:\n%s", in, all)
+	}
+}
+
+// TestDilationWithoutBufferMarkedOnThePage: the page marks the changes
+// the text marks as another under a different name, with the reason.
+func TestDilationWithoutBufferMarkedOnThePage(t *testing.T) {
+	r := diagnosis(t)
+	var b bytes.Buffer
+	if err := Write(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(strings.Fields(parse(t, b.Bytes()).allText()), " ")
+	marked := 0
+	for _, c := range r.Changes {
+		if c.SameAs != "" {
+			marked++
+			if !strings.Contains(all, c.Set+" †") || !strings.Contains(all, "† "+c.Set+": "+c.SameAs) {
+				t.Errorf("the page does not mark %s (%s):\n%s", c.Set, c.SameAs, all)
+			}
+		}
+	}
+	if marked == 0 {
+		t.Fatal("jitter-fix (latest-wins inputs) marks no change; this test needs dilation marked")
+	}
+}

@@ -30,11 +30,12 @@ type DiagnoseOptions struct {
 // its result does not depend on when it finishes or on the workers. The
 // event loop reads its progress and, once finished is closed, its result.
 type diagRun struct {
-	opts    diagnose.Options
-	inForce lab.Config // the session's settings when it started
-	at      sim.Time   // the session's time then
-	where   string     // what the lab was running (scenario or preset)
-	command string     // the same diagnosis from the command line ("" if none says it exactly)
+	opts     diagnose.Options
+	inForce  lab.Config // the session's settings when it started
+	at       sim.Time   // the session's time then
+	where    string     // what the lab was running (scenario or preset)
+	command  string     // the same diagnosis from the command line ("" if none says it exactly)
+	timeline string     // what leaving out the scenario's timeline means ("" without one)
 
 	done, queued atomic.Int64
 	cancel       chan struct{}
@@ -110,11 +111,50 @@ func diagnosisOf(cfg lab.Config, sc *scenarios.Scenario, o DiagnoseOptions) (dia
 	return opts, strings.Join(cmd, " ")
 }
 
+// timelineNote says that a diagnosis at t leaves out sc's timeline, and
+// which of its changes that concerns: those ahead change the link after
+// the settings diagnosed, those applied are replayed from t 0 by B. It is
+// "" when sc has no timeline over dur.
+func timelineNote(sc *scenarios.Scenario, dur time.Duration, at sim.Time) string {
+	if sc == nil {
+		return ""
+	}
+	changes, _, err := lab.TimelineOf(sc, dur)
+	if err != nil || len(changes) == 0 {
+		return ""
+	}
+	ahead := 0
+	for _, c := range changes {
+		if sim.Time(c.At) > at {
+			ahead++
+		}
+	}
+	applied := len(changes) - ahead
+	count := func(n int) string {
+		if n == 1 {
+			return "1 change"
+		}
+		return fmt.Sprintf("%d changes", n)
+	}
+	var which, when string
+	switch {
+	case applied == 0:
+		which, when = count(ahead)+" ahead", "after them"
+	case ahead == 0:
+		which, when = count(applied)+" already applied, which B replays from t 0", "before them"
+	default:
+		which, when = count(applied)+" applied, "+count(ahead)+" ahead", "before or after them"
+	}
+	return fmt.Sprintf("diagnosed on the settings in force at t %.1fs, without the scenario's timeline (%s): "+
+		"the recommendation may not hold %s", at.Seconds(), which, when)
+}
+
 // startDiagnosis diagnoses the settings in force now in the background.
 func (a *App) startDiagnosis() {
 	opts, cmd := diagnosisOf(a.s.Config(), a.opts.Scenario, a.opts.Diagnose)
 	d := &diagRun{opts: opts, inForce: a.s.Config(), at: a.s.Now(), where: a.name, command: cmd,
-		cancel: make(chan struct{}), finished: make(chan struct{})}
+		timeline: timelineNote(a.opts.Scenario, a.s.Config().Duration, a.s.Now()),
+		cancel:   make(chan struct{}), finished: make(chan struct{})}
 	d.opts.Cancel = d.cancel
 	hook := a.diagHook
 	d.opts.Progress = func(done, queued int) {
@@ -192,6 +232,10 @@ func (d *diagRun) boxText() string {
 	b.WriteString("\n")
 	if d.command != "" {
 		fmt.Fprintf(&b, "the same as:\n  %s\n", d.command)
+	}
+	if d.timeline != "" {
+		// Broken at 76 columns: it must be read at 80 columns too.
+		fmt.Fprintf(&b, "%s\n", wordWrap(d.timeline, 76))
 	}
 	b.WriteString("\n")
 	switch {
@@ -292,6 +336,9 @@ func (a *App) applyRecommended() {
 		return
 	}
 	a.status = "[green]A/B[-]: B runs the recommended " + tview.Escape(spec) + " on the same seed from t 0; b ends it"
+	if d.timeline != "" {
+		a.status += "; [yellow]" + tview.Escape(d.timeline) + "[-]"
+	}
 }
 
 // rankedTop is the first n ranked changes, short enough for 80 columns:
@@ -308,4 +355,22 @@ func rankedTop(r *diagnose.Result, n int) string {
 		fmt.Fprintf(&b, "  … %d more below\n", len(r.Changes)-n)
 	}
 	return b.String()
+}
+
+// wordWrap breaks s at spaces into lines of at most width runes (a longer
+// word stands alone on its line).
+func wordWrap(s string, width int) string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		if line != "" && len([]rune(line))+1+len([]rune(w)) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	return strings.Join(append(lines, line), "\n")
 }

@@ -333,3 +333,48 @@ func TestFailedDiagnosisSaysWhyAndRetries(t *testing.T) {
 		t.Fatal(a.diag.err)
 	}
 }
+
+// TestDiagnosisWithoutTheTimelineSaysSo: on latency-spike at t 14 s the
+// lab's d diagnoses the settings in force, before the spike; the box and
+// a's status say plainly that the diagnosis left out the scenario's
+// timeline, and how many of its changes lie ahead.
+func TestDiagnosisWithoutTheTimelineSaysSo(t *testing.T) {
+	cfg, sc := scenarioConfig(t, "latency-spike")
+	cfg.Duration = 24 * time.Hour
+	a, err := New(Options{Config: cfg, Scenario: sc, Name: sc.Name, Dir: t.TempDir(),
+		Diagnose: DiagnoseOptions{Seeds: diagSeeds, Duration: diagDuration, Version: "test"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	screen := tcell.NewSimulationScreen("UTF-8")
+	a.app.SetScreen(screen)
+	screen.SetSize(80, 24)
+	a.advance(10 * time.Second)
+	if err := a.set("up.jitter", "40ms"); err != nil {
+		t.Fatal(err)
+	}
+	a.advance(4 * time.Second)
+	if got := a.s.Now().Seconds(); got != 14 {
+		t.Fatalf("the lab is at t %v s, want 14", got)
+	}
+	press(a, 'd')
+	waitDiagnosis(t, a)
+	out := draw(a, screen)
+	if a.diag.err != nil {
+		t.Fatal(a.diag.err)
+	}
+	const note = "diagnosed on the settings in force at t 14.0s, without the scenario's timeline (2 changes ahead): " +
+		"the recommendation may not hold after them"
+	flat := func(s string) string { return strings.Join(strings.Fields(strings.ReplaceAll(s, "║", " ")), " ") }
+	if !strings.Contains(flat(a.diagShown), note) || !strings.Contains(flat(out), note) {
+		t.Errorf("the box does not say %q:\n%s", note, out)
+	}
+	golden(t, "diagnose-timeline-80x24.txt", out)
+	if len(a.diag.result.Recommended) == 0 {
+		t.Fatalf("latency-spike with 40 ms up jitter recommends nothing:\n%s", a.diag.text)
+	}
+	press(a, 'a')
+	if a.ab == nil || !strings.Contains(a.status, note) {
+		t.Errorf("a ran the recommendation without saying it was made without the timeline: status %q", a.status)
+	}
+}

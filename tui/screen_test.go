@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -312,5 +313,35 @@ func TestEverySizeDraws(t *testing.T) {
 			}
 		}
 		pressKey(a, tcell.KeyEscape) // closes the overlay (and cancels a running diagnosis)
+	}
+}
+
+// unitAfterNumber is a break between a number ending one status row and a
+// unit starting the next: "for 2" / "s at 20 s".
+var (
+	endsInNumber   = regexp.MustCompile(`(^|\s)[-+−]?[0-9][0-9.,]*$`)
+	startsWithUnit = regexp.MustCompile(`^(ms|s|m|m/s|min|h|%|/min|/s|Hz|fps|bit/s|kbit/s|Mbit/s|Gbit/s|B|kB|KB|MB|x)([\s,.;:)]|$)`)
+)
+
+// TestStatusWrapsAtWordBoundaries: at 80 columns the status row wraps at
+// word boundaries, never between a number and its unit, for the
+// description of every built-in scenario (the status the lab opens with).
+func TestStatusWrapsAtWordBoundaries(t *testing.T) {
+	for _, name := range scenarios.BuiltinNames() {
+		cfg, sc := scenarioConfig(t, name)
+		cfg.Duration = 24 * time.Hour
+		a, err := New(Options{Config: cfg, Scenario: sc, Name: sc.Name, Dir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		screen := tcell.NewSimulationScreen("UTF-8")
+		a.app.SetScreen(screen)
+		screen.SetSize(80, 24)
+		draw(a, screen)
+		lines := rows(screen)
+		first, second := strings.TrimSpace(lines[len(lines)-3]), strings.TrimSpace(lines[len(lines)-2])
+		if endsInNumber.MatchString(first) && startsWithUnit.MatchString(second) {
+			t.Errorf("%s: the status row breaks between a number and its unit:\n%s\n%s", name, first, second)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -94,9 +95,14 @@ func (v *views) layout() tview.Primitive {
 	return v.rows
 }
 
-// setStatus shows text on the status row.
+// numberUnit is the space between a number and its unit ("2 s",
+// "10 %"): the status row's word wrap must not break there.
+var numberUnit = regexp.MustCompile(`([0-9]) ((?:ms|s|m|m/s|min|h|%|/min|/s|Hz|fps|bit/s|kbit/s|Mbit/s|Gbit/s|B|kB|KB|MB|x)(?:[\s,.;:)\]]|$))`)
+
+// setStatus shows text on the status row, wrapped at word boundaries but
+// never between a number and its unit (a no-break space binds them).
 func (v *views) setStatus(text string) {
-	v.statusText = " " + text
+	v.statusText = " " + numberUnit.ReplaceAllString(text, "$1\u00a0$2")
 	v.statusRow.SetText(v.statusText)
 }
 
