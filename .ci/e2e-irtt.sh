@@ -15,12 +15,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v irtt >/dev/null; then
-  echo "== installing Debian's irtt"
-  sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq irtt >/dev/null
-fi
+. .ci/need.sh
+need irtt irtt
 
 work=$(mktemp -d)
 pids=()

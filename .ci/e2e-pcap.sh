@@ -9,13 +9,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v tshark >/dev/null; then
-  echo "== installing tshark"
-  sudo=""
-  [ "$(id -u)" -ne 0 ] && sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq tshark >/dev/null
-fi
+. .ci/need.sh
+need tshark tshark
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

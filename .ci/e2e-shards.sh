@@ -6,13 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v parallel >/dev/null; then
-  echo "== installing GNU parallel"
-  sudo=""
-  [ "$(id -u)" -ne 0 ] && sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends parallel >/dev/null
-fi
+. .ci/need.sh
+need parallel parallel
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -14,12 +14,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v tmux >/dev/null; then
-  echo "e2e-tui: installing tmux"
-  if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
-  $sudo apt-get update -qq >/dev/null
-  $sudo apt-get install -y -qq tmux >/dev/null
-fi
+. .ci/need.sh
+need tmux tmux
 
 tmp=$(mktemp -d)
 sock="$tmp/tmux.sock"
