@@ -12,6 +12,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"jitterlab/internal/files"
 	"jitterlab/metrics"
 	"jitterlab/sim"
 )
@@ -67,50 +68,17 @@ func (d *DamageError) Error() string {
 // ErrNotRecording means the file does not start like a recording.
 var ErrNotRecording = errors.New("not a jitterlab recording (no recording index frame at the start)")
 
-// FileKind names the kind of file m is, in words: "a named pipe (FIFO)",
-// "a directory", "a device", "a socket", "a symbolic link" or "a regular
-// file".
-func FileKind(m os.FileMode) string {
-	switch {
-	case m.IsRegular():
-		return "a regular file"
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m.IsDir():
-		return "a directory"
-	case m&(os.ModeDevice|os.ModeCharDevice) != 0:
-		return "a device"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeSymlink != 0:
-		return "a symbolic link"
-	}
-	return "not a regular file"
-}
-
 // OpenFile opens the recording at path. It refuses what is not a regular
 // file (a FIFO, a device, a directory) before opening it, so it never
 // waits for a writer. Close the returned file when done.
 func OpenFile(path string) (*Reader, *os.File, error) {
-	st, err := os.Stat(path)
+	f, st, err := files.OpenRegular(path)
+	var nr *files.NotRegularError
+	if errors.As(err, &nr) {
+		return nil, nil, fmt.Errorf("%s: is %s, not a recording: a recording is a regular file on disk", path, files.Kind(nr.Mode))
+	}
 	if err != nil {
 		return nil, nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("%s: is %s, not a recording: a recording is a regular file on disk", path, FileKind(st.Mode()))
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	// Stat again what was opened: the path may have changed in between.
-	if st, err = f.Stat(); err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, nil, fmt.Errorf("%s: is %s, not a recording: a recording is a regular file on disk", path, FileKind(st.Mode()))
 	}
 	r, err := Open(f, st.Size())
 	if err != nil {

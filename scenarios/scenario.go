@@ -12,13 +12,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/BurntSushi/toml"
 
+	"jitterlab/internal/files"
 	"jitterlab/param"
-	"jitterlab/recordings"
 )
 
 // Assignment is one parameter setting, key=value in the registry's
@@ -506,18 +505,16 @@ func Load(nameOrFile string, check Checker) (*Scenario, error) {
 }
 
 func loadFile(path string, check Checker, depth int) (*Scenario, error) {
-	// Non-blocking, so a named pipe is refused at once instead of waiting
-	// for a writer; a regular file reads as usual.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	// A named pipe is refused at once instead of waiting for a writer.
+	f, _, err := files.OpenRegular(path)
+	var nr *files.NotRegularError
+	if errors.As(err, &nr) {
+		return nil, fmt.Errorf("scenario %s: is %s, not a regular file; give a .toml file", path, files.Kind(nr.Mode))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("scenario: %w", err)
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil {
-		return nil, fmt.Errorf("scenario %s: %w", path, err)
-	} else if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("scenario %s: is %s, not a regular file; give a .toml file", path, recordings.FileKind(st.Mode()))
-	}
 	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", path, err)
