@@ -6,13 +6,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"jitterlab/internal/files"
 	"jitterlab/netem"
 	"jitterlab/param"
 	"jitterlab/trace"
@@ -88,16 +89,17 @@ func loadTrace(key, dir, v string) (*netem.Trace, error) {
 	if i := strings.LastIndex(v, "@sha256:"); i >= 0 {
 		file, want, pinned = v[:i], v[i+1:], true
 	}
-	st, err := os.Stat(file)
+	f, st, err := files.OpenRegular(file) // a named pipe is refused, not waited on
 	if err != nil {
 		return nil, &param.Error{Key: key, Value: v, Allowed: "a capture file that exists (" + err.Error() + ")"}
 	}
+	defer f.Close()
 	ck := fmt.Sprint(file, "\x00", st.Size(), "\x00", st.ModTime().UnixNano(), "\x00", dir)
 	traceCache.Lock()
 	t, ok := traceCache.m[ck]
 	traceCache.Unlock()
 	if !ok {
-		data, err := os.ReadFile(file)
+		data, err := io.ReadAll(f)
 		if err != nil {
 			return nil, &param.Error{Key: key, Value: v, Allowed: "a readable capture file (" + err.Error() + ")"}
 		}

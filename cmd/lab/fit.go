@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"jitterlab/fit"
+	"jitterlab/internal/files"
 	"jitterlab/lab"
 	"jitterlab/scenarios"
 	"jitterlab/trace"
@@ -35,21 +36,21 @@ model fits, replay the capture itself: lab run --set up.trace=CAPTURE.
 	fs.StringVar(&outPath, "out", "", "write the fitted link as a scenario TOML to `FILE` ('lab run --scenario FILE')")
 	fs.BoolVar(&periods, "periods", false, "also cut each direction where its delay changes level, fit every period, and write them as the scenario's timeline")
 	fs.StringVar(&htmlPath, "html", "", "write the report with CDF, QQ, burst and autocorrelation plots as one HTML `FILE`")
-	files, err := parseFlagsAndArgs(fs, args)
+	captures, err := parseFlagsAndArgs(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(files) != 1 {
-		fmt.Fprintf(stderr, "lab fit: want one CAPTURE file, got %d (see 'lab fit -h')\n", len(files))
+	if len(captures) != 1 {
+		fmt.Fprintf(stderr, "lab fit: want one CAPTURE file, got %d (see 'lab fit -h')\n", len(captures))
 		return errUsage
 	}
 	if err := distinctOutputs(map[string]string{"out": outPath, "html": htmlPath}); err != nil {
 		return err
 	}
-	path := files[0]
+	path := captures[0]
 	var in io.Reader = os.Stdin
 	if path != "-" {
-		f, err := os.Open(path)
+		f, _, err := files.OpenRegular(path) // a named pipe is refused, not waited on
 		if err != nil {
 			return err
 		}

@@ -3,10 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"jitterlab/batch"
+	"jitterlab/internal/files"
 )
 
 func cmdMerge(args []string, stdout, stderr io.Writer) error {
@@ -16,15 +16,15 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 		"lab merge shard-1.jsonl shard-2.jsonl --csv sweep.csv --html sweep.html"))
 	f.registerOutputs(fs, false)
 	f.workers = 1
-	files, err := parseFlagsAndArgs(fs, args)
+	shards, err := parseFlagsAndArgs(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(files) == 0 {
+	if len(shards) == 0 {
 		return badUsage("name the shards' files, e.g. lab merge shard-*.jsonl (written by 'lab sweep --shard i/n')")
 	}
 	m := batch.NewMerger()
-	for _, name := range files {
+	for _, name := range shards {
 		if err := readShard(m, name); err != nil {
 			return err
 		}
@@ -49,7 +49,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 }
 
 func readShard(m *batch.Merger, name string) error {
-	in, err := os.Open(name)
+	in, _, err := files.OpenRegular(name) // a named pipe is refused, not waited on
 	if err != nil {
 		return err
 	}
