@@ -1,7 +1,6 @@
 package lab
 
 import (
-	"strconv"
 	"time"
 
 	"jitterlab/client"
@@ -18,13 +17,7 @@ func variantParams() []Param {
 	var ps []Param
 	g, s := choice("client.redundancy", client.RedundancyNames, func(c *Config) *client.Redundancy { return &cl(c).Redundancy })
 	ps = append(ps, Param{"client.redundancy", "inputs per MoveInput: 1 (reference) to 4, the last N inputs", true, g, s},
-		Param{Key: "server.buffer", Help: "server.inputs=buffer: depth D in steps; inputs apply D steps behind arrival", Live: true,
-			Get: func(c *Config) string { return strconv.Itoa(c.Server.Buffer) },
-			Set: func(c *Config, v string) error {
-				n, err := param.Int("server.buffer", v, 0, server.MaxBuffer)
-				c.Server.Buffer = int(n)
-				return err
-			}},
+		intParam("server.buffer", "server.inputs=buffer: depth D in steps; inputs apply D steps behind arrival", 0, server.MaxBuffer, func(c *Config) *int { return &c.Server.Buffer }),
 		Param{Key: "client.dilation_max", Help: "client.corrector=dilation: largest change of the fixed-update and send rates", Live: true,
 			Get: func(c *Config) string { return param.FormatFraction(c.Client.DilationMax) },
 			Set: func(c *Config, v string) error {

@@ -160,6 +160,31 @@ func durationIn(key, v string, lo, hi time.Duration) (time.Duration, error) {
 	return d, nil
 }
 
+// intParam is an integer key in [lo, hi]; a refused value leaves the field
+// as it was.
+func intParam(key, help string, lo, hi int64, field func(*Config) *int) Param {
+	return Param{Key: key, Help: help, Live: true,
+		Get: func(c *Config) string { return strconv.Itoa(*field(c)) },
+		Set: func(c *Config, v string) error {
+			n, err := param.Int(key, v, lo, hi)
+			if err == nil {
+				*field(c) = int(n)
+			}
+			return err
+		}}
+}
+
+// linkInt is the setter of an integer link field in [lo, hi].
+func linkInt(lo, hi int64, field func(*netem.Params) *int) func(p *netem.Params, k, v string) error {
+	return func(p *netem.Params, k, v string) error {
+		n, err := param.Int(k, v, lo, hi)
+		if err == nil {
+			*field(p) = int(n)
+		}
+		return err
+	}
+}
+
 func durationParam(key, help string, lo, hi time.Duration, field func(*Config) *time.Duration) Param {
 	return Param{Key: key, Help: help, Live: true,
 		Get: func(c *Config) string { return fmtDur(*field(c)) },
@@ -242,27 +267,15 @@ var linkKeys = []linkKey{
 	{"reorder", "probability that an eligible packet skips the delay and the rate (netem)", func(p *netem.Params) string { return param.FormatFraction(p.Reorder) },
 		func(p *netem.Params, k, v string) (err error) { p.Reorder, err = param.Fraction(k, v); return }},
 	{"reorder_gap", "netem gap: packets delayed normally between reorders, +1", func(p *netem.Params) string { return strconv.Itoa(p.ReorderGap) },
-		func(p *netem.Params, k, v string) error {
-			n, err := param.Int(k, v, 0, 1e6)
-			p.ReorderGap = int(n)
-			return err
-		}},
+		linkInt(0, 1e6, func(p *netem.Params) *int { return &p.ReorderGap })},
 	{"keep_order", "deliver in send order (delivery times monotonic)", func(p *netem.Params) string { return strconv.FormatBool(p.KeepOrder) },
 		func(p *netem.Params, k, v string) (err error) { p.KeepOrder, err = param.Bool(k, v); return }},
 	{"rate", "bit rate, e.g. 1.5mbit; 0 = unlimited", func(p *netem.Params) string { return param.FormatRate(p.Rate) },
 		func(p *netem.Params, k, v string) (err error) { p.Rate, err = param.Rate(k, v); return }},
 	{"overhead", "bytes added per packet for the rate (28 = UDP/IPv4)", func(p *netem.Params) string { return strconv.Itoa(p.Overhead) },
-		func(p *netem.Params, k, v string) error {
-			n, err := param.Int(k, v, 0, 65535)
-			p.Overhead = int(n)
-			return err
-		}},
+		linkInt(0, 65535, func(p *netem.Params) *int { return &p.Overhead })},
 	{"queue", "packets in flight before tail drop; 0 = unlimited", func(p *netem.Params) string { return strconv.Itoa(p.Queue) },
-		func(p *netem.Params, k, v string) error {
-			n, err := param.Int(k, v, 0, 1e7)
-			p.Queue = int(n)
-			return err
-		}},
+		linkInt(0, 1e7, func(p *netem.Params) *int { return &p.Queue })},
 }
 
 func buildRegistry() []Param {
@@ -320,25 +333,13 @@ func buildRegistry() []Param {
 	ps = append(ps,
 		ppmParam("client.drift_ppm", "client clock drift, e.g. +40ppm or 2%", func(c *Config) *float64 { return &c.ClientDriftPPM }),
 		ppmParam("client.wander_ppm", "σ per second of the client drift's random walk", func(c *Config) *float64 { return &c.ClientWanderPPM }),
-		Param{Key: "client.fps", Help: "render frames per second", Live: true,
-			Get: func(c *Config) string { return strconv.Itoa(c.Client.FPS) },
-			Set: func(c *Config, v string) error {
-				n, err := param.Int("client.fps", v, 1, 1000)
-				c.Client.FPS = int(n)
-				return err
-			}},
+		intParam("client.fps", "render frames per second", 1, 1000, func(c *Config) *int { return &c.Client.FPS }),
 		durationParam("client.frame_jitter", "seeded extra delay of each frame, < one frame", 0, time.Second, func(c *Config) *time.Duration { return &c.Client.FrameJitter }),
 		durationParam("client.fixed_dt", "fixed update period", MinStep, MaxStep, func(c *Config) *time.Duration { return &c.Client.FixedDT }),
 		durationParam("client.send_interval", "base send interval", MinStep, MaxStep, func(c *Config) *time.Duration { return &c.Client.SendInterval }),
 		durationParam("client.interval_fast", "corrector interval when the client is behind", MinStep, MaxStep, func(c *Config) *time.Duration { return &c.Client.IntervalFast }),
 		durationParam("client.interval_slow", "corrector interval when the client is ahead", MinStep, MaxStep, func(c *Config) *time.Duration { return &c.Client.IntervalSlow }),
-		Param{Key: "client.band", Help: "dead band half-width in ticks", Live: true,
-			Get: func(c *Config) string { return strconv.Itoa(c.Client.Band) },
-			Set: func(c *Config, v string) error {
-				n, err := param.Int("client.band", v, 0, 1000)
-				c.Client.Band = int(n)
-				return err
-			}},
+		intParam("client.band", "dead band half-width in ticks", 0, 1000, func(c *Config) *int { return &c.Client.Band }),
 		floatParam("client.alpha", "lerp factor per frame", param.AboveZero, 1, func(c *Config) *float64 { return &c.Client.Alpha }),
 		floatParam("client.snap", "snap threshold, metres", param.AboveZero, 1e6, func(c *Config) *float64 { return &c.Client.Snap }),
 		floatParam("client.move_speed", "m/s at full throttle (client and server)", 0, 1e3, func(c *Config) *float64 { return &c.Client.Tuning.MoveSpeed }),
@@ -350,13 +351,7 @@ func buildRegistry() []Param {
 		ppmParam("server.drift_ppm", "server clock drift", func(c *Config) *float64 { return &c.ServerDriftPPM }),
 		ppmParam("server.wander_ppm", "σ per second of the server drift's random walk", func(c *Config) *float64 { return &c.ServerWanderPPM }),
 		durationParam("server.tick", "server step period (also the client's prediction unit)", MinStep, MaxStep, func(c *Config) *time.Duration { return &c.Server.Tick }),
-		Param{Key: "server.broadcast", Help: "a PlayerState every N server steps", Live: true,
-			Get: func(c *Config) string { return strconv.Itoa(c.Server.Broadcast) },
-			Set: func(c *Config, v string) error {
-				n, err := param.Int("server.broadcast", v, 1, server.MaxBroadcast)
-				c.Server.Broadcast = int(n)
-				return err
-			}},
+		intParam("server.broadcast", "a PlayerState every N server steps", 1, server.MaxBroadcast, func(c *Config) *int { return &c.Server.Broadcast }),
 		Param{"server.inputs", "latest (reference), queue or buffer", true, g, s},
 		Param{Key: "input.script", Help: "steady, turn, zigzag, stopgo or random", Live: true,
 			Get: func(c *Config) string { return c.Script },
@@ -430,11 +425,7 @@ var realismKeys = []linkKey{
 	{"shape_rate", "token-bucket shaper after the netem stages (tc tbf rate); 0 = off", func(p *netem.Params) string { return param.FormatRate(p.ShapeRate) },
 		func(p *netem.Params, k, v string) (err error) { p.ShapeRate, err = param.Rate(k, v); return }},
 	{"shape_burst", "shaper bucket size in bytes (tc tbf burst); 0 = 1500", func(p *netem.Params) string { return strconv.Itoa(p.ShapeBurst) },
-		func(p *netem.Params, k, v string) error {
-			n, err := param.Int(k, v, 0, netem.MaxShapeBytes)
-			p.ShapeBurst = int(n)
-			return err
-		}},
+		linkInt(0, netem.MaxShapeBytes, func(p *netem.Params) *int { return &p.ShapeBurst })},
 	{"shape_limit", "shaper queue: bytes, or a duration (tc tbf latency: rate·latency + burst); 0 = what the rate drains in 1m", func(p *netem.Params) string {
 		if p.ShapeLatency > 0 {
 			return fmtDur(p.ShapeLatency)
