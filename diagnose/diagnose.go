@@ -297,7 +297,20 @@ func Run(o Options) (*Result, error) {
 		r.BestSeries = r.RefSeries
 		return r, nil
 	}
-	r.Changes = d.changes(r.Reference, arms[2:])
+	// The timeline's mechanisms, and their own changes beside the registry's.
+	mechs, err := d.mechanisms(r)
+	if err != nil {
+		return nil, err
+	}
+	singleArms := arms[2:]
+	if extra := extraChanges(mechs); len(extra) > 0 {
+		xs, err := d.runArms(extra)
+		if err != nil {
+			return nil, err
+		}
+		singleArms = append(singleArms, xs...)
+	}
+	r.Changes = d.changes(r.Reference, singleArms)
 
 	// Greedy: take the best improving change, try the rest on top of it.
 	best, combo, tried := r.Reference, []string{}, r.Changes
@@ -335,7 +348,9 @@ func Run(o Options) (*Result, error) {
 		r.BestVsReference = append(r.BestVsReference, d.diff(r.Reference, best, m))
 	}
 
-	r.Findings = findings(d, r)
+	if r.Findings, err = findings(d, r, mechs); err != nil {
+		return nil, err
+	}
 	r.Problem = (r.LinkCost[0].Significant && r.LinkCost[0].Mean > 0) || (r.LinkCost[1].Significant && r.LinkCost[1].Mean > 0)
 	for _, f := range r.Findings {
 		r.Problem = r.Problem || f.Problem
@@ -462,6 +477,9 @@ func keysOf(sets []string) []string {
 func (d *diag) pins(sets []string) []string {
 	pins := slices.Clone(d.pinned)
 	for _, k := range keysOf(sets) {
+		if k == withoutBlackouts {
+			continue
+		}
 		if k != perfectLink {
 			pins = append(pins, k)
 			continue
@@ -482,6 +500,9 @@ func (d *diag) scenario(sets []string) *scenarios.Scenario {
 	}
 	sc := *d.o.Scenario
 	sc.Pinned = d.pins(sets)
+	if slices.Contains(sets, withoutBlackouts) {
+		return stripBlackouts(&sc, &d.o.Base)
+	}
 	return &sc
 }
 
@@ -499,9 +520,12 @@ func (d *diag) config(sets []string, seed uint64) (lab.Config, error) {
 	cfg := d.o.Base
 	cfg.Seed = seed
 	for _, s := range sets {
-		if s == perfectLink {
+		switch s {
+		case perfectLink:
 			def := lab.DefaultConfig()
 			cfg.Up, cfg.Down = def.Up, def.Down
+			continue
+		case withoutBlackouts: // the timeline's (scenario)
 			continue
 		}
 		k, v, err := lab.ParseAssignment(s)
