@@ -477,7 +477,7 @@ func keysOf(sets []string) []string {
 func (d *diag) pins(sets []string) []string {
 	pins := slices.Clone(d.pinned)
 	for _, k := range keysOf(sets) {
-		if k == withoutBlackouts {
+		if k == withoutBlackouts || k == withoutPeriodic {
 			continue
 		}
 		if k != perfectLink {
@@ -503,6 +503,9 @@ func (d *diag) scenario(sets []string) *scenarios.Scenario {
 	if slices.Contains(sets, withoutBlackouts) {
 		return stripBlackouts(&sc, &d.o.Base)
 	}
+	if slices.Contains(sets, withoutPeriodic) {
+		return stripPeriodic(&sc)
+	}
 	return &sc
 }
 
@@ -525,7 +528,7 @@ func (d *diag) config(sets []string, seed uint64) (lab.Config, error) {
 			def := lab.DefaultConfig()
 			cfg.Up, cfg.Down = def.Up, def.Down
 			continue
-		case withoutBlackouts: // the timeline's (scenario)
+		case withoutBlackouts, withoutPeriodic: // the timeline's (scenario)
 			continue
 		}
 		k, v, err := lab.ParseAssignment(s)

@@ -90,8 +90,13 @@ func (r *Result) noProblem() string {
 }
 
 // ChangeLine says what the finding's change does to the reference: which
-// report-card metrics it makes significantly better and which worse.
+// report-card metrics it makes significantly better and which worse; ""
+// when the finding names no change (no change tried acts on a timeline
+// mechanism).
 func (r *Result) ChangeLine(f *Finding) string {
+	if f.Fix == "" {
+		return ""
+	}
 	verdict := "no significant effect on the report card here"
 	switch {
 	case len(f.Better) > 0 && len(f.Worse) > 0:
@@ -190,7 +195,9 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	for i, f := range r.Findings {
 		fmt.Fprintln(&b, wrap(fmt.Sprintf("%d. %s.", i+1, f.Text), "  ", "     ", 100))
-		fmt.Fprintln(&b, wrap(r.ChangeLine(&f), "     ", "       ", 100))
+		if f.Fix != "" {
+			fmt.Fprintln(&b, wrap(r.ChangeLine(&f), "     ", "       ", 100))
+		}
 	}
 
 	fmt.Fprintln(&b)

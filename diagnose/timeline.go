@@ -11,6 +11,7 @@ import (
 	"jitterlab/lab"
 	"jitterlab/netem"
 	"jitterlab/scenarios"
+	"jitterlab/stats"
 )
 
 // Timeline mechanisms are what the scenario's timeline does to the link at
@@ -24,7 +25,10 @@ import (
 // it is what it does against it.
 
 // The pseudo-settings of the arms without a mechanism.
-const withoutBlackouts = "(without the blackouts)"
+const (
+	withoutBlackouts = "(without the blackouts)"
+	withoutPeriodic  = "(without the periodic latency)"
+)
 
 // span is a stretch of the run, [from, to).
 type span struct{ from, to time.Duration }
@@ -120,6 +124,43 @@ func stripBlackouts(sc *scenarios.Scenario, base *lab.Config) *scenarios.Scenari
 	return &out
 }
 
+// isLatency reports whether key is a direction's or the link's latency.
+func isLatency(key string) bool {
+	return key == "link.latency" || key == "up.latency" || key == "down.latency"
+}
+
+// periodicLatency are the scenario's oscillators on a latency key that the
+// overrides leave in force.
+func (d *diag) periodicLatency() ([]scenarios.Oscillator, error) {
+	sc := d.scenario(nil)
+	if sc == nil {
+		return nil, nil
+	}
+	var out []scenarios.Oscillator
+	for _, o := range sc.Oscillators {
+		if !isLatency(o.Key) {
+			continue
+		}
+		one := scenarios.Scenario{Oscillators: []scenarios.Oscillator{o}}
+		gen, err := one.Generated(d.o.Base.Duration)
+		if err != nil {
+			return nil, err
+		}
+		if keep, _ := lab.Unpinned(sc.Pinned, gen); len(keep) > 0 {
+			out = append(out, o)
+		}
+	}
+	return out, nil
+}
+
+// stripPeriodic is sc without its oscillators on latency keys: the latency
+// keeps the value the configuration and the timeline give it.
+func stripPeriodic(sc *scenarios.Scenario) *scenarios.Scenario {
+	out := *sc
+	out.Oscillators = slices.DeleteFunc(slices.Clone(sc.Oscillators), func(o scenarios.Oscillator) bool { return isLatency(o.Key) })
+	return &out
+}
+
 // mechanism is a timeline mechanism found in the reference.
 type mechanism struct {
 	rule  string
@@ -146,6 +187,13 @@ func (d *diag) mechanisms(r *Result) ([]mechanism, error) {
 	}
 	if len(bs) > 0 {
 		ms = append(ms, d.blackoutMechanism(r, bs))
+	}
+	oscs, err := d.periodicLatency()
+	if err != nil {
+		return nil, err
+	}
+	if len(oscs) > 0 {
+		ms = append(ms, d.periodicMechanism(oscs))
 	}
 	return ms, nil
 }
@@ -209,6 +257,32 @@ func (d *diag) blackoutMechanism(r *Result, bs []span) mechanism {
 	return m
 }
 
+func (d *diag) periodicMechanism(os []scenarios.Oscillator) mechanism {
+	var each, held []string
+	for _, o := range os {
+		n := 0
+		if o.Start <= d.o.Base.Duration {
+			n = int((d.o.Base.Duration-o.Start)/o.Period) + 1
+		}
+		key := o.Key
+		if strings.HasPrefix(key, "link.") {
+			key = "up" + strings.TrimPrefix(key, "link")
+		}
+		p, _ := lab.Lookup(key)
+		held = append(held, fmt.Sprintf("%s held at %s", o.Key, p.Get(&d.o.Base)))
+		if o.Shape == "square" {
+			high := time.Duration(math.Round(o.Duty * float64(o.Period)))
+			each = append(each, fmt.Sprintf("%s steps from %s to %s for %v every %v from %v (%d steps in %v)",
+				o.Key, o.Low, o.High, high, o.Period, o.Start, n, d.o.Base.Duration))
+			continue
+		}
+		each = append(each, fmt.Sprintf("%s swings between %s and %s (%s) every %v from %v (%d periods in %v)",
+			o.Key, o.Low, o.High, o.Shape, o.Period, o.Start, n, d.o.Base.Duration))
+	}
+	return mechanism{rule: "periodic-latency", strip: withoutPeriodic, name: "the periodic latency",
+		what: "the link's latency changes periodically: " + strings.Join(each, "; ") + " (without it: " + strings.Join(held, ", ") + ")"}
+}
+
 // measure runs the arm without the mechanism and every candidate change
 // on it (its effect on the reference is among r.Changes), and states the
 // finding.
@@ -236,8 +310,12 @@ func (d *diag) measure(r *Result, m mechanism) (Finding, error) {
 	p := d.primary
 	f := Finding{Rule: m.rule, Better: []string{}, Worse: []string{}, Cost: d.diff(without, r.Reference, p)}
 	f.Problem = f.Cost.Significant && f.Cost.Mean > 0
-	text := fmt.Sprintf("%s; %s costs %s %s %s (the reference against the same runs without it, seed by seed)",
-		m.what, m.name, p.Label, plain(f.Cost, p.Prec), p.Unit)
+	ofLink := ""
+	if lc := r.LinkCost[0]; lc.Significant && lc.Mean > 0 {
+		ofLink = fmt.Sprintf(" of the %s %s %s the link costs", plain(lc, p.Prec), p.Unit, p.Label)
+	}
+	text := fmt.Sprintf("%s; %s costs %s %s %s%s (the reference against the same runs without it, seed by seed)",
+		m.what, m.name, p.Label, plain(f.Cost, p.Prec), p.Unit, ofLink)
 	if m.detail != nil {
 		text = fmt.Sprintf("%s; %s", text, m.detail(r.Reference, without))
 	}
@@ -249,23 +327,49 @@ func (d *diag) measure(r *Result, m mechanism) (Finding, error) {
 			continue // not tried on the reference (a value the registry refuses)
 		}
 		c := r.Changes[j]
-		fixes = append(fixes, c)
 		off := d.diff(without, arms[1+i], p)
 		s := set
 		if why[i] != "" {
 			s += " (" + why[i] + ")"
 		}
-		said = append(said, fmt.Sprintf("%s changes %s by %s %s with %s and by %s %s without %s", s, p.Label,
-			plain(c.Primary, p.Prec), p.Unit, m.name, plain(off, p.Prec), p.Unit, m.name))
+		// What it does against the mechanism: its effect with the
+		// mechanism less its effect without, seed by seed.
+		against := "it does the same without " + m.name
+		switch x := d.interaction(r.Reference, c.arm, without, arms[1+i]); {
+		case x.Significant && x.Mean < 0:
+			against = "it acts on " + m.name
+			fixes = append(fixes, c)
+		case x.Significant:
+			against = "it does less with " + m.name + " than without"
+		}
+		said = append(said, fmt.Sprintf("%s changes %s by %s %s with %s and by %s %s without: %s", s, p.Label,
+			plain(c.Primary, p.Prec), p.Unit, m.name, plain(off, p.Prec), p.Unit, against))
 	}
 	if len(said) == 0 {
 		text += fmt.Sprintf("; no change diagnose tried improves %s significantly", p.Label)
 	} else {
 		text += "; " + strings.Join(said, "; ")
-		// The change: the one that improves the primary most.
+	}
+	if len(fixes) > 0 {
+		// The change: of those that act on the mechanism, the one that
+		// improves the primary most. None: the finding names no change.
 		c := slices.MinFunc(fixes, func(a, b Change) int { return cmpTol(a.Primary.Mean, b.Primary.Mean) })
 		f.Fix, f.FixPrimary, f.FixTie, f.Better, f.Worse = c.Set, c.Primary, c.TieBreak, c.Better, c.Worse
 	}
 	f.Text = text
 	return f, nil
+}
+
+// interaction is what a change does with a mechanism less what it does
+// without it, seed by seed in the primary metric: (changed − ref) −
+// (changedWithout − without).
+func (d *diag) interaction(ref, changed, without, changedWithout *Arm) stats.Diff {
+	p := d.primary
+	a, b := ref.Stat(p).PerSeed, changed.Stat(p).PerSeed
+	x, y := without.Stat(p).PerSeed, changedWithout.Stat(p).PerSeed
+	with, off := make([]float64, len(a)), make([]float64, len(a))
+	for i := range a {
+		with[i], off[i] = b[i]-a[i], y[i]-x[i]
+	}
+	return stats.PairedMin(off, with, p.Smallest())
 }

@@ -130,7 +130,7 @@ func TestBlackoutSaysWhatHelpsMeasured(t *testing.T) {
 	if d := stats.Paired(a, b); abs(d.Mean-f.FixPrimary.Mean) > 1e-9 {
 		t.Errorf("%s changes judder by %.4f, the finding says %.4f", f.Fix, d.Mean, f.FixPrimary.Mean)
 	}
-	if !strings.Contains(f.Text, "without the blackout") {
+	if !strings.Contains(f.Text, "without: it acts on the blackout") {
 		t.Errorf("the finding does not say what the change does without the blackout: %s", f.Text)
 	}
 }
@@ -170,4 +170,38 @@ func abs(x float64) float64 {
 		return -x
 	}
 	return x
+}
+
+// QA 2: starlink's latency step every 15 s ([[oscillate]] on link.latency)
+// is a finding of its own: its cost is the reference against the same runs
+// with the latency held at its configured value (the oscillator taken out,
+// nothing else), and it says what each helping change does with and
+// without the steps.
+func TestPeriodicLatencyIsAFindingCostedWithoutIt(t *testing.T) {
+	o := options(t, "starlink")
+	o.Seeds, o.Base.Duration, o.Metric = o.Seeds[:8], time.Minute, "judder"
+	r := run(t, o)
+	f, ok := finding(r, "periodic-latency")
+	if !ok {
+		t.Fatalf("no periodic-latency finding: %+v", r.Findings)
+	}
+	want := counterfactual(t, o, func(sc *scenarios.Scenario) { sc.Oscillators = nil })
+	if abs(f.Cost.Mean-want.Mean) > 1e-9 || abs(f.Cost.Half-want.Half) > 1e-9 {
+		t.Errorf("the periodic latency costs %+v; the same runs without it say %+v", f.Cost, want)
+	}
+	if f.Problem != (want.Mean > 0 && want.Significant) {
+		t.Errorf("problem %v with a cost of %+v", f.Problem, want)
+	}
+	for _, s := range []string{"link.latency steps from 13.665ms to 50.665ms for 300ms every 15s from 15s (4 steps in 1m0s)",
+		"link.latency held at 13.665ms", "costs judder "} {
+		if !strings.Contains(f.Text, s) {
+			t.Errorf("the finding does not say %q: %s", s, f.Text)
+		}
+	}
+	// Pinned by --set, the oscillator is gone and so is the finding.
+	o = options(t, "starlink", "link.latency=20ms")
+	o.Seeds, o.Base.Duration, o.Metric = o.Seeds[:3], 20*time.Second, "judder"
+	if f, ok := finding(run(t, o), "periodic-latency"); ok {
+		t.Errorf("a finding for a pinned key: %s", f.Text)
+	}
 }
