@@ -31,7 +31,7 @@ type Options struct {
 	// that key are dropped (and the conditions say so).
 	Overrides []string
 	Seeds     []uint64
-	// Metric is the primary metric's name (Metrics); "" is judder.
+	// Metric is the primary metric's name (Metrics); "" is judder_mps.
 	Metric string
 	// Workers run seeds in parallel (≤ 0: 1). The result does not depend on it.
 	Workers int
@@ -196,8 +196,14 @@ type Series struct {
 	TS, TickOffset, SendIntervalS, VisibleErrorM, VisibleSpeedMPS []float64
 }
 
+// Schema is the version of the JSON layout (docs/json-schema.md), the
+// same number as every other JSON output of the lab.
+const Schema = 1
+
 // Result is a diagnosis.
 type Result struct {
+	Schema     int        `json:"schema"`
+	Kind       string     `json:"kind"` // "diagnosis"
 	Conditions Conditions `json:"conditions"`
 	Reference  *Arm       `json:"reference"`
 	// PerfectLink is the same game on a perfect link: what is structural.
@@ -239,15 +245,15 @@ func Run(o Options) (*Result, error) {
 		return nil, fmt.Errorf("--seeds: %d seed(s); an interval needs at least 2 (20, the default, tells small effects apart)", len(o.Seeds))
 	}
 	if o.Metric == "" {
-		o.Metric = "judder"
+		o.Metric = "judder_mps"
 	}
 	primary, err := LookupMetric(o.Metric)
 	if err != nil {
 		return nil, err
 	}
-	tie, _ := LookupMetric("speed_deficit")
+	tie, _ := LookupMetric("speed_deficit_mps")
 	if primary.Name == tie.Name {
-		tie, _ = LookupMetric("judder")
+		tie, _ = LookupMetric("judder_mps")
 	}
 	d := &diag{o: o, primary: primary, tie: tie}
 	if d.pinned, err = lab.PinKeys(o.Overrides); err != nil {
@@ -260,7 +266,7 @@ func Run(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Result{metric: primary, tie: tie, Band: o.Base.Client.Band, Snap: o.Base.Client.Snap,
+	r := &Result{Schema: Schema, Kind: "diagnosis", metric: primary, tie: tie, Band: o.Base.Client.Band, Snap: o.Base.Client.Snap,
 		Conditions: Conditions{Scenario: o.Name, Overrides: append([]string{}, o.Overrides...), Pinned: dropped,
 			Seeds: o.Seeds, DurationS: o.Base.Duration.Seconds(), Version: o.Version, Input: o.Base.Script, Metric: primary.Name, TieBreak: tie.Name}}
 	if r.Conditions.Overrides == nil {

@@ -242,7 +242,7 @@ func (d *diag) blackoutMechanism(r *Result, bs []span) mechanism {
 	}
 	m := mechanism{rule: "blackout", strip: withoutBlackouts, name: "the " + noun,
 		what: fmt.Sprintf("the link lost every packet %s (%d %s, %v in all)", when, len(bs), noun, total)}
-	snapMax, _ := LookupMetric("snap_distance_max")
+	snapMax, _ := LookupMetric("snap_distance_max_m")
 	m.detail = func(ref, without *Arm) string {
 		return fmt.Sprintf("the largest snap of the visible tank is %s m with the %s and %s m without", ref.Stat(snapMax).Mean.Format(snapMax.Prec),
 			noun, without.Stat(snapMax).Mean.Format(snapMax.Prec))
@@ -312,10 +312,10 @@ func (d *diag) measure(r *Result, m mechanism) (Finding, error) {
 	f.Problem = f.Cost.Significant && f.Cost.Mean > 0
 	ofLink := ""
 	if lc := r.LinkCost[0]; lc.Significant && lc.Mean > 0 {
-		ofLink = fmt.Sprintf(" of the %s %s %s the link costs", plain(lc, p.Prec), p.Unit, p.Label)
+		ofLink = fmt.Sprintf(" of the %s %s the link costs", p.Quantity(plain(lc, p.Prec)), p.Label)
 	}
-	text := fmt.Sprintf("%s; %s costs %s %s %s%s (the reference against the same runs without it, seed by seed)",
-		m.what, m.name, p.Label, plain(f.Cost, p.Prec), p.Unit, ofLink)
+	text := fmt.Sprintf("%s; %s costs %s %s%s (the reference against the same runs without it, seed by seed)",
+		m.what, m.name, p.Label, p.Quantity(plain(f.Cost, p.Prec)), ofLink)
 	if m.detail != nil {
 		text = fmt.Sprintf("%s; %s", text, m.detail(r.Reference, without))
 	}
@@ -342,8 +342,8 @@ func (d *diag) measure(r *Result, m mechanism) (Finding, error) {
 		case x.Significant:
 			against = "it does less with " + m.name + " than without"
 		}
-		said = append(said, fmt.Sprintf("%s changes %s by %s %s with %s and by %s %s without: %s", s, p.Label,
-			plain(c.Primary, p.Prec), p.Unit, m.name, plain(off, p.Prec), p.Unit, against))
+		said = append(said, fmt.Sprintf("%s changes %s by %s with %s and by %s without: %s", s, p.Label,
+			p.Quantity(plain(c.Primary, p.Prec)), m.name, p.Quantity(plain(off, p.Prec)), against))
 	}
 	if len(said) == 0 {
 		text += fmt.Sprintf("; no change diagnose tried improves %s significantly", p.Label)

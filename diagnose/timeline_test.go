@@ -59,7 +59,7 @@ func counterfactual(t *testing.T, o Options, edit func(sc *scenarios.Scenario)) 
 // and the findings are ranked by what each mechanism costs.
 func TestBlackoutIsAFindingRankedByItsCost(t *testing.T) {
 	o := options(t, "handover")
-	o.Seeds, o.Base.Duration, o.Metric = o.Seeds[:8], 40*time.Second, "judder"
+	o.Seeds, o.Base.Duration, o.Metric = o.Seeds[:8], 40*time.Second, "judder_mps"
 	r := run(t, o)
 	if len(r.Findings) == 0 || r.Findings[0].Rule != "blackout" || !r.Findings[0].Problem {
 		t.Fatalf("the first finding is not the blackout: %+v", r.Findings)
@@ -106,7 +106,7 @@ func TestBlackoutIsAFindingRankedByItsCost(t *testing.T) {
 // with it, and nothing without it).
 func TestBlackoutSaysWhatHelpsMeasured(t *testing.T) {
 	o := options(t, "handover")
-	o.Seeds, o.Base.Duration, o.Metric = o.Seeds[:8], 40*time.Second, "judder"
+	o.Seeds, o.Base.Duration, o.Metric = o.Seeds[:8], 40*time.Second, "judder_mps"
 	r := run(t, o)
 	f, ok := finding(r, "blackout")
 	if !ok {
@@ -179,7 +179,7 @@ func abs(x float64) float64 {
 // without the steps.
 func TestPeriodicLatencyIsAFindingCostedWithoutIt(t *testing.T) {
 	o := options(t, "starlink")
-	o.Seeds, o.Base.Duration, o.Metric = o.Seeds[:8], time.Minute, "judder"
+	o.Seeds, o.Base.Duration, o.Metric = o.Seeds[:8], time.Minute, "judder_mps"
 	r := run(t, o)
 	f, ok := finding(r, "periodic-latency")
 	if !ok {
@@ -200,7 +200,7 @@ func TestPeriodicLatencyIsAFindingCostedWithoutIt(t *testing.T) {
 	}
 	// Pinned by --set, the oscillator is gone and so is the finding.
 	o = options(t, "starlink", "link.latency=20ms")
-	o.Seeds, o.Base.Duration, o.Metric = o.Seeds[:3], 20*time.Second, "judder"
+	o.Seeds, o.Base.Duration, o.Metric = o.Seeds[:3], 20*time.Second, "judder_mps"
 	if f, ok := finding(run(t, o), "periodic-latency"); ok {
 		t.Errorf("a finding for a pinned key: %s", f.Text)
 	}

@@ -347,7 +347,7 @@ func rankedTop(r *diagnose.Result, n int) string {
 	m, tie := r.Metric(), r.TieBreak()
 	var b strings.Builder
 	fmt.Fprintf(&b, "ranked changes, best first (change − reference over %d seeds, * significant):\n", len(r.Conditions.Seeds))
-	fmt.Fprintf(&b, "  %-30s %-18s %s\n", "", m.Label+" "+m.Unit, tie.Label+" "+tie.Unit)
+	fmt.Fprintf(&b, "  %-30s %-18s %s\n", "", m.Name, tie.Name)
 	for i, c := range r.Changes[:min(n, len(r.Changes))] {
 		fmt.Fprintf(&b, "%d %-30s %-18s %s\n", i+1, c.Set, diagnose.FormatDiff(c.Primary, m.Prec), diagnose.FormatDiff(c.TieBreak, tie.Prec))
 	}
