@@ -62,6 +62,16 @@ func TestDiagnoseNamesMetricsAsAbAndSweep(t *testing.T) {
 	if !regexp.MustCompile(`change +judder_mps +speed_deficit_mps\n`).MatchString(out) {
 		t.Errorf("the changes table does not name its columns judder_mps and speed_deficit_mps:\n%s", out)
 	}
+	// A diagnosis with timeline findings (handover's blackout) follows the
+	// schema too.
+	code, out, errOut = runLab(t, "diagnose", "--scenario", "handover", "--duration", "25s", "--seeds", "1-2", "--json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	v = decodeJSON(t, []byte(out), "diagnose --scenario handover --json")
+	if err := s.validate(v, s.root, "$"); err != nil || !strings.Contains(out, `"rule": "blackout"`) {
+		t.Errorf("diagnose --scenario handover --json: %v\n%s", err, out)
+	}
 	// An old name is refused with the name it now has.
 	code, _, errOut = runLab(t, "diagnose", "--metric", "visible_lag_p99")
 	if code != 2 || !strings.Contains(errOut, `--metric "visible_lag_p99"`) || !strings.Contains(errOut, "did you mean visible_lag_p99_m?") {
