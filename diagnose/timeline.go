@@ -243,13 +243,19 @@ func (d *diag) blackoutMechanism(r *Result, bs []span) mechanism {
 	m := mechanism{rule: "blackout", strip: withoutBlackouts, name: "the " + noun,
 		what: fmt.Sprintf("the link lost every packet %s (%d %s, %v in all)", when, len(bs), noun, total)}
 	snapMax, _ := LookupMetric("snap_distance_max_m")
-	m.detail = func(ref, without *Arm) string {
-		return fmt.Sprintf("the largest snap of the visible tank is %s m with the %s and %s m without", ref.Stat(snapMax).Mean.Format(snapMax.Prec),
-			noun, without.Stat(snapMax).Mean.Format(snapMax.Prec))
+	// A snap threshold above the largest snap of any seed, in steps of
+	// 0.5 m: the smoothing absorbs the jump instead.
+	largest := 0.0
+	for _, v := range r.Reference.Stat(snapMax).PerSeed {
+		if !math.IsNaN(v) {
+			largest = max(largest, v)
+		}
 	}
-	// A snap threshold above the largest snap: the smoothing absorbs the
-	// jump back instead.
-	above := (math.Floor(r.Reference.Stat(snapMax).Mean.Hi()/0.5) + 1) * 0.5
+	above := (math.Floor(largest/0.5) + 1) * 0.5
+	m.detail = func(ref, without *Arm) string {
+		return fmt.Sprintf("the largest snap of the visible tank is %s m per seed (%.3f m at most) with the %s and %s m without",
+			ref.Stat(snapMax).Mean.Format(snapMax.Prec), largest, noun, without.Stat(snapMax).Mean.Format(snapMax.Prec))
+	}
 	if above > d.o.Base.Client.Snap {
 		m.extra = append(m.extra, "client.snap="+strconv.FormatFloat(above, 'g', -1, 64))
 		m.why = append(m.why, "a snap threshold above the largest snap")
@@ -340,7 +346,7 @@ func (d *diag) measure(r *Result, m mechanism) (Finding, error) {
 			against = "it acts on " + m.name
 			fixes = append(fixes, c)
 		case x.Significant:
-			against = "it does less with " + m.name + " than without"
+			against = "it does worse with " + m.name + " than without"
 		}
 		said = append(said, fmt.Sprintf("%s changes %s by %s with %s and by %s without: %s", s, p.Label,
 			p.Quantity(plain(c.Primary, p.Prec)), m.name, p.Quantity(plain(off, p.Prec)), against))
