@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -36,19 +37,23 @@ type Axis struct {
 // read: two batches with the same Definition give the same runs. Its
 // [Definition.Hash] ties shards to the batch they come from.
 type Definition struct {
-	Kind            string    `json:"kind"` // "ab" or "sweep"
-	Version         string    `json:"version"`
-	Scenario        string    `json:"scenario"`      // "default" without --scenario
-	ScenarioFile    string    `json:"scenario_file"` // "" without --scenario
-	TimelineChanges int       `json:"timeline_changes"`
-	Overrides       []string  `json:"overrides"`
-	Overridden      []string  `json:"timeline_overridden,omitempty"` // the timeline's changes --set pins away
-	Seeds           []uint64  `json:"seeds"`
-	DurationS       float64   `json:"duration_s"`
-	Link            []Setting `json:"link"` // the link as the runs start
-	A               []string  `json:"a,omitempty"`
-	B               []string  `json:"b,omitempty"`
-	Axes            []Axis    `json:"axes,omitempty"`
+	Kind            string   `json:"kind"` // "ab" or "sweep"
+	Version         string   `json:"version"`
+	Scenario        string   `json:"scenario"`      // "default" without --scenario
+	ScenarioFile    string   `json:"scenario_file"` // "" without --scenario
+	TimelineChanges int      `json:"timeline_changes"`
+	Overrides       []string `json:"overrides"`
+	Overridden      []string `json:"timeline_overridden,omitempty"` // the timeline's changes --set pins away
+	// ArmsOverridden are, per arm (Arms), the timeline's changes the arm's
+	// own settings pin away (--a, --b, --over pin their keys as --set
+	// does); absent when no arm pins any.
+	ArmsOverridden [][]string `json:"arms_timeline_overridden,omitempty"`
+	Seeds          []uint64   `json:"seeds"`
+	DurationS      float64    `json:"duration_s"`
+	Link           []Setting  `json:"link"` // the link as the runs start
+	A              []string   `json:"a,omitempty"`
+	B              []string   `json:"b,omitempty"`
+	Axes           []Axis     `json:"axes,omitempty"`
 }
 
 // Hash is the first 16 hex digits of the SHA-256 of the definition's JSON.
@@ -191,11 +196,56 @@ func (s Shard) Has(k int) bool { return s.N == 0 || k%s.N == s.I-1 }
 
 // Plan is a batch ready to run: its definition, every arm's configuration
 // (the seed is set per run) and the scenario whose timeline every run
-// follows (nil: none).
+// follows (nil: none), without the changes to the keys --set pins.
 type Plan struct {
 	Def      Definition
 	Configs  []lab.Config // one per arm, as Def.Arms()
 	Scenario *scenarios.Scenario
+}
+
+// ScenarioOf is the scenario as arm a runs it: an arm's settings pin their
+// keys for the whole run as --set does (lab.Unpinned), so its runs are
+// 'lab run --set' of them. Nil without a scenario.
+func (p *Plan) ScenarioOf(a int) (*scenarios.Scenario, error) {
+	if p.Scenario == nil {
+		return nil, nil
+	}
+	keys, err := lab.PinKeys(p.Def.Arms()[a])
+	if err != nil {
+		return nil, err
+	}
+	sc := *p.Scenario
+	sc.Pinned = append(slices.Clone(sc.Pinned), keys...)
+	return &sc, nil
+}
+
+// ArmsOverridden lists, per arm, the timeline changes the arm's own
+// settings pin away over a run of the definition's duration; nil when no
+// arm pins any.
+func (p *Plan) ArmsOverridden() ([][]string, error) {
+	if p.Scenario == nil {
+		return nil, nil
+	}
+	var out [][]string
+	pins := false
+	for a, sets := range p.Def.Arms() {
+		keys, err := lab.PinKeys(sets)
+		if err != nil {
+			return nil, err
+		}
+		sc := *p.Scenario
+		sc.Pinned = keys
+		dropped, err := lab.Overridden(&sc, p.Def.Duration())
+		if err != nil {
+			return nil, fmt.Errorf("arm %d: %w", a, err)
+		}
+		pins = pins || len(dropped) > 0
+		out = append(out, dropped)
+	}
+	if !pins {
+		return nil, nil
+	}
+	return out, nil
 }
 
 // Execute runs the shard's runs of the plan on up to workers goroutines
@@ -213,7 +263,11 @@ func (p *Plan) Execute(shard Shard, workers int) ([]Run, error) {
 		k := idx[i]
 		cfg := p.Configs[k/n]
 		cfg.Seed = p.Def.Seeds[k%n]
-		sum, err := runOne(cfg, p.Scenario)
+		sc, err := p.ScenarioOf(k / n)
+		if err != nil {
+			return Run{}, err
+		}
+		sum, err := runOne(cfg, sc)
 		if err != nil {
 			return Run{}, fmt.Errorf("%s seed %d: %w", strings.Join(arms[k/n], " "), cfg.Seed, err)
 		}

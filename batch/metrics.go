@@ -14,22 +14,10 @@ type Metric struct {
 	Count bool // an integer per run (its mean over seeds is not)
 }
 
-// Metrics are the report card (docs/report-card.md) first, then the
-// summary's figures a comparison needs to explain it.
-var Metrics = []Metric{
-	{"judder_mps", 3, func(s *lab.Summary) float64 { return s.Card.JudderMPS }, false},
-	{"speed_deficit_mps", 3, func(s *lab.Summary) float64 { return s.Card.SpeedDeficitMPS }, false},
-	{"rubber_bands_per_min", 1, func(s *lab.Summary) float64 { return s.Card.RubberBandsPerMin }, false},
-	{"freeze_share", 3, func(s *lab.Summary) float64 { return s.Card.FreezeShare }, false},
-	{"snaps_per_min", 2, func(s *lab.Summary) float64 { return s.Card.SnapsPerMin }, false},
-	{"snap_distance_p50_m", 3, func(s *lab.Summary) float64 { return s.Card.SnapDistanceM.P50 }, false},
-	{"snap_distance_max_m", 3, func(s *lab.Summary) float64 { return s.Card.SnapDistanceM.Max }, false},
-	{"corrections_per_min", 1, func(s *lab.Summary) float64 { return s.Card.CorrectionsPerMin }, false},
-	{"input_delay_p50_ms", 1, func(s *lab.Summary) float64 { return s.Card.InputDelayMs.P50 }, false},
-	{"input_delay_p95_ms", 1, func(s *lab.Summary) float64 { return s.Card.InputDelayMs.P95 }, false},
-	{"input_delay_p99_ms", 1, func(s *lab.Summary) float64 { return s.Card.InputDelayMs.P99 }, false},
-	{"visible_lag_p50_m", 3, func(s *lab.Summary) float64 { return s.Card.VisibleLagM.P50 }, false},
-	{"visible_lag_p99_m", 3, func(s *lab.Summary) float64 { return s.Card.VisibleLagM.P99 }, false},
+// Metrics are the report card (docs/report-card.md, lab.CardMetrics: the
+// names diagnose gives them too) first, then the summary's figures a
+// comparison needs to explain it.
+var Metrics = append(cardMetrics(), []Metric{
 	{"mean_visible_speed_mps", 3, func(s *lab.Summary) float64 { return s.MeanVisibleSpeedMPS }, false},
 	{"commanded_speed_mps", 3, func(s *lab.Summary) float64 { return s.CommandedSpeedMPS }, false},
 	{"visible_error_p99_m", 3, func(s *lab.Summary) float64 { return s.VisibleErrorM.P99 }, false},
@@ -40,6 +28,16 @@ var Metrics = []Metric{
 	{"overwritten", 1, func(s *lab.Summary) float64 { return float64(s.Overwritten) }, true},
 	{"late_dropped", 1, func(s *lab.Summary) float64 { return float64(s.LateDropped) }, true},
 	{"starved", 1, func(s *lab.Summary) float64 { return float64(s.Starved) }, true},
+}...)
+
+// cardMetrics are lab.CardMetrics as batch metrics.
+func cardMetrics() []Metric {
+	var out []Metric
+	for _, m := range lab.CardMetrics {
+		get := m.Get
+		out = append(out, Metric{m.Name, m.Prec, func(s *lab.Summary) float64 { return get(&s.Card) }, false})
+	}
+	return out
 }
 
 // LastDigit is 10^-prec, the last digit shown (0 ≤ prec ≤ 6), from exact

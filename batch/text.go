@@ -54,7 +54,26 @@ func (r *Result) Conditions() [][2]string {
 	if len(d.Axes) > 1 {
 		rows = append(rows, [2]string{"grid", fmt.Sprintf("%d combinations of %d parameters", len(d.Arms()), len(d.Axes))})
 	}
+	if d.Kind == "sweep" && len(d.ArmsOverridden) > 0 {
+		// Every combination sets the same keys: what one pins, all do.
+		rows = append(rows, [2]string{"pinned", "timeline entries overridden by --over: " + strings.Join(d.ArmsOverridden[0], ", ") +
+			" (a swept key is pinned for the whole run, as by --set)"})
+	}
 	return rows
+}
+
+// ArmLine is an A/B arm's settings (0: A, 1: B) with the timeline entries
+// they pin away.
+func (r *Result) ArmLine(a int) string {
+	sets := [][]string{r.Def.A, r.Def.B}[a]
+	s := strings.Join(sets, " ")
+	if a == 0 {
+		s = orNone(sets)
+	}
+	if d := r.Def.ArmsOverridden; len(d) > a && len(d[a]) > 0 {
+		s += fmt.Sprintf(" (timeline entries overridden by --%s: %s)", [...]string{"a", "b"}[a], strings.Join(d[a], ", "))
+	}
+	return s
 }
 
 // Legend says how to read the tables.
@@ -72,7 +91,7 @@ func (r *Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "%-10s %s\n", c[0], c[1])
 	}
 	if r.Def.Kind == "ab" {
-		fmt.Fprintf(w, "A: %s\nB: %s\n", orNone(r.Def.A), strings.Join(r.Def.B, " "))
+		fmt.Fprintf(w, "A: %s\nB: %s\n", r.ArmLine(0), r.ArmLine(1))
 	}
 	fmt.Fprintf(w, "\n%s\n\n", r.Legend())
 	head, rows := r.Table()

@@ -35,8 +35,12 @@ func (p *Plan) Timelines(r *Result, workers int) (*Timelines, error) {
 		if err != nil {
 			return diagnose.Series{}, err
 		}
-		if p.Scenario != nil {
-			if err := s.ScheduleTimeline(p.Scenario); err != nil {
+		sc, err := p.ScenarioOf(a)
+		if err != nil {
+			return diagnose.Series{}, err
+		}
+		if sc != nil {
+			if err := s.ScheduleTimeline(sc); err != nil {
 				return diagnose.Series{}, err
 			}
 		}

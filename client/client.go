@@ -130,7 +130,7 @@ type FrameStats struct {
 	Dt            time.Duration // local time since the previous frame
 	VisibleErrM   float64       // |visible − predicted| after presentation
 	VisibleErrDeg float64
-	MovedM        float64 // visible distance moved this frame
+	MovedM        float64 // visible distance moved this frame: from the pose drawn last frame, a snap's jump included
 	SpeedMPS      float64 // MovedM ÷ Dt
 	CorrectionM   float64 // largest reconciliation correction this frame
 	Reconciled    int     // PlayerStates reconciled this frame
@@ -291,6 +291,7 @@ func (c *Client) Outbox() []Message { return c.out }
 
 // Frame runs the render frame due at local time now (= NextFrame()).
 func (c *Client) Frame(now sim.Time) {
+	drawn := c.visible // the pose drawn last frame: a snap below moves it too
 	c.out = c.out[:0]
 	c.stats = FrameStats{}
 	if c.framed {
@@ -348,7 +349,7 @@ func (c *Client) Frame(now sim.Time) {
 		c.send(now)
 	}
 
-	c.present()
+	c.present(drawn)
 }
 
 func (c *Client) accountInterval(dt time.Duration) {
@@ -499,9 +500,9 @@ func ReplayPending(base motion.Pose, steps []PredictedMoveStep, mode Replay, cad
 	return base
 }
 
-// present moves the visible pose toward the target and measures the frame.
-func (c *Client) present() {
-	old := c.visible
+// present moves the visible pose toward the target and measures the frame
+// against drawn, the pose drawn in the previous frame (before any snap).
+func (c *Client) present(drawn motion.Pose) {
 	dt := c.stats.Dt.Seconds()
 	switch c.cfg.Smoothing {
 	case Lerp:
@@ -523,7 +524,7 @@ func (c *Client) present() {
 	}
 	c.stats.VisibleErrM = motion.Distance(c.visible, c.predicted)
 	c.stats.VisibleErrDeg = motion.AngleDiff(c.visible.Rot, c.predicted.Rot)
-	c.stats.MovedM = motion.Distance(c.visible, old)
+	c.stats.MovedM = motion.Distance(c.visible, drawn)
 	if dt > 0 {
 		c.stats.SpeedMPS = c.stats.MovedM / dt
 	}

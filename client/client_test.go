@@ -555,3 +555,21 @@ func TestMaxCatchupStopsTheDeathSpiral(t *testing.T) {
 	}
 	t.Logf("off: longest frame %v, %d frames", offDt, offFrames)
 }
+
+// A snap is part of the frame's visible motion: MovedM is the distance from
+// the pose drawn in the previous frame to the pose drawn in this one, the
+// snap's jump included (docs/report-card.md: one visible speed).
+func TestMovedCountsTheSnapJump(t *testing.T) {
+	c := newClient(t, DefaultConfig, ScriptFunc(func(sim.Time) motion.Input { return motion.Input{} }))
+	runFrames(c, sim.Time(100*ms))
+	drawn := c.Visible()
+	c.OnPlayerState(proto.PlayerState{ServerTick: 1, Pose: motion.Pose{X: 3, Rot: 40}})
+	runFrames(c, c.NextFrame())
+	if c.Counters().Snaps != 1 {
+		t.Fatalf("no snap: %d", c.Counters().Snaps)
+	}
+	want := motion.Distance(c.Visible(), drawn)
+	if st := c.Stats(); math.Abs(st.MovedM-want) > 1e-12 || math.Abs(st.SpeedMPS-want/st.Dt.Seconds()) > 1e-9 {
+		t.Errorf("moved %.4f m (%.3f m/s) in the snap's frame; the pose drawn moved %.4f m", st.MovedM, st.SpeedMPS, want)
+	}
+}

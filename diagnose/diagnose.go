@@ -31,7 +31,7 @@ type Options struct {
 	// that key are dropped (and the conditions say so).
 	Overrides []string
 	Seeds     []uint64
-	// Metric is the primary metric's name (Metrics); "" is judder.
+	// Metric is the primary metric's name (Metrics); "" is judder_mps.
 	Metric string
 	// Workers run seeds in parallel (≤ 0: 1). The result does not depend on it.
 	Workers int
@@ -196,8 +196,14 @@ type Series struct {
 	TS, TickOffset, SendIntervalS, VisibleErrorM, VisibleSpeedMPS []float64
 }
 
+// Schema is the version of the JSON layout (docs/json-schema.md), the
+// same number as every other JSON output of the lab.
+const Schema = 1
+
 // Result is a diagnosis.
 type Result struct {
+	Schema     int        `json:"schema"`
+	Kind       string     `json:"kind"` // "diagnosis"
 	Conditions Conditions `json:"conditions"`
 	Reference  *Arm       `json:"reference"`
 	// PerfectLink is the same game on a perfect link: what is structural.
@@ -239,15 +245,15 @@ func Run(o Options) (*Result, error) {
 		return nil, fmt.Errorf("--seeds: %d seed(s); an interval needs at least 2 (20, the default, tells small effects apart)", len(o.Seeds))
 	}
 	if o.Metric == "" {
-		o.Metric = "judder"
+		o.Metric = "judder_mps"
 	}
 	primary, err := LookupMetric(o.Metric)
 	if err != nil {
 		return nil, err
 	}
-	tie, _ := LookupMetric("speed_deficit")
+	tie, _ := LookupMetric("speed_deficit_mps")
 	if primary.Name == tie.Name {
-		tie, _ = LookupMetric("judder")
+		tie, _ = LookupMetric("judder_mps")
 	}
 	d := &diag{o: o, primary: primary, tie: tie}
 	if d.pinned, err = lab.PinKeys(o.Overrides); err != nil {
@@ -260,7 +266,7 @@ func Run(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Result{metric: primary, tie: tie, Band: o.Base.Client.Band, Snap: o.Base.Client.Snap,
+	r := &Result{Schema: Schema, Kind: "diagnosis", metric: primary, tie: tie, Band: o.Base.Client.Band, Snap: o.Base.Client.Snap,
 		Conditions: Conditions{Scenario: o.Name, Overrides: append([]string{}, o.Overrides...), Pinned: dropped,
 			Seeds: o.Seeds, DurationS: o.Base.Duration.Seconds(), Version: o.Version, Input: o.Base.Script, Metric: primary.Name, TieBreak: tie.Name}}
 	if r.Conditions.Overrides == nil {
@@ -297,7 +303,20 @@ func Run(o Options) (*Result, error) {
 		r.BestSeries = r.RefSeries
 		return r, nil
 	}
-	r.Changes = d.changes(r.Reference, arms[2:])
+	// The timeline's mechanisms, and their own changes beside the registry's.
+	mechs, err := d.mechanisms(r)
+	if err != nil {
+		return nil, err
+	}
+	singleArms := arms[2:]
+	if extra := extraChanges(mechs); len(extra) > 0 {
+		xs, err := d.runArms(extra)
+		if err != nil {
+			return nil, err
+		}
+		singleArms = append(singleArms, xs...)
+	}
+	r.Changes = d.changes(r.Reference, singleArms)
 
 	// Greedy: take the best improving change, try the rest on top of it.
 	best, combo, tried := r.Reference, []string{}, r.Changes
@@ -335,7 +354,9 @@ func Run(o Options) (*Result, error) {
 		r.BestVsReference = append(r.BestVsReference, d.diff(r.Reference, best, m))
 	}
 
-	r.Findings = findings(d, r)
+	if r.Findings, err = findings(d, r, mechs); err != nil {
+		return nil, err
+	}
 	r.Problem = (r.LinkCost[0].Significant && r.LinkCost[0].Mean > 0) || (r.LinkCost[1].Significant && r.LinkCost[1].Mean > 0)
 	for _, f := range r.Findings {
 		r.Problem = r.Problem || f.Problem
@@ -462,6 +483,9 @@ func keysOf(sets []string) []string {
 func (d *diag) pins(sets []string) []string {
 	pins := slices.Clone(d.pinned)
 	for _, k := range keysOf(sets) {
+		if k == withoutBlackouts || k == withoutPeriodic {
+			continue
+		}
 		if k != perfectLink {
 			pins = append(pins, k)
 			continue
@@ -482,6 +506,12 @@ func (d *diag) scenario(sets []string) *scenarios.Scenario {
 	}
 	sc := *d.o.Scenario
 	sc.Pinned = d.pins(sets)
+	if slices.Contains(sets, withoutBlackouts) {
+		return stripBlackouts(&sc, &d.o.Base)
+	}
+	if slices.Contains(sets, withoutPeriodic) {
+		return stripPeriodic(&sc)
+	}
 	return &sc
 }
 
@@ -499,9 +529,12 @@ func (d *diag) config(sets []string, seed uint64) (lab.Config, error) {
 	cfg := d.o.Base
 	cfg.Seed = seed
 	for _, s := range sets {
-		if s == perfectLink {
+		switch s {
+		case perfectLink:
 			def := lab.DefaultConfig()
 			cfg.Up, cfg.Down = def.Up, def.Down
+			continue
+		case withoutBlackouts, withoutPeriodic: // the timeline's (scenario)
 			continue
 		}
 		k, v, err := lab.ParseAssignment(s)

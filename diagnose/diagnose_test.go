@@ -92,7 +92,7 @@ func TestJitterFixMainCauseIsTheOverwrite(t *testing.T) {
 	if !strings.Contains(out, "Main cause: the server overwrote") {
 		t.Errorf("the text does not name the main cause:\n%s", out)
 	}
-	deficit, _ := LookupMetric("speed_deficit")
+	deficit, _ := LookupMetric("speed_deficit_mps")
 	iv := r.Best.Stat(deficit).Mean
 	if !iv.Contains(0) && !(iv.Half == 0 && iv.Mean < deficit.Smallest() && iv.Mean > -deficit.Smallest()) {
 		t.Errorf("recommended %v: speed deficit %s is not zero within its interval", r.Recommended, iv.Format(4))
@@ -262,8 +262,8 @@ func TestTimelinesAreBounded(t *testing.T) {
 }
 
 func TestHeadline(t *testing.T) {
-	judder, _ := LookupMetric("judder")
-	deficit, _ := LookupMetric("speed_deficit")
+	judder, _ := LookupMetric("judder_mps")
+	deficit, _ := LookupMetric("speed_deficit_mps")
 	sig := stats.Diff{Interval: stats.Interval{N: 3, Mean: 0.3, Half: 0.1}, Significant: true}
 	none := stats.Diff{Interval: stats.Interval{N: 3, Mean: 0.05, Half: 0.1}}
 	r := &Result{metric: judder, tie: deficit, Problem: true, LinkCost: [2]stats.Diff{none, sig}}
@@ -278,16 +278,16 @@ func TestHeadline(t *testing.T) {
 
 func TestMetricPicksThePrimary(t *testing.T) {
 	o := options(t, "jitter-fix")
-	o.Seeds, o.Base.Duration, o.Metric = o.Seeds[:8], time.Minute, "speed_deficit"
+	o.Seeds, o.Base.Duration, o.Metric = o.Seeds[:8], time.Minute, "speed_deficit_mps"
 	r := run(t, o)
-	if r.Metric().Name != "speed_deficit" || r.TieBreak().Name != "judder" || r.Conditions.Metric != "speed_deficit" {
+	if r.Metric().Name != "speed_deficit_mps" || r.TieBreak().Name != "judder_mps" || r.Conditions.Metric != "speed_deficit_mps" {
 		t.Fatalf("metric %s, tie-break %s", r.Metric().Name, r.TieBreak().Name)
 	}
 	// Either input rule that stops the overwrite (a queue, a buffer) ranks first.
 	if len(r.Changes) == 0 || r.Changes[0].Set != "server.inputs=queue" && r.Changes[0].Set != "server.inputs=buffer" {
 		t.Errorf("the best single change for the speed deficit: %+v", r.Changes[0])
 	}
-	if out := text(t, r); !strings.Contains(out, "metric     speed deficit (m/s), lower is better; judder breaks ties") {
+	if out := text(t, r); !strings.Contains(out, "metric     speed_deficit_mps (speed deficit, m/s), lower is better; judder_mps breaks ties") {
 		t.Errorf("conditions:\n%s", out)
 	}
 }

@@ -4,7 +4,10 @@
 // ([lab.Variants]), ranks the changes by the paired difference of a report
 // card metric with its 95 % interval ([stats.Paired]), combines greedily
 // the ones that improve it significantly, and states findings: rules over
-// the reference's counters, each tied to a measured number and a mechanism
-// that a test proves. The result is deterministic: the same options give
+// the reference's counters and over what the scenario's timeline does to
+// the link (blackouts, periodic latency: timeline.go), each tied to a
+// measured number and a mechanism that a test proves, and ranked by what
+// the mechanism costs, measured against the same runs without it
+// ([Finding.Cost]). The result is deterministic: the same options give
 // byte-identical text and JSON, whatever the number of workers.
 package diagnose

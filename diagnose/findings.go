@@ -24,32 +24,53 @@ type Finding struct {
 	FixTie     stats.Diff `json:"change_tie_break"`
 	// Better and Worse are what the change makes significantly better and
 	// worse on the report card ([Change]).
-	Better  []string `json:"change_better"`
-	Worse   []string `json:"change_worse"`
-	Problem bool     `json:"problem"`
+	Better []string `json:"change_better"`
+	Worse  []string `json:"change_worse"`
+	// Cost is what the mechanism costs in the primary metric, measured:
+	// the reference against the same runs without the mechanism (a
+	// timeline mechanism taken out of the timeline, or the rule's change),
+	// seed by seed. Findings are ranked by it.
+	Cost    stats.Diff `json:"cost"`
+	Problem bool       `json:"problem"`
 }
 
 // rule inspects a diagnosis and returns a finding when its mechanism is at
 // work. Each rule's mechanism is proven by a test (findings_test.go).
 type rule func(d *diag, r *Result) (Finding, bool)
 
+// The timeline's mechanisms (blackouts, periodic latency) are measured
+// apart (timeline.go).
 var rules = []rule{overwriteRule, slowClockRule, latchRule, substepRule}
 
-func findings(d *diag, r *Result) []Finding {
+func findings(d *diag, r *Result, ms []mechanism) ([]Finding, error) {
 	fs := []Finding{}
 	for _, rl := range rules {
 		f, ok := rl(d, r)
 		if !ok {
 			continue
 		}
+		f.Better, f.Worse = []string{}, []string{}
 		if i := slices.IndexFunc(r.Changes, func(c Change) bool { return c.Set == f.Fix }); i >= 0 {
 			c := r.Changes[i]
 			f.FixPrimary, f.FixTie, f.Problem = c.Primary, c.TieBreak, c.helps()
 			f.Better, f.Worse = c.Better, c.Worse
+			// Without the mechanism: the rule's change removes it.
+			f.Cost = d.diff(c.arm, r.Reference, d.primary)
 		}
 		fs = append(fs, f)
 	}
-	// The main cause first: problems by how much their fix improves.
+	tl, err := d.timelineFindings(r, ms)
+	if err != nil {
+		return nil, err
+	}
+	fs = append(fs, tl...)
+	rank(fs)
+	return fs, nil
+}
+
+// rank orders findings: the main cause first. Problems first, then by what
+// each mechanism costs (most first), then by the change's tie-break.
+func rank(fs []Finding) {
 	slices.SortStableFunc(fs, func(a, b Finding) int {
 		if a.Problem != b.Problem {
 			if a.Problem {
@@ -57,12 +78,11 @@ func findings(d *diag, r *Result) []Finding {
 			}
 			return 1
 		}
-		if c := cmpTol(a.FixPrimary.Mean, b.FixPrimary.Mean); c != 0 {
+		if c := cmpTol(b.Cost.Mean, a.Cost.Mean); c != 0 {
 			return c
 		}
 		return cmpTol(a.FixTie.Mean, b.FixTie.Mean)
 	})
-	return fs
 }
 
 // perSeed computes f of every reference run.

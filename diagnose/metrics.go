@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -8,34 +9,22 @@ import (
 	"jitterlab/stats"
 )
 
-// Metric is one report-card figure as diagnose compares it. Every metric is
-// worse when larger.
-type Metric struct {
-	Name  string // as --metric takes it
-	Label string
-	Unit  string
-	Prec  int
-	Get   func(*lab.ReportCard) float64
-}
+// Metric is one report-card figure as diagnose compares it, under the
+// name ab and sweep give it (lab.CardMetrics). Every metric is worse when
+// larger.
+type Metric struct{ lab.CardMetric }
 
 // Metrics are the report card's figures, in the card's order.
-var Metrics = []Metric{
-	{"judder", "judder", "m/s", 3, func(c *lab.ReportCard) float64 { return c.JudderMPS }},
-	{"speed_deficit", "speed deficit", "m/s", 3, func(c *lab.ReportCard) float64 { return c.SpeedDeficitMPS }},
-	{"rubber_bands", "rubber bands", "/min", 1, func(c *lab.ReportCard) float64 { return c.RubberBandsPerMin }},
-	{"freeze", "freeze time", "%", 1, func(c *lab.ReportCard) float64 { return 100 * c.FreezeShare }},
-	{"snaps", "snaps", "/min", 2, func(c *lab.ReportCard) float64 { return c.SnapsPerMin }},
-	{"snap_distance_p50", "snap distance p50", "m", 3, func(c *lab.ReportCard) float64 { return c.SnapDistanceM.P50 }},
-	{"snap_distance_max", "snap distance max", "m", 3, func(c *lab.ReportCard) float64 { return c.SnapDistanceM.Max }},
-	{"corrections", "corrections", "/min", 1, func(c *lab.ReportCard) float64 { return c.CorrectionsPerMin }},
-	{"input_delay_p50", "input delay p50", "ms", 1, func(c *lab.ReportCard) float64 { return c.InputDelayMs.P50 }},
-	{"input_delay_p95", "input delay p95", "ms", 1, func(c *lab.ReportCard) float64 { return c.InputDelayMs.P95 }},
-	{"input_delay_p99", "input delay p99", "ms", 1, func(c *lab.ReportCard) float64 { return c.InputDelayMs.P99 }},
-	{"visible_lag_p50", "visible lag p50", "m", 3, func(c *lab.ReportCard) float64 { return c.VisibleLagM.P50 }},
-	{"visible_lag_p99", "visible lag p99", "m", 3, func(c *lab.ReportCard) float64 { return c.VisibleLagM.P99 }},
-}
+var Metrics = func() []Metric {
+	var out []Metric
+	for _, m := range lab.CardMetrics {
+		out = append(out, Metric{m})
+	}
+	return out
+}()
 
-// LookupMetric finds a metric by name; the error lists the names.
+// LookupMetric finds a metric by name; the error lists the names, and
+// names the one meant when the name lacks its unit (judder: judder_mps).
 func LookupMetric(name string) (Metric, error) {
 	var names []string
 	for _, m := range Metrics {
@@ -44,7 +33,39 @@ func LookupMetric(name string) (Metric, error) {
 		}
 		names = append(names, m.Name)
 	}
-	return Metric{}, fmt.Errorf("--metric %q: allowed one of %s", name, strings.Join(names, ", "))
+	err := fmt.Sprintf("--metric %q: allowed one of %s", name, strings.Join(names, ", "))
+	if meant := meantMetric(name); meant != "" {
+		err += "; did you mean " + meant + "?"
+	}
+	return Metric{}, errors.New(err)
+}
+
+// meantMetric is the metric an older or shorter name means: the name with
+// its unit (visible_lag_p99: visible_lag_p99_m), or the one metric whose
+// name starts with it (freeze: freeze_share); "" when none or several.
+func meantMetric(name string) string {
+	var starts []string
+	for _, m := range Metrics {
+		if strings.HasPrefix(m.Name, name+"_") && !strings.Contains(m.Name[len(name)+1:], "_") {
+			return m.Name
+		}
+		if name != "" && strings.HasPrefix(m.Name, name) {
+			starts = append(starts, m.Name)
+		}
+	}
+	if len(starts) == 1 {
+		return starts[0]
+	}
+	return ""
+}
+
+// Named is the metric's name with what it measures: "judder_mps (judder,
+// m/s)", "freeze_share (freeze share)".
+func (m Metric) Named() string {
+	if m.Unit == "" {
+		return m.Name + " (" + m.Label + ")"
+	}
+	return m.Name + " (" + m.Label + ", " + m.Unit + ")"
 }
 
 // Smallest is the smallest difference diagnose calls an effect: half the
@@ -61,5 +82,5 @@ func lastDigit(prec int) float64 {
 // "snaps +0.81 ± 0.24 /min".
 func (m Metric) Effect(d stats.Diff) string {
 	d.Significant = false // no star: the sentence says it
-	return m.Label + " " + FormatDiff(d, m.Prec) + " " + m.Unit
+	return m.Label + " " + m.Quantity(FormatDiff(d, m.Prec))
 }

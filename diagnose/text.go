@@ -63,14 +63,14 @@ func (r *Result) Headline() string {
 	if len(r.Findings) > 0 {
 		why = "none of the mechanisms the findings name is what costs it (their changes do not improve it significantly)"
 	}
-	return fmt.Sprintf("The link costs %s %s %s over the same game on a perfect link, and %s: "+
-		"the ranked changes below are the evidence.", m.Label, FormatDiff(d, m.Prec), m.Unit, why)
+	return fmt.Sprintf("The link costs %s %s over the same game on a perfect link, and %s: "+
+		"the ranked changes below are the evidence.", m.Label, m.Quantity(FormatDiff(d, m.Prec)), why)
 }
 
 func (r *Result) noProblem() string {
 	ref := r.Reference.Stat(r.metric).Mean
-	s := fmt.Sprintf("the report card matches the same game on a perfect link within its intervals (%s %s %s; "+
-		"difference %s)", r.metric.Label, ref.Format(r.metric.Prec), r.metric.Unit, FormatDiff(r.LinkCost[0], r.metric.Prec))
+	s := fmt.Sprintf("the report card matches the same game on a perfect link within its intervals (%s %s; "+
+		"difference %s)", r.metric.Label, r.metric.Quantity(ref.Format(r.metric.Prec)), FormatDiff(r.LinkCost[0], r.metric.Prec))
 	if len(r.Findings) == 0 {
 		s += " and no rule found a mechanism that a change fixes."
 	} else {
@@ -90,8 +90,13 @@ func (r *Result) noProblem() string {
 }
 
 // ChangeLine says what the finding's change does to the reference: which
-// report-card metrics it makes significantly better and which worse.
+// report-card metrics it makes significantly better and which worse; ""
+// when the finding names no change (no change tried acts on a timeline
+// mechanism).
 func (r *Result) ChangeLine(f *Finding) string {
+	if f.Fix == "" {
+		return ""
+	}
 	verdict := "no significant effect on the report card here"
 	switch {
 	case len(f.Better) > 0 && len(f.Worse) > 0:
@@ -101,8 +106,8 @@ func (r *Result) ChangeLine(f *Finding) string {
 	case len(f.Worse) > 0:
 		verdict = "significantly worse: " + strings.Join(f.Worse, ", ")
 	}
-	return fmt.Sprintf("change %s: %s %s %s, %s %s %s: %s", f.Fix, r.metric.Label, FormatDiff(f.FixPrimary, r.metric.Prec),
-		r.metric.Unit, r.tie.Label, FormatDiff(f.FixTie, r.tie.Prec), r.tie.Unit, verdict)
+	return fmt.Sprintf("change %s: %s %s, %s %s: %s", f.Fix, r.metric.Label, r.metric.Quantity(FormatDiff(f.FixPrimary, r.metric.Prec)),
+		r.tie.Label, r.tie.Quantity(FormatDiff(f.FixTie, r.tie.Prec)), verdict)
 }
 
 // NoRecommendation says why nothing is recommended: no change improves the
@@ -113,8 +118,8 @@ func (r *Result) NoRecommendation() string {
 	for _, c := range r.Changes {
 		// A change marked the same as another is not counted twice.
 		if c.Primary.Significant && c.Primary.Mean < 0 && !c.improves() && c.SameAs == "" {
-			refused = append(refused, fmt.Sprintf("%s (%s %s; costs %s %s %s)", c.Set, r.metric.Label, plain(c.Primary, r.metric.Prec),
-				r.tie.Label, plain(c.TieBreak, r.tie.Prec), r.tie.Unit))
+			refused = append(refused, fmt.Sprintf("%s (%s %s; costs %s %s)", c.Set, r.metric.Label, plain(c.Primary, r.metric.Prec),
+				r.tie.Label, r.tie.Quantity(plain(c.TieBreak, r.tie.Prec))))
 		}
 	}
 	switch len(refused) {
@@ -145,9 +150,9 @@ func (r *Result) Costs() []string {
 
 // LinkLine compares the reference with the same game on a perfect link.
 func (r *Result) LinkLine() string {
-	return fmt.Sprintf("the link: against the same game on a perfect link, %s %s %s, %s %s %s "+
-		"(95 %% intervals over %d seeds, * significant)", r.metric.Label, FormatDiff(r.LinkCost[0], r.metric.Prec), r.metric.Unit,
-		r.tie.Label, FormatDiff(r.LinkCost[1], r.tie.Prec), r.tie.Unit, len(r.Conditions.Seeds))
+	return fmt.Sprintf("the link: against the same game on a perfect link, %s %s, %s %s "+
+		"(95 %% intervals over %d seeds, * significant)", r.metric.Label, r.metric.Quantity(FormatDiff(r.LinkCost[0], r.metric.Prec)),
+		r.tie.Label, r.tie.Quantity(FormatDiff(r.LinkCost[1], r.tie.Prec)), len(r.Conditions.Seeds))
 }
 
 // WriteText prints the diagnosis.
@@ -168,7 +173,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "  duration\t%v each\n", time.Duration(c.DurationS*float64(time.Second)))
 	fmt.Fprintf(tw, "  version\t%s\n", c.Version)
 	fmt.Fprintf(tw, "  input\t%s (a recommendation holds for the input it was found on)\n", c.Input)
-	fmt.Fprintf(tw, "  metric\t%s (%s), lower is better; %s breaks ties\n", r.metric.Label, r.metric.Unit, r.tie.Label)
+	fmt.Fprintf(tw, "  metric\t%s, lower is better; %s breaks ties\n", r.metric.Named(), r.tie.Name)
 	tw.Flush()
 
 	fmt.Fprintln(&b)
@@ -190,12 +195,14 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	for i, f := range r.Findings {
 		fmt.Fprintln(&b, wrap(fmt.Sprintf("%d. %s.", i+1, f.Text), "  ", "     ", 100))
-		fmt.Fprintln(&b, wrap(r.ChangeLine(&f), "     ", "       ", 100))
+		if f.Fix != "" {
+			fmt.Fprintln(&b, wrap(r.ChangeLine(&f), "     ", "       ", 100))
+		}
 	}
 
 	fmt.Fprintln(&b)
 	fmt.Fprintf(&b, "changes, one at a time on the reference (paired over %d seeds, change − reference)\n", n)
-	rows := [][]string{{"", "change", r.metric.Label + " " + r.metric.Unit, r.tie.Label + " " + r.tie.Unit}}
+	rows := [][]string{{"", "change", r.metric.Name, r.tie.Name}}
 	var same []string
 	for i, ch := range r.Changes {
 		set := ch.Set
@@ -217,7 +224,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	for i, s := range r.Steps {
 		if s.Taken != "" {
-			fmt.Fprintf(&b, "  %d. + %s → %s %.*f %s\n", i+1, s.Taken, r.metric.Label, r.metric.Prec, s.Primary, r.metric.Unit)
+			fmt.Fprintf(&b, "  %d. + %s → %s %s\n", i+1, s.Taken, r.metric.Name, strconv.FormatFloat(s.Primary, 'f', r.metric.Prec, 64))
 		} else {
 			best := "nothing left to try"
 			if len(s.Tried) > 0 {
@@ -250,7 +257,7 @@ func (r *Result) WriteText(w io.Writer) error {
 		if p, ok := stats.Percent(d, ref, lastDigit(m.Prec)); ok && d.Significant {
 			pct = fmt.Sprintf("%+.0f %%", p)
 		}
-		rows = append(rows, []string{m.Label + " " + m.Unit, ref.Format(m.Prec), best.Format(m.Prec), FormatDiff(d, m.Prec), pct})
+		rows = append(rows, []string{m.Name, ref.Format(m.Prec), best.Format(m.Prec), FormatDiff(d, m.Prec), pct})
 	}
 	table(&b, rows)
 	fmt.Fprintf(&b, "\n± is the 95 %% interval over the seeds; * the interval excludes 0. Seed %d is the one nearest the mean %s.\n",

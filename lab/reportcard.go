@@ -295,3 +295,42 @@ func (c *ReportCard) WriteText(w io.Writer) error {
 	_, err := fmt.Fprintln(w)
 	return err
 }
+
+// CardMetric is one report-card figure under the one name every output
+// gives it: diagnose's --metric, text and JSON, the tables, CSV and JSON of
+// ab and sweep: the name 'lab run --json' gives it, a percentile flattened
+// (input_delay_ms.p50 is input_delay_p50_ms). Every card metric is worse
+// when larger.
+type CardMetric struct {
+	Name  string // judder_mps
+	Label string // in sentences: "judder"
+	Unit  string // in sentences: "m/s"; "" for a share
+	Prec  int    // decimals shown
+	Get   func(*ReportCard) float64
+}
+
+// CardMetrics are the report card's figures, in the card's order.
+var CardMetrics = []CardMetric{
+	{"judder_mps", "judder", "m/s", 3, func(c *ReportCard) float64 { return c.JudderMPS }},
+	{"speed_deficit_mps", "speed deficit", "m/s", 3, func(c *ReportCard) float64 { return c.SpeedDeficitMPS }},
+	{"rubber_bands_per_min", "rubber bands", "/min", 1, func(c *ReportCard) float64 { return c.RubberBandsPerMin }},
+	{"freeze_share", "freeze share", "", 3, func(c *ReportCard) float64 { return c.FreezeShare }},
+	{"snaps_per_min", "snaps", "/min", 2, func(c *ReportCard) float64 { return c.SnapsPerMin }},
+	{"snap_distance_p50_m", "snap distance p50", "m", 3, func(c *ReportCard) float64 { return c.SnapDistanceM.P50 }},
+	{"snap_distance_max_m", "snap distance max", "m", 3, func(c *ReportCard) float64 { return c.SnapDistanceM.Max }},
+	{"corrections_per_min", "corrections", "/min", 1, func(c *ReportCard) float64 { return c.CorrectionsPerMin }},
+	{"input_delay_p50_ms", "input delay p50", "ms", 1, func(c *ReportCard) float64 { return c.InputDelayMs.P50 }},
+	{"input_delay_p95_ms", "input delay p95", "ms", 1, func(c *ReportCard) float64 { return c.InputDelayMs.P95 }},
+	{"input_delay_p99_ms", "input delay p99", "ms", 1, func(c *ReportCard) float64 { return c.InputDelayMs.P99 }},
+	{"visible_lag_p50_m", "visible lag p50", "m", 3, func(c *ReportCard) float64 { return c.VisibleLagM.P50 }},
+	{"visible_lag_p99_m", "visible lag p99", "m", 3, func(c *ReportCard) float64 { return c.VisibleLagM.P99 }},
+}
+
+// Quantity is a value of the metric as a sentence states it: "+0.3 m/s",
+// "0.012" for a share.
+func (m CardMetric) Quantity(v string) string {
+	if m.Unit == "" {
+		return v
+	}
+	return v + " " + m.Unit
+}

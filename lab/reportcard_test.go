@@ -239,3 +239,22 @@ func TestJudderHasTwoValuesWhenSnapping(t *testing.T) {
 		t.Errorf("the text shows judder other than once:\n%s", text.String())
 	}
 }
+
+// QA 3: the mean visible speed and the card's speed deficit are one
+// definition (the visible pose's motion, a snap's jump included): on a run
+// that snaps, commanded − mean visible speed is the deficit.
+func TestMeanVisibleSpeedCountsTheSnapJump(t *testing.T) {
+	sc, err := LoadScenario("latency-spike")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, cfg := scenarioSession(t, sc, 0)
+	if err := s.Run(sim.Time(cfg.Duration)); err != nil {
+		t.Fatal(err)
+	}
+	sum := s.Summary()
+	if sum.Snaps == 0 {
+		t.Fatal("latency-spike does not snap: the test shows nothing")
+	}
+	near(t, "commanded − mean visible speed", sum.CommandedSpeedMPS-sum.MeanVisibleSpeedMPS, sum.Card.SpeedDeficitMPS, 1e-9)
+}

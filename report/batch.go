@@ -35,7 +35,7 @@ type batchPage struct {
 func WriteBatch(w io.Writer, r *batch.Result, tl *batch.Timelines) error {
 	p := batchPage{Title: fmt.Sprintf("lab %s: %s", r.Def.Kind, r.Def.Scenario), Conditions: r.Conditions(), Legend: strings.Split(r.Legend(), "\n"), Seed: tl.Seed}
 	if r.Def.Kind == "ab" {
-		p.Conditions = append(p.Conditions, [2]string{"A", joinOr(r.Def.A, "(none: the reference)")}, [2]string{"B", joinOr(r.Def.B, "")})
+		p.Conditions = append(p.Conditions, [2]string{"A", r.ArmLine(0)}, [2]string{"B", r.ArmLine(1)})
 	}
 	p.Head, p.Rows = r.Table()
 	arms := len(r.Def.Arms())
@@ -52,17 +52,6 @@ func WriteBatch(w io.Writer, r *batch.Result, tl *batch.Timelines) error {
 	p.More = arms - len(tl.Series)
 	p.Timelines = batchTimelines(tl)
 	return writePage(w, batchTemplate, &p)
-}
-
-func joinOr(sets []string, none string) string {
-	if len(sets) == 0 {
-		return none
-	}
-	s := sets[0]
-	for _, x := range sets[1:] {
-		s += " " + x
-	}
-	return s
 }
 
 // batchTimelines draws every arm's timelines of the representative seed.

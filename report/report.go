@@ -74,12 +74,12 @@ func Write(w io.Writer, r *diagnose.Result) error {
 		[2]string{"duration", fmt.Sprintf("%v each", time.Duration(c.DurationS*float64(time.Second)))},
 		[2]string{"version", c.Version},
 		[2]string{"input", c.Input + " (a recommendation holds for the input it was found on)"},
-		[2]string{"metric", fmt.Sprintf("%s (%s), lower is better; %s breaks ties", m.Label, m.Unit, tie.Label)})
+		[2]string{"metric", fmt.Sprintf("%s, lower is better; %s breaks ties", m.Named(), tie.Name)})
 	for i := range r.Findings {
 		f := &r.Findings[i]
 		p.Findings = append(p.Findings, findingView{Text: f.Text + ".", Change: r.ChangeLine(f), Problem: f.Problem})
 	}
-	p.ChangeHead = []string{"#", "change", m.Label + " " + m.Unit, tie.Label + " " + tie.Unit}
+	p.ChangeHead = []string{"#", "change", m.Name, tie.Name}
 	for i, ch := range r.Changes {
 		set := ch.Set
 		if ch.SameAs != "" {
@@ -90,7 +90,7 @@ func Write(w io.Writer, r *diagnose.Result) error {
 	}
 	for _, s := range r.Steps {
 		if s.Taken != "" {
-			p.Steps = append(p.Steps, fmt.Sprintf("+ %s → %s %.*f %s", s.Taken, m.Label, m.Prec, s.Primary, m.Unit))
+			p.Steps = append(p.Steps, fmt.Sprintf("+ %s → %s %.*f", s.Taken, m.Name, m.Prec, s.Primary))
 		} else {
 			p.Steps = append(p.Steps, "no further change improves significantly")
 		}
@@ -102,10 +102,10 @@ func Write(w io.Writer, r *diagnose.Result) error {
 	}
 	for i, mt := range diagnose.Metrics {
 		ref, best := r.Reference.Stat(mt).Mean, r.Best.Stat(mt).Mean
-		p.Card = append(p.Card, row{[]string{mt.Label + " " + mt.Unit, ref.Format(mt.Prec), best.Format(mt.Prec), diagnose.FormatDiff(r.BestVsReference[i], mt.Prec)}})
+		p.Card = append(p.Card, row{[]string{mt.Name, ref.Format(mt.Prec), best.Format(mt.Prec), diagnose.FormatDiff(r.BestVsReference[i], mt.Prec)}})
 	}
 	for _, mt := range []diagnose.Metric{m, tie} {
-		p.Dots = append(p.Dots, chart{Title: mt.Label + " per seed (" + mt.Unit + ")",
+		p.Dots = append(p.Dots, chart{Title: mt.Name + " per seed",
 			Caption: "one dot per seed; the bar is the mean with its 95 % interval", SVG: dotPlot(r, mt)})
 	}
 	p.Timelines = timelines(r)
@@ -398,7 +398,7 @@ table.conditions td, table.changes td:nth-child(2), table.changes th:nth-child(2
 <section id="findings">
 <h2>Findings (main cause first)</h2>
 {{if .Findings}}<ol>
-{{range .Findings}}<li><span{{if .Problem}} class="problem"{{end}}>{{.Text}}</span><br/><span class="change">{{.Change}}</span></li>
+{{range .Findings}}<li><span{{if .Problem}} class="problem"{{end}}>{{.Text}}</span>{{if .Change}}<br/><span class="change">{{.Change}}</span>{{end}}</li>
 {{end}}</ol>{{else}}<p>None: no rule's mechanism is at work here.</p>{{end}}
 </section>
 <section id="changes">

@@ -342,14 +342,25 @@ func (a *App) applyRecommended() {
 }
 
 // rankedTop is the first n ranked changes, short enough for 80 columns:
-// the whole table is in the text below.
+// the whole table is in the text below. A change that is another under a
+// different name here is marked † and its reason follows, as in the text.
 func rankedTop(r *diagnose.Result, n int) string {
 	m, tie := r.Metric(), r.TieBreak()
 	var b strings.Builder
 	fmt.Fprintf(&b, "ranked changes, best first (change − reference over %d seeds, * significant):\n", len(r.Conditions.Seeds))
-	fmt.Fprintf(&b, "  %-30s %-18s %s\n", "", m.Label+" "+m.Unit, tie.Label+" "+tie.Unit)
+	fmt.Fprintf(&b, "  %-30s %-18s %s\n", "", m.Name, tie.Name)
+	var same []string
 	for i, c := range r.Changes[:min(n, len(r.Changes))] {
-		fmt.Fprintf(&b, "%d %-30s %-18s %s\n", i+1, c.Set, diagnose.FormatDiff(c.Primary, m.Prec), diagnose.FormatDiff(c.TieBreak, tie.Prec))
+		set := c.Set
+		if c.SameAs != "" {
+			set += " †"
+			same = append(same, "† "+c.Set+": "+c.SameAs)
+		}
+		fmt.Fprintf(&b, "%d %-30s %-18s %s\n", i+1, set, diagnose.FormatDiff(c.Primary, m.Prec), diagnose.FormatDiff(c.TieBreak, tie.Prec))
+	}
+	for _, s := range same {
+		// Within 80 columns, as the rows above.
+		b.WriteString("  " + strings.ReplaceAll(wordWrap(s, 74), "\n", "\n    ") + "\n")
 	}
 	if len(r.Changes) > n {
 		fmt.Fprintf(&b, "  … %d more below\n", len(r.Changes)-n)

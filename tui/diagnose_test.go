@@ -3,6 +3,7 @@ package tui
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -376,5 +377,36 @@ func TestDiagnosisWithoutTheTimelineSaysSo(t *testing.T) {
 	press(a, 'a')
 	if a.ab == nil || !strings.Contains(a.status, note) {
 		t.Errorf("a ran the recommendation without saying it was made without the timeline: status %q", a.status)
+	}
+}
+
+// QA 6: the box's preview of the ranked changes marks a change that is
+// another under a different name here (dilation without the input buffer)
+// with † and says why, as the text report does.
+func TestRankedPreviewMarksTheSameChange(t *testing.T) {
+	cfg := lab.DefaultConfig()
+	cfg.Duration = 3 * time.Second
+	r, err := diagnose.Run(diagnose.Options{Base: cfg, Name: "default", Seeds: []uint64{1, 2}, Workers: 1, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(r.Changes, func(c diagnose.Change) bool { return c.Set == "client.corrector=dilation" })
+	if i < 0 || r.Changes[i].SameAs == "" {
+		t.Fatalf("no dilation marked the same as another: %+v", r.Changes)
+	}
+	got := rankedTop(r, i+1)
+	mark := fmt.Sprintf("%d %-30s %s", i+1, "client.corrector=dilation †", diagnose.FormatDiff(r.Changes[i].Primary, r.Metric().Prec))
+	why := "† client.corrector=dilation: " + r.Changes[i].SameAs
+	flat := strings.Join(strings.Fields(got), " ") // the reason wraps within 80 columns
+	if !strings.Contains(got, mark) || !strings.Contains(flat, why) || strings.Count(got, "†") != 2 {
+		t.Errorf("the preview does not mark dilation (want %q and %q):\n%s", mark, why, got)
+	}
+	for _, l := range strings.Split(got, "\n") {
+		if n := len([]rune(l)); n > 78 {
+			t.Errorf("a line of %d runes does not fit the 80-column box: %q", n, l)
+		}
+	}
+	if got := rankedTop(r, max(i, 1)); i > 0 && strings.Contains(got, "†") {
+		t.Errorf("a † for a change the preview does not show:\n%s", got)
 	}
 }

@@ -145,6 +145,9 @@ func newPlan(o *runOptions, seeds []uint64, def batch.Definition, flagOf func(ar
 		}
 		p.Configs = append(p.Configs, cfg)
 	}
+	if p.Def.ArmsOverridden, err = p.ArmsOverridden(); err != nil {
+		return nil, err
+	}
 	if def.Kind == "ab" && reflect.DeepEqual(p.Configs[0], p.Configs[1]) {
 		show := func(sets []string) string {
 			if len(sets) == 0 {

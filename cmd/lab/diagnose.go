@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"jitterlab/diagnose"
@@ -21,10 +22,10 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("diagnose", "[--scenario NAME] [--set key=value …] [--seeds 1-20] [--duration 2m] [--metric M] [--json] [--html FILE]", stderr, withExamples(paramHelp,
 		"lab diagnose --scenario jitter-fix",
 		"lab diagnose --scenario drift --set client.drift_ppm=-5000ppm --seeds 1-10",
-		"lab diagnose --scenario mobile-4g --metric speed_deficit --html report.html"))
+		"lab diagnose --scenario mobile-4g --metric speed_deficit_mps --html report.html"))
 	o.register(fs)
 	fs.StringVar(&seedList, "seeds", "1-20", "seeds to run every variant on, e.g. 1-20 or 1,4,9")
-	fs.StringVar(&metric, "metric", "judder", "primary report-card `metric`: judder, speed_deficit, rubber_bands, freeze, snaps, corrections, input_delay_p50, visible_lag_p99, …")
+	fs.StringVar(&metric, "metric", "judder_mps", "primary report-card `metric`, named as ab and sweep name it: "+metricNames())
 	fs.BoolVar(&asJSON, "json", false, "print the diagnosis as JSON")
 	fs.StringVar(&htmlPath, "html", "", "also write a self-contained HTML report to `FILE`")
 	o.duration, fs.Lookup("duration").DefValue = 2*time.Minute, "2m0s"
@@ -102,4 +103,13 @@ func writeHTML(path string, r *diagnose.Result) error {
 		return fmt.Errorf("--html: %w", err)
 	}
 	return nil
+}
+
+// metricNames lists the report-card metrics --metric takes.
+func metricNames() string {
+	var names []string
+	for _, m := range diagnose.Metrics {
+		names = append(names, m.Name)
+	}
+	return strings.Join(names, ", ")
 }

@@ -1,0 +1,381 @@
+package diagnose
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"jitterlab/lab"
+	"jitterlab/netem"
+	"jitterlab/scenarios"
+	"jitterlab/stats"
+)
+
+// Timeline mechanisms are what the scenario's timeline does to the link at
+// known times: a blackout (a stretch in which a direction loses every
+// packet), periodic latency steps (an oscillator on a latency key, as
+// starlink's every 15 s). Their cost is measured, not asserted: the
+// reference against the same runs with the mechanism taken out of the
+// timeline and nothing else changed, seed by seed. What helps is measured
+// the same way: each candidate change on the reference and on the runs
+// without the mechanism; what it does with the mechanism and not without
+// it is what it does against it.
+
+// The pseudo-settings of the arms without a mechanism.
+const (
+	withoutBlackouts = "(without the blackouts)"
+	withoutPeriodic  = "(without the periodic latency)"
+)
+
+// span is a stretch of the run, [from, to).
+type span struct{ from, to time.Duration }
+
+// dead reports whether a direction loses every packet.
+func dead(p *netem.Params) bool { return p.Blackout || p.Loss >= 1 }
+
+// blackouts are the stretches of the run in which a direction of the link
+// loses every packet (loss 100 % or blackout = true, from the timeline and
+// the flaps), without the changes to pinned keys.
+func (d *diag) blackouts() ([]span, error) {
+	sc := d.scenario(nil)
+	if sc == nil {
+		return nil, nil
+	}
+	changes, _, err := lab.TimelineOf(sc, d.o.Base.Duration)
+	if err != nil {
+		return nil, err
+	}
+	cfg := d.o.Base
+	isDead := func() bool { return dead(&cfg.Up) || dead(&cfg.Down) }
+	var out []span
+	var from time.Duration
+	in := isDead()
+	for i := 0; i < len(changes); {
+		at := changes[i].At
+		for ; i < len(changes) && changes[i].At == at; i++ {
+			for _, a := range changes[i].Set {
+				if err := lab.Set(&cfg, a.Key, a.Value); err != nil {
+					return nil, err
+				}
+			}
+		}
+		switch now := isDead(); {
+		case now && !in:
+			from, in = at, true
+		case !now && in:
+			out = append(out, span{from, at})
+			in = false
+		}
+	}
+	if in {
+		out = append(out, span{from, d.o.Base.Duration})
+	}
+	return out, nil
+}
+
+// stripBlackouts is sc without its blackouts: no flaps, every timeline
+// assignment of 100 % loss replaced by the loss in force before it (per
+// direction), every blackout = true by false. Nothing else changes.
+func stripBlackouts(sc *scenarios.Scenario, base *lab.Config) *scenarios.Scenario {
+	out := *sc
+	out.Flaps = nil
+	out.Timeline = nil
+	live := map[string]string{}
+	for _, dir := range []string{"up", "down"} {
+		p, _ := lab.Lookup(dir + ".loss")
+		live[dir] = p.Get(base)
+	}
+	for _, ch := range sc.Timeline {
+		var set []scenarios.Assignment
+		for _, a := range ch.Set {
+			dir, name, _ := strings.Cut(a.Key, ".")
+			dirs := []string{dir}
+			if dir == "link" {
+				dirs = []string{"up", "down"}
+			}
+			switch name {
+			case "loss":
+				scratch := lab.DefaultConfig()
+				if lab.Set(&scratch, "up.loss", a.Value) != nil || scratch.Up.Loss < 1 {
+					for _, x := range dirs {
+						live[x] = a.Value
+					}
+					set = append(set, a)
+					continue
+				}
+				for _, x := range dirs {
+					set = append(set, scenarios.Assignment{Key: x + ".loss", Value: live[x], Line: a.Line})
+				}
+			case "blackout":
+				if b, err := strconv.ParseBool(a.Value); err == nil && b {
+					a.Value = "false"
+				}
+				set = append(set, a)
+			default:
+				set = append(set, a)
+			}
+		}
+		ch.Set = set
+		out.Timeline = append(out.Timeline, ch)
+	}
+	return &out
+}
+
+// isLatency reports whether key is a direction's or the link's latency.
+func isLatency(key string) bool {
+	return key == "link.latency" || key == "up.latency" || key == "down.latency"
+}
+
+// periodicLatency are the scenario's oscillators on a latency key that the
+// overrides leave in force.
+func (d *diag) periodicLatency() ([]scenarios.Oscillator, error) {
+	sc := d.scenario(nil)
+	if sc == nil {
+		return nil, nil
+	}
+	var out []scenarios.Oscillator
+	for _, o := range sc.Oscillators {
+		if !isLatency(o.Key) {
+			continue
+		}
+		one := scenarios.Scenario{Oscillators: []scenarios.Oscillator{o}}
+		gen, err := one.Generated(d.o.Base.Duration)
+		if err != nil {
+			return nil, err
+		}
+		if keep, _ := lab.Unpinned(sc.Pinned, gen); len(keep) > 0 {
+			out = append(out, o)
+		}
+	}
+	return out, nil
+}
+
+// stripPeriodic is sc without its oscillators on latency keys: the latency
+// keeps the value the configuration and the timeline give it.
+func stripPeriodic(sc *scenarios.Scenario) *scenarios.Scenario {
+	out := *sc
+	out.Oscillators = slices.DeleteFunc(slices.Clone(sc.Oscillators), func(o scenarios.Oscillator) bool { return isLatency(o.Key) })
+	return &out
+}
+
+// mechanism is a timeline mechanism found in the reference.
+type mechanism struct {
+	rule  string
+	strip string // the pseudo-setting of the arm without it
+	// what is the sentence's start ("the link lost every packet from …"),
+	// without the noun the cost sentence names (name: "the blackout").
+	what, name string
+	// detail, if not nil, adds a measured detail from the reference and
+	// the arm without the mechanism.
+	detail func(ref, without *Arm) string
+	// extra are the mechanism's own candidate changes, with why each.
+	extra, why []string
+}
+
+// maxHelpers bounds the registry's changes tried against a mechanism.
+const maxHelpers = 3
+
+// mechanisms finds the timeline mechanisms of the reference.
+func (d *diag) mechanisms(r *Result) ([]mechanism, error) {
+	var ms []mechanism
+	bs, err := d.blackouts()
+	if err != nil {
+		return nil, err
+	}
+	if len(bs) > 0 {
+		ms = append(ms, d.blackoutMechanism(r, bs))
+	}
+	oscs, err := d.periodicLatency()
+	if err != nil {
+		return nil, err
+	}
+	if len(oscs) > 0 {
+		ms = append(ms, d.periodicMechanism(oscs))
+	}
+	return ms, nil
+}
+
+// extraChanges are the mechanisms' own candidate changes, each once: Run
+// tries them on the reference beside the registry's.
+func extraChanges(ms []mechanism) [][]string {
+	var out [][]string
+	for _, m := range ms {
+		for _, x := range m.extra {
+			if !slices.ContainsFunc(out, func(s []string) bool { return s[0] == x }) {
+				out = append(out, []string{x})
+			}
+		}
+	}
+	return out
+}
+
+// timelineFindings measures every timeline mechanism of the reference.
+func (d *diag) timelineFindings(r *Result, ms []mechanism) ([]Finding, error) {
+	var fs []Finding
+	for _, m := range ms {
+		f, err := d.measure(r, m)
+		if err != nil {
+			return nil, err
+		}
+		fs = append(fs, f)
+	}
+	return fs, nil
+}
+
+func (d *diag) blackoutMechanism(r *Result, bs []span) mechanism {
+	var total time.Duration
+	var each []string
+	for _, b := range bs {
+		total += b.to - b.from
+		each = append(each, fmt.Sprintf("from %v to %v", b.from, b.to))
+	}
+	when := strings.Join(each, ", ")
+	if len(bs) > 3 {
+		when = fmt.Sprintf("%s, %s, … and %s", each[0], each[1], each[len(each)-1])
+	}
+	noun := "blackout"
+	if len(bs) > 1 {
+		noun = "blackouts"
+	}
+	m := mechanism{rule: "blackout", strip: withoutBlackouts, name: "the " + noun,
+		what: fmt.Sprintf("the link lost every packet %s (%d %s, %v in all)", when, len(bs), noun, total)}
+	snapMax, _ := LookupMetric("snap_distance_max_m")
+	// A snap threshold above the largest snap of any seed, in steps of
+	// 0.5 m: the smoothing absorbs the jump instead.
+	largest := 0.0
+	for _, v := range r.Reference.Stat(snapMax).PerSeed {
+		if !math.IsNaN(v) {
+			largest = max(largest, v)
+		}
+	}
+	above := (math.Floor(largest/0.5) + 1) * 0.5
+	m.detail = func(ref, without *Arm) string {
+		return fmt.Sprintf("the largest snap of the visible tank is %s m per seed (%.3f m at most) with the %s and %s m without",
+			ref.Stat(snapMax).Mean.Format(snapMax.Prec), largest, noun, without.Stat(snapMax).Mean.Format(snapMax.Prec))
+	}
+	if above > d.o.Base.Client.Snap {
+		m.extra = append(m.extra, "client.snap="+strconv.FormatFloat(above, 'g', -1, 64))
+		m.why = append(m.why, "a snap threshold above the largest snap")
+	}
+	return m
+}
+
+func (d *diag) periodicMechanism(os []scenarios.Oscillator) mechanism {
+	var each, held []string
+	for _, o := range os {
+		n := 0
+		if o.Start <= d.o.Base.Duration {
+			n = int((d.o.Base.Duration-o.Start)/o.Period) + 1
+		}
+		key := o.Key
+		if strings.HasPrefix(key, "link.") {
+			key = "up" + strings.TrimPrefix(key, "link")
+		}
+		p, _ := lab.Lookup(key)
+		held = append(held, fmt.Sprintf("%s held at %s", o.Key, p.Get(&d.o.Base)))
+		if o.Shape == "square" {
+			high := time.Duration(math.Round(o.Duty * float64(o.Period)))
+			each = append(each, fmt.Sprintf("%s steps from %s to %s for %v every %v from %v (%d steps in %v)",
+				o.Key, o.Low, o.High, high, o.Period, o.Start, n, d.o.Base.Duration))
+			continue
+		}
+		each = append(each, fmt.Sprintf("%s swings between %s and %s (%s) every %v from %v (%d periods in %v)",
+			o.Key, o.Low, o.High, o.Shape, o.Period, o.Start, n, d.o.Base.Duration))
+	}
+	return mechanism{rule: "periodic-latency", strip: withoutPeriodic, name: "the periodic latency",
+		what: "the link's latency changes periodically: " + strings.Join(each, "; ") + " (without it: " + strings.Join(held, ", ") + ")"}
+}
+
+// measure runs the arm without the mechanism and every candidate change
+// on it (its effect on the reference is among r.Changes), and states the
+// finding.
+func (d *diag) measure(r *Result, m mechanism) (Finding, error) {
+	cands := slices.Clone(m.extra)
+	why := slices.Clone(m.why)
+	for _, c := range r.Changes {
+		if len(cands) >= len(m.extra)+maxHelpers {
+			break
+		}
+		if c.SameAs == "" && c.Primary.Significant && c.Primary.Mean < 0 && !slices.Contains(cands, c.Set) {
+			cands = append(cands, c.Set)
+			why = append(why, "")
+		}
+	}
+	sets := [][]string{{m.strip}}
+	for _, c := range cands {
+		sets = append(sets, []string{m.strip, c})
+	}
+	arms, err := d.runArms(sets)
+	if err != nil {
+		return Finding{}, err
+	}
+	without := arms[0]
+	p := d.primary
+	f := Finding{Rule: m.rule, Better: []string{}, Worse: []string{}, Cost: d.diff(without, r.Reference, p)}
+	f.Problem = f.Cost.Significant && f.Cost.Mean > 0
+	ofLink := ""
+	if lc := r.LinkCost[0]; lc.Significant && lc.Mean > 0 {
+		ofLink = fmt.Sprintf(" of the %s %s the link costs", p.Quantity(plain(lc, p.Prec)), p.Label)
+	}
+	text := fmt.Sprintf("%s; %s costs %s %s%s (the reference against the same runs without it, seed by seed)",
+		m.what, m.name, p.Label, p.Quantity(plain(f.Cost, p.Prec)), ofLink)
+	if m.detail != nil {
+		text = fmt.Sprintf("%s; %s", text, m.detail(r.Reference, without))
+	}
+	var said []string
+	var fixes []Change
+	for i, set := range cands {
+		j := slices.IndexFunc(r.Changes, func(c Change) bool { return c.Set == set })
+		if j < 0 {
+			continue // not tried on the reference (a value the registry refuses)
+		}
+		c := r.Changes[j]
+		off := d.diff(without, arms[1+i], p)
+		s := set
+		if why[i] != "" {
+			s += " (" + why[i] + ")"
+		}
+		// What it does against the mechanism: its effect with the
+		// mechanism less its effect without, seed by seed.
+		against := "it does the same without " + m.name
+		switch x := d.interaction(r.Reference, c.arm, without, arms[1+i]); {
+		case x.Significant && x.Mean < 0:
+			against = "it acts on " + m.name
+			fixes = append(fixes, c)
+		case x.Significant:
+			against = "it does worse with " + m.name + " than without"
+		}
+		said = append(said, fmt.Sprintf("%s changes %s by %s with %s and by %s without: %s", s, p.Label,
+			p.Quantity(plain(c.Primary, p.Prec)), m.name, p.Quantity(plain(off, p.Prec)), against))
+	}
+	if len(said) == 0 {
+		text += fmt.Sprintf("; no change diagnose tried improves %s significantly", p.Label)
+	} else {
+		text += "; " + strings.Join(said, "; ")
+	}
+	if len(fixes) > 0 {
+		// The change: of those that act on the mechanism, the one that
+		// improves the primary most. None: the finding names no change.
+		c := slices.MinFunc(fixes, func(a, b Change) int { return cmpTol(a.Primary.Mean, b.Primary.Mean) })
+		f.Fix, f.FixPrimary, f.FixTie, f.Better, f.Worse = c.Set, c.Primary, c.TieBreak, c.Better, c.Worse
+	}
+	f.Text = text
+	return f, nil
+}
+
+// interaction is what a change does with a mechanism less what it does
+// without it, seed by seed in the primary metric: (changed − ref) −
+// (changedWithout − without).
+func (d *diag) interaction(ref, changed, without, changedWithout *Arm) stats.Diff {
+	p := d.primary
+	a, b := ref.Stat(p).PerSeed, changed.Stat(p).PerSeed
+	x, y := without.Stat(p).PerSeed, changedWithout.Stat(p).PerSeed
+	with, off := make([]float64, len(a)), make([]float64, len(a))
+	for i := range a {
+		with[i], off[i] = b[i]-a[i], y[i]-x[i]
+	}
+	return stats.PairedMin(off, with, p.Smallest())
+}

@@ -1,0 +1,207 @@
+package diagnose
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"jitterlab/lab"
+	"jitterlab/scenarios"
+	"jitterlab/sim"
+	"jitterlab/stats"
+)
+
+// counterfactual runs o's reference on every seed twice, as 'lab run' does
+// it, and as it does it with the scenario changed by edit: the paired
+// difference reference − edited of the primary metric, computed here
+// without diagnose's machinery.
+func counterfactual(t *testing.T, o Options, edit func(sc *scenarios.Scenario)) stats.Diff {
+	t.Helper()
+	m, _ := LookupMetric(o.Metric)
+	var ref, alt []float64
+	for _, seed := range o.Seeds {
+		for _, e := range []func(*scenarios.Scenario){nil, edit} {
+			sc := *o.Scenario
+			sc.Timeline, sc.Oscillators, sc.Flaps = slices.Clone(sc.Timeline), slices.Clone(sc.Oscillators), slices.Clone(sc.Flaps)
+			for i := range sc.Timeline {
+				sc.Timeline[i].Set = slices.Clone(sc.Timeline[i].Set)
+			}
+			if e != nil {
+				e(&sc)
+			}
+			cfg := o.Base
+			cfg.Seed = seed
+			s, err := lab.New(cfg, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.ScheduleTimeline(&sc); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Run(sim.Time(cfg.Duration)); err != nil {
+				t.Fatal(err)
+			}
+			card := s.Summary().Card
+			if e == nil {
+				ref = append(ref, m.Get(&card))
+			} else {
+				alt = append(alt, m.Get(&card))
+			}
+		}
+	}
+	return stats.Paired(alt, ref)
+}
+
+// QA 1: handover's 1 s blackout (100 % loss from 20 s to 21 s) is a
+// finding of its own, first: its cost is the reference against the same
+// runs with the link up through the blackout (and nothing else changed),
+// and the findings are ranked by what each mechanism costs.
+func TestBlackoutIsAFindingRankedByItsCost(t *testing.T) {
+	o := options(t, "handover")
+	o.Seeds, o.Base.Duration, o.Metric = o.Seeds[:8], 40*time.Second, "judder_mps"
+	r := run(t, o)
+	if len(r.Findings) == 0 || r.Findings[0].Rule != "blackout" || !r.Findings[0].Problem {
+		t.Fatalf("the first finding is not the blackout: %+v", r.Findings)
+	}
+	f := r.Findings[0]
+	// The cost is the counterfactual: the 20 s entry's loss left at the
+	// loss in force before it (mobile-4g's), the 21 s entry as it is.
+	want := counterfactual(t, o, func(sc *scenarios.Scenario) {
+		for i := range sc.Timeline {
+			for j, a := range sc.Timeline[i].Set {
+				if a.Key == "link.loss" && a.Value == "100%" {
+					p, _ := lab.Lookup("up.loss")
+					sc.Timeline[i].Set[j].Value = p.Get(&o.Base)
+				}
+			}
+		}
+	})
+	if !f.Cost.Significant || f.Cost.Mean < 1 || abs(f.Cost.Mean-want.Mean) > 1e-9 || abs(f.Cost.Half-want.Half) > 1e-9 {
+		t.Errorf("the blackout costs %+v; the same runs without it say %+v", f.Cost, want)
+	}
+	for _, s := range []string{"from 20s to 21s", "costs judder +", "client.snap="} {
+		if !strings.Contains(f.Text, s) {
+			t.Errorf("the finding does not say %q: %s", s, f.Text)
+		}
+	}
+	// Ranked by measured cost: problems first, each group by its cost.
+	for i := 1; i < len(r.Findings); i++ {
+		a, b := r.Findings[i-1], r.Findings[i]
+		if a.Problem == b.Problem && a.Cost.Mean < b.Cost.Mean-1e-9 {
+			t.Errorf("finding %d (%s, cost %.3f) ranks before %d (%s, cost %.3f)", i, a.Rule, a.Cost.Mean, i+1, b.Rule, b.Cost.Mean)
+		}
+		if !a.Problem && b.Problem {
+			t.Errorf("finding %d (%s) is no problem and ranks before a problem (%s)", i, a.Rule, b.Rule)
+		}
+	}
+	if !strings.HasPrefix(r.Headline(), "Main cause: the link lost every packet") {
+		t.Errorf("headline: %s", r.Headline())
+	}
+}
+
+// A blackout's helpers are measured: the snap threshold above the largest
+// snap, on the reference and on the runs without the blackout. On
+// handover the snap threshold acts on the blackout (it changes judder
+// with it, and nothing without it).
+func TestBlackoutSaysWhatHelpsMeasured(t *testing.T) {
+	o := options(t, "handover")
+	o.Seeds, o.Base.Duration, o.Metric = o.Seeds[:8], 40*time.Second, "judder_mps"
+	r := run(t, o)
+	f, ok := finding(r, "blackout")
+	if !ok {
+		t.Fatal("no blackout finding")
+	}
+	if !strings.HasPrefix(f.Fix, "client.snap=") || !f.FixPrimary.Significant || f.FixPrimary.Mean >= 0 {
+		t.Errorf("the blackout's change %s: %+v", f.Fix, f.FixPrimary)
+	}
+	snap := strings.TrimPrefix(f.Fix, "client.snap=")
+	o2 := o
+	o2.Overrides = []string{f.Fix}
+	if err := lab.Set(&o2.Base, "client.snap", snap); err != nil {
+		t.Fatal(err)
+	}
+	// The change's effect, computed as 'lab run' would on both settings.
+	var a, b []float64
+	for _, seed := range o.Seeds {
+		a = append(a, labRun(t, o, seed).JudderMPS)
+		b = append(b, labRun(t, o2, seed).JudderMPS)
+	}
+	if d := stats.Paired(a, b); abs(d.Mean-f.FixPrimary.Mean) > 1e-9 {
+		t.Errorf("%s changes judder by %.4f, the finding says %.4f", f.Fix, d.Mean, f.FixPrimary.Mean)
+	}
+	if !strings.Contains(f.Text, "without: it acts on the blackout") {
+		t.Errorf("the finding does not say what the change does without the blackout: %s", f.Text)
+	}
+}
+
+// Blackouts come from the timeline (100 % loss, blackout = true) and from
+// flaps, per direction; a pinned key's entries do not make one.
+func TestBlackoutsOfTheTimeline(t *testing.T) {
+	sc := &scenarios.Scenario{
+		Timeline: []scenarios.Change{
+			{At: 5 * time.Second, Set: []scenarios.Assignment{{Key: "up.loss", Value: "100%"}}},
+			{At: 7 * time.Second, Set: []scenarios.Assignment{{Key: "up.loss", Value: "2%"}}},
+			{At: 9 * time.Second, Set: []scenarios.Assignment{{Key: "down.blackout", Value: "true"}}},
+			{At: 9500 * time.Millisecond, Set: []scenarios.Assignment{{Key: "down.blackout", Value: "false"}}},
+		},
+		Flaps: []scenarios.Flap{{Period: 20 * time.Second, Down: time.Second, Start: 30 * time.Second, Dir: "link"}},
+	}
+	o := Options{Base: lab.DefaultConfig(), Scenario: sc}
+	o.Base.Duration = 55 * time.Second
+	d := &diag{o: o}
+	got, err := d.blackouts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []span{{5 * time.Second, 7 * time.Second}, {9 * time.Second, 9500 * time.Millisecond},
+		{30 * time.Second, 31 * time.Second}, {50 * time.Second, 51 * time.Second}}
+	if !slices.Equal(got, want) {
+		t.Errorf("blackouts %v, want %v", got, want)
+	}
+	d.pinned = []string{"up.loss"}
+	if got, _ := d.blackouts(); len(got) != 3 {
+		t.Errorf("with up.loss pinned: %v", got)
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// QA 2: starlink's latency step every 15 s ([[oscillate]] on link.latency)
+// is a finding of its own: its cost is the reference against the same runs
+// with the latency held at its configured value (the oscillator taken out,
+// nothing else), and it says what each helping change does with and
+// without the steps.
+func TestPeriodicLatencyIsAFindingCostedWithoutIt(t *testing.T) {
+	o := options(t, "starlink")
+	o.Seeds, o.Base.Duration, o.Metric = o.Seeds[:8], time.Minute, "judder_mps"
+	r := run(t, o)
+	f, ok := finding(r, "periodic-latency")
+	if !ok {
+		t.Fatalf("no periodic-latency finding: %+v", r.Findings)
+	}
+	want := counterfactual(t, o, func(sc *scenarios.Scenario) { sc.Oscillators = nil })
+	if abs(f.Cost.Mean-want.Mean) > 1e-9 || abs(f.Cost.Half-want.Half) > 1e-9 {
+		t.Errorf("the periodic latency costs %+v; the same runs without it say %+v", f.Cost, want)
+	}
+	if f.Problem != (want.Mean > 0 && want.Significant) {
+		t.Errorf("problem %v with a cost of %+v", f.Problem, want)
+	}
+	for _, s := range []string{"link.latency steps from 13.665ms to 50.665ms for 300ms every 15s from 15s (4 steps in 1m0s)",
+		"link.latency held at 13.665ms", "costs judder "} {
+		if !strings.Contains(f.Text, s) {
+			t.Errorf("the finding does not say %q: %s", s, f.Text)
+		}
+	}
+	// Pinned by --set, the oscillator is gone and so is the finding.
+	o = options(t, "starlink", "link.latency=20ms")
+	o.Seeds, o.Base.Duration, o.Metric = o.Seeds[:3], 20*time.Second, "judder_mps"
+	if f, ok := finding(run(t, o), "periodic-latency"); ok {
+		t.Errorf("a finding for a pinned key: %s", f.Text)
+	}
+}
