@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"jitterlab/lab"
+	"jitterlab/param"
 	"jitterlab/proxy"
 	proxyctl "jitterlab/proxy/control"
 	"jitterlab/scenarios"
@@ -39,7 +40,8 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	o.register(fs)
 	fs.StringVar(&listen, "listen", "127.0.0.1:7777", "where the game client sends (`host:port`; beyond 127.0.0.1 other machines can use the relay)")
 	fs.StringVar(&target, "to", "", "the game server (`host:port`)")
-	fs.DurationVar(&every, "every", time.Second, "how often to print the counters (100ms up to the --duration)")
+	every = time.Second
+	fs.Var(&proxyEveryFlag{p: &every}, "every", "how often to print the counters, a `duration` from 100ms up to the --duration")
 	noTUI := fs.Bool("no-tui", false, "print counter lines, not the live screen (the default when standard output is not a terminal)")
 	fs.Func("flow", "links of a client's own: `'ADDR KEY=VALUE ...'`, e.g. --flow '127.0.0.1:5001 up.loss=5%' (repeatable)", func(v string) error {
 		f, err := parseFlowFlag(v)
@@ -295,16 +297,43 @@ func proxySets(sets []string) error {
 	return nil
 }
 
+// proxyEveryFlag is the proxy's --every, the counter line's period: its
+// own rule (100ms up to the run's --duration), not the simulator's
+// sample period nor the 1ms of other duration flags.
+type proxyEveryFlag struct {
+	p   *time.Duration
+	err error
+}
+
+// proxyEveryRule is what --every allows, as its errors state it.
+const proxyEveryRule = "the counter line's period from 100ms up to the run's --duration (without one, up to 1000h)"
+
+func (f *proxyEveryFlag) String() string {
+	if f.p == nil {
+		return "0" // the flag package's zero value: -h then shows the default
+	}
+	return f.p.String()
+}
+
+func (f *proxyEveryFlag) Set(s string) error {
+	d, err := param.Duration("every", s)
+	if err != nil || d < minProxyEvery || d > maxFlagDuration {
+		f.err = badFlag("every", s, proxyEveryRule, "1s")
+		return f.err
+	}
+	*f.p = d
+	return nil
+}
+
+func (f *proxyEveryFlag) failure() error { return f.err }
+
 // checkProxyFlags bounds every numeric flag before anything starts.
 func checkProxyFlags(o *runOptions, every time.Duration, l *proxy.Limits) error {
 	if o.given("duration") && o.duration <= 0 {
 		return fmt.Errorf("--duration %v: allowed a wall time > 0, or leave it out to run until interrupted", o.duration)
 	}
-	if o.given("every") && every < minProxyEvery {
-		return fmt.Errorf("--every %v: allowed from %v up to the run's --duration", every, minProxyEvery)
-	}
 	if o.given("every") && o.given("duration") && every > o.duration {
-		return fmt.Errorf("--every %v: allowed from %v up to the run's --duration (%v)", every, minProxyEvery, o.duration)
+		return fmt.Errorf("--every %v: allowed %s; here --duration is %v", every, proxyEveryRule, o.duration)
 	}
 	switch {
 	case l.MaxFlows < 1 || l.MaxFlows > proxy.MaxMaxFlows:
@@ -540,7 +569,7 @@ keys (up.*, down.*, link.*) and sim.seed. On a terminal a live screen
 shows the relay (--no-tui prints counter lines instead); its keys:`)
 	fmt.Fprint(w, tui.ProxyKeyHelp())
 	writeParamHelp(w, func(key string) bool { return proxyctl.CheckLinkKey(key) == nil || key == "sim.seed" },
-		"--duration (wall time) takes %s;\n  --every takes 100ms up to the --duration (the counter line's period).\n")
+		"--duration (wall time) takes %s;\n  --every takes 100ms up to the --duration (the counter line's period;\n  without --duration up to 1000h).\n")
 }
 
 // linkText is one direction's main knobs as the registry prints them.
