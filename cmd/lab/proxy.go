@@ -131,15 +131,14 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	changes := make(chan appliedChange, proxyctl.MaxPending)
 	cond := proxyctl.New(cfg, r, func(ch proxyctl.Timed, err error) {
 		at := time.Now()
-		if err == nil && !ch.Flow.IsValid() {
-			captures.Change(proxy.Change{At: at.Sub(bound), What: ch.What})
-		}
 		select {
 		case changes <- appliedChange{ch, err, at}:
 		default: // the log is full; the change still applied
 		}
 	})
 	defer cond.Stop()
+	// Every change of the settings goes into a recording, whoever made it.
+	cond.Observe(func(a proxyctl.Applied) { captures.Applied(a, time.Now()) })
 	for _, f := range flows {
 		if err := cond.Set(f.addr, f.set); err != nil {
 			return badUsage("--flow %q: %v", f.arg, err)

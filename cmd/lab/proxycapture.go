@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +17,7 @@ import (
 	"jitterlab/capture"
 	"jitterlab/lab"
 	"jitterlab/proxy"
+	proxyctl "jitterlab/proxy/control"
 	"jitterlab/recordings"
 	"jitterlab/sim"
 )
@@ -43,6 +45,9 @@ type proxyCapture struct {
 	dropped        atomic.Uint64
 	droppedSide    [2]atomic.Uint64 // of the packet events, by capture side
 	last           sim.Time         // the recording's time: never goes back
+	named          proxy.FlowID     // the last flow whose client address is recorded (the relay's goroutine)
+	changes        int              // change records written
+	changesLost    uint64           // changes not recorded: beyond the recording's bounds
 	epoch          time.Duration    // the relay's start since the Unix epoch: the capture's timestamps are wall time
 	err            error
 	outs           []*output
@@ -56,6 +61,9 @@ type proxyEnd struct {
 	Down           proxyDirEnd `json:"down"`
 	FlowsSeen      uint64      `json:"flows_seen"`
 	CaptureDropped uint64      `json:"capture_dropped"`
+	// Settings changes the recording could not hold (more than
+	// recordings.MaxChanges, or a value too long).
+	ChangesLost uint64 `json:"changes_not_recorded,omitempty"`
 }
 
 // proxyDirEnd is what the relay counted of one direction that its
@@ -73,11 +81,20 @@ func newProxyEnd(st proxy.Stats, dropped uint64) proxyEnd {
 }
 
 // proxyEvent is a relay event as queued: the payload copied when the
-// capture needs it, and timeline changes.
+// capture needs it, and changes of the settings.
 type proxyEvent struct {
-	ev     proxy.PacketEvent
-	size   int
-	change *proxy.Change
+	ev       proxy.PacketEvent
+	size     int
+	settings *settingsEvent
+}
+
+// settingsEvent is, for the recording, a change of the links as it took
+// effect (whoever made it: --flow, the control API, the editor, a
+// timeline), or a new client: flow number flow at address applied.Flow.
+type settingsEvent struct {
+	at      time.Time
+	applied proxyctl.Applied
+	flow    proxy.FlowID
 }
 
 var relaySides = [2]string{"the relay's client side: game client ↔ the proxy's listen address",
@@ -101,6 +118,12 @@ func newProxyCapture(pcap *capture.Writer, rec *recordings.Writer, listen, targe
 // copy written; the recording takes every copy's fate: dropped on arrival,
 // written or refused by the socket.
 func (c *proxyCapture) OnPacket(e *proxy.PacketEvent) {
+	if c.rec != nil && e.Read && e.Flow > c.named {
+		// Flows are numbered as their clients first send: the first
+		// datagram read of each names it.
+		c.named = e.Flow
+		c.settings(settingsEvent{at: e.In, flow: e.Flow, applied: proxyctl.Applied{Flow: e.Addr}})
+	}
 	written := isWritten(e)
 	toPcap := c.pcap != nil && (e.Read || written && e.Fate == proxy.FateDelivered)
 	if !toPcap && (c.rec == nil || e.Read) {
@@ -139,10 +162,14 @@ func (c *proxyCapture) drop(e *proxy.PacketEvent) {
 	c.droppedSide[side].Add(1)
 }
 
-// Change records a timeline change (in the recording).
-func (c *proxyCapture) Change(ch proxy.Change) {
+// settings queues a change of the settings or a new client for the
+// recording.
+func (c *proxyCapture) settings(s settingsEvent) {
+	if c.rec == nil {
+		return
+	}
 	select {
-	case c.events <- proxyEvent{change: &ch}:
+	case c.events <- proxyEvent{settings: &s}:
 	default:
 		c.dropped.Add(1)
 	}
@@ -160,7 +187,9 @@ func (c *proxyCapture) Close(end time.Duration, stats proxy.Stats) error {
 		err = cmp.Or(err, c.pcap.Close())
 	}
 	if c.rec != nil {
-		sum, _ := json.Marshal(newProxyEnd(stats, c.dropped.Load()))
+		pe := newProxyEnd(stats, c.dropped.Load())
+		pe.ChangesLost = c.changesLost
+		sum, _ := json.Marshal(pe)
 		err = cmp.Or(err, c.rec.Close(recordings.End{At: max(sim.Time(end), c.last), Summary: sum}))
 	}
 	return err
@@ -172,8 +201,8 @@ func (c *proxyCapture) run() {
 		if c.err != nil {
 			continue // drain: the relay must never block
 		}
-		if q.change != nil {
-			c.err = c.recordChange(q.change)
+		if q.settings != nil {
+			c.err = c.recordSettings(q.settings)
 			continue
 		}
 		if c.pcap != nil && (q.ev.Read || q.ev.Fate == proxy.FateDelivered) {
@@ -254,21 +283,41 @@ func (c *proxyCapture) recordPacket(e *proxy.PacketEvent, size int) error {
 	return c.rec.Packet(&p)
 }
 
-// recordChange records a timeline change's link settings, at the time
-// it applied (or the last record's, if later).
-func (c *proxyCapture) recordChange(ch *proxy.Change) error {
-	if c.rec == nil {
-		return nil
+// recordSettings records a change of the settings or a new client, at
+// the time it took effect (or the last record's, if later), as change
+// records a proxy recording spells so (see [proxySettingOf]): KEY = VALUE
+// for everybody's settings, "client ADDR KEY" = VALUE for one client's,
+// "client ADDR" = "cleared" when it is put back on everybody's, and
+// "flow N" = ADDR when the N-th client first sends. What the recording
+// cannot hold is counted, never an error: the relay keeps recording.
+func (c *proxyCapture) recordSettings(s *settingsEvent) error {
+	c.last = max(c.last, c.since(s.at))
+	var out []recordings.Change
+	client := "client " + s.applied.Flow.String()
+	switch {
+	case s.flow != 0:
+		out = append(out, recordings.Change{Key: "flow " + strconv.FormatUint(uint64(s.flow), 10), Value: s.applied.Flow.String()})
+	case s.applied.Cleared:
+		out = append(out, recordings.Change{Key: client, Value: proxyCleared})
+	default:
+		for _, a := range s.applied.Set {
+			k := a.Key
+			if s.applied.Flow.IsValid() {
+				k = client + " " + k
+			}
+			out = append(out, recordings.Change{Key: k, Value: a.Value})
+		}
 	}
-	c.last = max(c.last, sim.Time(ch.At))
-	for _, a := range strings.Fields(ch.What) {
-		k, v, ok := strings.Cut(a, "=")
-		if !ok || !strings.HasPrefix(k, "up.") && !strings.HasPrefix(k, "down.") && !strings.HasPrefix(k, "link.") {
+	for _, ch := range out {
+		if c.changes >= recordings.MaxChanges || len(ch.Key) > recordings.MaxChangeText || len(ch.Value) > recordings.MaxChangeText {
+			c.changesLost++
 			continue
 		}
-		if err := c.rec.Change(recordings.Change{At: c.last, Key: k, Value: v}); err != nil {
+		ch.At = c.last
+		if err := c.rec.Change(ch); err != nil {
 			return err
 		}
+		c.changes++
 	}
 	return nil
 }
@@ -376,11 +425,12 @@ func (s *captureSwitch) OnPacket(e *proxy.PacketEvent) {
 	s.mu.RUnlock()
 }
 
-// Change hands a timeline change to the running capture.
-func (s *captureSwitch) Change(ch proxy.Change) {
+// Applied hands a change of the settings, as it took effect at wall time
+// at, to the running capture.
+func (s *captureSwitch) Applied(a proxyctl.Applied, at time.Time) {
 	s.mu.RLock()
 	if s.cur != nil {
-		s.cur.Change(ch)
+		s.cur.settings(settingsEvent{at: at, applied: a})
 	}
 	s.mu.RUnlock()
 }
