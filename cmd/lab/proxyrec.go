@@ -328,58 +328,125 @@ func appendNs(b []byte, ns int64, scale int) []byte {
 // and the most of its packets, so memory is fixed whatever the length.
 const plotBins = 2000
 
+// plotClients is how many clients a proxy plot draws a line of their own
+// for (the first to send); the others share one line.
+const plotClients = 8
+
+// clientColors are the clients' lines, then the others'.
+var clientColors = [plotClients + 1]color.RGBA{{0, 150, 200, 255}, {200, 140, 0, 255}, {190, 0, 160, 255}, {0, 140, 60, 255},
+	{220, 40, 40, 255}, {90, 70, 200, 255}, {140, 90, 30, 255}, {0, 170, 170, 255}, {120, 120, 160, 255}}
+
+// plotBin is one time bin of one line: the least and the most of its
+// packets (NaN: none).
+type plotBin struct{ lo, hi float64 }
+
+func newPlotLine() []plotBin {
+	b := make([]plotBin, plotBins)
+	for i := range b {
+		b[i] = plotBin{math.NaN(), math.NaN()}
+	}
+	return b
+}
+
+func (b *plotBin) add(v float64) {
+	if math.IsNaN(b.lo) || v < b.lo {
+		b.lo = v
+	}
+	if math.IsNaN(b.hi) || v > b.hi {
+		b.hi = v
+	}
+}
+
 // plotProxy draws a proxy recording: per direction the delay the relay
-// added to each delivered copy, and how far past the link's schedule it
-// was written.
-func plotProxy(r *recordings.Reader, name string, from, to sim.Time, width int, w io.Writer) (n int, err error) {
-	type bin struct{ lo, hi [3]float64 }
-	bins := make([]bin, plotBins)
-	for i := range bins {
-		for k := range 3 {
-			bins[i].lo[k], bins[i].hi[k] = math.NaN(), math.NaN()
+// added to each delivered copy, one line per client (labelled by its
+// address), and how far past the link's schedule it was written.
+func plotProxy(r *recordings.Reader, name string, from, to sim.Time, width int, w io.Writer) (n int, clients []string, err error) {
+	changes, err := r.Changes()
+	if err != nil {
+		return 0, nil, err
+	}
+	addr := map[uint64]string{} // at most MaxChanges entries
+	for _, c := range changes {
+		if s := proxySettingOf(c); s.Flow > 0 {
+			addr[s.Flow] = s.Client
 		}
 	}
+	line := map[uint64]int{} // flow → its line; plotClients at most
+	var flows []uint64       // the flows with a line of their own, in order
+	var dirs [2][][]plotBin  // [dir][line][bin]
+	late := newPlotLine()
+	others := false
 	span := max(to-from, 1)
 	err = r.ScanPackets(from, to, func(p *recordings.Packet) error {
 		if p.Fate != recordings.PacketDelivered {
 			return nil
 		}
 		n++
-		i := min(int(int64(p.At-from)*plotBins/int64(span)), plotBins-1)
-		b := &bins[i]
-		for _, kv := range [2]struct {
-			k int
-			v float64
-		}{{int(p.Dir), ms(time.Duration(p.Out - p.In))}, {2, ms(time.Duration(p.Out-p.In) - p.Scheduled)}} {
-			if math.IsNaN(b.lo[kv.k]) || kv.v < b.lo[kv.k] {
-				b.lo[kv.k] = kv.v
+		k, ok := line[p.Flow]
+		if !ok {
+			k = min(len(flows), plotClients)
+			if k < plotClients {
+				line[p.Flow] = k
+				flows = append(flows, p.Flow)
+			} else {
+				others = true
 			}
-			if math.IsNaN(b.hi[kv.k]) || kv.v > b.hi[kv.k] {
-				b.hi[kv.k] = kv.v
+			for d := range dirs {
+				for len(dirs[d]) <= k {
+					dirs[d] = append(dirs[d], newPlotLine())
+				}
 			}
 		}
+		i := min(int(int64(p.At-from)*plotBins/int64(span)), plotBins-1)
+		dirs[p.Dir][k][i].add(ms(time.Duration(p.Out - p.In)))
+		late[i].add(ms(time.Duration(p.Out-p.In) - p.Scheduled))
 		return nil
 	})
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if n == 0 {
-		return 0, fmt.Errorf("no delivered packets between %v and %v", from, to)
+		return 0, nil, fmt.Errorf("no delivered packets between %v and %v", from, to)
 	}
-	// Two pseudo-samples a bin, its least and its most, evenly in time.
+	for _, f := range flows {
+		label := fmt.Sprintf("flow %d", f)
+		if a, ok := addr[f]; ok {
+			label += " " + a
+		}
+		clients = append(clients, label)
+	}
+	if others {
+		clients = append(clients, fmt.Sprintf("other clients (after the first %d)", plotClients))
+	}
+	// Two pseudo-samples a bin, its most and its least, evenly in time.
 	samples := make([]metrics.Sample, 0, 2*plotBins)
-	for i, b := range bins {
+	for i := range plotBins {
 		ts := (from + sim.Time(int64(span)*int64(i)/plotBins)).Seconds()
-		samples = append(samples, metrics.Sample{TS: ts, UpOWDMs: b.hi[0], DownOWDMs: b.hi[1], PDVMs: b.hi[2]},
-			metrics.Sample{TS: ts, UpOWDMs: b.lo[0], DownOWDMs: b.lo[1], PDVMs: b.lo[2]})
+		samples = append(samples, metrics.Sample{TS: ts}, metrics.Sample{TS: ts})
 	}
-	panels := []metrics.Panel{
-		{Title: "up: delay added (ms)", Value: func(s *metrics.Sample) float64 { return s.UpOWDMs }, Color: color.RGBA{0, 150, 200, 255}},
-		{Title: "down: delay added (ms)", Value: func(s *metrics.Sample) float64 { return s.DownOWDMs }, Color: color.RGBA{200, 140, 0, 255}},
-		{Title: "late: added minus scheduled (ms)", Value: func(s *metrics.Sample) float64 { return s.PDVMs }, Color: color.RGBA{190, 0, 160, 255}},
+	at := func(b []plotBin) func(int) float64 {
+		return func(i int) float64 {
+			if i%2 == 0 {
+				return b[i/2].hi
+			}
+			return b[i/2].lo
+		}
 	}
+	var panels []metrics.Panel
+	for d, title := range []string{"up: delay added (ms)", "down: delay added (ms)"} {
+		p := metrics.Panel{Title: title}
+		for k, label := range clients {
+			if len(clients) == 1 {
+				label = "" // one client: the title says it all
+			}
+			p.Series = append(p.Series, metrics.Series{Label: label, Color: clientColors[k], Value: at(dirs[d][k])})
+		}
+		panels = append(panels, p)
+	}
+	panels = append(panels, metrics.Panel{Title: "late: added minus scheduled (ms), every client", Color: color.RGBA{190, 0, 160, 255},
+		Series: []metrics.Series{{Color: color.RGBA{190, 0, 160, 255}, Value: at(late)}}})
 	title := fmt.Sprintf("jitterlab proxy  %s  seed %d  recording %s", r.Header.Scenario, r.Header.Seed, name)
-	return n, metrics.WritePNG(w, samples, panels, width, title)
+	return n, clients, metrics.WritePNG(w, samples, panels, width, title)
 }
 
 // replayProxyFlags is 'lab replay' of a proxy recording, after refusing
@@ -463,13 +530,14 @@ func exportChanges(r *recordings.Reader, name, csvOut, packets, changes string, 
 // plotProxyTo writes plotProxy's PNG to out, replaced only when finished.
 func plotProxyTo(r *recordings.Reader, name, out string, from, to sim.Time, width int, stdout, stderr io.Writer) error {
 	var n int
+	var clients []string
 	report, err := writeBuffered(out, stdout, stderr, func(w io.Writer) (err error) {
-		n, err = plotProxy(r, name, from, to, width, w)
+		n, clients, err = plotProxy(r, name, from, to, width, w)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(report, "wrote %s: %d delivered packets from %v to %v\n", out, n, from, to)
+	_, err = fmt.Fprintf(report, "wrote %s: %d delivered packets from %v to %v; a line per client: %s\n", out, n, from, to, strings.Join(clients, ", "))
 	return err
 }
