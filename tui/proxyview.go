@@ -84,6 +84,9 @@ type proxySample struct {
 	jitter           [2]float64
 	wall             time.Duration // the snapshot's
 	in               [2]uint64     // datagrams in, totals
+	delivered        [2]uint64     // copies written out, totals
+	bytes            [2]int64      // payload bytes written out, totals (< 0: not measured)
+	outRate, kbit    [2]float64    // copies and kbit/s written out over the same span as rate (kbit NaN: not measured)
 }
 
 // rateSpan is the span packet rates are averaged over: a game's 20 or 60
@@ -245,8 +248,10 @@ func (v *ProxyView) sample() {
 	}
 	x := v.pending
 	x.wall, x.in = s.Wall, [2]uint64{s.Up.In, s.Down.In}
-	// The rate since the newest sample at least rateSpan old, or the first.
-	from := proxySample{wall: v.prev.Wall, in: [2]uint64{v.prev.Up.In, v.prev.Down.In}}
+	x.delivered, x.bytes = [2]uint64{s.Up.Delivered, s.Down.Delivered}, [2]int64{s.Up.Bytes, s.Down.Bytes}
+	// The rates since the newest sample at least rateSpan old, or the first.
+	from := proxySample{wall: v.prev.Wall, in: [2]uint64{v.prev.Up.In, v.prev.Down.In},
+		delivered: [2]uint64{v.prev.Up.Delivered, v.prev.Down.Delivered}, bytes: [2]int64{v.prev.Up.Bytes, v.prev.Down.Bytes}}
 	for i := len(v.samples) - 1; i >= 0; i-- {
 		from = v.samples[i]
 		if s.Wall-from.wall >= rateSpan {
@@ -257,7 +262,13 @@ func (v *ProxyView) sample() {
 		if v.pendingN[d] == 0 {
 			x.delayLo[d], x.delayHi[d] = math.NaN(), math.NaN()
 		}
-		x.rate[d] = float64(x.in[d]-from.in[d]) / (s.Wall - from.wall).Seconds()
+		span := (s.Wall - from.wall).Seconds()
+		x.rate[d] = float64(x.in[d]-from.in[d]) / span
+		x.outRate[d] = float64(x.delivered[d]-from.delivered[d]) / span
+		x.kbit[d] = math.NaN()
+		if x.bytes[d] >= 0 && from.bytes[d] >= 0 {
+			x.kbit[d] = float64(x.bytes[d]-from.bytes[d]) * 8 / 1000 / span
+		}
 		x.jitter[d] = pd.ArrivalJitterMs
 	}
 	v.pending, v.pendingN, v.prev = proxySample{}, [2]int{}, s
@@ -349,9 +360,12 @@ func (v *ProxyView) tableText() string {
 		}
 		return num("%.1f", x)
 	}
-	var rate [2]float64
+	// Copies and bits written out over the same last second.
+	var last proxySample
 	if len(v.samples) > 0 {
-		rate = v.samples[len(v.samples)-1].rate
+		last = v.samples[len(v.samples)-1]
+	} else {
+		last.kbit = [2]float64{math.NaN(), math.NaN()}
 	}
 	for d, dir := range []string{"up", "down"} {
 		c := &v.last.Up
@@ -364,17 +378,14 @@ func (v *ProxyView) tableText() string {
 			limit = ""
 		}
 		lines = append(lines, tview.Escape(row(dir+" set", get("latency"), "±"+get("jitter"), "", get("loss"), get("loss_burst"), get("reorder"), get("duplicate"), "", limit)))
-		burst, kbit := "–", "–"
+		burst := "–"
 		if c.LossBursts > 0 {
 			burst = fmt.Sprintf("%.1f", float64(c.Lost)/float64(c.LossBursts))
 		} else if c.LossBursts == 0 {
 			burst = "0"
 		}
-		if c.Bytes >= 0 && v.last.Wall > 0 {
-			kbit = fmt.Sprintf("%.1f", float64(c.Bytes)*8/1000/v.last.Wall.Seconds())
-		}
 		lines = append(lines, "[white]"+tview.Escape(row("   real", ms(c.DelayP50Ms), ms(c.DelayP99Ms), ms(c.JitterMs), pct(c.Lost, c.In),
-			burst, pct(c.Reordered, c.Delivered), pct(c.Duplicated, c.In), fmt.Sprintf("%.0f", rate[d]), kbit))+"[-]")
+			burst, pct(c.Reordered, c.Delivered), pct(c.Duplicated, c.In), fmt.Sprintf("%.0f", last.outRate[d]), num("%.1f", last.kbit[d])))+"[-]")
 	}
 	return strings.Join(lines, "\n")
 }
@@ -542,14 +553,15 @@ var proxyKeys = [][2]string{
 // ProxyKeyHelp lists the proxy screen's keys, one per line.
 func ProxyKeyHelp() string { return keyLines(proxyKeys, "  ") }
 
-const proxyChartHelp = `Charts, newest at the right, up in colour and down in white: the one-way (p50 in the title)
-delay the proxy added to each relayed packet (each column its range), the
-game's own packets per second as they reach the proxy, and the RFC 3550
-jitter of the game's stream as it arrives. The box below compares, per
-direction, the link as set with what the relayed packets met: added delay
-p50/p99, the relayed stream's jitter, loss (and the mean burst length),
-reordered and duplicated shares, packets and bits per second. A dash is a
-figure the relay does not measure.`
+// proxyChartHelp is one paragraph: the help box wraps it at its width.
+const proxyChartHelp = "Charts, newest at the right, up in colour and down in white: the one-way " +
+	"delay the proxy added to each relayed packet (each column its range; p50 in the title), the " +
+	"game's own packets per second as they reach the proxy, and the RFC 3550 " +
+	"jitter of the game's stream as it arrives. The box below compares, per " +
+	"direction, the link as set with what the relayed packets met: added delay " +
+	"p50/p99, the relayed stream's jitter, loss (and the mean burst length), " +
+	"reordered and duplicated shares, and the packets and kilobits per second written out over the last second. A dash is a " +
+	"figure the relay does not measure."
 
 func (v *ProxyView) help() {
 	text := keyLines(proxyKeys, "") + "\n" + proxyChartHelp + "\n\n" + helpLastLine
