@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
+
+	"jitterlab/lab"
 )
 
 // idle moves the fake relay on n×100 ms with no traffic at all.
@@ -92,5 +94,65 @@ func TestProxyHelpWrapsAtTheBoxEdge(t *testing.T) {
 
 			t.Errorf("the help breaks the line %q before %q, which fits in %d columns", para[i], next, width)
 		}
+	}
+}
+
+// untagged is a TextView text without its colour tags.
+func untagged(s string) string {
+	return strings.ReplaceAll(regexp.MustCompile(`\[[a-z:\-]+\]`).ReplaceAllString(s, ""), "[]", "]")
+}
+
+// c shows what the lab's c shows — the scenario (name, file, description,
+// source, timeline) and then every change, oldest first — and also what
+// was refused, with the reason: a value typed in the editor, a timeline
+// change refused when it applied, a control API request (issue 12.4).
+func TestProxyChangesPanelShowsRefusedWithReason(t *testing.T) {
+	_, sc := scenarioConfig(t, "handover")
+	f := newFakeProxy(t)
+	v := NewProxyView(f, ProxyOptions{Scenario: sc})
+	screen := tcell.NewSimulationScreen("UTF-8")
+	v.app.SetScreen(screen)
+	screen.SetSize(80, 24)
+	for range 10 {
+		f.tick()
+		v.advance(0)
+	}
+	proxyKey(v, tcell.NewEventKey(tcell.KeyEnter, 0, 0)) // up latency
+	for _, r := range "-5ms" {
+		proxyKey(v, tcell.NewEventKey(tcell.KeyRune, r, 0))
+	}
+	proxyKey(v, tcell.NewEventKey(tcell.KeyEnter, 0, 0))
+	typed := lab.CheckAssignment("up.latency", "-5ms")
+	f.snap.Changes = append(f.snap.Changes,
+		ProxyChange{At: 1500 * time.Millisecond, What: "up.loss=2%", By: "API"},
+		ProxyChange{At: 1600 * time.Millisecond, What: "PUT /params: up.loss=250%", By: "API", Refused: "up.loss 250%: allowed 0% to 100%"},
+		ProxyChange{At: 1700 * time.Millisecond, What: "down.rate=10kbit", Timeline: true, Refused: "down.rate: too low for the queue"})
+	f.tick()
+	v.advance(0)
+	proxyKey(v, tcell.NewEventKey(tcell.KeyRune, 'c', 0))
+	drawProxy(v, screen)
+	log := untagged(v.log.text)
+	var wants []string
+	wants = append(wants, sc.Name+" ("+sc.File+")", sc.Description, "source: "+sc.Source)
+	for _, c := range sc.Timeline {
+		for _, s := range c.Set {
+			wants = append(wants, fmt.Sprintf("timeline %v %s=%s", c.At, s.Key, s.Value))
+		}
+	}
+	wants = append(wants,
+		"+00:00:01.0 refused up.latency=-5ms: "+typed.Error(),
+		"+00:00:01.5 API up.loss=2%",
+		"+00:00:01.6 refused API PUT /params: up.loss=250%: up.loss 250%: allowed 0% to 100%",
+		"+00:00:01.7 refused timeline down.rate=10kbit: down.rate: too low for the queue")
+	at := 0
+	for _, w := range wants {
+		i := strings.Index(log[at:], w)
+		if i < 0 {
+			t.Fatalf("the changes panel lacks %q (in this order):\n%s", w, log)
+		}
+		at += i + len(w)
+	}
+	if !strings.Contains(strings.Join(strings.Fields(screenText(screen)), " "), "refused") {
+		t.Errorf("no refusal on screen:\n%s", screenText(screen))
 	}
 }

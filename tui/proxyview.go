@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/rivo/tview"
 
 	"jitterlab/lab"
+	"jitterlab/scenarios"
 )
 
 // ProxySource is a running relay as the proxy's screen sees it: plain
@@ -43,11 +45,21 @@ type ProxySnapshot struct {
 	Stopped        bool          // the relay has stopped (its --duration ended): so does the screen
 }
 
-// ProxyChange is one change of the links.
+// ProxyChange is one change of the links, made or refused.
 type ProxyChange struct {
 	At       time.Duration
 	What     string
-	Timeline bool // the scenario's timeline made it (not the editor)
+	Timeline bool   // the scenario's timeline made it (not the editor)
+	By       string // who else made it: "API", "--flow" ("" and not Timeline: the editor)
+	Refused  string // why it was refused ("": it applied)
+}
+
+// by is who made the change, for the change log ("": the editor).
+func (c *ProxyChange) by() string {
+	if c.Timeline {
+		return "timeline"
+	}
+	return c.By
 }
 
 // ProxyDir is one direction as relayed. A figure the source does not
@@ -73,7 +85,8 @@ type ProxyDir struct {
 
 // ProxyOptions start the proxy's screen.
 type ProxyOptions struct {
-	Every time.Duration // chart sample period (100ms)
+	Every    time.Duration       // chart sample period (100ms)
+	Scenario *scenarios.Scenario // the scenario whose timeline runs (nil: none), for c
 }
 
 // proxySample is one chart column's worth: per direction the added
@@ -100,6 +113,7 @@ type ProxyView struct {
 	app   *tview.Application
 	src   ProxySource
 	every time.Duration
+	scen  *scenarios.Scenario
 
 	header, keys        *fitLine
 	statusRow, table    *tview.TextView
@@ -113,6 +127,7 @@ type ProxyView struct {
 	editing             bool
 	window              int
 	samples             []proxySample
+	refused             []ProxyChange // values the editor refused, for c (bounded: the oldest go)
 	last                ProxySnapshot // the latest snapshot
 	prev                ProxySnapshot // the one the latest sample's rates start from
 	pending             proxySample   // delays gathered toward the next sample
@@ -132,7 +147,7 @@ func NewProxyView(src ProxySource, opts ProxyOptions) *ProxyView {
 	if opts.Every <= 0 {
 		opts.Every = 100 * time.Millisecond
 	}
-	v := &ProxyView{app: tview.NewApplication(), src: src, every: opts.Every, window: 1, clock: newClock(),
+	v := &ProxyView{app: tview.NewApplication(), src: src, every: opts.Every, scen: opts.Scenario, window: 1, clock: newClock(),
 		header: newFitLine(), keys: newFitLine(), editor: NewLinkEditor(),
 		statusRow: tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true),
 		table:     tview.NewTextView().SetDynamicColors(true).SetWrap(false),
@@ -220,9 +235,12 @@ func (v *ProxyView) sample() {
 	if n := len(s.ErrorKinds); n > len(v.last.ErrorKinds) {
 		v.status = "[red]relay: " + tview.Escape(s.ErrorKinds[n-1]) + "[-] (counted in the header from now on)"
 	}
-	// A timeline change that applied since is announced on the status line.
+	// A timeline or API change since is announced on the status line.
 	for _, c := range s.Changes[min(len(v.last.Changes), len(s.Changes)):] {
-		if c.Timeline {
+		switch {
+		case c.Refused != "" && c.by() != "":
+			v.status = "[red]" + c.by() + " refused[-] +" + fmtWall(c.At) + " " + tview.Escape(c.What+": "+c.Refused)
+		case c.Timeline:
 			v.status = "[yellow]timeline[-] +" + fmtWall(c.At) + " " + tview.Escape(c.What)
 		}
 	}
@@ -320,7 +338,9 @@ func (v *ProxyView) refresh() {
 	v.header.set(" ─ ", segs...)
 	v.table.SetText(v.tableText())
 	if v.logShown() {
-		v.log.set(fmt.Sprintf(" changes (%d) ─ c closes ", len(s.Changes)), proxyLogText(s.Changes))
+		all := slices.Concat(s.Changes, v.refused)
+		slices.SortStableFunc(all, func(a, b ProxyChange) int { return cmp.Compare(a.At, b.At) })
+		v.log.set(fmt.Sprintf(" scenario and changes (%d) ─ c closes ", len(all)), proxyLogText(v.scen, all))
 	}
 	v.statusText = " " + v.status
 	v.statusRow.SetText(v.statusText)
@@ -398,20 +418,46 @@ func anySlice(s []string) []any {
 	return out
 }
 
-// proxyLogText lists the changes applied so far.
-func proxyLogText(changes []ProxyChange) string {
-	if len(changes) == 0 {
-		return "no changes yet"
-	}
+// proxyLogText is the change-log pane, as the lab's: the scenario's name,
+// file, description, source and timeline, then every change so far,
+// oldest first, who made it, and what was refused with the reason.
+func proxyLogText(sc *scenarios.Scenario, changes []ProxyChange) string {
 	var b strings.Builder
+	if sc != nil {
+		fmt.Fprintf(&b, "[::b]%s[::-] (%s)\n%s\n[gray]source:[-] %s\n", tview.Escape(sc.Name), tview.Escape(sc.File), tview.Escape(sc.Description), tview.Escape(sc.Source))
+		for _, c := range sc.Timeline {
+			for _, s := range c.Set {
+				fmt.Fprintf(&b, "[gray]timeline %v %s=%s[-]\n", c.At, s.Key, tview.Escape(s.Value))
+			}
+		}
+		b.WriteString("\n")
+	}
+	if len(changes) == 0 {
+		b.WriteString("no changes yet")
+	}
 	for _, c := range changes {
 		by := ""
-		if c.Timeline {
-			by = "[gray]timeline[-] "
+		if c.by() != "" {
+			by = "[gray]" + c.by() + "[-] "
+		}
+		if c.Refused != "" {
+			fmt.Fprintf(&b, "[red]+%s refused[-] %s%s: %s\n", fmtWall(c.At), by, tview.Escape(c.What), tview.Escape(c.Refused))
+			continue
 		}
 		fmt.Fprintf(&b, "[yellow]+%s[-] %s%s\n", fmtWall(c.At), by, tview.Escape(c.What))
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// maxRefused bounds the editor's refusals kept for c.
+const maxRefused = 1000
+
+// refuse notes a value the editor refused, for c.
+func (v *ProxyView) refuse(what string, err error) {
+	if len(v.refused) >= maxRefused {
+		v.refused = slices.Delete(v.refused, 0, len(v.refused)/2)
+	}
+	v.refused = append(v.refused, ProxyChange{At: v.last.Wall, What: what, Refused: err.Error()})
 }
 
 // fitStatus gives the status row a second row while it is wider than w.
@@ -427,6 +473,7 @@ func (v *ProxyView) set(key, value string) error {
 	}
 	if err := v.src.Apply([][2]string{{key, value}}); err != nil {
 		v.status = "[red]" + tview.Escape(err.Error())
+		v.refuse(key+"="+value, err)
 		return err
 	}
 	v.sample() // the change is in the snapshot's list
@@ -519,6 +566,7 @@ func (v *ProxyView) preset(i int) {
 	}
 	if err != nil {
 		v.status = "[red]preset " + name + ": " + tview.Escape(err.Error())
+		v.refuse("preset "+name, err)
 		return
 	}
 	v.sample()
@@ -545,7 +593,7 @@ var proxyKeys = [][2]string{
 	{"enter", "type a value as on the command line (80ms, 2%); a bad one is refused with the reason"},
 	{"1-9", "apply a preset to both links: " + strings.Join(presetKeys, ", ")},
 	{"z", "chart window: 10 s, 30 s, 2 min"},
-	{"c", "the changes applied so far (timeline and yours) in place of the editor, newest at the bottom: ↑ ↓ PgUp PgDn Home End scroll it, its bottom edge says which lines show"},
+	{"c", "the scenario (description, source, timeline) and every change so far in place of the editor — yours, the timeline's, the control API's, --flow's — and those refused, with the reason, newest at the bottom: ↑ ↓ PgUp PgDn Home End scroll it, its bottom edge says which lines show"},
 	{"?", "this help (Esc closes)"},
 	{"q Ctrl-C", "quit: the relay stops and prints its summary (SIGTERM and SIGHUP do the same)"},
 }

@@ -132,7 +132,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	cond := proxyctl.New(cfg, r, func(ch proxyctl.Timed, err error) {
 		at := time.Now()
 		select {
-		case changes <- appliedChange{ch, err, at}:
+		case changes <- appliedChange{ch: ch, err: err, at: at}:
 		default: // the log is full; the change still applied
 		}
 	})
@@ -182,7 +182,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if controlLn != nil {
-		srv := &http.Server{Handler: proxyctl.Handler(cond, r), ReadHeaderTimeout: 5 * time.Second}
+		srv := &http.Server{Handler: proxyctl.LoggedHandler(cond, r, apiLog(changes)), ReadHeaderTimeout: 5 * time.Second}
 		go srv.Serve(controlLn)
 		defer srv.Close()
 		fmt.Fprintf(stdout, "control API on http://%v (GET/PUT /params, POST /timeline, GET /counters, GET /metrics)\n", controlLn.Addr())
@@ -204,7 +204,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	}
 	if screen {
 		src := newRelaySource(r, cond, target, start, feed)
-		return finish(proxyScreen(src, cancelRun, done, changes, stderr))
+		return finish(proxyScreen(src, sc, cancelRun, done, changes, stderr))
 	}
 	stamp := func(t time.Time) string {
 		return fmt.Sprintf("%s +%.1fs", t.Format("15:04:05.000"), t.Sub(start).Seconds())
@@ -214,7 +214,11 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		if c.err != nil {
 			what += " — refused: " + c.err.Error()
 		}
-		if c.ch.API {
+		switch {
+		case c.by == "API":
+			fmt.Fprintf(stdout, "%s  API %s\n", stamp(c.at), what)
+			return
+		case c.ch.API:
 			fmt.Fprintf(stdout, "%s  change %v after POST /timeline: %s\n", stamp(c.at), c.ch.After, what)
 			return
 		}
@@ -241,11 +245,24 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	}
 }
 
-// appliedChange is a scheduled change as it applied (err: refused then).
+// appliedChange is a scheduled change as it applied, or (by "API") a
+// control API request as it was answered (err: refused).
 type appliedChange struct {
 	ch  proxyctl.Timed
 	err error
 	at  time.Time
+	by  string
+}
+
+// apiLog hands the control API's requests, as answered, to the change
+// log: the counter lines print them, the screen's c lists them.
+func apiLog(changes chan<- appliedChange) func(what string, err error) {
+	return func(what string, err error) {
+		select {
+		case changes <- appliedChange{ch: proxyctl.Timed{What: what}, err: err, at: time.Now(), by: "API"}:
+		default: // the log is full; the request was still answered
+		}
+	}
 }
 
 // checkProxyAddrs refuses a --listen or --to that is not a host:port
