@@ -36,6 +36,7 @@ const (
 // each event into a bounded queue and returns.
 type proxyCapture struct {
 	pcap           *capture.Writer
+	order          *capture.Ordered // puts pcap's frames in time order
 	rec            *recordings.Writer
 	listen, target netip.AddrPort
 	events         chan proxyEvent
@@ -181,6 +182,9 @@ func (c *proxyCapture) Close(end time.Duration, stats proxy.Stats) error {
 	close(c.events)
 	err := <-c.done
 	if c.pcap != nil {
+		if err == nil {
+			err = c.order.Flush()
+		}
 		for side := range c.droppedSide {
 			c.pcap.Dropped(capture.Side(side), c.droppedSide[side].Load())
 		}
@@ -196,6 +200,9 @@ func (c *proxyCapture) Close(end time.Duration, stats proxy.Stats) error {
 }
 
 func (c *proxyCapture) run() {
+	if c.pcap != nil {
+		c.order = capture.NewOrdered(c.pcap, capture.OrderWindow, capture.OrderMaxEvents, capture.OrderMaxBytes)
+	}
 	for q := range c.events {
 		c.queuedBytes.Add(-int64(len(q.ev.Payload)))
 		if c.err != nil {
@@ -207,7 +214,7 @@ func (c *proxyCapture) run() {
 		}
 		if c.pcap != nil && (q.ev.Read || q.ev.Fate == proxy.FateDelivered) {
 			e := c.pcapEvent(&q.ev, q.size)
-			c.err = c.pcap.Write(&e)
+			c.err = c.order.Write(&e) // keeps e.Payload, the event's own copy
 		}
 		if c.rec != nil && c.err == nil && !q.ev.Read {
 			c.err = c.recordPacket(&q.ev, q.size)
@@ -339,10 +346,17 @@ func proxyHeader(cfg lab.Config, name string) recordings.Header {
 
 // captureNote is the summary's line about the captures.
 func (c *proxyCapture) note() string {
+	var notes []string
 	if n := c.dropped.Load(); n > 0 {
-		return fmt.Sprintf("capture: %d events dropped (the writer fell behind)", n)
+		notes = append(notes, fmt.Sprintf("%d events dropped (the writer fell behind)", n))
 	}
-	return ""
+	if c.order != nil && c.order.Late() > 0 {
+		notes = append(notes, fmt.Sprintf("%d pcapng frames stamped late, past the %v reorder window (their comments say by how much)", c.order.Late(), capture.OrderWindow))
+	}
+	if len(notes) == 0 {
+		return ""
+	}
+	return "capture: " + strings.Join(notes, "; ")
 }
 
 // openProxyCaptures opens the proxy's --pcap and --record files (either
