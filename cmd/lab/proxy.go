@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"jitterlab/lab"
+	"jitterlab/netem"
 	"jitterlab/param"
 	"jitterlab/proxy"
 	proxyctl "jitterlab/proxy/control"
@@ -137,8 +138,13 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		}
 	})
 	defer cond.Stop()
-	// Every change of the settings goes into a recording, whoever made it.
-	cond.Observe(func(a proxyctl.Applied) { captures.Applied(a, time.Now()) })
+	// Every change of the settings goes into a recording and splits the
+	// audit into periods, whoever made it.
+	periods := &auditPeriods{r: r}
+	cond.Observe(func(a proxyctl.Applied) {
+		captures.Applied(a, time.Now())
+		periods.applied(a)
+	})
 	for _, f := range flows {
 		if err := cond.Set(f.addr, f.set); err != nil {
 			return badUsage("--flow %q: %v", f.arg, err)
@@ -173,6 +179,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	start = time.Now()
+	periods.begin(start)
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
 	if err := cond.Schedule(timeline); err != nil {
@@ -195,7 +202,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		au := r.Audit()
 		writeProxySummary(stdout, wall, r.Stats(), r.Errors())
 		writeProxyFlows(stdout, au, cond)
-		writeProxyAudit(stdout, au)
+		writeProxyAudit(stdout, au, periods.periods(au))
 		note, cerr := captures.stop(time.Since(bound), r.Stats())
 		if note != "" {
 			fmt.Fprintf(stderr, "lab proxy: %s\n", note)
@@ -598,24 +605,66 @@ func linkText(cfg *lab.Config, dir string) string {
 	return out[:len(out)-1]
 }
 
+// auditRows are the audit's rows, in order.
+var auditRows = []string{"delay added", "jitter (RFC 3550)", "loss", "reordered", "duplicated", "rate", "written late by"}
+
+// auditConfigured is the configured cell of an audit row for a link.
+func auditConfigured(p netem.Params, row int) string {
+	var cfg lab.Config
+	cfg.Up = p
+	get := func(k string) string {
+		q, _ := lab.Lookup("up." + k)
+		return q.Get(&cfg)
+	}
+	switch row {
+	case 0:
+		if p.Jitter > 0 {
+			return get("latency") + " ± " + get("jitter") + " " + get("jitter_dist")
+		}
+		return get("latency")
+	case 1:
+		if p.Jitter > 0 {
+			return get("jitter") + " " + get("jitter_dist")
+		}
+		return get("jitter")
+	case 2:
+		if p.LossBurst >= 1 {
+			return get("loss") + ", bursts of " + get("loss_burst")
+		}
+		return get("loss")
+	case 3:
+		return get("reorder")
+	case 4:
+		return get("duplicate")
+	case 5:
+		return get("rate")
+	}
+	return "0"
+}
+
 // writeProxyAudit sets what each direction was configured to do next to
-// what the relay realised: the delay it added (read to write), the RFC 3550
-// jitter of the relayed stream, loss and its bursts, reorders, duplicates
-// and the throughput.
-func writeProxyAudit(w io.Writer, au proxy.Audit) {
+// what the relay realised over the whole run: the delay it added (read to
+// write), the RFC 3550 jitter of the relayed stream, loss and its bursts,
+// reorders, duplicates and the throughput. The configured column is
+// everybody's settings; a row whose setting changed during the run says
+// how often and its last value, and marks (nil: one configuration for the
+// whole run) add the audit per period of constant settings, per client.
+func writeProxyAudit(w io.Writer, au proxy.Audit, marks []auditMark) {
 	secs := au.Wall.Seconds()
-	fmt.Fprintf(w, "\naudit over %v: configured (at the end) → realised\n", au.Wall.Round(time.Millisecond))
+	var changed [7][2]int
+	switch {
+	case len(marks) > 1:
+		changed = changedRows(marks, func(p netem.Params, _ proxy.Dir, row int) string { return auditConfigured(p, row) })
+		fmt.Fprintf(w, "\naudit over %v: configured → realised; the settings changed during the run, so per period below\n", au.Wall.Round(time.Millisecond))
+	case len(marks) == 1:
+		fmt.Fprintf(w, "\naudit over %v: configured (everybody's; clients with their own below) → realised\n", au.Wall.Round(time.Millisecond))
+	default:
+		fmt.Fprintf(w, "\naudit over %v: configured → realised\n", au.Wall.Round(time.Millisecond))
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\tup configured\tup realised\tdown configured\tdown realised")
 	var rows [7][4]string
 	for d, da := range au.Dirs {
-		dir := proxy.Dir(d).String()
-		var cfg lab.Config
-		cfg.Up, cfg.Down = da.Configured, da.Configured
-		get := func(k string) string {
-			p, _ := lab.Lookup(dir + "." + k)
-			return p.Get(&cfg)
-		}
 		c := da.Counters
 		copies := c.Sent + c.Duplicated
 		pct := func(n, of uint64) string {
@@ -624,17 +673,9 @@ func writeProxyAudit(w io.Writer, au proxy.Audit) {
 			}
 			return fmt.Sprintf("%d (%.2f %%)", n, 100*float64(n)/float64(of))
 		}
-		delay := get("latency")
-		if da.Configured.Jitter > 0 {
-			delay += " ± " + get("jitter") + " " + get("jitter_dist")
-		}
 		realDelay := "-"
 		if c.Delivered > 0 {
 			realDelay = fmt.Sprintf("p50 %s p99 %s max %s", fmtMs(da.DelayP50), fmtMs(da.DelayP99), fmtMs(da.DelayMax))
-		}
-		loss := get("loss")
-		if da.Configured.LossBurst >= 1 {
-			loss += ", bursts of " + get("loss_burst")
 		}
 		realLoss := pct(c.Lost, copies)
 		if c.LossBursts > 0 {
@@ -645,26 +686,28 @@ func writeProxyAudit(w io.Writer, au proxy.Audit) {
 			realRate = fmt.Sprintf("%.1f packets/s, %s", float64(c.Delivered)/secs, fmtBits(8*float64(da.Bytes)/secs))
 		}
 		col := 2 * d
-		rows[0][col], rows[0][col+1] = delay, realDelay
-		jit := get("jitter")
-		if da.Configured.Jitter > 0 {
-			jit += " " + get("jitter_dist")
+		for row := range rows {
+			rows[row][col] = auditConfigured(da.Configured, row)
+			if n := changed[row][d]; n > 0 {
+				rows[row][col] = "changed " + times(n) + "; last: " + rows[row][col]
+			}
 		}
-		rows[1][col], rows[1][col+1] = jit, fmtMs(da.Jitter)
-		rows[6][col], rows[6][col+1] = "0", "-"
+		rows[0][col+1], rows[1][col+1] = realDelay, fmtMs(da.Jitter)
+		rows[6][col+1] = "-"
 		if c.Delivered > 0 {
 			rows[6][col+1] = fmt.Sprintf("p50 %s p99 %s max %s", fmtMs(da.LateP50), fmtMs(da.LateP99), fmtMs(da.LateMax))
 		}
-		rows[2][col], rows[2][col+1] = loss, realLoss
-		rows[3][col], rows[3][col+1] = get("reorder"), pct(c.Reordered, c.Released)
-		rows[4][col], rows[4][col+1] = get("duplicate"), pct(c.Duplicated, c.Sent)
-		rows[5][col], rows[5][col+1] = get("rate"), realRate
+		rows[2][col+1] = realLoss
+		rows[3][col+1], rows[4][col+1] = pct(c.Reordered, c.Released), pct(c.Duplicated, c.Sent)
+		rows[5][col+1] = realRate
 	}
-	names := []string{"delay added", "jitter (RFC 3550)", "loss", "reordered", "duplicated", "rate", "written late by"}
 	for i, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", names[i], r[0], r[1], r[2], r[3])
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", auditRows[i], r[0], r[1], r[2], r[3])
 	}
 	tw.Flush()
+	if len(marks) > 0 {
+		writeAuditPeriods(w, marks, au)
+	}
 }
 
 // fmtMs writes a duration in milliseconds to the microsecond.

@@ -234,3 +234,33 @@ func TestProxyRecordingKeepsAPIAndFlowSettings(t *testing.T) {
 		}
 	}
 }
+
+// The end-of-run audit does not compare the whole run with the settings
+// at the end (issue 12.3): a row whose setting changed says how often and
+// its last value, and the audit per period of constant settings gives each
+// client its own configured link — its --flow or API settings — beside
+// what its packets met in that period.
+func TestProxyAuditPerClientAndPeriod(t *testing.T) {
+	_, flowAddr, apiAddr, out := recordedProxyRun(t)
+	_, audit, ok := strings.Cut(out, "\naudit over ")
+	if !ok {
+		t.Fatalf("no audit:\n%s", out)
+	}
+	for _, want := range []string{
+		`(?m)^jitter \(RFC 3550\)\s+changed 1 time; last: 2ms uniform\s`,
+		`(?m)^duplicated\s+changed 1 time; last: 1%\s`,
+		`(?m)^period 1: \+0\.000s to \+\d+\.\d{3}s \(\d+\.\d{3}s\), the start$`,
+		`(?m)^period 2: .*, after client ` + regexp.QuoteMeta(apiAddr) + ` down\.latency=5ms$`,
+		`(?m)^period 3: .*, after up\.jitter=2ms$`,
+		`(?m)^period 4: .*, after up\.duplicate=1%$`,
+		`(?m)^period 5: .*, after client ` + regexp.QuoteMeta(flowAddr) + ` back on everybody's settings$`,
+		// Period 1: the --flow client loses everything up, by its own settings.
+		`(?m)^  ` + regexp.QuoteMeta(flowAddr) + `\s+up\s+set 1ms, loss 100%.*\n\s+real .*lost [1-9]\d* of [1-9]\d* \(100\.0 %\)`,
+		// Period 5: it is back on everybody's: no loss, the jitter and duplicates of the defaults.
+		`(?s)period 5: .*\n  ` + regexp.QuoteMeta(flowAddr) + `\s+up\s+set 1ms ± 2ms uniform, loss 0%, duplicate 1%`,
+	} {
+		if !regexp.MustCompile(want).MatchString(audit) {
+			t.Errorf("the audit lacks %q:\n%s", want, audit)
+		}
+	}
+}
