@@ -183,7 +183,7 @@ func TestProxyControlAPIAndFlows(t *testing.T) {
 	}
 	for _, want := range []string{"change 100ms after POST /timeline: up.loss=0%", "clients at the end:",
 		"API PUT /params: up.loss=100%\n", "API PUT /params: up.loss=250% — refused: " + lab.Set(&cfg, "up.loss", "250%").Error(),
-		"API POST /timeline: 1 changes scheduled", "API DELETE /params?flow=" + ownAddr + ": back on everybody's settings", ownAddr, "audit over ", "delay added", "jitter (RFC 3550)"} {
+		"API POST /timeline: 1 change scheduled", "API DELETE /params?flow=" + ownAddr + ": back on everybody's settings", ownAddr, "audit over ", "delay added", "jitter (RFC 3550)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the end of the run lacks %q:\n%s", want, out)
 		}

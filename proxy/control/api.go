@@ -259,7 +259,11 @@ func (h *handler) timeline(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, err)
 		return
 	}
-	h.log(fmt.Sprintf("%s: %d changes scheduled", request(r, flow), len(changes)), nil)
+	noun := "changes"
+	if len(changes) == 1 {
+		noun = "change"
+	}
+	h.log(fmt.Sprintf("%s: %d %s scheduled", request(r, flow), len(changes), noun), nil)
 	reply(w, map[string]int{"scheduled": len(changes), "pending": h.c.Pending()})
 }
 
