@@ -585,11 +585,14 @@ GET /metrics (Prometheus). Every datagram is counted: delivered, lost by
 the link model, or dropped by the proxy (kernel receive buffer full, the
 in-flight limit, a failed write, a client removed). SIGINT, SIGTERM and
 SIGHUP stop the relay and print the summary, the clients and the audit:
-each direction's configured link next to the realised one.
---pcap FILE writes pcapng with the real payloads (both sides of the relay
-as interfaces); --record FILE writes a proxy recording. --set takes link
-keys (up.*, down.*, link.*) and sim.seed. On a terminal a live screen
-shows the relay (--no-tui prints counter lines instead); its keys:`)
+each direction's configured link next to the realised one, and per period
+of constant settings and per client when the settings changed or a client
+has its own. --pcap FILE writes pcapng with the real payloads (both sides
+of the relay as interfaces, in time order); --record FILE writes a proxy
+recording (every datagram, every change of the settings, each client's
+address). The control API's requests are printed as answered. --set
+takes link keys (up.*, down.*, link.*) and sim.seed. On a terminal a live
+screen shows the relay (--no-tui prints counter lines instead); its keys:`)
 	fmt.Fprint(w, tui.ProxyKeyHelp())
 	writeParamHelp(w, func(key string) bool { return proxyctl.CheckLinkKey(key) == nil || key == "sim.seed" },
 		"--duration (wall time) takes %s;\n  --every takes 100ms up to the --duration (the counter line's period;\n  without --duration up to 1000h).\n")
