@@ -129,6 +129,15 @@ func TestProxyChangesPanelShowsRefusedWithReason(t *testing.T) {
 		ProxyChange{At: 1700 * time.Millisecond, What: "down.rate=10kbit", Timeline: true, Refused: "down.rate: too low for the queue"})
 	f.tick()
 	v.advance(0)
+	if want := "timeline refused +00:00:01.7 down.rate=10kbit: down.rate: too low for the queue"; untagged(v.status) != want {
+		t.Errorf("status %q; want the newest refusal %q", untagged(v.status), want)
+	}
+	f.snap.Changes = append(f.snap.Changes, ProxyChange{At: 1800 * time.Millisecond, What: "PUT /params: up.loss=3%", By: "API"})
+	f.tick()
+	v.advance(0)
+	if want := "API +00:00:01.8 PUT /params: up.loss=3%"; untagged(v.status) != want {
+		t.Errorf("status %q; want the API's change %q", untagged(v.status), want)
+	}
 	proxyKey(v, tcell.NewEventKey(tcell.KeyRune, 'c', 0))
 	drawProxy(v, screen)
 	log := untagged(v.log.text)

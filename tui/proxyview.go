@@ -235,13 +235,14 @@ func (v *ProxyView) sample() {
 	if n := len(s.ErrorKinds); n > len(v.last.ErrorKinds) {
 		v.status = "[red]relay: " + tview.Escape(s.ErrorKinds[n-1]) + "[-] (counted in the header from now on)"
 	}
-	// A timeline or API change since is announced on the status line.
+	// A change since by the timeline or the API (made or refused) is
+	// announced on the status line.
 	for _, c := range s.Changes[min(len(v.last.Changes), len(s.Changes)):] {
 		switch {
 		case c.Refused != "" && c.by() != "":
 			v.status = "[red]" + c.by() + " refused[-] +" + fmtWall(c.At) + " " + tview.Escape(c.What+": "+c.Refused)
-		case c.Timeline:
-			v.status = "[yellow]timeline[-] +" + fmtWall(c.At) + " " + tview.Escape(c.What)
+		case c.by() != "":
+			v.status = "[yellow]" + c.by() + "[-] +" + fmtWall(c.At) + " " + tview.Escape(c.What)
 		}
 	}
 	v.last = s
