@@ -20,15 +20,14 @@ import (
 // game's CI script would: its relay and control API addresses, and its
 // standard output after the first lines.
 type proxyProc struct {
-	cmd           *exec.Cmd
-	listen, api   string
-	rest          chan string
-	stderr        bytes.Buffer
-	head          string // the lines up to the control API's
-	relay         *net.UDPAddr
-	httpClient    *http.Client
-	stopped       bool
-	stoppedOutput string
+	cmd         *exec.Cmd
+	listen, api string
+	rest        chan string
+	stderr      bytes.Buffer
+	head        string // the lines up to the control API's
+	relay       *net.UDPAddr
+	httpClient  *http.Client
+	stopped     bool
 }
 
 // buildLab builds the lab binary into a temporary directory.
