@@ -7,5 +7,7 @@
 // the delay added, lost, queue-dropped, duplicate, reordered) as the
 // packet's comment. A simulated session's datagrams get stable example
 // addresses and a synthetic payload (see [Payload]); the proxy's keep
-// their own. The package reads no clock: times come with the events.
+// their own. [Ordered] puts events that come slightly out of time order
+// (a relay's) back in order within a bounded window. The package reads no
+// clock: times come with the events.
 package capture

@@ -94,6 +94,10 @@ type Event struct {
 	Delay     time.Duration
 	Duplicate bool
 	Reordered bool
+	// Late is how much later than its true time the event is stamped:
+	// it reached an [Ordered] writer after later events were written
+	// (0: on time). The comment says so.
+	Late time.Duration
 }
 
 // Side is the capture interface that sees e: a sent datagram at the end
@@ -120,6 +124,17 @@ func (e *Event) Comment() string {
 
 // AppendComment appends [Event.Comment] to b.
 func (e *Event) AppendComment(b []byte) []byte {
+	b = e.appendFate(b)
+	if e.Late > 0 {
+		b = append(b, "; stamped "...)
+		b = appendMs(b, e.Late)
+		b = append(b, " late (after the capture's reorder window)"...)
+	}
+	return b
+}
+
+// appendFate appends the comment but for lateness.
+func (e *Event) appendFate(b []byte) []byte {
 	b = append(b, e.Dir.String()...)
 	if e.Flow != 0 {
 		b = append(b, " flow "...)

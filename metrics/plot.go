@@ -18,6 +18,26 @@ type Panel struct {
 	Refs     []float64
 	Min, Max float64
 	Color    color.RGBA
+	// Series, when set, are the panel's lines instead of Value and Color:
+	// one a source (a proxy's clients), each named after the title in its
+	// colour.
+	Series []Series
+}
+
+// Series is one line of a panel: its name, colour, and value at sample
+// i (NaN: no data).
+type Series struct {
+	Label string
+	Color color.RGBA
+	Value func(i int) float64
+}
+
+// lines is the panel's series: Series, or the one of Value.
+func (p *Panel) lines(samples []Sample) []Series {
+	if len(p.Series) > 0 {
+		return p.Series
+	}
+	return []Series{{Color: p.Color, Value: func(i int) float64 { return p.Value(&samples[i]) }}}
 }
 
 // StandardPanels are the lab's four views: tick offset with the ±band,
@@ -62,6 +82,7 @@ func WritePNG(w io.Writer, samples []Sample, panels []Panel, width int, title st
 		top := marginTop + i*panelH
 		drawPanel(img, samples, p, image.Rect(marginL, top+18, marginL+plotW, top+panelH-marginBot))
 		text(img, marginL, top+4, p.Title, color.RGBA{0, 0, 0, 255})
+		legend(img, marginL+(len(p.Title)+2)*4*plotScale, top+4, width-marginR, p.Series)
 	}
 	// Time axis.
 	gray := color.RGBA{labelColor, labelColor, labelColor, 255}
@@ -75,16 +96,36 @@ func WritePNG(w io.Writer, samples []Sample, panels []Panel, width int, title st
 	return png.Encode(w, img)
 }
 
+// legend names each labelled series in its colour, from x to at most
+// xMax.
+func legend(img *image.RGBA, x, y, xMax int, series []Series) {
+	for _, s := range series {
+		if s.Label == "" {
+			continue
+		}
+		w := (len(s.Label) + 2) * 4 * plotScale
+		if x+w > xMax {
+			return
+		}
+		fill(img, image.Rect(x, y+2, x+6, y+8), s.Color)
+		text(img, x+4*plotScale, y, s.Label, s.Color)
+		x += w
+	}
+}
+
 func drawPanel(img *image.RGBA, samples []Sample, p Panel, r image.Rectangle) {
 	gray := color.RGBA{labelColor, labelColor, labelColor, 255}
+	lines := p.lines(samples)
 	fill(img, r, color.RGBA{246, 246, 246, 255})
 	lo, hi := p.Min, p.Max
 	dataLo, dataHi := lo, hi // the labelled range: measured, not padded
 	if !(lo < hi) {
 		lo, hi = math.Inf(1), math.Inf(-1)
-		for i := range samples {
-			if v := p.Value(&samples[i]); !math.IsNaN(v) { // NaN: no data
-				lo, hi = min(lo, v), max(hi, v)
+		for _, l := range lines {
+			for i := range samples {
+				if v := l.Value(i); !math.IsNaN(v) { // NaN: no data
+					lo, hi = min(lo, v), max(hi, v)
+				}
 			}
 		}
 		for _, ref := range p.Refs {
@@ -135,7 +176,15 @@ func drawPanel(img *image.RGBA, samples []Sample, p Panel, r image.Rectangle) {
 			text(img, r.Min.X-len(trimFloat(edge.v))*4*plotScale-4, edge.y, trimFloat(edge.v), gray)
 		}
 	}
-	n, cols := len(samples), r.Dx()
+	for _, l := range lines {
+		drawLine(img, len(samples), l, r, yOf)
+	}
+}
+
+// drawLine draws a series of n samples: each pixel column the span of its
+// samples, joined to the previous column.
+func drawLine(img *image.RGBA, n int, l Series, r image.Rectangle, yOf func(float64) int) {
+	cols := r.Dx()
 	prev := math.NaN()
 	for c := range cols {
 		a, b := c*n/cols, (c+1)*n/cols
@@ -148,7 +197,7 @@ func drawPanel(img *image.RGBA, samples []Sample, p Panel, r image.Rectangle) {
 		vlo, vhi := math.Inf(1), math.Inf(-1)
 		last := math.NaN()
 		for i := a; i < min(b, n); i++ {
-			if v := p.Value(&samples[i]); !math.IsNaN(v) { // NaN: no data
+			if v := l.Value(i); !math.IsNaN(v) { // NaN: no data
 				vlo, vhi, last = min(vlo, v), max(vhi, v), v
 			}
 		}
@@ -160,7 +209,7 @@ func drawPanel(img *image.RGBA, samples []Sample, p Panel, r image.Rectangle) {
 		}
 		prev = last
 		for y := yOf(vhi); y <= yOf(vlo); y++ {
-			img.Set(r.Min.X+c, y, p.Color)
+			img.Set(r.Min.X+c, y, l.Color)
 		}
 	}
 }

@@ -52,9 +52,10 @@ const (
 	maxFrameRecords  = 1 << 17  // records in one frame
 	maxFrames        = 1 << 19  // frames in one file: 1456 h at 10 s a frame
 	MaxChanges       = 10000    // parameter changes in one file
+	MaxChangeText    = 256      // bytes of a change's key or value
 	maxHeader        = 1 << 20  // bytes of the header record
 	maxEndRecord     = 64 << 10 // bytes of the end record
-	maxString        = 256      // bytes of a change's key or value
+	maxString        = MaxChangeText
 	resyncWindow     = 64 << 10 // bytes read at a time when looking for the next good entry
 	maxDamageReports = 100      // damaged places a file may have and still be read
 )

@@ -209,6 +209,9 @@ func (c *Chart) yRange() (lo, hi float64) {
 	}
 	nonNegative := lo >= 0
 	if hi-lo < 1e-9 {
+		if nonNegative { // a flat line of counts: no axis below zero
+			return max(lo-1, 0), hi + 1
+		}
 		return lo - 1, hi + 1
 	}
 	pad := (hi - lo) * 0.1

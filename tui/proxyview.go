@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/rivo/tview"
 
 	"jitterlab/lab"
+	"jitterlab/scenarios"
 )
 
 // ProxySource is a running relay as the proxy's screen sees it: plain
@@ -43,11 +45,21 @@ type ProxySnapshot struct {
 	Stopped        bool          // the relay has stopped (its --duration ended): so does the screen
 }
 
-// ProxyChange is one change of the links.
+// ProxyChange is one change of the links, made or refused.
 type ProxyChange struct {
 	At       time.Duration
 	What     string
-	Timeline bool // the scenario's timeline made it (not the editor)
+	Timeline bool   // the scenario's timeline made it (not the editor)
+	By       string // who else made it: "API", "--flow" ("" and not Timeline: the editor)
+	Refused  string // why it was refused ("": it applied)
+}
+
+// by is who made the change, for the change log ("": the editor).
+func (c *ProxyChange) by() string {
+	if c.Timeline {
+		return "timeline"
+	}
+	return c.By
 }
 
 // ProxyDir is one direction as relayed. A figure the source does not
@@ -73,7 +85,8 @@ type ProxyDir struct {
 
 // ProxyOptions start the proxy's screen.
 type ProxyOptions struct {
-	Every time.Duration // chart sample period (100ms)
+	Every    time.Duration       // chart sample period (100ms)
+	Scenario *scenarios.Scenario // the scenario whose timeline runs (nil: none), for c
 }
 
 // proxySample is one chart column's worth: per direction the added
@@ -84,6 +97,9 @@ type proxySample struct {
 	jitter           [2]float64
 	wall             time.Duration // the snapshot's
 	in               [2]uint64     // datagrams in, totals
+	delivered        [2]uint64     // copies written out, totals
+	bytes            [2]int64      // payload bytes written out, totals (< 0: not measured)
+	outRate, kbit    [2]float64    // copies and kbit/s written out over the same span as rate (kbit NaN: not measured)
 }
 
 // rateSpan is the span packet rates are averaged over: a game's 20 or 60
@@ -97,6 +113,7 @@ type ProxyView struct {
 	app   *tview.Application
 	src   ProxySource
 	every time.Duration
+	scen  *scenarios.Scenario
 
 	header, keys        *fitLine
 	statusRow, table    *tview.TextView
@@ -110,6 +127,7 @@ type ProxyView struct {
 	editing             bool
 	window              int
 	samples             []proxySample
+	refused             []ProxyChange // values the editor refused, for c (bounded: the oldest go)
 	last                ProxySnapshot // the latest snapshot
 	prev                ProxySnapshot // the one the latest sample's rates start from
 	pending             proxySample   // delays gathered toward the next sample
@@ -129,7 +147,7 @@ func NewProxyView(src ProxySource, opts ProxyOptions) *ProxyView {
 	if opts.Every <= 0 {
 		opts.Every = 100 * time.Millisecond
 	}
-	v := &ProxyView{app: tview.NewApplication(), src: src, every: opts.Every, window: 1, clock: newClock(),
+	v := &ProxyView{app: tview.NewApplication(), src: src, every: opts.Every, scen: opts.Scenario, window: 1, clock: newClock(),
 		header: newFitLine(), keys: newFitLine(), editor: NewLinkEditor(),
 		statusRow: tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true),
 		table:     tview.NewTextView().SetDynamicColors(true).SetWrap(false),
@@ -217,10 +235,14 @@ func (v *ProxyView) sample() {
 	if n := len(s.ErrorKinds); n > len(v.last.ErrorKinds) {
 		v.status = "[red]relay: " + tview.Escape(s.ErrorKinds[n-1]) + "[-] (counted in the header from now on)"
 	}
-	// A timeline change that applied since is announced on the status line.
+	// A change since by the timeline or the API (made or refused) is
+	// announced on the status line.
 	for _, c := range s.Changes[min(len(v.last.Changes), len(s.Changes)):] {
-		if c.Timeline {
-			v.status = "[yellow]timeline[-] +" + fmtWall(c.At) + " " + tview.Escape(c.What)
+		switch {
+		case c.Refused != "" && c.by() != "":
+			v.status = "[red]" + c.by() + " refused[-] +" + fmtWall(c.At) + " " + tview.Escape(c.What+": "+c.Refused)
+		case c.by() != "":
+			v.status = "[yellow]" + c.by() + "[-] +" + fmtWall(c.At) + " " + tview.Escape(c.What)
 		}
 	}
 	v.last = s
@@ -245,8 +267,10 @@ func (v *ProxyView) sample() {
 	}
 	x := v.pending
 	x.wall, x.in = s.Wall, [2]uint64{s.Up.In, s.Down.In}
-	// The rate since the newest sample at least rateSpan old, or the first.
-	from := proxySample{wall: v.prev.Wall, in: [2]uint64{v.prev.Up.In, v.prev.Down.In}}
+	x.delivered, x.bytes = [2]uint64{s.Up.Delivered, s.Down.Delivered}, [2]int64{s.Up.Bytes, s.Down.Bytes}
+	// The rates since the newest sample at least rateSpan old, or the first.
+	from := proxySample{wall: v.prev.Wall, in: [2]uint64{v.prev.Up.In, v.prev.Down.In},
+		delivered: [2]uint64{v.prev.Up.Delivered, v.prev.Down.Delivered}, bytes: [2]int64{v.prev.Up.Bytes, v.prev.Down.Bytes}}
 	for i := len(v.samples) - 1; i >= 0; i-- {
 		from = v.samples[i]
 		if s.Wall-from.wall >= rateSpan {
@@ -257,7 +281,13 @@ func (v *ProxyView) sample() {
 		if v.pendingN[d] == 0 {
 			x.delayLo[d], x.delayHi[d] = math.NaN(), math.NaN()
 		}
-		x.rate[d] = float64(x.in[d]-from.in[d]) / (s.Wall - from.wall).Seconds()
+		span := (s.Wall - from.wall).Seconds()
+		x.rate[d] = float64(x.in[d]-from.in[d]) / span
+		x.outRate[d] = float64(x.delivered[d]-from.delivered[d]) / span
+		x.kbit[d] = math.NaN()
+		if x.bytes[d] >= 0 && from.bytes[d] >= 0 {
+			x.kbit[d] = float64(x.bytes[d]-from.bytes[d]) * 8 / 1000 / span
+		}
 		x.jitter[d] = pd.ArrivalJitterMs
 	}
 	v.pending, v.pendingN, v.prev = proxySample{}, [2]int{}, s
@@ -309,7 +339,9 @@ func (v *ProxyView) refresh() {
 	v.header.set(" ─ ", segs...)
 	v.table.SetText(v.tableText())
 	if v.logShown() {
-		v.log.set(fmt.Sprintf(" changes (%d) ─ c closes ", len(s.Changes)), proxyLogText(s.Changes))
+		all := slices.Concat(s.Changes, v.refused)
+		slices.SortStableFunc(all, func(a, b ProxyChange) int { return cmp.Compare(a.At, b.At) })
+		v.log.set(fmt.Sprintf(" scenario and changes (%d) ─ c closes ", len(all)), proxyLogText(v.scen, all))
 	}
 	v.statusText = " " + v.status
 	v.statusRow.SetText(v.statusText)
@@ -349,9 +381,12 @@ func (v *ProxyView) tableText() string {
 		}
 		return num("%.1f", x)
 	}
-	var rate [2]float64
+	// Copies and bits written out over the same last second.
+	var last proxySample
 	if len(v.samples) > 0 {
-		rate = v.samples[len(v.samples)-1].rate
+		last = v.samples[len(v.samples)-1]
+	} else {
+		last.kbit = [2]float64{math.NaN(), math.NaN()}
 	}
 	for d, dir := range []string{"up", "down"} {
 		c := &v.last.Up
@@ -364,17 +399,14 @@ func (v *ProxyView) tableText() string {
 			limit = ""
 		}
 		lines = append(lines, tview.Escape(row(dir+" set", get("latency"), "±"+get("jitter"), "", get("loss"), get("loss_burst"), get("reorder"), get("duplicate"), "", limit)))
-		burst, kbit := "–", "–"
+		burst := "–"
 		if c.LossBursts > 0 {
 			burst = fmt.Sprintf("%.1f", float64(c.Lost)/float64(c.LossBursts))
 		} else if c.LossBursts == 0 {
 			burst = "0"
 		}
-		if c.Bytes >= 0 && v.last.Wall > 0 {
-			kbit = fmt.Sprintf("%.1f", float64(c.Bytes)*8/1000/v.last.Wall.Seconds())
-		}
 		lines = append(lines, "[white]"+tview.Escape(row("   real", ms(c.DelayP50Ms), ms(c.DelayP99Ms), ms(c.JitterMs), pct(c.Lost, c.In),
-			burst, pct(c.Reordered, c.Delivered), pct(c.Duplicated, c.In), fmt.Sprintf("%.0f", rate[d]), kbit))+"[-]")
+			burst, pct(c.Reordered, c.Delivered), pct(c.Duplicated, c.In), fmt.Sprintf("%.0f", last.outRate[d]), num("%.1f", last.kbit[d])))+"[-]")
 	}
 	return strings.Join(lines, "\n")
 }
@@ -387,20 +419,46 @@ func anySlice(s []string) []any {
 	return out
 }
 
-// proxyLogText lists the changes applied so far.
-func proxyLogText(changes []ProxyChange) string {
-	if len(changes) == 0 {
-		return "no changes yet"
-	}
+// proxyLogText is the change-log pane, as the lab's: the scenario's name,
+// file, description, source and timeline, then every change so far,
+// oldest first, who made it, and what was refused with the reason.
+func proxyLogText(sc *scenarios.Scenario, changes []ProxyChange) string {
 	var b strings.Builder
+	if sc != nil {
+		fmt.Fprintf(&b, "[::b]%s[::-] (%s)\n%s\n[gray]source:[-] %s\n", tview.Escape(sc.Name), tview.Escape(sc.File), tview.Escape(sc.Description), tview.Escape(sc.Source))
+		for _, c := range sc.Timeline {
+			for _, s := range c.Set {
+				fmt.Fprintf(&b, "[gray]timeline %v %s=%s[-]\n", c.At, s.Key, tview.Escape(s.Value))
+			}
+		}
+		b.WriteString("\n")
+	}
+	if len(changes) == 0 {
+		b.WriteString("no changes yet")
+	}
 	for _, c := range changes {
 		by := ""
-		if c.Timeline {
-			by = "[gray]timeline[-] "
+		if c.by() != "" {
+			by = "[gray]" + c.by() + "[-] "
+		}
+		if c.Refused != "" {
+			fmt.Fprintf(&b, "[red]+%s refused[-] %s%s: %s\n", fmtWall(c.At), by, tview.Escape(c.What), tview.Escape(c.Refused))
+			continue
 		}
 		fmt.Fprintf(&b, "[yellow]+%s[-] %s%s\n", fmtWall(c.At), by, tview.Escape(c.What))
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// maxRefused bounds the editor's refusals kept for c.
+const maxRefused = 1000
+
+// refuse notes a value the editor refused, for c.
+func (v *ProxyView) refuse(what string, err error) {
+	if len(v.refused) >= maxRefused {
+		v.refused = slices.Delete(v.refused, 0, len(v.refused)/2)
+	}
+	v.refused = append(v.refused, ProxyChange{At: v.last.Wall, What: what, Refused: err.Error()})
 }
 
 // fitStatus gives the status row a second row while it is wider than w.
@@ -416,6 +474,7 @@ func (v *ProxyView) set(key, value string) error {
 	}
 	if err := v.src.Apply([][2]string{{key, value}}); err != nil {
 		v.status = "[red]" + tview.Escape(err.Error())
+		v.refuse(key+"="+value, err)
 		return err
 	}
 	v.sample() // the change is in the snapshot's list
@@ -508,6 +567,7 @@ func (v *ProxyView) preset(i int) {
 	}
 	if err != nil {
 		v.status = "[red]preset " + name + ": " + tview.Escape(err.Error())
+		v.refuse("preset "+name, err)
 		return
 	}
 	v.sample()
@@ -534,7 +594,7 @@ var proxyKeys = [][2]string{
 	{"enter", "type a value as on the command line (80ms, 2%); a bad one is refused with the reason"},
 	{"1-9", "apply a preset to both links: " + strings.Join(presetKeys, ", ")},
 	{"z", "chart window: 10 s, 30 s, 2 min"},
-	{"c", "the changes applied so far (timeline and yours) in place of the editor, newest at the bottom: ↑ ↓ PgUp PgDn Home End scroll it, its bottom edge says which lines show"},
+	{"c", "the scenario (description, source, timeline) and every change so far in place of the editor — yours, the timeline's, the control API's, --flow's — and those refused, with the reason, newest at the bottom: ↑ ↓ PgUp PgDn Home End scroll it, its bottom edge says which lines show"},
 	{"?", "this help (Esc closes)"},
 	{"q Ctrl-C", "quit: the relay stops and prints its summary (SIGTERM and SIGHUP do the same)"},
 }
@@ -542,14 +602,15 @@ var proxyKeys = [][2]string{
 // ProxyKeyHelp lists the proxy screen's keys, one per line.
 func ProxyKeyHelp() string { return keyLines(proxyKeys, "  ") }
 
-const proxyChartHelp = `Charts, newest at the right, up in colour and down in white: the one-way (p50 in the title)
-delay the proxy added to each relayed packet (each column its range), the
-game's own packets per second as they reach the proxy, and the RFC 3550
-jitter of the game's stream as it arrives. The box below compares, per
-direction, the link as set with what the relayed packets met: added delay
-p50/p99, the relayed stream's jitter, loss (and the mean burst length),
-reordered and duplicated shares, packets and bits per second. A dash is a
-figure the relay does not measure.`
+// proxyChartHelp is one paragraph: the help box wraps it at its width.
+const proxyChartHelp = "Charts, newest at the right, up in colour and down in white: the one-way " +
+	"delay the proxy added to each relayed packet (each column its range; p50 in the title), the " +
+	"game's own packets per second as they reach the proxy, and the RFC 3550 " +
+	"jitter of the game's stream as it arrives. The box below compares, per " +
+	"direction, the link as set with what the relayed packets met: added delay " +
+	"p50/p99, the relayed stream's jitter, loss (and the mean burst length), " +
+	"reordered and duplicated shares, and the packets and kilobits per second written out over the last second. A dash is a " +
+	"figure the relay does not measure."
 
 func (v *ProxyView) help() {
 	text := keyLines(proxyKeys, "") + "\n" + proxyChartHelp + "\n\n" + helpLastLine

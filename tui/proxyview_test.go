@@ -140,12 +140,13 @@ func TestProxyScreenAtBothSizes(t *testing.T) {
 			v, f, screen := proxyAt(t, sz.w, sz.h)
 			out := drawProxy(v, screen)
 			u := &f.snap.Up
+			last := v.samples[len(v.samples)-1] // the last second's copies and bits out
 			for _, want := range []string{
 				"jitterlab proxy ─ 127.0.0.1:7777 → 127.0.0.1:7778 ─ clients 1 ─ up 00:00:40.0",
 				"added delay (ms) ─ up 55.0, dn –", "packets/s in ─ up 60, dn 60", "jitter in (ms) ─ up 1.6, dn 2.5",
 				" up set         50ms  ±20ms            2%     0      0%    0%",
-				fmt.Sprintf("    real        55.0   69.5    8.2   %.1f%%   1.0    %.1f%%  0.0%%     60    %.1f",
-					100*float64(u.Lost)/float64(u.In), 100*float64(u.Reordered)/float64(u.Delivered), float64(u.Bytes)*8/1000/40),
+				fmt.Sprintf("    real        55.0   69.5    8.2   %.1f%%   1.0    %.1f%%  0.0%%     %.0f    %.1f",
+					100*float64(u.Lost)/float64(u.In), 100*float64(u.Reordered)/float64(u.Delivered), last.outRate[0], last.kbit[0]),
 				" down set       50ms  ±20ms            0%     0      0%    0%",
 				"    real           –      –      –   0.0%     –    0.0%  0.0%     60       –",
 				"latency       50ms         50ms", "? help", "q quit"} {

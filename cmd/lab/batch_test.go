@@ -193,7 +193,8 @@ func TestFlagErrorsNameFlagValueAndExample(t *testing.T) {
 
 // TestDurationFlagsFollowOneRule (issue 8 item 1): every duration flag of
 // every command takes 1ms to 1000h (window bounds also 0; the sample period
-// of run and the lab 100µs to 1h), with an error
+// of run and the lab 100µs to 1h; the proxy's counter line 100ms up to
+// its --duration), with an error
 // naming the flag, the value and the rule; the lab's --every 0 is no longer
 // turned into 50ms, nor does the proxy's panic.
 func TestDurationFlagsFollowOneRule(t *testing.T) {
@@ -220,7 +221,10 @@ func TestDurationFlagsFollowOneRule(t *testing.T) {
 		{"--every", []string{"proxy", "--to", "127.0.0.1:9", "--every", "-1s"}},
 	} {
 		rule := "1ms to 1000h"
-		if c.flag == "--every" && c.args[0] != "proxy" {
+		switch {
+		case c.flag == "--every" && c.args[0] == "proxy":
+			rule = "100ms up to the run's --duration" // the counter line's own (TestProxyEveryZeroHasItsOwnRule)
+		case c.flag == "--every":
 			rule = "100µs to 1h" // the sample period (TestEveryHasOneRule)
 		}
 		code, out, errOut := runLab(t, c.args...)

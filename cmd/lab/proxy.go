@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"jitterlab/lab"
+	"jitterlab/netem"
+	"jitterlab/param"
 	"jitterlab/proxy"
 	proxyctl "jitterlab/proxy/control"
 	"jitterlab/scenarios"
@@ -39,7 +41,8 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	o.register(fs)
 	fs.StringVar(&listen, "listen", "127.0.0.1:7777", "where the game client sends (`host:port`; beyond 127.0.0.1 other machines can use the relay)")
 	fs.StringVar(&target, "to", "", "the game server (`host:port`)")
-	fs.DurationVar(&every, "every", time.Second, "how often to print the counters (100ms up to the --duration)")
+	every = time.Second
+	fs.Var(&proxyEveryFlag{p: &every}, "every", "how often to print the counters, a `duration` from 100ms up to the --duration")
 	noTUI := fs.Bool("no-tui", false, "print counter lines, not the live screen (the default when standard output is not a terminal)")
 	fs.Func("flow", "links of a client's own: `'ADDR KEY=VALUE ...'`, e.g. --flow '127.0.0.1:5001 up.loss=5%' (repeatable)", func(v string) error {
 		f, err := parseFlowFlag(v)
@@ -129,15 +132,19 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	changes := make(chan appliedChange, proxyctl.MaxPending)
 	cond := proxyctl.New(cfg, r, func(ch proxyctl.Timed, err error) {
 		at := time.Now()
-		if err == nil && !ch.Flow.IsValid() {
-			captures.Change(proxy.Change{At: at.Sub(bound), What: ch.What})
-		}
 		select {
-		case changes <- appliedChange{ch, err, at}:
+		case changes <- appliedChange{ch: ch, err: err, at: at}:
 		default: // the log is full; the change still applied
 		}
 	})
 	defer cond.Stop()
+	// Every change of the settings goes into a recording and splits the
+	// audit into periods, whoever made it.
+	periods := &auditPeriods{r: r}
+	cond.Observe(func(a proxyctl.Applied) {
+		captures.Applied(a, time.Now())
+		periods.applied(a)
+	})
 	for _, f := range flows {
 		if err := cond.Set(f.addr, f.set); err != nil {
 			return badUsage("--flow %q: %v", f.arg, err)
@@ -172,6 +179,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	start = time.Now()
+	periods.begin(start)
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
 	if err := cond.Schedule(timeline); err != nil {
@@ -181,7 +189,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if controlLn != nil {
-		srv := &http.Server{Handler: proxyctl.Handler(cond, r), ReadHeaderTimeout: 5 * time.Second}
+		srv := &http.Server{Handler: proxyctl.LoggedHandler(cond, r, apiLog(changes)), ReadHeaderTimeout: 5 * time.Second}
 		go srv.Serve(controlLn)
 		defer srv.Close()
 		fmt.Fprintf(stdout, "control API on http://%v (GET/PUT /params, POST /timeline, GET /counters, GET /metrics)\n", controlLn.Addr())
@@ -194,7 +202,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		au := r.Audit()
 		writeProxySummary(stdout, wall, r.Stats(), r.Errors())
 		writeProxyFlows(stdout, au, cond)
-		writeProxyAudit(stdout, au)
+		writeProxyAudit(stdout, au, periods.periods(au))
 		note, cerr := captures.stop(time.Since(bound), r.Stats())
 		if note != "" {
 			fmt.Fprintf(stderr, "lab proxy: %s\n", note)
@@ -203,7 +211,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	}
 	if screen {
 		src := newRelaySource(r, cond, target, start, feed)
-		return finish(proxyScreen(src, cancelRun, done, changes, stderr))
+		return finish(proxyScreen(src, sc, cancelRun, done, changes, stderr))
 	}
 	stamp := func(t time.Time) string {
 		return fmt.Sprintf("%s +%.1fs", t.Format("15:04:05.000"), t.Sub(start).Seconds())
@@ -213,7 +221,11 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		if c.err != nil {
 			what += " — refused: " + c.err.Error()
 		}
-		if c.ch.API {
+		switch {
+		case c.by == "API":
+			fmt.Fprintf(stdout, "%s  API %s\n", stamp(c.at), what)
+			return
+		case c.ch.API:
 			fmt.Fprintf(stdout, "%s  change %v after POST /timeline: %s\n", stamp(c.at), c.ch.After, what)
 			return
 		}
@@ -240,11 +252,24 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	}
 }
 
-// appliedChange is a scheduled change as it applied (err: refused then).
+// appliedChange is a scheduled change as it applied, or (by "API") a
+// control API request as it was answered (err: refused).
 type appliedChange struct {
 	ch  proxyctl.Timed
 	err error
 	at  time.Time
+	by  string
+}
+
+// apiLog hands the control API's requests, as answered, to the change
+// log: the counter lines print them, the screen's c lists them.
+func apiLog(changes chan<- appliedChange) func(what string, err error) {
+	return func(what string, err error) {
+		select {
+		case changes <- appliedChange{ch: proxyctl.Timed{What: what}, err: err, at: time.Now(), by: "API"}:
+		default: // the log is full; the request was still answered
+		}
+	}
 }
 
 // checkProxyAddrs refuses a --listen or --to that is not a host:port
@@ -295,16 +320,43 @@ func proxySets(sets []string) error {
 	return nil
 }
 
+// proxyEveryFlag is the proxy's --every, the counter line's period: its
+// own rule (100ms up to the run's --duration), not the simulator's
+// sample period nor the 1ms of other duration flags.
+type proxyEveryFlag struct {
+	p   *time.Duration
+	err error
+}
+
+// proxyEveryRule is what --every allows, as its errors state it.
+const proxyEveryRule = "the counter line's period from 100ms up to the run's --duration (without one, up to 1000h)"
+
+func (f *proxyEveryFlag) String() string {
+	if f.p == nil {
+		return "0" // the flag package's zero value: -h then shows the default
+	}
+	return f.p.String()
+}
+
+func (f *proxyEveryFlag) Set(s string) error {
+	d, err := param.Duration("every", s)
+	if err != nil || d < minProxyEvery || d > maxFlagDuration {
+		f.err = badFlag("every", s, proxyEveryRule, "1s")
+		return f.err
+	}
+	*f.p = d
+	return nil
+}
+
+func (f *proxyEveryFlag) failure() error { return f.err }
+
 // checkProxyFlags bounds every numeric flag before anything starts.
 func checkProxyFlags(o *runOptions, every time.Duration, l *proxy.Limits) error {
 	if o.given("duration") && o.duration <= 0 {
 		return fmt.Errorf("--duration %v: allowed a wall time > 0, or leave it out to run until interrupted", o.duration)
 	}
-	if o.given("every") && every < minProxyEvery {
-		return fmt.Errorf("--every %v: allowed from %v up to the run's --duration", every, minProxyEvery)
-	}
 	if o.given("every") && o.given("duration") && every > o.duration {
-		return fmt.Errorf("--every %v: allowed from %v up to the run's --duration (%v)", every, minProxyEvery, o.duration)
+		return fmt.Errorf("--every %v: allowed %s; here --duration is %v", every, proxyEveryRule, o.duration)
 	}
 	switch {
 	case l.MaxFlows < 1 || l.MaxFlows > proxy.MaxMaxFlows:
@@ -533,14 +585,17 @@ GET /metrics (Prometheus). Every datagram is counted: delivered, lost by
 the link model, or dropped by the proxy (kernel receive buffer full, the
 in-flight limit, a failed write, a client removed). SIGINT, SIGTERM and
 SIGHUP stop the relay and print the summary, the clients and the audit:
-each direction's configured link next to the realised one.
---pcap FILE writes pcapng with the real payloads (both sides of the relay
-as interfaces); --record FILE writes a proxy recording. --set takes link
-keys (up.*, down.*, link.*) and sim.seed. On a terminal a live screen
-shows the relay (--no-tui prints counter lines instead); its keys:`)
+each direction's configured link next to the realised one, and per period
+of constant settings and per client when the settings changed or a client
+has its own. --pcap FILE writes pcapng with the real payloads (both sides
+of the relay as interfaces, in time order); --record FILE writes a proxy
+recording (every datagram, every change of the settings, each client's
+address). The control API's requests are printed as answered. --set
+takes link keys (up.*, down.*, link.*) and sim.seed. On a terminal a live
+screen shows the relay (--no-tui prints counter lines instead); its keys:`)
 	fmt.Fprint(w, tui.ProxyKeyHelp())
 	writeParamHelp(w, func(key string) bool { return proxyctl.CheckLinkKey(key) == nil || key == "sim.seed" },
-		"--duration (wall time) takes %s;\n  --every takes 100ms up to the --duration (the counter line's period).\n")
+		"--duration (wall time) takes %s;\n  --every takes 100ms up to the --duration (the counter line's period;\n  without --duration up to 1000h).\n")
 }
 
 // linkText is one direction's main knobs as the registry prints them.
@@ -553,24 +608,66 @@ func linkText(cfg *lab.Config, dir string) string {
 	return out[:len(out)-1]
 }
 
+// auditRows are the audit's rows, in order.
+var auditRows = []string{"delay added", "jitter (RFC 3550)", "loss", "reordered", "duplicated", "rate", "written late by"}
+
+// auditConfigured is the configured cell of an audit row for a link.
+func auditConfigured(p netem.Params, row int) string {
+	var cfg lab.Config
+	cfg.Up = p
+	get := func(k string) string {
+		q, _ := lab.Lookup("up." + k)
+		return q.Get(&cfg)
+	}
+	switch row {
+	case 0:
+		if p.Jitter > 0 {
+			return get("latency") + " ± " + get("jitter") + " " + get("jitter_dist")
+		}
+		return get("latency")
+	case 1:
+		if p.Jitter > 0 {
+			return get("jitter") + " " + get("jitter_dist")
+		}
+		return get("jitter")
+	case 2:
+		if p.LossBurst >= 1 {
+			return get("loss") + ", bursts of " + get("loss_burst")
+		}
+		return get("loss")
+	case 3:
+		return get("reorder")
+	case 4:
+		return get("duplicate")
+	case 5:
+		return get("rate")
+	}
+	return "0"
+}
+
 // writeProxyAudit sets what each direction was configured to do next to
-// what the relay realised: the delay it added (read to write), the RFC 3550
-// jitter of the relayed stream, loss and its bursts, reorders, duplicates
-// and the throughput.
-func writeProxyAudit(w io.Writer, au proxy.Audit) {
+// what the relay realised over the whole run: the delay it added (read to
+// write), the RFC 3550 jitter of the relayed stream, loss and its bursts,
+// reorders, duplicates and the throughput. The configured column is
+// everybody's settings; a row whose setting changed during the run says
+// how often and its last value, and marks (nil: one configuration for the
+// whole run) add the audit per period of constant settings, per client.
+func writeProxyAudit(w io.Writer, au proxy.Audit, marks []auditMark) {
 	secs := au.Wall.Seconds()
-	fmt.Fprintf(w, "\naudit over %v: configured (at the end) → realised\n", au.Wall.Round(time.Millisecond))
+	var changed [7][2]int
+	switch {
+	case len(marks) > 1:
+		changed = changedRows(marks, func(p netem.Params, _ proxy.Dir, row int) string { return auditConfigured(p, row) })
+		fmt.Fprintf(w, "\naudit over %v: configured → realised; the settings changed during the run, so per period below\n", au.Wall.Round(time.Millisecond))
+	case len(marks) == 1:
+		fmt.Fprintf(w, "\naudit over %v: configured (everybody's; clients with their own below) → realised\n", au.Wall.Round(time.Millisecond))
+	default:
+		fmt.Fprintf(w, "\naudit over %v: configured → realised\n", au.Wall.Round(time.Millisecond))
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\tup configured\tup realised\tdown configured\tdown realised")
 	var rows [7][4]string
 	for d, da := range au.Dirs {
-		dir := proxy.Dir(d).String()
-		var cfg lab.Config
-		cfg.Up, cfg.Down = da.Configured, da.Configured
-		get := func(k string) string {
-			p, _ := lab.Lookup(dir + "." + k)
-			return p.Get(&cfg)
-		}
 		c := da.Counters
 		copies := c.Sent + c.Duplicated
 		pct := func(n, of uint64) string {
@@ -579,17 +676,9 @@ func writeProxyAudit(w io.Writer, au proxy.Audit) {
 			}
 			return fmt.Sprintf("%d (%.2f %%)", n, 100*float64(n)/float64(of))
 		}
-		delay := get("latency")
-		if da.Configured.Jitter > 0 {
-			delay += " ± " + get("jitter") + " " + get("jitter_dist")
-		}
 		realDelay := "-"
 		if c.Delivered > 0 {
 			realDelay = fmt.Sprintf("p50 %s p99 %s max %s", fmtMs(da.DelayP50), fmtMs(da.DelayP99), fmtMs(da.DelayMax))
-		}
-		loss := get("loss")
-		if da.Configured.LossBurst >= 1 {
-			loss += ", bursts of " + get("loss_burst")
 		}
 		realLoss := pct(c.Lost, copies)
 		if c.LossBursts > 0 {
@@ -600,26 +689,28 @@ func writeProxyAudit(w io.Writer, au proxy.Audit) {
 			realRate = fmt.Sprintf("%.1f packets/s, %s", float64(c.Delivered)/secs, fmtBits(8*float64(da.Bytes)/secs))
 		}
 		col := 2 * d
-		rows[0][col], rows[0][col+1] = delay, realDelay
-		jit := get("jitter")
-		if da.Configured.Jitter > 0 {
-			jit += " " + get("jitter_dist")
+		for row := range rows {
+			rows[row][col] = auditConfigured(da.Configured, row)
+			if n := changed[row][d]; n > 0 {
+				rows[row][col] = "changed " + times(n) + "; last: " + rows[row][col]
+			}
 		}
-		rows[1][col], rows[1][col+1] = jit, fmtMs(da.Jitter)
-		rows[6][col], rows[6][col+1] = "0", "-"
+		rows[0][col+1], rows[1][col+1] = realDelay, fmtMs(da.Jitter)
+		rows[6][col+1] = "-"
 		if c.Delivered > 0 {
 			rows[6][col+1] = fmt.Sprintf("p50 %s p99 %s max %s", fmtMs(da.LateP50), fmtMs(da.LateP99), fmtMs(da.LateMax))
 		}
-		rows[2][col], rows[2][col+1] = loss, realLoss
-		rows[3][col], rows[3][col+1] = get("reorder"), pct(c.Reordered, c.Released)
-		rows[4][col], rows[4][col+1] = get("duplicate"), pct(c.Duplicated, c.Sent)
-		rows[5][col], rows[5][col+1] = get("rate"), realRate
+		rows[2][col+1] = realLoss
+		rows[3][col+1], rows[4][col+1] = pct(c.Reordered, c.Released), pct(c.Duplicated, c.Sent)
+		rows[5][col+1] = realRate
 	}
-	names := []string{"delay added", "jitter (RFC 3550)", "loss", "reordered", "duplicated", "rate", "written late by"}
 	for i, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", names[i], r[0], r[1], r[2], r[3])
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", auditRows[i], r[0], r[1], r[2], r[3])
 	}
 	tw.Flush()
+	if len(marks) > 0 {
+		writeAuditPeriods(w, marks, au)
+	}
 }
 
 // fmtMs writes a duration in milliseconds to the microsecond.

@@ -1,17 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"io"
 	"net"
-	"net/http"
 	"os/exec"
-	"path/filepath"
-	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -42,10 +36,6 @@ func echoes(t *testing.T, c *net.UDPConn, n int, wait time.Duration) int {
 // promtool); the run ends with the per-client table and the audit
 // (issue 12.2, 12.3, 12.5).
 func TestProxyControlAPIAndFlows(t *testing.T) {
-	exe := filepath.Join(t.TempDir(), "lab")
-	if out, err := exec.Command("go", "build", "-o", exe, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	server := echoServer(t)
 	own, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
@@ -53,37 +43,8 @@ func TestProxyControlAPIAndFlows(t *testing.T) {
 	}
 	defer own.Close()
 	ownAddr := own.LocalAddr().String()
-	cmd := exec.Command(exe, "proxy", "--listen", "127.0.0.1:0", "--to", server, "--control", "127.0.0.1:0",
-		"--set", "link.latency=1ms", "--flow", ownAddr+" up.loss=100%")
-	stdout, _ := cmd.StdoutPipe()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	lines := bufio.NewScanner(stdout)
-	var listen, api string
-	for lines.Scan() && api == "" {
-		if m := regexp.MustCompile(`^relaying (\S+) →`).FindStringSubmatch(lines.Text()); m != nil {
-			listen = m[1]
-		}
-		if m := regexp.MustCompile(`^control API on (http://\S+)`).FindStringSubmatch(lines.Text()); m != nil {
-			api = m[1]
-		}
-	}
-	if listen == "" || api == "" {
-		t.Fatalf("no relay or API address printed; stderr %s", stderr.String())
-	}
-	rest := make(chan string, 1)
-	go func() {
-		var b strings.Builder
-		for lines.Scan() {
-			b.WriteString(lines.Text() + "\n")
-		}
-		rest <- b.String()
-	}()
-	relay, _ := net.ResolveUDPAddr("udp", listen)
+	p := startProxy(t, buildLab(t), "--to", server, "--set", "link.latency=1ms", "--flow", ownAddr+" up.loss=100%")
+	relay := p.relay
 	plain, err := net.DialUDP("udp", nil, relay)
 	if err != nil {
 		t.Fatal(err)
@@ -103,17 +64,7 @@ func TestProxyControlAPIAndFlows(t *testing.T) {
 		t.Fatalf("client with up.loss=100%%: %d/5 echoes", got)
 	}
 
-	call := func(method, path, body string) (int, []byte) {
-		t.Helper()
-		req, _ := http.NewRequest(method, api+path, strings.NewReader(body))
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, b
-	}
+	call := func(method, path, body string) (int, []byte) { t.Helper(); return p.call(t, method, path, body) }
 	var params struct {
 		Params map[string]string
 		Own    []string
@@ -176,12 +127,10 @@ func TestProxyControlAPIAndFlows(t *testing.T) {
 		t.Fatalf("promtool check metrics: %v\n%s", err, out)
 	}
 
-	cmd.Process.Signal(syscall.SIGTERM)
-	out := <-rest
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("exit: %v\n%s", err, stderr.String())
-	}
-	for _, want := range []string{"change 100ms after POST /timeline: up.loss=0%", "clients at the end:", ownAddr, "audit over ", "delay added", "jitter (RFC 3550)"} {
+	out := p.stop(t)
+	for _, want := range []string{"change 100ms after POST /timeline: up.loss=0%", "clients at the end:",
+		"API PUT /params: up.loss=100%\n", "API PUT /params: up.loss=250% — refused: " + lab.Set(&cfg, "up.loss", "250%").Error(),
+		"API POST /timeline: 1 change scheduled", "API DELETE /params?flow=" + ownAddr + ": back on everybody's settings", ownAddr, "audit over ", "delay added", "jitter (RFC 3550)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the end of the run lacks %q:\n%s", want, out)
 		}

@@ -42,18 +42,29 @@ func TestProxyEveryOutOfRange(t *testing.T) {
 		code  int
 		want  string
 	}{
-		// The one rule of every duration flag (issue 8.1) refuses these first.
-		{"0", 2, `--every "0": allowed a duration from 1ms`},
-		{"-1s", 2, `--every "-1s": allowed a duration from 1ms`},
-		{"1ns", 2, `--every "1ns": allowed a duration from 1ms`},
-		// The proxy's own bounds on top of it.
-		{"50ms", 2, "--every 50ms: allowed from 100ms"},
-		{"2s", 2, "--every 2s: allowed from 100ms up to the run's --duration (1s)"},
+		// The counter line's own rule, not the simulator's 1ms (issue 12.5).
+		{"0", 2, `--every "0": allowed the counter line's period from 100ms up to the run's --duration`},
+		{"-1s", 2, `--every "-1s": allowed the counter line's period from 100ms`},
+		{"1ns", 2, `--every "1ns": allowed the counter line's period from 100ms`},
+		{"50ms", 2, `--every "50ms": allowed the counter line's period from 100ms`},
+		{"fast", 2, `--every "fast": allowed the counter line's period from 100ms`},
+		{"2s", 2, "--every 2s: allowed the counter line's period from 100ms up to the run's --duration (without one, up to 1000h); here --duration is 1s"},
 	} {
 		args := []string{"proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", "--duration", "1s", "--every", c.every}
 		if code, _, errOut := runLab(t, args...); code != c.code || !strings.Contains(errOut, c.want) {
 			t.Errorf("--every %s: code %d, stderr %q; want %d and %q", c.every, code, errOut, c.code, c.want)
 		}
+	}
+}
+
+// lab proxy --every 0 says what the proxy allows (issue 12.5): one line
+// naming the flag, the value, the counter line's range and an example,
+// and nothing of the simulator's duration rule.
+func TestProxyEveryZeroHasItsOwnRule(t *testing.T) {
+	code, out, errOut := runLab(t, "proxy", "--to", "127.0.0.1:9", "--every", "0")
+	want := `lab proxy: --every "0": allowed the counter line's period from 100ms up to the run's --duration (without one, up to 1000h), e.g. --every 1s`
+	if code != 2 || out != "" || !strings.HasPrefix(errOut, want) || strings.Count(errOut, "\n") != 1 || strings.Contains(errOut, "1ms") {
+		t.Errorf("code %d, stdout %q, stderr %q; want 2 and stderr starting %q, without the simulator's 1ms rule", code, out, errOut, want)
 	}
 }
 

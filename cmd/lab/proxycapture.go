@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +17,7 @@ import (
 	"jitterlab/capture"
 	"jitterlab/lab"
 	"jitterlab/proxy"
+	proxyctl "jitterlab/proxy/control"
 	"jitterlab/recordings"
 	"jitterlab/sim"
 )
@@ -34,6 +36,7 @@ const (
 // each event into a bounded queue and returns.
 type proxyCapture struct {
 	pcap           *capture.Writer
+	order          *capture.Ordered // puts pcap's frames in time order
 	rec            *recordings.Writer
 	listen, target netip.AddrPort
 	events         chan proxyEvent
@@ -43,6 +46,9 @@ type proxyCapture struct {
 	dropped        atomic.Uint64
 	droppedSide    [2]atomic.Uint64 // of the packet events, by capture side
 	last           sim.Time         // the recording's time: never goes back
+	named          proxy.FlowID     // the last flow whose client address is recorded (the relay's goroutine)
+	changes        int              // change records written
+	changesLost    uint64           // changes not recorded: beyond the recording's bounds
 	epoch          time.Duration    // the relay's start since the Unix epoch: the capture's timestamps are wall time
 	err            error
 	outs           []*output
@@ -56,6 +62,9 @@ type proxyEnd struct {
 	Down           proxyDirEnd `json:"down"`
 	FlowsSeen      uint64      `json:"flows_seen"`
 	CaptureDropped uint64      `json:"capture_dropped"`
+	// Settings changes the recording could not hold (more than
+	// recordings.MaxChanges, or a value too long).
+	ChangesLost uint64 `json:"changes_not_recorded,omitempty"`
 }
 
 // proxyDirEnd is what the relay counted of one direction that its
@@ -73,11 +82,20 @@ func newProxyEnd(st proxy.Stats, dropped uint64) proxyEnd {
 }
 
 // proxyEvent is a relay event as queued: the payload copied when the
-// capture needs it, and timeline changes.
+// capture needs it, and changes of the settings.
 type proxyEvent struct {
-	ev     proxy.PacketEvent
-	size   int
-	change *proxy.Change
+	ev       proxy.PacketEvent
+	size     int
+	settings *settingsEvent
+}
+
+// settingsEvent is, for the recording, a change of the links as it took
+// effect (whoever made it: --flow, the control API, the editor, a
+// timeline), or a new client: flow number flow at address applied.Flow.
+type settingsEvent struct {
+	at      time.Time
+	applied proxyctl.Applied
+	flow    proxy.FlowID
 }
 
 var relaySides = [2]string{"the relay's client side: game client ↔ the proxy's listen address",
@@ -101,6 +119,12 @@ func newProxyCapture(pcap *capture.Writer, rec *recordings.Writer, listen, targe
 // copy written; the recording takes every copy's fate: dropped on arrival,
 // written or refused by the socket.
 func (c *proxyCapture) OnPacket(e *proxy.PacketEvent) {
+	if c.rec != nil && e.Read && e.Flow > c.named {
+		// Flows are numbered as their clients first send: the first
+		// datagram read of each names it.
+		c.named = e.Flow
+		c.settings(settingsEvent{at: e.In, flow: e.Flow, applied: proxyctl.Applied{Flow: e.Addr}})
+	}
 	written := isWritten(e)
 	toPcap := c.pcap != nil && (e.Read || written && e.Fate == proxy.FateDelivered)
 	if !toPcap && (c.rec == nil || e.Read) {
@@ -139,10 +163,14 @@ func (c *proxyCapture) drop(e *proxy.PacketEvent) {
 	c.droppedSide[side].Add(1)
 }
 
-// Change records a timeline change (in the recording).
-func (c *proxyCapture) Change(ch proxy.Change) {
+// settings queues a change of the settings or a new client for the
+// recording.
+func (c *proxyCapture) settings(s settingsEvent) {
+	if c.rec == nil {
+		return
+	}
 	select {
-	case c.events <- proxyEvent{change: &ch}:
+	case c.events <- proxyEvent{settings: &s}:
 	default:
 		c.dropped.Add(1)
 	}
@@ -154,31 +182,39 @@ func (c *proxyCapture) Close(end time.Duration, stats proxy.Stats) error {
 	close(c.events)
 	err := <-c.done
 	if c.pcap != nil {
+		if err == nil {
+			err = c.order.Flush()
+		}
 		for side := range c.droppedSide {
 			c.pcap.Dropped(capture.Side(side), c.droppedSide[side].Load())
 		}
 		err = cmp.Or(err, c.pcap.Close())
 	}
 	if c.rec != nil {
-		sum, _ := json.Marshal(newProxyEnd(stats, c.dropped.Load()))
+		pe := newProxyEnd(stats, c.dropped.Load())
+		pe.ChangesLost = c.changesLost
+		sum, _ := json.Marshal(pe)
 		err = cmp.Or(err, c.rec.Close(recordings.End{At: max(sim.Time(end), c.last), Summary: sum}))
 	}
 	return err
 }
 
 func (c *proxyCapture) run() {
+	if c.pcap != nil {
+		c.order = capture.NewOrdered(c.pcap, capture.OrderWindow, capture.OrderMaxEvents, capture.OrderMaxBytes)
+	}
 	for q := range c.events {
 		c.queuedBytes.Add(-int64(len(q.ev.Payload)))
 		if c.err != nil {
 			continue // drain: the relay must never block
 		}
-		if q.change != nil {
-			c.err = c.recordChange(q.change)
+		if q.settings != nil {
+			c.err = c.recordSettings(q.settings)
 			continue
 		}
 		if c.pcap != nil && (q.ev.Read || q.ev.Fate == proxy.FateDelivered) {
 			e := c.pcapEvent(&q.ev, q.size)
-			c.err = c.pcap.Write(&e)
+			c.err = c.order.Write(&e) // keeps e.Payload, the event's own copy
 		}
 		if c.rec != nil && c.err == nil && !q.ev.Read {
 			c.err = c.recordPacket(&q.ev, q.size)
@@ -254,21 +290,41 @@ func (c *proxyCapture) recordPacket(e *proxy.PacketEvent, size int) error {
 	return c.rec.Packet(&p)
 }
 
-// recordChange records a timeline change's link settings, at the time
-// it applied (or the last record's, if later).
-func (c *proxyCapture) recordChange(ch *proxy.Change) error {
-	if c.rec == nil {
-		return nil
+// recordSettings records a change of the settings or a new client, at
+// the time it took effect (or the last record's, if later), as change
+// records a proxy recording spells so (see [proxySettingOf]): KEY = VALUE
+// for everybody's settings, "client ADDR KEY" = VALUE for one client's,
+// "client ADDR" = "cleared" when it is put back on everybody's, and
+// "flow N" = ADDR when the N-th client first sends. What the recording
+// cannot hold is counted, never an error: the relay keeps recording.
+func (c *proxyCapture) recordSettings(s *settingsEvent) error {
+	c.last = max(c.last, c.since(s.at))
+	var out []recordings.Change
+	client := "client " + s.applied.Flow.String()
+	switch {
+	case s.flow != 0:
+		out = append(out, recordings.Change{Key: "flow " + strconv.FormatUint(uint64(s.flow), 10), Value: s.applied.Flow.String()})
+	case s.applied.Cleared:
+		out = append(out, recordings.Change{Key: client, Value: proxyCleared})
+	default:
+		for _, a := range s.applied.Set {
+			k := a.Key
+			if s.applied.Flow.IsValid() {
+				k = client + " " + k
+			}
+			out = append(out, recordings.Change{Key: k, Value: a.Value})
+		}
 	}
-	c.last = max(c.last, sim.Time(ch.At))
-	for _, a := range strings.Fields(ch.What) {
-		k, v, ok := strings.Cut(a, "=")
-		if !ok || !strings.HasPrefix(k, "up.") && !strings.HasPrefix(k, "down.") && !strings.HasPrefix(k, "link.") {
+	for _, ch := range out {
+		if c.changes >= recordings.MaxChanges || len(ch.Key) > recordings.MaxChangeText || len(ch.Value) > recordings.MaxChangeText {
+			c.changesLost++
 			continue
 		}
-		if err := c.rec.Change(recordings.Change{At: c.last, Key: k, Value: v}); err != nil {
+		ch.At = c.last
+		if err := c.rec.Change(ch); err != nil {
 			return err
 		}
+		c.changes++
 	}
 	return nil
 }
@@ -290,10 +346,17 @@ func proxyHeader(cfg lab.Config, name string) recordings.Header {
 
 // captureNote is the summary's line about the captures.
 func (c *proxyCapture) note() string {
+	var notes []string
 	if n := c.dropped.Load(); n > 0 {
-		return fmt.Sprintf("capture: %d events dropped (the writer fell behind)", n)
+		notes = append(notes, fmt.Sprintf("%d events dropped (the writer fell behind)", n))
 	}
-	return ""
+	if c.order != nil && c.order.Late() > 0 {
+		notes = append(notes, fmt.Sprintf("%d pcapng frames stamped late, past the %v reorder window (their comments say by how much)", c.order.Late(), capture.OrderWindow))
+	}
+	if len(notes) == 0 {
+		return ""
+	}
+	return "capture: " + strings.Join(notes, "; ")
 }
 
 // openProxyCaptures opens the proxy's --pcap and --record files (either
@@ -376,11 +439,12 @@ func (s *captureSwitch) OnPacket(e *proxy.PacketEvent) {
 	s.mu.RUnlock()
 }
 
-// Change hands a timeline change to the running capture.
-func (s *captureSwitch) Change(ch proxy.Change) {
+// Applied hands a change of the settings, as it took effect at wall time
+// at, to the running capture.
+func (s *captureSwitch) Applied(a proxyctl.Applied, at time.Time) {
 	s.mu.RLock()
 	if s.cur != nil {
-		s.cur.Change(ch)
+		s.cur.settings(settingsEvent{at: at, applied: a})
 	}
 	s.mu.RUnlock()
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -22,6 +24,55 @@ import (
 // added, export --packets writes them as CSV, plot draws the delay added.
 
 var errProxyVerify = errors.New("--verify: a proxy recording holds real relayed traffic: nothing re-simulates it (verify proves session recordings)")
+
+// proxyCleared is the value of a "client ADDR" change: the client was put
+// back on everybody's settings.
+const proxyCleared = "cleared"
+
+// proxySetting is one change record of a proxy recording as read back
+// (see [proxyCapture.recordSettings]): everybody's setting (Client ""), a
+// client's own (Client set), a client put back on everybody's (Cleared),
+// or a client's first datagram (Flow its number).
+type proxySetting struct {
+	At         sim.Time
+	Client     string
+	Flow       uint64
+	Cleared    bool
+	Key, Value string
+}
+
+// proxySettingOf reads a proxy recording's change record.
+func proxySettingOf(c recordings.Change) proxySetting {
+	s := proxySetting{At: c.At, Key: c.Key, Value: c.Value}
+	if n, ok := strings.CutPrefix(c.Key, "flow "); ok {
+		if id, err := strconv.ParseUint(n, 10, 64); err == nil && id > 0 {
+			return proxySetting{At: c.At, Flow: id, Client: c.Value}
+		}
+	}
+	if rest, ok := strings.CutPrefix(c.Key, "client "); ok {
+		addr, key, _ := strings.Cut(rest, " ")
+		s.Client, s.Key = addr, key
+		s.Cleared = key == "" && c.Value == proxyCleared
+	}
+	return s
+}
+
+// String is the setting as replay lists it.
+func (s proxySetting) String() string {
+	switch {
+	case s.Flow > 0:
+		return fmt.Sprintf("flow %d  %s", s.Flow, s.Client)
+	case s.Cleared:
+		return "client " + s.Client + " back on everybody's settings"
+	case s.Client != "":
+		return "client " + s.Client + " " + s.Key + " = " + s.Value
+	}
+	return s.Key + " = " + s.Value
+}
+
+// maxReplayFlows is how many clients replay lists by name; export
+// --changes has them all.
+const maxReplayFlows = 50
 
 // packetStats sums a proxy recording's packets per direction.
 type packetStats struct {
@@ -62,7 +113,7 @@ func ms(d time.Duration) float64 { return float64(d) / 1e6 }
 
 // write prints the table of fates and the delay the relay added.
 func (s *packetStats) write(w io.Writer) error {
-	fmt.Fprintf(w, "flows      %d\n\n", s.flows)
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "\tdelivered\tlost\tqueue-dropped\tover-limit\tdiscarded\twrite-failed\tduplicates\treordered\t")
 	for d, name := range []string{"up", "down"} {
@@ -104,6 +155,12 @@ func replayProxy(r *recordings.Reader, name string, stdout io.Writer, seek bool,
 	if err != nil {
 		return err
 	}
+	var pe proxyEnd
+	summed := end != nil && json.Unmarshal(end.Summary, &pe) == nil
+	st := newPacketStats()
+	if err := r.ScanPackets(0, sim.Time(math.MaxInt64), func(p *recordings.Packet) error { st.add(p); return nil }); err != nil {
+		return err
+	}
 	fmt.Fprintf(stdout, "recording  %s\nproxy      relayed traffic (lab proxy --record): scenario %s, seed %d; times are wall time from the start\n",
 		name, h.Scenario, h.Seed)
 	fmt.Fprintf(stdout, "length     %v in %d frames", r.Duration(), r.Frames())
@@ -112,21 +169,39 @@ func replayProxy(r *recordings.Reader, name string, stdout io.Writer, seek bool,
 	} else if end == nil {
 		fmt.Fprint(stdout, " (not closed: the proxy did not stop cleanly)")
 	}
-	fmt.Fprintf(stdout, "\nchanges    %d\n", len(changes))
+	var settings, flows []proxySetting
 	for _, c := range changes {
-		fmt.Fprintf(stdout, "  at %v  %s = %s\n", c.At, c.Key, c.Value)
+		if s := proxySettingOf(c); s.Flow > 0 {
+			flows = append(flows, s)
+		} else {
+			settings = append(settings, s)
+		}
 	}
-	var pe proxyEnd
-	if end != nil && json.Unmarshal(end.Summary, &pe) == nil {
+	fmt.Fprintf(stdout, "\nchanges    %d\n", len(settings))
+	for _, s := range settings {
+		fmt.Fprintf(stdout, "  at %v  %s\n", s.At, s)
+	}
+	if pe.ChangesLost > 0 {
+		fmt.Fprintf(stdout, "incomplete %d changes were not recorded (beyond the recording's %d)\n", pe.ChangesLost, recordings.MaxChanges)
+	}
+	if len(flows) == 0 && st.flows > 0 { // recorded before clients were named
+		fmt.Fprintf(stdout, "clients    %d (their addresses are not in this recording)\n", st.flows)
+	} else {
+		fmt.Fprintf(stdout, "clients    %d (each client address is a flow, numbered as it first sent)\n", len(flows))
+	}
+	for i, s := range flows {
+		if i == maxReplayFlows {
+			fmt.Fprintf(stdout, "  … and %d more ('lab export %s --changes -' lists them)\n", len(flows)-i, name)
+			break
+		}
+		fmt.Fprintf(stdout, "  %s  from %v\n", s, s.At)
+	}
+	if summed {
 		fmt.Fprintf(stdout, "relay      read up %d, down %d; the kernel dropped up %d, down %d before they were read; in flight at the stop up %d, down %d\n",
 			pe.Up.Received, pe.Down.Received, pe.Up.KernelDropped, pe.Down.KernelDropped, pe.Up.InFlight, pe.Down.InFlight)
 		if pe.CaptureDropped > 0 {
 			fmt.Fprintf(stdout, "incomplete %d packet events were dropped while recording (the writer fell behind): the counts below are short\n", pe.CaptureDropped)
 		}
-	}
-	st := newPacketStats()
-	if err := r.ScanPackets(0, sim.Time(math.MaxInt64), func(p *recordings.Packet) error { st.add(p); return nil }); err != nil {
-		return err
 	}
 	if err := st.write(stdout); err != nil {
 		return err
@@ -136,6 +211,50 @@ func replayProxy(r *recordings.Reader, name string, stdout io.Writer, seek bool,
 		return writePacketsCSV(stdout, r, from, to)
 	}
 	return nil
+}
+
+// changeColumns is the header of export --changes.
+const changeColumns = "t_s,client,flow,key,value\n"
+
+// writeChangesCSV writes a recording's changes with from ≤ At ≤ to, one a
+// row: when (s, to the nanosecond), for whom (client: "all" for
+// everybody's settings, else the client's address, with its flow number
+// once it has sent), and the key and value. A client's first datagram is
+// the row "flow,started"; a client put back on everybody's settings "own
+// settings,cleared".
+func writeChangesCSV(w io.Writer, changes []recordings.Change, from, to sim.Time) error {
+	bw := bufio.NewWriter(w)
+	cw := csv.NewWriter(bw)
+	cw.Write(strings.Split(strings.TrimSpace(changeColumns), ","))
+	flowOf := map[string]uint64{} // at most MaxChanges entries
+	for _, c := range changes {
+		s := proxySettingOf(c)
+		if s.Flow > 0 {
+			flowOf[s.Client] = s.Flow
+		}
+		if s.At < from || s.At > to {
+			continue
+		}
+		client, flow, key, value := "all", "", s.Key, s.Value
+		if s.Client != "" {
+			client = s.Client
+			if n, ok := flowOf[s.Client]; ok {
+				flow = strconv.FormatUint(n, 10)
+			}
+		}
+		switch {
+		case s.Flow > 0:
+			key, value = "flow", "started"
+		case s.Cleared:
+			key, value = "own settings", "cleared"
+		}
+		cw.Write([]string{string(appendNs(nil, int64(s.At), 9)), client, flow, key, value})
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 // packetColumns is the header of export --packets.
@@ -209,58 +328,125 @@ func appendNs(b []byte, ns int64, scale int) []byte {
 // and the most of its packets, so memory is fixed whatever the length.
 const plotBins = 2000
 
+// plotClients is how many clients a proxy plot draws a line of their own
+// for (the first to send); the others share one line.
+const plotClients = 8
+
+// clientColors are the clients' lines, then the others'.
+var clientColors = [plotClients + 1]color.RGBA{{0, 150, 200, 255}, {200, 140, 0, 255}, {190, 0, 160, 255}, {0, 140, 60, 255},
+	{220, 40, 40, 255}, {90, 70, 200, 255}, {140, 90, 30, 255}, {0, 170, 170, 255}, {120, 120, 160, 255}}
+
+// plotBin is one time bin of one line: the least and the most of its
+// packets (NaN: none).
+type plotBin struct{ lo, hi float64 }
+
+func newPlotLine() []plotBin {
+	b := make([]plotBin, plotBins)
+	for i := range b {
+		b[i] = plotBin{math.NaN(), math.NaN()}
+	}
+	return b
+}
+
+func (b *plotBin) add(v float64) {
+	if math.IsNaN(b.lo) || v < b.lo {
+		b.lo = v
+	}
+	if math.IsNaN(b.hi) || v > b.hi {
+		b.hi = v
+	}
+}
+
 // plotProxy draws a proxy recording: per direction the delay the relay
-// added to each delivered copy, and how far past the link's schedule it
-// was written.
-func plotProxy(r *recordings.Reader, name string, from, to sim.Time, width int, w io.Writer) (n int, err error) {
-	type bin struct{ lo, hi [3]float64 }
-	bins := make([]bin, plotBins)
-	for i := range bins {
-		for k := range 3 {
-			bins[i].lo[k], bins[i].hi[k] = math.NaN(), math.NaN()
+// added to each delivered copy, one line per client (labelled by its
+// address), and how far past the link's schedule it was written.
+func plotProxy(r *recordings.Reader, name string, from, to sim.Time, width int, w io.Writer) (n int, clients []string, err error) {
+	changes, err := r.Changes()
+	if err != nil {
+		return 0, nil, err
+	}
+	addr := map[uint64]string{} // at most MaxChanges entries
+	for _, c := range changes {
+		if s := proxySettingOf(c); s.Flow > 0 {
+			addr[s.Flow] = s.Client
 		}
 	}
+	line := map[uint64]int{} // flow → its line; plotClients at most
+	var flows []uint64       // the flows with a line of their own, in order
+	var dirs [2][][]plotBin  // [dir][line][bin]
+	late := newPlotLine()
+	others := false
 	span := max(to-from, 1)
 	err = r.ScanPackets(from, to, func(p *recordings.Packet) error {
 		if p.Fate != recordings.PacketDelivered {
 			return nil
 		}
 		n++
-		i := min(int(int64(p.At-from)*plotBins/int64(span)), plotBins-1)
-		b := &bins[i]
-		for _, kv := range [2]struct {
-			k int
-			v float64
-		}{{int(p.Dir), ms(time.Duration(p.Out - p.In))}, {2, ms(time.Duration(p.Out-p.In) - p.Scheduled)}} {
-			if math.IsNaN(b.lo[kv.k]) || kv.v < b.lo[kv.k] {
-				b.lo[kv.k] = kv.v
+		k, ok := line[p.Flow]
+		if !ok {
+			k = min(len(flows), plotClients)
+			if k < plotClients {
+				line[p.Flow] = k
+				flows = append(flows, p.Flow)
+			} else {
+				others = true
 			}
-			if math.IsNaN(b.hi[kv.k]) || kv.v > b.hi[kv.k] {
-				b.hi[kv.k] = kv.v
+			for d := range dirs {
+				for len(dirs[d]) <= k {
+					dirs[d] = append(dirs[d], newPlotLine())
+				}
 			}
 		}
+		i := min(int(int64(p.At-from)*plotBins/int64(span)), plotBins-1)
+		dirs[p.Dir][k][i].add(ms(time.Duration(p.Out - p.In)))
+		late[i].add(ms(time.Duration(p.Out-p.In) - p.Scheduled))
 		return nil
 	})
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if n == 0 {
-		return 0, fmt.Errorf("no delivered packets between %v and %v", from, to)
+		return 0, nil, fmt.Errorf("no delivered packets between %v and %v", from, to)
 	}
-	// Two pseudo-samples a bin, its least and its most, evenly in time.
+	for _, f := range flows {
+		label := fmt.Sprintf("flow %d", f)
+		if a, ok := addr[f]; ok {
+			label += " " + a
+		}
+		clients = append(clients, label)
+	}
+	if others {
+		clients = append(clients, fmt.Sprintf("other clients (after the first %d)", plotClients))
+	}
+	// Two pseudo-samples a bin, its most and its least, evenly in time.
 	samples := make([]metrics.Sample, 0, 2*plotBins)
-	for i, b := range bins {
+	for i := range plotBins {
 		ts := (from + sim.Time(int64(span)*int64(i)/plotBins)).Seconds()
-		samples = append(samples, metrics.Sample{TS: ts, UpOWDMs: b.hi[0], DownOWDMs: b.hi[1], PDVMs: b.hi[2]},
-			metrics.Sample{TS: ts, UpOWDMs: b.lo[0], DownOWDMs: b.lo[1], PDVMs: b.lo[2]})
+		samples = append(samples, metrics.Sample{TS: ts}, metrics.Sample{TS: ts})
 	}
-	panels := []metrics.Panel{
-		{Title: "up: delay added (ms)", Value: func(s *metrics.Sample) float64 { return s.UpOWDMs }, Color: color.RGBA{0, 150, 200, 255}},
-		{Title: "down: delay added (ms)", Value: func(s *metrics.Sample) float64 { return s.DownOWDMs }, Color: color.RGBA{200, 140, 0, 255}},
-		{Title: "late: added minus scheduled (ms)", Value: func(s *metrics.Sample) float64 { return s.PDVMs }, Color: color.RGBA{190, 0, 160, 255}},
+	at := func(b []plotBin) func(int) float64 {
+		return func(i int) float64 {
+			if i%2 == 0 {
+				return b[i/2].hi
+			}
+			return b[i/2].lo
+		}
 	}
+	var panels []metrics.Panel
+	for d, title := range []string{"up: delay added (ms)", "down: delay added (ms)"} {
+		p := metrics.Panel{Title: title}
+		for k, label := range clients {
+			if len(clients) == 1 {
+				label = "" // one client: the title says it all
+			}
+			p.Series = append(p.Series, metrics.Series{Label: label, Color: clientColors[k], Value: at(dirs[d][k])})
+		}
+		panels = append(panels, p)
+	}
+	panels = append(panels, metrics.Panel{Title: "late: added minus scheduled (ms), every client", Color: color.RGBA{190, 0, 160, 255},
+		Series: []metrics.Series{{Color: color.RGBA{190, 0, 160, 255}, Value: at(late)}}})
 	title := fmt.Sprintf("jitterlab proxy  %s  seed %d  recording %s", r.Header.Scenario, r.Header.Seed, name)
-	return n, metrics.WritePNG(w, samples, panels, width, title)
+	return n, clients, metrics.WritePNG(w, samples, panels, width, title)
 }
 
 // replayProxyFlags is 'lab replay' of a proxy recording, after refusing
@@ -282,11 +468,8 @@ func replayProxyFlags(r *recordings.Reader, name string, stdout io.Writer, verif
 // exportPackets is 'lab export --packets': a proxy recording's packets as
 // CSV (standard output by default).
 func exportPackets(r *recordings.Reader, name, csvOut, packets string, stdout io.Writer, from, to sim.Time) error {
-	if r.Header.Kind != recordings.KindProxy {
-		return badUsage("--packets: %s is a session recording: it holds samples, not packets ('lab run --packets FILE' writes a session's packets)", name)
-	}
-	if csvOut != "" {
-		return badUsage("--csv %s: %s is a proxy recording: it has no timeline; --packets OUT writes its packets", csvOut, name)
+	if err := checkExportPackets(r, name, csvOut); err != nil {
+		return err
 	}
 	if packets == "" {
 		packets = "-"
@@ -302,16 +485,59 @@ func exportPackets(r *recordings.Reader, name, csvOut, packets string, stdout io
 	return dst.Commit()
 }
 
+// checkExportPackets refuses export --packets of a session recording, and
+// --csv of a proxy recording.
+func checkExportPackets(r *recordings.Reader, name, csvOut string) error {
+	if r.Header.Kind != recordings.KindProxy {
+		return badUsage("--packets: %s is a session recording: it holds samples, not packets ('lab run --packets FILE' writes a session's packets)", name)
+	}
+	if csvOut != "" {
+		return badUsage("--csv %s: %s is a proxy recording: it has no timeline; --packets OUT writes its packets", csvOut, name)
+	}
+	return nil
+}
+
+// exportChanges is 'lab export --changes': the recording's changes of the
+// settings as CSV (see writeChangesCSV); --packets may write the packets
+// to another file in the same run.
+func exportChanges(r *recordings.Reader, name, csvOut, packets, changes string, stdout io.Writer, from, to sim.Time) error {
+	if packets != "" {
+		if err := checkExportPackets(r, name, csvOut); err != nil {
+			return err
+		}
+	}
+	if csvOut != "" {
+		return badUsage("--csv %s and --changes %s: the timeline and the changes are two exports; run lab export twice", csvOut, changes)
+	}
+	if err := distinctOutputs(map[string]string{"packets": packets, "changes": changes}); err != nil {
+		return cmdLineErr(err)
+	}
+	all, err := r.Changes()
+	if err != nil {
+		return err
+	}
+	dst, err := openOutput(changes, stdout, whole)
+	if err != nil {
+		return err
+	}
+	defer dst.Abort()
+	if err := writeChangesCSV(dst, all, from, to); err != nil {
+		return err
+	}
+	return dst.Commit()
+}
+
 // plotProxyTo writes plotProxy's PNG to out, replaced only when finished.
 func plotProxyTo(r *recordings.Reader, name, out string, from, to sim.Time, width int, stdout, stderr io.Writer) error {
 	var n int
+	var clients []string
 	report, err := writeBuffered(out, stdout, stderr, func(w io.Writer) (err error) {
-		n, err = plotProxy(r, name, from, to, width, w)
+		n, clients, err = plotProxy(r, name, from, to, width, w)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(report, "wrote %s: %d delivered packets from %v to %v\n", out, n, from, to)
+	_, err = fmt.Fprintf(report, "wrote %s: %d delivered packets from %v to %v; a line per client: %s\n", out, n, from, to, strings.Join(clients, ", "))
 	return err
 }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"math"
 	"net/netip"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"jitterlab/lab"
 	"jitterlab/proxy"
 	proxyctl "jitterlab/proxy/control"
+	"jitterlab/scenarios"
 	"jitterlab/tui"
 )
 
@@ -113,19 +116,44 @@ type relaySource struct {
 }
 
 func newRelaySource(r *proxy.Relay, cond *proxyctl.Conditions, target string, start time.Time, feed *relayFeed) *relaySource {
-	return &relaySource{r: r, cond: cond, feed: feed, listen: r.Addr().String(), target: target, start: start}
+	s := &relaySource{r: r, cond: cond, feed: feed, listen: r.Addr().String(), target: target, start: start}
+	for _, a := range cond.Flows() { // --flow's, set before the start
+		_, own := cond.Config(a)
+		s.changes = append(s.changes, tui.ProxyChange{What: a.String() + ": " + proxyctl.Describe(own), By: "--flow"})
+	}
+	return s
 }
 
 // timeline notes a scheduled change that applied.
 func (s *relaySource) timeline(c appliedChange) {
-	what := c.ch.What
-	if c.err != nil {
-		what += " — refused: " + c.err.Error()
+	pc := tui.ProxyChange{At: c.at.Sub(s.start), What: c.ch.What}
+	switch {
+	case c.by != "":
+		pc.By = c.by
+	case c.ch.API:
+		pc.By, pc.What = "API", fmt.Sprintf("%v after POST /timeline: %s", c.ch.After, c.ch.What)
+	default:
+		pc.Timeline = true
 	}
+	if c.err != nil {
+		pc.Refused = c.err.Error()
+	}
+	s.note(pc)
+}
+
+// note adds a change to the log (s.mu not held).
+func (s *relaySource) note(pc tui.ProxyChange) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.changes = append(s.changes, tui.ProxyChange{At: c.at.Sub(s.start), What: what, Timeline: true})
+	if len(s.changes) >= maxSourceChanges {
+		s.changes = slices.Delete(s.changes, 0, len(s.changes)/2)
+	}
+	s.changes = append(s.changes, pc)
 }
+
+// maxSourceChanges bounds the change log the screen keeps (a script may
+// call the API all day): beyond, the older half goes.
+const maxSourceChanges = 10000
 
 func (s *relaySource) Snapshot() tui.ProxySnapshot {
 	au := s.r.Audit() // the relay's lock: never under s.mu
@@ -182,16 +210,14 @@ func (s *relaySource) Apply(sets [][2]string) error {
 	if err := s.cond.Set(netip.AddrPort{}, as); err != nil { // the relay's lock: never under s.mu
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.changes = append(s.changes, tui.ProxyChange{At: time.Since(s.start), What: strings.Join(what, " ")})
+	s.note(tui.ProxyChange{At: time.Since(s.start), What: strings.Join(what, " ")})
 	return nil
 }
 
 // proxyScreen shows the running relay (done reports its end) until q, a
 // signal or the relay's end (--duration); q and signals stop the relay
 // through stop. It returns the relay's error once the screen has closed.
-func proxyScreen(src *relaySource, stop func(), done <-chan error, changes <-chan appliedChange, stderr io.Writer) error {
+func proxyScreen(src *relaySource, sc *scenarios.Scenario, stop func(), done <-chan error, changes <-chan appliedChange, stderr io.Writer) error {
 	ended := make(chan error, 1)
 	quit := make(chan struct{})
 	go func() {
@@ -211,7 +237,7 @@ func proxyScreen(src *relaySource, stop func(), done <-chan error, changes <-cha
 			}
 		}
 	}()
-	view := tui.NewProxyView(src, tui.ProxyOptions{})
+	view := tui.NewProxyView(src, tui.ProxyOptions{Scenario: sc})
 	verr := view.Run(nil)
 	stop()
 	close(quit)

@@ -4,6 +4,9 @@ import (
 	"context"
 	"math"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +14,7 @@ import (
 	"jitterlab/lab"
 	"jitterlab/proxy"
 	proxyctl "jitterlab/proxy/control"
+	"jitterlab/tui"
 )
 
 // The proxy screen's source over the relay: live changes are checked as
@@ -92,6 +96,54 @@ func TestProxyNoTUIKeepsTheLines(t *testing.T) {
 		code, out, errOut := runLab(t, args...)
 		if code != 0 || !strings.Contains(out, "clients 0  up in 0") || !strings.Contains(out, "\nsummary after ") {
 			t.Fatalf("%v: exit %d, %q, %q", extra, code, out, errOut)
+		}
+	}
+}
+
+// The screen's c lists the control API's requests as answered — refused
+// ones with the reason — and each client's --flow settings from the start
+// (issue 12.4).
+func TestProxyScreenLogsAPIAndFlowSettings(t *testing.T) {
+	echo := echoServer(t)
+	cfg := lab.DefaultConfig()
+	r, err := proxy.Listen(proxy.Options{Listen: "127.0.0.1:0", Target: echo, Seed: 1, Up: cfg.Up, Down: cfg.Down})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cond := proxyctl.New(cfg, r, nil)
+	flow := netip.MustParseAddrPort("127.0.0.1:5001")
+	if err := cond.Set(flow, []proxyctl.Assignment{{Key: "up.loss", Value: "5%"}}); err != nil {
+		t.Fatal(err)
+	}
+	src := newRelaySource(r, cond, echo, time.Now(), nil)
+	changes := make(chan appliedChange, 8)
+	api := httptest.NewServer(proxyctl.LoggedHandler(cond, r, apiLog(changes)))
+	defer api.Close()
+	for _, body := range []string{`{"up.loss": "250%"}`, `{"up.loss": "3%"}`} {
+		req, _ := http.NewRequest("PUT", api.URL+"/params", strings.NewReader(body))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	for range 2 {
+		src.timeline(<-changes)
+	}
+	got := src.Snapshot().Changes
+	refusal := lab.Set(&cfg, "up.loss", "250%").Error()
+	want := []tui.ProxyChange{
+		{What: "127.0.0.1:5001: up.loss=5%", By: "--flow"},
+		{What: "PUT /params: up.loss=250%", By: "API", Refused: refusal},
+		{What: "PUT /params: up.loss=3%", By: "API"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("changes %+v; want %+v", got, want)
+	}
+	for i := range want {
+		got[i].At = 0
+		if got[i] != want[i] {
+			t.Errorf("change %d: %+v; want %+v", i, got[i], want[i])
 		}
 	}
 }

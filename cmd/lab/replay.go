@@ -169,14 +169,15 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 }
 
 func cmdExport(args []string, stdout, stderr io.Writer) error {
-	var out, packets string
+	var out, packets, changes string
 	var from, to time.Duration
-	fs := newFlagSet("export", "FILE [--csv OUT | --packets OUT] [--from 30s --to 40s]", stderr, withExamples(nil,
+	fs := newFlagSet("export", "FILE [--csv OUT | --packets OUT | --changes OUT] [--from 30s --to 40s]", stderr, withExamples(nil,
 		"lab export recordings/examples/jitter-fix.jlrec --csv timeline.csv",
 		"lab export session.jlrec --from 30s --to 40s | head",
-		"lab export relay.jlrec --packets packets.csv"))
+		"lab export relay.jlrec --packets packets.csv --changes -"))
 	fs.StringVar(&out, "csv", "", "write the timeline CSV to `OUT` (default and -: standard output)")
 	fs.StringVar(&packets, "packets", "", "write a proxy recording's packets as CSV to `OUT` (- is standard output; the default for a proxy recording)")
+	fs.StringVar(&changes, "changes", "", "write the recording's changes of the settings as CSV to `OUT` (- is standard output): when, for whom (a proxy's clients), key, value")
 	durationVar(fs, &from, "from", 0, true, "30s", "from this true `TIME` (0 or unset: the start; seeks to its frame)")
 	durationVar(fs, &to, "to", 0, true, "40s", "up to this true `TIME` (0 or unset: the end)")
 	files, err := parseFlagsAndArgs(fs, args)
@@ -191,6 +192,11 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 	start, end, err := window(r, from, to)
 	if err != nil {
 		return err
+	}
+	if changes != "" {
+		if err := exportChanges(r, files[0], out, packets, changes, stdout, start, end); err != nil || packets == "" {
+			return err
+		}
 	}
 	if packets != "" || r.Header.Kind == recordings.KindProxy {
 		return exportPackets(r, files[0], out, packets, stdout, start, end)

@@ -37,8 +37,17 @@ const MaxBody = 1 << 20
 //
 // Errors are JSON {"error": "..."} with status 400 (bad input), 404 (no
 // such path, or DELETE of a client the proxy does not know) or 405.
-func Handler(c *Conditions, src Source) http.Handler {
-	h := &handler{c: c, src: src}
+func Handler(c *Conditions, src Source) http.Handler { return LoggedHandler(c, src, nil) }
+
+// LoggedHandler is Handler telling log (when set) of every request that
+// changes or schedules something — PUT and DELETE /params, POST /timeline
+// — as it is answered: what it asked for, and the error it was refused
+// with (nil: done).
+func LoggedHandler(c *Conditions, src Source, log func(what string, err error)) http.Handler {
+	if log == nil {
+		log = func(string, error) {}
+	}
+	h := &handler{c: c, src: src, log: log}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/params", h.params)
 	mux.HandleFunc("/timeline", h.timeline)
@@ -53,6 +62,16 @@ func Handler(c *Conditions, src Source) http.Handler {
 type handler struct {
 	c   *Conditions
 	src Source
+	log func(what string, err error)
+}
+
+// request names a request for the log: its method, path and client.
+func request(r *http.Request, flow netip.AddrPort) string {
+	what := r.Method + " " + r.URL.Path
+	if flow.IsValid() {
+		what += "?flow=" + flow.String()
+	}
+	return what
 }
 
 func fail(w http.ResponseWriter, status int, err error) {
@@ -120,29 +139,35 @@ func (h *handler) params(w http.ResponseWriter, r *http.Request) {
 	case http.MethodGet:
 		reply(w, h.paramsReply(flow))
 	case http.MethodPut:
+		what := request(r, flow)
 		as, err := readAssignments(http.MaxBytesReader(w, r.Body, MaxBody))
+		if err == nil {
+			what += ": " + Describe(as)
+			err = checkAPI(as)
+		}
+		if err == nil {
+			err = h.c.Set(flow, as)
+		}
+		h.log(what, err)
 		if err != nil {
-			fail(w, http.StatusBadRequest, err)
-			return
-		}
-		if err := checkAPI(as); err != nil {
-			fail(w, http.StatusBadRequest, err)
-			return
-		}
-		if err := h.c.Set(flow, as); err != nil {
 			fail(w, http.StatusBadRequest, err)
 			return
 		}
 		reply(w, h.paramsReply(flow))
 	case http.MethodDelete:
 		if !flow.IsValid() {
-			fail(w, http.StatusBadRequest, errors.New("DELETE /params: name the client, ?flow=ADDR (the defaults cannot be removed)"))
+			err := errors.New("DELETE /params: name the client, ?flow=ADDR (the defaults cannot be removed)")
+			h.log(request(r, flow), err)
+			fail(w, http.StatusBadRequest, err)
 			return
 		}
 		if !h.c.Clear(flow) && !h.live(flow) {
-			fail(w, http.StatusNotFound, fmt.Errorf("DELETE /params?flow=%v: no such client: the proxy relays none at %v and none has settings of its own there (GET /params lists those, GET /counters the live ones)", flow, flow))
+			err := fmt.Errorf("DELETE /params?flow=%v: no such client: the proxy relays none at %v and none has settings of its own there (GET /params lists those, GET /counters the live ones)", flow, flow)
+			h.log(request(r, flow), err)
+			fail(w, http.StatusNotFound, err)
 			return
 		}
+		h.log(request(r, flow)+": back on everybody's settings", nil)
 		reply(w, h.paramsReply(flow))
 	default:
 		fail(w, http.StatusMethodNotAllowed, fmt.Errorf("%s /params: allowed GET, PUT and DELETE", r.Method))
@@ -223,17 +248,22 @@ func (h *handler) timeline(w http.ResponseWriter, r *http.Request) {
 		}
 		return checkLinkAssignment(key, value)
 	})
-	if err != nil {
-		fail(w, http.StatusBadRequest, err)
-		return
-	}
 	for i := range changes {
 		changes[i].API = true
 	}
-	if err := h.c.Schedule(changes); err != nil {
+	if err == nil {
+		err = h.c.Schedule(changes)
+	}
+	if err != nil {
+		h.log(request(r, flow), err)
 		fail(w, http.StatusBadRequest, err)
 		return
 	}
+	noun := "changes"
+	if len(changes) == 1 {
+		noun = "change"
+	}
+	h.log(fmt.Sprintf("%s: %d %s scheduled", request(r, flow), len(changes), noun), nil)
 	reply(w, map[string]int{"scheduled": len(changes), "pending": h.c.Pending()})
 }
 

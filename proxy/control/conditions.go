@@ -36,6 +36,7 @@ type Conditions struct {
 	flows    map[netip.AddrPort][]Assignment
 	relay    Relay
 	onChange func(ch Timed, err error)
+	observe  func(Applied)
 	pending  map[*time.Timer]struct{}
 	stopped  bool
 }
@@ -45,6 +46,31 @@ type Conditions struct {
 // applies (err: it was refused then), on a timer's goroutine.
 func New(base lab.Config, relay Relay, onChange func(ch Timed, err error)) *Conditions {
 	return &Conditions{base: base, relay: relay, onChange: onChange, flows: map[netip.AddrPort][]Assignment{}, pending: map[*time.Timer]struct{}{}}
+}
+
+// Applied is one change as it took effect: assignments to the defaults
+// (Flow invalid) or to one client's own settings, or (Cleared) a client
+// put back on the defaults.
+type Applied struct {
+	Flow    netip.AddrPort
+	Set     []Assignment
+	Cleared bool
+}
+
+// Observe has fn told of every change as it takes effect — --flow, the
+// control API, the screen's editor and scheduled changes alike — in the
+// order they apply. fn is called with the conditions' lock held: it must
+// be quick and must not call back into them.
+func (c *Conditions) Observe(fn func(Applied)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.observe = fn
+}
+
+func (c *Conditions) applied(a Applied) {
+	if c.observe != nil {
+		c.observe(a)
+	}
 }
 
 // ParseFlow reads a client address as the flow options take it.
@@ -135,6 +161,7 @@ func (c *Conditions) set(flow netip.AddrPort, as []Assignment) error {
 		for addr, fc := range eff {
 			c.relay.SetFlowParams(addr, fc.Up, fc.Down) // validated above
 		}
+		c.applied(Applied{Set: slices.Clone(as)})
 		return nil
 	}
 	own := append(slices.Clone(c.flows[flow]), as...)
@@ -146,6 +173,7 @@ func (c *Conditions) set(flow netip.AddrPort, as []Assignment) error {
 		return err
 	}
 	c.flows[flow] = own
+	c.applied(Applied{Flow: flow, Set: slices.Clone(as)})
 	return nil
 }
 
@@ -157,6 +185,9 @@ func (c *Conditions) Clear(flow netip.AddrPort) bool {
 	_, had := c.flows[flow]
 	delete(c.flows, flow)
 	c.relay.ClearFlowParams(flow)
+	if had {
+		c.applied(Applied{Flow: flow, Cleared: true})
+	}
 	return had
 }
 

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"net/netip"
+	"slices"
+	"sync"
+	"time"
+
+	"jitterlab/lab"
+	"jitterlab/netem"
+	"jitterlab/proxy"
+	proxyctl "jitterlab/proxy/control"
+)
+
+// maxAuditPeriods bounds the periods of constant settings the audit keeps:
+// beyond, the changes fold into the last period, which says so.
+const maxAuditPeriods = 20
+
+// maxAuditClients bounds the clients listed per period.
+const maxAuditClients = 8
+
+// auditMark is the start of a period of constant settings: the change that
+// began it and the relay's audit just after (its counters are the period's
+// start; its configured links the period's settings).
+type auditMark struct {
+	at     time.Duration                            // since the relay started
+	what   string                                   // the change ("" for the start)
+	au     proxy.Audit                              // the counters when it began
+	cfg    proxy.Audit                              // everybody's settings in force (the last change's, when folded)
+	own    map[netip.AddrPort][]proxyctl.Assignment // the clients' own settings then
+	folded int                                      // changes folded into it past maxAuditPeriods
+}
+
+// configOf is the link a client had in the period: everybody's, with its
+// own settings on top.
+func (m *auditMark) configOf(addr string) (up, down netem.Params) {
+	cfg := lab.DefaultConfig()
+	cfg.Up, cfg.Down = m.cfg.Dirs[proxy.Up].Configured, m.cfg.Dirs[proxy.Down].Configured
+	if a, err := netip.ParseAddrPort(addr); err == nil {
+		for _, as := range m.own[netip.AddrPortFrom(a.Addr().Unmap(), a.Port())] {
+			lab.Set(&cfg, as.Key, as.Value) // checked when set
+		}
+	}
+	return cfg.Up, cfg.Down
+}
+
+// auditPeriods splits the run at every change of the settings, whoever
+// made it, so the audit compares each period with its own settings.
+type auditPeriods struct {
+	mu      sync.Mutex
+	r       interface{ Audit() proxy.Audit }
+	start   time.Time
+	running bool
+	marks   []auditMark
+	own     map[netip.AddrPort][]proxyctl.Assignment // the clients' own settings now
+}
+
+// begin marks the start: the settings then (--flow's included).
+func (p *auditPeriods) begin(start time.Time) {
+	au := p.r.Audit()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.start, p.running = start, true
+	p.marks = []auditMark{{au: au, cfg: au, own: maps.Clone(p.own)}}
+}
+
+// applied marks a change of the settings as it took effect (called with
+// the conditions' lock held: it reads the relay, never the conditions).
+func (p *auditPeriods) applied(a proxyctl.Applied) {
+	p.mu.Lock()
+	switch {
+	case a.Cleared:
+		delete(p.own, a.Flow)
+	case a.Flow.IsValid():
+		if p.own == nil {
+			p.own = map[netip.AddrPort][]proxyctl.Assignment{}
+		}
+		p.own[a.Flow] = append(slices.Clone(p.own[a.Flow]), a.Set...)
+	}
+	running, own := p.running, maps.Clone(p.own)
+	p.mu.Unlock()
+	if !running {
+		return // before the start: part of the first period's settings
+	}
+	au := p.r.Audit() // the relay's lock: never under p.mu
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.marks) >= maxAuditPeriods {
+		last := &p.marks[len(p.marks)-1]
+		last.folded++
+		last.cfg, last.own = au, own
+		return
+	}
+	p.marks = append(p.marks, auditMark{at: time.Since(p.start), what: describeApplied(a), au: au, cfg: au, own: own})
+}
+
+// describeApplied is a change as the audit names it.
+func describeApplied(a proxyctl.Applied) string {
+	switch {
+	case a.Cleared:
+		return "client " + a.Flow.String() + " back on everybody's settings"
+	case a.Flow.IsValid():
+		return "client " + a.Flow.String() + " " + proxyctl.Describe(a.Set)
+	}
+	return proxyctl.Describe(a.Set)
+}
+
+// periods returns the marks (nil: no change and no client with settings
+// of its own, so the whole run is one configuration).
+func (p *auditPeriods) periods(end proxy.Audit) []auditMark {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.marks) == 0 {
+		return nil
+	}
+	if len(p.marks) == 1 && len(p.marks[0].own) == 0 {
+		return nil
+	}
+	return append([]auditMark(nil), p.marks...)
+}
+
+// configText is a link's settings in a line: the audit's delay and loss
+// cells, and the duplicate, reorder and rate settings that are not off.
+func configText(p netem.Params) string {
+	s := auditConfigured(p, 0) + ", loss " + auditConfigured(p, 2)
+	for _, k := range []struct {
+		name string
+		row  int
+	}{{"duplicate", 4}, {"reorder", 3}, {"rate", 5}} {
+		if v := auditConfigured(p, k.row); v != "0" && v != "0%" {
+			s += ", " + k.name + " " + v
+		}
+	}
+	return s
+}
+
+// writeAuditPeriods prints, per period of constant settings, each
+// client's configured link (its own, or everybody's) and what its packets
+// met in that period: the delay added (mean), the loss and the rate.
+func writeAuditPeriods(w io.Writer, marks []auditMark, end proxy.Audit) {
+	fmt.Fprintln(w, "\naudit per period of constant settings (each client's own link, or everybody's; realised over the period's packets):")
+	for i, m := range marks {
+		next := end
+		if i+1 < len(marks) {
+			next = marks[i+1].au
+		}
+		to := end.Wall
+		if i+1 < len(marks) {
+			to = marks[i+1].at
+		}
+		why := "the start"
+		if m.what != "" {
+			why = "after " + m.what
+		}
+		if m.folded > 0 {
+			why += fmt.Sprintf(" and %d more changes (more than %d periods): the settings as they ended", m.folded, maxAuditPeriods)
+		}
+		fmt.Fprintf(w, "period %d: +%.3fs to +%.3fs (%.3fs), %s\n", i+1, m.at.Seconds(), to.Seconds(), (to - m.at).Seconds(), why)
+		before := map[proxy.FlowID]proxy.FlowAudit{}
+		for _, f := range m.au.Flows {
+			before[f.ID] = f
+		}
+		secs := (to - m.at).Seconds()
+		shown := 0
+		for _, f := range next.Flows {
+			b := before[f.ID] // zero: the client came during the period
+			if shown == maxAuditClients {
+				fmt.Fprintf(w, "  … %d more clients\n", len(next.Flows)-shown)
+				break
+			}
+			shown++
+			up, down := m.configOf(f.Addr)
+			for d := range f.Dirs {
+				set := up
+				if d == int(proxy.Down) {
+					set = down
+				}
+				name := ""
+				if d == 0 {
+					name = f.Addr
+				}
+				cur, was := f.Dirs[d], b.Dirs[d]
+				in, out, lost := cur.Received-was.Received, cur.Written-was.Written, cur.Lost-was.Lost
+				real := fmt.Sprintf("lost %d of %d", lost, in)
+				if in > 0 {
+					real += fmt.Sprintf(" (%.1f %%)", 100*float64(lost)/float64(in))
+				}
+				if out > 0 {
+					sum := float64(cur.DelayMean)*float64(cur.Written) - float64(was.DelayMean)*float64(was.Written)
+					real = fmt.Sprintf("delay added mean %s, ", fmtMs(time.Duration(sum/float64(out)))) + real
+				}
+				if secs > 0 {
+					real += fmt.Sprintf(", %.1f packets/s written", float64(out)/secs)
+				}
+				fmt.Fprintf(w, "  %-22s %-4s  set %s\n  %-22s       real %s\n", name, proxy.Dir(d).String(), configText(set), "", real)
+			}
+		}
+		if shown == 0 {
+			fmt.Fprintln(w, "  no clients")
+		}
+	}
+}
+
+// changedRows counts, per audit row and direction, how often the defaults'
+// cell changed from one period to the next; last is the cell's text then.
+func changedRows(marks []auditMark, cell func(p netem.Params, dir proxy.Dir, row int) string) (n [7][2]int) {
+	for i := 1; i < len(marks); i++ {
+		for d := range 2 {
+			for row := range 7 {
+				if cell(marks[i].cfg.Dirs[d].Configured, proxy.Dir(d), row) != cell(marks[i-1].cfg.Dirs[d].Configured, proxy.Dir(d), row) {
+					n[row][d] += 1 + marks[i].folded
+				}
+			}
+		}
+	}
+	return n
+}
+
+func times(n int) string {
+	if n == 1 {
+		return "1 time"
+	}
+	return fmt.Sprintf("%d times", n)
+}
