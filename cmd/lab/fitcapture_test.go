@@ -1,0 +1,271 @@
+package main
+
+import (
+	"bufio"
+	"encoding/binary"
+	"math"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"jitterlab/internal/testtool"
+	"jitterlab/lab"
+	"jitterlab/netem"
+	"jitterlab/scenarios"
+)
+
+// The link every round-trip test configures on lab proxy: up 30 ms ± 5 ms
+// uniform with 5 % loss, down 30 ms ± 5 ms uniform without loss.
+const (
+	rtLatency = 30.0 // ms
+	rtJitter  = 5.0  // ms, the uniform half-width
+	rtLoss    = 0.05 // up
+)
+
+// relayRun is a game's traffic through lab proxy: seq-numbered datagrams
+// (4 bytes, big-endian, at offset 0) echoed by a server, with the proxy's
+// --record and --pcap, and, when dumpcap can capture on loopback, a
+// capture of both legs taken beside it.
+type relayRun struct {
+	rec, pcap, lo      string // lo is "" when dumpcap could not run
+	loErr              string // why not
+	client, server     string // the game's ends
+	listen             string
+	sent               int
+	proxyOut, proxyErr string
+}
+
+// runGameThroughProxy sends 200 datagrams a second for 6 s through a
+// proxy with the round-trip link.
+func runGameThroughProxy(t *testing.T) relayRun {
+	t.Helper()
+	dir := t.TempDir()
+	r := relayRun{rec: filepath.Join(dir, "relay.jlrec"), pcap: filepath.Join(dir, "relay.pcapng")}
+	r.listen, r.server = loopback(freePort(t)), echoServer(t)
+	type result struct {
+		code     int
+		out, err string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, out, errOut := runLab(t, "proxy", "--listen", r.listen, "--to", r.server, "--duration", "10s", "--seed", "7",
+			"--set", "link.latency=30ms", "--set", "link.jitter=5ms", "--set", "link.jitter_dist=uniform", "--set", "up.loss=5%",
+			"--record", r.rec, "--pcap", r.pcap)
+		done <- result{code, out, errOut}
+	}()
+	conn, err := net.Dial("udp", r.listen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	r.client = conn.LocalAddr().String()
+	payload := func(seq uint32) []byte {
+		b := binary.BigEndian.AppendUint32(nil, seq)
+		return append(b, []byte("game state, 28 bytes of it..")...)
+	}
+	// Wait for the proxy: probe until an echo comes back.
+	seq := uint32(0)
+	buf := make([]byte, 256)
+	for {
+		conn.Write(payload(seq))
+		seq++
+		conn.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+		if _, err := conn.Read(buf); err == nil {
+			break
+		}
+		if seq > 50 {
+			t.Fatal("the proxy does not answer")
+		}
+	}
+	go func() { // drain the echoes
+		for {
+			conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+			if _, err := conn.Read(buf); err != nil {
+				return
+			}
+		}
+	}()
+	var dc *exec.Cmd
+	if path, err := exec.LookPath("dumpcap"); err == nil {
+		r.lo = filepath.Join(dir, "lo.pcapng")
+		_, sport, _ := net.SplitHostPort(r.server)
+		_, lport, _ := net.SplitHostPort(r.listen)
+		dc = exec.Command(path, "-q", "-i", "lo", "-f", "udp port "+sport+" or udp port "+lport, "-w", r.lo)
+		stderr, _ := dc.StderrPipe()
+		if err := dc.Start(); err != nil {
+			r.lo, r.loErr = "", err.Error()
+		} else {
+			// dumpcap says "Capturing on" once it captures.
+			sc := bufio.NewScanner(stderr)
+			var said []string
+			for sc.Scan() {
+				said = append(said, sc.Text())
+				if strings.Contains(sc.Text(), "Capturing on") {
+					break
+				}
+			}
+			if len(said) == 0 || !strings.Contains(said[len(said)-1], "Capturing on") {
+				dc.Wait()
+				r.lo, r.loErr, dc = "", strings.Join(said, "; "), nil
+			} else {
+				go func() {
+					for sc.Scan() {
+					}
+				}()
+			}
+		}
+	} else {
+		r.loErr = "dumpcap is not installed"
+	}
+	start := time.Now()
+	for time.Since(start) < 6*time.Second {
+		conn.Write(payload(seq))
+		seq++
+		time.Sleep(5 * time.Millisecond)
+	}
+	r.sent = int(seq)
+	res := <-done
+	if dc != nil {
+		dc.Process.Signal(os.Interrupt)
+		if err := dc.Wait(); err != nil {
+			r.lo, r.loErr = "", "dumpcap: "+err.Error()
+		}
+	}
+	if res.code != 0 {
+		t.Fatalf("lab proxy: %s", res.err)
+	}
+	r.proxyOut, r.proxyErr = res.out, res.err
+	return r
+}
+
+// checkFitted checks a fitted scenario against the round-trip link: it
+// loads as 'lab run --scenario' loads it, and its link is the configured
+// one within tolerances for n packets a direction: latency within
+// 5σ/√n below and that plus 3 ms above (what real sockets and the relay's
+// timers add), the uniform half-width within 5/√n relative plus 1.5 ms,
+// uniform chosen, up loss within 4·√(p(1−p)/n) and none down.
+func checkFitted(t *testing.T, path string, n int) {
+	t.Helper()
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Parse(path, text, lab.CheckAssignment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := lab.DefaultConfig()
+	if err := lab.ApplyScenario(&cfg, sc); err != nil {
+		t.Fatal(err)
+	}
+	sigma := rtJitter / math.Sqrt(3)
+	for _, d := range []struct {
+		name string
+		p    netem.Params
+		loss float64
+	}{{"up", cfg.Up, rtLoss}, {"down", cfg.Down, 0}} {
+		lat, jit := float64(d.p.Latency)/1e6, float64(d.p.Jitter)/1e6
+		if lo, hi := rtLatency-5*sigma/math.Sqrt(float64(n)), rtLatency+5*sigma/math.Sqrt(float64(n))+3; lat < lo || lat > hi {
+			t.Errorf("%s: %s.latency %.3f ms, want %.3f to %.3f", path, d.name, lat, lo, hi)
+		}
+		if tol := rtJitter*5/math.Sqrt(float64(n)) + 1.5; math.Abs(jit-rtJitter) > tol {
+			t.Errorf("%s: %s.jitter %.3f ms, want %.1f ± %.2f", path, d.name, jit, rtJitter, tol)
+		}
+		if d.p.JitterDist != netem.Uniform {
+			t.Errorf("%s: %s.jitter_dist %s, want uniform", path, d.name, d.p.JitterDist)
+		}
+		if tol := 4 * math.Sqrt(rtLoss*(1-rtLoss)/float64(n)); math.Abs(d.p.Loss-d.loss) > tol {
+			t.Errorf("%s: %s.loss %.4f, want %.2f ± %.4f", path, d.name, d.p.Loss, d.loss, tol)
+		}
+	}
+	if t.Failed() || os.Getenv("FITDEBUG") != "" {
+		t.Logf("%s (n %d):\n%s", path, n, text)
+	}
+}
+
+// The round trip (issue 14.4): a game's traffic through lab proxy with a
+// known link, recorded (--record), and captured by the proxy (--pcap) and
+// by dumpcap on loopback beside it (both legs in one capture); 'lab fit'
+// of each gives back the configured link, and the scenario it writes
+// loads in 'lab run'.
+func TestFitRoundTripFromTheProxy(t *testing.T) {
+	r := runGameThroughProxy(t)
+	dir := t.TempDir()
+	fitTo := func(name string, args ...string) (string, string) {
+		t.Helper()
+		out := filepath.Join(dir, name+".toml")
+		code, stdout, stderr := runLab(t, append([]string{"fit", "--out", out}, args...)...)
+		if code != 0 {
+			t.Fatalf("lab fit %s: exit %d: %s", strings.Join(args, " "), code, stderr)
+		}
+		return out, stdout
+	}
+	n := r.sent - 10 // a few probes before the capture, a few in flight at the end
+	t.Run("recording", func(t *testing.T) {
+		out, report := fitTo("rec", r.rec)
+		if !strings.Contains(report, "read: "+r.rec+": flow 1 of the relay") {
+			t.Errorf("the report does not say what it read:\n%s", report)
+		}
+		checkFitted(t, out, n)
+		if code, _, stderr := runLab(t, "run", "--scenario", out, "--duration", "3s"); code != 0 {
+			t.Errorf("lab run --scenario %s: %s", out, stderr)
+		}
+	})
+	t.Run("proxy pcap", func(t *testing.T) {
+		out, report := fitTo("pcap", r.pcap)
+		if !strings.Contains(report, "game client "+r.client+" ↔ "+r.listen) || !strings.Contains(report, "↔ game server "+r.server) {
+			t.Errorf("the legs are not the game's ends (client %s, server %s):\n%s", r.client, r.server, report)
+		}
+		checkFitted(t, out, n)
+	})
+	t.Run("dumpcap on loopback", func(t *testing.T) {
+		testtool.Need(t, "dumpcap", "tshark")
+		if r.lo == "" {
+			testtool.Missing(t, "a capture on loopback by dumpcap (root or CAP_NET_RAW): "+r.loErr)
+		}
+		out, report := fitTo("lo", r.lo, "--client", r.client, "--server", r.server, "--seq", "0:4:be")
+		if !strings.Contains(report, "up: ") {
+			t.Errorf("report:\n%s", report)
+		}
+		checkFitted(t, out, n-200) // the capture starts a little after the proxy's first packets
+	})
+}
+
+// Bad uses of the capture flags are one clear error each.
+func TestFitCaptureFlagsRefused(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "game.csv")
+	if err := os.WriteFile(csv, []byte("seq,send_ns,recv_ns\n1,0,5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	notPcap := filepath.Join(dir, "x.pcapng")
+	if err := os.WriteFile(notPcap, []byte("\x0a\x0d\x0d\x0a garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"fit", "--seq", "0:4", csv}, "--seq applies to pcap captures only; " + csv + " is csv"},
+		{[]string{"fit", "--flow", "2", csv}, "--flow applies to jlrec captures only; " + csv + " is csv"},
+		{[]string{"fit", csv, csv}, "two captures: only pcap captures come in two (the client's and the server's); " + csv + " is csv"},
+		{[]string{"fit", "--seq", "0:9", notPcap}, `--seq "0:9": the width is 1 to 8 bytes`},
+		{[]string{"fit", "--client", "nohost", notPcap}, `--client "nohost": want IP:PORT`},
+		{[]string{"fit", notPcap}, notPcap + ": not a readable capture:"},
+		{[]string{"fit", "a", "b", "c"}, "want one CAPTURE file, or two pcap captures"},
+	} {
+		code, _, stderr := runLab(t, c.args...)
+		if code == 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("lab %s: exit %d, %q; want %q", strings.Join(c.args, " "), code, stderr, c.want)
+		}
+	}
+	// A session recording stores samples, not packets.
+	code, _, stderr := runLab(t, "fit", "../../recordings/examples/jitter-fix.jlrec")
+	if want := "a session recording (lab run --record) stores samples, not packets"; code == 0 || !strings.Contains(stderr, want) {
+		t.Errorf("lab fit of a session recording: exit %d, %q; want %q", code, stderr, want)
+	}
+}
