@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,12 +39,10 @@ the model does not fit; --out writes the fitted link as a scenario. Where no
 model fits, replay the capture itself: lab run --set up.trace=CAPTURE.
 `)
 	},
-		"lab fit out.json --out fitted.toml && lab run --scenario fitted.toml",
-		"lab run --set link.jitter=10ms --packets p.csv && lab fit p.csv",
+		"lab fit out.json --out fitted.toml --html fit.html && lab run --scenario fitted.toml",
 		"lab fit client.pcapng server.pcapng --server :27015 --seq 0:4",
-		"lab fit relay.jlrec --out fitted.toml",
-		"lab fit --format csv game.csv --html fit.html"))
-	fs.StringVar(&format, "format", "auto", "capture `FORMAT`: auto, "+strings.Join(append(append([]string(nil), trace.Formats...), "pcap", "jlrec"), ", "))
+		"lab fit relay.jlrec --out fitted.toml && lab --scenario fitted.toml"))
+	fs.StringVar(&format, "format", "auto", "capture `FORMAT`: auto, "+strings.Join(trace.Formats, ", ")+", pcap, jlrec")
 	fs.StringVar(&outPath, "out", "", "write the fitted link as a scenario TOML to `FILE` ('lab run --scenario FILE')")
 	fs.BoolVar(&periods, "periods", false, "also cut each direction where its delay changes level, fit every period, and write them as the scenario's timeline")
 	fs.StringVar(&htmlPath, "html", "", "write the report with CDF, QQ, burst and autocorrelation plots as one HTML `FILE`")
@@ -69,8 +68,12 @@ model fits, replay the capture itself: lab run --set up.trace=CAPTURE.
 		return err
 	}
 	defer in.close()
-	if format == "auto" {
+	formats := append(append([]string(nil), trace.Formats...), "pcap", "jlrec")
+	switch {
+	case format == "auto":
 		format = in.detect()
+	case !slices.Contains(formats, format):
+		return fmt.Errorf("--format %q: want auto or one of %s", format, strings.Join(formats, ", "))
 	}
 	// Flags of one input refused with another.
 	for name, only := range map[string]string{"seq": "pcap", "client": "pcap", "server": "pcap", "flow": "jlrec"} {
