@@ -167,18 +167,29 @@ const (
 )
 
 // flow is a UDP flow: its two endpoints, a before b in the order of the
-// flow's first packet (a sent it).
-type flow struct{ a, b netip.AddrPort }
+// flow's first packet (a sent it), and the capture interface that saw it
+// (a pcapng file may hold several: the lab's own captures have a client
+// side and a server side, which see the same endpoints).
+type flow struct {
+	a, b  netip.AddrPort
+	iface int
+}
 
 // key is the flow's endpoints in a fixed order, whichever sent first.
-func flowKey(x, y netip.AddrPort) flow {
+func flowKey(x, y netip.AddrPort, iface int) flow {
 	if x.Compare(y) > 0 {
 		x, y = y, x
 	}
-	return flow{x, y}
+	return flow{x, y, iface}
 }
 
-func (f flow) String() string { return f.a.String() + " ↔ " + f.b.String() }
+func (f flow) String() string {
+	s := f.a.String() + " ↔ " + f.b.String()
+	if f.iface > 0 {
+		s += fmt.Sprintf(" (interface %d)", f.iface)
+	}
+	return s
+}
 
 // flowStats is what the first pass counts of a flow.
 type flowStats struct {
@@ -199,7 +210,7 @@ type fileScan struct {
 
 // packetSource reads one capture's packets with the link type of each.
 type packetSource struct {
-	next func() ([]byte, int64, int, error) // data, Unix ns, link type
+	next func() ([]byte, int64, int, int, error) // data, Unix ns, link type, interface
 }
 
 func openCapture(f PcapFile) (*packetSource, error) {
@@ -219,10 +230,10 @@ func openCapture(f PcapFile) (*packetSource, error) {
 		if err != nil {
 			return nil, wrap(err)
 		}
-		return &packetSource{next: func() ([]byte, int64, int, error) {
+		return &packetSource{next: func() ([]byte, int64, int, int, error) {
 			data, ci, err := r.ZeroCopyReadPacketData()
 			if err != nil {
-				return nil, 0, 0, err
+				return nil, 0, 0, 0, err
 			}
 			link := int(r.LinkType())
 			if len(ci.AncillaryData) > 0 {
@@ -230,28 +241,28 @@ func openCapture(f PcapFile) (*packetSource, error) {
 					link = int(lt)
 				}
 			}
-			return data, ci.Timestamp.UnixNano(), link, nil
+			return data, ci.Timestamp.UnixNano(), link, ci.InterfaceIndex, nil
 		}}, nil
 	}
 	r, err := pcapgo.NewReader(br)
 	if err != nil {
 		return nil, wrap(err)
 	}
-	return &packetSource{next: func() ([]byte, int64, int, error) {
+	return &packetSource{next: func() ([]byte, int64, int, int, error) {
 		data, ci, err := r.ZeroCopyReadPacketData()
-		return data, ci.Timestamp.UnixNano(), int(r.LinkType()), err
+		return data, ci.Timestamp.UnixNano(), int(r.LinkType()), 0, err
 	}}, nil
 }
 
 // each calls fn for every packet of the capture (numbered from 1), and
 // says how a capture that ends early ended.
-func each(f PcapFile, fn func(n int, data []byte, at int64, link int) error) error {
+func each(f PcapFile, fn func(n int, data []byte, at int64, link, iface int) error) error {
 	src, err := openCapture(f)
 	if err != nil {
 		return err
 	}
 	for n := 1; ; n++ {
-		data, at, link, err := src.next()
+		data, at, link, iface, err := src.next()
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -261,7 +272,7 @@ func each(f PcapFile, fn func(n int, data []byte, at int64, link int) error) err
 			}
 			return &Error{File: f.Name, Packet: n, Want: "unreadable: " + err.Error()}
 		}
-		if err := fn(n, data, at, link); err != nil {
+		if err := fn(n, data, at, link, iface); err != nil {
 			return err
 		}
 	}
@@ -271,7 +282,7 @@ func each(f PcapFile, fn func(n int, data []byte, at int64, link int) error) err
 // skipped.
 func scan(f PcapFile) (*fileScan, error) {
 	s := &fileScan{name: f.Name, flows: map[flow]*flowStats{}, links: map[int]int{}}
-	err := each(f, func(n int, data []byte, _ int64, link int) error {
+	err := each(f, func(n int, data []byte, _ int64, link, iface int) error {
 		s.packets = n
 		s.links[link]++
 		d, why := decode(link, data)
@@ -279,14 +290,14 @@ func scan(f PcapFile) (*fileScan, error) {
 			s.skipped[why]++
 			return nil
 		}
-		k := flowKey(d.src, d.dst)
+		k := flowKey(d.src, d.dst, iface)
 		st := s.flows[k]
 		if st == nil {
 			if len(s.flows) >= maxFlows {
 				s.uncount++
 				return nil
 			}
-			st = &flowStats{flow: flow{d.src, d.dst}, first: n}
+			st = &flowStats{flow: flow{d.src, d.dst, iface}, first: n}
 			s.flows[k] = st
 		}
 		st.packets++
@@ -388,12 +399,23 @@ func chooseLegs(scans []*fileScan, o PcapOptions) ([2]leg, error) {
 			if len(fl) != 1 {
 				return legs, flowChoiceError(scans[i], fl, r.flag, r.who, r.ep)
 			}
-			legs[i] = leg{file: i, flow: flowKey(fl[0].flow.a, fl[0].flow.b), stats: fl[0]}
+			legs[i] = leg{file: i, flow: flowKey(fl[0].flow.a, fl[0].flow.b, fl[0].flow.iface), stats: fl[0]}
 		}
 	} else {
 		s := scans[0]
 		cl, sv := matching(s, o.Client), matching(s, o.Server)
+		// The same endpoints on two interfaces (the lab's own captures):
+		// the client's leg is the one whose first datagram comes first.
+		sameTwo := len(cl) == 2 && len(sv) == 2 && (cl[0] == sv[0] && cl[1] == sv[1] || cl[0] == sv[1] && cl[1] == sv[0]) &&
+			flowKey(cl[0].flow.a, cl[0].flow.b, 0) == flowKey(cl[1].flow.a, cl[1].flow.b, 0)
 		switch {
+		case sameTwo:
+			first := slices.MinFunc(cl, func(x, y *flowStats) int { return cmp.Compare(x.first, y.first) })
+			other := cl[0]
+			if other == first {
+				other = cl[1]
+			}
+			cl, sv = []*flowStats{first}, []*flowStats{other}
 		case o.Client.given() && !o.Server.given() && len(cl) == 1:
 			sv = busiest(s.sorted(func(st *flowStats) bool { return st != cl[0] }), 1)
 		case o.Server.given() && !o.Client.given() && len(sv) == 1:
@@ -412,7 +434,7 @@ func chooseLegs(scans []*fileScan, o PcapOptions) ([2]leg, error) {
 			if len(fl) != 1 {
 				return legs, flowChoiceError(s, fl, roles[i].flag, roles[i].who, roles[i].ep)
 			}
-			legs[i] = leg{file: 0, flow: flowKey(fl[0].flow.a, fl[0].flow.b), stats: fl[0]}
+			legs[i] = leg{file: 0, flow: flowKey(fl[0].flow.a, fl[0].flow.b, fl[0].flow.iface), stats: fl[0]}
 		}
 	}
 	// Which end of each leg is the game's client (server): the one named;
@@ -566,12 +588,12 @@ func ReadPcap(files []PcapFile, o PcapOptions) (*Trace, PcapSummary, error) {
 	total := 0
 	for fi, f := range files {
 		name := f.Name
-		err := each(f, func(n int, data []byte, at int64, link int) error {
+		err := each(f, func(n int, data []byte, at int64, link, iface int) error {
 			d, why := decode(link, data)
 			if why != skipNone {
 				return nil
 			}
-			k := flowKey(d.src, d.dst)
+			k := flowKey(d.src, d.dst, iface)
 			for li, l := range legs {
 				if l.file != fi || l.flow != k {
 					continue
@@ -628,6 +650,9 @@ func ReadPcap(files []PcapFile, o PcapOptions) (*Trace, PcapSummary, error) {
 			line = fmt.Sprintf("%s: %s, game client %s ↔ %s, %d packets", s.name, legName[i], l.end, other, l.stats.packets)
 		} else {
 			line = fmt.Sprintf("%s: %s, %s ↔ game server %s, %d packets", s.name, legName[i], other, l.end, l.stats.packets)
+		}
+		if legs[0].file == legs[1].file && legs[0].flow.iface != legs[1].flow.iface {
+			line += fmt.Sprintf(" on interface %d", l.flow.iface)
 		}
 		if short[i] > 0 {
 			line += fmt.Sprintf("; %d with a payload too short for the sequence number, skipped", short[i])
