@@ -6,16 +6,19 @@ import (
 	"net/netip"
 	"os"
 	"testing"
+
+	"jitterlab/recordings"
 )
 
 // checkTrace asserts what every reader promises of a trace it returns:
-// memory bounded by the input (each packet costs at least minBytes of it),
+// memory bounded by the input (each packet costs at least minBytes of it;
+// 0 for a compressed input, bounded by MaxPackets only),
 // statuses known, sequence numbers increasing per direction, and the
 // generic CSV carries every packet through a write and a read unchanged.
 func checkTrace(t *testing.T, data []byte, tr *Trace, minBytes int) {
 	t.Helper()
 	n := len(tr.Up.Packets) + len(tr.Down.Packets)
-	if n > len(data)/minBytes+1 || n > MaxPackets {
+	if minBytes > 0 && n > len(data)/minBytes+1 || n > MaxPackets {
 		t.Fatalf("%d packets from %d bytes: more than one per %d bytes", n, len(data), minBytes)
 	}
 	for _, d := range []Direction{tr.Up, tr.Down} {
@@ -134,5 +137,29 @@ func FuzzReadPcap(f *testing.F) {
 			return
 		}
 		checkTrace(t, data, tr, 45)
+	})
+}
+
+// FuzzReadRecording reads any bytes as a proxy recording: the recording
+// reader refuses them, or ReadRecording returns an *Error or a trace whose
+// packets are in order, within MaxPackets, and survive a round trip
+// through the generic CSV.
+func FuzzReadRecording(f *testing.F) {
+	for _, path := range []string{"testdata/relay.jlrec"} {
+		addFile(f, path)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := recordings.Open(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			return
+		}
+		tr, _, err := ReadRecording("fuzz.jlrec", r, AnyFlow)
+		if err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("not an *Error: %v", err)
+			}
+			return
+		}
+		checkTrace(t, data, tr, 0)
 	})
 }
