@@ -31,7 +31,9 @@ const (
 // --record and --pcap, and, when dumpcap can capture on loopback, a
 // capture of both legs taken beside it.
 type relayRun struct {
-	rec, pcap, lo      string // lo is "" when dumpcap could not run
+	rec, pcap          string
+	lo                 string // both legs on loopback; "" when dumpcap could not run
+	loClient, loServer string // each leg alone
 	loErr              string // why not
 	client, server     string // the game's ends
 	listen             string
@@ -89,37 +91,15 @@ func runGameThroughProxy(t *testing.T) relayRun {
 			}
 		}
 	}()
-	var dc *exec.Cmd
-	if path, err := exec.LookPath("dumpcap"); err == nil {
-		r.lo = filepath.Join(dir, "lo.pcapng")
-		_, sport, _ := net.SplitHostPort(r.server)
-		_, lport, _ := net.SplitHostPort(r.listen)
-		dc = exec.Command(path, "-q", "-i", "lo", "-f", "udp port "+sport+" or udp port "+lport, "-w", r.lo)
-		stderr, _ := dc.StderrPipe()
-		if err := dc.Start(); err != nil {
-			r.lo, r.loErr = "", err.Error()
-		} else {
-			// dumpcap says "Capturing on" once it captures.
-			sc := bufio.NewScanner(stderr)
-			var said []string
-			for sc.Scan() {
-				said = append(said, sc.Text())
-				if strings.Contains(sc.Text(), "Capturing on") {
-					break
-				}
-			}
-			if len(said) == 0 || !strings.Contains(said[len(said)-1], "Capturing on") {
-				dc.Wait()
-				r.lo, r.loErr, dc = "", strings.Join(said, "; "), nil
-			} else {
-				go func() {
-					for sc.Scan() {
-					}
-				}()
-			}
-		}
-	} else {
-		r.loErr = "dumpcap is not installed"
+	_, sport, _ := net.SplitHostPort(r.server)
+	_, lport, _ := net.SplitHostPort(r.listen)
+	// Both legs in one capture, and each leg alone: the client's machine
+	// sees the client's leg, the server's the server's.
+	r.lo, r.loClient, r.loServer = filepath.Join(dir, "lo.pcapng"), filepath.Join(dir, "client.pcapng"), filepath.Join(dir, "server.pcapng")
+	stop, why := startDumpcap(t, map[string]string{r.lo: "udp port " + sport + " or udp port " + lport,
+		r.loClient: "udp port " + lport, r.loServer: "udp port " + sport})
+	if stop == nil {
+		r.lo, r.loErr = "", why
 	}
 	start := time.Now()
 	for time.Since(start) < 6*time.Second {
@@ -129,9 +109,8 @@ func runGameThroughProxy(t *testing.T) relayRun {
 	}
 	r.sent = int(seq)
 	res := <-done
-	if dc != nil {
-		dc.Process.Signal(os.Interrupt)
-		if err := dc.Wait(); err != nil {
+	if stop != nil {
+		if err := stop(); err != nil {
 			r.lo, r.loErr = "", "dumpcap: "+err.Error()
 		}
 	}
@@ -140,6 +119,58 @@ func runGameThroughProxy(t *testing.T) relayRun {
 	}
 	r.proxyOut, r.proxyErr = res.out, res.err
 	return r
+}
+
+// startDumpcap starts one dumpcap on loopback per file, with its capture
+// filter, and waits until each captures; stop interrupts them and waits
+// for their files. With stop nil, why says what failed.
+func startDumpcap(t *testing.T, filters map[string]string) (stop func() error, why string) {
+	t.Helper()
+	path, err := exec.LookPath("dumpcap")
+	if err != nil {
+		return nil, "dumpcap is not installed"
+	}
+	var cmds []*exec.Cmd
+	stop = func() error {
+		var first error
+		for _, c := range cmds {
+			c.Process.Signal(os.Interrupt)
+			if err := c.Wait(); err != nil && first == nil {
+				first = err
+			}
+		}
+		return first
+	}
+	for file, filter := range filters {
+		c := exec.Command(path, "-q", "-i", "lo", "-f", filter, "-w", file)
+		stderr, err := c.StderrPipe()
+		if err == nil {
+			err = c.Start()
+		}
+		if err != nil {
+			stop()
+			return nil, err.Error()
+		}
+		cmds = append(cmds, c)
+		// dumpcap says "Capturing on" once it captures.
+		sc := bufio.NewScanner(stderr)
+		var said []string
+		for sc.Scan() {
+			said = append(said, sc.Text())
+			if strings.Contains(sc.Text(), "Capturing on") {
+				break
+			}
+		}
+		if len(said) == 0 || !strings.Contains(said[len(said)-1], "Capturing on") {
+			stop()
+			return nil, strings.Join(said, "; ")
+		}
+		go func() { // drain what it says until it ends
+			for sc.Scan() {
+			}
+		}()
+	}
+	return stop, ""
 }
 
 // checkFitted checks a fitted scenario against the round-trip link: it
@@ -189,8 +220,8 @@ func checkFitted(t *testing.T, path string, n int) {
 
 // The round trip (issue 14.4): a game's traffic through lab proxy with a
 // known link, recorded (--record), and captured by the proxy (--pcap) and
-// by dumpcap on loopback beside it (both legs in one capture); 'lab fit'
-// of each gives back the configured link, and the scenario it writes
+// by dumpcap on loopback beside it (both legs in one capture, and each leg
+// in a capture of its own, as on two machines); 'lab fit' of each gives back the configured link, and the scenario it writes
 // loads in 'lab run'.
 func TestFitRoundTripFromTheProxy(t *testing.T) {
 	r := runGameThroughProxy(t)
@@ -232,6 +263,13 @@ func TestFitRoundTripFromTheProxy(t *testing.T) {
 			t.Errorf("report:\n%s", report)
 		}
 		checkFitted(t, out, n-200) // the capture starts a little after the proxy's first packets
+		// Each leg in its own capture, as on two machines: the clocks are
+		// taken as two (the same here: the drift is found not significant).
+		out, report = fitTo("two", r.loClient, r.loServer, "--seq", "0:4")
+		if !strings.Contains(report, "game client "+r.client+" ↔ "+r.listen) || !strings.Contains(report, "↔ game server "+r.server) {
+			t.Errorf("the legs are not the game's ends (client %s, server %s):\n%s", r.client, r.server, report)
+		}
+		checkFitted(t, out, n-200)
 	})
 }
 
