@@ -18,8 +18,9 @@ func IsRecording(data []byte) bool {
 	return len(data) >= 4 && data[0] == 0x5a && data[1] == 0x2a && data[2] == 0x4d && data[3] == 0x18
 }
 
-// AnyFlow asks [ReadRecording] to take the recording's only flow.
-const AnyFlow = -1
+// AnyFlow asks [ReadRecording] to take the recording's only flow (the
+// relay numbers its flows from 1).
+const AnyFlow = 0
 
 // ReadRecording reads a proxy recording (`lab proxy --record FILE`): the
 // packets of one flow (a client of the relay; flow, or with AnyFlow the
@@ -32,7 +33,7 @@ const AnyFlow = -1
 // its flow was gone is not counted; the link's duplicate counts as a
 // duplicate. A session recording (`lab run --record`) holds samples, not
 // packets: it is refused, naming `lab run --packets`.
-func ReadRecording(file string, r *recordings.Reader, flow int64) (*Trace, []string, error) {
+func ReadRecording(file string, r *recordings.Reader, flow uint64) (*Trace, []string, error) {
 	if r.Header.Kind != recordings.KindProxy {
 		return nil, nil, &Error{File: file, Want: "a session recording (lab run --record) stores samples, not packets, so it cannot be fitted; 'lab run --packets FILE' (with the same scenario and seed) writes the session's packets, which lab fit reads"}
 	}
@@ -68,7 +69,7 @@ func ReadRecording(file string, r *recordings.Reader, flow int64) (*Trace, []str
 			return nil, nil, &Error{File: file, Want: fmt.Sprintf("the relay recorded %d clients: name one with --flow N: %s", len(flows), strings.Join(l, ", "))}
 		}
 		for f := range counts {
-			flow = int64(f)
+			flow = f
 		}
 	}
 	type copy0 struct {
@@ -79,7 +80,7 @@ func ReadRecording(file string, r *recordings.Reader, flow int64) (*Trace, []str
 	var dups [2]int // delivered duplicates
 	discarded, total, others := 0, 0, 0
 	err := r.ScanPackets(0, math.MaxInt64, func(p *recordings.Packet) error {
-		if p.Flow != uint64(flow) {
+		if p.Flow != flow {
 			others++
 			return nil
 		}

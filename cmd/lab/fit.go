@@ -21,7 +21,7 @@ import (
 func cmdFit(args []string, stdout, stderr io.Writer) error {
 	var format, outPath, htmlPath, seq, client, server string
 	var periods bool
-	var flow int64
+	var flow uint64
 	fs := newFlagSet("fit", "[flags] CAPTURE [SERVER-CAPTURE]", stderr, withExamples(func(w io.Writer) {
 		fmt.Fprintf(w, `
 CAPTURE is a per-packet capture of a real path (- is standard input):
@@ -49,7 +49,7 @@ model fits, replay the capture itself: lab run --set up.trace=CAPTURE.
 	fs.StringVar(&seq, "seq", trace.DefaultSeq.String(), "pcap: where each payload carries its sequence number, `OFFSET[:WIDTH[:be|le]]` (bytes from the UDP payload's start, 1 to 8 bytes, byte order)")
 	fs.StringVar(&client, "client", "", "pcap: the game client's endpoint `ADDR` (IP:PORT, IP or :PORT) as the client's capture sees it (default: its only busy UDP flow's end that sent first)")
 	fs.StringVar(&server, "server", "", "pcap: the game server's endpoint `ADDR` (IP:PORT, IP or :PORT) as the server's capture sees it (default: the end the client talks to)")
-	fs.Int64Var(&flow, "flow", trace.AnyFlow, "jlrec: the relay's client `N` to fit (default: the only one)")
+	fs.Uint64Var(&flow, "flow", trace.AnyFlow, "jlrec: the relay's client `N` to fit, from 1 (default: the only one)")
 	captures, err := parseFlagsAndArgs(fs, args)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"math"
 	"net"
 	"os"
@@ -69,18 +70,26 @@ func runGameThroughProxy(t *testing.T) relayRun {
 		b := binary.BigEndian.AppendUint32(nil, seq)
 		return append(b, []byte("game state, 28 bytes of it..")...)
 	}
-	// Wait for the proxy: probe until an echo comes back.
+	// Wait for the proxy: probe until an echo comes back (a write before
+	// it listens makes the next read fail at once: port unreachable).
 	seq := uint32(0)
 	buf := make([]byte, 256)
-	for {
+	for begin := time.Now(); ; {
 		conn.Write(payload(seq))
 		seq++
 		conn.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
 		if _, err := conn.Read(buf); err == nil {
 			break
+		} else if !errors.Is(err, os.ErrDeadlineExceeded) {
+			time.Sleep(100 * time.Millisecond)
 		}
-		if seq > 50 {
-			t.Fatal("the proxy does not answer")
+		select {
+		case res := <-done:
+			t.Fatalf("lab proxy ended before relaying: exit %d: %s", res.code, res.err)
+		default:
+		}
+		if time.Since(begin) > 10*time.Second {
+			t.Fatal("the proxy does not answer in 10 s")
 		}
 	}
 	go func() { // drain the echoes
