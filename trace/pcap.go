@@ -396,6 +396,17 @@ func chooseLegs(scans []*fileScan, o PcapOptions) ([2]leg, error) {
 			if !r.ep.given() {
 				fl = busiest(fl, 1)
 			}
+			if i == 1 && len(fl) > 1 {
+				// A server's capture holds every player's flow: take the
+				// one with the client's own endpoint (no NAT between them).
+				c := legs[0].stats.flow
+				with := keepFlows(fl, func(st *flowStats) bool {
+					return st.flow.a == c.a && st.flow.b == c.b || st.flow.a == c.b && st.flow.b == c.a
+				})
+				if len(with) == 1 {
+					fl = with
+				}
+			}
 			if len(fl) != 1 {
 				return legs, flowChoiceError(scans[i], fl, r.flag, r.who, r.ep)
 			}
@@ -483,6 +494,17 @@ func chooseLegs(scans []*fileScan, o PcapOptions) ([2]leg, error) {
 	return legs, nil
 }
 
+// keepFlows is the flows of fl that keep says to keep.
+func keepFlows(fl []*flowStats, keep func(*flowStats) bool) []*flowStats {
+	var out []*flowStats
+	for _, st := range fl {
+		if keep(st) {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
 // flowChoiceError says why no single flow was chosen, naming the choices.
 func flowChoiceError(s *fileScan, fl []*flowStats, flag, who string, ep Endpoint) error {
 	if len(fl) == 0 {
@@ -492,7 +514,7 @@ func flowChoiceError(s *fileScan, fl []*flowStats, flag, who string, ep Endpoint
 	}
 	if ep.given() {
 		return &Error{File: s.name, Field: "--" + flag, Value: ep.String(),
-			Want: fmt.Sprintf("an endpoint of one UDP flow, it matches %d: %s; give the address and the port", len(fl), list(fl))}
+			Want: fmt.Sprintf("an endpoint of one UDP flow, it matches %d: %s; give the address and the port, or keep one player's packets (tcpdump -r IN -w OUT 'udp and host ADDR')", len(fl), list(fl))}
 	}
 	return &Error{File: s.name, Want: fmt.Sprintf("%d UDP flows: name %s endpoint with --%s ADDR (IP:PORT, IP or :PORT). Its flows: %s",
 		len(fl), who, flag, list(fl))}

@@ -293,3 +293,38 @@ func TestParseSeqFieldAndEndpoint(t *testing.T) {
 		}
 	}
 }
+
+// A server's capture holds every player's flow: with --server naming the
+// server, the flow with the client's own endpoint is taken (no NAT); behind
+// NAT the error lists the flows to filter the capture by.
+func TestPcapServerCaptureWithManyPlayers(t *testing.T) {
+	const ms = int64(1e6)
+	others := []netip.AddrPort{netip.MustParseAddrPort("10.0.0.7:5000"), netip.MustParseAddrPort("10.0.0.8:5000")}
+	var cf, sf []TestFrame
+	for i := range 30 {
+		at := int64(i) * 10 * ms
+		cf = append(cf, TestFrame{At: at, Src: tClient, Dst: tServer, Payload: SeqPayload(uint64(i), 4, 8)})
+		sf = append(sf, TestFrame{At: at + 20*ms, Src: tClient, Dst: tServer, Payload: SeqPayload(uint64(i), 4, 8)})
+		for _, o := range others {
+			sf = append(sf, TestFrame{At: at + 3*ms, Src: o, Dst: tServer, Payload: SeqPayload(uint64(i), 4, 8)})
+		}
+	}
+	server := WriteTestPcapng(t, LinkEthernet, sortFrames(sf))
+	tr, _, err := readPcaps(t, PcapOptions{Server: Endpoint{Port: 27015}}, WriteTestPcapng(t, LinkEthernet, cf), server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := packetsOfDir(tr.Up); !strings.HasPrefix(got, "0:20000000 1:20000000") || len(tr.Up.Packets) != 30 {
+		t.Errorf("up: %s", got)
+	}
+	// The client behind NAT: its own endpoint is not in the server's capture.
+	var nat []TestFrame
+	for _, f := range cf {
+		f.Src = netip.MustParseAddrPort("192.168.1.20:61000")
+		nat = append(nat, f)
+	}
+	_, _, err = readPcaps(t, PcapOptions{Server: Endpoint{Port: 27015}}, WriteTestPcapng(t, LinkEthernet, nat), server)
+	if want := `server.pcapng: --server ":27015": want an endpoint of one UDP flow, it matches 3: `; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("behind NAT: %v\nwant %s", err, want)
+	}
+}
