@@ -153,7 +153,7 @@ func FuzzReadRecording(f *testing.F) {
 		if err != nil {
 			return
 		}
-		tr, _, err := ReadRecording("fuzz.jlrec", r, AnyFlow)
+		tr, _, err := ReadRecording("fuzz.jlrec", r, AnyFlow, len(data)%2 == 0)
 		if err != nil {
 			if _, ok := err.(*Error); !ok {
 				t.Fatalf("not an *Error: %v", err)

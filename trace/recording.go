@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"jitterlab/recordings"
 	"jitterlab/sim"
@@ -27,13 +28,15 @@ const AnyFlow = 0
 // only one), per direction in the order the relay read them. A packet's
 // send time is when the relay read it, its delay how long the relay held
 // it (written minus read): what the proxy's link added, not the path
-// beyond it. Both are the relay's clock, so the clocks are synchronised.
+// beyond it; with scheduled, the delay the link drew for it instead (the
+// proxy's settings, without what a busy host added to its timers). Both
+// are the relay's clock, so the clocks are synchronised.
 // A copy the link lost or dropped at its queue, or the relay at its
 // in-flight limit or at a failed write, is lost; a copy discarded because
 // its flow was gone is not counted; the link's duplicate counts as a
 // duplicate. A session recording (`lab run --record`) holds samples, not
 // packets: it is refused, naming `lab run --packets`.
-func ReadRecording(file string, r *recordings.Reader, flow uint64) (*Trace, []string, error) {
+func ReadRecording(file string, r *recordings.Reader, flow uint64, scheduled bool) (*Trace, []string, error) {
 	if r.Header.Kind != recordings.KindProxy {
 		return nil, nil, &Error{File: file, Want: "a session recording (lab run --record) stores samples, not packets, so it cannot be fitted; 'lab run --packets FILE' (with the same scenario and seed) writes the session's packets, which lab fit reads"}
 	}
@@ -74,6 +77,7 @@ func ReadRecording(file string, r *recordings.Reader, flow uint64) (*Trace, []st
 	}
 	type copy0 struct {
 		in, out sim.Time
+		sched   time.Duration
 		fate    recordings.PacketFate
 	}
 	var pk [2][]copy0
@@ -96,7 +100,7 @@ func ReadRecording(file string, r *recordings.Reader, flow uint64) (*Trace, []st
 				dups[p.Dir]++
 			}
 		default:
-			pk[p.Dir] = append(pk[p.Dir], copy0{p.In, p.Out, p.Fate})
+			pk[p.Dir] = append(pk[p.Dir], copy0{p.In, p.Out, p.Scheduled, p.Fate})
 		}
 		return nil
 	})
@@ -113,6 +117,9 @@ func ReadRecording(file string, r *recordings.Reader, flow uint64) (*Trace, []st
 			p := Packet{Seq: uint64(i), Send: int64(c.in), Status: Lost}
 			if c.fate == recordings.PacketDelivered {
 				p.Status, p.Delay = Delivered, int64(c.out-c.in)
+				if scheduled {
+					p.Delay = int64(c.sched)
+				}
 			}
 			if err := b.add(d, p, 0); err != nil {
 				return nil, nil, err
@@ -124,7 +131,11 @@ func ReadRecording(file string, r *recordings.Reader, flow uint64) (*Trace, []st
 	if err != nil {
 		return nil, nil, err
 	}
-	sum := []string{fmt.Sprintf("%s: flow %d of the relay: up %d packets, down %d; delays are what the proxy's link added (read to written)", file, flow, len(pk[0]), len(pk[1]))}
+	what := "delays are what the proxy's link added (read to written)"
+	if scheduled {
+		what = "delays are what the proxy's link scheduled (--scheduled: without the host's lateness)"
+	}
+	sum := []string{fmt.Sprintf("%s: flow %d of the relay: up %d packets, down %d; %s", file, flow, len(pk[0]), len(pk[1]), what)}
 	if others > 0 {
 		sum = append(sum, fmt.Sprintf("%s: %d packets of other flows skipped", file, others))
 	}

@@ -57,7 +57,7 @@ func TestReadRecordingTakesOneFlow(t *testing.T) {
 	// Written in the order the relay accounted for them (At), not read.
 	packets := []recordings.Packet{lost, relayed(1, 0, 0, 30), relayed(2, 0, 5, 30), over, relayed(1, 1, 15, 20), relayed(1, 0, 20, 30), dup, gone}
 	r := writeProxyRecording(t, recordings.KindProxy, packets)
-	tr, sum, err := ReadRecording("relay.jlrec", r, 1)
+	tr, sum, err := ReadRecording("relay.jlrec", r, 1, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,6 +70,13 @@ func TestReadRecordingTakesOneFlow(t *testing.T) {
 	if tr.Up.Duplicates != 1 || !tr.SyncedClocks || tr.Up.Packets[2].Send != 20*ms {
 		t.Errorf("duplicates %d, synced %v, send %d", tr.Up.Duplicates, tr.SyncedClocks, tr.Up.Packets[2].Send)
 	}
+	// A copy written late: --scheduled takes the link's delay.
+	late := relayed(1, 0, 0, 30)
+	late.Scheduled = 25 * time.Millisecond
+	tr2, _, err := ReadRecording("relay.jlrec", writeProxyRecording(t, recordings.KindProxy, []recordings.Packet{late}), 1, true)
+	if err != nil || tr2.Up.Packets[0].Delay != 25*ms {
+		t.Errorf("--scheduled: %v, delay %d; want 25 ms", err, tr2.Up.Packets[0].Delay)
+	}
 	text := strings.Join(sum, "\n")
 	for _, want := range []string{"flow 1 of the relay: up 3 packets, down 2", "1 packets of other flows skipped", "1 copies discarded when their flow was gone, not counted"} {
 		if !strings.Contains(text, want) {
@@ -77,15 +84,15 @@ func TestReadRecordingTakesOneFlow(t *testing.T) {
 		}
 	}
 	// Without --flow, two flows are refused, naming them.
-	_, _, err = ReadRecording("relay.jlrec", writeProxyRecording(t, recordings.KindProxy, packets), AnyFlow)
+	_, _, err = ReadRecording("relay.jlrec", writeProxyRecording(t, recordings.KindProxy, packets), AnyFlow, false)
 	if want := "relay.jlrec: the relay recorded 2 clients: name one with --flow N: flow 1 (7 packets), flow 2 (1 packets)"; err == nil || err.Error() != want {
 		t.Errorf("two flows: %v\nwant %s", err, want)
 	}
-	_, _, err = ReadRecording("relay.jlrec", writeProxyRecording(t, recordings.KindProxy, packets), 3)
+	_, _, err = ReadRecording("relay.jlrec", writeProxyRecording(t, recordings.KindProxy, packets), 3, false)
 	if want := `relay.jlrec: --flow "3": want a flow the recording has: it has no packet of this one`; err == nil || err.Error() != want {
 		t.Errorf("--flow 3: %v\nwant %s", err, want)
 	}
-	_, _, err = ReadRecording("run.jlrec", writeProxyRecording(t, "", nil), AnyFlow)
+	_, _, err = ReadRecording("run.jlrec", writeProxyRecording(t, "", nil), AnyFlow, false)
 	if err == nil || !strings.Contains(err.Error(), "run.jlrec: a session recording (lab run --record) stores samples, not packets") {
 		t.Errorf("a session recording: %v", err)
 	}

@@ -20,7 +20,7 @@ import (
 
 func cmdFit(args []string, stdout, stderr io.Writer) error {
 	var format, outPath, htmlPath, seq, client, server string
-	var periods bool
+	var periods, scheduled bool
 	var flow uint64
 	fs := newFlagSet("fit", "[flags] CAPTURE [SERVER-CAPTURE]", stderr, withExamples(func(w io.Writer) {
 		fmt.Fprintf(w, `
@@ -50,6 +50,7 @@ model fits, replay the capture itself: lab run --set up.trace=CAPTURE.
 	fs.StringVar(&client, "client", "", "pcap: the game client's endpoint `ADDR` (IP:PORT, IP or :PORT) as the client's capture sees it (default: its only busy UDP flow's end that sent first)")
 	fs.StringVar(&server, "server", "", "pcap: the game server's endpoint `ADDR` (IP:PORT, IP or :PORT) as the server's capture sees it (default: the end the client talks to)")
 	fs.Uint64Var(&flow, "flow", trace.AnyFlow, "jlrec: the relay's client `N` to fit, from 1 (default: the only one)")
+	fs.BoolVar(&scheduled, "scheduled", false, "jlrec: fit the delays the proxy's link scheduled (its settings) instead of those its packets took (with what a busy host added)")
 	captures, err := parseFlagsAndArgs(fs, args)
 	if err != nil {
 		return err
@@ -76,7 +77,7 @@ model fits, replay the capture itself: lab run --set up.trace=CAPTURE.
 		return fmt.Errorf("--format %q: want auto or one of %s", format, strings.Join(formats, ", "))
 	}
 	// Flags of one input refused with another.
-	for name, only := range map[string]string{"seq": "pcap", "client": "pcap", "server": "pcap", "flow": "jlrec"} {
+	for name, only := range map[string]string{"seq": "pcap", "client": "pcap", "server": "pcap", "flow": "jlrec", "scheduled": "jlrec"} {
 		if set[name] && format != only {
 			return fmt.Errorf("--%s applies to %s captures only; %s is %s", name, only, captures[0], format)
 		}
@@ -106,7 +107,7 @@ model fits, replay the capture itself: lab run --set up.trace=CAPTURE.
 	case "jlrec":
 		var r *recordings.Reader
 		if r, err = in.recording(); err == nil {
-			tr, notes, err = trace.ReadRecording(captures[0], r, flow)
+			tr, notes, err = trace.ReadRecording(captures[0], r, flow, scheduled)
 		}
 	default:
 		tr, err = trace.Read(captures[0], in.reader(0), format)
