@@ -159,11 +159,15 @@ func IsPcap(data []byte) bool {
 }
 
 // Bounds of the pcap reader besides MaxPackets: the distinct UDP flows
-// counted per capture (more are counted together, and never chosen), and
-// the flows an error lists.
+// counted per capture (more are counted together, and never chosen), of
+// them the flows that match no endpoint named when one is, the flows kept
+// after the first pass besides those matching (the busiest), and the flows
+// an error lists.
 const (
-	maxFlows  = 1 << 16
-	listFlows = 6
+	maxFlows      = 1 << 16
+	maxOtherFlows = 1 << 12
+	keptFlows     = 8
+	listFlows     = 6
 )
 
 // flow is a UDP flow: its two endpoints, a before b in the order of the
@@ -201,9 +205,11 @@ type flowStats struct {
 // fileScan is what the first pass found in one capture.
 type fileScan struct {
 	name    string
-	packets int // every captured packet
-	flows   map[flow]*flowStats
-	uncount int // UDP packets of flows beyond maxFlows
+	packets int          // every captured packet
+	udp     int          // of them UDP datagrams
+	nflows  int          // distinct flows counted
+	flows   []*flowStats // the busiest few and those matching an endpoint named
+	uncount int          // UDP packets of flows beyond the bounds
 	skipped [numSkips]int
 	links   map[int]int // link type → packets
 }
@@ -279,9 +285,14 @@ func each(f PcapFile, fn func(n int, data []byte, at int64, link, iface int) err
 }
 
 // scan is the first pass: the UDP flows of a capture and what was
-// skipped.
-func scan(f PcapFile) (*fileScan, error) {
-	s := &fileScan{name: f.Name, flows: map[flow]*flowStats{}, links: map[int]int{}}
+// skipped. match, when not nil, says which flows have an endpoint named:
+// those are counted first (up to maxFlows), the others up to
+// maxOtherFlows. What it keeps is the busiest few flows and those that
+// match, so memory after the pass does not grow with the capture's flows.
+func scan(f PcapFile, match func(flow) bool) (*fileScan, error) {
+	s := &fileScan{name: f.Name, links: map[int]int{}}
+	counted := map[flow]*flowStats{}
+	others := 0
 	err := each(f, func(n int, data []byte, _ int64, link, iface int) error {
 		s.packets = n
 		s.links[link]++
@@ -290,15 +301,20 @@ func scan(f PcapFile) (*fileScan, error) {
 			s.skipped[why]++
 			return nil
 		}
+		s.udp++
 		k := flowKey(d.src, d.dst, iface)
-		st := s.flows[k]
+		st := counted[k]
 		if st == nil {
-			if len(s.flows) >= maxFlows {
+			other := match != nil && !match(k)
+			if len(counted) >= maxFlows || other && others >= maxOtherFlows {
 				s.uncount++
 				return nil
 			}
+			if other {
+				others++
+			}
 			st = &flowStats{flow: flow{d.src, d.dst, iface}, first: n}
-			s.flows[k] = st
+			counted[k] = st
 		}
 		st.packets++
 		return nil
@@ -306,10 +322,26 @@ func scan(f PcapFile) (*fileScan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(s.flows) == 0 {
+	if s.udp == 0 {
 		return nil, s.noUDP()
 	}
+	all := make([]*flowStats, 0, len(counted))
+	for _, st := range counted {
+		all = append(all, st)
+	}
+	slices.SortFunc(all, busiestFirst)
+	s.nflows = len(all)
+	for i, st := range all {
+		if i < keptFlows || match != nil && match(st.flow) {
+			s.flows = append(s.flows, st)
+		}
+	}
 	return s, nil
+}
+
+// busiestFirst orders flows by packets, most first, then by appearance.
+func busiestFirst(x, y *flowStats) int {
+	return cmp.Or(cmp.Compare(y.packets, x.packets), cmp.Compare(x.first, y.first))
 }
 
 // noUDP is the error of a capture without a UDP datagram.
@@ -343,9 +375,7 @@ func (s *fileScan) sorted(keep func(*flowStats) bool) []*flowStats {
 			out = append(out, st)
 		}
 	}
-	slices.SortFunc(out, func(x, y *flowStats) int {
-		return cmp.Or(cmp.Compare(y.packets, x.packets), cmp.Compare(x.first, y.first))
-	})
+	slices.SortFunc(out, busiestFirst)
 	return out
 }
 
@@ -435,7 +465,7 @@ func chooseLegs(scans []*fileScan, o PcapOptions) ([2]leg, error) {
 			all := busiest(s.sorted(func(*flowStats) bool { return true }), 2)
 			if len(all) != 2 {
 				return legs, &Error{File: s.name, Want: fmt.Sprintf("%d UDP flows, and one capture needs two: the client's leg and the server's (both legs of a relay such as lab proxy on one machine); name the game's ends with --client ADDR and --server ADDR, or give the server's capture as a second file. Its flows: %s",
-					len(all), list(all))}
+					s.nflows, list(all))}
 			}
 			// The client's leg carries the first datagram.
 			first := slices.MinFunc(all, func(x, y *flowStats) int { return cmp.Compare(x.first, y.first) })
@@ -510,14 +540,14 @@ func flowChoiceError(s *fileScan, fl []*flowStats, flag, who string, ep Endpoint
 	if len(fl) == 0 {
 		all := s.sorted(func(*flowStats) bool { return true })
 		return &Error{File: s.name, Field: "--" + flag, Value: ep.String(),
-			Want: fmt.Sprintf("an endpoint of one of its %d UDP flows: %s", len(all), list(all))}
+			Want: fmt.Sprintf("an endpoint of one of its %d UDP flows: %s", s.nflows, list(all))}
 	}
 	if ep.given() {
 		return &Error{File: s.name, Field: "--" + flag, Value: ep.String(),
 			Want: fmt.Sprintf("an endpoint of one UDP flow, it matches %d: %s; give the address and the port, or keep one player's packets (tcpdump -r IN -w OUT 'udp and host ADDR')", len(fl), list(fl))}
 	}
 	return &Error{File: s.name, Want: fmt.Sprintf("%d UDP flows: name %s endpoint with --%s ADDR (IP:PORT, IP or :PORT). Its flows: %s",
-		len(fl), who, flag, list(fl))}
+		s.nflows, who, flag, list(fl))}
 }
 
 // stream is one side's view of one direction: the sequence numbers in
@@ -593,8 +623,26 @@ func ReadPcap(files []PcapFile, o PcapOptions) (*Trace, PcapSummary, error) {
 		o.Seq = DefaultSeq
 	}
 	var scans []*fileScan
-	for _, f := range files {
-		s, err := scan(f)
+	for i, f := range files {
+		// The flows that can be chosen: those with an endpoint named.
+		eps := []Endpoint{o.Client, o.Server}
+		if len(files) == 2 {
+			eps = eps[i : i+1]
+		}
+		var match func(flow) bool
+		for _, ep := range eps {
+			if ep.given() {
+				match = func(fl flow) bool {
+					for _, ep := range eps {
+						if ep.given() && (ep.match(fl.a) || ep.match(fl.b)) {
+							return true
+						}
+					}
+					return false
+				}
+			}
+		}
+		s, err := scan(f, match)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -685,10 +733,7 @@ func ReadPcap(files []PcapFile, o PcapOptions) (*Trace, PcapSummary, error) {
 		sum = append(sum, line)
 	}
 	for fi, s := range scans {
-		used, udp := 0, s.uncount
-		for _, st := range s.flows {
-			udp += st.packets
-		}
+		used, udp := 0, s.udp
 		for li, l := range legs {
 			if l.file == fi && (li == 0 || legs[0].file != fi || legs[0].flow != l.flow) {
 				used += l.stats.packets

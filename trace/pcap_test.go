@@ -7,6 +7,8 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+
+	"jitterlab/internal/testmem"
 )
 
 var (
@@ -326,5 +328,43 @@ func TestPcapServerCaptureWithManyPlayers(t *testing.T) {
 	_, _, err = readPcaps(t, PcapOptions{Server: Endpoint{Port: 27015}}, WriteTestPcapng(t, LinkEthernet, nat), server)
 	if want := `server.pcapng: --server ":27015": want an endpoint of one UDP flow, it matches 3: `; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("behind NAT: %v\nwant %s", err, want)
+	}
+}
+
+// A capture full of other traffic costs memory for the game's packets
+// only: 300 000 datagrams of 300 000 different flows beside a game flow of
+// 100 take a bounded table of flows (65 536, the rest counted together),
+// not one entry each.
+func TestPcapMemoryIsBoundedByTheGamesPackets(t *testing.T) {
+	var frames []TestFrame
+	for i := range 300_000 {
+		src := netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 1, byte(i >> 8), byte(i)}), uint16(30000+i%30000))
+		frames = append(frames, TestFrame{At: int64(i) * 1000, Src: src, Dst: tDNS, Payload: []byte{1, 2, 3, 4}})
+		if i%3000 == 0 {
+			frames = append(frames, TestFrame{At: int64(i)*1000 + 1, Src: tClient, Dst: tServer, Payload: SeqPayload(uint64(i/3000), 4, 8)},
+				TestFrame{At: int64(i)*1000 + 2, Src: tServer, Dst: tClient, Payload: SeqPayload(uint64(i/3000), 4, 8)})
+		}
+	}
+	data := WriteTestPcap(t, LinkRaw, frames)
+	frames = nil
+	// With the ends named, flows that match neither are counted up to 4096;
+	// without, up to 65 536, and one capture's table is gone before the
+	// next is read.
+	for _, c := range []struct {
+		o     PcapOptions
+		bound uint64
+	}{{PcapOptions{Client: Endpoint{Port: 5000}, Server: Endpoint{Port: 27015}}, 8 << 20}, {PcapOptions{}, 32 << 20}} {
+		var err error
+		var sum PcapSummary
+		peak := testmem.Within(t, c.bound, fmt.Sprintf("ReadPcap of 300 000 flows, %+v", c.o), func() {
+			_, sum, err = ReadPcap([]PcapFile{{Name: "busy.pcap", R: bytes.NewReader(data)}, {Name: "busy2.pcap", R: bytes.NewReader(data)}}, c.o)
+		})
+		t.Logf("%+v: the heap grew by %.1f MB at most", c.o, float64(peak)/(1<<20))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if text := strings.Join(sum, "\n"); !strings.Contains(text, "busy.pcap: 300000 other packets skipped (300000 of other UDP flows)") {
+			t.Errorf("summary:\n%s", text)
+		}
 	}
 }
