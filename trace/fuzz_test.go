@@ -3,18 +3,22 @@ package trace
 import (
 	"bytes"
 	"encoding/json"
+	"net/netip"
 	"os"
 	"testing"
+
+	"jitterlab/recordings"
 )
 
 // checkTrace asserts what every reader promises of a trace it returns:
-// memory bounded by the input (each packet costs at least minBytes of it),
+// memory bounded by the input (each packet costs at least minBytes of it;
+// 0 for a compressed input, bounded by MaxPackets only),
 // statuses known, sequence numbers increasing per direction, and the
 // generic CSV carries every packet through a write and a read unchanged.
 func checkTrace(t *testing.T, data []byte, tr *Trace, minBytes int) {
 	t.Helper()
 	n := len(tr.Up.Packets) + len(tr.Down.Packets)
-	if n > len(data)/minBytes+1 || n > MaxPackets {
+	if minBytes > 0 && n > len(data)/minBytes+1 || n > MaxPackets {
 		t.Fatalf("%d packets from %d bytes: more than one per %d bytes", n, len(data), minBytes)
 	}
 	for _, d := range []Direction{tr.Up, tr.Down} {
@@ -109,5 +113,53 @@ func FuzzReadIRTT(f *testing.F) {
 		// The smallest round trip, {"seqno":0,"lost":true,"timestamps":{"client":{"send":{"wall":0}}}},
 		// is 60 bytes and gives at most two packets.
 		checkTrace(t, data, tr, 30)
+	})
+}
+
+// FuzzReadPcap reads any bytes as one capture of a relay's two legs:
+// the reader returns an *Error or a trace within checkTrace's bounds.
+// Every packet of the trace is a captured frame of the sender's (a
+// record header of 16 bytes or more, raw IPv4 and UDP headers and a
+// sequence number: 45 bytes at least).
+func FuzzReadPcap(f *testing.F) {
+	a := [4]netip.AddrPort{netip.MustParseAddrPort("127.0.0.1:40000"), netip.MustParseAddrPort("127.0.0.1:2113"),
+		netip.MustParseAddrPort("127.0.0.1:40001"), netip.MustParseAddrPort("127.0.0.1:2112")}
+	f.Add(WriteTestPcapng(f, LinkEthernet, relayFrames(a[0], a[1], a[2], a[3], 6, 2, 65533)))
+	f.Add(WriteTestPcap(f, LinkRaw, relayFrames(a[0], a[1], a[2], a[3], 4, 1, 254)))
+	f.Add(WriteTestPcapng(f, LinkSLL2, relayFrames(netip.MustParseAddrPort("[::1]:1"), netip.MustParseAddrPort("[::1]:2"),
+		netip.MustParseAddrPort("[::1]:3"), netip.MustParseAddrPort("[::1]:4"), 3, 1, 0)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tr, _, err := ReadPcap([]PcapFile{{Name: "fuzz.pcapng", R: bytes.NewReader(data)}}, PcapOptions{Seq: SeqField{Width: 1}})
+		if err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("not an *Error: %v", err)
+			}
+			return
+		}
+		checkTrace(t, data, tr, 45)
+	})
+}
+
+// FuzzReadRecording reads any bytes as a proxy recording: the recording
+// reader refuses them, or ReadRecording returns an *Error or a trace whose
+// packets are in order, within MaxPackets, and survive a round trip
+// through the generic CSV.
+func FuzzReadRecording(f *testing.F) {
+	for _, path := range []string{"testdata/relay.jlrec"} {
+		addFile(f, path)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := recordings.Open(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			return
+		}
+		tr, _, err := ReadRecording("fuzz.jlrec", r, AnyFlow, len(data)%2 == 0)
+		if err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("not an *Error: %v", err)
+			}
+			return
+		}
+		checkTrace(t, data, tr, 0)
 	})
 }

@@ -62,11 +62,12 @@ const (
 	MaxPackets = 1 << 24
 )
 
-// Error is bad input: the file, the 1-based line and column (0 when not
-// known), the field, the value and what is allowed.
+// Error is bad input: the file, the 1-based line and column or the
+// capture's packet number (0 when not known), the field, the value and what is allowed.
 type Error struct {
 	File         string
 	Line, Column int
+	Packet       int // a capture's 1-based packet number (0 when not known)
 	Field, Value string
 	Want         string
 }
@@ -78,6 +79,9 @@ func (e *Error) Error() string {
 		if e.Column > 0 {
 			pos += ":" + strconv.Itoa(e.Column)
 		}
+	}
+	if e.Packet > 0 {
+		pos += ": packet " + strconv.Itoa(e.Packet)
 	}
 	if e.Field == "" {
 		return fmt.Sprintf("%s: %s", pos, e.Want)

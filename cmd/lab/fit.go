@@ -2,62 +2,116 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"jitterlab/fit"
 	"jitterlab/internal/files"
 	"jitterlab/lab"
+	"jitterlab/recordings"
 	"jitterlab/scenarios"
 	"jitterlab/trace"
 )
 
 func cmdFit(args []string, stdout, stderr io.Writer) error {
-	var format, outPath, htmlPath string
-	var periods bool
-	fs := newFlagSet("fit", "[flags] CAPTURE", stderr, withExamples(func(w io.Writer) {
+	var format, outPath, htmlPath, seq, client, server string
+	var periods, scheduled bool
+	var flow uint64
+	fs := newFlagSet("fit", "[flags] CAPTURE [SERVER-CAPTURE]", stderr, withExamples(func(w io.Writer) {
 		fmt.Fprintf(w, `
 CAPTURE is a per-packet capture of a real path (- is standard input):
   packets  the lab's own log, 'lab run --packets FILE'
   irtt     'irtt client -o out.json' (one-way delays from irtt's timestamps)
   csv      a game's own log: dir,seq,send_ns,recv_ns (docs/fit.md)
+  pcap     pcap or pcapng of the game's UDP with a sequence number in every
+           payload (--seq): two captures, the client's machine's and the
+           server's, or one holding both legs of a relay (lab proxy on one
+           machine); --client and --server pick the game's ends
+  jlrec    a proxy recording, 'lab proxy --record FILE' (what the proxy's
+           link added; --flow picks the client)
 The report shows per direction observed against fitted and says plainly where
 the model does not fit; --out writes the fitted link as a scenario. Where no
 model fits, replay the capture itself: lab run --set up.trace=CAPTURE.
 `)
 	},
-		"lab fit out.json --out fitted.toml && lab run --scenario fitted.toml",
-		"lab run --set link.jitter=10ms --packets p.csv && lab fit p.csv",
-		"lab fit --format csv game.csv --html fit.html"))
-	fs.StringVar(&format, "format", "auto", "capture `FORMAT`: auto, "+strings.Join(trace.Formats, ", "))
+		"lab fit out.json --out fitted.toml --html fit.html && lab run --scenario fitted.toml",
+		"lab fit client.pcapng server.pcapng --server :27015 --seq 0:4",
+		"lab fit relay.jlrec --out fitted.toml && lab --scenario fitted.toml"))
+	fs.StringVar(&format, "format", "auto", "capture `FORMAT`: auto, "+strings.Join(trace.Formats, ", ")+", pcap, jlrec")
 	fs.StringVar(&outPath, "out", "", "write the fitted link as a scenario TOML to `FILE` ('lab run --scenario FILE')")
 	fs.BoolVar(&periods, "periods", false, "also cut each direction where its delay changes level, fit every period, and write them as the scenario's timeline")
 	fs.StringVar(&htmlPath, "html", "", "write the report with CDF, QQ, burst and autocorrelation plots as one HTML `FILE`")
+	fs.StringVar(&seq, "seq", trace.DefaultSeq.String(), "pcap: where each payload carries its sequence number, `OFFSET[:WIDTH[:be|le]]` (bytes from the UDP payload's start, 1 to 8 bytes, byte order)")
+	fs.StringVar(&client, "client", "", "pcap: the game client's endpoint `ADDR` (IP:PORT, IP or :PORT) as the client's capture sees it (default: its only busy UDP flow's end that sent first)")
+	fs.StringVar(&server, "server", "", "pcap: the game server's endpoint `ADDR` (IP:PORT, IP or :PORT) as the server's capture sees it (default: the end the client talks to)")
+	fs.Uint64Var(&flow, "flow", trace.AnyFlow, "jlrec: the relay's client `N` to fit, from 1 (default: the only one)")
+	fs.BoolVar(&scheduled, "scheduled", false, "jlrec: fit the delays the proxy's link scheduled (its settings) instead of those its packets took (with what a busy host added)")
 	captures, err := parseFlagsAndArgs(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(captures) != 1 {
-		fmt.Fprintf(stderr, "lab fit: want one CAPTURE file, got %d (see 'lab fit -h')\n", len(captures))
+	if len(captures) < 1 || len(captures) > 2 {
+		fmt.Fprintf(stderr, "lab fit: want one CAPTURE file, or two pcap captures (the client's and the server's), got %d (see 'lab fit -h')\n", len(captures))
 		return errUsage
 	}
 	if err := distinctOutputs(map[string]string{"out": outPath, "html": htmlPath}); err != nil {
 		return err
 	}
-	path := captures[0]
-	var in io.Reader = os.Stdin
-	if path != "-" {
-		f, _, err := files.OpenRegular(path) // a named pipe is refused, not waited on
-		if err != nil {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	in, err := openCaptures(captures)
+	if err != nil {
+		return err
+	}
+	defer in.close()
+	formats := append(append([]string(nil), trace.Formats...), "pcap", "jlrec")
+	switch {
+	case format == "auto":
+		format = in.detect()
+	case !slices.Contains(formats, format):
+		return fmt.Errorf("--format %q: want auto or one of %s", format, strings.Join(formats, ", "))
+	}
+	// Flags of one input refused with another.
+	for name, only := range map[string]string{"seq": "pcap", "client": "pcap", "server": "pcap", "flow": "jlrec", "scheduled": "jlrec"} {
+		if set[name] && format != only {
+			return fmt.Errorf("--%s applies to %s captures only; %s is %s", name, only, captures[0], format)
+		}
+	}
+	if len(captures) == 2 && format != "pcap" {
+		return fmt.Errorf("two captures: only pcap captures come in two (the client's and the server's); %s is %s", captures[0], format)
+	}
+	var tr *trace.Trace
+	var notes []string
+	switch format {
+	case "pcap":
+		o := trace.PcapOptions{}
+		if o.Seq, err = trace.ParseSeqField(seq); err != nil {
 			return err
 		}
-		defer f.Close()
-		in = f
+		if client != "" {
+			if o.Client, err = trace.ParseEndpoint("client", client); err != nil {
+				return err
+			}
+		}
+		if server != "" {
+			if o.Server, err = trace.ParseEndpoint("server", server); err != nil {
+				return err
+			}
+		}
+		tr, notes, err = trace.ReadPcap(in.pcapFiles(), o)
+	case "jlrec":
+		var r *recordings.Reader
+		if r, err = in.recording(); err == nil {
+			tr, notes, err = trace.ReadRecording(captures[0], r, flow, scheduled)
+		}
+	default:
+		tr, err = trace.Read(captures[0], in.reader(0), format)
 	}
-	tr, err := trace.Read(path, in, format)
 	if err != nil {
 		return err
 	}
@@ -91,10 +145,108 @@ model fits, replay the capture itself: lab run --set up.trace=CAPTURE.
 			return err
 		}
 	}
+	report := stdout
 	if outPath == "-" || htmlPath == "-" {
-		return res.WriteText(stderr)
+		report = stderr
 	}
-	return res.WriteText(stdout)
+	return writeReport(report, res, notes)
+}
+
+// writeReport writes the fit's report with what the reader said of the
+// capture (the flows it chose, what it skipped) after its first line.
+func writeReport(w io.Writer, res *fit.Result, notes []string) error {
+	var b bytes.Buffer
+	if err := res.WriteText(&b); err != nil {
+		return err
+	}
+	text := b.String()
+	if len(notes) > 0 {
+		head, rest, _ := strings.Cut(text, "\n")
+		text = head + "\nread: " + strings.Join(notes, "\n  ") + "\n" + rest
+	}
+	_, err := io.WriteString(w, text)
+	return err
+}
+
+// fitInputs are the capture files of 'lab fit', opened: each a regular
+// file (a named pipe is refused, not waited on) or standard input read
+// whole (at most trace.MaxBytes).
+type fitInputs struct {
+	names []string
+	files []*os.File
+	rs    []io.ReadSeeker
+	sizes []int64
+}
+
+func openCaptures(paths []string) (*fitInputs, error) {
+	in := &fitInputs{names: paths}
+	for _, path := range paths {
+		if path == "-" {
+			data, err := io.ReadAll(io.LimitReader(os.Stdin, trace.MaxBytes+1))
+			if err != nil {
+				in.close()
+				return nil, fmt.Errorf("-: %w", err)
+			}
+			if len(data) > trace.MaxBytes {
+				in.close()
+				return nil, fmt.Errorf("-: larger than %d bytes: split the capture", trace.MaxBytes)
+			}
+			in.rs, in.sizes = append(in.rs, bytes.NewReader(data)), append(in.sizes, int64(len(data)))
+			continue
+		}
+		f, st, err := files.OpenRegular(path)
+		if err != nil {
+			in.close()
+			return nil, err
+		}
+		in.files = append(in.files, f)
+		in.rs, in.sizes = append(in.rs, f), append(in.sizes, st.Size())
+	}
+	return in, nil
+}
+
+func (in *fitInputs) close() {
+	for _, f := range in.files {
+		f.Close()
+	}
+}
+
+// detect names the first capture's format from its first bytes.
+func (in *fitInputs) detect() string {
+	head := make([]byte, 512)
+	n, _ := io.ReadFull(in.rs[0], head)
+	in.rs[0].Seek(0, io.SeekStart)
+	head = head[:n]
+	switch {
+	case trace.IsPcap(head):
+		return "pcap"
+	case trace.IsRecording(head):
+		return "jlrec"
+	}
+	return trace.Detect(head)
+}
+
+func (in *fitInputs) reader(i int) io.Reader { return in.rs[i] }
+
+func (in *fitInputs) pcapFiles() []trace.PcapFile {
+	var out []trace.PcapFile
+	for i, r := range in.rs {
+		out = append(out, trace.PcapFile{Name: in.names[i], R: r})
+	}
+	return out
+}
+
+// recording opens the first capture as a lab recording.
+func (in *fitInputs) recording() (*recordings.Reader, error) {
+	ra, ok := in.rs[0].(io.ReaderAt)
+	if !ok {
+		return nil, fmt.Errorf("%s: a recording is read from a file, not standard input", in.names[0])
+	}
+	r, err := recordings.Open(ra, in.sizes[0])
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", in.names[0], err)
+	}
+	return r, nil
 }
 
 // checkScenario parses the written scenario as `lab run --scenario` will.

@@ -148,9 +148,10 @@ func TestFitBadInput(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"fit"}, 2, "lab fit: want one CAPTURE file, got 0 (see 'lab fit -h')\n"},
+		{[]string{"fit"}, 2, "lab fit: want one CAPTURE file, or two pcap captures (the client's and the server's), got 0 (see 'lab fit -h')\n"},
 		{[]string{"fit", bad}, 1, "lab fit: " + bad + `:2:4: recv_ns "abc": want an integer number of nanoseconds, empty or lost for a lost packet, or unknown` + "\n"},
-		{[]string{"fit", "--format", "pcap", bad}, 1, `lab fit: --format "pcap": want auto or one of packets, irtt, csv` + "\n"},
+		{[]string{"fit", "--format", "pcapx", bad}, 1, `lab fit: --format "pcapx": want auto or one of packets, irtt, csv, pcap, jlrec` + "\n"},
+		{[]string{"fit", "--format", "pcap", bad}, 1, "lab fit: " + bad + ": not a pcap or pcapng capture (tcpdump -w, dumpcap -w, Wireshark's Save As)\n"},
 		{[]string{"fit", filepath.Join(dir, "missing.json")}, 1, "lab fit: open " + filepath.Join(dir, "missing.json") + ": no such file or directory\n"},
 	} {
 		code, _, stderr := runLab(t, c.args...)
