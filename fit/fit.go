@@ -65,10 +65,11 @@ type Dir struct {
 	ACFPairs   []int     // pairs behind each lag
 
 	Bernoulli, GE LossFit
-	UseGE         bool
-	LossRate      float64 // of the chosen model
-	MeanBurst     float64 // of the chosen model (1/r; 1/(1−p) for Bernoulli)
-	Bursts        []int   // Bursts[k] = observed bursts of k+1 lost packets
+	Four          FourStateFit // netem's 4-state model (fitted when packets were lost)
+	Model         LossModel    // the one with the lowest BIC
+	LossRate      float64      // of the chosen model
+	MeanBurst     float64      // of the chosen model (1/r; 1/(1−p) for Bernoulli)
+	Bursts        []int        // Bursts[k] = observed bursts of k+1 lost packets
 	BurstTest     ChiSquare
 
 	ReorderObserved, ReorderModel float64 // fraction of delivered packets
@@ -79,6 +80,20 @@ type Dir struct {
 
 	delays []float64 // sorted, drift removed, ns (for plots)
 	scores []float64 // normal scores in delivery sequence
+}
+
+// LossModel names a loss model the fit chooses among.
+type LossModel int
+
+// The loss models, from the fewest parameters.
+const (
+	BernoulliLoss      LossModel = iota // independent losses: p
+	GilbertElliottLoss                  // the lab's two-state chain, every packet lost in BAD: p, r
+	FourStateLoss                       // netem's 4-state chain: p13, p31, p32, p23, p14
+)
+
+func (m LossModel) String() string {
+	return [...]string{"Bernoulli", "Gilbert–Elliott", "4-state"}[m]
 }
 
 // Quantile compares one quantile of the delays with the fitted model's.
@@ -93,6 +108,7 @@ type ChiSquare struct {
 	Stat, Crit float64
 	DF         int
 	Testable   bool
+	law        burstLaw
 }
 
 // BurstBin is burst lengths From..To (To 0: and longer).
@@ -119,8 +135,11 @@ func (d *Dir) Params() netem.Params {
 		Loss:       d.LossRate,
 		Reorder:    d.Reorder,
 	}
-	if d.UseGE {
+	switch d.Model {
+	case GilbertElliottLoss:
 		p.LossBurst = d.MeanBurst
+	case FourStateLoss:
+		p.GI = d.Four.FourState
 	}
 	return p
 }
@@ -550,18 +569,42 @@ func fitLoss(d *Dir, pk []trace.Packet) {
 		xlogy(n[0][0], 1-g.P) + xlogy(n[0][1], g.P) + xlogy(n[1][0], g.R) + xlogy(n[1][1], 1-g.R)
 	g.BIC = float64(-2*g.LogL) + float64(float64(g.Params)*detmath.Log(total))
 	d.GE = g
-	d.UseGE = lost > 0 && g.R > 0 && g.BIC < d.Bernoulli.BIC
-	r := 1 - pB // Bernoulli: a burst continues with probability p
+	if lost > 0 && g.R > 0 && g.BIC < d.Bernoulli.BIC {
+		d.Model = GilbertElliottLoss
+	}
+	law := burstLaw{Q: 1 - pB, Params: 1} // Bernoulli: a burst continues with probability p
 	d.LossRate = pB
-	if d.UseGE {
-		r = g.R
+	if d.Model == GilbertElliottLoss {
+		law.Q = g.R
 		d.LossRate = pi1
 	}
-	d.MeanBurst = 1 / max(r, 1e-300)
+	// The 4-state model needs bursts to tell its states apart: with fewer
+	// than fourMinBursts it is not fitted.
+	if nb := d.burstCount(); nb >= fourMinBursts && lost < len(pk) {
+		d.Four = fitFourState(pk, g)
+		if best := min(d.Bernoulli.BIC, g.BIC); d.Four.P31 > 0 && d.Four.BIC < best {
+			d.Model = FourStateLoss
+			law = fourBurstLaw(d.Four.FourState)
+			d.LossRate = d.Four.LossRate()
+		}
+	}
+	d.MeanBurst = law.mean()
 	if lost == 0 {
 		d.MeanBurst = 0
 	}
-	d.BurstTest = burstTest(d.Bursts, r)
+	d.BurstTest = burstTest(d.Bursts, law)
+}
+
+// fourMinBursts is the fewest bursts with which the 4-state model is
+// fitted.
+const fourMinBursts = 10
+
+func (d *Dir) burstCount() int {
+	n := 0
+	for _, b := range d.Bursts {
+		n += b
+	}
+	return n
 }
 
 func (d *Dir) addBurst(k int) {
@@ -583,22 +626,22 @@ func xlogy(n, p float64) float64 {
 }
 
 // burstTest is Pearson's χ² test of the observed burst lengths against the
-// geometric law a Gilbert–Elliott (or Bernoulli) model gives them:
-// P(length = k) = (1−r)^(k−1)·r. Lengths are binned from 1 up, each bin
-// expecting at least 5 bursts, the last bin open-ended; the test has bins −
-// 2 degrees of freedom (one for the total, one for r) and rejects at the
-// 0.1 % level.
-func burstTest(bursts []int, r float64) ChiSquare {
+// law the chosen model gives them: geometric, P(length = k) = (1−r)^(k−1)·r,
+// for Bernoulli and Gilbert–Elliott; for the 4-state model a mix of
+// isolated losses and geometric bursts (see [burstLaw]). Lengths are binned
+// from 1 up, each bin expecting at least 5 bursts, the last bin
+// open-ended; the test has bins − 1 − (the law's fitted parameters)
+// degrees of freedom and rejects at the 0.1 % level.
+func burstTest(bursts []int, law burstLaw) ChiSquare {
 	var total int
 	for _, b := range bursts {
 		total += b
 	}
-	t := ChiSquare{}
-	if total == 0 || r <= 0 {
+	t := ChiSquare{law: law}
+	if total == 0 || law.Q <= 0 {
 		return t
 	}
 	nb := float64(total)
-	tail := 1.0 // P(length ≥ k)
 	obsFrom := func(k int) int {
 		s := 0
 		for i := k - 1; i < len(bursts); i++ {
@@ -607,22 +650,19 @@ func burstTest(bursts []int, r float64) ChiSquare {
 		return s
 	}
 	for k := 1; ; k++ {
-		pk := float64(tail * r)
-		restAfter := float64(tail * (1 - r))
-		// Close the bins with an open-ended one once what is left (or
-		// the next bin) expects fewer than 5.
-		if float64(nb*restAfter) < 5 || k >= maxBins {
-			t.Bins = append(t.Bins, BurstBin{From: k, Observed: obsFrom(k), Expected: float64(nb * tail)})
+		// Close the bins with an open-ended one once what is left after
+		// this bin expects fewer than 5.
+		if float64(nb*law.tail(k+1)) < 5 || k >= maxBins {
+			t.Bins = append(t.Bins, BurstBin{From: k, Observed: obsFrom(k), Expected: float64(nb * law.tail(k))})
 			break
 		}
 		obs := 0
 		if k <= len(bursts) {
 			obs = bursts[k-1]
 		}
-		t.Bins = append(t.Bins, BurstBin{From: k, To: k, Observed: obs, Expected: float64(nb * pk)})
-		tail = restAfter
+		t.Bins = append(t.Bins, BurstBin{From: k, To: k, Observed: obs, Expected: float64(nb * law.p(k))})
 	}
-	t.DF = len(t.Bins) - 2
+	t.DF = len(t.Bins) - 1 - law.Params
 	if t.DF < 1 || t.Bins[0].Expected < 5 {
 		return t
 	}

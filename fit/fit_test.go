@@ -86,7 +86,7 @@ func TestHeavyTailedBurstsAreAMisfit(t *testing.T) {
 	}
 	d := res.Dirs[0]
 	got := misfits(d)
-	if !strings.Contains(got, "loss: the bursts are not geometric") {
+	if !strings.Contains(got, "loss: the burst lengths are not as") {
 		t.Fatalf("heavy-tailed bursts not reported as a misfit; verdicts: %+v", d.Verdicts)
 	}
 	var text bytes.Buffer
@@ -115,8 +115,8 @@ func TestGeometricBurstsFit(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := res.Dirs[0]
-	if m := misfits(d); m != "" || !d.UseGE || !d.BurstTest.Testable {
-		t.Errorf("geometric bursts: misfits %q, GE %v, testable %v", m, d.UseGE, d.BurstTest.Testable)
+	if m := misfits(d); m != "" || d.Model != GilbertElliottLoss || !d.BurstTest.Testable {
+		t.Errorf("geometric bursts: misfits %q, GE %v, testable %v", m, d.Model, d.BurstTest.Testable)
 	}
 	if math.Abs(d.MeanBurst-3) > 0.3 {
 		t.Errorf("mean burst %.2f, want 3", d.MeanBurst)

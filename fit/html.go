@@ -30,6 +30,7 @@ figure{margin:0}figcaption{font-size:13px;color:#555;max-width:520px}
 <p class="key"><span style="color:{{.Obs}}">■ observed</span><span style="color:{{.Fit}}">■ fitted model</span></p>
 {{range .Dirs}}<section id="{{.Name}}"><h2>{{.Name}}: {{.Title}}</h2>
 <ul>{{range .Verdicts}}<li class="{{if .Misfit}}misfit{{else}}fits{{end}}">{{if .Misfit}}MISFIT{{else}}fits{{end}}: {{.Text}}</li>{{end}}</ul>
+<p>{{.Loss}}</p>
 {{if .Suggest}}<p class="misfit">Suggestion: {{.Suggest}}</p>{{end}}
 {{if .Periods}}<p>Periods, cut where the delay changes level, each fitted on its own:</p><ul>{{range .Periods}}<li>{{.}}</li>{{end}}</ul>{{end}}
 <div class="charts">{{range .Charts}}<figure>{{.SVG}}<figcaption>{{.Caption}}</figcaption></figure>{{end}}</div>
@@ -45,6 +46,7 @@ type htmlChart struct {
 
 type htmlDir struct {
 	Name, Title, Suggest string
+	Loss                 string // the loss models compared and the one chosen
 	Verdicts             []Verdict
 	Charts               []htmlChart
 	Periods              []string
@@ -66,6 +68,7 @@ func (r *Result) WriteHTML(w io.Writer) error {
 		c := d.Candidates[d.Best]
 		h := htmlDir{Name: d.Name, Verdicts: d.Verdicts,
 			Title: fmt.Sprintf("%s, latency %s ms, jitter %s ms, ρ %.2f, loss %.2f%%", c.Dist, ms(c.Latency), ms(c.Jitter), d.Rho, 100*d.LossRate)}
+		h.Loss = lossSummary(d)
 		for _, v := range d.Verdicts {
 			if v.Misfit {
 				h.Suggest = TraceSuggestion
@@ -85,6 +88,23 @@ func (r *Result) WriteHTML(w io.Writer) error {
 		data.Dirs = append(data.Dirs, h)
 	}
 	return page.Execute(w, data)
+}
+
+// lossSummary is one sentence on the loss models: the one chosen, its
+// parameters, and every model's BIC.
+func lossSummary(d *Dir) string {
+	if d.Lost == 0 {
+		return "Loss: none."
+	}
+	s := fmt.Sprintf("Loss: %s by BIC, long-run rate %.3f%%, mean burst %.2f packets", d.Model, 100*d.LossRate, d.MeanBurst)
+	if d.Model == FourStateLoss {
+		s += fmt.Sprintf(" (netem loss %s)", lossModelText(d))
+	}
+	s += fmt.Sprintf(". BIC: Bernoulli %.1f, Gilbert–Elliott %.1f", d.Bernoulli.BIC, d.GE.BIC)
+	if d.Four.Params > 0 {
+		s += fmt.Sprintf(", 4-state %.1f", d.Four.BIC)
+	}
+	return s + "."
 }
 
 // plot maps data coordinates to a 500×300 SVG with margins for the axes.

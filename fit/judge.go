@@ -39,10 +39,7 @@ func (d *Dir) judge() {
 			add(false, "correlation: AR(1) with ρ %.2f fits (lag 5: %.2f, AR(1) gives %.2f)", d.Rho, d.ACF[k-1], want)
 		}
 	}
-	model := "Bernoulli"
-	if d.UseGE {
-		model = "Gilbert–Elliott"
-	}
+	model := d.Model.String()
 	bt := d.BurstTest
 	nb := 0
 	for _, b := range d.Bursts {
@@ -63,12 +60,14 @@ func (d *Dir) judge() {
 				worst = b
 			}
 		}
-		r := 1 / d.MeanBurst
+		// The longest of nb bursts: about where the geometric part's
+		// expected count of longer bursts falls to 1.
+		law := bt.law
 		longest := 1.0
-		if r < 1 {
-			longest = 1 + detmath.Log(float64(nb))/-detmath.Log(1-r)
+		if law.Q < 1 && float64(float64(nb)*(1-law.W)) > 1 {
+			longest = 1 + detmath.Log(float64(float64(nb)*(1-law.W)))/-detmath.Log(1-law.Q)
 		}
-		add(true, "loss: the bursts are not geometric as %s makes them (χ² %.1f > %.1f, df %d): %d bursts of length %s where the model expects %.1f; the longest burst is %d packets, the model's longest of %d bursts about %.0f; heavy-tailed bursts (Wi-Fi retries, handovers) that no two-state model produces",
+		add(true, "loss: the burst lengths are not as %s makes them (χ² %.1f > %.1f, df %d): %d bursts of length %s where the model expects %.1f; the longest burst is %d packets, the model's longest of %d bursts about %.0f; heavy-tailed bursts (Wi-Fi retries, handovers) that none of the lab's Markov loss models produces",
 			model, bt.Stat, bt.Crit, bt.DF, worst.Observed, binText(worst), worst.Expected, len(d.Bursts), nb, longest)
 	default:
 		add(false, "loss: %s fits the burst lengths (χ² %.1f ≤ %.1f, df %d)", model, bt.Stat, bt.Crit, bt.DF)

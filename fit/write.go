@@ -93,8 +93,18 @@ func (r *Result) WriteText(w io.Writer) error {
 			}
 			return ""
 		}
-		p("                %-16s %9.3f%% %10s %12.1f %12.1f%s\n", "Bernoulli", 100*d.Bernoulli.P, "", d.Bernoulli.LogL, d.Bernoulli.BIC, choose(!d.UseGE && d.Lost > 0))
-		p("                %-16s %9.3f%% %10.4f %12.1f %12.1f%s\n", "Gilbert–Elliott", 100*d.GE.P, d.GE.R, d.GE.LogL, d.GE.BIC, choose(d.UseGE))
+		p("                %-16s %9.3f%% %10s %12.1f %12.1f%s\n", "Bernoulli", 100*d.Bernoulli.P, "", d.Bernoulli.LogL, d.Bernoulli.BIC, choose(d.Model == BernoulliLoss && d.Lost > 0))
+		p("                %-16s %9.3f%% %10.4f %12.1f %12.1f%s\n", "Gilbert–Elliott", 100*d.GE.P, d.GE.R, d.GE.LogL, d.GE.BIC, choose(d.Model == GilbertElliottLoss))
+		if d.Four.Params > 0 {
+			p("                %-16s %10s %10s %12.1f %12.1f%s\n", "4-state", "", "", d.Four.LogL, d.Four.BIC, choose(d.Model == FourStateLoss))
+			p("    4-state (EM) ")
+			names := [5]string{"p13", "p31", "p32", "p23", "p14"}
+			g := d.Four
+			for i, v := range [5]float64{g.P13, g.P31, g.P32, g.P23, g.P14} {
+				p(" %s %s", names[i], seText(v, g.SE[i]))
+			}
+			p("\n")
+		}
 		if d.Lost > 0 {
 			p("    loss rate %.3f%%, mean burst %.2f packets\n", 100*d.LossRate, d.MeanBurst)
 			p("    burst length")
@@ -136,6 +146,19 @@ func (r *Result) WriteText(w io.Writer) error {
 	return bw.Flush()
 }
 
+// seText writes a probability as a percentage with its standard error:
+// "2.13±0.41%"; "2.13%" on a boundary, "2.13±?%" where not identifiable.
+func seText(v, se float64) string {
+	f := func(x float64) string { return strconv.FormatFloat(100*x, 'f', 2, 64) }
+	switch {
+	case math.IsNaN(se):
+		return f(v) + "±?%"
+	case se == 0:
+		return f(v) + "%"
+	}
+	return f(v) + "±" + f(se) + "%"
+}
+
 func binName(b BurstBin) string {
 	if b.To == 0 {
 		return strconv.Itoa(b.From) + "+"
@@ -168,13 +191,16 @@ func (r *Result) WriteScenario(w io.Writer, duration time.Duration) error {
 		fmt.Fprintf(&b, "duration = %q\n", duration.String())
 	}
 	// keys writes one direction's fitted keys. Every key is written in
-	// every period, so a period does not inherit the one before's.
-	keys := func(d *Dir) {
+	// every period, so a period does not inherit the one before's;
+	// loss_model only in a direction where some period has the 4-state
+	// model (it replaces loss and loss_burst, which then give its long-run
+	// rate and mean burst).
+	keys := func(d *Dir, four bool) {
 		pr := d.Params()
 		k := d.Name + "."
 		burst, reorder := 0.0, 0.0
-		if pr.LossBurst >= 1 {
-			burst = max(math.Round(pr.LossBurst*100)/100, 1)
+		if d.Model != BernoulliLoss && d.MeanBurst >= 1 {
+			burst = max(math.Round(d.MeanBurst*100)/100, 1)
 		}
 		reorder = pr.Reorder
 		fmt.Fprintf(&b, "%slatency = %q\n", k, durText(pr.Latency))
@@ -183,31 +209,71 @@ func (r *Result) WriteScenario(w io.Writer, duration time.Duration) error {
 		fmt.Fprintf(&b, "%sjitter_corr = %s\n", k, strconv.FormatFloat(math.Round(pr.JitterCorr*1000)/1000, 'f', -1, 64))
 		fmt.Fprintf(&b, "%sloss = %q\n", k, pct(pr.Loss))
 		fmt.Fprintf(&b, "%sloss_burst = %s\n", k, strconv.FormatFloat(burst, 'f', -1, 64))
+		if four {
+			fmt.Fprintf(&b, "%sloss_model = %q\n", k, lossModelText(d))
+		}
 		fmt.Fprintf(&b, "%sreorder = %q\n", k, pct(reorder))
 	}
 	type change struct {
-		at time.Duration
-		d  *Dir
+		at   time.Duration
+		d    *Dir
+		four bool
 	}
 	var timeline []change
 	for _, d := range r.Dirs {
 		b.WriteString("\n")
 		if len(d.Periods) == 0 {
-			keys(d)
+			if d.Model == FourStateLoss {
+				fmt.Fprintf(&b, "# %s.loss_model replaces %[1]s.loss and %[1]s.loss_burst, which give its long-run rate and mean burst.\n", d.Name)
+			}
+			keys(d, d.Model == FourStateLoss)
 			continue
 		}
-		keys(d.Periods[0].Fit)
+		four := false
+		for _, p := range d.Periods {
+			four = four || p.Fit.Model == FourStateLoss
+		}
+		if four {
+			fmt.Fprintf(&b, "# %s.loss_model replaces %[1]s.loss and %[1]s.loss_burst, which give its long-run rate and mean burst.\n", d.Name)
+		}
+		keys(d.Periods[0].Fit, four)
 		for _, p := range d.Periods[1:] {
-			timeline = append(timeline, change{p.From, p.Fit})
+			timeline = append(timeline, change{p.From, p.Fit, four})
 		}
 	}
 	slices.SortStableFunc(timeline, func(a, b change) int { return cmp.Compare(a.at, b.at) })
 	for _, c := range timeline {
 		fmt.Fprintf(&b, "\n[[timeline]]\nat = %q\n", c.at.Round(time.Millisecond).String())
-		keys(c.d)
+		keys(c.d, c.four)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// lossModelText is d's loss model in netem's syntax, "random" or "state
+// p13 p31 p32 p23 p14", each probability a percentage to 4 decimals,
+// rounded down so that no row of the chain sums to more than 1 (a row
+// that would reach 1 exactly gives up 0.0001 % of its larger share).
+func lossModelText(d *Dir) string {
+	if d.Model != FourStateLoss {
+		return "random"
+	}
+	g := d.Four
+	micro := func(x float64) int64 { return int64(math.Floor(float64(x * 1e6))) }
+	p13, p31, p32, p23, p14 := micro(g.P13), micro(g.P31), micro(g.P32), micro(g.P23), micro(g.P14)
+	fix := func(a, b *int64) {
+		if *a+*b >= 1e6 {
+			if *a >= *b {
+				*a = 1e6 - 1 - *b
+			} else {
+				*b = 1e6 - 1 - *a
+			}
+		}
+	}
+	fix(&p13, &p14)
+	fix(&p31, &p32)
+	f := func(u int64) string { return strconv.FormatFloat(float64(u)/1e4, 'f', -1, 64) + "%" }
+	return strings.Join([]string{"state", f(p13), f(p31), f(p32), f(p23), f(p14)}, " ")
 }
 
 // durText writes a duration in milliseconds with up to 3 decimals: "20.125ms".

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -90,10 +91,14 @@ func TestFitRecoversTheLabsOwnLink(t *testing.T) {
 				}
 				N := float64(d.Sent)
 				check("loss", p.Loss, loss, 4*math.Sqrt(loss*(1-loss)*(2*burst-1)/N))
-				if wantGE := d.Name == "up" && c.burst > 1; d.UseGE != wantGE {
-					t.Errorf("%s: Gilbert–Elliott chosen %v, want %v (BIC Bernoulli %.1f, GE %.1f)", d.Name, d.UseGE, wantGE, d.Bernoulli.BIC, d.GE.BIC)
+				want := fit.BernoulliLoss
+				if d.Name == "up" && c.burst > 1 {
+					want = fit.GilbertElliottLoss // not the 4-state model, which has it as a special case
 				}
-				if d.UseGE {
+				if d.Lost > 0 && d.Model != want {
+					t.Errorf("%s: %v chosen, want %v (BIC Bernoulli %.1f, GE %.1f, 4-state %.1f)", d.Name, d.Model, want, d.Bernoulli.BIC, d.GE.BIC, d.Four.BIC)
+				}
+				if d.Model == fit.GilbertElliottLoss {
 					r := 1 / burst
 					check("mean burst", p.LossBurst, burst, 4*burst*burst*math.Sqrt(r*(1-r)/float64(d.Lost)))
 				}
@@ -104,6 +109,86 @@ func TestFitRecoversTheLabsOwnLink(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFitChoosesFourStateLoss is the closed loop of netem's 4-state loss
+// model: `lab run --packets` for an hour (72,000 packets a direction) with
+// `up.loss_model = state 1% 30% 20% 30% 2%`, then `lab fit`. The fit must
+// choose the 4-state model by BIC, write it to --out, and recover
+//   - each transition probability within 4 of the standard errors it
+//     reports (the observed information of the hidden chain's likelihood);
+//   - the loss rate within 4·√(L(1−L)(2B−1)/n) and the mean burst within 4
+//     standard errors of a mean of as many bursts (the burst law's variance,
+//     an isolated loss with probability W, else geometric ending with
+//     Q = p31 + p32).
+//
+// The down direction, with Gilbert–Elliott loss of mean burst 3, must not
+// be taken for the 4-state model.
+func TestFitChoosesFourStateLoss(t *testing.T) {
+	dir := t.TempDir()
+	packets, out := filepath.Join(dir, "p.csv"), filepath.Join(dir, "fitted.toml")
+	const model = "state 1% 30% 20% 30% 2%"
+	args := []string{"run", "--duration", "1h", "--seed", "14", "--packets", packets, "--set", "link.latency=30ms",
+		"--set", "link.jitter=5ms", "--set", "up.loss_model=" + model, "--set", "down.loss=3%", "--set", "down.loss_burst=3"}
+	if code, _, stderr := runLab(t, args...); code != 0 {
+		t.Fatalf("lab %s: exit %d: %s", strings.Join(args, " "), code, stderr)
+	}
+	if code, _, stderr := runLab(t, "fit", "--out", out, packets); code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	var want netem.Params
+	if err := netem.ParseLossModel(&want, "up.loss_model", model); err != nil {
+		t.Fatal(err)
+	}
+	g := want.GI
+	res := fitPeriods(t, packets)
+	up, down := res.Dirs[0], res.Dirs[1]
+	if up.Model != fit.FourStateLoss {
+		t.Fatalf("up: %v chosen, want 4-state (BIC Bernoulli %.1f, GE %.1f, 4-state %.1f)", up.Model, up.Bernoulli.BIC, up.GE.BIC, up.Four.BIC)
+	}
+	if down.Model != fit.GilbertElliottLoss {
+		t.Errorf("down: %v chosen, want Gilbert–Elliott (BIC GE %.1f, 4-state %.1f)", down.Model, down.GE.BIC, down.Four.BIC)
+	}
+	check := func(what string, got, want, tol float64) {
+		t.Helper()
+		if !(math.Abs(got-want) <= tol) {
+			t.Errorf("up %s: fitted %.4g, configured %.4g, tolerance %.3g", what, got, want, tol)
+		}
+	}
+	f := up.Four
+	for i, p := range []struct {
+		name      string
+		got, want float64
+	}{{"p13", f.P13, g.P13}, {"p31", f.P31, g.P31}, {"p32", f.P32, g.P32}, {"p23", f.P23, g.P23}, {"p14", f.P14, g.P14}} {
+		check(p.name, p.got, p.want, 4*f.SE[i])
+	}
+	L, B := g.LossRate(), g.MeanBurst()
+	n := float64(up.Sent)
+	check("loss rate", up.LossRate, L, 4*math.Sqrt(L*(1-L)*(2*B-1)/n))
+	// The burst law: W isolated losses, else geometric with Q.
+	pi := g.Stationary()
+	w := pi[0] * g.P14 / (pi[0]*(g.P13+g.P14) + pi[1]*g.P23)
+	q := g.P31 + g.P32
+	m2 := w + (1-w)*(2-q)/(q*q) // E[length²]
+	bursts := n * L / B
+	check("mean burst", up.MeanBurst, B, 4*math.Sqrt((m2-B*B)/bursts))
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var line string
+	for l := range strings.Lines(string(b)) {
+		if strings.HasPrefix(l, "up.loss_model = ") {
+			line = strings.TrimSpace(l)
+		}
+	}
+	var got netem.Params
+	if v, err := strconv.Unquote(strings.TrimPrefix(line, "up.loss_model = ")); err != nil || netem.ParseLossModel(&got, "up.loss_model", v) != nil {
+		t.Fatalf("fitted.toml has no 4-state up.loss_model (%q):\n%s", line, b)
+	}
+	if d := got.GI.P13 - f.P13; math.Abs(d) > 1e-6 {
+		t.Errorf("fitted.toml's p13 %g, the fit's %g", got.GI.P13, f.P13)
 	}
 }
 
