@@ -47,6 +47,11 @@ type Dir struct {
 	Sent, Delivered, Lost, Unmeasured int
 	Duplicates                        int
 	Span                              time.Duration // first to last send
+	// Start is the first send from the capture's start: on the lab's own
+	// log (one clock, the lab's) its time in the session, which starts at
+	// 0; with two clocks 0, the first send being all that is known of the
+	// start.
+	Start time.Duration
 
 	// Clock drift: the slope of the lower envelope of delay against send
 	// time, in ppm, and whether it was removed.
@@ -178,6 +183,22 @@ func Fit(t *trace.Trace, o Options) (*Result, error) {
 	return r, nil
 }
 
+// Duration is how long the captured session lasted, for the scenario: per
+// direction from the capture's start ([Dir.Start]) to the last send plus
+// the mean spacing of the sends (the last packet's share of time), the
+// longer of the two.
+func (r *Result) Duration() time.Duration {
+	var dur time.Duration
+	for _, d := range r.Dirs {
+		end := d.Start + d.Span
+		if d.Sent > 1 {
+			end += d.Span / time.Duration(d.Sent-1)
+		}
+		dur = max(dur, end)
+	}
+	return dur
+}
+
 // removeOffset: with two clocks, a floor below 0 or above the link's
 // longest latency can only be their offset. It is split so that both
 // directions get the same floor (NTP's assumption); with one direction its
@@ -225,6 +246,7 @@ type point struct {
 	t, d float64
 	seq  uint64
 	at   int64 // arrival on the receiver's clock
+	idx  int   // in the direction's packets
 }
 
 func fitDir(dir *trace.Direction, synced, periods bool) (*Dir, error) {
@@ -233,12 +255,15 @@ func fitDir(dir *trace.Direction, synced, periods bool) (*Dir, error) {
 	t0 := pk[0].Send
 	var tMin, tMax = pk[0].Send, pk[0].Send
 	var pts []point
-	for _, p := range pk {
+	if synced {
+		d.Start = time.Duration(t0)
+	}
+	for i, p := range pk {
 		tMin, tMax = min(tMin, p.Send), max(tMax, p.Send)
 		switch p.Status {
 		case trace.Delivered:
 			d.Delivered++
-			pts = append(pts, point{t: float64(p.Send - t0), d: float64(p.Delay), seq: p.Seq, at: p.Send + p.Delay})
+			pts = append(pts, point{t: float64(p.Send - t0), d: float64(p.Delay), seq: p.Seq, at: p.Send + p.Delay, idx: i})
 		case trace.Lost:
 			d.Lost++
 		case trace.Unmeasured:

@@ -191,7 +191,7 @@ func TestSameCaptureSameBytes(t *testing.T) {
 		if err := res.WriteText(&a); err != nil {
 			t.Fatal(err)
 		}
-		if err := res.WriteScenario(&b, 0); err != nil {
+		if err := res.WriteScenario(&b); err != nil {
 			t.Fatal(err)
 		}
 		if err := res.WriteHTML(&c); err != nil {
@@ -236,7 +236,7 @@ func TestADeadDirectionIsSkippedNotFatal(t *testing.T) {
 		t.Fatalf("dirs %d, skipped %q", len(res.Dirs), res.Skipped)
 	}
 	var scen bytes.Buffer
-	if err := res.WriteScenario(&scen, 0); err != nil || strings.Contains(scen.String(), "down.") {
+	if err := res.WriteScenario(&scen); err != nil || strings.Contains(scen.String(), "down.") {
 		t.Errorf("the scenario sets down: %v\n%s", err, scen.String())
 	}
 }

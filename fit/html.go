@@ -32,7 +32,7 @@ figure{margin:0}figcaption{font-size:13px;color:#555;max-width:520px}
 <ul>{{range .Verdicts}}<li class="{{if .Misfit}}misfit{{else}}fits{{end}}">{{if .Misfit}}MISFIT{{else}}fits{{end}}: {{.Text}}</li>{{end}}</ul>
 <p>{{.Loss}}</p>
 {{if .Suggest}}<p class="misfit">Suggestion: {{.Suggest}}</p>{{end}}
-{{if .Periods}}<p>Periods, cut where the delay changes level, each fitted on its own:</p><ul>{{range .Periods}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{if .Periods}}<p>Periods, cut where the loss or the delay's level changes, each fitted on its own:</p><ul>{{range .Periods}}<li>{{.}}</li>{{end}}</ul>{{end}}
 <div class="charts">{{range .Charts}}<figure>{{.SVG}}<figcaption>{{.Caption}}</figcaption></figure>{{end}}</div>
 </section>{{end}}
 <h2>Report</h2><pre>{{.Text}}</pre>
@@ -75,10 +75,7 @@ func (r *Result) WriteHTML(w io.Writer) error {
 			}
 		}
 		for _, pr := range d.Periods {
-			f := pr.Fit
-			pc := f.Candidates[f.Best]
-			h.Periods = append(h.Periods, fmt.Sprintf("from %v: %s, latency %s ms, jitter %s ms, ρ %.2f, loss %.2f%% (%d packets)",
-				pr.From.Round(time.Millisecond), pc.Dist, ms(pc.Latency), ms(pc.Jitter), f.Rho, 100*f.LossRate, f.Sent))
+			h.Periods = append(h.Periods, fmt.Sprintf("from %v: %s", pr.From.Round(time.Millisecond), strings.Join(strings.Fields(periodText(pr)), " ")))
 		}
 		h.Charts = append(h.Charts,
 			htmlChart{cdfChart(d), "Delay CDF: the observed delays (drift removed) and the fitted " + c.Dist.String() + " model."},

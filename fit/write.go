@@ -134,16 +134,24 @@ func (r *Result) WriteText(w io.Writer) error {
 			p("  suggestion: %s\n", TraceSuggestion)
 		}
 		if len(d.Periods) > 0 {
-			p("  periods       %d, cut where the delay changes level; each fitted on its own:\n", len(d.Periods))
+			p("  periods       %d, cut where the loss or the delay's level changes; each fitted on its own:\n", len(d.Periods))
 			for _, pr := range d.Periods {
-				f := pr.Fit
-				c := f.Candidates[f.Best]
-				p("    from %-9s %-12s latency %8s ms  jitter %7s ms  ρ %.2f  loss %6.2f%%  (%d packets)\n",
-					pr.From.Round(time.Millisecond), c.Dist, ms(c.Latency), ms(c.Jitter), f.Rho, 100*f.LossRate, f.Sent)
+				p("    from %-9s %s\n", pr.From.Round(time.Millisecond), periodText(pr))
 			}
 		}
 	}
 	return bw.Flush()
+}
+
+// periodText is one line on a period: its fit, or that it was a blackout.
+func periodText(pr Period) string {
+	if pr.Blackout {
+		return fmt.Sprintf("blackout: every packet lost  (%d packets)", pr.Sent)
+	}
+	f := pr.Fit
+	c := f.Candidates[f.Best]
+	return fmt.Sprintf("%-12s latency %8s ms  jitter %7s ms  ρ %.2f  loss %6.2f%% %s  (%d packets)",
+		c.Dist, ms(c.Latency), ms(c.Jitter), f.Rho, 100*f.LossRate, f.Model, f.Sent)
 }
 
 // seText writes a probability as a percentage with its standard error:
@@ -178,7 +186,7 @@ func powInt(x float64, k int) float64 {
 // WriteScenario writes the fitted link as a scenario TOML that `lab run
 // --scenario FILE` loads. A direction without packets keeps the lab's
 // defaults.
-func (r *Result) WriteScenario(w io.Writer, duration time.Duration) error {
+func (r *Result) WriteScenario(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Fitted by `lab fit %s`; the report says where the model does not fit.\n", r.File)
 	fmt.Fprintf(&b, "description = %q\n", "Fitted to "+r.File)
@@ -187,17 +195,26 @@ func (r *Result) WriteScenario(w io.Writer, duration time.Duration) error {
 		src += fmt.Sprintf(", %s %d packets", d.Name, d.Sent)
 	}
 	fmt.Fprintf(&b, "source = %q\n", src+")")
-	if duration > 0 {
-		fmt.Fprintf(&b, "duration = %q\n", duration.String())
+	if dur := r.Duration().Round(time.Second); dur > 0 {
+		fmt.Fprintf(&b, "duration = %q\n", dur.String())
 	}
-	// keys writes one direction's fitted keys. Every key is written in
-	// every period, so a period does not inherit the one before's;
-	// loss_model only in a direction where some period has the 4-state
-	// model (it replaces loss and loss_burst, which then give its long-run
-	// rate and mean burst).
-	keys := func(d *Dir, four bool) {
+	// What a direction's entries write besides the link's keys: loss_model
+	// where some period has the 4-state model (it replaces loss and
+	// loss_burst, which then give its long-run rate and mean burst), and
+	// blackout where some period is one.
+	type extra struct{ four, blackout bool }
+	// keys writes one period's keys. Every key is written in every
+	// period, so a period does not inherit the one before's; a blackout
+	// writes only blackout = true (the others do not matter while it lasts).
+	keys := func(name string, d *Dir, x extra, blackout bool) {
+		k := name + "."
+		if x.blackout {
+			fmt.Fprintf(&b, "%sblackout = %t\n", k, blackout)
+		}
+		if d == nil {
+			return
+		}
 		pr := d.Params()
-		k := d.Name + "."
 		burst, reorder := 0.0, 0.0
 		if d.Model != BernoulliLoss && d.MeanBurst >= 1 {
 			burst = max(math.Round(d.MeanBurst*100)/100, 1)
@@ -209,42 +226,47 @@ func (r *Result) WriteScenario(w io.Writer, duration time.Duration) error {
 		fmt.Fprintf(&b, "%sjitter_corr = %s\n", k, strconv.FormatFloat(math.Round(pr.JitterCorr*1000)/1000, 'f', -1, 64))
 		fmt.Fprintf(&b, "%sloss = %q\n", k, pct(pr.Loss))
 		fmt.Fprintf(&b, "%sloss_burst = %s\n", k, strconv.FormatFloat(burst, 'f', -1, 64))
-		if four {
+		if x.four {
 			fmt.Fprintf(&b, "%sloss_model = %q\n", k, lossModelText(d))
 		}
 		fmt.Fprintf(&b, "%sreorder = %q\n", k, pct(reorder))
 	}
 	type change struct {
 		at   time.Duration
-		d    *Dir
-		four bool
+		name string
+		p    Period
+		x    extra
 	}
 	var timeline []change
 	for _, d := range r.Dirs {
 		b.WriteString("\n")
-		if len(d.Periods) == 0 {
-			if d.Model == FourStateLoss {
-				fmt.Fprintf(&b, "# %s.loss_model replaces %[1]s.loss and %[1]s.loss_burst, which give its long-run rate and mean burst.\n", d.Name)
-			}
-			keys(d, d.Model == FourStateLoss)
-			continue
+		periods := d.Periods
+		if len(periods) == 0 {
+			periods = []Period{{Fit: d}}
 		}
-		four := false
-		for _, p := range d.Periods {
-			four = four || p.Fit.Model == FourStateLoss
+		var x extra
+		for _, p := range periods {
+			x.four = x.four || (p.Fit != nil && p.Fit.Model == FourStateLoss)
+			x.blackout = x.blackout || p.Blackout
 		}
-		if four {
+		if x.four {
 			fmt.Fprintf(&b, "# %s.loss_model replaces %[1]s.loss and %[1]s.loss_burst, which give its long-run rate and mean burst.\n", d.Name)
 		}
-		keys(d.Periods[0].Fit, four)
-		for _, p := range d.Periods[1:] {
-			timeline = append(timeline, change{p.From, p.Fit, four})
+		// The scenario's base: the first period, or, when the capture
+		// starts in a blackout, the first period after it, blacked out.
+		base := periods[0]
+		if base.Blackout && len(periods) > 1 {
+			base.Fit = periods[1].Fit
+		}
+		keys(d.Name, base.Fit, x, base.Blackout)
+		for _, p := range periods[1:] {
+			timeline = append(timeline, change{p.From, d.Name, p, x})
 		}
 	}
 	slices.SortStableFunc(timeline, func(a, b change) int { return cmp.Compare(a.at, b.at) })
 	for _, c := range timeline {
 		fmt.Fprintf(&b, "\n[[timeline]]\nat = %q\n", c.at.Round(time.Millisecond).String())
-		keys(c.d, c.four)
+		keys(c.name, c.p.Fit, c.x, c.p.Blackout)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

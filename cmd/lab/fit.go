@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"jitterlab/fit"
 	"jitterlab/internal/files"
@@ -34,7 +33,7 @@ model fits, replay the capture itself: lab run --set up.trace=CAPTURE.
 		"lab fit --format csv game.csv --html fit.html"))
 	fs.StringVar(&format, "format", "auto", "capture `FORMAT`: auto, "+strings.Join(trace.Formats, ", "))
 	fs.StringVar(&outPath, "out", "", "write the fitted link as a scenario TOML to `FILE` ('lab run --scenario FILE')")
-	fs.BoolVar(&periods, "periods", false, "also cut each direction where its delay changes level, fit every period, and write them as the scenario's timeline")
+	fs.BoolVar(&periods, "periods", false, "also cut each direction where its loss or its delay's level changes, fit every period, and write them as the scenario's timeline (a blackout as blackout = true)")
 	fs.StringVar(&htmlPath, "html", "", "write the report with CDF, QQ, burst and autocorrelation plots as one HTML `FILE`")
 	captures, err := parseFlagsAndArgs(fs, args)
 	if err != nil {
@@ -67,11 +66,7 @@ model fits, replay the capture itself: lab run --set up.trace=CAPTURE.
 	}
 	if outPath != "" {
 		var buf bytes.Buffer
-		var span time.Duration
-		for _, d := range res.Dirs {
-			span = max(span, d.Span)
-		}
-		if err := res.WriteScenario(&buf, span.Round(time.Second)); err != nil {
+		if err := res.WriteScenario(&buf); err != nil {
 			return err
 		}
 		// The lab must load what it wrote.

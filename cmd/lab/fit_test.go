@@ -332,10 +332,12 @@ func TestTraceModeRunsRecordsAndVerifies(t *testing.T) {
 func TestPeriodsFindTheHandover(t *testing.T) {
 	// The handover scenario: 100 ms ± 20 ms, 4 % loss; at 20 s a 1 s
 	// blackout; from 21 s 60 ms ± 10 ms, 1 % loss. --periods cuts each
-	// direction once, within the blackout (the capture's times start at the
-	// first packet, 0.47 s into the session), fits each period on its own,
-	// and writes the second as the scenario's timeline. Latency and jitter
-	// within 2 ms: 4 standard errors of ~400 packets at σ 11.5 ms is 2.3 ms.
+	// direction into three: the first link, the blackout (within 2 packet
+	// intervals of 20 s, times from the session's start), the second link
+	// (within 2 intervals of 21 s); it fits each link on its own and
+	// writes the blackout and the second link as the scenario's timeline.
+	// Latency and jitter within 2 ms: 4 standard errors of ~400 packets at
+	// σ 11.5 ms is 2.3 ms.
 	dir := t.TempDir()
 	packets, out := filepath.Join(dir, "p.csv"), filepath.Join(dir, "fitted.toml")
 	if code, _, stderr := runLab(t, "run", "--scenario", "handover", "--packets", packets); code != 0 {
@@ -346,25 +348,111 @@ func TestPeriodsFindTheHandover(t *testing.T) {
 		t.Fatalf("fit: exit %d: %s", code, stderr)
 	}
 	res := fitPeriods(t, packets)
+	const interval = 50 * time.Millisecond
 	for _, d := range res.Dirs {
-		if len(d.Periods) != 2 {
-			t.Fatalf("%s: %d periods, want 2:\n%s", d.Name, len(d.Periods), stdout)
+		if len(d.Periods) != 3 || !d.Periods[1].Blackout {
+			t.Fatalf("%s: %d periods, want 3, the second a blackout:\n%s", d.Name, len(d.Periods), stdout)
 		}
-		if at := d.Periods[1].From; at < 19*time.Second || at > 21*time.Second {
-			t.Errorf("%s: change at %v, want within the blackout (19.5–20.5 s from the first packet)", d.Name, at)
+		for i, at := range []time.Duration{20 * time.Second, 21 * time.Second} {
+			if from := d.Periods[i+1].From; from < at || from > at+2*interval {
+				t.Errorf("%s: period %d from %v, want within %v after %v", d.Name, i+2, from, 2*interval, at)
+			}
 		}
 		for i, want := range []struct{ latency, jitter float64 }{{100, 20}, {60, 10}} {
-			p := d.Periods[i].Fit.Params()
+			p := d.Periods[2*i].Fit.Params()
 			if l, j := float64(p.Latency)/1e6, float64(p.Jitter)/1e6; math.Abs(l-want.latency) > 2 || math.Abs(j-want.jitter) > 2 {
-				t.Errorf("%s period %d: %.2f ms ± %.2f ms, want %g ± %g", d.Name, i+1, l, j, want.latency, want.jitter)
+				t.Errorf("%s period %d: %.2f ms ± %.2f ms, want %g ± %g", d.Name, 2*i+1, l, j, want.latency, want.jitter)
 			}
 		}
 	}
 	b, err := os.ReadFile(out)
-	if err != nil || strings.Count(string(b), "[[timeline]]") != 2 {
-		t.Errorf("fitted.toml has no timeline of the two changes: %v\n%s", err, b)
+	if err != nil || strings.Count(string(b), "[[timeline]]") != 4 || !strings.Contains(string(b), `duration = "40s"`) {
+		t.Errorf("fitted.toml has no duration of 40 s or no timeline of the four changes: %v\n%s", err, b)
 	}
 	if code, _, stderr := runLab(t, "run", "--scenario", out, "--duration", "25s"); code != 0 {
+		t.Errorf("lab run --scenario fitted.toml: exit %d: %s", code, stderr)
+	}
+}
+
+// TestPeriodsFindABlackoutAndALatencyStep: a 45 s run at 50 ms ± 10 ms
+// uniform, 2 % loss, whose timeline raises the latency to 90 ms at 15 s and
+// blacks the link out (100 % loss) from 30 s to 31 s. `lab fit --periods`
+// must cut each direction three times and write the blackout as a
+// timeline entry of its own, with times from the session's start (the
+// lab's own log has the lab's clock; the first packet is 0.47 s in):
+//   - the blackout's start and end within 2 packet intervals (100 ms at the
+//     client's 20 Hz): the first lost and the first delivered packet again;
+//   - the latency step within 10 packet intervals (0.5 s): the step of 40 ms
+//     is 4σ of uniform ± 10 ms jitter, so a few packets either side of it
+//     can fit either level;
+//   - each period's latency within 5σ/√n + the log's 1 µs, σ = 10/√3 ms;
+//   - the scenario's duration 45 s, not the span of the sends.
+func TestPeriodsFindABlackoutAndALatencyStep(t *testing.T) {
+	dir := t.TempDir()
+	sc, packets, out := filepath.Join(dir, "step.toml"), filepath.Join(dir, "p.csv"), filepath.Join(dir, "fitted.toml")
+	if err := os.WriteFile(sc, []byte(`description = "a latency step, then a 1 s blackout"
+duration = "45s"
+link.latency = "50ms"
+link.jitter = "10ms"
+link.loss = "2%"
+
+[[timeline]]
+at = "15s"
+link.latency = "90ms"
+
+[[timeline]]
+at = "30s"
+link.loss = "100%"
+
+[[timeline]]
+at = "31s"
+link.loss = "2%"
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runLab(t, "run", "--scenario", sc, "--seed", "3", "--packets", packets); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := runLab(t, "fit", "--periods", "--out", out, packets)
+	if code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	res := fitPeriods(t, packets)
+	const interval = 50 * time.Millisecond
+	for _, d := range res.Dirs {
+		if len(d.Periods) != 4 {
+			t.Fatalf("%s: %d periods, want 4 (50 ms, 90 ms, blackout, 90 ms):\n%s", d.Name, len(d.Periods), stdout)
+		}
+		for i, want := range []struct {
+			at       time.Duration
+			tol      time.Duration
+			blackout bool
+			latency  float64
+		}{{0, 0, false, 50}, {15 * time.Second, 10 * interval, false, 90}, {30 * time.Second, 2 * interval, true, 0}, {31 * time.Second, 2 * interval, false, 90}} {
+			p := d.Periods[i]
+			if i > 0 && (p.From < want.at || p.From > want.at+want.tol) {
+				t.Errorf("%s period %d starts at %v, want within %v after %v", d.Name, i+1, p.From, want.tol, want.at)
+			}
+			if p.Blackout != want.blackout {
+				t.Errorf("%s period %d: blackout %v, want %v", d.Name, i+1, p.Blackout, want.blackout)
+			}
+			if want.blackout || p.Fit == nil {
+				continue
+			}
+			got := float64(p.Fit.Params().Latency) / 1e6
+			if tol := 5*10/math.Sqrt(3)/math.Sqrt(float64(p.Fit.Delivered)) + 0.002; math.Abs(got-want.latency) > tol {
+				t.Errorf("%s period %d: latency %.3f ms, want %g ± %.3f", d.Name, i+1, got, want.latency, tol)
+			}
+		}
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `duration = "45s"`) || strings.Count(string(b), "blackout = true") != 2 {
+		t.Errorf("fitted.toml lacks the duration of 45 s or a blackout per direction:\n%s", b)
+	}
+	if code, _, stderr := runLab(t, "run", "--scenario", out); code != 0 {
 		t.Errorf("lab run --scenario fitted.toml: exit %d: %s", code, stderr)
 	}
 }
