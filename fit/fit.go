@@ -77,8 +77,14 @@ type Dir struct {
 	Bursts        []int        // Bursts[k] = observed bursts of k+1 lost packets
 	BurstTest     ChiSquare
 
-	ReorderObserved, ReorderModel float64 // fraction of delivered packets
-	Reorder                       float64 // the fitted netem reorder parameter
+	// Reorder is netem's reorder parameter: the share of the delivered
+	// packets that skipped the delay (Skipped of them), found below the
+	// jitter's range and left out of the delays' fit.
+	Reorder float64
+	Skipped int
+	// ReorderObserved is the share of delivered packets that arrived after
+	// a later-sent one; ReorderModel the same for the fitted link.
+	ReorderObserved, ReorderModel float64
 
 	Verdicts []Verdict
 	Periods  []Period // with Options.Periods: the periods found, if more than one
@@ -293,6 +299,29 @@ func fitDir(dir *trace.Direction, synced, periods bool) (*Dir, error) {
 			}
 		}
 	}
+	d.fitDelays(pts)
+	// Packets that skipped the delay (netem's reorder): below the jitter's
+	// range. The delays are fitted again without them.
+	all := pts
+	if rest, excess := d.withoutSkipped(pts); len(rest) < len(pts) {
+		d.Skipped = len(pts) - len(rest)
+		d.Reorder = excess / float64(len(pts))
+		pts = rest
+		d.fitDelays(pts)
+	}
+
+	fitLoss(d, pk)
+	fitReorder(d, all, pk)
+	d.judge()
+	if periods {
+		fitPeriods(d, pk, pts, synced)
+	}
+	return d, nil
+}
+
+// fitDelays fits the delays of pts (drift removed): their normal scores and
+// autocorrelation, the five distributions and the quantiles.
+func (d *Dir) fitDelays(pts []point) {
 	x := make([]float64, len(pts))
 	for i, p := range pts {
 		x[i] = p.d
@@ -309,6 +338,7 @@ func fitDir(dir *trace.Direction, synced, periods bool) (*Dir, error) {
 	d.RhoSE = math.Sqrt(max(1-float64(d.Rho*d.Rho), 0) / float64(max(d.ACFPairs[0], 1)))
 	d.NEff = float64(len(x)) * (1 - d.Rho) / (1 + d.Rho)
 	d.KSCrit = 1.358 / math.Sqrt(max(d.NEff, 1))
+	d.Candidates, d.Best, d.Quantiles = nil, 0, nil
 	for dist := range netem.Dist(len(netem.DistNames())) {
 		c := fitDist(dist, x)
 		c.KS = ksDistance(dist, c.Latency, c.Jitter, x)
@@ -321,14 +351,42 @@ func fitDir(dir *trace.Direction, synced, periods bool) (*Dir, error) {
 	for _, p := range []float64{0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99, 0.999} {
 		d.Quantiles = append(d.Quantiles, Quantile{P: p, Observed: quantileOf(x, p), Expected: modelQuantile(best, p)})
 	}
+}
 
-	fitLoss(d, pk)
-	fitReorder(d, pts, pk)
-	d.judge()
-	if periods {
-		fitPeriods(d, pk, pts, synced)
+// withoutSkipped finds the packets that skipped the delay: netem's reorder
+// sends a packet at once, so its delay is the path's floor, below the
+// fitted jitter's whole range. The range starts at the fitted model's
+// 1/(10n) quantile less 5σ/√n (σ the jitter's standard deviation: the
+// fitted quantile's own error, so that a bounded range's edge fitted a
+// little high takes no packet of the range; below it: skipped), or at 0 when that is below 0 (the
+// link floors delays at 0, so a skipped packet and the model's floored
+// draws share 0: at 0 is skipped). Expected of the model there: e =
+// n·max(1/(10n), F(0)) packets. Those packets are taken as skipped when they exceed e by
+// more than 3 + 3·√e (3 standard deviations of a Poisson count, and 3
+// packets at least) and e < 1 (else the jitter's own floor hides them);
+// reorder is then (count − e)/n. It returns pts without them, and their
+// number less e (0 and pts itself when none are taken).
+func (d *Dir) withoutSkipped(pts []point) ([]point, float64) {
+	c := d.Candidates[d.Best]
+	n := float64(len(pts))
+	sd := c.Jitter // the jitter's standard deviation
+	if c.Dist == netem.Uniform {
+		sd /= math.Sqrt(3)
 	}
-	return d, nil
+	margin := 5 * sd / math.Sqrt(n)
+	start := max(c.Latency+float64(c.Jitter*c.Dist.Offset(normInv(1/float64(10*n))))-margin, 0)
+	e := float64(n * max(1/float64(10*n), cdf(c, 0)))
+	var rest []point
+	for _, p := range pts {
+		if p.d >= start && (p.d > 0 || start > 0) {
+			rest = append(rest, p)
+		}
+	}
+	k := float64(len(pts) - len(rest))
+	if e >= 1 || k-e <= 3+float64(3*math.Sqrt(e)) || len(rest) < MinDelivered {
+		return pts, 0
+	}
+	return rest, k - e
 }
 
 // envelopeSlope estimates the drift as the slope of the delays' lower
@@ -509,7 +567,10 @@ func cdf(c Candidate, x float64) float64 {
 	return normCDF(lo)
 }
 
-// ksDistance is sup |F_n − F| over the sorted delays. A delay the model
+// ksDistance is sup |F_n − F| over the sorted delays. At a value x that
+// k delays share, F_n jumps from i/n to (i+k)/n and the model from
+// P(delay < x) to P(delay ≤ x) (a jump too when the jitter is 0): the
+// distance over the jump is the larger of the two ends'. A delay the model
 // floors at 0 (latency + jitter·offset < 0) counts at 0.
 func ksDistance(dist netem.Dist, lat, jit float64, x []float64) float64 {
 	c := Candidate{Dist: dist, Latency: lat, Jitter: jit}
@@ -524,7 +585,14 @@ func ksDistance(dist netem.Dist, lat, jit float64, x []float64) float64 {
 		if x[i] >= 0 && x[i] < 1 { // the floor at zero holds every negative draw
 			f = max(f, cdf(c, 0))
 		}
-		d = max(d, math.Abs(f-float64(i)/n), math.Abs(f-float64(j)/n))
+		below := f // P(delay < x): the same but where the model has a jump at x
+		switch {
+		case x[i] <= 0:
+			below = 0
+		case c.Jitter <= 0 && x[i] == c.Latency:
+			below = 0
+		}
+		d = max(d, math.Abs(below-float64(i)/n), math.Abs(f-float64(j)/n))
 		i = j
 	}
 	return d
@@ -714,9 +782,9 @@ func chi2Crit(df int) float64 {
 }
 
 // fitReorder measures the fraction of delivered packets that arrived after
-// a later-sent one (the lab's definition), and what the fitted link alone
-// gives with the capture's send times: the excess, if significant, becomes
-// netem's reorder parameter (a packet that skips the delay).
+// a later-sent one (the lab's count of reordered packets), and what the
+// fitted link, its reorder parameter included, gives with the capture's
+// send times (seed 1).
 func fitReorder(d *Dir, pts []point, pk []trace.Packet) {
 	d.ReorderObserved = reorderRate(pts)
 	pr := d.Params()
@@ -752,12 +820,6 @@ func fitReorder(d *Dir, pts []point, pk []trace.Packet) {
 	c := l.Counters()
 	if c.Delivered > 0 {
 		d.ReorderModel = float64(c.Reordered) / float64(c.Delivered)
-	}
-	n := float64(len(pts))
-	excess := d.ReorderObserved - d.ReorderModel
-	se := math.Sqrt(max(float64(d.ReorderObserved*(1-d.ReorderObserved)), 1/n) / n)
-	if excess > 3*se {
-		d.Reorder = excess
 	}
 }
 

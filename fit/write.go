@@ -121,7 +121,7 @@ func (r *Result) WriteText(w io.Writer) error {
 			}
 			p("\n")
 		}
-		p("  reorder       observed %.3f%%, the fitted jitter alone %.3f%% → reorder %.3f%%\n", 100*d.ReorderObserved, 100*d.ReorderModel, 100*d.Reorder)
+		p("  reorder       %d packets skipped the delay → reorder %.3f%%; out of order: observed %.3f%%, the fitted link %.3f%%\n", d.Skipped, 100*d.Reorder, 100*d.ReorderObserved, 100*d.ReorderModel)
 		misfit := false
 		for _, v := range d.Verdicts {
 			mark := "fits  "

@@ -192,6 +192,49 @@ func TestFitChoosesFourStateLoss(t *testing.T) {
 	}
 }
 
+// TestFitRecoversTheReorderParameter: the lab's reorder (netem's) sends a
+// packet at once, skipping the delay, with probability p; what a log shows
+// of it is those packets' delays, at the path's floor below the jitter's
+// whole range, not how many packets arrive out of order (that depends on
+// how many were in flight to be overtaken: none at 20 Hz and 40 ms). The
+// fit must give back p within 4·√(p(1−p)/n) from 10 minutes at p 2.2 %,
+// without jitter, with normal jitter, and with uniform jitter wide enough
+// to reorder 7 % of the packets itself; the jitter within 5σ/√n as if no
+// packet had skipped it, and no misfit.
+func TestFitRecoversTheReorderParameter(t *testing.T) {
+	for _, c := range []struct {
+		name            string
+		latency, jitter float64 // ms
+		dist            netem.Dist
+	}{{"no jitter", 40, 0, netem.Normal}, {"normal jitter", 40, 10, netem.Normal}, {"jitter that reorders", 60, 40, netem.Uniform}} {
+		t.Run(c.name, func(t *testing.T) {
+			packets := filepath.Join(t.TempDir(), "p.csv")
+			args := []string{"run", "--duration", "10m", "--seed", "22", "--packets", packets, "--set", fmt.Sprintf("link.latency=%gms", c.latency),
+				"--set", fmt.Sprintf("link.jitter=%gms", c.jitter), "--set", "link.jitter_dist=" + c.dist.String(), "--set", "link.reorder=2.2%"}
+			if code, _, stderr := runLab(t, args...); code != 0 {
+				t.Fatalf("lab %s: exit %d: %s", strings.Join(args, " "), code, stderr)
+			}
+			res := fitPeriods(t, packets)
+			for _, d := range res.Dirs {
+				const p = 0.022
+				n := float64(d.Delivered)
+				if tol := 4 * math.Sqrt(p*(1-p)/n); math.Abs(d.Reorder-p) > tol {
+					t.Errorf("%s: reorder %.4f, configured %.4f, tolerance %.4f", d.Name, d.Reorder, p, tol)
+				}
+				pr := d.Params()
+				if j := float64(pr.Jitter) / 1e6; math.Abs(j-c.jitter) > 5*c.jitter*sdUnits[c.dist]/math.Sqrt(n)+0.002 {
+					t.Errorf("%s: jitter %.3f ms, configured %g", d.Name, j, c.jitter)
+				}
+				for _, v := range d.Verdicts {
+					if v.Misfit {
+						t.Errorf("%s: misfit: %s", d.Name, v.Text)
+					}
+				}
+			}
+		})
+	}
+}
+
 func TestFitCommand(t *testing.T) {
 	dir := t.TempDir()
 	out, html := filepath.Join(dir, "fitted.toml"), filepath.Join(dir, "fit.html")
