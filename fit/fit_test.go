@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -239,4 +241,84 @@ func TestADeadDirectionIsSkippedNotFatal(t *testing.T) {
 	if err := res.WriteScenario(&scen); err != nil || strings.Contains(scen.String(), "down.") {
 		t.Errorf("the scenario sets down: %v\n%s", err, scen.String())
 	}
+}
+
+// TestHTMLAxisTicksAreRound: every axis of the HTML report is labelled at
+// round values, steps of 1, 2 or 5 times a power of ten (37.22 ms is not a
+// tick), at least three per axis, and every axis names its unit.
+func TestHTMLAxisTicksAreRound(t *testing.T) {
+	f, err := os.Open("testdata/run.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tr, err := trace.Read("testdata/run.csv", f, "auto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Fit(tr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page bytes.Buffer
+	if err := res.WriteHTML(&page); err != nil {
+		t.Fatal(err)
+	}
+	svgs := regexp.MustCompile(`(?s)<svg.*?</svg>`).FindAllString(page.String(), -1)
+	if len(svgs) == 0 {
+		t.Fatal("no chart")
+	}
+	tick := regexp.MustCompile(`<text [^>]*class="(x|y)tick"[^>]*>([^<]*)</text>`)
+	label := regexp.MustCompile(`<text [^>]*class="(x|y)label"[^>]*>([^<]*)</text>`)
+	for i, svg := range svgs {
+		vals := map[string][]float64{}
+		for _, m := range tick.FindAllStringSubmatch(svg, -1) {
+			v, err := strconv.ParseFloat(m[2], 64)
+			if err != nil {
+				t.Errorf("chart %d: %s tick %q is not a number", i+1, m[1], m[2])
+				continue
+			}
+			vals[m[1]] = append(vals[m[1]], v)
+		}
+		labels := map[string]string{}
+		for _, m := range label.FindAllStringSubmatch(svg, -1) {
+			labels[m[1]] = m[2]
+		}
+		for _, axis := range []string{"x", "y"} {
+			if !strings.Contains(labels[axis], "(") {
+				t.Errorf("chart %d: the %s axis label %q names no unit", i+1, axis, labels[axis])
+			}
+			v := vals[axis]
+			if axis == "x" && len(v) == 0 {
+				continue // categories: burst lengths, lags
+			}
+			if len(v) < 3 {
+				t.Errorf("chart %d: %s ticks %v: fewer than 3", i+1, axis, v)
+				continue
+			}
+			step := v[1] - v[0]
+			if !roundStep(step) {
+				t.Errorf("chart %d: %s ticks %v: step %g is not 1, 2 or 5 × 10^k", i+1, axis, v, step)
+			}
+			for _, x := range v {
+				if q := x / step; math.Abs(q-math.Round(q)) > 1e-6 {
+					t.Errorf("chart %d: %s tick %g is not a multiple of the step %g", i+1, axis, x, step)
+				}
+			}
+		}
+	}
+}
+
+// roundStep reports whether s is 1, 2 or 5 times a power of ten.
+func roundStep(s float64) bool {
+	if !(s > 0) {
+		return false
+	}
+	m := s / math.Pow(10, math.Floor(math.Log10(s)))
+	for _, want := range []float64{1, 2, 5, 10} {
+		if math.Abs(m-want) < 1e-6 {
+			return true
+		}
+	}
+	return false
 }
