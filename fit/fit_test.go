@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"jitterlab/detmath"
 	"jitterlab/trace"
@@ -67,7 +68,7 @@ func heavyTailedBursts() *trace.Trace {
 }
 
 func TestHeavyTailedBurstsAreAMisfit(t *testing.T) {
-	// No two-state model makes heavy-tailed bursts; the fit must say so,
+	// None of the three loss models makes heavy-tailed bursts; the fit must say so,
 	// not write a loss_burst and move on.
 	tr := heavyTailedBursts()
 	var csv bytes.Buffer
@@ -321,4 +322,44 @@ func roundStep(s float64) bool {
 		}
 	}
 	return false
+}
+
+// TestPeriodsCutWhereTheLossRateChanges: 4000 packets at 40 ± 5 ms normal,
+// Bernoulli loss 1 % for the first 2000 and 30 % after (a congested hour).
+// The delay does not change; --periods must cut once, on the loss, and
+// find each rate within 4 standard errors of 2000 packets. The cut's
+// place: k packets of one rate look like the other with probability about
+// exp(−C·k), C the rates' Chernoff information (0.12 nats here), so it must
+// be within ln(1000)/C packets (58) of the change.
+func TestPeriodsCutWhereTheLossRateChanges(t *testing.T) {
+	const p1, p2 = 0.01, 0.30
+	tr := synthetic(4000, normalDelay, func(i int, r *rand.Rand) bool {
+		if i < 2000 {
+			return r.Float64() < p1
+		}
+		return r.Float64() < p2
+	})
+	res, err := Fit(tr, Options{Periods: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Dirs[0]
+	if len(d.Periods) != 2 {
+		t.Fatalf("%d periods, want 2: %+v", len(d.Periods), d.Periods)
+	}
+	chernoff := math.Inf(1)
+	for l := 0.0; l <= 1; l += 0.001 {
+		chernoff = min(chernoff, math.Pow(p1, l)*math.Pow(p2, 1-l)+math.Pow(1-p1, l)*math.Pow(1-p2, 1-l))
+	}
+	tol := time.Duration(math.Log(1000)/-math.Log(chernoff)) * 50 * time.Millisecond // synthetic's spacing
+	t.Logf("cut at %v (tolerance %v); loss %.4f then %.4f", d.Periods[1].From, tol, d.Periods[0].Fit.LossRate, d.Periods[1].Fit.LossRate)
+	if at, want := d.Periods[1].From, 2000*50*time.Millisecond; at < want-tol || at > want+tol {
+		t.Errorf("cut at %v, want within %v of %v", at, tol, want)
+	}
+	for i, p := range []float64{p1, p2} {
+		got := d.Periods[i].Fit.LossRate
+		if tol := 4 * math.Sqrt(p*(1-p)/2000); math.Abs(got-p) > tol {
+			t.Errorf("period %d: loss %.4f, want %.2f ± %.4f", i+1, got, p, tol)
+		}
+	}
 }

@@ -33,6 +33,8 @@ var sdUnits = map[netem.Dist]float64{netem.Uniform: 1 / math.Sqrt(3), netem.Norm
 //   - loss within 4·√(L(1−L)(2B−1)/n), B the mean burst (bursts inflate the
 //     variance of the rate by about 2B−1), and the model with the lower BIC
 //     the one configured; mean burst within 4 standard errors of 1/r̂;
+//   - no packet taken as skipping the delay (the rule needs 3 more than the
+//     0.1 the model puts below its range), so reorder 0;
 //   - no verdict says misfit, and --periods finds no change in a steady link.
 func TestFitRecoversTheLabsOwnLink(t *testing.T) {
 	for _, c := range []struct {
@@ -101,6 +103,9 @@ func TestFitRecoversTheLabsOwnLink(t *testing.T) {
 				if d.Model == fit.GilbertElliottLoss {
 					r := 1 / burst
 					check("mean burst", p.LossBurst, burst, 4*burst*burst*math.Sqrt(r*(1-r)/float64(d.Lost)))
+				}
+				if d.Skipped > 0 || p.Reorder != 0 {
+					t.Errorf("%s: %d packets taken as skipping the delay (reorder %.4f) on a link without reorder", d.Name, d.Skipped, p.Reorder)
 				}
 				for _, v := range d.Verdicts {
 					if v.Misfit {
