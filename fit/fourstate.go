@@ -36,25 +36,41 @@ type lossObs []bool
 // the best log likelihood wins.
 var emStarts = [][3]float64{{0.5, 0.5, 0.3}, {0.2, 0.2, 0.5}, {0.8, 0.5, 0.2}, {0.5, 0.8, 0.6}}
 
-// EM limits: it stops when an iteration raises the log likelihood by less
-// than emTol, after emMaxIter iterations, or when the starts together have
-// stepped through emMaxWork packets (a bound on time for huge captures).
+// EM limits: every start runs emStartIter iterations, then the best goes on
+// until an iteration raises the log likelihood by less than emTol, or the
+// fit has stepped through emMaxWork packets (at least one iteration more
+// after the starts: a bound on time for captures of millions of packets),
+// or after emMaxIter iterations.
 const (
-	emTol     = 1e-6
-	emMaxIter = 500
-	emMaxWork = 4e8
+	emStartIter = 10
+	emTol       = 1e-4
+	emMaxIter   = 500
+	emMaxWork   = 1e8
 )
 
 // fitFourState fits netem's 4-state model to the loss sequence of pk,
-// starting EM from the Gilbert–Elliott fit g.
+// starting EM from points around the Gilbert–Elliott fit g.
 func fitFourState(pk []trace.Packet, g LossFit) FourStateFit {
 	obs := make(lossObs, len(pk))
 	for i, p := range pk {
 		obs[i] = p.Status == trace.Lost
 	}
-	best := FourStateFit{Params: 5, LogL: math.Inf(-1)}
 	buf := &emBuf{alpha: make([][2]float64, len(obs)), scale: make([]float64, len(obs))}
-	maxIter := min(emMaxIter, max(20, int(emMaxWork/float64(len(obs)*len(emStarts)))))
+	// run iterates EM from th at most n times; it returns the parameters,
+	// their log likelihood and the iterations run.
+	run := func(th netem.FourState, n int) (netem.FourState, float64, int) {
+		ll := math.Inf(-1)
+		for it := 1; it <= n; it++ {
+			next, l := emStep(th, obs, buf) // l is th's log likelihood
+			if l-ll < emTol {
+				return th, l, it
+			}
+			th, ll = next, l
+		}
+		return th, fourLogL(th, obs), n
+	}
+	best := FourStateFit{Params: 5, LogL: math.Inf(-1)}
+	work := 0
 	for _, s := range emStarts {
 		p, r := min(max(g.P, 1e-4), 0.5), min(max(g.R, 1e-3), 0.9)
 		th := netem.FourState{
@@ -62,23 +78,18 @@ func fitFourState(pk []trace.Packet, g LossFit) FourStateFit {
 			P31: float64((1 - s[1]) * r), P32: float64(s[1] * r),
 			P23: s[2],
 		}
-		ll := math.Inf(-1)
-		it := 0
-		for it < maxIter {
-			next, l := emStep(th, obs, buf)
-			it++
-			th = next
-			if l-ll < emTol {
-				ll = l
-				break
-			}
-			ll = l
-		}
-		ll = fourLogL(th, obs)
+		th, ll, it := run(th, emStartIter)
+		work += it
 		if ll > best.LogL {
 			best.FourState, best.LogL, best.Iterations = th, ll, it
 		}
 	}
+	more := min(emMaxIter, max(int(emMaxWork/float64(len(obs)))-work, 1))
+	th, ll, it := run(best.FourState, more)
+	if ll >= best.LogL {
+		best.FourState, best.LogL = th, ll
+	}
+	best.Iterations += it
 	best.BIC = float64(-2*best.LogL) + float64(5*detmath.Log(float64(len(obs))))
 	best.SE = fourSE(best.FourState, obs)
 	return best

@@ -222,14 +222,16 @@ func offset(cuts []int, by int) []int {
 const blackoutLevel = 1e-3
 
 // blackouts returns the runs of lost packets (pk[a:b] as {a, b}, b the
-// next packet, or the end) that no loss model of the rest explains: a run
-// of L ≥ blackoutMin losses is a blackout when nb·(1 − r)^(L−1) <
-// blackoutLevel, nb the number of bursts and 1 − r the chance that a burst
-// goes on, from the other bursts: the Gilbert–Elliott estimate without the
-// run, lost packets after the first of each burst over all their packets,
-// each count plus Laplace's one and two so that a few short bursts do not
-// make every longer one a blackout. Longest first, each found blackout left out of the
-// estimate for the next.
+// next packet, or the end) that no loss process of the rest explains. The
+// tail of the burst lengths decides: among the n₂ bursts of 2 or more
+// packets, q is the chance that one goes on past its second packet (their
+// packets after the second over their packets after the first, plus
+// Laplace's 1 and 2, so that a few bursts prove little), and a run of L ≥
+// blackoutMin losses is a blackout when n₂·q^(L−2) < blackoutLevel: the
+// chance that any burst is that long, were the tail geometric, is below
+// 0.1 %. The tail rather than all bursts, so that isolated losses
+// (Bernoulli's, the 4-state model's state 4) do not make the long bursts
+// look rare. Longest first, each blackout left out of the next one's q.
 func blackouts(pk []trace.Packet) [][2]int {
 	var runs [][2]int
 	for i := 0; i < len(pk); {
@@ -244,31 +246,31 @@ func blackouts(pk []trace.Packet) [][2]int {
 		runs = append(runs, [2]int{i, j})
 		i = j
 	}
-	// cont: lost packets that continue a burst; all: packets of bursts.
-	var cont, all float64
+	// Over the bursts of 2 or more: cont, the packets after the second;
+	// all, the packets after the first; n2, how many.
+	var cont, all, n2 float64
 	for _, r := range runs {
-		cont += float64(r[1] - r[0] - 1)
-		all += float64(r[1] - r[0])
+		if l := float64(r[1] - r[0]); l >= 2 {
+			cont += l - 2
+			all += l - 1
+			n2++
+		}
 	}
 	byLength := slices.Clone(runs)
 	slices.SortStableFunc(byLength, func(a, b [2]int) int { return (b[1] - b[0]) - (a[1] - a[0]) })
-	nb := float64(len(runs))
 	var out [][2]int
 	for _, r := range byLength {
 		l := float64(r[1] - r[0])
 		if l < blackoutMin {
 			break
 		}
-		// The other bursts' chance to go on: continuing packets over the
-		// packets that could have been followed by another loss.
-		restCont, restAll := cont-(l-1), all-l
-		q := (restCont + 1) / (restAll + 2) // Laplace's rule: few bursts prove little
-
-		if float64(nb*detmath.Pow(q, l-1)) >= blackoutLevel {
+		restCont, restAll, restN := cont-(l-2), all-(l-1), n2-1
+		q := (restCont + 1) / (restAll + 2)
+		if float64(max(restN, 1)*detmath.Pow(q, l-2)) >= blackoutLevel {
 			break
 		}
 		out = append(out, r)
-		cont, all = restCont, restAll
+		cont, all, n2 = restCont, restAll, restN
 	}
 	slices.SortFunc(out, func(a, b [2]int) int { return a[0] - b[0] })
 	return out
@@ -397,7 +399,76 @@ func lossChangePoints(pk []trace.Packet) []int {
 		}
 		cuts[k] = refineLoss(pk, lo, hi, max(c-s, lo+1), min(c+s, hi-1), tr, lost)
 	}
+	return confirmLoss(pk, cuts)
+}
+
+// confirmBlock is the block of packets whose loss counts give the loss
+// rate's variance in confirmLoss: far longer than a burst.
+const confirmBlock = 50
+
+// confirmZ is how many standard errors apart the loss rates either side of
+// a cut must be.
+const confirmZ = 4
+
+// confirmLoss keeps the cuts where the loss rate itself changes. PELT's
+// Gilbert–Elliott likelihood is exact for that model only; a link whose
+// bursts are not geometric (netem's 4-state model, Wi-Fi) would be cut now
+// and then over a long capture for its bursts' shape, not for a change. So
+// each cut must also set apart loss rates more than confirmZ standard
+// errors, measured from the spread of the loss counts of blocks of
+// confirmBlock packets (pooled within the segments), which holds whatever
+// the bursts are; the weakest cut is dropped, and the test run again, until
+// every cut passes.
+func confirmLoss(pk []trace.Packet, cuts []int) []int {
+	for len(cuts) > 0 {
+		bounds := append(append([]int{0}, cuts...), len(pk))
+		rates := make([]float64, len(bounds)-1)
+		var ss, df float64
+		for i := range rates {
+			a, b := bounds[i], bounds[i+1]
+			rates[i] = lossShare(pk[a:b])
+			for j := a; j+confirmBlock <= b; j += confirmBlock {
+				dev := lossShare(pk[j:j+confirmBlock]) - rates[i]
+				ss += float64(dev * dev)
+				df++
+			}
+			df--
+		}
+		v := 0.0 // the variance of one block's loss share
+		if df > 0 {
+			v = ss / df
+		}
+		weakest, zMin := -1, math.Inf(1)
+		for k := range cuts {
+			n1, n2 := float64(bounds[k+1]-bounds[k]), float64(bounds[k+2]-bounds[k+1])
+			se := math.Sqrt(float64(float64(v*confirmBlock) * (1/n1 + 1/n2)))
+			z := math.Inf(1)
+			if d := math.Abs(rates[k+1] - rates[k]); se > 0 {
+				z = d / se
+			} else if d == 0 {
+				z = 0
+			}
+			if z < zMin {
+				weakest, zMin = k, z
+			}
+		}
+		if zMin > confirmZ {
+			break
+		}
+		cuts = slices.Delete(cuts, weakest, weakest+1)
+	}
 	return cuts
+}
+
+// lossShare is the share of pk lost.
+func lossShare(pk []trace.Packet) float64 {
+	n := 0
+	for _, p := range pk {
+		if p.Status == trace.Lost {
+			n++
+		}
+	}
+	return float64(n) / float64(len(pk))
 }
 
 // refineLoss is the cut x in [from, to] that minimises the cost of pk[lo:x]
