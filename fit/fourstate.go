@@ -265,7 +265,7 @@ func fourSE(g netem.FourState, obs lossObs) [5]float64 {
 		for b, j := range free[:a+1] {
 			var d2 float64
 			if i == j {
-				d2 = (f(map[int]float64{i: h[i]}) - 2*f0 + f(map[int]float64{i: -h[i]})) / float64(h[i]*h[i])
+				d2 = (f(map[int]float64{i: h[i]}) - float64(2*f0) + f(map[int]float64{i: -h[i]})) / float64(h[i]*h[i])
 			} else {
 				d2 = (f(map[int]float64{i: h[i], j: h[j]}) - f(map[int]float64{i: h[i], j: -h[j]}) -
 					f(map[int]float64{i: -h[i], j: h[j]}) + f(map[int]float64{i: -h[i], j: -h[j]})) / float64(4*float64(h[i]*h[j]))

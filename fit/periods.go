@@ -191,16 +191,16 @@ func fitPeriods(d *Dir, pk []trace.Packet, pts []point, synced bool) {
 	}
 	var periods []Period
 	for _, s := range segs {
-		from := d.Start + time.Duration(pk[s.a].Send-pk[0].Send)
+		at := d.Start + time.Duration(pk[s.a].Send-pk[0].Send)
 		if blackout(s) {
-			periods = append(periods, Period{From: from, Blackout: true, Sent: s.b - s.a})
+			periods = append(periods, Period{From: at, Blackout: true, Sent: s.b - s.a})
 			continue
 		}
 		f, err := fitDir(&trace.Direction{Name: d.Name, Packets: pk[s.a:s.b]}, synced, false)
 		if err != nil {
 			return
 		}
-		periods = append(periods, Period{From: from, Sent: s.b - s.a, Fit: f})
+		periods = append(periods, Period{From: at, Sent: s.b - s.a, Fit: f})
 	}
 	d.Periods = periods
 }
