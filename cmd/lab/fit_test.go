@@ -202,7 +202,8 @@ func TestFitChoosesFourStateLoss(t *testing.T) {
 // of it is those packets' delays, at the path's floor below the jitter's
 // whole range, not how many packets arrive out of order (that depends on
 // how many were in flight to be overtaken: none at 20 Hz and 40 ms). The
-// fit must give back p within 4·√(p(1−p)/n) from 10 minutes at p 2.2 %,
+// fit of a trace-mode replay of the run (which is the run, packet for
+// packet) must give back p within 4·√(p(1−p)/n) from 10 minutes at 2.2 %,
 // without jitter, with normal jitter, and with uniform jitter wide enough
 // to reorder 7 % of the packets itself; the jitter within 5σ/√n as if no
 // packet had skipped it, and no misfit.
@@ -219,7 +220,23 @@ func TestFitRecoversTheReorderParameter(t *testing.T) {
 			if code, _, stderr := runLab(t, args...); code != 0 {
 				t.Fatalf("lab %s: exit %d: %s", strings.Join(args, " "), code, stderr)
 			}
-			res := fitPeriods(t, packets)
+			// The same capture replayed in trace mode: the same packets
+			// skip the delay, and both runs' logs count out of order what
+			// the fit counts.
+			replayed := filepath.Join(t.TempDir(), "trace.csv")
+			if code, _, stderr := runLab(t, "run", "--duration", "10m", "--set", "up.trace="+packets, "--set", "down.trace="+packets, "--packets", replayed); code != 0 {
+				t.Fatalf("trace mode: exit %d: %s", code, stderr)
+			}
+			for _, log := range []string{packets, replayed} {
+				res := fitPeriods(t, log)
+				reordered := reorderedColumn(t, log)
+				for _, d := range res.Dirs {
+					if got, want := d.ReorderObserved, float64(reordered[d.Name])/float64(d.Delivered); math.Abs(got-want) > 1e-12 {
+						t.Errorf("%s %s: the fit counts %.5f out of order, the lab's reordered column %.5f", filepath.Base(log), d.Name, got, want)
+					}
+				}
+			}
+			res := fitPeriods(t, replayed)
 			for _, d := range res.Dirs {
 				const p = 0.022
 				n := float64(d.Delivered)
@@ -503,6 +520,24 @@ link.loss = "2%"
 	if code, _, stderr := runLab(t, "run", "--scenario", out); code != 0 {
 		t.Errorf("lab run --scenario fitted.toml: exit %d: %s", code, stderr)
 	}
+}
+
+// reorderedColumn counts, per direction, the delivered packets whose
+// reordered column in the packets CSV at path is true.
+func reorderedColumn(t *testing.T, path string) map[string]int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := map[string]int{}
+	for l := range strings.Lines(string(b)) {
+		f := strings.Split(strings.TrimSpace(l), ",")
+		if len(f) == 9 && f[4] == "delivered" && f[8] == "true" {
+			n[f[0]]++
+		}
+	}
+	return n
 }
 
 // fitPeriods fits the packets CSV at path as 'lab fit --periods' does.
