@@ -162,8 +162,9 @@ func roundDur(ns float64) time.Duration {
 
 // Options are the fit's choices.
 type Options struct {
-	// Periods: also cut each direction where its delay changes level and
-	// fit every period on its own (a timeline in the scenario).
+	// Periods: also cut each direction at its blackouts and where its loss
+	// or its delay's level changes, and fit every period on its own (a
+	// timeline in the scenario).
 	Periods bool
 }
 

@@ -31,8 +31,8 @@ const (
 )
 
 // changePoints returns the packets (indices into the direction's packets)
-// where the delay's level changes: binary segmentation of the block medians by least
-// squares, a split kept when it lowers the squared error by more than
+// where the delay's level changes: binary segmentation of the block
+// medians by least squares, a split kept when it lowers the squared error by more than
 // 4·σ²·ln m (m blocks; σ the block medians' noise, from the median absolute
 // deviation of successive differences, robust to the steps themselves).
 func changePoints(pts []point) []int {
