@@ -4,9 +4,10 @@
 // Per direction [Fit] removes the clock drift between the two ends (the
 // lower envelope of one-way delays against send time), picks the jitter
 // distribution among the lab's five by the Kolmogorov–Smirnov distance,
-// estimates the AR(1) correlation from normal scores, chooses Bernoulli or
-// Gilbert–Elliott loss by BIC and tests the burst lengths the chosen model
-// implies, and compares the reorder rate with the fitted link's own. The
-// [Result] writes a text report, a scenario TOML and an HTML page; the same
+// estimates the AR(1) correlation from normal scores, chooses Bernoulli,
+// Gilbert–Elliott or netem's 4-state loss (fitted by EM) by BIC and tests
+// the burst lengths the chosen model implies, estimates netem's reorder
+// from the packets that skipped the delay and compares the packets out of
+// order with the fitted link's. The [Result] writes a text report, a scenario TOML and an HTML page; the same
 // capture gives the same bytes. docs/fit.md states every method.
 package fit

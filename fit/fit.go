@@ -47,6 +47,11 @@ type Dir struct {
 	Sent, Delivered, Lost, Unmeasured int
 	Duplicates                        int
 	Span                              time.Duration // first to last send
+	// Start is the first send from the capture's start: on the lab's own
+	// log (one clock, the lab's) its time in the session, which starts at
+	// 0; with two clocks 0, the first send being all that is known of the
+	// start.
+	Start time.Duration
 
 	// Clock drift: the slope of the lower envelope of delay against send
 	// time, in ppm, and whether it was removed.
@@ -65,20 +70,41 @@ type Dir struct {
 	ACFPairs   []int     // pairs behind each lag
 
 	Bernoulli, GE LossFit
-	UseGE         bool
-	LossRate      float64 // of the chosen model
-	MeanBurst     float64 // of the chosen model (1/r; 1/(1−p) for Bernoulli)
-	Bursts        []int   // Bursts[k] = observed bursts of k+1 lost packets
+	Four          FourStateFit // netem's 4-state model (fitted when packets were lost)
+	Model         LossModel    // the one with the lowest BIC
+	LossRate      float64      // of the chosen model
+	MeanBurst     float64      // of the chosen model (1/r; 1/(1−p) for Bernoulli)
+	Bursts        []int        // Bursts[k] = observed bursts of k+1 lost packets
 	BurstTest     ChiSquare
 
-	ReorderObserved, ReorderModel float64 // fraction of delivered packets
-	Reorder                       float64 // the fitted netem reorder parameter
+	// Reorder is netem's reorder parameter: the share of the delivered
+	// packets that skipped the delay (Skipped of them), found below the
+	// jitter's range and left out of the delays' fit.
+	Reorder float64
+	Skipped int
+	// ReorderObserved is the share of delivered packets that arrived after
+	// a later-sent one; ReorderModel the same for the fitted link.
+	ReorderObserved, ReorderModel float64
 
 	Verdicts []Verdict
 	Periods  []Period // with Options.Periods: the periods found, if more than one
 
 	delays []float64 // sorted, drift removed, ns (for plots)
 	scores []float64 // normal scores in delivery sequence
+}
+
+// LossModel names a loss model the fit chooses among.
+type LossModel int
+
+// The loss models, from the fewest parameters.
+const (
+	BernoulliLoss      LossModel = iota // independent losses: p
+	GilbertElliottLoss                  // the lab's two-state chain, every packet lost in BAD: p, r
+	FourStateLoss                       // netem's 4-state chain: p13, p31, p32, p23, p14
+)
+
+func (m LossModel) String() string {
+	return [...]string{"Bernoulli", "Gilbert–Elliott", "4-state"}[m]
 }
 
 // Quantile compares one quantile of the delays with the fitted model's.
@@ -93,6 +119,7 @@ type ChiSquare struct {
 	Stat, Crit float64
 	DF         int
 	Testable   bool
+	law        burstLaw
 }
 
 // BurstBin is burst lengths From..To (To 0: and longer).
@@ -119,8 +146,11 @@ func (d *Dir) Params() netem.Params {
 		Loss:       d.LossRate,
 		Reorder:    d.Reorder,
 	}
-	if d.UseGE {
+	switch d.Model {
+	case GilbertElliottLoss:
 		p.LossBurst = d.MeanBurst
+	case FourStateLoss:
+		p.GI = d.Four.FourState
 	}
 	return p
 }
@@ -132,8 +162,9 @@ func roundDur(ns float64) time.Duration {
 
 // Options are the fit's choices.
 type Options struct {
-	// Periods: also cut each direction where its delay changes level and
-	// fit every period on its own (a timeline in the scenario).
+	// Periods: also cut each direction at its blackouts and where its loss
+	// or its delay's level changes, and fit every period on its own (a
+	// timeline in the scenario).
 	Periods bool
 }
 
@@ -157,6 +188,22 @@ func Fit(t *trace.Trace, o Options) (*Result, error) {
 	}
 	r.removeOffset()
 	return r, nil
+}
+
+// Duration is how long the captured session lasted, for the scenario: per
+// direction from the capture's start ([Dir.Start]) to the last send plus
+// the mean spacing of the sends (the last packet's share of time), the
+// longer of the two.
+func (r *Result) Duration() time.Duration {
+	var dur time.Duration
+	for _, d := range r.Dirs {
+		end := d.Start + d.Span
+		if d.Sent > 1 {
+			end += d.Span / time.Duration(d.Sent-1)
+		}
+		dur = max(dur, end)
+	}
+	return dur
 }
 
 // removeOffset: with two clocks, a floor below 0 or above the link's
@@ -206,6 +253,7 @@ type point struct {
 	t, d float64
 	seq  uint64
 	at   int64 // arrival on the receiver's clock
+	idx  int   // in the direction's packets
 }
 
 func fitDir(dir *trace.Direction, synced, periods bool) (*Dir, error) {
@@ -214,12 +262,15 @@ func fitDir(dir *trace.Direction, synced, periods bool) (*Dir, error) {
 	t0 := pk[0].Send
 	var tMin, tMax = pk[0].Send, pk[0].Send
 	var pts []point
-	for _, p := range pk {
+	if synced {
+		d.Start = time.Duration(t0)
+	}
+	for i, p := range pk {
 		tMin, tMax = min(tMin, p.Send), max(tMax, p.Send)
 		switch p.Status {
 		case trace.Delivered:
 			d.Delivered++
-			pts = append(pts, point{t: float64(p.Send - t0), d: float64(p.Delay), seq: p.Seq, at: p.Send + p.Delay})
+			pts = append(pts, point{t: float64(p.Send - t0), d: float64(p.Delay), seq: p.Seq, at: p.Send + p.Delay, idx: i})
 		case trace.Lost:
 			d.Lost++
 		case trace.Unmeasured:
@@ -249,6 +300,29 @@ func fitDir(dir *trace.Direction, synced, periods bool) (*Dir, error) {
 			}
 		}
 	}
+	d.fitDelays(pts)
+	// Packets that skipped the delay (netem's reorder): below the jitter's
+	// range. The delays are fitted again without them.
+	all := pts
+	if rest, excess := d.withoutSkipped(pts); len(rest) < len(pts) {
+		d.Skipped = len(pts) - len(rest)
+		d.Reorder = excess / float64(len(pts))
+		pts = rest
+		d.fitDelays(pts)
+	}
+
+	fitLoss(d, pk)
+	fitReorder(d, all, pk)
+	d.judge()
+	if periods {
+		fitPeriods(d, pk, pts, synced)
+	}
+	return d, nil
+}
+
+// fitDelays fits the delays of pts (drift removed): their normal scores and
+// autocorrelation, the five distributions and the quantiles.
+func (d *Dir) fitDelays(pts []point) {
 	x := make([]float64, len(pts))
 	for i, p := range pts {
 		x[i] = p.d
@@ -265,6 +339,7 @@ func fitDir(dir *trace.Direction, synced, periods bool) (*Dir, error) {
 	d.RhoSE = math.Sqrt(max(1-float64(d.Rho*d.Rho), 0) / float64(max(d.ACFPairs[0], 1)))
 	d.NEff = float64(len(x)) * (1 - d.Rho) / (1 + d.Rho)
 	d.KSCrit = 1.358 / math.Sqrt(max(d.NEff, 1))
+	d.Candidates, d.Best, d.Quantiles = nil, 0, nil
 	for dist := range netem.Dist(len(netem.DistNames())) {
 		c := fitDist(dist, x)
 		c.KS = ksDistance(dist, c.Latency, c.Jitter, x)
@@ -277,14 +352,42 @@ func fitDir(dir *trace.Direction, synced, periods bool) (*Dir, error) {
 	for _, p := range []float64{0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99, 0.999} {
 		d.Quantiles = append(d.Quantiles, Quantile{P: p, Observed: quantileOf(x, p), Expected: modelQuantile(best, p)})
 	}
+}
 
-	fitLoss(d, pk)
-	fitReorder(d, pts, pk)
-	d.judge()
-	if periods {
-		fitPeriods(d, pk, pts, synced)
+// withoutSkipped finds the packets that skipped the delay: netem's reorder
+// sends a packet at once, so its delay is the path's floor, below the
+// fitted jitter's whole range. The range starts at the fitted model's
+// 1/(10n) quantile less 5σ/√n (σ the jitter's standard deviation: the
+// fitted quantile's own error, so that a bounded range's edge fitted a
+// little high takes no packet of the range; below it: skipped), or at 0 when that is below 0 (the
+// link floors delays at 0, so a skipped packet and the model's floored
+// draws share 0: at 0 is skipped). Expected of the model there: e =
+// n·max(1/(10n), F(0)) packets. Those packets are taken as skipped when they exceed e by
+// more than 3 + 3·√e (3 standard deviations of a Poisson count, and 3
+// packets at least) and e < 1 (else the jitter's own floor hides them);
+// reorder is then (count − e)/n. It returns pts without them, and their
+// number less e (0 and pts itself when none are taken).
+func (d *Dir) withoutSkipped(pts []point) ([]point, float64) {
+	c := d.Candidates[d.Best]
+	n := float64(len(pts))
+	sd := c.Jitter // the jitter's standard deviation
+	if c.Dist == netem.Uniform {
+		sd /= math.Sqrt(3)
 	}
-	return d, nil
+	margin := 5 * sd / math.Sqrt(n)
+	start := max(c.Latency+float64(c.Jitter*c.Dist.Offset(normInv(1/float64(10*n))))-margin, 0)
+	e := float64(n * max(1/float64(10*n), cdf(c, 0)))
+	var rest []point
+	for _, p := range pts {
+		if p.d >= start && (p.d > 0 || start > 0) {
+			rest = append(rest, p)
+		}
+	}
+	k := float64(len(pts) - len(rest))
+	if e >= 1 || k-e <= 3+float64(3*math.Sqrt(e)) || len(rest) < MinDelivered {
+		return pts, 0
+	}
+	return rest, k - e
 }
 
 // envelopeSlope estimates the drift as the slope of the delays' lower
@@ -465,7 +568,10 @@ func cdf(c Candidate, x float64) float64 {
 	return normCDF(lo)
 }
 
-// ksDistance is sup |F_n − F| over the sorted delays. A delay the model
+// ksDistance is sup |F_n − F| over the sorted delays. At a value x that
+// k delays share, F_n jumps from i/n to (i+k)/n and the model from
+// P(delay < x) to P(delay ≤ x) (a jump too when the jitter is 0): the
+// distance over the jump is the larger of the two ends'. A delay the model
 // floors at 0 (latency + jitter·offset < 0) counts at 0.
 func ksDistance(dist netem.Dist, lat, jit float64, x []float64) float64 {
 	c := Candidate{Dist: dist, Latency: lat, Jitter: jit}
@@ -480,7 +586,14 @@ func ksDistance(dist netem.Dist, lat, jit float64, x []float64) float64 {
 		if x[i] >= 0 && x[i] < 1 { // the floor at zero holds every negative draw
 			f = max(f, cdf(c, 0))
 		}
-		d = max(d, math.Abs(f-float64(i)/n), math.Abs(f-float64(j)/n))
+		below := f // P(delay < x): the same but where the model has a jump at x
+		switch {
+		case x[i] <= 0:
+			below = 0
+		case c.Jitter <= 0 && x[i] == c.Latency:
+			below = 0
+		}
+		d = max(d, math.Abs(below-float64(i)/n), math.Abs(f-float64(j)/n))
 		i = j
 	}
 	return d
@@ -550,18 +663,42 @@ func fitLoss(d *Dir, pk []trace.Packet) {
 		xlogy(n[0][0], 1-g.P) + xlogy(n[0][1], g.P) + xlogy(n[1][0], g.R) + xlogy(n[1][1], 1-g.R)
 	g.BIC = float64(-2*g.LogL) + float64(float64(g.Params)*detmath.Log(total))
 	d.GE = g
-	d.UseGE = lost > 0 && g.R > 0 && g.BIC < d.Bernoulli.BIC
-	r := 1 - pB // Bernoulli: a burst continues with probability p
+	if lost > 0 && g.R > 0 && g.BIC < d.Bernoulli.BIC {
+		d.Model = GilbertElliottLoss
+	}
+	law := burstLaw{Q: 1 - pB, Params: 1} // Bernoulli: a burst continues with probability p
 	d.LossRate = pB
-	if d.UseGE {
-		r = g.R
+	if d.Model == GilbertElliottLoss {
+		law.Q = g.R
 		d.LossRate = pi1
 	}
-	d.MeanBurst = 1 / max(r, 1e-300)
+	// The 4-state model needs bursts to tell its states apart: with fewer
+	// than fourMinBursts it is not fitted.
+	if nb := d.burstCount(); nb >= fourMinBursts && lost < len(pk) {
+		d.Four = fitFourState(pk, g)
+		if best := min(d.Bernoulli.BIC, g.BIC); d.Four.P31 > 0 && d.Four.BIC < best {
+			d.Model = FourStateLoss
+			law = fourBurstLaw(d.Four.FourState)
+			d.LossRate = d.Four.LossRate()
+		}
+	}
+	d.MeanBurst = law.mean()
 	if lost == 0 {
 		d.MeanBurst = 0
 	}
-	d.BurstTest = burstTest(d.Bursts, r)
+	d.BurstTest = burstTest(d.Bursts, law)
+}
+
+// fourMinBursts is the fewest bursts with which the 4-state model is
+// fitted.
+const fourMinBursts = 10
+
+func (d *Dir) burstCount() int {
+	n := 0
+	for _, b := range d.Bursts {
+		n += b
+	}
+	return n
 }
 
 func (d *Dir) addBurst(k int) {
@@ -583,22 +720,22 @@ func xlogy(n, p float64) float64 {
 }
 
 // burstTest is Pearson's χ² test of the observed burst lengths against the
-// geometric law a Gilbert–Elliott (or Bernoulli) model gives them:
-// P(length = k) = (1−r)^(k−1)·r. Lengths are binned from 1 up, each bin
-// expecting at least 5 bursts, the last bin open-ended; the test has bins −
-// 2 degrees of freedom (one for the total, one for r) and rejects at the
-// 0.1 % level.
-func burstTest(bursts []int, r float64) ChiSquare {
+// law the chosen model gives them: geometric, P(length = k) = (1−r)^(k−1)·r,
+// for Bernoulli and Gilbert–Elliott; for the 4-state model a mix of
+// isolated losses and geometric bursts (see [burstLaw]). Lengths are binned
+// from 1 up, each bin expecting at least 5 bursts, the last bin
+// open-ended; the test has bins − 1 − (the law's fitted parameters)
+// degrees of freedom and rejects at the 0.1 % level.
+func burstTest(bursts []int, law burstLaw) ChiSquare {
 	var total int
 	for _, b := range bursts {
 		total += b
 	}
-	t := ChiSquare{}
-	if total == 0 || r <= 0 {
+	t := ChiSquare{law: law}
+	if total == 0 || law.Q <= 0 {
 		return t
 	}
 	nb := float64(total)
-	tail := 1.0 // P(length ≥ k)
 	obsFrom := func(k int) int {
 		s := 0
 		for i := k - 1; i < len(bursts); i++ {
@@ -607,22 +744,19 @@ func burstTest(bursts []int, r float64) ChiSquare {
 		return s
 	}
 	for k := 1; ; k++ {
-		pk := float64(tail * r)
-		restAfter := float64(tail * (1 - r))
-		// Close the bins with an open-ended one once what is left (or
-		// the next bin) expects fewer than 5.
-		if float64(nb*restAfter) < 5 || k >= maxBins {
-			t.Bins = append(t.Bins, BurstBin{From: k, Observed: obsFrom(k), Expected: float64(nb * tail)})
+		// Close the bins with an open-ended one once what is left after
+		// this bin expects fewer than 5.
+		if float64(nb*law.tail(k+1)) < 5 || k >= maxBins {
+			t.Bins = append(t.Bins, BurstBin{From: k, Observed: obsFrom(k), Expected: float64(nb * law.tail(k))})
 			break
 		}
 		obs := 0
 		if k <= len(bursts) {
 			obs = bursts[k-1]
 		}
-		t.Bins = append(t.Bins, BurstBin{From: k, To: k, Observed: obs, Expected: float64(nb * pk)})
-		tail = restAfter
+		t.Bins = append(t.Bins, BurstBin{From: k, To: k, Observed: obs, Expected: float64(nb * law.p(k))})
 	}
-	t.DF = len(t.Bins) - 2
+	t.DF = len(t.Bins) - 1 - law.Params
 	if t.DF < 1 || t.Bins[0].Expected < 5 {
 		return t
 	}
@@ -649,9 +783,9 @@ func chi2Crit(df int) float64 {
 }
 
 // fitReorder measures the fraction of delivered packets that arrived after
-// a later-sent one (the lab's definition), and what the fitted link alone
-// gives with the capture's send times: the excess, if significant, becomes
-// netem's reorder parameter (a packet that skips the delay).
+// a later-sent one (the lab's count of reordered packets), and what the
+// fitted link, its reorder parameter included, gives with the capture's
+// send times (seed 1).
 func fitReorder(d *Dir, pts []point, pk []trace.Packet) {
 	d.ReorderObserved = reorderRate(pts)
 	pr := d.Params()
@@ -687,12 +821,6 @@ func fitReorder(d *Dir, pts []point, pk []trace.Packet) {
 	c := l.Counters()
 	if c.Delivered > 0 {
 		d.ReorderModel = float64(c.Reordered) / float64(c.Delivered)
-	}
-	n := float64(len(pts))
-	excess := d.ReorderObserved - d.ReorderModel
-	se := math.Sqrt(max(float64(d.ReorderObserved*(1-d.ReorderObserved)), 1/n) / n)
-	if excess > 3*se {
-		d.Reorder = excess
 	}
 }
 

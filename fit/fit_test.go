@@ -6,8 +6,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"jitterlab/detmath"
 	"jitterlab/trace"
@@ -65,7 +68,7 @@ func heavyTailedBursts() *trace.Trace {
 }
 
 func TestHeavyTailedBurstsAreAMisfit(t *testing.T) {
-	// No two-state model makes heavy-tailed bursts; the fit must say so,
+	// None of the three loss models makes heavy-tailed bursts; the fit must say so,
 	// not write a loss_burst and move on.
 	tr := heavyTailedBursts()
 	var csv bytes.Buffer
@@ -86,7 +89,7 @@ func TestHeavyTailedBurstsAreAMisfit(t *testing.T) {
 	}
 	d := res.Dirs[0]
 	got := misfits(d)
-	if !strings.Contains(got, "loss: the bursts are not geometric") {
+	if !strings.Contains(got, "loss: the burst lengths are not as") {
 		t.Fatalf("heavy-tailed bursts not reported as a misfit; verdicts: %+v", d.Verdicts)
 	}
 	var text bytes.Buffer
@@ -115,8 +118,8 @@ func TestGeometricBurstsFit(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := res.Dirs[0]
-	if m := misfits(d); m != "" || !d.UseGE || !d.BurstTest.Testable {
-		t.Errorf("geometric bursts: misfits %q, GE %v, testable %v", m, d.UseGE, d.BurstTest.Testable)
+	if m := misfits(d); m != "" || d.Model != GilbertElliottLoss || !d.BurstTest.Testable {
+		t.Errorf("geometric bursts: misfits %q, GE %v, testable %v", m, d.Model, d.BurstTest.Testable)
 	}
 	if math.Abs(d.MeanBurst-3) > 0.3 {
 		t.Errorf("mean burst %.2f, want 3", d.MeanBurst)
@@ -191,7 +194,7 @@ func TestSameCaptureSameBytes(t *testing.T) {
 		if err := res.WriteText(&a); err != nil {
 			t.Fatal(err)
 		}
-		if err := res.WriteScenario(&b, 0); err != nil {
+		if err := res.WriteScenario(&b); err != nil {
 			t.Fatal(err)
 		}
 		if err := res.WriteHTML(&c); err != nil {
@@ -236,7 +239,127 @@ func TestADeadDirectionIsSkippedNotFatal(t *testing.T) {
 		t.Fatalf("dirs %d, skipped %q", len(res.Dirs), res.Skipped)
 	}
 	var scen bytes.Buffer
-	if err := res.WriteScenario(&scen, 0); err != nil || strings.Contains(scen.String(), "down.") {
+	if err := res.WriteScenario(&scen); err != nil || strings.Contains(scen.String(), "down.") {
 		t.Errorf("the scenario sets down: %v\n%s", err, scen.String())
+	}
+}
+
+// TestHTMLAxisTicksAreRound: every axis of the HTML report is labelled at
+// round values, steps of 1, 2 or 5 times a power of ten (37.22 ms is not a
+// tick), at least three per axis, and every axis names its unit.
+func TestHTMLAxisTicksAreRound(t *testing.T) {
+	f, err := os.Open("testdata/run.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tr, err := trace.Read("testdata/run.csv", f, "auto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Fit(tr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page bytes.Buffer
+	if err := res.WriteHTML(&page); err != nil {
+		t.Fatal(err)
+	}
+	svgs := regexp.MustCompile(`(?s)<svg.*?</svg>`).FindAllString(page.String(), -1)
+	if len(svgs) == 0 {
+		t.Fatal("no chart")
+	}
+	tick := regexp.MustCompile(`<text [^>]*class="(x|y)tick"[^>]*>([^<]*)</text>`)
+	label := regexp.MustCompile(`<text [^>]*class="(x|y)label"[^>]*>([^<]*)</text>`)
+	for i, svg := range svgs {
+		vals := map[string][]float64{}
+		for _, m := range tick.FindAllStringSubmatch(svg, -1) {
+			v, err := strconv.ParseFloat(m[2], 64)
+			if err != nil {
+				t.Errorf("chart %d: %s tick %q is not a number", i+1, m[1], m[2])
+				continue
+			}
+			vals[m[1]] = append(vals[m[1]], v)
+		}
+		labels := map[string]string{}
+		for _, m := range label.FindAllStringSubmatch(svg, -1) {
+			labels[m[1]] = m[2]
+		}
+		for _, axis := range []string{"x", "y"} {
+			if !strings.Contains(labels[axis], "(") {
+				t.Errorf("chart %d: the %s axis label %q names no unit", i+1, axis, labels[axis])
+			}
+			v := vals[axis]
+			if axis == "x" && len(v) == 0 {
+				continue // categories: burst lengths, lags
+			}
+			if len(v) < 3 {
+				t.Errorf("chart %d: %s ticks %v: fewer than 3", i+1, axis, v)
+				continue
+			}
+			step := v[1] - v[0]
+			if !roundStep(step) {
+				t.Errorf("chart %d: %s ticks %v: step %g is not 1, 2 or 5 × 10^k", i+1, axis, v, step)
+			}
+			for _, x := range v {
+				if q := x / step; math.Abs(q-math.Round(q)) > 1e-6 {
+					t.Errorf("chart %d: %s tick %g is not a multiple of the step %g", i+1, axis, x, step)
+				}
+			}
+		}
+	}
+}
+
+// roundStep reports whether s is 1, 2 or 5 times a power of ten.
+func roundStep(s float64) bool {
+	if !(s > 0) {
+		return false
+	}
+	m := s / math.Pow(10, math.Floor(math.Log10(s)))
+	for _, want := range []float64{1, 2, 5, 10} {
+		if math.Abs(m-want) < 1e-6 {
+			return true
+		}
+	}
+	return false
+}
+
+// TestPeriodsCutWhereTheLossRateChanges: 4000 packets at 40 ± 5 ms normal,
+// Bernoulli loss 1 % for the first 2000 and 30 % after (a congested hour).
+// The delay does not change; --periods must cut once, on the loss, and
+// find each rate within 4 standard errors of 2000 packets. The cut's
+// place: k packets of one rate look like the other with probability about
+// exp(−C·k), C the rates' Chernoff information (0.12 nats here), so it must
+// be within ln(1000)/C packets (58) of the change.
+func TestPeriodsCutWhereTheLossRateChanges(t *testing.T) {
+	const p1, p2 = 0.01, 0.30
+	tr := synthetic(4000, normalDelay, func(i int, r *rand.Rand) bool {
+		if i < 2000 {
+			return r.Float64() < p1
+		}
+		return r.Float64() < p2
+	})
+	res, err := Fit(tr, Options{Periods: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Dirs[0]
+	if len(d.Periods) != 2 {
+		t.Fatalf("%d periods, want 2: %+v", len(d.Periods), d.Periods)
+	}
+	chernoff := math.Inf(1)
+	for l := 0.0; l <= 1; l += 0.001 {
+		chernoff = min(chernoff, math.Pow(p1, l)*math.Pow(p2, 1-l)+math.Pow(1-p1, l)*math.Pow(1-p2, 1-l))
+	}
+	tol := time.Duration(math.Log(1000)/-math.Log(chernoff)) * 50 * time.Millisecond // synthetic's spacing
+	t.Logf("cut at %v (tolerance %v); loss %.4f then %.4f", d.Periods[1].From, tol, d.Periods[0].Fit.LossRate, d.Periods[1].Fit.LossRate)
+	if at, want := d.Periods[1].From, 2000*50*time.Millisecond; at < want-tol || at > want+tol {
+		t.Errorf("cut at %v, want within %v of %v", at, tol, want)
+	}
+	for i, p := range []float64{p1, p2} {
+		got := d.Periods[i].Fit.LossRate
+		if tol := 4 * math.Sqrt(p*(1-p)/2000); math.Abs(got-p) > tol {
+			t.Errorf("period %d: loss %.4f, want %.2f ± %.4f", i+1, got, p, tol)
+		}
 	}
 }

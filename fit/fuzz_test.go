@@ -11,9 +11,10 @@ import (
 	"jitterlab/trace"
 )
 
-// FuzzFit: whatever capture the generic CSV reader accepts, the fit either
-// refuses it with an error or writes a report, a page and a scenario that
-// the lab loads (no NaN, no value out of a key's range).
+// FuzzFit: whatever capture the generic CSV reader accepts, the fit (cut
+// in periods or not) either refuses it with an error or writes a report, a
+// page and a scenario that the lab loads (no NaN, no value out of a key's
+// range).
 func FuzzFit(f *testing.F) {
 	f.Add([]byte("seq,send_ns,recv_ns\n"))
 	var b bytes.Buffer
@@ -33,7 +34,7 @@ func FuzzFit(f *testing.F) {
 		if err != nil {
 			return
 		}
-		res, err := Fit(tr, Options{})
+		res, err := Fit(tr, Options{Periods: len(data)%2 == 0}) // half the inputs cut in periods too
 		if err != nil {
 			return
 		}
@@ -44,7 +45,7 @@ func FuzzFit(f *testing.F) {
 		if err := res.WriteHTML(&html); err != nil {
 			t.Fatal(err)
 		}
-		if err := res.WriteScenario(&scen, 0); err != nil {
+		if err := res.WriteScenario(&scen); err != nil {
 			t.Fatal(err)
 		}
 		sc, err := scenarios.Parse("fitted.toml", scen.Bytes(), lab.CheckAssignment)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -30,8 +31,9 @@ figure{margin:0}figcaption{font-size:13px;color:#555;max-width:520px}
 <p class="key"><span style="color:{{.Obs}}">■ observed</span><span style="color:{{.Fit}}">■ fitted model</span></p>
 {{range .Dirs}}<section id="{{.Name}}"><h2>{{.Name}}: {{.Title}}</h2>
 <ul>{{range .Verdicts}}<li class="{{if .Misfit}}misfit{{else}}fits{{end}}">{{if .Misfit}}MISFIT{{else}}fits{{end}}: {{.Text}}</li>{{end}}</ul>
+<p>{{.Loss}}</p>
 {{if .Suggest}}<p class="misfit">Suggestion: {{.Suggest}}</p>{{end}}
-{{if .Periods}}<p>Periods, cut where the delay changes level, each fitted on its own:</p><ul>{{range .Periods}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{if .Periods}}<p>Periods, cut where the loss or the delay's level changes, each fitted on its own:</p><ul>{{range .Periods}}<li>{{.}}</li>{{end}}</ul>{{end}}
 <div class="charts">{{range .Charts}}<figure>{{.SVG}}<figcaption>{{.Caption}}</figcaption></figure>{{end}}</div>
 </section>{{end}}
 <h2>Report</h2><pre>{{.Text}}</pre>
@@ -45,6 +47,7 @@ type htmlChart struct {
 
 type htmlDir struct {
 	Name, Title, Suggest string
+	Loss                 string // the loss models compared and the one chosen
 	Verdicts             []Verdict
 	Charts               []htmlChart
 	Periods              []string
@@ -66,16 +69,14 @@ func (r *Result) WriteHTML(w io.Writer) error {
 		c := d.Candidates[d.Best]
 		h := htmlDir{Name: d.Name, Verdicts: d.Verdicts,
 			Title: fmt.Sprintf("%s, latency %s ms, jitter %s ms, ρ %.2f, loss %.2f%%", c.Dist, ms(c.Latency), ms(c.Jitter), d.Rho, 100*d.LossRate)}
+		h.Loss = lossSummary(d)
 		for _, v := range d.Verdicts {
 			if v.Misfit {
 				h.Suggest = TraceSuggestion
 			}
 		}
 		for _, pr := range d.Periods {
-			f := pr.Fit
-			pc := f.Candidates[f.Best]
-			h.Periods = append(h.Periods, fmt.Sprintf("from %v: %s, latency %s ms, jitter %s ms, ρ %.2f, loss %.2f%% (%d packets)",
-				pr.From.Round(time.Millisecond), pc.Dist, ms(pc.Latency), ms(pc.Jitter), f.Rho, 100*f.LossRate, f.Sent))
+			h.Periods = append(h.Periods, fmt.Sprintf("from %v: %s", pr.From.Round(time.Millisecond), strings.Join(strings.Fields(periodText(pr)), " ")))
 		}
 		h.Charts = append(h.Charts,
 			htmlChart{cdfChart(d), "Delay CDF: the observed delays (drift removed) and the fitted " + c.Dist.String() + " model."},
@@ -87,6 +88,23 @@ func (r *Result) WriteHTML(w io.Writer) error {
 	return page.Execute(w, data)
 }
 
+// lossSummary is one sentence on the loss models: the one chosen, its
+// parameters, and every model's BIC.
+func lossSummary(d *Dir) string {
+	if d.Lost == 0 {
+		return "Loss: none."
+	}
+	s := fmt.Sprintf("Loss: %s by BIC, long-run rate %.3f%%, mean burst %.2f packets", d.Model, 100*d.LossRate, d.MeanBurst)
+	if d.Model == FourStateLoss {
+		s += fmt.Sprintf(" (netem loss %s)", lossModelText(d))
+	}
+	s += fmt.Sprintf(". BIC: Bernoulli %.1f, Gilbert–Elliott %.1f", d.Bernoulli.BIC, d.GE.BIC)
+	if d.Four.Params > 0 {
+		s += fmt.Sprintf(", 4-state %.1f", d.Four.BIC)
+	}
+	return s + "."
+}
+
 // plot maps data coordinates to a 500×300 SVG with margins for the axes.
 type plot struct {
 	b               strings.Builder
@@ -94,29 +112,83 @@ type plot struct {
 	left, top, w, h float64
 }
 
-// newPlot starts a chart; xTicks false leaves the x axis to the caller.
+// newPlot starts a chart. Each axis with ticks is widened to round values
+// and labelled at them (niceTicks); xTicks false leaves the x axis to the
+// caller (categories). The labels name the units.
 func newPlot(x0, x1, y0, y1 float64, xLabel, yLabel string, xTicks bool) *plot {
-	if x1 <= x0 {
+	var xt, yt ticks
+	if xTicks {
+		xt = niceTicks(x0, x1)
+		x0, x1 = xt.lo, xt.hi
+	} else if x1 <= x0 {
 		x1 = x0 + 1
 	}
-	if y1 <= y0 {
-		y1 = y0 + 1
-	}
+	yt = niceTicks(y0, y1)
+	y0, y1 = yt.lo, yt.hi
 	p := &plot{x0: x0, x1: x1, y0: y0, y1: y1, left: 55, top: 10, w: 430, h: 240}
 	fmt.Fprintf(&p.b, `<svg xmlns="http://www.w3.org/2000/svg" width="500" height="300" viewBox="0 0 500 300" font-size="11" font-family="sans-serif">`)
-	fmt.Fprintf(&p.b, `<rect x="%s" y="%s" width="%s" height="%s" fill="none" stroke="#999"/>`, f1(p.left), f1(p.top), f1(p.w), f1(p.h))
-	for i := range 5 {
-		fx := float64(i) / 4
-		xv := x0 + float64(fx*(x1-x0))
-		yv := y0 + float64(fx*(y1-y0))
-		if xTicks {
-			fmt.Fprintf(&p.b, `<text x="%s" y="%s" text-anchor="middle">%s</text>`, f1(p.px(xv)), f1(p.top+p.h+14), num(xv))
-		}
-		fmt.Fprintf(&p.b, `<text x="%s" y="%s" text-anchor="end">%s</text>`, f1(p.left-4), f1(p.py(yv)+4), num(yv))
+	for i := range yt.n {
+		y := yt.at(i)
+		fmt.Fprintf(&p.b, `<line x1="%s" x2="%s" y1="%s" y2="%s" stroke="#e4e4e4"/>`, f1(p.left), f1(p.left+p.w), f1(p.py(y)), f1(p.py(y)))
+		fmt.Fprintf(&p.b, `<text class="ytick" x="%s" y="%s" text-anchor="end">%s</text>`, f1(p.left-4), f1(p.py(y)+4), yt.label(i))
 	}
-	fmt.Fprintf(&p.b, `<text x="%s" y="295" text-anchor="middle">%s</text>`, f1(p.left+float64(p.w/2)), template.HTMLEscapeString(xLabel))
-	fmt.Fprintf(&p.b, `<text x="12" y="%s" text-anchor="middle" transform="rotate(-90 12 %s)">%s</text>`, f1(p.top+float64(p.h/2)), f1(p.top+float64(p.h/2)), template.HTMLEscapeString(yLabel))
+	if xTicks {
+		for i := range xt.n {
+			x := xt.at(i)
+			fmt.Fprintf(&p.b, `<line x1="%s" x2="%s" y1="%s" y2="%s" stroke="#e4e4e4"/>`, f1(p.px(x)), f1(p.px(x)), f1(p.top), f1(p.top+p.h))
+			fmt.Fprintf(&p.b, `<text class="xtick" x="%s" y="%s" text-anchor="middle">%s</text>`, f1(p.px(x)), f1(p.top+p.h+14), xt.label(i))
+		}
+	}
+	fmt.Fprintf(&p.b, `<rect x="%s" y="%s" width="%s" height="%s" fill="none" stroke="#999"/>`, f1(p.left), f1(p.top), f1(p.w), f1(p.h))
+	fmt.Fprintf(&p.b, `<text class="xlabel" x="%s" y="295" text-anchor="middle">%s</text>`, f1(p.left+float64(p.w/2)), template.HTMLEscapeString(xLabel))
+	fmt.Fprintf(&p.b, `<text class="ylabel" x="12" y="%s" text-anchor="middle" transform="rotate(-90 12 %s)">%s</text>`, f1(p.top+float64(p.h/2)), f1(p.top+float64(p.h/2)), template.HTMLEscapeString(yLabel))
 	return p
+}
+
+// ticks are n round values from lo to hi, step apart: step is 1, 2 or 5
+// times a power of ten (10^-exp10 when below 1, which fixes the decimals).
+type ticks struct {
+	lo, hi, step float64
+	n, decimals  int
+	k0           int64 // lo = k0·step
+}
+
+func (t ticks) at(i int) float64 { return float64(float64(t.k0+int64(i)) * t.step) }
+
+func (t ticks) label(i int) string { return strconv.FormatFloat(t.at(i), 'f', t.decimals, 64) }
+
+// niceTicks covers [lo, hi] with 4 to 8 round ticks: the step is the
+// smallest of 1, 2, 5 × 10^k that makes at most 7 intervals, and the range
+// is widened to the multiples of it around lo and hi. Powers of ten are
+// found by multiplying and dividing, no logarithm, so the page's bytes are
+// the same on every machine.
+func niceTicks(lo, hi float64) ticks {
+	if !(hi > lo) {
+		hi = lo + 1
+	}
+	raw := (hi - lo) / 7
+	mag, decimals := 1.0, 0
+	for mag*10 <= raw {
+		mag *= 10
+	}
+	for mag > raw {
+		mag /= 10
+		decimals++
+	}
+	step := 10 * mag
+	for _, m := range []float64{1, 2, 5} {
+		if s := m * mag; s >= raw {
+			step = s
+			break
+		}
+	}
+	if step >= 1 {
+		decimals = 0
+	} else if step >= 10*mag {
+		decimals--
+	}
+	k0, k1 := int64(math.Floor(lo/step)), int64(math.Ceil(hi/step))
+	return ticks{lo: float64(float64(k0) * step), hi: float64(float64(k1) * step), step: step, n: int(k1-k0) + 1, decimals: max(decimals, 0), k0: k0}
 }
 
 func (p *plot) px(x float64) float64 { return p.left + float64((x-p.x0)/(p.x1-p.x0)*p.w) }
@@ -134,9 +206,13 @@ func (p *plot) line(xs, ys []float64, colour string, dashed bool) {
 	fmt.Fprintf(&p.b, `<polyline fill="none" stroke="%s" stroke-width="1.5"%s points="%s"/>`, colour, dash, strings.TrimSpace(pts.String()))
 }
 
+// bar draws a bar from 0 (or the nearer edge of the range) to y: up for a
+// positive y, down for a negative one.
 func (p *plot) bar(x, width, y float64, colour string) {
-	top := p.py(max(y, p.y0))
-	fmt.Fprintf(&p.b, `<rect x="%s" y="%s" width="%s" height="%s" fill="%s"/>`, f1(p.px(x)), f1(top), f1(float64(width/(p.x1-p.x0)*p.w)), f1(p.py(p.y0)-top), colour)
+	base := min(max(0, p.y0), p.y1)
+	y = min(max(y, p.y0), p.y1)
+	top, bottom := p.py(max(y, base)), p.py(min(y, base))
+	fmt.Fprintf(&p.b, `<rect x="%s" y="%s" width="%s" height="%s" fill="%s"/>`, f1(p.px(x)), f1(top), f1(float64(width/(p.x1-p.x0)*p.w)), f1(bottom-top), colour)
 }
 
 func (p *plot) svg() template.HTML {
@@ -145,9 +221,6 @@ func (p *plot) svg() template.HTML {
 }
 
 func f1(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
-
-// num writes an axis value with at most 3 significant decimals.
-func num(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
 
 // probes are the probabilities at which the curves are drawn.
 func probes() []float64 {
@@ -167,9 +240,13 @@ func cdfChart(d *Dir) template.HTML {
 		fit = append(fit, modelQuantile(c, p)/1e6)
 	}
 	lo, hi := min(obs[0], fit[0]), max(obs[len(obs)-1], fit[len(fit)-1])
-	pl := newPlot(lo, hi, 0, 1, "one-way delay (ms)", "fraction of packets", true)
-	pl.line(obs, ps, obsColour, false)
-	pl.line(fit, ps, fitColour, true)
+	pct := make([]float64, len(ps))
+	for i, p := range ps {
+		pct[i] = 100 * p
+	}
+	pl := newPlot(lo, hi, 0, 100, "one-way delay (ms)", "packets with at most that delay (%)", true)
+	pl.line(obs, pct, obsColour, false)
+	pl.line(fit, pct, fitColour, true)
 	return pl.svg()
 }
 
@@ -193,7 +270,7 @@ func burstChart(d *Dir) template.HTML {
 	for _, b := range bins {
 		top = max(top, float64(b.Observed), b.Expected)
 	}
-	pl := newPlot(0, float64(max(len(bins), 1)), 0, top, "burst length (packets; the last bin and longer)", "bursts", false)
+	pl := newPlot(0, float64(max(len(bins), 1)), 0, top, "burst length (packets; the last bin and longer)", "bursts (count)", false)
 	if len(bins) == 0 {
 		fmt.Fprintf(&pl.b, `<text x="%s" y="%s" text-anchor="middle">no packet lost</text>`, f1(pl.left+float64(pl.w/2)), f1(pl.top+float64(pl.h/2)))
 	}
@@ -212,16 +289,11 @@ func acfChart(d *Dir) template.HTML {
 	for _, a := range d.ACF {
 		lo = min(lo, a)
 	}
-	pl := newPlot(0.5, n+0.5, lo, 1, "lag (delivered packets)", "autocorrelation", false)
+	pl := newPlot(0.5, n+0.5, lo, 1, "lag (delivered packets)", "autocorrelation (coefficient, −1 to 1)", false)
 	var xs, ys []float64
 	for k, a := range d.ACF {
 		x := float64(k + 1)
-		if a >= 0 {
-			pl.bar(x-0.3, 0.6, a, obsColour)
-		} else {
-			// A negative bar hangs below zero.
-			fmt.Fprintf(&pl.b, `<rect x="%s" y="%s" width="%s" height="%s" fill="%s"/>`, f1(pl.px(x-0.3)), f1(pl.py(0)), f1(pl.px(x+0.3)-pl.px(x-0.3)), f1(pl.py(a)-pl.py(0)), obsColour)
-		}
+		pl.bar(x-0.3, 0.6, a, obsColour) // a negative one hangs below 0
 		fmt.Fprintf(&pl.b, `<text x="%s" y="%s" text-anchor="middle">%d</text>`, f1(pl.px(x)), f1(pl.top+pl.h+14), k+1)
 		xs, ys = append(xs, x), append(ys, powInt(d.Rho, k+1))
 	}

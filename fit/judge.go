@@ -11,6 +11,11 @@ import (
 // many packets there are: 3 percentage points between the CDFs.
 const ksVisible = 0.03
 
+// reorderVisible is the smallest excess of packets out of order that the
+// fit calls a misfit however many packets there are: half a percentage
+// point.
+const reorderVisible = 0.005
+
 // TraceSuggestion is what a misfit suggests.
 const TraceSuggestion = "a parametric link cannot reproduce this; replay the capture itself (trace mode: --set up.trace=FILE, down.trace=FILE) or fit shorter periods"
 
@@ -39,10 +44,7 @@ func (d *Dir) judge() {
 			add(false, "correlation: AR(1) with ρ %.2f fits (lag 5: %.2f, AR(1) gives %.2f)", d.Rho, d.ACF[k-1], want)
 		}
 	}
-	model := "Bernoulli"
-	if d.UseGE {
-		model = "Gilbert–Elliott"
-	}
+	model := d.Model.String()
 	bt := d.BurstTest
 	nb := 0
 	for _, b := range d.Bursts {
@@ -63,18 +65,28 @@ func (d *Dir) judge() {
 				worst = b
 			}
 		}
-		r := 1 / d.MeanBurst
+		// The longest of nb bursts: about where the geometric part's
+		// expected count of longer bursts falls to 1.
+		law := bt.law
 		longest := 1.0
-		if r < 1 {
-			longest = 1 + detmath.Log(float64(nb))/-detmath.Log(1-r)
+		if law.Q < 1 && float64(float64(nb)*(1-law.W)) > 1 {
+			longest = 1 + detmath.Log(float64(float64(nb)*(1-law.W)))/-detmath.Log(1-law.Q)
 		}
-		add(true, "loss: the bursts are not geometric as %s makes them (χ² %.1f > %.1f, df %d): %d bursts of length %s where the model expects %.1f; the longest burst is %d packets, the model's longest of %d bursts about %.0f; heavy-tailed bursts (Wi-Fi retries, handovers) that no two-state model produces",
+		add(true, "loss: the burst lengths are not as %s makes them (χ² %.1f > %.1f, df %d): %d bursts of length %s where the model expects %.1f; the longest burst is %d packets, the model's longest of %d bursts about %.0f; heavy-tailed bursts (Wi-Fi retries, handovers) that none of the lab's Markov loss models produces",
 			model, bt.Stat, bt.Crit, bt.DF, worst.Observed, binText(worst), worst.Expected, len(d.Bursts), nb, longest)
 	default:
 		add(false, "loss: %s fits the burst lengths (χ² %.1f ≤ %.1f, df %d)", model, bt.Stat, bt.Crit, bt.DF)
 	}
-	if d.Reorder > 0 {
-		add(false, "reorder: %.2f%% of the packets arrive out of order, %.2f%% more than the fitted jitter explains: modelled as netem's reorder", 100*d.ReorderObserved, 100*d.Reorder)
+	// Reorder: the fitted link (jitter and reorder) against the observed
+	// share of packets out of order; their difference has a standard error
+	// of about √(2·r(1−r)/n).
+	r, n := d.ReorderObserved, float64(d.Delivered)
+	tol := max(4*math.Sqrt(2*max(float64(r*(1-r)), 1/n)/n), reorderVisible)
+	switch {
+	case r-d.ReorderModel > tol:
+		add(true, "reorder: %.2f%% of the packets arrive out of order, the fitted link only %.2f%%: the path reorders in a way neither its jitter nor netem's reorder (a packet skipping the delay) makes", 100*r, 100*d.ReorderModel)
+	case d.Skipped > 0:
+		add(false, "reorder: %d packets (%.2f%%) skipped the delay, below the jitter's range: netem's reorder %.2f%% (out of order: %.2f%% observed, %.2f%% the fitted link)", d.Skipped, 100*d.Reorder, 100*d.Reorder, 100*r, 100*d.ReorderModel)
 	}
 }
 

@@ -11,8 +11,15 @@ import (
 
 // Period is a stretch of one direction with a fit of its own.
 type Period struct {
-	From time.Duration // from the direction's first send
-	Fit  *Dir
+	// From is the period's first send, from the capture's start: the
+	// session's start for the lab's own log (its clock is the lab's), the
+	// direction's first send otherwise (see [Dir.Start]).
+	From time.Duration
+	// Blackout: every packet of the period was lost (a link flap, a
+	// handover); it has no fit and becomes `blackout = true`.
+	Blackout bool
+	Sent     int
+	Fit      *Dir // nil for a blackout
 }
 
 // Change-point search: delays are summarised as medians of blocks of
@@ -23,12 +30,12 @@ const (
 	periodMinBlocks = 4
 )
 
-// changePoints returns the send times (from the first send) where the
-// delay's level changes: binary segmentation of the block medians by least
-// squares, a split kept when it lowers the squared error by more than
+// changePoints returns the packets (indices into the direction's packets)
+// where the delay's level changes: binary segmentation of the block
+// medians by least squares, a split kept when it lowers the squared error by more than
 // 4·σ²·ln m (m blocks; σ the block medians' noise, from the median absolute
 // deviation of successive differences, robust to the steps themselves).
-func changePoints(pts []point) []time.Duration {
+func changePoints(pts []point) []int {
 	m := len(pts) / periodBlock
 	if m < 2*periodMinBlocks {
 		return nil
@@ -86,9 +93,9 @@ func changePoints(pts []point) []time.Duration {
 		split(best, b)
 	}
 	split(0, m)
-	var out []time.Duration
+	var out []int
 	for _, k := range cuts {
-		out = append(out, time.Duration(pts[refine(pts, (k-1)*periodBlock, (k+1)*periodBlock)].t))
+		out = append(out, pts[refine(pts, (k-1)*periodBlock, (k+1)*periodBlock)].idx)
 	}
 	return out
 }
@@ -115,32 +122,377 @@ func refine(pts []point, a, b int) int {
 	return a + best
 }
 
-// fitPeriods fits each period between change points on its own; it leaves
-// d.Periods empty when there is one period or a period cannot be fitted.
+// fitPeriods cuts the direction around its blackouts (blackouts), where
+// its loss process changes between them (lossChangePoints) and where its
+// delay's level changes (changePoints; dropped when a loss cut is within
+// half a block of it, the loss cut being the sharper), and fits each
+// period on its own. A period whose every packet was lost is a blackout;
+// any other with fewer than MinDelivered delivered packets joins the period
+// before it (the first, the one after). It leaves d.Periods empty when
+// there is one period or a period cannot be fitted.
 func fitPeriods(d *Dir, pk []trace.Packet, pts []point, synced bool) {
-	cuts := changePoints(pts)
+	var cuts []int
+	from := 0
+	for _, b := range blackouts(pk) {
+		cuts = append(cuts, offset(lossChangePoints(pk[from:b[0]]), from)...)
+		cuts = append(cuts, b[0], b[1])
+		from = b[1]
+	}
+	cuts = append(cuts, offset(lossChangePoints(pk[from:]), from)...)
+	for _, c := range changePoints(pts) {
+		near := false
+		for _, l := range cuts {
+			near = near || abs(l-c) <= periodBlock/2
+		}
+		if !near {
+			cuts = append(cuts, c)
+		}
+	}
 	if len(cuts) == 0 {
 		return
 	}
-	t0 := pk[0].Send
-	bounds := append([]time.Duration{math.MinInt64}, cuts...)
-	var periods []Period
-	for i, from := range bounds {
-		to := time.Duration(math.MaxInt64)
-		if i+1 < len(bounds) {
-			to = bounds[i+1]
+	slices.Sort(cuts)
+	type seg struct {
+		a, b      int // packets pk[a:b]
+		delivered int
+	}
+	var segs []seg
+	bounds := append(append([]int{0}, cuts...), len(pk))
+	for i := 0; i+1 < len(bounds); i++ {
+		a, b := bounds[i], bounds[i+1]
+		if a >= b {
+			continue
 		}
-		var sub []trace.Packet
-		for _, p := range pk {
-			if at := time.Duration(p.Send - t0); at >= from && at < to {
-				sub = append(sub, p)
+		n := 0
+		for _, p := range pk[a:b] {
+			if p.Status != trace.Lost {
+				n++
 			}
 		}
-		f, err := fitDir(&trace.Direction{Name: d.Name, Packets: sub}, synced, false)
+		segs = append(segs, seg{a, b, n})
+	}
+	blackout := func(s seg) bool { return s.delivered == 0 && s.b-s.a >= blackoutMin }
+	// Join what cannot be fitted to a neighbour, until nothing is left.
+	for {
+		i := slices.IndexFunc(segs, func(s seg) bool { return !blackout(s) && s.delivered < MinDelivered })
+		if i < 0 || len(segs) == 1 {
+			break
+		}
+		j := i - 1
+		if j < 0 || (blackout(segs[j]) && i+1 < len(segs) && !blackout(segs[i+1])) {
+			j = i + 1
+		}
+		lo, hi := min(i, j), max(i, j)
+		segs[lo] = seg{segs[lo].a, segs[hi].b, segs[lo].delivered + segs[hi].delivered}
+		segs = slices.Delete(segs, hi, hi+1)
+	}
+	if len(segs) < 2 {
+		return
+	}
+	var periods []Period
+	for _, s := range segs {
+		at := d.Start + time.Duration(pk[s.a].Send-pk[0].Send)
+		if blackout(s) {
+			periods = append(periods, Period{From: at, Blackout: true, Sent: s.b - s.a})
+			continue
+		}
+		f, err := fitDir(&trace.Direction{Name: d.Name, Packets: pk[s.a:s.b]}, synced, false)
 		if err != nil {
 			return
 		}
-		periods = append(periods, Period{From: max(from, 0), Fit: f})
+		periods = append(periods, Period{From: at, Sent: s.b - s.a, Fit: f})
 	}
 	d.Periods = periods
+}
+
+// blackoutMin is the fewest packets, all lost, that make a blackout.
+const blackoutMin = 3
+
+// offset adds by to every index of cuts.
+func offset(cuts []int, by int) []int {
+	for i := range cuts {
+		cuts[i] += by
+	}
+	return cuts
+}
+
+// blackoutLevel: a burst is a blackout when the chance that any of the
+// capture's bursts is as long, under the loss law of the other bursts, is
+// below this.
+const blackoutLevel = 1e-3
+
+// blackouts returns the runs of lost packets (pk[a:b] as {a, b}, b the
+// next packet, or the end) that no loss process of the rest explains. The
+// tail of the burst lengths decides: among the n₂ bursts of 2 or more
+// packets, q is the chance that one goes on past its second packet (their
+// packets after the second over their packets after the first, plus
+// Laplace's 1 and 2, so that a few bursts prove little), and a run of L ≥
+// blackoutMin losses is a blackout when n₂·q^(L−2) < blackoutLevel: the
+// chance that any burst is that long, were the tail geometric, is below
+// 0.1 %. The tail rather than all bursts, so that isolated losses
+// (Bernoulli's, the 4-state model's state 4) do not make the long bursts
+// look rare. Longest first, each blackout left out of the next one's q.
+func blackouts(pk []trace.Packet) [][2]int {
+	var runs [][2]int
+	for i := 0; i < len(pk); {
+		if pk[i].Status != trace.Lost {
+			i++
+			continue
+		}
+		j := i
+		for j < len(pk) && pk[j].Status == trace.Lost {
+			j++
+		}
+		runs = append(runs, [2]int{i, j})
+		i = j
+	}
+	// Over the bursts of 2 or more: cont, the packets after the second;
+	// all, the packets after the first; n2, how many.
+	var cont, all, n2 float64
+	for _, r := range runs {
+		if l := float64(r[1] - r[0]); l >= 2 {
+			cont += l - 2
+			all += l - 1
+			n2++
+		}
+	}
+	byLength := slices.Clone(runs)
+	slices.SortStableFunc(byLength, func(a, b [2]int) int { return (b[1] - b[0]) - (a[1] - a[0]) })
+	var out [][2]int
+	for _, r := range byLength {
+		l := float64(r[1] - r[0])
+		if l < blackoutMin {
+			break
+		}
+		restCont, restAll, restN := cont-(l-2), all-(l-1), n2-1
+		q := (restCont + 1) / (restAll + 2)
+		if float64(max(restN, 1)*detmath.Pow(q, l-2)) >= blackoutLevel {
+			break
+		}
+		out = append(out, r)
+		cont, all, n2 = restCont, restAll, restN
+	}
+	slices.SortFunc(out, func(a, b [2]int) int { return a[0] - b[0] })
+	return out
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// Loss change points: PELT (Killick, Fearnhead and Eckley, 2012) over the
+// loss sequence cut in blocks of at least lossBlock packets (at most
+// lossMaxBlocks blocks), then each cut refined to the packet.
+const (
+	lossBlock     = 5
+	lossMaxBlocks = 4000
+)
+
+// transCounts is the count of each transition lost-or-not → lost-or-not
+// (index 2·prev + cur) among consecutive packets.
+type transCounts [4]float64
+
+// lossCost is −2 × the log likelihood of a stretch of packets under its
+// own Gilbert–Elliott fit: its transitions at their rows' shares, and its
+// first packet (first: 1 if lost) at the stretch's loss rate. The first
+// packet's term keeps a stretch from getting its only loss for free;
+// it makes splitting a stretch cost up to 2·ln n more (see lossChangePoints).
+func lossCost(c transCounts, first float64) float64 {
+	var ll float64
+	for prev := range 2 {
+		n0, n1 := c[2*prev], c[2*prev+1]
+		if n := n0 + n1; n > 0 {
+			ll += xlogy(n0, n0/n) + xlogy(n1, n1/n)
+		}
+	}
+	n := c[0] + c[1] + c[2] + c[3] + 1
+	lost := c[1] + c[3] + first // the lost packets: those transitions lead to, and the first
+	ll += xlogy(first, lost/n) + xlogy(1-first, 1-lost/n)
+	return float64(-2 * ll)
+}
+
+// lossChangePoints returns the packets (indices into pk) where the loss
+// process changes: the segmentation that minimises the sum of every
+// segment's lossCost plus β = 3·ln n per change (BIC: each change adds a
+// location and two transition probabilities), found exactly by PELT over
+// block boundaries (pruning with K = −2·ln n, as a split can cost that
+// much more); each cut is then moved, within a block either side, to
+// the packet where the two segments around it cost least. The
+// Gilbert–Elliott likelihood, not Bernoulli's, so that ordinary bursts of
+// a bursty link are not cut out as changes; a blackout, a burst far longer
+// than the link's others, is.
+func lossChangePoints(pk []trace.Packet) []int {
+	n := len(pk)
+	s := max(lossBlock, (n+lossMaxBlocks-1)/lossMaxBlocks)
+	m := (n + s - 1) / s
+	if m < 2 {
+		return nil
+	}
+	lost := func(i int) int {
+		if pk[i].Status == trace.Lost {
+			return 1
+		}
+		return 0
+	}
+	tr := func(i int) int { return 2*lost(i-1) + lost(i) } // the transition into packet i ≥ 1
+	// cum[k]: transitions into packets 1..min(k·s, n)−1.
+	cum := make([]transCounts, m+1)
+	for k := 1; k <= m; k++ {
+		cum[k] = cum[k-1]
+		for i := max((k-1)*s, 1); i < min(k*s, n); i++ {
+			cum[k][tr(i)]++
+		}
+	}
+	bound := func(k int) int { return min(k*s, n) }
+	cost := func(a, b int) float64 { // blocks a..b−1
+		c := cum[b]
+		for t := range c {
+			c[t] -= cum[a][t]
+		}
+		if a > 0 {
+			c[tr(bound(a))]-- // the transition into the segment's first packet is not its own
+		}
+		return lossCost(c, float64(lost(bound(a))))
+	}
+	beta := float64(3 * detmath.Log(float64(n)))
+	slack := float64(2 * detmath.Log(float64(n)))
+	F := make([]float64, m+1)
+	last := make([]int, m+1)
+	F[0] = -beta
+	R := []int{0}
+	for t := 1; t <= m; t++ {
+		best, arg := math.Inf(1), 0
+		costs := make([]float64, len(R))
+		for i, r := range R {
+			costs[i] = F[r] + cost(r, t)
+			if v := costs[i] + beta; v < best {
+				best, arg = v, r
+			}
+		}
+		F[t], last[t] = best, arg
+		// Prune: a start that costs more than the best already, by more
+		// than a split can add, never wins.
+		keep := R[:0]
+		for i, r := range R {
+			if costs[i] < F[t]+slack {
+				keep = append(keep, r)
+			}
+		}
+		R = append(keep, t)
+	}
+	var cuts []int
+	for t := last[m]; t > 0; t = last[t] {
+		cuts = append(cuts, bound(t))
+	}
+	slices.Reverse(cuts)
+	// Refine each cut to the packet, its neighbours fixed.
+	for k, c := range cuts {
+		lo, hi := 0, n
+		if k > 0 {
+			lo = cuts[k-1]
+		}
+		if k+1 < len(cuts) {
+			hi = cuts[k+1]
+		}
+		cuts[k] = refineLoss(pk, lo, hi, max(c-s, lo+1), min(c+s, hi-1), tr, lost)
+	}
+	return confirmLoss(pk, cuts)
+}
+
+// confirmBlock is the block of packets whose loss counts give the loss
+// rate's variance in confirmLoss: far longer than a burst.
+const confirmBlock = 50
+
+// confirmZ is how many standard errors apart the loss rates either side of
+// a cut must be.
+const confirmZ = 4
+
+// confirmLoss keeps the cuts where the loss rate itself changes. PELT's
+// Gilbert–Elliott likelihood is exact for that model only; a link whose
+// bursts are not geometric (netem's 4-state model, Wi-Fi) would be cut now
+// and then over a long capture for its bursts' shape, not for a change. So
+// each cut must also set apart loss rates more than confirmZ standard
+// errors, measured from the spread of the loss counts of blocks of
+// confirmBlock packets (pooled within the segments), which holds whatever
+// the bursts are; the weakest cut is dropped, and the test run again, until
+// every cut passes.
+func confirmLoss(pk []trace.Packet, cuts []int) []int {
+	for len(cuts) > 0 {
+		bounds := append(append([]int{0}, cuts...), len(pk))
+		rates := make([]float64, len(bounds)-1)
+		var ss, df float64
+		for i := range rates {
+			a, b := bounds[i], bounds[i+1]
+			rates[i] = lossShare(pk[a:b])
+			for j := a; j+confirmBlock <= b; j += confirmBlock {
+				dev := lossShare(pk[j:j+confirmBlock]) - rates[i]
+				ss += float64(dev * dev)
+				df++
+			}
+			df--
+		}
+		v := 0.0 // the variance of one block's loss share
+		if df > 0 {
+			v = ss / df
+		}
+		weakest, zMin := -1, math.Inf(1)
+		for k := range cuts {
+			n1, n2 := float64(bounds[k+1]-bounds[k]), float64(bounds[k+2]-bounds[k+1])
+			se := math.Sqrt(float64(float64(v*confirmBlock) * (1/n1 + 1/n2)))
+			z := math.Inf(1)
+			if d := math.Abs(rates[k+1] - rates[k]); se > 0 {
+				z = d / se
+			} else if d == 0 {
+				z = 0
+			}
+			if z < zMin {
+				weakest, zMin = k, z
+			}
+		}
+		if zMin > confirmZ {
+			break
+		}
+		cuts = slices.Delete(cuts, weakest, weakest+1)
+	}
+	return cuts
+}
+
+// lossShare is the share of pk lost.
+func lossShare(pk []trace.Packet) float64 {
+	n := 0
+	for _, p := range pk {
+		if p.Status == trace.Lost {
+			n++
+		}
+	}
+	return float64(n) / float64(len(pk))
+}
+
+// refineLoss is the cut x in [from, to] that minimises the cost of pk[lo:x]
+// plus pk[x:hi].
+func refineLoss(pk []trace.Packet, lo, hi, from, to int, tr, lost func(int) int) int {
+	// pre[i]: transitions into packets lo+1..i−1 (so pre[x] − pre[lo+1] is
+	// the segment lo..x's own).
+	pre := make([]transCounts, hi-lo+1)
+	for i := lo + 1; i < hi; i++ {
+		pre[i-lo+1] = pre[i-lo]
+		pre[i-lo+1][tr(i)]++
+	}
+	seg := func(a, b int) float64 { // packets a..b−1, lo ≤ a < b ≤ hi
+		var c transCounts
+		for t := range c {
+			c[t] = pre[b-lo][t] - pre[a-lo+1][t]
+		}
+		return lossCost(c, float64(lost(a)))
+	}
+	best, cost := from, math.Inf(1)
+	for x := from; x <= to; x++ {
+		if v := seg(lo, x) + seg(x, hi); v < cost {
+			best, cost = x, v
+		}
+	}
+	return best
 }

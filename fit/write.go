@@ -93,8 +93,18 @@ func (r *Result) WriteText(w io.Writer) error {
 			}
 			return ""
 		}
-		p("                %-16s %9.3f%% %10s %12.1f %12.1f%s\n", "Bernoulli", 100*d.Bernoulli.P, "", d.Bernoulli.LogL, d.Bernoulli.BIC, choose(!d.UseGE && d.Lost > 0))
-		p("                %-16s %9.3f%% %10.4f %12.1f %12.1f%s\n", "Gilbert–Elliott", 100*d.GE.P, d.GE.R, d.GE.LogL, d.GE.BIC, choose(d.UseGE))
+		p("                %-16s %9.3f%% %10s %12.1f %12.1f%s\n", "Bernoulli", 100*d.Bernoulli.P, "", d.Bernoulli.LogL, d.Bernoulli.BIC, choose(d.Model == BernoulliLoss && d.Lost > 0))
+		p("                %-16s %9.3f%% %10.4f %12.1f %12.1f%s\n", "Gilbert–Elliott", 100*d.GE.P, d.GE.R, d.GE.LogL, d.GE.BIC, choose(d.Model == GilbertElliottLoss))
+		if d.Four.Params > 0 {
+			p("                %-16s %10s %10s %12.1f %12.1f%s\n", "4-state", "", "", d.Four.LogL, d.Four.BIC, choose(d.Model == FourStateLoss))
+			p("    4-state (EM) ")
+			names := [5]string{"p13", "p31", "p32", "p23", "p14"}
+			g := d.Four
+			for i, v := range [5]float64{g.P13, g.P31, g.P32, g.P23, g.P14} {
+				p(" %s %s", names[i], seText(v, g.SE[i]))
+			}
+			p("\n")
+		}
 		if d.Lost > 0 {
 			p("    loss rate %.3f%%, mean burst %.2f packets\n", 100*d.LossRate, d.MeanBurst)
 			p("    burst length")
@@ -111,7 +121,7 @@ func (r *Result) WriteText(w io.Writer) error {
 			}
 			p("\n")
 		}
-		p("  reorder       observed %.3f%%, the fitted jitter alone %.3f%% → reorder %.3f%%\n", 100*d.ReorderObserved, 100*d.ReorderModel, 100*d.Reorder)
+		p("  reorder       %d packets skipped the delay → reorder %.3f%%; out of order: observed %.3f%%, the fitted link %.3f%%\n", d.Skipped, 100*d.Reorder, 100*d.ReorderObserved, 100*d.ReorderModel)
 		misfit := false
 		for _, v := range d.Verdicts {
 			mark := "fits  "
@@ -124,16 +134,37 @@ func (r *Result) WriteText(w io.Writer) error {
 			p("  suggestion: %s\n", TraceSuggestion)
 		}
 		if len(d.Periods) > 0 {
-			p("  periods       %d, cut where the delay changes level; each fitted on its own:\n", len(d.Periods))
+			p("  periods       %d, cut where the loss or the delay's level changes; each fitted on its own:\n", len(d.Periods))
 			for _, pr := range d.Periods {
-				f := pr.Fit
-				c := f.Candidates[f.Best]
-				p("    from %-9s %-12s latency %8s ms  jitter %7s ms  ρ %.2f  loss %6.2f%%  (%d packets)\n",
-					pr.From.Round(time.Millisecond), c.Dist, ms(c.Latency), ms(c.Jitter), f.Rho, 100*f.LossRate, f.Sent)
+				p("    from %-9s %s\n", pr.From.Round(time.Millisecond), periodText(pr))
 			}
 		}
 	}
 	return bw.Flush()
+}
+
+// periodText is one line on a period: its fit, or that it was a blackout.
+func periodText(pr Period) string {
+	if pr.Blackout {
+		return fmt.Sprintf("blackout: every packet lost  (%d packets)", pr.Sent)
+	}
+	f := pr.Fit
+	c := f.Candidates[f.Best]
+	return fmt.Sprintf("%-12s latency %8s ms  jitter %7s ms  ρ %.2f  loss %6.2f%% %s  (%d packets)",
+		c.Dist, ms(c.Latency), ms(c.Jitter), f.Rho, 100*f.LossRate, f.Model, f.Sent)
+}
+
+// seText writes a probability as a percentage with its standard error:
+// "2.13±0.41%"; "2.13%" on a boundary, "2.13±?%" where not identifiable.
+func seText(v, se float64) string {
+	f := func(x float64) string { return strconv.FormatFloat(100*x, 'f', 2, 64) }
+	switch {
+	case math.IsNaN(se):
+		return f(v) + "±?%"
+	case se == 0:
+		return f(v) + "%"
+	}
+	return f(v) + "±" + f(se) + "%"
 }
 
 func binName(b BurstBin) string {
@@ -155,7 +186,7 @@ func powInt(x float64, k int) float64 {
 // WriteScenario writes the fitted link as a scenario TOML that `lab run
 // --scenario FILE` loads. A direction without packets keeps the lab's
 // defaults.
-func (r *Result) WriteScenario(w io.Writer, duration time.Duration) error {
+func (r *Result) WriteScenario(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Fitted by `lab fit %s`; the report says where the model does not fit.\n", r.File)
 	fmt.Fprintf(&b, "description = %q\n", "Fitted to "+r.File)
@@ -164,17 +195,29 @@ func (r *Result) WriteScenario(w io.Writer, duration time.Duration) error {
 		src += fmt.Sprintf(", %s %d packets", d.Name, d.Sent)
 	}
 	fmt.Fprintf(&b, "source = %q\n", src+")")
-	if duration > 0 {
-		fmt.Fprintf(&b, "duration = %q\n", duration.String())
+	if dur := r.Duration().Round(time.Second); dur > 0 {
+		fmt.Fprintf(&b, "duration = %q\n", dur.String())
 	}
-	// keys writes one direction's fitted keys. Every key is written in
-	// every period, so a period does not inherit the one before's.
-	keys := func(d *Dir) {
+	// What a direction's entries write besides the link's keys: loss_model
+	// where some period has the 4-state model (it replaces loss and
+	// loss_burst, which then give its long-run rate and mean burst), and
+	// blackout where some period is one.
+	type extra struct{ four, blackout bool }
+	// keys writes one period's keys. Every key is written in every
+	// period, so a period does not inherit the one before's; a blackout
+	// writes only blackout = true (the others do not matter while it lasts).
+	keys := func(name string, d *Dir, x extra, blackout bool) {
+		k := name + "."
+		if x.blackout {
+			fmt.Fprintf(&b, "%sblackout = %t\n", k, blackout)
+		}
+		if d == nil {
+			return
+		}
 		pr := d.Params()
-		k := d.Name + "."
 		burst, reorder := 0.0, 0.0
-		if pr.LossBurst >= 1 {
-			burst = max(math.Round(pr.LossBurst*100)/100, 1)
+		if d.Model != BernoulliLoss && d.MeanBurst >= 1 {
+			burst = max(math.Round(d.MeanBurst*100)/100, 1)
 		}
 		reorder = pr.Reorder
 		fmt.Fprintf(&b, "%slatency = %q\n", k, durText(pr.Latency))
@@ -183,31 +226,76 @@ func (r *Result) WriteScenario(w io.Writer, duration time.Duration) error {
 		fmt.Fprintf(&b, "%sjitter_corr = %s\n", k, strconv.FormatFloat(math.Round(pr.JitterCorr*1000)/1000, 'f', -1, 64))
 		fmt.Fprintf(&b, "%sloss = %q\n", k, pct(pr.Loss))
 		fmt.Fprintf(&b, "%sloss_burst = %s\n", k, strconv.FormatFloat(burst, 'f', -1, 64))
+		if x.four {
+			fmt.Fprintf(&b, "%sloss_model = %q\n", k, lossModelText(d))
+		}
 		fmt.Fprintf(&b, "%sreorder = %q\n", k, pct(reorder))
 	}
 	type change struct {
-		at time.Duration
-		d  *Dir
+		at   time.Duration
+		name string
+		p    Period
+		x    extra
 	}
 	var timeline []change
 	for _, d := range r.Dirs {
 		b.WriteString("\n")
-		if len(d.Periods) == 0 {
-			keys(d)
-			continue
+		periods := d.Periods
+		if len(periods) == 0 {
+			periods = []Period{{Fit: d}}
 		}
-		keys(d.Periods[0].Fit)
-		for _, p := range d.Periods[1:] {
-			timeline = append(timeline, change{p.From, p.Fit})
+		var x extra
+		for _, p := range periods {
+			x.four = x.four || (p.Fit != nil && p.Fit.Model == FourStateLoss)
+			x.blackout = x.blackout || p.Blackout
+		}
+		if x.four {
+			fmt.Fprintf(&b, "# %s.loss_model replaces %[1]s.loss and %[1]s.loss_burst, which give its long-run rate and mean burst.\n", d.Name)
+		}
+		// The scenario's base: the first period, or, when the capture
+		// starts in a blackout, the first period after it, blacked out.
+		base := periods[0]
+		if base.Blackout && len(periods) > 1 {
+			base.Fit = periods[1].Fit
+		}
+		keys(d.Name, base.Fit, x, base.Blackout)
+		for _, p := range periods[1:] {
+			timeline = append(timeline, change{p.From, d.Name, p, x})
 		}
 	}
 	slices.SortStableFunc(timeline, func(a, b change) int { return cmp.Compare(a.at, b.at) })
 	for _, c := range timeline {
 		fmt.Fprintf(&b, "\n[[timeline]]\nat = %q\n", c.at.Round(time.Millisecond).String())
-		keys(c.d)
+		keys(c.name, c.p.Fit, c.x, c.p.Blackout)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// lossModelText is d's loss model in netem's syntax, "random" or "state
+// p13 p31 p32 p23 p14", each probability a percentage to 4 decimals,
+// rounded down so that no row of the chain sums to more than 1 (a row
+// that would reach 1 exactly gives up 0.0001 % of its larger share).
+func lossModelText(d *Dir) string {
+	if d.Model != FourStateLoss {
+		return "random"
+	}
+	g := d.Four
+	micro := func(x float64) int64 { return int64(math.Floor(float64(x * 1e6))) }
+	p13, p31, p32, p23, p14 := micro(g.P13), micro(g.P31), micro(g.P32), micro(g.P23), micro(g.P14)
+	fix := func(a, b *int64) {
+		if *a+*b >= 1e6 {
+			if *a >= *b {
+				*a = 1e6 - 1 - *b
+			} else {
+				*b = 1e6 - 1 - *a
+			}
+		}
+	}
+	fix(&p13, &p14)
+	fix(&p31, &p32)
+	f := func(u int64) string { return strconv.FormatFloat(float64(u)/1e4, 'f', -1, 64) + "%" }
+	return strings.Join([]string{"state", f(p13), f(p31), f(p32), f(p23), f(p14)}, " ")
 }
 
 // durText writes a duration in milliseconds with up to 3 decimals: "20.125ms".

@@ -8,7 +8,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"time"
 
 	"jitterlab/fit"
 	"jitterlab/internal/files"
@@ -44,7 +43,7 @@ model fits, replay the capture itself: lab run --set up.trace=CAPTURE.
 		"lab fit relay.jlrec --out fitted.toml && lab --scenario fitted.toml"))
 	fs.StringVar(&format, "format", "auto", "capture `FORMAT`: auto, "+strings.Join(trace.Formats, ", ")+", pcap, jlrec")
 	fs.StringVar(&outPath, "out", "", "write the fitted link as a scenario TOML to `FILE` ('lab run --scenario FILE')")
-	fs.BoolVar(&periods, "periods", false, "also cut each direction where its delay changes level, fit every period, and write them as the scenario's timeline")
+	fs.BoolVar(&periods, "periods", false, "also cut each direction where its loss or its delay's level changes, fit every period, and write them as the scenario's timeline (a blackout as blackout = true)")
 	fs.StringVar(&htmlPath, "html", "", "write the report with CDF, QQ, burst and autocorrelation plots as one HTML `FILE`")
 	fs.StringVar(&seq, "seq", trace.DefaultSeq.String(), "pcap: where each payload carries its sequence number, `OFFSET[:WIDTH[:be|le]]` (bytes from the UDP payload's start, 1 to 8 bytes, byte order)")
 	fs.StringVar(&client, "client", "", "pcap: the game client's endpoint `ADDR` (IP:PORT, IP or :PORT) as the client's capture sees it (default: its only busy UDP flow's end that sent first)")
@@ -121,11 +120,7 @@ model fits, replay the capture itself: lab run --set up.trace=CAPTURE.
 	}
 	if outPath != "" {
 		var buf bytes.Buffer
-		var span time.Duration
-		for _, d := range res.Dirs {
-			span = max(span, d.Span)
-		}
-		if err := res.WriteScenario(&buf, span.Round(time.Second)); err != nil {
+		if err := res.WriteScenario(&buf); err != nil {
 			return err
 		}
 		// The lab must load what it wrote.

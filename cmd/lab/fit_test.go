@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -32,6 +33,8 @@ var sdUnits = map[netem.Dist]float64{netem.Uniform: 1 / math.Sqrt(3), netem.Norm
 //   - loss within 4·√(L(1−L)(2B−1)/n), B the mean burst (bursts inflate the
 //     variance of the rate by about 2B−1), and the model with the lower BIC
 //     the one configured; mean burst within 4 standard errors of 1/r̂;
+//   - no packet taken as skipping the delay (the rule needs 3 more than the
+//     0.1 the model puts below its range), so reorder 0;
 //   - no verdict says misfit, and --periods finds no change in a steady link.
 func TestFitRecoversTheLabsOwnLink(t *testing.T) {
 	for _, c := range []struct {
@@ -90,16 +93,163 @@ func TestFitRecoversTheLabsOwnLink(t *testing.T) {
 				}
 				N := float64(d.Sent)
 				check("loss", p.Loss, loss, 4*math.Sqrt(loss*(1-loss)*(2*burst-1)/N))
-				if wantGE := d.Name == "up" && c.burst > 1; d.UseGE != wantGE {
-					t.Errorf("%s: Gilbert–Elliott chosen %v, want %v (BIC Bernoulli %.1f, GE %.1f)", d.Name, d.UseGE, wantGE, d.Bernoulli.BIC, d.GE.BIC)
+				want := fit.BernoulliLoss
+				if d.Name == "up" && c.burst > 1 {
+					want = fit.GilbertElliottLoss // not the 4-state model, which has it as a special case
 				}
-				if d.UseGE {
+				if d.Lost > 0 && d.Model != want {
+					t.Errorf("%s: %v chosen, want %v (BIC Bernoulli %.1f, GE %.1f, 4-state %.1f)", d.Name, d.Model, want, d.Bernoulli.BIC, d.GE.BIC, d.Four.BIC)
+				}
+				if d.Model == fit.GilbertElliottLoss {
 					r := 1 / burst
 					check("mean burst", p.LossBurst, burst, 4*burst*burst*math.Sqrt(r*(1-r)/float64(d.Lost)))
+				}
+				if d.Skipped > 0 || p.Reorder != 0 {
+					t.Errorf("%s: %d packets taken as skipping the delay (reorder %.4f) on a link without reorder", d.Name, d.Skipped, p.Reorder)
 				}
 				for _, v := range d.Verdicts {
 					if v.Misfit {
 						t.Errorf("%s: misfit on the lab's own link: %s", d.Name, v.Text)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestFitChoosesFourStateLoss is the closed loop of netem's 4-state loss
+// model: `lab run --packets` for an hour (72,000 packets a direction) with
+// `up.loss_model = state 1% 30% 20% 30% 2%`, then `lab fit`. The fit must
+// choose the 4-state model by BIC, write it to --out, and recover
+//   - each transition probability within 4 of the standard errors it
+//     reports (the observed information of the hidden chain's likelihood);
+//   - the loss rate within 4·√(L(1−L)(2B−1)/n) and the mean burst within 4
+//     standard errors of a mean of as many bursts (the burst law's variance,
+//     an isolated loss with probability W, else geometric ending with
+//     Q = p31 + p32).
+//
+// The down direction, with Gilbert–Elliott loss of mean burst 3, must not
+// be taken for the 4-state model.
+func TestFitChoosesFourStateLoss(t *testing.T) {
+	dir := t.TempDir()
+	packets, out := filepath.Join(dir, "p.csv"), filepath.Join(dir, "fitted.toml")
+	const model = "state 1% 30% 20% 30% 2%"
+	args := []string{"run", "--duration", "1h", "--seed", "14", "--packets", packets, "--set", "link.latency=30ms",
+		"--set", "link.jitter=5ms", "--set", "up.loss_model=" + model, "--set", "down.loss=3%", "--set", "down.loss_burst=3"}
+	if code, _, stderr := runLab(t, args...); code != 0 {
+		t.Fatalf("lab %s: exit %d: %s", strings.Join(args, " "), code, stderr)
+	}
+	if code, _, stderr := runLab(t, "fit", "--out", out, packets); code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	var want netem.Params
+	if err := netem.ParseLossModel(&want, "up.loss_model", model); err != nil {
+		t.Fatal(err)
+	}
+	g := want.GI
+	res := fitPeriods(t, packets)
+	up, down := res.Dirs[0], res.Dirs[1]
+	if up.Model != fit.FourStateLoss {
+		t.Fatalf("up: %v chosen, want 4-state (BIC Bernoulli %.1f, GE %.1f, 4-state %.1f)", up.Model, up.Bernoulli.BIC, up.GE.BIC, up.Four.BIC)
+	}
+	if down.Model != fit.GilbertElliottLoss {
+		t.Errorf("down: %v chosen, want Gilbert–Elliott (BIC GE %.1f, 4-state %.1f)", down.Model, down.GE.BIC, down.Four.BIC)
+	}
+	check := func(what string, got, want, tol float64) {
+		t.Helper()
+		if !(math.Abs(got-want) <= tol) {
+			t.Errorf("up %s: fitted %.4g, configured %.4g, tolerance %.3g", what, got, want, tol)
+		}
+	}
+	f := up.Four
+	for i, p := range []struct {
+		name      string
+		got, want float64
+	}{{"p13", f.P13, g.P13}, {"p31", f.P31, g.P31}, {"p32", f.P32, g.P32}, {"p23", f.P23, g.P23}, {"p14", f.P14, g.P14}} {
+		check(p.name, p.got, p.want, 4*f.SE[i])
+	}
+	L, B := g.LossRate(), g.MeanBurst()
+	n := float64(up.Sent)
+	check("loss rate", up.LossRate, L, 4*math.Sqrt(L*(1-L)*(2*B-1)/n))
+	// The burst law: W isolated losses, else geometric with Q.
+	pi := g.Stationary()
+	w := pi[0] * g.P14 / (pi[0]*(g.P13+g.P14) + pi[1]*g.P23)
+	q := g.P31 + g.P32
+	m2 := w + (1-w)*(2-q)/(q*q) // E[length²]
+	bursts := n * L / B
+	check("mean burst", up.MeanBurst, B, 4*math.Sqrt((m2-B*B)/bursts))
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var line string
+	for l := range strings.Lines(string(b)) {
+		if strings.HasPrefix(l, "up.loss_model = ") {
+			line = strings.TrimSpace(l)
+		}
+	}
+	var got netem.Params
+	if v, err := strconv.Unquote(strings.TrimPrefix(line, "up.loss_model = ")); err != nil || netem.ParseLossModel(&got, "up.loss_model", v) != nil {
+		t.Fatalf("fitted.toml has no 4-state up.loss_model (%q):\n%s", line, b)
+	}
+	if d := got.GI.P13 - f.P13; math.Abs(d) > 1e-6 {
+		t.Errorf("fitted.toml's p13 %g, the fit's %g", got.GI.P13, f.P13)
+	}
+}
+
+// TestFitRecoversTheReorderParameter: the lab's reorder (netem's) sends a
+// packet at once, skipping the delay, with probability p; what a log shows
+// of it is those packets' delays, at the path's floor below the jitter's
+// whole range, not how many packets arrive out of order (that depends on
+// how many were in flight to be overtaken: none at 20 Hz and 40 ms). The
+// fit of a trace-mode replay of the run (which is the run, packet for
+// packet) must give back p within 4·√(p(1−p)/n) from 10 minutes at 2.2 %,
+// without jitter, with normal jitter, and with uniform jitter wide enough
+// to reorder 7 % of the packets itself; the jitter within 5σ/√n as if no
+// packet had skipped it, and no misfit.
+func TestFitRecoversTheReorderParameter(t *testing.T) {
+	for _, c := range []struct {
+		name            string
+		latency, jitter float64 // ms
+		dist            netem.Dist
+	}{{"no jitter", 40, 0, netem.Normal}, {"normal jitter", 40, 10, netem.Normal}, {"jitter that reorders", 60, 40, netem.Uniform}} {
+		t.Run(c.name, func(t *testing.T) {
+			packets := filepath.Join(t.TempDir(), "p.csv")
+			args := []string{"run", "--duration", "10m", "--seed", "22", "--packets", packets, "--set", fmt.Sprintf("link.latency=%gms", c.latency),
+				"--set", fmt.Sprintf("link.jitter=%gms", c.jitter), "--set", "link.jitter_dist=" + c.dist.String(), "--set", "link.reorder=2.2%"}
+			if code, _, stderr := runLab(t, args...); code != 0 {
+				t.Fatalf("lab %s: exit %d: %s", strings.Join(args, " "), code, stderr)
+			}
+			// The same capture replayed in trace mode: the same packets
+			// skip the delay, and both runs' logs count out of order what
+			// the fit counts.
+			replayed := filepath.Join(t.TempDir(), "trace.csv")
+			if code, _, stderr := runLab(t, "run", "--duration", "10m", "--set", "up.trace="+packets, "--set", "down.trace="+packets, "--packets", replayed); code != 0 {
+				t.Fatalf("trace mode: exit %d: %s", code, stderr)
+			}
+			for _, log := range []string{packets, replayed} {
+				res := fitPeriods(t, log)
+				reordered := reorderedColumn(t, log)
+				for _, d := range res.Dirs {
+					if got, want := d.ReorderObserved, float64(reordered[d.Name])/float64(d.Delivered); math.Abs(got-want) > 1e-12 {
+						t.Errorf("%s %s: the fit counts %.5f out of order, the lab's reordered column %.5f", filepath.Base(log), d.Name, got, want)
+					}
+				}
+			}
+			res := fitPeriods(t, replayed)
+			for _, d := range res.Dirs {
+				const p = 0.022
+				n := float64(d.Delivered)
+				if tol := 4 * math.Sqrt(p*(1-p)/n); math.Abs(d.Reorder-p) > tol {
+					t.Errorf("%s: reorder %.4f, configured %.4f, tolerance %.4f", d.Name, d.Reorder, p, tol)
+				}
+				pr := d.Params()
+				if j := float64(pr.Jitter) / 1e6; math.Abs(j-c.jitter) > 5*c.jitter*sdUnits[c.dist]/math.Sqrt(n)+0.002 {
+					t.Errorf("%s: jitter %.3f ms, configured %g", d.Name, j, c.jitter)
+				}
+				for _, v := range d.Verdicts {
+					if v.Misfit {
+						t.Errorf("%s: misfit: %s", d.Name, v.Text)
 					}
 				}
 			}
@@ -248,10 +398,12 @@ func TestTraceModeRunsRecordsAndVerifies(t *testing.T) {
 func TestPeriodsFindTheHandover(t *testing.T) {
 	// The handover scenario: 100 ms ± 20 ms, 4 % loss; at 20 s a 1 s
 	// blackout; from 21 s 60 ms ± 10 ms, 1 % loss. --periods cuts each
-	// direction once, within the blackout (the capture's times start at the
-	// first packet, 0.47 s into the session), fits each period on its own,
-	// and writes the second as the scenario's timeline. Latency and jitter
-	// within 2 ms: 4 standard errors of ~400 packets at σ 11.5 ms is 2.3 ms.
+	// direction into three: the first link, the blackout (within 2 packet
+	// intervals of 20 s, times from the session's start), the second link
+	// (within 2 intervals of 21 s); it fits each link on its own and
+	// writes the blackout and the second link as the scenario's timeline.
+	// Latency and jitter within 2 ms: 4 standard errors of ~400 packets at
+	// σ 11.5 ms is 2.3 ms.
 	dir := t.TempDir()
 	packets, out := filepath.Join(dir, "p.csv"), filepath.Join(dir, "fitted.toml")
 	if code, _, stderr := runLab(t, "run", "--scenario", "handover", "--packets", packets); code != 0 {
@@ -262,27 +414,131 @@ func TestPeriodsFindTheHandover(t *testing.T) {
 		t.Fatalf("fit: exit %d: %s", code, stderr)
 	}
 	res := fitPeriods(t, packets)
+	const interval = 50 * time.Millisecond
 	for _, d := range res.Dirs {
-		if len(d.Periods) != 2 {
-			t.Fatalf("%s: %d periods, want 2:\n%s", d.Name, len(d.Periods), stdout)
+		if len(d.Periods) != 3 || !d.Periods[1].Blackout {
+			t.Fatalf("%s: %d periods, want 3, the second a blackout:\n%s", d.Name, len(d.Periods), stdout)
 		}
-		if at := d.Periods[1].From; at < 19*time.Second || at > 21*time.Second {
-			t.Errorf("%s: change at %v, want within the blackout (19.5–20.5 s from the first packet)", d.Name, at)
+		for i, at := range []time.Duration{20 * time.Second, 21 * time.Second} {
+			if from := d.Periods[i+1].From; from < at || from > at+2*interval {
+				t.Errorf("%s: period %d from %v, want within %v after %v", d.Name, i+2, from, 2*interval, at)
+			}
 		}
 		for i, want := range []struct{ latency, jitter float64 }{{100, 20}, {60, 10}} {
-			p := d.Periods[i].Fit.Params()
+			p := d.Periods[2*i].Fit.Params()
 			if l, j := float64(p.Latency)/1e6, float64(p.Jitter)/1e6; math.Abs(l-want.latency) > 2 || math.Abs(j-want.jitter) > 2 {
-				t.Errorf("%s period %d: %.2f ms ± %.2f ms, want %g ± %g", d.Name, i+1, l, j, want.latency, want.jitter)
+				t.Errorf("%s period %d: %.2f ms ± %.2f ms, want %g ± %g", d.Name, 2*i+1, l, j, want.latency, want.jitter)
 			}
 		}
 	}
 	b, err := os.ReadFile(out)
-	if err != nil || strings.Count(string(b), "[[timeline]]") != 2 {
-		t.Errorf("fitted.toml has no timeline of the two changes: %v\n%s", err, b)
+	if err != nil || strings.Count(string(b), "[[timeline]]") != 4 || !strings.Contains(string(b), `duration = "40s"`) {
+		t.Errorf("fitted.toml has no duration of 40 s or no timeline of the four changes: %v\n%s", err, b)
 	}
 	if code, _, stderr := runLab(t, "run", "--scenario", out, "--duration", "25s"); code != 0 {
 		t.Errorf("lab run --scenario fitted.toml: exit %d: %s", code, stderr)
 	}
+}
+
+// TestPeriodsFindABlackoutAndALatencyStep: a 45 s run at 50 ms ± 10 ms
+// uniform, 2 % loss, whose timeline raises the latency to 90 ms at 15 s and
+// blacks the link out (100 % loss) from 30 s to 31 s. `lab fit --periods`
+// must cut each direction three times and write the blackout as a
+// timeline entry of its own, with times from the session's start (the
+// lab's own log has the lab's clock; the first packet is 0.47 s in):
+//   - the blackout's start and end within 2 packet intervals (100 ms at the
+//     client's 20 Hz): the first lost and the first delivered packet again;
+//   - the latency step within 10 packet intervals (0.5 s): the step of 40 ms
+//     is 4σ of uniform ± 10 ms jitter, so a few packets either side of it
+//     can fit either level;
+//   - each period's latency within 5σ/√n + the log's 1 µs, σ = 10/√3 ms;
+//   - the scenario's duration 45 s, not the span of the sends.
+func TestPeriodsFindABlackoutAndALatencyStep(t *testing.T) {
+	dir := t.TempDir()
+	sc, packets, out := filepath.Join(dir, "step.toml"), filepath.Join(dir, "p.csv"), filepath.Join(dir, "fitted.toml")
+	if err := os.WriteFile(sc, []byte(`description = "a latency step, then a 1 s blackout"
+duration = "45s"
+link.latency = "50ms"
+link.jitter = "10ms"
+link.loss = "2%"
+
+[[timeline]]
+at = "15s"
+link.latency = "90ms"
+
+[[timeline]]
+at = "30s"
+link.loss = "100%"
+
+[[timeline]]
+at = "31s"
+link.loss = "2%"
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runLab(t, "run", "--scenario", sc, "--seed", "3", "--packets", packets); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := runLab(t, "fit", "--periods", "--out", out, packets)
+	if code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	res := fitPeriods(t, packets)
+	const interval = 50 * time.Millisecond
+	for _, d := range res.Dirs {
+		if len(d.Periods) != 4 {
+			t.Fatalf("%s: %d periods, want 4 (50 ms, 90 ms, blackout, 90 ms):\n%s", d.Name, len(d.Periods), stdout)
+		}
+		for i, want := range []struct {
+			at       time.Duration
+			tol      time.Duration
+			blackout bool
+			latency  float64
+		}{{0, 0, false, 50}, {15 * time.Second, 10 * interval, false, 90}, {30 * time.Second, 2 * interval, true, 0}, {31 * time.Second, 2 * interval, false, 90}} {
+			p := d.Periods[i]
+			if i > 0 && (p.From < want.at || p.From > want.at+want.tol) {
+				t.Errorf("%s period %d starts at %v, want within %v after %v", d.Name, i+1, p.From, want.tol, want.at)
+			}
+			if p.Blackout != want.blackout {
+				t.Errorf("%s period %d: blackout %v, want %v", d.Name, i+1, p.Blackout, want.blackout)
+			}
+			if want.blackout || p.Fit == nil {
+				continue
+			}
+			got := float64(p.Fit.Params().Latency) / 1e6
+			if tol := 5*10/math.Sqrt(3)/math.Sqrt(float64(p.Fit.Delivered)) + 0.002; math.Abs(got-want.latency) > tol {
+				t.Errorf("%s period %d: latency %.3f ms, want %g ± %.3f", d.Name, i+1, got, want.latency, tol)
+			}
+		}
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `duration = "45s"`) || strings.Count(string(b), "blackout = true") != 2 {
+		t.Errorf("fitted.toml lacks the duration of 45 s or a blackout per direction:\n%s", b)
+	}
+	if code, _, stderr := runLab(t, "run", "--scenario", out); code != 0 {
+		t.Errorf("lab run --scenario fitted.toml: exit %d: %s", code, stderr)
+	}
+}
+
+// reorderedColumn counts, per direction, the delivered packets whose
+// reordered column in the packets CSV at path is true.
+func reorderedColumn(t *testing.T, path string) map[string]int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := map[string]int{}
+	for l := range strings.Lines(string(b)) {
+		f := strings.Split(strings.TrimSpace(l), ",")
+		if len(f) == 9 && f[4] == "delivered" && f[8] == "true" {
+			n[f[0]]++
+		}
+	}
+	return n
 }
 
 // fitPeriods fits the packets CSV at path as 'lab fit --periods' does.
