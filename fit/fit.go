@@ -47,10 +47,10 @@ type Dir struct {
 	Sent, Delivered, Lost, Unmeasured int
 	Duplicates                        int
 	Span                              time.Duration // first to last send
-	// Start is the first send from the capture's start: on the lab's own
-	// log (one clock, the lab's) its time in the session, which starts at
-	// 0; with two clocks 0, the first send being all that is known of the
-	// start.
+	// Start is the first send from the capture's start ([trace.Trace.Origin]):
+	// on the lab's own log its time in the session, which starts at 0; on
+	// one clock from the capture's first packet either way; with two
+	// clocks 0, the first send being all that is known of the start.
 	Start time.Duration
 
 	// Clock drift: the slope of the lower envelope of delay against send
@@ -175,7 +175,7 @@ func Fit(t *trace.Trace, o Options) (*Result, error) {
 		if len(dir.Packets) == 0 {
 			continue
 		}
-		d, err := fitDir(dir, t.SyncedClocks, o.Periods)
+		d, err := fitDir(dir, t.SyncedClocks, t.Origin, o.Periods)
 		if err != nil {
 			// One direction may be dead or barely used; fit the other.
 			r.Skipped = append(r.Skipped, fmt.Sprintf("%s: %v", dir.Name, err))
@@ -256,14 +256,14 @@ type point struct {
 	idx  int   // in the direction's packets
 }
 
-func fitDir(dir *trace.Direction, synced, periods bool) (*Dir, error) {
+func fitDir(dir *trace.Direction, synced bool, origin int64, periods bool) (*Dir, error) {
 	pk := dir.Packets
 	d := &Dir{Name: dir.Name, Sent: len(pk), Duplicates: dir.Duplicates}
 	t0 := pk[0].Send
 	var tMin, tMax = pk[0].Send, pk[0].Send
 	var pts []point
 	if synced {
-		d.Start = time.Duration(t0)
+		d.Start = time.Duration(t0 - origin)
 	}
 	for i, p := range pk {
 		tMin, tMax = min(tMin, p.Send), max(tMax, p.Send)
@@ -315,7 +315,7 @@ func fitDir(dir *trace.Direction, synced, periods bool) (*Dir, error) {
 	fitReorder(d, all, pk)
 	d.judge()
 	if periods {
-		fitPeriods(d, pk, pts, synced)
+		fitPeriods(d, pk, pts, synced, origin)
 	}
 	return d, nil
 }

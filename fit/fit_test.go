@@ -363,3 +363,25 @@ func TestPeriodsCutWhereTheLossRateChanges(t *testing.T) {
 		}
 	}
 }
+
+// A capture on one clock that is not the lab's (a pcap, a proxy
+// recording) has wall times since 1970: the session runs from its first
+// packet, not from 1970.
+func TestOneClockCaptureCountsFromItsFirstPacket(t *testing.T) {
+	const epoch = int64(1_795_000_000) * 1e9
+	tr := synthetic(400, normalDelay, func(int, *rand.Rand) bool { return false })
+	tr.Format, tr.SyncedClocks, tr.Origin = "pcap", true, epoch-2e9 // the capture began 2 s before the first send
+	for i := range tr.Up.Packets {
+		tr.Up.Packets[i].Send += epoch
+	}
+	r, err := Fit(tr, Options{Periods: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := r.Dirs[0].Start, 2*time.Second; got != want {
+		t.Errorf("first send at %v from the capture's start, want %v", got, want)
+	}
+	if got, want := r.Duration(), 2*time.Second+400*50*time.Millisecond; got != want {
+		t.Errorf("duration %v, want %v (2 s before the first send, 400 sends 50 ms apart)", got, want)
+	}
+}

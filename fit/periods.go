@@ -130,7 +130,7 @@ func refine(pts []point, a, b int) int {
 // any other with fewer than MinDelivered delivered packets joins the period
 // before it (the first, the one after). It leaves d.Periods empty when
 // there is one period or a period cannot be fitted.
-func fitPeriods(d *Dir, pk []trace.Packet, pts []point, synced bool) {
+func fitPeriods(d *Dir, pk []trace.Packet, pts []point, synced bool, origin int64) {
 	var cuts []int
 	from := 0
 	for _, b := range blackouts(pk) {
@@ -196,7 +196,7 @@ func fitPeriods(d *Dir, pk []trace.Packet, pts []point, synced bool) {
 			periods = append(periods, Period{From: at, Blackout: true, Sent: s.b - s.a})
 			continue
 		}
-		f, err := fitDir(&trace.Direction{Name: d.Name, Packets: pk[s.a:s.b]}, synced, false)
+		f, err := fitDir(&trace.Direction{Name: d.Name, Packets: pk[s.a:s.b]}, synced, origin, false)
 		if err != nil {
 			return
 		}

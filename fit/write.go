@@ -22,7 +22,11 @@ func (r *Result) WriteText(w io.Writer) error {
 	p := func(format string, a ...any) { fmt.Fprintf(bw, format, a...) }
 	p("lab fit %s (%s)\n", r.File, r.Format)
 	if r.SyncedClocks {
-		p("clocks: one clock for send and arrival (the lab's true time): delays are absolute\n")
+		if r.Format == "packets" {
+			p("clocks: one clock for send and arrival (the lab's true time): delays are absolute\n")
+		} else {
+			p("clocks: one clock for send and arrival (one machine's): delays are absolute\n")
+		}
 	} else {
 		p("clocks: the sender's and the receiver's; drift is the slope of the delays' low envelope against time.\n")
 		if r.OffsetRemoved != 0 {

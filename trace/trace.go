@@ -52,7 +52,12 @@ type Trace struct {
 	// SyncedClocks: send and arrival times are on one clock (the lab's
 	// own log), so delays are absolute and there is no drift to remove.
 	SyncedClocks bool
-	Up, Down     Direction
+	// Origin is the session's start on the send clock, where one clock
+	// gives it: 0 on the lab's own log (its session starts at 0), the
+	// first packet either way on a single capture or a proxy recording.
+	// With two clocks it is 0 and means nothing.
+	Origin   int64
+	Up, Down Direction
 }
 
 // Limits of every reader: input bytes, bytes per line, packets per trace.
@@ -200,6 +205,16 @@ func (b *builder) trace(format string, synced bool) (*Trace, error) {
 	}
 	if len(t.Up.Packets)+len(t.Down.Packets) == 0 {
 		return nil, &Error{File: b.file, Want: "no packets in the capture"}
+	}
+	if synced && format != "packets" { // the lab's own log starts at 0
+		first := true
+		for _, dir := range []*Direction{&t.Up, &t.Down} {
+			for _, p := range dir.Packets {
+				if first || p.Send < t.Origin {
+					t.Origin, first = p.Send, false
+				}
+			}
+		}
 	}
 	return t, nil
 }
