@@ -92,6 +92,11 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	if err := distinctOutputs(map[string]string{"pcap": pcapPath, "record": recordPath}); err != nil {
 		return cmdLineErr(err)
 	}
+	for _, out := range []struct{ flag, path string }{{"pcap", pcapPath}, {"record", recordPath}} {
+		if out.path == "-" {
+			return badUsage("--%s -: the proxy prints its counters on standard output; name a file", out.flag)
+		}
+	}
 	var controlLn net.Listener
 	if control != "" {
 		if controlLn, err = listenControl(control); err != nil {

@@ -327,3 +327,15 @@ func TestProxyHelpListsScreenKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyCaptureToStandardOutputIsABadCommandLine: --pcap - and --record -
+// are refused as a bad command line (exit 2) naming the flag, before the
+// relay binds its port.
+func TestProxyCaptureToStandardOutputIsABadCommandLine(t *testing.T) {
+	for _, flag := range []string{"--pcap", "--record"} {
+		code, _, errOut := runLab(t, "proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", flag, "-", "--duration", "1s", "--no-tui")
+		if code != 2 || !strings.Contains(errOut, flag+" -") {
+			t.Errorf("%s -: exit %d, %q; want exit 2 naming %s -", flag, code, errOut, flag)
+		}
+	}
+}

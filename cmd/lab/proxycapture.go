@@ -366,11 +366,6 @@ func openProxyCaptures(pcapPath, recordPath string, stdout io.Writer, listen net
 	if pcapPath == "" && recordPath == "" {
 		return nil, nil
 	}
-	for flag, path := range map[string]string{"pcap": pcapPath, "record": recordPath} {
-		if path == "-" {
-			return nil, fmt.Errorf("--%s -: the proxy prints its counters on standard output; name a file", flag)
-		}
-	}
 	var outs []*output
 	fail := func(err error) (*proxyCapture, error) {
 		for _, f := range outs {
