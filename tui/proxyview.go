@@ -74,12 +74,12 @@ type ProxyDir struct {
 	Bytes      int64  // payload bytes delivered (< 0: not measured)
 	LossBursts int64  // runs of consecutive losses (< 0: not measured)
 
-	DelayP50Ms, DelayP99Ms float64 // one-way delay the proxy added, recent packets
-	JitterMs               float64 // RFC 3550 jitter of the relayed stream as it leaves
-	ArrivalJitterMs        float64 // RFC 3550 jitter of the game's own stream as it arrives
+	JitterMs        float64 // RFC 3550 jitter of the relayed stream as it leaves
+	ArrivalJitterMs float64 // RFC 3550 jitter of the game's own stream as it arrives
 	// DelaysMs are the added delays of the copies released since the
-	// previous Snapshot (nil: not measured), for the delay chart: each
-	// Snapshot hands them over once.
+	// previous Snapshot (nil: not measured; empty: none released), for
+	// the delay chart and the realised delay: each Snapshot hands them
+	// over once.
 	DelaysMs []float64
 }
 
@@ -98,6 +98,9 @@ type proxySample struct {
 	wall             time.Duration // the snapshot's
 	in               [2]uint64     // datagrams in, totals
 	delivered        [2]uint64     // copies written out, totals
+	lost, reordered  [2]uint64     // totals
+	duplicated       [2]uint64     // totals
+	bursts           [2]int64      // runs of losses, totals (< 0: not measured)
 	bytes            [2]int64      // payload bytes written out, totals (< 0: not measured)
 	outRate, kbit    [2]float64    // copies and kbit/s written out over the same span as rate (kbit NaN: not measured)
 }
@@ -105,6 +108,21 @@ type proxySample struct {
 // rateSpan is the span packet rates are averaged over: a game's 20 or 60
 // packets/s are 2 or 6 a sample, too few for a steady rate.
 const rateSpan = time.Second
+
+// realSpan is the span the realised figures (delay p50/p99, loss, bursts,
+// reorders, duplicates) are taken over, cut at the latest change of the
+// links so that they compare with the settings in force.
+const realSpan = 10 * time.Second
+
+// maxRecentDelays bounds the delays kept for the realised percentiles per
+// direction (the newest are kept).
+const maxRecentDelays = 1 << 14
+
+// stampedDelay is a copy's added delay and the snapshot that brought it.
+type stampedDelay struct {
+	wall time.Duration
+	ms   float64
+}
 
 // ProxyView is the live screen of 'lab proxy': the relay's charts, the
 // configured and the realised link side by side, the link editor, the
@@ -132,6 +150,8 @@ type ProxyView struct {
 	prev                ProxySnapshot // the one the latest sample's rates start from
 	pending             proxySample   // delays gathered toward the next sample
 	pendingN            [2]int
+	recent              [2][]stampedDelay // the copies' delays, newest last (bounded)
+	measured            [2]bool           // the source measures a direction's delays
 	haveLast            bool
 	ended               bool // the relay stopped, and the screen with it
 	signal              os.Signal
@@ -247,6 +267,13 @@ func (v *ProxyView) sample() {
 	}
 	v.last = s
 	for d, pd := range []*ProxyDir{&s.Up, &s.Down} {
+		v.measured[d] = v.measured[d] || pd.DelaysMs != nil
+		if len(v.recent[d])+len(pd.DelaysMs) > 2*maxRecentDelays {
+			v.recent[d] = append(v.recent[d][:0], v.recent[d][max(len(v.recent[d])-maxRecentDelays, 0):]...)
+		}
+		for _, ms := range pd.DelaysMs[max(len(pd.DelaysMs)-maxRecentDelays, 0):] {
+			v.recent[d] = append(v.recent[d], stampedDelay{s.Wall, ms})
+		}
 		for _, ms := range pd.DelaysMs {
 			if v.pendingN[d] == 0 || ms < v.pending.delayLo[d] {
 				v.pending.delayLo[d] = ms
@@ -268,6 +295,8 @@ func (v *ProxyView) sample() {
 	x := v.pending
 	x.wall, x.in = s.Wall, [2]uint64{s.Up.In, s.Down.In}
 	x.delivered, x.bytes = [2]uint64{s.Up.Delivered, s.Down.Delivered}, [2]int64{s.Up.Bytes, s.Down.Bytes}
+	x.lost, x.reordered = [2]uint64{s.Up.Lost, s.Down.Lost}, [2]uint64{s.Up.Reordered, s.Down.Reordered}
+	x.duplicated, x.bursts = [2]uint64{s.Up.Duplicated, s.Down.Duplicated}, [2]int64{s.Up.LossBursts, s.Down.LossBursts}
 	// The rates since the newest sample at least rateSpan old, or the first.
 	from := proxySample{wall: v.prev.Wall, in: [2]uint64{v.prev.Up.In, v.prev.Down.In},
 		delivered: [2]uint64{v.prev.Up.Delivered, v.prev.Down.Delivered}, bytes: [2]int64{v.prev.Up.Bytes, v.prev.Down.Bytes}}
@@ -318,7 +347,9 @@ func (v *ProxyView) refresh() {
 	fill(v.rate, func(x *proxySample, d int) []float64 { return []float64{x.rate[d], x.rate[d]} })
 	fill(v.jitter, func(x *proxySample, d int) []float64 { return []float64{x.jitter[d], x.jitter[d]} })
 	v.jitter.Span = "−" + fmtSpan(span, v.every)
-	v.delay.SetNote("up " + num("%.1f", s.Up.DelayP50Ms) + ", dn " + num("%.1f", s.Down.DelayP50Ms))
+	from := v.realFrom()
+	up, down := v.realDelays(0, from), v.realDelays(1, from)
+	v.delay.SetNote("up " + num("%.1f", up[0]) + ", dn " + num("%.1f", down[0]))
 	var rate [2]float64
 	if len(shown) > 0 {
 		rate = shown[len(shown)-1].rate
@@ -337,7 +368,8 @@ func (v *ProxyView) refresh() {
 	}
 	segs = append(segs, segment{fmt.Sprintf("window %v", windows[v.window]), 30})
 	v.header.set(" ─ ", segs...)
-	v.table.SetText(v.tableText())
+	v.table.SetTitle(fmt.Sprintf(" configured (set) and realised, per direction; realised %s ", v.realSpanText(from)))
+	v.table.SetText(v.tableText(from))
 	if v.logShown() {
 		all := slices.Concat(s.Changes, v.refused)
 		slices.SortStableFunc(all, func(a, b ProxyChange) int { return cmp.Compare(a.At, b.At) })
@@ -364,7 +396,7 @@ func fmtWall(d time.Duration) string {
 // tableText is the configured link and the realised one, per direction:
 // a "set" row of the keys in force and a "real" row of what the relayed
 // packets met, column by column.
-func (v *ProxyView) tableText() string {
+func (v *ProxyView) tableText(from time.Duration) string {
 	row := func(cells ...string) string {
 		return fmt.Sprintf(" %-9s %9s %6s %6s %6s %5s %7s %5s %6s %7s", anySlice(cells)...)
 	}
@@ -388,11 +420,15 @@ func (v *ProxyView) tableText() string {
 	} else {
 		last.kbit = [2]float64{math.NaN(), math.NaN()}
 	}
+	base := v.realBase(from)
 	for d, dir := range []string{"up", "down"} {
 		c := &v.last.Up
 		if d == 1 {
 			c = &v.last.Down
 		}
+		in, lost := c.In-base.in[d], c.Lost-base.lost[d]
+		delivered, reordered, dup := c.Delivered-base.delivered[d], c.Reordered-base.reordered[d], c.Duplicated-base.duplicated[d]
+		delay := v.realDelays(d, from)
 		get := func(k string) string { return v.src.Get(dir + "." + k) }
 		limit := get("rate")
 		if limit == "0" {
@@ -400,15 +436,65 @@ func (v *ProxyView) tableText() string {
 		}
 		lines = append(lines, tview.Escape(row(dir+" set", get("latency"), "±"+get("jitter"), "", get("loss"), get("loss_burst"), get("reorder"), get("duplicate"), "", limit)))
 		burst := "–"
-		if c.LossBursts > 0 {
-			burst = fmt.Sprintf("%.1f", float64(c.Lost)/float64(c.LossBursts))
-		} else if c.LossBursts == 0 {
-			burst = "0"
+		if c.LossBursts >= 0 && base.bursts[d] >= 0 {
+			if runs := c.LossBursts - base.bursts[d]; runs > 0 {
+				burst = fmt.Sprintf("%.1f", float64(lost)/float64(runs))
+			} else {
+				burst = "0"
+			}
 		}
-		lines = append(lines, "[white]"+tview.Escape(row("   real", ms(c.DelayP50Ms), ms(c.DelayP99Ms), ms(c.JitterMs), pct(c.Lost, c.In),
-			burst, pct(c.Reordered, c.Delivered), pct(c.Duplicated, c.In), fmt.Sprintf("%.0f", last.outRate[d]), num("%.1f", last.kbit[d])))+"[-]")
+		lines = append(lines, "[white]"+tview.Escape(row("   real", ms(delay[0]), ms(delay[1]), ms(c.JitterMs), pct(lost, in),
+			burst, pct(reordered, delivered), pct(dup, in), fmt.Sprintf("%.0f", last.outRate[d]), num("%.1f", last.kbit[d])))+"[-]")
 	}
 	return strings.Join(lines, "\n")
+}
+
+// realFrom is where the realised figures start: realSpan ago, or the
+// latest change of the links if later (whoever made it).
+func (v *ProxyView) realFrom() time.Duration {
+	from := max(v.last.Wall-realSpan, 0)
+	for _, c := range v.last.Changes {
+		if c.Refused == "" {
+			from = max(from, c.At)
+		}
+	}
+	return from
+}
+
+// realSpanText says over which span the realised figures are.
+func (v *ProxyView) realSpanText(from time.Duration) string {
+	if from > 0 && from > v.last.Wall-realSpan {
+		return "since +" + fmtWall(from)
+	}
+	return fmt.Sprintf("over the last %v", realSpan)
+}
+
+// realBase is the counters at from: the newest sample no later, or the
+// relay's start.
+func (v *ProxyView) realBase(from time.Duration) proxySample {
+	for i := len(v.samples) - 1; i >= 0; i-- {
+		if v.samples[i].wall <= from {
+			return v.samples[i]
+		}
+	}
+	return proxySample{}
+}
+
+// realDelays is a direction's added delay p50 and p99 over the copies
+// written since from (NaN: none, or not measured).
+func (v *ProxyView) realDelays(d int, from time.Duration) [2]float64 {
+	var ms []float64
+	for _, x := range v.recent[d] {
+		if x.wall > from {
+			ms = append(ms, x.ms)
+		}
+	}
+	if !v.measured[d] || len(ms) == 0 {
+		return [2]float64{math.NaN(), math.NaN()}
+	}
+	slices.Sort(ms)
+	rank := func(q float64) float64 { return ms[max(int(math.Ceil(q*float64(len(ms))))-1, 0)] }
+	return [2]float64{rank(0.5), rank(0.99)}
 }
 
 func anySlice(s []string) []any {
@@ -607,9 +693,9 @@ const proxyChartHelp = "Charts, newest at the right, up in colour and down in wh
 	"delay the proxy added to each relayed packet (each column its range; p50 in the title), the " +
 	"game's own packets per second as they reach the proxy, and the RFC 3550 " +
 	"jitter of the game's stream as it arrives. The box below compares, per " +
-	"direction, the link as set with what the relayed packets met: added delay " +
-	"p50/p99, the relayed stream's jitter, loss (and the mean burst length), " +
-	"reordered and duplicated shares, and the packets and kilobits per second written out over the last second. A dash is a " +
+	"direction, the link as set with what the relayed packets met over the last 10 s, or since the latest change of the links " +
+	"(its title says which): added delay p50/p99, loss (and the mean burst length), reordered and duplicated shares; " +
+	"beside them the relayed stream's RFC 3550 jitter, and the packets and kilobits per second written out over the last second. A dash is a " +
 	"figure the relay does not measure."
 
 func (v *ProxyView) help() {

@@ -77,12 +77,16 @@ func (f *relayFeed) OnPacket(e *proxy.PacketEvent) {
 	}
 }
 
-// take hands over a direction's delays since the last call and the mean
-// arrival jitter of its streams (NaN before any has two intervals).
+// take hands over a direction's delays since the last call (empty, not
+// nil, when there are none: the feed measures them) and the mean arrival
+// jitter of its streams (NaN before any has two intervals).
 func (f *relayFeed) take(d proxy.Dir) (delays []float64, jitterMs float64) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	delays = f.delays[d]
+	if delays == nil {
+		delays = []float64{}
+	}
 	f.delays[d] = nil
 	var sum float64
 	n := 0
@@ -169,9 +173,8 @@ func (s *relaySource) Snapshot() tui.ProxySnapshot {
 		nan := math.NaN()
 		pd := tui.ProxyDir{In: c.Received + c.KernelDropped, Delivered: c.Delivered, Lost: c.Lost + c.QueueDropped,
 			Dropped: c.Dropped() - c.Lost - c.QueueDropped, Duplicated: c.Duplicated, Reordered: c.Reordered,
-			Bytes: int64(da.Bytes), LossBursts: int64(c.LossBursts), DelayP50Ms: nan, DelayP99Ms: nan, JitterMs: nan, ArrivalJitterMs: nan}
+			Bytes: int64(da.Bytes), LossBursts: int64(c.LossBursts), JitterMs: nan, ArrivalJitterMs: nan}
 		if c.Delivered > 0 {
-			pd.DelayP50Ms, pd.DelayP99Ms = float64(da.DelayP50)/1e6, float64(da.DelayP99)/1e6
 			pd.JitterMs = float64(da.Jitter) / 1e6
 		}
 		if s.feed != nil {
