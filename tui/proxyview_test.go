@@ -24,7 +24,7 @@ type fakeProxy struct {
 	snap    ProxySnapshot
 	n       int
 	applied [][2]string
-	burst   bool // the game sends 2 packets every other 100 ms (10/s) instead of 6 each
+	burst   bool    // the game sends 2 packets every other 100 ms (10/s) instead of 6 each
 	added   float64 // ms added to every up delay (a link changed live)
 	lossN   int     // up loses one packet in lossN (0: one in 50)
 }
