@@ -87,6 +87,10 @@ type ProxyDir struct {
 type ProxyOptions struct {
 	Every    time.Duration       // chart sample period (100ms)
 	Scenario *scenarios.Scenario // the scenario whose timeline runs (nil: none), for c
+	// Record is R: it starts a recording of the relayed traffic, or stops
+	// the one running, and says which for the status line (nil: R does
+	// nothing).
+	Record func() (string, error)
 }
 
 // proxySample is one chart column's worth: per direction the added
@@ -132,6 +136,7 @@ type ProxyView struct {
 	src   ProxySource
 	every time.Duration
 	scen  *scenarios.Scenario
+	rec   func() (string, error)
 
 	header, keys        *fitLine
 	statusRow, table    *tview.TextView
@@ -167,7 +172,7 @@ func NewProxyView(src ProxySource, opts ProxyOptions) *ProxyView {
 	if opts.Every <= 0 {
 		opts.Every = 100 * time.Millisecond
 	}
-	v := &ProxyView{app: tview.NewApplication(), src: src, every: opts.Every, scen: opts.Scenario, window: 1, clock: newClock(),
+	v := &ProxyView{app: tview.NewApplication(), src: src, every: opts.Every, scen: opts.Scenario, rec: opts.Record, window: 1, clock: newClock(),
 		header: newFitLine(), keys: newFitLine(), editor: NewLinkEditor(),
 		statusRow: tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true),
 		table:     tview.NewTextView().SetDynamicColors(true).SetWrap(false),
@@ -205,7 +210,7 @@ func NewProxyView(src ProxySource, opts ProxyOptions) *ProxyView {
 	v.keys.set("  ",
 		segment{"[yellow]↑↓←→[-] select", 60}, segment{"[yellow]+-[-] step", 70},
 		segment{"[yellow]enter[-] type", 80}, segment{"[yellow]1-9[-] preset", 50},
-		segment{"[yellow]z[-] zoom", 20}, segment{"[yellow]c[-] changes", 30},
+		segment{"[yellow]z[-] zoom", 20}, segment{"[yellow]c[-] changes", 30}, segment{"[yellow]R[-] record", 40},
 		segment{"[yellow]?[-] help", mustKeep}, segment{"[yellow]q[-] quit", mustKeep})
 	v.app.SetRoot(&sizeGuard{Primitive: v.pages, minW: minWidth, minH: minHeight, fit: v.fitStatus}, true).SetInputCapture(v.onKey)
 	v.status = "relaying; the editor changes the links now (enter types a value, + - step)"
@@ -598,6 +603,8 @@ func (v *ProxyView) onKey(ev *tcell.EventKey) *tcell.EventKey {
 			v.window = (v.window + 1) % len(windows)
 		case r == 'c':
 			v.toggleLog()
+		case r == 'R' && v.rec != nil:
+			v.record()
 		case r == '?':
 			v.help()
 		case r == 'q':
@@ -610,6 +617,16 @@ func (v *ProxyView) onKey(ev *tcell.EventKey) *tcell.EventKey {
 	}
 	v.refresh()
 	return nil
+}
+
+// record is R: it starts or stops the run's recording.
+func (v *ProxyView) record() {
+	msg, err := v.rec()
+	if err != nil {
+		v.status = "[red]record: " + tview.Escape(err.Error())
+		return
+	}
+	v.status = "[green]" + tview.Escape(msg) + "[-]"
 }
 
 func (v *ProxyView) step(dir int) {
@@ -681,8 +698,9 @@ var proxyKeys = [][2]string{
 	{"1-9", "apply a preset to both links: " + strings.Join(presetKeys, ", ")},
 	{"z", "chart window: 10 s, 30 s, 2 min"},
 	{"c", "the scenario (description, source, timeline) and every change so far in place of the editor — yours, the timeline's, the control API's, --flow's — and those refused, with the reason, newest at the bottom: ↑ ↓ PgUp PgDn Home End scroll it, its bottom edge says which lines show"},
+	{"R", "record the relayed traffic from now to a new file (jitterlab-proxy-DATE-TIME.jlrec in the current folder), or stop and close it; lab replay, export and plot read it (with --record or --pcap running from the start, R says so)"},
 	{"?", "this help (Esc closes)"},
-	{"q Ctrl-C", "quit: the relay stops and prints its summary (SIGTERM and SIGHUP do the same)"},
+	{"q Ctrl-C", "quit: the relay stops and prints its summary, an open recording is closed (SIGTERM and SIGHUP do the same)"},
 }
 
 // ProxyKeyHelp lists the proxy screen's keys, one per line.

@@ -343,3 +343,35 @@ func TestProxyRealisedFollowsALiveChange(t *testing.T) {
 		t.Errorf("the box does not say the realised figures start at the change:\n%s", out)
 	}
 }
+
+// R on the proxy screen (issue 12.4) starts and stops a recording through
+// the run's hook and says so on the status line, a refusal in red; the help
+// and the key row list it.
+func TestProxyRRecords(t *testing.T) {
+	f := newFakeProxy(t)
+	calls := 0
+	v := NewProxyView(f, ProxyOptions{Record: func() (string, error) {
+		calls++
+		if calls == 2 {
+			return "", fmt.Errorf("disk full")
+		}
+		return fmt.Sprintf("recording to r%d.jlrec (R stops)", calls), nil
+	}})
+	screen := tcell.NewSimulationScreen("UTF-8")
+	v.app.SetScreen(screen)
+	screen.SetSize(120, 40)
+	f.tick()
+	v.advance(0)
+	proxyKey(v, tcell.NewEventKey(tcell.KeyRune, 'R', 0))
+	if out := drawProxy(v, screen); calls != 1 || !strings.Contains(out, "recording to r1.jlrec (R stops)") || !strings.Contains(out, "R record") {
+		t.Fatalf("R called the hook %d times; the screen:\n%s", calls, out)
+	}
+	proxyKey(v, tcell.NewEventKey(tcell.KeyRune, 'R', 0))
+	if out := drawProxy(v, screen); !strings.Contains(out, "record: disk full") {
+		t.Fatalf("a failed R is not on the status line:\n%s", out)
+	}
+	proxyKey(v, tcell.NewEventKey(tcell.KeyRune, '?', 0))
+	if out := drawProxy(v, screen); !strings.Contains(out, "R         record the relayed traffic") {
+		t.Fatalf("the help does not list R:\n%s", out)
+	}
+}

@@ -216,7 +216,13 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	}
 	if screen {
 		src := newRelaySource(r, cond, target, start, feed)
-		return finish(proxyScreen(src, sc, cancelRun, done, changes, stderr))
+		rec := &screenRecorder{sw: &captures, r: r, cond: cond, dir: ".", name: o.name(), bound: bound}
+		for _, f := range []struct{ flag, path string }{{"--record", recordPath}, {"--pcap", pcapPath}} {
+			if f.path != "" {
+				rec.flags = strings.TrimPrefix(rec.flags+" and "+f.flag+" "+f.path, " and ")
+			}
+		}
+		return finish(proxyScreen(src, sc, rec, cancelRun, done, changes, stderr))
 	}
 	stamp := func(t time.Time) string {
 		return fmt.Sprintf("%s +%.1fs", t.Format("15:04:05.000"), t.Sub(start).Seconds())

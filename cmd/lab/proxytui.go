@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"net/netip"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +15,7 @@ import (
 	"jitterlab/lab"
 	"jitterlab/proxy"
 	proxyctl "jitterlab/proxy/control"
+	"jitterlab/recordings"
 	"jitterlab/scenarios"
 	"jitterlab/tui"
 )
@@ -217,10 +220,83 @@ func (s *relaySource) Apply(sets [][2]string) error {
 	return nil
 }
 
+// screenRecorder is the proxy screen's R: it starts a proxy recording of
+// the relayed traffic from now into a new file in dir, through the
+// captures' switch, and R again closes it. The recording starts with the
+// clients already relayed and their own settings, so it reads as one that
+// ran from the start would from then on.
+type screenRecorder struct {
+	sw    *captureSwitch
+	r     *proxy.Relay
+	cond  *proxyctl.Conditions
+	dir   string
+	name  string    // the scenario's
+	bound time.Time // the captures' zero
+	flags string    // the --record/--pcap capture running from the start ("": none)
+	path  string    // the screen's recording running now ("": none)
+	mu    sync.Mutex
+}
+
+// toggle starts or stops the screen's recording; the text is for the
+// status line.
+func (s *screenRecorder) toggle() (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.flags != "" {
+		return "", fmt.Errorf("already capturing (%s) from the start: it closes when the proxy stops", s.flags)
+	}
+	if s.path != "" {
+		path := s.path
+		s.path = ""
+		note, err := s.sw.stop(time.Since(s.bound), s.r.Stats())
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", path, err)
+		}
+		if note != "" {
+			note = " (" + note + ")"
+		}
+		return "recorded " + path + note + "; lab replay, export and plot read it", nil
+	}
+	cfg, _ := s.cond.Config(netip.AddrPort{})
+	f, path, err := tui.CreateUnique(s.dir, "jitterlab-proxy-"+time.Now().Format("20060102-150405"), ".jlrec")
+	if err != nil {
+		return "", err
+	}
+	out := &output{w: f, name: path, f: f}
+	w, err := recordings.NewWriter(out, proxyHeader(cfg, s.name))
+	if err != nil {
+		out.Abort()
+		return "", err
+	}
+	c := newProxyCapture(nil, w, s.r.Addr(), nil)
+	c.outs = []*output{out}
+	c.base = s.r.Stats()
+	flows := s.r.Audit().Flows // the clients relayed now, numbered as they came
+	for _, fl := range flows {
+		c.named = max(c.named, fl.ID) // the relay's hook names the later ones
+	}
+	if err := s.sw.start(c); err != nil {
+		c.finish(time.Since(s.bound), s.r.Stats())
+		return "", errors.Join(err, os.Remove(path))
+	}
+	now := time.Now()
+	for _, a := range s.cond.Flows() { // the clients' own settings in force
+		_, own := s.cond.Config(a)
+		c.settings(settingsEvent{at: now, applied: proxyctl.Applied{Flow: a, Set: own}})
+	}
+	for _, fl := range flows {
+		if a, err := netip.ParseAddrPort(fl.Addr); err == nil {
+			c.settings(settingsEvent{at: now, flow: fl.ID, applied: proxyctl.Applied{Flow: a}})
+		}
+	}
+	s.path = path
+	return "recording to " + path + " (R stops)", nil
+}
+
 // proxyScreen shows the running relay (done reports its end) until q, a
 // signal or the relay's end (--duration); q and signals stop the relay
 // through stop. It returns the relay's error once the screen has closed.
-func proxyScreen(src *relaySource, sc *scenarios.Scenario, stop func(), done <-chan error, changes <-chan appliedChange, stderr io.Writer) error {
+func proxyScreen(src *relaySource, sc *scenarios.Scenario, rec *screenRecorder, stop func(), done <-chan error, changes <-chan appliedChange, stderr io.Writer) error {
 	ended := make(chan error, 1)
 	quit := make(chan struct{})
 	go func() {
@@ -240,9 +316,14 @@ func proxyScreen(src *relaySource, sc *scenarios.Scenario, stop func(), done <-c
 			}
 		}
 	}()
-	view := tui.NewProxyView(src, tui.ProxyOptions{Scenario: sc})
+	view := tui.NewProxyView(src, tui.ProxyOptions{Scenario: sc, Record: rec.toggle})
 	verr := view.Run(nil)
 	stop()
+	rec.mu.Lock()
+	if rec.path != "" {
+		fmt.Fprintf(stderr, "lab proxy: the recording R started, %s, is closed with the proxy\n", rec.path)
+	}
+	rec.mu.Unlock()
 	close(quit)
 	err := <-ended
 	if sig := view.Signal(); sig != nil {
