@@ -187,6 +187,8 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	periods.begin(start)
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
+	// The audit per period keeps the clients forgotten during the run.
+	go periods.watch(ctx, min(limits.IdleTimeout/2, time.Second))
 	if err := cond.Schedule(timeline); err != nil {
 		cancelRun()
 		<-done
