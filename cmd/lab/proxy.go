@@ -203,6 +203,9 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	}
 	// finish prints the end of the run and ends the captures.
 	finish := func(err error) error {
+		// A terminal going away hangs up more than once (the kernel, the
+		// shell): that must not end it before its files are closed.
+		signal.Ignore(syscall.SIGHUP)
 		stop() // a second Ctrl-C now ends the process at once
 		cond.Stop()
 		wall := time.Since(start)

@@ -339,3 +339,43 @@ func TestProxyCaptureToStandardOutputIsABadCommandLine(t *testing.T) {
 		}
 	}
 }
+
+// A terminal that goes away sends a hangup to every process on it, often
+// twice (the kernel, then the shell as it dies): a second SIGHUP while the
+// proxy finishes must not kill it before its recording is closed; it
+// exits 0 with the recording whole (issue 12.4).
+func TestProxyRepeatedHangupClosesTheRecording(t *testing.T) {
+	exe := buildLab(t)
+	for i := range 5 {
+		rec := filepath.Join(t.TempDir(), "hup.jlrec")
+		cmd := exec.Command(exe, "proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", "--no-tui", "--record", rec)
+		stdout, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(stdout)
+		if !sc.Scan() || !strings.HasPrefix(sc.Text(), "relaying ") {
+			cmd.Process.Kill()
+			t.Fatalf("did not start: %q", sc.Text())
+		}
+		go io.Copy(io.Discard, stdout)
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		var err error
+	hangups:
+		for {
+			cmd.Process.Signal(syscall.SIGHUP)
+			select {
+			case err = <-exited:
+				break hangups
+			case <-time.After(200 * time.Microsecond):
+			}
+		}
+		if err != nil {
+			t.Fatalf("run %d: hangups ended the proxy with %v; want exit 0", i, err)
+		}
+		if code, out, _ := runLab(t, "replay", rec); code != 0 || strings.Contains(out, "not closed") {
+			t.Fatalf("run %d: the recording after hangups (exit %d):\n%s", i, code, out)
+		}
+	}
+}
