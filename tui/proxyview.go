@@ -2,7 +2,9 @@ package tui
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/signal"
@@ -220,7 +222,8 @@ func NewProxyView(src ProxySource, opts ProxyOptions) *ProxyView {
 }
 
 // Run shows the screen until q, Ctrl-C or SIGTERM, SIGHUP or SIGINT (nil
-// screen: the terminal); the relay keeps running meanwhile.
+// screen: the terminal); the relay keeps running meanwhile. It returns
+// io.EOF when the terminal went away.
 func (v *ProxyView) Run(screen tcell.Screen) error {
 	if screen != nil {
 		v.app.SetScreen(screen)
@@ -232,6 +235,9 @@ func (v *ProxyView) Run(screen tcell.Screen) error {
 	defer signal.Stop(sigs)
 	sig, err := v.clock.run(v.app, t.C, time.Now(), sigs, v.advance)
 	v.signal = sig
+	if ev, ok := errors.AsType[*tcell.EventError](err); ok && ev.Error() == io.EOF.Error() {
+		return io.EOF // the terminal went away
+	}
 	return err
 }
 

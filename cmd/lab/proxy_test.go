@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"jitterlab/internal/testtool"
 	"jitterlab/lab"
 	proxyctl "jitterlab/proxy/control"
 	"jitterlab/tui"
@@ -377,5 +378,45 @@ func TestProxyRepeatedHangupClosesTheRecording(t *testing.T) {
 		if code, out, _ := runLab(t, "replay", rec); code != 0 || strings.Contains(out, "not closed") {
 			t.Fatalf("run %d: the recording after hangups (exit %d):\n%s", i, code, out)
 		}
+	}
+}
+
+// The proxy's screen on a terminal that goes away (the tmux session or
+// the ssh connection closed) stops the relay as a hangup does: exit 0, its
+// recording closed, no "EOF" error (issue 12.1).
+func TestProxyScreenSurvivesItsTerminalGoingAway(t *testing.T) {
+	tmux := testtool.Need(t, "tmux", "tmux")
+	dir := t.TempDir()
+	socket := fmt.Sprintf("jl-proxy-gone-%d", os.Getpid())
+	rec, status, errFile := filepath.Join(dir, "r.jlrec"), filepath.Join(dir, "status"), filepath.Join(dir, "stderr")
+	// The pane's shell ignores the hangup so that it lives to note the
+	// proxy's exit status.
+	script := "trap '' HUP; env JITTERLAB_LAB_MAIN=1 TERM=xterm-256color " + os.Args[0] +
+		" proxy --listen 127.0.0.1:0 --to 127.0.0.1:9 --record " + rec + " 2>" + errFile + "; echo $? > " + status
+	run := func(args ...string) string {
+		out, _ := exec.Command(tmux, append([]string{"-L", socket}, args...)...).CombinedOutput()
+		return string(out)
+	}
+	run("new-session", "-d", "-s", "p", "-x", "80", "-y", "24", "sh", "-c", script)
+	t.Cleanup(func() { run("kill-server") })
+	waitUntil := func(what string, ok func() bool) {
+		for range 300 {
+			if ok() {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Fatalf("no %s after 30 s", what)
+	}
+	waitUntil("proxy screen", func() bool { return strings.Contains(run("capture-pane", "-p", "-t", "p"), "jitterlab proxy") })
+	run("kill-server")
+	var code []byte
+	waitUntil("exit status", func() bool { code, _ = os.ReadFile(status); return len(code) > 0 })
+	stderr, _ := os.ReadFile(errFile)
+	if strings.TrimSpace(string(code)) != "0" || strings.Contains(string(stderr), "EOF") {
+		t.Errorf("the terminal went away: exit %s, stderr %q; want exit 0 as for a hangup", strings.TrimSpace(string(code)), stderr)
+	}
+	if c, out, _ := runLab(t, "replay", rec); c != 0 || strings.Contains(out, "not closed") {
+		t.Errorf("the recording (exit %d):\n%s", c, out)
 	}
 }

@@ -326,8 +326,12 @@ func proxyScreen(src *relaySource, sc *scenarios.Scenario, rec *screenRecorder, 
 	rec.mu.Unlock()
 	close(quit)
 	err := <-ended
-	if sig := view.Signal(); sig != nil {
+	switch sig := view.Signal(); {
+	case sig != nil:
 		io.WriteString(stderr, "lab proxy: stopped by "+sig.String()+"\n")
+	case errors.Is(verr, io.EOF): // the terminal went away: as a hangup
+		io.WriteString(stderr, "lab proxy: stopped: the terminal went away\n")
+		verr = nil
 	}
 	if verr != nil {
 		return verr
