@@ -329,6 +329,9 @@ func (v *ProxyView) sample() {
 			x.kbit[d] = float64(x.bytes[d]-from.bytes[d]) * 8 / 1000 / span
 		}
 		x.jitter[d] = pd.ArrivalJitterMs
+		if x.in[d] == from.in[d] { // nothing arrived for a second: no stream to measure
+			x.jitter[d] = math.NaN()
+		}
 	}
 	v.pending, v.pendingN, v.prev = proxySample{}, [2]int{}, s
 	// Keep the longest window, trimming by half so appends stay amortised.
@@ -362,11 +365,12 @@ func (v *ProxyView) refresh() {
 	up, down := v.realDelays(0, from), v.realDelays(1, from)
 	v.delay.SetNote("up " + num("%.1f", up[0]) + ", dn " + num("%.1f", down[0]))
 	var rate [2]float64
+	jit := [2]float64{math.NaN(), math.NaN()}
 	if len(shown) > 0 {
-		rate = shown[len(shown)-1].rate
+		rate, jit = shown[len(shown)-1].rate, shown[len(shown)-1].jitter
 	}
 	v.rate.SetNote(fmt.Sprintf("up %.0f, dn %.0f", rate[0], rate[1]))
-	v.jitter.SetNote("up " + num("%.1f", s.Up.ArrivalJitterMs) + ", dn " + num("%.1f", s.Down.ArrivalJitterMs))
+	v.jitter.SetNote("up " + num("%.1f", jit[0]) + ", dn " + num("%.1f", jit[1]))
 
 	segs := []segment{
 		{"[::b]jitterlab proxy[::-]", 95},

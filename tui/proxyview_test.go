@@ -375,3 +375,18 @@ func TestProxyRRecords(t *testing.T) {
 		t.Fatalf("the help does not list R:\n%s", out)
 	}
 }
+
+// Once the game stops sending, the arrival jitter is not measured any
+// more: the chart's title and its newest column say so ("–"), rather than
+// repeating the last figure for as long as the relay idles (issue 12.1).
+func TestProxyIdleArrivalJitterIsNotMeasured(t *testing.T) {
+	v, f, screen := proxyAt(t, 80, 24)
+	f.idle(v, 20) // 2 s without a datagram (the fake's source keeps its last jitter)
+	out := drawProxy(v, screen)
+	if !strings.Contains(out, "jitter in (ms) ─ up –, dn –") {
+		t.Errorf("2 s idle: the arrival jitter still reads a figure:\n%s", out)
+	}
+	if x := v.samples[len(v.samples)-1]; !math.IsNaN(x.jitter[0]) || !math.IsNaN(x.jitter[1]) {
+		t.Errorf("2 s idle: the newest sample's jitter %v; want not measured", x.jitter)
+	}
+}
