@@ -208,8 +208,10 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		signal.Ignore(syscall.SIGHUP)
 		stop() // a second Ctrl-C now ends the process at once
 		cond.Stop()
-		wall := time.Since(start)
 		au := r.Audit()
+		// The relay's own run (to its stop), as the audit's: not the time
+		// the screen took to notice it ended.
+		wall := cmp.Or(au.Wall, time.Since(start))
 		writeProxySummary(stdout, wall, r.Stats(), r.Errors())
 		writeProxyFlows(stdout, au, cond)
 		writeProxyAudit(stdout, au, periods.periods(au))

@@ -381,19 +381,20 @@ func TestProxyRepeatedHangupClosesTheRecording(t *testing.T) {
 	}
 }
 
-// The proxy's screen on a terminal that goes away (the tmux session or
-// the ssh connection closed) stops the relay as a hangup does: exit 0, its
-// recording closed, no "EOF" error (issue 12.1).
-func TestProxyScreenSurvivesItsTerminalGoingAway(t *testing.T) {
+// tmuxProxy runs 'lab proxy --listen 127.0.0.1:0 --to 127.0.0.1:9 args…'
+// (this test binary as 'lab') on an 80×24 tmux terminal until the screen
+// shows; run is tmux on its server, exited waits for the exit status and
+// returns it with the proxy's stderr. The pane's shell ignores a hangup
+// so that it lives to note the exit status.
+func tmuxProxy(t *testing.T, name string, args ...string) (run func(args ...string) string, exited func() (code, stderr string)) {
+	t.Helper()
 	tmux := testtool.Need(t, "tmux", "tmux")
 	dir := t.TempDir()
-	socket := fmt.Sprintf("jl-proxy-gone-%d", os.Getpid())
-	rec, status, errFile := filepath.Join(dir, "r.jlrec"), filepath.Join(dir, "status"), filepath.Join(dir, "stderr")
-	// The pane's shell ignores the hangup so that it lives to note the
-	// proxy's exit status.
+	socket := fmt.Sprintf("jl-proxy-%s-%d", name, os.Getpid())
+	status, errFile := filepath.Join(dir, "status"), filepath.Join(dir, "stderr")
 	script := "trap '' HUP; env JITTERLAB_LAB_MAIN=1 TERM=xterm-256color " + os.Args[0] +
-		" proxy --listen 127.0.0.1:0 --to 127.0.0.1:9 --record " + rec + " 2>" + errFile + "; echo $? > " + status
-	run := func(args ...string) string {
+		" proxy --listen 127.0.0.1:0 --to 127.0.0.1:9 " + strings.Join(args, " ") + " 2>" + errFile + "; echo $? > " + status + "; sleep 30"
+	run = func(args ...string) string {
 		out, _ := exec.Command(tmux, append([]string{"-L", socket}, args...)...).CombinedOutput()
 		return string(out)
 	}
@@ -409,14 +410,42 @@ func TestProxyScreenSurvivesItsTerminalGoingAway(t *testing.T) {
 		t.Fatalf("no %s after 30 s", what)
 	}
 	waitUntil("proxy screen", func() bool { return strings.Contains(run("capture-pane", "-p", "-t", "p"), "jitterlab proxy") })
+	return run, func() (string, string) {
+		var code []byte
+		waitUntil("exit status", func() bool { code, _ = os.ReadFile(status); return len(code) > 0 })
+		stderr, _ := os.ReadFile(errFile)
+		return strings.TrimSpace(string(code)), string(stderr)
+	}
+}
+
+// The proxy's screen on a terminal that goes away (the tmux session or
+// the ssh connection closed) stops the relay as a hangup does: exit 0, its
+// recording closed, no "EOF" error (issue 12.1).
+func TestProxyScreenSurvivesItsTerminalGoingAway(t *testing.T) {
+	rec := filepath.Join(t.TempDir(), "r.jlrec")
+	run, exited := tmuxProxy(t, "gone", "--record", rec)
 	run("kill-server")
-	var code []byte
-	waitUntil("exit status", func() bool { code, _ = os.ReadFile(status); return len(code) > 0 })
-	stderr, _ := os.ReadFile(errFile)
-	if strings.TrimSpace(string(code)) != "0" || strings.Contains(string(stderr), "EOF") {
-		t.Errorf("the terminal went away: exit %s, stderr %q; want exit 0 as for a hangup", strings.TrimSpace(string(code)), stderr)
+	code, stderr := exited()
+	if code != "0" || strings.Contains(stderr, "EOF") {
+		t.Errorf("the terminal went away: exit %s, stderr %q; want exit 0 as for a hangup", code, stderr)
 	}
 	if c, out, _ := runLab(t, "replay", rec); c != 0 || strings.Contains(out, "not closed") {
 		t.Errorf("the recording (exit %d):\n%s", c, out)
+	}
+}
+
+// After the screen, the summary and the audit give the run one length:
+// the relay's, not the summary's the time the screen took to notice the
+// end of --duration (issue 12.5).
+func TestProxyScreenSummaryAndAuditAgreeOnTheRunLength(t *testing.T) {
+	run, exited := tmuxProxy(t, "length", "--duration", "1s")
+	if code, stderr := exited(); code != "0" {
+		t.Fatalf("exit %s: %s", code, stderr)
+	}
+	out := strings.Join(strings.Fields(run("capture-pane", "-p", "-J", "-S", "-", "-t", "p")), " ")
+	summary := regexp.MustCompile(`summary after (\S+):`).FindStringSubmatch(out)
+	audit := regexp.MustCompile(`audit over (\S+):`).FindStringSubmatch(out)
+	if summary == nil || audit == nil || summary[1] != audit[1] {
+		t.Fatalf("summary after %v, audit over %v; want one length:\n%s", summary, audit, out)
 	}
 }
