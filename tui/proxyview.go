@@ -384,7 +384,7 @@ func (v *ProxyView) refresh() {
 	segs = append(segs, segment{fmt.Sprintf("window %v", windows[v.window]), 30})
 	v.header.set(" ─ ", segs...)
 	v.table.SetTitle(fmt.Sprintf(" configured (set) and realised, per direction; realised %s ", v.realSpanText(from)))
-	v.table.SetText(v.tableText(from))
+	v.table.SetText(v.tableText(from, [2][2]float64{up, down}))
 	if v.logShown() {
 		all := slices.Concat(s.Changes, v.refused)
 		slices.SortStableFunc(all, func(a, b ProxyChange) int { return cmp.Compare(a.At, b.At) })
@@ -410,8 +410,9 @@ func fmtWall(d time.Duration) string {
 
 // tableText is the configured link and the realised one, per direction:
 // a "set" row of the keys in force and a "real" row of what the relayed
-// packets met, column by column.
-func (v *ProxyView) tableText(from time.Duration) string {
+// packets met since from, column by column (delays: each direction's
+// added delay p50 and p99 then).
+func (v *ProxyView) tableText(from time.Duration, delays [2][2]float64) string {
 	row := func(cells ...string) string {
 		return fmt.Sprintf(" %-9s %9s %6s %6s %6s %5s %7s %5s %6s %7s", anySlice(cells)...)
 	}
@@ -443,7 +444,7 @@ func (v *ProxyView) tableText(from time.Duration) string {
 		}
 		in, lost := c.In-base.in[d], c.Lost-base.lost[d]
 		delivered, reordered, dup := c.Delivered-base.delivered[d], c.Reordered-base.reordered[d], c.Duplicated-base.duplicated[d]
-		delay := v.realDelays(d, from)
+		delay := delays[d]
 		get := func(k string) string { return v.src.Get(dir + "." + k) }
 		limit := get("rate")
 		if limit == "0" {
