@@ -239,6 +239,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		if c.err != nil {
 			what += " — refused: " + c.err.Error()
 		}
+		what = strings.ReplaceAll(what, "\n", " ") // one line per change, whatever the error's text
 		switch {
 		case c.by == "API":
 			fmt.Fprintf(stdout, "%s  API %s\n", stamp(c.at), what)

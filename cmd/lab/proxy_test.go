@@ -449,3 +449,22 @@ func TestProxyScreenSummaryAndAuditAgreeOnTheRunLength(t *testing.T) {
 		t.Fatalf("summary after %v, audit over %v; want one length:\n%s", summary, audit, out)
 	}
 }
+
+// A refused API request whose error runs over several lines (POST
+// /timeline's example) is logged on one counter line, as every other, so
+// a script reading proxy.log line by line sees it whole (issue 12.3).
+func TestProxyLogsEachAPIRequestOnOneLine(t *testing.T) {
+	p := startProxy(t, buildLab(t), "--to", echoServer(t))
+	if code, _ := p.call(t, "POST", "/timeline", ""); code != 400 {
+		t.Fatalf("an empty timeline: status %d; want 400", code)
+	}
+	out := p.stop(t)
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if strings.HasPrefix(line, "[") || strings.HasPrefix(line, "at = ") || strings.HasPrefix(line, "up.loss") {
+			t.Fatalf("a log line broken over several lines: %q in\n%s", line, out)
+		}
+	}
+	if !strings.Contains(out, "API POST /timeline — refused: POST /timeline: no [[timeline]] entries, e.g. [[timeline]] at = ") {
+		t.Errorf("the refusal is not on its line:\n%s", out)
+	}
+}
