@@ -383,7 +383,7 @@ func (v *ProxyView) refresh() {
 	}
 	segs = append(segs, segment{fmt.Sprintf("window %v", windows[v.window]), 30})
 	v.header.set(" ─ ", segs...)
-	v.table.SetTitle(fmt.Sprintf(" configured (set) and realised, per direction; realised %s ", v.realSpanText(from)))
+	v.table.SetTitle(fmt.Sprintf(" configured (set) and realised (real: %s) ", v.realSpanText(from)))
 	v.table.SetText(v.tableText(from, [2][2]float64{up, down}))
 	if v.logShown() {
 		all := slices.Concat(s.Changes, v.refused)
@@ -482,7 +482,7 @@ func (v *ProxyView) realSpanText(from time.Duration) string {
 	if from > 0 && from > v.last.Wall-realSpan {
 		return "since +" + fmtWall(from)
 	}
-	return fmt.Sprintf("over the last %v", realSpan)
+	return fmt.Sprintf("the last %v", realSpan)
 }
 
 // realBase is the counters at from: the newest sample no later, or the

@@ -339,7 +339,7 @@ func TestProxyRealisedFollowsALiveChange(t *testing.T) {
 	if !strings.Contains(out, "added delay (ms) ─ up 2") {
 		t.Errorf("the delay chart's title does not give the new p50:\n%s", out)
 	}
-	if !strings.Contains(out, "realised since +00:00:40.0") {
+	if !strings.Contains(out, "(real: since +00:00:40.0)") {
 		t.Errorf("the box does not say the realised figures start at the change:\n%s", out)
 	}
 }
