@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -165,6 +166,14 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, cancelRun := context.WithCancel(ctx)
 	defer cancelRun()
+	// Standard output closed by its reader (… | head, a log shipper that
+	// died): stop as a signal does, closing the files, and exit as a
+	// closed pipe does, rather than die of SIGPIPE mid-recording.
+	outClosed := &pipeWatch{w: stdout, stop: cancelRun}
+	if !screen {
+		signal.Ignore(syscall.SIGPIPE) // a write to it then fails with EPIPE
+		stdout = outClosed
+	}
 	fmt.Fprintf(stdout, "relaying %v → %s: up %s, down %s (seed %d); Ctrl-C stops\n",
 		r.Addr(), target, linkText(&cfg, "up"), linkText(&cfg, "down"), cfg.Seed)
 	for _, a := range cond.Flows() {
@@ -219,7 +228,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		if note != "" {
 			fmt.Fprintf(stderr, "lab proxy: %s\n", note)
 		}
-		return cmp.Or(err, cerr)
+		return cmp.Or(err, cerr, outClosed.closed())
 	}
 	if screen {
 		src := newRelaySource(r, cond, target, start, feed)
@@ -744,4 +753,33 @@ func fmtBits(b float64) string {
 		return fmt.Sprintf("%.1f kbit/s", b/1e3)
 	}
 	return fmt.Sprintf("%.0f bit/s", b)
+}
+
+// pipeWatch passes writes on to w; the first that finds the pipe closed
+// by its reader calls stop.
+type pipeWatch struct {
+	w    io.Writer
+	stop func()
+	mu   sync.Mutex
+	err  error
+}
+
+func (p *pipeWatch) Write(b []byte) (int, error) {
+	n, err := p.w.Write(b)
+	if err != nil && closedPipe(err) {
+		p.mu.Lock()
+		if p.err == nil {
+			p.err = err
+			p.stop()
+		}
+		p.mu.Unlock()
+	}
+	return n, err
+}
+
+// closed is the closed pipe's error, or nil.
+func (p *pipeWatch) closed() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
 }

@@ -468,3 +468,32 @@ func TestProxyLogsEachAPIRequestOnOneLine(t *testing.T) {
 		t.Errorf("the refusal is not on its line:\n%s", out)
 	}
 }
+
+// A proxy whose standard output is a pipe its reader closed (… | head, a
+// log shipper that died) stops the relay as a signal does, closing its
+// recording, and exits quietly with a closed pipe's status, 141, instead
+// of being killed by SIGPIPE with the recording unfinished (issue 12.4).
+func TestProxyOutputPipeClosedClosesTheRecording(t *testing.T) {
+	exe := buildLab(t)
+	rec := filepath.Join(t.TempDir(), "pipe.jlrec")
+	cmd := exec.Command(exe, "proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", "--every", "100ms", "--record", rec, "--duration", "30s")
+	stdout, _ := cmd.StdoutPipe()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	if !sc.Scan() || !strings.HasPrefix(sc.Text(), "relaying ") {
+		cmd.Process.Kill()
+		t.Fatalf("did not start: %q", sc.Text())
+	}
+	stdout.Close() // the reader goes away
+	err := cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != exitClosedPipe {
+		t.Errorf("exit %d (%v), stderr %q; want %d, quietly", code, err, stderr.String(), exitClosedPipe)
+	}
+	if c, out, _ := runLab(t, "replay", rec); c != 0 || strings.Contains(out, "not closed") {
+		t.Errorf("the recording (exit %d):\n%s", c, out)
+	}
+}
