@@ -45,6 +45,7 @@ type ProxySnapshot struct {
 	Up, Down       ProxyDir
 	Changes        []ProxyChange // applied so far (timeline and live), oldest first
 	Stopped        bool          // the relay has stopped (its --duration ended): so does the screen
+	Recording      string        // the recording running now (R's or --record's), or ""
 }
 
 // ProxyChange is one change of the links, made or refused.
@@ -377,6 +378,9 @@ func (v *ProxyView) refresh() {
 		{tview.Escape(s.Listen + " → " + s.Target), 60},
 		{fmt.Sprintf("clients %d", s.Clients), 80},
 		{"up " + fmtWall(s.Wall), 90},
+	}
+	if s.Recording != "" {
+		segs = append(segs, segment{"[red]● REC[-]", 88})
 	}
 	if s.Errors > 0 {
 		segs = append(segs, segment{fmt.Sprintf("[red]errors %d[-]", s.Errors), 85})

@@ -390,3 +390,19 @@ func TestProxyIdleArrivalJitterIsNotMeasured(t *testing.T) {
 		t.Errorf("2 s idle: the newest sample's jitter %v; want not measured", x.jitter)
 	}
 }
+
+// While a recording runs (R's, or --record's from the start) the header
+// says so, as the lab's does, whatever the status line says meanwhile.
+func TestProxyHeaderShowsTheRecording(t *testing.T) {
+	v, f, screen := proxyAt(t, 80, 24)
+	if out := drawProxy(v, screen); strings.Contains(out, "● REC") {
+		t.Fatalf("REC with no recording:\n%s", out)
+	}
+	f.snap.Recording = "jitterlab-proxy-20261122-094508.jlrec"
+	f.tick()
+	v.advance(0)
+	v.status = "timeline +00:00:40.1 link.latency=60ms" // the status line moved on
+	if header := rows(screen)[0]; !strings.Contains(drawProxy(v, screen), "● REC") || !strings.Contains(rows(screen)[0], "● REC") {
+		t.Fatalf("no REC in the header while recording: %q", header)
+	}
+}

@@ -238,6 +238,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 				rec.flags = strings.TrimPrefix(rec.flags+" and "+f.flag+" "+f.path, " and ")
 			}
 		}
+		src.rec = rec
 		return finish(proxyScreen(src, sc, rec, cancelRun, done, changes, stderr))
 	}
 	stamp := func(t time.Time) string {

@@ -62,6 +62,11 @@ func TestProxyScreenRecordsOnR(t *testing.T) {
 	if err != nil || !strings.Contains(msg, "recording to "+dir) {
 		t.Fatalf("first R: %q, %v; want recording to a new file in %s", msg, err, dir)
 	}
+	src := newRelaySource(r, cond, echo, time.Now(), nil)
+	src.rec = rec
+	if got := src.Snapshot().Recording; !strings.HasPrefix(got, dir) {
+		t.Errorf("while R records the screen's snapshot says %q records; want R's file", got)
+	}
 	if err := cond.Set(netip.AddrPort{}, []proxyctl.Assignment{{Key: "up.latency", Value: "2ms"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -69,6 +74,9 @@ func TestProxyScreenRecordsOnR(t *testing.T) {
 	msg, err = rec.toggle()
 	if err != nil || !strings.Contains(msg, "recorded ") {
 		t.Fatalf("second R: %q, %v; want the file named as recorded", msg, err)
+	}
+	if got := src.Snapshot().Recording; got != "" {
+		t.Errorf("after R closed it the snapshot says %q records", got)
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*.jlrec"))
 	if len(files) != 1 {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -116,6 +117,7 @@ type relaySource struct {
 	feed           *relayFeed // nil: delays and arrival jitter not measured
 	listen, target string
 	start          time.Time
+	rec            *screenRecorder // R, and what records from the start (nil: nothing)
 
 	mu      sync.Mutex
 	changes []tui.ProxyChange
@@ -189,7 +191,7 @@ func (s *relaySource) Snapshot() tui.ProxySnapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return tui.ProxySnapshot{Wall: time.Since(s.start), Listen: s.listen, Target: s.target, Clients: len(au.Flows), Errors: errs, ErrorKinds: kinds,
-		Up: up, Down: down, Changes: append([]tui.ProxyChange(nil), s.changes...), Stopped: s.stopped}
+		Up: up, Down: down, Changes: append([]tui.ProxyChange(nil), s.changes...), Stopped: s.stopped, Recording: s.rec.recording()}
 }
 
 func (s *relaySource) Get(key string) string {
@@ -235,6 +237,17 @@ type screenRecorder struct {
 	flags string    // the --record/--pcap capture running from the start ("": none)
 	path  string    // the screen's recording running now ("": none)
 	mu    sync.Mutex
+}
+
+// recording is what records now: R's file, or --record's and --pcap's
+// ("" for none; nil recorder: none).
+func (s *screenRecorder) recording() string {
+	if s == nil {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return cmp.Or(s.path, s.flags)
 }
 
 // toggle starts or stops the screen's recording; the text is for the
