@@ -256,7 +256,7 @@ func (s *screenRecorder) toggle() (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.flags != "" {
-		return "", fmt.Errorf("already capturing (%s) from the start: it closes when the proxy stops", s.flags)
+		return "", fmt.Errorf("already capturing from the start (%s), closed when the proxy stops: R records only without them", s.flags)
 	}
 	if s.path != "" {
 		path := s.path
