@@ -9,7 +9,8 @@
 # Last it shows the report card (p), diagnoses the settings in force (d),
 # which must recommend what 'lab diagnose' does, and runs that as B (a).
 # Then 'lab proxy' on a terminal opens its live screen: datagrams sent
-# through it are counted, a typed latency reaches the relay, and q ends it
+# through it are counted, a typed latency reaches the relay, R records
+# from then on to a file lab replay reads, and q ends it
 # with the summary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -135,7 +136,7 @@ echo "== e2e-tui: lab proxy's live screen"
 fresh
 listen=$((40000 + $$ % 20000)); target=$((listen + 1))
 rm -f "$tmp/status"
-t new-session -d -s e2e -x 80 -y 24 \
+t new-session -d -s e2e -x 80 -y 24 -c "$tmp" \
   "TERM=xterm-256color '$tmp/jitterlab' proxy --listen 127.0.0.1:$listen --to 127.0.0.1:$target 2>'$tmp/stderr'; echo \$? > '$tmp/status'; sleep 30"
 wait_for "configured (set) and realised"
 wait_for "added delay (ms)"
@@ -149,6 +150,20 @@ t send-keys -t e2e -l "80ms"
 t send-keys -t e2e Enter
 wait_for "up.latency = 80ms at +"
 wait_for " up set         80ms"
+# R records from now to a new file in the current folder; R again closes it.
+t send-keys -t e2e R
+wait_for "recording to jitterlab-proxy-"
+exec 3>"/dev/udp/127.0.0.1/$listen"
+for _ in $(seq 5); do echo ping >&3; done
+exec 3>&-
+wait_for "clients 2"
+t send-keys -t e2e R
+# (the status line may have moved on to the relay's error: nothing listens at the target)
+rec=$(ls "$tmp"/jitterlab-proxy-*.jlrec | head -1)
+for _ in $(seq 100); do case $("$tmp/jitterlab" replay "$rec") in *"not closed"*) sleep 0.1 ;; *) break ;; esac; done
+replayed=$("$tmp/jitterlab" replay "$rec")
+case $replayed in *"not closed"*) fail "R's recording was not closed by R: $replayed" ;; esac
+case $replayed in *"read up 5,"*) ;; *) fail "R's recording: $replayed" ;; esac
 t send-keys -t e2e q
 status=$(exited)
 [ "$status" = 0 ] || fail "proxy q exited with status $status: $(cat "$tmp/stderr")"

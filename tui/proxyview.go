@@ -2,7 +2,9 @@ package tui
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/signal"
@@ -43,6 +45,7 @@ type ProxySnapshot struct {
 	Up, Down       ProxyDir
 	Changes        []ProxyChange // applied so far (timeline and live), oldest first
 	Stopped        bool          // the relay has stopped (its --duration ended): so does the screen
+	Recording      string        // the recording running now (R's or --record's), or ""
 }
 
 // ProxyChange is one change of the links, made or refused.
@@ -74,12 +77,12 @@ type ProxyDir struct {
 	Bytes      int64  // payload bytes delivered (< 0: not measured)
 	LossBursts int64  // runs of consecutive losses (< 0: not measured)
 
-	DelayP50Ms, DelayP99Ms float64 // one-way delay the proxy added, recent packets
-	JitterMs               float64 // RFC 3550 jitter of the relayed stream as it leaves
-	ArrivalJitterMs        float64 // RFC 3550 jitter of the game's own stream as it arrives
+	JitterMs        float64 // RFC 3550 jitter of the relayed stream as it leaves
+	ArrivalJitterMs float64 // RFC 3550 jitter of the game's own stream as it arrives
 	// DelaysMs are the added delays of the copies released since the
-	// previous Snapshot (nil: not measured), for the delay chart: each
-	// Snapshot hands them over once.
+	// previous Snapshot (nil: not measured; empty: none released), for
+	// the delay chart and the realised delay: each Snapshot hands them
+	// over once.
 	DelaysMs []float64
 }
 
@@ -87,6 +90,10 @@ type ProxyDir struct {
 type ProxyOptions struct {
 	Every    time.Duration       // chart sample period (100ms)
 	Scenario *scenarios.Scenario // the scenario whose timeline runs (nil: none), for c
+	// Record is R: it starts a recording of the relayed traffic, or stops
+	// the one running, and says which for the status line (nil: R does
+	// nothing).
+	Record func() (string, error)
 }
 
 // proxySample is one chart column's worth: per direction the added
@@ -98,6 +105,9 @@ type proxySample struct {
 	wall             time.Duration // the snapshot's
 	in               [2]uint64     // datagrams in, totals
 	delivered        [2]uint64     // copies written out, totals
+	lost, reordered  [2]uint64     // totals
+	duplicated       [2]uint64     // totals
+	bursts           [2]int64      // runs of losses, totals (< 0: not measured)
 	bytes            [2]int64      // payload bytes written out, totals (< 0: not measured)
 	outRate, kbit    [2]float64    // copies and kbit/s written out over the same span as rate (kbit NaN: not measured)
 }
@@ -105,6 +115,21 @@ type proxySample struct {
 // rateSpan is the span packet rates are averaged over: a game's 20 or 60
 // packets/s are 2 or 6 a sample, too few for a steady rate.
 const rateSpan = time.Second
+
+// realSpan is the span the realised figures (delay p50/p99, loss, bursts,
+// reorders, duplicates) are taken over, cut at the latest change of the
+// links so that they compare with the settings in force.
+const realSpan = 10 * time.Second
+
+// maxRecentDelays bounds the delays kept for the realised percentiles per
+// direction (the newest are kept).
+const maxRecentDelays = 1 << 14
+
+// stampedDelay is a copy's added delay and the snapshot that brought it.
+type stampedDelay struct {
+	wall time.Duration
+	ms   float64
+}
 
 // ProxyView is the live screen of 'lab proxy': the relay's charts, the
 // configured and the realised link side by side, the link editor, the
@@ -114,6 +139,7 @@ type ProxyView struct {
 	src   ProxySource
 	every time.Duration
 	scen  *scenarios.Scenario
+	rec   func() (string, error)
 
 	header, keys        *fitLine
 	statusRow, table    *tview.TextView
@@ -132,6 +158,8 @@ type ProxyView struct {
 	prev                ProxySnapshot // the one the latest sample's rates start from
 	pending             proxySample   // delays gathered toward the next sample
 	pendingN            [2]int
+	recent              [2][]stampedDelay // the copies' delays, newest last (bounded)
+	measured            [2]bool           // the source measures a direction's delays
 	haveLast            bool
 	ended               bool // the relay stopped, and the screen with it
 	signal              os.Signal
@@ -147,7 +175,7 @@ func NewProxyView(src ProxySource, opts ProxyOptions) *ProxyView {
 	if opts.Every <= 0 {
 		opts.Every = 100 * time.Millisecond
 	}
-	v := &ProxyView{app: tview.NewApplication(), src: src, every: opts.Every, scen: opts.Scenario, window: 1, clock: newClock(),
+	v := &ProxyView{app: tview.NewApplication(), src: src, every: opts.Every, scen: opts.Scenario, rec: opts.Record, window: 1, clock: newClock(),
 		header: newFitLine(), keys: newFitLine(), editor: NewLinkEditor(),
 		statusRow: tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true),
 		table:     tview.NewTextView().SetDynamicColors(true).SetWrap(false),
@@ -185,7 +213,7 @@ func NewProxyView(src ProxySource, opts ProxyOptions) *ProxyView {
 	v.keys.set("  ",
 		segment{"[yellow]↑↓←→[-] select", 60}, segment{"[yellow]+-[-] step", 70},
 		segment{"[yellow]enter[-] type", 80}, segment{"[yellow]1-9[-] preset", 50},
-		segment{"[yellow]z[-] zoom", 20}, segment{"[yellow]c[-] changes", 30},
+		segment{"[yellow]z[-] zoom", 20}, segment{"[yellow]c[-] changes", 30}, segment{"[yellow]R[-] record", 40},
 		segment{"[yellow]?[-] help", mustKeep}, segment{"[yellow]q[-] quit", mustKeep})
 	v.app.SetRoot(&sizeGuard{Primitive: v.pages, minW: minWidth, minH: minHeight, fit: v.fitStatus}, true).SetInputCapture(v.onKey)
 	v.status = "relaying; the editor changes the links now (enter types a value, + - step)"
@@ -195,7 +223,8 @@ func NewProxyView(src ProxySource, opts ProxyOptions) *ProxyView {
 }
 
 // Run shows the screen until q, Ctrl-C or SIGTERM, SIGHUP or SIGINT (nil
-// screen: the terminal); the relay keeps running meanwhile.
+// screen: the terminal); the relay keeps running meanwhile. It returns
+// io.EOF when the terminal went away.
 func (v *ProxyView) Run(screen tcell.Screen) error {
 	if screen != nil {
 		v.app.SetScreen(screen)
@@ -207,6 +236,9 @@ func (v *ProxyView) Run(screen tcell.Screen) error {
 	defer signal.Stop(sigs)
 	sig, err := v.clock.run(v.app, t.C, time.Now(), sigs, v.advance)
 	v.signal = sig
+	if ev, ok := errors.AsType[*tcell.EventError](err); ok && ev.Error() == io.EOF.Error() {
+		return io.EOF // the terminal went away
+	}
 	return err
 }
 
@@ -247,6 +279,13 @@ func (v *ProxyView) sample() {
 	}
 	v.last = s
 	for d, pd := range []*ProxyDir{&s.Up, &s.Down} {
+		v.measured[d] = v.measured[d] || pd.DelaysMs != nil
+		if len(v.recent[d])+len(pd.DelaysMs) > 2*maxRecentDelays {
+			v.recent[d] = append(v.recent[d][:0], v.recent[d][max(len(v.recent[d])-maxRecentDelays, 0):]...)
+		}
+		for _, ms := range pd.DelaysMs[max(len(pd.DelaysMs)-maxRecentDelays, 0):] {
+			v.recent[d] = append(v.recent[d], stampedDelay{s.Wall, ms})
+		}
 		for _, ms := range pd.DelaysMs {
 			if v.pendingN[d] == 0 || ms < v.pending.delayLo[d] {
 				v.pending.delayLo[d] = ms
@@ -268,6 +307,8 @@ func (v *ProxyView) sample() {
 	x := v.pending
 	x.wall, x.in = s.Wall, [2]uint64{s.Up.In, s.Down.In}
 	x.delivered, x.bytes = [2]uint64{s.Up.Delivered, s.Down.Delivered}, [2]int64{s.Up.Bytes, s.Down.Bytes}
+	x.lost, x.reordered = [2]uint64{s.Up.Lost, s.Down.Lost}, [2]uint64{s.Up.Reordered, s.Down.Reordered}
+	x.duplicated, x.bursts = [2]uint64{s.Up.Duplicated, s.Down.Duplicated}, [2]int64{s.Up.LossBursts, s.Down.LossBursts}
 	// The rates since the newest sample at least rateSpan old, or the first.
 	from := proxySample{wall: v.prev.Wall, in: [2]uint64{v.prev.Up.In, v.prev.Down.In},
 		delivered: [2]uint64{v.prev.Up.Delivered, v.prev.Down.Delivered}, bytes: [2]int64{v.prev.Up.Bytes, v.prev.Down.Bytes}}
@@ -289,6 +330,9 @@ func (v *ProxyView) sample() {
 			x.kbit[d] = float64(x.bytes[d]-from.bytes[d]) * 8 / 1000 / span
 		}
 		x.jitter[d] = pd.ArrivalJitterMs
+		if x.in[d] == from.in[d] { // nothing arrived for a second: no stream to measure
+			x.jitter[d] = math.NaN()
+		}
 	}
 	v.pending, v.pendingN, v.prev = proxySample{}, [2]int{}, s
 	// Keep the longest window, trimming by half so appends stay amortised.
@@ -318,13 +362,16 @@ func (v *ProxyView) refresh() {
 	fill(v.rate, func(x *proxySample, d int) []float64 { return []float64{x.rate[d], x.rate[d]} })
 	fill(v.jitter, func(x *proxySample, d int) []float64 { return []float64{x.jitter[d], x.jitter[d]} })
 	v.jitter.Span = "−" + fmtSpan(span, v.every)
-	v.delay.SetNote("up " + num("%.1f", s.Up.DelayP50Ms) + ", dn " + num("%.1f", s.Down.DelayP50Ms))
+	from := v.realFrom()
+	up, down := v.realDelays(0, from), v.realDelays(1, from)
+	v.delay.SetNote("up " + num("%.1f", up[0]) + ", dn " + num("%.1f", down[0]))
 	var rate [2]float64
+	jit := [2]float64{math.NaN(), math.NaN()}
 	if len(shown) > 0 {
-		rate = shown[len(shown)-1].rate
+		rate, jit = shown[len(shown)-1].rate, shown[len(shown)-1].jitter
 	}
 	v.rate.SetNote(fmt.Sprintf("up %.0f, dn %.0f", rate[0], rate[1]))
-	v.jitter.SetNote("up " + num("%.1f", s.Up.ArrivalJitterMs) + ", dn " + num("%.1f", s.Down.ArrivalJitterMs))
+	v.jitter.SetNote("up " + num("%.1f", jit[0]) + ", dn " + num("%.1f", jit[1]))
 
 	segs := []segment{
 		{"[::b]jitterlab proxy[::-]", 95},
@@ -332,12 +379,16 @@ func (v *ProxyView) refresh() {
 		{fmt.Sprintf("clients %d", s.Clients), 80},
 		{"up " + fmtWall(s.Wall), 90},
 	}
+	if s.Recording != "" {
+		segs = append(segs, segment{"[red]● REC[-]", 88})
+	}
 	if s.Errors > 0 {
 		segs = append(segs, segment{fmt.Sprintf("[red]errors %d[-]", s.Errors), 85})
 	}
 	segs = append(segs, segment{fmt.Sprintf("window %v", windows[v.window]), 30})
 	v.header.set(" ─ ", segs...)
-	v.table.SetText(v.tableText())
+	v.table.SetTitle(fmt.Sprintf(" configured (set) and realised (real: %s) ", v.realSpanText(from)))
+	v.table.SetText(v.tableText(from, [2][2]float64{up, down}))
 	if v.logShown() {
 		all := slices.Concat(s.Changes, v.refused)
 		slices.SortStableFunc(all, func(a, b ProxyChange) int { return cmp.Compare(a.At, b.At) })
@@ -363,8 +414,9 @@ func fmtWall(d time.Duration) string {
 
 // tableText is the configured link and the realised one, per direction:
 // a "set" row of the keys in force and a "real" row of what the relayed
-// packets met, column by column.
-func (v *ProxyView) tableText() string {
+// packets met since from, column by column (delays: each direction's
+// added delay p50 and p99 then).
+func (v *ProxyView) tableText(from time.Duration, delays [2][2]float64) string {
 	row := func(cells ...string) string {
 		return fmt.Sprintf(" %-9s %9s %6s %6s %6s %5s %7s %5s %6s %7s", anySlice(cells)...)
 	}
@@ -388,11 +440,15 @@ func (v *ProxyView) tableText() string {
 	} else {
 		last.kbit = [2]float64{math.NaN(), math.NaN()}
 	}
+	base := v.realBase(from)
 	for d, dir := range []string{"up", "down"} {
 		c := &v.last.Up
 		if d == 1 {
 			c = &v.last.Down
 		}
+		in, lost := c.In-base.in[d], c.Lost-base.lost[d]
+		delivered, reordered, dup := c.Delivered-base.delivered[d], c.Reordered-base.reordered[d], c.Duplicated-base.duplicated[d]
+		delay := delays[d]
 		get := func(k string) string { return v.src.Get(dir + "." + k) }
 		limit := get("rate")
 		if limit == "0" {
@@ -400,15 +456,65 @@ func (v *ProxyView) tableText() string {
 		}
 		lines = append(lines, tview.Escape(row(dir+" set", get("latency"), "±"+get("jitter"), "", get("loss"), get("loss_burst"), get("reorder"), get("duplicate"), "", limit)))
 		burst := "–"
-		if c.LossBursts > 0 {
-			burst = fmt.Sprintf("%.1f", float64(c.Lost)/float64(c.LossBursts))
-		} else if c.LossBursts == 0 {
-			burst = "0"
+		if c.LossBursts >= 0 && base.bursts[d] >= 0 {
+			if runs := c.LossBursts - base.bursts[d]; runs > 0 {
+				burst = fmt.Sprintf("%.1f", float64(lost)/float64(runs))
+			} else {
+				burst = "0"
+			}
 		}
-		lines = append(lines, "[white]"+tview.Escape(row("   real", ms(c.DelayP50Ms), ms(c.DelayP99Ms), ms(c.JitterMs), pct(c.Lost, c.In),
-			burst, pct(c.Reordered, c.Delivered), pct(c.Duplicated, c.In), fmt.Sprintf("%.0f", last.outRate[d]), num("%.1f", last.kbit[d])))+"[-]")
+		lines = append(lines, "[white]"+tview.Escape(row("   real", ms(delay[0]), ms(delay[1]), ms(c.JitterMs), pct(lost, in),
+			burst, pct(reordered, delivered), pct(dup, in), fmt.Sprintf("%.0f", last.outRate[d]), num("%.1f", last.kbit[d])))+"[-]")
 	}
 	return strings.Join(lines, "\n")
+}
+
+// realFrom is where the realised figures start: realSpan ago, or the
+// latest change of the links if later (whoever made it).
+func (v *ProxyView) realFrom() time.Duration {
+	from := max(v.last.Wall-realSpan, 0)
+	for _, c := range v.last.Changes {
+		if c.Refused == "" {
+			from = max(from, c.At)
+		}
+	}
+	return from
+}
+
+// realSpanText says over which span the realised figures are.
+func (v *ProxyView) realSpanText(from time.Duration) string {
+	if from > 0 && from > v.last.Wall-realSpan {
+		return "since +" + fmtWall(from)
+	}
+	return fmt.Sprintf("the last %v", realSpan)
+}
+
+// realBase is the counters at from: the newest sample no later, or the
+// relay's start.
+func (v *ProxyView) realBase(from time.Duration) proxySample {
+	for i := len(v.samples) - 1; i >= 0; i-- {
+		if v.samples[i].wall <= from {
+			return v.samples[i]
+		}
+	}
+	return proxySample{}
+}
+
+// realDelays is a direction's added delay p50 and p99 over the copies
+// written since from (NaN: none, or not measured).
+func (v *ProxyView) realDelays(d int, from time.Duration) [2]float64 {
+	var ms []float64
+	for _, x := range v.recent[d] {
+		if x.wall > from {
+			ms = append(ms, x.ms)
+		}
+	}
+	if !v.measured[d] || len(ms) == 0 {
+		return [2]float64{math.NaN(), math.NaN()}
+	}
+	slices.Sort(ms)
+	rank := func(q float64) float64 { return ms[max(int(math.Ceil(q*float64(len(ms))))-1, 0)] }
+	return [2]float64{rank(0.5), rank(0.99)}
 }
 
 func anySlice(s []string) []any {
@@ -512,6 +618,8 @@ func (v *ProxyView) onKey(ev *tcell.EventKey) *tcell.EventKey {
 			v.window = (v.window + 1) % len(windows)
 		case r == 'c':
 			v.toggleLog()
+		case r == 'R' && v.rec != nil:
+			v.record()
 		case r == '?':
 			v.help()
 		case r == 'q':
@@ -524,6 +632,16 @@ func (v *ProxyView) onKey(ev *tcell.EventKey) *tcell.EventKey {
 	}
 	v.refresh()
 	return nil
+}
+
+// record is R: it starts or stops the run's recording.
+func (v *ProxyView) record() {
+	msg, err := v.rec()
+	if err != nil {
+		v.status = "[red]record: " + tview.Escape(err.Error())
+		return
+	}
+	v.status = "[green]" + tview.Escape(msg) + "[-]"
 }
 
 func (v *ProxyView) step(dir int) {
@@ -595,8 +713,9 @@ var proxyKeys = [][2]string{
 	{"1-9", "apply a preset to both links: " + strings.Join(presetKeys, ", ")},
 	{"z", "chart window: 10 s, 30 s, 2 min"},
 	{"c", "the scenario (description, source, timeline) and every change so far in place of the editor — yours, the timeline's, the control API's, --flow's — and those refused, with the reason, newest at the bottom: ↑ ↓ PgUp PgDn Home End scroll it, its bottom edge says which lines show"},
+	{"R", "record the relayed traffic from now to a new file (jitterlab-proxy-DATE-TIME.jlrec in the current folder), or stop and close it; lab replay, export and plot read it (with --record or --pcap running from the start, R says so)"},
 	{"?", "this help (Esc closes)"},
-	{"q Ctrl-C", "quit: the relay stops and prints its summary (SIGTERM and SIGHUP do the same)"},
+	{"q Ctrl-C", "quit: the relay stops and prints its summary, an open recording is closed (SIGTERM and SIGHUP do the same)"},
 }
 
 // ProxyKeyHelp lists the proxy screen's keys, one per line.
@@ -607,9 +726,9 @@ const proxyChartHelp = "Charts, newest at the right, up in colour and down in wh
 	"delay the proxy added to each relayed packet (each column its range; p50 in the title), the " +
 	"game's own packets per second as they reach the proxy, and the RFC 3550 " +
 	"jitter of the game's stream as it arrives. The box below compares, per " +
-	"direction, the link as set with what the relayed packets met: added delay " +
-	"p50/p99, the relayed stream's jitter, loss (and the mean burst length), " +
-	"reordered and duplicated shares, and the packets and kilobits per second written out over the last second. A dash is a " +
+	"direction, the link as set with what the relayed packets met over the last 10 s, or since the latest change of the links " +
+	"(its title says which): added delay p50/p99, loss (and the mean burst length), reordered and duplicated shares; " +
+	"beside them the relayed stream's RFC 3550 jitter, and the packets and kilobits per second written out over the last second. A dash is a " +
 	"figure the relay does not measure."
 
 func (v *ProxyView) help() {

@@ -1,8 +1,11 @@
 package tui
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +24,9 @@ type fakeProxy struct {
 	snap    ProxySnapshot
 	n       int
 	applied [][2]string
-	burst   bool // the game sends 2 packets every other 100 ms (10/s) instead of 6 each
+	burst   bool    // the game sends 2 packets every other 100 ms (10/s) instead of 6 each
+	added   float64 // ms added to every up delay (a link changed live)
+	lossN   int     // up loses one packet in lossN (0: one in 50)
 }
 
 func newFakeProxy(t *testing.T) *fakeProxy {
@@ -32,7 +37,7 @@ func newFakeProxy(t *testing.T) *fakeProxy {
 		}
 	}
 	return &fakeProxy{cfg: cfg, snap: ProxySnapshot{Listen: "127.0.0.1:7777", Target: "127.0.0.1:7778", Clients: 1,
-		Up: ProxyDir{LossBursts: 0}, Down: ProxyDir{LossBursts: -1, Bytes: -1, JitterMs: math.NaN(), DelayP50Ms: math.NaN(), DelayP99Ms: math.NaN()}}}
+		Up: ProxyDir{LossBursts: 0}, Down: ProxyDir{LossBursts: -1, Bytes: -1, JitterMs: math.NaN()}}}
 }
 
 // tick moves the relay on 100 ms: 6 packets each way; up loses one in 50
@@ -50,19 +55,19 @@ func (f *fakeProxy) tick() {
 		u.In++
 		d.In++
 		d.Delivered++
-		if f.n%50 == 0 {
+		if every := cmp.Or(f.lossN, 50); f.n%every == 0 {
 			u.Lost++
 			u.LossBursts++
 			continue
 		}
 		u.Delivered++
 		u.Bytes += 120
-		u.DelaysMs = append(u.DelaysMs, 40+float64(f.n%31))
+		u.DelaysMs = append(u.DelaysMs, 40+float64(f.n%31)+f.added)
 	}
 	if f.n%120 == 0 {
 		u.Reordered++
 	}
-	u.DelayP50Ms, u.DelayP99Ms, u.JitterMs = 55, 69.5, 8.25
+	u.JitterMs = 8.25
 	u.ArrivalJitterMs = 1 + float64(f.n%7)/10
 	d.ArrivalJitterMs = 2.5
 }
@@ -137,16 +142,17 @@ func proxyKey(v *ProxyView, ev *tcell.EventKey) {
 func TestProxyScreenAtBothSizes(t *testing.T) {
 	for _, sz := range []struct{ w, h int }{{80, 24}, {120, 40}} {
 		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
-			v, f, screen := proxyAt(t, sz.w, sz.h)
+			v, _, screen := proxyAt(t, sz.w, sz.h)
 			out := drawProxy(v, screen)
-			u := &f.snap.Up
 			last := v.samples[len(v.samples)-1] // the last second's copies and bits out
 			for _, want := range []string{
 				"jitterlab proxy ─ 127.0.0.1:7777 → 127.0.0.1:7778 ─ clients 1 ─ up 00:00:40.0",
 				"added delay (ms) ─ up 55.0, dn –", "packets/s in ─ up 60, dn 60", "jitter in (ms) ─ up 1.6, dn 2.5",
 				" up set         50ms  ±20ms            2%     0      0%    0%",
-				fmt.Sprintf("    real        55.0   69.5    8.2   %.1f%%   1.0    %.1f%%  0.0%%     %.0f    %.1f",
-					100*float64(u.Lost)/float64(u.In), 100*float64(u.Reordered)/float64(u.Delivered), last.outRate[0], last.kbit[0]),
+				// Over the last 10 s: delays in a saw of 40–70 ms (p50 55, p99 70),
+				// 600 datagrams of which one in 50 lost (2.0 %, runs of 1), one
+				// in 120 reordered (5 of 588 delivered: 0.9 %).
+				fmt.Sprintf("    real        55.0   70.0    8.2   2.0%%   1.0    0.9%%  0.0%%     %.0f    %.1f", last.outRate[0], last.kbit[0]),
 				" down set       50ms  ±20ms            0%     0      0%    0%",
 				"    real           –      –      –   0.0%     –    0.0%  0.0%     60       –",
 				"latency       50ms         50ms", "? help", "q quit"} {
@@ -302,5 +308,101 @@ func TestProxyNewErrorKindOnTheStatusLine(t *testing.T) {
 	v.advance(0)
 	if v.status != "something else" {
 		t.Fatalf("the same error kind was announced again: %q", v.status)
+	}
+}
+
+// The realised row follows a live change (issue 12.1): after the up link
+// goes from 40–70 ms to 190–220 ms and from 2 % to 20 % loss, the "real"
+// row and the delay chart's title read the new link within seconds, not
+// the whole run's mix, and the box says over which span.
+func TestProxyRealisedFollowsALiveChange(t *testing.T) {
+	v, f, screen := proxyAt(t, 80, 24)
+	if err := v.set("up.latency", "200ms"); err != nil {
+		t.Fatal(err)
+	}
+	f.added, f.lossN = 150, 5
+	for range 30 { // 3 s
+		f.tick()
+		v.advance(0)
+	}
+	out := drawProxy(v, screen)
+	m := regexp.MustCompile(`(?m)^│    real\s+(\S+)\s+(\S+)\s+\S+\s+(\S+)%`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no real row:\n%s", out)
+	}
+	p50, _ := strconv.ParseFloat(m[1], 64)
+	p99, _ := strconv.ParseFloat(m[2], 64)
+	loss, _ := strconv.ParseFloat(m[3], 64)
+	if p50 < 190 || p50 > 220 || p99 < 190 || p99 > 221 || loss < 15 || loss > 25 {
+		t.Errorf("3 s after the change: real p50 %s p99 %s loss %s%%; want 190–220 ms and about 20 %%:\n%s", m[1], m[2], m[3], out)
+	}
+	if !strings.Contains(out, "added delay (ms) ─ up 2") {
+		t.Errorf("the delay chart's title does not give the new p50:\n%s", out)
+	}
+	if !strings.Contains(out, "(real: since +00:00:40.0)") {
+		t.Errorf("the box does not say the realised figures start at the change:\n%s", out)
+	}
+}
+
+// R on the proxy screen (issue 12.4) starts and stops a recording through
+// the run's hook and says so on the status line, a refusal in red; the help
+// and the key row list it.
+func TestProxyRRecords(t *testing.T) {
+	f := newFakeProxy(t)
+	calls := 0
+	v := NewProxyView(f, ProxyOptions{Record: func() (string, error) {
+		calls++
+		if calls == 2 {
+			return "", fmt.Errorf("disk full")
+		}
+		return fmt.Sprintf("recording to r%d.jlrec (R stops)", calls), nil
+	}})
+	screen := tcell.NewSimulationScreen("UTF-8")
+	v.app.SetScreen(screen)
+	screen.SetSize(120, 40)
+	f.tick()
+	v.advance(0)
+	proxyKey(v, tcell.NewEventKey(tcell.KeyRune, 'R', 0))
+	if out := drawProxy(v, screen); calls != 1 || !strings.Contains(out, "recording to r1.jlrec (R stops)") || !strings.Contains(out, "R record") {
+		t.Fatalf("R called the hook %d times; the screen:\n%s", calls, out)
+	}
+	proxyKey(v, tcell.NewEventKey(tcell.KeyRune, 'R', 0))
+	if out := drawProxy(v, screen); !strings.Contains(out, "record: disk full") {
+		t.Fatalf("a failed R is not on the status line:\n%s", out)
+	}
+	proxyKey(v, tcell.NewEventKey(tcell.KeyRune, '?', 0))
+	if out := drawProxy(v, screen); !strings.Contains(out, "R         record the relayed traffic") {
+		t.Fatalf("the help does not list R:\n%s", out)
+	}
+}
+
+// Once the game stops sending, the arrival jitter is not measured any
+// more: the chart's title and its newest column say so ("–"), rather than
+// repeating the last figure for as long as the relay idles (issue 12.1).
+func TestProxyIdleArrivalJitterIsNotMeasured(t *testing.T) {
+	v, f, screen := proxyAt(t, 80, 24)
+	f.idle(v, 20) // 2 s without a datagram (the fake's source keeps its last jitter)
+	out := drawProxy(v, screen)
+	if !strings.Contains(out, "jitter in (ms) ─ up –, dn –") {
+		t.Errorf("2 s idle: the arrival jitter still reads a figure:\n%s", out)
+	}
+	if x := v.samples[len(v.samples)-1]; !math.IsNaN(x.jitter[0]) || !math.IsNaN(x.jitter[1]) {
+		t.Errorf("2 s idle: the newest sample's jitter %v; want not measured", x.jitter)
+	}
+}
+
+// While a recording runs (R's, or --record's from the start) the header
+// says so, as the lab's does, whatever the status line says meanwhile.
+func TestProxyHeaderShowsTheRecording(t *testing.T) {
+	v, f, screen := proxyAt(t, 80, 24)
+	if out := drawProxy(v, screen); strings.Contains(out, "● REC") {
+		t.Fatalf("REC with no recording:\n%s", out)
+	}
+	f.snap.Recording = "jitterlab-proxy-20261122-094508.jlrec"
+	f.tick()
+	v.advance(0)
+	v.status = "timeline +00:00:40.1 link.latency=60ms" // the status line moved on
+	if header := rows(screen)[0]; !strings.Contains(drawProxy(v, screen), "● REC") || !strings.Contains(rows(screen)[0], "● REC") {
+		t.Fatalf("no REC in the header while recording: %q", header)
 	}
 }

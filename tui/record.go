@@ -136,6 +136,12 @@ func (a *App) fileBase() string {
 	return fmt.Sprintf("jitterlab-%s-seed%d-%s", safe(a.opts.Name), a.s.Config().Seed, strings.ReplaceAll(a.s.Now().String(), ":", ""))
 }
 
+// CreateUnique creates dir/base+ext, or base-2, base-3, … when that
+// exists: an export or a recording never overwrites a file.
+func CreateUnique(dir, base, ext string) (*os.File, string, error) {
+	return createUnique(dir, base, ext)
+}
+
 // createUnique creates dir/base+ext, or base-2, base-3, … when that exists:
 // an export or a recording never overwrites a file.
 func createUnique(dir, base, ext string) (*os.File, string, error) {

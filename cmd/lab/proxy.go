@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -92,6 +93,11 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	if err := distinctOutputs(map[string]string{"pcap": pcapPath, "record": recordPath}); err != nil {
 		return cmdLineErr(err)
 	}
+	for _, out := range []struct{ flag, path string }{{"pcap", pcapPath}, {"record", recordPath}} {
+		if out.path == "-" {
+			return badUsage("--%s -: the proxy prints its counters on standard output; name a file", out.flag)
+		}
+	}
 	var controlLn net.Listener
 	if control != "" {
 		if controlLn, err = listenControl(control); err != nil {
@@ -160,6 +166,14 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, cancelRun := context.WithCancel(ctx)
 	defer cancelRun()
+	// Standard output closed by its reader (… | head, a log shipper that
+	// died): stop as a signal does, closing the files, and exit as a
+	// closed pipe does, rather than die of SIGPIPE mid-recording.
+	outClosed := &pipeWatch{w: stdout, stop: cancelRun}
+	if !screen {
+		signal.Ignore(syscall.SIGPIPE) // a write to it then fails with EPIPE
+		stdout = outClosed
+	}
 	fmt.Fprintf(stdout, "relaying %v → %s: up %s, down %s (seed %d); Ctrl-C stops\n",
 		r.Addr(), target, linkText(&cfg, "up"), linkText(&cfg, "down"), cfg.Seed)
 	for _, a := range cond.Flows() {
@@ -182,6 +196,8 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	periods.begin(start)
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
+	// The audit per period keeps the clients forgotten during the run.
+	go periods.watch(ctx, min(limits.IdleTimeout/2, time.Second))
 	if err := cond.Schedule(timeline); err != nil {
 		cancelRun()
 		<-done
@@ -196,10 +212,15 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	}
 	// finish prints the end of the run and ends the captures.
 	finish := func(err error) error {
+		// A terminal going away hangs up more than once (the kernel, the
+		// shell): that must not end it before its files are closed.
+		signal.Ignore(syscall.SIGHUP)
 		stop() // a second Ctrl-C now ends the process at once
 		cond.Stop()
-		wall := time.Since(start)
 		au := r.Audit()
+		// The relay's own run (to its stop), as the audit's: not the time
+		// the screen took to notice it ended.
+		wall := cmp.Or(au.Wall, time.Since(start))
 		writeProxySummary(stdout, wall, r.Stats(), r.Errors())
 		writeProxyFlows(stdout, au, cond)
 		writeProxyAudit(stdout, au, periods.periods(au))
@@ -207,11 +228,18 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		if note != "" {
 			fmt.Fprintf(stderr, "lab proxy: %s\n", note)
 		}
-		return cmp.Or(err, cerr)
+		return cmp.Or(err, cerr, outClosed.closed())
 	}
 	if screen {
 		src := newRelaySource(r, cond, target, start, feed)
-		return finish(proxyScreen(src, sc, cancelRun, done, changes, stderr))
+		rec := &screenRecorder{sw: &captures, r: r, cond: cond, dir: ".", name: o.name(), bound: bound}
+		for _, f := range []struct{ flag, path string }{{"--record", recordPath}, {"--pcap", pcapPath}} {
+			if f.path != "" {
+				rec.flags = strings.TrimPrefix(rec.flags+" and "+f.flag+" "+f.path, " and ")
+			}
+		}
+		src.rec = rec
+		return finish(proxyScreen(src, sc, rec, cancelRun, done, changes, stderr))
 	}
 	stamp := func(t time.Time) string {
 		return fmt.Sprintf("%s +%.1fs", t.Format("15:04:05.000"), t.Sub(start).Seconds())
@@ -221,6 +249,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		if c.err != nil {
 			what += " — refused: " + c.err.Error()
 		}
+		what = strings.ReplaceAll(what, "\n", " ") // one line per change, whatever the error's text
 		switch {
 		case c.by == "API":
 			fmt.Fprintf(stdout, "%s  API %s\n", stamp(c.at), what)
@@ -725,4 +754,33 @@ func fmtBits(b float64) string {
 		return fmt.Sprintf("%.1f kbit/s", b/1e3)
 	}
 	return fmt.Sprintf("%.0f bit/s", b)
+}
+
+// pipeWatch passes writes on to w; the first that finds the pipe closed
+// by its reader calls stop.
+type pipeWatch struct {
+	w    io.Writer
+	stop func()
+	mu   sync.Mutex
+	err  error
+}
+
+func (p *pipeWatch) Write(b []byte) (int, error) {
+	n, err := p.w.Write(b)
+	if err != nil && closedPipe(err) {
+		p.mu.Lock()
+		if p.err == nil {
+			p.err = err
+			p.stop()
+		}
+		p.mu.Unlock()
+	}
+	return n, err
+}
+
+// closed is the closed pipe's error, or nil.
+func (p *pipeWatch) closed() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
 }

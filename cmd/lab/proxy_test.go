@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"jitterlab/internal/testtool"
 	"jitterlab/lab"
 	proxyctl "jitterlab/proxy/control"
 	"jitterlab/tui"
@@ -325,5 +326,174 @@ func TestProxyHelpListsScreenKeys(t *testing.T) {
 		if !strings.Contains(out+errOut, line) {
 			t.Fatalf("lab proxy -h lacks the screen's key line %q", line)
 		}
+	}
+}
+
+// TestProxyCaptureToStandardOutputIsABadCommandLine: --pcap - and --record -
+// are refused as a bad command line (exit 2) naming the flag, before the
+// relay binds its port.
+func TestProxyCaptureToStandardOutputIsABadCommandLine(t *testing.T) {
+	for _, flag := range []string{"--pcap", "--record"} {
+		code, _, errOut := runLab(t, "proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", flag, "-", "--duration", "1s", "--no-tui")
+		if code != 2 || !strings.Contains(errOut, flag+" -") {
+			t.Errorf("%s -: exit %d, %q; want exit 2 naming %s -", flag, code, errOut, flag)
+		}
+	}
+}
+
+// A terminal that goes away sends a hangup to every process on it, often
+// twice (the kernel, then the shell as it dies): a second SIGHUP while the
+// proxy finishes must not kill it before its recording is closed; it
+// exits 0 with the recording whole (issue 12.4).
+func TestProxyRepeatedHangupClosesTheRecording(t *testing.T) {
+	exe := buildLab(t)
+	for i := range 5 {
+		rec := filepath.Join(t.TempDir(), "hup.jlrec")
+		cmd := exec.Command(exe, "proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", "--no-tui", "--record", rec)
+		stdout, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(stdout)
+		if !sc.Scan() || !strings.HasPrefix(sc.Text(), "relaying ") {
+			cmd.Process.Kill()
+			t.Fatalf("did not start: %q", sc.Text())
+		}
+		go io.Copy(io.Discard, stdout)
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		var err error
+	hangups:
+		for {
+			cmd.Process.Signal(syscall.SIGHUP)
+			select {
+			case err = <-exited:
+				break hangups
+			case <-time.After(200 * time.Microsecond):
+			}
+		}
+		if err != nil {
+			t.Fatalf("run %d: hangups ended the proxy with %v; want exit 0", i, err)
+		}
+		if code, out, _ := runLab(t, "replay", rec); code != 0 || strings.Contains(out, "not closed") {
+			t.Fatalf("run %d: the recording after hangups (exit %d):\n%s", i, code, out)
+		}
+	}
+}
+
+// tmuxProxy runs 'lab proxy --listen 127.0.0.1:0 --to 127.0.0.1:9 args…'
+// (this test binary as 'lab') on an 80×24 tmux terminal until the screen
+// shows; run is tmux on its server, exited waits for the exit status and
+// returns it with the proxy's stderr. The pane's shell ignores a hangup
+// so that it lives to note the exit status.
+func tmuxProxy(t *testing.T, name string, args ...string) (run func(args ...string) string, exited func() (code, stderr string)) {
+	t.Helper()
+	tmux := testtool.Need(t, "tmux", "tmux")
+	dir := t.TempDir()
+	socket := fmt.Sprintf("jl-proxy-%s-%d", name, os.Getpid())
+	status, errFile := filepath.Join(dir, "status"), filepath.Join(dir, "stderr")
+	script := "trap '' HUP; env JITTERLAB_LAB_MAIN=1 TERM=xterm-256color " + os.Args[0] +
+		" proxy --listen 127.0.0.1:0 --to 127.0.0.1:9 " + strings.Join(args, " ") + " 2>" + errFile + "; echo $? > " + status + "; sleep 30"
+	run = func(args ...string) string {
+		out, _ := exec.Command(tmux, append([]string{"-L", socket}, args...)...).CombinedOutput()
+		return string(out)
+	}
+	run("new-session", "-d", "-s", "p", "-x", "80", "-y", "24", "sh", "-c", script)
+	t.Cleanup(func() { run("kill-server") })
+	waitUntil := func(what string, ok func() bool) {
+		for range 300 {
+			if ok() {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Fatalf("no %s after 30 s", what)
+	}
+	waitUntil("proxy screen", func() bool { return strings.Contains(run("capture-pane", "-p", "-t", "p"), "jitterlab proxy") })
+	return run, func() (string, string) {
+		var code []byte
+		waitUntil("exit status", func() bool { code, _ = os.ReadFile(status); return len(code) > 0 })
+		stderr, _ := os.ReadFile(errFile)
+		return strings.TrimSpace(string(code)), string(stderr)
+	}
+}
+
+// The proxy's screen on a terminal that goes away (the tmux session or
+// the ssh connection closed) stops the relay as a hangup does: exit 0, its
+// recording closed, no "EOF" error (issue 12.1).
+func TestProxyScreenSurvivesItsTerminalGoingAway(t *testing.T) {
+	rec := filepath.Join(t.TempDir(), "r.jlrec")
+	run, exited := tmuxProxy(t, "gone", "--record", rec)
+	run("kill-server")
+	code, stderr := exited()
+	if code != "0" || strings.Contains(stderr, "EOF") {
+		t.Errorf("the terminal went away: exit %s, stderr %q; want exit 0 as for a hangup", code, stderr)
+	}
+	if c, out, _ := runLab(t, "replay", rec); c != 0 || strings.Contains(out, "not closed") {
+		t.Errorf("the recording (exit %d):\n%s", c, out)
+	}
+}
+
+// After the screen, the summary and the audit give the run one length:
+// the relay's, not the summary's the time the screen took to notice the
+// end of --duration (issue 12.5).
+func TestProxyScreenSummaryAndAuditAgreeOnTheRunLength(t *testing.T) {
+	run, exited := tmuxProxy(t, "length", "--duration", "1s")
+	if code, stderr := exited(); code != "0" {
+		t.Fatalf("exit %s: %s", code, stderr)
+	}
+	out := strings.Join(strings.Fields(run("capture-pane", "-p", "-J", "-S", "-", "-t", "p")), " ")
+	summary := regexp.MustCompile(`summary after (\S+):`).FindStringSubmatch(out)
+	audit := regexp.MustCompile(`audit over (\S+):`).FindStringSubmatch(out)
+	if summary == nil || audit == nil || summary[1] != audit[1] {
+		t.Fatalf("summary after %v, audit over %v; want one length:\n%s", summary, audit, out)
+	}
+}
+
+// A refused API request whose error runs over several lines (POST
+// /timeline's example) is logged on one counter line, as every other, so
+// a script reading proxy.log line by line sees it whole (issue 12.3).
+func TestProxyLogsEachAPIRequestOnOneLine(t *testing.T) {
+	p := startProxy(t, buildLab(t), "--to", echoServer(t))
+	if code, _ := p.call(t, "POST", "/timeline", ""); code != 400 {
+		t.Fatalf("an empty timeline: status %d; want 400", code)
+	}
+	out := p.stop(t)
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if strings.HasPrefix(line, "[") || strings.HasPrefix(line, "at = ") || strings.HasPrefix(line, "up.loss") {
+			t.Fatalf("a log line broken over several lines: %q in\n%s", line, out)
+		}
+	}
+	if !strings.Contains(out, "API POST /timeline — refused: POST /timeline: no [[timeline]] entries, e.g. [[timeline]] at = ") {
+		t.Errorf("the refusal is not on its line:\n%s", out)
+	}
+}
+
+// A proxy whose standard output is a pipe its reader closed (… | head, a
+// log shipper that died) stops the relay as a signal does, closing its
+// recording, and exits quietly with a closed pipe's status, 141, instead
+// of being killed by SIGPIPE with the recording unfinished (issue 12.4).
+func TestProxyOutputPipeClosedClosesTheRecording(t *testing.T) {
+	exe := buildLab(t)
+	rec := filepath.Join(t.TempDir(), "pipe.jlrec")
+	cmd := exec.Command(exe, "proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", "--every", "100ms", "--record", rec, "--duration", "30s")
+	stdout, _ := cmd.StdoutPipe()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	if !sc.Scan() || !strings.HasPrefix(sc.Text(), "relaying ") {
+		cmd.Process.Kill()
+		t.Fatalf("did not start: %q", sc.Text())
+	}
+	stdout.Close() // the reader goes away
+	err := cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != exitClosedPipe {
+		t.Errorf("exit %d (%v), stderr %q; want %d, quietly", code, err, stderr.String(), exitClosedPipe)
+	}
+	if c, out, _ := runLab(t, "replay", rec); c != 0 || strings.Contains(out, "not closed") {
+		t.Errorf("the recording (exit %d):\n%s", c, out)
 	}
 }

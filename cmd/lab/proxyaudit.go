@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"maps"
@@ -32,7 +33,12 @@ type auditMark struct {
 	cfg    proxy.Audit                              // everybody's settings in force (the last change's, when folded)
 	own    map[netip.AddrPort][]proxyctl.Assignment // the clients' own settings then
 	folded int                                      // changes folded into it past maxAuditPeriods
+	gone   []proxy.FlowAudit                        // clients forgotten during the period, as last seen (bounded)
+	goneN  int                                      // clients forgotten during the period, all
 }
+
+// maxGoneClients bounds the forgotten clients a period keeps.
+const maxGoneClients = maxAuditClients
 
 // configOf is the link a client had in the period: everybody's, with its
 // own settings on top.
@@ -56,6 +62,51 @@ type auditPeriods struct {
 	running bool
 	marks   []auditMark
 	own     map[netip.AddrPort][]proxyctl.Assignment // the clients' own settings now
+	seen    []proxy.FlowAudit                        // the clients as last observed
+}
+
+// observe notes the clients of audit au: one observed before and gone
+// since (forgotten idle, or evicted) is kept, as last seen, in the current
+// period, so the audit still has its packets. Called every second or so
+// (see watch), and at every change.
+func (p *auditPeriods) observe(au proxy.Audit) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.observeLocked(au)
+}
+
+func (p *auditPeriods) observeLocked(au proxy.Audit) {
+	if len(p.marks) > 0 {
+		live := map[proxy.FlowID]bool{}
+		for _, f := range au.Flows {
+			live[f.ID] = true
+		}
+		m := &p.marks[len(p.marks)-1]
+		for _, f := range p.seen {
+			if live[f.ID] {
+				continue
+			}
+			m.goneN++
+			if len(m.gone) < maxGoneClients {
+				m.gone = append(m.gone, f)
+			}
+		}
+	}
+	p.seen = au.Flows
+}
+
+// watch observes the relay every period until ctx is done.
+func (p *auditPeriods) watch(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			p.observe(p.r.Audit())
+		}
+	}
 }
 
 // begin marks the start: the settings then (--flow's included).
@@ -65,6 +116,7 @@ func (p *auditPeriods) begin(start time.Time) {
 	defer p.mu.Unlock()
 	p.start, p.running = start, true
 	p.marks = []auditMark{{au: au, cfg: au, own: maps.Clone(p.own)}}
+	p.seen = au.Flows
 }
 
 // applied marks a change of the settings as it took effect (called with
@@ -88,6 +140,7 @@ func (p *auditPeriods) applied(a proxyctl.Applied) {
 	au := p.r.Audit() // the relay's lock: never under p.mu
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.observeLocked(au)
 	if len(p.marks) >= maxAuditPeriods {
 		last := &p.marks[len(p.marks)-1]
 		last.folded++
@@ -122,6 +175,7 @@ func (p *auditPeriods) periods(end proxy.Audit) []auditMark {
 	if len(p.marks) == 1 && len(p.marks[0].own) == 0 {
 		return nil
 	}
+	p.observeLocked(end)
 	return append([]auditMark(nil), p.marks...)
 }
 
@@ -168,10 +222,13 @@ func writeAuditPeriods(w io.Writer, marks []auditMark, end proxy.Audit) {
 		}
 		secs := (to - m.at).Seconds()
 		shown := 0
-		for _, f := range next.Flows {
+		// The clients at the period's end, then those forgotten during it.
+		flows := slices.Concat(next.Flows, m.gone)
+		all := len(next.Flows) + m.goneN
+		for _, f := range flows {
 			b := before[f.ID] // zero: the client came during the period
 			if shown == maxAuditClients {
-				fmt.Fprintf(w, "  … %d more clients\n", len(next.Flows)-shown)
+				fmt.Fprintf(w, "  … %d more clients\n", all-shown)
 				break
 			}
 			shown++

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+	"time"
 
 	"jitterlab/proxy"
 	proxyctl "jitterlab/proxy/control"
@@ -48,5 +49,39 @@ func TestAuditPeriodsFoldPastTheBound(t *testing.T) {
 	writeAuditPeriods(&b, marks, proxy.Audit{})
 	if !strings.Contains(b.String(), "and 12 more changes (more than 20 periods): the settings as they ended") {
 		t.Errorf("the folded period does not say so:\n%s", b.String())
+	}
+}
+
+// scriptedRelay is a relay whose audit the test sets.
+type scriptedRelay struct{ au proxy.Audit }
+
+func (s *scriptedRelay) Audit() proxy.Audit { return s.au }
+
+// A client that sent in a period and was then forgotten (idle for
+// --idle-timeout, or evicted) is still in that period's audit with its
+// packets (issue 12.5): the period does not read "no clients".
+func TestAuditPeriodKeepsClientsThatWentAway(t *testing.T) {
+	client := func(in uint64) []proxy.FlowAudit {
+		f := proxy.FlowAudit{ID: 1, Addr: "127.0.0.1:5001"}
+		f.Dirs[proxy.Up] = proxy.FlowDirAudit{Received: in, Written: in, DelayMean: 30e6}
+		return []proxy.FlowAudit{f}
+	}
+	r := &scriptedRelay{}
+	p := &auditPeriods{r: r}
+	p.begin(time.Now())
+	r.au.Flows = client(100) // 100 up during period 1
+	p.applied(proxyctl.Applied{Set: []proxyctl.Assignment{{Key: "up.loss", Value: "20%"}}})
+	r.au.Flows = client(250) // 150 more in period 2
+	p.observe(r.au)
+	r.au.Flows = nil // then idle for 2 minutes: forgotten
+	p.observe(r.au)
+	end := r.au
+	end.Wall = 200 * time.Second
+	var b bytes.Buffer
+	writeAuditPeriods(&b, p.periods(end), end)
+	out := b.String()
+	period2 := out[strings.Index(out, "period 2"):]
+	if strings.Contains(period2, "no clients") || !strings.Contains(period2, "lost 0 of 150") {
+		t.Errorf("period 2 lost the client that went away after sending 150:\n%s", out)
 	}
 }

@@ -50,6 +50,7 @@ type proxyCapture struct {
 	changes        int              // change records written
 	changesLost    uint64           // changes not recorded: beyond the recording's bounds
 	epoch          time.Duration    // the relay's start since the Unix epoch: the capture's timestamps are wall time
+	base           proxy.Stats      // the relay's counters when the capture started (R on the screen: mid-run)
 	err            error
 	outs           []*output
 }
@@ -191,6 +192,11 @@ func (c *proxyCapture) Close(end time.Duration, stats proxy.Stats) error {
 		err = cmp.Or(err, c.pcap.Close())
 	}
 	if c.rec != nil {
+		for _, p := range [][2]*proxy.Counters{{&stats.Up, &c.base.Up}, {&stats.Down, &c.base.Down}} {
+			p[0].Received -= p[1].Received
+			p[0].KernelDropped -= p[1].KernelDropped
+		}
+		stats.FlowsSeen -= c.base.FlowsSeen
 		pe := newProxyEnd(stats, c.dropped.Load())
 		pe.ChangesLost = c.changesLost
 		sum, _ := json.Marshal(pe)
@@ -365,11 +371,6 @@ func openProxyCaptures(pcapPath, recordPath string, stdout io.Writer, listen net
 	cfg lab.Config, name string) (*proxyCapture, error) {
 	if pcapPath == "" && recordPath == "" {
 		return nil, nil
-	}
-	for flag, path := range map[string]string{"pcap": pcapPath, "record": recordPath} {
-		if path == "-" {
-			return nil, fmt.Errorf("--%s -: the proxy prints its counters on standard output; name a file", flag)
-		}
 	}
 	var outs []*output
 	fail := func(err error) (*proxyCapture, error) {

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"net/netip"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +16,7 @@ import (
 	"jitterlab/lab"
 	"jitterlab/proxy"
 	proxyctl "jitterlab/proxy/control"
+	"jitterlab/recordings"
 	"jitterlab/scenarios"
 	"jitterlab/tui"
 )
@@ -77,12 +81,16 @@ func (f *relayFeed) OnPacket(e *proxy.PacketEvent) {
 	}
 }
 
-// take hands over a direction's delays since the last call and the mean
-// arrival jitter of its streams (NaN before any has two intervals).
+// take hands over a direction's delays since the last call (empty, not
+// nil, when there are none: the feed measures them) and the mean arrival
+// jitter of its streams (NaN before any has two intervals).
 func (f *relayFeed) take(d proxy.Dir) (delays []float64, jitterMs float64) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	delays = f.delays[d]
+	if delays == nil {
+		delays = []float64{}
+	}
 	f.delays[d] = nil
 	var sum float64
 	n := 0
@@ -109,6 +117,7 @@ type relaySource struct {
 	feed           *relayFeed // nil: delays and arrival jitter not measured
 	listen, target string
 	start          time.Time
+	rec            *screenRecorder // R, and what records from the start (nil: nothing)
 
 	mu      sync.Mutex
 	changes []tui.ProxyChange
@@ -169,9 +178,8 @@ func (s *relaySource) Snapshot() tui.ProxySnapshot {
 		nan := math.NaN()
 		pd := tui.ProxyDir{In: c.Received + c.KernelDropped, Delivered: c.Delivered, Lost: c.Lost + c.QueueDropped,
 			Dropped: c.Dropped() - c.Lost - c.QueueDropped, Duplicated: c.Duplicated, Reordered: c.Reordered,
-			Bytes: int64(da.Bytes), LossBursts: int64(c.LossBursts), DelayP50Ms: nan, DelayP99Ms: nan, JitterMs: nan, ArrivalJitterMs: nan}
+			Bytes: int64(da.Bytes), LossBursts: int64(c.LossBursts), JitterMs: nan, ArrivalJitterMs: nan}
 		if c.Delivered > 0 {
-			pd.DelayP50Ms, pd.DelayP99Ms = float64(da.DelayP50)/1e6, float64(da.DelayP99)/1e6
 			pd.JitterMs = float64(da.Jitter) / 1e6
 		}
 		if s.feed != nil {
@@ -183,7 +191,7 @@ func (s *relaySource) Snapshot() tui.ProxySnapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return tui.ProxySnapshot{Wall: time.Since(s.start), Listen: s.listen, Target: s.target, Clients: len(au.Flows), Errors: errs, ErrorKinds: kinds,
-		Up: up, Down: down, Changes: append([]tui.ProxyChange(nil), s.changes...), Stopped: s.stopped}
+		Up: up, Down: down, Changes: append([]tui.ProxyChange(nil), s.changes...), Stopped: s.stopped, Recording: s.rec.recording()}
 }
 
 func (s *relaySource) Get(key string) string {
@@ -214,10 +222,94 @@ func (s *relaySource) Apply(sets [][2]string) error {
 	return nil
 }
 
+// screenRecorder is the proxy screen's R: it starts a proxy recording of
+// the relayed traffic from now into a new file in dir, through the
+// captures' switch, and R again closes it. The recording starts with the
+// clients already relayed and their own settings, so it reads as one that
+// ran from the start would from then on.
+type screenRecorder struct {
+	sw    *captureSwitch
+	r     *proxy.Relay
+	cond  *proxyctl.Conditions
+	dir   string
+	name  string    // the scenario's
+	bound time.Time // the captures' zero
+	flags string    // the --record/--pcap capture running from the start ("": none)
+	path  string    // the screen's recording running now ("": none)
+	mu    sync.Mutex
+}
+
+// recording is what records now: R's file, or --record's and --pcap's
+// ("" for none; nil recorder: none).
+func (s *screenRecorder) recording() string {
+	if s == nil {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return cmp.Or(s.path, s.flags)
+}
+
+// toggle starts or stops the screen's recording; the text is for the
+// status line.
+func (s *screenRecorder) toggle() (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.flags != "" {
+		return "", fmt.Errorf("already capturing from the start (%s), closed when the proxy stops: R records only without them", s.flags)
+	}
+	if s.path != "" {
+		path := s.path
+		s.path = ""
+		note, err := s.sw.stop(time.Since(s.bound), s.r.Stats())
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", path, err)
+		}
+		if note != "" {
+			note = " (" + note + ")"
+		}
+		return "recorded " + path + note + "; lab replay, export and plot read it", nil
+	}
+	cfg, _ := s.cond.Config(netip.AddrPort{})
+	f, path, err := tui.CreateUnique(s.dir, "jitterlab-proxy-"+time.Now().Format("20060102-150405"), ".jlrec")
+	if err != nil {
+		return "", err
+	}
+	out := &output{w: f, name: path, f: f}
+	w, err := recordings.NewWriter(out, proxyHeader(cfg, s.name))
+	if err != nil {
+		out.Abort()
+		return "", err
+	}
+	c := newProxyCapture(nil, w, s.r.Addr(), nil)
+	c.outs = []*output{out}
+	c.base = s.r.Stats()
+	flows := s.r.Audit().Flows // the clients relayed now, numbered as they came
+	for _, fl := range flows {
+		c.named = max(c.named, fl.ID) // the relay's hook names the later ones
+	}
+	if err := s.sw.start(c); err != nil {
+		c.finish(time.Since(s.bound), s.r.Stats())
+		return "", errors.Join(err, os.Remove(path))
+	}
+	now := time.Now()
+	for _, a := range s.cond.Flows() { // the clients' own settings in force
+		_, own := s.cond.Config(a)
+		c.settings(settingsEvent{at: now, applied: proxyctl.Applied{Flow: a, Set: own}})
+	}
+	for _, fl := range flows {
+		if a, err := netip.ParseAddrPort(fl.Addr); err == nil {
+			c.settings(settingsEvent{at: now, flow: fl.ID, applied: proxyctl.Applied{Flow: a}})
+		}
+	}
+	s.path = path
+	return "recording to " + path + " (R stops)", nil
+}
+
 // proxyScreen shows the running relay (done reports its end) until q, a
 // signal or the relay's end (--duration); q and signals stop the relay
 // through stop. It returns the relay's error once the screen has closed.
-func proxyScreen(src *relaySource, sc *scenarios.Scenario, stop func(), done <-chan error, changes <-chan appliedChange, stderr io.Writer) error {
+func proxyScreen(src *relaySource, sc *scenarios.Scenario, rec *screenRecorder, stop func(), done <-chan error, changes <-chan appliedChange, stderr io.Writer) error {
 	ended := make(chan error, 1)
 	quit := make(chan struct{})
 	go func() {
@@ -237,13 +329,22 @@ func proxyScreen(src *relaySource, sc *scenarios.Scenario, stop func(), done <-c
 			}
 		}
 	}()
-	view := tui.NewProxyView(src, tui.ProxyOptions{Scenario: sc})
+	view := tui.NewProxyView(src, tui.ProxyOptions{Scenario: sc, Record: rec.toggle})
 	verr := view.Run(nil)
 	stop()
+	rec.mu.Lock()
+	if rec.path != "" {
+		fmt.Fprintf(stderr, "lab proxy: the recording R started, %s, is closed with the proxy\n", rec.path)
+	}
+	rec.mu.Unlock()
 	close(quit)
 	err := <-ended
-	if sig := view.Signal(); sig != nil {
+	switch sig := view.Signal(); {
+	case sig != nil:
 		io.WriteString(stderr, "lab proxy: stopped by "+sig.String()+"\n")
+	case errors.Is(verr, io.EOF): // the terminal went away: as a hangup
+		io.WriteString(stderr, "lab proxy: stopped: the terminal went away\n")
+		verr = nil
 	}
 	if verr != nil {
 		return verr

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
 	"time"
 
@@ -213,8 +214,10 @@ func readAssignments(body io.Reader) ([]Assignment, error) {
 			value = v
 		case json.Number:
 			value = v.String()
+		case bool:
+			value = strconv.FormatBool(v)
 		default:
-			return nil, fmt.Errorf("PUT /params: %s: want the value as a string, e.g. \"5%%\"", key)
+			return nil, fmt.Errorf("PUT /params: %s: want the value as a string (numbers and true/false may be bare), e.g. \"5%%\"", key)
 		}
 		as = append(as, Assignment{key, value})
 	}

@@ -220,3 +220,18 @@ func promtool(t *testing.T, page []byte) {
 		t.Fatalf("promtool check metrics: %v\n%s\npage:\n%s", err, out, page)
 	}
 }
+
+// A boolean key takes a JSON boolean as --set takes true/false (a test
+// script's natural {"up.keep_order": true}); a value that is no scalar is
+// refused naming the key.
+func TestPutParamsTakesJSONBooleans(t *testing.T) {
+	as, err := readAssignments(strings.NewReader(`{"up.keep_order": true, "down.keep_order": false}`))
+	if err != nil || len(as) != 2 || as[0] != (Assignment{Key: "up.keep_order", Value: "true"}) || as[1] != (Assignment{Key: "down.keep_order", Value: "false"}) {
+		t.Fatalf("booleans read as %+v, %v", as, err)
+	}
+	for _, body := range []string{`{"up.loss": null}`, `{"up.loss": [1]}`, `{"up.loss": {"a": 1}}`} {
+		if _, err := readAssignments(strings.NewReader(body)); err == nil || !strings.Contains(err.Error(), "up.loss") {
+			t.Errorf("%s: %v; want an error naming up.loss", body, err)
+		}
+	}
+}

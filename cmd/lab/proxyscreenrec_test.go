@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"net"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"jitterlab/lab"
+	"jitterlab/proxy"
+	proxyctl "jitterlab/proxy/control"
+)
+
+// The proxy screen's R (issue 12.4) records the relayed traffic from now
+// to a new file, and R again closes it: the recording holds the packets
+// relayed in between, the change made meanwhile and the client that was
+// already sending, and lab replay reads it. With --record or --pcap
+// running, R says so and records nothing.
+func TestProxyScreenRecordsOnR(t *testing.T) {
+	echo := echoServer(t)
+	cfg := lab.DefaultConfig()
+	var sw captureSwitch
+	sw.started(time.Now())
+	r, err := proxy.Listen(proxy.Options{Listen: "127.0.0.1:0", Target: echo, Seed: 1, Up: cfg.Up, Down: cfg.Down, OnPacket: sw.OnPacket})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cond := proxyctl.New(cfg, r, nil)
+	cond.Observe(func(a proxyctl.Applied) { sw.Applied(a, time.Now()) })
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	client, err := net.Dial("udp", r.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	echoes := func(n int) {
+		buf := make([]byte, 64)
+		for i := range n {
+			client.Write([]byte{byte(i)})
+			client.SetReadDeadline(time.Now().Add(5 * time.Second)) // a bound on a broken relay
+			if _, err := client.Read(buf); err != nil {
+				t.Fatalf("echo %d: %v", i, err)
+			}
+		}
+		// The relay counts a write after it returns (a bound, not a measurement).
+		for end := time.Now().Add(5 * time.Second); r.Stats().Down.Delivered < r.Stats().Up.Delivered && time.Now().Before(end); {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	echoes(3) // before R: not in the recording
+
+	dir := t.TempDir()
+	rec := &screenRecorder{sw: &sw, r: r, cond: cond, dir: dir, name: "default", bound: time.Now()}
+	msg, err := rec.toggle()
+	if err != nil || !strings.Contains(msg, "recording to "+dir) {
+		t.Fatalf("first R: %q, %v; want recording to a new file in %s", msg, err, dir)
+	}
+	src := newRelaySource(r, cond, echo, time.Now(), nil)
+	src.rec = rec
+	if got := src.Snapshot().Recording; !strings.HasPrefix(got, dir) {
+		t.Errorf("while R records the screen's snapshot says %q records; want R's file", got)
+	}
+	if err := cond.Set(netip.AddrPort{}, []proxyctl.Assignment{{Key: "up.latency", Value: "2ms"}}); err != nil {
+		t.Fatal(err)
+	}
+	echoes(5)
+	msg, err = rec.toggle()
+	if err != nil || !strings.Contains(msg, "recorded ") {
+		t.Fatalf("second R: %q, %v; want the file named as recorded", msg, err)
+	}
+	if got := src.Snapshot().Recording; got != "" {
+		t.Errorf("after R closed it the snapshot says %q records", got)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jlrec"))
+	if len(files) != 1 {
+		t.Fatalf("files %v; want one recording", files)
+	}
+	code, out, errOut := runLab(t, "replay", files[0])
+	for _, want := range []string{"read up 5, down 5", "up.latency = 2ms", "flow 1  " + client.LocalAddr().String()} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("lab replay of R's recording lacks %q (exit %d, %s):\n%s", want, code, errOut, out)
+		}
+	}
+	if strings.Contains(out, "not closed") {
+		t.Errorf("R's recording was not closed:\n%s", out)
+	}
+
+	// A second R makes a new file, never overwriting the first.
+	if _, err := rec.toggle(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rec.toggle(); err != nil {
+		t.Fatal(err)
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "*.jlrec")); len(files) != 2 {
+		t.Fatalf("files %v after two R recordings; want two", files)
+	}
+
+	// --record running from the start: R names it and records nothing.
+	busy := &screenRecorder{sw: &sw, r: r, cond: cond, dir: dir, name: "default", flags: "--record run.jlrec"}
+	if err := sw.start(&proxyCapture{}); err != nil {
+		t.Fatal(err)
+	}
+	if msg, err := busy.toggle(); err == nil || !strings.Contains(err.Error(), "--record run.jlrec") {
+		t.Fatalf("R with --record running: %q, %v; want an error naming --record", msg, err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Fatalf("R with --record running left %d files; want the 2 from before", len(entries))
+	}
+}
