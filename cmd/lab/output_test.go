@@ -169,3 +169,24 @@ func TestTwoOutputsOnOneFile(t *testing.T) {
 		}
 	}
 }
+
+// lab plot writes PNG only: a file named for another format is refused
+// before anything is simulated or written, naming what is allowed.
+func TestPlotRefusesAnotherImageFormat(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"r.svg", "r.jpg", "r.PDF"} {
+		out := filepath.Join(dir, name)
+		code, _, errOut := runLab(t, "plot", "--duration", "2s", "--out", out)
+		if code != 2 || !strings.Contains(errOut, "--out") || !strings.Contains(errOut, name) || !strings.Contains(errOut, ".png") {
+			t.Errorf("plot --out %s: exit %d, %q: want exit 2 naming --out, the file and .png", name, code, errOut)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("plot --out %s wrote the file", name)
+		}
+	}
+	for _, name := range []string{"r.png", "r.PNG", "plot"} { // no extension: the user's choice
+		if code, _, errOut := runLab(t, "plot", "--duration", "2s", "--out", filepath.Join(dir, name)); code != 0 {
+			t.Errorf("plot --out %s: exit %d: %s", name, code, errOut)
+		}
+	}
+}

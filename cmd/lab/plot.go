@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"jitterlab/lab"
@@ -31,6 +33,9 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	}
 	if out == "" {
 		return badUsage("--out: name the PNG file to write, e.g. --out plot.png")
+	}
+	if ext := filepath.Ext(out); ext != "" && !strings.EqualFold(ext, ".png") && out != "-" {
+		return badUsage("--out %q: lab plot writes PNG only; name the file .png (or without an extension)", out)
 	}
 	if len(files) > 0 {
 		// A recording's settings are its own: the flags of a simulated
