@@ -445,6 +445,13 @@ func chooseLegs(scans []*fileScan, o PcapOptions) ([2]leg, error) {
 	} else {
 		s := scans[0]
 		cl, sv := matching(s, o.Client), matching(s, o.Server)
+		// An end named alone must match one flow, and any end named at
+		// least one: else the error is that flag's, not the other's.
+		for i, fl := range [2][]*flowStats{cl, sv} {
+			if r := roles[i]; r.ep.given() && (len(fl) == 0 || len(fl) > 1 && !roles[1-i].ep.given()) {
+				return legs, flowChoiceError(s, fl, r.flag, r.who, r.ep)
+			}
+		}
 		// The same endpoints on two interfaces (the lab's own captures):
 		// the client's leg is the one whose first datagram comes first.
 		sameTwo := len(cl) == 2 && len(sv) == 2 && (cl[0] == sv[0] && cl[1] == sv[1] || cl[0] == sv[1] && cl[1] == sv[0]) &&

@@ -368,3 +368,25 @@ func TestPcapMemoryIsBoundedByTheGamesPackets(t *testing.T) {
 		}
 	}
 }
+
+// One capture of a relay's two legs: a --server (or --client) that matches
+// no flow, or more than one while the other end is not named, is that
+// flag's error, naming its value and the flows, not a request to name the
+// other end.
+func TestPcapOneCaptureNamedEndThatMatchesNoFlow(t *testing.T) {
+	frames := relayFrames(tClient, netip.MustParseAddrPort("10.0.0.1:2113"), netip.MustParseAddrPort("10.0.0.1:40001"), tServer, 10, 4, 0)
+	one := WriteTestPcapng(t, LinkEthernet, frames)
+	for _, c := range []struct {
+		o    PcapOptions
+		want string
+	}{
+		{PcapOptions{Server: Endpoint{Port: 9999}}, `client.pcapng: --server ":9999": want an endpoint of one of its 2 UDP flows:`},
+		{PcapOptions{Client: Endpoint{Port: 9999}}, `client.pcapng: --client ":9999": want an endpoint of one of its 2 UDP flows:`},
+		{PcapOptions{Server: Endpoint{Addr: netip.MustParseAddr("10.0.0.1")}}, `client.pcapng: --server "10.0.0.1": want an endpoint of one UDP flow, it matches 2:`},
+	} {
+		_, _, err := readPcaps(t, c.o, one)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: got %v\nwant %s", c.o, err, c.want)
+		}
+	}
+}
