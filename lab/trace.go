@@ -16,6 +16,7 @@ import (
 	"jitterlab/internal/files"
 	"jitterlab/netem"
 	"jitterlab/param"
+	"jitterlab/recordings"
 	"jitterlab/trace"
 )
 
@@ -40,7 +41,7 @@ func traceParam(dir string) Param {
 	key := dir + ".trace"
 	side := linkSide(dir)
 	return Param{Key: key, Live: true,
-		Help: "replay a capture FILE (irtt JSON, a game's CSV, lab packets) instead of loss and delay; none = off",
+		Help: "replay a capture FILE (irtt JSON, a game's CSV, lab packets, a proxy recording) instead of loss and delay; none = off",
 		Get: func(c *Config) string {
 			if t := side(c).Trace; t != nil {
 				return t.File + "@" + t.Hash
@@ -117,11 +118,30 @@ func loadTrace(key, dir, v string) (*netem.Trace, error) {
 	return t, nil
 }
 
+// readTrace reads a capture in any format lab fit reads: a proxy
+// recording of one client as it is; a pcap is refused, since only
+// --seq says where its sequence numbers are, naming the conversion.
+func readTrace(file string, data []byte) (*trace.Trace, error) {
+	switch {
+	case trace.IsRecording(data):
+		r, err := recordings.Open(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		tr, _, err := trace.ReadRecording(file, r, trace.AnyFlow, false)
+		return tr, err
+	case trace.IsPcap(data):
+		return nil, &trace.Error{File: file, Want: "a pcap capture, whose sequence numbers only lab fit's --seq finds: write its packets as the generic CSV with `lab fit " +
+			file + " --seq OFFSET:WIDTH:ORDER --csv FILE.csv` (and --client, --server as for its fit) and replay FILE.csv"}
+	}
+	return trace.Read(file, bytes.NewReader(data), "auto")
+}
+
 // traceFrom converts a capture's direction dir (the other one if dir has
 // no packets) to a netem trace: send offsets from its first packet, delays
 // as measured, an unmeasured packet with the delay of the one before.
 func traceFrom(file, hash, dir string, data []byte) (*netem.Trace, error) {
-	tr, err := trace.Read(file, bytes.NewReader(data), "auto")
+	tr, err := readTrace(file, data)
 	if err != nil {
 		return nil, err
 	}

@@ -559,3 +559,78 @@ func fitPeriods(t *testing.T, path string) *fit.Result {
 	}
 	return res
 }
+
+// Trace mode replays any capture lab fit reads: a proxy recording as it
+// is (the same replay as its generic CSV, which `lab fit --csv` writes);
+// a pcap, whose sequence numbers only --seq can find, is refused in one
+// short line that says how to convert it, and its CSV replays the delays
+// it captured.
+func TestTraceModeReadsEveryCaptureLabFitReads(t *testing.T) {
+	dir := t.TempDir()
+	relay := filepath.Join("..", "..", "trace", "testdata", "relay.jlrec")
+	relayCSV := filepath.Join(dir, "relay.csv")
+	if code, _, stderr := runLab(t, "fit", "--csv", relayCSV, relay); code != 0 {
+		t.Fatalf("lab fit --csv: %s", stderr)
+	}
+	logOf := func(capture string) string {
+		t.Helper()
+		out := filepath.Join(dir, "log.csv")
+		if code, _, stderr := runLab(t, "run", "--duration", "20s", "--seed", "4", "--set", "up.trace="+capture, "--set", "down.trace="+capture, "--packets", out); code != 0 {
+			t.Fatalf("run with the trace %s: exit %d: %s", capture, code, stderr)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if a, b := logOf(relay), logOf(relayCSV); a != b {
+		t.Errorf("the recording and its CSV replay differently")
+	}
+
+	pcap, packets, pcapCSV := filepath.Join(dir, "sim.pcapng"), filepath.Join(dir, "p.csv"), filepath.Join(dir, "sim.csv")
+	if code, _, stderr := runLab(t, "run", "--duration", "20s", "--seed", "3", "--set", "link.latency=25ms", "--set", "link.jitter=5ms",
+		"--set", "up.loss=3%", "--pcap", pcap, "--packets", packets); code != 0 {
+		t.Fatal(stderr)
+	}
+	code, _, stderr := runLab(t, "run", "--duration", "5s", "--set", "up.trace="+pcap)
+	want := "lab fit " + pcap + " --seq OFFSET:WIDTH:ORDER --csv FILE.csv"
+	if code == 0 || !strings.Contains(stderr, want) || len(stderr) > 600 {
+		t.Errorf("a pcap as up.trace: exit %d, %q; want one short line with %q", code, stderr, want)
+	}
+	if code, _, stderr := runLab(t, "fit", "--seq", "1:4", "--csv", pcapCSV, pcap); code != 0 {
+		t.Fatalf("lab fit --csv of the pcap: %s", stderr)
+	}
+	// The replay's up delays are the capture's: those of the run's own log.
+	captured := map[string]bool{}
+	for _, line := range strings.Split(readFile(t, packets), "\n") {
+		if f := strings.Split(line, ","); len(f) > 6 && f[0] == "up" && f[4] == "delivered" {
+			captured[f[6]] = true
+		}
+	}
+	replayed, lost := 0, 0
+	for _, line := range strings.Split(logOf(pcapCSV), "\n") {
+		f := strings.Split(line, ",")
+		switch {
+		case len(f) < 7 || f[0] != "up":
+		case f[4] == "lost":
+			lost++
+		case !captured[f[6]]:
+			t.Fatalf("an up packet with a delay the pcap did not capture: %s", line)
+		default:
+			replayed++
+		}
+	}
+	if replayed < 300 || lost == 0 {
+		t.Errorf("the pcap's CSV replayed %d up packets, %d lost; want every one, some lost", replayed, lost)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
