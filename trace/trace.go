@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Status is what became of one packet.
@@ -67,6 +68,9 @@ const (
 	MaxPackets = 1 << 24
 )
 
+// maxQuoted bounds the bytes of a bad value an [Error] quotes.
+const maxQuoted = 64
+
 // Error is bad input: the file, the 1-based line and column or the
 // capture's packet number (0 when not known), the field, the value and what is allowed.
 type Error struct {
@@ -91,7 +95,16 @@ func (e *Error) Error() string {
 	if e.Field == "" {
 		return fmt.Sprintf("%s: %s", pos, e.Want)
 	}
-	return fmt.Sprintf("%s: %s %q: want %s", pos, e.Field, e.Value, e.Want)
+	v := e.Value
+	if len(v) > maxQuoted {
+		// At most maxQuoted bytes of a value, cut at a rune's start.
+		n := maxQuoted
+		for n > 0 && !utf8.RuneStart(v[n]) {
+			n--
+		}
+		v = v[:n] + "…"
+	}
+	return fmt.Sprintf("%s: %s %q: want %s", pos, e.Field, v, e.Want)
 }
 
 // Formats lists the names [Read] accepts besides "auto".
@@ -113,6 +126,14 @@ func Read(file string, r io.Reader, format string) (*Trace, error) {
 	}
 	if format == "auto" {
 		format = Detect(data)
+	}
+	head := data[:min(len(data), 512)]
+	switch {
+	case !slices.Contains(Formats, format):
+	case len(bytes.TrimSpace(data)) == 0:
+		return nil, &Error{File: file, Want: "the file is empty"}
+	case format != "irtt" && (bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(head[:len(head)-min(len(head), 3)])):
+		return nil, &Error{File: file, Want: "binary data, not a capture lab fit reads: irtt's JSON, a CSV (" + csvDirHeader + "), the lab's --packets log, pcap, pcapng or a proxy recording"}
 	}
 	switch format {
 	case "packets":
