@@ -398,48 +398,76 @@ func (d *Dir) withoutSkipped(pts []point) ([]point, float64) {
 // jitter's lower tail) does not tilt the line. It returns the slope and its
 // standard error from the residuals.
 func envelopeSlope(pts []point) (slope, se float64, ok bool) {
+	return envelopeSlopeWithin(pts, nil)
+}
+
+// envelopeSlopeWithin is envelopeSlope with the delay's level free to
+// change at cuts (packet indices, ascending): one slope through every
+// segment's windows, each segment with its own intercept; a window that
+// straddles a cut is left out.
+func envelopeSlopeWithin(pts []point, cuts []int) (slope, se float64, ok bool) {
 	ps := slices.Clone(pts)
 	slices.SortStableFunc(ps, func(a, b point) int { return cmp.Compare(a.t, b.t) })
 	k := min(max(len(ps)/50, 4), 50)
 	if len(ps) < 4*k {
 		return 0, 0, false
 	}
-	xs, ys := make([]float64, k), make([]float64, k)
+	segOf := func(p point) int {
+		n, _ := slices.BinarySearch(cuts, p.idx+1)
+		return n
+	}
+	var xs, ys []float64
+	var seg []int
 	var w []float64
 	for i := range k {
 		lo, hi := i*len(ps)/k, (i+1)*len(ps)/k
+		s := segOf(ps[lo])
 		w = w[:0]
 		var st float64
 		for _, p := range ps[lo:hi] {
+			if segOf(p) != s {
+				s = -1
+			}
 			w = append(w, p.d)
 			st += p.t
 		}
+		if s < 0 {
+			continue
+		}
 		slices.Sort(w)
-		xs[i], ys[i] = st/float64(hi-lo), quantileOf(w, 0.05)
+		xs, ys, seg = append(xs, st/float64(hi-lo)), append(ys, quantileOf(w, 0.05)), append(seg, s)
 	}
-	var mx, my float64
-	for i := range k {
-		mx += xs[i]
-		my += ys[i]
+	mx, my, cnt := make([]float64, len(cuts)+1), make([]float64, len(cuts)+1), make([]float64, len(cuts)+1)
+	for i := range xs {
+		mx[seg[i]] += xs[i]
+		my[seg[i]] += ys[i]
+		cnt[seg[i]]++
 	}
-	mx /= float64(k)
-	my /= float64(k)
+	segs := 0
+	for j := range cnt {
+		if cnt[j] > 0 {
+			mx[j] /= cnt[j]
+			my[j] /= cnt[j]
+			segs++
+		}
+	}
+	df := len(xs) - segs - 1
 	var sxx, sxy float64
-	for i := range k {
-		dx := xs[i] - mx
+	for i := range xs {
+		dx := xs[i] - mx[seg[i]]
 		sxx += float64(dx * dx)
-		sxy += float64(dx * (ys[i] - my))
+		sxy += float64(dx * (ys[i] - my[seg[i]]))
 	}
-	if sxx <= 0 {
+	if sxx <= 0 || df < 1 {
 		return 0, 0, false
 	}
 	slope = sxy / sxx
 	var rss float64
-	for i := range k {
-		r := ys[i] - my - float64(slope*(xs[i]-mx))
+	for i := range xs {
+		r := ys[i] - my[seg[i]] - float64(slope*(xs[i]-mx[seg[i]]))
 		rss += float64(r * r)
 	}
-	return slope, math.Sqrt(rss / float64(k-2) / sxx), true
+	return slope, math.Sqrt(rss / float64(df) / sxx), true
 }
 
 // normalScores maps each value to Φ⁻¹((rank − ½)/n), ties sharing their

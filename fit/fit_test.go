@@ -385,3 +385,51 @@ func TestOneClockCaptureCountsFromItsFirstPacket(t *testing.T) {
 		t.Errorf("duration %v, want %v (2 s before the first send, 400 sends 50 ms apart)", got, want)
 	}
 }
+
+// Two clocks (irtt, a game's CSV): a latency step is not clock drift. 4
+// minutes at 50 packets/s (irtt -i 20ms), 50 ± 10 ms normal, a step to
+// 90 ms at 80 s and a blackout from 160 to 161 s, 2 % loss; without drift
+// and with 100 ppm (24 ms over the capture). --periods cuts at the step
+// and the blackout only, as it does on one clock — the step, read as
+// drift (+1200 ppm on irtt's 45 s capture of the same) and removed, had
+// tilted the delays into a ramp that the level search cut into pieces.
+func TestPeriodsOnTwoClocksDoNotTakeAStepForDrift(t *testing.T) {
+	const spacing = 20 * time.Millisecond
+	for _, ppm := range []float64{0, 100} {
+		tr := synthetic(12000, func(i int, r *rand.Rand) int64 {
+			lat := 50e6
+			if i >= 4000 {
+				lat = 90e6
+			}
+			send := float64(int64(i) * int64(spacing))
+			return int64(lat + float64(send*ppm*1e-6) + float64(10e6*detmath.NormFloat64(r)))
+		}, func(i int, r *rand.Rand) bool { return i >= 8000 && i < 8050 || r.Float64() < 0.02 })
+		for i := range tr.Up.Packets {
+			tr.Up.Packets[i].Send = int64(i) * int64(spacing)
+		}
+		res, err := Fit(tr, Options{Periods: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := res.Dirs[0]
+		var got []string
+		for _, p := range d.Periods {
+			got = append(got, p.From.String())
+		}
+		if len(d.Periods) != 4 {
+			t.Fatalf("%v ppm: %d periods from %v, want 4: the step at 80s, the blackout from 160s to 161s", ppm, len(d.Periods), got)
+		}
+		for i, want := range []time.Duration{0, 80 * time.Second, 160 * time.Second, 161 * time.Second} {
+			tol := 2 * spacing
+			if i == 1 {
+				tol = 10 * spacing
+			}
+			if at := d.Periods[i].From; at < want-tol || at > want+tol {
+				t.Errorf("%v ppm: period %d from %v, want within %v of %v", ppm, i+1, at, tol, want)
+			}
+		}
+		if !d.Periods[2].Blackout {
+			t.Errorf("%v ppm: period 3 is not the blackout", ppm)
+		}
+	}
+}
