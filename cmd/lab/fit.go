@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -60,8 +61,17 @@ through its --csv).
 		fmt.Fprintf(stderr, "lab fit: want one CAPTURE file, or two pcap captures (the client's and the server's), got %d (see 'lab fit -h')\n", len(captures))
 		return errUsage
 	}
-	if err := distinctOutputs(map[string]string{"out": outPath, "html": htmlPath, "csv": csvPath}); err != nil {
+	outputs := map[string]string{"out": outPath, "html": htmlPath, "csv": csvPath}
+	if err := distinctOutputs(outputs); err != nil {
 		return err
+	}
+	// An output must not write over the measurement it fits.
+	for _, flag := range slices.Sorted(maps.Keys(outputs)) {
+		for _, c := range captures {
+			if path := outputs[flag]; path != "" && c != "-" && identify(path).same(identify(c)) {
+				return fmt.Errorf("--%s %s is the capture %s: give the output a file of its own", flag, path, c)
+			}
+		}
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"os"
@@ -633,4 +634,29 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// An output that names a capture would write the fitted scenario (or the
+// page, or the CSV) over the measurement itself: refused before anything
+// is read or written, naming both, and the capture is left as it was.
+func TestFitRefusesToWriteOverItsCapture(t *testing.T) {
+	dir := t.TempDir()
+	capture := filepath.Join(dir, "run.csv")
+	orig, err := os.ReadFile(filepath.Join("..", "..", "fit", "testdata", "run.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(capture, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	for _, flag := range []string{"--out", "--html", "--csv"} {
+		code, _, stderr := runLab(t, "fit", flag, "./run.csv", "run.csv")
+		if want := flag + " ./run.csv is the capture run.csv"; code == 0 || !strings.Contains(stderr, want) {
+			t.Errorf("lab fit %s ./run.csv run.csv: exit %d, %q; want an error with %q", flag, code, stderr, want)
+		}
+		if now, _ := os.ReadFile(capture); !bytes.Equal(now, orig) {
+			t.Fatalf("lab fit %s wrote over its capture", flag)
+		}
+	}
 }
