@@ -168,8 +168,41 @@ type Options struct {
 	Periods bool
 }
 
-// Fit fits the model to both directions of t.
+// Fit fits the model to both directions of t. With two clocks whose
+// offset puts a floor out of the link's range, the offset is split (see
+// offsetSplit) and both directions fitted again on the shifted delays:
+// a fit made on delays below 0, which the link floors at 0, is no fit.
 func Fit(t *trace.Trace, o Options) (*Result, error) {
+	r, err := fitBoth(t, o)
+	if err != nil {
+		return nil, err
+	}
+	theta := r.offsetSplit()
+	if theta == 0 {
+		return r, nil
+	}
+	shifted := *t
+	for _, dir := range []*trace.Direction{&shifted.Up, &shifted.Down} {
+		by := theta // subtracted from the first direction fitted, added to the second
+		if r.Dirs[0].Name != dir.Name {
+			by = -theta
+		}
+		dir.Packets = slices.Clone(dir.Packets)
+		for j := range dir.Packets {
+			if dir.Packets[j].Status == trace.Delivered {
+				dir.Packets[j].Delay -= by
+			}
+		}
+	}
+	if r, err = fitBoth(&shifted, o); err != nil {
+		return nil, err
+	}
+	r.File, r.OffsetRemoved = t.File, float64(theta)
+	return r, nil
+}
+
+// fitBoth fits each direction of t that has packets.
+func fitBoth(t *trace.Trace, o Options) (*Result, error) {
 	r := &Result{File: t.File, Format: t.Format, SyncedClocks: t.SyncedClocks}
 	for _, dir := range []*trace.Direction{&t.Up, &t.Down} {
 		if len(dir.Packets) == 0 {
@@ -186,7 +219,6 @@ func Fit(t *trace.Trace, o Options) (*Result, error) {
 	if len(r.Dirs) == 0 {
 		return nil, fmt.Errorf("%s: %s", t.File, strings.Join(r.Skipped, "; "))
 	}
-	r.removeOffset()
 	return r, nil
 }
 
@@ -206,43 +238,28 @@ func (r *Result) Duration() time.Duration {
 	return dur
 }
 
-// removeOffset: with two clocks, a floor below 0 or above the link's
+// offsetSplit: with two clocks, a floor below 0 or above the link's
 // longest latency can only be their offset. It is split so that both
 // directions get the same floor (NTP's assumption); with one direction its
-// floor becomes 0.
-func (r *Result) removeOffset() {
+// floor becomes 0. offsetSplit returns the ns to subtract from the first
+// direction's delays and add to the second's, 0 when the floors are in
+// range.
+func (r *Result) offsetSplit() int64 {
 	if r.SyncedClocks || len(r.Dirs) == 0 {
-		return
+		return 0
 	}
 	out := false
 	for _, d := range r.Dirs {
 		out = out || d.Floor < 0 || d.Floor > float64(netem.MaxLatency)
 	}
 	if !out {
-		return
+		return 0
 	}
 	theta := r.Dirs[0].Floor
 	if len(r.Dirs) == 2 {
 		theta = float64((r.Dirs[0].Floor - r.Dirs[1].Floor) / 2)
-		r.Dirs[1].shift(theta)
 	}
-	r.Dirs[0].shift(-theta)
-	r.OffsetRemoved = theta
-}
-
-// shift adds s ns to every delay of d and what was fitted to them.
-func (d *Dir) shift(s float64) {
-	d.Floor += s
-	for i := range d.delays {
-		d.delays[i] += s
-	}
-	for i := range d.Candidates {
-		d.Candidates[i].Latency += s
-	}
-	for i := range d.Quantiles {
-		d.Quantiles[i].Observed += s
-		d.Quantiles[i].Expected += s
-	}
+	return int64(math.Round(theta))
 }
 
 // MinDelivered is the fewest delivered packets a direction needs for a fit.
