@@ -91,6 +91,14 @@ type Dir struct {
 
 	delays []float64 // sorted, drift removed, ns (for plots)
 	scores []float64 // normal scores in delivery sequence
+	// blackouts are the runs of losses the other bursts do not explain
+	// (as --periods finds them): how many packets, from when.
+	blackouts []blackoutRun
+}
+
+type blackoutRun struct {
+	packets int
+	from    time.Duration
 }
 
 // LossModel names a loss model the fit chooses among.
@@ -330,6 +338,9 @@ func fitDir(dir *trace.Direction, synced bool, origin int64, periods bool) (*Dir
 
 	fitLoss(d, pk)
 	fitReorder(d, all, pk)
+	for _, b := range blackouts(pk) {
+		d.blackouts = append(d.blackouts, blackoutRun{b[1] - b[0], d.Start + time.Duration(pk[b[0]].Send-t0)})
+	}
 	d.judge()
 	if periods {
 		fitPeriods(d, pk, pts, synced, origin)

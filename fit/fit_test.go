@@ -472,3 +472,29 @@ func TestClockOffsetIsSplitBeforeTheFit(t *testing.T) {
 		}
 	}
 }
+
+// A blackout in a capture fitted whole (no --periods) is a misfit, not a
+// model that "fits": 800 packets at 1 % loss and 20 packets lost in a row
+// at 20 s. The 4-state model absorbs the run into a sticky burst state,
+// which leaves too few bursts to test their lengths; the run is the one
+// --periods calls a blackout, and the verdict names it.
+func TestABlackoutInAWholeFitIsAMisfit(t *testing.T) {
+	tr := synthetic(800, normalDelay, func(i int, r *rand.Rand) bool { return i >= 400 && i < 420 || r.Float64() < 0.01 })
+	res, err := Fit(tr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Dirs[0]
+	want := "loss: 20 packets lost in a row from 20s"
+	if m := misfits(d); !strings.Contains(m, want) {
+		t.Errorf("misfits:\n%s\nwant one with %q; verdicts %+v", m, want, d.Verdicts)
+	}
+	// Without the blackout the same link fits.
+	tr = synthetic(800, normalDelay, func(i int, r *rand.Rand) bool { return r.Float64() < 0.01 })
+	if res, err = Fit(tr, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if m := misfits(res.Dirs[0]); m != "" {
+		t.Errorf("without the blackout: %s", m)
+	}
+}
