@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -129,6 +130,15 @@ func readTrace(file string, data []byte) (*trace.Trace, error) {
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}
 		tr, _, err := trace.ReadRecording(file, r, trace.AnyFlow, false)
+		// Several clients: lab run has no --flow; lab fit --csv writes one.
+		var te *trace.Error
+		if errors.As(err, &te) {
+			if head, flows, ok := strings.Cut(te.Want, ": name one with --flow N: "); ok {
+				e := *te
+				e.Want = head + ": " + flows + "; trace mode replays one: write its packets with `lab fit " + file + " --flow N --csv FILE.csv` and replay FILE.csv"
+				return nil, &e
+			}
+		}
 		return tr, err
 	case trace.IsPcap(data):
 		return nil, &trace.Error{File: file, Want: "a pcap capture, whose sequence numbers only lab fit's --seq finds: write its packets as the generic CSV with `lab fit " +
