@@ -3,6 +3,7 @@ package trace
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"cmp"
 	"errors"
 	"fmt"
@@ -124,6 +125,19 @@ func Read(file string, r io.Reader, format string) (*Trace, error) {
 	if len(data) > MaxBytes {
 		return nil, &Error{File: file, Want: fmt.Sprintf("larger than %d bytes: split the capture", MaxBytes)}
 	}
+	if isGzip(data) {
+		// irtt gzips its JSON unless the name ends in .json.
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err == nil {
+			data, err = io.ReadAll(io.LimitReader(zr, MaxBytes+1))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: gzip: %w (cut short?)", file, err)
+		}
+		if len(data) > MaxBytes {
+			return nil, &Error{File: file, Want: fmt.Sprintf("larger than %d bytes once gunzipped: split the capture", MaxBytes)}
+		}
+	}
 	if format == "auto" {
 		format = Detect(data)
 	}
@@ -146,8 +160,19 @@ func Read(file string, r io.Reader, format string) (*Trace, error) {
 	return nil, fmt.Errorf("--format %q: want auto or one of %s", format, strings.Join(Formats, ", "))
 }
 
-// Detect names the format of a capture from its first bytes.
+// isGzip says whether data starts with gzip's magic number.
+func isGzip(data []byte) bool { return len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b }
+
+// Detect names the format of a capture from its first bytes (of a gzipped
+// one, from the first bytes they unzip to).
 func Detect(data []byte) string {
+	if isGzip(data) {
+		if zr, err := gzip.NewReader(bytes.NewReader(data)); err == nil {
+			head := make([]byte, 512)
+			n, _ := io.ReadFull(zr, head)
+			data = head[:n]
+		}
+	}
 	t := bytes.TrimLeft(data, " \t\r\n\ufeff")
 	switch {
 	case len(t) > 0 && t[0] == '{':

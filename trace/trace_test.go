@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"os"
 	"strings"
@@ -211,5 +212,43 @@ func TestNotACaptureIsOneShortError(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) || len(err.Error()) > 300 {
 			t.Errorf("%s: got %v\nwant one short error starting %s", c.name, err, c.want)
 		}
+	}
+}
+
+// irtt gzips its JSON unless the name ends in .json (`irtt client -o out`
+// writes out.json.gz): the gzipped file is detected and read as the plain
+// one, as any text capture gzipped is.
+func TestReadGzippedCaptures(t *testing.T) {
+	for _, c := range []struct{ path, format string }{{"testdata/irtt.json", "irtt"}, {"testdata/packets.csv", "packets"}} {
+		plain, err := os.ReadFile(c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gz bytes.Buffer
+		w := gzip.NewWriter(&gz)
+		w.Write(plain)
+		w.Close()
+		if got := Detect(gz.Bytes()[:min(gz.Len(), 512)]); got != c.format {
+			t.Errorf("%s gzipped detected as %s", c.path, got)
+		}
+		want, err := Read(c.path, bytes.NewReader(plain), "auto")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Read(c.path, bytes.NewReader(gz.Bytes()), "auto")
+		if err != nil {
+			t.Fatalf("%s gzipped: %v", c.path, err)
+		}
+		if dump(got) != dump(want) {
+			t.Errorf("%s gzipped reads otherwise than plain", c.path)
+		}
+	}
+	// Cut short, it is an error naming the file.
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	w.Write(bytes.Repeat([]byte("seq,send_ns,recv_ns\n"), 100))
+	w.Close()
+	if _, err := Read("out.json.gz", bytes.NewReader(gz.Bytes()[:gz.Len()/2]), "auto"); err == nil || !strings.HasPrefix(err.Error(), "out.json.gz: gzip: ") {
+		t.Errorf("a cut gzip: %v", err)
 	}
 }
