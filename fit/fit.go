@@ -46,7 +46,10 @@ type Dir struct {
 	Name                              string
 	Sent, Delivered, Lost, Unmeasured int
 	Duplicates                        int
-	Span                              time.Duration // first to last send
+	// Duplicate is the lab's duplicate: extra copies over the copies
+	// expected to arrive, sent·(1 − loss)², each copy lost on its own.
+	Duplicate float64
+	Span      time.Duration // first to last send
 	// Start is the first send from the capture's start ([trace.Trace.Origin]):
 	// on the lab's own log its time in the session, which starts at 0; on
 	// one clock from the capture's first packet either way; with two
@@ -153,6 +156,7 @@ func (d *Dir) Params() netem.Params {
 		JitterCorr: d.Rho,
 		Loss:       d.LossRate,
 		Reorder:    d.Reorder,
+		Duplicate:  d.Duplicate,
 	}
 	switch d.Model {
 	case GilbertElliottLoss:
@@ -337,6 +341,9 @@ func fitDir(dir *trace.Direction, synced bool, origin int64, periods bool) (*Dir
 	}
 
 	fitLoss(d, pk)
+	if l := float64(d.Lost) / float64(d.Sent); d.Duplicates > 0 && l < 1 {
+		d.Duplicate = min(float64(d.Duplicates)/(float64(d.Sent)*float64((1-l)*(1-l))), 1)
+	}
 	fitReorder(d, all, pk)
 	for _, b := range blackouts(pk) {
 		d.blackouts = append(d.blackouts, blackoutRun{b[1] - b[0], d.Start + time.Duration(pk[b[0]].Send-t0)})

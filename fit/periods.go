@@ -241,6 +241,7 @@ func fitPeriods(d *Dir, pk []trace.Packet, pts []point, synced bool, origin int6
 		if err != nil {
 			return
 		}
+		f.Duplicate = d.Duplicate // a capture counts duplicates per direction only
 		periods = append(periods, Period{From: at, Sent: s.b - s.a, Fit: f})
 	}
 	d.Periods = periods

@@ -680,3 +680,58 @@ func TestProxyLinkLineNamesATraceAndALossModel(t *testing.T) {
 		t.Errorf("down: %q\nwant %q", got, want)
 	}
 }
+
+// The lab's duplicate is fitted and written, not dropped: 10 minutes with
+// 3 % duplicates up (and 2 % loss, each copy lost on its own) and none
+// down give back up.duplicate within 4 standard errors, and the down
+// direction writes no duplicate key (a capture without duplicates writes
+// what it wrote before). With --periods (a latency step at 5 minutes) each
+// period carries the direction's duplicate, so the timeline does not
+// switch it off.
+func TestFitRecoversTheDuplicateRate(t *testing.T) {
+	dir := t.TempDir()
+	scenario, packets, out := filepath.Join(dir, "dup.toml"), filepath.Join(dir, "p.csv"), filepath.Join(dir, "fitted.toml")
+	const text = `duration = "10m"
+link.latency = "30ms"
+link.jitter = "5ms"
+up.duplicate = "3%"
+up.loss = "2%"
+
+[[timeline]]
+at = "5m"
+link.latency = "80ms"
+`
+	if err := os.WriteFile(scenario, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runLab(t, "run", "--scenario", scenario, "--seed", "6", "--packets", packets); code != 0 {
+		t.Fatal(stderr)
+	}
+	if code, _, stderr := runLab(t, "fit", "--periods", "--out", out, packets); code != 0 {
+		t.Fatal(stderr)
+	}
+	fitted := readFile(t, out)
+	var ups []float64
+	for _, line := range strings.Split(fitted, "\n") {
+		if v, ok := strings.CutPrefix(line, "up.duplicate = "); ok {
+			f, err := strconv.ParseFloat(strings.Trim(v, `"%`), 64)
+			if err != nil {
+				t.Fatal(line)
+			}
+			ups = append(ups, f/100)
+		}
+		if strings.HasPrefix(line, "down.duplicate") {
+			t.Errorf("a direction without duplicates writes %s", line)
+		}
+	}
+	if len(ups) != 2 {
+		t.Fatalf("up.duplicate written %d times, want in both periods:\n%s", len(ups), fitted)
+	}
+	const d, n = 0.03, 12000.0 // about 20 packets a second for 10 minutes
+	tol := 4 * math.Sqrt(d*(1-d)/n)
+	for _, got := range ups {
+		if math.Abs(got-d) > tol {
+			t.Errorf("up.duplicate %.4f, want %.2f ± %.4f", got, d, tol)
+		}
+	}
+}
