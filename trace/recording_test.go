@@ -89,7 +89,7 @@ func TestReadRecordingTakesOneFlow(t *testing.T) {
 		t.Errorf("two flows: %v\nwant %s", err, want)
 	}
 	_, _, err = ReadRecording("relay.jlrec", writeProxyRecording(t, recordings.KindProxy, packets), 3, false)
-	if want := `relay.jlrec: --flow "3": want a flow the recording has: it has no packet of this one`; err == nil || err.Error() != want {
+	if want := `relay.jlrec: --flow "3": want a flow the recording has: flow 1 (7 packets), flow 2 (1 packets)`; err == nil || err.Error() != want {
 		t.Errorf("--flow 3: %v\nwant %s", err, want)
 	}
 	_, _, err = ReadRecording("run.jlrec", writeProxyRecording(t, "", nil), AnyFlow, false)
