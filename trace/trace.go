@@ -3,8 +3,8 @@ package trace
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"cmp"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
