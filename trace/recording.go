@@ -46,6 +46,9 @@ func ReadRecording(file string, r *recordings.Reader, flow uint64, scheduled boo
 			return nil, nil, err
 		}
 		if len(counts) != 1 {
+			if len(counts) == 0 && r.Truncated {
+				return nil, nil, &Error{File: file, Want: fmt.Sprintf("no packets: it is cut short at byte %d, inside its first frame of packets (the proxy killed before it closed the file, or a partial copy)", r.TruncatedAt)}
+			}
 			if len(counts) == 0 {
 				return nil, nil, &Error{File: file, Want: "no packets: no client sent through the proxy while it recorded"}
 			}
@@ -128,6 +131,9 @@ func ReadRecording(file string, r *recordings.Reader, flow uint64, scheduled boo
 	}
 	if discarded > 0 {
 		sum = append(sum, fmt.Sprintf("%s: %d copies discarded when their flow was gone, not counted", file, discarded))
+	}
+	if r.Truncated {
+		sum = append(sum, fmt.Sprintf("%s: cut short at byte %d (the proxy killed before it closed the file, or a partial copy): the packets up to its last whole frame, %v in, are fitted", file, r.TruncatedAt, time.Duration(r.Duration()).Round(time.Millisecond)))
 	}
 	return t, sum, nil
 }
