@@ -46,6 +46,10 @@ type Dir struct {
 	Name                              string
 	Sent, Delivered, Lost, Unmeasured int
 	Duplicates                        int
+	// PeriodDriftPPM is, with two clocks and periods, the drift fitted
+	// with the periods' levels (one slope, a level each) and removed from
+	// every period; 0 when none stood out of its noise.
+	PeriodDriftPPM float64
 	// Duplicate is the lab's duplicate: extra copies over the copies
 	// expected to arrive, sent·(1 − loss)², each copy lost on its own.
 	Duplicate float64

@@ -431,6 +431,17 @@ func TestPeriodsOnTwoClocksDoNotTakeAStepForDrift(t *testing.T) {
 		if !d.Periods[2].Blackout {
 			t.Errorf("%v ppm: period 3 is not the blackout", ppm)
 		}
+		// One drift for the whole capture: the step between periods is
+		// the path's (40 ms, then none), not the step plus the drift
+		// between the periods' centres (each period removing its own
+		// around its own mean had made it 48 ms and 16 ms at 100 ppm).
+		lat := func(i int) float64 { return d.Periods[i].Fit.Candidates[d.Periods[i].Fit.Best].Latency / 1e6 }
+		if step := lat(1) - lat(0); math.Abs(step-40) > 1 {
+			t.Errorf("%v ppm: the latency steps %.3f ms at 80s, want 40 ± 1", ppm, step)
+		}
+		if step := lat(3) - lat(1); math.Abs(step) > 1 {
+			t.Errorf("%v ppm: the latency steps %.3f ms across the blackout, want 0 ± 1", ppm, step)
+		}
 	}
 }
 

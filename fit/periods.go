@@ -111,10 +111,10 @@ func changePoints(pts []point) []int {
 // for each), removed from the measured delays when it stands out of its
 // noise, and the levels searched again, until the cuts stay (at most 4
 // rounds).
-func levelCuts(pk []trace.Packet, pts []point, synced bool) []int {
-	cuts := changePoints(pts)
+func levelCuts(pk []trace.Packet, pts []point, synced bool) (cuts []int, drift float64) {
+	cuts = changePoints(pts)
 	if synced {
-		return cuts
+		return cuts, 0
 	}
 	// Every delivered packet, as measured: which packets fall below the
 	// jitter's range (skipped the delay) was decided on the tilted delays.
@@ -126,7 +126,9 @@ func levelCuts(pk []trace.Packet, pts []point, synced bool) []int {
 	}
 	for range 4 {
 		cur := raw
+		drift = 0
 		if slope, se, ok := envelopeSlopeWithin(raw, cuts); ok && math.Abs(slope) > 3*se {
+			drift = slope
 			cur = slices.Clone(raw)
 			for i := range cur {
 				cur[i].d -= float64(slope * cur[i].t)
@@ -138,7 +140,27 @@ func levelCuts(pk []trace.Packet, pts []point, synced bool) []int {
 		}
 		cuts = next
 	}
-	return cuts
+	return cuts, drift
+}
+
+// withoutDrift is pk with drift (ns per ns of send time) taken out of
+// its delays around their mean send time, which keeps the mean delay.
+func withoutDrift(pk []trace.Packet, drift float64) []trace.Packet {
+	var tm, n float64
+	for _, p := range pk {
+		if p.Status == trace.Delivered {
+			tm += float64(p.Send - pk[0].Send)
+			n++
+		}
+	}
+	tm /= max(n, 1)
+	out := slices.Clone(pk)
+	for i, p := range out {
+		if p.Status == trace.Delivered {
+			out[i].Delay -= int64(math.Round(float64(drift * (float64(p.Send-pk[0].Send) - tm))))
+		}
+	}
+	return out
 }
 
 // refine places a change found between blocks at the packet: the split of
@@ -180,7 +202,8 @@ func fitPeriods(d *Dir, pk []trace.Packet, pts []point, synced bool, origin int6
 		from = b[1]
 	}
 	cuts = append(cuts, offset(lossChangePoints(pk[from:]), from)...)
-	for _, c := range levelCuts(pk, pts, synced) {
+	levels, drift := levelCuts(pk, pts, synced)
+	for _, c := range levels {
 		near := false
 		for _, l := range cuts {
 			near = near || abs(l-c) <= periodBlock/2
@@ -230,6 +253,15 @@ func fitPeriods(d *Dir, pk []trace.Packet, pts []point, synced bool, origin int6
 	if len(segs) < 2 {
 		return
 	}
+	// With two clocks, one drift for the whole capture (found with the
+	// levels), taken out before the periods are fitted: each period
+	// removing its own around its own mean would add the drift between
+	// the periods' centres to the steps between them.
+	fitted := pk
+	if drift != 0 {
+		fitted = withoutDrift(pk, drift)
+	}
+	d.PeriodDriftPPM = float64(drift * 1e6)
 	var periods []Period
 	for _, s := range segs {
 		at := d.Start + time.Duration(pk[s.a].Send-pk[0].Send)
@@ -237,7 +269,7 @@ func fitPeriods(d *Dir, pk []trace.Packet, pts []point, synced bool, origin int6
 			periods = append(periods, Period{From: at, Blackout: true, Sent: s.b - s.a})
 			continue
 		}
-		f, err := fitDir(&trace.Direction{Name: d.Name, Packets: pk[s.a:s.b]}, synced, origin, false)
+		f, err := fitDir(&trace.Direction{Name: d.Name, Packets: fitted[s.a:s.b]}, synced, origin, false)
 		if err != nil {
 			return
 		}

@@ -139,6 +139,9 @@ func (r *Result) WriteText(w io.Writer) error {
 		}
 		if len(d.Periods) > 0 {
 			p("  periods       %d, cut where the loss or the delay's level changes; each fitted on its own:\n", len(d.Periods))
+			if d.PeriodDriftPPM != 0 {
+				p("    clock drift %+.2f ppm, fitted with the periods' levels and removed from all of them\n", d.PeriodDriftPPM)
+			}
 			for _, pr := range d.Periods {
 				p("    from %-9s %s\n", pr.From.Round(time.Millisecond), periodText(pr))
 			}
