@@ -98,6 +98,7 @@ type Dir struct {
 
 	delays []float64 // sorted, drift removed, ns (for plots)
 	scores []float64 // normal scores in delivery sequence
+	drift  float64   // the drift removed (ns per ns), when DriftRemoved
 	// blackouts are the runs of losses the other bursts do not explain
 	// (as --periods finds them): how many packets, from when.
 	blackouts []blackoutRun
@@ -217,6 +218,53 @@ func Fit(t *trace.Trace, o Options) (*Result, error) {
 	return r, nil
 }
 
+// Corrected is t as the fit saw it: with two clocks, the offset split as
+// the report says and each direction's drift removed when it stood out of
+// its noise (around the mean send time of its delivered packets, as the
+// fit removes it). Other captures come back as they are.
+func (r *Result) Corrected(t *trace.Trace) *trace.Trace {
+	if r.SyncedClocks {
+		return t
+	}
+	out := *t
+	for _, dir := range []*trace.Direction{&out.Up, &out.Down} {
+		var d *Dir
+		for i, x := range r.Dirs {
+			if x.Name == dir.Name {
+				d = r.Dirs[i]
+			}
+		}
+		if d == nil || len(dir.Packets) == 0 {
+			continue
+		}
+		by := int64(math.Round(r.OffsetRemoved)) // subtracted from the first direction, added to the second
+		if d != r.Dirs[0] {
+			by = -by
+		}
+		pk := slices.Clone(dir.Packets)
+		t0 := pk[0].Send
+		var tm, n float64
+		for _, p := range pk {
+			if p.Status == trace.Delivered {
+				tm += float64(p.Send - t0)
+				n++
+			}
+		}
+		tm /= max(n, 1)
+		for i, p := range pk {
+			if p.Status != trace.Delivered {
+				continue
+			}
+			pk[i].Delay -= by
+			if d.DriftRemoved {
+				pk[i].Delay -= int64(math.Round(float64(d.drift * (float64(p.Send-t0) - tm))))
+			}
+		}
+		dir.Packets = pk
+	}
+	return &out
+}
+
 // fitBoth fits each direction of t that has packets.
 func fitBoth(t *trace.Trace, o Options) (*Result, error) {
 	r := &Result{File: t.File, Format: t.Format, SyncedClocks: t.SyncedClocks}
@@ -322,7 +370,7 @@ func fitDir(dir *trace.Direction, synced bool, origin int64, periods bool) (*Dir
 		d.DriftPPM, d.DriftSE = float64(slope*1e6), float64(se*1e6)
 		// Removed only when it stands out of its noise (3 standard errors).
 		if ok && math.Abs(slope) > 3*se {
-			d.DriftRemoved = true
+			d.DriftRemoved, d.drift = true, slope
 			var tm float64
 			for _, p := range pts {
 				tm += p.t

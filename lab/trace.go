@@ -178,8 +178,8 @@ func traceFrom(file, hash, dir string, data []byte) (*netem.Trace, error) {
 			delay[i] = prev
 		default:
 			if p.Delay < 0 || time.Duration(p.Delay) > netem.MaxDelay {
-				return nil, fmt.Errorf("%s: %s packet %d: one-way delay %v: want 0 to %v; the two ends' clocks are not synchronised (lab fit shows the offset)",
-					file, d.Name, p.Seq, time.Duration(p.Delay), netem.MaxDelay)
+				return nil, fmt.Errorf("%s: %s packet %d: one-way delay %v: want 0 to %v; the two ends' clocks are not synchronised: `lab fit %s --csv FILE.csv` writes the delays with their offset split and drift removed, as the fit sees them",
+					file, d.Name, p.Seq, time.Duration(p.Delay), netem.MaxDelay, file)
 			}
 			delay[i] = time.Duration(p.Delay)
 			prev = delay[i]

@@ -45,7 +45,7 @@ through its --csv).
 		"lab fit relay.jlrec --out fitted.toml && lab --scenario fitted.toml"))
 	fs.StringVar(&format, "format", "auto", "capture `FORMAT`: auto, "+strings.Join(trace.Formats, ", ")+", pcap, jlrec")
 	fs.StringVar(&outPath, "out", "", "write the fitted link as a scenario TOML to `FILE` ('lab run --scenario FILE')")
-	fs.StringVar(&csvPath, "csv", "", "also write the capture's packets as the generic CSV `FILE` (dir,seq,send_ns,recv_ns): what trace mode replays (--set up.trace=FILE), for a pcap or a recording of several clients")
+	fs.StringVar(&csvPath, "csv", "", "also write the capture's packets as the generic CSV `FILE` (dir,seq,send_ns,recv_ns), with two clocks their delays as the fit saw them (offset split, drift removed): what trace mode replays (--set up.trace=FILE), for a pcap, a recording of several clients or two clocks")
 	fs.BoolVar(&periods, "periods", false, "also cut each direction where its loss or its delay's level changes, fit every period, and write them as the scenario's timeline (a blackout as blackout = true)")
 	fs.StringVar(&htmlPath, "html", "", "write the report with CDF, QQ, burst and autocorrelation plots as one HTML `FILE`")
 	fs.StringVar(&seq, "seq", trace.DefaultSeq.String(), "pcap: where each payload carries its sequence number, `OFFSET[:WIDTH[:be|le]]` (bytes from the UDP payload's start, 1 to 8 bytes, byte order)")
@@ -126,18 +126,18 @@ through its --csv).
 	if err != nil {
 		return err
 	}
+	res, err := fit.Fit(tr, fit.Options{Periods: periods})
+	if err != nil {
+		return err
+	}
 	if csvPath != "" {
 		var buf bytes.Buffer
-		if err := trace.WriteCSV(&buf, tr); err != nil {
+		if err := trace.WriteCSV(&buf, res.Corrected(tr)); err != nil {
 			return err
 		}
 		if err := writeFileOutput(csvPath, stdout, buf.Bytes()); err != nil {
 			return err
 		}
-	}
-	res, err := fit.Fit(tr, fit.Options{Periods: periods})
-	if err != nil {
-		return err
 	}
 	if outPath != "" {
 		var buf bytes.Buffer

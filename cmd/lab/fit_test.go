@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -732,6 +733,64 @@ link.latency = "80ms"
 	for _, got := range ups {
 		if math.Abs(got-d) > tol {
 			t.Errorf("up.duplicate %.4f, want %.2f ± %.4f", got, d, tol)
+		}
+	}
+}
+
+// lab fit --csv of a capture between two clocks writes the delays the fit
+// saw: the clocks' offset split as the report says and a drift that stood
+// out removed. A game's log whose server clock is 5 s ahead and 40 ppm
+// fast (down delays about −5 s) then replays in trace mode (the raw
+// delays are refused), and fitted again it gives the same link with
+// nothing left to remove.
+func TestFitCSVWritesTheDelaysTheFitSaw(t *testing.T) {
+	dir := t.TempDir()
+	game, fixed := filepath.Join(dir, "game.csv"), filepath.Join(dir, "fixed.csv")
+	var b strings.Builder
+	b.WriteString("dir,seq,send_ns,recv_ns\n")
+	const t0, offset, ppm = int64(1_700_000_000_000_000_000), int64(5e9), 40e-6
+	server := func(t int64) int64 { return t + offset + int64(float64(t-t0)*ppm) }
+	for i := range 6000 {
+		at := t0 + int64(i)*50e6
+		delay := int64(30e6 + 4e6*math.Sin(float64(i)*1.3)) // spread within 26–34 ms
+		if i%50 != 7 {
+			fmt.Fprintf(&b, "up,%d,%d,%d\n", i, at, server(at+delay))
+		}
+		if i%40 != 3 {
+			fmt.Fprintf(&b, "down,%d,%d,%d\n", i, server(at+20e6), at+20e6+delay)
+		}
+	}
+	if err := os.WriteFile(game, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, report, stderr := runLab(t, "fit", "--csv", fixed, "--out", filepath.Join(dir, "a.toml"), game)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	if !strings.Contains(report, "offset put a floor out of range") {
+		t.Fatalf("the capture's offset was not split:\n%s", report)
+	}
+	if code, _, stderr := runLab(t, "run", "--duration", "20s", "--set", "up.trace="+fixed, "--set", "down.trace="+fixed); code != 0 {
+		t.Errorf("trace mode of the written CSV: %s", stderr)
+	}
+	code, again, stderr := runLab(t, "fit", "--out", filepath.Join(dir, "b.toml"), fixed)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	if strings.Contains(again, "offset put a floor") {
+		t.Errorf("fitted again, the CSV still has an offset to split:\n%s", again)
+	}
+	// What drift is left is the estimator's own wobble: below 1 ppm (0.3
+	// ms over the 5 minutes), not the 40 ppm the clocks had.
+	for _, m := range regexp.MustCompile(`clock drift +([-+0-9.]+) ppm`).FindAllStringSubmatch(again, -1) {
+		if v, _ := strconv.ParseFloat(m[1], 64); math.Abs(v) > 1 {
+			t.Errorf("fitted again, the CSV has %s ppm of drift left", m[1])
+		}
+	}
+	a, bb := loadFitted(t, filepath.Join(dir, "a.toml")), loadFitted(t, filepath.Join(dir, "b.toml"))
+	for _, d := range [][2]netem.Params{{a.Up, bb.Up}, {a.Down, bb.Down}} {
+		if diff := d[0].Latency - d[1].Latency; diff < -2*time.Microsecond || diff > 2*time.Microsecond || d[0].Loss != d[1].Loss {
+			t.Errorf("the capture fits %v, %.4f; its CSV %v, %.4f", d[0].Latency, d[0].Loss, d[1].Latency, d[1].Loss)
 		}
 	}
 }
