@@ -242,23 +242,13 @@ func (r *Result) Corrected(t *trace.Trace) *trace.Trace {
 			by = -by
 		}
 		pk := slices.Clone(dir.Packets)
-		t0 := pk[0].Send
-		var tm, n float64
-		for _, p := range pk {
-			if p.Status == trace.Delivered {
-				tm += float64(p.Send - t0)
-				n++
+		for i := range pk {
+			if pk[i].Status == trace.Delivered {
+				pk[i].Delay -= by
 			}
 		}
-		tm /= max(n, 1)
-		for i, p := range pk {
-			if p.Status != trace.Delivered {
-				continue
-			}
-			pk[i].Delay -= by
-			if d.DriftRemoved {
-				pk[i].Delay -= int64(math.Round(float64(d.drift * (float64(p.Send-t0) - tm))))
-			}
+		if d.DriftRemoved {
+			pk = withoutDrift(pk, d.drift)
 		}
 		dir.Packets = pk
 	}
