@@ -255,12 +255,31 @@ func (r *Result) Corrected(t *trace.Trace) *trace.Trace {
 	return &out
 }
 
+// medianDelay is the median delay of the delivered packets of pk.
+func medianDelay(pk []trace.Packet) (float64, bool) {
+	var d []float64
+	for _, p := range pk {
+		if p.Status == trace.Delivered {
+			d = append(d, float64(p.Delay))
+		}
+	}
+	if len(d) == 0 {
+		return 0, false
+	}
+	slices.Sort(d)
+	return quantileOf(d, 0.5), true
+}
+
 // fitBoth fits each direction of t that has packets.
 func fitBoth(t *trace.Trace, o Options) (*Result, error) {
 	r := &Result{File: t.File, Format: t.Format, SyncedClocks: t.SyncedClocks}
 	for _, dir := range []*trace.Direction{&t.Up, &t.Down} {
 		if len(dir.Packets) == 0 {
 			continue
+		}
+		if med, ok := medianDelay(dir.Packets); t.SyncedClocks && ok && med < 0 {
+			return nil, fmt.Errorf("%s: %s: one clock for send and arrival, yet the packets arrive before they are sent (median delay %.1f ms): the capture's ends are the wrong way round (a pcap: --client names the game client's own endpoint, --server the game server's)",
+				t.File, dir.Name, med/1e6)
 		}
 		d, err := fitDir(dir, t.SyncedClocks, t.Origin, o.Periods)
 		if err != nil {

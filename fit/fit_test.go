@@ -509,3 +509,19 @@ func TestABlackoutInAWholeFitIsAMisfit(t *testing.T) {
 		t.Errorf("without the blackout: %s", m)
 	}
 }
+
+// One clock (a pcap of both legs, a proxy recording, the lab's log) cannot
+// give a packet that arrives before it was sent: delays mostly below 0
+// mean the capture's ends were taken the wrong way round (lab fit
+// lo.pcapng --client :2113 names the proxy's end as the game client), and
+// the fit says so instead of fitting a latency of −40 ms.
+func TestOneClockNegativeDelaysAreAnError(t *testing.T) {
+	tr := synthetic(400, func(_ int, r *rand.Rand) int64 { return int64(-40e6 + float64(5e6*detmath.NormFloat64(r))) },
+		func(int, *rand.Rand) bool { return false })
+	tr.Format, tr.SyncedClocks = "pcap", true
+	_, err := Fit(tr, Options{})
+	want := "synthetic: up: one clock for send and arrival, yet the packets arrive before they are sent (median delay -"
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("got %v\nwant %s…", err, want)
+	}
+}
