@@ -761,7 +761,7 @@ func ReadPcap(files []PcapFile, o PcapOptions) (*Trace, PcapSummary, error) {
 	}
 	b := newBuilder(name)
 	for dir := range 2 {
-		if err := match(b, &st[dir], dir, o.Seq.Width, files, legs, &sum); err != nil {
+		if err := match(b, &st[dir], dir, o.Seq, files, legs, &sum); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -773,7 +773,8 @@ func ReadPcap(files []PcapFile, o PcapOptions) (*Trace, PcapSummary, error) {
 }
 
 // match joins one direction's sent and received streams into packets.
-func match(b *builder, s *[2]stream, dir, width int, files []PcapFile, legs [2]leg, sum *PcapSummary) error {
+func match(b *builder, s *[2]stream, dir int, seq SeqField, files []PcapFile, legs [2]leg, sum *PcapSummary) error {
+	width := seq.Width
 	sent, recv := &s[0], &s[1]
 	dirName := [2]string{"up", "down"}[dir]
 	// Which capture each side is in: up is sent on the client's leg.
@@ -846,6 +847,10 @@ func match(b *builder, s *[2]stream, dir, width int, files []PcapFile, legs [2]l
 		if err := b.add(dir, p, 0); err != nil {
 			return err
 		}
+	}
+	if resent > len(sent.seqs)/2 {
+		return &Error{File: sentFile, Field: "--seq", Value: seq.String(),
+			Want: fmt.Sprintf("a field that numbers the packets: %d of the %d %s datagrams sent repeat a number already sent (a field that stays the same: check the offset)", resent, len(sent.seqs), dirName)}
 	}
 	b.dups[dir] = dups
 	never := 0

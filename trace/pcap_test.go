@@ -390,3 +390,19 @@ func TestPcapOneCaptureNamedEndThatMatchesNoFlow(t *testing.T) {
 		}
 	}
 }
+
+// --seq pointing at a field that does not count the packets (irtt's magic
+// bytes at 0, a constant, instead of its number at 12) makes most
+// datagrams repeat a number already sent: one error naming --seq and what
+// was seen, not a fit of the 2 packets left.
+func TestPcapSeqThatDoesNotCount(t *testing.T) {
+	frames := relayFrames(tClient, netip.MustParseAddrPort("10.0.0.1:2113"), netip.MustParseAddrPort("10.0.0.1:40001"), tServer, 100, 4, 0)
+	for i := range frames {
+		frames[i].Payload = append([]byte{0xca, 0xfe, 0xba, 0xbe}, frames[i].Payload...)
+	}
+	_, _, err := readPcaps(t, PcapOptions{Seq: SeqField{Offset: 0, Width: 4}}, WriteTestPcapng(t, LinkEthernet, frames))
+	want := `client.pcapng: --seq "0:4:be": want a field that numbers the packets: 99 of the 100 up datagrams sent repeat a number already sent (a field that stays the same: check the offset)`
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+}
