@@ -128,6 +128,9 @@ through its --csv).
 	}
 	res, err := fit.Fit(tr, fit.Options{Periods: periods})
 	if err != nil {
+		if len(notes) > 0 { // what was taken, to see why it did not fit
+			fmt.Fprintf(stderr, "read: %s\n", strings.Join(notes, "\n  "))
+		}
 		return err
 	}
 	if csvPath != "" {

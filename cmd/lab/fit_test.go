@@ -794,3 +794,18 @@ func TestFitCSVWritesTheDelaysTheFitSaw(t *testing.T) {
 		}
 	}
 }
+
+// When the fit cannot be made (too few packets of the flows taken), the
+// error comes with what the reader took and skipped — the read: lines of
+// the report — so the user sees which flows and numbers it used.
+func TestFitErrorSaysWhatWasRead(t *testing.T) {
+	dir := t.TempDir()
+	pcap := filepath.Join(dir, "sim.pcapng")
+	if code, _, stderr := runLab(t, "run", "--duration", "1s", "--pcap", pcap); code != 0 {
+		t.Fatal(stderr)
+	}
+	code, _, stderr := runLab(t, "fit", "--seq", "1:4", pcap)
+	if code == 0 || !strings.Contains(stderr, "the fit needs at least 20") || !strings.Contains(stderr, "read: sequence number: 4 bytes at payload offset 1") {
+		t.Errorf("exit %d, stderr:\n%s\nwant the fit's error with the read: lines", code, stderr)
+	}
+}
