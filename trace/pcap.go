@@ -212,6 +212,7 @@ type fileScan struct {
 	uncount int          // UDP packets of flows beyond the bounds
 	skipped [numSkips]int
 	links   map[int]int // link type → packets
+	cutAt   int         // the packet the capture ends inside, 0 when whole
 }
 
 // packetSource reads one capture's packets with the link type of each.
@@ -260,26 +261,28 @@ func openCapture(f PcapFile) (*packetSource, error) {
 	}}, nil
 }
 
-// each calls fn for every packet of the capture (numbered from 1), and
-// says how a capture that ends early ended.
-func each(f PcapFile, fn func(n int, data []byte, at int64, link, iface int) error) error {
+// each calls fn for every whole packet of the capture (numbered from 1).
+// A capture that ends inside a packet (tcpdump killed, a live capture
+// copied) ends there: cutAt is that packet's number, 0 when the capture
+// ends whole.
+func each(f PcapFile, fn func(n int, data []byte, at int64, link, iface int) error) (cutAt int, err error) {
 	src, err := openCapture(f)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	for n := 1; ; n++ {
 		data, at, link, iface, err := src.next()
 		if errors.Is(err, io.EOF) {
-			return nil
+			return 0, nil
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return n, nil
 		}
 		if err != nil {
-			if errors.Is(err, io.ErrUnexpectedEOF) {
-				return &Error{File: f.Name, Packet: n, Want: "the capture ends inside this packet (cut short while being written?)"}
-			}
-			return &Error{File: f.Name, Packet: n, Want: "unreadable: " + err.Error()}
+			return 0, &Error{File: f.Name, Packet: n, Want: "unreadable: " + err.Error()}
 		}
 		if err := fn(n, data, at, link, iface); err != nil {
-			return err
+			return 0, err
 		}
 	}
 }
@@ -293,7 +296,7 @@ func scan(f PcapFile, match func(flow) bool) (*fileScan, error) {
 	s := &fileScan{name: f.Name, links: map[int]int{}}
 	counted := map[flow]*flowStats{}
 	others := 0
-	err := each(f, func(n int, data []byte, _ int64, link, iface int) error {
+	cutAt, err := each(f, func(n int, data []byte, _ int64, link, iface int) error {
 		s.packets = n
 		s.links[link]++
 		d, why := decode(link, data)
@@ -319,6 +322,7 @@ func scan(f PcapFile, match func(flow) bool) (*fileScan, error) {
 		st.packets++
 		return nil
 	})
+	s.cutAt = cutAt
 	if err != nil {
 		return nil, err
 	}
@@ -665,7 +669,7 @@ func ReadPcap(files []PcapFile, o PcapOptions) (*Trace, PcapSummary, error) {
 	total := 0
 	for fi, f := range files {
 		name := f.Name
-		err := each(f, func(n int, data []byte, at int64, link, iface int) error {
+		_, err := each(f, func(n int, data []byte, at int64, link, iface int) error {
 			d, why := decode(link, data)
 			if why != skipNone {
 				return nil
@@ -738,6 +742,11 @@ func ReadPcap(files []PcapFile, o PcapOptions) (*Trace, PcapSummary, error) {
 			line += fmt.Sprintf("; %d cut by the snap length before the sequence number, skipped (capture with -s 0)", cut[i])
 		}
 		sum = append(sum, line)
+	}
+	for _, s := range scans {
+		if s.cutAt > 0 {
+			sum = append(sum, fmt.Sprintf("%s: cut short inside packet %d (still being written, or a partial copy): its %d whole packets are read", s.name, s.cutAt, s.cutAt-1))
+		}
 	}
 	for fi, s := range scans {
 		used, udp := 0, s.udp
