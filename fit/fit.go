@@ -46,7 +46,14 @@ type Dir struct {
 	Name                              string
 	Sent, Delivered, Lost, Unmeasured int
 	Duplicates                        int
-	Span                              time.Duration // first to last send
+	// PeriodDriftPPM is, with two clocks and periods, the drift fitted
+	// with the periods' levels (one slope, a level each) and removed from
+	// every period; 0 when none stood out of its noise.
+	PeriodDriftPPM float64
+	// Duplicate is the lab's duplicate: extra copies over the copies
+	// expected to arrive, sent·(1 − loss)², each copy lost on its own.
+	Duplicate float64
+	Span      time.Duration // first to last send
 	// Start is the first send from the capture's start ([trace.Trace.Origin]):
 	// on the lab's own log its time in the session, which starts at 0; on
 	// one clock from the capture's first packet either way; with two
@@ -91,6 +98,15 @@ type Dir struct {
 
 	delays []float64 // sorted, drift removed, ns (for plots)
 	scores []float64 // normal scores in delivery sequence
+	drift  float64   // the drift removed (ns per ns), when DriftRemoved
+	// blackouts are the runs of losses the other bursts do not explain
+	// (as --periods finds them): how many packets, from when.
+	blackouts []blackoutRun
+}
+
+type blackoutRun struct {
+	packets int
+	from    time.Duration
 }
 
 // LossModel names a loss model the fit chooses among.
@@ -145,6 +161,7 @@ func (d *Dir) Params() netem.Params {
 		JitterCorr: d.Rho,
 		Loss:       d.LossRate,
 		Reorder:    d.Reorder,
+		Duplicate:  d.Duplicate,
 	}
 	switch d.Model {
 	case GilbertElliottLoss:
@@ -168,12 +185,101 @@ type Options struct {
 	Periods bool
 }
 
-// Fit fits the model to both directions of t.
+// Fit fits the model to both directions of t. With two clocks whose
+// offset puts a floor out of the link's range, the offset is split (see
+// offsetSplit) and both directions fitted again on the shifted delays:
+// a fit made on delays below 0, which the link floors at 0, is no fit.
 func Fit(t *trace.Trace, o Options) (*Result, error) {
+	r, err := fitBoth(t, o)
+	if err != nil {
+		return nil, err
+	}
+	theta := r.offsetSplit()
+	if theta == 0 {
+		return r, nil
+	}
+	shifted := *t
+	for _, dir := range []*trace.Direction{&shifted.Up, &shifted.Down} {
+		by := theta // subtracted from the first direction fitted, added to the second
+		if r.Dirs[0].Name != dir.Name {
+			by = -theta
+		}
+		dir.Packets = slices.Clone(dir.Packets)
+		for j := range dir.Packets {
+			if dir.Packets[j].Status == trace.Delivered {
+				dir.Packets[j].Delay -= by
+			}
+		}
+	}
+	if r, err = fitBoth(&shifted, o); err != nil {
+		return nil, err
+	}
+	r.File, r.OffsetRemoved = t.File, float64(theta)
+	return r, nil
+}
+
+// Corrected is t as the fit saw it: with two clocks, the offset split as
+// the report says and each direction's drift removed when it stood out of
+// its noise (around the mean send time of its delivered packets, as the
+// fit removes it). Other captures come back as they are.
+func (r *Result) Corrected(t *trace.Trace) *trace.Trace {
+	if r.SyncedClocks {
+		return t
+	}
+	out := *t
+	for _, dir := range []*trace.Direction{&out.Up, &out.Down} {
+		var d *Dir
+		for i, x := range r.Dirs {
+			if x.Name == dir.Name {
+				d = r.Dirs[i]
+			}
+		}
+		if d == nil || len(dir.Packets) == 0 {
+			continue
+		}
+		by := int64(math.Round(r.OffsetRemoved)) // subtracted from the first direction, added to the second
+		if d != r.Dirs[0] {
+			by = -by
+		}
+		pk := slices.Clone(dir.Packets)
+		for i := range pk {
+			if pk[i].Status == trace.Delivered {
+				pk[i].Delay -= by
+			}
+		}
+		if d.DriftRemoved {
+			pk = withoutDrift(pk, d.drift)
+		}
+		dir.Packets = pk
+	}
+	return &out
+}
+
+// medianDelay is the median delay of the delivered packets of pk.
+func medianDelay(pk []trace.Packet) (float64, bool) {
+	var d []float64
+	for _, p := range pk {
+		if p.Status == trace.Delivered {
+			d = append(d, float64(p.Delay))
+		}
+	}
+	if len(d) == 0 {
+		return 0, false
+	}
+	slices.Sort(d)
+	return quantileOf(d, 0.5), true
+}
+
+// fitBoth fits each direction of t that has packets.
+func fitBoth(t *trace.Trace, o Options) (*Result, error) {
 	r := &Result{File: t.File, Format: t.Format, SyncedClocks: t.SyncedClocks}
 	for _, dir := range []*trace.Direction{&t.Up, &t.Down} {
 		if len(dir.Packets) == 0 {
 			continue
+		}
+		if med, ok := medianDelay(dir.Packets); t.SyncedClocks && ok && med < 0 {
+			return nil, fmt.Errorf("%s: %s: one clock for send and arrival, yet the packets arrive before they are sent (median delay %.1f ms): the capture's ends are the wrong way round (a pcap: --client names the game client's own endpoint, --server the game server's)",
+				t.File, dir.Name, med/1e6)
 		}
 		d, err := fitDir(dir, t.SyncedClocks, t.Origin, o.Periods)
 		if err != nil {
@@ -186,7 +292,6 @@ func Fit(t *trace.Trace, o Options) (*Result, error) {
 	if len(r.Dirs) == 0 {
 		return nil, fmt.Errorf("%s: %s", t.File, strings.Join(r.Skipped, "; "))
 	}
-	r.removeOffset()
 	return r, nil
 }
 
@@ -206,43 +311,28 @@ func (r *Result) Duration() time.Duration {
 	return dur
 }
 
-// removeOffset: with two clocks, a floor below 0 or above the link's
+// offsetSplit: with two clocks, a floor below 0 or above the link's
 // longest latency can only be their offset. It is split so that both
 // directions get the same floor (NTP's assumption); with one direction its
-// floor becomes 0.
-func (r *Result) removeOffset() {
+// floor becomes 0. offsetSplit returns the ns to subtract from the first
+// direction's delays and add to the second's, 0 when the floors are in
+// range.
+func (r *Result) offsetSplit() int64 {
 	if r.SyncedClocks || len(r.Dirs) == 0 {
-		return
+		return 0
 	}
 	out := false
 	for _, d := range r.Dirs {
 		out = out || d.Floor < 0 || d.Floor > float64(netem.MaxLatency)
 	}
 	if !out {
-		return
+		return 0
 	}
 	theta := r.Dirs[0].Floor
 	if len(r.Dirs) == 2 {
 		theta = float64((r.Dirs[0].Floor - r.Dirs[1].Floor) / 2)
-		r.Dirs[1].shift(theta)
 	}
-	r.Dirs[0].shift(-theta)
-	r.OffsetRemoved = theta
-}
-
-// shift adds s ns to every delay of d and what was fitted to them.
-func (d *Dir) shift(s float64) {
-	d.Floor += s
-	for i := range d.delays {
-		d.delays[i] += s
-	}
-	for i := range d.Candidates {
-		d.Candidates[i].Latency += s
-	}
-	for i := range d.Quantiles {
-		d.Quantiles[i].Observed += s
-		d.Quantiles[i].Expected += s
-	}
+	return int64(math.Round(theta))
 }
 
 // MinDelivered is the fewest delivered packets a direction needs for a fit.
@@ -289,7 +379,7 @@ func fitDir(dir *trace.Direction, synced bool, origin int64, periods bool) (*Dir
 		d.DriftPPM, d.DriftSE = float64(slope*1e6), float64(se*1e6)
 		// Removed only when it stands out of its noise (3 standard errors).
 		if ok && math.Abs(slope) > 3*se {
-			d.DriftRemoved = true
+			d.DriftRemoved, d.drift = true, slope
 			var tm float64
 			for _, p := range pts {
 				tm += p.t
@@ -312,7 +402,13 @@ func fitDir(dir *trace.Direction, synced bool, origin int64, periods bool) (*Dir
 	}
 
 	fitLoss(d, pk)
+	if l := float64(d.Lost) / float64(d.Sent); d.Duplicates > 0 && l < 1 {
+		d.Duplicate = min(float64(d.Duplicates)/(float64(d.Sent)*float64((1-l)*(1-l))), 1)
+	}
 	fitReorder(d, all, pk)
+	for _, b := range blackouts(pk) {
+		d.blackouts = append(d.blackouts, blackoutRun{b[1] - b[0], d.Start + time.Duration(pk[b[0]].Send-t0)})
+	}
 	d.judge()
 	if periods {
 		fitPeriods(d, pk, pts, synced, origin)
@@ -398,48 +494,76 @@ func (d *Dir) withoutSkipped(pts []point) ([]point, float64) {
 // jitter's lower tail) does not tilt the line. It returns the slope and its
 // standard error from the residuals.
 func envelopeSlope(pts []point) (slope, se float64, ok bool) {
+	return envelopeSlopeWithin(pts, nil)
+}
+
+// envelopeSlopeWithin is envelopeSlope with the delay's level free to
+// change at cuts (packet indices, ascending): one slope through every
+// segment's windows, each segment with its own intercept; a window that
+// straddles a cut is left out.
+func envelopeSlopeWithin(pts []point, cuts []int) (slope, se float64, ok bool) {
 	ps := slices.Clone(pts)
 	slices.SortStableFunc(ps, func(a, b point) int { return cmp.Compare(a.t, b.t) })
 	k := min(max(len(ps)/50, 4), 50)
 	if len(ps) < 4*k {
 		return 0, 0, false
 	}
-	xs, ys := make([]float64, k), make([]float64, k)
+	segOf := func(p point) int {
+		n, _ := slices.BinarySearch(cuts, p.idx+1)
+		return n
+	}
+	var xs, ys []float64
+	var seg []int
 	var w []float64
 	for i := range k {
 		lo, hi := i*len(ps)/k, (i+1)*len(ps)/k
+		s := segOf(ps[lo])
 		w = w[:0]
 		var st float64
 		for _, p := range ps[lo:hi] {
+			if segOf(p) != s {
+				s = -1
+			}
 			w = append(w, p.d)
 			st += p.t
 		}
+		if s < 0 {
+			continue
+		}
 		slices.Sort(w)
-		xs[i], ys[i] = st/float64(hi-lo), quantileOf(w, 0.05)
+		xs, ys, seg = append(xs, st/float64(hi-lo)), append(ys, quantileOf(w, 0.05)), append(seg, s)
 	}
-	var mx, my float64
-	for i := range k {
-		mx += xs[i]
-		my += ys[i]
+	mx, my, cnt := make([]float64, len(cuts)+1), make([]float64, len(cuts)+1), make([]float64, len(cuts)+1)
+	for i := range xs {
+		mx[seg[i]] += xs[i]
+		my[seg[i]] += ys[i]
+		cnt[seg[i]]++
 	}
-	mx /= float64(k)
-	my /= float64(k)
+	segs := 0
+	for j := range cnt {
+		if cnt[j] > 0 {
+			mx[j] /= cnt[j]
+			my[j] /= cnt[j]
+			segs++
+		}
+	}
+	df := len(xs) - segs - 1
 	var sxx, sxy float64
-	for i := range k {
-		dx := xs[i] - mx
+	for i := range xs {
+		dx := xs[i] - mx[seg[i]]
 		sxx += float64(dx * dx)
-		sxy += float64(dx * (ys[i] - my))
+		sxy += float64(dx * (ys[i] - my[seg[i]]))
 	}
-	if sxx <= 0 {
+	if sxx <= 0 || df < 1 {
 		return 0, 0, false
 	}
 	slope = sxy / sxx
 	var rss float64
-	for i := range k {
-		r := ys[i] - my - float64(slope*(xs[i]-mx))
+	for i := range xs {
+		r := ys[i] - my[seg[i]] - float64(slope*(xs[i]-mx[seg[i]]))
 		rss += float64(r * r)
 	}
-	return slope, math.Sqrt(rss / float64(k-2) / sxx), true
+	return slope, math.Sqrt(rss / float64(df) / sxx), true
 }
 
 // normalScores maps each value to Φ⁻¹((rank − ½)/n), ties sharing their

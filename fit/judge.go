@@ -3,6 +3,7 @@ package fit
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"jitterlab/detmath"
 )
@@ -50,9 +51,22 @@ func (d *Dir) judge() {
 	for _, b := range d.Bursts {
 		nb += b
 	}
+	rejected := bt.Testable && bt.Stat > bt.Crit
 	switch {
 	case d.Lost == 0:
 		add(false, "loss: none")
+	case len(d.blackouts) > 0 && !rejected:
+		// A run the other bursts do not explain: a Markov model fitted to
+		// it has a burst state sticky enough to take it, which no test of
+		// a few bursts can reject.
+		longest := d.blackouts[0]
+		for _, b := range d.blackouts {
+			if b.packets > longest.packets {
+				longest = b
+			}
+		}
+		add(true, "loss: %d packets lost in a row from %v (%d such run in all) that the other bursts do not explain: a blackout (a link flap, a handover), which %s takes only as a burst state that holds on; fit the periods around it (--periods writes it as blackout = true)",
+			longest.packets, longest.from.Round(time.Millisecond), len(d.blackouts), model)
 	case !bt.Testable:
 		add(false, "loss: %s; %d bursts are too few to test their lengths", model, nb)
 	case bt.Stat > bt.Crit:

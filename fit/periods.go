@@ -35,20 +35,22 @@ const (
 // medians by least squares, a split kept when it lowers the squared error by more than
 // 4·σ²·ln m (m blocks; σ the block medians' noise, from the median absolute
 // deviation of successive differences, robust to the steps themselves).
+// The block in which a split is placed is left out of both sides: with
+// packets of both levels its median lies between them, and the search
+// would split it off as a period of its own.
 func changePoints(pts []point) []int {
 	m := len(pts) / periodBlock
 	if m < 2*periodMinBlocks {
 		return nil
 	}
-	med, at := make([]float64, m), make([]float64, m)
+	med := make([]float64, m)
 	w := make([]float64, periodBlock)
 	for j := range m {
-		blk := pts[j*periodBlock : (j+1)*periodBlock]
-		for i, p := range blk {
+		for i, p := range pts[j*periodBlock : (j+1)*periodBlock] {
 			w[i] = p.d
 		}
 		slices.Sort(w)
-		med[j], at[j] = quantileOf(w, 0.5), blk[0].t
+		med[j] = quantileOf(w, 0.5)
 	}
 	diffs := make([]float64, m-1)
 	for j := range diffs {
@@ -75,7 +77,7 @@ func changePoints(pts []point) []int {
 		sum := s[b] - s[a]
 		return s2[b] - s2[a] - float64(sum*sum)/n
 	}
-	var cuts []int
+	var out []int
 	var split func(a, b int)
 	split = func(a, b int) {
 		best, gain := -1, pen
@@ -88,14 +90,75 @@ func changePoints(pts []point) []int {
 		if best < 0 {
 			return
 		}
-		split(a, best)
-		cuts = append(cuts, best)
-		split(best, b)
+		c := refine(pts, (best-1)*periodBlock, (best+1)*periodBlock)
+		j, next := c/periodBlock, c/periodBlock
+		if c%periodBlock != 0 {
+			next++ // the block with c straddles the change
+		}
+		split(a, j)
+		out = append(out, pts[c].idx)
+		split(next, b)
 	}
 	split(0, m)
-	var out []int
-	for _, k := range cuts {
-		out = append(out, pts[refine(pts, (k-1)*periodBlock, (k+1)*periodBlock)].idx)
+	return out
+}
+
+// levelCuts is changePoints of a direction's delays. With two clocks the
+// drift is estimated with the levels, not before them: a step in the
+// delay raises the lower envelope as drift does, and removed as drift it
+// tilts the delays into a ramp that the level search cuts into pieces. So
+// the slope is fitted again within the periods found (one slope, a level
+// for each), removed from the measured delays when it stands out of its
+// noise, and the levels searched again, until the cuts stay (at most 4
+// rounds).
+func levelCuts(pk []trace.Packet, pts []point, synced bool) (cuts []int, drift float64) {
+	cuts = changePoints(pts)
+	if synced {
+		return cuts, 0
+	}
+	// Every delivered packet, as measured: which packets fall below the
+	// jitter's range (skipped the delay) was decided on the tilted delays.
+	var raw []point
+	for i, p := range pk {
+		if p.Status == trace.Delivered {
+			raw = append(raw, point{t: float64(p.Send - pk[0].Send), d: float64(p.Delay), seq: p.Seq, at: p.Send + p.Delay, idx: i})
+		}
+	}
+	for range 4 {
+		cur := raw
+		drift = 0
+		if slope, se, ok := envelopeSlopeWithin(raw, cuts); ok && math.Abs(slope) > 3*se {
+			drift = slope
+			cur = slices.Clone(raw)
+			for i := range cur {
+				cur[i].d -= float64(slope * cur[i].t)
+			}
+		}
+		next := changePoints(cur)
+		if slices.Equal(next, cuts) {
+			break
+		}
+		cuts = next
+	}
+	return cuts, drift
+}
+
+// withoutDrift is pk with drift (ns per ns of send time) taken out of
+// its delays around their mean send time, which keeps the mean delay.
+func withoutDrift(pk []trace.Packet, drift float64) []trace.Packet {
+	var tm, n float64
+	for _, p := range pk {
+		if p.Status == trace.Delivered {
+			tm += float64(p.Send - pk[0].Send)
+			n++
+		}
+	}
+	tm /= max(n, 1)
+	out := slices.Clone(pk)
+	for i, p := range out {
+		if p.Status == trace.Delivered {
+			out[i].Delay -= int64(math.Round(float64(drift * (float64(p.Send-pk[0].Send) - tm))))
+		}
 	}
 	return out
 }
@@ -139,7 +202,8 @@ func fitPeriods(d *Dir, pk []trace.Packet, pts []point, synced bool, origin int6
 		from = b[1]
 	}
 	cuts = append(cuts, offset(lossChangePoints(pk[from:]), from)...)
-	for _, c := range changePoints(pts) {
+	levels, drift := levelCuts(pk, pts, synced)
+	for _, c := range levels {
 		near := false
 		for _, l := range cuts {
 			near = near || abs(l-c) <= periodBlock/2
@@ -189,6 +253,15 @@ func fitPeriods(d *Dir, pk []trace.Packet, pts []point, synced bool, origin int6
 	if len(segs) < 2 {
 		return
 	}
+	// With two clocks, one drift for the whole capture (found with the
+	// levels), taken out before the periods are fitted: each period
+	// removing its own around its own mean would add the drift between
+	// the periods' centres to the steps between them.
+	fitted := pk
+	if drift != 0 {
+		fitted = withoutDrift(pk, drift)
+	}
+	d.PeriodDriftPPM = float64(drift * 1e6)
 	var periods []Period
 	for _, s := range segs {
 		at := d.Start + time.Duration(pk[s.a].Send-pk[0].Send)
@@ -196,10 +269,11 @@ func fitPeriods(d *Dir, pk []trace.Packet, pts []point, synced bool, origin int6
 			periods = append(periods, Period{From: at, Blackout: true, Sent: s.b - s.a})
 			continue
 		}
-		f, err := fitDir(&trace.Direction{Name: d.Name, Packets: pk[s.a:s.b]}, synced, origin, false)
+		f, err := fitDir(&trace.Direction{Name: d.Name, Packets: fitted[s.a:s.b]}, synced, origin, false)
 		if err != nil {
 			return
 		}
+		f.Duplicate = d.Duplicate // a capture counts duplicates per direction only
 		periods = append(periods, Period{From: at, Sent: s.b - s.a, Fit: f})
 	}
 	d.Periods = periods

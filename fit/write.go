@@ -45,7 +45,7 @@ func (r *Result) WriteText(w io.Writer) error {
 			p(", %d arrived unmeasured", d.Unmeasured)
 		}
 		if d.Duplicates > 0 {
-			p(", %d duplicates", d.Duplicates)
+			p(", %d duplicates (duplicate %.2f%%)", d.Duplicates, 100*d.Duplicate)
 		}
 		p("\n")
 		if !r.SyncedClocks {
@@ -139,6 +139,9 @@ func (r *Result) WriteText(w io.Writer) error {
 		}
 		if len(d.Periods) > 0 {
 			p("  periods       %d, cut where the loss or the delay's level changes; each fitted on its own:\n", len(d.Periods))
+			if d.PeriodDriftPPM != 0 {
+				p("    clock drift %+.2f ppm, fitted with the periods' levels and removed from all of them\n", d.PeriodDriftPPM)
+			}
 			for _, pr := range d.Periods {
 				p("    from %-9s %s\n", pr.From.Round(time.Millisecond), periodText(pr))
 			}
@@ -206,7 +209,7 @@ func (r *Result) WriteScenario(w io.Writer) error {
 	// where some period has the 4-state model (it replaces loss and
 	// loss_burst, which then give its long-run rate and mean burst), and
 	// blackout where some period is one.
-	type extra struct{ four, blackout bool }
+	type extra struct{ four, blackout, dup bool }
 	// keys writes one period's keys. Every key is written in every
 	// period, so a period does not inherit the one before's; a blackout
 	// writes only blackout = true (the others do not matter while it lasts).
@@ -234,6 +237,9 @@ func (r *Result) WriteScenario(w io.Writer) error {
 			fmt.Fprintf(&b, "%sloss_model = %q\n", k, lossModelText(d))
 		}
 		fmt.Fprintf(&b, "%sreorder = %q\n", k, pct(reorder))
+		if x.dup {
+			fmt.Fprintf(&b, "%sduplicate = %q\n", k, pct(pr.Duplicate))
+		}
 	}
 	type change struct {
 		at   time.Duration
@@ -252,6 +258,7 @@ func (r *Result) WriteScenario(w io.Writer) error {
 		for _, p := range periods {
 			x.four = x.four || (p.Fit != nil && p.Fit.Model == FourStateLoss)
 			x.blackout = x.blackout || p.Blackout
+			x.dup = x.dup || (p.Fit != nil && p.Fit.Duplicate > 0)
 		}
 		if x.four {
 			fmt.Fprintf(&b, "# %s.loss_model replaces %[1]s.loss and %[1]s.loss_burst, which give its long-run rate and mean burst.\n", d.Name)

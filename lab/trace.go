@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -16,6 +17,7 @@ import (
 	"jitterlab/internal/files"
 	"jitterlab/netem"
 	"jitterlab/param"
+	"jitterlab/recordings"
 	"jitterlab/trace"
 )
 
@@ -40,7 +42,7 @@ func traceParam(dir string) Param {
 	key := dir + ".trace"
 	side := linkSide(dir)
 	return Param{Key: key, Live: true,
-		Help: "replay a capture FILE (irtt JSON, a game's CSV, lab packets) instead of loss and delay; none = off",
+		Help: "replay a capture FILE (irtt JSON, a game's CSV, lab packets, a proxy recording) instead of loss and delay; none = off",
 		Get: func(c *Config) string {
 			if t := side(c).Trace; t != nil {
 				return t.File + "@" + t.Hash
@@ -117,11 +119,39 @@ func loadTrace(key, dir, v string) (*netem.Trace, error) {
 	return t, nil
 }
 
+// readTrace reads a capture in any format lab fit reads: a proxy
+// recording of one client as it is; a pcap is refused, since only
+// --seq says where its sequence numbers are, naming the conversion.
+func readTrace(file string, data []byte) (*trace.Trace, error) {
+	switch {
+	case trace.IsRecording(data):
+		r, err := recordings.Open(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		tr, _, err := trace.ReadRecording(file, r, trace.AnyFlow, false)
+		// Several clients: lab run has no --flow; lab fit --csv writes one.
+		var te *trace.Error
+		if errors.As(err, &te) {
+			if head, flows, ok := strings.Cut(te.Want, ": name one with --flow N: "); ok {
+				e := *te
+				e.Want = head + ": " + flows + "; trace mode replays one: write its packets with `lab fit " + file + " --flow N --csv FILE.csv` and replay FILE.csv"
+				return nil, &e
+			}
+		}
+		return tr, err
+	case trace.IsPcap(data):
+		return nil, &trace.Error{File: file, Want: "a pcap capture, whose sequence numbers only lab fit's --seq finds: write its packets as the generic CSV with `lab fit " +
+			file + " --seq OFFSET:WIDTH:ORDER --csv FILE.csv` (and --client, --server as for its fit) and replay FILE.csv"}
+	}
+	return trace.Read(file, bytes.NewReader(data), "auto")
+}
+
 // traceFrom converts a capture's direction dir (the other one if dir has
 // no packets) to a netem trace: send offsets from its first packet, delays
 // as measured, an unmeasured packet with the delay of the one before.
 func traceFrom(file, hash, dir string, data []byte) (*netem.Trace, error) {
-	tr, err := trace.Read(file, bytes.NewReader(data), "auto")
+	tr, err := readTrace(file, data)
 	if err != nil {
 		return nil, err
 	}
@@ -148,8 +178,8 @@ func traceFrom(file, hash, dir string, data []byte) (*netem.Trace, error) {
 			delay[i] = prev
 		default:
 			if p.Delay < 0 || time.Duration(p.Delay) > netem.MaxDelay {
-				return nil, fmt.Errorf("%s: %s packet %d: one-way delay %v: want 0 to %v; the two ends' clocks are not synchronised (lab fit shows the offset)",
-					file, d.Name, p.Seq, time.Duration(p.Delay), netem.MaxDelay)
+				return nil, fmt.Errorf("%s: %s packet %d: one-way delay %v: want 0 to %v; the two ends' clocks are not synchronised: `lab fit %s --csv FILE.csv` writes the delays with their offset split and drift removed, as the fit sees them",
+					file, d.Name, p.Seq, time.Duration(p.Delay), netem.MaxDelay, file)
 			}
 			delay[i] = time.Duration(p.Delay)
 			prev = delay[i]

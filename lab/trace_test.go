@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"jitterlab/recordings"
+	"jitterlab/sim"
 )
 
 func TestTraceKeyPinsTheFilesBytes(t *testing.T) {
@@ -61,5 +64,39 @@ func TestTraceKeyPinsTheFilesBytes(t *testing.T) {
 		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("down.trace=%s: %v, want %q", c.v, err, c.want)
 		}
+	}
+}
+
+// A proxy recording of two clients as up.trace: the error names the
+// clients and the way to replay one (lab fit's --csv), not a --flow flag
+// that lab run does not have.
+func TestTraceOfARecordingOfSeveralClientsSaysHowToPickOne(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "two.jlrec")
+	f, err := os.Create(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := recordings.NewWriter(f, recordings.Header{Kind: recordings.KindProxy, Scenario: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var end sim.Time
+	for i := range 10 {
+		in := sim.Time(int64(i) * 20e6)
+		end = in + 30e6
+		p := recordings.Packet{At: end, In: in, Out: end, Scheduled: 30e6, Flow: uint64(1 + i%2), Fate: recordings.PacketDelivered, Size: 20}
+		if err := w.Packet(&p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(recordings.End{At: end}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	cfg := DefaultConfig()
+	err = Set(&cfg, "up.trace", file)
+	want := "the relay recorded 2 clients: flow 1 (5 packets), flow 2 (5 packets); trace mode replays one: write its packets with `lab fit " + file + " --flow N --csv FILE.csv` and replay FILE.csv"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v\nwant %s", err, want)
 	}
 }

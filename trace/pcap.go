@@ -212,6 +212,7 @@ type fileScan struct {
 	uncount int          // UDP packets of flows beyond the bounds
 	skipped [numSkips]int
 	links   map[int]int // link type → packets
+	cutAt   int         // the packet the capture ends inside, 0 when whole
 }
 
 // packetSource reads one capture's packets with the link type of each.
@@ -260,26 +261,28 @@ func openCapture(f PcapFile) (*packetSource, error) {
 	}}, nil
 }
 
-// each calls fn for every packet of the capture (numbered from 1), and
-// says how a capture that ends early ended.
-func each(f PcapFile, fn func(n int, data []byte, at int64, link, iface int) error) error {
+// each calls fn for every whole packet of the capture (numbered from 1).
+// A capture that ends inside a packet (tcpdump killed, a live capture
+// copied) ends there: cutAt is that packet's number, 0 when the capture
+// ends whole.
+func each(f PcapFile, fn func(n int, data []byte, at int64, link, iface int) error) (cutAt int, err error) {
 	src, err := openCapture(f)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	for n := 1; ; n++ {
 		data, at, link, iface, err := src.next()
 		if errors.Is(err, io.EOF) {
-			return nil
+			return 0, nil
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return n, nil
 		}
 		if err != nil {
-			if errors.Is(err, io.ErrUnexpectedEOF) {
-				return &Error{File: f.Name, Packet: n, Want: "the capture ends inside this packet (cut short while being written?)"}
-			}
-			return &Error{File: f.Name, Packet: n, Want: "unreadable: " + err.Error()}
+			return 0, &Error{File: f.Name, Packet: n, Want: "unreadable: " + err.Error()}
 		}
 		if err := fn(n, data, at, link, iface); err != nil {
-			return err
+			return 0, err
 		}
 	}
 }
@@ -293,7 +296,7 @@ func scan(f PcapFile, match func(flow) bool) (*fileScan, error) {
 	s := &fileScan{name: f.Name, links: map[int]int{}}
 	counted := map[flow]*flowStats{}
 	others := 0
-	err := each(f, func(n int, data []byte, _ int64, link, iface int) error {
+	cutAt, err := each(f, func(n int, data []byte, _ int64, link, iface int) error {
 		s.packets = n
 		s.links[link]++
 		d, why := decode(link, data)
@@ -319,6 +322,7 @@ func scan(f PcapFile, match func(flow) bool) (*fileScan, error) {
 		st.packets++
 		return nil
 	})
+	s.cutAt = cutAt
 	if err != nil {
 		return nil, err
 	}
@@ -445,6 +449,13 @@ func chooseLegs(scans []*fileScan, o PcapOptions) ([2]leg, error) {
 	} else {
 		s := scans[0]
 		cl, sv := matching(s, o.Client), matching(s, o.Server)
+		// An end named alone must match one flow, and any end named at
+		// least one: else the error is that flag's, not the other's.
+		for i, fl := range [2][]*flowStats{cl, sv} {
+			if r := roles[i]; r.ep.given() && (len(fl) == 0 || len(fl) > 1 && !roles[1-i].ep.given()) {
+				return legs, flowChoiceError(s, fl, r.flag, r.who, r.ep)
+			}
+		}
 		// The same endpoints on two interfaces (the lab's own captures):
 		// the client's leg is the one whose first datagram comes first.
 		sameTwo := len(cl) == 2 && len(sv) == 2 && (cl[0] == sv[0] && cl[1] == sv[1] || cl[0] == sv[1] && cl[1] == sv[0]) &&
@@ -658,7 +669,7 @@ func ReadPcap(files []PcapFile, o PcapOptions) (*Trace, PcapSummary, error) {
 	total := 0
 	for fi, f := range files {
 		name := f.Name
-		err := each(f, func(n int, data []byte, at int64, link, iface int) error {
+		_, err := each(f, func(n int, data []byte, at int64, link, iface int) error {
 			d, why := decode(link, data)
 			if why != skipNone {
 				return nil
@@ -732,6 +743,11 @@ func ReadPcap(files []PcapFile, o PcapOptions) (*Trace, PcapSummary, error) {
 		}
 		sum = append(sum, line)
 	}
+	for _, s := range scans {
+		if s.cutAt > 0 {
+			sum = append(sum, fmt.Sprintf("%s: cut short inside packet %d (still being written, or a partial copy): its %d whole packets are read", s.name, s.cutAt, s.cutAt-1))
+		}
+	}
 	for fi, s := range scans {
 		used, udp := 0, s.udp
 		for li, l := range legs {
@@ -754,7 +770,7 @@ func ReadPcap(files []PcapFile, o PcapOptions) (*Trace, PcapSummary, error) {
 	}
 	b := newBuilder(name)
 	for dir := range 2 {
-		if err := match(b, &st[dir], dir, o.Seq.Width, files, legs, &sum); err != nil {
+		if err := match(b, &st[dir], dir, o.Seq, files, legs, &sum); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -766,7 +782,8 @@ func ReadPcap(files []PcapFile, o PcapOptions) (*Trace, PcapSummary, error) {
 }
 
 // match joins one direction's sent and received streams into packets.
-func match(b *builder, s *[2]stream, dir, width int, files []PcapFile, legs [2]leg, sum *PcapSummary) error {
+func match(b *builder, s *[2]stream, dir int, seq SeqField, files []PcapFile, legs [2]leg, sum *PcapSummary) error {
+	width := seq.Width
 	sent, recv := &s[0], &s[1]
 	dirName := [2]string{"up", "down"}[dir]
 	// Which capture each side is in: up is sent on the client's leg.
@@ -839,6 +856,10 @@ func match(b *builder, s *[2]stream, dir, width int, files []PcapFile, legs [2]l
 		if err := b.add(dir, p, 0); err != nil {
 			return err
 		}
+	}
+	if resent > len(sent.seqs)/2 {
+		return &Error{File: sentFile, Field: "--seq", Value: seq.String(),
+			Want: fmt.Sprintf("a field that numbers the packets: %d of the %d %s datagrams sent repeat a number already sent (a field that stays the same: check the offset)", resent, len(sent.seqs), dirName)}
 	}
 	b.dups[dir] = dups
 	never := 0

@@ -199,7 +199,7 @@ func TestPcapSequenceWrapsAndCapturesThatDoNotOverlap(t *testing.T) {
 }
 
 // A capture with several flows names them when none is chosen; a flag that
-// matches none, or both ends, says so; a cut capture names the packet.
+// matches none, or both ends, says so.
 func TestPcapErrorsNameTheChoices(t *testing.T) {
 	const ms = int64(1e6)
 	other := netip.MustParseAddrPort("10.0.0.9:7777")
@@ -224,8 +224,6 @@ func TestPcapErrorsNameTheChoices(t *testing.T) {
 			`client.pcapng: --client ":6000": want an endpoint of one of its 2 UDP flows: 10.0.0.2:5000 ↔ 10.0.0.1:27015`},
 		{PcapOptions{Client: Endpoint{Addr: netip.MustParseAddr("10.0.0.2")}, Server: Endpoint{Port: 27015}}, [][]byte{client},
 			`client.pcapng: --client "10.0.0.2": want an endpoint of one UDP flow, it matches 2`},
-		{PcapOptions{}, [][]byte{client[:len(client)-10], server},
-			"client.pcapng: packet 10: the capture ends inside this packet (cut short while being written?)"},
 		{PcapOptions{}, [][]byte{[]byte("dir,seq,send_ns,recv_ns\n")}, "client.pcapng: not a pcap or pcapng capture"},
 		{PcapOptions{Server: Endpoint{Port: 27015}}, [][]byte{WriteTestPcapng(t, LinkEthernet, nil)}, "client.pcapng: the capture is empty"},
 		{PcapOptions{}, [][]byte{WriteTestPcapng(t, 147, cf)}, "client.pcapng: no UDP datagram among its 10 packets (10 of another link type); its link types are 147, the reader decodes Ethernet (1)"},
@@ -366,5 +364,68 @@ func TestPcapMemoryIsBoundedByTheGamesPackets(t *testing.T) {
 		if text := strings.Join(sum, "\n"); !strings.Contains(text, "busy.pcap: 300000 other packets skipped (300000 of other UDP flows)") {
 			t.Errorf("summary:\n%s", text)
 		}
+	}
+}
+
+// One capture of a relay's two legs: a --server (or --client) that matches
+// no flow, or more than one while the other end is not named, is that
+// flag's error, naming its value and the flows, not a request to name the
+// other end.
+func TestPcapOneCaptureNamedEndThatMatchesNoFlow(t *testing.T) {
+	frames := relayFrames(tClient, netip.MustParseAddrPort("10.0.0.1:2113"), netip.MustParseAddrPort("10.0.0.1:40001"), tServer, 10, 4, 0)
+	one := WriteTestPcapng(t, LinkEthernet, frames)
+	for _, c := range []struct {
+		o    PcapOptions
+		want string
+	}{
+		{PcapOptions{Server: Endpoint{Port: 9999}}, `client.pcapng: --server ":9999": want an endpoint of one of its 2 UDP flows:`},
+		{PcapOptions{Client: Endpoint{Port: 9999}}, `client.pcapng: --client ":9999": want an endpoint of one of its 2 UDP flows:`},
+		{PcapOptions{Server: Endpoint{Addr: netip.MustParseAddr("10.0.0.1")}}, `client.pcapng: --server "10.0.0.1": want an endpoint of one UDP flow, it matches 2:`},
+	} {
+		_, _, err := readPcaps(t, c.o, one)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: got %v\nwant %s", c.o, err, c.want)
+		}
+	}
+}
+
+// --seq pointing at a field that does not count the packets (irtt's magic
+// bytes at 0, a constant, instead of its number at 12) makes most
+// datagrams repeat a number already sent: one error naming --seq and what
+// was seen, not a fit of the 2 packets left.
+func TestPcapSeqThatDoesNotCount(t *testing.T) {
+	frames := relayFrames(tClient, netip.MustParseAddrPort("10.0.0.1:2113"), netip.MustParseAddrPort("10.0.0.1:40001"), tServer, 100, 4, 0)
+	for i := range frames {
+		frames[i].Payload = append([]byte{0xca, 0xfe, 0xba, 0xbe}, frames[i].Payload...)
+	}
+	_, _, err := readPcaps(t, PcapOptions{Seq: SeqField{Offset: 0, Width: 4}}, WriteTestPcapng(t, LinkEthernet, frames))
+	want := `client.pcapng: --seq "0:4:be": want a field that numbers the packets: 99 of the 100 up datagrams sent repeat a number already sent (a field that stays the same: check the offset)`
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+}
+
+// A capture that ends inside a packet (tcpdump killed, a live capture
+// copied while being written) is read up to its last whole packet, and
+// the read: lines say where it was cut: its packets are as good as any.
+func TestPcapCutShortIsReadToItsLastWholePacket(t *testing.T) {
+	const ms = int64(1e6)
+	var cf, sf []TestFrame
+	for i := range 40 {
+		at := int64(i) * 10 * ms
+		cf = append(cf, TestFrame{At: at, Src: tClient, Dst: tServer, Payload: SeqPayload(uint64(i), 4, 8)})
+		sf = append(sf, TestFrame{At: at + 20*ms, Src: tClient, Dst: tServer, Payload: SeqPayload(uint64(i), 4, 8)})
+	}
+	client, server := WriteTestPcapng(t, LinkEthernet, cf), WriteTestPcapng(t, LinkEthernet, sf)
+	tr, sum, err := readPcaps(t, PcapOptions{}, client, server[:len(server)-10])
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(sum, "\n")
+	if !strings.Contains(text, "server.pcapng: cut short inside packet 40 (still being written, or a partial copy): its 39 whole packets are read") {
+		t.Errorf("read: lines:\n%s", text)
+	}
+	if n := len(tr.Up.Packets); n != 39 {
+		t.Errorf("%d up packets, want the 39 the server's capture holds whole", n)
 	}
 }

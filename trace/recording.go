@@ -41,35 +41,18 @@ func ReadRecording(file string, r *recordings.Reader, flow uint64, scheduled boo
 		return nil, nil, &Error{File: file, Want: "a session recording (lab run --record) stores samples, not packets, so it cannot be fitted; 'lab run --packets FILE' (with the same scenario and seed) writes the session's packets, which lab fit reads"}
 	}
 	if flow == AnyFlow {
-		counts := map[uint64]int{}
-		err := r.ScanPackets(0, math.MaxInt64, func(p *recordings.Packet) error {
-			if _, ok := counts[p.Flow]; !ok && len(counts) >= maxFlows {
-				return &Error{File: file, Want: fmt.Sprintf("more than %d flows: name one with --flow N", maxFlows)}
-			}
-			counts[p.Flow]++
-			return nil
-		})
+		counts, list, err := flowCounts(file, r)
 		if err != nil {
-			return nil, nil, recordingErr(file, err)
+			return nil, nil, err
 		}
 		if len(counts) != 1 {
+			if len(counts) == 0 && r.Truncated {
+				return nil, nil, &Error{File: file, Want: fmt.Sprintf("no packets: it is cut short at byte %d, inside its first frame of packets (the proxy killed before it closed the file, or a partial copy)", r.TruncatedAt)}
+			}
 			if len(counts) == 0 {
 				return nil, nil, &Error{File: file, Want: "no packets: no client sent through the proxy while it recorded"}
 			}
-			flows := make([]uint64, 0, len(counts))
-			for f := range counts {
-				flows = append(flows, f)
-			}
-			slices.SortFunc(flows, func(a, b uint64) int { return cmp.Or(cmp.Compare(counts[b], counts[a]), cmp.Compare(a, b)) })
-			var l []string
-			for i, f := range flows {
-				if i == listFlows {
-					l = append(l, fmt.Sprintf("and %d more", len(flows)-i))
-					break
-				}
-				l = append(l, fmt.Sprintf("flow %d (%d packets)", f, counts[f]))
-			}
-			return nil, nil, &Error{File: file, Want: fmt.Sprintf("the relay recorded %d clients: name one with --flow N: %s", len(flows), strings.Join(l, ", "))}
+			return nil, nil, &Error{File: file, Want: fmt.Sprintf("the relay recorded %d clients: name one with --flow N: %s", len(counts), list)}
 		}
 		for f := range counts {
 			flow = f
@@ -108,7 +91,14 @@ func ReadRecording(file string, r *recordings.Reader, flow uint64, scheduled boo
 		return nil, nil, recordingErr(file, err)
 	}
 	if total == 0 {
-		return nil, nil, &Error{File: file, Field: "--flow", Value: fmt.Sprint(flow), Want: "a flow the recording has: it has no packet of this one"}
+		_, list, err := flowCounts(file, r)
+		if err != nil {
+			return nil, nil, err
+		}
+		if list == "" {
+			list = "it has no packets"
+		}
+		return nil, nil, &Error{File: file, Field: "--flow", Value: fmt.Sprint(flow), Want: "a flow the recording has: " + list}
 	}
 	b := newBuilder(file)
 	for d := range 2 {
@@ -142,7 +132,40 @@ func ReadRecording(file string, r *recordings.Reader, flow uint64, scheduled boo
 	if discarded > 0 {
 		sum = append(sum, fmt.Sprintf("%s: %d copies discarded when their flow was gone, not counted", file, discarded))
 	}
+	if r.Truncated {
+		sum = append(sum, fmt.Sprintf("%s: cut short at byte %d (the proxy killed before it closed the file, or a partial copy): the packets up to its last whole frame, %v in, are fitted", file, r.TruncatedAt, time.Duration(r.Duration()).Round(time.Millisecond)))
+	}
 	return t, sum, nil
+}
+
+// flowCounts counts the packets of each flow of a proxy recording (at
+// most maxFlows) and lists them, the busiest first (at most listFlows).
+func flowCounts(file string, r *recordings.Reader) (map[uint64]int, string, error) {
+	counts := map[uint64]int{}
+	err := r.ScanPackets(0, math.MaxInt64, func(p *recordings.Packet) error {
+		if _, ok := counts[p.Flow]; !ok && len(counts) >= maxFlows {
+			return &Error{File: file, Want: fmt.Sprintf("more than %d flows: name one with --flow N", maxFlows)}
+		}
+		counts[p.Flow]++
+		return nil
+	})
+	if err != nil {
+		return nil, "", recordingErr(file, err)
+	}
+	flows := make([]uint64, 0, len(counts))
+	for f := range counts {
+		flows = append(flows, f)
+	}
+	slices.SortFunc(flows, func(a, b uint64) int { return cmp.Or(cmp.Compare(counts[b], counts[a]), cmp.Compare(a, b)) })
+	var l []string
+	for i, f := range flows {
+		if i == listFlows {
+			l = append(l, fmt.Sprintf("and %d more", len(flows)-i))
+			break
+		}
+		l = append(l, fmt.Sprintf("flow %d (%d packets)", f, counts[f]))
+	}
+	return counts, strings.Join(l, ", "), nil
 }
 
 // recordingErr names the file in a recording's read error.

@@ -89,11 +89,59 @@ func TestReadRecordingTakesOneFlow(t *testing.T) {
 		t.Errorf("two flows: %v\nwant %s", err, want)
 	}
 	_, _, err = ReadRecording("relay.jlrec", writeProxyRecording(t, recordings.KindProxy, packets), 3, false)
-	if want := `relay.jlrec: --flow "3": want a flow the recording has: it has no packet of this one`; err == nil || err.Error() != want {
+	if want := `relay.jlrec: --flow "3": want a flow the recording has: flow 1 (7 packets), flow 2 (1 packets)`; err == nil || err.Error() != want {
 		t.Errorf("--flow 3: %v\nwant %s", err, want)
 	}
 	_, _, err = ReadRecording("run.jlrec", writeProxyRecording(t, "", nil), AnyFlow, false)
 	if err == nil || !strings.Contains(err.Error(), "run.jlrec: a session recording (lab run --record) stores samples, not packets") {
 		t.Errorf("a session recording: %v", err)
+	}
+}
+
+// A recording cut short (the proxy killed, the file still being copied)
+// reads up to its last whole frame, and says so: a note under read: with
+// where it was cut, and when nothing whole is left, the error says it was
+// cut rather than that no client sent anything.
+func TestACutRecordingSaysSo(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := recordings.NewWriter(&buf, recordings.Header{Kind: recordings.KindProxy, Scenario: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var end sim.Time
+	for i := range 30000 {
+		p := relayed(1, uint8(i%2), int64(i), 20)
+		if err := w.Packet(&p); err != nil {
+			t.Fatal(err)
+		}
+		end = p.At
+	}
+	if err := w.Close(recordings.End{At: end}); err != nil {
+		t.Fatal(err)
+	}
+	whole := buf.Bytes()
+	open := func(b []byte) *recordings.Reader {
+		r, err := recordings.Open(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	_, sum, err := ReadRecording("relay.jlrec", open(whole), AnyFlow, false)
+	if err != nil || strings.Contains(strings.Join(sum, "\n"), "cut short") {
+		t.Fatalf("the whole recording: %v %q", err, sum)
+	}
+	cut := whole[:len(whole)*3/4]
+	tr, sum, err := ReadRecording("relay.jlrec", open(cut), AnyFlow, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := strings.Join(sum, "\n"); !strings.Contains(text, "relay.jlrec: cut short at byte ") || len(tr.Up.Packets) >= 15000 {
+		t.Errorf("cut: %d up packets, notes %q; want fewer than 15000 and a note that it was cut short", len(tr.Up.Packets), sum)
+	}
+	t.Logf("cut: %d up packets, notes %q", len(tr.Up.Packets), sum)
+	_, _, err = ReadRecording("relay.jlrec", open(whole[:200]), AnyFlow, false)
+	if err == nil || !strings.Contains(err.Error(), "cut short at byte") {
+		t.Errorf("cut in its first frame: %v", err)
 	}
 }

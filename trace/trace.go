@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Status is what became of one packet.
@@ -67,6 +69,9 @@ const (
 	MaxPackets = 1 << 24
 )
 
+// maxQuoted bounds the bytes of a bad value an [Error] quotes.
+const maxQuoted = 64
+
 // Error is bad input: the file, the 1-based line and column or the
 // capture's packet number (0 when not known), the field, the value and what is allowed.
 type Error struct {
@@ -91,7 +96,16 @@ func (e *Error) Error() string {
 	if e.Field == "" {
 		return fmt.Sprintf("%s: %s", pos, e.Want)
 	}
-	return fmt.Sprintf("%s: %s %q: want %s", pos, e.Field, e.Value, e.Want)
+	v := e.Value
+	if len(v) > maxQuoted {
+		// At most maxQuoted bytes of a value, cut at a rune's start.
+		n := maxQuoted
+		for n > 0 && !utf8.RuneStart(v[n]) {
+			n--
+		}
+		v = v[:n] + "…"
+	}
+	return fmt.Sprintf("%s: %s %q: want %s", pos, e.Field, v, e.Want)
 }
 
 // Formats lists the names [Read] accepts besides "auto".
@@ -111,8 +125,29 @@ func Read(file string, r io.Reader, format string) (*Trace, error) {
 	if len(data) > MaxBytes {
 		return nil, &Error{File: file, Want: fmt.Sprintf("larger than %d bytes: split the capture", MaxBytes)}
 	}
+	if isGzip(data) {
+		// irtt gzips its JSON unless the name ends in .json.
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err == nil {
+			data, err = io.ReadAll(io.LimitReader(zr, MaxBytes+1))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: gzip: %w (cut short?)", file, err)
+		}
+		if len(data) > MaxBytes {
+			return nil, &Error{File: file, Want: fmt.Sprintf("larger than %d bytes once gunzipped: split the capture", MaxBytes)}
+		}
+	}
 	if format == "auto" {
 		format = Detect(data)
+	}
+	head := data[:min(len(data), 512)]
+	switch {
+	case !slices.Contains(Formats, format):
+	case len(bytes.TrimSpace(data)) == 0:
+		return nil, &Error{File: file, Want: "the file is empty"}
+	case format != "irtt" && (bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(head[:len(head)-min(len(head), 3)])):
+		return nil, &Error{File: file, Want: "binary data, not a capture lab fit reads: irtt's JSON, a CSV (" + csvDirHeader + "), the lab's --packets log, pcap, pcapng or a proxy recording"}
 	}
 	switch format {
 	case "packets":
@@ -125,8 +160,19 @@ func Read(file string, r io.Reader, format string) (*Trace, error) {
 	return nil, fmt.Errorf("--format %q: want auto or one of %s", format, strings.Join(Formats, ", "))
 }
 
-// Detect names the format of a capture from its first bytes.
+// isGzip says whether data starts with gzip's magic number.
+func isGzip(data []byte) bool { return len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b }
+
+// Detect names the format of a capture from its first bytes (of a gzipped
+// one, from the first bytes they unzip to).
 func Detect(data []byte) string {
+	if isGzip(data) {
+		if zr, err := gzip.NewReader(bytes.NewReader(data)); err == nil {
+			head := make([]byte, 512)
+			n, _ := io.ReadFull(zr, head)
+			data = head[:n]
+		}
+	}
 	t := bytes.TrimLeft(data, " \t\r\n\ufeff")
 	switch {
 	case len(t) > 0 && t[0] == '{':

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"os"
 	"strings"
@@ -158,7 +159,8 @@ func TestBadInputNamesFileLineColumnAndValue(t *testing.T) {
 		{"csv repeated seq", "csv", "seq,send_ns,recv_ns\n1,10,20\n1,30,40\n", `cap:3: seq "1": want a sequence number not seen before in this direction`},
 		{"csv bad header", "csv", "a,b,c\n", `cap:1: header "a,b,c": want dir,seq,send_ns,recv_ns or seq,send_ns,recv_ns`},
 		{"csv fields", "csv", "seq,send_ns,recv_ns\n1,2\n", `cap:2: row "1,2": want 3 comma-separated fields: seq,send_ns,recv_ns`},
-		{"csv empty", "csv", "", `cap: no header: the first line must be dir,seq,send_ns,recv_ns (or seq,send_ns,recv_ns)`},
+		{"csv empty", "csv", "", `cap: the file is empty`},
+		{"csv comments only", "csv", "# nothing yet\n", `cap: no header: the first line must be dir,seq,send_ns,recv_ns (or seq,send_ns,recv_ns)`},
 		{"csv no rows", "csv", "seq,send_ns,recv_ns\n", `cap: no packets in the capture`},
 		{"csv long line", "csv", "seq,send_ns,recv_ns\n" + strings.Repeat("1", MaxLine+1) + "\n", `cap:2: a line longer than 4096 bytes`},
 		{"csv far clocks", "csv", "seq,send_ns,recv_ns\n1,-9223372036854775807,9223372036854775807\n",
@@ -185,5 +187,68 @@ func TestBadInputNamesFileLineColumnAndValue(t *testing.T) {
 		if err == nil || err.Error() != c.want {
 			t.Errorf("%s: got error\n  %v\nwant\n  %s", c.name, err, c.want)
 		}
+	}
+}
+
+// A file that is not a capture at all — empty, binary, one long line — is
+// one short error that says what it is and what is read, not 4 KB of
+// quoted bytes.
+func TestNotACaptureIsOneShortError(t *testing.T) {
+	binary := make([]byte, 3000)
+	for i := range binary {
+		binary[i] = byte(i*7 + 1)
+	}
+	for _, c := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"empty", nil, "x.csv: the file is empty"},
+		{"binary", binary, "x.csv: binary data, not a capture lab fit reads"},
+		{"long header", []byte(strings.Repeat("seq;send;recv;", 200) + "\n1;2;3\n"), `x.csv:1: header "seq;send;recv;seq;send;recv;seq;send;recv;seq;send;recv;seq;send…": want`},
+		{"long value", []byte("seq,send_ns,recv_ns\n1," + strings.Repeat("9", 3000) + ",\n"), `x.csv:2:2: send_ns "9999999999999999999999999999999999999999999999999999999999999999…": want`},
+	} {
+		_, err := Read("x.csv", bytes.NewReader(c.data), "auto")
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) || len(err.Error()) > 300 {
+			t.Errorf("%s: got %v\nwant one short error starting %s", c.name, err, c.want)
+		}
+	}
+}
+
+// irtt gzips its JSON unless the name ends in .json (`irtt client -o out`
+// writes out.json.gz): the gzipped file is detected and read as the plain
+// one, as any text capture gzipped is.
+func TestReadGzippedCaptures(t *testing.T) {
+	for _, c := range []struct{ path, format string }{{"testdata/irtt.json", "irtt"}, {"testdata/packets.csv", "packets"}} {
+		plain, err := os.ReadFile(c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gz bytes.Buffer
+		w := gzip.NewWriter(&gz)
+		w.Write(plain)
+		w.Close()
+		if got := Detect(gz.Bytes()[:min(gz.Len(), 512)]); got != c.format {
+			t.Errorf("%s gzipped detected as %s", c.path, got)
+		}
+		want, err := Read(c.path, bytes.NewReader(plain), "auto")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Read(c.path, bytes.NewReader(gz.Bytes()), "auto")
+		if err != nil {
+			t.Fatalf("%s gzipped: %v", c.path, err)
+		}
+		if dump(got) != dump(want) {
+			t.Errorf("%s gzipped reads otherwise than plain", c.path)
+		}
+	}
+	// Cut short, it is an error naming the file.
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	w.Write(bytes.Repeat([]byte("seq,send_ns,recv_ns\n"), 100))
+	w.Close()
+	if _, err := Read("out.json.gz", bytes.NewReader(gz.Bytes()[:gz.Len()/2]), "auto"); err == nil || !strings.HasPrefix(err.Error(), "out.json.gz: gzip: ") {
+		t.Errorf("a cut gzip: %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -18,7 +19,7 @@ import (
 )
 
 func cmdFit(args []string, stdout, stderr io.Writer) error {
-	var format, outPath, htmlPath, seq, client, server string
+	var format, outPath, htmlPath, csvPath, seq, client, server string
 	var periods, scheduled bool
 	var flow uint64
 	fs := newFlagSet("fit", "[flags] CAPTURE [SERVER-CAPTURE]", stderr, withExamples(func(w io.Writer) {
@@ -35,7 +36,8 @@ CAPTURE is a per-packet capture of a real path (- is standard input):
            link added; --flow picks the client)
 The report shows per direction observed against fitted and says plainly where
 the model does not fit; --out writes the fitted link as a scenario. Where no
-model fits, replay the capture itself: lab run --set up.trace=CAPTURE.
+model fits, replay the capture itself: lab run --set up.trace=CAPTURE (a pcap
+through its --csv).
 `)
 	},
 		"lab fit out.json --out fitted.toml --html fit.html && lab run --scenario fitted.toml",
@@ -43,6 +45,7 @@ model fits, replay the capture itself: lab run --set up.trace=CAPTURE.
 		"lab fit relay.jlrec --out fitted.toml && lab --scenario fitted.toml"))
 	fs.StringVar(&format, "format", "auto", "capture `FORMAT`: auto, "+strings.Join(trace.Formats, ", ")+", pcap, jlrec")
 	fs.StringVar(&outPath, "out", "", "write the fitted link as a scenario TOML to `FILE` ('lab run --scenario FILE')")
+	fs.StringVar(&csvPath, "csv", "", "also write the capture's packets as the generic CSV `FILE` (dir,seq,send_ns,recv_ns), with two clocks their delays as the fit saw them (offset split, drift removed): what trace mode replays (--set up.trace=FILE), for a pcap, a recording of several clients or two clocks")
 	fs.BoolVar(&periods, "periods", false, "also cut each direction where its loss or its delay's level changes, fit every period, and write them as the scenario's timeline (a blackout as blackout = true)")
 	fs.StringVar(&htmlPath, "html", "", "write the report with CDF, QQ, burst and autocorrelation plots as one HTML `FILE`")
 	fs.StringVar(&seq, "seq", trace.DefaultSeq.String(), "pcap: where each payload carries its sequence number, `OFFSET[:WIDTH[:be|le]]` (bytes from the UDP payload's start, 1 to 8 bytes, byte order)")
@@ -58,8 +61,17 @@ model fits, replay the capture itself: lab run --set up.trace=CAPTURE.
 		fmt.Fprintf(stderr, "lab fit: want one CAPTURE file, or two pcap captures (the client's and the server's), got %d (see 'lab fit -h')\n", len(captures))
 		return errUsage
 	}
-	if err := distinctOutputs(map[string]string{"out": outPath, "html": htmlPath}); err != nil {
+	outputs := map[string]string{"out": outPath, "html": htmlPath, "csv": csvPath}
+	if err := distinctOutputs(outputs); err != nil {
 		return err
+	}
+	// An output must not write over the measurement it fits.
+	for _, flag := range slices.Sorted(maps.Keys(outputs)) {
+		for _, c := range captures {
+			if path := outputs[flag]; path != "" && c != "-" && identify(path).same(identify(c)) {
+				return fmt.Errorf("--%s %s is the capture %s: give the output a file of its own", flag, path, c)
+			}
+		}
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -116,7 +128,19 @@ model fits, replay the capture itself: lab run --set up.trace=CAPTURE.
 	}
 	res, err := fit.Fit(tr, fit.Options{Periods: periods})
 	if err != nil {
+		if len(notes) > 0 { // what was taken, to see why it did not fit
+			fmt.Fprintf(stderr, "read: %s\n", strings.Join(notes, "\n  "))
+		}
 		return err
+	}
+	if csvPath != "" {
+		var buf bytes.Buffer
+		if err := trace.WriteCSV(&buf, res.Corrected(tr)); err != nil {
+			return err
+		}
+		if err := writeFileOutput(csvPath, stdout, buf.Bytes()); err != nil {
+			return err
+		}
 	}
 	if outPath != "" {
 		var buf bytes.Buffer
@@ -141,7 +165,7 @@ model fits, replay the capture itself: lab run --set up.trace=CAPTURE.
 		}
 	}
 	report := stdout
-	if outPath == "-" || htmlPath == "-" {
+	if outPath == "-" || htmlPath == "-" || csvPath == "-" {
 		report = stderr
 	}
 	return writeReport(report, res, notes)

@@ -1,16 +1,19 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"jitterlab/fit"
+	"jitterlab/lab"
 	"jitterlab/netem"
 	"jitterlab/trace"
 )
@@ -558,4 +561,251 @@ func fitPeriods(t *testing.T, path string) *fit.Result {
 		t.Fatal(err)
 	}
 	return res
+}
+
+// Trace mode replays any capture lab fit reads: a proxy recording as it
+// is (the same replay as its generic CSV, which `lab fit --csv` writes);
+// a pcap, whose sequence numbers only --seq can find, is refused in one
+// short line that says how to convert it, and its CSV replays the delays
+// it captured.
+func TestTraceModeReadsEveryCaptureLabFitReads(t *testing.T) {
+	dir := t.TempDir()
+	relay := filepath.Join("..", "..", "trace", "testdata", "relay.jlrec")
+	relayCSV := filepath.Join(dir, "relay.csv")
+	if code, _, stderr := runLab(t, "fit", "--csv", relayCSV, relay); code != 0 {
+		t.Fatalf("lab fit --csv: %s", stderr)
+	}
+	logOf := func(capture string) string {
+		t.Helper()
+		out := filepath.Join(dir, "log.csv")
+		if code, _, stderr := runLab(t, "run", "--duration", "20s", "--seed", "4", "--set", "up.trace="+capture, "--set", "down.trace="+capture, "--packets", out); code != 0 {
+			t.Fatalf("run with the trace %s: exit %d: %s", capture, code, stderr)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if a, b := logOf(relay), logOf(relayCSV); a != b {
+		t.Errorf("the recording and its CSV replay differently")
+	}
+
+	pcap, packets, pcapCSV := filepath.Join(dir, "sim.pcapng"), filepath.Join(dir, "p.csv"), filepath.Join(dir, "sim.csv")
+	if code, _, stderr := runLab(t, "run", "--duration", "20s", "--seed", "3", "--set", "link.latency=25ms", "--set", "link.jitter=5ms",
+		"--set", "up.loss=3%", "--pcap", pcap, "--packets", packets); code != 0 {
+		t.Fatal(stderr)
+	}
+	code, _, stderr := runLab(t, "run", "--duration", "5s", "--set", "up.trace="+pcap)
+	want := "lab fit " + pcap + " --seq OFFSET:WIDTH:ORDER --csv FILE.csv"
+	if code == 0 || !strings.Contains(stderr, want) || len(stderr) > 600 {
+		t.Errorf("a pcap as up.trace: exit %d, %q; want one short line with %q", code, stderr, want)
+	}
+	if code, _, stderr := runLab(t, "fit", "--seq", "1:4", "--csv", pcapCSV, pcap); code != 0 {
+		t.Fatalf("lab fit --csv of the pcap: %s", stderr)
+	}
+	// The replay's up delays are the capture's: those of the run's own log.
+	captured := map[string]bool{}
+	for _, line := range strings.Split(readFile(t, packets), "\n") {
+		if f := strings.Split(line, ","); len(f) > 6 && f[0] == "up" && f[4] == "delivered" {
+			captured[f[6]] = true
+		}
+	}
+	replayed, lost := 0, 0
+	for _, line := range strings.Split(logOf(pcapCSV), "\n") {
+		f := strings.Split(line, ",")
+		switch {
+		case len(f) < 7 || f[0] != "up":
+		case f[4] == "lost":
+			lost++
+		case !captured[f[6]]:
+			t.Fatalf("an up packet with a delay the pcap did not capture: %s", line)
+		default:
+			replayed++
+		}
+	}
+	if replayed < 300 || lost == 0 {
+		t.Errorf("the pcap's CSV replayed %d up packets, %d lost; want every one, some lost", replayed, lost)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// An output that names a capture would write the fitted scenario (or the
+// page, or the CSV) over the measurement itself: refused before anything
+// is read or written, naming both, and the capture is left as it was.
+func TestFitRefusesToWriteOverItsCapture(t *testing.T) {
+	dir := t.TempDir()
+	capture := filepath.Join(dir, "run.csv")
+	orig, err := os.ReadFile(filepath.Join("..", "..", "fit", "testdata", "run.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(capture, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	for _, flag := range []string{"--out", "--html", "--csv"} {
+		code, _, stderr := runLab(t, "fit", flag, "./run.csv", "run.csv")
+		if want := flag + " ./run.csv is the capture run.csv"; code == 0 || !strings.Contains(stderr, want) {
+			t.Errorf("lab fit %s ./run.csv run.csv: exit %d, %q; want an error with %q", flag, code, stderr, want)
+		}
+		if now, _ := os.ReadFile(capture); !bytes.Equal(now, orig) {
+			t.Fatalf("lab fit %s wrote over its capture", flag)
+		}
+	}
+}
+
+// The proxy's first line says what each direction runs: a trace names its
+// file and how it plays, a 4-state loss its model — not "latency 0 jitter
+// 0 loss 0%", which is what the parametric link it replaces would do.
+func TestProxyLinkLineNamesATraceAndALossModel(t *testing.T) {
+	cfg := lab.DefaultConfig()
+	relay := filepath.Join("..", "..", "trace", "testdata", "relay.jlrec")
+	for k, v := range map[string]string{"up.trace": relay, "down.loss_model": "state 1% 30% 20% 30% 2%"} {
+		if err := lab.Set(&cfg, k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := linkText(&cfg, "up"), "trace "+relay+" (1951 packets over 30.623s, looping) duplicate 0% rate 0"; got != want {
+		t.Errorf("up: %q\nwant %q", got, want)
+	}
+	if got, want := linkText(&cfg, "down"), "latency 0 jitter 0 loss model state 1% 30% 20% 30% 2% duplicate 0% reorder 0% rate 0"; got != want {
+		t.Errorf("down: %q\nwant %q", got, want)
+	}
+}
+
+// The lab's duplicate is fitted and written, not dropped: 10 minutes with
+// 3 % duplicates up (and 2 % loss, each copy lost on its own) and none
+// down give back up.duplicate within 4 standard errors, and the down
+// direction writes no duplicate key (a capture without duplicates writes
+// what it wrote before). With --periods (a latency step at 5 minutes) each
+// period carries the direction's duplicate, so the timeline does not
+// switch it off.
+func TestFitRecoversTheDuplicateRate(t *testing.T) {
+	dir := t.TempDir()
+	scenario, packets, out := filepath.Join(dir, "dup.toml"), filepath.Join(dir, "p.csv"), filepath.Join(dir, "fitted.toml")
+	const text = `duration = "10m"
+link.latency = "30ms"
+link.jitter = "5ms"
+up.duplicate = "3%"
+up.loss = "2%"
+
+[[timeline]]
+at = "5m"
+link.latency = "80ms"
+`
+	if err := os.WriteFile(scenario, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runLab(t, "run", "--scenario", scenario, "--seed", "6", "--packets", packets); code != 0 {
+		t.Fatal(stderr)
+	}
+	if code, _, stderr := runLab(t, "fit", "--periods", "--out", out, packets); code != 0 {
+		t.Fatal(stderr)
+	}
+	fitted := readFile(t, out)
+	var ups []float64
+	for _, line := range strings.Split(fitted, "\n") {
+		if v, ok := strings.CutPrefix(line, "up.duplicate = "); ok {
+			f, err := strconv.ParseFloat(strings.Trim(v, `"%`), 64)
+			if err != nil {
+				t.Fatal(line)
+			}
+			ups = append(ups, f/100)
+		}
+		if strings.HasPrefix(line, "down.duplicate") {
+			t.Errorf("a direction without duplicates writes %s", line)
+		}
+	}
+	if len(ups) != 2 {
+		t.Fatalf("up.duplicate written %d times, want in both periods:\n%s", len(ups), fitted)
+	}
+	const d, n = 0.03, 12000.0 // about 20 packets a second for 10 minutes
+	tol := 4 * math.Sqrt(d*(1-d)/n)
+	for _, got := range ups {
+		if math.Abs(got-d) > tol {
+			t.Errorf("up.duplicate %.4f, want %.2f ± %.4f", got, d, tol)
+		}
+	}
+}
+
+// lab fit --csv of a capture between two clocks writes the delays the fit
+// saw: the clocks' offset split as the report says and a drift that stood
+// out removed. A game's log whose server clock is 5 s ahead and 40 ppm
+// fast (down delays about −5 s) then replays in trace mode (the raw
+// delays are refused), and fitted again it gives the same link with
+// nothing left to remove.
+func TestFitCSVWritesTheDelaysTheFitSaw(t *testing.T) {
+	dir := t.TempDir()
+	game, fixed := filepath.Join(dir, "game.csv"), filepath.Join(dir, "fixed.csv")
+	var b strings.Builder
+	b.WriteString("dir,seq,send_ns,recv_ns\n")
+	const t0, offset, ppm = int64(1_700_000_000_000_000_000), int64(5e9), 40e-6
+	server := func(t int64) int64 { return t + offset + int64(float64(t-t0)*ppm) }
+	for i := range 6000 {
+		at := t0 + int64(i)*50e6
+		delay := int64(30e6 + 4e6*math.Sin(float64(i)*1.3)) // spread within 26–34 ms
+		if i%50 != 7 {
+			fmt.Fprintf(&b, "up,%d,%d,%d\n", i, at, server(at+delay))
+		}
+		if i%40 != 3 {
+			fmt.Fprintf(&b, "down,%d,%d,%d\n", i, server(at+20e6), at+20e6+delay)
+		}
+	}
+	if err := os.WriteFile(game, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, report, stderr := runLab(t, "fit", "--csv", fixed, "--out", filepath.Join(dir, "a.toml"), game)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	if !strings.Contains(report, "offset put a floor out of range") {
+		t.Fatalf("the capture's offset was not split:\n%s", report)
+	}
+	if code, _, stderr := runLab(t, "run", "--duration", "20s", "--set", "up.trace="+fixed, "--set", "down.trace="+fixed); code != 0 {
+		t.Errorf("trace mode of the written CSV: %s", stderr)
+	}
+	code, again, stderr := runLab(t, "fit", "--out", filepath.Join(dir, "b.toml"), fixed)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	if strings.Contains(again, "offset put a floor") {
+		t.Errorf("fitted again, the CSV still has an offset to split:\n%s", again)
+	}
+	// What drift is left is the estimator's own wobble: below 1 ppm (0.3
+	// ms over the 5 minutes), not the 40 ppm the clocks had.
+	for _, m := range regexp.MustCompile(`clock drift +([-+0-9.]+) ppm`).FindAllStringSubmatch(again, -1) {
+		if v, _ := strconv.ParseFloat(m[1], 64); math.Abs(v) > 1 {
+			t.Errorf("fitted again, the CSV has %s ppm of drift left", m[1])
+		}
+	}
+	a, bb := loadFitted(t, filepath.Join(dir, "a.toml")), loadFitted(t, filepath.Join(dir, "b.toml"))
+	for _, d := range [][2]netem.Params{{a.Up, bb.Up}, {a.Down, bb.Down}} {
+		if diff := d[0].Latency - d[1].Latency; diff < -2*time.Microsecond || diff > 2*time.Microsecond || d[0].Loss != d[1].Loss {
+			t.Errorf("the capture fits %v, %.4f; its CSV %v, %.4f", d[0].Latency, d[0].Loss, d[1].Latency, d[1].Loss)
+		}
+	}
+}
+
+// When the fit cannot be made (too few packets of the flows taken), the
+// error comes with what the reader took and skipped — the read: lines of
+// the report — so the user sees which flows and numbers it used.
+func TestFitErrorSaysWhatWasRead(t *testing.T) {
+	dir := t.TempDir()
+	pcap := filepath.Join(dir, "sim.pcapng")
+	if code, _, stderr := runLab(t, "run", "--duration", "1s", "--pcap", pcap); code != 0 {
+		t.Fatal(stderr)
+	}
+	code, _, stderr := runLab(t, "fit", "--seq", "1:4", pcap)
+	if code == 0 || !strings.Contains(stderr, "the fit needs at least 20") || !strings.Contains(stderr, "read: sequence number: 4 bytes at payload offset 1") {
+		t.Errorf("exit %d, stderr:\n%s\nwant the fit's error with the read: lines", code, stderr)
+	}
 }

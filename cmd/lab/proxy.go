@@ -629,10 +629,31 @@ screen shows the relay (--no-tui prints counter lines instead); its keys:`)
 
 // linkText is one direction's main knobs as the registry prints them.
 func linkText(cfg *lab.Config, dir string) string {
-	out := ""
-	for _, k := range []string{"latency", "jitter", "loss", "duplicate", "reorder", "rate"} {
+	link := cfg.Up
+	if dir == "down" {
+		link = cfg.Down
+	}
+	get := func(k string) string {
 		p, _ := lab.Lookup(dir + "." + k)
-		out += fmt.Sprintf("%s %s ", k, p.Get(cfg))
+		return p.Get(cfg)
+	}
+	out := ""
+	keys := []string{"latency", "jitter", "loss", "duplicate", "reorder", "rate"}
+	if t := link.Trace; t != nil {
+		// The trace replaces latency, jitter, loss and reorder.
+		how := "looping"
+		if link.TraceOnce {
+			how = "once"
+		}
+		out = fmt.Sprintf("trace %s (%d packets over %v, %s) ", t.File, t.Len(), t.Span().Round(time.Millisecond), how)
+		keys = []string{"duplicate", "rate"}
+	}
+	for _, k := range keys {
+		if m := get("loss_model"); k == "loss" && m != "random" {
+			out += "loss model " + m + " " // it replaces loss and loss_burst
+			continue
+		}
+		out += fmt.Sprintf("%s %s ", k, get(k))
 	}
 	return out[:len(out)-1]
 }
