@@ -151,6 +151,7 @@ type Relay struct {
 	ev       PacketEvent
 	removed  []FlowID
 	due      []Delivery
+	werr     [maxBatch]error // writeOut's result per copy
 	wg       sync.WaitGroup
 
 	maintEvery time.Duration // upkeep period
@@ -160,6 +161,9 @@ type Relay struct {
 }
 
 const maxTime = sim.Time(1<<63 - 1)
+
+// maxBatch bounds the copies one writeOut call takes.
+const maxBatch = 32
 
 // Listen binds the listen socket and checks the target address. It
 // refuses a target that is the listen socket itself (a loop).
@@ -362,14 +366,13 @@ var errNoSocket = errors.New("no socket to the server")
 
 func (r *Relay) since(t time.Time) sim.Time { return sim.Time(t.Sub(r.start)) }
 
-// received takes a datagram read from s into the relay: it counts the
+// received takes a datagram read from s at wall time at into the relay: it counts the
 // kernel's drops and uses the kernel's arrival stamp when it is plausible
 // (the delay is added from when the datagram reached the socket, however
 // late the relay got to read it). p is a pooled copy of the payload. The
 // caller holds r.mu. It reports whether the datagram is now the earliest
 // to release.
-func (r *Relay) received(s *socket, addr netip.AddrPort, p []byte, oob []byte) (earliest bool) {
-	at := time.Now()
+func (r *Relay) received(s *socket, addr netip.AddrPort, p []byte, oob []byte, at time.Time) (earliest bool) {
 	m := readOOB(oob)
 	if m.hasDrops {
 		s.observe(m.drops, &r.kernelDrops[s.dir])
@@ -572,43 +575,45 @@ func (r *Relay) step(wall time.Time) sim.Time {
 	return next
 }
 
-// release writes out the copies whose time has come. The caller holds r.mu.
+// release writes out the copies whose time has come, a batch per system
+// call where the platform can. The caller holds r.mu.
 func (r *Relay) release(due []Delivery) {
-	for i := range due {
-		d := &due[i]
-		var err error
-		if d.Dir == Up {
-			if s := r.upstream[d.Flow]; s != nil {
-				err = r.write(s, d.Payload)
-			} else {
-				err = errNoSocket
-			}
-		} else {
-			err = r.writeTo(r.listen, d.Payload, d.Addr)
-		}
+	for len(due) > 0 {
+		n := r.writeOut(due, r.werr[:])
 		out := time.Now()
-		fate := FateDelivered
-		if err != nil {
-			fate = FateWriteFailed
-			r.failed[d.Dir]++
-			if d.Dir == Up {
-				r.noteErr(fmt.Sprintf("writing to the server %v", r.target), err)
-			} else {
-				r.noteErr("writing to a client", err)
-			}
-		} else {
-			r.written[d.Dir]++
-			r.audit.delivered(d, r.since(out))
+		for i := range due[:n] {
+			r.released(&due[i], r.werr[i], out)
+			r.werr[i] = nil
 		}
-		if r.opts.OnPacket != nil {
-			in := r.start.Add(time.Duration(d.Arrived))
-			r.ev = PacketEvent{In: in, Out: out, Dir: d.Dir, Flow: d.Flow, Addr: d.Addr, Size: len(d.Payload), Fate: fate, Delay: out.Sub(in),
-				Payload: d.Payload, Upstream: r.upstreamAddr(d.Flow), Copy: d.Copy, Due: r.start.Add(time.Duration(d.Due)), Reordered: d.Reordered}
-			r.opts.OnPacket(&r.ev)
-		}
-		if d.Last {
-			r.pool.put(d.Payload)
-		}
-		d.Payload = nil
+		due = due[n:]
 	}
+}
+
+// released accounts for a copy written (or refused) at wall time out and
+// returns its payload to the pool once it was the last copy. The caller
+// holds r.mu.
+func (r *Relay) released(d *Delivery, err error, out time.Time) {
+	fate := FateDelivered
+	if err != nil {
+		fate = FateWriteFailed
+		r.failed[d.Dir]++
+		if d.Dir == Up {
+			r.noteErr(fmt.Sprintf("writing to the server %v", r.target), err)
+		} else {
+			r.noteErr("writing to a client", err)
+		}
+	} else {
+		r.written[d.Dir]++
+		r.audit.delivered(d, r.since(out))
+	}
+	if r.opts.OnPacket != nil {
+		in := r.start.Add(time.Duration(d.Arrived))
+		r.ev = PacketEvent{In: in, Out: out, Dir: d.Dir, Flow: d.Flow, Addr: d.Addr, Size: len(d.Payload), Fate: fate, Delay: out.Sub(in),
+			Payload: d.Payload, Upstream: r.upstreamAddr(d.Flow), Copy: d.Copy, Due: r.start.Add(time.Duration(d.Due)), Reordered: d.Reordered}
+		r.opts.OnPacket(&r.ev)
+	}
+	if d.Last {
+		r.pool.put(d.Payload)
+	}
+	d.Payload = nil
 }
