@@ -21,8 +21,10 @@ import (
 // duplicates of the net package's, which are closed so that Go's network
 // poller is not woken by every datagram as well.
 type ioState struct {
-	epfd   int // every socket and stopfd
-	quiet  int // stopfd alone: for waits that only a release ends
+	// sets[m] watches stopfd and the sockets of the directions whose bit
+	// is clear in m (bit d: direction d's reads are deferred, see loop):
+	// sets[0] every socket, sets[3] stopfd alone.
+	sets   [4]int
 	stopfd int // an eventfd written when ctx ends or the links change (see wake)
 	socks  map[int32]*socket
 	events [64]syscall.EpollEvent
@@ -39,7 +41,7 @@ type ioState struct {
 	wiov  [batch]syscall.Iovec
 	wname [batch]syscall.RawSockaddrInet6 // or RawSockaddrInet4 (see setAddr)
 	v6    bool                            // the listen socket is IPv6
-	reads int                             // datagrams read (for the arrival rate)
+	reads [2]int                          // datagrams read per direction (for the arrival rate)
 }
 
 // mmsghdr is struct mmsghdr: a message and the bytes the kernel moved
@@ -92,13 +94,22 @@ func (r *Relay) attach(s *socket) error {
 	s.conn.Close()
 	s.fd = fd
 	ev := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(fd)}
-	if err := syscall.EpollCtl(r.io.epfd, syscall.EPOLL_CTL_ADD, fd, &ev); err != nil {
-		syscall.Close(fd)
-		return os.NewSyscallError("epoll_ctl", err)
+	for m, set := range r.io.sets {
+		if !watches(m, s.dir) {
+			continue
+		}
+		if err := syscall.EpollCtl(set, syscall.EPOLL_CTL_ADD, fd, &ev); err != nil {
+			syscall.Close(fd) // which takes it out of every set
+			s.fd = -1
+			return os.NewSyscallError("epoll_ctl", err)
+		}
 	}
 	r.io.socks[int32(fd)] = s
 	return nil
 }
+
+// watches says whether set m watches the sockets of direction d.
+func watches(m int, d Dir) bool { return m&(1<<d) == 0 }
 
 func isV6(fd int) bool {
 	sa, err := syscall.Getsockname(fd)
@@ -110,33 +121,43 @@ func isV6(fd int) bool {
 }
 
 func (r *Relay) openPoller() error {
-	epfd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+	io := &r.io
+	io.sets, io.stopfd = [4]int{-1, -1, -1, -1}, -1
+	err := func() error {
+		efd, _, errno := syscall.Syscall(syscall.SYS_EVENTFD2, 0, syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
+		if errno != 0 {
+			return os.NewSyscallError("eventfd2", errno)
+		}
+		io.stopfd = int(efd)
+		ev := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(efd)}
+		for m := range io.sets {
+			set, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+			if err != nil {
+				return os.NewSyscallError("epoll_create1", err)
+			}
+			io.sets[m] = set
+			if err := syscall.EpollCtl(set, syscall.EPOLL_CTL_ADD, io.stopfd, &ev); err != nil {
+				return os.NewSyscallError("epoll_ctl", err)
+			}
+		}
+		return nil
+	}()
 	if err != nil {
-		return os.NewSyscallError("epoll_create1", err)
+		io.close()
+		return err
 	}
-	efd, _, errno := syscall.Syscall(syscall.SYS_EVENTFD2, 0, syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
-	if errno != 0 {
-		syscall.Close(epfd)
-		return os.NewSyscallError("eventfd2", errno)
-	}
-	quiet, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
-	if err != nil {
-		syscall.Close(epfd)
-		syscall.Close(int(efd))
-		return os.NewSyscallError("epoll_create1", err)
-	}
-	ev := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(efd)}
-	for _, e := range []int{epfd, quiet} {
-		if err := syscall.EpollCtl(e, syscall.EPOLL_CTL_ADD, int(efd), &ev); err != nil {
-			syscall.Close(epfd)
-			syscall.Close(quiet)
-			syscall.Close(int(efd))
-			return os.NewSyscallError("epoll_ctl", err)
+	io.socks = map[int32]*socket{}
+	io.rbuf = make([]byte, batch*MaxPacket)
+	return nil
+}
+
+// close closes the loop's own descriptors that are open.
+func (io *ioState) close() {
+	for _, fd := range append(io.sets[:], io.stopfd) {
+		if fd >= 0 {
+			syscall.Close(fd)
 		}
 	}
-	r.io.epfd, r.io.quiet, r.io.stopfd, r.io.socks = epfd, quiet, int(efd), map[int32]*socket{}
-	r.io.rbuf = make([]byte, batch*MaxPacket)
-	return nil
 }
 
 // wake ends the loop's current wait: the links changed, so the datagrams
@@ -155,9 +176,7 @@ func (r *Relay) wake() {
 // detached. The caller holds r.mu.
 func (r *Relay) closePoller() {
 	if r.io.socks != nil {
-		syscall.Close(r.io.epfd)
-		syscall.Close(r.io.quiet)
-		syscall.Close(r.io.stopfd)
+		r.io.close()
 	}
 }
 
@@ -167,9 +186,8 @@ func (r *Relay) detach(s *socket) {
 		s.conn.Close() // never attached, or detached already
 		return
 	}
-	syscall.EpollCtl(r.io.epfd, syscall.EPOLL_CTL_DEL, s.fd, nil)
 	delete(r.io.socks, int32(s.fd))
-	syscall.Close(s.fd)
+	syscall.Close(s.fd) // which takes it out of every set
 	s.fd = -1
 }
 
@@ -249,12 +267,13 @@ func (io *ioState) setAddr(i int, to netip.AddrPort) uint32 {
 	return syscall.SizeofSockaddrInet4
 }
 
-// Deferred reading: while datagrams come often (4 or more per
-// maxReadSlack), are in flight, and every link delays by at least
-// MinDelay, the loop need not wake for each arrival. The kernel stamps
-// each datagram's arrival, so reading it up to readSlack later still
-// schedules it exactly; the loop then wakes only for releases, and reads
-// every socket (a batch per recvmmsg) once every readSlack.
+// Deferred reading: while datagrams come often in a direction (4 or
+// more per maxReadSlack), copies are in flight, and every link of that
+// direction delays by at least MinDelay, the loop need not wake for each
+// arrival there. The kernel stamps each datagram's arrival, so reading it
+// up to half that minimum later still schedules it exactly; the loop then
+// wakes only for releases, and reads the direction's sockets (a batch per
+// recvmmsg) once every readSlack.
 const (
 	spinWindow   = 100 * time.Microsecond
 	spinShare    = 5 // per cent of the time at most
@@ -280,17 +299,25 @@ func (r *Relay) loop(ctx context.Context) error {
 	defer stop()
 	pwait2 := true
 	var (
-		lastRead sim.Time // deferring: when the sockets were last read
-		spun     sim.Time // spinning in this rate window
-		rateFrom sim.Time // the arrival rate is measured over rateWindow
-		yielded  sim.Time // the loop last yielded to Go's scheduler
-		fast     bool     // arrivals are frequent enough to defer reading
+		lastRead [2]sim.Time // deferring: when each direction was last read
+		fast     [2]bool     // arrivals are frequent enough to defer reading
+		lastDue  sim.Time    // the time of the last copy released
+		spun     sim.Time    // spinning in this rate window
+		rateFrom sim.Time    // the arrival rate is measured over rateWindow
+		yielded  sim.Time    // the loop last yielded to Go's scheduler
+		slack    [2]sim.Time
 	)
 	for {
 		r.mu.Lock()
 		next := r.step(time.Now()) // release first: reading can wait, the release cannot
+		if len(r.due) > 0 {
+			lastDue = r.due[len(r.due)-1].Due
+		}
+		window := sim.Time(r.opts.ReleaseWindow)
 		_, busy := r.core.Next()
-		slack := sim.Time(min(r.core.MinDelay()/2, maxReadSlack))
+		for d := range slack {
+			slack[d] = sim.Time(min(r.core.MinDelay(Dir(d))/2, maxReadSlack))
+		}
 		r.mu.Unlock()
 		now := r.since(time.Now())
 		if now-yielded >= sim.Time(yieldEvery) {
@@ -298,23 +325,36 @@ func (r *Relay) loop(ctx context.Context) error {
 			yielded = now
 		}
 		if now-rateFrom >= sim.Time(rateWindow) {
-			fast = r.io.reads*int(maxReadSlack)/int(now-rateFrom) >= 4 // 4 datagrams in a slack at least
-			r.io.reads, rateFrom, spun = 0, now, 0
-		}
-		epfd, timeout := r.io.epfd, next-now
-		if busy && fast && slack >= sim.Time(minReadSlack) {
-			if now >= lastRead+slack { // read what came meanwhile
-				timeout, lastRead = 0, now
-			} else { // wait for the next release or read
-				epfd, timeout = r.io.quiet, min(next, lastRead+slack)-now
+			for d := range fast {
+				fast[d] = r.io.reads[d]*int(maxReadSlack)/int(now-rateFrom) >= 4 // 4 datagrams in a slack at least
+				r.io.reads[d] = 0
 			}
+			rateFrom, spun = now, 0
+		}
+		often := fast[Up] || fast[Down]
+		if busy && often && window > 0 {
+			// Coalesce: wake for releases at most once per 2 × window
+			// of release times, never more than window after a copy's.
+			next = min(max(next, lastDue+2*window), next+window)
+		}
+		deferred, wakeAt := 0, next
+		for d := range fast {
+			if busy && fast[d] && slack[d] >= sim.Time(minReadSlack) {
+				deferred |= 1 << d
+				wakeAt = min(wakeAt, lastRead[d]+slack[d])
+			}
+		}
+		set, timeout := r.io.sets[deferred], wakeAt-now
+		if deferred != 0 && timeout <= 0 { // read every socket now
+			set, timeout = r.io.sets[0], 0
+			lastRead = [2]sim.Time{now, now}
 		}
 		// At low rates, spin through the last spinWindow before a
 		// release: waking from an idle CPU (a halted virtual CPU above
 		// all) takes tens of microseconds. At most spinShare of the time
 		// spins.
-		spin := busy && !fast && spun < sim.Time(rateWindow)*spinShare/100
-		if spin && epfd == r.io.epfd && next-now <= sim.Time(spinWindow) {
+		spin := busy && !often && spun < sim.Time(rateWindow)*spinShare/100
+		if spin && next-now <= sim.Time(spinWindow) {
 			for r.since(time.Now()) < next && ctx.Err() == nil {
 			}
 			spun += r.since(time.Now()) - now
@@ -323,7 +363,7 @@ func (r *Relay) loop(ctx context.Context) error {
 		if spin && timeout > sim.Time(spinWindow) {
 			timeout -= sim.Time(spinWindow) // then spin, above
 		}
-		n, err := r.epollWait(epfd, time.Duration(timeout), &pwait2)
+		n, err := r.epollWait(set, time.Duration(timeout), &pwait2)
 		if err != nil && err != syscall.EINTR {
 			return os.NewSyscallError("epoll_pwait2", err)
 		}
@@ -335,14 +375,22 @@ func (r *Relay) loop(ctx context.Context) error {
 			if ev.Fd == int32(r.io.stopfd) {
 				var buf [8]byte
 				syscall.Read(r.io.stopfd, buf[:]) // reset it
-				lastRead = 0                      // the links changed: read what came meanwhile
+				lastRead = [2]sim.Time{}          // the links changed: read what came meanwhile
 			} else if s := r.io.socks[ev.Fd]; s != nil && !r.readFrom(s) {
-				lastRead = 0 // more waiting: read again at once
+				lastRead = [2]sim.Time{} // more waiting: read again at once
 			}
 		}
 		r.mu.Unlock()
 	}
 }
+
+// maxRawWait: waits this short keep the goroutine's P (RawSyscall6). Go
+// hands the P of a goroutine blocked in a system call to another thread
+// after 20 µs when no P is idle (GOMAXPROCS=1, under taskset -c 1 for
+// one), so every short wait would cost two more thread switches and keep
+// the runtime's monitor thread polling every 20 µs; holding the P delays
+// the process's other goroutines by at most this much instead.
+const maxRawWait = time.Millisecond
 
 // epollWait waits on epfd for at most d (0: only polls). Without
 // epoll_pwait2 (Linux before 5.11) it rounds d up to the
@@ -351,7 +399,11 @@ func (r *Relay) epollWait(epfd int, d time.Duration, pwait2 *bool) (int, error) 
 	d = max(d, 0)
 	if *pwait2 {
 		ts := syscall.NsecToTimespec(int64(d))
-		n, _, errno := syscall.Syscall6(sysEpollPwait2, uintptr(epfd), uintptr(unsafe.Pointer(&r.io.events[0])), uintptr(len(r.io.events)),
+		call := syscall.Syscall6
+		if d <= maxRawWait {
+			call = syscall.RawSyscall6
+		}
+		n, _, errno := call(sysEpollPwait2, uintptr(epfd), uintptr(unsafe.Pointer(&r.io.events[0])), uintptr(len(r.io.events)),
 			uintptr(unsafe.Pointer(&ts)), 0, 0)
 		if errno != syscall.ENOSYS {
 			if errno != 0 {
@@ -405,7 +457,7 @@ func (r *Relay) readFrom(s *socket) (drained bool) {
 			copy(p, io.rbuf[i*MaxPacket:][:m.n])
 			r.received(s, io.from(i), p, io.roob[i][:m.hdr.Controllen], at)
 		}
-		io.reads += int(n)
+		io.reads[s.dir] += int(n)
 		got += int(n)
 		if n < batch {
 			return true // recvmmsg stops when the socket is empty

@@ -58,11 +58,12 @@ func run(args []string, stdout io.Writer) error {
 	prefix := fs.String("relay-prefix", "", "a command to run the relay under, e.g. \"taskset -c 1\" or \"chrt -f 10\"")
 	serve := fs.String("serve-relay", "", "internal: run the relay to this `host:port` and print its address")
 	profile := fs.String("relay-cpuprofile", "", "write the relay's CPU profile to this `file`")
+	window := fs.Duration("release-window", 0, "the relay's release window (proxy.Options.ReleaseWindow): how late a copy may leave to share a wake-up, 0 to "+proxy.MaxReleaseWindow.String())
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *serve != "" {
-		return serveRelay(*serve, *delay, *profile)
+		return serveRelay(*serve, *delay, *window, *profile)
 	}
 	var rs []int
 	for _, f := range strings.Split(*rates, ",") {
@@ -81,6 +82,9 @@ func run(args []string, stdout io.Writer) error {
 	if *delay < 0 || *delay > 10*time.Second {
 		return fmt.Errorf("--delay %v: allowed 0 to 10s", *delay)
 	}
+	if *window < 0 || *window > proxy.MaxReleaseWindow {
+		return fmt.Errorf("--release-window %v: allowed 0 to %v", *window, proxy.MaxReleaseWindow)
+	}
 
 	sinkProxy, err := newSink()
 	if err != nil {
@@ -97,7 +101,8 @@ func run(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cmdline := append(strings.Fields(*prefix), self, "--serve-relay", sinkProxy.conn.LocalAddr().String(), "--delay", delay.String())
+	cmdline := append(strings.Fields(*prefix), self, "--serve-relay", sinkProxy.conn.LocalAddr().String(), "--delay", delay.String(),
+		"--release-window", window.String())
 	if *profile != "" {
 		cmdline = append(cmdline, "--relay-cpuprofile", *profile)
 	}
@@ -137,8 +142,8 @@ func run(args []string, stdout io.Writer) error {
 	go sinkProxy.read()
 	go sinkDirect.read()
 
-	fmt.Fprintf(stdout, "proxybench: added delay %v, %d-byte datagrams, %v per rate, %d CPUs, relay %s\n",
-		*delay, *size, *dur, runtime.NumCPU(), strings.Join(cmdline[:len(strings.Fields(*prefix))+1], " "))
+	fmt.Fprintf(stdout, "proxybench: added delay %v, %d-byte datagrams, %v per rate, %d CPUs, relay %s, release window %v\n",
+		*delay, *size, *dur, runtime.NumCPU(), strings.Join(cmdline[:len(strings.Fields(*prefix))+1], " "), *window)
 	fmt.Fprintf(stdout, "load average before: %s\n", loadavg())
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "rate/s\tsent\tvia relay\terror p50\tp99\tmax\tdirect p50\tp99\tmax\trelay CPU\trelay kernel drops\t")
@@ -180,7 +185,7 @@ func run(args []string, stdout io.Writer) error {
 }
 
 // serveRelay runs the relay for the benchmark until SIGTERM.
-func serveRelay(target string, delay time.Duration, profile string) error {
+func serveRelay(target string, delay, window time.Duration, profile string) error {
 	if profile != "" {
 		f, err := os.Create(profile)
 		if err != nil {
@@ -192,7 +197,7 @@ func serveRelay(target string, delay time.Duration, profile string) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	r, err := proxy.Listen(proxy.Options{Listen: "127.0.0.1:0", Target: target, Seed: 1, Up: netem.Params{Latency: delay}})
+	r, err := proxy.Listen(proxy.Options{Listen: "127.0.0.1:0", Target: target, Seed: 1, Up: netem.Params{Latency: delay}, ReleaseWindow: window})
 	if err != nil {
 		return err
 	}
