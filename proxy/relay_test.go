@@ -179,3 +179,50 @@ func TestServerRestartIsSurvivable(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Coalescing releases (ReleaseWindow) may hold a copy back, never send it
+// early: at 10,000 datagrams/s every copy is written at or after the time
+// its link gave it, and every datagram is written.
+func TestReleaseWindowNeverReleasesEarly(t *testing.T) {
+	sink, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sink.Close()
+	var early, written int
+	var worst PacketEvent
+	r, client, stop := startRelay(t, Options{Target: sink.LocalAddr().String(), Up: netem.Params{Latency: 2 * ms},
+		ReleaseWindow: MaxReleaseWindow, OnPacket: func(e *PacketEvent) {
+			if e.Read || e.Fate != FateDelivered {
+				return
+			}
+			written++
+			if e.Out.Before(e.Due) || e.Delay < 2*ms {
+				early++
+				worst = *e
+			}
+		}})
+	const n = 3000 // 10 per millisecond for 300 ms: fast enough to coalesce
+	for i := range n {
+		if _, err := client.Write(make([]byte, 32)); err != nil {
+			t.Fatal(err)
+		}
+		if i%10 == 9 {
+			time.Sleep(ms)
+		}
+	}
+	waitFor(t, "every datagram to be released", func() bool {
+		st := r.Stats()
+		return st.Up.Received+st.Up.KernelDropped == n && st.Up.InFlight == 0
+	})
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	st := r.Stats()
+	if early > 0 {
+		t.Fatalf("%d of %d copies written before their time, e.g. %+v", early, written, worst)
+	}
+	if written != int(st.Up.Received) || st.Up.Delivered != st.Up.Received {
+		t.Fatalf("%d written; stats %+v", written, st.Up)
+	}
+}
