@@ -58,11 +58,15 @@ func run(args []string, stdout io.Writer) error {
 	prefix := fs.String("relay-prefix", "", "a command to run the relay under, e.g. \"taskset -c 1\" or \"chrt -f 10\"")
 	serve := fs.String("serve-relay", "", "internal: run the relay to this `host:port` and print its address")
 	profile := fs.String("relay-cpuprofile", "", "write the relay's CPU profile to this `file`")
+	bare := fs.Bool("bare", false, "run a minimal relay instead of the proxy (blocking reads, each datagram written at once, no delay): what a relay hop costs on this machine")
 	window := fs.Duration("release-window", 0, "the relay's release window (proxy.Options.ReleaseWindow): how late a copy may leave to share a wake-up, 0 to "+proxy.MaxReleaseWindow.String())
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *serve != "" {
+		if *bare {
+			return serveBare(*serve)
+		}
 		return serveRelay(*serve, *delay, *window, *profile)
 	}
 	var rs []int
@@ -85,6 +89,9 @@ func run(args []string, stdout io.Writer) error {
 	if *window < 0 || *window > proxy.MaxReleaseWindow {
 		return fmt.Errorf("--release-window %v: allowed 0 to %v", *window, proxy.MaxReleaseWindow)
 	}
+	if *bare && *delay != 0 {
+		return fmt.Errorf("--bare adds no delay: use it with --delay 0")
+	}
 
 	sinkProxy, err := newSink()
 	if err != nil {
@@ -103,6 +110,11 @@ func run(args []string, stdout io.Writer) error {
 	}
 	cmdline := append(strings.Fields(*prefix), self, "--serve-relay", sinkProxy.conn.LocalAddr().String(), "--delay", delay.String(),
 		"--release-window", window.String())
+	what := "relay"
+	if *bare {
+		cmdline = append(cmdline, "--bare")
+		what = "bare relay (--bare)"
+	}
 	if *profile != "" {
 		cmdline = append(cmdline, "--relay-cpuprofile", *profile)
 	}
@@ -142,19 +154,24 @@ func run(args []string, stdout io.Writer) error {
 	go sinkProxy.read()
 	go sinkDirect.read()
 
-	fmt.Fprintf(stdout, "proxybench: added delay %v, %d-byte datagrams, %v per rate, %d CPUs, relay %s, release window %v\n",
-		*delay, *size, *dur, runtime.NumCPU(), strings.Join(cmdline[:len(strings.Fields(*prefix))+1], " "), *window)
+	fmt.Fprintf(stdout, "proxybench: added delay %v, %d-byte datagrams, %v per rate, %d CPUs, %s %s, release window %v, %s\n",
+		*delay, *size, *dur, runtime.NumCPU(), what, strings.Join(cmdline[:len(strings.Fields(*prefix))+1], " "), *window, runtime.Version())
 	fmt.Fprintf(stdout, "load average before: %s\n", loadavg())
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "rate/s\tsent\tvia relay\terror p50\tp99\tmax\tdirect p50\tp99\tmax\trelay CPU\trelay kernel drops\t")
-	relayDrops := func() uint64 { // the relay's count of the kernel's drops at its socket
+	fmt.Fprintln(tw, "rate/s\tsent\tvia relay\terror p50\tp99\tmax\trelay late p50\tp99\tmax\tdirect p50\tp99\tmax\trelay CPU\trelay kernel drops\t")
+	// The relay's own figures since the last call: the kernel's drops at
+	// its socket and how late it wrote each copy after its link's time.
+	relayFigures := func() (drops uint64, late [3]string) {
 		child.Process.Signal(syscall.SIGUSR1)
 		line, err := relayOut.ReadString('\n')
-		var in, drops, delivered uint64
-		if _, serr := fmt.Sscan(line, &in, &drops, &delivered); err != nil || serr != nil {
-			return 0
+		var l [3]time.Duration
+		if _, serr := fmt.Sscan(line, &drops, &l[0], &l[1], &l[2]); err != nil || serr != nil {
+			return 0, [3]string{"-", "-", "-"}
 		}
-		return drops
+		if *bare {
+			return drops, [3]string{"-", "-", "-"}
+		}
+		return drops, [3]string{micros(l[0]), micros(l[1]), micros(l[2])}
 	}
 	// Warm up: the relay's flow, socket and buffers.
 	sendAt(toProxy, toDirect, 1000, 200*time.Millisecond, *size)
@@ -162,7 +179,7 @@ func run(args []string, stdout io.Writer) error {
 	for _, rate := range rs {
 		sinkProxy.reset()
 		sinkDirect.reset()
-		drops0 := relayDrops()
+		relayFigures() // from here
 		cpu0 := cpuTime(relayPID)
 		sent := sendAt(toProxy, toDirect, rate, *dur, *size)
 		cpu1 := cpuTime(relayPID)
@@ -171,16 +188,19 @@ func run(args []string, stdout io.Writer) error {
 		for i := range viaProxy {
 			viaProxy[i] -= *delay
 		}
-		p, d := quantiles(viaProxy), quantiles(direct)
+		p, d := figures(viaProxy), figures(direct)
 		cpu := "n/a"
 		if cpu0 >= 0 && cpu1 >= 0 {
 			cpu = fmt.Sprintf("%.1f %%", 100*float64(cpu1-cpu0)/float64(*dur))
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", rate, sent, len(viaProxy), p[0], p[1], p[2], d[0], d[1], d[2], cpu, relayDrops()-drops0)
+		drops, late := relayFigures()
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", rate, sent, len(viaProxy), p[0], p[1], p[2],
+			late[0], late[1], late[2], d[0], d[1], d[2], cpu, drops)
 	}
 	tw.Flush()
 	fmt.Fprintf(stdout, "load average after: %s\n", loadavg())
-	fmt.Fprintln(stdout, "error: one-way time through the relay minus the configured delay; direct: one-way time on loopback without it")
+	fmt.Fprintln(stdout, "error: one-way time through the relay minus the configured delay; relay late: when the relay wrote each copy after")
+	fmt.Fprintln(stdout, "the time its link gave it (the relay's own clock); direct: one-way time on loopback without the relay")
 	return nil
 }
 
@@ -197,22 +217,80 @@ func serveRelay(target string, delay, window time.Duration, profile string) erro
 		}
 		defer pprof.StopCPUProfile()
 	}
-	r, err := proxy.Listen(proxy.Options{Listen: "127.0.0.1:0", Target: target, Seed: 1, Up: netem.Params{Latency: delay}, ReleaseWindow: window})
+	var mu sync.Mutex
+	late := make([]time.Duration, 0, 1<<20) // written − due per copy since the last report
+	onPacket := func(e *proxy.PacketEvent) {
+		if e.Read || e.Fate != proxy.FateDelivered {
+			return
+		}
+		mu.Lock()
+		if len(late) < cap(late) {
+			late = append(late, e.Out.Sub(e.Due))
+		}
+		mu.Unlock()
+	}
+	r, err := proxy.Listen(proxy.Options{Listen: "127.0.0.1:0", Target: target, Seed: 1, Up: netem.Params{Latency: delay},
+		ReleaseWindow: window, OnPacket: onPacket})
 	if err != nil {
 		return err
 	}
 	fmt.Println(r.Addr())
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	go func() { // the relay's own drops, on request (SIGUSR1)
+	go func() { // on request (SIGUSR1): the kernel's drops and the lateness since the last request
 		usr := make(chan os.Signal, 1)
 		signal.Notify(usr, syscall.SIGUSR1)
+		var drops0 uint64
 		for range usr {
 			st := r.Stats()
-			fmt.Printf("%d %d %d\n", st.Up.Received+st.Up.KernelDropped, st.Up.KernelDropped, st.Up.Delivered)
+			mu.Lock()
+			q := quantiles(late)
+			late = late[:0]
+			mu.Unlock()
+			fmt.Printf("%d %d %d %d\n", st.Up.KernelDropped-drops0, q[0], q[1], q[2])
+			drops0 = st.Up.KernelDropped
 		}
 	}()
 	return r.Run(ctx)
+}
+
+// serveBare is the minimal relay of --bare: each datagram read (Go's
+// poller wakes the reader) is written at once to target.
+func serveBare(target string) error {
+	in, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		return err
+	}
+	ta, err := net.ResolveUDPAddr("udp", target)
+	if err != nil {
+		return err
+	}
+	out, err := net.DialUDP("udp", nil, ta)
+	if err != nil {
+		return err
+	}
+	fmt.Println(in.LocalAddr())
+	go func() {
+		usr := make(chan os.Signal, 1)
+		signal.Notify(usr, syscall.SIGUSR1)
+		for range usr {
+			fmt.Println("0 0 0 0")
+		}
+	}()
+	go func() {
+		buf := make([]byte, 2048)
+		for {
+			n, err := in.Read(buf)
+			if err != nil {
+				return
+			}
+			out.Write(buf[:n])
+		}
+	}()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	<-ctx.Done()
+	return nil
 }
 
 // findChild is the pid of the process running exe under parent (the
@@ -361,12 +439,23 @@ func (s *sink) take() []time.Duration {
 	return append([]time.Duration(nil), s.owd...)
 }
 
-// quantiles are p50, p99 and max, printed in µs.
-func quantiles(v []time.Duration) [3]string {
+// quantiles are p50, p99 and max (sorting v).
+func quantiles(v []time.Duration) [3]time.Duration {
+	if len(v) == 0 {
+		return [3]time.Duration{}
+	}
+	slices.Sort(v)
+	return [3]time.Duration{v[len(v)/2], v[(len(v)*99)/100], v[len(v)-1]}
+}
+
+// micros prints d in whole microseconds.
+func micros(d time.Duration) string { return fmt.Sprintf("%.0f µs", float64(d)/1e3) }
+
+// figures are p50, p99 and max of v in µs, or dashes when v is empty.
+func figures(v []time.Duration) [3]string {
 	if len(v) == 0 {
 		return [3]string{"-", "-", "-"}
 	}
-	slices.Sort(v)
-	f := func(d time.Duration) string { return fmt.Sprintf("%.0f µs", float64(d)/1e3) }
-	return [3]string{f(v[len(v)/2]), f(v[(len(v)*99)/100]), f(v[len(v)-1])}
+	q := quantiles(v)
+	return [3]string{micros(q[0]), micros(q[1]), micros(q[2])}
 }
