@@ -288,6 +288,12 @@ const (
 // thread every 20 µs for a while: more CPU than the relaying.
 const yieldEvery = 5 * time.Millisecond
 
+// leastSlack gives the calling thread 1 ns of timer slack: by default the
+// kernel may end a thread's timed wait up to 50 µs late to merge wake-ups,
+// which every release would pay. (Locking the loop to one thread instead
+// would make every yield a hand-over between threads.)
+func leastSlack() { unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0) }
+
 // loop waits for datagrams and release times and does what is due, until
 // ctx is done.
 func (r *Relay) loop(ctx context.Context) error {
@@ -297,12 +303,7 @@ func (r *Relay) loop(ctx context.Context) error {
 		r.mu.Unlock()
 	})
 	defer stop()
-	// One thread runs the loop, with the least timer slack: by default
-	// the kernel may end a thread's timed wait up to 50 µs late to merge
-	// wake-ups, which every release would pay.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
+	leastSlack()
 	pwait2 := true
 	var (
 		lastRead [2]sim.Time // deferring: when each direction was last read
@@ -328,6 +329,7 @@ func (r *Relay) loop(ctx context.Context) error {
 		now := r.since(time.Now())
 		if now-yielded >= sim.Time(yieldEvery) {
 			runtime.Gosched()
+			leastSlack() // on the thread the loop goes on with
 			yielded = now
 		}
 		if now-rateFrom >= sim.Time(rateWindow) {

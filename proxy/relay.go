@@ -132,10 +132,11 @@ func (s *socket) observe(c uint32, total *atomic.Uint64) {
 // (SO_TIMESTAMPNS), copied into a pooled buffer and handed to the core; it
 // is written out when its release time comes. On Linux one goroutine does
 // all of it in an epoll loop whose waits end on the kernel's
-// high-resolution timers (epoll_pwait2), so a datagram leaves within tens
-// of microseconds of its time when the relay gets the CPU, with at most
-// two wake-ups per datagram, one when datagrams come often (io_linux.go);
-// elsewhere a reader goroutine per socket and a Go timer do it
+// high-resolution timers (epoll_pwait2, 1 ns of timer slack), reading and
+// writing datagrams in batches (recvmmsg, sendmmsg), so a datagram leaves
+// within tens of microseconds of its time when the relay gets the CPU;
+// when datagrams come often it wakes only for releases (io_linux.go).
+// Elsewhere a reader goroutine per socket and a Go timer do it
 // (io_other.go).
 type Relay struct {
 	opts   Options
