@@ -158,7 +158,7 @@ func run(args []string, stdout io.Writer) error {
 		*delay, *size, *dur, runtime.NumCPU(), what, strings.Join(cmdline[:len(strings.Fields(*prefix))+1], " "), *window, runtime.Version())
 	fmt.Fprintf(stdout, "load average before: %s\n", loadavg())
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "rate/s\tsent\tvia relay\terror p50\tp99\tmax\trelay late p50\tp99\tmax\tdirect p50\tp99\tmax\trelay CPU\trelay kernel drops\t")
+	fmt.Fprintln(tw, "rate/s\tsent\tvia relay\terror p50\tp99\tmax\trelay late p50\tp99\tmax\tdirect p50\tp99\tmax\trelay CPU\tCPU wait\trelay kernel drops\t")
 	// The relay's own figures since the last call: the kernel's drops at
 	// its socket and how late it wrote each copy after its link's time.
 	relayFigures := func() (drops uint64, late [3]string) {
@@ -180,9 +180,9 @@ func run(args []string, stdout io.Writer) error {
 		sinkProxy.reset()
 		sinkDirect.reset()
 		relayFigures() // from here
-		cpu0 := cpuTime(relayPID)
+		cpu0, wait0 := cpuTime(relayPID), runDelay(relayPID)
 		sent := sendAt(toProxy, toDirect, rate, *dur, *size)
-		cpu1 := cpuTime(relayPID)
+		cpu1, wait1 := cpuTime(relayPID), runDelay(relayPID)
 		time.Sleep(*delay + 200*time.Millisecond) // stragglers
 		viaProxy, direct := sinkProxy.take(), sinkDirect.take()
 		for i := range viaProxy {
@@ -193,14 +193,19 @@ func run(args []string, stdout io.Writer) error {
 		if cpu0 >= 0 && cpu1 >= 0 {
 			cpu = fmt.Sprintf("%.1f %%", 100*float64(cpu1-cpu0)/float64(*dur))
 		}
+		wait := "n/a"
+		if wait0 >= 0 && wait1 >= 0 {
+			wait = fmt.Sprintf("%.1f ms", float64(wait1-wait0)/1e6)
+		}
 		drops, late := relayFigures()
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", rate, sent, len(viaProxy), p[0], p[1], p[2],
-			late[0], late[1], late[2], d[0], d[1], d[2], cpu, drops)
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", rate, sent, len(viaProxy), p[0], p[1], p[2],
+			late[0], late[1], late[2], d[0], d[1], d[2], cpu, wait, drops)
 	}
 	tw.Flush()
 	fmt.Fprintf(stdout, "load average after: %s\n", loadavg())
 	fmt.Fprintln(stdout, "error: one-way time through the relay minus the configured delay; relay late: when the relay wrote each copy after")
-	fmt.Fprintln(stdout, "the time its link gave it (the relay's own clock); direct: one-way time on loopback without the relay")
+	fmt.Fprintln(stdout, "the time its link gave it (the relay's own clock); direct: one-way time on loopback without the relay;")
+	fmt.Fprintln(stdout, "CPU wait: how long the relay's threads were ready to run but waited for a CPU (scheduler stalls)")
 	return nil
 }
 
@@ -303,6 +308,32 @@ func findChild(parent int, exe string) int {
 		time.Sleep(10 * time.Millisecond)
 	}
 	return parent
+}
+
+// runDelay is how long a process's threads have waited on a run queue
+// (Linux /proc/PID/task/*/schedstat), or -1.
+func runDelay(pid int) time.Duration {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return -1
+	}
+	var sum time.Duration
+	for _, t := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/schedstat", pid, t.Name()))
+		if err != nil {
+			continue // the thread ended
+		}
+		f := strings.Fields(string(b))
+		if len(f) < 2 {
+			return -1
+		}
+		ns, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil {
+			return -1
+		}
+		sum += time.Duration(ns)
+	}
+	return sum
 }
 
 // cpuTime is a process's user+system CPU time (Linux /proc), or -1.

@@ -31,8 +31,8 @@ func TestBenchmarkRunsOnLoopback(t *testing.T) {
 		}
 		for _, rate := range []string{"50", "200"} {
 			// rate, sent, via relay, 9 figures in µs (the relay's own
-			// lateness: dashes for --bare), CPU, the relay's drops
-			row := regexp.MustCompile(`(?m)^\s+` + rate + `\s+(\d+)\s+(\d+)\s+((-?\d+ µs|-)\s+){9}(\S+ %|n/a)\s+\d+\s*$`)
+			// lateness: dashes for --bare), CPU, CPU wait, the relay's drops
+			row := regexp.MustCompile(`(?m)^\s+` + rate + `\s+(\d+)\s+(\d+)\s+((-?\d+ µs|-)\s+){9}(\S+ %|n/a)\s+(\S+ ms|n/a)\s+\d+\s*$`)
 			m := row.FindStringSubmatch(out.String())
 			if m == nil {
 				t.Fatalf("%v: no row for %s/s:\n%s", args, rate, out.String())
