@@ -395,10 +395,12 @@ func (r *Relay) loop(ctx context.Context) error {
 // maxRawWait: waits this short keep the goroutine's P (RawSyscall6). Go
 // hands the P of a goroutine blocked in a system call to another thread
 // after 20 µs when no P is idle (GOMAXPROCS=1, under taskset -c 1 for
-// one), so every short wait would cost two more thread switches and keep
-// the runtime's monitor thread polling every 20 µs; holding the P delays
-// the process's other goroutines by at most this much instead.
-const maxRawWait = time.Millisecond
+// one), and after 10 ms in any case, so every wait would cost two more
+// thread switches and set the runtime's monitor thread polling every
+// 20 µs for a while; holding the P delays the process's other goroutines
+// by at most this much instead, and only when no other P is free (the
+// runtime's preemption signal ends the wait early: EINTR).
+const maxRawWait = 10 * time.Millisecond
 
 // epollWait waits on epfd for at most d (0: only polls). Without
 // epoll_pwait2 (Linux before 5.11) it rounds d up to the
