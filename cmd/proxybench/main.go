@@ -10,10 +10,13 @@
 // comparison. It also reports the relay process's CPU time per rate.
 //
 //	go run ./cmd/proxybench [--rates 100,1000,10000] [--duration 5s] [--delay 20ms]
-//	    [--relay-prefix "taskset -c 1"]
+//	    [--runs 3] [--relay-prefix "taskset -c 1"] [--release-window 100us] [--bare]
 //
+// Beside the error it prints the relay's own view (how late it wrote each
+// copy after its link's time) and how long the relay waited for a CPU.
 // The machine's load average is printed with the figures: on a shared
-// machine they are only as good as the CPU the relay got.
+// machine they are only as good as the CPU the relay got. --bare runs a
+// minimal relay (read, write at once) instead: what any relay hop costs.
 package main
 
 import (
@@ -59,6 +62,7 @@ func run(args []string, stdout io.Writer) error {
 	serve := fs.String("serve-relay", "", "internal: run the relay to this `host:port` and print its address")
 	profile := fs.String("relay-cpuprofile", "", "write the relay's CPU profile to this `file`")
 	bare := fs.Bool("bare", false, "run a minimal relay instead of the proxy (blocking reads, each datagram written at once, no delay): what a relay hop costs on this machine")
+	runs := fs.Int("runs", 1, "how many times to go through the rates (1 to 100); more than one adds each figure's range")
 	window := fs.Duration("release-window", 0, "the relay's release window (proxy.Options.ReleaseWindow): how late a copy may leave to share a wake-up, 0 to "+proxy.MaxReleaseWindow.String())
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -88,6 +92,9 @@ func run(args []string, stdout io.Writer) error {
 	}
 	if *window < 0 || *window > proxy.MaxReleaseWindow {
 		return fmt.Errorf("--release-window %v: allowed 0 to %v", *window, proxy.MaxReleaseWindow)
+	}
+	if *runs < 1 || *runs > 100 {
+		return fmt.Errorf("--runs %d: allowed 1 to 100", *runs)
 	}
 	if *bare && *delay != 0 {
 		return fmt.Errorf("--bare adds no delay: use it with --delay 0")
@@ -156,57 +163,143 @@ func run(args []string, stdout io.Writer) error {
 
 	fmt.Fprintf(stdout, "proxybench: added delay %v, %d-byte datagrams, %v per rate, %d CPUs, %s %s, release window %v, %s\n",
 		*delay, *size, *dur, runtime.NumCPU(), what, strings.Join(cmdline[:len(strings.Fields(*prefix))+1], " "), *window, runtime.Version())
-	fmt.Fprintf(stdout, "load average before: %s\n", loadavg())
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "rate/s\tsent\tvia relay\terror p50\tp99\tmax\trelay late p50\tp99\tmax\tdirect p50\tp99\tmax\trelay CPU\tCPU wait\trelay kernel drops\t")
 	// The relay's own figures since the last call: the kernel's drops at
 	// its socket and how late it wrote each copy after its link's time.
-	relayFigures := func() (drops uint64, late [3]string) {
+	relayFigures := func() (drops uint64, late [3]time.Duration, ok bool) {
 		child.Process.Signal(syscall.SIGUSR1)
 		line, err := relayOut.ReadString('\n')
-		var l [3]time.Duration
-		if _, serr := fmt.Sscan(line, &drops, &l[0], &l[1], &l[2]); err != nil || serr != nil {
-			return 0, [3]string{"-", "-", "-"}
+		if _, serr := fmt.Sscan(line, &drops, &late[0], &late[1], &late[2]); err != nil || serr != nil {
+			return 0, late, false
 		}
-		if *bare {
-			return drops, [3]string{"-", "-", "-"}
-		}
-		return drops, [3]string{micros(l[0]), micros(l[1]), micros(l[2])}
+		return drops, late, !*bare
 	}
 	// Warm up: the relay's flow, socket and buffers.
 	sendAt(toProxy, toDirect, 1000, 200*time.Millisecond, *size)
 	time.Sleep(*delay + 100*time.Millisecond)
-	for _, rate := range rs {
-		sinkProxy.reset()
-		sinkDirect.reset()
-		relayFigures() // from here
-		cpu0, wait0 := cpuTime(relayPID), runDelay(relayPID)
-		sent := sendAt(toProxy, toDirect, rate, *dur, *size)
-		cpu1, wait1 := cpuTime(relayPID), runDelay(relayPID)
-		time.Sleep(*delay + 200*time.Millisecond) // stragglers
-		viaProxy, direct := sinkProxy.take(), sinkDirect.take()
-		for i := range viaProxy {
-			viaProxy[i] -= *delay
+	var all [][]row
+	for run := range *runs {
+		if *runs > 1 {
+			fmt.Fprintf(stdout, "run %d of %d\n", run+1, *runs)
 		}
-		p, d := figures(viaProxy), figures(direct)
-		cpu := "n/a"
-		if cpu0 >= 0 && cpu1 >= 0 {
-			cpu = fmt.Sprintf("%.1f %%", 100*float64(cpu1-cpu0)/float64(*dur))
+		fmt.Fprintf(stdout, "load average before: %s\n", loadavg())
+		var rows []row
+		for _, rate := range rs {
+			sinkProxy.reset()
+			sinkDirect.reset()
+			relayFigures() // from here
+			cpu0, wait0 := cpuTime(relayPID), runDelay(relayPID)
+			sent := sendAt(toProxy, toDirect, rate, *dur, *size)
+			cpu1, wait1 := cpuTime(relayPID), runDelay(relayPID)
+			time.Sleep(*delay + 200*time.Millisecond) // stragglers
+			viaProxy, direct := sinkProxy.take(), sinkDirect.take()
+			for i := range viaProxy {
+				viaProxy[i] -= *delay
+			}
+			rw := row{rate: rate, sent: sent, via: len(viaProxy), direct: len(direct), err: quantiles(viaProxy), dir: quantiles(direct),
+				cpu: -1, wait: -1}
+			if cpu0 >= 0 && cpu1 >= 0 {
+				rw.cpu = 100 * float64(cpu1-cpu0) / float64(*dur)
+			}
+			if wait0 >= 0 && wait1 >= 0 {
+				rw.wait = wait1 - wait0
+			}
+			rw.drops, rw.late, rw.hasLate = relayFigures()
+			rows = append(rows, rw)
 		}
-		wait := "n/a"
-		if wait0 >= 0 && wait1 >= 0 {
-			wait = fmt.Sprintf("%.1f ms", float64(wait1-wait0)/1e6)
-		}
-		drops, late := relayFigures()
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", rate, sent, len(viaProxy), p[0], p[1], p[2],
-			late[0], late[1], late[2], d[0], d[1], d[2], cpu, wait, drops)
+		printRows(stdout, rows)
+		fmt.Fprintf(stdout, "load average after: %s\n", loadavg())
+		all = append(all, rows)
 	}
-	tw.Flush()
-	fmt.Fprintf(stdout, "load average after: %s\n", loadavg())
+	if *runs > 1 {
+		fmt.Fprintf(stdout, "over the %d runs (lowest–highest):\n", *runs)
+		printRanges(stdout, all)
+	}
 	fmt.Fprintln(stdout, "error: one-way time through the relay minus the configured delay; relay late: when the relay wrote each copy after")
 	fmt.Fprintln(stdout, "the time its link gave it (the relay's own clock); direct: one-way time on loopback without the relay;")
 	fmt.Fprintln(stdout, "CPU wait: how long the relay's threads were ready to run but waited for a CPU (scheduler stalls)")
 	return nil
+}
+
+// row is one rate's figures in one run.
+type row struct {
+	rate, sent, via, direct int
+	err, late, dir          [3]time.Duration // p50, p99, max
+	hasLate                 bool
+	cpu                     float64       // per cent of a core, or -1
+	wait                    time.Duration // on a run queue, or -1
+	drops                   uint64
+}
+
+func printRows(w io.Writer, rows []row) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "rate/s\tsent\tvia relay\terror p50\tp99\tmax\trelay late p50\tp99\tmax\tdirect p50\tp99\tmax\trelay CPU\tCPU wait\trelay kernel drops\t")
+	for _, r := range rows {
+		e, l, d := figures(r.err, r.via > 0), figures(r.late, r.hasLate), figures(r.dir, r.direct > 0)
+		cpu, wait := "n/a", "n/a"
+		if r.cpu >= 0 {
+			cpu = fmt.Sprintf("%.1f %%", r.cpu)
+		}
+		if r.wait >= 0 {
+			wait = fmt.Sprintf("%.1f ms", float64(r.wait)/1e6)
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", r.rate, r.sent, r.via, e[0], e[1], e[2],
+			l[0], l[1], l[2], d[0], d[1], d[2], cpu, wait, r.drops)
+	}
+	tw.Flush()
+}
+
+// printRanges prints, per rate, the lowest and highest of each figure
+// over the runs.
+func printRanges(w io.Writer, runs [][]row) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "rate/s\terror p50\tp99\tmax\trelay late p99\tmax\tdirect p99\trelay CPU\tCPU wait\trelay kernel drops\t")
+	for i, r := range runs[0] {
+		var col [9][]float64
+		for _, run := range runs {
+			x := run[i]
+			if x.via > 0 {
+				col[0], col[1], col[2] = append(col[0], us(x.err[0])), append(col[1], us(x.err[1])), append(col[2], us(x.err[2]))
+			}
+			if x.hasLate {
+				col[3], col[4] = append(col[3], us(x.late[1])), append(col[4], us(x.late[2]))
+			}
+			if x.direct > 0 {
+				col[5] = append(col[5], us(x.dir[1]))
+			}
+			if x.cpu >= 0 {
+				col[6] = append(col[6], x.cpu)
+			}
+			if x.wait >= 0 {
+				col[7] = append(col[7], float64(x.wait)/1e6)
+			}
+			col[8] = append(col[8], float64(x.drops))
+		}
+		units := [9]string{" µs", " µs", " µs", " µs", " µs", " µs", " %", " ms", ""}
+		fmt.Fprintf(tw, "%d\t", r.rate)
+		for c := range col {
+			fmt.Fprintf(tw, "%s\t", span(col[c], units[c]))
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+}
+
+func us(d time.Duration) float64 { return float64(d) / 1e3 }
+
+// span is "lo–hi unit" (one figure when they are equal), or "-".
+func span(v []float64, unit string) string {
+	if len(v) == 0 {
+		return "-"
+	}
+	lo, hi := slices.Min(v), slices.Max(v)
+	prec := 0
+	if unit == " %" || unit == " ms" {
+		prec = 1
+	}
+	if strconv.FormatFloat(lo, 'f', prec, 64) == strconv.FormatFloat(hi, 'f', prec, 64) {
+		return strconv.FormatFloat(lo, 'f', prec, 64) + unit
+	}
+	return strconv.FormatFloat(lo, 'f', prec, 64) + "–" + strconv.FormatFloat(hi, 'f', prec, 64) + unit
 }
 
 // serveRelay runs the relay for the benchmark until SIGTERM.
@@ -470,7 +563,7 @@ func (s *sink) take() []time.Duration {
 	return append([]time.Duration(nil), s.owd...)
 }
 
-// quantiles are p50, p99 and max (sorting v).
+// quantiles are p50, p99 and max (sorting v), or zeros.
 func quantiles(v []time.Duration) [3]time.Duration {
 	if len(v) == 0 {
 		return [3]time.Duration{}
@@ -479,14 +572,14 @@ func quantiles(v []time.Duration) [3]time.Duration {
 	return [3]time.Duration{v[len(v)/2], v[(len(v)*99)/100], v[len(v)-1]}
 }
 
-// micros prints d in whole microseconds.
-func micros(d time.Duration) string { return fmt.Sprintf("%.0f µs", float64(d)/1e3) }
-
-// figures are p50, p99 and max of v in µs, or dashes when v is empty.
-func figures(v []time.Duration) [3]string {
-	if len(v) == 0 {
+// figures prints q in whole microseconds, or dashes when there are none.
+func figures(q [3]time.Duration, ok bool) [3]string {
+	if !ok {
 		return [3]string{"-", "-", "-"}
 	}
-	q := quantiles(v)
-	return [3]string{micros(q[0]), micros(q[1]), micros(q[2])}
+	var f [3]string
+	for i, d := range q {
+		f[i] = fmt.Sprintf("%.0f µs", us(d))
+	}
+	return f
 }

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -22,6 +23,7 @@ func TestBenchmarkRunsOnLoopback(t *testing.T) {
 	for _, args := range [][]string{
 		{"--rates", "50,200", "--duration", "200ms", "--delay", "5ms"},
 		{"--rates", "50,200", "--duration", "200ms", "--delay", "0", "--bare"},
+		{"--rates", "50,200", "--duration", "200ms", "--delay", "5ms", "--runs", "2"},
 	} {
 		var out bytes.Buffer
 		cmd := exec.Command(exe, args...)
@@ -44,11 +46,18 @@ func TestBenchmarkRunsOnLoopback(t *testing.T) {
 		if !strings.Contains(out.String(), "load average before: ") {
 			t.Fatalf("no load average:\n%s", out.String())
 		}
+		if slices.Contains(args, "--runs") {
+			// Each run's table, then per rate the range of each figure.
+			ranges := regexp.MustCompile(`(?m)^over the 2 runs \(lowest–highest\):\n.*\n\s+50(\s+(-|[\d.]+(–[\d.]+)?( µs| %| ms)?)){9}\s*\n\s+200\s`)
+			if strings.Count(out.String(), "load average before: ") != 2 || !ranges.MatchString(out.String()) {
+				t.Fatalf("%v: want two runs and their ranges:\n%s", args, out.String())
+			}
+		}
 	}
 }
 
 func TestBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"--rates", "0"}, {"--rates", "x"}, {"--size", "8"}, {"--duration", "1ms"}, {"--delay", "-1s"}, {"--release-window", "2ms"}, {"--bare"}} {
+	for _, args := range [][]string{{"--rates", "0"}, {"--rates", "x"}, {"--size", "8"}, {"--duration", "1ms"}, {"--delay", "-1s"}, {"--release-window", "2ms"}, {"--bare"}, {"--runs", "0"}} {
 		if err := run(args, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), args[0]) {
 			t.Errorf("%v: %v", args, err)
 		}
