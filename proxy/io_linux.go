@@ -314,9 +314,14 @@ func (r *Relay) loop(ctx context.Context) error {
 		yielded  sim.Time    // the loop last yielded to Go's scheduler
 		slack    [2]sim.Time
 	)
+	var wakeAt time.Time // when the last wait should have ended, or zero
 	for {
 		r.mu.Lock()
-		next := r.step(time.Now()) // release first: reading can wait, the release cannot
+		wall := time.Now()
+		r.stalled = !wakeAt.IsZero() && wall.Sub(wakeAt) > StallAfter
+		wakeAt = time.Time{}
+		next := r.step(wall) // release first: reading can wait, the release cannot
+		r.stalled = false
 		if len(r.due) > 0 {
 			lastDue = r.due[len(r.due)-1].Due
 		}
@@ -345,14 +350,14 @@ func (r *Relay) loop(ctx context.Context) error {
 			// of release times, never more than window after a copy's.
 			next = min(max(next, lastDue+2*window), next+window)
 		}
-		deferred, wakeAt := 0, next
+		deferred, until := 0, next
 		for d := range fast {
 			if busy && fast[d] && slack[d] >= sim.Time(minReadSlack) {
 				deferred |= 1 << d
-				wakeAt = min(wakeAt, lastRead[d]+slack[d])
+				until = min(until, lastRead[d]+slack[d])
 			}
 		}
-		set, timeout := r.io.sets[deferred], wakeAt-now
+		set, timeout := r.io.sets[deferred], until-now
 		if deferred != 0 && timeout <= 0 { // read every socket now
 			set, timeout = r.io.sets[0], 0
 			lastRead = [2]sim.Time{now, now}
@@ -366,12 +371,14 @@ func (r *Relay) loop(ctx context.Context) error {
 			for r.since(time.Now()) < next && ctx.Err() == nil {
 			}
 			spun += r.since(time.Now()) - now
+			wakeAt = r.start.Add(time.Duration(next))
 			continue
 		}
 		if spin && timeout > sim.Time(spinWindow) {
 			timeout -= sim.Time(spinWindow) // then spin, above
 		}
 		n, err := r.epollWait(set, time.Duration(timeout), &pwait2)
+		wakeAt = r.start.Add(time.Duration(now + max(timeout, 0))) // it should have returned by then
 		if err != nil && err != syscall.EINTR {
 			return os.NewSyscallError("epoll_pwait2", err)
 		}

@@ -76,7 +76,17 @@ type PacketEvent struct {
 	Copy      int
 	Due       time.Time
 	Reordered bool
+
+	// Stalled: the relay was woken for this release more than StallAfter
+	// after the time it asked the kernel for (Linux), so the copy's
+	// lateness is the CPU it was not given (the scheduler's or the
+	// hypervisor's), not the relay's timing.
+	Stalled bool
 }
+
+// StallAfter is how late a wake-up must be to count as a stall (see
+// [PacketEvent].Stalled).
+const StallAfter = 500 * time.Microsecond
 
 // Change is one timeline entry: from At after the relay starts, packets
 // arriving use Up and Down. What says what changed, for the log.
@@ -163,6 +173,7 @@ type Relay struct {
 	removed  []FlowID
 	due      []Delivery
 	werr     [maxBatch]error // writeOut's result per copy
+	stalled  bool            // this wake-up came StallAfter late or more
 	wg       sync.WaitGroup
 
 	maintEvery time.Duration // upkeep period
@@ -623,7 +634,8 @@ func (r *Relay) released(d *Delivery, err error, out time.Time) {
 	if r.opts.OnPacket != nil {
 		in := r.start.Add(time.Duration(d.Arrived))
 		r.ev = PacketEvent{In: in, Out: out, Dir: d.Dir, Flow: d.Flow, Addr: d.Addr, Size: len(d.Payload), Fate: fate, Delay: out.Sub(in),
-			Payload: d.Payload, Upstream: r.upstreamAddr(d.Flow), Copy: d.Copy, Due: r.start.Add(time.Duration(d.Due)), Reordered: d.Reordered}
+			Payload: d.Payload, Upstream: r.upstreamAddr(d.Flow), Copy: d.Copy, Due: r.start.Add(time.Duration(d.Due)), Reordered: d.Reordered,
+			Stalled: r.stalled}
 		r.opts.OnPacket(&r.ev)
 	}
 	if d.Last {

@@ -165,13 +165,13 @@ func run(args []string, stdout io.Writer) error {
 		*delay, *size, *dur, runtime.NumCPU(), what, strings.Join(cmdline[:len(strings.Fields(*prefix))+1], " "), *window, runtime.Version())
 	// The relay's own figures since the last call: the kernel's drops at
 	// its socket and how late it wrote each copy after its link's time.
-	relayFigures := func() (drops uint64, late [3]time.Duration, ok bool) {
+	relayFigures := func() (drops uint64, late [3]time.Duration, stalls int, stallMax time.Duration, ok bool) {
 		child.Process.Signal(syscall.SIGUSR1)
 		line, err := relayOut.ReadString('\n')
-		if _, serr := fmt.Sscan(line, &drops, &late[0], &late[1], &late[2]); err != nil || serr != nil {
-			return 0, late, false
+		if _, serr := fmt.Sscan(line, &drops, &late[0], &late[1], &late[2], &stalls, &stallMax); err != nil || serr != nil {
+			return 0, late, 0, 0, false
 		}
-		return drops, late, !*bare
+		return drops, late, stalls, stallMax, !*bare
 	}
 	// Warm up: the relay's flow, socket and buffers.
 	sendAt(toProxy, toDirect, 1000, 200*time.Millisecond, *size)
@@ -203,7 +203,7 @@ func run(args []string, stdout io.Writer) error {
 			if wait0 >= 0 && wait1 >= 0 {
 				rw.wait = wait1 - wait0
 			}
-			rw.drops, rw.late, rw.hasLate = relayFigures()
+			rw.drops, rw.late, rw.stalls, rw.stallMax, rw.hasLate = relayFigures()
 			rows = append(rows, rw)
 		}
 		printRows(stdout, rows)
@@ -214,9 +214,10 @@ func run(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "over the %d runs (lowest–highest):\n", *runs)
 		printRanges(stdout, all)
 	}
-	fmt.Fprintln(stdout, "error: one-way time through the relay minus the configured delay; relay late: when the relay wrote each copy after")
-	fmt.Fprintln(stdout, "the time its link gave it (the relay's own clock); direct: one-way time on loopback without the relay;")
-	fmt.Fprintln(stdout, "CPU wait: how long the relay's threads were ready to run but waited for a CPU (scheduler stalls)")
+	fmt.Fprintln(stdout, "error: one-way time through the relay minus the configured delay; relay late: how long after the time its link gave it")
+	fmt.Fprintln(stdout, "the relay wrote each copy (its own clock), outside stalls; stalled: copies written at a wake-up the kernel gave the relay")
+	fmt.Fprintf(stdout, "more than %v after it asked (no CPU for it), and the latest of them; direct: one-way time on loopback without\n", proxy.StallAfter)
+	fmt.Fprintln(stdout, "the relay; CPU wait: how long the relay's threads were ready to run but waited for a CPU")
 	return nil
 }
 
@@ -225,6 +226,8 @@ type row struct {
 	rate, sent, via, direct int
 	err, late, dir          [3]time.Duration // p50, p99, max
 	hasLate                 bool
+	stalls                  int           // copies released after a stall, not in late
+	stallMax                time.Duration // the latest of them
 	cpu                     float64       // per cent of a core, or -1
 	wait                    time.Duration // on a run queue, or -1
 	drops                   uint64
@@ -232,8 +235,15 @@ type row struct {
 
 func printRows(w io.Writer, rows []row) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "rate/s\tsent\tvia relay\terror p50\tp99\tmax\trelay late p50\tp99\tmax\tdirect p50\tp99\tmax\trelay CPU\tCPU wait\trelay kernel drops\t")
+	fmt.Fprintln(tw, "rate/s\tsent\tvia relay\terror p50\tp99\tmax\trelay late p50\tp99\tmax\tstalled\tlate max\tdirect p50\tp99\tmax\trelay CPU\tCPU wait\trelay kernel drops\t")
 	for _, r := range rows {
+		stalls, stallMax := "-", "-"
+		if r.hasLate {
+			stalls = strconv.Itoa(r.stalls)
+		}
+		if r.stalls > 0 {
+			stallMax = fmt.Sprintf("%.0f µs", us(r.stallMax))
+		}
 		e, l, d := figures(r.err, r.via > 0), figures(r.late, r.hasLate), figures(r.dir, r.direct > 0)
 		cpu, wait := "n/a", "n/a"
 		if r.cpu >= 0 {
@@ -242,8 +252,8 @@ func printRows(w io.Writer, rows []row) {
 		if r.wait >= 0 {
 			wait = fmt.Sprintf("%.1f ms", float64(r.wait)/1e6)
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", r.rate, r.sent, r.via, e[0], e[1], e[2],
-			l[0], l[1], l[2], d[0], d[1], d[2], cpu, wait, r.drops)
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", r.rate, r.sent, r.via, e[0], e[1], e[2],
+			l[0], l[1], l[2], stalls, stallMax, d[0], d[1], d[2], cpu, wait, r.drops)
 	}
 	tw.Flush()
 }
@@ -252,29 +262,32 @@ func printRows(w io.Writer, rows []row) {
 // over the runs.
 func printRanges(w io.Writer, runs [][]row) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "rate/s\terror p50\tp99\tmax\trelay late p99\tmax\tdirect p99\trelay CPU\tCPU wait\trelay kernel drops\t")
+	fmt.Fprintln(tw, "rate/s\terror p50\tp99\tmax\trelay late p99\tmax\tstalled\tlate max\tdirect p99\trelay CPU\tCPU wait\trelay kernel drops\t")
 	for i, r := range runs[0] {
-		var col [9][]float64
+		var col [11][]float64
 		for _, run := range runs {
 			x := run[i]
 			if x.via > 0 {
 				col[0], col[1], col[2] = append(col[0], us(x.err[0])), append(col[1], us(x.err[1])), append(col[2], us(x.err[2]))
 			}
 			if x.hasLate {
-				col[3], col[4] = append(col[3], us(x.late[1])), append(col[4], us(x.late[2]))
+				col[3], col[4], col[5] = append(col[3], us(x.late[1])), append(col[4], us(x.late[2])), append(col[5], float64(x.stalls))
+			}
+			if x.stalls > 0 {
+				col[6] = append(col[6], us(x.stallMax))
 			}
 			if x.direct > 0 {
-				col[5] = append(col[5], us(x.dir[1]))
+				col[7] = append(col[7], us(x.dir[1]))
 			}
 			if x.cpu >= 0 {
-				col[6] = append(col[6], x.cpu)
+				col[8] = append(col[8], x.cpu)
 			}
 			if x.wait >= 0 {
-				col[7] = append(col[7], float64(x.wait)/1e6)
+				col[9] = append(col[9], float64(x.wait)/1e6)
 			}
-			col[8] = append(col[8], float64(x.drops))
+			col[10] = append(col[10], float64(x.drops))
 		}
-		units := [9]string{" µs", " µs", " µs", " µs", " µs", " µs", " %", " ms", ""}
+		units := [11]string{" µs", " µs", " µs", " µs", " µs", "", " µs", " µs", " %", " ms", ""}
 		fmt.Fprintf(tw, "%d\t", r.rate)
 		for c := range col {
 			fmt.Fprintf(tw, "%s\t", span(col[c], units[c]))
@@ -316,13 +329,18 @@ func serveRelay(target string, delay, window time.Duration, profile string) erro
 		defer pprof.StopCPUProfile()
 	}
 	var mu sync.Mutex
-	late := make([]time.Duration, 0, 1<<20) // written − due per copy since the last report
+	late := make([]time.Duration, 0, 1<<20) // written − due per copy since the last report, outside stalls
+	var stalled int                         // copies released after a stall
+	var stallMax time.Duration              // the latest of them
 	onPacket := func(e *proxy.PacketEvent) {
 		if e.Read || e.Fate != proxy.FateDelivered {
 			return
 		}
 		mu.Lock()
-		if len(late) < cap(late) {
+		if e.Stalled {
+			stalled++
+			stallMax = max(stallMax, e.Out.Sub(e.Due))
+		} else if len(late) < cap(late) {
 			late = append(late, e.Out.Sub(e.Due))
 		}
 		mu.Unlock()
@@ -343,9 +361,10 @@ func serveRelay(target string, delay, window time.Duration, profile string) erro
 			st := r.Stats()
 			mu.Lock()
 			q := quantiles(late)
-			late = late[:0]
+			n, m := stalled, stallMax
+			late, stalled, stallMax = late[:0], 0, 0
 			mu.Unlock()
-			fmt.Printf("%d %d %d %d\n", st.Up.KernelDropped-drops0, q[0], q[1], q[2])
+			fmt.Printf("%d %d %d %d %d %d\n", st.Up.KernelDropped-drops0, q[0], q[1], q[2], n, m)
 			drops0 = st.Up.KernelDropped
 		}
 	}()
@@ -372,7 +391,7 @@ func serveBare(target string) error {
 		usr := make(chan os.Signal, 1)
 		signal.Notify(usr, syscall.SIGUSR1)
 		for range usr {
-			fmt.Println("0 0 0 0")
+			fmt.Println("0 0 0 0 0 0")
 		}
 	}()
 	go func() {

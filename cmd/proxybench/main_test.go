@@ -32,9 +32,11 @@ func TestBenchmarkRunsOnLoopback(t *testing.T) {
 			t.Fatalf("%v: %v\n%s", args, err, out.String())
 		}
 		for _, rate := range []string{"50", "200"} {
-			// rate, sent, via relay, 9 figures in µs (the relay's own
-			// lateness: dashes for --bare), CPU, CPU wait, the relay's drops
-			row := regexp.MustCompile(`(?m)^\s+` + rate + `\s+(\d+)\s+(\d+)\s+((-?\d+ µs|-)\s+){9}(\S+ %|n/a)\s+(\S+ ms|n/a)\s+\d+\s*$`)
+			// rate, sent, via relay, the error, the relay's own lateness
+			// and stalls (dashes for --bare), the direct path, CPU, CPU
+			// wait, the relay's drops
+			fig := `(-?\d+ µs|-)\s+`
+			row := regexp.MustCompile(`(?m)^\s+` + rate + `\s+(\d+)\s+(\d+)\s+(` + fig + `){6}(\d+|-)\s+` + fig + `(` + fig + `){3}(\S+ %|n/a)\s+(\S+ ms|n/a)\s+\d+\s*$`)
 			m := row.FindStringSubmatch(out.String())
 			if m == nil {
 				t.Fatalf("%v: no row for %s/s:\n%s", args, rate, out.String())
@@ -48,7 +50,7 @@ func TestBenchmarkRunsOnLoopback(t *testing.T) {
 		}
 		if slices.Contains(args, "--runs") {
 			// Each run's table, then per rate the range of each figure.
-			ranges := regexp.MustCompile(`(?m)^over the 2 runs \(lowest–highest\):\n.*\n\s+50(\s+(-|[\d.]+(–[\d.]+)?( µs| %| ms)?)){9}\s*\n\s+200\s`)
+			ranges := regexp.MustCompile(`(?m)^over the 2 runs \(lowest–highest\):\n.*\n\s+50(\s+(-|[\d.]+(–[\d.]+)?( µs| %| ms)?)){11}\s*\n\s+200\s`)
 			if strings.Count(out.String(), "load average before: ") != 2 || !ranges.MatchString(out.String()) {
 				t.Fatalf("%v: want two runs and their ranges:\n%s", args, out.String())
 			}
