@@ -42,6 +42,8 @@ type ioState struct {
 	wname [batch]syscall.RawSockaddrInet6 // or RawSockaddrInet4 (see setAddr)
 	v6    bool                            // the listen socket is IPv6
 	reads [2]int                          // datagrams read per direction (for the arrival rate)
+	tuned int                             // the thread tuneThread last tuned
+	attr  unix.SchedAttr
 }
 
 // mmsghdr is struct mmsghdr: a message and the bytes the kernel moved
@@ -298,12 +300,19 @@ const yieldEvery = 5 * time.Millisecond
 // milliseconds. Neither needs a privilege; older kernels ignore the slice.
 // (Locking the loop to one thread instead would make every yield a
 // hand-over between threads.)
-func tuneThread() {
+func (io *ioState) tuneThread() {
+	tid := syscall.Gettid()
+	if tid == io.tuned {
+		return
+	}
+	io.tuned = tid
 	unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
-	if a, err := unix.SchedGetAttr(0, 0); err == nil && (a.Policy == unix.SCHED_NORMAL || a.Policy == unix.SCHED_BATCH) &&
-		a.Runtime != uint64(minSlice) {
-		a.Flags, a.Runtime = 0, uint64(minSlice)
-		unix.SchedSetAttr(0, a, 0)
+	a := &io.attr // sched_getattr and sched_setattr by hand: x/sys's wrappers allocate
+	*a = unix.SchedAttr{}
+	_, _, errno := syscall.Syscall6(unix.SYS_SCHED_GETATTR, 0, uintptr(unsafe.Pointer(a)), unix.SizeofSchedAttr, 0, 0, 0)
+	if errno == 0 && (a.Policy == unix.SCHED_NORMAL || a.Policy == unix.SCHED_BATCH) && a.Runtime != uint64(minSlice) {
+		a.Size, a.Flags, a.Runtime = unix.SizeofSchedAttr, 0, uint64(minSlice)
+		syscall.Syscall(unix.SYS_SCHED_SETATTR, 0, uintptr(unsafe.Pointer(a)), 0)
 	}
 }
 
@@ -319,7 +328,7 @@ func (r *Relay) loop(ctx context.Context) error {
 		r.mu.Unlock()
 	})
 	defer stop()
-	tuneThread()
+	r.io.tuneThread()
 	pwait2 := true
 	var (
 		lastRead [2]sim.Time // deferring: when each direction was last read
@@ -350,7 +359,7 @@ func (r *Relay) loop(ctx context.Context) error {
 		now := r.since(time.Now())
 		if now-yielded >= sim.Time(yieldEvery) {
 			runtime.Gosched()
-			tuneThread() // on the thread the loop goes on with
+			r.io.tuneThread() // on the thread the loop goes on with
 			yielded = now
 		}
 		if now-rateFrom >= sim.Time(rateWindow) {
