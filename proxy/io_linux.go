@@ -334,6 +334,8 @@ func (r *Relay) loop(ctx context.Context) error {
 		lastRead [2]sim.Time // deferring: when each direction was last read
 		fast     [2]bool     // arrivals are frequent enough to defer reading
 		lastDue  sim.Time    // the time of the last copy released
+		releases int         // copies released in this rate window
+		dense    bool        // they came at least one per release window
 		spun     sim.Time    // spinning in this rate window
 		rateFrom sim.Time    // the arrival rate is measured over rateWindow
 		yielded  sim.Time    // the loop last yielded to Go's scheduler
@@ -349,6 +351,7 @@ func (r *Relay) loop(ctx context.Context) error {
 		r.stalled = false
 		if len(r.due) > 0 {
 			lastDue = r.due[len(r.due)-1].Due
+			releases += len(r.due)
 		}
 		window := sim.Time(r.opts.ReleaseWindow)
 		_, busy := r.core.Next()
@@ -367,12 +370,16 @@ func (r *Relay) loop(ctx context.Context) error {
 				fast[d] = r.io.reads[d]*int(maxReadSlack)/int(now-rateFrom) >= 4 // 4 datagrams in a slack at least
 				r.io.reads[d] = 0
 			}
-			rateFrom, spun = now, 0
+			dense = window > 0 && releases*int(window)*5/4 >= int(now-rateFrom) // a copy per 1.25 windows or more
+			rateFrom, spun, releases = now, 0, 0
 		}
 		often := fast[Up] || fast[Down]
-		if busy && often && window > 0 {
+		if busy && dense {
 			// Coalesce: wake for releases at most once per 2 × window
 			// of release times, never more than window after a copy's.
+			// (Only while copies come about once per window or more
+			// often: sparser, this would make them late without sharing
+			// wake-ups.)
 			next = min(max(next, lastDue+2*window), next+window)
 		}
 		deferred, until := 0, next

@@ -40,16 +40,21 @@ type Options struct {
 	// nothing.
 	OnPacket func(*PacketEvent)
 
-	// ReleaseWindow trades precision for CPU at high packet rates: while
-	// datagrams come often (2,000/s or more), a copy may be written up to
-	// this long after its time so that it shares a wake-up and a system
-	// call with the next ones (Linux). 0 writes every copy as close to its
-	// time as the relay can; at most MaxReleaseWindow.
+	// ReleaseWindow trades precision for CPU at high packet rates
+	// (Linux): while copies are due about once per window or more often,
+	// one may be written up to this long after its time (never before)
+	// so that it shares a wake-up and a sendmmsg with the next ones. Zero
+	// means DefaultReleaseWindow; a negative value turns it off, so every
+	// copy leaves as close to its time as the relay can. At most
+	// MaxReleaseWindow.
 	ReleaseWindow time.Duration
 }
 
-// MaxReleaseWindow bounds [Options].ReleaseWindow.
-const MaxReleaseWindow = time.Millisecond
+// The release window's default and bound (see [Options].ReleaseWindow).
+const (
+	DefaultReleaseWindow = 100 * time.Microsecond
+	MaxReleaseWindow     = time.Millisecond
+)
 
 // PacketEvent is one copy of a relayed datagram and what became of it.
 type PacketEvent struct {
@@ -193,8 +198,13 @@ func Listen(o Options) (*Relay, error) {
 	if o.Limits == (Limits{}) {
 		o.Limits = DefaultLimits()
 	}
-	if o.ReleaseWindow < 0 || o.ReleaseWindow > MaxReleaseWindow {
-		return nil, fmt.Errorf("release window %v: allowed 0 to %v", o.ReleaseWindow, MaxReleaseWindow)
+	switch {
+	case o.ReleaseWindow > MaxReleaseWindow:
+		return nil, fmt.Errorf("release window %v: allowed up to %v (negative: off)", o.ReleaseWindow, MaxReleaseWindow)
+	case o.ReleaseWindow == 0:
+		o.ReleaseWindow = DefaultReleaseWindow
+	case o.ReleaseWindow < 0:
+		o.ReleaseWindow = 0
 	}
 	core, err := NewCore(o.Seed, o.Up, o.Down, o.Limits)
 	if err != nil {

@@ -63,7 +63,7 @@ func run(args []string, stdout io.Writer) error {
 	profile := fs.String("relay-cpuprofile", "", "write the relay's CPU profile to this `file`")
 	bare := fs.Bool("bare", false, "run a minimal relay instead of the proxy (blocking reads, each datagram written at once, no delay): what a relay hop costs on this machine")
 	runs := fs.Int("runs", 1, "how many times to go through the rates (1 to 100); more than one adds each figure's range")
-	window := fs.Duration("release-window", 0, "the relay's release window (proxy.Options.ReleaseWindow): how late a copy may leave to share a wake-up, 0 to "+proxy.MaxReleaseWindow.String())
+	window := fs.Duration("release-window", proxy.DefaultReleaseWindow, "the relay's release window (proxy.Options.ReleaseWindow): how late a copy may leave at high rates to share a wake-up, up to "+proxy.MaxReleaseWindow.String()+"; 0 turns it off")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -91,7 +91,7 @@ func run(args []string, stdout io.Writer) error {
 		return fmt.Errorf("--delay %v: allowed 0 to 10s", *delay)
 	}
 	if *window < 0 || *window > proxy.MaxReleaseWindow {
-		return fmt.Errorf("--release-window %v: allowed 0 to %v", *window, proxy.MaxReleaseWindow)
+		return fmt.Errorf("--release-window %v: allowed 0 (off) to %v", *window, proxy.MaxReleaseWindow)
 	}
 	if *runs < 1 || *runs > 100 {
 		return fmt.Errorf("--runs %d: allowed 1 to 100", *runs)
@@ -161,8 +161,12 @@ func run(args []string, stdout io.Writer) error {
 	go sinkProxy.read()
 	go sinkDirect.read()
 
-	fmt.Fprintf(stdout, "proxybench: added delay %v, %d-byte datagrams, %v per rate, %d CPUs, %s %s, release window %v, %s\n",
-		*delay, *size, *dur, runtime.NumCPU(), what, strings.Join(cmdline[:len(strings.Fields(*prefix))+1], " "), *window, runtime.Version())
+	rw := window.String()
+	if *window == 0 {
+		rw = "off"
+	}
+	fmt.Fprintf(stdout, "proxybench: added delay %v, %d-byte datagrams, %v per rate, %d CPUs, %s %s, release window %s, %s\n",
+		*delay, *size, *dur, runtime.NumCPU(), what, strings.Join(cmdline[:len(strings.Fields(*prefix))+1], " "), rw, runtime.Version())
 	// The relay's own figures since the last call: the kernel's drops at
 	// its socket and how late it wrote each copy after its link's time.
 	relayFigures := func() (drops uint64, late [3]time.Duration, stalls int, stallMax time.Duration, ok bool) {
@@ -344,6 +348,9 @@ func serveRelay(target string, delay, window time.Duration, profile string) erro
 			late = append(late, e.Out.Sub(e.Due))
 		}
 		mu.Unlock()
+	}
+	if window == 0 {
+		window = -1 // off
 	}
 	r, err := proxy.Listen(proxy.Options{Listen: "127.0.0.1:0", Target: target, Seed: 1, Up: netem.Params{Latency: delay},
 		ReleaseWindow: window, OnPacket: onPacket})
