@@ -162,7 +162,10 @@ func run(args []string, stdout io.Writer) error {
 	go sinkDirect.read()
 
 	rw := window.String()
-	if *window == 0 {
+	switch {
+	case *bare:
+		rw = "n/a"
+	case *window == 0:
 		rw = "off"
 	}
 	fmt.Fprintf(stdout, "proxybench: added delay %v, %d-byte datagrams, %v per rate, %d CPUs, %s %s, release window %s, %s\n",
