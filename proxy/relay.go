@@ -83,9 +83,10 @@ type PacketEvent struct {
 	Reordered bool
 
 	// Stalled: the relay was woken for this release more than StallAfter
-	// after the time it asked the kernel for (Linux), so the copy's
-	// lateness is the CPU it was not given (the scheduler's or the
-	// hypervisor's), not the relay's timing.
+	// after the time it asked the kernel for (Linux), or took that long
+	// from waking to writing it, so the copy's lateness is the CPU it was
+	// not given (the scheduler's or the hypervisor's), not the relay's
+	// timing.
 	Stalled bool
 }
 
@@ -598,7 +599,7 @@ func (r *Relay) step(wall time.Time) sim.Time {
 	}
 	r.applyTimeline(now)
 	r.due = r.core.Due(now, r.due[:0])
-	r.release(r.due)
+	r.release(r.due, wall)
 	next := r.since(r.lastMaint.Add(r.maintEvery))
 	if at, ok := r.core.Next(); ok {
 		next = min(next, at)
@@ -612,12 +613,13 @@ func (r *Relay) step(wall time.Time) sim.Time {
 
 // release writes out the copies whose time has come, a batch per system
 // call where the platform can. The caller holds r.mu.
-func (r *Relay) release(due []Delivery) {
+func (r *Relay) release(due []Delivery, wall time.Time) {
 	for len(due) > 0 {
 		n := r.writeOut(due, r.werr[:])
 		out := time.Now()
+		stalled := r.stalled || out.Sub(wall) > StallAfter // late waking, or kept from the CPU since
 		for i := range due[:n] {
-			r.released(&due[i], r.werr[i], out)
+			r.released(&due[i], r.werr[i], out, stalled)
 			r.werr[i] = nil
 		}
 		due = due[n:]
@@ -627,7 +629,7 @@ func (r *Relay) release(due []Delivery) {
 // released accounts for a copy written (or refused) at wall time out and
 // returns its payload to the pool once it was the last copy. The caller
 // holds r.mu.
-func (r *Relay) released(d *Delivery, err error, out time.Time) {
+func (r *Relay) released(d *Delivery, err error, out time.Time, stalled bool) {
 	fate := FateDelivered
 	if err != nil {
 		fate = FateWriteFailed
@@ -645,7 +647,7 @@ func (r *Relay) released(d *Delivery, err error, out time.Time) {
 		in := r.start.Add(time.Duration(d.Arrived))
 		r.ev = PacketEvent{In: in, Out: out, Dir: d.Dir, Flow: d.Flow, Addr: d.Addr, Size: len(d.Payload), Fate: fate, Delay: out.Sub(in),
 			Payload: d.Payload, Upstream: r.upstreamAddr(d.Flow), Copy: d.Copy, Due: r.start.Add(time.Duration(d.Due)), Reordered: d.Reordered,
-			Stalled: r.stalled}
+			Stalled: stalled}
 		r.opts.OnPacket(&r.ev)
 	}
 	if d.Last {
