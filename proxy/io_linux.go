@@ -264,7 +264,10 @@ func (io *ioState) setAddr(i int, to netip.AddrPort) uint32 {
 		return syscall.SizeofSockaddrInet6
 	}
 	sa := (*syscall.RawSockaddrInet4)(unsafe.Pointer(&io.wname[i]))
-	*sa = syscall.RawSockaddrInet4{Family: syscall.AF_INET, Addr: to.Addr().Unmap().As4()}
+	*sa = syscall.RawSockaddrInet4{Family: syscall.AF_INET}
+	if a := to.Addr().Unmap(); a.Is4() { // an IPv4 socket hears IPv4 clients only
+		sa.Addr = a.As4()
+	}
 	sa.Port = *(*uint16)(unsafe.Pointer(&port))
 	return syscall.SizeofSockaddrInet4
 }
