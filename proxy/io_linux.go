@@ -290,7 +290,8 @@ const (
 // yieldEvery: the loop yields to Go's scheduler this often. A goroutine
 // that never does is preempted by the runtime every 10 ms, and taken off
 // its P while it waits in epoll_pwait2, which wakes the runtime's monitor
-// thread every 20 µs for a while: more CPU than the relaying.
+// thread every 20 µs for a while: a quarter of the relay's CPU at
+// 10,000 datagrams/s.
 const yieldEvery = 5 * time.Millisecond
 
 // tuneThread readies the calling thread for precise wake-ups. It gets
@@ -338,19 +339,18 @@ func (r *Relay) loop(ctx context.Context) error {
 		fast     [2]bool     // arrivals are frequent enough to defer reading
 		lastDue  sim.Time    // the time of the last copy released
 		releases int         // copies released in this rate window
-		dense    bool        // they came at least one per release window
+		dense    bool        // they came about once per release window or more often
 		spun     sim.Time    // spinning in this rate window
 		rateFrom sim.Time    // the arrival rate is measured over rateWindow
 		yielded  sim.Time    // the loop last yielded to Go's scheduler
 		slack    [2]sim.Time
 	)
-	var wakeAt time.Time // when the last wait should have ended, or zero
+	expect := maxTime // the loop means to be back here by then: the next release's time
 	for {
 		r.mu.Lock()
 		wall := time.Now()
-		r.stalled = !wakeAt.IsZero() && wall.Sub(wakeAt) > StallAfter
-		wakeAt = time.Time{}
-		next := r.step(wall) // release first: reading can wait, the release cannot
+		r.stalled = r.since(wall)-expect > sim.Time(StallAfter) // kept from the CPU
+		next := r.step(wall)                                    // release first: reading can wait, the release cannot
 		r.stalled = false
 		if len(r.due) > 0 {
 			lastDue = r.due[len(r.due)-1].Due
@@ -385,6 +385,7 @@ func (r *Relay) loop(ctx context.Context) error {
 			// wake-ups.)
 			next = min(max(next, lastDue+2*window), next+window)
 		}
+		expect = next
 		deferred, until := 0, next
 		for d := range fast {
 			if busy && fast[d] && slack[d] >= sim.Time(minReadSlack) {
@@ -406,14 +407,12 @@ func (r *Relay) loop(ctx context.Context) error {
 			for r.since(time.Now()) < next && ctx.Err() == nil {
 			}
 			spun += r.since(time.Now()) - now
-			wakeAt = r.start.Add(time.Duration(next))
 			continue
 		}
 		if spin && timeout > sim.Time(spinWindow) {
 			timeout -= sim.Time(spinWindow) // then spin, above
 		}
 		n, err := r.epollWait(set, time.Duration(timeout), &pwait2)
-		wakeAt = r.start.Add(time.Duration(now + max(timeout, 0))) // it should have returned by then
 		if err != nil && err != syscall.EINTR {
 			return os.NewSyscallError("epoll_pwait2", err)
 		}

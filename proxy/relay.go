@@ -82,11 +82,11 @@ type PacketEvent struct {
 	Due       time.Time
 	Reordered bool
 
-	// Stalled: the relay was woken for this release more than StallAfter
-	// after the time it asked the kernel for (Linux), or took that long
-	// from waking to writing it, so the copy's lateness is the CPU it was
-	// not given (the scheduler's or the hypervisor's), not the relay's
-	// timing.
+	// Stalled: the relay came back for this release more than StallAfter
+	// after the time it meant to (Linux: the kernel woke it late, or it
+	// was kept from the CPU before it could wait), or took that long from
+	// then to writing it, so the copy's lateness is the CPU it was not
+	// given (the scheduler's or the hypervisor's), not the relay's timing.
 	Stalled bool
 }
 
