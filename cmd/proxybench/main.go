@@ -222,8 +222,8 @@ func run(args []string, stdout io.Writer) error {
 		printRanges(stdout, all)
 	}
 	fmt.Fprintln(stdout, "error: one-way time through the relay minus the configured delay; relay late: how long after the time its link gave it")
-	fmt.Fprintln(stdout, "the relay wrote each copy (its own clock), outside stalls; stalled: copies written at a wake-up the kernel gave the relay")
-	fmt.Fprintf(stdout, "more than %v after it asked (no CPU for it), and the latest of them; direct: one-way time on loopback without\n", proxy.StallAfter)
+	fmt.Fprintln(stdout, "the relay wrote each copy (its own clock), outside stalls; stalled: copies the relay came back for more than")
+	fmt.Fprintf(stdout, "%v after it meant to (no CPU for it), and the latest of them; direct: one-way time on loopback without\n", proxy.StallAfter)
 	fmt.Fprintln(stdout, "the relay; CPU wait: how long the relay's threads were ready to run but waited for a CPU")
 	return nil
 }
