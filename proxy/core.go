@@ -222,6 +222,7 @@ type Core struct {
 	nextFlw   FlowID
 	nextID    uint64
 	held      int // payload bytes held across flows
+	minDelay  [2]time.Duration
 
 	q     sim.Queue[qitem]
 	stale int // queue entries of removed flows
@@ -251,8 +252,10 @@ func NewCore(seed uint64, up, down netem.Params, limits Limits) (*Core, error) {
 	if err := limits.Validate(); err != nil {
 		return nil, err
 	}
-	return &Core{seed: seed, up: up, down: down, limits: limits,
-		flows: map[FlowID]*flow{}, byAddr: map[netip.AddrPort]*flow{}, overrides: map[netip.AddrPort][2]netem.Params{}}, nil
+	c := &Core{seed: seed, up: up, down: down, limits: limits,
+		flows: map[FlowID]*flow{}, byAddr: map[netip.AddrPort]*flow{}, overrides: map[netip.AddrPort][2]netem.Params{}}
+	c.boundDelays()
+	return c, nil
 }
 
 // Flow returns the flow of a client address at now, creating it (isNew).
@@ -472,21 +475,27 @@ func (c *Core) SetParams(up, down netem.Params) error {
 		}
 	}
 	c.up, c.down = up, down
+	c.boundDelays()
 	return nil
 }
 
 // MinDelay is a lower bound on the delay any link of the core gives a
-// datagram sent now (the defaults' and every client's own): latency less
-// the most the jitter can take off (all of a uniform jitter, 0.58 of a
-// Pareto one, nothing of an exponential one; normal jitter and reorder
-// can send at once: 0). The relay may read a datagram this late without
-// releasing it late, since the kernel stamped its arrival.
-func (c *Core) MinDelay() time.Duration {
-	d := min(minDelay(c.up), minDelay(c.down))
+// datagram in direction d sent now (the default link's and every client's
+// own): latency less the most the jitter can take off (all of a uniform
+// jitter, 0.58 of a Pareto one, nothing of an exponential one; normal
+// jitter and reorder can send at once: 0). The relay may read a datagram
+// this late without releasing it late, since the kernel stamped its
+// arrival.
+func (c *Core) MinDelay(d Dir) time.Duration { return c.minDelay[d] }
+
+// boundDelays recomputes MinDelay after the links changed.
+func (c *Core) boundDelays() {
+	c.minDelay = [2]time.Duration{minDelay(c.up), minDelay(c.down)}
 	for _, o := range c.overrides {
-		d = min(d, minDelay(o[Up]), minDelay(o[Down]))
+		for d := range o {
+			c.minDelay[d] = min(c.minDelay[d], minDelay(o[d]))
+		}
 	}
-	return d
 }
 
 func minDelay(p netem.Params) time.Duration {
@@ -524,6 +533,7 @@ func (c *Core) SetFlowParams(addr netip.AddrPort, up, down netem.Params) error {
 		return fmt.Errorf("flow %v: at most %d clients can have links of their own", addr, MaxOverrides)
 	}
 	c.overrides[addr] = [2]netem.Params{up, down}
+	c.boundDelays()
 	if f, ok := c.byAddr[addr]; ok {
 		f.sides[Up].link.SetParams(up, "up")
 		f.sides[Down].link.SetParams(down, "down")
@@ -537,6 +547,7 @@ func (c *Core) ClearFlowParams(addr netip.AddrPort) {
 		return
 	}
 	delete(c.overrides, addr)
+	c.boundDelays()
 	if f, ok := c.byAddr[addr]; ok {
 		f.sides[Up].link.SetParams(c.up, "up")
 		f.sides[Down].link.SetParams(c.down, "down")

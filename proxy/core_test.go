@@ -166,3 +166,25 @@ func TestLimitsValidate(t *testing.T) {
 }
 
 func netipMust(s string) netip.AddrPort { return netip.MustParseAddrPort(s) }
+
+// BenchmarkCoreSendDue is the scheduling core's share: one datagram handed
+// to a flow's link and released, without sockets.
+func BenchmarkCoreSendDue(b *testing.B) {
+	c, err := NewCore(1, netem.Params{Latency: 20 * ms}, netem.Params{}, DefaultLimits())
+	if err != nil {
+		b.Fatal(err)
+	}
+	id, _, err := c.Flow(0, port(5000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	payload := make([]byte, 64)
+	var due []Delivery
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		now := sim.Time(i) * sim.Time(100*time.Microsecond)
+		c.Send(now, id, Up, payload)
+		due = c.Due(now, due[:0])
+	}
+}

@@ -9,7 +9,8 @@
 // and [Counters] that account for every datagram. The [Relay] is the thin
 // shell around it that owns the sockets, goroutines and wall time: it takes
 // each datagram's arrival time from the kernel, releases it on the
-// kernel's high-resolution timers (an epoll loop on Linux), tells
+// kernel's high-resolution timers (an epoll loop on Linux that reads and
+// writes in batches and allocates nothing per datagram), tells
 // [Options].OnPacket of each datagram as read (its bytes and its copies'
 // fates, for captures) and of every copy's fate, and measures what it
 // realised ([Relay.Audit]). Package [jitterlab/proxy/control] drives a relay live.

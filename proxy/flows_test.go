@@ -67,9 +67,10 @@ func TestFlowsHaveTheirOwnSeededStreams(t *testing.T) {
 	}
 }
 
-// MinDelay is a true lower bound: no link of the core schedules a datagram
-// sooner after its arrival, for each jitter distribution, with or without
-// a client of its own; reorder and normal jitter make it 0.
+// MinDelay is a true lower bound per direction: no link of the core
+// schedules a datagram sooner after its arrival, for each jitter
+// distribution, with or without a client of its own; reorder and normal
+// jitter make it 0.
 func TestMinDelayBoundsEveryRelease(t *testing.T) {
 	base := netem.Params{Latency: 20 * ms, Jitter: 8 * ms}
 	for _, dist := range []netem.Dist{netem.Uniform, netem.Normal, netem.Pareto, netem.ParetoNormal, netem.Exponential} {
@@ -80,9 +81,9 @@ func TestMinDelayBoundsEveryRelease(t *testing.T) {
 		if err := c.SetFlowParams(port(5001), own, own); err != nil {
 			t.Fatal(err)
 		}
-		bound := c.MinDelay()
-		if (dist == netem.Normal || dist == netem.ParetoNormal) != (bound == 0) {
-			t.Errorf("%v: bound %v", dist, bound)
+		bound := [2]time.Duration{c.MinDelay(Up), c.MinDelay(Down)}
+		if (dist == netem.Normal || dist == netem.ParetoNormal) != (bound[Up] == 0) || bound[Down] != 13*ms {
+			t.Errorf("%v: bounds %v", dist, bound)
 		}
 		for _, p := range []uint16{5000, 5001} {
 			id, _, _ := c.Flow(0, port(p))
@@ -91,15 +92,30 @@ func TestMinDelayBoundsEveryRelease(t *testing.T) {
 				c.Send(now, id, Up, []byte("x"))
 				c.Send(now, id, Down, []byte("y"))
 				for _, d := range c.Due(now+sim.Time(time.Hour), nil) {
-					if got := time.Duration(d.Due - d.Arrived); got < bound {
-						t.Fatalf("%v: a copy released %v after arrival, below MinDelay %v", dist, got, bound)
+					if got := time.Duration(d.Due - d.Arrived); got < bound[d.Dir] {
+						t.Fatalf("%v: a copy released %v after arrival, below MinDelay(%v) %v", dist, got, d.Dir, bound[d.Dir])
 					}
 				}
 			}
 		}
 	}
 	c := newCore(t, netem.Params{Latency: 20 * ms, Reorder: 0.1}, netem.Params{Latency: 20 * ms}, DefaultLimits())
-	if c.MinDelay() != 0 {
-		t.Fatalf("reorder sends at once; MinDelay %v", c.MinDelay())
+	if c.MinDelay(Up) != 0 || c.MinDelay(Down) != 20*ms {
+		t.Fatalf("reorder sends at once: up %v; down %v, want 20ms", c.MinDelay(Up), c.MinDelay(Down))
+	}
+	// A client of its own, then the defaults changing, then the client
+	// back on the defaults: the bound follows each change.
+	if err := c.SetFlowParams(port(5001), netem.Params{Latency: 5 * ms}, netem.Params{Latency: 3 * ms}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetParams(netem.Params{Latency: 40 * ms}, netem.Params{Latency: 50 * ms}); err != nil {
+		t.Fatal(err)
+	}
+	if c.MinDelay(Up) != 5*ms || c.MinDelay(Down) != 3*ms {
+		t.Fatalf("with a client of its own: up %v, down %v; want 5ms, 3ms", c.MinDelay(Up), c.MinDelay(Down))
+	}
+	c.ClearFlowParams(port(5001))
+	if c.MinDelay(Up) != 40*ms || c.MinDelay(Down) != 50*ms {
+		t.Fatalf("after clearing the client's own links: up %v, down %v; want 40ms, 50ms", c.MinDelay(Up), c.MinDelay(Down))
 	}
 }

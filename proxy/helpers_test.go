@@ -42,7 +42,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 
 // startRelay runs a relay for o until the test ends and returns it with a
 // client socket connected to it; stop ends it and returns Run's error.
-func startRelay(t *testing.T, o Options) (r *Relay, client *net.UDPConn, stop func() error) {
+func startRelay(t testing.TB, o Options) (r *Relay, client *net.UDPConn, stop func() error) {
 	t.Helper()
 	if o.Listen == "" {
 		o.Listen = "127.0.0.1:0"

@@ -32,14 +32,18 @@ func (r *Relay) wake() {}
 // detach closes s, which ends its reader. The caller holds r.mu.
 func (r *Relay) detach(s *socket) { s.conn.Close() }
 
-func (r *Relay) write(s *socket, p []byte) error {
-	_, err := s.conn.Write(p)
-	return err
-}
-
-func (r *Relay) writeTo(s *socket, p []byte, to netip.AddrPort) error {
-	_, err := s.conn.WriteToUDPAddrPort(p, to)
-	return err
+// writeOut writes due[0] and sets errs[0] to its error (nil: written).
+func (r *Relay) writeOut(due []Delivery, errs []error) int {
+	d := &due[0]
+	switch {
+	case d.Dir == Down:
+		_, errs[0] = r.listen.conn.WriteToUDPAddrPort(d.Payload, d.Addr)
+	case r.upstream[d.Flow] != nil:
+		_, errs[0] = r.upstream[d.Flow].conn.Write(d.Payload)
+	default:
+		errs[0] = errNoSocket
+	}
+	return 1
 }
 
 // read hands datagrams from s to the relay until s closes. Errors are
@@ -70,7 +74,7 @@ func (r *Relay) read(s *socket) {
 		}
 		p := r.pool.get(n)
 		copy(p, buf[:n])
-		if r.received(s, netip.AddrPortFrom(addr.Addr().Unmap(), addr.Port()), p, oob[:oobn]) && r.io.alarm != nil {
+		if r.received(s, netip.AddrPortFrom(addr.Addr().Unmap(), addr.Port()), p, oob[:oobn], time.Now()) && r.io.alarm != nil {
 			r.io.alarm.set(time.Duration(r.waitFor - r.since(time.Now())))
 		}
 		r.mu.Unlock()

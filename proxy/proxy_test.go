@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"net"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,5 +124,10 @@ func TestListenErrors(t *testing.T) {
 	}
 	if _, err := Listen(Options{Listen: "127.0.0.1:0", Target: "127.0.0.1:9", Up: netem.Params{Loss: 2}}); err == nil {
 		t.Fatal("loss 200% accepted")
+	}
+	w := MaxReleaseWindow + time.Microsecond
+	_, err := Listen(Options{Listen: "127.0.0.1:0", Target: "127.0.0.1:9", ReleaseWindow: w})
+	if err == nil || !strings.Contains(err.Error(), "release window 1.001ms: allowed up to 1ms") {
+		t.Errorf("release window %v: %v", w, err)
 	}
 }

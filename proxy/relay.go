@@ -39,7 +39,22 @@ type Options struct {
 	// Relay's methods; the event is reused after it returns. Nil costs
 	// nothing.
 	OnPacket func(*PacketEvent)
+
+	// ReleaseWindow trades precision for CPU at high packet rates
+	// (Linux): while copies are due about once per window or more often,
+	// one may be written up to this long after its time (never before)
+	// so that it shares a wake-up and a sendmmsg with the next ones. Zero
+	// means DefaultReleaseWindow; a negative value turns it off, so every
+	// copy leaves as close to its time as the relay can. At most
+	// MaxReleaseWindow.
+	ReleaseWindow time.Duration
 }
+
+// The release window's default and bound (see [Options].ReleaseWindow).
+const (
+	DefaultReleaseWindow = 100 * time.Microsecond
+	MaxReleaseWindow     = time.Millisecond
+)
 
 // PacketEvent is one copy of a relayed datagram and what became of it.
 type PacketEvent struct {
@@ -66,7 +81,18 @@ type PacketEvent struct {
 	Copy      int
 	Due       time.Time
 	Reordered bool
+
+	// Stalled: the relay came back for this release more than StallAfter
+	// after the time it meant to (Linux: the kernel woke it late, or it
+	// was kept from the CPU before it could wait), or took that long from
+	// then to writing it, so the copy's lateness is the CPU it was not
+	// given (the scheduler's or the hypervisor's), not the relay's timing.
+	Stalled bool
 }
+
+// StallAfter is how late a wake-up must be to count as a stall (see
+// [PacketEvent].Stalled).
+const StallAfter = 500 * time.Microsecond
 
 // Change is one timeline entry: from At after the relay starts, packets
 // arriving use Up and Down. What says what changed, for the log.
@@ -122,10 +148,11 @@ func (s *socket) observe(c uint32, total *atomic.Uint64) {
 // (SO_TIMESTAMPNS), copied into a pooled buffer and handed to the core; it
 // is written out when its release time comes. On Linux one goroutine does
 // all of it in an epoll loop whose waits end on the kernel's
-// high-resolution timers (epoll_pwait2), so a datagram leaves within tens
-// of microseconds of its time when the relay gets the CPU, with at most
-// two wake-ups per datagram, one when datagrams come often (io_linux.go);
-// elsewhere a reader goroutine per socket and a Go timer do it
+// high-resolution timers (epoll_pwait2, 1 ns of timer slack), reading and
+// writing datagrams in batches (recvmmsg, sendmmsg), so a datagram leaves
+// within tens of microseconds of its time when the relay gets the CPU;
+// when datagrams come often it wakes only for releases (io_linux.go).
+// Elsewhere a reader goroutine per socket and a Go timer do it
 // (io_other.go).
 type Relay struct {
 	opts   Options
@@ -151,6 +178,8 @@ type Relay struct {
 	ev       PacketEvent
 	removed  []FlowID
 	due      []Delivery
+	werr     [maxBatch]error // writeOut's result per copy
+	stalled  bool            // this wake-up came StallAfter late or more
 	wg       sync.WaitGroup
 
 	maintEvery time.Duration // upkeep period
@@ -161,11 +190,22 @@ type Relay struct {
 
 const maxTime = sim.Time(1<<63 - 1)
 
+// maxBatch bounds the copies one writeOut call takes.
+const maxBatch = 32
+
 // Listen binds the listen socket and checks the target address. It
 // refuses a target that is the listen socket itself (a loop).
 func Listen(o Options) (*Relay, error) {
 	if o.Limits == (Limits{}) {
 		o.Limits = DefaultLimits()
+	}
+	switch {
+	case o.ReleaseWindow > MaxReleaseWindow:
+		return nil, fmt.Errorf("release window %v: allowed up to %v (negative: off)", o.ReleaseWindow, MaxReleaseWindow)
+	case o.ReleaseWindow == 0:
+		o.ReleaseWindow = DefaultReleaseWindow
+	case o.ReleaseWindow < 0:
+		o.ReleaseWindow = 0
 	}
 	core, err := NewCore(o.Seed, o.Up, o.Down, o.Limits)
 	if err != nil {
@@ -362,14 +402,13 @@ var errNoSocket = errors.New("no socket to the server")
 
 func (r *Relay) since(t time.Time) sim.Time { return sim.Time(t.Sub(r.start)) }
 
-// received takes a datagram read from s into the relay: it counts the
+// received takes a datagram read from s at wall time at into the relay: it counts the
 // kernel's drops and uses the kernel's arrival stamp when it is plausible
 // (the delay is added from when the datagram reached the socket, however
 // late the relay got to read it). p is a pooled copy of the payload. The
 // caller holds r.mu. It reports whether the datagram is now the earliest
 // to release.
-func (r *Relay) received(s *socket, addr netip.AddrPort, p []byte, oob []byte) (earliest bool) {
-	at := time.Now()
+func (r *Relay) received(s *socket, addr netip.AddrPort, p []byte, oob []byte, at time.Time) (earliest bool) {
 	m := readOOB(oob)
 	if m.hasDrops {
 		s.observe(m.drops, &r.kernelDrops[s.dir])
@@ -560,7 +599,7 @@ func (r *Relay) step(wall time.Time) sim.Time {
 	}
 	r.applyTimeline(now)
 	r.due = r.core.Due(now, r.due[:0])
-	r.release(r.due)
+	r.release(r.due, wall)
 	next := r.since(r.lastMaint.Add(r.maintEvery))
 	if at, ok := r.core.Next(); ok {
 		next = min(next, at)
@@ -572,43 +611,47 @@ func (r *Relay) step(wall time.Time) sim.Time {
 	return next
 }
 
-// release writes out the copies whose time has come. The caller holds r.mu.
-func (r *Relay) release(due []Delivery) {
-	for i := range due {
-		d := &due[i]
-		var err error
-		if d.Dir == Up {
-			if s := r.upstream[d.Flow]; s != nil {
-				err = r.write(s, d.Payload)
-			} else {
-				err = errNoSocket
-			}
-		} else {
-			err = r.writeTo(r.listen, d.Payload, d.Addr)
-		}
+// release writes out the copies whose time has come, a batch per system
+// call where the platform can. The caller holds r.mu.
+func (r *Relay) release(due []Delivery, wall time.Time) {
+	for len(due) > 0 {
+		n := r.writeOut(due, r.werr[:])
 		out := time.Now()
-		fate := FateDelivered
-		if err != nil {
-			fate = FateWriteFailed
-			r.failed[d.Dir]++
-			if d.Dir == Up {
-				r.noteErr(fmt.Sprintf("writing to the server %v", r.target), err)
-			} else {
-				r.noteErr("writing to a client", err)
-			}
-		} else {
-			r.written[d.Dir]++
-			r.audit.delivered(d, r.since(out))
+		stalled := r.stalled || out.Sub(wall) > StallAfter // late waking, or kept from the CPU since
+		for i := range due[:n] {
+			r.released(&due[i], r.werr[i], out, stalled)
+			r.werr[i] = nil
 		}
-		if r.opts.OnPacket != nil {
-			in := r.start.Add(time.Duration(d.Arrived))
-			r.ev = PacketEvent{In: in, Out: out, Dir: d.Dir, Flow: d.Flow, Addr: d.Addr, Size: len(d.Payload), Fate: fate, Delay: out.Sub(in),
-				Payload: d.Payload, Upstream: r.upstreamAddr(d.Flow), Copy: d.Copy, Due: r.start.Add(time.Duration(d.Due)), Reordered: d.Reordered}
-			r.opts.OnPacket(&r.ev)
-		}
-		if d.Last {
-			r.pool.put(d.Payload)
-		}
-		d.Payload = nil
+		due = due[n:]
 	}
+}
+
+// released accounts for a copy written (or refused) at wall time out and
+// returns its payload to the pool once it was the last copy. The caller
+// holds r.mu.
+func (r *Relay) released(d *Delivery, err error, out time.Time, stalled bool) {
+	fate := FateDelivered
+	if err != nil {
+		fate = FateWriteFailed
+		r.failed[d.Dir]++
+		if d.Dir == Up {
+			r.noteErr(fmt.Sprintf("writing to the server %v", r.target), err)
+		} else {
+			r.noteErr("writing to a client", err)
+		}
+	} else {
+		r.written[d.Dir]++
+		r.audit.delivered(d, r.since(out))
+	}
+	if r.opts.OnPacket != nil {
+		in := r.start.Add(time.Duration(d.Arrived))
+		r.ev = PacketEvent{In: in, Out: out, Dir: d.Dir, Flow: d.Flow, Addr: d.Addr, Size: len(d.Payload), Fate: fate, Delay: out.Sub(in),
+			Payload: d.Payload, Upstream: r.upstreamAddr(d.Flow), Copy: d.Copy, Due: r.start.Add(time.Duration(d.Due)), Reordered: d.Reordered,
+			Stalled: stalled}
+		r.opts.OnPacket(&r.ev)
+	}
+	if d.Last {
+		r.pool.put(d.Payload)
+	}
+	d.Payload = nil
 }

@@ -179,3 +179,98 @@ func TestServerRestartIsSurvivable(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Coalescing releases (ReleaseWindow) may hold a copy back, never send it
+// early: at 10,000 datagrams/s every copy is written at or after the time
+// its link gave it, and every datagram is written.
+func TestReleaseWindowNeverReleasesEarly(t *testing.T) {
+	sink, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sink.Close()
+	var early, written int
+	var worst PacketEvent
+	r, client, stop := startRelay(t, Options{Target: sink.LocalAddr().String(), Up: netem.Params{Latency: 2 * ms},
+		ReleaseWindow: MaxReleaseWindow, OnPacket: func(e *PacketEvent) {
+			if e.Read || e.Fate != FateDelivered {
+				return
+			}
+			written++
+			if e.Out.Before(e.Due) || e.Delay < 2*ms {
+				early++
+				worst = *e
+			}
+		}})
+	const n = 3000 // 10 per millisecond for 300 ms: fast enough to coalesce
+	for i := range n {
+		if _, err := client.Write(make([]byte, 32)); err != nil {
+			t.Fatal(err)
+		}
+		if i%10 == 9 {
+			time.Sleep(ms)
+		}
+	}
+	waitFor(t, "every datagram to be released", func() bool {
+		st := r.Stats()
+		return st.Up.Received+st.Up.KernelDropped == n && st.Up.InFlight == 0
+	})
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	st := r.Stats()
+	if early > 0 {
+		t.Fatalf("%d of %d copies written before their time, e.g. %+v", early, written, worst)
+	}
+	if written != int(st.Up.Received) || st.Up.Delivered != st.Up.Received {
+		t.Fatalf("%d written; stats %+v", written, st.Up)
+	}
+}
+
+// Batched, deferred reads keep each datagram's own arrival time: at 10,000
+// datagrams/s the relay reads a socket only every few milliseconds, many
+// datagrams per recvmmsg, yet each one's In is the kernel's stamp of it,
+// taken on loopback while its sender was still in write: after the sender's
+// clock before that write and before its clock before the next one.
+func TestBatchedReadsKeepEachArrivalTime(t *testing.T) {
+	sink, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sink.Close()
+	const n = 3000
+	in := make([]time.Time, 0, n)
+	r, client, stop := startRelay(t, Options{Target: sink.LocalAddr().String(), Up: netem.Params{Latency: 20 * ms},
+		OnPacket: func(e *PacketEvent) {
+			if e.Read && len(in) < n {
+				in = append(in, e.In)
+			}
+		}})
+	sent := make([]time.Time, n+1)
+	for i := range n {
+		sent[i] = time.Now()
+		if _, err := client.Write(make([]byte, 32)); err != nil {
+			t.Fatal(err)
+		}
+		if i%10 == 9 {
+			time.Sleep(ms)
+		}
+	}
+	sent[n] = time.Now()
+	waitFor(t, "every datagram to be read", func() bool {
+		st := r.Stats()
+		return st.Up.Received+st.Up.KernelDropped == n
+	})
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if st := r.Stats(); st.Up.KernelDropped > 0 || len(in) != n {
+		t.Fatalf("%d read, kernel dropped %d", len(in), st.Up.KernelDropped)
+	}
+	for i, at := range in {
+		if at.Before(sent[i]) || !at.Before(sent[i+1]) {
+			t.Fatalf("datagram %d: In %v, want between its send %v and the next send %v", i, at.Format(time.StampMicro),
+				sent[i].Format(time.StampMicro), sent[i+1].Format(time.StampMicro))
+		}
+	}
+}

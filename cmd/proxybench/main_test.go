@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -19,30 +20,46 @@ func TestBenchmarkRunsOnLoopback(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", exe, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	var out bytes.Buffer
-	cmd := exec.Command(exe, "--rates", "50,200", "--duration", "200ms", "--delay", "5ms")
-	cmd.Stdout, cmd.Stderr = &out, os.Stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%v\n%s", err, out.String())
-	}
-	for _, rate := range []string{"50", "200"} {
-		// rate, sent, via relay, 6 figures in µs, CPU, the relay's drops
-		row := regexp.MustCompile(`(?m)^\s+` + rate + `\s+(\d+)\s+(\d+)\s+(-?\d+ µs\s+){6}(\S+ %|n/a)\s+\d+\s*$`)
-		m := row.FindStringSubmatch(out.String())
-		if m == nil {
-			t.Fatalf("no row for %s/s:\n%s", rate, out.String())
+	for _, args := range [][]string{
+		{"--rates", "50,200", "--duration", "200ms", "--delay", "5ms"},
+		{"--rates", "50,200", "--duration", "200ms", "--delay", "0", "--bare"},
+		{"--rates", "50,200", "--duration", "200ms", "--delay", "5ms", "--runs", "2"},
+	} {
+		var out bytes.Buffer
+		cmd := exec.Command(exe, args...)
+		cmd.Stdout, cmd.Stderr = &out, os.Stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out.String())
 		}
-		if m[1] == "0" {
-			t.Fatalf("nothing sent at %s/s", rate)
+		for _, rate := range []string{"50", "200"} {
+			// rate, sent, via relay, the error, the relay's own lateness
+			// and stalls (dashes for --bare), the direct path, CPU, CPU
+			// wait, the relay's drops
+			fig := `(-?\d+ µs|-)\s+`
+			row := regexp.MustCompile(`(?m)^\s+` + rate + `\s+(\d+)\s+(\d+)\s+(` + fig + `){6}(\d+|-)\s+` + fig + `(` + fig + `){3}(\S+ %|n/a)\s+(\S+ ms|n/a)\s+\d+\s*$`)
+			m := row.FindStringSubmatch(out.String())
+			if m == nil {
+				t.Fatalf("%v: no row for %s/s:\n%s", args, rate, out.String())
+			}
+			if m[1] == "0" {
+				t.Fatalf("%v: nothing sent at %s/s", args, rate)
+			}
 		}
-	}
-	if !strings.Contains(out.String(), "load average before: ") {
-		t.Fatalf("no load average:\n%s", out.String())
+		if !strings.Contains(out.String(), "load average before: ") {
+			t.Fatalf("no load average:\n%s", out.String())
+		}
+		if slices.Contains(args, "--runs") {
+			// Each run's table, then per rate the range of each figure.
+			ranges := regexp.MustCompile(`(?m)^over the 2 runs \(lowest–highest\):\n.*\n\s+50(\s+(-|[\d.]+(–[\d.]+)?( µs| %| ms)?)){11}\s*\n\s+200\s`)
+			if strings.Count(out.String(), "load average before: ") != 2 || !ranges.MatchString(out.String()) {
+				t.Fatalf("%v: want two runs and their ranges:\n%s", args, out.String())
+			}
+		}
 	}
 }
 
 func TestBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"--rates", "0"}, {"--rates", "x"}, {"--size", "8"}, {"--duration", "1ms"}, {"--delay", "-1s"}} {
+	for _, args := range [][]string{{"--rates", "0"}, {"--rates", "x"}, {"--size", "8"}, {"--duration", "1ms"}, {"--delay", "-1s"}, {"--release-window", "2ms"}, {"--bare"}, {"--runs", "0"}} {
 		if err := run(args, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), args[0]) {
 			t.Errorf("%v: %v", args, err)
 		}
