@@ -73,3 +73,58 @@ func TestOnPacketHearsEveryDatagram(t *testing.T) {
 		t.Fatalf("the links should lose and duplicate: %+v", st.Up)
 	}
 }
+
+// A copy's Out is when its write began: the server's answer to it, which
+// the kernel stamps on arrival, can come before the write's system call
+// returns (loopback delivers inside it, IPv6 above all), so a time taken
+// after the write would put the answer before its request in --pcap and
+// --record. Each echo's In is never before its request's Out.
+func TestAnAnswerIsNeverStampedBeforeItsRequest(t *testing.T) {
+	for _, family := range []struct {
+		name string
+		ip   net.IP
+	}{{"IPv4", net.IPv4(127, 0, 0, 1)}, {"IPv6", net.IPv6loopback}} {
+		t.Run(family.name, func(t *testing.T) {
+			server, stopServer := testtool.EchoUDP(t, &net.UDPAddr{IP: family.ip})
+			defer stopServer()
+			var mu sync.Mutex
+			out := map[byte]time.Time{} // request i's write
+			in := map[byte]time.Time{}  // its echo's arrival
+			r, client, stop := startRelay(t, Options{Target: server.String(), Seed: 1,
+				OnPacket: func(e *PacketEvent) {
+					if e.Read || len(e.Payload) == 0 {
+						return
+					}
+					mu.Lock()
+					defer mu.Unlock()
+					if e.Dir == Up && e.Fate == FateDelivered {
+						out[e.Payload[0]] = e.Out
+					} else if e.Dir == Down {
+						in[e.Payload[0]] = e.In
+					}
+				}})
+			const n = 250
+			for i := range n {
+				if _, err := client.Write([]byte{byte(i)}); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(200 * time.Microsecond)
+			}
+			waitFor(t, "every echo to be relayed", func() bool { return r.Stats().Down.Delivered == n })
+			if err := stop(); err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			early := 0
+			for i, o := range out {
+				if a, ok := in[i]; ok && a.Before(o) {
+					early++
+				}
+			}
+			if len(out) != n || len(in) != n || early > 0 {
+				t.Errorf("%d requests written, %d echoes read; %d echoes stamped before their request's write", len(out), len(in), early)
+			}
+		})
+	}
+}

@@ -59,7 +59,7 @@ const (
 // PacketEvent is one copy of a relayed datagram and what became of it.
 type PacketEvent struct {
 	In    time.Time      // wall time the proxy read it
-	Out   time.Time      // wall time it was written (or refused); zero when dropped on arrival
+	Out   time.Time      // wall time its write began (or it was refused); zero when dropped on arrival
 	Dir   Dir            // Up: client → server
 	Flow  FlowID         // the client's flow
 	Addr  netip.AddrPort // the client's address
@@ -615,9 +615,12 @@ func (r *Relay) step(wall time.Time) sim.Time {
 // call where the platform can. The caller holds r.mu.
 func (r *Relay) release(due []Delivery, wall time.Time) {
 	for len(due) > 0 {
-		n := r.writeOut(due, r.werr[:])
+		// A copy's Out is when its write began: loopback delivers inside
+		// the system call, so the server's answer can be stamped by the
+		// kernel before the call returns (TestAnAnswerIsNeverStampedBeforeItsRequest).
 		out := time.Now()
-		stalled := r.stalled || out.Sub(wall) > StallAfter // late waking, or kept from the CPU since
+		n := r.writeOut(due, r.werr[:])
+		stalled := r.stalled || time.Since(wall) > StallAfter // late waking, or kept from the CPU since
 		for i := range due[:n] {
 			r.released(&due[i], r.werr[i], out, stalled)
 			r.werr[i] = nil
@@ -627,7 +630,8 @@ func (r *Relay) release(due []Delivery, wall time.Time) {
 }
 
 // released accounts for a copy written (or refused) at wall time out and
-// returns its payload to the pool once it was the last copy. The caller
+// returns its payload to the pool once it was the last copy (out: when
+// the write began). The caller
 // holds r.mu.
 func (r *Relay) released(d *Delivery, err error, out time.Time, stalled bool) {
 	fate := FateDelivered
