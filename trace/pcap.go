@@ -827,6 +827,15 @@ func match(b *builder, s *[2]stream, dir int, seq SeqField, files []PcapFile, le
 	if len(recv.seqs) > 0 {
 		base = min(base, lo)
 	}
+	// A packet numbered outside what the receiving side saw may have been
+	// sent before its capture began or after it ended: not counted. One
+	// capture of both legs saw the receiving leg all along, so only what
+	// was sent after the last arrival (perhaps still in flight) is left out.
+	oneCapture := legs[dir].file == legs[1-dir].file
+	var lastArrival int64
+	if len(recv.times) > 0 {
+		lastArrival = slices.Max(recv.times)
+	}
 	seen := make(map[int64]bool, len(sent.seqs))
 	resent, outside, lost := 0, 0, 0
 	for i, q := range sent.seqs {
@@ -835,7 +844,7 @@ func match(b *builder, s *[2]stream, dir int, seq SeqField, files []PcapFile, le
 			continue
 		}
 		seen[q] = true
-		if len(recv.seqs) > 0 && (q < lo || q > hi) {
+		if len(recv.seqs) > 0 && (!oneCapture && (q < lo || q > hi) || oneCapture && q > hi && sent.times[i] > lastArrival) {
 			outside++
 			continue
 		}

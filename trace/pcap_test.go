@@ -429,3 +429,33 @@ func TestPcapCutShortIsReadToItsLastWholePacket(t *testing.T) {
 		t.Errorf("%d up packets, want the 39 the server's capture holds whole", n)
 	}
 }
+
+// One capture of both legs saw the receiving leg all along: the first
+// datagram lost is lost (not "sent before the capture saw this
+// direction"), and so is one lost near the end that was sent before the
+// last arrival; only what was sent after the last arrival, perhaps still
+// in flight, is left out.
+func TestPcapOneCaptureCountsLossesAtItsEdges(t *testing.T) {
+	const ms = int64(1e6)
+	c, in, out, s := netip.MustParseAddrPort("127.0.0.1:40000"), netip.MustParseAddrPort("127.0.0.1:2113"),
+		netip.MustParseAddrPort("127.0.0.1:40001"), netip.MustParseAddrPort("127.0.0.1:2112")
+	var f []TestFrame
+	for i := range 10 {
+		at := int64(i) * 10 * ms
+		f = append(f, TestFrame{At: at, Src: c, Dst: in, Payload: SeqPayload(uint64(i), 4, 24)})
+		if i != 0 && i != 7 && i != 9 { // 0 and 7 lost; 9 sent after the last arrival
+			f = append(f, TestFrame{At: at + 5*ms, Src: out, Dst: s, Payload: SeqPayload(uint64(i), 4, 24)})
+		}
+		if i > 0 && i < 9 { // the server sends its own stream once it has heard from the client
+			f = append(f, TestFrame{At: at + 6*ms, Src: s, Dst: out, Payload: SeqPayload(uint64(i), 4, 40)})
+			f = append(f, TestFrame{At: at + 7*ms, Src: in, Dst: c, Payload: SeqPayload(uint64(i), 4, 40)})
+		}
+	}
+	tr, sum, err := readPcaps(t, PcapOptions{}, WriteTestPcapng(t, LinkEthernet, sortFrames(f)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := packetsOfDir(tr.Up), "0:lost 1:5000000 2:5000000 3:5000000 4:5000000 5:5000000 6:5000000 7:lost 8:5000000"; got != want {
+		t.Errorf("up: %s\nwant %s\n%s", got, want, strings.Join(sum, "\n"))
+	}
+}
