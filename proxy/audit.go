@@ -15,11 +15,15 @@ import (
 // transit through the proxy of consecutive copies). Its memory is fixed per
 // live flow; a removed flow's jitter is folded into the totals.
 type auditor struct {
-	delay   [2]*metrics.Histogram // ns
-	late    [2]*metrics.Histogram // ns past the link's release time
-	bytes   [2]uint64
-	flows   map[FlowID]*flowAudit
-	retired [2]jitterSum
+	delay [2]*metrics.Histogram // ns
+	late  [2]*metrics.Histogram // ns past the link's release time
+	// stalled: copies written late for want of a CPU ([PacketEvent].Stalled);
+	// lateOutside: the latest of the others, the relay's own timing error.
+	stalled     [2]uint64
+	lateOutside [2]sim.Time
+	bytes       [2]uint64
+	flows       map[FlowID]*flowAudit
+	retired     [2]jitterSum
 }
 
 type flowAudit struct {
@@ -52,8 +56,9 @@ func newAuditor() auditor {
 		late: [2]*metrics.Histogram{metrics.NewHistogram(1000), metrics.NewHistogram(1000)}, flows: map[FlowID]*flowAudit{}}
 }
 
-// delivered records a copy written at out (relay time).
-func (a *auditor) delivered(d *Delivery, out sim.Time) {
+// delivered records a copy written at out (relay time); stalled: the
+// relay was not given a CPU in time for it.
+func (a *auditor) delivered(d *Delivery, out sim.Time, stalled bool) {
 	f := a.flows[d.Flow]
 	if f == nil {
 		f = &flowAudit{}
@@ -62,6 +67,11 @@ func (a *auditor) delivered(d *Delivery, out sim.Time) {
 	added := out - d.Arrived
 	a.delay[d.Dir].Add(float64(added))
 	a.late[d.Dir].Add(float64(out - d.Due))
+	if stalled {
+		a.stalled[d.Dir]++
+	} else {
+		a.lateOutside[d.Dir] = max(a.lateOutside[d.Dir], out-d.Due)
+	}
 	a.bytes[d.Dir] += uint64(len(d.Payload))
 	f.jitter[d.Dir].Add(d.Arrived, out)
 	f.n[d.Dir]++
@@ -99,6 +109,11 @@ type DirAudit struct {
 	// How late the copies were written after the time the link gave them
 	// (the relay's own timing error, to the microsecond).
 	LateP50, LateP99, LateMax time.Duration
+	// Stalled copies were written late because the relay was not given a
+	// CPU in time ([PacketEvent].Stalled); LateMaxOutsideStalls is the
+	// latest of the others: the relay's own timing error.
+	Stalled              uint64
+	LateMaxOutsideStalls time.Duration
 	// Jitter is the RFC 3550 interarrival jitter of the relayed stream
 	// (transit through the proxy), per flow; over several flows the mean
 	// weighted by packets.
@@ -148,6 +163,7 @@ func (r *Relay) Audit() Audit {
 			da.DelayP50, da.DelayP99, da.DelayMax = time.Duration(h.Quantile(0.5)), time.Duration(h.Quantile(0.99)), time.Duration(h.Max())
 			l := r.audit.late[d]
 			da.LateP50, da.LateP99, da.LateMax = time.Duration(l.Quantile(0.5)), time.Duration(l.Quantile(0.99)), time.Duration(l.Max())
+			da.Stalled, da.LateMaxOutsideStalls = r.audit.stalled[d], time.Duration(r.audit.lateOutside[d])
 		}
 		js := r.audit.retired[d]
 		for _, f := range r.audit.flows {

@@ -645,7 +645,7 @@ func (r *Relay) released(d *Delivery, err error, out time.Time, stalled bool) {
 		}
 	} else {
 		r.written[d.Dir]++
-		r.audit.delivered(d, r.since(out))
+		r.audit.delivered(d, r.since(out), stalled)
 	}
 	if r.opts.OnPacket != nil {
 		in := r.start.Add(time.Duration(d.Arrived))

@@ -758,9 +758,32 @@ func writeProxyAudit(w io.Writer, au proxy.Audit, marks []auditMark) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", auditRows[i], r[0], r[1], r[2], r[3])
 	}
 	tw.Flush()
+	writeAuditStalls(w, au)
 	if len(marks) > 0 {
 		writeAuditPeriods(w, marks, au)
 	}
+}
+
+// writeAuditStalls says which of "written late by" was the relay's own
+// timing and which the CPU it was not given: copies written more than
+// proxy.StallAfter late for want of a CPU are counted apart.
+func writeAuditStalls(w io.Writer, au proxy.Audit) {
+	up, down := au.Dirs[proxy.Up], au.Dirs[proxy.Down]
+	if up.Stalled+down.Stalled == 0 {
+		if up.Counters.Delivered+down.Counters.Delivered > 0 {
+			fmt.Fprintf(w, "no copy stalled: \"written late by\" is the relay's own timing\n")
+		}
+		return
+	}
+	share := func(da proxy.DirAudit) string {
+		if da.Counters.Delivered == 0 {
+			return "0"
+		}
+		return fmt.Sprintf("%d (%.2f %%)", da.Stalled, 100*float64(da.Stalled)/float64(da.Counters.Delivered))
+	}
+	fmt.Fprintf(w, "stalled copies: up %s, down %s, written more than %v late because the relay was not given a CPU (the machine's load, not the link);\n"+
+		"  outside them the relay wrote at most %s (up) and %s (down) late\n",
+		share(up), share(down), proxy.StallAfter, fmtMs(up.LateMaxOutsideStalls), fmtMs(down.LateMaxOutsideStalls))
 }
 
 // fmtMs writes a duration in milliseconds to the microsecond.

@@ -85,3 +85,28 @@ func TestAuditPeriodKeepsClientsThatWentAway(t *testing.T) {
 		t.Errorf("period 2 lost the client that went away after sending 150:\n%s", out)
 	}
 }
+
+// The audit says which lateness was the relay's and which the CPU it was
+// not given: stalled copies are counted apart with the latest of the
+// others, and a run without stalls says "written late by" is the relay's
+// own timing.
+func TestAuditSaysWhichLatenessWasStalls(t *testing.T) {
+	var au proxy.Audit
+	au.Wall = 7 * time.Second
+	au.Dirs[proxy.Up].Counters.Delivered, au.Dirs[proxy.Down].Counters.Delivered = 200, 100
+	au.Dirs[proxy.Up].LateMaxOutsideStalls = 310 * time.Microsecond
+	var b bytes.Buffer
+	writeProxyAudit(&b, au, nil)
+	if !strings.Contains(b.String(), `no copy stalled: "written late by" is the relay's own timing`) {
+		t.Errorf("a run without stalls:\n%s", b.String())
+	}
+	au.Dirs[proxy.Up].Stalled = 3
+	b.Reset()
+	writeProxyAudit(&b, au, nil)
+	for _, want := range []string{"stalled copies: up 3 (1.50 %), down 0 (0.00 %), written more than 500µs late because the relay was not given a CPU",
+		"outside them the relay wrote at most 0.310ms (up) and 0.000ms (down) late"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the audit lacks %q:\n%s", want, b.String())
+		}
+	}
+}
