@@ -4,21 +4,26 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/rivo/tview"
 
 	"jitterlab/lab"
 	"jitterlab/metrics"
+	"jitterlab/scenarios"
 )
 
 // abRun is the B side of a live A/B: a second session from the same seed
 // and initial settings as A plus B's overrides, fed every change A applies
 // (its timeline and the live ones) at the change's time, and run to A's
 // time after every step, so both sides see the same network changes and
-// input script; only B's overrides differ. A change A makes to one of B's
-// overridden keys applies to B too.
+// input script; only B's overrides differ. B's overrides pin their keys
+// (lab.PinKeys, as `lab ab --b` and --set do): a change A makes to one of
+// them, live or from the timeline, does not reach B (of a link.X change
+// whose one direction B pins, B gets the other half).
 type abRun struct {
 	sets      []string
+	pins      []string
 	s         *lab.Session
 	history   []metrics.Sample
 	forwarded int // how many of A's changes B has been given
@@ -47,7 +52,11 @@ func (a *App) startAB(spec string) error {
 	if err != nil {
 		return err
 	}
-	b := &abRun{sets: sets, s: s}
+	pins, err := lab.PinKeys(sets)
+	if err != nil {
+		return err
+	}
+	b := &abRun{sets: sets, pins: pins, s: s}
 	s.OnSample = func(x *metrics.Sample) {
 		if len(b.history) == historyLen {
 			b.history = append(b.history[:0], b.history[historyLen/2:]...)
@@ -67,9 +76,14 @@ func (a *App) followAB() error {
 	changes := a.s.Changes()
 	for ; b.forwarded < len(changes); b.forwarded++ {
 		c := changes[b.forwarded]
-		// B is at A's previous time, never past c.At: same time, same order.
-		if err := b.s.Schedule(c.At, c.Key, c.Value); err != nil {
-			return err
+		keep, _ := lab.Unpinned(b.pins, []scenarios.Change{{At: time.Duration(c.At), Set: []scenarios.Assignment{{Key: c.Key, Value: c.Value}}}})
+		for _, k := range keep {
+			for _, kv := range k.Set {
+				// B is at A's previous time, never past c.At: same time, same order.
+				if err := b.s.Schedule(c.At, kv.Key, kv.Value); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return b.s.Run(a.s.Now())

@@ -477,3 +477,27 @@ func openRecording(t *testing.T, path string) *recordings.Reader {
 	t.Cleanup(func() { f.Close() })
 	return r
 }
+
+// B's settings pin their keys, as `lab ab --b` and `--set` do (lab.PinKeys):
+// a change A makes to one of them — live, or from the scenario's timeline —
+// does not reach B, which would otherwise stop being different; every
+// other change does.
+func TestABPinsItsKeys(t *testing.T) {
+	a, _ := newApp(t)
+	a.advance(time.Second)
+	if err := a.startAB("client.snap=0.5 up.latency=120ms"); err != nil {
+		t.Fatal(err)
+	}
+	a.set("client.snap", "2")     // B's key
+	a.set("up.latency", "30ms")   // B's key
+	a.set("down.latency", "80ms") // not B's
+	a.advance(2 * time.Second)
+	cfg := a.ab.s.Config()
+	q, _ := lab.Lookup("client.snap")
+	if got := q.Get(&cfg); got != "0.5" {
+		t.Errorf("B's client.snap is %s after A set 2: B's own 0.5 should hold", got)
+	}
+	if cfg.Up.Latency != 120*time.Millisecond || cfg.Down.Latency != 80*time.Millisecond {
+		t.Errorf("B's up.latency %v (want its own 120ms), down.latency %v (want A's 80ms)", cfg.Up.Latency, cfg.Down.Latency)
+	}
+}
