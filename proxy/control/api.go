@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/netip"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -290,8 +291,16 @@ func parseTimeline(name string, body []byte, flow netip.AddrPort, check func(key
 	if err != nil {
 		return nil, err
 	}
-	if len(sc.Params) > 0 || sc.Script != "" || len(sc.Segments) > 0 || sc.Duration != 0 || sc.HasSeed || sc.Base != "" {
-		return nil, fmt.Errorf("%s: want only [[timeline]] entries (at = \"5s\" and link keys); settings for now go to PUT /params", name)
+	// What the API would otherwise ignore is refused: a name (the parser's
+	// default is the file's base name), a description, generators.
+	if len(sc.Params) > 0 || sc.Script != "" || len(sc.Segments) > 0 || sc.Duration != 0 || sc.HasSeed || sc.Base != "" ||
+		sc.Name != strings.TrimSuffix(filepath.Base(name), filepath.Ext(name)) || sc.Description != "" || sc.Source != "" || len(sc.Oscillators) > 0 || len(sc.Flaps) > 0 {
+		return nil, fmt.Errorf("%s: want only [[timeline]] entries (at = \"5s\" and link keys); settings for now go to PUT /params, and [[oscillate]]/[[flap]] to a scenario (--scenario)", name)
+	}
+	for _, ch := range sc.Timeline {
+		if ch.At > lab.MaxDuration {
+			return nil, fmt.Errorf("%s:%d: at %v: allowed up to %v from now (the longest run)", name, ch.Line, ch.At, lab.MaxDuration)
+		}
 	}
 	if len(sc.Timeline) == 0 {
 		return nil, fmt.Errorf("%s: no [[timeline]] entries, e.g.\n[[timeline]]\nat = \"5s\"\nup.loss = \"5%%\"", name)

@@ -103,3 +103,27 @@ func TestTimelineChecksLinkKeyBeforeValue(t *testing.T) {
 		t.Errorf("POST /timeline client.sender = \"fixed\": %d %q; want 400 saying client.sender is not a link setting", code, e)
 	}
 }
+
+// POST /timeline takes [[timeline]] entries and nothing else: what it
+// would silently ignore (a name, a description, an [[oscillate]] or
+// [[flap]] generator) is refused, and so is a time past the longest run
+// the lab allows, naming the value and the bound.
+func TestTimelineRefusesWhatItWouldIgnore(t *testing.T) {
+	c, _ := newConditions(t)
+	defer c.Stop()
+	srv := httptest.NewServer(Handler(c, nil))
+	defer srv.Close()
+	entry := "[[timeline]]\nat = \"1s\"\nup.loss = \"5%\"\n"
+	for body, want := range map[string]string{
+		"name = \"x\"\n" + entry:        "want only [[timeline]] entries",
+		"description = \"x\"\n" + entry: "want only [[timeline]] entries",
+		entry + "[[oscillate]]\nkey = \"up.latency\"\nshape = \"sine\"\nlow = \"20ms\"\nhigh = \"60ms\"\nperiod = \"10s\"\n": "want only [[timeline]] entries",
+		entry + "[[flap]]\nperiod = \"10s\"\ndown = \"1s\"\n":                                                                "want only [[timeline]] entries",
+		"[[timeline]]\nat = \"2000h\"\nup.loss = \"5%\"\n":                                                                   "at 2000h0m0s: allowed up to 1000h0m0s",
+	} {
+		code, e := apiCall(t, srv, http.MethodPost, "/timeline", body)
+		if code != 400 || !strings.Contains(e, want) {
+			t.Errorf("POST /timeline %q: %d %q; want 400 saying %q", body, code, e, want)
+		}
+	}
+}
