@@ -55,6 +55,9 @@ func (d *diag) blackouts() ([]span, error) {
 	in := isDead()
 	for i := 0; i < len(changes); {
 		at := changes[i].At
+		if at >= d.o.Base.Duration {
+			break // a change at the end of the run acts on none of it
+		}
 		for ; i < len(changes) && changes[i].At == at; i++ {
 			for _, a := range changes[i].Set {
 				if err := lab.Set(&cfg, a.Key, a.Value); err != nil {

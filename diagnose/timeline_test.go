@@ -205,3 +205,21 @@ func TestPeriodicLatencyIsAFindingCostedWithoutIt(t *testing.T) {
 		t.Errorf("a finding for a pinned key: %s", f.Text)
 	}
 }
+
+// A flap (or timeline change) that takes the link down exactly at the end
+// of the run takes nothing down: the run never sees it, so it is no
+// blackout (it was "from 2m0s to 2m0s", counted among the blackouts).
+func TestBlackoutAtTheRunsEndIsNone(t *testing.T) {
+	sc := &scenarios.Scenario{Flaps: []scenarios.Flap{{Period: 20 * time.Second, Down: time.Second, Start: 20 * time.Second, Dir: "link"}}}
+	o := Options{Base: lab.DefaultConfig(), Scenario: sc}
+	o.Base.Duration = time.Minute
+	d := &diag{o: o}
+	got, err := d.blackouts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []span{{20 * time.Second, 21 * time.Second}, {40 * time.Second, 41 * time.Second}}
+	if !slices.Equal(got, want) {
+		t.Errorf("blackouts %v, want %v", got, want)
+	}
+}
