@@ -171,6 +171,7 @@ type mechanism struct {
 	// what is the sentence's start ("the link lost every packet from …"),
 	// without the noun the cost sentence names (name: "the blackout").
 	what, name string
+	plural     bool // name is plural ("the blackouts")
 	// detail, if not nil, adds a measured detail from the reference and
 	// the arm without the mechanism.
 	detail func(ref, without *Arm) string
@@ -243,7 +244,7 @@ func (d *diag) blackoutMechanism(r *Result, bs []span) mechanism {
 	if len(bs) > 1 {
 		noun = "blackouts"
 	}
-	m := mechanism{rule: "blackout", strip: withoutBlackouts, name: "the " + noun,
+	m := mechanism{rule: "blackout", strip: withoutBlackouts, name: "the " + noun, plural: len(bs) > 1,
 		what: fmt.Sprintf("the link lost every packet %s (%d %s, %v in all)", when, len(bs), noun, total)}
 	snapMax, _ := LookupMetric("snap_distance_max_m")
 	// A snap threshold above the largest snap of any seed, in steps of
@@ -323,8 +324,12 @@ func (d *diag) measure(r *Result, m mechanism) (Finding, error) {
 	if lc := r.LinkCost[0]; lc.Significant && lc.Mean > 0 {
 		ofLink = fmt.Sprintf(" of the %s %s the link costs", p.Quantity(plain(lc, p.Prec)), p.Label)
 	}
-	text := fmt.Sprintf("%s; %s costs %s %s%s (the reference against the same runs without it, seed by seed)",
-		m.what, m.name, p.Label, p.Quantity(plain(f.Cost, p.Prec)), ofLink)
+	costs, it := "costs", "it"
+	if m.plural {
+		costs, it = "cost", "them"
+	}
+	text := fmt.Sprintf("%s; %s %s %s %s%s (the reference against the same runs without %s, seed by seed)",
+		m.what, m.name, costs, p.Label, p.Quantity(plain(f.Cost, p.Prec)), ofLink, it)
 	if m.detail != nil {
 		text = fmt.Sprintf("%s; %s", text, m.detail(r.Reference, without))
 	}

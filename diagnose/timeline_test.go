@@ -223,3 +223,22 @@ func TestBlackoutAtTheRunsEndIsNone(t *testing.T) {
 		t.Errorf("blackouts %v, want %v", got, want)
 	}
 }
+
+// Two blackouts are plural in the sentence that costs them: "the blackouts
+// cost …, … without them" (it said "the blackouts costs … without it").
+func TestBlackoutsCostInThePlural(t *testing.T) {
+	o := options(t, "handover")
+	o.Seeds, o.Base.Duration, o.Metric = o.Seeds[:2], 30*time.Second, "judder_mps"
+	sc := *o.Scenario
+	sc.Flaps = []scenarios.Flap{{Period: time.Minute, Down: time.Second, Start: 10 * time.Second, Dir: "link"}}
+	o.Scenario = &sc
+	f, ok := finding(run(t, o), "blackout")
+	if !ok {
+		t.Fatal("no blackout finding")
+	}
+	for _, s := range []string{"(2 blackouts, 2s in all); the blackouts cost judder ", "(the reference against the same runs without them, seed by seed)"} {
+		if !strings.Contains(f.Text, s) {
+			t.Errorf("the finding does not say %q: %s", s, f.Text)
+		}
+	}
+}
