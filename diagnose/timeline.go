@@ -270,9 +270,9 @@ func (d *diag) blackoutMechanism(r *Result, bs []span) mechanism {
 func (d *diag) periodicMechanism(os []scenarios.Oscillator) mechanism {
 	var each, held []string
 	for _, o := range os {
-		n := 0
-		if o.Start <= d.o.Base.Duration {
-			n = int((d.o.Base.Duration-o.Start)/o.Period) + 1
+		n := 0 // the periods that start before the run ends
+		if o.Start < d.o.Base.Duration {
+			n = int((d.o.Base.Duration - o.Start + o.Period - 1) / o.Period)
 		}
 		key := o.Key
 		if strings.HasPrefix(key, "link.") {

@@ -192,7 +192,7 @@ func TestPeriodicLatencyIsAFindingCostedWithoutIt(t *testing.T) {
 	if f.Problem != (want.Mean > 0 && want.Significant) {
 		t.Errorf("problem %v with a cost of %+v", f.Problem, want)
 	}
-	for _, s := range []string{"link.latency steps from 13.665ms to 50.665ms for 300ms every 15s from 15s (4 steps in 1m0s)",
+	for _, s := range []string{"link.latency steps from 13.665ms to 50.665ms for 300ms every 15s from 15s (3 steps in 1m0s)",
 		"link.latency held at 13.665ms", "costs judder "} {
 		if !strings.Contains(f.Text, s) {
 			t.Errorf("the finding does not say %q: %s", s, f.Text)
@@ -239,6 +239,31 @@ func TestBlackoutsCostInThePlural(t *testing.T) {
 	for _, s := range []string{"(2 blackouts, 2s in all); the blackouts cost judder ", "(the reference against the same runs without them, seed by seed)"} {
 		if !strings.Contains(f.Text, s) {
 			t.Errorf("the finding does not say %q: %s", s, f.Text)
+		}
+	}
+}
+
+// The periodic latency counts the steps the run sees: starlink's steps at
+// 15 s, 30 s, … fall 7 times in a 2 min run (the 8th would start at 2m0s,
+// when the run ends), 4 times in 70 s, none when they start at the end.
+func TestPeriodicStepsAreThoseInTheRun(t *testing.T) {
+	sc, err := lab.LoadScenario("starlink")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		run  time.Duration
+		want string
+	}{
+		{2 * time.Minute, "(7 steps in 2m0s)"},
+		{70 * time.Second, "(4 steps in 1m10s)"},
+		{15 * time.Second, "(0 steps in 15s)"},
+	} {
+		o := Options{Base: lab.DefaultConfig(), Scenario: sc}
+		o.Base.Duration = c.run
+		d := &diag{o: o}
+		if m := d.periodicMechanism(sc.Oscillators); !strings.Contains(m.what, c.want) {
+			t.Errorf("a %v run: %q does not say %q", c.run, m.what, c.want)
 		}
 	}
 }
