@@ -230,6 +230,13 @@ func (r *Result) WriteText(w io.Writer) error {
 			if len(s.Tried) > 0 {
 				best = fmt.Sprintf("best %s %s", s.Tried[0].Set, FormatDiff(s.Tried[0].Primary, r.metric.Prec))
 			}
+			if c := s.Tried; len(c) > 0 && c[0].Primary.Significant && c[0].Primary.Mean < 0 {
+				// It improves the metric but is not taken: say its cost.
+				line := fmt.Sprintf("%d. no further change improves %s significantly without a cost (best %s %s; costs %s %s)", i+1,
+					r.metric.Label, c[0].Set, plain(c[0].Primary, r.metric.Prec), r.tie.Label, r.tie.Quantity(plain(c[0].TieBreak, r.tie.Prec)))
+				fmt.Fprintln(&b, wrap(line, "  ", "     ", 100))
+				continue
+			}
 			fmt.Fprintf(&b, "  %d. no further change improves significantly (%s)\n", i+1, best)
 		}
 	}
