@@ -274,20 +274,30 @@ func (d *diag) periodicMechanism(os []scenarios.Oscillator) mechanism {
 		if o.Start < d.o.Base.Duration {
 			n = int((d.o.Base.Duration - o.Start + o.Period - 1) / o.Period)
 		}
-		key := o.Key
-		if strings.HasPrefix(key, "link.") {
-			key = "up" + strings.TrimPrefix(key, "link")
+		// The key it steps: a link.X oscillator with one direction
+		// pinned steps the other direction only.
+		name, key := o.Key, o.Key
+		if x, ok := strings.CutPrefix(o.Key, "link."); ok {
+			key = "up." + x
+			one := scenarios.Scenario{Oscillators: []scenarios.Oscillator{o}}
+			if gen, err := one.Generated(d.o.Base.Duration); err == nil {
+				if keep, _ := lab.Unpinned(d.pins(nil), gen); len(keep) > 0 && len(keep[0].Set) == 1 {
+					if k := keep[0].Set[0].Key; k != o.Key {
+						name, key = k, k
+					}
+				}
+			}
 		}
 		p, _ := lab.Lookup(key)
-		held = append(held, fmt.Sprintf("%s held at %s", o.Key, p.Get(&d.o.Base)))
+		held = append(held, fmt.Sprintf("%s held at %s", name, p.Get(&d.o.Base)))
 		if o.Shape == "square" {
 			high := time.Duration(math.Round(o.Duty * float64(o.Period)))
 			each = append(each, fmt.Sprintf("%s steps from %s to %s for %v every %v from %v (%d steps in %v)",
-				o.Key, o.Low, o.High, high, o.Period, o.Start, n, d.o.Base.Duration))
+				name, o.Low, o.High, high, o.Period, o.Start, n, d.o.Base.Duration))
 			continue
 		}
 		each = append(each, fmt.Sprintf("%s swings between %s and %s (%s) every %v from %v (%d periods in %v)",
-			o.Key, o.Low, o.High, o.Shape, o.Period, o.Start, n, d.o.Base.Duration))
+			name, o.Low, o.High, o.Shape, o.Period, o.Start, n, d.o.Base.Duration))
 	}
 	return mechanism{rule: "periodic-latency", strip: withoutPeriodic, name: "the periodic latency",
 		what: "the link's latency changes periodically: " + strings.Join(each, "; ") + " (without it: " + strings.Join(held, ", ") + ")"}

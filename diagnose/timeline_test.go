@@ -267,3 +267,33 @@ func TestPeriodicStepsAreThoseInTheRun(t *testing.T) {
 		}
 	}
 }
+
+// With up.latency pinned, starlink's link.latency oscillator steps only
+// down.latency, and the finding says so, held at down's value: it said
+// "link.latency steps … (without it: link.latency held at 20ms)", the
+// pinned up value, for a latency that steps on the way down only.
+func TestPeriodicLatencyNamesTheDirectionItSteps(t *testing.T) {
+	sc, err := lab.LoadScenario("starlink")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Base: lab.DefaultConfig(), Scenario: sc}
+	if err := lab.ApplyScenario(&o.Base, sc); err != nil {
+		t.Fatal(err)
+	}
+	if err := lab.Set(&o.Base, "up.latency", "20ms"); err != nil {
+		t.Fatal(err)
+	}
+	o.Base.Duration = time.Minute
+	d := &diag{o: o, pinned: []string{"up.latency"}}
+	oscs, err := d.periodicLatency()
+	if err != nil || len(oscs) != 1 {
+		t.Fatalf("oscillators %v, %v", oscs, err)
+	}
+	m := d.periodicMechanism(oscs)
+	for _, want := range []string{"down.latency steps from 13.665ms to 50.665ms", "(without it: down.latency held at 13.665ms)"} {
+		if !strings.Contains(m.what, want) {
+			t.Errorf("%q does not say %q", m.what, want)
+		}
+	}
+}
