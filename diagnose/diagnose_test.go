@@ -564,3 +564,21 @@ func TestLastStepSaysWhyItsBestIsNotTaken(t *testing.T) {
 		t.Errorf("the last step does not say %q:\n%s", want, got)
 	}
 }
+
+// The report card gives a change in % by ab's rule: not where the
+// recommended figure is clearly of the other sign (drift with a 0.5 % slow
+// clock: a speed deficit of 0.189 m/s becomes -0.011, which is no "-106 %"
+// reduction), nor on a base below ten of the last digit shown.
+func TestReportCardPercentFollowsABsRule(t *testing.T) {
+	r := run(t, options(t, "drift", "client.drift_ppm=-5000ppm"))
+	m, _ := LookupMetric("speed_deficit_mps")
+	ref, best := r.Reference.Stat(m).Mean.Mean, r.Best.Stat(m).Mean.Mean
+	if ref < 0.1 || best > -0.001 {
+		t.Fatalf("the speed deficit goes from %.3f to %.3f: not the sign flip this test is about", ref, best)
+	}
+	for _, line := range strings.Split(text(t, r), "\n") {
+		if f := strings.Fields(line); len(f) > 0 && f[0] == "speed_deficit_mps" && strings.HasSuffix(line, "%") {
+			t.Errorf("a sign flip is given as a percentage: %s", line)
+		}
+	}
+}

@@ -261,7 +261,8 @@ func (r *Result) WriteText(w io.Writer) error {
 		ref, best := r.Reference.Stat(m).Mean, r.Best.Stat(m).Mean
 		d := r.BestVsReference[i]
 		pct := ""
-		if p, ok := stats.Percent(d, ref, lastDigit(m.Prec)); ok && d.Significant {
+		// ab's rule (batch.Result.Percent): half and ten times the last digit.
+		if p, ok := stats.ChangePercent(d, ref, best, lastDigit(m.Prec)/2, 10*lastDigit(m.Prec)); ok {
 			pct = fmt.Sprintf("%+.0f %%", p)
 		}
 		rows = append(rows, []string{m.Name, ref.Format(m.Prec), best.Format(m.Prec), FormatDiff(d, m.Prec), pct})
