@@ -252,7 +252,9 @@ func (d *diagRun) boxText() string {
 		if rec := d.result.Recommended; len(rec) > 0 {
 			fmt.Fprintf(&b, "recommended: %s\n  a runs it as B beside A (A/B)\n", strings.Join(rec, " "))
 		} else {
-			b.WriteString("recommended: nothing (no change improves significantly)\n")
+			// Why, as lab diagnose says it: a change may improve at a cost.
+			why := wordWrap("recommended: nothing: "+d.result.NoRecommendation(), 76)
+			b.WriteString(strings.ReplaceAll(why, "\n", "\n  ") + "\n")
 		}
 		b.WriteString(rankedTop(d.result, 5))
 		b.WriteString("↑↓←→ PgUp PgDn scroll for lab diagnose's whole text below; w wraps the lines\nto the box; d or Esc closes.\n\n")
