@@ -211,6 +211,9 @@ func (a *App) pollDiagnosis() {
 		a.status = "[red]diagnosis: " + tview.Escape(d.err.Error())
 	case len(d.result.Recommended) == 0:
 		a.status = "[green]diagnosis done[-]: no change improves significantly; d shows it"
+		if strings.Contains(d.result.NoRecommendation(), "without a cost") {
+			a.status = "[green]diagnosis done[-]: nothing recommended without a cost; d shows why"
+		}
 	default:
 		a.status = "[green]diagnosis done[-]: recommended " + tview.Escape(strings.Join(d.result.Recommended, " ")) + "; d shows it, a runs it as B"
 	}

@@ -434,7 +434,13 @@ func TestBoxSaysWhyNothingIsRecommended(t *testing.T) {
 	}
 	finished := make(chan struct{})
 	close(finished)
-	box := (&diagRun{result: r, finished: finished}).boxText()
+	d := &diagRun{result: r, finished: finished}
+	a := &App{diag: d}
+	a.pollDiagnosis()
+	if want := "nothing recommended without a cost; d shows why"; !strings.Contains(a.status, want) {
+		t.Errorf("the status line %q does not say %q", a.status, want)
+	}
+	box := d.boxText()
 	flat := strings.Join(strings.Fields(box), " ")
 	if !strings.Contains(flat, "recommended: nothing: "+why) || strings.Contains(box, "no change improves significantly)") {
 		t.Errorf("the box does not say %q:\n%s", why, box)
