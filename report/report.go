@@ -89,11 +89,7 @@ func Write(w io.Writer, r *diagnose.Result) error {
 		p.Changes = append(p.Changes, row{[]string{strconv.Itoa(i + 1), set, diagnose.FormatDiff(ch.Primary, m.Prec), diagnose.FormatDiff(ch.TieBreak, tie.Prec)}})
 	}
 	for _, s := range r.Steps {
-		if s.Taken != "" {
-			p.Steps = append(p.Steps, fmt.Sprintf("+ %s → %s %.*f", s.Taken, m.Name, m.Prec, s.Primary))
-		} else {
-			p.Steps = append(p.Steps, "no further change improves significantly")
-		}
+		p.Steps = append(p.Steps, r.StepLine(s))
 	}
 	p.Recommend = strings.Join(r.Recommended, " ")
 	if p.Recommend == "" {
