@@ -202,15 +202,17 @@ func (d *diag) mechanisms(r *Result) ([]mechanism, error) {
 	return ms, nil
 }
 
-// extraChanges are the mechanisms' own candidate changes, each once: Run
-// tries them on the reference beside the registry's.
-func extraChanges(ms []mechanism) [][]string {
-	var out [][]string
+// extraChanges are the mechanisms' own candidate changes and more, each
+// once: Run tries them on the reference beside the registry's.
+func extraChanges(ms []mechanism, more ...string) [][]string {
+	var all []string
 	for _, m := range ms {
-		for _, x := range m.extra {
-			if !slices.ContainsFunc(out, func(s []string) bool { return s[0] == x }) {
-				out = append(out, []string{x})
-			}
+		all = append(all, m.extra...)
+	}
+	var out [][]string
+	for _, x := range append(all, more...) {
+		if !slices.ContainsFunc(out, func(s []string) bool { return s[0] == x }) {
+			out = append(out, []string{x})
 		}
 	}
 	return out
@@ -247,24 +249,31 @@ func (d *diag) blackoutMechanism(r *Result, bs []span) mechanism {
 	m := mechanism{rule: "blackout", strip: withoutBlackouts, name: "the " + noun, plural: len(bs) > 1,
 		what: fmt.Sprintf("the link lost every packet %s (%d %s, %v in all)", when, len(bs), noun, total)}
 	snapMax, _ := LookupMetric("snap_distance_max_m")
-	// A snap threshold above the largest snap of any seed, in steps of
-	// 0.5 m: the smoothing absorbs the jump instead.
-	largest := 0.0
-	for _, v := range r.Reference.Stat(snapMax).PerSeed {
+	largest, above, ok := d.snapAbove(r.Reference)
+	m.detail = func(ref, without *Arm) string {
+		return fmt.Sprintf("the largest snap of the visible tank is %s m per seed (%.3f m at most) with the %s and %s m without",
+			ref.Stat(snapMax).Mean.Format(snapMax.Prec), largest, noun, without.Stat(snapMax).Mean.Format(snapMax.Prec))
+	}
+	if ok {
+		m.extra = append(m.extra, above)
+		m.why = append(m.why, "a snap threshold above the largest snap")
+	}
+	return m
+}
+
+// snapAbove is the largest snap of the reference on any seed, and a snap
+// threshold above it, in steps of 0.5 m (the smoothing absorbs the jump
+// instead): "client.snap=2.5", and whether it is above the threshold in
+// force.
+func (d *diag) snapAbove(ref *Arm) (largest float64, set string, ok bool) {
+	snapMax, _ := LookupMetric("snap_distance_max_m")
+	for _, v := range ref.Stat(snapMax).PerSeed {
 		if !math.IsNaN(v) {
 			largest = max(largest, v)
 		}
 	}
 	above := (math.Floor(largest/0.5) + 1) * 0.5
-	m.detail = func(ref, without *Arm) string {
-		return fmt.Sprintf("the largest snap of the visible tank is %s m per seed (%.3f m at most) with the %s and %s m without",
-			ref.Stat(snapMax).Mean.Format(snapMax.Prec), largest, noun, without.Stat(snapMax).Mean.Format(snapMax.Prec))
-	}
-	if above > d.o.Base.Client.Snap {
-		m.extra = append(m.extra, "client.snap="+strconv.FormatFloat(above, 'g', -1, 64))
-		m.why = append(m.why, "a snap threshold above the largest snap")
-	}
-	return m
+	return largest, "client.snap=" + strconv.FormatFloat(above, 'g', -1, 64), largest > 0 && above > d.o.Base.Client.Snap
 }
 
 func (d *diag) periodicMechanism(os []scenarios.Oscillator) mechanism {

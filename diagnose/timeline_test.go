@@ -1,7 +1,9 @@
 package diagnose
 
 import (
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -295,5 +297,30 @@ func TestPeriodicLatencyNamesTheDirectionItSteps(t *testing.T) {
 		if !strings.Contains(m.what, want) {
 			t.Errorf("%q does not say %q", m.what, want)
 		}
+	}
+}
+
+// A snap threshold above the largest snap is tried whenever the reference
+// snaps, not only on a blackout: loss-burst's bursts of loss snap the
+// visible tank by up to 2 m, and raising the threshold above that halves
+// the judder (at a cost in speed deficit). Diagnose said no change helps.
+func TestSnapThresholdTriedWheneverTheReferenceSnaps(t *testing.T) {
+	o := options(t, "loss-burst")
+	r := run(t, o)
+	if _, ok := finding(r, "blackout"); ok {
+		t.Fatal("loss-burst has a blackout: not the case this test is about")
+	}
+	snapMax, _ := LookupMetric("snap_distance_max_m")
+	largest := slices.Max(r.Reference.Stat(snapMax).PerSeed)
+	want := "client.snap=" + strconv.FormatFloat((math.Floor(largest/0.5)+1)*0.5, 'g', -1, 64)
+	i := slices.IndexFunc(r.Changes, func(c Change) bool { return c.Set == want })
+	if i < 0 {
+		t.Fatalf("the largest snap is %.3f m and %s is not tried: %v", largest, want, r.Changes)
+	}
+	if c := r.Changes[i]; !c.Primary.Significant || c.Primary.Mean >= 0 {
+		t.Errorf("%s changes judder by %+v: no significant improvement", want, c.Primary)
+	}
+	if why := r.NoRecommendation(); len(r.Recommended) == 0 && !strings.Contains(why, want) {
+		t.Errorf("nothing recommended and the reason does not name %s: %s", want, why)
 	}
 }
