@@ -149,6 +149,8 @@ func (d *diag) periodicLatency() ([]scenarios.Oscillator, error) {
 		if err != nil {
 			return nil, err
 		}
+		// Only the changes before the run ends change any of it.
+		gen = slices.DeleteFunc(gen, func(c scenarios.Change) bool { return c.At >= d.o.Base.Duration })
 		if keep, _ := lab.Unpinned(sc.Pinned, gen); len(keep) > 0 {
 			out = append(out, o)
 		}

@@ -324,3 +324,23 @@ func TestSnapThresholdTriedWheneverTheReferenceSnaps(t *testing.T) {
 		t.Errorf("nothing recommended and the reason does not name %s: %s", want, why)
 	}
 }
+
+// An oscillator whose first step falls at the end of the run changes none
+// of it: no periodic-latency finding ("0 steps in 15s" was one).
+func TestPeriodicLatencyStartingAtTheEndIsNone(t *testing.T) {
+	sc, err := lab.LoadScenario("starlink")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Base: lab.DefaultConfig(), Scenario: sc}
+	o.Base.Duration = 15 * time.Second // starlink's first step is at 15 s
+	d := &diag{o: o}
+	if oscs, err := d.periodicLatency(); err != nil || len(oscs) != 0 {
+		t.Errorf("a run that ends at the first step has periodic latency %v (%v)", oscs, err)
+	}
+	o.Base.Duration = 16 * time.Second
+	d = &diag{o: o}
+	if oscs, err := d.periodicLatency(); err != nil || len(oscs) != 1 {
+		t.Errorf("a run with one step has periodic latency %v (%v)", oscs, err)
+	}
+}
