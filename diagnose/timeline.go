@@ -301,14 +301,18 @@ func (d *diag) periodicMechanism(os []scenarios.Oscillator) mechanism {
 		}
 		p, _ := lab.Lookup(key)
 		held = append(held, fmt.Sprintf("%s held at %s", name, p.Get(&d.o.Base)))
+		s := "s"
+		if n == 1 {
+			s = ""
+		}
 		if o.Shape == "square" {
 			high := time.Duration(math.Round(o.Duty * float64(o.Period)))
-			each = append(each, fmt.Sprintf("%s steps from %s to %s for %v every %v from %v (%d steps in %v)",
-				name, o.Low, o.High, high, o.Period, o.Start, n, d.o.Base.Duration))
+			each = append(each, fmt.Sprintf("%s steps from %s to %s for %v every %v from %v (%d step%s in %v)",
+				name, o.Low, o.High, high, o.Period, o.Start, n, s, d.o.Base.Duration))
 			continue
 		}
-		each = append(each, fmt.Sprintf("%s swings between %s and %s (%s) every %v from %v (%d periods in %v)",
-			name, o.Low, o.High, o.Shape, o.Period, o.Start, n, d.o.Base.Duration))
+		each = append(each, fmt.Sprintf("%s swings between %s and %s (%s) every %v from %v (%d period%s in %v)",
+			name, o.Low, o.High, o.Shape, o.Period, o.Start, n, s, d.o.Base.Duration))
 	}
 	return mechanism{rule: "periodic-latency", strip: withoutPeriodic, name: "the periodic latency",
 		what: "the link's latency changes periodically: " + strings.Join(each, "; ") + " (without it: " + strings.Join(held, ", ") + ")"}

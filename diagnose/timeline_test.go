@@ -260,6 +260,7 @@ func TestPeriodicStepsAreThoseInTheRun(t *testing.T) {
 		{2 * time.Minute, "(7 steps in 2m0s)"},
 		{70 * time.Second, "(4 steps in 1m10s)"},
 		{15 * time.Second, "(0 steps in 15s)"},
+		{16 * time.Second, "(1 step in 16s)"},
 	} {
 		o := Options{Base: lab.DefaultConfig(), Scenario: sc}
 		o.Base.Duration = c.run
