@@ -56,13 +56,7 @@ func (r *Result) Paired(a, b int, m Metric) stats.Diff {
 // change of −101 % is a sign flip, not a reduction; a b that rounds to 0
 // is a change of −100 %).
 func (r *Result) Percent(a, b int, m Metric) (float64, bool) {
-	d := r.Paired(a, b, m)
-	base, other := r.Mean(a, m), r.Mean(b, m)
-	flips := math.Copysign(1, base.Mean)*other.Mean <= -m.Smallest()
-	if !d.Significant || flips {
-		return 0, false
-	}
-	return stats.Percent(d, base, m.PercentFloor())
+	return stats.ChangePercent(r.Paired(a, b, m), r.Mean(a, m), r.Mean(b, m), m.Smallest(), m.PercentFloor())
 }
 
 // Representative is the seed index whose first-arm judder is nearest its

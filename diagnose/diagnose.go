@@ -309,7 +309,13 @@ func Run(o Options) (*Result, error) {
 		return nil, err
 	}
 	singleArms := arms[2:]
-	if extra := extraChanges(mechs); len(extra) > 0 {
+	// A snap threshold above the largest snap, whenever the reference
+	// snaps (a blackout's finding names it; loss bursts snap too).
+	var more []string
+	if _, snap, ok := d.snapAbove(r.Reference); ok {
+		more = append(more, snap)
+	}
+	if extra := extraChanges(mechs, more...); len(extra) > 0 {
 		xs, err := d.runArms(extra)
 		if err != nil {
 			return nil, err

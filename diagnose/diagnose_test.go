@@ -538,3 +538,47 @@ func TestDilationWithoutBufferMarked(t *testing.T) {
 		t.Errorf("with server.inputs=buffer the table marks a change:\n%s", txt)
 	}
 }
+
+// The combination's last step says why its best change is not taken when
+// that change does improve the metric significantly: on mobile-4g by speed
+// deficit, client.corrector=off on top of the buffer server and movetowards
+// takes 0.037 m/s off the deficit but adds 2.1 m/s of judder. "no further
+// change improves significantly (best … -0.037 ± 0.007 *)" contradicted its
+// own star.
+func TestLastStepSaysWhyItsBestIsNotTaken(t *testing.T) {
+	o := options(t, "mobile-4g")
+	o.Metric = "speed_deficit_mps"
+	r := run(t, o)
+	last := r.Steps[len(r.Steps)-1]
+	if last.Taken != "" || len(last.Tried) == 0 {
+		t.Fatalf("the last step took %q", last.Taken)
+	}
+	best := last.Tried[0]
+	if !best.Primary.Significant || best.Primary.Mean >= 0 {
+		t.Fatalf("the last step's best %s does not improve the metric significantly (%+v): the case is gone", best.Set, best.Primary)
+	}
+	got := text(t, r)
+	want := "no further change improves speed deficit significantly without a cost (best " + best.Set + " " + plain(best.Primary, 3) +
+		"; costs judder " + r.tie.Quantity(plain(best.TieBreak, 3)) + ")"
+	if !strings.Contains(strings.Join(strings.Fields(got), " "), want) {
+		t.Errorf("the last step does not say %q:\n%s", want, got)
+	}
+}
+
+// The report card gives a change in % by ab's rule: not where the
+// recommended figure is clearly of the other sign (drift with a 0.5 % slow
+// clock: a speed deficit of 0.189 m/s becomes -0.011, which is no "-106 %"
+// reduction), nor on a base below ten of the last digit shown.
+func TestReportCardPercentFollowsABsRule(t *testing.T) {
+	r := run(t, options(t, "drift", "client.drift_ppm=-5000ppm"))
+	m, _ := LookupMetric("speed_deficit_mps")
+	ref, best := r.Reference.Stat(m).Mean.Mean, r.Best.Stat(m).Mean.Mean
+	if ref < 0.1 || best > -0.001 {
+		t.Fatalf("the speed deficit goes from %.3f to %.3f: not the sign flip this test is about", ref, best)
+	}
+	for _, line := range strings.Split(text(t, r), "\n") {
+		if f := strings.Fields(line); len(f) > 0 && f[0] == "speed_deficit_mps" && strings.HasSuffix(line, "%") {
+			t.Errorf("a sign flip is given as a percentage: %s", line)
+		}
+	}
+}

@@ -133,6 +133,25 @@ func (r *Result) NoRecommendation() string {
 		"nothing is recommended without a cost", len(refused), r.metric.Label, strings.Join(refused, ", "))
 }
 
+// StepLine states one step of the greedy combination: the change taken
+// and the metric after it, or why it ends (its best change, and that
+// change's cost when it improves the metric but is not taken).
+func (r *Result) StepLine(s Step) string {
+	if s.Taken != "" {
+		return fmt.Sprintf("+ %s → %s %s", s.Taken, r.metric.Name, strconv.FormatFloat(s.Primary, 'f', r.metric.Prec, 64))
+	}
+	if len(s.Tried) == 0 {
+		return "no further change improves significantly (nothing left to try)"
+	}
+	c := s.Tried[0]
+	if c.Primary.Significant && c.Primary.Mean < 0 {
+		// It improves the metric but is not taken: say its cost.
+		return fmt.Sprintf("no further change improves %s significantly without a cost (best %s %s; costs %s %s)",
+			r.metric.Label, c.Set, plain(c.Primary, r.metric.Prec), r.tie.Label, r.tie.Quantity(plain(c.TieBreak, r.tie.Prec)))
+	}
+	return fmt.Sprintf("no further change improves significantly (best %s %s)", c.Set, FormatDiff(c.Primary, r.metric.Prec))
+}
+
 // plain is FormatDiff without the significance star.
 func plain(d stats.Diff, prec int) string { return strings.TrimSuffix(FormatDiff(d, prec), " *") }
 
@@ -223,15 +242,7 @@ func (r *Result) WriteText(w io.Writer) error {
 		fmt.Fprintln(&b, wrap(r.NoRecommendation(), "  ", "    ", 100))
 	}
 	for i, s := range r.Steps {
-		if s.Taken != "" {
-			fmt.Fprintf(&b, "  %d. + %s → %s %s\n", i+1, s.Taken, r.metric.Name, strconv.FormatFloat(s.Primary, 'f', r.metric.Prec, 64))
-		} else {
-			best := "nothing left to try"
-			if len(s.Tried) > 0 {
-				best = fmt.Sprintf("best %s %s", s.Tried[0].Set, FormatDiff(s.Tried[0].Primary, r.metric.Prec))
-			}
-			fmt.Fprintf(&b, "  %d. no further change improves significantly (%s)\n", i+1, best)
-		}
+		fmt.Fprintln(&b, wrap(fmt.Sprintf("%d. %s", i+1, r.StepLine(s)), "  ", "     ", 100))
 	}
 	fmt.Fprintln(&b)
 	fmt.Fprintf(&b, "recommended: %s\n", orNone(strings.Join(r.Recommended, " ")))
@@ -254,7 +265,8 @@ func (r *Result) WriteText(w io.Writer) error {
 		ref, best := r.Reference.Stat(m).Mean, r.Best.Stat(m).Mean
 		d := r.BestVsReference[i]
 		pct := ""
-		if p, ok := stats.Percent(d, ref, lastDigit(m.Prec)); ok && d.Significant {
+		// ab's rule (batch.Result.Percent): half and ten times the last digit.
+		if p, ok := stats.ChangePercent(d, ref, best, lastDigit(m.Prec)/2, 10*lastDigit(m.Prec)); ok {
 			pct = fmt.Sprintf("%+.0f %%", p)
 		}
 		rows = append(rows, []string{m.Name, ref.Format(m.Prec), best.Format(m.Prec), FormatDiff(d, m.Prec), pct})

@@ -55,6 +55,9 @@ func (d *diag) blackouts() ([]span, error) {
 	in := isDead()
 	for i := 0; i < len(changes); {
 		at := changes[i].At
+		if at >= d.o.Base.Duration {
+			break // a change at the end of the run acts on none of it
+		}
 		for ; i < len(changes) && changes[i].At == at; i++ {
 			for _, a := range changes[i].Set {
 				if err := lab.Set(&cfg, a.Key, a.Value); err != nil {
@@ -146,6 +149,8 @@ func (d *diag) periodicLatency() ([]scenarios.Oscillator, error) {
 		if err != nil {
 			return nil, err
 		}
+		// Only the changes before the run ends change any of it.
+		gen = slices.DeleteFunc(gen, func(c scenarios.Change) bool { return c.At >= d.o.Base.Duration })
 		if keep, _ := lab.Unpinned(sc.Pinned, gen); len(keep) > 0 {
 			out = append(out, o)
 		}
@@ -168,6 +173,7 @@ type mechanism struct {
 	// what is the sentence's start ("the link lost every packet from …"),
 	// without the noun the cost sentence names (name: "the blackout").
 	what, name string
+	plural     bool // name is plural ("the blackouts")
 	// detail, if not nil, adds a measured detail from the reference and
 	// the arm without the mechanism.
 	detail func(ref, without *Arm) string
@@ -198,15 +204,17 @@ func (d *diag) mechanisms(r *Result) ([]mechanism, error) {
 	return ms, nil
 }
 
-// extraChanges are the mechanisms' own candidate changes, each once: Run
-// tries them on the reference beside the registry's.
-func extraChanges(ms []mechanism) [][]string {
-	var out [][]string
+// extraChanges are the mechanisms' own candidate changes and more, each
+// once: Run tries them on the reference beside the registry's.
+func extraChanges(ms []mechanism, more ...string) [][]string {
+	var all []string
 	for _, m := range ms {
-		for _, x := range m.extra {
-			if !slices.ContainsFunc(out, func(s []string) bool { return s[0] == x }) {
-				out = append(out, []string{x})
-			}
+		all = append(all, m.extra...)
+	}
+	var out [][]string
+	for _, x := range append(all, more...) {
+		if !slices.ContainsFunc(out, func(s []string) bool { return s[0] == x }) {
+			out = append(out, []string{x})
 		}
 	}
 	return out
@@ -240,50 +248,71 @@ func (d *diag) blackoutMechanism(r *Result, bs []span) mechanism {
 	if len(bs) > 1 {
 		noun = "blackouts"
 	}
-	m := mechanism{rule: "blackout", strip: withoutBlackouts, name: "the " + noun,
+	m := mechanism{rule: "blackout", strip: withoutBlackouts, name: "the " + noun, plural: len(bs) > 1,
 		what: fmt.Sprintf("the link lost every packet %s (%d %s, %v in all)", when, len(bs), noun, total)}
 	snapMax, _ := LookupMetric("snap_distance_max_m")
-	// A snap threshold above the largest snap of any seed, in steps of
-	// 0.5 m: the smoothing absorbs the jump instead.
-	largest := 0.0
-	for _, v := range r.Reference.Stat(snapMax).PerSeed {
-		if !math.IsNaN(v) {
-			largest = max(largest, v)
-		}
-	}
-	above := (math.Floor(largest/0.5) + 1) * 0.5
+	largest, above, ok := d.snapAbove(r.Reference)
 	m.detail = func(ref, without *Arm) string {
 		return fmt.Sprintf("the largest snap of the visible tank is %s m per seed (%.3f m at most) with the %s and %s m without",
 			ref.Stat(snapMax).Mean.Format(snapMax.Prec), largest, noun, without.Stat(snapMax).Mean.Format(snapMax.Prec))
 	}
-	if above > d.o.Base.Client.Snap {
-		m.extra = append(m.extra, "client.snap="+strconv.FormatFloat(above, 'g', -1, 64))
+	if ok {
+		m.extra = append(m.extra, above)
 		m.why = append(m.why, "a snap threshold above the largest snap")
 	}
 	return m
 }
 
+// snapAbove is the largest snap of the reference on any seed, and a snap
+// threshold above it, in steps of 0.5 m (the smoothing absorbs the jump
+// instead): "client.snap=2.5", and whether it is above the threshold in
+// force.
+func (d *diag) snapAbove(ref *Arm) (largest float64, set string, ok bool) {
+	snapMax, _ := LookupMetric("snap_distance_max_m")
+	for _, v := range ref.Stat(snapMax).PerSeed {
+		if !math.IsNaN(v) {
+			largest = max(largest, v)
+		}
+	}
+	above := (math.Floor(largest/0.5) + 1) * 0.5
+	return largest, "client.snap=" + strconv.FormatFloat(above, 'g', -1, 64), largest > 0 && above > d.o.Base.Client.Snap
+}
+
 func (d *diag) periodicMechanism(os []scenarios.Oscillator) mechanism {
 	var each, held []string
 	for _, o := range os {
-		n := 0
-		if o.Start <= d.o.Base.Duration {
-			n = int((d.o.Base.Duration-o.Start)/o.Period) + 1
+		n := 0 // the periods that start before the run ends
+		if o.Start < d.o.Base.Duration {
+			n = int((d.o.Base.Duration - o.Start + o.Period - 1) / o.Period)
 		}
-		key := o.Key
-		if strings.HasPrefix(key, "link.") {
-			key = "up" + strings.TrimPrefix(key, "link")
+		// The key it steps: a link.X oscillator with one direction
+		// pinned steps the other direction only.
+		name, key := o.Key, o.Key
+		if x, ok := strings.CutPrefix(o.Key, "link."); ok {
+			key = "up." + x
+			one := scenarios.Scenario{Oscillators: []scenarios.Oscillator{o}}
+			if gen, err := one.Generated(d.o.Base.Duration); err == nil {
+				if keep, _ := lab.Unpinned(d.pins(nil), gen); len(keep) > 0 && len(keep[0].Set) == 1 {
+					if k := keep[0].Set[0].Key; k != o.Key {
+						name, key = k, k
+					}
+				}
+			}
 		}
 		p, _ := lab.Lookup(key)
-		held = append(held, fmt.Sprintf("%s held at %s", o.Key, p.Get(&d.o.Base)))
+		held = append(held, fmt.Sprintf("%s held at %s", name, p.Get(&d.o.Base)))
+		s := "s"
+		if n == 1 {
+			s = ""
+		}
 		if o.Shape == "square" {
 			high := time.Duration(math.Round(o.Duty * float64(o.Period)))
-			each = append(each, fmt.Sprintf("%s steps from %s to %s for %v every %v from %v (%d steps in %v)",
-				o.Key, o.Low, o.High, high, o.Period, o.Start, n, d.o.Base.Duration))
+			each = append(each, fmt.Sprintf("%s steps from %s to %s for %v every %v from %v (%d step%s in %v)",
+				name, o.Low, o.High, high, o.Period, o.Start, n, s, d.o.Base.Duration))
 			continue
 		}
-		each = append(each, fmt.Sprintf("%s swings between %s and %s (%s) every %v from %v (%d periods in %v)",
-			o.Key, o.Low, o.High, o.Shape, o.Period, o.Start, n, d.o.Base.Duration))
+		each = append(each, fmt.Sprintf("%s swings between %s and %s (%s) every %v from %v (%d period%s in %v)",
+			name, o.Low, o.High, o.Shape, o.Period, o.Start, n, s, d.o.Base.Duration))
 	}
 	return mechanism{rule: "periodic-latency", strip: withoutPeriodic, name: "the periodic latency",
 		what: "the link's latency changes periodically: " + strings.Join(each, "; ") + " (without it: " + strings.Join(held, ", ") + ")"}
@@ -320,8 +349,12 @@ func (d *diag) measure(r *Result, m mechanism) (Finding, error) {
 	if lc := r.LinkCost[0]; lc.Significant && lc.Mean > 0 {
 		ofLink = fmt.Sprintf(" of the %s %s the link costs", p.Quantity(plain(lc, p.Prec)), p.Label)
 	}
-	text := fmt.Sprintf("%s; %s costs %s %s%s (the reference against the same runs without it, seed by seed)",
-		m.what, m.name, p.Label, p.Quantity(plain(f.Cost, p.Prec)), ofLink)
+	costs, it := "costs", "it"
+	if m.plural {
+		costs, it = "cost", "them"
+	}
+	text := fmt.Sprintf("%s; %s %s %s %s%s (the reference against the same runs without %s, seed by seed)",
+		m.what, m.name, costs, p.Label, p.Quantity(plain(f.Cost, p.Prec)), ofLink, it)
 	if m.detail != nil {
 		text = fmt.Sprintf("%s; %s", text, m.detail(r.Reference, without))
 	}

@@ -1,7 +1,9 @@
 package diagnose
 
 import (
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -192,7 +194,7 @@ func TestPeriodicLatencyIsAFindingCostedWithoutIt(t *testing.T) {
 	if f.Problem != (want.Mean > 0 && want.Significant) {
 		t.Errorf("problem %v with a cost of %+v", f.Problem, want)
 	}
-	for _, s := range []string{"link.latency steps from 13.665ms to 50.665ms for 300ms every 15s from 15s (4 steps in 1m0s)",
+	for _, s := range []string{"link.latency steps from 13.665ms to 50.665ms for 300ms every 15s from 15s (3 steps in 1m0s)",
 		"link.latency held at 13.665ms", "costs judder "} {
 		if !strings.Contains(f.Text, s) {
 			t.Errorf("the finding does not say %q: %s", s, f.Text)
@@ -203,5 +205,143 @@ func TestPeriodicLatencyIsAFindingCostedWithoutIt(t *testing.T) {
 	o.Seeds, o.Base.Duration, o.Metric = o.Seeds[:3], 20*time.Second, "judder_mps"
 	if f, ok := finding(run(t, o), "periodic-latency"); ok {
 		t.Errorf("a finding for a pinned key: %s", f.Text)
+	}
+}
+
+// A flap (or timeline change) that takes the link down exactly at the end
+// of the run takes nothing down: the run never sees it, so it is no
+// blackout (it was "from 2m0s to 2m0s", counted among the blackouts).
+func TestBlackoutAtTheRunsEndIsNone(t *testing.T) {
+	sc := &scenarios.Scenario{Flaps: []scenarios.Flap{{Period: 20 * time.Second, Down: time.Second, Start: 20 * time.Second, Dir: "link"}}}
+	o := Options{Base: lab.DefaultConfig(), Scenario: sc}
+	o.Base.Duration = time.Minute
+	d := &diag{o: o}
+	got, err := d.blackouts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []span{{20 * time.Second, 21 * time.Second}, {40 * time.Second, 41 * time.Second}}
+	if !slices.Equal(got, want) {
+		t.Errorf("blackouts %v, want %v", got, want)
+	}
+}
+
+// Two blackouts are plural in the sentence that costs them: "the blackouts
+// cost …, … without them" (it said "the blackouts costs … without it").
+func TestBlackoutsCostInThePlural(t *testing.T) {
+	o := options(t, "handover")
+	o.Seeds, o.Base.Duration, o.Metric = o.Seeds[:2], 30*time.Second, "judder_mps"
+	sc := *o.Scenario
+	sc.Flaps = []scenarios.Flap{{Period: time.Minute, Down: time.Second, Start: 10 * time.Second, Dir: "link"}}
+	o.Scenario = &sc
+	f, ok := finding(run(t, o), "blackout")
+	if !ok {
+		t.Fatal("no blackout finding")
+	}
+	for _, s := range []string{"(2 blackouts, 2s in all); the blackouts cost judder ", "(the reference against the same runs without them, seed by seed)"} {
+		if !strings.Contains(f.Text, s) {
+			t.Errorf("the finding does not say %q: %s", s, f.Text)
+		}
+	}
+}
+
+// The periodic latency counts the steps the run sees: starlink's steps at
+// 15 s, 30 s, … fall 7 times in a 2 min run (the 8th would start at 2m0s,
+// when the run ends), 4 times in 70 s, none when they start at the end.
+func TestPeriodicStepsAreThoseInTheRun(t *testing.T) {
+	sc, err := lab.LoadScenario("starlink")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		run  time.Duration
+		want string
+	}{
+		{2 * time.Minute, "(7 steps in 2m0s)"},
+		{70 * time.Second, "(4 steps in 1m10s)"},
+		{15 * time.Second, "(0 steps in 15s)"},
+		{16 * time.Second, "(1 step in 16s)"},
+	} {
+		o := Options{Base: lab.DefaultConfig(), Scenario: sc}
+		o.Base.Duration = c.run
+		d := &diag{o: o}
+		if m := d.periodicMechanism(sc.Oscillators); !strings.Contains(m.what, c.want) {
+			t.Errorf("a %v run: %q does not say %q", c.run, m.what, c.want)
+		}
+	}
+}
+
+// With up.latency pinned, starlink's link.latency oscillator steps only
+// down.latency, and the finding says so, held at down's value: it said
+// "link.latency steps … (without it: link.latency held at 20ms)", the
+// pinned up value, for a latency that steps on the way down only.
+func TestPeriodicLatencyNamesTheDirectionItSteps(t *testing.T) {
+	sc, err := lab.LoadScenario("starlink")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Base: lab.DefaultConfig(), Scenario: sc}
+	if err := lab.ApplyScenario(&o.Base, sc); err != nil {
+		t.Fatal(err)
+	}
+	if err := lab.Set(&o.Base, "up.latency", "20ms"); err != nil {
+		t.Fatal(err)
+	}
+	o.Base.Duration = time.Minute
+	d := &diag{o: o, pinned: []string{"up.latency"}}
+	oscs, err := d.periodicLatency()
+	if err != nil || len(oscs) != 1 {
+		t.Fatalf("oscillators %v, %v", oscs, err)
+	}
+	m := d.periodicMechanism(oscs)
+	for _, want := range []string{"down.latency steps from 13.665ms to 50.665ms", "(without it: down.latency held at 13.665ms)"} {
+		if !strings.Contains(m.what, want) {
+			t.Errorf("%q does not say %q", m.what, want)
+		}
+	}
+}
+
+// A snap threshold above the largest snap is tried whenever the reference
+// snaps, not only on a blackout: loss-burst's bursts of loss snap the
+// visible tank by up to 2 m, and raising the threshold above that halves
+// the judder (at a cost in speed deficit). Diagnose said no change helps.
+func TestSnapThresholdTriedWheneverTheReferenceSnaps(t *testing.T) {
+	o := options(t, "loss-burst")
+	r := run(t, o)
+	if _, ok := finding(r, "blackout"); ok {
+		t.Fatal("loss-burst has a blackout: not the case this test is about")
+	}
+	snapMax, _ := LookupMetric("snap_distance_max_m")
+	largest := slices.Max(r.Reference.Stat(snapMax).PerSeed)
+	want := "client.snap=" + strconv.FormatFloat((math.Floor(largest/0.5)+1)*0.5, 'g', -1, 64)
+	i := slices.IndexFunc(r.Changes, func(c Change) bool { return c.Set == want })
+	if i < 0 {
+		t.Fatalf("the largest snap is %.3f m and %s is not tried: %v", largest, want, r.Changes)
+	}
+	if c := r.Changes[i]; !c.Primary.Significant || c.Primary.Mean >= 0 {
+		t.Errorf("%s changes judder by %+v: no significant improvement", want, c.Primary)
+	}
+	if why := r.NoRecommendation(); len(r.Recommended) == 0 && !strings.Contains(why, want) {
+		t.Errorf("nothing recommended and the reason does not name %s: %s", want, why)
+	}
+}
+
+// An oscillator whose first step falls at the end of the run changes none
+// of it: no periodic-latency finding ("0 steps in 15s" was one).
+func TestPeriodicLatencyStartingAtTheEndIsNone(t *testing.T) {
+	sc, err := lab.LoadScenario("starlink")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Base: lab.DefaultConfig(), Scenario: sc}
+	o.Base.Duration = 15 * time.Second // starlink's first step is at 15 s
+	d := &diag{o: o}
+	if oscs, err := d.periodicLatency(); err != nil || len(oscs) != 0 {
+		t.Errorf("a run that ends at the first step has periodic latency %v (%v)", oscs, err)
+	}
+	o.Base.Duration = 16 * time.Second
+	d = &diag{o: o}
+	if oscs, err := d.periodicLatency(); err != nil || len(oscs) != 1 {
+		t.Errorf("a run with one step has periodic latency %v (%v)", oscs, err)
 	}
 }

@@ -51,7 +51,7 @@ type page struct {
 	Timelines  []chart
 	Seed       uint64
 	RefColour  string
-	BestColour string
+	BestColour string // "" when nothing is recommended: no such line
 	PerfColour string
 }
 
@@ -60,7 +60,10 @@ func Write(w io.Writer, r *diagnose.Result) error {
 	c := &r.Conditions
 	m, tie := r.Metric(), r.TieBreak()
 	p := page{Title: "lab diagnose: " + c.Scenario, Headline: r.Headline(), Problem: r.Problem, Link: r.LinkLine(),
-		Seed: r.Representative, RefColour: refColour, BestColour: bestColour, PerfColour: perfColour}
+		Seed: r.Representative, RefColour: refColour, PerfColour: perfColour}
+	if len(r.Recommended) > 0 {
+		p.BestColour = bestColour
+	}
 	over := strings.Join(c.Overrides, " ")
 	if over == "" {
 		over = "(none)"
@@ -89,11 +92,7 @@ func Write(w io.Writer, r *diagnose.Result) error {
 		p.Changes = append(p.Changes, row{[]string{strconv.Itoa(i + 1), set, diagnose.FormatDiff(ch.Primary, m.Prec), diagnose.FormatDiff(ch.TieBreak, tie.Prec)}})
 	}
 	for _, s := range r.Steps {
-		if s.Taken != "" {
-			p.Steps = append(p.Steps, fmt.Sprintf("+ %s → %s %.*f", s.Taken, m.Name, m.Prec, s.Primary))
-		} else {
-			p.Steps = append(p.Steps, "no further change improves significantly")
-		}
+		p.Steps = append(p.Steps, r.StepLine(s))
 	}
 	p.Recommend = strings.Join(r.Recommended, " ")
 	if p.Recommend == "" {
@@ -211,6 +210,9 @@ func dots(rows []dotRow, prec int) template.HTML {
 // timelines draws the representative seed's reference and recommended
 // timelines.
 func timelines(r *diagnose.Result) []chart {
+	if len(r.Recommended) == 0 {
+		return timelineCharts([]diagnose.Series{r.RefSeries}, []string{refColour}, r.Band, r.Snap)
+	}
 	return timelineCharts([]diagnose.Series{r.RefSeries, r.BestSeries}, []string{refColour, bestColour}, r.Band, r.Snap)
 }
 
@@ -420,5 +422,5 @@ table.conditions td, table.changes td:nth-child(2), table.changes th:nth-child(2
 {{range .Card}}<tr>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table>
 </section>
-{{end}}{{define "legend"}}<p class="legend"><span style="background: {{.RefColour}}"></span>reference<span style="background: {{.BestColour}}"></span>recommended</p>
+{{end}}{{define "legend"}}<p class="legend"><span style="background: {{.RefColour}}"></span>reference{{if .BestColour}}<span style="background: {{.BestColour}}"></span>recommended{{end}}</p>
 {{end}}`))

@@ -168,10 +168,14 @@ func TestReportHasEverySection(t *testing.T) {
 	if len(lines) != 4 {
 		t.Fatalf("%d timelines, want 4", len(lines))
 	}
+	series := 1 // the reference, and the recommended when there is one
+	if len(r.Recommended) > 0 {
+		series++
+	}
 	for i, svg := range lines {
 		ps := svg.all("polyline")
-		if len(ps) != 2 {
-			t.Errorf("timeline %d: %d series, want reference and recommended", i, len(ps))
+		if len(ps) != series {
+			t.Errorf("timeline %d: %d series, want %d (reference, recommended %v)", i, len(ps), series, r.Recommended)
 			continue
 		}
 		if n := len(strings.Fields(ps[0].attrs["points"])); n != len(r.RefSeries.TS) {
@@ -247,23 +251,7 @@ func TestAxisTicks(t *testing.T) {
 // improve judder each cost speed deficit), and it shows the input the
 // diagnosis was found on, as the text does.
 func TestNothingRecommendedPageSaysWhy(t *testing.T) {
-	cfg := lab.DefaultConfig()
-	sc, err := lab.LoadScenario("mobile-4g")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := lab.ApplyScenario(&cfg, sc); err != nil {
-		t.Fatal(err)
-	}
-	cfg.Duration = 2 * time.Minute
-	var seeds []uint64
-	for s := uint64(1); s <= 20; s++ {
-		seeds = append(seeds, s)
-	}
-	r, err := diagnose.Run(diagnose.Options{Base: cfg, Scenario: sc, Name: "mobile-4g", Seeds: seeds, Workers: 2, Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := mobile4G(t, "judder_mps")
 	if len(r.Recommended) != 0 {
 		t.Fatalf("recommended %v; this test needs a diagnosis that recommends nothing", r.Recommended)
 	}
@@ -301,5 +289,74 @@ func TestDilationWithoutBufferMarkedOnThePage(t *testing.T) {
 	}
 	if marked == 0 {
 		t.Fatal("jitter-fix (latest-wins inputs) marks no change; this test needs dilation marked")
+	}
+}
+
+// The page states the combination's steps as the text does: the last one
+// names its best change, and its cost when that change improves the metric
+// (mobile-4g by speed deficit: client.corrector=off would take 0.037 m/s
+// off it but adds 2.1 m/s of judder). The page said "no further change
+// improves significantly" alone.
+func TestCombinationStepsAsTheText(t *testing.T) {
+	r := mobile4G(t, "speed_deficit_mps")
+	var b bytes.Buffer
+	if err := Write(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(strings.Fields(parse(t, b.Bytes()).allText()), " ")
+	for _, s := range r.Steps {
+		if line := r.StepLine(s); !strings.Contains(all, line) {
+			t.Errorf("the page does not say the step %q", line)
+		}
+	}
+	if last := r.Steps[len(r.Steps)-1]; !strings.Contains(r.StepLine(last), "without a cost (best client.corrector=off") {
+		t.Errorf("the last step %q does not name its best change's cost", r.StepLine(last))
+	}
+}
+
+// mobile4G is lab diagnose --scenario mobile-4g --metric metric.
+func mobile4G(t *testing.T, metric string) *diagnose.Result {
+	t.Helper()
+	cfg := lab.DefaultConfig()
+	sc, err := lab.LoadScenario("mobile-4g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lab.ApplyScenario(&cfg, sc); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Duration = 2 * time.Minute
+	var seeds []uint64
+	for s := uint64(1); s <= 20; s++ {
+		seeds = append(seeds, s)
+	}
+	r, err := diagnose.Run(diagnose.Options{Base: cfg, Scenario: sc, Name: "mobile-4g", Seeds: seeds, Workers: 2, Version: "test", Metric: metric})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// With nothing recommended the timelines show the reference alone, and
+// the legend names no "recommended" line (it drew the reference twice, the
+// second over the first, under a "recommended" legend).
+func TestNothingRecommendedTimelinesShowTheReferenceAlone(t *testing.T) {
+	r := mobile4G(t, "judder_mps")
+	if len(r.Recommended) != 0 {
+		t.Fatalf("recommended %v; this test needs a diagnosis that recommends nothing", r.Recommended)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	tl := parse(t, b.Bytes()).byID("timelines")
+	if got := tl.allText(); strings.Contains(got, "recommended") {
+		t.Errorf("the timelines name a recommended line: %s", got)
+	}
+	if n := strings.Count(b.String(), `stroke="`+bestColour+`"`); n != 0 {
+		t.Errorf("%d lines drawn in the recommended colour %s", n, bestColour)
+	}
+	if n := strings.Count(b.String(), `stroke="`+refColour+`"`); n != len(tl.all("svg")) {
+		t.Errorf("%d reference lines in %d timeline charts", n, len(tl.all("svg")))
 	}
 }

@@ -124,6 +124,18 @@ func Percent(d Diff, base Interval, floor float64) (float64, bool) {
 	return 100 * d.Mean / base.Mean, true
 }
 
+// ChangePercent is the rule every report gives a change in % by: the
+// paired difference d = b − a as a percentage of a's mean, only where d is
+// significant, Percent allows it on a's interval (floor) and b's mean is
+// not clearly of the other sign (by smallest or more: a change of −106 %
+// is a sign flip, not a reduction; a b that rounds to 0 is −100 %).
+func ChangePercent(d Diff, base, other Interval, smallest, floor float64) (float64, bool) {
+	if !d.Significant || math.Copysign(1, base.Mean)*other.Mean <= -smallest {
+		return 0, false
+	}
+	return Percent(d, base, floor)
+}
+
 // intervalJSON is an Interval as JSON: an unknown half-width (+Inf, one
 // value) is null, and so is a figure without data (NaN: a metric a run
 // could not measure).

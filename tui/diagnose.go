@@ -211,6 +211,9 @@ func (a *App) pollDiagnosis() {
 		a.status = "[red]diagnosis: " + tview.Escape(d.err.Error())
 	case len(d.result.Recommended) == 0:
 		a.status = "[green]diagnosis done[-]: no change improves significantly; d shows it"
+		if strings.Contains(d.result.NoRecommendation(), "without a cost") {
+			a.status = "[green]diagnosis done[-]: nothing recommended without a cost; d shows why"
+		}
 	default:
 		a.status = "[green]diagnosis done[-]: recommended " + tview.Escape(strings.Join(d.result.Recommended, " ")) + "; d shows it, a runs it as B"
 	}
@@ -252,7 +255,9 @@ func (d *diagRun) boxText() string {
 		if rec := d.result.Recommended; len(rec) > 0 {
 			fmt.Fprintf(&b, "recommended: %s\n  a runs it as B beside A (A/B)\n", strings.Join(rec, " "))
 		} else {
-			b.WriteString("recommended: nothing (no change improves significantly)\n")
+			// Why, as lab diagnose says it: a change may improve at a cost.
+			why := wordWrap("recommended: nothing: "+d.result.NoRecommendation(), 76)
+			b.WriteString(strings.ReplaceAll(why, "\n", "\n  ") + "\n")
 		}
 		b.WriteString(rankedTop(d.result, 5))
 		b.WriteString("↑↓←→ PgUp PgDn scroll for lab diagnose's whole text below; w wraps the lines\nto the box; d or Esc closes.\n\n")

@@ -410,3 +410,39 @@ func TestRankedPreviewMarksTheSameChange(t *testing.T) {
 		t.Errorf("a † for a change the preview does not show:\n%s", got)
 	}
 }
+
+// With nothing recommended, the box says why as lab diagnose does: on
+// handover the snap threshold improves judder significantly but costs
+// speed deficit, which is not "no change improves significantly".
+func TestBoxSaysWhyNothingIsRecommended(t *testing.T) {
+	sc, err := lab.LoadScenario("handover")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := lab.DefaultConfig()
+	if err := lab.ApplyScenario(&cfg, sc); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Duration = 30 * time.Second
+	r, err := diagnose.Run(diagnose.Options{Base: cfg, Scenario: sc, Name: "handover", Seeds: []uint64{1, 2, 3}, Workers: 1, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	why := r.NoRecommendation()
+	if len(r.Recommended) > 0 || !strings.Contains(why, "nothing is recommended without a cost") {
+		t.Fatalf("recommended %v (%s): the case is gone", r.Recommended, why)
+	}
+	finished := make(chan struct{})
+	close(finished)
+	d := &diagRun{result: r, finished: finished}
+	a := &App{diag: d}
+	a.pollDiagnosis()
+	if want := "nothing recommended without a cost; d shows why"; !strings.Contains(a.status, want) {
+		t.Errorf("the status line %q does not say %q", a.status, want)
+	}
+	box := d.boxText()
+	flat := strings.Join(strings.Fields(box), " ")
+	if !strings.Contains(flat, "recommended: nothing: "+why) || strings.Contains(box, "no change improves significantly)") {
+		t.Errorf("the box does not say %q:\n%s", why, box)
+	}
+}

@@ -91,3 +91,24 @@ func TestSweepPinsItsKeys(t *testing.T) {
 		t.Errorf("code %d, %s; the header does not say what --over overrode:\n%s", code, errOut, out)
 	}
 }
+
+// A repeated --b (or --a) adds its settings to the variant, as a repeated
+// --set does: 'lab ab --b server.inputs=queue --b client.smoothing=movetowards'
+// is B = both, not the last one alone (the README's zigzag example was the
+// last one alone), and a key the two give twice is refused.
+func TestABRepeatedVariantFlagAddsItsSettings(t *testing.T) {
+	code, out, errOut := runLab(t, "ab", "--scenario", "jitter-fix", "--duration", "10s", "--seeds", "1",
+		"--b", "server.inputs=queue", "--b", "client.smoothing=movetowards", "--a", "client.sender=frame", "--a", "client.replay=single")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	for _, want := range []string{"A: client.sender=frame client.replay=single\n", "B: server.inputs=queue client.smoothing=movetowards\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the header lacks %q:\n%s", want, out)
+		}
+	}
+	code, _, errOut = runLab(t, "ab", "--duration", "10s", "--seeds", "1", "--b", "server.inputs=queue", "--b", "server.inputs=buffer")
+	if code == 0 || !strings.Contains(errOut, "server.inputs=queue and server.inputs=buffer set server.inputs twice") {
+		t.Errorf("code %d; a key given in two --b is not refused by name: %s", code, errOut)
+	}
+}
