@@ -582,3 +582,24 @@ func TestReportCardPercentFollowsABsRule(t *testing.T) {
 		}
 	}
 }
+
+// "Main cause" names a mechanism only when it explains a real share of
+// what the link costs (a quarter at least): starlink's periodic latency
+// cost 0.005 of the link's 0.139 m/s and was headlined as the main cause.
+func TestMainCauseExplainsAShare(t *testing.T) {
+	judder, _ := LookupMetric("judder_mps")
+	deficit, _ := LookupMetric("speed_deficit_mps")
+	diff := func(mean, half float64) stats.Diff {
+		return stats.Diff{Interval: stats.Interval{N: 20, Mean: mean, Half: half}, Significant: mean-half > 0}
+	}
+	r := &Result{metric: judder, tie: deficit, Problem: true, LinkCost: [2]stats.Diff{diff(0.139, 0.031), diff(0.19, 0.01)}}
+	r.Findings = []Finding{{Text: "the latency steps every 15s", Problem: true, Cost: diff(0.005, 0.001)}}
+	got := r.Headline()
+	if strings.HasPrefix(got, "Main cause") || !strings.Contains(got, "the largest mechanism found (the first finding below) explains 4 %") {
+		t.Errorf("a finding explaining 4 %% of the link's cost: %q", got)
+	}
+	r.Findings[0].Cost = diff(0.06, 0.01)
+	if got := r.Headline(); got != "Main cause: the latency steps every 15s." {
+		t.Errorf("a finding explaining 43 %%: %q", got)
+	}
+}

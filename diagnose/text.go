@@ -47,13 +47,26 @@ func FormatDiff(d stats.Diff, prec int) string {
 	return s
 }
 
+// mainCauseShare is the share of the link's cost a finding must explain to
+// be headlined as the main cause.
+const mainCauseShare = 0.25
+
 // Headline is the diagnosis in one sentence.
 func (r *Result) Headline() string {
 	switch {
 	case !r.Problem:
 		return "The link causes no significant problem: " + r.noProblem()
 	case len(r.Findings) > 0 && r.Findings[0].Problem:
-		return "Main cause: " + r.Findings[0].Text + "."
+		f, link := r.Findings[0], r.LinkCost[0]
+		// A mechanism is the main cause when it explains a real share of
+		// what the link costs, measured in the same metric.
+		if !(link.Significant && link.Mean > 0) || f.Cost.N == 0 || f.Cost.Mean >= mainCauseShare*link.Mean {
+			return "Main cause: " + f.Text + "."
+		}
+		m := r.metric
+		return fmt.Sprintf("The link costs %s %s over the same game on a perfect link; the largest mechanism found (the first "+
+			"finding below) explains %.0f %% of it (%s), and no rule names the rest: the ranked changes below are the evidence.",
+			m.Label, m.Quantity(FormatDiff(link, m.Prec)), 100*f.Cost.Mean/link.Mean, m.Quantity(FormatDiff(f.Cost, m.Prec)))
 	}
 	m, d := r.metric, r.LinkCost[0]
 	if !(d.Significant && d.Mean > 0) {
@@ -208,7 +221,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintln(&b, wrap(r.LinkLine(), "", "", 100))
 
 	fmt.Fprintln(&b)
-	fmt.Fprintln(&b, "findings (main cause first)")
+	fmt.Fprintln(&b, "findings (ranked by what each costs)")
 	if len(r.Findings) == 0 {
 		fmt.Fprintln(&b, "  none: no rule's mechanism is at work here")
 	}

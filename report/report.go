@@ -398,7 +398,7 @@ table.conditions td, table.changes td:nth-child(2), table.changes th:nth-child(2
 <p>{{.Link}}</p>
 </section>
 <section id="findings">
-<h2>Findings (main cause first)</h2>
+<h2>Findings (ranked by what each costs)</h2>
 {{if .Findings}}<ol>
 {{range .Findings}}<li><span{{if .Problem}} class="problem"{{end}}>{{.Text}}</span>{{if .Change}}<br/><span class="change">{{.Change}}</span>{{end}}</li>
 {{end}}</ol>{{else}}<p>None: no rule's mechanism is at work here.</p>{{end}}
