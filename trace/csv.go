@@ -127,7 +127,7 @@ func ReadPackets(file string, r io.Reader) (*Trace, error) {
 			return nil, err
 		}
 	}
-	return b.trace("packets", true)
+	return b.trace("packets", labClock)
 }
 
 // The generic CSV's columns.
@@ -226,7 +226,7 @@ func ReadCSV(file string, r io.Reader) (*Trace, error) {
 			return nil, err
 		}
 	}
-	return b.trace("csv", false)
+	return b.trace("csv", twoClocks)
 }
 
 // maxDelay bounds |arrival − send|, clock offset included, so that every

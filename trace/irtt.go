@@ -193,7 +193,7 @@ func readIRTT(file string, data []byte) (*Trace, error) {
 	if !found {
 		return nil, &Error{File: file, Want: "no round_trips: not the JSON of `irtt client -o FILE`"}
 	}
-	return b.trace("irtt", false)
+	return b.trace("irtt", twoClocks)
 }
 
 // skipSpace moves off past white space and a comma: to the next value.

@@ -774,7 +774,11 @@ func ReadPcap(files []PcapFile, o PcapOptions) (*Trace, PcapSummary, error) {
 			return nil, nil, err
 		}
 	}
-	tr, err := b.trace("pcap", len(files) == 1)
+	c := twoClocks
+	if len(files) == 1 {
+		c = oneMachine
+	}
+	tr, err := b.trace("pcap", c)
 	if err != nil {
 		return nil, nil, &Error{File: name, Want: "no datagram of the game's flows carries a sequence number at --seq " + o.Seq.String()}
 	}

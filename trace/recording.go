@@ -117,7 +117,7 @@ func ReadRecording(file string, r *recordings.Reader, flow uint64, scheduled boo
 		}
 		b.dups[d] = dups[d]
 	}
-	t, err := b.trace("proxy recording", true)
+	t, err := b.trace("proxy recording", oneMachine)
 	if err != nil {
 		return nil, nil, err
 	}

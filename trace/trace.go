@@ -242,8 +242,18 @@ func (b *builder) add(d int, p Packet, line int) error {
 	return nil
 }
 
-func (b *builder) trace(format string, synced bool) (*Trace, error) {
-	t := &Trace{File: b.file, Format: format, SyncedClocks: synced,
+// clocks is what a capture's times are on, which says where its session
+// starts ([Trace.Origin]).
+type clocks int
+
+const (
+	twoClocks  clocks = iota // the sender's and the receiver's: no common start
+	labClock                 // the lab's true time: the session starts at 0
+	oneMachine               // one machine's wall clock: from the first packet
+)
+
+func (b *builder) trace(format string, c clocks) (*Trace, error) {
+	t := &Trace{File: b.file, Format: format, SyncedClocks: c != twoClocks,
 		Up: Direction{Name: "up", Duplicates: b.dups[0]}, Down: Direction{Name: "down", Duplicates: b.dups[1]}}
 	for d, dir := range []*Direction{&t.Up, &t.Down} {
 		dir.Packets = b.pk[d]
@@ -252,7 +262,7 @@ func (b *builder) trace(format string, synced bool) (*Trace, error) {
 	if len(t.Up.Packets)+len(t.Down.Packets) == 0 {
 		return nil, &Error{File: b.file, Want: "no packets in the capture"}
 	}
-	if synced && format != "packets" { // the lab's own log starts at 0
+	if c == oneMachine {
 		first := true
 		for _, dir := range []*Direction{&t.Up, &t.Down} {
 			for _, p := range dir.Packets {
