@@ -62,6 +62,12 @@ type Scenario struct {
 	Pinned []string
 }
 
+// DefaultName is a scenario's name when its file gives none: the file's
+// base name without its extension.
+func DefaultName(file string) string {
+	return strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+}
+
 // Checker validates one assignment against the parameter registry (the lab
 // provides it; this package does not know the keys). Its error names the
 // key, the value and what is allowed.
@@ -130,7 +136,7 @@ func parse(file string, data []byte, check Checker, depth int) (*Scenario, error
 		return nil, perr(0, "%v", err)
 	}
 	lines := indexLines(string(data))
-	sc := &Scenario{Name: strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)), File: file}
+	sc := &Scenario{Name: DefaultName(file), File: file}
 
 	str := func(key string) (string, error) {
 		v, ok := raw[key]

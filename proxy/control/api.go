@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/netip"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -291,10 +290,10 @@ func parseTimeline(name string, body []byte, flow netip.AddrPort, check func(key
 	if err != nil {
 		return nil, err
 	}
-	// What the API would otherwise ignore is refused: a name (the parser's
-	// default is the file's base name), a description, generators.
+	// What the API would otherwise ignore is refused: a name, a
+	// description, generators.
 	if len(sc.Params) > 0 || sc.Script != "" || len(sc.Segments) > 0 || sc.Duration != 0 || sc.HasSeed || sc.Base != "" ||
-		sc.Name != strings.TrimSuffix(filepath.Base(name), filepath.Ext(name)) || sc.Description != "" || sc.Source != "" || len(sc.Oscillators) > 0 || len(sc.Flaps) > 0 {
+		sc.Name != scenarios.DefaultName(name) || sc.Description != "" || sc.Source != "" || len(sc.Oscillators) > 0 || len(sc.Flaps) > 0 {
 		return nil, fmt.Errorf("%s: want only [[timeline]] entries (at = \"5s\" and link keys); settings for now go to PUT /params, and [[oscillate]]/[[flap]] to a scenario (--scenario)", name)
 	}
 	for _, ch := range sc.Timeline {
