@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"jitterlab/internal/axis"
 )
 
 // Colours of the observed data and of the fitted model in every chart.
@@ -159,36 +161,14 @@ func (t ticks) label(i int) string { return strconv.FormatFloat(t.at(i), 'f', t.
 
 // niceTicks covers [lo, hi] with 4 to 8 round ticks: the step is the
 // smallest of 1, 2, 5 × 10^k that makes at most 7 intervals, and the range
-// is widened to the multiples of it around lo and hi. Powers of ten are
-// found by multiplying and dividing, no logarithm, so the page's bytes are
-// the same on every machine.
+// is widened to the multiples of it around lo and hi (axis.Step).
 func niceTicks(lo, hi float64) ticks {
 	if !(hi > lo) {
 		hi = lo + 1
 	}
-	raw := (hi - lo) / 7
-	mag, decimals := 1.0, 0
-	for mag*10 <= raw {
-		mag *= 10
-	}
-	for mag > raw {
-		mag /= 10
-		decimals++
-	}
-	step := 10 * mag
-	for _, m := range []float64{1, 2, 5} {
-		if s := m * mag; s >= raw {
-			step = s
-			break
-		}
-	}
-	if step >= 1 {
-		decimals = 0
-	} else if step >= 10*mag {
-		decimals--
-	}
+	step := axis.Step((hi - lo) / 7)
 	k0, k1 := int64(math.Floor(lo/step)), int64(math.Ceil(hi/step))
-	return ticks{lo: float64(float64(k0) * step), hi: float64(float64(k1) * step), step: step, n: int(k1-k0) + 1, decimals: max(decimals, 0), k0: k0}
+	return ticks{lo: float64(float64(k0) * step), hi: float64(float64(k1) * step), step: step, n: int(k1-k0) + 1, decimals: axis.Decimals(step), k0: k0}
 }
 
 func (p *plot) px(x float64) float64 { return p.left + float64((x-p.x0)/(p.x1-p.x0)*p.w) }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"jitterlab/diagnose"
+	"jitterlab/internal/axis"
 	"jitterlab/stats"
 )
 
@@ -238,37 +239,6 @@ func timelineCharts(series []diagnose.Series, colours []string, band int, snap f
 	}
 }
 
-// niceStep is the 1, 2 or 5 × 10^k at or above x (x > 0). Powers of ten
-// come from exact multiplications, not math.Pow and math.Log10, whose bits
-// differ between machines.
-func niceStep(x float64) float64 {
-	p := 1.0
-	for p > x && p > 1e-12 {
-		p /= 10
-	}
-	for p*10 <= x {
-		p *= 10
-	}
-	for _, m := range []float64{1, 2, 5, 10} {
-		if m*p >= x {
-			return m * p
-		}
-	}
-	return 10 * p
-}
-
-// trim formats a tick value with as many decimals as its step needs.
-func trim(v, step float64) string {
-	dec := 0
-	for s := step; s < 1-1e-9 && dec < 12; s *= 10 {
-		dec++
-	}
-	if math.Abs(v) < step/1e6 {
-		v = 0
-	}
-	return strconv.FormatFloat(v, 'f', dec, 64)
-}
-
 // line is one series over time and its colour.
 type line struct {
 	ts, ys []float64
@@ -310,10 +280,10 @@ func multiLineChart(series []line, lines []float64) template.HTML {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="timeline" width="%s" height="%s" viewBox="0 0 %s %s" role="img">`, f1(width), f1(height), f1(width), f1(height))
 	fmt.Fprintf(&b, `<rect x="%s" y="%s" width="%s" height="%s" fill="#fafafa" stroke="#ccc"/>`, f1(left), f1(top), f1(width-left-right), f1(height-top-bottom))
-	step := niceStep((hi - lo) / 4)
+	step := axis.Step((hi - lo) / 4)
 	for v := math.Ceil(lo/step) * step; v <= hi; v += step {
 		fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#e4e4e4"/>`, f1(left), f1(y(v)), f1(width-right), f1(y(v)))
-		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="end" font-size="11">%s</text>`, f1(left-6), f1(y(v)+4), trim(v, step))
+		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="end" font-size="11">%s</text>`, f1(left-6), f1(y(v)+4), axis.Label(v, step))
 	}
 	for k := 0; k <= 4; k++ {
 		tt := tmax * float64(k) / 4

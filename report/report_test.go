@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/xml"
 	"io"
-	"math"
 	"strings"
 	"testing"
 	"time"
@@ -229,20 +228,6 @@ func TestSameDiagnosisSameBytes(t *testing.T) {
 	a, b := render(t, diagnosis(t)), render(t, diagnosis(t))
 	if !bytes.Equal(a, b) {
 		t.Fatal("the same seeds gave different pages")
-	}
-}
-
-func TestAxisTicks(t *testing.T) {
-	for _, c := range []struct{ x, want float64 }{{0.3, 0.5}, {1.2, 2}, {0.0009, 0.001}, {4, 5}, {7, 10}} {
-		if got := niceStep(c.x); math.Abs(got-c.want) > 1e-12 {
-			t.Errorf("niceStep(%v) = %v, want %v", c.x, got, c.want)
-		}
-	}
-	if got := trim(-0.0000000001, 0.5); got != "0.0" {
-		t.Errorf("trim: %q", got)
-	}
-	if got := trim(0.048, 0.001); got != "0.048" {
-		t.Errorf("trim: %q", got)
 	}
 }
 
