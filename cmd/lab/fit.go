@@ -134,33 +134,29 @@ through its --csv).
 		return err
 	}
 	if csvPath != "" {
-		var buf bytes.Buffer
-		if err := trace.WriteCSV(&buf, res.Corrected(tr)); err != nil {
-			return err
-		}
-		if err := writeFileOutput(csvPath, stdout, buf.Bytes()); err != nil {
+		if _, err := writeBuffered(csvPath, stdout, stderr, func(w io.Writer) error { return trace.WriteCSV(w, res.Corrected(tr)) }); err != nil {
 			return err
 		}
 	}
 	if outPath != "" {
-		var buf bytes.Buffer
-		if err := res.WriteScenario(&buf); err != nil {
+		_, err := writeBuffered(outPath, stdout, stderr, func(w io.Writer) error {
+			var buf bytes.Buffer
+			if err := res.WriteScenario(&buf); err != nil {
+				return err
+			}
+			// The lab must load what it wrote.
+			if err := checkScenario(outPath, buf.Bytes()); err != nil {
+				return err
+			}
+			_, err := w.Write(buf.Bytes())
 			return err
-		}
-		// The lab must load what it wrote.
-		if err := checkScenario(outPath, buf.Bytes()); err != nil {
-			return err
-		}
-		if err := writeFileOutput(outPath, stdout, buf.Bytes()); err != nil {
+		})
+		if err != nil {
 			return err
 		}
 	}
 	if htmlPath != "" {
-		var buf bytes.Buffer
-		if err := res.WriteHTML(&buf); err != nil {
-			return err
-		}
-		if err := writeFileOutput(htmlPath, stdout, buf.Bytes()); err != nil {
+		if _, err := writeBuffered(htmlPath, stdout, stderr, res.WriteHTML); err != nil {
 			return err
 		}
 	}
@@ -279,18 +275,4 @@ func checkScenario(path string, text []byte) error {
 		return fmt.Errorf("the fitted scenario does not load (a bug: please report it with the capture): %w", err)
 	}
 	return nil
-}
-
-// writeFileOutput writes b whole to path ("-": standard output): a failed
-// write leaves an existing file as it was.
-func writeFileOutput(path string, stdout io.Writer, b []byte) error {
-	o, err := openOutput(path, stdout, whole)
-	if err != nil {
-		return err
-	}
-	defer o.Abort()
-	if _, err := o.Write(b); err != nil {
-		return err
-	}
-	return o.Commit()
 }
