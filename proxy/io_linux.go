@@ -346,9 +346,19 @@ func (r *Relay) loop(ctx context.Context) error {
 		slack    [2]sim.Time
 	)
 	expect := maxTime // the loop means to be back here by then: the next release's time
+	var (
+		waitFrom    sim.Time // when the loop last began to wait
+		interrupted bool     // that wait ended early, for a signal
+	)
 	for {
 		r.mu.Lock()
 		wall := time.Now()
+		if r.arrived != maxTime {
+			// A datagram it waited for came at r.arrived (or before
+			// the wait began): the loop meant to be back then.
+			expect = min(expect, max(r.arrived, waitFrom))
+			r.arrived = maxTime
+		}
 		r.stalled = r.since(wall)-expect > sim.Time(StallAfter) // kept from the CPU
 		next := r.step(wall)                                    // release first: reading can wait, the release cannot
 		r.stalled = false
@@ -412,10 +422,16 @@ func (r *Relay) loop(ctx context.Context) error {
 		if spin && timeout > sim.Time(spinWindow) {
 			timeout -= sim.Time(spinWindow) // then spin, above
 		}
+		if !interrupted || deferred != 0 { // (a deferred direction was not waited for)
+			waitFrom = now
+		}
 		n, err := r.epollWait(set, time.Duration(timeout), &pwait2)
 		if err != nil && err != syscall.EINTR {
 			return os.NewSyscallError("epoll_pwait2", err)
 		}
+		// A signal ends a wait early (Go's preemption; a stopped and
+		// continued process): the next wait goes on with this one.
+		interrupted = err == syscall.EINTR
 		if ctx.Err() != nil {
 			return nil
 		}

@@ -180,6 +180,7 @@ type Relay struct {
 	due      []Delivery
 	werr     [maxBatch]error // writeOut's result per copy
 	stalled  bool            // this wake-up came StallAfter late or more
+	arrived  sim.Time        // the earliest arrival read since the loop last came back (maxTime: none)
 	wg       sync.WaitGroup
 
 	maintEvery time.Duration // upkeep period
@@ -240,7 +241,7 @@ func Listen(o Options) (*Relay, error) {
 		return nil, fmt.Errorf("--to %q is the proxy's own listen address %v: the relay would send to itself", o.Target, bound)
 	}
 	return &Relay{opts: o, core: core, conn: conn, listen: newSocket(conn, Up), target: ta, pool: newBufPool(),
-		upstream: map[FlowID]*socket{}, timeline: o.Timeline, waitFor: maxTime,
+		upstream: map[FlowID]*socket{}, timeline: o.Timeline, waitFor: maxTime, arrived: maxTime,
 		audit: newAuditor(), errKind: map[string]int{}}, nil
 }
 
@@ -416,6 +417,7 @@ func (r *Relay) received(s *socket, addr netip.AddrPort, p []byte, oob []byte, a
 	if age := at.UnixNano() - m.stamp; m.hasStamp && age > 0 && age < int64(time.Second) {
 		at = at.Add(-time.Duration(age))
 	}
+	r.arrived = min(r.arrived, r.since(at))
 	return r.arrive(s.dir, addr, s.flow, p, at)
 }
 

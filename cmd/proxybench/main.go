@@ -40,6 +40,7 @@ import (
 	"syscall"
 	"text/tabwriter"
 	"time"
+	"unsafe"
 
 	"jitterlab/netem"
 	"jitterlab/proxy"
@@ -63,9 +64,14 @@ func run(args []string, stdout io.Writer) error {
 	profile := fs.String("relay-cpuprofile", "", "write the relay's CPU profile to this `file`")
 	bare := fs.Bool("bare", false, "run a minimal relay instead of the proxy (blocking reads, each datagram written at once, no delay): what a relay hop costs on this machine")
 	runs := fs.Int("runs", 1, "how many times to go through the rates (1 to 100); more than one adds each figure's range")
+	probe := fs.Duration("probe", 2*time.Second, "before each run, how long a thread sleeping 1 ms at a time (under --relay-prefix, as the relay) counts how often the machine wakes it late; 0 skips it")
+	serveProbe := fs.Duration("serve-probe", 0, "internal: run the wake-up probe for this long and print its counts")
 	window := fs.Duration("release-window", proxy.DefaultReleaseWindow, "the relay's release window (proxy.Options.ReleaseWindow): how late a copy may leave at high rates to share a wake-up, up to "+proxy.MaxReleaseWindow.String()+"; 0 turns it off")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *serveProbe > 0 {
+		return runProbe(stdout, *serveProbe)
 	}
 	if *serve != "" {
 		if *bare {
@@ -92,6 +98,9 @@ func run(args []string, stdout io.Writer) error {
 	}
 	if *window < 0 || *window > proxy.MaxReleaseWindow {
 		return fmt.Errorf("--release-window %v: allowed 0 (off) to %v", *window, proxy.MaxReleaseWindow)
+	}
+	if *probe < 0 || *probe > time.Minute {
+		return fmt.Errorf("--probe %v: allowed 0 (off) to 1m", *probe)
 	}
 	if *runs < 1 || *runs > 100 {
 		return fmt.Errorf("--runs %d: allowed 1 to 100", *runs)
@@ -189,6 +198,16 @@ func run(args []string, stdout io.Writer) error {
 			fmt.Fprintf(stdout, "run %d of %d\n", run+1, *runs)
 		}
 		fmt.Fprintf(stdout, "load average before: %s\n", loadavg())
+		if *probe > 0 {
+			pl := append(strings.Fields(*prefix), self, "--serve-probe", probe.String())
+			b, err := exec.Command(pl[0], pl[1:]...).Output()
+			var p probeCounts
+			if _, serr := fmt.Sscan(string(b), &p.sleeps, &p.late, &p.veryLate, &p.max); err != nil || serr != nil {
+				return fmt.Errorf("the wake-up probe (%s): %v %v", strings.Join(pl, " "), err, serr)
+			}
+			fmt.Fprintf(stdout, "wake-up probe on the relay's CPU: %d sleeps of 1 ms in %v, %d woke more than %v late (%d more than 2 ms), latest %.0f µs late\n",
+				p.sleeps, *probe, p.late, proxy.StallAfter, p.veryLate, us(p.max))
+		}
 		var rows []row
 		for _, rate := range rs {
 			sinkProxy.reset()
@@ -226,6 +245,38 @@ func run(args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "%v after it meant to (no CPU for it), and the latest of them; direct: one-way time on loopback without\n", proxy.StallAfter)
 	fmt.Fprintln(stdout, "the relay; CPU wait: how long the relay's threads were ready to run but waited for a CPU")
 	return nil
+}
+
+// probeCounts is what the wake-up probe saw: sleeps, how many woke more
+// than proxy.StallAfter and 2 ms late, and the latest.
+type probeCounts struct {
+	sleeps, late, veryLate int
+	max                    time.Duration
+}
+
+// runProbe sleeps 1 ms at a time for d on one thread with 1 ns of timer
+// slack, as the relay waits, and prints how late it woke: what the machine
+// does to any thread that waits (the hypervisor's and the scheduler's
+// stalls), measured apart from the relay.
+func runProbe(w io.Writer, d time.Duration) error {
+	runtime.LockOSThread()
+	syscall.Syscall(syscall.SYS_PRCTL, 29, 1, 0) // PR_SET_TIMERSLACK: 1 ns
+	var p probeCounts
+	ts := syscall.NsecToTimespec(int64(time.Millisecond))
+	for start := time.Now(); time.Since(start) < d; p.sleeps++ {
+		want := time.Now().Add(time.Millisecond)
+		syscall.Syscall(syscall.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0)
+		late := time.Since(want)
+		if late > proxy.StallAfter {
+			p.late++
+		}
+		if late > 2*time.Millisecond {
+			p.veryLate++
+		}
+		p.max = max(p.max, late)
+	}
+	_, err := fmt.Fprintln(w, p.sleeps, p.late, p.veryLate, int64(p.max))
+	return err
 }
 
 // row is one rate's figures in one run.

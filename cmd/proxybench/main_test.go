@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The benchmark runs end to end on loopback: a relay child, datagrams at
@@ -21,9 +23,9 @@ func TestBenchmarkRunsOnLoopback(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	for _, args := range [][]string{
-		{"--rates", "50,200", "--duration", "200ms", "--delay", "5ms"},
-		{"--rates", "50,200", "--duration", "200ms", "--delay", "0", "--bare"},
-		{"--rates", "50,200", "--duration", "200ms", "--delay", "5ms", "--runs", "2"},
+		{"--rates", "50,200", "--duration", "200ms", "--delay", "5ms", "--probe", "200ms"},
+		{"--rates", "50,200", "--duration", "200ms", "--delay", "0", "--bare", "--probe", "0"},
+		{"--rates", "50,200", "--duration", "200ms", "--delay", "5ms", "--runs", "2", "--probe", "100ms"},
 	} {
 		var out bytes.Buffer
 		cmd := exec.Command(exe, args...)
@@ -43,6 +45,23 @@ func TestBenchmarkRunsOnLoopback(t *testing.T) {
 			}
 			if m[1] == "0" {
 				t.Fatalf("%v: nothing sent at %s/s", args, rate)
+			}
+		}
+		// Before each run, unless --probe 0, how often the machine woke a
+		// thread sleeping 1 ms late: at most one sleep per millisecond.
+		probes := regexp.MustCompile(`(?m)^wake-up probe on the relay's CPU: (\d+) sleeps of 1 ms in (\S+), \d+ woke more than 500µs late \(\d+ more than 2 ms\), latest \d+ µs late$`).FindAllStringSubmatch(out.String(), -1)
+		want := strings.Count(out.String(), "load average before: ")
+		if args[slices.Index(args, "--probe")+1] == "0" {
+			want = 0
+		}
+		if len(probes) != want {
+			t.Fatalf("%v: %d probe lines for %d runs:\n%s", args, len(probes), want, out.String())
+		}
+		for _, p := range probes {
+			n, _ := strconv.Atoi(p[1])
+			d, _ := time.ParseDuration(p[2])
+			if n < 1 || n > int(d/time.Millisecond) {
+				t.Fatalf("%v: %d sleeps of 1 ms in %v", args, n, d)
 			}
 		}
 		if !strings.Contains(out.String(), "load average before: ") {
