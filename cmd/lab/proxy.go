@@ -56,6 +56,8 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&limits.FlowPackets, "inflight-packets", limits.FlowPackets, "datagrams held per client and direction; more are dropped and counted")
 	fs.IntVar(&limits.FlowBytes, "inflight-bytes", limits.FlowBytes, "payload bytes held per client and direction; more are dropped and counted")
 	fs.StringVar(&pcapPath, "pcap", "", "write the relayed datagrams to `FILE` as pcapng (both sides of the relay, fate as comment)")
+	window := &releaseWindowFlag{}
+	fs.Var(window, "release-window", "how late a copy may leave (never early) to share a wake-up with the next at high packet rates, a `duration` from 0 (off) up to "+proxy.MaxReleaseWindow.String()+"; 0 turns it off: more CPU, every copy as close to its time as the relay can (default "+proxy.DefaultReleaseWindow.String()+")")
 	fs.StringVar(&recordPath, "record", "", "record every relayed datagram to `FILE` (wall time in and out, fate, delay added; 'lab replay', 'export --packets' and 'plot' read it)")
 	// The proxy runs until interrupted unless --duration is given; the
 	// shared flag's default (a simulated minute) does not apply.
@@ -108,7 +110,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	screen := !*noTUI && isTerminal(stdout)
 	var captures captureSwitch
 	var feed *relayFeed
-	opts := proxy.Options{Listen: listen, Target: target, Seed: cfg.Seed, Up: cfg.Up, Down: cfg.Down, Limits: limits}
+	opts := proxy.Options{Listen: listen, Target: target, Seed: cfg.Seed, Up: cfg.Up, Down: cfg.Down, Limits: limits, ReleaseWindow: window.relay}
 	capturing := pcapPath != "" || recordPath != ""
 	switch {
 	case screen:
@@ -378,6 +380,41 @@ func (f *proxyEveryFlag) Set(s string) error {
 }
 
 func (f *proxyEveryFlag) failure() error { return f.err }
+
+// releaseWindowFlag is the proxy's --release-window: 0 (off) up to
+// proxy.MaxReleaseWindow, as proxybench's.
+type releaseWindowFlag struct {
+	relay time.Duration // what proxy.Options takes (0: its default; negative: off)
+	err   error
+}
+
+// releaseWindowRule is what --release-window allows, as its errors state it.
+var releaseWindowRule = "0 (off) up to " + proxy.MaxReleaseWindow.String() + ", a duration such as 50us"
+
+func (f *releaseWindowFlag) String() string { return "" } // -h states the default in the usage
+
+func (f *releaseWindowFlag) Set(s string) error {
+	f.relay, f.err = relayReleaseWindow(s)
+	return f.err
+}
+
+func (f *releaseWindowFlag) failure() error { return f.err }
+
+// relayReleaseWindow is --release-window's value as proxy.Options takes
+// it: "" (not given) the relay's default, 0 off (negative there).
+func relayReleaseWindow(s string) (time.Duration, error) {
+	if s == "" {
+		return proxy.DefaultReleaseWindow, nil
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	switch {
+	case err != nil || d < 0 || d > proxy.MaxReleaseWindow:
+		return 0, badFlag("release-window", s, releaseWindowRule, "0")
+	case d == 0:
+		return -1, nil
+	}
+	return d, nil
+}
 
 // checkProxyFlags bounds every numeric flag before anything starts.
 func checkProxyFlags(o *runOptions, every time.Duration, l *proxy.Limits) error {
