@@ -715,7 +715,7 @@ var proxyKeys = [][2]string{
 	{"c", "the scenario (description, source, timeline) and every change so far in place of the editor — yours, the timeline's, the control API's, --flow's — and those refused, with the reason, newest at the bottom: ↑ ↓ PgUp PgDn Home End scroll it, its bottom edge says which lines show"},
 	{"R", "record the relayed traffic from now to a new file (jitterlab-proxy-DATE-TIME.jlrec in the current folder), or stop and close it; lab replay, export and plot read it (with --record or --pcap running from the start, R says so)"},
 	{"?", "this help (Esc closes)"},
-	{"q Ctrl-C", "quit: the relay stops and prints its summary, an open recording is closed (SIGTERM and SIGHUP do the same)"},
+	{"q Ctrl-C", "quit: the relay stops and prints its summary, an open recording is closed (SIGTERM, SIGHUP and a kill's SIGINT do the same and exit 128 + the signal)"},
 }
 
 // ProxyKeyHelp lists the proxy screen's keys, one per line.

@@ -159,7 +159,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop, caught := signalContext(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	if o.given("duration") {
 		var cancel context.CancelFunc
@@ -213,7 +213,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "control API on http://%v (GET/PUT /params, POST /timeline, GET /counters, GET /metrics)\n", controlLn.Addr())
 	}
 	// finish prints the end of the run and ends the captures.
-	finish := func(err error) error {
+	finish := func(err error, sig os.Signal) error {
 		// A terminal going away hangs up more than once (the kernel, the
 		// shell): that must not end it before its files are closed.
 		signal.Ignore(syscall.SIGHUP)
@@ -230,7 +230,12 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		if note != "" {
 			fmt.Fprintf(stderr, "lab proxy: %s\n", note)
 		}
-		return cmp.Or(err, cerr, outClosed.closed())
+		if err = cmp.Or(err, cerr, outClosed.closed()); err == nil {
+			if sig = cmp.Or(sig, caught()); sig != nil { // as every lab command a signal stops
+				err = interrupted(sig, fmt.Sprintf("stopped after %.1fs; the summary and the audit above cover the run so far", wall.Seconds()))
+			}
+		}
+		return err
 	}
 	if screen {
 		src := newRelaySource(r, cond, target, start, feed)
@@ -241,7 +246,8 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		src.rec = rec
-		return finish(proxyScreen(src, sc, rec, cancelRun, done, changes, stderr))
+		sig, err := proxyScreen(src, sc, rec, cancelRun, done, changes, stderr)
+		return finish(err, sig)
 	}
 	stamp := func(t time.Time) string {
 		return fmt.Sprintf("%s +%.1fs", t.Format("15:04:05.000"), t.Sub(start).Seconds())
@@ -273,7 +279,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 				printChange(<-changes)
 			}
 			errs.report(r.Errors())
-			return finish(err)
+			return finish(err, nil)
 		case c := <-changes:
 			printChange(c)
 		case now := <-tick.C:
@@ -281,6 +287,33 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "%s  clients %d  up %s  down %s%s\n", stamp(now), st.Flows, dirLine(st.Up), dirLine(st.Down), errs.report(r.Errors()))
 		}
 	}
+}
+
+// signalContext is signal.NotifyContext that also tells which signal came
+// (nil: none yet): stop restores the signals' default action.
+func signalContext(sigs ...os.Signal) (ctx context.Context, stop func(), caught func() os.Signal) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, sigs...)
+	var mu sync.Mutex
+	var got os.Signal
+	go func() {
+		select {
+		case sig := <-ch:
+			mu.Lock()
+			got = sig
+			mu.Unlock()
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	stop = func() { signal.Stop(ch); cancel() }
+	caught = func() os.Signal {
+		mu.Lock()
+		defer mu.Unlock()
+		return got
+	}
+	return ctx, stop, caught
 }
 
 // appliedChange is a scheduled change as it applied, or (by "API") a
@@ -650,8 +683,10 @@ POST /timeline ([[timeline]] entries, at = from now), GET /counters and
 GET /metrics (Prometheus). Every datagram is counted: delivered, lost by
 the link model, or dropped by the proxy (kernel receive buffer full, the
 in-flight limit, a failed write, a client removed). SIGINT, SIGTERM and
-SIGHUP stop the relay and print the summary, the clients and the audit:
-each direction's configured link next to the realised one, and per period
+SIGHUP stop the relay and print the summary, the clients and the audit,
+then exit 128 + the signal as every lab command does (130, 143, 129; the
+end of --duration and the screen's q exit 0). The audit gives each
+direction's configured link next to the realised one, and per period
 of constant settings and per client when the settings changed or a client
 has its own. --pcap FILE writes pcapng with the real payloads (both sides
 of the relay as interfaces, in time order); --record FILE writes a proxy

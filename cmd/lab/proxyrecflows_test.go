@@ -115,14 +115,15 @@ func (p *proxyProc) client(t *testing.T) *net.UDPConn {
 	return c
 }
 
-// stop sends SIGTERM and returns what the proxy printed after its start.
+// stop sends SIGTERM and returns what the proxy printed after its start;
+// the proxy exits 143, as a command SIGTERM stops does.
 func (p *proxyProc) stop(t *testing.T) string {
 	t.Helper()
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	out := <-p.rest
 	p.stopped = true
-	if err := p.cmd.Wait(); err != nil {
-		t.Fatalf("exit: %v\n%s", err, p.stderr.String())
+	if err := p.cmd.Wait(); p.cmd.ProcessState == nil || p.cmd.ProcessState.ExitCode() != 128+int(syscall.SIGTERM) {
+		t.Fatalf("exit: %v, want status 143\n%s", err, p.stderr.String())
 	}
 	return out
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"jitterlab/lab"
@@ -308,8 +309,9 @@ func (s *screenRecorder) toggle() (string, error) {
 
 // proxyScreen shows the running relay (done reports its end) until q, a
 // signal or the relay's end (--duration); q and signals stop the relay
-// through stop. It returns the relay's error once the screen has closed.
-func proxyScreen(src *relaySource, sc *scenarios.Scenario, rec *screenRecorder, stop func(), done <-chan error, changes <-chan appliedChange, stderr io.Writer) error {
+// through stop. It returns the signal that stopped it (nil: none) and the
+// relay's error once the screen has closed.
+func proxyScreen(src *relaySource, sc *scenarios.Scenario, rec *screenRecorder, stop func(), done <-chan error, changes <-chan appliedChange, stderr io.Writer) (os.Signal, error) {
 	ended := make(chan error, 1)
 	quit := make(chan struct{})
 	go func() {
@@ -339,15 +341,10 @@ func proxyScreen(src *relaySource, sc *scenarios.Scenario, rec *screenRecorder, 
 	rec.mu.Unlock()
 	close(quit)
 	err := <-ended
-	switch sig := view.Signal(); {
-	case sig != nil:
-		io.WriteString(stderr, "lab proxy: stopped by "+sig.String()+"\n")
-	case errors.Is(verr, io.EOF): // the terminal went away: as a hangup
+	sig := view.Signal()
+	if errors.Is(verr, io.EOF) { // the terminal went away: a hangup, whichever came first
 		io.WriteString(stderr, "lab proxy: stopped: the terminal went away\n")
-		verr = nil
+		sig, verr = syscall.SIGHUP, nil
 	}
-	if verr != nil {
-		return verr
-	}
-	return err
+	return sig, cmp.Or(verr, err)
 }
