@@ -121,16 +121,6 @@ const rateSpan = time.Second
 // links so that they compare with the settings in force.
 const realSpan = 10 * time.Second
 
-// maxRecentDelays bounds the delays kept for the realised percentiles per
-// direction (the newest are kept).
-const maxRecentDelays = 1 << 14
-
-// stampedDelay is a copy's added delay and the snapshot that brought it.
-type stampedDelay struct {
-	wall time.Duration
-	ms   float64
-}
-
 // ProxyView is the live screen of 'lab proxy': the relay's charts, the
 // configured and the realised link side by side, the link editor, the
 // status line and the keys, laid out like the lab's for 80×24 first.
@@ -158,7 +148,7 @@ type ProxyView struct {
 	prev                ProxySnapshot // the one the latest sample's rates start from
 	pending             proxySample   // delays gathered toward the next sample
 	pendingN            [2]int
-	recent              [2][]stampedDelay // the copies' delays, newest last (bounded)
+	recent              [2]delayWindow // the copies' delays over the realised figures' span
 	measured            [2]bool           // the source measures a direction's delays
 	haveLast            bool
 	ended               bool // the relay stopped, and the screen with it
@@ -278,14 +268,11 @@ func (v *ProxyView) sample() {
 		}
 	}
 	v.last = s
+	changed := v.latestChange()
 	for d, pd := range []*ProxyDir{&s.Up, &s.Down} {
 		v.measured[d] = v.measured[d] || pd.DelaysMs != nil
-		if len(v.recent[d])+len(pd.DelaysMs) > 2*maxRecentDelays {
-			v.recent[d] = append(v.recent[d][:0], v.recent[d][max(len(v.recent[d])-maxRecentDelays, 0):]...)
-		}
-		for _, ms := range pd.DelaysMs[max(len(pd.DelaysMs)-maxRecentDelays, 0):] {
-			v.recent[d] = append(v.recent[d], stampedDelay{s.Wall, ms})
-		}
+		v.recent[d].cutAt(changed)
+		v.recent[d].add(s.Wall, pd.DelaysMs)
 		for _, ms := range pd.DelaysMs {
 			if v.pendingN[d] == 0 || ms < v.pending.delayLo[d] {
 				v.pending.delayLo[d] = ms
@@ -472,13 +459,18 @@ func (v *ProxyView) tableText(from time.Duration, delays [2][2]float64) string {
 // realFrom is where the realised figures start: realSpan ago, or the
 // latest change of the links if later (whoever made it).
 func (v *ProxyView) realFrom() time.Duration {
-	from := max(v.last.Wall-realSpan, 0)
+	return max(v.last.Wall-realSpan, v.latestChange())
+}
+
+// latestChange is when the links last changed (0: never).
+func (v *ProxyView) latestChange() time.Duration {
+	var at time.Duration
 	for _, c := range v.last.Changes {
 		if c.Refused == "" {
-			from = max(from, c.At)
+			at = max(at, c.At)
 		}
 	}
-	return from
+	return at
 }
 
 // realSpanText says over which span the realised figures are.
@@ -501,20 +493,12 @@ func (v *ProxyView) realBase(from time.Duration) proxySample {
 }
 
 // realDelays is a direction's added delay p50 and p99 over the copies
-// written since from (NaN: none, or not measured).
+// written since from, to the second (NaN: none, or not measured).
 func (v *ProxyView) realDelays(d int, from time.Duration) [2]float64 {
-	var ms []float64
-	for _, x := range v.recent[d] {
-		if x.wall > from {
-			ms = append(ms, x.ms)
-		}
-	}
-	if !v.measured[d] || len(ms) == 0 {
+	if !v.measured[d] {
 		return [2]float64{math.NaN(), math.NaN()}
 	}
-	slices.Sort(ms)
-	rank := func(q float64) float64 { return ms[max(int(math.Ceil(q*float64(len(ms))))-1, 0)] }
-	return [2]float64{rank(0.5), rank(0.99)}
+	return v.recent[d].percentiles(from)
 }
 
 func anySlice(s []string) []any {
@@ -726,8 +710,8 @@ const proxyChartHelp = "Charts, newest at the right, up in colour and down in wh
 	"delay the proxy added to each relayed packet (each column its range; p50 in the title), the " +
 	"game's own packets per second as they reach the proxy, and the RFC 3550 " +
 	"jitter of the game's stream as it arrives. The box below compares, per " +
-	"direction, the link as set with what the relayed packets met over the last 10 s, or since the latest change of the links " +
-	"(its title says which): added delay p50/p99, loss (and the mean burst length), reordered and duplicated shares; " +
+	"direction, the link as set with what the relayed packets met over the last 10 s (to the second, at any packet rate), or since the latest change of the links " +
+	"(its title says which): added delay p50/p99 (within 0.05 %), loss (and the mean burst length), reordered and duplicated shares; " +
 	"beside them the relayed stream's RFC 3550 jitter, and the packets and kilobits per second written out over the last second. A dash is a " +
 	"figure the relay does not measure."
 
