@@ -149,7 +149,7 @@ type ProxyView struct {
 	pending             proxySample   // delays gathered toward the next sample
 	pendingN            [2]int
 	recent              [2]delayWindow // the copies' delays over the realised figures' span
-	measured            [2]bool           // the source measures a direction's delays
+	measured            [2]bool        // the source measures a direction's delays
 	haveLast            bool
 	ended               bool // the relay stopped, and the screen with it
 	signal              os.Signal
