@@ -152,6 +152,9 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	cond.Observe(func(a proxyctl.Applied) {
 		captures.Applied(a, time.Now())
 		periods.applied(a)
+		if feed != nil {
+			feed.applied(a) // the screen's links
+		}
 	})
 	for _, f := range flows {
 		if err := cond.Set(f.addr, f.set); err != nil {
