@@ -510,7 +510,7 @@ func (v *ProxyView) groupLine() string {
 		if addr != "" {
 			text = addr + " " + g.info.Own
 			if g.info.Clients == 0 {
-				text += " (gone)"
+				text += " (not relayed now)"
 			}
 		}
 		text = tview.Escape(text)
