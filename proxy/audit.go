@@ -24,6 +24,9 @@ type auditor struct {
 	bytes       [2]uint64
 	flows       map[FlowID]*flowAudit
 	retired     [2]jitterSum
+	// readings: the sum over the copies written of their flow's jitter
+	// estimate then, for its mean over the run.
+	readings [2]jitterSum
 }
 
 type flowAudit struct {
@@ -74,6 +77,9 @@ func (a *auditor) delivered(d *Delivery, out sim.Time, stalled bool) {
 	}
 	a.bytes[d.Dir] += uint64(len(d.Payload))
 	f.jitter[d.Dir].Add(d.Arrived, out)
+	if f.n[d.Dir] > 0 { // a transit difference seen: the estimate is a reading
+		a.readings[d.Dir].add(f.jitter[d.Dir].Value(), 1)
+	}
 	f.n[d.Dir]++
 	f.bytes[d.Dir] += uint64(len(d.Payload))
 	f.delay[d.Dir].Add(float64(added))
@@ -116,9 +122,13 @@ type DirAudit struct {
 	LateMaxOutsideStalls time.Duration
 	// Jitter is the RFC 3550 interarrival jitter of the relayed stream
 	// (transit through the proxy), per flow; over several flows the mean
-	// weighted by packets.
-	Jitter time.Duration
-	Bytes  uint64 // payload bytes written
+	// weighted by packets. JitterMean is the mean over the run of the
+	// estimate each copy written left its flow with: one reading of the
+	// estimator (a running mean over about 16 packets) spreads around it,
+	// and it is what netem.ExpectedJitter gives in the long run.
+	Jitter     time.Duration
+	JitterMean time.Duration
+	Bytes      uint64 // payload bytes written
 }
 
 // FlowAudit is one live flow.
@@ -170,6 +180,7 @@ func (r *Relay) Audit() Audit {
 			js.add(f.jitter[d].Value(), f.n[d])
 		}
 		da.Jitter = js.mean()
+		da.JitterMean = r.audit.readings[d].mean()
 		au.Dirs[d] = da
 	}
 	for _, fi := range r.core.Flows(nil) {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/rivo/tview"
 
 	"jitterlab/lab"
+	"jitterlab/netem"
 	"jitterlab/scenarios"
 )
 
@@ -165,11 +167,12 @@ type ProxyView struct {
 	prev                ProxySnapshot // the one the latest sample's rates start from
 	pending             proxySample   // delays gathered toward the next sample
 	pendingN            [2]int
-	recent              [2]delayWindow        // the copies' delays over the realised figures' span
-	groups              map[string]*realGroup // each link's realised figures, by ProxyGroup.Addr
-	groupOrder          []string              // the links in the latest snapshot, everybody's first
-	selected            string                // the link the box shows (f): a ProxyGroup.Addr
-	measured            [2]bool               // the source measures a direction's delays
+	recent              [2]delayWindow          // the copies' delays over the realised figures' span
+	groups              map[string]*realGroup   // each link's realised figures, by ProxyGroup.Addr
+	groupOrder          []string                // the links in the latest snapshot, everybody's first
+	selected            string                  // the link the box shows (f): a ProxyGroup.Addr
+	expected            map[netem.Params]string // the set rows' expected jitter, by link (bounded)
+	measured            [2]bool                 // the source measures a direction's delays
 	haveLast            bool
 	ended               bool // the relay stopped, and the screen with it
 	signal              os.Signal
@@ -186,7 +189,7 @@ func NewProxyView(src ProxySource, opts ProxyOptions) *ProxyView {
 		opts.Every = 100 * time.Millisecond
 	}
 	v := &ProxyView{app: tview.NewApplication(), src: src, every: opts.Every, scen: opts.Scenario, rec: opts.Record, window: 1, clock: newClock(),
-		groups: map[string]*realGroup{},
+		groups: map[string]*realGroup{}, expected: map[netem.Params]string{},
 		header: newFitLine(), keys: newFitLine(), editor: NewLinkEditor(),
 		statusRow: tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true),
 		table:     tview.NewTextView().SetDynamicColors(true).SetWrap(false),
@@ -482,7 +485,7 @@ func (v *ProxyView) tableText(g *realGroup, from time.Duration) string {
 		if limit == "0" {
 			limit = ""
 		}
-		lines = append(lines, tview.Escape(row(dir+" set", get("latency"), "±"+get("jitter"), "", get("loss"), get("loss_burst"), get("reorder"), get("duplicate"), "", limit)))
+		lines = append(lines, tview.Escape(row(dir+" set", get("latency"), "±"+get("jitter"), v.expectedJitter(dir, get), get("loss"), get("loss_burst"), get("reorder"), get("duplicate"), "", limit)))
 		burst := "–"
 		if now.bursts[d] >= 0 && base.bursts[d] >= 0 {
 			if runs := now.bursts[d] - base.bursts[d]; runs > 0 {
@@ -520,6 +523,39 @@ func (v *ProxyView) groupLine() string {
 		parts = append(parts, text)
 	}
 	return " [yellow]f[-] shows " + strings.Join(parts, " · ")
+}
+
+// expectedJitter is the RFC 3550 jitter the model gives a direction's
+// link in the long run (netem.ExpectedJitter), for the set row's jitter
+// column: "≈3.3" ("" without jitter, or when the model gives no such
+// figure).
+func (v *ProxyView) expectedJitter(dir string, get func(string) string) string {
+	cfg := lab.DefaultConfig()
+	for _, p := range lab.Params() {
+		if k, ok := strings.CutPrefix(p.Key, dir+"."); ok && p.Live {
+			_ = p.Set(&cfg, get(k)) // the source's values are the registry's
+		}
+	}
+	link := cfg.Up
+	if dir == "down" {
+		link = cfg.Down
+	}
+	if text, ok := v.expected[link]; ok {
+		return text
+	}
+	text := ""
+	if j, ok := netem.ExpectedJitter(link); ok && link.Jitter > 0 {
+		ms := float64(j) / 1e6
+		text = "≈" + strconv.FormatFloat(ms, 'f', 1, 64)
+		if ms >= 100 {
+			text = "≈" + strconv.FormatFloat(ms, 'f', 0, 64)
+		}
+	}
+	if len(v.expected) >= 64 {
+		clear(v.expected)
+	}
+	v.expected[link] = text
+	return text
 }
 
 // plural is n and the noun, with an s unless n is 1.
@@ -778,7 +814,7 @@ const proxyChartHelp = "Charts, newest at the right, up in colour and down in wh
 	"jitter of the game's stream as it arrives. The box below compares, per " +
 	"direction, the link as set with what the relayed packets met over the last 10 s (to the second, at any packet rate), or since the latest change of the links " +
 	"(its title says which): added delay p50/p99 (within 0.05 %), loss (and the mean burst length), reordered and duplicated shares; " +
-	"beside them the relayed stream's RFC 3550 jitter, and the packets and kilobits per second written out over the last second. " +
+	"beside them the relayed stream's RFC 3550 jitter (the set row's ≈ is what the link model gives in the long run; one reading spreads around it, about 15 % for uniform jitter), and the packets and kilobits per second written out over the last second. " +
 	"When some client has a link of its own (--flow, the control API), the box shows one link at a time, its title says which: " +
 	"everybody's, whose figures leave those clients out, or one client's own, its settings in the set rows; its last line lists them and f moves on. " +
 	"A dash is a figure the relay does not measure."

@@ -751,10 +751,14 @@ func auditConfigured(p netem.Params, row int) string {
 		}
 		return get("latency")
 	case 1:
-		if p.Jitter > 0 {
-			return get("jitter") + " " + get("jitter_dist")
+		if p.Jitter == 0 {
+			return get("jitter")
 		}
-		return get("jitter")
+		// The long-run RFC 3550 figure of the model, when it gives one.
+		if j, ok := netem.ExpectedJitter(p); ok {
+			return get("jitter") + " " + get("jitter_dist") + ", J ≈ " + fmtMs(j)
+		}
+		return get("jitter") + " " + get("jitter_dist")
 	case 2:
 		if p.LossBurst >= 1 {
 			return get("loss") + ", bursts of " + get("loss_burst")
@@ -821,6 +825,9 @@ func writeProxyAudit(w io.Writer, au proxy.Audit, marks []auditMark) {
 			}
 		}
 		rows[0][col+1], rows[1][col+1] = realDelay, fmtMs(da.Jitter)
+		if c.Delivered > 1 { // the last reading, and the mean of the readings (what J ≈ expects)
+			rows[1][col+1] += ", mean " + fmtMs(da.JitterMean)
+		}
 		rows[6][col+1] = "-"
 		if c.Delivered > 0 {
 			rows[6][col+1] = fmt.Sprintf("p50 %s p99 %s max %s", fmtMs(da.LateP50), fmtMs(da.LateP99), fmtMs(da.LateMax))

@@ -247,7 +247,7 @@ func TestProxyAuditPerClientAndPeriod(t *testing.T) {
 		t.Fatalf("no audit:\n%s", out)
 	}
 	for _, want := range []string{
-		`(?m)^jitter \(RFC 3550\)\s+changed 1 time; last: 2ms uniform\s`,
+		`(?m)^jitter \(RFC 3550\)\s+changed 1 time; last: 2ms uniform, J ≈ 1\.125ms\s`,
 		`(?m)^duplicated\s+changed 1 time; last: 1%\s`,
 		`(?m)^period 1: \+0\.000s to \+\d+\.\d{3}s \(\d+\.\d{3}s\), the start$`,
 		`(?m)^period 2: .*, after client ` + regexp.QuoteMeta(apiAddr) + ` down\.latency=5ms$`,
