@@ -825,8 +825,8 @@ func writeProxyAudit(w io.Writer, au proxy.Audit, marks []auditMark) {
 			}
 		}
 		rows[0][col+1], rows[1][col+1] = realDelay, fmtMs(da.Jitter)
-		if c.Delivered > 1 { // the last reading, and the mean of the readings (what J ≈ expects)
-			rows[1][col+1] += ", mean " + fmtMs(da.JitterMean)
+		if c.Delivered > 1 { // the last reading, and the mean |D| it tends to (what J ≈ expects)
+			rows[1][col+1] += ", mean |D| " + fmtMs(da.JitterMean)
 		}
 		rows[6][col+1] = "-"
 		if c.Delivered > 0 {
