@@ -405,12 +405,20 @@ func TestProxyRepeatedHangupClosesTheRecording(t *testing.T) {
 // so that it lives to note the exit status.
 func tmuxProxy(t *testing.T, name string, args ...string) (run func(args ...string) string, exited func() (code, stderr string)) {
 	t.Helper()
+	run, exited, _ = tmuxProxyPID(t, name, args...)
+	return run, exited
+}
+
+// tmuxProxyPID is tmuxProxy that also gives the proxy's process id.
+func tmuxProxyPID(t *testing.T, name string, args ...string) (run func(args ...string) string, exited func() (code, stderr string), pid int) {
+	t.Helper()
 	tmux := testtool.Need(t, "tmux", "tmux")
 	dir := t.TempDir()
 	socket := fmt.Sprintf("jl-proxy-%s-%d", name, os.Getpid())
-	status, errFile := filepath.Join(dir, "status"), filepath.Join(dir, "stderr")
-	script := "trap '' HUP; env JITTERLAB_LAB_MAIN=1 TERM=xterm-256color " + os.Args[0] +
-		" proxy --listen 127.0.0.1:0 --to 127.0.0.1:9 " + strings.Join(args, " ") + " 2>" + errFile + "; echo $? > " + status + "; sleep 30"
+	status, errFile, pidFile := filepath.Join(dir, "status"), filepath.Join(dir, "stderr"), filepath.Join(dir, "pid")
+	// The inner shell notes its pid and becomes the proxy.
+	script := "trap '' HUP; sh -c 'echo $$ > " + pidFile + "; exec env JITTERLAB_LAB_MAIN=1 TERM=xterm-256color " + os.Args[0] +
+		" proxy --listen 127.0.0.1:0 --to 127.0.0.1:9 " + strings.Join(args, " ") + "' 2>" + errFile + "; echo $? > " + status + "; sleep 30"
 	run = func(args ...string) string {
 		out, _ := exec.Command(tmux, append([]string{"-L", socket}, args...)...).CombinedOutput()
 		return string(out)
@@ -427,11 +435,40 @@ func tmuxProxy(t *testing.T, name string, args ...string) (run func(args ...stri
 		t.Fatalf("no %s after 30 s", what)
 	}
 	waitUntil("proxy screen", func() bool { return strings.Contains(run("capture-pane", "-p", "-t", "p"), "jitterlab proxy") })
-	return run, func() (string, string) {
+	b, _ := os.ReadFile(pidFile)
+	pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+	exited = func() (string, string) {
 		var code []byte
 		waitUntil("exit status", func() bool { code, _ = os.ReadFile(status); return len(code) > 0 })
 		stderr, _ := os.ReadFile(errFile)
 		return strings.TrimSpace(string(code)), string(stderr)
+	}
+	return run, exited, pid
+}
+
+// On its screen too, the proxy a signal stops exits 128 + the signal
+// after its summary, as in line mode (issue 12, proxyscreen 3), and q
+// exits 0.
+func TestProxyScreenExitsWithSignalStatus(t *testing.T) {
+	for _, c := range []struct {
+		sig  syscall.Signal
+		code string
+	}{{syscall.SIGTERM, "143"}, {syscall.SIGINT, "130"}} {
+		run, exited, pid := tmuxProxyPID(t, "sig"+c.code)
+		if pid == 0 {
+			t.Fatal("no pid")
+		}
+		syscall.Kill(pid, c.sig)
+		code, stderr := exited()
+		out := strings.Join(strings.Fields(run("capture-pane", "-p", "-J", "-S", "-", "-t", "p")), " ")
+		if code != c.code || !strings.Contains(stderr, c.sig.String()+": stopped after ") || !strings.Contains(out, "audit over ") {
+			t.Errorf("%v on the screen: exit %s, stderr %q; want %s, the signal named and the audit:\n%s", c.sig, code, stderr, c.code, out)
+		}
+	}
+	run, exited := tmuxProxy(t, "sigq")
+	run("send-keys", "-t", "p", "q")
+	if code, stderr := exited(); code != "0" {
+		t.Errorf("q: exit %s, stderr %q; want 0", code, stderr)
 	}
 }
 

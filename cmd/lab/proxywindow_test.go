@@ -46,3 +46,23 @@ func TestProxyReleaseWindowFlag(t *testing.T) {
 		t.Errorf("-h does not describe --release-window:\n%s", help)
 	}
 }
+
+// Whatever --release-window is given, the relay gets off (negative), its
+// default, or a window in (0, proxy.MaxReleaseWindow], or the command
+// line is refused naming the flag.
+func FuzzRelayReleaseWindow(f *testing.F) {
+	for _, s := range []string{"", "0", "100us", "1ms", "2ms", "-1s", "x", "1e3ms", "0.5ms"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := relayReleaseWindow(s)
+		switch {
+		case err != nil:
+			if !strings.HasPrefix(err.Error(), "--release-window ") {
+				t.Fatalf("%q: error %q does not name the flag", s, err)
+			}
+		case d != -1 && (d <= 0 || d > proxy.MaxReleaseWindow):
+			t.Fatalf("%q: the relay would get %v", s, d)
+		}
+	})
+}
