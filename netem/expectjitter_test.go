@@ -44,8 +44,8 @@ func rawStream(t *testing.T, seed uint64, p Params, n int, gap time.Duration) (t
 
 // meanAbsDiff is the mean |D| of consecutive transits and its standard
 // error: consecutive |D| share a packet, so the variance of their mean is
-// taken as 3 times the independent one (lag-1 correlation ≤ 1/2... and a
-// margin).
+// taken as 3 times that of independent ones (1 + 2·ρ₁ with the lag-1
+// correlation ρ₁ at most 1/2, more with jitter correlation: a margin).
 func meanAbsDiff(tr []float64) (mean, se float64) {
 	var s, s2 float64
 	for i := 1; i < len(tr); i++ {
