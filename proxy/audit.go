@@ -24,10 +24,14 @@ type auditor struct {
 	bytes       [2]uint64
 	flows       map[FlowID]*flowAudit
 	retired     [2]jitterSum
+	// absD: the sum of |D|, the change in transit from the flow's
+	// previous copy written, for its mean over the run.
+	absD [2]jitterSum
 }
 
 type flowAudit struct {
 	jitter [2]metrics.Jitter
+	last   [2]sim.Time // the transit of the copy written last
 	n      [2]uint64
 	bytes  [2]uint64
 	delay  [2]metrics.Welford // ns
@@ -74,6 +78,10 @@ func (a *auditor) delivered(d *Delivery, out sim.Time, stalled bool) {
 	}
 	a.bytes[d.Dir] += uint64(len(d.Payload))
 	f.jitter[d.Dir].Add(d.Arrived, out)
+	if f.n[d.Dir] > 0 {
+		a.absD[d.Dir].add(time.Duration(added-f.last[d.Dir]).Abs(), 1)
+	}
+	f.last[d.Dir] = added
 	f.n[d.Dir]++
 	f.bytes[d.Dir] += uint64(len(d.Payload))
 	f.delay[d.Dir].Add(float64(added))
@@ -116,9 +124,13 @@ type DirAudit struct {
 	LateMaxOutsideStalls time.Duration
 	// Jitter is the RFC 3550 interarrival jitter of the relayed stream
 	// (transit through the proxy), per flow; over several flows the mean
-	// weighted by packets.
-	Jitter time.Duration
-	Bytes  uint64 // payload bytes written
+	// weighted by packets. JitterMean is the mean |D| over the run (D the
+	// change in transit between a flow's consecutive copies written): the
+	// value the estimator, a running mean over about 16 packets, tends
+	// to and one reading spreads around, what netem.ExpectedJitter gives.
+	Jitter     time.Duration
+	JitterMean time.Duration
+	Bytes      uint64 // payload bytes written
 }
 
 // FlowAudit is one live flow.
@@ -170,6 +182,7 @@ func (r *Relay) Audit() Audit {
 			js.add(f.jitter[d].Value(), f.n[d])
 		}
 		da.Jitter = js.mean()
+		da.JitterMean = r.audit.absD[d].mean()
 		au.Dirs[d] = da
 	}
 	for _, fi := range r.core.Flows(nil) {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/rivo/tview"
 
 	"jitterlab/lab"
+	"jitterlab/netem"
 	"jitterlab/scenarios"
 )
 
@@ -43,9 +45,26 @@ type ProxySnapshot struct {
 	Errors         uint64   // socket errors
 	ErrorKinds     []string // each kind of socket error once, in the order first seen
 	Up, Down       ProxyDir
-	Changes        []ProxyChange // applied so far (timeline and live), oldest first
-	Stopped        bool          // the relay has stopped (its --duration ended): so does the screen
-	Recording      string        // the recording running now (R's or --record's), or ""
+	// Groups split the traffic by the link each client is on, when some
+	// client has settings of its own: everybody's link first (Addr ""),
+	// then each such client. Nil: every client is on everybody's link,
+	// whose figures are Up and Down.
+	Groups    []ProxyGroup
+	Changes   []ProxyChange // applied so far (timeline and live), oldest first
+	Stopped   bool          // the relay has stopped (its --duration ended): so does the screen
+	Recording string        // the recording running now (R's or --record's), or ""
+}
+
+// ProxyGroup is the clients on one link, as relayed: everybody's (Addr
+// "") or one client's settings of its own. Its counters are totals since
+// it got its link (everybody's: since the start).
+type ProxyGroup struct {
+	Addr    string            // the client's address ("": everybody's link)
+	Own     string            // its own assignments, e.g. "up.loss=5%"
+	Clients int               // clients relayed now on this link
+	Set     map[string]string // the link keys in force for it (up.latency, …); nil: the source's Get
+	Up      ProxyDir
+	Down    ProxyDir
 }
 
 // ProxyChange is one change of the links, made or refused.
@@ -121,16 +140,6 @@ const rateSpan = time.Second
 // links so that they compare with the settings in force.
 const realSpan = 10 * time.Second
 
-// maxRecentDelays bounds the delays kept for the realised percentiles per
-// direction (the newest are kept).
-const maxRecentDelays = 1 << 14
-
-// stampedDelay is a copy's added delay and the snapshot that brought it.
-type stampedDelay struct {
-	wall time.Duration
-	ms   float64
-}
-
 // ProxyView is the live screen of 'lab proxy': the relay's charts, the
 // configured and the realised link side by side, the link editor, the
 // status line and the keys, laid out like the lab's for 80×24 first.
@@ -158,8 +167,12 @@ type ProxyView struct {
 	prev                ProxySnapshot // the one the latest sample's rates start from
 	pending             proxySample   // delays gathered toward the next sample
 	pendingN            [2]int
-	recent              [2][]stampedDelay // the copies' delays, newest last (bounded)
-	measured            [2]bool           // the source measures a direction's delays
+	recent              [2]delayWindow          // the copies' delays over the realised figures' span
+	groups              map[string]*realGroup   // each link's realised figures, by ProxyGroup.Addr
+	groupOrder          []string                // the links in the latest snapshot, everybody's first
+	selected            string                  // the link the box shows (f): a ProxyGroup.Addr
+	expected            map[netem.Params]string // the set rows' expected jitter, by link (bounded)
+	measured            [2]bool                 // the source measures a direction's delays
 	haveLast            bool
 	ended               bool // the relay stopped, and the screen with it
 	signal              os.Signal
@@ -176,6 +189,7 @@ func NewProxyView(src ProxySource, opts ProxyOptions) *ProxyView {
 		opts.Every = 100 * time.Millisecond
 	}
 	v := &ProxyView{app: tview.NewApplication(), src: src, every: opts.Every, scen: opts.Scenario, rec: opts.Record, window: 1, clock: newClock(),
+		groups: map[string]*realGroup{}, expected: map[netem.Params]string{},
 		header: newFitLine(), keys: newFitLine(), editor: NewLinkEditor(),
 		statusRow: tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true),
 		table:     tview.NewTextView().SetDynamicColors(true).SetWrap(false),
@@ -213,7 +227,7 @@ func NewProxyView(src ProxySource, opts ProxyOptions) *ProxyView {
 	v.keys.set("  ",
 		segment{"[yellow]↑↓←→[-] select", 60}, segment{"[yellow]+-[-] step", 70},
 		segment{"[yellow]enter[-] type", 80}, segment{"[yellow]1-9[-] preset", 50},
-		segment{"[yellow]z[-] zoom", 20}, segment{"[yellow]c[-] changes", 30}, segment{"[yellow]R[-] record", 40},
+		segment{"[yellow]z[-] zoom", 20}, segment{"[yellow]c[-] changes", 30}, segment{"[yellow]f[-] links", 25}, segment{"[yellow]R[-] record", 40},
 		segment{"[yellow]?[-] help", mustKeep}, segment{"[yellow]q[-] quit", mustKeep})
 	v.app.SetRoot(&sizeGuard{Primitive: v.pages, minW: minWidth, minH: minHeight, fit: v.fitStatus}, true).SetInputCapture(v.onKey)
 	v.status = "relaying; the editor changes the links now (enter types a value, + - step)"
@@ -278,14 +292,11 @@ func (v *ProxyView) sample() {
 		}
 	}
 	v.last = s
+	changed := v.latestChange()
 	for d, pd := range []*ProxyDir{&s.Up, &s.Down} {
 		v.measured[d] = v.measured[d] || pd.DelaysMs != nil
-		if len(v.recent[d])+len(pd.DelaysMs) > 2*maxRecentDelays {
-			v.recent[d] = append(v.recent[d][:0], v.recent[d][max(len(v.recent[d])-maxRecentDelays, 0):]...)
-		}
-		for _, ms := range pd.DelaysMs[max(len(pd.DelaysMs)-maxRecentDelays, 0):] {
-			v.recent[d] = append(v.recent[d], stampedDelay{s.Wall, ms})
-		}
+		v.recent[d].cutAt(changed)
+		v.recent[d].add(s.Wall, pd.DelaysMs)
 		for _, ms := range pd.DelaysMs {
 			if v.pendingN[d] == 0 || ms < v.pending.delayLo[d] {
 				v.pending.delayLo[d] = ms
@@ -296,6 +307,7 @@ func (v *ProxyView) sample() {
 			v.pendingN[d]++
 		}
 	}
+	v.sampleGroups(changed)
 	if !v.haveLast {
 		v.prev, v.haveLast = s, true
 		return
@@ -365,6 +377,9 @@ func (v *ProxyView) refresh() {
 	from := v.realFrom()
 	up, down := v.realDelays(0, from), v.realDelays(1, from)
 	v.delay.SetNote("up " + num("%.1f", up[0]) + ", dn " + num("%.1f", down[0]))
+	if len(v.groupOrder) > 1 { // a p50 over links that differ is neither's: the box gives each
+		v.delay.SetNote("all clients")
+	}
 	var rate [2]float64
 	jit := [2]float64{math.NaN(), math.NaN()}
 	if len(shown) > 0 {
@@ -387,8 +402,21 @@ func (v *ProxyView) refresh() {
 	}
 	segs = append(segs, segment{fmt.Sprintf("window %v", windows[v.window]), 30})
 	v.header.set(" ─ ", segs...)
-	v.table.SetTitle(fmt.Sprintf(" configured (set) and realised (real: %s) ", v.realSpanText(from)))
-	v.table.SetText(v.tableText(from, [2][2]float64{up, down}))
+	g := v.shownGroup()
+	switch {
+	case len(v.groupOrder) < 2:
+		v.table.SetTitle(fmt.Sprintf(" configured (set) and realised (real: %s) ", v.realSpanText(from)))
+	case g.info.Addr == "":
+		v.table.SetTitle(fmt.Sprintf(" everybody's link, %s: set and real (real: %s) ", plural(g.info.Clients, "client"), v.realSpanText(from)))
+	default:
+		v.table.SetTitle(fmt.Sprintf(" %s's own link: set and real (real: %s) ", g.info.Addr, v.realSpanText(from)))
+	}
+	v.table.SetText(v.tableText(g, from))
+	height := proxyTableHeight
+	if len(v.groupOrder) > 1 {
+		height++ // the line of links f shows
+	}
+	v.rows.ResizeItem(v.table, height, 0)
 	if v.logShown() {
 		all := slices.Concat(s.Changes, v.refused)
 		slices.SortStableFunc(all, func(a, b ProxyChange) int { return cmp.Compare(a.At, b.At) })
@@ -412,11 +440,12 @@ func fmtWall(d time.Duration) string {
 	return fmt.Sprintf("%02d:%02d:%02d.%d", int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60, int(d/(100*time.Millisecond))%10)
 }
 
-// tableText is the configured link and the realised one, per direction:
-// a "set" row of the keys in force and a "real" row of what the relayed
-// packets met since from, column by column (delays: each direction's
-// added delay p50 and p99 then).
-func (v *ProxyView) tableText(from time.Duration, delays [2][2]float64) string {
+// tableText is the configured link and the realised one, per direction,
+// for the link g (everybody's, or a client's own): a "set" row of the keys
+// in force and a "real" row of what its packets met since from, column by
+// column (delays: each direction's added delay p50 and p99 then). With
+// clients on links of their own, a last line lists the links f shows.
+func (v *ProxyView) tableText(g *realGroup, from time.Duration) string {
 	row := func(cells ...string) string {
 		return fmt.Sprintf(" %-9s %9s %6s %6s %6s %5s %7s %5s %6s %7s", anySlice(cells)...)
 	}
@@ -433,52 +462,125 @@ func (v *ProxyView) tableText(from time.Duration, delays [2][2]float64) string {
 		}
 		return num("%.1f", x)
 	}
-	// Copies and bits written out over the same last second.
-	var last proxySample
-	if len(v.samples) > 0 {
-		last = v.samples[len(v.samples)-1]
-	} else {
-		last.kbit = [2]float64{math.NaN(), math.NaN()}
-	}
-	base := v.realBase(from)
+	base, now := g.at(from), g.latest()
+	outRate, kbit := g.rates()
 	for d, dir := range []string{"up", "down"} {
-		c := &v.last.Up
+		c := &g.info.Up
 		if d == 1 {
-			c = &v.last.Down
+			c = &g.info.Down
 		}
-		in, lost := c.In-base.in[d], c.Lost-base.lost[d]
-		delivered, reordered, dup := c.Delivered-base.delivered[d], c.Reordered-base.reordered[d], c.Duplicated-base.duplicated[d]
-		delay := delays[d]
-		get := func(k string) string { return v.src.Get(dir + "." + k) }
+		in, lost := now.in[d]-base.in[d], now.lost[d]-base.lost[d]
+		delivered, reordered, dup := now.delivered[d]-base.delivered[d], now.reordered[d]-base.reordered[d], now.duplicated[d]-base.duplicated[d]
+		delay := [2]float64{math.NaN(), math.NaN()}
+		if g.measured[d] {
+			delay = g.delays[d].percentiles(from)
+		}
+		get := func(k string) string {
+			if g.info.Set != nil {
+				return g.info.Set[dir+"."+k]
+			}
+			return v.src.Get(dir + "." + k)
+		}
 		limit := get("rate")
 		if limit == "0" {
 			limit = ""
 		}
-		lines = append(lines, tview.Escape(row(dir+" set", get("latency"), "±"+get("jitter"), "", get("loss"), get("loss_burst"), get("reorder"), get("duplicate"), "", limit)))
+		lines = append(lines, tview.Escape(row(dir+" set", get("latency"), "±"+get("jitter"), v.expectedJitter(dir, get), get("loss"), get("loss_burst"), get("reorder"), get("duplicate"), "", limit)))
 		burst := "–"
-		if c.LossBursts >= 0 && base.bursts[d] >= 0 {
-			if runs := c.LossBursts - base.bursts[d]; runs > 0 {
+		if now.bursts[d] >= 0 && base.bursts[d] >= 0 {
+			if runs := now.bursts[d] - base.bursts[d]; runs > 0 {
 				burst = fmt.Sprintf("%.1f", float64(lost)/float64(runs))
 			} else {
 				burst = "0"
 			}
 		}
 		lines = append(lines, "[white]"+tview.Escape(row("   real", ms(delay[0]), ms(delay[1]), ms(c.JitterMs), pct(lost, in),
-			burst, pct(reordered, delivered), pct(dup, in), fmt.Sprintf("%.0f", last.outRate[d]), num("%.1f", last.kbit[d])))+"[-]")
+			burst, pct(reordered, delivered), pct(dup, in), fmt.Sprintf("%.0f", outRate[d]), num("%.1f", kbit[d])))+"[-]")
+	}
+	if len(v.groupOrder) > 1 {
+		lines = append(lines, v.groupLine())
 	}
 	return strings.Join(lines, "\n")
+}
+
+// groupLine lists the links f shows in turn, the one shown reversed:
+// everybody's (with its clients) and each client's own (its settings).
+func (v *ProxyView) groupLine() string {
+	parts := []string{}
+	for _, addr := range v.groupOrder {
+		g := v.groups[addr]
+		text := "everybody's " + plural(g.info.Clients, "client")
+		if addr != "" {
+			text = addr + " " + g.info.Own
+			if g.info.Clients == 0 {
+				text += " (not relayed now)"
+			}
+		}
+		text = tview.Escape(text)
+		if addr == v.shownGroup().info.Addr {
+			text = "[::r]" + text + "[::-]"
+		}
+		parts = append(parts, text)
+	}
+	return " [yellow]f[-] shows " + strings.Join(parts, " · ")
+}
+
+// expectedJitter is the RFC 3550 jitter the model gives a direction's
+// link in the long run (netem.ExpectedJitter), for the set row's jitter
+// column: "≈3.3" ("" without jitter, or when the model gives no such
+// figure).
+func (v *ProxyView) expectedJitter(dir string, get func(string) string) string {
+	cfg := lab.DefaultConfig()
+	for _, p := range lab.Params() {
+		if k, ok := strings.CutPrefix(p.Key, dir+"."); ok && p.Live {
+			_ = p.Set(&cfg, get(k)) // the source's values are the registry's
+		}
+	}
+	link := cfg.Up
+	if dir == "down" {
+		link = cfg.Down
+	}
+	if text, ok := v.expected[link]; ok {
+		return text
+	}
+	text := ""
+	if j, ok := netem.ExpectedJitter(link); ok && link.Jitter > 0 {
+		ms := float64(j) / 1e6
+		text = "≈" + strconv.FormatFloat(ms, 'f', 1, 64)
+		if ms >= 100 {
+			text = "≈" + strconv.FormatFloat(ms, 'f', 0, 64)
+		}
+	}
+	if len(v.expected) >= 64 {
+		clear(v.expected)
+	}
+	v.expected[link] = text
+	return text
+}
+
+// plural is n and the noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // realFrom is where the realised figures start: realSpan ago, or the
 // latest change of the links if later (whoever made it).
 func (v *ProxyView) realFrom() time.Duration {
-	from := max(v.last.Wall-realSpan, 0)
+	return max(v.last.Wall-realSpan, v.latestChange())
+}
+
+// latestChange is when the links last changed (0: never).
+func (v *ProxyView) latestChange() time.Duration {
+	var at time.Duration
 	for _, c := range v.last.Changes {
 		if c.Refused == "" {
-			from = max(from, c.At)
+			at = max(at, c.At)
 		}
 	}
-	return from
+	return at
 }
 
 // realSpanText says over which span the realised figures are.
@@ -489,32 +591,13 @@ func (v *ProxyView) realSpanText(from time.Duration) string {
 	return fmt.Sprintf("the last %v", realSpan)
 }
 
-// realBase is the counters at from: the newest sample no later, or the
-// relay's start.
-func (v *ProxyView) realBase(from time.Duration) proxySample {
-	for i := len(v.samples) - 1; i >= 0; i-- {
-		if v.samples[i].wall <= from {
-			return v.samples[i]
-		}
-	}
-	return proxySample{}
-}
-
 // realDelays is a direction's added delay p50 and p99 over the copies
-// written since from (NaN: none, or not measured).
+// written since from, to the second (NaN: none, or not measured).
 func (v *ProxyView) realDelays(d int, from time.Duration) [2]float64 {
-	var ms []float64
-	for _, x := range v.recent[d] {
-		if x.wall > from {
-			ms = append(ms, x.ms)
-		}
-	}
-	if !v.measured[d] || len(ms) == 0 {
+	if !v.measured[d] {
 		return [2]float64{math.NaN(), math.NaN()}
 	}
-	slices.Sort(ms)
-	rank := func(q float64) float64 { return ms[max(int(math.Ceil(q*float64(len(ms))))-1, 0)] }
-	return [2]float64{rank(0.5), rank(0.99)}
+	return v.recent[d].percentiles(from)
 }
 
 func anySlice(s []string) []any {
@@ -618,6 +701,8 @@ func (v *ProxyView) onKey(ev *tcell.EventKey) *tcell.EventKey {
 			v.window = (v.window + 1) % len(windows)
 		case r == 'c':
 			v.toggleLog()
+		case r == 'f':
+			v.nextGroup()
 		case r == 'R' && v.rec != nil:
 			v.record()
 		case r == '?':
@@ -713,9 +798,10 @@ var proxyKeys = [][2]string{
 	{"1-9", "apply a preset to both links: " + strings.Join(presetKeys, ", ")},
 	{"z", "chart window: 10 s, 30 s, 2 min"},
 	{"c", "the scenario (description, source, timeline) and every change so far in place of the editor — yours, the timeline's, the control API's, --flow's — and those refused, with the reason, newest at the bottom: ↑ ↓ PgUp PgDn Home End scroll it, its bottom edge says which lines show"},
+	{"f", "with clients on links of their own (--flow, the control API): the link the box below shows in turn — everybody's (its clients' figures only), then each such client's"},
 	{"R", "record the relayed traffic from now to a new file (jitterlab-proxy-DATE-TIME.jlrec in the current folder), or stop and close it; lab replay, export and plot read it (with --record or --pcap running from the start, R says so)"},
 	{"?", "this help (Esc closes)"},
-	{"q Ctrl-C", "quit: the relay stops and prints its summary, an open recording is closed (SIGTERM and SIGHUP do the same)"},
+	{"q Ctrl-C", "quit: the relay stops and prints its summary, an open recording is closed (SIGTERM, SIGHUP and a kill's SIGINT do the same and exit 128 + the signal)"},
 }
 
 // ProxyKeyHelp lists the proxy screen's keys, one per line.
@@ -726,10 +812,12 @@ const proxyChartHelp = "Charts, newest at the right, up in colour and down in wh
 	"delay the proxy added to each relayed packet (each column its range; p50 in the title), the " +
 	"game's own packets per second as they reach the proxy, and the RFC 3550 " +
 	"jitter of the game's stream as it arrives. The box below compares, per " +
-	"direction, the link as set with what the relayed packets met over the last 10 s, or since the latest change of the links " +
-	"(its title says which): added delay p50/p99, loss (and the mean burst length), reordered and duplicated shares; " +
-	"beside them the relayed stream's RFC 3550 jitter, and the packets and kilobits per second written out over the last second. A dash is a " +
-	"figure the relay does not measure."
+	"direction, the link as set with what the relayed packets met over the last 10 s (to the second, at any packet rate), or since the latest change of the links " +
+	"(its title says which): added delay p50/p99 (within 0.05 %), loss (and the mean burst length), reordered and duplicated shares; " +
+	"beside them the relayed stream's RFC 3550 jitter (the set row's ≈ is what the link model gives in the long run; one reading spreads around it, about 15 % for uniform jitter), and the packets and kilobits per second written out over the last second. " +
+	"When some client has a link of its own (--flow, the control API), the box shows one link at a time, its title says which: " +
+	"everybody's, whose figures leave those clients out, or one client's own, its settings in the set rows; its last line lists them and f moves on. " +
+	"A dash is a figure the relay does not measure."
 
 func (v *ProxyView) help() {
 	text := keyLines(proxyKeys, "") + "\n" + proxyChartHelp + "\n\n" + helpLastLine

@@ -56,6 +56,8 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&limits.FlowPackets, "inflight-packets", limits.FlowPackets, "datagrams held per client and direction; more are dropped and counted")
 	fs.IntVar(&limits.FlowBytes, "inflight-bytes", limits.FlowBytes, "payload bytes held per client and direction; more are dropped and counted")
 	fs.StringVar(&pcapPath, "pcap", "", "write the relayed datagrams to `FILE` as pcapng (both sides of the relay, fate as comment)")
+	window := &releaseWindowFlag{}
+	fs.Var(window, "release-window", "how late a copy may leave (never early) to share a wake-up with the next at high packet rates, a `duration` from 0 (off) up to "+proxy.MaxReleaseWindow.String()+"; 0 turns it off: more CPU, every copy as close to its time as the relay can (default "+proxy.DefaultReleaseWindow.String()+")")
 	fs.StringVar(&recordPath, "record", "", "record every relayed datagram to `FILE` (wall time in and out, fate, delay added; 'lab replay', 'export --packets' and 'plot' read it)")
 	// The proxy runs until interrupted unless --duration is given; the
 	// shared flag's default (a simulated minute) does not apply.
@@ -108,7 +110,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	screen := !*noTUI && isTerminal(stdout)
 	var captures captureSwitch
 	var feed *relayFeed
-	opts := proxy.Options{Listen: listen, Target: target, Seed: cfg.Seed, Up: cfg.Up, Down: cfg.Down, Limits: limits}
+	opts := proxy.Options{Listen: listen, Target: target, Seed: cfg.Seed, Up: cfg.Up, Down: cfg.Down, Limits: limits, ReleaseWindow: window.relay}
 	capturing := pcapPath != "" || recordPath != ""
 	switch {
 	case screen:
@@ -150,6 +152,9 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	cond.Observe(func(a proxyctl.Applied) {
 		captures.Applied(a, time.Now())
 		periods.applied(a)
+		if feed != nil {
+			feed.applied(a) // the screen's links
+		}
 	})
 	for _, f := range flows {
 		if err := cond.Set(f.addr, f.set); err != nil {
@@ -157,7 +162,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop, caught := signalContext(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	if o.given("duration") {
 		var cancel context.CancelFunc
@@ -211,7 +216,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "control API on http://%v (GET/PUT /params, POST /timeline, GET /counters, GET /metrics)\n", controlLn.Addr())
 	}
 	// finish prints the end of the run and ends the captures.
-	finish := func(err error) error {
+	finish := func(err error, sig os.Signal) error {
 		// A terminal going away hangs up more than once (the kernel, the
 		// shell): that must not end it before its files are closed.
 		signal.Ignore(syscall.SIGHUP)
@@ -228,7 +233,12 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		if note != "" {
 			fmt.Fprintf(stderr, "lab proxy: %s\n", note)
 		}
-		return cmp.Or(err, cerr, outClosed.closed())
+		if err = cmp.Or(err, cerr, outClosed.closed()); err == nil {
+			if sig = cmp.Or(sig, caught()); sig != nil { // as every lab command a signal stops
+				err = interrupted(sig, fmt.Sprintf("stopped after %.1fs; the summary and the audit above cover the run so far", wall.Seconds()))
+			}
+		}
+		return err
 	}
 	if screen {
 		src := newRelaySource(r, cond, target, start, feed)
@@ -239,7 +249,8 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		src.rec = rec
-		return finish(proxyScreen(src, sc, rec, cancelRun, done, changes, stderr))
+		sig, err := proxyScreen(src, sc, rec, cancelRun, done, changes, stderr)
+		return finish(err, sig)
 	}
 	stamp := func(t time.Time) string {
 		return fmt.Sprintf("%s +%.1fs", t.Format("15:04:05.000"), t.Sub(start).Seconds())
@@ -271,7 +282,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 				printChange(<-changes)
 			}
 			errs.report(r.Errors())
-			return finish(err)
+			return finish(err, nil)
 		case c := <-changes:
 			printChange(c)
 		case now := <-tick.C:
@@ -279,6 +290,33 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "%s  clients %d  up %s  down %s%s\n", stamp(now), st.Flows, dirLine(st.Up), dirLine(st.Down), errs.report(r.Errors()))
 		}
 	}
+}
+
+// signalContext is signal.NotifyContext that also tells which signal came
+// (nil: none yet): stop restores the signals' default action.
+func signalContext(sigs ...os.Signal) (ctx context.Context, stop func(), caught func() os.Signal) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, sigs...)
+	var mu sync.Mutex
+	var got os.Signal
+	go func() {
+		select {
+		case sig := <-ch:
+			mu.Lock()
+			got = sig
+			mu.Unlock()
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	stop = func() { signal.Stop(ch); cancel() }
+	caught = func() os.Signal {
+		mu.Lock()
+		defer mu.Unlock()
+		return got
+	}
+	return ctx, stop, caught
 }
 
 // appliedChange is a scheduled change as it applied, or (by "API") a
@@ -378,6 +416,41 @@ func (f *proxyEveryFlag) Set(s string) error {
 }
 
 func (f *proxyEveryFlag) failure() error { return f.err }
+
+// releaseWindowFlag is the proxy's --release-window: 0 (off) up to
+// proxy.MaxReleaseWindow, as proxybench's.
+type releaseWindowFlag struct {
+	relay time.Duration // what proxy.Options takes (0: its default; negative: off)
+	err   error
+}
+
+// releaseWindowRule is what --release-window allows, as its errors state it.
+var releaseWindowRule = "0 (off) up to " + proxy.MaxReleaseWindow.String() + ", a duration such as 50us"
+
+func (f *releaseWindowFlag) String() string { return "" } // -h states the default in the usage
+
+func (f *releaseWindowFlag) Set(s string) error {
+	f.relay, f.err = relayReleaseWindow(s)
+	return f.err
+}
+
+func (f *releaseWindowFlag) failure() error { return f.err }
+
+// relayReleaseWindow is --release-window's value as proxy.Options takes
+// it: "" (not given) the relay's default, 0 off (negative there).
+func relayReleaseWindow(s string) (time.Duration, error) {
+	if s == "" {
+		return proxy.DefaultReleaseWindow, nil
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	switch {
+	case err != nil || d < 0 || d > proxy.MaxReleaseWindow:
+		return 0, badFlag("release-window", s, releaseWindowRule, "0")
+	case d == 0:
+		return -1, nil
+	}
+	return d, nil
+}
 
 // checkProxyFlags bounds every numeric flag before anything starts.
 func checkProxyFlags(o *runOptions, every time.Duration, l *proxy.Limits) error {
@@ -613,8 +686,10 @@ POST /timeline ([[timeline]] entries, at = from now), GET /counters and
 GET /metrics (Prometheus). Every datagram is counted: delivered, lost by
 the link model, or dropped by the proxy (kernel receive buffer full, the
 in-flight limit, a failed write, a client removed). SIGINT, SIGTERM and
-SIGHUP stop the relay and print the summary, the clients and the audit:
-each direction's configured link next to the realised one, and per period
+SIGHUP stop the relay and print the summary, the clients and the audit,
+then exit 128 + the signal as every lab command does (130, 143, 129; the
+end of --duration and the screen's q exit 0). The audit gives each
+direction's configured link next to the realised one, and per period
 of constant settings and per client when the settings changed or a client
 has its own. --pcap FILE writes pcapng with the real payloads (both sides
 of the relay as interfaces, in time order); --record FILE writes a proxy
@@ -676,10 +751,14 @@ func auditConfigured(p netem.Params, row int) string {
 		}
 		return get("latency")
 	case 1:
-		if p.Jitter > 0 {
-			return get("jitter") + " " + get("jitter_dist")
+		if p.Jitter == 0 {
+			return get("jitter")
 		}
-		return get("jitter")
+		// The long-run RFC 3550 figure of the model, when it gives one.
+		if j, ok := netem.ExpectedJitter(p); ok {
+			return get("jitter") + " " + get("jitter_dist") + ", J ≈ " + fmtMs(j)
+		}
+		return get("jitter") + " " + get("jitter_dist")
 	case 2:
 		if p.LossBurst >= 1 {
 			return get("loss") + ", bursts of " + get("loss_burst")
@@ -746,6 +825,9 @@ func writeProxyAudit(w io.Writer, au proxy.Audit, marks []auditMark) {
 			}
 		}
 		rows[0][col+1], rows[1][col+1] = realDelay, fmtMs(da.Jitter)
+		if c.Delivered > 1 { // the last reading, and the mean |D| it tends to (what J ≈ expects)
+			rows[1][col+1] += ", mean |D| " + fmtMs(da.JitterMean)
+		}
 		rows[6][col+1] = "-"
 		if c.Delivered > 0 {
 			rows[6][col+1] = fmt.Sprintf("p50 %s p99 %s max %s", fmtMs(da.LateP50), fmtMs(da.LateP99), fmtMs(da.LateMax))

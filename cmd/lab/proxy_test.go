@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -205,29 +206,44 @@ func TestProxyPrintsEachErrorOnce(t *testing.T) {
 }
 
 // SIGINT, SIGTERM and SIGHUP stop the proxy cleanly with its summary
-// (15.12, 8.20), in a real process.
-func TestProxySignalsPrintSummary(t *testing.T) {
-	exe := filepath.Join(t.TempDir(), "lab")
-	if out, err := exec.Command("go", "build", "-o", exe, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+// (15.12, 8.20), in a real process, and it exits as every lab command a
+// signal stops does (lab -h; issue 12, proxyscreen 3): 128 + the signal,
+// after its summary and audit, with one line on stderr naming the signal;
+// so a script tells its own stop (130, 143, 129) from a failure (1) and
+// from a run that reached its --duration (0).
+func TestProxyExitsWithSignalStatus(t *testing.T) {
+	for _, c := range []struct {
+		sig  syscall.Signal
+		code int
+	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}, {syscall.SIGHUP, 129}} {
+		t.Run(c.sig.String(), func(t *testing.T) {
+			cmd, stdout, stderr := labProcess(t, "proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", "--pcap", filepath.Join(t.TempDir(), "p.pcapng"))
+			sc := bufio.NewScanner(stdout)
+			if !sc.Scan() || !strings.HasPrefix(sc.Text(), "relaying ") {
+				cmd.Process.Kill()
+				t.Fatalf("did not start: %q %s", sc.Text(), stderr)
+			}
+			cmd.Process.Signal(c.sig)
+			var rest strings.Builder
+			for sc.Scan() {
+				rest.WriteString(sc.Text() + "\n")
+			}
+			err := cmd.Wait()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != c.code {
+				t.Fatalf("exit %v, want status %d; stderr %s", err, c.code, stderr)
+			}
+			if !strings.Contains(rest.String(), "summary after ") || !strings.Contains(rest.String(), "audit over ") {
+				t.Errorf("no summary and audit before the exit:\n%s", rest.String())
+			}
+			if want := "lab proxy: " + c.sig.String() + ": stopped after "; !strings.HasPrefix(stderr.String(), want) || strings.Count(stderr.String(), "\n") != 1 {
+				t.Errorf("stderr %q, want one line starting %q", stderr, want)
+			}
+		})
 	}
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
-		cmd := exec.Command(exe, "proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9")
-		stdout, _ := cmd.StdoutPipe()
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(stdout)
-		if !sc.Scan() || !strings.HasPrefix(sc.Text(), "relaying ") {
-			cmd.Process.Kill()
-			t.Fatalf("%v: did not start: %q", sig, sc.Text())
-		}
-		cmd.Process.Signal(sig)
-		rest, _ := io.ReadAll(stdout)
-		err := cmd.Wait()
-		if err != nil || !strings.Contains(string(rest), "summary after ") {
-			t.Errorf("%v: %v, output %q", sig, err, rest)
-		}
+	// Its --duration reached, the proxy exits 0.
+	if code, out, errOut := runLab(t, "proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", "--duration", "200ms", "--no-tui"); code != 0 || !strings.Contains(out, "summary after ") {
+		t.Errorf("--duration 200ms: exit %d, stderr %q", code, errOut)
 	}
 }
 
@@ -344,7 +360,8 @@ func TestProxyCaptureToStandardOutputIsABadCommandLine(t *testing.T) {
 // A terminal that goes away sends a hangup to every process on it, often
 // twice (the kernel, then the shell as it dies): a second SIGHUP while the
 // proxy finishes must not kill it before its recording is closed; it
-// exits 0 with the recording whole (issue 12.4).
+// exits 129, as a hangup stops every lab command, with the recording
+// whole (issue 12.4).
 func TestProxyRepeatedHangupClosesTheRecording(t *testing.T) {
 	exe := buildLab(t)
 	for i := range 5 {
@@ -372,8 +389,8 @@ func TestProxyRepeatedHangupClosesTheRecording(t *testing.T) {
 			case <-time.After(200 * time.Microsecond):
 			}
 		}
-		if err != nil {
-			t.Fatalf("run %d: hangups ended the proxy with %v; want exit 0", i, err)
+		if code := cmd.ProcessState.ExitCode(); code != 129 {
+			t.Fatalf("run %d: hangups ended the proxy with %v; want exit status 129", i, err)
 		}
 		if code, out, _ := runLab(t, "replay", rec); code != 0 || strings.Contains(out, "not closed") {
 			t.Fatalf("run %d: the recording after hangups (exit %d):\n%s", i, code, out)
@@ -388,12 +405,20 @@ func TestProxyRepeatedHangupClosesTheRecording(t *testing.T) {
 // so that it lives to note the exit status.
 func tmuxProxy(t *testing.T, name string, args ...string) (run func(args ...string) string, exited func() (code, stderr string)) {
 	t.Helper()
+	run, exited, _ = tmuxProxyPID(t, name, args...)
+	return run, exited
+}
+
+// tmuxProxyPID is tmuxProxy that also gives the proxy's process id.
+func tmuxProxyPID(t *testing.T, name string, args ...string) (run func(args ...string) string, exited func() (code, stderr string), pid int) {
+	t.Helper()
 	tmux := testtool.Need(t, "tmux", "tmux")
 	dir := t.TempDir()
 	socket := fmt.Sprintf("jl-proxy-%s-%d", name, os.Getpid())
-	status, errFile := filepath.Join(dir, "status"), filepath.Join(dir, "stderr")
-	script := "trap '' HUP; env JITTERLAB_LAB_MAIN=1 TERM=xterm-256color " + os.Args[0] +
-		" proxy --listen 127.0.0.1:0 --to 127.0.0.1:9 " + strings.Join(args, " ") + " 2>" + errFile + "; echo $? > " + status + "; sleep 30"
+	status, errFile, pidFile := filepath.Join(dir, "status"), filepath.Join(dir, "stderr"), filepath.Join(dir, "pid")
+	// The inner shell notes its pid and becomes the proxy.
+	script := "trap '' HUP; sh -c 'echo $$ > " + pidFile + "; exec env JITTERLAB_LAB_MAIN=1 TERM=xterm-256color " + os.Args[0] +
+		" proxy --listen 127.0.0.1:0 --to 127.0.0.1:9 " + strings.Join(args, " ") + "' 2>" + errFile + "; echo $? > " + status + "; sleep 30"
 	run = func(args ...string) string {
 		out, _ := exec.Command(tmux, append([]string{"-L", socket}, args...)...).CombinedOutput()
 		return string(out)
@@ -410,24 +435,53 @@ func tmuxProxy(t *testing.T, name string, args ...string) (run func(args ...stri
 		t.Fatalf("no %s after 30 s", what)
 	}
 	waitUntil("proxy screen", func() bool { return strings.Contains(run("capture-pane", "-p", "-t", "p"), "jitterlab proxy") })
-	return run, func() (string, string) {
+	b, _ := os.ReadFile(pidFile)
+	pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+	exited = func() (string, string) {
 		var code []byte
 		waitUntil("exit status", func() bool { code, _ = os.ReadFile(status); return len(code) > 0 })
 		stderr, _ := os.ReadFile(errFile)
 		return strings.TrimSpace(string(code)), string(stderr)
 	}
+	return run, exited, pid
+}
+
+// On its screen too, the proxy a signal stops exits 128 + the signal
+// after its summary, as in line mode (issue 12, proxyscreen 3), and q
+// exits 0.
+func TestProxyScreenExitsWithSignalStatus(t *testing.T) {
+	for _, c := range []struct {
+		sig  syscall.Signal
+		code string
+	}{{syscall.SIGTERM, "143"}, {syscall.SIGINT, "130"}} {
+		run, exited, pid := tmuxProxyPID(t, "sig"+c.code)
+		if pid == 0 {
+			t.Fatal("no pid")
+		}
+		syscall.Kill(pid, c.sig)
+		code, stderr := exited()
+		out := strings.Join(strings.Fields(run("capture-pane", "-p", "-J", "-S", "-", "-t", "p")), " ")
+		if code != c.code || !strings.Contains(stderr, c.sig.String()+": stopped after ") || !strings.Contains(out, "audit over ") {
+			t.Errorf("%v on the screen: exit %s, stderr %q; want %s, the signal named and the audit:\n%s", c.sig, code, stderr, c.code, out)
+		}
+	}
+	run, exited := tmuxProxy(t, "sigq")
+	run("send-keys", "-t", "p", "q")
+	if code, stderr := exited(); code != "0" {
+		t.Errorf("q: exit %s, stderr %q; want 0", code, stderr)
+	}
 }
 
 // The proxy's screen on a terminal that goes away (the tmux session or
-// the ssh connection closed) stops the relay as a hangup does: exit 0, its
-// recording closed, no "EOF" error (issue 12.1).
+// the ssh connection closed) stops the relay as a hangup does: exit 129,
+// its recording closed, no "EOF" error (issue 12.1).
 func TestProxyScreenSurvivesItsTerminalGoingAway(t *testing.T) {
 	rec := filepath.Join(t.TempDir(), "r.jlrec")
 	run, exited := tmuxProxy(t, "gone", "--record", rec)
 	run("kill-server")
 	code, stderr := exited()
-	if code != "0" || strings.Contains(stderr, "EOF") {
-		t.Errorf("the terminal went away: exit %s, stderr %q; want exit 0 as for a hangup", code, stderr)
+	if code != "129" || strings.Contains(stderr, "EOF") {
+		t.Errorf("the terminal went away: exit %s, stderr %q; want exit 129 as for a hangup", code, stderr)
 	}
 	if c, out, _ := runLab(t, "replay", rec); c != 0 || strings.Contains(out, "not closed") {
 		t.Errorf("the recording (exit %d):\n%s", c, out)

@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"net/netip"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"jitterlab/netem"
 	"jitterlab/proxy"
 	proxyctl "jitterlab/proxy/control"
 )
@@ -108,5 +110,37 @@ func TestAuditSaysWhichLatenessWasStalls(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("the audit lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+// The audit's jitter row sets the RFC 3550 jitter the model gives in the
+// long run (netem.ExpectedJitter: 2a/3 = 3.333ms for ±5 ms uniform) beside
+// the setting, and the realised mean |D| the estimator tends to beside
+// its last reading (issue 12, proxyscreen 5); with a stage that moves delays
+// besides the jitter (reorder) the model gives no such figure and the
+// cell is the setting alone.
+func TestProxyAuditExpectsTheModelsJitter(t *testing.T) {
+	ms := time.Millisecond
+	for _, c := range []struct {
+		p    netem.Params
+		want string
+	}{
+		{netem.Params{Latency: 20 * ms, Jitter: 5 * ms}, "5ms uniform, J ≈ 3.333ms"},
+		{netem.Params{Latency: 2 * ms, Jitter: 5 * ms}, "5ms uniform, J ≈ 2.613ms"},
+		{netem.Params{Latency: 20 * ms, Jitter: 5 * ms, Reorder: 0.1}, "5ms uniform"},
+		{netem.Params{Latency: 20 * ms}, "0"},
+	} {
+		if got := auditConfigured(c.p, 1); got != c.want {
+			t.Errorf("%+v: jitter configured %q, want %q", c.p, got, c.want)
+		}
+	}
+	var au proxy.Audit
+	au.Wall = time.Second
+	au.Dirs[0].Configured = netem.Params{Latency: 20 * ms, Jitter: 5 * ms}
+	au.Dirs[0].Counters.Delivered, au.Dirs[0].Jitter, au.Dirs[0].JitterMean = 100, 2628*time.Microsecond, 3312*time.Microsecond
+	var b strings.Builder
+	writeProxyAudit(&b, au, nil)
+	if !regexp.MustCompile(`jitter \(RFC 3550\)\s+5ms uniform, J ≈ 3.333ms\s+2.628ms, mean \|D\| 3.312ms\s`).MatchString(b.String()) {
+		t.Errorf("the audit's jitter row:\n%s", b.String())
 	}
 }

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net/netip"
 	"os"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"jitterlab/lab"
@@ -30,24 +32,70 @@ const maxFeedDelays = 1 << 13
 const maxFeedFlows = 1024
 
 // relayFeed takes the relay's packet events for the proxy screen: the
-// delays added to the copies written since the last snapshot, and the
-// jitter of each client's stream as it reaches the proxy.
+// delays added to the copies written since the last snapshot, the jitter
+// of each client's stream as it reaches the proxy, and the counters of
+// each link (everybody's, and each client's with settings of its own),
+// so that the screen compares each link's settings with its own traffic.
 type relayFeed struct {
 	mu     sync.Mutex
 	delays [2][]float64
 	flows  [2]map[proxy.FlowID]*arrivals
+	// The links: everybody's and, by address, the clients' own (the
+	// clients with settings of their own, as the conditions apply them).
+	everybody linkFeed
+	own       map[netip.AddrPort]*linkFeed
+}
+
+// linkFeed is one link's counters since it began, per direction.
+type linkFeed [2]linkDir
+
+type linkDir struct {
+	in, delivered, lost, duplicated, reordered, bursts, bytes uint64
+	delays                                                    []float64 // since the last snapshot
 }
 
 // arrivals is one client stream's RFC 3550 jitter as it arrives, taking
-// its mean interval (a running mean) for the interval it was sent at.
+// its mean interval (a running mean) for the interval it was sent at, and
+// the RFC 3550 jitter of the relayed stream (its transit through the
+// proxy).
 type arrivals struct {
 	last           time.Time
 	meanGap, jitMs float64 // ms
 	n              int
+	addr           netip.AddrPort
+	lostLast       bool    // the latest original was lost by the link
+	transit        float64 // ns, the latest copy written's
+	transitJitNs   float64
+	written        uint64
 }
 
 func newRelayFeed() *relayFeed {
-	return &relayFeed{flows: [2]map[proxy.FlowID]*arrivals{{}, {}}}
+	return &relayFeed{flows: [2]map[proxy.FlowID]*arrivals{{}, {}}, own: map[netip.AddrPort]*linkFeed{}}
+}
+
+// applied follows the conditions (called with their lock held, never
+// with the relay's): a client given settings of its own gets a link of its
+// own, counted from now, and one put back on everybody's leaves it.
+func (f *relayFeed) applied(a proxyctl.Applied) {
+	if !a.Flow.IsValid() {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch _, had := f.own[a.Flow]; {
+	case a.Cleared:
+		delete(f.own, a.Flow)
+	case !had && len(f.own) < maxFeedFlows:
+		f.own[a.Flow] = &linkFeed{}
+	}
+}
+
+// link is the link a client's packets are on now.
+func (f *relayFeed) link(addr netip.AddrPort) *linkFeed {
+	if l := f.own[addr]; l != nil {
+		return l
+	}
+	return &f.everybody
 }
 
 // OnPacket is the relay's hook (called with its lock held: quick, and no
@@ -55,17 +103,18 @@ func newRelayFeed() *relayFeed {
 func (f *relayFeed) OnPacket(e *proxy.PacketEvent) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	m := f.flows[e.Dir]
+	a := m[e.Flow]
+	if a == nil {
+		if len(m) >= maxFeedFlows {
+			clear(m)
+		}
+		a = &arrivals{addr: e.Addr}
+		m[e.Flow] = a
+	}
+	l := &f.link(e.Addr)[e.Dir]
 	switch {
 	case e.Read:
-		m := f.flows[e.Dir]
-		a := m[e.Flow]
-		if a == nil {
-			if len(m) >= maxFeedFlows {
-				clear(m)
-			}
-			a = &arrivals{}
-			m[e.Flow] = a
-		}
 		if a.n > 0 {
 			gap := float64(e.In.Sub(a.last)) / 1e6
 			if a.n == 1 {
@@ -76,8 +125,35 @@ func (f *relayFeed) OnPacket(e *proxy.PacketEvent) {
 		}
 		a.last = e.In
 		a.n++
-	case e.Fate == proxy.FateDelivered && len(f.delays[e.Dir]) < maxFeedDelays:
-		f.delays[e.Dir] = append(f.delays[e.Dir], float64(e.Delay)/1e6)
+		l.in++
+		if e.Send.Copies == 2 {
+			l.duplicated++
+		}
+		lost := e.Send.Copy[0] == proxy.FateLost // a run of lost originals, as the relay's LossBursts
+		if lost && !a.lostLast {
+			l.bursts++
+		}
+		a.lostLast = lost
+	case e.Fate == proxy.FateLost || e.Fate == proxy.FateQueueDropped:
+		l.lost++
+	case e.Fate == proxy.FateDelivered:
+		l.delivered++
+		l.bytes += uint64(e.Size)
+		if e.Reordered {
+			l.reordered++
+		}
+		transit := float64(e.Delay)
+		if a.written > 0 {
+			a.transitJitNs += (math.Abs(transit-a.transit) - a.transitJitNs) / 16
+		}
+		a.transit = transit
+		a.written++
+		if len(f.delays[e.Dir]) < maxFeedDelays {
+			f.delays[e.Dir] = append(f.delays[e.Dir], float64(e.Delay)/1e6)
+		}
+		if len(l.delays) < maxFeedDelays {
+			l.delays = append(l.delays, float64(e.Delay)/1e6)
+		}
 	}
 }
 
@@ -104,6 +180,48 @@ func (f *relayFeed) take(d proxy.Dir) (delays []float64, jitterMs float64) {
 		return delays, math.NaN()
 	}
 	return delays, sum / float64(n)
+}
+
+// links hands over each link's counters, and its delays since the last
+// call: everybody's first, then the clients' own in address order.
+func (f *relayFeed) links() []tui.ProxyGroup {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	addrs := slices.SortedFunc(maps.Keys(f.own), netip.AddrPort.Compare)
+	out := make([]tui.ProxyGroup, 0, 1+len(addrs))
+	group := func(addr netip.AddrPort, l *linkFeed) tui.ProxyGroup {
+		g := tui.ProxyGroup{}
+		if addr.IsValid() {
+			g.Addr = addr.String()
+		}
+		for d, pd := range []*tui.ProxyDir{&g.Up, &g.Down} {
+			ld := &l[d]
+			*pd = tui.ProxyDir{In: ld.in, Delivered: ld.delivered, Lost: ld.lost, Duplicated: ld.duplicated, Reordered: ld.reordered,
+				Bytes: int64(ld.bytes), LossBursts: int64(ld.bursts), DelaysMs: ld.delays, JitterMs: math.NaN(), ArrivalJitterMs: math.NaN()}
+			if pd.DelaysMs == nil {
+				pd.DelaysMs = []float64{}
+			}
+			ld.delays = nil
+			// The relayed stream's jitter, per client, weighted by copies
+			// (as the relay's audit).
+			var sum, n float64
+			for _, a := range f.flows[d] {
+				if a.written > 1 && f.link(a.addr) == l {
+					sum += a.transitJitNs * float64(a.written)
+					n += float64(a.written)
+				}
+			}
+			if n > 0 {
+				pd.JitterMs = sum / n / 1e6
+			}
+		}
+		return g
+	}
+	out = append(out, group(netip.AddrPort{}, &f.everybody))
+	for _, a := range addrs {
+		out = append(out, group(a, f.own[a]))
+	}
+	return out
 }
 
 // relaySource is the proxy screen's view of a proxy.Relay: its counters,
@@ -188,10 +306,49 @@ func (s *relaySource) Snapshot() tui.ProxySnapshot {
 		return pd
 	}
 	up, down := dir(proxy.Up), dir(proxy.Down)
+	groups := s.groups(au.Flows)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return tui.ProxySnapshot{Wall: time.Since(s.start), Listen: s.listen, Target: s.target, Clients: len(au.Flows), Errors: errs, ErrorKinds: kinds,
-		Up: up, Down: down, Changes: append([]tui.ProxyChange(nil), s.changes...), Stopped: s.stopped, Recording: s.rec.recording()}
+		Up: up, Down: down, Groups: groups, Changes: append([]tui.ProxyChange(nil), s.changes...), Stopped: s.stopped, Recording: s.rec.recording()}
+}
+
+// groups splits the traffic by link for the screen once some client has
+// settings of its own (nil before: everybody's link is every client's):
+// each link's counters from the feed, its settings from the conditions.
+func (s *relaySource) groups(live []proxy.FlowAudit) []tui.ProxyGroup {
+	if s.feed == nil {
+		return nil
+	}
+	groups := s.feed.links() // hands the delays over: every snapshot takes them
+	if len(groups) < 2 {
+		return nil
+	}
+	relayed := map[string]bool{}
+	for _, f := range live {
+		relayed[f.Addr] = true
+	}
+	groups[0].Clients = len(live)
+	for i := range groups[1:] {
+		g := &groups[1+i]
+		a, err := netip.ParseAddrPort(g.Addr)
+		if err != nil {
+			continue
+		}
+		cfg, own := s.cond.Config(a)
+		g.Own = proxyctl.Describe(own)
+		g.Set = map[string]string{}
+		for _, p := range lab.Params() {
+			if strings.HasPrefix(p.Key, "up.") || strings.HasPrefix(p.Key, "down.") {
+				g.Set[p.Key] = p.Get(&cfg)
+			}
+		}
+		if relayed[g.Addr] {
+			g.Clients = 1
+			groups[0].Clients--
+		}
+	}
+	return groups
 }
 
 func (s *relaySource) Get(key string) string {
@@ -308,8 +465,9 @@ func (s *screenRecorder) toggle() (string, error) {
 
 // proxyScreen shows the running relay (done reports its end) until q, a
 // signal or the relay's end (--duration); q and signals stop the relay
-// through stop. It returns the relay's error once the screen has closed.
-func proxyScreen(src *relaySource, sc *scenarios.Scenario, rec *screenRecorder, stop func(), done <-chan error, changes <-chan appliedChange, stderr io.Writer) error {
+// through stop. It returns the signal that stopped it (nil: none) and the
+// relay's error once the screen has closed.
+func proxyScreen(src *relaySource, sc *scenarios.Scenario, rec *screenRecorder, stop func(), done <-chan error, changes <-chan appliedChange, stderr io.Writer) (os.Signal, error) {
 	ended := make(chan error, 1)
 	quit := make(chan struct{})
 	go func() {
@@ -339,15 +497,10 @@ func proxyScreen(src *relaySource, sc *scenarios.Scenario, rec *screenRecorder, 
 	rec.mu.Unlock()
 	close(quit)
 	err := <-ended
-	switch sig := view.Signal(); {
-	case sig != nil:
-		io.WriteString(stderr, "lab proxy: stopped by "+sig.String()+"\n")
-	case errors.Is(verr, io.EOF): // the terminal went away: as a hangup
+	sig := view.Signal()
+	if errors.Is(verr, io.EOF) { // the terminal went away: a hangup, whichever came first
 		io.WriteString(stderr, "lab proxy: stopped: the terminal went away\n")
-		verr = nil
+		sig, verr = syscall.SIGHUP, nil
 	}
-	if verr != nil {
-		return verr
-	}
-	return err
+	return sig, cmp.Or(verr, err)
 }
