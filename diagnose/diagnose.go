@@ -217,6 +217,10 @@ type Result struct {
 	Best        *Arm          `json:"best"`
 	// BestVsReference is best − reference for every metric.
 	BestVsReference []stats.Diff `json:"best_vs_reference"`
+	// Reproduce is the 'lab ab' command that reproduces the recommended
+	// comparison: the reference as A, the recommendation as B, the same
+	// seeds and duration ("" when nothing is recommended).
+	Reproduce string `json:"reproduce"`
 	// Problem: the link costs significantly, or a finding's fix helps.
 	Problem bool `json:"significant_problem"`
 	// Representative is the seed whose reference primary metric is nearest
@@ -356,6 +360,7 @@ func Run(o Options) (*Result, error) {
 		tried = d.changes(best, arms)
 	}
 	r.Recommended, r.Best = combo, best
+	r.Reproduce = d.abCommand(combo)
 	for _, m := range Metrics {
 		r.BestVsReference = append(r.BestVsReference, d.diff(r.Reference, best, m))
 	}
@@ -385,6 +390,42 @@ func Run(o Options) (*Result, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// abCommand is the 'lab ab' command line that runs the reference as A and
+// the reference with sets as B on the diagnosis's seeds for its duration
+// (lab ab runs a scenario's own duration unless told): "" without sets.
+func (d *diag) abCommand(sets []string) string {
+	if len(sets) == 0 {
+		return ""
+	}
+	cmd := []string{"lab", "ab"}
+	if d.o.Scenario != nil {
+		cmd = append(cmd, "--scenario", shellQuote(d.o.Name))
+	}
+	for _, s := range d.o.Overrides {
+		cmd = append(cmd, "--set", shellQuote(s))
+	}
+	cmd = append(cmd, "--seeds", SeedList(d.o.Seeds), "--duration", d.o.Base.Duration.String())
+	for _, s := range sets {
+		cmd = append(cmd, "--b", shellQuote(s))
+	}
+	return strings.Join(cmd, " ")
+}
+
+// shellQuote is s as one word of a POSIX shell: as it is when it has no
+// character the shell reads, otherwise in single quotes.
+func shellQuote(s string) string {
+	plain := s != ""
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("_./=:,+%@-", c)) {
+			plain = false
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // noGame is the finding when the game never got going on some seed of the

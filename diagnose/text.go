@@ -272,6 +272,10 @@ func (r *Result) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintln(&b, line)
 	}
+	if r.Reproduce != "" {
+		// One line, however long: it is to be copied.
+		fmt.Fprintf(&b, "reproduce with: %s\n", r.Reproduce)
+	}
 	fmt.Fprintln(&b)
 	rows = [][]string{{"report card", "reference", "recommended", "difference", ""}}
 	for i, m := range Metrics {

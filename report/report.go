@@ -45,6 +45,7 @@ type page struct {
 	ChangeHead []string
 	Steps      []string
 	Recommend  string
+	Reproduce  string // the lab ab command of the recommended comparison
 	NoneWhy    string
 	SameAs     []string // changes that are another under a different name here
 	Card       []row
@@ -95,7 +96,7 @@ func Write(w io.Writer, r *diagnose.Result) error {
 	for _, s := range r.Steps {
 		p.Steps = append(p.Steps, r.StepLine(s))
 	}
-	p.Recommend = strings.Join(r.Recommended, " ")
+	p.Recommend, p.Reproduce = strings.Join(r.Recommended, " "), r.Reproduce
 	if p.Recommend == "" {
 		p.Recommend = "(none)"
 		p.NoneWhy = "Why: " + r.NoRecommendation() + "."
@@ -386,7 +387,8 @@ table.conditions td, table.changes td:nth-child(2), table.changes th:nth-child(2
 <h2>Combination and recommendation</h2>
 <ol>{{range .Steps}}<li>{{.}}</li>{{end}}</ol>
 <p>Recommended: <strong>{{.Recommend}}</strong></p>
-{{if .NoneWhy}}<p>{{.NoneWhy}}</p>
+{{if .Reproduce}}<p>Reproduce with: <code>{{.Reproduce}}</code></p>
+{{end}}{{if .NoneWhy}}<p>{{.NoneWhy}}</p>
 {{end}}<table class="card">
 <tr><th>report card</th><th>reference</th><th>recommended</th><th>difference</th></tr>
 {{range .Card}}<tr>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
