@@ -400,7 +400,7 @@ func (d *diag) abCommand(sets []string) string {
 		return ""
 	}
 	cmd := []string{"lab", "ab"}
-	if d.o.Scenario != nil {
+	if d.o.Name != "" && d.o.Name != "default" { // as the conditions name it
 		cmd = append(cmd, "--scenario", shellQuote(d.o.Name))
 	}
 	for _, s := range d.o.Overrides {
