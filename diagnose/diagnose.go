@@ -277,6 +277,15 @@ func Run(o Options) (*Result, error) {
 		r.Conditions.Overrides = []string{}
 	}
 
+	if d.steps, err = d.latencySteps(); err != nil {
+		return nil, err
+	}
+	for _, st := range d.steps {
+		if t := st.at.Seconds(); !slices.Contains(d.marks, t) {
+			d.marks = append(d.marks, t)
+		}
+	}
+
 	// The reference, the same game on a perfect link, and every single change.
 	var singles [][]string
 	for _, v := range lab.Variants() {
@@ -481,6 +490,10 @@ type diag struct {
 	o            Options
 	primary, tie Metric
 	pinned       []string
+	// steps are the timeline's latency steps; marks their times (s),
+	// which every run's Trace follows the client around.
+	steps []latencyStep
+	marks []float64
 
 	mu           sync.Mutex // guards done and queued
 	done, queued int
@@ -530,7 +543,7 @@ func keysOf(sets []string) []string {
 func (d *diag) pins(sets []string) []string {
 	pins := slices.Clone(d.pinned)
 	for _, k := range keysOf(sets) {
-		if k == withoutBlackouts || k == withoutPeriodic {
+		if k == withoutBlackouts || k == withoutPeriodic || k == withoutLatencySteps {
 			continue
 		}
 		if k != perfectLink {
@@ -559,6 +572,9 @@ func (d *diag) scenario(sets []string) *scenarios.Scenario {
 	if slices.Contains(sets, withoutPeriodic) {
 		return stripPeriodic(&sc)
 	}
+	if slices.Contains(sets, withoutLatencySteps) {
+		return stripLatencySteps(&sc)
+	}
 	return &sc
 }
 
@@ -581,7 +597,7 @@ func (d *diag) config(sets []string, seed uint64) (lab.Config, error) {
 			def := lab.DefaultConfig()
 			cfg.Up, cfg.Down = def.Up, def.Down
 			continue
-		case withoutBlackouts, withoutPeriodic: // the timeline's (scenario)
+		case withoutBlackouts, withoutPeriodic, withoutLatencySteps: // the timeline's (scenario)
 			continue
 		}
 		k, v, err := lab.ParseAssignment(s)
@@ -622,6 +638,18 @@ type Trace struct {
 	AboveBand float64
 	// OffsetSlope is the tick offset's growth per second of true time.
 	OffsetSlope float64
+	// Marks are what the client did after each of the diagnosis's marks
+	// (the timeline's latency steps), over the whole run.
+	Marks []MarkTrace
+}
+
+// MarkTrace is what the client did from one mark (a time in the run) to
+// the next mark or the end of the run: the tick offset just before the
+// mark, the offset farthest from it in that window with the send
+// interval then, and both at the window's end.
+type MarkTrace struct {
+	Before, Extreme, End int
+	ExtremeSendS, EndSendS float64
 }
 
 // tracer accumulates a Trace from samples.
@@ -630,9 +658,25 @@ type tracer struct {
 	o0, o1       int
 	n, above     int
 	band         int
+
+	marks    []float64 // seconds, ascending
+	got      []MarkTrace
+	lastO    int
+	lastSend float64
 }
 
 func (tr *tracer) sample(x *metrics.Sample) {
+	for len(tr.got) < len(tr.marks) && x.TS >= tr.marks[len(tr.got)] {
+		tr.got = append(tr.got, MarkTrace{Before: tr.lastO, Extreme: tr.lastO, End: tr.lastO, ExtremeSendS: tr.lastSend, EndSendS: tr.lastSend})
+	}
+	if n := len(tr.got); n > 0 {
+		m := &tr.got[n-1]
+		if absInt(x.TickOffset-m.Before) > absInt(m.Extreme-m.Before) {
+			m.Extreme, m.ExtremeSendS = x.TickOffset, x.SendIntervalS
+		}
+		m.End, m.EndSendS = x.TickOffset, x.SendIntervalS
+	}
+	tr.lastO, tr.lastSend = x.TickOffset, x.SendIntervalS
 	if x.TS < tr.from {
 		return
 	}
@@ -646,8 +690,10 @@ func (tr *tracer) sample(x *metrics.Sample) {
 	tr.t1, tr.o1 = x.TS, x.TickOffset
 }
 
+func absInt(n int) int { return max(n, -n) }
+
 func (tr *tracer) trace() Trace {
-	var t Trace
+	t := Trace{Marks: tr.got}
 	if tr.n > 0 {
 		t.AboveBand = 100 * float64(tr.above) / float64(tr.n)
 	}
@@ -675,7 +721,7 @@ func (d *diag) runArms(sets [][]string) ([]*Arm, error) {
 		if err != nil {
 			return runResult{}, fmt.Errorf("%s seed %d: %w", strings.Join(sets[i/n], " "), d.o.Seeds[i%n], err)
 		}
-		tr := tracer{from: d.o.Base.Duration.Seconds() / 4, band: s.Config().Client.Band}
+		tr := tracer{from: d.o.Base.Duration.Seconds() / 4, band: s.Config().Client.Band, marks: d.marks}
 		s.OnSample = tr.sample
 		if err := s.Run(sim.Time(d.o.Base.Duration)); err != nil {
 			return runResult{}, fmt.Errorf("%s seed %d: %w", strings.Join(sets[i/n], " "), d.o.Seeds[i%n], err)
