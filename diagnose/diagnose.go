@@ -648,7 +648,7 @@ type Trace struct {
 // mark, the offset farthest from it in that window with the send
 // interval then, and both at the window's end.
 type MarkTrace struct {
-	Before, Extreme, End int
+	Before, Extreme, End   int
 	ExtremeSendS, EndSendS float64
 }
 
