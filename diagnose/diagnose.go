@@ -184,11 +184,101 @@ func (c *Change) improves() bool {
 
 // Step is one round of the greedy combination: every remaining change
 // tried on top of the combination so far, best first, and the one taken.
+// A Pair step is the first when no single change meets the bar: its
+// Tried are the pairs against the reference, Taken the pair "a b".
 type Step struct {
 	On      []string `json:"on"`
 	Tried   []Change `json:"tried"`
 	Taken   string   `json:"taken"`
 	Primary float64  `json:"primary_after"`
+	Pair    bool     `json:"pair,omitempty"`
+}
+
+// Pair is two single changes tried together on the reference when no
+// single change meets the bar (Change.improves): the pair against the
+// reference (its Set is "a b"), and against each of its parts alone
+// (OnParts[i] is the pair against Sets[i] alone: the other part added).
+// Beats: it meets the bar against the reference and against each part.
+type Pair struct {
+	Sets        []string  `json:"sets"`
+	VsReference Change    `json:"vs_reference"`
+	OnParts     [2]Change `json:"on_parts"`
+	Beats       bool      `json:"beats_reference_and_parts"`
+}
+
+// maxPairParts bounds the pairs: the best single changes that improve
+// the primary metric or the tie-break significantly are combined two at
+// a time (at most maxPairParts·(maxPairParts−1)/2 pairs), and each
+// prerequisite's change with the setting it needs (one more each).
+const maxPairParts = 4
+
+// pairCandidates are the pairs to try, from the ranked single changes:
+// the best maxPairParts that improve something and are changes of their
+// own, two at a time on different keys, the better one first; then each
+// prerequisite's setting with its change, when both are alternatives here.
+func pairCandidates(cs []Change) [][]string {
+	var parts []string
+	for _, c := range cs {
+		better := (c.Primary.Significant && c.Primary.Mean < 0) || (c.TieBreak.Significant && c.TieBreak.Mean < 0)
+		if better && c.SameAs == "" && len(parts) < maxPairParts {
+			parts = append(parts, c.Set)
+		}
+	}
+	var out [][]string
+	for i, a := range parts {
+		for _, b := range parts[i+1:] {
+			if keyOf(a) != keyOf(b) {
+				out = append(out, []string{a, b})
+			}
+		}
+	}
+	has := func(set string) bool { return slices.ContainsFunc(cs, func(c Change) bool { return c.Set == set }) }
+	for _, p := range prerequisites {
+		pair := []string{p.needs, p.set}
+		if has(p.needs) && has(p.set) && !slices.ContainsFunc(out, func(x []string) bool { return slices.Equal(x, pair) }) {
+			out = append(out, pair)
+		}
+	}
+	return out
+}
+
+// pairs runs the candidate pairs on every seed and compares each with the
+// reference and with its parts alone: the pairs that beat both first, then
+// by the primary difference and the tie-break against the reference.
+func (d *diag) pairs(r *Result) ([]Pair, error) {
+	cands := pairCandidates(r.Changes)
+	if len(cands) == 0 {
+		return []Pair{}, nil
+	}
+	arms, err := d.runArms(cands)
+	if err != nil {
+		return nil, err
+	}
+	part := func(set string) *Arm {
+		i := slices.IndexFunc(r.Changes, func(c Change) bool { return c.Set == set })
+		return r.Changes[i].arm
+	}
+	var out []Pair
+	for i, sets := range cands {
+		p := Pair{Sets: sets, VsReference: d.change(r.Reference, arms[i], strings.Join(sets, " "))}
+		p.OnParts[0] = d.change(part(sets[0]), arms[i], sets[1])
+		p.OnParts[1] = d.change(part(sets[1]), arms[i], sets[0])
+		p.Beats = p.VsReference.improves() && p.OnParts[0].improves() && p.OnParts[1].improves()
+		out = append(out, p)
+	}
+	slices.SortStableFunc(out, func(x, y Pair) int {
+		if x.Beats != y.Beats {
+			if x.Beats {
+				return -1
+			}
+			return 1
+		}
+		if c := cmpTol(x.VsReference.Primary.Mean, y.VsReference.Primary.Mean); c != 0 {
+			return c
+		}
+		return cmpTol(x.VsReference.TieBreak.Mean, y.VsReference.TieBreak.Mean)
+	})
+	return out, nil
 }
 
 // Series is one seed's timeline for the report's charts.
@@ -209,12 +299,15 @@ type Result struct {
 	// PerfectLink is the same game on a perfect link: what is structural.
 	PerfectLink *Arm `json:"perfect_link"`
 	// LinkCost is reference − perfect link, primary and tie-break.
-	LinkCost    [2]stats.Diff `json:"link_cost"`
-	Findings    []Finding     `json:"findings"`
-	Changes     []Change      `json:"changes"`
-	Steps       []Step        `json:"combination"`
-	Recommended []string      `json:"recommended"`
-	Best        *Arm          `json:"best"`
+	LinkCost [2]stats.Diff `json:"link_cost"`
+	Findings []Finding     `json:"findings"`
+	Changes  []Change      `json:"changes"`
+	// Pairs are the pairs tried when no single change meets the bar
+	// (empty otherwise), best first.
+	Pairs       []Pair   `json:"pairs"`
+	Steps       []Step   `json:"combination"`
+	Recommended []string `json:"recommended"`
+	Best        *Arm     `json:"best"`
 	// BestVsReference is best − reference for every metric.
 	BestVsReference []stats.Diff `json:"best_vs_reference"`
 	// Reproduce is the 'lab ab' command that reproduces the recommended
@@ -273,6 +366,7 @@ func Run(o Options) (*Result, error) {
 	r := &Result{Schema: Schema, Kind: "diagnosis", metric: primary, tie: tie, Band: o.Base.Client.Band, Snap: o.Base.Client.Snap,
 		Conditions: Conditions{Scenario: o.Name, Overrides: append([]string{}, o.Overrides...), Pinned: dropped,
 			Seeds: o.Seeds, DurationS: o.Base.Duration.Seconds(), Version: o.Version, Input: o.Base.Script, Metric: primary.Name, TieBreak: tie.Name}}
+	r.Pairs = []Pair{}
 	if r.Conditions.Overrides == nil {
 		r.Conditions.Overrides = []string{}
 	}
@@ -339,6 +433,32 @@ func Run(o Options) (*Result, error) {
 
 	// Greedy: take the best improving change, try the rest on top of it.
 	best, combo, tried := r.Reference, []string{}, r.Changes
+	if !slices.ContainsFunc(r.Changes, func(c Change) bool { return c.improves() }) {
+		// No single change meets the bar: a fix may need two changes.
+		if r.Pairs, err = d.pairs(r); err != nil {
+			return nil, err
+		}
+		if len(r.Pairs) > 0 && r.Pairs[0].Beats {
+			p := r.Pairs[0]
+			combo, best = slices.Clone(p.Sets), p.VsReference.arm
+			step := Step{On: []string{}, Taken: p.VsReference.Set, Primary: best.Stat(primary).Mean.Mean, Pair: true}
+			for _, x := range r.Pairs {
+				step.Tried = append(step.Tried, x.VsReference)
+			}
+			r.Steps = append(r.Steps, step)
+			var next [][]string
+			for _, c := range r.Changes {
+				if !slices.Contains(keysOf(combo), keyOf(c.Set)) {
+					next = append(next, append(slices.Clone(combo), c.Set))
+				}
+			}
+			arms, err := d.runArms(next)
+			if err != nil {
+				return nil, err
+			}
+			tried = d.changes(best, arms)
+		}
+	}
 	for {
 		i := slices.IndexFunc(tried, func(c Change) bool { return c.improves() })
 		step := Step{On: slices.Clone(combo), Tried: tried}
@@ -761,16 +881,8 @@ func (d *diag) diff(a, b *Arm, m Metric) stats.Diff {
 func (d *diag) changes(base *Arm, arms []*Arm) []Change {
 	var cs []Change
 	for _, a := range arms {
-		c := Change{Set: a.Sets[len(a.Sets)-1], Primary: d.diff(base, a, d.primary), TieBreak: d.diff(base, a, d.tie),
-			Better: []string{}, Worse: []string{}, SameAs: sameAs(&d.o.Base, a.Sets), arm: a}
-		for _, m := range Metrics {
-			switch x := d.diff(base, a, m); {
-			case x.Significant && x.Mean > 0:
-				c.Worse = append(c.Worse, m.Effect(x))
-			case x.Significant && x.Mean < 0:
-				c.Better = append(c.Better, m.Effect(x))
-			}
-		}
+		c := d.change(base, a, a.Sets[len(a.Sets)-1])
+		c.SameAs = sameAs(&d.o.Base, a.Sets)
 		cs = append(cs, c)
 	}
 	slices.SortStableFunc(cs, func(x, y Change) int {
@@ -786,6 +898,22 @@ func (d *diag) changes(base *Arm, arms []*Arm) []Change {
 		return cmpTol(x.TieBreak.Mean, y.TieBreak.Mean)
 	})
 	return cs
+}
+
+// change is arm against base, named set: its paired differences and the
+// report-card metrics it makes significantly better and worse.
+func (d *diag) change(base, arm *Arm, set string) Change {
+	c := Change{Set: set, Primary: d.diff(base, arm, d.primary), TieBreak: d.diff(base, arm, d.tie),
+		Better: []string{}, Worse: []string{}, arm: arm}
+	for _, m := range Metrics {
+		switch x := d.diff(base, arm, m); {
+		case x.Significant && x.Mean > 0:
+			c.Worse = append(c.Worse, m.Effect(x))
+		case x.Significant && x.Mean < 0:
+			c.Better = append(c.Better, m.Effect(x))
+		}
+	}
+	return c
 }
 
 // cmpTol compares with a tolerance for rounding: differences below 1e-9

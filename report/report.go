@@ -43,6 +43,8 @@ type page struct {
 	Findings   []findingView
 	Changes    []row
 	ChangeHead []string
+	PairsHead  string // why and which pairs were tried ("" when none)
+	Pairs      []string
 	Steps      []string
 	Recommend  string
 	Reproduce  string // the lab ab command of the recommended comparison
@@ -93,6 +95,12 @@ func Write(w io.Writer, r *diagnose.Result) error {
 		}
 		p.Changes = append(p.Changes, row{[]string{strconv.Itoa(i + 1), set, diagnose.FormatDiff(ch.Primary, m.Prec), diagnose.FormatDiff(ch.TieBreak, tie.Prec)}})
 	}
+	if len(r.Pairs) > 0 {
+		p.PairsHead = upperFirst(r.PairsHead()) + "."
+		for i := range r.Pairs {
+			p.Pairs = append(p.Pairs, r.PairLine(i)+".")
+		}
+	}
 	for _, s := range r.Steps {
 		p.Steps = append(p.Steps, r.StepLine(s))
 	}
@@ -111,6 +119,14 @@ func Write(w io.Writer, r *diagnose.Result) error {
 	}
 	p.Timelines = timelines(r)
 	return writePage(w, pageTemplate, &p)
+}
+
+// upperFirst is s with its first letter upper-case.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // writePage executes t on p and writes the page to w only if all of it
@@ -385,7 +401,9 @@ table.conditions td, table.changes td:nth-child(2), table.changes th:nth-child(2
 {{end}}</section>
 <section id="combination">
 <h2>Combination and recommendation</h2>
-<ol>{{range .Steps}}<li>{{.}}</li>{{end}}</ol>
+{{if .PairsHead}}<p>{{.PairsHead}}</p>
+<ol class="pairs">{{range .Pairs}}<li>{{.}}</li>{{end}}</ol>
+{{end}}<ol>{{range .Steps}}<li>{{.}}</li>{{end}}</ol>
 <p>Recommended: <strong>{{.Recommend}}</strong></p>
 {{if .Reproduce}}<p>Reproduce with: <code>{{.Reproduce}}</code></p>
 {{end}}{{if .NoneWhy}}<p>{{.NoneWhy}}</p>
