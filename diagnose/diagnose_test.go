@@ -141,22 +141,33 @@ func TestPerfectLinkHasNoSignificantProblem(t *testing.T) {
 	}
 }
 
-// Same seeds ⇒ byte-identical text and JSON, whatever the number of workers.
+// Same seeds ⇒ byte-identical text and JSON, whatever the number of workers:
+// also with pairs taken (mobile-4g) and a latency spike's marks followed
+// in every run (latency-spike).
 func TestSameSeedsSameBytes(t *testing.T) {
-	o := options(t, "jitter-fix")
-	o.Seeds, o.Base.Duration = o.Seeds[:6], 30*time.Second
-	var outs []string
-	for _, w := range []int{1, 3, 1} {
-		o.Workers = w
-		r := run(t, o)
-		var j bytes.Buffer
-		if err := r.WriteJSON(&j); err != nil {
-			t.Fatal(err)
+	for _, c := range []struct {
+		name  string
+		seeds int
+		dur   time.Duration
+	}{{"jitter-fix", 6, 30 * time.Second}, {"mobile-4g", 20, 2 * time.Minute}, {"latency-spike", 6, 40 * time.Second}} {
+		o := options(t, c.name)
+		o.Seeds, o.Base.Duration = o.Seeds[:c.seeds], c.dur
+		var outs []string
+		for _, w := range []int{1, 3, 1} {
+			o.Workers = w
+			r := run(t, o)
+			var j bytes.Buffer
+			if err := r.WriteJSON(&j); err != nil {
+				t.Fatal(err)
+			}
+			outs = append(outs, text(t, r)+j.String())
 		}
-		outs = append(outs, text(t, r)+j.String())
-	}
-	if outs[0] != outs[1] || outs[0] != outs[2] {
-		t.Fatal("the same seeds gave different output")
+		if outs[0] != outs[1] || outs[0] != outs[2] {
+			t.Fatalf("%s: the same seeds gave different output", c.name)
+		}
+		if c.name == "mobile-4g" && !strings.Contains(outs[0], `"pair": true`) {
+			t.Errorf("mobile-4g took no pair: the case is gone")
+		}
 	}
 }
 

@@ -348,3 +348,26 @@ func TestNothingRecommendedTimelinesShowTheReferenceAlone(t *testing.T) {
 		t.Errorf("%d reference lines in %d timeline charts", n, len(tl.all("svg")))
 	}
 }
+
+// TestPairsOnThePage: a diagnosis that tried pairs (mobile-4g: no single
+// change meets the bar) shows them on the page as the text states them,
+// and the lab ab command that reproduces the recommendation.
+func TestPairsOnThePage(t *testing.T) {
+	r := mobile4G(t, "judder_mps")
+	if len(r.Pairs) == 0 || r.Reproduce == "" {
+		t.Fatalf("%d pairs, reproduce %q: not the case this test is about", len(r.Pairs), r.Reproduce)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(strings.Fields(parse(t, b.Bytes()).byID("combination").allText()), " ")
+	for i := range r.Pairs {
+		if line := strings.Join(strings.Fields(r.PairLine(i)), " "); !strings.Contains(all, line) {
+			t.Errorf("the page does not show pair %d: %q", i+1, line)
+		}
+	}
+	if !strings.Contains(all, r.Reproduce) || !strings.Contains(all, r.StepLine(r.Steps[0])) {
+		t.Errorf("the page does not show the command %q or the pair step:\n%s", r.Reproduce, all)
+	}
+}
