@@ -247,8 +247,11 @@ func TestSeedList(t *testing.T) {
 
 // BenchmarkDiagnoseJitterFix: 20 seeds × 2 min × every variant, and the
 // greedy rounds, as 'lab diagnose --scenario jitter-fix'.
-func BenchmarkDiagnoseJitterFix(b *testing.B) {
-	o := options(b, "jitter-fix")
+func BenchmarkDiagnoseJitterFix(b *testing.B) { benchmarkDiagnose(b, "jitter-fix") }
+
+// benchmarkDiagnose is 'lab diagnose --scenario name' on every core.
+func benchmarkDiagnose(b *testing.B, name string) {
+	o := options(b, name)
 	o.Workers = runtime.GOMAXPROCS(0)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -671,11 +674,4 @@ func TestPairFoundWhenNoSingleChangeMeetsTheBar(t *testing.T) {
 // BenchmarkDiagnosePairs: mobile-4g, where no single change meets the bar:
 // the singles, 6 pairs and the greedy rounds on top of the pair taken, as
 // 'lab diagnose --scenario mobile-4g'.
-func BenchmarkDiagnosePairs(b *testing.B) {
-	o := options(b, "mobile-4g")
-	o.Workers = runtime.GOMAXPROCS(0)
-	b.ReportAllocs()
-	for b.Loop() {
-		run(b, o)
-	}
-}
+func BenchmarkDiagnosePairs(b *testing.B) { benchmarkDiagnose(b, "mobile-4g") }

@@ -23,36 +23,39 @@ func counterfactual(t *testing.T, o Options, edit func(sc *scenarios.Scenario)) 
 	m, _ := LookupMetric(o.Metric)
 	var ref, alt []float64
 	for _, seed := range o.Seeds {
-		for _, e := range []func(*scenarios.Scenario){nil, edit} {
-			sc := *o.Scenario
-			sc.Timeline, sc.Oscillators, sc.Flaps = slices.Clone(sc.Timeline), slices.Clone(sc.Oscillators), slices.Clone(sc.Flaps)
-			for i := range sc.Timeline {
-				sc.Timeline[i].Set = slices.Clone(sc.Timeline[i].Set)
-			}
-			if e != nil {
-				e(&sc)
-			}
-			cfg := o.Base
-			cfg.Seed = seed
-			s, err := lab.New(cfg, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := s.ScheduleTimeline(&sc); err != nil {
-				t.Fatal(err)
-			}
-			if err := s.Run(sim.Time(cfg.Duration)); err != nil {
-				t.Fatal(err)
-			}
-			card := s.Summary().Card
-			if e == nil {
-				ref = append(ref, m.Get(&card))
-			} else {
-				alt = append(alt, m.Get(&card))
-			}
-		}
+		card := labRunEdited(t, o, seed, nil).Card
+		ref = append(ref, m.Get(&card))
+		card = labRunEdited(t, o, seed, edit).Card
+		alt = append(alt, m.Get(&card))
 	}
 	return stats.Paired(alt, ref)
+}
+
+// labRunEdited is 'lab run --seed seed' of o's configuration with its
+// scenario changed by edit (nil: as it is): the run's summary.
+func labRunEdited(t *testing.T, o Options, seed uint64, edit func(sc *scenarios.Scenario)) lab.Summary {
+	t.Helper()
+	sc := *o.Scenario
+	sc.Timeline, sc.Oscillators, sc.Flaps = slices.Clone(sc.Timeline), slices.Clone(sc.Oscillators), slices.Clone(sc.Flaps)
+	for i := range sc.Timeline {
+		sc.Timeline[i].Set = slices.Clone(sc.Timeline[i].Set)
+	}
+	if edit != nil {
+		edit(&sc)
+	}
+	cfg := o.Base
+	cfg.Seed = seed
+	s, err := lab.New(cfg, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ScheduleTimeline(&sc); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Run(sim.Time(cfg.Duration)); err != nil {
+		t.Fatal(err)
+	}
+	return s.Summary()
 }
 
 // QA 1: handover's 1 s blackout (100 % loss from 20 s to 21 s) is a
@@ -352,27 +355,7 @@ func finalOffsets(t *testing.T, o Options, edit func(sc *scenarios.Scenario)) []
 	t.Helper()
 	var out []float64
 	for _, seed := range o.Seeds {
-		sc := *o.Scenario
-		sc.Timeline = slices.Clone(sc.Timeline)
-		for i := range sc.Timeline {
-			sc.Timeline[i].Set = slices.Clone(sc.Timeline[i].Set)
-		}
-		if edit != nil {
-			edit(&sc)
-		}
-		cfg := o.Base
-		cfg.Seed = seed
-		s, err := lab.New(cfg, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.ScheduleTimeline(&sc); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Run(sim.Time(cfg.Duration)); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, float64(s.Summary().FinalOffset))
+		out = append(out, float64(labRunEdited(t, o, seed, edit).FinalOffset))
 	}
 	return out
 }

@@ -96,7 +96,7 @@ func Write(w io.Writer, r *diagnose.Result) error {
 		p.Changes = append(p.Changes, row{[]string{strconv.Itoa(i + 1), set, diagnose.FormatDiff(ch.Primary, m.Prec), diagnose.FormatDiff(ch.TieBreak, tie.Prec)}})
 	}
 	if len(r.Pairs) > 0 {
-		p.PairsHead = upperFirst(r.PairsHead()) + "."
+		p.PairsHead = r.PairsHead() + "."
 		for i := range r.Pairs {
 			p.Pairs = append(p.Pairs, r.PairLine(i)+".")
 		}
@@ -119,14 +119,6 @@ func Write(w io.Writer, r *diagnose.Result) error {
 	}
 	p.Timelines = timelines(r)
 	return writePage(w, pageTemplate, &p)
-}
-
-// upperFirst is s with its first letter upper-case.
-func upperFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // writePage executes t on p and writes the page to w only if all of it
