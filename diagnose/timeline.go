@@ -348,18 +348,20 @@ func (d *diag) latencyMechanism() mechanism {
 		if len(d.marks) > 3 {
 			did = append(did, "…")
 		}
-		final := stats.Mean(runValues(ref, func(s *lab.Summary) float64 { return float64(s.FinalOffset) }))
-		off := stats.Mean(runValues(without, func(s *lab.Summary) float64 { return float64(s.FinalOffset) }))
+		finalOffset := func(s *lab.Summary) float64 { return float64(s.FinalOffset) }
+		final, off := stats.Mean(runValues(ref, finalOffset)), stats.Mean(runValues(without, finalOffset))
+		raised := stats.Paired(runValues(without, finalOffset), runValues(ref, finalOffset))
 		text := fmt.Sprintf("input delay p99 %s ms with %s and %s ms without; what the client did: %s; it ends the run at %s (%s without %s)",
 			ref.Stat(delay).Mean.Format(delay.Prec), m.name, without.Stat(delay).Mean.Format(delay.Prec), strings.Join(did, "; "),
 			signed(final), signed(off), m.name)
 		// The dead band latched at a fast interval that still sends once
-		// per server tick cannot bring a raised offset back (latchRule).
+		// per server tick cannot bring an offset the steps raised back
+		// (latchRule).
 		c := &d.o.Base
 		fm, clientHz, serverHz := senderRates(c)
 		last := at(len(d.marks)-1, func(m *MarkTrace) float64 { return m.EndSendS })
 		if frameSenderRule(d) && c.Client.Corrector == client.Deadband && math.Abs(clientHz-serverHz) <= 1e-9*serverHz &&
-			final.Lo() > float64(c.Client.Band) && math.Abs(last.Mean-c.Client.IntervalFast.Seconds()) < 1e-6 {
+			final.Lo() > float64(c.Client.Band) && raised.Significant && raised.Mean > 0 && math.Abs(last.Mean-c.Client.IntervalFast.Seconds()) < 1e-6 {
 			text += fmt.Sprintf("; the send interval latched at %.3f s is still one send per %d frames = %.1f Hz, no faster than "+
 				"the server's %.1f Hz ticks, so the offset cannot come back into the band (±%d)", c.Client.IntervalFast.Seconds(), fm, clientHz,
 				serverHz, c.Client.Band)
@@ -530,8 +532,19 @@ func (d *diag) measure(r *Result, m mechanism) (Finding, error) {
 	if m.plural {
 		costs, it = "cost", "them"
 	}
-	text := fmt.Sprintf("%s; %s %s %s %s%s (the reference against the same runs without %s, seed by seed)",
-		m.what, m.name, costs, p.Label, p.Quantity(plain(f.Cost, p.Prec)), ofLink, it)
+	cost := p.Label + " " + p.Quantity(plain(f.Cost, p.Prec))
+	if f.Cost.Significant && f.Cost.Mean < 0 {
+		// It helps the player here: no cost, and no share of the link's.
+		costs, ofLink = "lowers", ""
+		if m.plural {
+			costs = "lower"
+		}
+		neg := f.Cost
+		neg.Mean = -neg.Mean
+		cost = p.Label + " by " + p.Quantity(strings.TrimPrefix(plain(neg, p.Prec), "+"))
+	}
+	text := fmt.Sprintf("%s; %s %s %s%s (the reference against the same runs without %s, seed by seed)",
+		m.what, m.name, costs, cost, ofLink, it)
 	if m.detail != nil {
 		text = fmt.Sprintf("%s; %s", text, m.detail(r.Reference, without))
 	}
