@@ -675,3 +675,22 @@ func TestPairFoundWhenNoSingleChangeMeetsTheBar(t *testing.T) {
 // the singles, 6 pairs and the greedy rounds on top of the pair taken, as
 // 'lab diagnose --scenario mobile-4g'.
 func BenchmarkDiagnosePairs(b *testing.B) { benchmarkDiagnose(b, "mobile-4g") }
+
+// TestHeadlineNeverExplainsANegativeShare: on mobile-4g the first finding
+// (the overwrite) is a problem for the tie-break, but in judder it costs
+// -0.031 ± 0.056 m/s, nothing significant; the headline said "explains -9
+// % of it". It says that no mechanism found explains a significant part.
+func TestHeadlineNeverExplainsANegativeShare(t *testing.T) {
+	judder, _ := LookupMetric("judder_mps")
+	deficit, _ := LookupMetric("speed_deficit_mps")
+	diff := func(mean, half float64) stats.Diff {
+		return stats.Diff{Interval: stats.Interval{N: 20, Mean: mean, Half: half}, Significant: mean-half > 0 || mean+half < 0}
+	}
+	r := &Result{metric: judder, tie: deficit, Problem: true, LinkCost: [2]stats.Diff{diff(0.342, 0.044), diff(0.401, 0.064)}}
+	r.Findings = []Finding{{Text: "the server overwrote", Problem: true, Cost: diff(-0.031, 0.056)}}
+	got := r.Headline()
+	if strings.Contains(got, "explains -") || strings.HasPrefix(got, "Main cause") ||
+		!strings.Contains(got, "no mechanism found explains a significant part of it (the first finding below costs judder -0.031 ± 0.056 m/s)") {
+		t.Errorf("headline: %q", got)
+	}
+}

@@ -65,6 +65,12 @@ func (r *Result) Headline() string {
 			return "Main cause: " + f.Text + "."
 		}
 		m := r.metric
+		if !(f.Cost.Significant && f.Cost.Mean > 0) {
+			// A problem for the tie-break only: no share of this metric.
+			return fmt.Sprintf("The link costs %s %s over the same game on a perfect link; no mechanism found explains a significant "+
+				"part of it (the first finding below costs %s %s), and no rule names the rest: the ranked changes below are the evidence.",
+				m.Label, m.Quantity(FormatDiff(link, m.Prec)), m.Label, m.Quantity(plain(f.Cost, m.Prec)))
+		}
 		return fmt.Sprintf("The link costs %s %s over the same game on a perfect link; the largest mechanism found (the first "+
 			"finding below) explains %.0f %% of it (%s), and no rule names the rest: the ranked changes below are the evidence.",
 			m.Label, m.Quantity(FormatDiff(link, m.Prec)), 100*f.Cost.Mean/link.Mean, m.Quantity(FormatDiff(f.Cost, m.Prec)))
