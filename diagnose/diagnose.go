@@ -446,13 +446,7 @@ func Run(o Options) (*Result, error) {
 				step.Tried = append(step.Tried, x.VsReference)
 			}
 			r.Steps = append(r.Steps, step)
-			var next [][]string
-			for _, c := range r.Changes {
-				if !slices.Contains(keysOf(combo), keyOf(c.Set)) {
-					next = append(next, append(slices.Clone(combo), c.Set))
-				}
-			}
-			arms, err := d.runArms(next)
+			arms, err := d.runArms(onTop(combo, r.Changes))
 			if err != nil {
 				return nil, err
 			}
@@ -473,12 +467,7 @@ func Run(o Options) (*Result, error) {
 		best = taken.arm
 		step.Taken, step.Primary = taken.Set, best.Stat(primary).Mean.Mean
 		r.Steps = append(r.Steps, step)
-		var next [][]string
-		for _, c := range tried {
-			if !slices.Contains(keysOf(combo), keyOf(c.Set)) {
-				next = append(next, append(slices.Clone(combo), c.Set))
-			}
-		}
+		next := onTop(combo, tried)
 		if len(next) == 0 {
 			break
 		}
@@ -519,6 +508,17 @@ func Run(o Options) (*Result, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// onTop is every change of cs on a key combo does not set, on top of combo.
+func onTop(combo []string, cs []Change) [][]string {
+	var next [][]string
+	for _, c := range cs {
+		if !slices.Contains(keysOf(combo), keyOf(c.Set)) {
+			next = append(next, append(slices.Clone(combo), c.Set))
+		}
+	}
+	return next
 }
 
 // abCommand is the 'lab ab' command line that runs the reference as A and
