@@ -184,11 +184,101 @@ func (c *Change) improves() bool {
 
 // Step is one round of the greedy combination: every remaining change
 // tried on top of the combination so far, best first, and the one taken.
+// A Pair step is the first when no single change meets the bar: its
+// Tried are the pairs against the reference, Taken the pair "a b".
 type Step struct {
 	On      []string `json:"on"`
 	Tried   []Change `json:"tried"`
 	Taken   string   `json:"taken"`
 	Primary float64  `json:"primary_after"`
+	Pair    bool     `json:"pair,omitempty"`
+}
+
+// Pair is two single changes tried together on the reference when no
+// single change meets the bar (Change.improves): the pair against the
+// reference (its Set is "a b"), and against each of its parts alone
+// (OnParts[i] is the pair against Sets[i] alone: the other part added).
+// Beats: it meets the bar against the reference and against each part.
+type Pair struct {
+	Sets        []string  `json:"sets"`
+	VsReference Change    `json:"vs_reference"`
+	OnParts     [2]Change `json:"on_parts"`
+	Beats       bool      `json:"beats_reference_and_parts"`
+}
+
+// maxPairParts bounds the pairs: the best single changes that improve
+// the primary metric or the tie-break significantly are combined two at
+// a time (at most maxPairParts·(maxPairParts−1)/2 pairs), and each
+// prerequisite's change with the setting it needs (one more each).
+const maxPairParts = 4
+
+// pairCandidates are the pairs to try, from the ranked single changes:
+// the best maxPairParts that improve something and are changes of their
+// own, two at a time on different keys, the better one first; then each
+// prerequisite's setting with its change, when both are alternatives here.
+func pairCandidates(cs []Change) [][]string {
+	var parts []string
+	for _, c := range cs {
+		better := (c.Primary.Significant && c.Primary.Mean < 0) || (c.TieBreak.Significant && c.TieBreak.Mean < 0)
+		if better && c.SameAs == "" && len(parts) < maxPairParts {
+			parts = append(parts, c.Set)
+		}
+	}
+	var out [][]string
+	for i, a := range parts {
+		for _, b := range parts[i+1:] {
+			if keyOf(a) != keyOf(b) {
+				out = append(out, []string{a, b})
+			}
+		}
+	}
+	has := func(set string) bool { return slices.ContainsFunc(cs, func(c Change) bool { return c.Set == set }) }
+	for _, p := range prerequisites {
+		pair := []string{p.needs, p.set}
+		if has(p.needs) && has(p.set) && !slices.ContainsFunc(out, func(x []string) bool { return slices.Equal(x, pair) }) {
+			out = append(out, pair)
+		}
+	}
+	return out
+}
+
+// pairs runs the candidate pairs on every seed and compares each with the
+// reference and with its parts alone: the pairs that beat both first, then
+// by the primary difference and the tie-break against the reference.
+func (d *diag) pairs(r *Result) ([]Pair, error) {
+	cands := pairCandidates(r.Changes)
+	if len(cands) == 0 {
+		return []Pair{}, nil
+	}
+	arms, err := d.runArms(cands)
+	if err != nil {
+		return nil, err
+	}
+	part := func(set string) *Arm {
+		i := slices.IndexFunc(r.Changes, func(c Change) bool { return c.Set == set })
+		return r.Changes[i].arm
+	}
+	var out []Pair
+	for i, sets := range cands {
+		p := Pair{Sets: sets, VsReference: d.change(r.Reference, arms[i], strings.Join(sets, " "))}
+		p.OnParts[0] = d.change(part(sets[0]), arms[i], sets[1])
+		p.OnParts[1] = d.change(part(sets[1]), arms[i], sets[0])
+		p.Beats = p.VsReference.improves() && p.OnParts[0].improves() && p.OnParts[1].improves()
+		out = append(out, p)
+	}
+	slices.SortStableFunc(out, func(x, y Pair) int {
+		if x.Beats != y.Beats {
+			if x.Beats {
+				return -1
+			}
+			return 1
+		}
+		if c := cmpTol(x.VsReference.Primary.Mean, y.VsReference.Primary.Mean); c != 0 {
+			return c
+		}
+		return cmpTol(x.VsReference.TieBreak.Mean, y.VsReference.TieBreak.Mean)
+	})
+	return out, nil
 }
 
 // Series is one seed's timeline for the report's charts.
@@ -209,14 +299,21 @@ type Result struct {
 	// PerfectLink is the same game on a perfect link: what is structural.
 	PerfectLink *Arm `json:"perfect_link"`
 	// LinkCost is reference − perfect link, primary and tie-break.
-	LinkCost    [2]stats.Diff `json:"link_cost"`
-	Findings    []Finding     `json:"findings"`
-	Changes     []Change      `json:"changes"`
-	Steps       []Step        `json:"combination"`
-	Recommended []string      `json:"recommended"`
-	Best        *Arm          `json:"best"`
+	LinkCost [2]stats.Diff `json:"link_cost"`
+	Findings []Finding     `json:"findings"`
+	Changes  []Change      `json:"changes"`
+	// Pairs are the pairs tried when no single change meets the bar
+	// (empty otherwise), best first.
+	Pairs       []Pair   `json:"pairs"`
+	Steps       []Step   `json:"combination"`
+	Recommended []string `json:"recommended"`
+	Best        *Arm     `json:"best"`
 	// BestVsReference is best − reference for every metric.
 	BestVsReference []stats.Diff `json:"best_vs_reference"`
+	// Reproduce is the 'lab ab' command that reproduces the recommended
+	// comparison: the reference as A, the recommendation as B, the same
+	// seeds and duration ("" when nothing is recommended).
+	Reproduce string `json:"reproduce"`
 	// Problem: the link costs significantly, or a finding's fix helps.
 	Problem bool `json:"significant_problem"`
 	// Representative is the seed whose reference primary metric is nearest
@@ -269,8 +366,18 @@ func Run(o Options) (*Result, error) {
 	r := &Result{Schema: Schema, Kind: "diagnosis", metric: primary, tie: tie, Band: o.Base.Client.Band, Snap: o.Base.Client.Snap,
 		Conditions: Conditions{Scenario: o.Name, Overrides: append([]string{}, o.Overrides...), Pinned: dropped,
 			Seeds: o.Seeds, DurationS: o.Base.Duration.Seconds(), Version: o.Version, Input: o.Base.Script, Metric: primary.Name, TieBreak: tie.Name}}
+	r.Pairs = []Pair{}
 	if r.Conditions.Overrides == nil {
 		r.Conditions.Overrides = []string{}
+	}
+
+	if d.steps, err = d.latencySteps(); err != nil {
+		return nil, err
+	}
+	for _, st := range d.steps {
+		if t := st.at.Seconds(); !slices.Contains(d.marks, t) {
+			d.marks = append(d.marks, t)
+		}
 	}
 
 	// The reference, the same game on a perfect link, and every single change.
@@ -326,6 +433,26 @@ func Run(o Options) (*Result, error) {
 
 	// Greedy: take the best improving change, try the rest on top of it.
 	best, combo, tried := r.Reference, []string{}, r.Changes
+	if !slices.ContainsFunc(r.Changes, func(c Change) bool { return c.improves() }) {
+		// No single change meets the bar: a fix may need two changes.
+		if r.Pairs, err = d.pairs(r); err != nil {
+			return nil, err
+		}
+		if len(r.Pairs) > 0 && r.Pairs[0].Beats {
+			p := r.Pairs[0]
+			combo, best = slices.Clone(p.Sets), p.VsReference.arm
+			step := Step{On: []string{}, Taken: p.VsReference.Set, Primary: best.Stat(primary).Mean.Mean, Pair: true}
+			for _, x := range r.Pairs {
+				step.Tried = append(step.Tried, x.VsReference)
+			}
+			r.Steps = append(r.Steps, step)
+			arms, err := d.runArms(onTop(combo, r.Changes))
+			if err != nil {
+				return nil, err
+			}
+			tried = d.changes(best, arms)
+		}
+	}
 	for {
 		i := slices.IndexFunc(tried, func(c Change) bool { return c.improves() })
 		step := Step{On: slices.Clone(combo), Tried: tried}
@@ -340,12 +467,7 @@ func Run(o Options) (*Result, error) {
 		best = taken.arm
 		step.Taken, step.Primary = taken.Set, best.Stat(primary).Mean.Mean
 		r.Steps = append(r.Steps, step)
-		var next [][]string
-		for _, c := range tried {
-			if !slices.Contains(keysOf(combo), keyOf(c.Set)) {
-				next = append(next, append(slices.Clone(combo), c.Set))
-			}
-		}
+		next := onTop(combo, tried)
 		if len(next) == 0 {
 			break
 		}
@@ -356,6 +478,7 @@ func Run(o Options) (*Result, error) {
 		tried = d.changes(best, arms)
 	}
 	r.Recommended, r.Best = combo, best
+	r.Reproduce = d.abCommand(combo)
 	for _, m := range Metrics {
 		r.BestVsReference = append(r.BestVsReference, d.diff(r.Reference, best, m))
 	}
@@ -385,6 +508,53 @@ func Run(o Options) (*Result, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// onTop is every change of cs on a key combo does not set, on top of combo.
+func onTop(combo []string, cs []Change) [][]string {
+	var next [][]string
+	for _, c := range cs {
+		if !slices.Contains(keysOf(combo), keyOf(c.Set)) {
+			next = append(next, append(slices.Clone(combo), c.Set))
+		}
+	}
+	return next
+}
+
+// abCommand is the 'lab ab' command line that runs the reference as A and
+// the reference with sets as B on the diagnosis's seeds for its duration
+// (lab ab runs a scenario's own duration unless told): "" without sets.
+func (d *diag) abCommand(sets []string) string {
+	if len(sets) == 0 {
+		return ""
+	}
+	cmd := []string{"lab", "ab"}
+	if d.o.Name != "" && d.o.Name != "default" { // as the conditions name it
+		cmd = append(cmd, "--scenario", shellQuote(d.o.Name))
+	}
+	for _, s := range d.o.Overrides {
+		cmd = append(cmd, "--set", shellQuote(s))
+	}
+	cmd = append(cmd, "--seeds", SeedList(d.o.Seeds), "--duration", d.o.Base.Duration.String())
+	for _, s := range sets {
+		cmd = append(cmd, "--b", shellQuote(s))
+	}
+	return strings.Join(cmd, " ")
+}
+
+// shellQuote is s as one word of a POSIX shell: as it is when it has no
+// character the shell reads, otherwise in single quotes.
+func shellQuote(s string) string {
+	plain := s != ""
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("_./=:,+%@-", c)) {
+			plain = false
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // noGame is the finding when the game never got going on some seed of the
@@ -440,6 +610,10 @@ type diag struct {
 	o            Options
 	primary, tie Metric
 	pinned       []string
+	// steps are the timeline's latency steps; marks their times (s),
+	// which every run's Trace follows the client around.
+	steps []latencyStep
+	marks []float64
 
 	mu           sync.Mutex // guards done and queued
 	done, queued int
@@ -489,7 +663,7 @@ func keysOf(sets []string) []string {
 func (d *diag) pins(sets []string) []string {
 	pins := slices.Clone(d.pinned)
 	for _, k := range keysOf(sets) {
-		if k == withoutBlackouts || k == withoutPeriodic {
+		if k == withoutBlackouts || k == withoutPeriodic || k == withoutLatencySteps {
 			continue
 		}
 		if k != perfectLink {
@@ -518,6 +692,9 @@ func (d *diag) scenario(sets []string) *scenarios.Scenario {
 	if slices.Contains(sets, withoutPeriodic) {
 		return stripPeriodic(&sc)
 	}
+	if slices.Contains(sets, withoutLatencySteps) {
+		return stripLatencySteps(&sc)
+	}
 	return &sc
 }
 
@@ -540,7 +717,7 @@ func (d *diag) config(sets []string, seed uint64) (lab.Config, error) {
 			def := lab.DefaultConfig()
 			cfg.Up, cfg.Down = def.Up, def.Down
 			continue
-		case withoutBlackouts, withoutPeriodic: // the timeline's (scenario)
+		case withoutBlackouts, withoutPeriodic, withoutLatencySteps: // the timeline's (scenario)
 			continue
 		}
 		k, v, err := lab.ParseAssignment(s)
@@ -581,6 +758,18 @@ type Trace struct {
 	AboveBand float64
 	// OffsetSlope is the tick offset's growth per second of true time.
 	OffsetSlope float64
+	// Marks are what the client did after each of the diagnosis's marks
+	// (the timeline's latency steps), over the whole run.
+	Marks []MarkTrace
+}
+
+// MarkTrace is what the client did from one mark (a time in the run) to
+// the next mark or the end of the run: the tick offset just before the
+// mark, the offset farthest from it in that window with the send
+// interval then, and both at the window's end.
+type MarkTrace struct {
+	Before, Extreme, End   int
+	ExtremeSendS, EndSendS float64
 }
 
 // tracer accumulates a Trace from samples.
@@ -589,9 +778,25 @@ type tracer struct {
 	o0, o1       int
 	n, above     int
 	band         int
+
+	marks    []float64 // seconds, ascending
+	got      []MarkTrace
+	lastO    int
+	lastSend float64
 }
 
 func (tr *tracer) sample(x *metrics.Sample) {
+	for len(tr.got) < len(tr.marks) && x.TS >= tr.marks[len(tr.got)] {
+		tr.got = append(tr.got, MarkTrace{Before: tr.lastO, Extreme: tr.lastO, End: tr.lastO, ExtremeSendS: tr.lastSend, EndSendS: tr.lastSend})
+	}
+	if n := len(tr.got); n > 0 {
+		m := &tr.got[n-1]
+		if absInt(x.TickOffset-m.Before) > absInt(m.Extreme-m.Before) {
+			m.Extreme, m.ExtremeSendS = x.TickOffset, x.SendIntervalS
+		}
+		m.End, m.EndSendS = x.TickOffset, x.SendIntervalS
+	}
+	tr.lastO, tr.lastSend = x.TickOffset, x.SendIntervalS
 	if x.TS < tr.from {
 		return
 	}
@@ -605,8 +810,10 @@ func (tr *tracer) sample(x *metrics.Sample) {
 	tr.t1, tr.o1 = x.TS, x.TickOffset
 }
 
+func absInt(n int) int { return max(n, -n) }
+
 func (tr *tracer) trace() Trace {
-	var t Trace
+	t := Trace{Marks: tr.got}
 	if tr.n > 0 {
 		t.AboveBand = 100 * float64(tr.above) / float64(tr.n)
 	}
@@ -634,7 +841,7 @@ func (d *diag) runArms(sets [][]string) ([]*Arm, error) {
 		if err != nil {
 			return runResult{}, fmt.Errorf("%s seed %d: %w", strings.Join(sets[i/n], " "), d.o.Seeds[i%n], err)
 		}
-		tr := tracer{from: d.o.Base.Duration.Seconds() / 4, band: s.Config().Client.Band}
+		tr := tracer{from: d.o.Base.Duration.Seconds() / 4, band: s.Config().Client.Band, marks: d.marks}
 		s.OnSample = tr.sample
 		if err := s.Run(sim.Time(d.o.Base.Duration)); err != nil {
 			return runResult{}, fmt.Errorf("%s seed %d: %w", strings.Join(sets[i/n], " "), d.o.Seeds[i%n], err)
@@ -674,16 +881,8 @@ func (d *diag) diff(a, b *Arm, m Metric) stats.Diff {
 func (d *diag) changes(base *Arm, arms []*Arm) []Change {
 	var cs []Change
 	for _, a := range arms {
-		c := Change{Set: a.Sets[len(a.Sets)-1], Primary: d.diff(base, a, d.primary), TieBreak: d.diff(base, a, d.tie),
-			Better: []string{}, Worse: []string{}, SameAs: sameAs(&d.o.Base, a.Sets), arm: a}
-		for _, m := range Metrics {
-			switch x := d.diff(base, a, m); {
-			case x.Significant && x.Mean > 0:
-				c.Worse = append(c.Worse, m.Effect(x))
-			case x.Significant && x.Mean < 0:
-				c.Better = append(c.Better, m.Effect(x))
-			}
-		}
+		c := d.change(base, a, a.Sets[len(a.Sets)-1])
+		c.SameAs = sameAs(&d.o.Base, a.Sets)
 		cs = append(cs, c)
 	}
 	slices.SortStableFunc(cs, func(x, y Change) int {
@@ -699,6 +898,22 @@ func (d *diag) changes(base *Arm, arms []*Arm) []Change {
 		return cmpTol(x.TieBreak.Mean, y.TieBreak.Mean)
 	})
 	return cs
+}
+
+// change is arm against base, named set: its paired differences and the
+// report-card metrics it makes significantly better and worse.
+func (d *diag) change(base, arm *Arm, set string) Change {
+	c := Change{Set: set, Primary: d.diff(base, arm, d.primary), TieBreak: d.diff(base, arm, d.tie),
+		Better: []string{}, Worse: []string{}, arm: arm}
+	for _, m := range Metrics {
+		switch x := d.diff(base, arm, m); {
+		case x.Significant && x.Mean > 0:
+			c.Worse = append(c.Worse, m.Effect(x))
+		case x.Significant && x.Mean < 0:
+			c.Better = append(c.Better, m.Effect(x))
+		}
+	}
+	return c
 }
 
 // cmpTol compares with a tolerance for rounding: differences below 1e-9

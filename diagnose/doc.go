@@ -3,9 +3,10 @@
 // single alternative of every variant key of the lab's registry
 // ([lab.Variants]), ranks the changes by the paired difference of a report
 // card metric with its 95 % interval ([stats.Paired]), combines greedily
-// the ones that improve it significantly, and states findings: rules over
+// the ones that improve it significantly (when none does alone, the best
+// ones two at a time: [Pair]), and states findings: rules over
 // the reference's counters and over what the scenario's timeline does to
-// the link (blackouts, periodic latency: timeline.go), each tied to a
+// the link (blackouts, periodic latency, latency steps: timeline.go), each tied to a
 // measured number and a mechanism that a test proves, and ranked by what
 // the mechanism costs, measured against the same runs without it
 // ([Finding.Cost]). The result is deterministic: the same options give

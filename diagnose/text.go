@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -64,6 +65,12 @@ func (r *Result) Headline() string {
 			return "Main cause: " + f.Text + "."
 		}
 		m := r.metric
+		if !(f.Cost.Significant && f.Cost.Mean > 0) {
+			// A problem for the tie-break only: no share of this metric.
+			return fmt.Sprintf("The link costs %s %s over the same game on a perfect link; no mechanism found explains a significant "+
+				"part of it (the first finding below costs %s %s), and no rule names the rest: the ranked changes below are the evidence.",
+				m.Label, m.Quantity(FormatDiff(link, m.Prec)), m.Label, m.Quantity(plain(f.Cost, m.Prec)))
+		}
 		return fmt.Sprintf("The link costs %s %s over the same game on a perfect link; the largest mechanism found (the first "+
 			"finding below) explains %.0f %% of it (%s), and no rule names the rest: the ranked changes below are the evidence.",
 			m.Label, m.Quantity(FormatDiff(link, m.Prec)), 100*f.Cost.Mean/link.Mean, m.Quantity(FormatDiff(f.Cost, m.Prec)))
@@ -135,21 +142,84 @@ func (r *Result) NoRecommendation() string {
 				r.tie.Label, r.tie.Quantity(plain(c.TieBreak, r.tie.Prec))))
 		}
 	}
+	pairs := ""
+	switch len(r.Pairs) {
+	case 0:
+	case 1:
+		pairs = "; the 1 pair tried does not meet the bar against the reference and against each of its parts"
+	default:
+		pairs = fmt.Sprintf("; none of the %d pairs tried meets the bar against the reference and against each of its parts", len(r.Pairs))
+	}
 	switch len(refused) {
 	case 0:
-		return "no change improves " + r.metric.Label + " significantly: nothing to recommend"
+		return "no change improves " + r.metric.Label + " significantly" + pairs + ": nothing to recommend"
 	case 1:
 		return "1 change improves " + r.metric.Label + " significantly, but makes another figure significantly worse: " +
-			refused[0] + "; nothing is recommended without a cost"
+			refused[0] + pairs + "; nothing is recommended without a cost"
 	}
-	return fmt.Sprintf("%d changes improve %s significantly, but each makes another figure significantly worse: %s; "+
-		"nothing is recommended without a cost", len(refused), r.metric.Label, strings.Join(refused, ", "))
+	return fmt.Sprintf("%d changes improve %s significantly, but each makes another figure significantly worse: %s%s; "+
+		"nothing is recommended without a cost", len(refused), r.metric.Label, strings.Join(refused, ", "), pairs)
+}
+
+// PairsHead says why and which pairs were tried, and what they cost in
+// runs.
+func (r *Result) PairsHead() string {
+	var need []string
+	for _, p := range prerequisites {
+		if slices.ContainsFunc(r.Pairs, func(x Pair) bool { return slices.Equal(x.Sets, []string{p.needs, p.set}) }) {
+			need = append(need, fmt.Sprintf("%s with %s, which it needs", p.set, p.needs))
+		}
+	}
+	with := ""
+	if len(need) > 0 {
+		with = ", and " + strings.Join(need, ", ")
+	}
+	return fmt.Sprintf("pairs (no single change meets the bar, so the best %d single changes that improve %s or %s significantly are "+
+		"tried two at a time%s: %d pair%s, %d more runs; paired over %d seeds; a pair is taken only when it meets the bar against the "+
+		"reference and against each of its parts alone)", maxPairParts, r.metric.Label, r.tie.Label, with, len(r.Pairs),
+		plural(len(r.Pairs)), len(r.Pairs)*len(r.Conditions.Seeds), len(r.Conditions.Seeds))
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// PairLine states one pair: against the reference and against each part
+// alone, and whether it beats them all.
+func (r *Result) PairLine(i int) string {
+	p := r.Pairs[i]
+	both := func(c Change) string {
+		return fmt.Sprintf("%s %s, %s %s", r.metric.Label, r.metric.Quantity(FormatDiff(c.Primary, r.metric.Prec)),
+			r.tie.Label, r.tie.Quantity(FormatDiff(c.TieBreak, r.tie.Prec)))
+	}
+	verdict := "it meets the bar against the reference and each part alone"
+	switch {
+	case !p.VsReference.improves():
+		verdict = "it does not meet the bar against the reference"
+	case !p.OnParts[0].improves():
+		verdict = "it does not beat " + p.Sets[0] + " alone"
+	case !p.OnParts[1].improves():
+		verdict = "it does not beat " + p.Sets[1] + " alone"
+	case i == 0:
+		verdict += ": taken"
+	default:
+		verdict += ", but ranks below the first"
+	}
+	return fmt.Sprintf("%s + %s: against the reference %s; against %s alone %s; against %s alone %s: %s", p.Sets[0], p.Sets[1],
+		both(p.VsReference), p.Sets[0], both(p.OnParts[0]), p.Sets[1], both(p.OnParts[1]), verdict)
 }
 
 // StepLine states one step of the greedy combination: the change taken
 // and the metric after it, or why it ends (its best change, and that
 // change's cost when it improves the metric but is not taken).
 func (r *Result) StepLine(s Step) string {
+	if s.Pair {
+		return fmt.Sprintf("+ %s together (a pair: neither alone meets the bar, together they beat each alone) → %s %s",
+			strings.Join(strings.Fields(s.Taken), " + "), r.metric.Name, strconv.FormatFloat(s.Primary, 'f', r.metric.Prec, 64))
+	}
 	if s.Taken != "" {
 		return fmt.Sprintf("+ %s → %s %s", s.Taken, r.metric.Name, strconv.FormatFloat(s.Primary, 'f', r.metric.Prec, 64))
 	}
@@ -249,6 +319,14 @@ func (r *Result) WriteText(w io.Writer) error {
 		fmt.Fprintln(&b, wrap(s, "  ", "    ", 100))
 	}
 
+	if len(r.Pairs) > 0 {
+		fmt.Fprintln(&b)
+		fmt.Fprintln(&b, wrap(r.PairsHead(), "", "  ", 100))
+		for i := range r.Pairs {
+			fmt.Fprintln(&b, wrap(fmt.Sprintf("%d. %s.", i+1, r.PairLine(i)), "  ", "     ", 100))
+		}
+	}
+
 	fmt.Fprintln(&b)
 	fmt.Fprintln(&b, "combination (greedy: take the best significant improvement, try every other change again on top)")
 	if len(r.Recommended) == 0 {
@@ -271,6 +349,10 @@ func (r *Result) WriteText(w io.Writer) error {
 			line += ", " + c
 		}
 		fmt.Fprintln(&b, line)
+	}
+	if r.Reproduce != "" {
+		// One line, however long: it is to be copied.
+		fmt.Fprintf(&b, "reproduce with: %s\n", r.Reproduce)
 	}
 	fmt.Fprintln(&b)
 	rows = [][]string{{"report card", "reference", "recommended", "difference", ""}}

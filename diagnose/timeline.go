@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"jitterlab/client"
 	"jitterlab/lab"
 	"jitterlab/netem"
 	"jitterlab/scenarios"
@@ -26,8 +27,9 @@ import (
 
 // The pseudo-settings of the arms without a mechanism.
 const (
-	withoutBlackouts = "(without the blackouts)"
-	withoutPeriodic  = "(without the periodic latency)"
+	withoutBlackouts    = "(without the blackouts)"
+	withoutPeriodic     = "(without the periodic latency)"
+	withoutLatencySteps = "(without the latency steps)"
 )
 
 // span is a stretch of the run, [from, to).
@@ -201,7 +203,184 @@ func (d *diag) mechanisms(r *Result) ([]mechanism, error) {
 	if len(oscs) > 0 {
 		ms = append(ms, d.periodicMechanism(oscs))
 	}
+	if len(d.steps) > 0 {
+		ms = append(ms, d.latencyMechanism())
+	}
 	return ms, nil
+}
+
+// latencyStep is one change of a latency key that the timeline makes in
+// the run (not an oscillator's: that is periodic latency): the key as the
+// timeline names it, and each direction's latency before and after.
+type latencyStep struct {
+	at       time.Duration
+	key      string
+	from, to [2]string // up, down
+}
+
+// latencySteps are the timeline's changes of a latency key before the run
+// ends, without the ones the overrides pin away, in time order.
+func (d *diag) latencySteps() ([]latencyStep, error) {
+	sc := d.scenario(nil)
+	if sc == nil {
+		return nil, nil
+	}
+	keep, _ := lab.Unpinned(sc.Pinned, sc.Timeline)
+	slices.SortStableFunc(keep, func(a, b scenarios.Change) int { return cmpTol(a.At.Seconds(), b.At.Seconds()) })
+	up, _ := lab.Lookup("up.latency")
+	down, _ := lab.Lookup("down.latency")
+	cfg := d.o.Base
+	now := func() [2]string { return [2]string{up.Get(&cfg), down.Get(&cfg)} }
+	var out []latencyStep
+	for _, ch := range keep {
+		if ch.At >= d.o.Base.Duration {
+			break // a change at the end of the run acts on none of it
+		}
+		for _, a := range ch.Set {
+			if !isLatency(a.Key) {
+				continue
+			}
+			from := now()
+			if err := lab.Set(&cfg, a.Key, a.Value); err != nil {
+				return nil, err
+			}
+			if to := now(); to != from {
+				out = append(out, latencyStep{at: ch.At, key: a.Key, from: from, to: to})
+			}
+		}
+	}
+	return out, nil
+}
+
+// stripLatencySteps is sc without its timeline's assignments to latency
+// keys (an entry left with none is dropped): the latency keeps the value
+// the configuration gives it. Nothing else changes.
+func stripLatencySteps(sc *scenarios.Scenario) *scenarios.Scenario {
+	out := *sc
+	out.Timeline = nil
+	for _, ch := range sc.Timeline {
+		ch.Set = slices.DeleteFunc(slices.Clone(ch.Set), func(a scenarios.Assignment) bool { return isLatency(a.Key) })
+		if len(ch.Set) > 0 {
+			out.Timeline = append(out.Timeline, ch)
+		}
+	}
+	return &out
+}
+
+// value is the latency of the directions a step changes: "25ms", or
+// "20ms up and 30ms down" when they differ.
+func (st latencyStep) value(v [2]string) string {
+	switch {
+	case st.key == "up.latency":
+		return v[0]
+	case st.key == "down.latency" || v[0] == v[1]:
+		return v[1]
+	}
+	return v[0] + " up and " + v[1] + " down"
+}
+
+// describeSteps says the steps in order; a step that returns its key to
+// the value before the step just before it is said as that step's end:
+// "link.latency from 25ms to 300ms at 20s, back to 25ms at 22s (a 2s
+// spike)". spikes reports whether every step is part of such a pair.
+func describeSteps(steps []latencyStep) (text string, spikes bool) {
+	var each []string
+	spikes = len(steps)%2 == 0
+	for i := 0; i < len(steps); i++ {
+		st := steps[i]
+		s := fmt.Sprintf("%s from %s to %s at %v", st.key, st.value(st.from), st.value(st.to), st.at)
+		if i+1 < len(steps) {
+			if nx := steps[i+1]; nx.key == st.key && nx.to == st.from && nx.from == st.to {
+				s += fmt.Sprintf(", back to %s at %v (a %v spike)", nx.value(nx.to), nx.at, nx.at-st.at)
+				i++
+				each = append(each, s)
+				continue
+			}
+		}
+		spikes = false
+		each = append(each, s)
+	}
+	if len(each) > 3 {
+		return fmt.Sprintf("%s; %s; … and %s", each[0], each[1], each[len(each)-1]), spikes
+	}
+	return strings.Join(each, "; "), spikes
+}
+
+// latencyMechanism is the timeline's latency steps: what they cost, and
+// what the client did at each (the tick offset before and after, the send
+// interval the corrector chose), from every run's marks.
+func (d *diag) latencyMechanism() mechanism {
+	text, spikes := describeSteps(d.steps)
+	noun, n := "step", len(d.steps)
+	if spikes {
+		noun, n = "spike", len(d.steps)/2
+	}
+	if n > 1 {
+		noun += "s"
+	}
+	m := mechanism{rule: "latency-step", strip: withoutLatencySteps, name: "the latency " + noun, plural: n > 1,
+		what: "the timeline steps the link's latency: " + text}
+	delay, _ := LookupMetric("input_delay_p99_ms")
+	m.detail = func(ref, without *Arm) string {
+		at := func(i int, f func(t *MarkTrace) float64) stats.Interval {
+			var vs []float64
+			for _, tr := range ref.Traces {
+				if i < len(tr.Marks) {
+					vs = append(vs, f(&tr.Marks[i]))
+				}
+			}
+			return stats.Mean(vs)
+		}
+		var did []string
+		for i, t := range d.marks[:min(3, len(d.marks))] {
+			before := at(i, func(m *MarkTrace) float64 { return float64(m.Before) })
+			extreme := at(i, func(m *MarkTrace) float64 { return float64(m.Extreme) })
+			send := at(i, func(m *MarkTrace) float64 { return m.ExtremeSendS })
+			s := fmt.Sprintf("at %v the tick offset went from %s to %s (send interval %.3f s)", secs(t), signed(before), signed(extreme), send.Mean)
+			if math.Abs(extreme.Mean-before.Mean) < 0.05 {
+				s = fmt.Sprintf("at %v the tick offset stayed at %s", secs(t), signed(before))
+			}
+			if i+1 < len(d.marks) {
+				s += fmt.Sprintf(" and was %s at %v", signed(at(i, func(m *MarkTrace) float64 { return float64(m.End) })), secs(d.marks[i+1]))
+			}
+			did = append(did, s)
+		}
+		if len(d.marks) > 3 {
+			did = append(did, "…")
+		}
+		finalOffset := func(s *lab.Summary) float64 { return float64(s.FinalOffset) }
+		final, off := stats.Mean(runValues(ref, finalOffset)), stats.Mean(runValues(without, finalOffset))
+		raised := stats.Paired(runValues(without, finalOffset), runValues(ref, finalOffset))
+		text := fmt.Sprintf("input delay p99 %s ms with %s and %s ms without; what the client did: %s; it ends the run at %s (%s without %s)",
+			ref.Stat(delay).Mean.Format(delay.Prec), m.name, without.Stat(delay).Mean.Format(delay.Prec), strings.Join(did, "; "),
+			signed(final), signed(off), m.name)
+		// The dead band latched at a fast interval that still sends once
+		// per server tick cannot bring an offset the steps raised back
+		// (latchRule).
+		c := &d.o.Base
+		fm, clientHz, serverHz := senderRates(c)
+		last := at(len(d.marks)-1, func(m *MarkTrace) float64 { return m.EndSendS })
+		if frameSenderRule(d) && c.Client.Corrector == client.Deadband && math.Abs(clientHz-serverHz) <= 1e-9*serverHz &&
+			final.Lo() > float64(c.Client.Band) && raised.Significant && raised.Mean > 0 && math.Abs(last.Mean-c.Client.IntervalFast.Seconds()) < 1e-6 {
+			text += fmt.Sprintf("; the send interval latched at %.3f s is still one send per %d frames = %.1f Hz, no faster than "+
+				"the server's %.1f Hz ticks, so the offset cannot come back into the band (±%d)", c.Client.IntervalFast.Seconds(), fm, clientHz,
+				serverHz, c.Client.Band)
+		}
+		return text
+	}
+	return m
+}
+
+// secs is a time in seconds as a duration: "20s".
+func secs(t float64) time.Duration { return time.Duration(math.Round(t * float64(time.Second))) }
+
+// runValues computes f of every run of an arm, in seed order.
+func runValues(a *Arm, f func(s *lab.Summary) float64) []float64 {
+	vs := make([]float64, len(a.Runs))
+	for i := range a.Runs {
+		vs[i] = f(&a.Runs[i])
+	}
+	return vs
 }
 
 // extraChanges are the mechanisms' own candidate changes and more, each
@@ -353,8 +532,19 @@ func (d *diag) measure(r *Result, m mechanism) (Finding, error) {
 	if m.plural {
 		costs, it = "cost", "them"
 	}
-	text := fmt.Sprintf("%s; %s %s %s %s%s (the reference against the same runs without %s, seed by seed)",
-		m.what, m.name, costs, p.Label, p.Quantity(plain(f.Cost, p.Prec)), ofLink, it)
+	cost := p.Label + " " + p.Quantity(plain(f.Cost, p.Prec))
+	if f.Cost.Significant && f.Cost.Mean < 0 {
+		// It helps the player here: no cost, and no share of the link's.
+		costs, ofLink = "lowers", ""
+		if m.plural {
+			costs = "lower"
+		}
+		neg := f.Cost
+		neg.Mean = -neg.Mean
+		cost = p.Label + " by " + p.Quantity(strings.TrimPrefix(plain(neg, p.Prec), "+"))
+	}
+	text := fmt.Sprintf("%s; %s %s %s%s (the reference against the same runs without %s, seed by seed)",
+		m.what, m.name, costs, cost, ofLink, it)
 	if m.detail != nil {
 		text = fmt.Sprintf("%s; %s", text, m.detail(r.Reference, without))
 	}

@@ -23,36 +23,39 @@ func counterfactual(t *testing.T, o Options, edit func(sc *scenarios.Scenario)) 
 	m, _ := LookupMetric(o.Metric)
 	var ref, alt []float64
 	for _, seed := range o.Seeds {
-		for _, e := range []func(*scenarios.Scenario){nil, edit} {
-			sc := *o.Scenario
-			sc.Timeline, sc.Oscillators, sc.Flaps = slices.Clone(sc.Timeline), slices.Clone(sc.Oscillators), slices.Clone(sc.Flaps)
-			for i := range sc.Timeline {
-				sc.Timeline[i].Set = slices.Clone(sc.Timeline[i].Set)
-			}
-			if e != nil {
-				e(&sc)
-			}
-			cfg := o.Base
-			cfg.Seed = seed
-			s, err := lab.New(cfg, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := s.ScheduleTimeline(&sc); err != nil {
-				t.Fatal(err)
-			}
-			if err := s.Run(sim.Time(cfg.Duration)); err != nil {
-				t.Fatal(err)
-			}
-			card := s.Summary().Card
-			if e == nil {
-				ref = append(ref, m.Get(&card))
-			} else {
-				alt = append(alt, m.Get(&card))
-			}
-		}
+		card := labRunEdited(t, o, seed, nil).Card
+		ref = append(ref, m.Get(&card))
+		card = labRunEdited(t, o, seed, edit).Card
+		alt = append(alt, m.Get(&card))
 	}
 	return stats.Paired(alt, ref)
+}
+
+// labRunEdited is 'lab run --seed seed' of o's configuration with its
+// scenario changed by edit (nil: as it is): the run's summary.
+func labRunEdited(t *testing.T, o Options, seed uint64, edit func(sc *scenarios.Scenario)) lab.Summary {
+	t.Helper()
+	sc := *o.Scenario
+	sc.Timeline, sc.Oscillators, sc.Flaps = slices.Clone(sc.Timeline), slices.Clone(sc.Oscillators), slices.Clone(sc.Flaps)
+	for i := range sc.Timeline {
+		sc.Timeline[i].Set = slices.Clone(sc.Timeline[i].Set)
+	}
+	if edit != nil {
+		edit(&sc)
+	}
+	cfg := o.Base
+	cfg.Seed = seed
+	s, err := lab.New(cfg, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ScheduleTimeline(&sc); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Run(sim.Time(cfg.Duration)); err != nil {
+		t.Fatal(err)
+	}
+	return s.Summary()
 }
 
 // QA 1: handover's 1 s blackout (100 % loss from 20 s to 21 s) is a
@@ -343,5 +346,81 @@ func TestPeriodicLatencyStartingAtTheEndIsNone(t *testing.T) {
 	d = &diag{o: o}
 	if oscs, err := d.periodicLatency(); err != nil || len(oscs) != 1 {
 		t.Errorf("a run with one step has periodic latency %v (%v)", oscs, err)
+	}
+}
+
+// finalOffsets runs o's reference on every seed as 'lab run' does, with the
+// scenario changed by edit (nil: as it is): each run's final tick offset.
+func finalOffsets(t *testing.T, o Options, edit func(sc *scenarios.Scenario)) []float64 {
+	t.Helper()
+	var out []float64
+	for _, seed := range o.Seeds {
+		out = append(out, float64(labRunEdited(t, o, seed, edit).FinalOffset))
+	}
+	return out
+}
+
+// TestLatencySpikeIsAFinding: latency-spike's one-off step (link.latency
+// 25 ms → 300 ms at 20 s and back at 22 s) is a finding of its own, as a
+// blackout is: when it happened; what it costs the player, measured
+// against the same runs without the timeline's latency entries (nothing
+// else changed); and what the client did: the tick offset fell while the
+// latency was up and rose when it came back, and with the send interval
+// latched at the tick rate it stays there, above the band, to the end of
+// the run: higher on every seed than where the runs without the spike end.
+func TestLatencySpikeIsAFinding(t *testing.T) {
+	o := options(t, "latency-spike")
+	o.Seeds, o.Base.Duration, o.Metric = o.Seeds[:8], 40*time.Second, "judder_mps"
+	r := run(t, o)
+	f, ok := finding(r, "latency-step")
+	if !ok {
+		t.Fatalf("no latency-step finding: %+v", r.Findings)
+	}
+	noSteps := func(sc *scenarios.Scenario) {
+		for i := range sc.Timeline {
+			sc.Timeline[i].Set = slices.DeleteFunc(sc.Timeline[i].Set, func(a scenarios.Assignment) bool { return isLatency(a.Key) })
+		}
+	}
+	want := counterfactual(t, o, noSteps)
+	if !f.Problem || !f.Cost.Significant || f.Cost.Mean <= 0 || abs(f.Cost.Mean-want.Mean) > 1e-9 || abs(f.Cost.Half-want.Half) > 1e-9 {
+		t.Errorf("the spike costs %+v (problem %v); the same runs without it say %+v", f.Cost, f.Problem, want)
+	}
+	with, without := finalOffsets(t, o, nil), finalOffsets(t, o, noSteps)
+	band := float64(o.Base.Client.Band)
+	if slices.Min(with) <= band || slices.Min(with) <= slices.Max(without) {
+		t.Fatalf("final offsets %v with the spike, %v without: not the latch this test is about", with, without)
+	}
+	for _, s := range []string{
+		"link.latency from 25ms to 300ms at 20s, back to 25ms at 22s (a 2s spike)",
+		"costs judder +",
+		"the tick offset went from +",
+		"ends the run at " + signed(stats.Mean(with)) + " (" + signed(stats.Mean(without)) + " without the latency spike)",
+		"the send interval latched at 0.048 s is still one send per 3 frames = 20.0 Hz",
+	} {
+		if !strings.Contains(f.Text, s) {
+			t.Errorf("the finding does not say %q:\n%s", s, f.Text)
+		}
+	}
+}
+
+// TestLatencyStepThatHelpsIsNoCost: handover's new path lowers the latency
+// from 100 ms to 60 ms at 21 s, which lowers judder significantly (20
+// seeds of 2 min): the finding says so, and does not call it a cost nor a
+// share of what the link costs ("costs judder -0.040 … of the +1.731 m/s
+// judder the link costs").
+func TestLatencyStepThatHelpsIsNoCost(t *testing.T) {
+	r := run(t, options(t, "handover"))
+	f, ok := finding(r, "latency-step")
+	if !ok {
+		t.Fatalf("no latency-step finding: %+v", r.Findings)
+	}
+	if !f.Cost.Significant || f.Cost.Mean >= 0 || f.Problem {
+		t.Fatalf("the step costs %+v (problem %v): not the case this test is about", f.Cost, f.Problem)
+	}
+	neg := f.Cost
+	neg.Mean = -neg.Mean
+	want := "the latency step lowers judder by " + strings.TrimPrefix(plain(neg, 3), "+") + " m/s (the reference against"
+	if !strings.Contains(f.Text, want) || strings.Contains(f.Text, "costs judder -") {
+		t.Errorf("the finding does not say %q:\n%s", want, f.Text)
 	}
 }

@@ -43,8 +43,11 @@ type page struct {
 	Findings   []findingView
 	Changes    []row
 	ChangeHead []string
+	PairsHead  string // why and which pairs were tried ("" when none)
+	Pairs      []string
 	Steps      []string
 	Recommend  string
+	Reproduce  string // the lab ab command of the recommended comparison
 	NoneWhy    string
 	SameAs     []string // changes that are another under a different name here
 	Card       []row
@@ -92,10 +95,16 @@ func Write(w io.Writer, r *diagnose.Result) error {
 		}
 		p.Changes = append(p.Changes, row{[]string{strconv.Itoa(i + 1), set, diagnose.FormatDiff(ch.Primary, m.Prec), diagnose.FormatDiff(ch.TieBreak, tie.Prec)}})
 	}
+	if len(r.Pairs) > 0 {
+		p.PairsHead = r.PairsHead() + "."
+		for i := range r.Pairs {
+			p.Pairs = append(p.Pairs, r.PairLine(i)+".")
+		}
+	}
 	for _, s := range r.Steps {
 		p.Steps = append(p.Steps, r.StepLine(s))
 	}
-	p.Recommend = strings.Join(r.Recommended, " ")
+	p.Recommend, p.Reproduce = strings.Join(r.Recommended, " "), r.Reproduce
 	if p.Recommend == "" {
 		p.Recommend = "(none)"
 		p.NoneWhy = "Why: " + r.NoRecommendation() + "."
@@ -384,9 +393,12 @@ table.conditions td, table.changes td:nth-child(2), table.changes th:nth-child(2
 {{end}}</section>
 <section id="combination">
 <h2>Combination and recommendation</h2>
-<ol>{{range .Steps}}<li>{{.}}</li>{{end}}</ol>
+{{if .PairsHead}}<p>{{.PairsHead}}</p>
+<ol class="pairs">{{range .Pairs}}<li>{{.}}</li>{{end}}</ol>
+{{end}}<ol>{{range .Steps}}<li>{{.}}</li>{{end}}</ol>
 <p>Recommended: <strong>{{.Recommend}}</strong></p>
-{{if .NoneWhy}}<p>{{.NoneWhy}}</p>
+{{if .Reproduce}}<p>Reproduce with: <code>{{.Reproduce}}</code></p>
+{{end}}{{if .NoneWhy}}<p>{{.NoneWhy}}</p>
 {{end}}<table class="card">
 <tr><th>report card</th><th>reference</th><th>recommended</th><th>difference</th></tr>
 {{range .Card}}<tr>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>

@@ -232,11 +232,11 @@ func TestSameDiagnosisSameBytes(t *testing.T) {
 }
 
 // TestNothingRecommendedPageSaysWhy: when nothing is recommended the page
-// gives the same reason as the text (on mobile-4g: the changes that
-// improve judder each cost speed deficit), and it shows the input the
-// diagnosis was found on, as the text does.
+// gives the same reason as the text (on mobile-3.75g: the changes that
+// improve judder each cost speed deficit, and no pair beats its parts),
+// and it shows the input the diagnosis was found on, as the text does.
 func TestNothingRecommendedPageSaysWhy(t *testing.T) {
-	r := mobile4G(t, "judder_mps")
+	r := builtin(t, "mobile-3.75g", "judder_mps")
 	if len(r.Recommended) != 0 {
 		t.Fatalf("recommended %v; this test needs a diagnosis that recommends nothing", r.Recommended)
 	}
@@ -300,10 +300,13 @@ func TestCombinationStepsAsTheText(t *testing.T) {
 }
 
 // mobile4G is lab diagnose --scenario mobile-4g --metric metric.
-func mobile4G(t *testing.T, metric string) *diagnose.Result {
+func mobile4G(t *testing.T, metric string) *diagnose.Result { return builtin(t, "mobile-4g", metric) }
+
+// builtin is lab diagnose --scenario name --metric metric.
+func builtin(t *testing.T, name, metric string) *diagnose.Result {
 	t.Helper()
 	cfg := lab.DefaultConfig()
-	sc, err := lab.LoadScenario("mobile-4g")
+	sc, err := lab.LoadScenario(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +318,7 @@ func mobile4G(t *testing.T, metric string) *diagnose.Result {
 	for s := uint64(1); s <= 20; s++ {
 		seeds = append(seeds, s)
 	}
-	r, err := diagnose.Run(diagnose.Options{Base: cfg, Scenario: sc, Name: "mobile-4g", Seeds: seeds, Workers: 2, Version: "test", Metric: metric})
+	r, err := diagnose.Run(diagnose.Options{Base: cfg, Scenario: sc, Name: name, Seeds: seeds, Workers: 2, Version: "test", Metric: metric})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +329,7 @@ func mobile4G(t *testing.T, metric string) *diagnose.Result {
 // the legend names no "recommended" line (it drew the reference twice, the
 // second over the first, under a "recommended" legend).
 func TestNothingRecommendedTimelinesShowTheReferenceAlone(t *testing.T) {
-	r := mobile4G(t, "judder_mps")
+	r := builtin(t, "mobile-3.75g", "judder_mps")
 	if len(r.Recommended) != 0 {
 		t.Fatalf("recommended %v; this test needs a diagnosis that recommends nothing", r.Recommended)
 	}
@@ -343,5 +346,28 @@ func TestNothingRecommendedTimelinesShowTheReferenceAlone(t *testing.T) {
 	}
 	if n := strings.Count(b.String(), `stroke="`+refColour+`"`); n != len(tl.all("svg")) {
 		t.Errorf("%d reference lines in %d timeline charts", n, len(tl.all("svg")))
+	}
+}
+
+// TestPairsOnThePage: a diagnosis that tried pairs (mobile-4g: no single
+// change meets the bar) shows them on the page as the text states them,
+// and the lab ab command that reproduces the recommendation.
+func TestPairsOnThePage(t *testing.T) {
+	r := mobile4G(t, "judder_mps")
+	if len(r.Pairs) == 0 || r.Reproduce == "" {
+		t.Fatalf("%d pairs, reproduce %q: not the case this test is about", len(r.Pairs), r.Reproduce)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(strings.Fields(parse(t, b.Bytes()).byID("combination").allText()), " ")
+	for i := range r.Pairs {
+		if line := strings.Join(strings.Fields(r.PairLine(i)), " "); !strings.Contains(all, line) {
+			t.Errorf("the page does not show pair %d: %q", i+1, line)
+		}
+	}
+	if !strings.Contains(all, r.Reproduce) || !strings.Contains(all, r.StepLine(r.Steps[0])) {
+		t.Errorf("the page does not show the command %q or the pair step:\n%s", r.Reproduce, all)
 	}
 }

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -103,4 +105,103 @@ func TestDiagnoseRefusesSimDurationAndSeedOverrides(t *testing.T) {
 			t.Errorf("--set %s: code %d, stdout %q, stderr %q", set, code, out, errOut)
 		}
 	}
+}
+
+// TestDiagnoseReproduceCommandGivesTheSameInterval: diagnose prints the
+// 'lab ab' command that reproduces its recommended comparison (the
+// reference as A, the recommendation as B, on the same seeds and for the
+// same duration: latency-spike runs 40 s of its own, diagnose 2 min), and
+// running that command gives the same intervals as diagnose's report card.
+func TestDiagnoseReproduceCommandGivesTheSameInterval(t *testing.T) {
+	code, out, errOut := runLab(t, "diagnose", "--scenario", "latency-spike", "--seeds", "1-6")
+	if code != 0 {
+		t.Fatalf("diagnose: code %d, %s", code, errOut)
+	}
+	const prefix = "reproduce with: "
+	var cmd string
+	for _, l := range strings.Split(out, "\n") {
+		if s, ok := strings.CutPrefix(l, prefix); ok {
+			cmd = s
+		}
+	}
+	if !strings.HasPrefix(cmd, "lab ab ") {
+		t.Fatalf("diagnose printed no %q line with a lab ab command:\n%s", prefix, out)
+	}
+	args := shellWords(t, strings.TrimPrefix(cmd, "lab "))
+	for _, want := range []string{"--scenario latency-spike", "--seeds 1-6", "--duration 2m0s"} {
+		if !strings.Contains(cmd, want) {
+			t.Errorf("the command %q does not say %q", cmd, want)
+		}
+	}
+	code, abOut, errOut := runLab(t, args...)
+	if code != 0 {
+		t.Fatalf("%s: code %d, %s", cmd, code, errOut)
+	}
+	// Every report-card row: diagnose's difference (recommended −
+	// reference) is ab's B − A, digit for digit.
+	diffs := func(text string, col int) map[string]string {
+		m := map[string]string{}
+		for _, l := range strings.Split(text, "\n") {
+			f := strings.Fields(l)
+			if len(f) <= col+2 || f[col+1] != "±" {
+				continue
+			}
+			// ab writes a zero difference unsigned, diagnose "+0.0".
+			mean, err1 := strconv.ParseFloat(f[col], 64)
+			half, err2 := strconv.ParseFloat(f[col+2], 64)
+			if err1 == nil && err2 == nil {
+				if mean == 0 {
+					mean = 0 // no "-0"
+				}
+				m[f[0]] = fmt.Sprintf("%g ± %g", mean, half)
+			}
+		}
+		return m
+	}
+	dg, ab := diffs(out[strings.Index(out, "report card"):], 7), diffs(abOut, 7)
+	if len(dg) < 10 {
+		t.Fatalf("read %d report-card rows of diagnose:\n%s", len(dg), out)
+	}
+	for name, want := range dg {
+		if got, ok := ab[name]; !ok || got != want {
+			t.Errorf("%s: diagnose says %s, %s says %q", name, want, cmd, got)
+		}
+	}
+}
+
+// shellWords splits a command line as a POSIX shell does for words that
+// are plain or in single quotes.
+func shellWords(t *testing.T, s string) []string {
+	t.Helper()
+	var words []string
+	var w strings.Builder
+	in, quoted := false, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case quoted && c == '\'':
+			quoted = false
+		case quoted:
+			w.WriteByte(c)
+		case c == '\'':
+			quoted, in = true, true
+		case c == ' ':
+			if in {
+				words = append(words, w.String())
+				w.Reset()
+				in = false
+			}
+		case c == '"' || c == '\\' || c == '$':
+			t.Fatalf("the command %q needs more than single quotes", s)
+		default:
+			w.WriteByte(c)
+			in = true
+		}
+	}
+	if quoted {
+		t.Fatalf("unbalanced quote in %q", s)
+	}
+	if in {
+		words = append(words, w.String())
+	}
+	return words
 }

@@ -72,6 +72,18 @@ func TestDiagnoseNamesMetricsAsAbAndSweep(t *testing.T) {
 	if err := s.validate(v, s.root, "$"); err != nil || !strings.Contains(out, `"rule": "blackout"`) {
 		t.Errorf("diagnose --scenario handover --json: %v\n%s", err, out)
 	}
+	// A diagnosis that takes a pair (mobile-4g), and one with a latency
+	// spike and a lab ab command to reproduce it, follow the schema too.
+	for _, c := range []struct{ scenario, want string }{{"mobile-4g", `"pair": true`}, {"latency-spike", `"rule": "latency-step"`}} {
+		code, out, errOut = runLab(t, "diagnose", "--scenario", c.scenario, "--json")
+		if code != 0 {
+			t.Fatal(errOut)
+		}
+		v = decodeJSON(t, []byte(out), "diagnose --scenario "+c.scenario+" --json")
+		if err := s.validate(v, s.root, "$"); err != nil || !strings.Contains(out, c.want) || !strings.Contains(out, `"reproduce": "lab ab --scenario `+c.scenario) {
+			t.Errorf("diagnose --scenario %s --json: %v\n%s", c.scenario, err, out)
+		}
+	}
 	// An old name is refused with the name it now has.
 	code, _, errOut = runLab(t, "diagnose", "--metric", "visible_lag_p99")
 	if code != 2 || !strings.Contains(errOut, `--metric "visible_lag_p99"`) || !strings.Contains(errOut, "did you mean visible_lag_p99_m?") {
