@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/netip"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -88,9 +91,15 @@ func reply(w http.ResponseWriter, v any) {
 	enc.Encode(v)
 }
 
-// flowParam reads ?flow=ADDR (absent: the defaults).
+// flowParam reads ?flow=ADDR (absent: the defaults), refusing any other
+// query parameter: a misspelt ?flow= would otherwise change everybody's
+// settings in place of one client's.
 func flowParam(r *http.Request) (netip.AddrPort, error) {
-	s := r.URL.Query().Get("flow")
+	q, err := queryParams(r, "allowed ?flow=ADDR", "flow")
+	if err != nil {
+		return netip.AddrPort{}, err
+	}
+	s := q.Get("flow")
 	if s == "" {
 		return netip.AddrPort{}, nil
 	}
@@ -99,6 +108,25 @@ func flowParam(r *http.Request) (netip.AddrPort, error) {
 		return a, fmt.Errorf("?flow=: %w", err)
 	}
 	return a, nil
+}
+
+// queryParams is the request's query, refused when it has a parameter
+// other than those allowed (allowed says which, for the error) or one of
+// them more than once.
+func queryParams(r *http.Request, allowedText string, allowed ...string) (url.Values, error) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: the query %q: %v", r.Method, r.URL.Path, r.URL.RawQuery, err)
+	}
+	for _, k := range slices.Sorted(maps.Keys(q)) {
+		if !slices.Contains(allowed, k) {
+			return nil, fmt.Errorf("?%s=: not a parameter of %s %s; %s", k, r.Method, r.URL.Path, allowedText)
+		}
+		if n := len(q[k]); n > 1 {
+			return nil, fmt.Errorf("?%s= given %d times in %s %s: give it once", k, n, r.Method, r.URL.Path)
+		}
+	}
+	return q, nil
 }
 
 // ParamsReply is GET /params.
@@ -133,6 +161,9 @@ func (h *handler) paramsReply(flow netip.AddrPort) ParamsReply {
 func (h *handler) params(w http.ResponseWriter, r *http.Request) {
 	flow, err := flowParam(r)
 	if err != nil {
+		if r.Method == http.MethodPut || r.Method == http.MethodDelete {
+			h.log(r.Method+" "+r.URL.Path, err)
+		}
 		fail(w, http.StatusBadRequest, err)
 		return
 	}
@@ -224,6 +255,9 @@ func readAssignments(body io.Reader) ([]Assignment, error) {
 	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
 		return nil, bad
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New(`PUT /params: something after the JSON object; want one object of key → value, e.g. {"up.loss": "5%"}`)
+	}
 	if len(as) == 0 {
 		return nil, errors.New(`PUT /params: no assignments; want e.g. {"up.loss": "5%"}`)
 	}
@@ -237,6 +271,7 @@ func (h *handler) timeline(w http.ResponseWriter, r *http.Request) {
 	}
 	flow, err := flowParam(r)
 	if err != nil {
+		h.log(r.Method+" "+r.URL.Path, err)
 		fail(w, http.StatusBadRequest, err)
 		return
 	}
@@ -442,12 +477,20 @@ func (h *handler) counters(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusMethodNotAllowed, fmt.Errorf("%s /counters: allowed GET", r.Method))
 		return
 	}
+	if _, err := queryParams(r, `it takes none (every client is in "flows")`); err != nil {
+		fail(w, http.StatusBadRequest, err)
+		return
+	}
 	reply(w, Counters(h.src))
 }
 
 func (h *handler) metrics(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet {
 		fail(w, http.StatusMethodNotAllowed, fmt.Errorf("%s /metrics: allowed GET", r.Method))
+		return
+	}
+	if _, err := queryParams(r, "it takes none"); err != nil {
+		fail(w, http.StatusBadRequest, err)
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")

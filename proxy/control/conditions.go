@@ -79,7 +79,11 @@ func ParseFlow(s string) (netip.AddrPort, error) {
 	if err != nil || a.Port() == 0 {
 		return netip.AddrPort{}, fmt.Errorf("flow %q: want the client's ip:port as the proxy sees it, e.g. 127.0.0.1:5001 or [::1]:5001", s)
 	}
-	return netip.AddrPortFrom(a.Addr().Unmap(), a.Port()), nil
+	ip := a.Addr().Unmap()
+	if ip.IsUnspecified() || ip.IsMulticast() || ip == netip.AddrFrom4([4]byte{255, 255, 255, 255}) {
+		return netip.AddrPort{}, fmt.Errorf("flow %q: no datagram comes from %v (an unspecified, multicast or broadcast address): want the client's own ip:port as the proxy sees it, e.g. 127.0.0.1:5001 or [::1]:5001", s, ip)
+	}
+	return netip.AddrPortFrom(ip, a.Port()), nil
 }
 
 // CheckLinkKey refuses a key that is not a link setting: the proxy relays

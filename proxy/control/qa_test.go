@@ -1,0 +1,94 @@
+package control
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// PUT /params reads one JSON object and nothing after it: a second
+// object, a stray word or a half-pasted body is refused, all or none,
+// and no assignment of the first object applies.
+func TestPutParamsRefusesTrailingData(t *testing.T) {
+	c, r := newConditions(t)
+	srv := httptest.NewServer(Handler(c, nil))
+	defer srv.Close()
+	for _, body := range []string{
+		`{"up.loss": "1%"} trailing`,
+		`{"up.loss": "1%"} {"up.loss": "50%"}`,
+		`{"up.loss": "1%"}}`,
+		`{"up.loss": "1%"} 5`,
+	} {
+		code, e := apiCall(t, srv, http.MethodPut, "/params", body)
+		if code != 400 || !strings.Contains(e, "after the JSON object") {
+			t.Errorf("PUT /params %q: %d %q; want 400 saying what follows the object is refused", body, code, e)
+		}
+		if r.up.Loss != 0 {
+			t.Fatalf("PUT /params %q applied up.loss %v", body, r.up.Loss)
+		}
+	}
+	for _, body := range []string{`{"up.loss": "1%"}`, "{\"up.loss\": \"1%\"}\n", " {\"up.loss\": \"1%\"} \r\n\t"} {
+		if code, e := apiCall(t, srv, http.MethodPut, "/params", body); code != 200 {
+			t.Errorf("PUT /params %q: %d %q; want 200 (white space after the object is fine)", body, code, e)
+		}
+	}
+}
+
+// Every endpoint names the query parameters it takes and refuses others:
+// a misspelt ?flow= (?flw=, ?Flow=) must not change everybody's settings
+// in place of one client's, a ?flow= on /counters must not be silently
+// ignored, and a flow given twice is ambiguous. A refused change is in
+// the proxy's log like any other.
+func TestUnknownQueryParameterIsRefused(t *testing.T) {
+	c, r := newConditions(t)
+	defer c.Stop()
+	var logged []string
+	srv := httptest.NewServer(LoggedHandler(c, fakeSource{}, func(what string, err error) { logged = append(logged, what+" — "+err.Error()) }))
+	defer srv.Close()
+	for _, tc := range []struct{ method, path, body, want string }{
+		{http.MethodPut, "/params?flw=127.0.0.1:5001", `{"up.loss": "5%"}`, `?flw=: not a parameter of PUT /params; allowed ?flow=ADDR`},
+		{http.MethodPut, "/params?Flow=127.0.0.1:5001", `{"up.loss": "5%"}`, `?Flow=: not a parameter of PUT /params; allowed ?flow=ADDR`},
+		{http.MethodPut, "/params?flow=127.0.0.1:5001&flow=127.0.0.1:5002", `{"up.loss": "5%"}`, `?flow= given 2 times`},
+		{http.MethodGet, "/params?foo=1", "", `?foo=: not a parameter of GET /params; allowed ?flow=ADDR`},
+		{http.MethodDelete, "/params?flow=127.0.0.1:5001&x=1", "", `?x=: not a parameter of DELETE /params; allowed ?flow=ADDR`},
+		{http.MethodPost, "/timeline?flw=127.0.0.1:5001", "[[timeline]]\nat = \"1s\"\nup.loss = \"5%\"\n", `?flw=: not a parameter of POST /timeline; allowed ?flow=ADDR`},
+		{http.MethodGet, "/counters?flow=127.0.0.1:5001", "", `?flow=: not a parameter of GET /counters; it takes none (every client is in "flows")`},
+		{http.MethodGet, "/metrics?x=1", "", `?x=: not a parameter of GET /metrics; it takes none`},
+	} {
+		code, e := apiCall(t, srv, tc.method, tc.path, tc.body)
+		if code != 400 || !strings.Contains(e, tc.want) {
+			t.Errorf("%s %s: %d %q; want 400 saying %q", tc.method, tc.path, code, e, tc.want)
+		}
+		// A refused change is logged as the others are, with its reason.
+		if tc.method != http.MethodGet && (len(logged) == 0 || !strings.Contains(logged[len(logged)-1], tc.want)) {
+			t.Errorf("%s %s: the log's last line %q; want the refusal", tc.method, tc.path, logged)
+		}
+	}
+	if r.up.Loss != 0 || len(r.flows) != 0 || c.Pending() != 0 {
+		t.Errorf("a refused request changed something: defaults' up loss %v, clients %v, %d pending", r.up.Loss, r.flows, c.Pending())
+	}
+	for _, path := range []string{"/params", "/params?flow=127.0.0.1:5001", "/counters", "/metrics"} {
+		if code, e := apiCall(t, srv, http.MethodGet, path, ""); code != 200 {
+			t.Errorf("GET %s: %d %q; want 200", path, code, e)
+		}
+	}
+}
+
+// A client's address is where its datagrams come from: the unspecified
+// address (0.0.0.0, ::), a multicast group or the broadcast address is
+// never a datagram's source, so a --flow or ?flow= naming one would
+// silently never apply; it is refused, naming the address.
+func TestFlowRefusesAnAddressNoClientSendsFrom(t *testing.T) {
+	for _, s := range []string{"0.0.0.0:5001", "[::]:5001", "224.0.0.1:5001", "[ff02::1]:5001", "255.255.255.255:5001", "[::ffff:0.0.0.0]:5001"} {
+		_, err := ParseFlow(s)
+		if err == nil || !strings.Contains(err.Error(), "no datagram comes from") {
+			t.Errorf("ParseFlow(%q): %v; want an error saying no datagram comes from it", s, err)
+		}
+	}
+	for _, s := range []string{"127.0.0.1:5001", "[::1]:5001", "192.168.1.20:40000", "[fe80::1%eth0]:5001", "[::ffff:127.0.0.1]:5001"} {
+		if _, err := ParseFlow(s); err != nil {
+			t.Errorf("ParseFlow(%q): %v", s, err)
+		}
+	}
+}
