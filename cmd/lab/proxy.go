@@ -504,9 +504,12 @@ func parseFlowFlag(v string) (flowOverride, error) {
 // has no authentication and changes what the relay does. An address that
 // is not loopback is a bad command line (exit 2).
 func listenControl(addr string) (net.Listener, error) {
-	host, _, err := net.SplitHostPort(addr)
+	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, badUsage("--control %q: want a loopback host:port, e.g. 127.0.0.1:9000", addr)
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return nil, badUsage("--control %q: port %q: allowed 0 to 65535 (0: a free port, printed at the start)", addr, port)
 	}
 	ips, err := net.LookupIP(host)
 	if host == "" || err != nil || len(ips) == 0 {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/netip"
 	"strconv"
@@ -384,7 +385,7 @@ func openProxyCaptures(pcapPath, recordPath string, stdout io.Writer, listen net
 	if pcapPath != "" {
 		f, err := openOutput(pcapPath, stdout, stream)
 		if err != nil {
-			return fail(err)
+			return fail(flagFileError("pcap", pcapPath, err))
 		}
 		outs = append(outs, f)
 		if pw, err = capture.NewWriter(f, capture.Options{Epoch: time.Unix(0, 0), Sides: relaySides, Application: "jitterlab lab proxy",
@@ -395,7 +396,7 @@ func openProxyCaptures(pcapPath, recordPath string, stdout io.Writer, listen net
 	if recordPath != "" {
 		f, err := openOutput(recordPath, stdout, stream)
 		if err != nil {
-			return fail(err)
+			return fail(flagFileError("record", recordPath, err))
 		}
 		outs = append(outs, f)
 		if rw, err = recordings.NewWriter(f, proxyHeader(cfg, name)); err != nil {
@@ -406,6 +407,15 @@ func openProxyCaptures(pcapPath, recordPath string, stdout io.Writer, listen net
 	c := newProxyCapture(pw, rw, listen, ta)
 	c.outs = outs
 	return c, nil
+}
+
+// flagFileError names the flag whose file could not be opened, and the
+// file once.
+func flagFileError(flag, path string, err error) error {
+	if pe, ok := err.(*fs.PathError); ok {
+		err = pe.Err
+	}
+	return fmt.Errorf("--%s %s: %w", flag, path, err)
 }
 
 // finish ends the captures (Close) and commits their files.
