@@ -1,9 +1,17 @@
 package main
 
 import (
+	"image/color"
+	"image/png"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"jitterlab/lab"
+	"jitterlab/recordings"
+	"jitterlab/sim"
 )
 
 // A --control port out of range is a bad command line (exit 2) saying
@@ -36,5 +44,62 @@ func TestCaptureFileErrorsNameTheFlag(t *testing.T) {
 		if code != 1 || !strings.HasPrefix(errOut, "lab run: "+flag+" "+path+": ") || !strings.Contains(errOut, "no such file or directory") {
 			t.Errorf("lab run %s %s: exit %d, %q; want exit 1 naming %s and the file", flag, path, code, errOut, flag)
 		}
+	}
+}
+
+// A recording the screen's R starts minutes into a run holds nothing
+// before: lab plot draws it over the time it recorded (from its first
+// record, the clients named as R started), not from the proxy's start
+// with the data squeezed into the last columns; --from still chooses.
+func TestPlotOfAScreenRecordingSpansWhatItRecorded(t *testing.T) {
+	const start = 10 * time.Second
+	path := filepath.Join(t.TempDir(), "r.jlrec")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w, err := recordings.NewWriter(f, proxyHeader(lab.DefaultConfig(), "default"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Change(recordings.Change{At: sim.Time(start), Key: "flow 1", Value: "127.0.0.1:5001"}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 100 {
+		in := sim.Time(start) + sim.Time(i)*sim.Time(10*time.Millisecond)
+		for dir := range uint8(2) {
+			p := recordings.Packet{At: in + sim.Time(20*time.Millisecond), In: in, Out: in + sim.Time(20*time.Millisecond), Scheduled: 20 * time.Millisecond,
+				Dir: dir, Fate: recordings.PacketDelivered, Flow: 1, Size: 40}
+			if err := w.Packet(&p); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(recordings.End{At: sim.Time(start + 2*time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runLab(t, "plot", path, "--out", "-", "--width", "600")
+	if code != 0 || !strings.Contains(errOut, "from 00:00:10.000 to 00:00:12.000") {
+		t.Fatalf("exit %d, %q; want the plot from 00:00:10.000 (the recording's start) to 00:00:12.000", code, errOut)
+	}
+	img, err := png.Decode(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The up panel's left tenth has the line: not a grey pixel.
+	coloured := 0
+	for y := 40; y < 180; y++ {
+		for x := 80; x < 80+(img.Bounds().Dx()-110)/10; x++ {
+			if c := color.RGBAModel.Convert(img.At(x, y)).(color.RGBA); c.R != c.G || c.G != c.B {
+				coloured++
+			}
+		}
+	}
+	if coloured == 0 {
+		t.Error("the up panel's left tenth is empty: the plot does not begin where the recording does")
+	}
+	if code, _, errOut := runLab(t, "plot", path, "--out", "-", "--from", "5s"); code != 0 || !strings.Contains(errOut, "from 00:00:05.000") {
+		t.Errorf("--from 5s: exit %d, %q; want the plot from 00:00:05.000", code, errOut)
 	}
 }
