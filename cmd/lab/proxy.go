@@ -545,8 +545,12 @@ func writeProxyFlows(w io.Writer, au proxy.Audit, cond *proxyctl.Conditions) {
 			}
 		}
 		u, d := f.Dirs[proxy.Up], f.Dirs[proxy.Down]
+		// "-": no copy written to take a delay of, or fewer than two
+		// for a jitter (a server that never answers, say).
+		delay := func(a proxy.FlowDirAudit) string { return measuredMs(a.DelayMean, a.Written > 0) }
+		jitter := func(a proxy.FlowDirAudit) string { return measuredMs(a.Jitter, a.Written > 1) }
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s/%s\t%s/%s\t%s\n", f.Addr, u.Received, u.Written, u.Lost, d.Received, d.Written, d.Lost,
-			fmtMs(u.DelayMean), fmtMs(d.DelayMean), fmtMs(u.Jitter), fmtMs(d.Jitter), own)
+			delay(u), delay(d), jitter(u), jitter(d), own)
 	}
 	tw.Flush()
 }
@@ -791,6 +795,14 @@ func writeAuditStalls(w io.Writer, au proxy.Audit) {
 
 // fmtMs writes a duration in milliseconds to the microsecond.
 func fmtMs(d time.Duration) string { return fmt.Sprintf("%.3fms", float64(d)/1e6) }
+
+// measuredMs is fmtMs(d), or "-" when there was nothing to measure.
+func measuredMs(d time.Duration, measured bool) string {
+	if !measured {
+		return "-"
+	}
+	return fmtMs(d)
+}
 
 // fmtBits writes a bit rate with its unit.
 func fmtBits(b float64) string {
