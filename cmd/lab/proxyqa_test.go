@@ -1,15 +1,20 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"image/color"
 	"image/png"
+	"net"
 	"net/netip"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"jitterlab/internal/testtool"
 	"jitterlab/lab"
 	"jitterlab/netem"
 	"jitterlab/proxy"
@@ -140,5 +145,48 @@ func TestClientsTableSaysNoDelayWithoutPackets(t *testing.T) {
 		if r := rows[addr]; len(r) < 9 || r[7] != want[0] || r[8] != want[1] {
 			t.Errorf("%s: %q; want delay %s and jitter %s", addr, r, want[0], want[1])
 		}
+	}
+}
+
+// readmeScript is the text of a heredoc the README writes to name
+// ("cat > ping.py <<'PY'" … "PY").
+func readmeScript(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "cat > "+name+" <<'PY'\n")
+	script, _, ok2 := strings.Cut(rest, "\nPY\n")
+	if !ok || !ok2 {
+		t.Fatalf("README has no heredoc for %s", name)
+	}
+	return script
+}
+
+// The README's pinger, run before the proxy or the game server is up,
+// says that no echo came back, exit 1 (a CI step fails), instead of dying
+// with an IndexError traceback (a new user's first try, often).
+func TestREADMEPingerSaysWhenNothingEchoes(t *testing.T) {
+	python := testtool.Need(t, "python3", "python3")
+	// A socket that reads and never answers stands where the proxy would.
+	silent, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	script := readmeScript(t, "ping.py")
+	if !strings.Contains(script, `("127.0.0.1", 7777)`) {
+		t.Fatalf("the pinger no longer sends to 127.0.0.1:7777:\n%s", script)
+	}
+	script = strings.ReplaceAll(script, `("127.0.0.1", 7777)`, fmt.Sprintf(`("127.0.0.1", %d)`, silent.LocalAddr().(*net.UDPAddr).Port))
+	path := filepath.Join(t.TempDir(), "ping.py")
+	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(python, path, "5", "50").CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.HasPrefix(string(out), "0/5 echoes") || strings.Contains(string(out), "Traceback") {
+		t.Errorf("ping.py 5 50 with nothing answering: %v, %q; want exit 1 and a line starting \"0/5 echoes\"", err, out)
 	}
 }
