@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -120,6 +121,15 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	case capturing:
 		opts.OnPacket = captures.OnPacket
 	}
+	// The change log: the counter lines print it, the screen's c lists
+	// it; a capture that fails mid-run says so there at once.
+	changes := make(chan appliedChange, proxyctl.MaxPending)
+	captures.failed = func(err error) {
+		select {
+		case changes <- appliedChange{ch: proxyctl.Timed{What: err.Error()}, err: errCaptureStopped, at: time.Now(), by: "capture"}:
+		default: // the log is full; the summary still says it
+		}
+	}
 	bound := time.Now() // the captures' zero: no datagram reaches the socket before
 	captures.started(bound)
 	r, err := proxy.Listen(opts)
@@ -135,7 +145,6 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "lab proxy: warning: %s\n", w)
 	}
 	var start time.Time // set before the relay runs and the timeline is scheduled
-	changes := make(chan appliedChange, proxyctl.MaxPending)
 	cond := proxyctl.New(cfg, r, func(ch proxyctl.Timed, err error) {
 		at := time.Now()
 		select {
@@ -251,6 +260,9 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		}
 		what = strings.ReplaceAll(what, "\n", " ") // one line per change, whatever the error's text
 		switch {
+		case c.by == "capture":
+			fmt.Fprintf(stderr, "lab proxy: %s %s\n", stamp(c.at), strings.Replace(what, " — refused: ", ": ", 1))
+			return
 		case c.by == "API":
 			fmt.Fprintf(stdout, "%s  API %s\n", stamp(c.at), what)
 			return
@@ -281,8 +293,12 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	}
 }
 
+// errCaptureStopped is what a capture that failed mid-run does then.
+var errCaptureStopped = errors.New("nothing more is written to it; the relay goes on")
+
 // appliedChange is a scheduled change as it applied, or (by "API") a
-// control API request as it was answered (err: refused).
+// control API request as it was answered (err: refused), or (by
+// "capture") a capture's file that failed (What) and errCaptureStopped.
 type appliedChange struct {
 	ch  proxyctl.Timed
 	err error

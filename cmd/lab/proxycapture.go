@@ -54,6 +54,11 @@ type proxyCapture struct {
 	base           proxy.Stats      // the relay's counters when the capture started (R on the screen: mid-run)
 	err            error
 	outs           []*output
+	// What names each file to the user ("--pcap relay.pcapng", R's
+	// recording's path), and failed, when set, is told of the first
+	// write error as it happens (the capture's goroutine).
+	pcapName, recName string
+	failed            func(error)
 }
 
 // proxyEnd is the summary in a proxy recording's end record: the relay's
@@ -216,18 +221,34 @@ func (c *proxyCapture) run() {
 			continue // drain: the relay must never block
 		}
 		if q.settings != nil {
-			c.err = c.recordSettings(q.settings)
+			c.fail(c.recName, c.recordSettings(q.settings))
 			continue
 		}
 		if c.pcap != nil && (q.ev.Read || q.ev.Fate == proxy.FateDelivered) {
 			e := c.pcapEvent(&q.ev, q.size)
-			c.err = c.order.Write(&e) // keeps e.Payload, the event's own copy
+			c.fail(c.pcapName, c.order.Write(&e)) // keeps e.Payload, the event's own copy
 		}
 		if c.rec != nil && c.err == nil && !q.ev.Read {
-			c.err = c.recordPacket(&q.ev, q.size)
+			c.fail(c.recName, c.recordPacket(&q.ev, q.size))
 		}
 	}
 	c.done <- c.err
+}
+
+// fail keeps a write error of the file named name (nil: none) as the
+// capture's error, and says so at once: the capture stops there (what it
+// wrote stays) and the relay goes on.
+func (c *proxyCapture) fail(name string, err error) {
+	if err == nil {
+		return
+	}
+	if name != "" {
+		err = fmt.Errorf("%s: %w", name, err)
+	}
+	c.err = err
+	if c.failed != nil {
+		c.failed(err)
+	}
 }
 
 var relayFates = [...]capture.Fate{proxy.FateScheduled: capture.Delivered, proxy.FateLost: capture.Lost,
@@ -406,6 +427,7 @@ func openProxyCaptures(pcapPath, recordPath string, stdout io.Writer, listen net
 	ta, _ := net.ResolveUDPAddr("udp", target)
 	c := newProxyCapture(pw, rw, listen, ta)
 	c.outs = outs
+	c.pcapName, c.recName = "--pcap "+pcapPath, "--record "+recordPath
 	return c, nil
 }
 
@@ -439,6 +461,9 @@ type captureSwitch struct {
 	mu    sync.RWMutex
 	cur   *proxyCapture
 	epoch time.Duration // the relay's start since the Unix epoch
+	// failed is told of a capture's first write error as it happens (on
+	// the capture's goroutine): set before any capture starts.
+	failed func(error)
 }
 
 // OnPacket is the relay's hook: it hands the event to the running capture.
@@ -478,7 +503,7 @@ func (s *captureSwitch) start(c *proxyCapture) error {
 	if s.cur != nil {
 		return errors.New("a capture is already running: stop it first")
 	}
-	c.epoch, s.cur = s.epoch, c
+	c.epoch, c.failed, s.cur = s.epoch, s.failed, c
 	return nil
 }
 
