@@ -188,14 +188,20 @@ func (c *proxyCapture) settings(s settingsEvent) {
 func (c *proxyCapture) Close(end time.Duration, stats proxy.Stats) error {
 	close(c.events)
 	err := <-c.done
+	named := func(name string, err error) error {
+		if err != nil && name != "" {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		return err
+	}
 	if c.pcap != nil {
 		if err == nil {
-			err = c.order.Flush()
+			err = named(c.pcapName, c.order.Flush())
 		}
 		for side := range c.droppedSide {
 			c.pcap.Dropped(capture.Side(side), c.droppedSide[side].Load())
 		}
-		err = cmp.Or(err, c.pcap.Close())
+		err = cmp.Or(err, named(c.pcapName, c.pcap.Close()))
 	}
 	if c.rec != nil {
 		for _, p := range [][2]*proxy.Counters{{&stats.Up, &c.base.Up}, {&stats.Down, &c.base.Down}} {
@@ -206,7 +212,7 @@ func (c *proxyCapture) Close(end time.Duration, stats proxy.Stats) error {
 		pe := newProxyEnd(stats, c.dropped.Load())
 		pe.ChangesLost = c.changesLost
 		sum, _ := json.Marshal(pe)
-		err = cmp.Or(err, c.rec.Close(recordings.End{At: max(sim.Time(end), c.last), Summary: sum}))
+		err = cmp.Or(err, named(c.recName, c.rec.Close(recordings.End{At: max(sim.Time(end), c.last), Summary: sum})))
 	}
 	return err
 }
@@ -411,7 +417,7 @@ func openProxyCaptures(pcapPath, recordPath string, stdout io.Writer, listen net
 		outs = append(outs, f)
 		if pw, err = capture.NewWriter(f, capture.Options{Epoch: time.Unix(0, 0), Sides: relaySides, Application: "jitterlab lab proxy",
 			Comment: fmt.Sprintf("lab proxy %v → %s, seed %d: timestamps are wall time", listen, target, cfg.Seed)}); err != nil {
-			return fail(err)
+			return fail(fmt.Errorf("--pcap %s: %w", pcapPath, err))
 		}
 	}
 	if recordPath != "" {
@@ -421,7 +427,7 @@ func openProxyCaptures(pcapPath, recordPath string, stdout io.Writer, listen net
 		}
 		outs = append(outs, f)
 		if rw, err = recordings.NewWriter(f, proxyHeader(cfg, name)); err != nil {
-			return fail(err)
+			return fail(fmt.Errorf("--record %s: %w", recordPath, err))
 		}
 	}
 	ta, _ := net.ResolveUDPAddr("udp", target)

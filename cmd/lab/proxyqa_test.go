@@ -51,6 +51,15 @@ func TestCaptureFileErrorsNameTheFlag(t *testing.T) {
 			t.Errorf("%s %s: exit %d, %q; want exit 1 naming %s and the file", flag, path, code, errOut, flag)
 		}
 	}
+	// A file that opens but takes nothing (a full disk) is named too.
+	if _, err := os.Stat("/dev/full"); err == nil {
+		for _, flag := range []string{"--pcap", "--record"} {
+			code, _, errOut := runLab(t, "proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", "--duration", "100ms", flag, "/dev/full")
+			if code != 1 || !strings.HasPrefix(errOut, "lab proxy: "+flag+" /dev/full: ") || !strings.Contains(errOut, "no space left on device") {
+				t.Errorf("%s /dev/full: exit %d, %q; want exit 1 naming %s and the file", flag, code, errOut, flag)
+			}
+		}
+	}
 	for _, flag := range []string{"--pcap", "--record", "--csv", "--packets"} {
 		path := filepath.Join(missing, "x.out")
 		code, _, errOut := runLab(t, "run", "--duration", "1s", flag, path)
