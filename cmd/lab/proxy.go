@@ -217,7 +217,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		srv := &http.Server{Handler: proxyctl.LoggedHandler(cond, r, apiLog(changes)), ReadHeaderTimeout: 5 * time.Second}
 		go srv.Serve(controlLn)
 		defer srv.Close()
-		fmt.Fprintf(stdout, "control API on http://%v (GET/PUT /params, POST /timeline, GET /counters, GET /metrics)\n", controlLn.Addr())
+		fmt.Fprintf(stdout, "control API on http://%v (GET/PUT /params, POST/DELETE /timeline, GET /counters, GET /metrics)\n", controlLn.Addr())
 	}
 	// finish prints the end of the run and ends the captures.
 	finish := func(err error) error {
@@ -632,8 +632,9 @@ settings of its own on top of the others' (link keys only; repeatable).
 A scenario's timeline applies in wall time from the start, each change
 printed as it applies. --control 127.0.0.1:9000 serves an HTTP/JSON API
 on loopback: GET/PUT /params[?flow=ADDR], DELETE /params?flow=ADDR,
-POST /timeline ([[timeline]] entries, at = from now), GET /counters and
-GET /metrics (Prometheus). Every datagram is counted: delivered, lost by
+POST /timeline ([[timeline]] entries, at = from now), DELETE /timeline
+(cancels what POST scheduled), GET /counters and GET /metrics
+(Prometheus). Every datagram is counted: delivered, lost by
 the link model, or dropped by the proxy (kernel receive buffer full, the
 in-flight limit, a failed write, a client removed). SIGINT, SIGTERM and
 SIGHUP stop the relay and print the summary, the clients and the audit:

@@ -36,6 +36,7 @@ const MaxBody = 1 << 20
 //	PUT    /params[?flow=ADDR]    change them: a JSON object of key → value, in order, all or none
 //	DELETE /params?flow=ADDR      put a client back on the defaults
 //	POST   /timeline[?flow=ADDR]  schedule changes: [[timeline]] entries of a scenario file, at = from now
+//	DELETE /timeline[?flow=ADDR]  cancel the changes POST scheduled that have not applied (all, or a client's)
 //	GET    /counters              every counter and the realised-vs-configured audit, as JSON
 //	GET    /metrics               the same in Prometheus text format
 //
@@ -44,9 +45,9 @@ const MaxBody = 1 << 20
 func Handler(c *Conditions, src Source) http.Handler { return LoggedHandler(c, src, nil) }
 
 // LoggedHandler is Handler telling log (when set) of every request that
-// changes or schedules something — PUT and DELETE /params, POST /timeline
-// — as it is answered: what it asked for, and the error it was refused
-// with (nil: done).
+// changes or schedules something — PUT and DELETE /params, POST and
+// DELETE /timeline — as it is answered: what it asked for, and the error
+// it was refused with (nil: done).
 func LoggedHandler(c *Conditions, src Source, log func(what string, err error)) http.Handler {
 	if log == nil {
 		log = func(string, error) {}
@@ -265,14 +266,25 @@ func readAssignments(body io.Reader) ([]Assignment, error) {
 }
 
 func (h *handler) timeline(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		fail(w, http.StatusMethodNotAllowed, fmt.Errorf("%s /timeline: allowed POST", r.Method))
+	if r.Method != http.MethodPost && r.Method != http.MethodDelete {
+		fail(w, http.StatusMethodNotAllowed, fmt.Errorf("%s /timeline: allowed POST and DELETE", r.Method))
 		return
 	}
 	flow, err := flowParam(r)
 	if err != nil {
 		h.log(r.Method+" "+r.URL.Path, err)
 		fail(w, http.StatusBadRequest, err)
+		return
+	}
+	if r.Method == http.MethodDelete {
+		n := h.c.Cancel(flow)
+		noun := "changes"
+		if n == 1 {
+			noun = "change"
+		}
+		pending := h.c.Pending()
+		h.log(fmt.Sprintf("%s: %d %s cancelled, %d pending", request(r, flow), n, noun, pending), nil)
+		reply(w, map[string]int{"cancelled": n, "pending": pending})
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))

@@ -37,7 +37,7 @@ type Conditions struct {
 	relay    Relay
 	onChange func(ch Timed, err error)
 	observe  func(Applied)
-	pending  map[*time.Timer]struct{}
+	pending  map[*time.Timer]Timed
 	stopped  bool
 }
 
@@ -45,7 +45,7 @@ type Conditions struct {
 // driving relay. onChange, if set, is told of every scheduled change as it
 // applies (err: it was refused then), on a timer's goroutine.
 func New(base lab.Config, relay Relay, onChange func(ch Timed, err error)) *Conditions {
-	return &Conditions{base: base, relay: relay, onChange: onChange, flows: map[netip.AddrPort][]Assignment{}, pending: map[*time.Timer]struct{}{}}
+	return &Conditions{base: base, relay: relay, onChange: onChange, flows: map[netip.AddrPort][]Assignment{}, pending: map[*time.Timer]Timed{}}
 }
 
 // Applied is one change as it took effect: assignments to the defaults
@@ -270,9 +270,27 @@ func (c *Conditions) Schedule(changes []Timed) error {
 				c.onChange(ch, err)
 			}
 		})
-		c.pending[t] = struct{}{}
+		c.pending[t] = ch
 	}
 	return nil
+}
+
+// Cancel takes back the changes the control API scheduled (POST
+// /timeline) that have not applied: every one, or (flow valid) that
+// client's. A scenario's timeline stays. It returns how many it
+// cancelled.
+func (c *Conditions) Cancel(flow netip.AddrPort) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for t, ch := range c.pending {
+		if ch.API && (!flow.IsValid() || ch.Flow == flow) {
+			t.Stop()
+			delete(c.pending, t)
+			n++
+		}
+	}
+	return n
 }
 
 // Pending is how many scheduled changes have not applied yet.

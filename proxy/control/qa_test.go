@@ -1,10 +1,14 @@
 package control
 
 import (
+	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // PUT /params reads one JSON object and nothing after it: a second
@@ -90,5 +94,60 @@ func TestFlowRefusesAnAddressNoClientSendsFrom(t *testing.T) {
 		if _, err := ParseFlow(s); err != nil {
 			t.Errorf("ParseFlow(%q): %v", s, err)
 		}
+	}
+}
+
+// A test script that scheduled changes with POST /timeline can take them
+// back before they apply (the next test case must not inherit them):
+// DELETE /timeline cancels every change POST /timeline scheduled, and
+// DELETE /timeline?flow=ADDR that client's; a scenario's own timeline is
+// the run's and stays. The reply says how many were cancelled and how
+// many are pending; the request is logged.
+func TestDeleteTimelineCancelsWhatPostScheduled(t *testing.T) {
+	c, r := newConditions(t)
+	defer c.Stop()
+	var logged []string
+	srv := httptest.NewServer(LoggedHandler(c, fakeSource{}, func(what string, err error) { logged = append(logged, what) }))
+	defer srv.Close()
+	if err := c.Schedule([]Timed{{After: time.Hour, Set: []Assignment{{"up.loss", "9%"}}}}); err != nil { // the scenario's
+		t.Fatal(err)
+	}
+	later := "[[timeline]]\nat = \"1h\"\nup.loss = \"5%\"\n[[timeline]]\nat = \"2h\"\ndown.loss = \"5%\"\n"
+	for _, path := range []string{"/timeline", "/timeline?flow=127.0.0.1:5001", "/timeline?flow=127.0.0.1:5002"} {
+		if code, e := apiCall(t, srv, http.MethodPost, path, later); code != 200 {
+			t.Fatalf("POST %s: %d %q", path, code, e)
+		}
+	}
+	if c.Pending() != 7 {
+		t.Fatalf("%d pending; want 7", c.Pending())
+	}
+	reply := func(path string) (code int, v struct{ Cancelled, Pending int }, e string) {
+		req, _ := http.NewRequest(http.MethodDelete, srv.URL+path, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		json.Unmarshal(b, &v)
+		return resp.StatusCode, v, string(b)
+	}
+	if code, v, body := reply("/timeline?flow=127.0.0.1:5001"); code != 200 || v.Cancelled != 2 || v.Pending != 5 {
+		t.Errorf("DELETE /timeline?flow=127.0.0.1:5001: %d %s; want 2 cancelled, 5 pending", code, body)
+	}
+	if code, v, body := reply("/timeline"); code != 200 || v.Cancelled != 4 || v.Pending != 1 {
+		t.Errorf("DELETE /timeline: %d %s; want 4 cancelled (everybody's and 127.0.0.1:5002's), the scenario's 1 pending", code, body)
+	}
+	if code, v, body := reply("/timeline"); code != 200 || v.Cancelled != 0 || v.Pending != 1 {
+		t.Errorf("DELETE /timeline again: %d %s; want 0 cancelled, 1 pending", code, body)
+	}
+	if code, _, body := reply("/timeline?flow=bogus"); code != 400 {
+		t.Errorf("DELETE /timeline?flow=bogus: %d %s; want 400", code, body)
+	}
+	if want := "DELETE /timeline?flow=127.0.0.1:5001: 2 changes cancelled, 5 pending"; !slices.Contains(logged, want) {
+		t.Errorf("log %q; want %q", logged, want)
+	}
+	if r.up.Loss != 0 || len(r.flows) != 0 {
+		t.Errorf("cancelling changed the links: up loss %v, clients %v", r.up.Loss, r.flows)
 	}
 }
