@@ -26,6 +26,11 @@ type Assignment struct{ Key, Value string }
 // MaxPending bounds the scheduled changes not yet applied.
 const MaxPending = 10000
 
+// MaxOwnSettings bounds the clients with settings of their own (--flow,
+// PUT /params?flow=): the API takes any address, and memory must not grow
+// with what it is sent.
+const MaxOwnSettings = 10000
+
 // Conditions are a proxy run's link settings: the defaults and, per client
 // address, assignments applied on top of them, so a client keeps its own
 // settings while the defaults change under it. Every method is safe for
@@ -168,7 +173,17 @@ func (c *Conditions) set(flow netip.AddrPort, as []Assignment) error {
 		c.applied(Applied{Set: slices.Clone(as)})
 		return nil
 	}
-	own := append(slices.Clone(c.flows[flow]), as...)
+	if _, ok := c.flows[flow]; !ok && len(c.flows) >= MaxOwnSettings {
+		return fmt.Errorf("flow %v: %d clients have settings of their own: allowed at most %d (DELETE /params?flow=ADDR puts one back on everybody's)", flow, len(c.flows), MaxOwnSettings)
+	}
+	// One assignment per key, the latest, in the order last given: the
+	// same as applying them all in order (a key sets the same fields each
+	// time), and bounded however often a script changes a client.
+	own := slices.Clone(c.flows[flow])
+	for _, a := range as {
+		own = slices.DeleteFunc(own, func(b Assignment) bool { return b.Key == a.Key })
+		own = append(own, a)
+	}
 	fc := c.base
 	if err := apply(&fc, own); err != nil {
 		return err

@@ -2,13 +2,17 @@ package control
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"jitterlab/proxy"
 )
 
 // PUT /params reads one JSON object and nothing after it: a second
@@ -149,5 +153,64 @@ func TestDeleteTimelineCancelsWhatPostScheduled(t *testing.T) {
 	}
 	if r.up.Loss != 0 || len(r.flows) != 0 {
 		t.Errorf("cancelling changed the links: up loss %v, clients %v", r.up.Loss, r.flows)
+	}
+}
+
+// Settings of one's own are kept per client address, and the API takes
+// any address: a script (or any local program: the API has no
+// authentication) putting settings on a million addresses must not grow
+// the proxy's memory without bound. Past MaxOwnSettings clients with
+// settings of their own, a new one is refused naming the bound; the
+// clients already there can still change theirs.
+func TestOwnSettingsAreBounded(t *testing.T) {
+	c, _ := newConditions(t)
+	for i := range MaxOwnSettings {
+		a := netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)}), 5000)
+		if err := c.Set(a, []Assignment{{"up.loss", "1%"}}); err != nil {
+			t.Fatalf("client %d of %d: %v", i+1, MaxOwnSettings, err)
+		}
+	}
+	err := c.Set(netip.MustParseAddrPort("192.0.2.1:5000"), []Assignment{{"up.loss", "1%"}})
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("at most %d", MaxOwnSettings)) || !strings.Contains(err.Error(), "192.0.2.1:5000") {
+		t.Errorf("client %d: %v; want a refusal naming it and the bound", MaxOwnSettings+1, err)
+	}
+	if len(c.Flows()) != MaxOwnSettings {
+		t.Errorf("%d clients with settings of their own; want %d", len(c.Flows()), MaxOwnSettings)
+	}
+	first := netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, 0, 0}), 5000)
+	if err := c.Set(first, []Assignment{{"up.loss", "2%"}}); err != nil {
+		t.Errorf("a client already with settings of its own: %v", err)
+	}
+	c.Clear(first)
+	if err := c.Set(netip.MustParseAddrPort("192.0.2.1:5000"), []Assignment{{"up.loss", "1%"}}); err != nil {
+		t.Errorf("after one is cleared: %v", err)
+	}
+}
+
+// A client's own settings keep one assignment per key, the latest, in
+// the order they were last given: a script changing a client's loss
+// every frame for an hour must not grow them (and GET /params's "own"
+// list) without bound, and what the client gets is the same as applying
+// every assignment in order.
+func TestOwnSettingsKeepOneAssignmentPerKey(t *testing.T) {
+	c, r := newConditions(t)
+	for i := range 10000 {
+		if err := c.Set(client, []Assignment{{"up.loss", fmt.Sprintf("%d%%", i%50)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, as := range [][]Assignment{{{"link.latency", "50ms"}}, {{"up.latency", "70ms"}}, {{"link.latency", "60ms"}}, {{"down.jitter", "5ms"}}} {
+		if err := c.Set(client, as); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, own := c.Config(client)
+	want := []Assignment{{"up.loss", "49%"}, {"up.latency", "70ms"}, {"link.latency", "60ms"}, {"down.jitter", "5ms"}}
+	if !slices.Equal(own, want) {
+		t.Errorf("own settings: %d assignments, the last %v; want %v", len(own), own[max(len(own)-5, 0):], want)
+	}
+	got := r.flows[client]
+	if got[proxy.Up].Loss != 0.49 || got[proxy.Up].Latency != 60*time.Millisecond || got[proxy.Down].Latency != 60*time.Millisecond || got[proxy.Down].Jitter != 5*time.Millisecond {
+		t.Errorf("the client's links %+v; want up loss 49%%, 60ms both ways (link.latency last), down jitter 5ms", got)
 	}
 }
