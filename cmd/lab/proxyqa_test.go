@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"image/color"
@@ -273,5 +274,39 @@ func TestCaptureWriteFailureIsReportedAtOnce(t *testing.T) {
 				t.Errorf("stop: %v; want the write error still returned at the end", err)
 			}
 		})
+	}
+}
+
+// The README's game-CI script waits for the proxy's "control API on"
+// line; a proxy that cannot start (the port taken, a bad flag) must fail
+// the job, not leave it waiting for that line forever.
+func TestREADMECIScriptFailsWhenTheProxyCannotStart(t *testing.T) {
+	bash := testtool.Need(t, "bash", "bash")
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "./lab proxy --to 127.0.0.1:7778 --control 127.0.0.1:9000")
+	startup, _, ok2 := strings.Cut(rest, "python3 ping.py 500 50 &")
+	if !ok || !ok2 {
+		t.Fatal("README has no game-CI script starting the proxy with --control 127.0.0.1:9000 before the bot")
+	}
+	dir := t.TempDir()
+	// A lab whose proxy cannot start, as with the listen port taken.
+	stub := "#!/bin/sh\necho 'lab proxy: --listen \"127.0.0.1:7777\": bind: address already in use' >&2\nexit 1\n"
+	if err := os.WriteFile(filepath.Join(dir, "lab"), []byte(stub), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := "./lab proxy --to 127.0.0.1:7778 --control 127.0.0.1:9000" + startup + "echo STARTED\n"
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // a bound on the hang this is about
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bash, "-c", script)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("the script still waits for the proxy 20 s after it failed to start:\n%s", script)
+	}
+	if err == nil || strings.Contains(string(out), "STARTED") {
+		t.Errorf("the script went on although the proxy did not start (%v):\n%s", err, out)
 	}
 }
