@@ -41,7 +41,8 @@ const MaxBody = 1 << 20
 //	GET    /metrics               the same in Prometheus text format
 //
 // Errors are JSON {"error": "..."} with status 400 (bad input), 404 (no
-// such path, or DELETE of a client the proxy does not know) or 405.
+// such path, or DELETE of a client the proxy does not know), 405 or 413
+// (a body over MaxBody).
 func Handler(c *Conditions, src Source) http.Handler { return LoggedHandler(c, src, nil) }
 
 // LoggedHandler is Handler telling log (when set) of every request that
@@ -183,7 +184,7 @@ func (h *handler) params(w http.ResponseWriter, r *http.Request) {
 		}
 		h.log(what, err)
 		if err != nil {
-			fail(w, http.StatusBadRequest, err)
+			fail(w, status(err), err)
 			return
 		}
 		reply(w, h.paramsReply(flow))
@@ -220,25 +221,51 @@ func (h *handler) live(flow netip.AddrPort) bool {
 	return false
 }
 
+// tooLarge is a request body over MaxBody (status 413).
+type tooLarge struct{ what string }
+
+func (e tooLarge) Error() string {
+	return fmt.Sprintf("%s: the body is over %d bytes (1 MiB), the most the API reads", e.what, MaxBody)
+}
+
+// status is the HTTP status of a refused request's error.
+func status(err error) int {
+	if errors.As(err, new(tooLarge)) {
+		return http.StatusRequestEntityTooLarge
+	}
+	return http.StatusBadRequest
+}
+
+// bodyError is err (reading a body of what) as tooLarge when the body
+// was over MaxBody, else ok.
+func bodyError(what string, err, ok error) error {
+	if errors.As(err, new(*http.MaxBytesError)) {
+		return tooLarge{what}
+	}
+	return ok
+}
+
 // readAssignments reads a JSON object of key → value (a string, or a
 // number written as the registry takes it) keeping the order given.
 func readAssignments(body io.Reader) ([]Assignment, error) {
 	dec := json.NewDecoder(body)
 	dec.UseNumber()
-	bad := errors.New(`PUT /params: want a JSON object of key → value, e.g. {"up.loss": "5%", "down.latency": "80ms"}`)
+	bad := func(err error) error {
+		return bodyError("PUT /params", err, errors.New(`PUT /params: want a JSON object of key → value, e.g. {"up.loss": "5%", "down.latency": "80ms"}`))
+	}
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, bad
+		return nil, bad(err)
 	}
 	var as []Assignment
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
-			return nil, bad
+			return nil, bad(err)
 		}
 		key, _ := t.(string)
 		t, err = dec.Token()
 		if err != nil {
-			return nil, bad
+			return nil, bad(err)
 		}
 		var value string
 		switch v := t.(type) {
@@ -254,10 +281,10 @@ func readAssignments(body io.Reader) ([]Assignment, error) {
 		as = append(as, Assignment{key, value})
 	}
 	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
-		return nil, bad
+		return nil, bad(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New(`PUT /params: something after the JSON object; want one object of key → value, e.g. {"up.loss": "5%"}`)
+		return nil, bodyError("PUT /params", err, errors.New(`PUT /params: something after the JSON object; want one object of key → value, e.g. {"up.loss": "5%"}`))
 	}
 	if len(as) == 0 {
 		return nil, errors.New(`PUT /params: no assignments; want e.g. {"up.loss": "5%"}`)
@@ -289,7 +316,9 @@ func (h *handler) timeline(w http.ResponseWriter, r *http.Request) {
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
 	if err != nil {
-		fail(w, http.StatusBadRequest, fmt.Errorf("POST /timeline: %v", err))
+		err = bodyError("POST /timeline", err, fmt.Errorf("POST /timeline: %v", err))
+		h.log(request(r, flow), err)
+		fail(w, status(err), err)
 		return
 	}
 	changes, err := parseTimeline("POST /timeline", body, flow, func(key, value string) error {

@@ -214,3 +214,23 @@ func TestOwnSettingsKeepOneAssignmentPerKey(t *testing.T) {
 		t.Errorf("the client's links %+v; want up loss 49%%, 60ms both ways (link.latency last), down jitter 5ms", got)
 	}
 }
+
+// A request body over MaxBody is refused saying so and naming the bound,
+// not as a malformed JSON object (PUT) or in net/http's words (POST).
+func TestOversizedBodyIsRefusedAsSuch(t *testing.T) {
+	c, _ := newConditions(t)
+	defer c.Stop()
+	srv := httptest.NewServer(Handler(c, nil))
+	defer srv.Close()
+	want := fmt.Sprintf("the body is over %d bytes (1 MiB), the most the API reads", MaxBody)
+	for _, tc := range []struct{ method, path, body string }{
+		{http.MethodPut, "/params", `{"up.loss": "` + strings.Repeat("x", 2*MaxBody) + `"}`},
+		{http.MethodPut, "/params", `{` + strings.Repeat(`"up.loss": "1%", `, MaxBody/16) + `"up.loss": "1%"}`},
+		{http.MethodPost, "/timeline", "[[timeline]]\nat = \"1s\"\nup.loss = \"1%\"\n" + strings.Repeat("# padding\n", MaxBody/10+1)},
+	} {
+		code, e := apiCall(t, srv, tc.method, tc.path, tc.body)
+		if code != http.StatusRequestEntityTooLarge || !strings.Contains(e, want) || !strings.HasPrefix(e, tc.method+" "+tc.path+": ") {
+			t.Errorf("%s %s of %d bytes: %d %q; want 413 saying %q", tc.method, tc.path, len(tc.body), code, e, want)
+		}
+	}
+}
