@@ -310,3 +310,28 @@ func TestREADMECIScriptFailsWhenTheProxyCannotStart(t *testing.T) {
 		t.Errorf("the script went on although the proxy did not start (%v):\n%s", err, out)
 	}
 }
+
+// Two outputs are the same file when one is a link to the other that
+// does not exist yet (--pcap x.out --record y.out, y.out → x.out): both
+// would write into x.out, a file neither reader can read; the command
+// refuses them as it does x.out twice.
+func TestDanglingLinkToAnotherOutputIsTheSameOutput(t *testing.T) {
+	dir := t.TempDir()
+	x, y := filepath.Join(dir, "x.out"), filepath.Join(dir, "y.out")
+	if err := os.Symlink("x.out", y); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	if err := distinctOutputs(map[string]string{"pcap": x, "record": y}); err == nil || !strings.Contains(err.Error(), "name the same output") {
+		t.Errorf("--pcap %s --record %s (a link to it, neither there yet): %v; want them refused as the same output", x, y, err)
+	}
+	z := filepath.Join(dir, "z.out")
+	if err := os.Symlink(z, filepath.Join(dir, "loop")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "loop"), z); err != nil {
+		t.Fatal(err)
+	}
+	if err := distinctOutputs(map[string]string{"pcap": x, "record": z}); err != nil { // a loop of links is no file: distinct, and no hang
+		t.Errorf("a loop of links: %v", err)
+	}
+}
