@@ -51,7 +51,7 @@ func guard(file string, data []byte) error {
 			keys++
 			dots = 0
 			if keys > maxGuardKeys {
-				return perr(line, "more than %d keys: at most %d allowed", maxGuardKeys, maxGuardKeys)
+				return perr(line, "more than %d key = value pairs (each timeline entry's at = is one): at most %d allowed in a file", maxGuardKeys, maxGuardKeys)
 			}
 		case ',':
 			dots = 0

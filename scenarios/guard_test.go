@@ -153,3 +153,18 @@ func TestUnknownTopLevelKeyGetsDidYouMean(t *testing.T) {
 		}
 	}
 }
+
+// A file past the key limit is refused saying what counts: every
+// key = value, a timeline entry's at = too, so 6,000 entries of one
+// setting each (12,000 pairs) are refused and the user sees why, where
+// "more than 10000 keys" read as a miscount of 6,000 entries.
+func TestKeyLimitSaysWhatCounts(t *testing.T) {
+	var b strings.Builder
+	for i := range 6000 {
+		fmt.Fprintf(&b, "[[timeline]]\nat = \"%dms\"\nup.loss = \"1%%\"\n", i)
+	}
+	_, err := Parse("t.toml", []byte(b.String()), func(k, v string) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "more than 10000 key = value pairs (each timeline entry's at = is one)") {
+		t.Errorf("6,000 timeline entries: %v; want the limit said as key = value pairs, at = counted", err)
+	}
+}

@@ -233,7 +233,11 @@ func parse(file string, data []byte, check Checker, depth int) (*Scenario, error
 		for i, e := range entries {
 			prefix := fmt.Sprintf("timeline[%d].", i)
 			line := lines.line(prefix + "at")
-			at, ok := e["at"].(string)
+			raw, given := e["at"]
+			at, ok := raw.(string)
+			if !ok && given {
+				return nil, perr(line, "timeline entry %d: at = %v: allowed a duration in quotes such as at = \"30s\"", i+1, raw)
+			}
 			if !ok {
 				return nil, perr(lines.table("timeline", i), "timeline entry %d: want at = \"30s\"", i+1)
 			}

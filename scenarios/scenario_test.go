@@ -201,3 +201,20 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// A timeline entry's at that is not a duration in quotes (at = 2, at =
+// true, at = 2s unquoted is a TOML error already) is refused naming the
+// value as written and what is allowed, at its own line; an entry without
+// an at says so.
+func TestTimelineAtNotAStringNamesTheValue(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"[[timeline]]\nat = 2\nup.loss = \"5%\"\n", `test.toml:2: timeline entry 1: at = 2: allowed a duration in quotes such as at = "30s"`},
+		{"[[timeline]]\nat = true\nup.loss = \"5%\"\n", `test.toml:2: timeline entry 1: at = true: allowed a duration in quotes such as at = "30s"`},
+		{"[[timeline]]\nup.loss = \"5%\"\n", `test.toml:1: timeline entry 1: want at = "30s"`},
+	} {
+		_, err := parseText(t, tc.text)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%q: %v; want %q", tc.text, err, tc.want)
+		}
+	}
+}

@@ -31,18 +31,22 @@ var liveKeys = [][2]string{
 }
 
 // KeyHelp lists the live lab's keys, one per line, for 'lab -h'.
-func KeyHelp() string { return keyLines(liveKeys, "  ") }
+func KeyHelp() string { return keyLines(liveKeys, "  ", keyColumns) }
+
+// keyColumns is the key table's width in 'lab -h' and in a help box that
+// has the room.
+const keyColumns = 76
 
 // keyLines lays keys out as a table: the key, then what it does, wrapped
-// at 76 columns under itself.
-func keyLines(keys [][2]string, indent string) string {
+// at columns under itself.
+func keyLines(keys [][2]string, indent string, columns int) string {
 	var b strings.Builder
 	pad := indent + strings.Repeat(" ", 10)
 	for _, k := range keys {
 		line := fmt.Sprintf("%s%-9s", indent, k[0])
 		width := len([]rune(line))
 		for _, word := range strings.Fields(k[1]) {
-			if n := len([]rune(word)); width+1+n > 76 {
+			if n := len([]rune(word)); width+1+n > columns {
 				b.WriteString(line + "\n")
 				line, width = pad+word, len([]rune(pad))+n
 				continue
@@ -54,6 +58,9 @@ func keyLines(keys [][2]string, indent string) string {
 	}
 	return b.String()
 }
+
+// helpBoxWidth is a help box's width on a screen that has the room.
+const helpBoxWidth = 100
 
 // helpLastLine ends every help box: on a short terminal it is reached by
 // scrolling.
@@ -72,15 +79,40 @@ func (a *App) help() {
 	if sc := a.opts.Scenario; sc != nil {
 		fmt.Fprintf(&b, "scenario %s: %s\nsource: %s\n\n", sc.Name, sc.Description, sc.Source)
 	}
-	b.WriteString(keyLines(liveKeys, ""))
-	b.WriteString("\n" + chartHelp + "\n\n" + helpLastLine)
-	showHelp(a.app, a.pages.Pages, b.String(), func() { a.editing = false; a.app.SetFocus(a.editor) })
+	head := b.String()
+	showHelp(a.app, a.pages.Pages, func(columns int) string {
+		return head + keyLines(liveKeys, "", columns) + "\n" + chartHelp + "\n\n" + helpLastLine
+	}, func() { a.editing = false; a.app.SetFocus(a.editor) })
 	a.editing = true
 }
 
-// showHelp opens a scrolling help box over pages; closed calls back.
-func showHelp(app *tview.Application, pages *tview.Pages, text string, closed func()) {
-	view := tview.NewTextView().SetText(text).SetWrap(true).SetWordWrap(true)
+// helpBox is a help's text view laid out again whenever its width
+// changes, so the key table wraps under itself in a narrow box instead of
+// being wrapped a second time at the box's edge.
+type helpBox struct {
+	*tview.TextView
+	text  func(columns int) string
+	width int
+}
+
+func (h *helpBox) Draw(screen tcell.Screen) {
+	if _, _, w, _ := h.GetInnerRect(); w != h.width {
+		h.width = w
+		h.SetText(h.text(helpColumns(w)))
+	}
+	h.TextView.Draw(screen)
+}
+
+// helpColumns is the key table's width in a box w columns wide inside
+// (tview keeps its last column free).
+func helpColumns(w int) int { return max(min(keyColumns, w-1), 20) }
+
+// showHelp opens a scrolling help box over pages; text lays the help out
+// for a key table so many columns wide; closed calls back.
+func showHelp(app *tview.Application, pages *tview.Pages, text func(columns int) string, closed func()) {
+	_, _, w, _ := pages.GetRect()
+	first := text(helpColumns(min(w, helpBoxWidth) - 2))
+	view := &helpBox{TextView: tview.NewTextView().SetText(first).SetWrap(true).SetWordWrap(true), text: text}
 	view.SetBorder(true).SetTitle(" help ─ ↑↓ PgUp PgDn scroll, Esc closes ")
 	view.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
 		switch {
@@ -92,6 +124,6 @@ func showHelp(app *tview.Application, pages *tview.Pages, text string, closed fu
 		}
 		return ev
 	})
-	pages.AddPage("help", &overlay{Primitive: view, w: 100, h: strings.Count(text, "\n") + 8}, true, true)
+	pages.AddPage("help", &overlay{Primitive: view, w: helpBoxWidth, h: strings.Count(first, "\n") + 8}, true, true)
 	app.SetFocus(view)
 }

@@ -805,7 +805,7 @@ var proxyKeys = [][2]string{
 }
 
 // ProxyKeyHelp lists the proxy screen's keys, one per line.
-func ProxyKeyHelp() string { return keyLines(proxyKeys, "  ") }
+func ProxyKeyHelp() string { return keyLines(proxyKeys, "  ", keyColumns) }
 
 // proxyChartHelp is one paragraph: the help box wraps it at its width.
 const proxyChartHelp = "Charts, newest at the right, up in colour and down in white: the one-way " +
@@ -820,7 +820,9 @@ const proxyChartHelp = "Charts, newest at the right, up in colour and down in wh
 	"A dash is a figure the relay does not measure."
 
 func (v *ProxyView) help() {
-	text := keyLines(proxyKeys, "") + "\n" + proxyChartHelp + "\n\n" + helpLastLine
+	text := func(columns int) string {
+		return keyLines(proxyKeys, "", columns) + "\n" + proxyChartHelp + "\n\n" + helpLastLine
+	}
 	v.editing = true
 	showHelp(v.app, v.pages.Pages, text, func() { v.editing = false; v.app.SetFocus(v.editor) })
 }

@@ -237,8 +237,10 @@ var replayKeys = [][2]string{
 
 // help shows the viewer's keys.
 func (v *Replay) help() {
-	text := fmt.Sprintf("recording %s\nscenario %s, seed %d, %s\n\n", v.name, v.rec.Scenario, v.rec.Seed, v.summary) +
-		keyLines(replayKeys, "") + "\nThe side box lists the recorded changes; ✓ marks those in force at the cursor, ┴ on the charts' time axis where they applied.\n\n" + helpLastLine
+	head := fmt.Sprintf("recording %s\nscenario %s, seed %d, %s\n\n", v.name, v.rec.Scenario, v.rec.Seed, v.summary)
+	text := func(columns int) string {
+		return head + keyLines(replayKeys, "", columns) + "\nThe side box lists the recorded changes; ✓ marks those in force at the cursor, ┴ on the charts' time axis where they applied.\n\n" + helpLastLine
+	}
 	v.editing = true
 	showHelp(v.app, v.pages.Pages, text, v.closeHelp)
 }

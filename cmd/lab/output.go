@@ -176,7 +176,8 @@ func distinctOutputs(paths map[string]string) error {
 
 // outputID identifies the file an output path writes: standard output, an
 // existing file (compared by device and inode through os.SameFile), or a
-// file not there yet (by its path with every link of its folder resolved).
+// file not there yet (by its path with every link of its folder resolved,
+// and the links to it followed).
 type outputID struct {
 	stdout, null bool
 	st           os.FileInfo // an existing file
@@ -186,7 +187,11 @@ type outputID struct {
 // stdoutNames are the paths of standard output on Linux and the BSDs.
 var stdoutNames = []string{"-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"}
 
-func identify(path string) outputID {
+func identify(path string) outputID { return identifyHops(path, 40) }
+
+// identifyHops is identify following at most hops links that point to no
+// file yet (a link to a file the run will create is that file).
+func identifyHops(path string, hops int) outputID {
 	if slices.Contains(stdoutNames, filepath.Clean(path)) || path == "-" {
 		return outputID{stdout: true}
 	}
@@ -195,6 +200,14 @@ func identify(path string) outputID {
 			return outputID{null: true}
 		}
 		return outputID{st: st}
+	}
+	if st, err := os.Lstat(path); err == nil && st.Mode()&os.ModeSymlink != 0 && hops > 0 {
+		if to, err := os.Readlink(path); err == nil {
+			if !filepath.IsAbs(to) {
+				to = filepath.Join(filepath.Dir(path), to)
+			}
+			return identifyHops(to, hops-1)
+		}
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {

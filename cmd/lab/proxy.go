@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -122,6 +123,15 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	case capturing:
 		opts.OnPacket = captures.OnPacket
 	}
+	// The change log: the counter lines print it, the screen's c lists
+	// it; a capture that fails mid-run says so there at once.
+	changes := make(chan appliedChange, proxyctl.MaxPending)
+	captures.failed = func(err error) {
+		select {
+		case changes <- appliedChange{ch: proxyctl.Timed{What: err.Error()}, err: errCaptureStopped, at: time.Now(), by: "capture"}:
+		default: // the log is full; the summary still says it
+		}
+	}
 	bound := time.Now() // the captures' zero: no datagram reaches the socket before
 	captures.started(bound)
 	r, err := proxy.Listen(opts)
@@ -137,7 +147,6 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "lab proxy: warning: %s\n", w)
 	}
 	var start time.Time // set before the relay runs and the timeline is scheduled
-	changes := make(chan appliedChange, proxyctl.MaxPending)
 	cond := proxyctl.New(cfg, r, func(ch proxyctl.Timed, err error) {
 		at := time.Now()
 		select {
@@ -213,7 +222,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		srv := &http.Server{Handler: proxyctl.LoggedHandler(cond, r, apiLog(changes)), ReadHeaderTimeout: 5 * time.Second}
 		go srv.Serve(controlLn)
 		defer srv.Close()
-		fmt.Fprintf(stdout, "control API on http://%v (GET/PUT /params, POST /timeline, GET /counters, GET /metrics)\n", controlLn.Addr())
+		fmt.Fprintf(stdout, "control API on http://%v (GET/PUT /params, POST/DELETE /timeline, GET /counters, GET /metrics)\n", controlLn.Addr())
 	}
 	// finish prints the end of the run and ends the captures.
 	finish := func(err error, sig os.Signal) error {
@@ -262,6 +271,9 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		}
 		what = strings.ReplaceAll(what, "\n", " ") // one line per change, whatever the error's text
 		switch {
+		case c.by == "capture":
+			fmt.Fprintf(stderr, "lab proxy: %s %s\n", stamp(c.at), strings.Replace(what, " — refused: ", ": ", 1))
+			return
 		case c.by == "API":
 			fmt.Fprintf(stdout, "%s  API %s\n", stamp(c.at), what)
 			return
@@ -319,8 +331,12 @@ func signalContext(sigs ...os.Signal) (ctx context.Context, stop func(), caught 
 	return ctx, stop, caught
 }
 
+// errCaptureStopped is what a capture that failed mid-run does then.
+var errCaptureStopped = errors.New("nothing more is written to it; the relay goes on")
+
 // appliedChange is a scheduled change as it applied, or (by "API") a
-// control API request as it was answered (err: refused).
+// control API request as it was answered (err: refused), or (by
+// "capture") a capture's file that failed (What) and errCaptureStopped.
 type appliedChange struct {
 	ch  proxyctl.Timed
 	err error
@@ -577,9 +593,12 @@ func parseFlowFlag(v string) (flowOverride, error) {
 // has no authentication and changes what the relay does. An address that
 // is not loopback is a bad command line (exit 2).
 func listenControl(addr string) (net.Listener, error) {
-	host, _, err := net.SplitHostPort(addr)
+	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, badUsage("--control %q: want a loopback host:port, e.g. 127.0.0.1:9000", addr)
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return nil, badUsage("--control %q: port %q: allowed 0 to 65535 (0: a free port, printed at the start)", addr, port)
 	}
 	ips, err := net.LookupIP(host)
 	if host == "" || err != nil || len(ips) == 0 {
@@ -615,8 +634,12 @@ func writeProxyFlows(w io.Writer, au proxy.Audit, cond *proxyctl.Conditions) {
 			}
 		}
 		u, d := f.Dirs[proxy.Up], f.Dirs[proxy.Down]
+		// "-": no copy written to take a delay of, or fewer than two
+		// for a jitter (a server that never answers, say).
+		delay := func(a proxy.FlowDirAudit) string { return measuredMs(a.DelayMean, a.Written > 0) }
+		jitter := func(a proxy.FlowDirAudit) string { return measuredMs(a.Jitter, a.Written > 1) }
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s/%s\t%s/%s\t%s\n", f.Addr, u.Received, u.Written, u.Lost, d.Received, d.Written, d.Lost,
-			fmtMs(u.DelayMean), fmtMs(d.DelayMean), fmtMs(u.Jitter), fmtMs(d.Jitter), own)
+			delay(u), delay(d), jitter(u), jitter(d), own)
 	}
 	tw.Flush()
 }
@@ -682,8 +705,9 @@ settings of its own on top of the others' (link keys only; repeatable).
 A scenario's timeline applies in wall time from the start, each change
 printed as it applies. --control 127.0.0.1:9000 serves an HTTP/JSON API
 on loopback: GET/PUT /params[?flow=ADDR], DELETE /params?flow=ADDR,
-POST /timeline ([[timeline]] entries, at = from now), GET /counters and
-GET /metrics (Prometheus). Every datagram is counted: delivered, lost by
+POST /timeline ([[timeline]] entries, at = from now), DELETE /timeline
+(cancels what POST scheduled), GET /counters and GET /metrics
+(Prometheus). Every datagram is counted: delivered, lost by
 the link model, or dropped by the proxy (kernel receive buffer full, the
 in-flight limit, a failed write, a client removed). SIGINT, SIGTERM and
 SIGHUP stop the relay and print the summary, the clients and the audit,
@@ -870,6 +894,14 @@ func writeAuditStalls(w io.Writer, au proxy.Audit) {
 
 // fmtMs writes a duration in milliseconds to the microsecond.
 func fmtMs(d time.Duration) string { return fmt.Sprintf("%.3fms", float64(d)/1e6) }
+
+// measuredMs is fmtMs(d), or "-" when there was nothing to measure.
+func measuredMs(d time.Duration, measured bool) string {
+	if !measured {
+		return "-"
+	}
+	return fmtMs(d)
+}
 
 // fmtBits writes a bit rate with its unit.
 func fmtBits(b float64) string {

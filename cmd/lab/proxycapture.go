@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/netip"
 	"strconv"
@@ -53,6 +54,11 @@ type proxyCapture struct {
 	base           proxy.Stats      // the relay's counters when the capture started (R on the screen: mid-run)
 	err            error
 	outs           []*output
+	// What names each file to the user ("--pcap relay.pcapng", R's
+	// recording's path), and failed, when set, is told of the first
+	// write error as it happens (the capture's goroutine).
+	pcapName, recName string
+	failed            func(error)
 }
 
 // proxyEnd is the summary in a proxy recording's end record: the relay's
@@ -182,14 +188,20 @@ func (c *proxyCapture) settings(s settingsEvent) {
 func (c *proxyCapture) Close(end time.Duration, stats proxy.Stats) error {
 	close(c.events)
 	err := <-c.done
+	named := func(name string, err error) error {
+		if err != nil && name != "" {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		return err
+	}
 	if c.pcap != nil {
 		if err == nil {
-			err = c.order.Flush()
+			err = named(c.pcapName, c.order.Flush())
 		}
 		for side := range c.droppedSide {
 			c.pcap.Dropped(capture.Side(side), c.droppedSide[side].Load())
 		}
-		err = cmp.Or(err, c.pcap.Close())
+		err = cmp.Or(err, named(c.pcapName, c.pcap.Close()))
 	}
 	if c.rec != nil {
 		for _, p := range [][2]*proxy.Counters{{&stats.Up, &c.base.Up}, {&stats.Down, &c.base.Down}} {
@@ -200,7 +212,7 @@ func (c *proxyCapture) Close(end time.Duration, stats proxy.Stats) error {
 		pe := newProxyEnd(stats, c.dropped.Load())
 		pe.ChangesLost = c.changesLost
 		sum, _ := json.Marshal(pe)
-		err = cmp.Or(err, c.rec.Close(recordings.End{At: max(sim.Time(end), c.last), Summary: sum}))
+		err = cmp.Or(err, named(c.recName, c.rec.Close(recordings.End{At: max(sim.Time(end), c.last), Summary: sum})))
 	}
 	return err
 }
@@ -215,18 +227,34 @@ func (c *proxyCapture) run() {
 			continue // drain: the relay must never block
 		}
 		if q.settings != nil {
-			c.err = c.recordSettings(q.settings)
+			c.fail(c.recName, c.recordSettings(q.settings))
 			continue
 		}
 		if c.pcap != nil && (q.ev.Read || q.ev.Fate == proxy.FateDelivered) {
 			e := c.pcapEvent(&q.ev, q.size)
-			c.err = c.order.Write(&e) // keeps e.Payload, the event's own copy
+			c.fail(c.pcapName, c.order.Write(&e)) // keeps e.Payload, the event's own copy
 		}
 		if c.rec != nil && c.err == nil && !q.ev.Read {
-			c.err = c.recordPacket(&q.ev, q.size)
+			c.fail(c.recName, c.recordPacket(&q.ev, q.size))
 		}
 	}
 	c.done <- c.err
+}
+
+// fail keeps a write error of the file named name (nil: none) as the
+// capture's error, and says so at once: the capture stops there (what it
+// wrote stays) and the relay goes on.
+func (c *proxyCapture) fail(name string, err error) {
+	if err == nil {
+		return
+	}
+	if name != "" {
+		err = fmt.Errorf("%s: %w", name, err)
+	}
+	c.err = err
+	if c.failed != nil {
+		c.failed(err)
+	}
 }
 
 var relayFates = [...]capture.Fate{proxy.FateScheduled: capture.Delivered, proxy.FateLost: capture.Lost,
@@ -384,28 +412,38 @@ func openProxyCaptures(pcapPath, recordPath string, stdout io.Writer, listen net
 	if pcapPath != "" {
 		f, err := openOutput(pcapPath, stdout, stream)
 		if err != nil {
-			return fail(err)
+			return fail(flagFileError("pcap", pcapPath, err))
 		}
 		outs = append(outs, f)
 		if pw, err = capture.NewWriter(f, capture.Options{Epoch: time.Unix(0, 0), Sides: relaySides, Application: "jitterlab lab proxy",
 			Comment: fmt.Sprintf("lab proxy %v → %s, seed %d: timestamps are wall time", listen, target, cfg.Seed)}); err != nil {
-			return fail(err)
+			return fail(fmt.Errorf("--pcap %s: %w", pcapPath, err))
 		}
 	}
 	if recordPath != "" {
 		f, err := openOutput(recordPath, stdout, stream)
 		if err != nil {
-			return fail(err)
+			return fail(flagFileError("record", recordPath, err))
 		}
 		outs = append(outs, f)
 		if rw, err = recordings.NewWriter(f, proxyHeader(cfg, name)); err != nil {
-			return fail(err)
+			return fail(fmt.Errorf("--record %s: %w", recordPath, err))
 		}
 	}
 	ta, _ := net.ResolveUDPAddr("udp", target)
 	c := newProxyCapture(pw, rw, listen, ta)
 	c.outs = outs
+	c.pcapName, c.recName = "--pcap "+pcapPath, "--record "+recordPath
 	return c, nil
+}
+
+// flagFileError names the flag whose file could not be opened, and the
+// file once.
+func flagFileError(flag, path string, err error) error {
+	if pe, ok := err.(*fs.PathError); ok {
+		err = pe.Err
+	}
+	return fmt.Errorf("--%s %s: %w", flag, path, err)
 }
 
 // finish ends the captures (Close) and commits their files.
@@ -429,6 +467,9 @@ type captureSwitch struct {
 	mu    sync.RWMutex
 	cur   *proxyCapture
 	epoch time.Duration // the relay's start since the Unix epoch
+	// failed is told of a capture's first write error as it happens (on
+	// the capture's goroutine): set before any capture starts.
+	failed func(error)
 }
 
 // OnPacket is the relay's hook: it hands the event to the running capture.
@@ -468,7 +509,7 @@ func (s *captureSwitch) start(c *proxyCapture) error {
 	if s.cur != nil {
 		return errors.New("a capture is already running: stop it first")
 	}
-	c.epoch, s.cur = s.epoch, c
+	c.epoch, c.failed, s.cur = s.epoch, s.failed, c
 	return nil
 }
 

@@ -359,17 +359,26 @@ func (b *plotBin) add(v float64) {
 
 // plotProxy draws a proxy recording: per direction the delay the relay
 // added to each delivered copy, one line per client (labelled by its
-// address), and how far past the link's schedule it was written.
-func plotProxy(r *recordings.Reader, name string, from, to sim.Time, width int, w io.Writer) (n int, clients []string, err error) {
+// address), and how far past the link's schedule it was written. From 0
+// is the recording's start: a recording the screen's R began minutes into
+// the run is drawn over the time it recorded. It returns where the plot
+// begins.
+func plotProxy(r *recordings.Reader, name string, from, to sim.Time, width int, w io.Writer) (n int, clients []string, _ sim.Time, err error) {
 	changes, err := r.Changes()
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, from, err
 	}
 	addr := map[uint64]string{} // at most MaxChanges entries
 	for _, c := range changes {
 		if s := proxySettingOf(c); s.Flow > 0 {
 			addr[s.Flow] = s.Client
 		}
+	}
+	// A recording that names its clients starts with its first change: a
+	// client's datagrams come after its "started", and R's recording
+	// names the clients already there as it starts.
+	if len(addr) > 0 && from == 0 && changes[0].At < to {
+		from = changes[0].At
 	}
 	line := map[uint64]int{} // flow → its line; plotClients at most
 	var flows []uint64       // the flows with a line of their own, in order
@@ -403,10 +412,10 @@ func plotProxy(r *recordings.Reader, name string, from, to sim.Time, width int, 
 		return nil
 	})
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, from, err
 	}
 	if n == 0 {
-		return 0, nil, fmt.Errorf("no delivered packets between %v and %v", from, to)
+		return 0, nil, from, fmt.Errorf("no delivered packets between %v and %v", from, to)
 	}
 	for _, f := range flows {
 		label := fmt.Sprintf("flow %d", f)
@@ -446,7 +455,7 @@ func plotProxy(r *recordings.Reader, name string, from, to sim.Time, width int, 
 	panels = append(panels, metrics.Panel{Title: "late: added minus scheduled (ms), every client", Color: color.RGBA{190, 0, 160, 255},
 		Series: []metrics.Series{{Color: color.RGBA{190, 0, 160, 255}, Value: at(late)}}})
 	title := fmt.Sprintf("jitterlab proxy  %s  seed %d  recording %s", r.Header.Scenario, r.Header.Seed, name)
-	return n, clients, metrics.WritePNG(w, samples, panels, width, title)
+	return n, clients, from, metrics.WritePNG(w, samples, panels, width, title)
 }
 
 // replayProxyFlags is 'lab replay' of a proxy recording, after refusing
@@ -532,7 +541,7 @@ func plotProxyTo(r *recordings.Reader, name, out string, from, to sim.Time, widt
 	var n int
 	var clients []string
 	report, err := writeBuffered(out, stdout, stderr, func(w io.Writer) (err error) {
-		n, clients, err = plotProxy(r, name, from, to, width, w)
+		n, clients, from, err = plotProxy(r, name, from, to, width, w)
 		return err
 	})
 	if err != nil {

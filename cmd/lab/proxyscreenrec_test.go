@@ -15,37 +15,36 @@ import (
 	proxyctl "jitterlab/proxy/control"
 )
 
-// The proxy screen's R (issue 12.4) records the relayed traffic from now
-// to a new file, and R again closes it: the recording holds the packets
-// relayed in between, the change made meanwhile and the client that was
-// already sending, and lab replay reads it. With --record or --pcap
-// running, R says so and records nothing.
-func TestProxyScreenRecordsOnR(t *testing.T) {
-	echo := echoServer(t)
+// relayForR is a running relay to an echo server, its conditions and
+// capture switch as the proxy wires them, a client, and echoes(n): n
+// echoes through it, counted by the relay both ways.
+func relayForR(t *testing.T) (r *proxy.Relay, cond *proxyctl.Conditions, sw *captureSwitch, client net.Conn, echoes func(n int), echo string) {
+	t.Helper()
+	echo = echoServer(t)
 	cfg := lab.DefaultConfig()
-	var sw captureSwitch
+	sw = &captureSwitch{}
 	sw.started(time.Now())
 	r, err := proxy.Listen(proxy.Options{Listen: "127.0.0.1:0", Target: echo, Seed: 1, Up: cfg.Up, Down: cfg.Down, OnPacket: sw.OnPacket})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cond := proxyctl.New(cfg, r, nil)
+	cond = proxyctl.New(cfg, r, nil)
 	cond.Observe(func(a proxyctl.Applied) { sw.Applied(a, time.Now()) })
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
-	defer func() { cancel(); <-done }()
-	client, err := net.Dial("udp", r.Addr().String())
+	t.Cleanup(func() { cancel(); <-done })
+	conn, err := net.Dial("udp", r.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer client.Close()
-	echoes := func(n int) {
+	t.Cleanup(func() { conn.Close() })
+	echoes = func(n int) {
 		buf := make([]byte, 64)
 		for i := range n {
-			client.Write([]byte{byte(i)})
-			client.SetReadDeadline(time.Now().Add(5 * time.Second)) // a bound on a broken relay
-			if _, err := client.Read(buf); err != nil {
+			conn.Write([]byte{byte(i)})
+			conn.SetReadDeadline(time.Now().Add(5 * time.Second)) // a bound on a broken relay
+			if _, err := conn.Read(buf); err != nil {
 				t.Fatalf("echo %d: %v", i, err)
 			}
 		}
@@ -54,10 +53,20 @@ func TestProxyScreenRecordsOnR(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 	}
+	return r, cond, sw, conn, echoes, echo
+}
+
+// The proxy screen's R (issue 12.4) records the relayed traffic from now
+// to a new file, and R again closes it: the recording holds the packets
+// relayed in between, the change made meanwhile and the client that was
+// already sending, and lab replay reads it. With --record or --pcap
+// running, R says so and records nothing.
+func TestProxyScreenRecordsOnR(t *testing.T) {
+	r, cond, sw, client, echoes, echo := relayForR(t)
 	echoes(3) // before R: not in the recording
 
 	dir := t.TempDir()
-	rec := &screenRecorder{sw: &sw, r: r, cond: cond, dir: dir, name: "default", bound: time.Now()}
+	rec := &screenRecorder{sw: sw, r: r, cond: cond, dir: dir, name: "default", bound: time.Now()}
 	msg, err := rec.toggle()
 	if err != nil || !strings.Contains(msg, "recording to "+dir) {
 		t.Fatalf("first R: %q, %v; want recording to a new file in %s", msg, err, dir)
@@ -104,7 +113,7 @@ func TestProxyScreenRecordsOnR(t *testing.T) {
 	}
 
 	// --record running from the start: R names it and records nothing.
-	busy := &screenRecorder{sw: &sw, r: r, cond: cond, dir: dir, name: "default", flags: "--record run.jlrec"}
+	busy := &screenRecorder{sw: sw, r: r, cond: cond, dir: dir, name: "default", flags: "--record run.jlrec"}
 	if err := sw.start(&proxyCapture{}); err != nil {
 		t.Fatal(err)
 	}
@@ -114,5 +123,34 @@ func TestProxyScreenRecordsOnR(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 2 {
 		t.Fatalf("R with --record running left %d files; want the 2 from before", len(entries))
+	}
+}
+
+// A client already sending when R starts, with settings of its own, is
+// named with its flow number in the recording before its settings are
+// recorded, so export --changes gives its own settings the flow number as
+// for a client that sends after R (they had an empty flow column).
+func TestScreenRecordingNumbersTheClientsItStartsWith(t *testing.T) {
+	r, cond, sw, client, echoes, _ := relayForR(t)
+	echoes(2)
+	addr := netip.MustParseAddrPort(client.LocalAddr().String())
+	if err := cond.Set(addr, []proxyctl.Assignment{{Key: "up.latency", Value: "1ms"}}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	rec := &screenRecorder{sw: sw, r: r, cond: cond, dir: dir, name: "default", bound: time.Now()}
+	for range 2 {
+		if _, err := rec.toggle(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jlrec"))
+	if len(files) != 1 {
+		t.Fatalf("files %v; want one recording", files)
+	}
+	code, out, errOut := runLab(t, "export", files[0], "--changes", "-")
+	want := "," + addr.String() + ",1,up.latency,1ms\n"
+	if code != 0 || !strings.Contains(out, want) {
+		t.Errorf("export --changes (exit %d, %s):\n%s\nwant a row ending %q", code, errOut, out, want)
 	}
 }

@@ -450,14 +450,14 @@ func (s *screenRecorder) toggle() (string, error) {
 		return "", errors.Join(err, os.Remove(path))
 	}
 	now := time.Now()
-	for _, a := range s.cond.Flows() { // the clients' own settings in force
-		_, own := s.cond.Config(a)
-		c.settings(settingsEvent{at: now, applied: proxyctl.Applied{Flow: a, Set: own}})
-	}
-	for _, fl := range flows {
+	for _, fl := range flows { // named first: their own settings then carry their flow
 		if a, err := netip.ParseAddrPort(fl.Addr); err == nil {
 			c.settings(settingsEvent{at: now, flow: fl.ID, applied: proxyctl.Applied{Flow: a}})
 		}
+	}
+	for _, a := range s.cond.Flows() { // the clients' own settings in force
+		_, own := s.cond.Config(a)
+		c.settings(settingsEvent{at: now, applied: proxyctl.Applied{Flow: a, Set: own}})
 	}
 	s.path = path
 	return "recording to " + path + " (R stops)", nil

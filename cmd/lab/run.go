@@ -227,10 +227,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			f.Abort()
 		}
 	}()
-	open := func(path string) (*output, error) {
+	open := func(flag, path string) (*output, error) {
 		f, err := openOutput(path, stdout, stream)
 		if err != nil {
-			return nil, err
+			return nil, flagFileError(flag, path, err)
 		}
 		if f.stdout {
 			summaryOut = stderr
@@ -243,7 +243,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	var flushers []func() error
 	var werr error
 	if csvPath != "" {
-		f, err := open(csvPath)
+		f, err := open("csv", csvPath)
 		if err != nil {
 			return err
 		}
@@ -260,7 +260,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	var rec *lab.Recorder
 	if recordPath != "" {
-		f, err := open(recordPath)
+		f, err := open("record", recordPath)
 		if err != nil {
 			return err
 		}
@@ -280,7 +280,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		flushers = append(flushers, rec.Close)
 	}
 	if packetsPath != "" {
-		f, err := open(packetsPath)
+		f, err := open("packets", packetsPath)
 		if err != nil {
 			return err
 		}
@@ -294,7 +294,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		flushers = append(flushers, bw.Flush)
 	}
 	if pcapPath != "" {
-		f, err := open(pcapPath)
+		f, err := open("pcap", pcapPath)
 		if err != nil {
 			return err
 		}

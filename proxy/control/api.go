@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/netip"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -33,17 +36,19 @@ const MaxBody = 1 << 20
 //	PUT    /params[?flow=ADDR]    change them: a JSON object of key → value, in order, all or none
 //	DELETE /params?flow=ADDR      put a client back on the defaults
 //	POST   /timeline[?flow=ADDR]  schedule changes: [[timeline]] entries of a scenario file, at = from now
+//	DELETE /timeline[?flow=ADDR]  cancel the changes POST scheduled that have not applied (all, or a client's)
 //	GET    /counters              every counter and the realised-vs-configured audit, as JSON
 //	GET    /metrics               the same in Prometheus text format
 //
 // Errors are JSON {"error": "..."} with status 400 (bad input), 404 (no
-// such path, or DELETE of a client the proxy does not know) or 405.
+// such path, or DELETE of a client the proxy does not know), 405 or 413
+// (a body over MaxBody).
 func Handler(c *Conditions, src Source) http.Handler { return LoggedHandler(c, src, nil) }
 
 // LoggedHandler is Handler telling log (when set) of every request that
-// changes or schedules something — PUT and DELETE /params, POST /timeline
-// — as it is answered: what it asked for, and the error it was refused
-// with (nil: done).
+// changes or schedules something — PUT and DELETE /params, POST and
+// DELETE /timeline — as it is answered: what it asked for, and the error
+// it was refused with (nil: done).
 func LoggedHandler(c *Conditions, src Source, log func(what string, err error)) http.Handler {
 	if log == nil {
 		log = func(string, error) {}
@@ -88,9 +93,15 @@ func reply(w http.ResponseWriter, v any) {
 	enc.Encode(v)
 }
 
-// flowParam reads ?flow=ADDR (absent: the defaults).
+// flowParam reads ?flow=ADDR (absent: the defaults), refusing any other
+// query parameter: a misspelt ?flow= would otherwise change everybody's
+// settings in place of one client's.
 func flowParam(r *http.Request) (netip.AddrPort, error) {
-	s := r.URL.Query().Get("flow")
+	q, err := queryParams(r, "allowed ?flow=ADDR", "flow")
+	if err != nil {
+		return netip.AddrPort{}, err
+	}
+	s := q.Get("flow")
 	if s == "" {
 		return netip.AddrPort{}, nil
 	}
@@ -99,6 +110,25 @@ func flowParam(r *http.Request) (netip.AddrPort, error) {
 		return a, fmt.Errorf("?flow=: %w", err)
 	}
 	return a, nil
+}
+
+// queryParams is the request's query, refused when it has a parameter
+// other than those allowed (allowed says which, for the error) or one of
+// them more than once.
+func queryParams(r *http.Request, allowedText string, allowed ...string) (url.Values, error) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: the query %q: %v", r.Method, r.URL.Path, r.URL.RawQuery, err)
+	}
+	for _, k := range slices.Sorted(maps.Keys(q)) {
+		if !slices.Contains(allowed, k) {
+			return nil, fmt.Errorf("?%s=: not a parameter of %s %s; %s", k, r.Method, r.URL.Path, allowedText)
+		}
+		if n := len(q[k]); n > 1 {
+			return nil, fmt.Errorf("?%s= given %d times in %s %s: give it once", k, n, r.Method, r.URL.Path)
+		}
+	}
+	return q, nil
 }
 
 // ParamsReply is GET /params.
@@ -133,6 +163,9 @@ func (h *handler) paramsReply(flow netip.AddrPort) ParamsReply {
 func (h *handler) params(w http.ResponseWriter, r *http.Request) {
 	flow, err := flowParam(r)
 	if err != nil {
+		if r.Method == http.MethodPut || r.Method == http.MethodDelete {
+			h.log(r.Method+" "+r.URL.Path, err)
+		}
 		fail(w, http.StatusBadRequest, err)
 		return
 	}
@@ -151,7 +184,7 @@ func (h *handler) params(w http.ResponseWriter, r *http.Request) {
 		}
 		h.log(what, err)
 		if err != nil {
-			fail(w, http.StatusBadRequest, err)
+			fail(w, status(err), err)
 			return
 		}
 		reply(w, h.paramsReply(flow))
@@ -188,25 +221,51 @@ func (h *handler) live(flow netip.AddrPort) bool {
 	return false
 }
 
+// tooLarge is a request body over MaxBody (status 413).
+type tooLarge struct{ what string }
+
+func (e tooLarge) Error() string {
+	return fmt.Sprintf("%s: the body is over %d bytes (1 MiB), the most the API reads", e.what, MaxBody)
+}
+
+// status is the HTTP status of a refused request's error.
+func status(err error) int {
+	if errors.As(err, new(tooLarge)) {
+		return http.StatusRequestEntityTooLarge
+	}
+	return http.StatusBadRequest
+}
+
+// bodyError is err (reading a body of what) as tooLarge when the body
+// was over MaxBody, else ok.
+func bodyError(what string, err, ok error) error {
+	if errors.As(err, new(*http.MaxBytesError)) {
+		return tooLarge{what}
+	}
+	return ok
+}
+
 // readAssignments reads a JSON object of key → value (a string, or a
 // number written as the registry takes it) keeping the order given.
 func readAssignments(body io.Reader) ([]Assignment, error) {
 	dec := json.NewDecoder(body)
 	dec.UseNumber()
-	bad := errors.New(`PUT /params: want a JSON object of key → value, e.g. {"up.loss": "5%", "down.latency": "80ms"}`)
+	bad := func(err error) error {
+		return bodyError("PUT /params", err, errors.New(`PUT /params: want a JSON object of key → value, e.g. {"up.loss": "5%", "down.latency": "80ms"}`))
+	}
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, bad
+		return nil, bad(err)
 	}
 	var as []Assignment
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
-			return nil, bad
+			return nil, bad(err)
 		}
 		key, _ := t.(string)
 		t, err = dec.Token()
 		if err != nil {
-			return nil, bad
+			return nil, bad(err)
 		}
 		var value string
 		switch v := t.(type) {
@@ -222,7 +281,10 @@ func readAssignments(body io.Reader) ([]Assignment, error) {
 		as = append(as, Assignment{key, value})
 	}
 	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
-		return nil, bad
+		return nil, bad(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, bodyError("PUT /params", err, errors.New(`PUT /params: something after the JSON object; want one object of key → value, e.g. {"up.loss": "5%"}`))
 	}
 	if len(as) == 0 {
 		return nil, errors.New(`PUT /params: no assignments; want e.g. {"up.loss": "5%"}`)
@@ -231,18 +293,32 @@ func readAssignments(body io.Reader) ([]Assignment, error) {
 }
 
 func (h *handler) timeline(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		fail(w, http.StatusMethodNotAllowed, fmt.Errorf("%s /timeline: allowed POST", r.Method))
+	if r.Method != http.MethodPost && r.Method != http.MethodDelete {
+		fail(w, http.StatusMethodNotAllowed, fmt.Errorf("%s /timeline: allowed POST and DELETE", r.Method))
 		return
 	}
 	flow, err := flowParam(r)
 	if err != nil {
+		h.log(r.Method+" "+r.URL.Path, err)
 		fail(w, http.StatusBadRequest, err)
+		return
+	}
+	if r.Method == http.MethodDelete {
+		n := h.c.Cancel(flow)
+		noun := "changes"
+		if n == 1 {
+			noun = "change"
+		}
+		pending := h.c.Pending()
+		h.log(fmt.Sprintf("%s: %d %s cancelled, %d pending", request(r, flow), n, noun, pending), nil)
+		reply(w, map[string]int{"cancelled": n, "pending": pending})
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
 	if err != nil {
-		fail(w, http.StatusBadRequest, fmt.Errorf("POST /timeline: %v", err))
+		err = bodyError("POST /timeline", err, fmt.Errorf("POST /timeline: %v", err))
+		h.log(request(r, flow), err)
+		fail(w, status(err), err)
 		return
 	}
 	changes, err := parseTimeline("POST /timeline", body, flow, func(key, value string) error {
@@ -442,12 +518,20 @@ func (h *handler) counters(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusMethodNotAllowed, fmt.Errorf("%s /counters: allowed GET", r.Method))
 		return
 	}
+	if _, err := queryParams(r, `it takes none (every client is in "flows")`); err != nil {
+		fail(w, http.StatusBadRequest, err)
+		return
+	}
 	reply(w, Counters(h.src))
 }
 
 func (h *handler) metrics(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet {
 		fail(w, http.StatusMethodNotAllowed, fmt.Errorf("%s /metrics: allowed GET", r.Method))
+		return
+	}
+	if _, err := queryParams(r, "it takes none"); err != nil {
+		fail(w, http.StatusBadRequest, err)
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")

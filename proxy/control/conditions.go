@@ -26,6 +26,11 @@ type Assignment struct{ Key, Value string }
 // MaxPending bounds the scheduled changes not yet applied.
 const MaxPending = 10000
 
+// MaxOwnSettings bounds the clients with settings of their own (--flow,
+// PUT /params?flow=): the API takes any address, and memory must not grow
+// with what it is sent.
+const MaxOwnSettings = 10000
+
 // Conditions are a proxy run's link settings: the defaults and, per client
 // address, assignments applied on top of them, so a client keeps its own
 // settings while the defaults change under it. Every method is safe for
@@ -37,7 +42,7 @@ type Conditions struct {
 	relay    Relay
 	onChange func(ch Timed, err error)
 	observe  func(Applied)
-	pending  map[*time.Timer]struct{}
+	pending  map[*time.Timer]Timed
 	stopped  bool
 }
 
@@ -45,7 +50,7 @@ type Conditions struct {
 // driving relay. onChange, if set, is told of every scheduled change as it
 // applies (err: it was refused then), on a timer's goroutine.
 func New(base lab.Config, relay Relay, onChange func(ch Timed, err error)) *Conditions {
-	return &Conditions{base: base, relay: relay, onChange: onChange, flows: map[netip.AddrPort][]Assignment{}, pending: map[*time.Timer]struct{}{}}
+	return &Conditions{base: base, relay: relay, onChange: onChange, flows: map[netip.AddrPort][]Assignment{}, pending: map[*time.Timer]Timed{}}
 }
 
 // Applied is one change as it took effect: assignments to the defaults
@@ -79,7 +84,11 @@ func ParseFlow(s string) (netip.AddrPort, error) {
 	if err != nil || a.Port() == 0 {
 		return netip.AddrPort{}, fmt.Errorf("flow %q: want the client's ip:port as the proxy sees it, e.g. 127.0.0.1:5001 or [::1]:5001", s)
 	}
-	return netip.AddrPortFrom(a.Addr().Unmap(), a.Port()), nil
+	ip := a.Addr().Unmap()
+	if ip.IsUnspecified() || ip.IsMulticast() || ip == netip.AddrFrom4([4]byte{255, 255, 255, 255}) {
+		return netip.AddrPort{}, fmt.Errorf("flow %q: no datagram comes from %v (an unspecified, multicast or broadcast address): want the client's own ip:port as the proxy sees it, e.g. 127.0.0.1:5001 or [::1]:5001", s, ip)
+	}
+	return netip.AddrPortFrom(ip, a.Port()), nil
 }
 
 // CheckLinkKey refuses a key that is not a link setting: the proxy relays
@@ -164,7 +173,17 @@ func (c *Conditions) set(flow netip.AddrPort, as []Assignment) error {
 		c.applied(Applied{Set: slices.Clone(as)})
 		return nil
 	}
-	own := append(slices.Clone(c.flows[flow]), as...)
+	if _, ok := c.flows[flow]; !ok && len(c.flows) >= MaxOwnSettings {
+		return fmt.Errorf("flow %v: %d clients have settings of their own: allowed at most %d (DELETE /params?flow=ADDR puts one back on everybody's)", flow, len(c.flows), MaxOwnSettings)
+	}
+	// One assignment per key, the latest, in the order last given: the
+	// same as applying them all in order (a key sets the same fields each
+	// time), and bounded however often a script changes a client.
+	own := slices.Clone(c.flows[flow])
+	for _, a := range as {
+		own = slices.DeleteFunc(own, func(b Assignment) bool { return b.Key == a.Key })
+		own = append(own, a)
+	}
 	fc := c.base
 	if err := apply(&fc, own); err != nil {
 		return err
@@ -266,9 +285,27 @@ func (c *Conditions) Schedule(changes []Timed) error {
 				c.onChange(ch, err)
 			}
 		})
-		c.pending[t] = struct{}{}
+		c.pending[t] = ch
 	}
 	return nil
+}
+
+// Cancel takes back the changes the control API scheduled (POST
+// /timeline) that have not applied: every one, or (flow valid) that
+// client's. A scenario's timeline stays. It returns how many it
+// cancelled.
+func (c *Conditions) Cancel(flow netip.AddrPort) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for t, ch := range c.pending {
+		if ch.API && (!flow.IsValid() || ch.Flow == flow) {
+			t.Stop()
+			delete(c.pending, t)
+			n++
+		}
+	}
+	return n
 }
 
 // Pending is how many scheduled changes have not applied yet.

@@ -1,0 +1,46 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+// On a screen narrower than the key table's 76 columns (the proxy's
+// screen opens at 64×20) the help lays the table out at the box's width:
+// each row is a key with the start of what it does, or the rest of it
+// indented under it — never the tail of a row wrapped again to the box's
+// left edge ("down); PgUp PgDn" under "↑ ↓ ← →", then "by ten" indented).
+func TestHelpKeyTableFitsANarrowBox(t *testing.T) {
+	for _, w := range []int{64, 70, 80, 100} { // the box spans the screen up to 100 columns
+		v, _, screen := proxyAt(t, w, 20)
+		proxyKey(v, tcell.NewEventKey(tcell.KeyRune, '?', 0))
+		var table []string
+		for range 60 { // scroll the whole table through the box
+			drawProxy(v, screen)
+			for _, l := range rows(screen)[1:19] {
+				inner := strings.TrimRight(strings.TrimPrefix(strings.TrimSuffix(l, "║"), "║"), " ")
+				if strings.HasPrefix(inner, "Charts,") {
+					break
+				}
+				if len(table) == 0 || table[len(table)-1] != inner {
+					table = append(table, inner)
+				}
+			}
+			proxyKey(v, tcell.NewEventKey(tcell.KeyDown, 0, 0))
+		}
+		for _, row := range table {
+			if row == "" || strings.HasPrefix(row, strings.Repeat(" ", 10)) {
+				continue
+			}
+			key := false
+			for _, k := range proxyKeys {
+				key = key || strings.HasPrefix(row, k[0]+" ")
+			}
+			if !key {
+				t.Errorf("%d columns: the help row %q is neither a key nor indented under one", w, row)
+			}
+		}
+	}
+}
