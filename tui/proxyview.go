@@ -490,11 +490,15 @@ func (v *ProxyView) tableText(g *realGroup, from time.Duration) string {
 		if now.bursts[d] >= 0 && base.bursts[d] >= 0 {
 			if runs := now.bursts[d] - base.bursts[d]; runs > 0 {
 				burst = fmt.Sprintf("%.1f", float64(lost)/float64(runs))
-			} else {
+			} else if in > 0 {
 				burst = "0"
 			}
 		}
-		lines = append(lines, "[white]"+tview.Escape(row("   real", ms(delay[0]), ms(delay[1]), ms(c.JitterMs), pct(lost, in),
+		jitter := math.NaN() // a transit difference needs two copies
+		if now.delivered[d] >= 2 {
+			jitter = c.JitterMs
+		}
+		lines = append(lines, "[white]"+tview.Escape(row("   real", ms(delay[0]), ms(delay[1]), ms(jitter), pct(lost, in),
 			burst, pct(reordered, delivered), pct(dup, in), fmt.Sprintf("%.0f", outRate[d]), num("%.1f", kbit[d])))+"[-]")
 	}
 	if len(v.groupOrder) > 1 {

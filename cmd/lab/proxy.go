@@ -768,6 +768,12 @@ func auditConfigured(p netem.Params, row int) string {
 		q, _ := lab.Lookup("up." + k)
 		return q.Get(&cfg)
 	}
+	if p.Trace != nil && row <= 2 { // the trace's delays and losses replace these settings
+		if row == 0 {
+			return "trace " + p.Trace.File
+		}
+		return "from trace " + p.Trace.File
+	}
 	switch row {
 	case 0:
 		if p.Jitter > 0 {
@@ -848,9 +854,9 @@ func writeProxyAudit(w io.Writer, au proxy.Audit, marks []auditMark) {
 				rows[row][col] = "changed " + times(n) + "; last: " + rows[row][col]
 			}
 		}
-		rows[0][col+1], rows[1][col+1] = realDelay, fmtMs(da.Jitter)
+		rows[0][col+1], rows[1][col+1] = realDelay, "-"
 		if c.Delivered > 1 { // the last reading, and the mean |D| it tends to (what J ≈ expects)
-			rows[1][col+1] += ", mean |D| " + fmtMs(da.JitterMean)
+			rows[1][col+1] = fmtMs(da.Jitter) + ", mean |D| " + fmtMs(da.JitterMean)
 		}
 		rows[6][col+1] = "-"
 		if c.Delivered > 0 {

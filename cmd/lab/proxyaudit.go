@@ -182,7 +182,10 @@ func (p *auditPeriods) periods(end proxy.Audit) []auditMark {
 // configText is a link's settings in a line: the audit's delay and loss
 // cells, and the duplicate, reorder and rate settings that are not off.
 func configText(p netem.Params) string {
-	s := auditConfigured(p, 0) + ", loss " + auditConfigured(p, 2)
+	s := auditConfigured(p, 0)
+	if p.Trace == nil { // a trace's losses are its own
+		s += ", loss " + auditConfigured(p, 2)
+	}
 	for _, k := range []struct {
 		name string
 		row  int

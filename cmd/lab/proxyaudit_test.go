@@ -144,3 +144,34 @@ func TestProxyAuditExpectsTheModelsJitter(t *testing.T) {
 		t.Errorf("the audit's jitter row:\n%s", b.String())
 	}
 }
+
+// A direction with fewer than two copies written has no jitter to show: the
+// realised cell is "-" as the delay's is, not 0.000ms. And a link replaying a
+// trace says so in the configured column instead of latency 0, jitter 0,
+// loss 0% (the trace's delays and losses replace those settings).
+func TestProxyAuditSaysWhatItHasNot(t *testing.T) {
+	var au proxy.Audit
+	au.Wall = time.Second
+	au.Dirs[proxy.Up].Configured = netem.Params{Latency: 20 * time.Millisecond, Jitter: 5 * time.Millisecond}
+	au.Dirs[proxy.Down].Configured = netem.Params{Trace: &netem.Trace{File: "path.json", Hash: "abc123"}}
+	au.Dirs[proxy.Up].Counters.Delivered = 1
+	var b strings.Builder
+	writeProxyAudit(&b, au, nil)
+	row := func(name string) string {
+		for _, l := range strings.Split(b.String(), "\n") {
+			if strings.HasPrefix(l, name) {
+				return l
+			}
+		}
+		t.Fatalf("no %q row:\n%s", name, b.String())
+		return ""
+	}
+	if jit := row("jitter (RFC 3550)"); strings.Contains(jit, "0.000ms") || !strings.Contains(jit, "  -  ") {
+		t.Errorf("jitter of one copy up and none down should read -:\n%s", jit)
+	}
+	for _, name := range []string{"delay added", "jitter (RFC 3550)", "loss"} {
+		if r := row(name); !strings.Contains(r, "trace path.json") {
+			t.Errorf("the %s row does not name the down link's trace:\n%s", name, r)
+		}
+	}
+}
