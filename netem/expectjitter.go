@@ -3,6 +3,8 @@ package netem
 import (
 	"math"
 	"time"
+
+	"jitterlab/detmath"
 )
 
 // ExpectedJitter is the RFC 3550 interarrival jitter the link gives in the
@@ -26,13 +28,13 @@ func ExpectedJitter(p Params) (j time.Duration, ok bool) {
 		return 0, true
 	}
 	delay := func(z float64) float64 {
-		d := float64(p.Latency) + float64(p.Jitter)*p.JitterDist.offset(z)
+		d := float64(p.Latency) + float64(float64(p.Jitter)*p.JitterDist.offset(z))
 		return min(max(d, 0), float64(MaxDelay))
 	}
 	// E|delay(u) − delay(ρu + s·v)| for independent standard normals u, v,
 	// by the midpoint rule over ±8 σ (the integrand's kink costs O(h²)).
 	rho := p.JitterCorr
-	s := math.Sqrt(1 - rho*rho)
+	s := math.Sqrt(1 - float64(rho*rho))
 	const n, lim = 600, 8.0
 	h := 2 * lim / n
 	var sum float64
@@ -40,16 +42,16 @@ func ExpectedJitter(p Params) (j time.Duration, ok bool) {
 	zs := make([]float64, n)
 	du := make([]float64, n)
 	for i := range n {
-		zs[i] = -lim + (float64(i)+0.5)*h
-		phi[i] = math.Exp(-zs[i]*zs[i]/2) / math.Sqrt(2*math.Pi) * h
+		zs[i] = -lim + float64((float64(i)+0.5)*h)
+		phi[i] = detmath.Exp(-zs[i]*zs[i]/2) / math.Sqrt(2*math.Pi) * h
 		du[i] = delay(zs[i])
 	}
 	for i, u := range zs {
 		var row float64
 		for k, v := range zs {
-			row += phi[k] * math.Abs(du[i]-delay(rho*u+s*v))
+			row += float64(phi[k] * math.Abs(du[i]-delay(float64(rho*u)+float64(s*v))))
 		}
-		sum += phi[i] * row
+		sum += float64(phi[i] * row)
 	}
 	return time.Duration(math.Round(sum)), true
 }
