@@ -187,7 +187,8 @@ type side struct {
 	payloads map[uint64]held
 	bytes    int
 	c        FlowCounters
-	lossRun  bool // the last original sent was lost
+	lossRun  bool     // the last original sent was lost
+	lastSent sim.Time // the latest datagram's time: a link's time never goes back
 }
 
 // FlowCounters are one direction of one flow: what the core saw of it.
@@ -372,6 +373,10 @@ func (c *Core) Send(now sim.Time, id FlowID, d Dir, payload []byte) Outcome {
 	}
 	f.lastSeen = max(f.lastSeen, now)
 	s := &f.sides[d]
+	// Read after the one before it, it arrived no earlier, whatever the
+	// kernel's stamps say (they can be a microsecond out of queue order).
+	now = max(now, s.lastSent)
+	s.lastSent = now
 	s.c.Received++
 	if len(s.payloads) >= c.limits.FlowPackets || s.bytes+len(payload) > c.limits.FlowBytes || c.held+len(payload) > c.limits.TotalBytes {
 		cn.Overflow++
