@@ -39,3 +39,16 @@ func TestProxyRealisedRowBeforeAnyPacketIsDashes(t *testing.T) {
 		}
 	}
 }
+
+// Clients evicting one another (more send than --max-clients) are said on
+// the status line as it happens, naming the flag.
+func TestProxyStatusSaysWhenClientsEvictOneAnother(t *testing.T) {
+	v, f, screen := proxyAt(t, 120, 40)
+	f.snap.MaxClients = 1
+	f.snap.Evicted = 7
+	f.tick()
+	v.advance(0)
+	if text := drawProxy(v, screen); !strings.Contains(text, "evicted 7 clients: more than --max-clients 1 send") {
+		t.Fatalf("no word of the evictions:\n%s", text)
+	}
+}

@@ -43,6 +43,8 @@ type ProxySnapshot struct {
 	Listen, Target string
 	Clients        int
 	Errors         uint64   // socket errors
+	Evicted        uint64   // clients evicted to make room for a new one, so far
+	MaxClients     int      // the client table's size (--max-clients)
 	ErrorKinds     []string // each kind of socket error once, in the order first seen
 	Up, Down       ProxyDir
 	// Groups split the traffic by the link each client is on, when some
@@ -280,6 +282,10 @@ func (v *ProxyView) sample() {
 	// A new kind of socket error is announced on the status line, once.
 	if n := len(s.ErrorKinds); n > len(v.last.ErrorKinds) {
 		v.status = "[red]relay: " + tview.Escape(s.ErrorKinds[n-1]) + "[-] (counted in the header from now on)"
+	}
+	// Clients evicting one another: more send than the table holds.
+	if s.Evicted > v.last.Evicted {
+		v.status = fmt.Sprintf("[red]evicted %d clients[-]: more than --max-clients %d send (each new one evicts the longest idle)", s.Evicted-v.last.Evicted, s.MaxClients)
 	}
 	// A change since by the timeline or the API (made or refused) is
 	// announced on the status line.

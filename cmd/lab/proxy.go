@@ -251,6 +251,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	}
 	if screen {
 		src := newRelaySource(r, cond, target, start, feed)
+		src.maxClients = limits.MaxFlows
 		rec := &screenRecorder{sw: &captures, r: r, cond: cond, dir: ".", name: o.name(), bound: bound}
 		for _, f := range []struct{ flag, path string }{{"--record", recordPath}, {"--pcap", pcapPath}} {
 			if f.path != "" {
@@ -286,6 +287,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	errs := errorReporter{w: stderr}
+	var evicted uint64 // clients evicted as of the last counter line
 	for {
 		select {
 		case err := <-done:
@@ -299,7 +301,12 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 			printChange(c)
 		case now := <-tick.C:
 			st := r.Stats()
-			fmt.Fprintf(stdout, "%s  clients %d  up %s  down %s%s\n", stamp(now), st.Flows, dirLine(st.Up), dirLine(st.Down), errs.report(r.Errors()))
+			full := ""
+			if st.Evicted > evicted { // each new client beyond the table evicts the longest idle
+				full = fmt.Sprintf("  evicted %d clients: more than --max-clients %d send", st.Evicted-evicted, limits.MaxFlows)
+				evicted = st.Evicted
+			}
+			fmt.Fprintf(stdout, "%s  clients %d  up %s  down %s%s%s\n", stamp(now), st.Flows, dirLine(st.Up), dirLine(st.Down), full, errs.report(r.Errors()))
 		}
 	}
 }

@@ -235,6 +235,7 @@ type relaySource struct {
 	feed           *relayFeed // nil: delays and arrival jitter not measured
 	listen, target string
 	start          time.Time
+	maxClients     int
 	rec            *screenRecorder // R, and what records from the start (nil: nothing)
 
 	mu      sync.Mutex
@@ -307,9 +308,11 @@ func (s *relaySource) Snapshot() tui.ProxySnapshot {
 	}
 	up, down := dir(proxy.Up), dir(proxy.Down)
 	groups := s.groups(au.Flows)
+	evicted := s.r.Stats().Evicted
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return tui.ProxySnapshot{Wall: time.Since(s.start), Listen: s.listen, Target: s.target, Clients: len(au.Flows), Errors: errs, ErrorKinds: kinds,
+		Evicted: evicted, MaxClients: s.maxClients,
 		Up: up, Down: down, Groups: groups, Changes: append([]tui.ProxyChange(nil), s.changes...), Stopped: s.stopped, Recording: s.rec.recording()}
 }
 
