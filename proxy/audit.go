@@ -22,6 +22,8 @@ type auditor struct {
 	stalled     [2]uint64
 	lateOutside [2]sim.Time
 	bytes       [2]uint64
+	first, last [2]sim.Time // the first and the last copy written (when bytes or a copy)
+	written     [2]bool
 	flows       map[FlowID]*flowAudit
 	retired     [2]jitterSum
 	// absD: the sum of |D|, the change in transit from the flow's
@@ -77,6 +79,10 @@ func (a *auditor) delivered(d *Delivery, out sim.Time, stalled bool) {
 		a.lateOutside[d.Dir] = max(a.lateOutside[d.Dir], out-d.Due)
 	}
 	a.bytes[d.Dir] += uint64(len(d.Payload))
+	if !a.written[d.Dir] {
+		a.written[d.Dir], a.first[d.Dir] = true, out
+	}
+	a.last[d.Dir] = out
 	f.jitter[d.Dir].Add(d.Arrived, out)
 	if f.n[d.Dir] > 0 {
 		a.absD[d.Dir].add(time.Duration(added-f.last[d.Dir]).Abs(), 1)
@@ -130,7 +136,8 @@ type DirAudit struct {
 	// to and one reading spreads around, what netem.ExpectedJitter gives.
 	Jitter     time.Duration
 	JitterMean time.Duration
-	Bytes      uint64 // payload bytes written
+	Bytes      uint64        // payload bytes written
+	Active     time.Duration // from the first copy written to the last
 }
 
 // FlowAudit is one live flow.
@@ -167,7 +174,7 @@ func (r *Relay) Audit() Audit {
 	up, down := r.core.Params()
 	for d, c := range [2]Counters{st.Up, st.Down} {
 		h := r.audit.delay[d]
-		da := DirAudit{Counters: c, Bytes: r.audit.bytes[d], Configured: up}
+		da := DirAudit{Counters: c, Bytes: r.audit.bytes[d], Configured: up, Active: time.Duration(r.audit.last[d] - r.audit.first[d])}
 		if d == int(Down) {
 			da.Configured = down
 		}

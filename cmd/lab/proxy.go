@@ -851,7 +851,13 @@ func writeProxyAudit(w io.Writer, au proxy.Audit, marks []auditMark) {
 			realLoss += fmt.Sprintf(", bursts of %.2f", c.MeanBurst())
 		}
 		realRate := "-"
-		if secs > 0 {
+		switch span := da.Active.Seconds(); {
+		case c.Delivered > 1 && span > 0: // over the traffic, not the idle time around it
+			realRate = fmt.Sprintf("%.1f packets/s, %s", float64(c.Delivered)/span, fmtBits(8*float64(da.Bytes)/span))
+			if da.Active < au.Wall*9/10 {
+				realRate += fmt.Sprintf(" over %.3fs (first to last copy)", span)
+			}
+		case secs > 0:
 			realRate = fmt.Sprintf("%.1f packets/s, %s", float64(c.Delivered)/secs, fmtBits(8*float64(da.Bytes)/secs))
 		}
 		col := 2 * d

@@ -175,3 +175,20 @@ func TestProxyAuditSaysWhatItHasNot(t *testing.T) {
 		}
 	}
 }
+
+// The realised rate is over the time the direction carried traffic, from
+// its first copy written to its last: a 500 kbit/s link saturated for 3 s
+// of a 5 s run reads 500 kbit/s (it read 300, averaged over the idle time
+// too), and says over how long.
+func TestProxyAuditRateIsOverTheTraffic(t *testing.T) {
+	var au proxy.Audit
+	au.Wall = 5 * time.Second
+	up := &au.Dirs[proxy.Up]
+	up.Configured = netem.Params{Rate: 500_000}
+	up.Counters.Delivered, up.Bytes, up.Active = 375, 3*500_000/8, 3*time.Second
+	var b strings.Builder
+	writeProxyAudit(&b, au, nil)
+	if !regexp.MustCompile(`(?m)^rate\s+500kbit\s+125\.0 packets/s, 500\.0 kbit/s over 3\.000s \(first to last copy\)\s`).MatchString(b.String()) {
+		t.Errorf("the rate row:\n%s", b.String())
+	}
+}
