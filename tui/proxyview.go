@@ -814,7 +814,7 @@ const proxyChartHelp = "Charts, newest at the right, up in colour and down in wh
 	"jitter of the game's stream as it arrives. The box below compares, per " +
 	"direction, the link as set with what the relayed packets met over the last 10 s (to the second, at any packet rate), or since the latest change of the links " +
 	"(its title says which): added delay p50/p99 (within 0.05 %), loss (and the mean burst length), reordered and duplicated shares; " +
-	"beside them the relayed stream's RFC 3550 jitter (the set row's ≈ is what the link model gives in the long run; one reading spreads around it, about 15 % for uniform jitter), and the packets and kilobits per second written out over the last second. " +
+	"beside them the relayed stream's RFC 3550 jitter as it stands, of the clients that had a copy in the last second (the set row's ≈ is what the link model gives in the long run; one reading spreads around it, about 15 % for uniform jitter), and the packets and kilobits per second written out over the last second. " +
 	"When some client has a link of its own (--flow, the control API), the box shows one link at a time, its title says which: " +
 	"everybody's, whose figures leave those clients out, or one client's own, its settings in the set rows; its last line lists them and f moves on. " +
 	"A dash is a figure the relay does not measure."
