@@ -744,10 +744,16 @@ func auditConfigured(p netem.Params, row int) string {
 		q, _ := lab.Lookup("up." + k)
 		return q.Get(&cfg)
 	}
+	// The jitter's distribution, and its correlation when it has one (it
+	// changes the expected J: ±5 ms uniform at 0.75 gives 1.609 ms).
+	jitter := get("jitter") + " " + get("jitter_dist")
+	if p.JitterCorr != 0 {
+		jitter += ", correlation " + get("jitter_corr")
+	}
 	switch row {
 	case 0:
 		if p.Jitter > 0 {
-			return get("latency") + " ± " + get("jitter") + " " + get("jitter_dist")
+			return get("latency") + " ± " + jitter
 		}
 		return get("latency")
 	case 1:
@@ -756,9 +762,9 @@ func auditConfigured(p netem.Params, row int) string {
 		}
 		// The long-run RFC 3550 figure of the model, when it gives one.
 		if j, ok := netem.ExpectedJitter(p); ok {
-			return get("jitter") + " " + get("jitter_dist") + ", J ≈ " + fmtMs(j)
+			return jitter + ", J ≈ " + fmtMs(j)
 		}
-		return get("jitter") + " " + get("jitter_dist")
+		return jitter
 	case 2:
 		if p.LossBurst >= 1 {
 			return get("loss") + ", bursts of " + get("loss_burst")
