@@ -1,0 +1,43 @@
+package diagnose
+
+import (
+	"strings"
+	"testing"
+
+	"jitterlab/stats"
+)
+
+// A pair that is not taken says why (qa2): handover's client.snap=2.5 +
+// client.corrector=proportional read "against client.snap=2.5 alone judder
+// -0.057 ± 0.060 m/s, speed deficit -0.124 ± 0.115 * m/s: it does not
+// beat client.snap=2.5 alone", though the tie-break is significantly
+// better; what kept it was a third figure, visible lag p50, made worse,
+// which the line never named. Each way a pair falls short is said.
+func TestPairVerdictSaysWhy(t *testing.T) {
+	judder, _ := LookupMetric("judder_mps")
+	deficit, _ := LookupMetric("speed_deficit_mps")
+	sig := func(m float64) stats.Diff { return stats.Diff{Interval: stats.Interval{N: 20, Mean: m, Half: 0.01}, Significant: true} }
+	none := stats.Diff{Interval: stats.Interval{N: 20, Mean: -0.05, Half: 0.06}}
+	good := Change{Primary: sig(-1.4), TieBreak: none}
+	for _, c := range []struct {
+		name          string
+		ref, onA, onB Change
+		want          string
+	}{
+		{"the reference, tie-break worse", Change{Primary: sig(-1.43), TieBreak: sig(0.016)}, good, good,
+			"it does not meet the bar against the reference (judder better, but speed deficit worse)"},
+		{"a part, a third figure worse", good, Change{Primary: none, TieBreak: sig(-0.124), Worse: []string{"visible lag p50 +0.015 ± 0.011 m"}}, good,
+			"it does not beat a=1 alone (no significant judder change; speed deficit better, but visible lag p50 +0.015 ± 0.011 m worse)"},
+		{"a part, nothing significant", good, good, Change{Primary: none, TieBreak: none},
+			"it does not beat b=2 alone (no significant change in judder or speed deficit)"},
+		{"a part, judder worse", good, Change{Primary: sig(0.2), TieBreak: none}, good,
+			"it does not beat a=1 alone (judder worse)"},
+		{"a part, tie-break worse", good, Change{Primary: none, TieBreak: sig(0.1)}, good,
+			"it does not beat a=1 alone (no significant judder change, speed deficit worse)"},
+	} {
+		r := &Result{metric: judder, tie: deficit, Pairs: []Pair{{Sets: []string{"a=1", "b=2"}, VsReference: c.ref, OnParts: [2]Change{c.onA, c.onB}}}}
+		if got := r.PairLine(0); !strings.HasSuffix(got, ": "+c.want) {
+			t.Errorf("%s: %q\nwant it to end %q", c.name, got, c.want)
+		}
+	}
+}
