@@ -16,7 +16,9 @@ import (
 func TestPairVerdictSaysWhy(t *testing.T) {
 	judder, _ := LookupMetric("judder_mps")
 	deficit, _ := LookupMetric("speed_deficit_mps")
-	sig := func(m float64) stats.Diff { return stats.Diff{Interval: stats.Interval{N: 20, Mean: m, Half: 0.01}, Significant: true} }
+	sig := func(m float64) stats.Diff {
+		return stats.Diff{Interval: stats.Interval{N: 20, Mean: m, Half: 0.01}, Significant: true}
+	}
 	none := stats.Diff{Interval: stats.Interval{N: 20, Mean: -0.05, Half: 0.06}}
 	good := Change{Primary: sig(-1.4), TieBreak: none}
 	for _, c := range []struct {
