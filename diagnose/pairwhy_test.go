@@ -43,3 +43,29 @@ func TestPairVerdictSaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// The headline never says a finding "costs" a negative amount (qa2):
+// mobile-4g read "the first finding below costs judder -0.031 ± 0.056
+// m/s". A finding that changes the metric by nothing significant says so,
+// and one that lowers it significantly says it lowers it.
+func TestHeadlineSaysNoNegativeCost(t *testing.T) {
+	judder, _ := LookupMetric("judder_mps")
+	deficit, _ := LookupMetric("speed_deficit_mps")
+	diff := func(mean, half float64) stats.Diff {
+		return stats.Diff{Interval: stats.Interval{N: 20, Mean: mean, Half: half}, Significant: mean-half > 0 || mean+half < 0}
+	}
+	for _, c := range []struct {
+		cost stats.Diff
+		want string
+	}{
+		{diff(-0.031, 0.056), "(the first finding below costs judder nothing significant: -0.031 ± 0.056 m/s)"},
+		{diff(0.020, 0.056), "(the first finding below costs judder nothing significant: +0.020 ± 0.056 m/s)"},
+		{diff(-0.040, 0.020), "(the first finding below lowers judder by 0.040 ± 0.020 m/s)"},
+	} {
+		r := &Result{metric: judder, tie: deficit, Problem: true, LinkCost: [2]stats.Diff{diff(0.342, 0.044), diff(0.401, 0.064)}}
+		r.Findings = []Finding{{Text: "the server overwrote", Problem: true, Cost: c.cost}}
+		if got := r.Headline(); !strings.Contains(got, c.want) {
+			t.Errorf("cost %+v: headline %q\nwant it to contain %q", c.cost.Interval, got, c.want)
+		}
+	}
+}

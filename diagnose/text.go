@@ -67,9 +67,14 @@ func (r *Result) Headline() string {
 		m := r.metric
 		if !(f.Cost.Significant && f.Cost.Mean > 0) {
 			// A problem for the tie-break only: no share of this metric.
+			// Never a negative cost: nothing significant, or it lowers it.
+			effect := "costs " + m.Label + " nothing significant: " + m.Quantity(plain(f.Cost, m.Prec))
+			if f.Cost.Significant {
+				effect = "lowers " + m.Label + " by " + m.Quantity(strings.TrimPrefix(plain(f.Cost, m.Prec), "-"))
+			}
 			return fmt.Sprintf("The link costs %s %s over the same game on a perfect link; no mechanism found explains a significant "+
-				"part of it (the first finding below costs %s %s), and no rule names the rest: the ranked changes below are the evidence.",
-				m.Label, m.Quantity(FormatDiff(link, m.Prec)), m.Label, m.Quantity(plain(f.Cost, m.Prec)))
+				"part of it (the first finding below %s), and no rule names the rest: the ranked changes below are the evidence.",
+				m.Label, m.Quantity(FormatDiff(link, m.Prec)), effect)
 		}
 		return fmt.Sprintf("The link costs %s %s over the same game on a perfect link; the largest mechanism found (the first "+
 			"finding below) explains %.0f %% of it (%s), and no rule names the rest: the ranked changes below are the evidence.",
