@@ -174,6 +174,7 @@ type ProxyView struct {
 	expected            map[netem.Params]string // the set rows' expected jitter, by link (bounded)
 	measured            [2]bool                 // the source measures a direction's delays
 	haveLast            bool
+	tableWidth          int  // the box's inner width at the latest draw (0: not drawn yet)
 	ended               bool // the relay stopped, and the screen with it
 	signal              os.Signal
 	*clock
@@ -198,6 +199,7 @@ func NewProxyView(src ProxySource, opts ProxyOptions) *ProxyView {
 		t.SetBackgroundColor(tcell.ColorDefault)
 	}
 	v.table.SetBorder(true).SetTitle(" configured (set) and realised, per direction ").SetTitleAlign(tview.AlignLeft)
+	v.app.SetAfterDrawFunc(func(tcell.Screen) { _, _, v.tableWidth, _ = v.table.GetInnerRect() })
 	v.delay = NewChart("added delay (ms)")
 	v.delay.Color = tcell.ColorAqua
 	v.delay.Format = "%.1f"
@@ -504,25 +506,44 @@ func (v *ProxyView) tableText(g *realGroup, from time.Duration) string {
 }
 
 // groupLine lists the links f shows in turn, the one shown reversed:
-// everybody's (with its clients) and each client's own (its settings).
+// everybody's (with its clients) and each client's own (its settings,
+// or only its address when the settings do not fit the box's width; the
+// set rows give the shown link's). Past the width even so, it names the
+// shown link and how many there are.
 func (v *ProxyView) groupLine() string {
-	parts := []string{}
-	for _, addr := range v.groupOrder {
-		g := v.groups[addr]
-		text := "everybody's " + plural(g.info.Clients, "client")
-		if addr != "" {
-			text = addr + " " + g.info.Own
-			if g.info.Clients == 0 {
-				text += " (not relayed now)"
+	width := v.tableWidth
+	shown := v.shownGroup().info.Addr
+	line := func(settings bool) (string, int) {
+		parts, plain := []string{}, []string{}
+		for _, addr := range v.groupOrder {
+			g := v.groups[addr]
+			text := "everybody's " + plural(g.info.Clients, "client")
+			if addr != "" {
+				text = addr
+				if settings {
+					text += " " + g.info.Own
+				}
+				if g.info.Clients == 0 {
+					text += " (not relayed now)"
+				}
 			}
+			plain = append(plain, text)
+			text = tview.Escape(text)
+			if addr == shown {
+				text = "[::r]" + text + "[::-]"
+			}
+			parts = append(parts, text)
 		}
-		text = tview.Escape(text)
-		if addr == v.shownGroup().info.Addr {
-			text = "[::r]" + text + "[::-]"
-		}
-		parts = append(parts, text)
+		return " [yellow]f[-] shows " + strings.Join(parts, " · "), len([]rune(" f shows " + strings.Join(plain, " · ")))
 	}
-	return " [yellow]f[-] shows " + strings.Join(parts, " · ")
+	text, n := line(true)
+	if width > 0 && n > width {
+		text, n = line(false)
+	}
+	if width > 0 && n > width {
+		text = fmt.Sprintf(" [yellow]f[-] shows link %d of %d", slices.Index(v.groupOrder, shown)+1, len(v.groupOrder))
+	}
+	return text
 }
 
 // expectedJitter is the RFC 3550 jitter the model gives a direction's
