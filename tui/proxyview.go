@@ -488,8 +488,8 @@ func (v *ProxyView) tableText(g *realGroup, from time.Duration) string {
 			limit = ""
 		}
 		lines = append(lines, tview.Escape(row(dir+" set", get("latency"), "±"+get("jitter"), v.expectedJitter(dir, get), get("loss"), get("loss_burst"), get("reorder"), get("duplicate"), "", limit)))
-		burst := "–"
-		if now.bursts[d] >= 0 && base.bursts[d] >= 0 {
+		burst := "–" // not measured, or no datagram to measure it on
+		if now.bursts[d] >= 0 && base.bursts[d] >= 0 && in > 0 {
 			if runs := now.bursts[d] - base.bursts[d]; runs > 0 {
 				burst = fmt.Sprintf("%.1f", float64(lost)/float64(runs))
 			} else {
