@@ -405,6 +405,7 @@ func (v *ProxyView) refresh() {
 	segs = append(segs, segment{fmt.Sprintf("window %v", windows[v.window]), 30})
 	v.header.set(" ─ ", segs...)
 	g := v.shownGroup()
+	from = max(v.last.Wall-realSpan, g.since) // the shown link's own latest change
 	switch {
 	case len(v.groupOrder) < 2:
 		v.table.SetTitle(fmt.Sprintf(" configured (set) and realised (real: %s) ", v.realSpanText(from)))
@@ -851,7 +852,7 @@ const proxyChartHelp = "Charts, newest at the right, up in colour and down in wh
 	"delay the proxy added to each relayed packet (each column its range; p50 in the title), the " +
 	"game's own packets per second as they reach the proxy, and the RFC 3550 " +
 	"jitter of the game's stream as it arrives. The box below compares, per " +
-	"direction, the link as set with what the relayed packets met over the last 10 s (to the second, at any packet rate), or since the latest change of the links " +
+	"direction, the link as set with what the relayed packets met over the last 10 s (to the second, at any packet rate), or since the latest change of the link shown " +
 	"(its title says which): added delay p50/p99 (within 0.05 %; the set row gives the link model's, ≈, or the latency and jitter settings where other stages move delays too), loss (and the mean burst length), reordered and duplicated shares; " +
 	"beside them the relayed stream's RFC 3550 jitter as it stands, of the clients that had a copy in the last second (the set row's ≈ is what the link model gives in the long run; one reading spreads around it, about 15 % for uniform jitter), and the packets and kilobits per second written out over the last second. " +
 	"When some client has a link of its own (--flow, the control API), the box shows one link at a time, its title says which: " +
