@@ -740,6 +740,14 @@ func linkText(cfg *lab.Config, dir string) string {
 			continue
 		}
 		out += fmt.Sprintf("%s %s ", k, get(k))
+		if k == "jitter" && link.Jitter > 0 { // its kind, when not the default
+			if link.JitterDist != netem.Uniform {
+				out += get("jitter_dist") + " "
+			}
+			if link.JitterCorr != 0 {
+				out += "correlation " + get("jitter_corr") + " "
+			}
+		}
 	}
 	return out[:len(out)-1]
 }
