@@ -60,7 +60,11 @@ func (v *ProxyView) sampleGroups(changed time.Duration) {
 		// Its figures start afresh when its own settings change, not at
 		// another client's change (the latest change made them differ).
 		if set := v.settingsOf(g); set != rg.settings {
-			rg.settings, rg.since = set, changed
+			at := changed
+			if rg.settings != "" && at <= rg.since {
+				at = s.Wall // applied, and not in the log yet
+			}
+			rg.settings, rg.since = set, at
 		}
 		for d, pd := range []*ProxyDir{&g.Up, &g.Down} {
 			rg.measured[d] = rg.measured[d] || pd.DelaysMs != nil
