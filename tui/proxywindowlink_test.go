@@ -37,3 +37,27 @@ func TestAnotherLinksChangeKeepsThisLinksWindow(t *testing.T) {
 		t.Errorf("the changed link: want its figures since the change:\n%s", out)
 	}
 }
+
+// A link's settings that changed before the change reached the log (the
+// source applies, then logs) start its figures at the snapshot that first
+// shows them, not at an older change.
+func TestAChangeNotYetLoggedStartsTheWindow(t *testing.T) {
+	p := newTwoLinkProxy(t)
+	v := NewProxyView(p, ProxyOptions{})
+	screen := tcell.NewSimulationScreen("UTF-8")
+	v.app.SetScreen(screen)
+	screen.SetSize(80, 24)
+	for range 150 {
+		p.tick()
+		v.advance(0)
+	}
+	p.groups[1].Set["up.loss"] = "10%" // applied at 15.0 s; no change logged
+	for range 20 {
+		p.tick()
+		v.advance(0)
+	}
+	proxyKey(v, tcell.NewEventKey(tcell.KeyRune, 'f', 0))
+	if out := drawProxy(v, screen); !strings.Contains(out, " 127.0.0.1:5001's own link: set and real (real: since +00:00:15.1) ") {
+		t.Errorf("want the client's own link's figures since the snapshot that showed the change:\n%s", out)
+	}
+}
