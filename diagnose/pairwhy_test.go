@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -66,6 +67,27 @@ func TestHeadlineSaysNoNegativeCost(t *testing.T) {
 		r.Findings = []Finding{{Text: "the server overwrote", Problem: true, Cost: c.cost}}
 		if got := r.Headline(); !strings.Contains(got, c.want) {
 			t.Errorf("cost %+v: headline %q\nwant it to contain %q", c.cost.Interval, got, c.want)
+		}
+	}
+}
+
+// A lasting latency step is measured by the input delay it moves (qa2):
+// handover's step from 100 to 60 ms at 21 s read "input delay p99 144.4 ±
+// 5.8 ms with the latency step and 144.4 ± 5.8 ms without", true and
+// empty, since the p99 lies in the first 21 s at 100 ms either way. A step
+// gives the p50 (the level it moves), a spike the p99 (latency-spike: its
+// 2 s at 300 ms), and the two figures differ.
+func TestLatencyStepSaysTheInputDelayItMoves(t *testing.T) {
+	re := regexp.MustCompile(`input delay (p\d\d) (\S+) ± \S+ ms with the latency (?:step|spike) and (\S+) ± \S+ ms without`)
+	for _, c := range []struct{ scenario, pct string }{{"handover", "p50"}, {"latency-spike", "p99"}} {
+		r := run(t, options(t, c.scenario))
+		f, ok := finding(r, "latency-step")
+		if !ok {
+			t.Fatalf("%s: no latency-step finding", c.scenario)
+		}
+		m := re.FindStringSubmatch(f.Text)
+		if m == nil || m[1] != c.pct || m[2] == m[3] {
+			t.Errorf("%s: want the input delay %s, different with and without; got %q in\n%s", c.scenario, c.pct, m, f.Text)
 		}
 	}
 }
