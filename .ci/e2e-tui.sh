@@ -149,7 +149,7 @@ wait_for "up.latency = 0"
 t send-keys -t e2e -l "80ms"
 t send-keys -t e2e Enter
 wait_for "up.latency = 80ms at +"
-wait_for " up set         80ms"
+wait_for " up set        ≈80.0"
 # R records from now to a new file in the current folder; R again closes it.
 t send-keys -t e2e R
 wait_for "recording to jitterlab-proxy-"

@@ -690,7 +690,7 @@ func TestHeadlineNeverExplainsANegativeShare(t *testing.T) {
 	r.Findings = []Finding{{Text: "the server overwrote", Problem: true, Cost: diff(-0.031, 0.056)}}
 	got := r.Headline()
 	if strings.Contains(got, "explains -") || strings.HasPrefix(got, "Main cause") ||
-		!strings.Contains(got, "no mechanism found explains a significant part of it (the first finding below costs judder -0.031 ± 0.056 m/s)") {
+		!strings.Contains(got, "no mechanism found explains a significant part of it (the first finding below costs judder nothing significant: -0.031 ± 0.056 m/s)") {
 		t.Errorf("headline: %q", got)
 	}
 }

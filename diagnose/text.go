@@ -67,9 +67,14 @@ func (r *Result) Headline() string {
 		m := r.metric
 		if !(f.Cost.Significant && f.Cost.Mean > 0) {
 			// A problem for the tie-break only: no share of this metric.
+			// Never a negative cost: nothing significant, or it lowers it.
+			effect := "costs " + m.Label + " nothing significant: " + m.Quantity(plain(f.Cost, m.Prec))
+			if f.Cost.Significant {
+				effect = "lowers " + m.Label + " by " + m.Quantity(strings.TrimPrefix(plain(f.Cost, m.Prec), "-"))
+			}
 			return fmt.Sprintf("The link costs %s %s over the same game on a perfect link; no mechanism found explains a significant "+
-				"part of it (the first finding below costs %s %s), and no rule names the rest: the ranked changes below are the evidence.",
-				m.Label, m.Quantity(FormatDiff(link, m.Prec)), m.Label, m.Quantity(plain(f.Cost, m.Prec)))
+				"part of it (the first finding below %s), and no rule names the rest: the ranked changes below are the evidence.",
+				m.Label, m.Quantity(FormatDiff(link, m.Prec)), effect)
 		}
 		return fmt.Sprintf("The link costs %s %s over the same game on a perfect link; the largest mechanism found (the first "+
 			"finding below) explains %.0f %% of it (%s), and no rule names the rest: the ranked changes below are the evidence.",
@@ -198,11 +203,11 @@ func (r *Result) PairLine(i int) string {
 	verdict := "it meets the bar against the reference and each part alone"
 	switch {
 	case !p.VsReference.improves():
-		verdict = "it does not meet the bar against the reference"
+		verdict = "it does not meet the bar against the reference (" + r.shortfall(p.VsReference) + ")"
 	case !p.OnParts[0].improves():
-		verdict = "it does not beat " + p.Sets[0] + " alone"
+		verdict = "it does not beat " + p.Sets[0] + " alone (" + r.shortfall(p.OnParts[0]) + ")"
 	case !p.OnParts[1].improves():
-		verdict = "it does not beat " + p.Sets[1] + " alone"
+		verdict = "it does not beat " + p.Sets[1] + " alone (" + r.shortfall(p.OnParts[1]) + ")"
 	case i == 0:
 		verdict += ": taken"
 	default:
@@ -210,6 +215,29 @@ func (r *Result) PairLine(i int) string {
 	}
 	return fmt.Sprintf("%s + %s: against the reference %s; against %s alone %s; against %s alone %s: %s", p.Sets[0], p.Sets[1],
 		both(p.VsReference), p.Sets[0], both(p.OnParts[0]), p.Sets[1], both(p.OnParts[1]), verdict)
+}
+
+// shortfall says why a change does not meet the bar (Change.improves):
+// the metric worse, or better at the tie-break's cost; or no significant
+// change in it and the tie-break worse, not better, or better at a cost
+// in other figures (it names the first two).
+func (r *Result) shortfall(c Change) string {
+	m, t := r.metric.Label, r.tie.Label
+	switch {
+	case c.Primary.Significant && c.Primary.Mean > 0:
+		return m + " worse"
+	case c.Primary.Significant:
+		return m + " better, but " + t + " worse"
+	case c.TieBreak.Significant && c.TieBreak.Mean > 0:
+		return "no significant " + m + " change, " + t + " worse"
+	case c.TieBreak.Significant:
+		worse := strings.Join(c.Worse, ", ")
+		if len(c.Worse) > 2 { // the first two say it; --json lists them all
+			worse = fmt.Sprintf("%s and %d more figures", strings.Join(c.Worse[:2], ", "), len(c.Worse)-2)
+		}
+		return "no significant " + m + " change; " + t + " better, but " + worse + " worse"
+	}
+	return "no significant change in " + m + " or " + t
 }
 
 // StepLine states one step of the greedy combination: the change taken

@@ -209,9 +209,12 @@ func dots(rows []dotRow, prec int) template.HTML {
 	}
 	axisY := top + float64(rowH*float64(len(rows))) + 4
 	fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#444"/>`, f1(left), f1(axisY), f1(width-right), f1(axisY))
-	for k := 0; k <= 4; k++ {
-		v := lo + float64((hi-lo)*float64(k)/4)
-		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="middle" font-size="11">%s</text>`, f1(x(v)), f1(axisY+16), strconv.FormatFloat(v, 'f', prec, 64))
+	// Ticks at round values, as the timelines' (at least the step of the
+	// metric's own decimals).
+	step := max(axis.Step((hi-lo)/5), math.Pow(10, -float64(prec)))
+	for v := math.Ceil(lo/step) * step; v <= hi; v += step {
+		fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#444"/>`, f1(x(v)), f1(axisY), f1(x(v)), f1(axisY+4))
+		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="middle" font-size="11">%s</text>`, f1(x(v)), f1(axisY+16), axis.Label(v, step))
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())

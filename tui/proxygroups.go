@@ -3,7 +3,10 @@ package tui
 import (
 	"math"
 	"slices"
+	"strings"
 	"time"
+
+	"jitterlab/lab"
 
 	"github.com/rivo/tview"
 )
@@ -13,6 +16,8 @@ import (
 // a second more (the rates), and its copies' delays.
 type realGroup struct {
 	info     ProxyGroup    // the latest snapshot's, without its delays
+	settings string        // its link settings at the latest snapshot
+	since    time.Duration // when they last changed (or the link began)
 	counts   []groupCounts // newest last
 	delays   [2]delayWindow
 	measured [2]bool
@@ -52,9 +57,18 @@ func (v *ProxyView) sampleGroups(changed time.Duration) {
 			v.groups[g.Addr] = rg
 		}
 		v.groupOrder = append(v.groupOrder, g.Addr)
+		// Its figures start afresh when its own settings change, not at
+		// another client's change (the latest change made them differ).
+		if set := v.settingsOf(g); set != rg.settings {
+			at := changed
+			if rg.settings != "" && at <= rg.since {
+				at = s.Wall // applied, and not in the log yet
+			}
+			rg.settings, rg.since = set, at
+		}
 		for d, pd := range []*ProxyDir{&g.Up, &g.Down} {
 			rg.measured[d] = rg.measured[d] || pd.DelaysMs != nil
-			rg.delays[d].cutAt(changed)
+			rg.delays[d].cutAt(rg.since)
 			rg.delays[d].add(s.Wall, pd.DelaysMs)
 		}
 		rg.info = *g
@@ -76,6 +90,25 @@ func (v *ProxyView) sampleGroups(changed time.Duration) {
 			delete(v.groups, addr)
 		}
 	}
+}
+
+// settingsOf is a link's settings in force, one string: a client's own
+// link's from the snapshot, everybody's from the source.
+func (v *ProxyView) settingsOf(g *ProxyGroup) string {
+	var b strings.Builder
+	for _, p := range proxyLinkParams {
+		for _, dir := range []string{"up.", "down."} {
+			val := ""
+			if g.Set != nil {
+				val = g.Set[dir+p]
+			} else {
+				val = v.src.Get(dir + p)
+			}
+			b.WriteString(val)
+			b.WriteByte(0)
+		}
+	}
+	return b.String()
 }
 
 // shownGroup is the link the box shows: the one f selected, or
@@ -148,3 +181,15 @@ func (g *realGroup) rates() (outRate, kbit [2]float64) {
 	}
 	return outRate, kbit
 }
+
+// proxyLinkParams are the link's live keys without their direction
+// (latency, jitter, …).
+var proxyLinkParams = func() []string {
+	var out []string
+	for _, p := range lab.Params() {
+		if k, ok := strings.CutPrefix(p.Key, "up."); ok && p.Live {
+			out = append(out, k)
+		}
+	}
+	return out
+}()

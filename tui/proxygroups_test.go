@@ -108,10 +108,10 @@ func TestProxyScreenShowsEachClientsOwnLink(t *testing.T) {
 			golden(t, "proxy-own-"+name+"-"+map[int]string{80: "80x24", 120: "120x40"}[sz.w]+".txt", out)
 		}
 		check("everybody", " everybody's link, 1 client: set and real (real: the last 10s) ",
-			" up set         20ms     ±0            0%", []string{"20.2", "20.5", "0.5", "0.0%", "60"})
+			" up set        ≈20.0  ≈20.0            0%", []string{"20.2", "20.5", "0.5", "0.0%", "60"})
 		proxyKey(v, tcell.NewEventKey(tcell.KeyRune, 'f', 0))
 		check("own", " 127.0.0.1:5001's own link: set and real (real: the last 10s) ",
-			" up set         80ms     ±0            5%", []string{"80.3", "80.5", "1.5", "5.0%", "57"})
+			" up set        ≈80.0  ≈80.0            5%", []string{"80.3", "80.5", "1.5", "5.0%", "57"})
 		proxyKey(v, tcell.NewEventKey(tcell.KeyRune, 'f', 0))
 		if out := drawProxy(v, screen); !strings.Contains(out, " everybody's link, 1 client") {
 			t.Errorf("f again does not come back to everybody's link:\n%s", out)

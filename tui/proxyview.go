@@ -169,13 +169,14 @@ type ProxyView struct {
 	prev                ProxySnapshot // the one the latest sample's rates start from
 	pending             proxySample   // delays gathered toward the next sample
 	pendingN            [2]int
-	recent              [2]delayWindow          // the copies' delays over the realised figures' span
-	groups              map[string]*realGroup   // each link's realised figures, by ProxyGroup.Addr
-	groupOrder          []string                // the links in the latest snapshot, everybody's first
-	selected            string                  // the link the box shows (f): a ProxyGroup.Addr
-	expected            map[netem.Params]string // the set rows' expected jitter, by link (bounded)
-	measured            [2]bool                 // the source measures a direction's delays
+	recent              [2]delayWindow            // the copies' delays over the realised figures' span
+	groups              map[string]*realGroup     // each link's realised figures, by ProxyGroup.Addr
+	groupOrder          []string                  // the links in the latest snapshot, everybody's first
+	selected            string                    // the link the box shows (f): a ProxyGroup.Addr
+	expected            map[netem.Params]setCells // the set rows' model figures, by link (bounded)
+	measured            [2]bool                   // the source measures a direction's delays
 	haveLast            bool
+	tableWidth          int  // the box's inner width at the latest draw (0: not drawn yet)
 	ended               bool // the relay stopped, and the screen with it
 	signal              os.Signal
 	*clock
@@ -191,7 +192,7 @@ func NewProxyView(src ProxySource, opts ProxyOptions) *ProxyView {
 		opts.Every = 100 * time.Millisecond
 	}
 	v := &ProxyView{app: tview.NewApplication(), src: src, every: opts.Every, scen: opts.Scenario, rec: opts.Record, window: 1, clock: newClock(),
-		groups: map[string]*realGroup{}, expected: map[netem.Params]string{},
+		groups: map[string]*realGroup{}, expected: map[netem.Params]setCells{},
 		header: newFitLine(), keys: newFitLine(), editor: NewLinkEditor(),
 		statusRow: tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true),
 		table:     tview.NewTextView().SetDynamicColors(true).SetWrap(false),
@@ -200,6 +201,7 @@ func NewProxyView(src ProxySource, opts ProxyOptions) *ProxyView {
 		t.SetBackgroundColor(tcell.ColorDefault)
 	}
 	v.table.SetBorder(true).SetTitle(" configured (set) and realised, per direction ").SetTitleAlign(tview.AlignLeft)
+	v.app.SetAfterDrawFunc(func(tcell.Screen) { _, _, v.tableWidth, _ = v.table.GetInnerRect() })
 	v.delay = NewChart("added delay (ms)")
 	v.delay.Color = tcell.ColorAqua
 	v.delay.Format = "%.1f"
@@ -409,6 +411,7 @@ func (v *ProxyView) refresh() {
 	segs = append(segs, segment{fmt.Sprintf("window %v", windows[v.window]), 30})
 	v.header.set(" ─ ", segs...)
 	g := v.shownGroup()
+	from = max(v.last.Wall-realSpan, g.since) // the shown link's own latest change
 	switch {
 	case len(v.groupOrder) < 2:
 		v.table.SetTitle(fmt.Sprintf(" configured (set) and realised (real: %s) ", v.realSpanText(from)))
@@ -491,9 +494,10 @@ func (v *ProxyView) tableText(g *realGroup, from time.Duration) string {
 		if limit == "0" {
 			limit = ""
 		}
-		lines = append(lines, tview.Escape(row(dir+" set", get("latency"), "±"+get("jitter"), v.expectedJitter(dir, get), get("loss"), get("loss_burst"), get("reorder"), get("duplicate"), "", limit)))
-		burst := "–"
-		if now.bursts[d] >= 0 && base.bursts[d] >= 0 {
+		e := v.expectation(dir, get)
+		lines = append(lines, tview.Escape(row(dir+" set", e.p50, e.p99, e.jitter, get("loss"), get("loss_burst"), get("reorder"), get("duplicate"), "", limit)))
+		burst := "–" // not measured, or no datagram to measure it on
+		if now.bursts[d] >= 0 && base.bursts[d] >= 0 && in > 0 {
 			if runs := now.bursts[d] - base.bursts[d]; runs > 0 {
 				burst = fmt.Sprintf("%.1f", float64(lost)/float64(runs))
 			} else if in > 0 {
@@ -514,32 +518,52 @@ func (v *ProxyView) tableText(g *realGroup, from time.Duration) string {
 }
 
 // groupLine lists the links f shows in turn, the one shown reversed:
-// everybody's (with its clients) and each client's own (its settings).
+// everybody's (with its clients) and each client's own (its settings,
+// or only its address when the settings do not fit the box's width; the
+// set rows give the shown link's). Past the width even so, it names the
+// shown link and how many there are.
 func (v *ProxyView) groupLine() string {
-	parts := []string{}
-	for _, addr := range v.groupOrder {
-		g := v.groups[addr]
-		text := "everybody's " + plural(g.info.Clients, "client")
-		if addr != "" {
-			text = addr + " " + g.info.Own
-			if g.info.Clients == 0 {
-				text += " (not relayed now)"
+	width := v.tableWidth
+	shown := v.shownGroup().info.Addr
+	line := func(settings bool) (string, int) {
+		parts, plain := []string{}, []string{}
+		for _, addr := range v.groupOrder {
+			g := v.groups[addr]
+			text := "everybody's " + plural(g.info.Clients, "client")
+			if addr != "" {
+				text = addr
+				if settings {
+					text += " " + g.info.Own
+				}
+				if g.info.Clients == 0 {
+					text += " (not relayed now)"
+				}
 			}
+			plain = append(plain, text)
+			text = tview.Escape(text)
+			if addr == shown {
+				text = "[::r]" + text + "[::-]"
+			}
+			parts = append(parts, text)
 		}
-		text = tview.Escape(text)
-		if addr == v.shownGroup().info.Addr {
-			text = "[::r]" + text + "[::-]"
-		}
-		parts = append(parts, text)
+		return " [yellow]f[-] shows " + strings.Join(parts, " · "), len([]rune(" f shows " + strings.Join(plain, " · ")))
 	}
-	return " [yellow]f[-] shows " + strings.Join(parts, " · ")
+	text, n := line(true)
+	if width > 0 && n > width {
+		text, n = line(false)
+	}
+	if width > 0 && n > width {
+		text = fmt.Sprintf(" [yellow]f[-] shows link %d of %d", slices.Index(v.groupOrder, shown)+1, len(v.groupOrder))
+	}
+	return text
 }
 
-// expectedJitter is the RFC 3550 jitter the model gives a direction's
-// link in the long run (netem.ExpectedJitter), for the set row's jitter
-// column: "≈3.3" ("" without jitter, or when the model gives no such
-// figure).
-func (v *ProxyView) expectedJitter(dir string, get func(string) string) string {
+// expectation is the set row's delay p50, p99 and jitter for a direction's
+// link: what the link model gives (netem.DelayPercentiles,
+// netem.ExpectedJitter), "≈50.0", "≈69.6", "≈13.3"; where another stage
+// moves delays, the latency and jitter knobs, the jitter's kind marked (±
+// uniform, + the exponential's mean, σ the others), and no jitter figure.
+func (v *ProxyView) expectation(dir string, get func(string) string) setCells {
 	cfg := lab.DefaultConfig()
 	for _, p := range lab.Params() {
 		if k, ok := strings.CutPrefix(p.Key, dir+"."); ok && p.Live {
@@ -550,23 +574,39 @@ func (v *ProxyView) expectedJitter(dir string, get func(string) string) string {
 	if dir == "down" {
 		link = cfg.Down
 	}
-	if text, ok := v.expected[link]; ok {
-		return text
+	if c, ok := v.expected[link]; ok {
+		return c
 	}
-	text := ""
-	if j, ok := netem.ExpectedJitter(link); ok && link.Jitter > 0 {
-		ms := float64(j) / 1e6
-		text = "≈" + strconv.FormatFloat(ms, 'f', 1, 64)
+	approx := func(d time.Duration) string {
+		ms := float64(d) / 1e6
 		if ms >= 100 {
-			text = "≈" + strconv.FormatFloat(ms, 'f', 0, 64)
+			return "≈" + strconv.FormatFloat(ms, 'f', 0, 64)
 		}
+		return "≈" + strconv.FormatFloat(ms, 'f', 1, 64)
+	}
+	kind := "±"
+	switch link.JitterDist {
+	case netem.Exponential:
+		kind = "+"
+	case netem.Normal, netem.Pareto, netem.ParetoNormal:
+		kind = "σ"
+	}
+	c := setCells{p50: get("latency"), p99: kind + get("jitter")}
+	if p50, p99, ok := netem.DelayPercentiles(link); ok {
+		c.p50, c.p99 = approx(p50), approx(p99)
+	}
+	if j, ok := netem.ExpectedJitter(link); ok && link.Jitter > 0 {
+		c.jitter = approx(j)
 	}
 	if len(v.expected) >= 64 {
 		clear(v.expected)
 	}
-	v.expected[link] = text
-	return text
+	v.expected[link] = c
+	return c
 }
+
+// setCells are a set row's model figures (see expectation).
+type setCells struct{ p50, p99, jitter string }
 
 // plural is n and the noun, with an s unless n is 1.
 func plural(n int, noun string) string {
@@ -822,9 +862,9 @@ const proxyChartHelp = "Charts, newest at the right, up in colour and down in wh
 	"delay the proxy added to each relayed packet (each column its range; p50 in the title), the " +
 	"game's own packets per second as they reach the proxy, and the RFC 3550 " +
 	"jitter of the game's stream as it arrives. The box below compares, per " +
-	"direction, the link as set with what the relayed packets met over the last 10 s (to the second, at any packet rate), or since the latest change of the links " +
-	"(its title says which): added delay p50/p99 (within 0.05 %), loss (and the mean burst length), reordered and duplicated shares; " +
-	"beside them the relayed stream's RFC 3550 jitter (the set row's ≈ is what the link model gives in the long run; one reading spreads around it, about 15 % for uniform jitter), and the packets and kilobits per second written out over the last second. " +
+	"direction, the link as set with what the relayed packets met over the last 10 s (to the second, at any packet rate), or since the latest change of the link shown " +
+	"(its title says which): added delay p50/p99 (within 0.05 %; the set row gives the link model's, ≈, or the latency and jitter settings where other stages move delays too), loss (and the mean burst length), reordered and duplicated shares; " +
+	"beside them the relayed stream's RFC 3550 jitter as it stands, of the clients that had a copy in the last second (the set row's ≈ is what the link model gives in the long run; one reading spreads around it, about 15 % for uniform jitter), and the packets and kilobits per second written out over the last second. " +
 	"When some client has a link of its own (--flow, the control API), the box shows one link at a time, its title says which: " +
 	"everybody's, whose figures leave those clients out, or one client's own, its settings in the set rows; its last line lists them and f moves on. " +
 	"A dash is a figure the relay does not measure."

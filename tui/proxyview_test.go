@@ -148,14 +148,15 @@ func TestProxyScreenAtBothSizes(t *testing.T) {
 			for _, want := range []string{
 				"jitterlab proxy ─ 127.0.0.1:7777 → 127.0.0.1:7778 ─ clients 1 ─ up 00:00:40.0",
 				"added delay (ms) ─ up 55.0, dn –", "packets/s in ─ up 60, dn 60", "jitter in (ms) ─ up 1.6, dn 2.5",
-				// The set row's jitter column: the RFC 3550 jitter the model
-				// gives ±20 ms uniform in the long run, 2a/3.
-				" up set         50ms  ±20ms  ≈13.3     2%     0      0%    0%",
+				// The set row: the model's delay p50 and p99 for 50 ms ±
+				// 20 ms uniform, and the RFC 3550 jitter it gives in the
+				// long run, 2a/3.
+				" up set        ≈50.0  ≈69.6  ≈13.3     2%     0      0%    0%",
 				// Over the last 10 s: delays in a saw of 40–70 ms (p50 55, p99 70),
 				// 600 datagrams of which one in 50 lost (2.0 %, runs of 1), one
 				// in 120 reordered (5 of 588 delivered: 0.9 %).
 				fmt.Sprintf("    real        55.0   70.0    8.2   2.0%%   1.0    0.9%%  0.0%%     %.0f    %.1f", last.outRate[0], last.kbit[0]),
-				" down set       50ms  ±20ms  ≈13.3     0%     0      0%    0%",
+				" down set      ≈50.0  ≈69.6  ≈13.3     0%     0      0%    0%",
 				"    real           –      –      –   0.0%     –    0.0%  0.0%     60       –",
 				"latency       50ms         50ms", "? help", "q quit"} {
 				if !strings.Contains(out, want) {
@@ -180,7 +181,7 @@ func TestProxyEditorChangesTheLinksLive(t *testing.T) {
 		t.Fatalf("typing 80ms set the up latency to %v", f.cfg.Up.Latency)
 	}
 	out := drawProxy(v, screen)
-	if !strings.Contains(out, "up.latency = 80ms at +00:00:40.0") || !strings.Contains(out, "up set         80ms") {
+	if !strings.Contains(out, "up.latency = 80ms at +00:00:40.0") || !strings.Contains(out, "up set        ≈80.0") {
 		t.Fatalf("no confirmation or new value on screen:\n%s", out)
 	}
 

@@ -237,7 +237,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		wall := cmp.Or(au.Wall, time.Since(start))
 		writeProxySummary(stdout, wall, r.Stats(), r.Errors())
 		writeProxyFlows(stdout, au, cond)
-		writeProxyAudit(stdout, au, periods.periods(au))
+		writeProxyAudit(stdout, au, periods.periods(au), window.inForce())
 		note, cerr := captures.stop(time.Since(bound), r.Stats())
 		if note != "" {
 			fmt.Fprintf(stderr, "lab proxy: %s\n", note)
@@ -451,6 +451,17 @@ type releaseWindowFlag struct {
 var releaseWindowRule = "0 (off) up to " + proxy.MaxReleaseWindow.String() + ", a duration such as 50us"
 
 func (f *releaseWindowFlag) String() string { return "" } // -h states the default in the usage
+
+// inForce is the window the relay runs with (0: off).
+func (f *releaseWindowFlag) inForce() time.Duration {
+	switch {
+	case f.relay < 0:
+		return 0
+	case f.relay == 0:
+		return proxy.DefaultReleaseWindow
+	}
+	return f.relay
+}
 
 func (f *releaseWindowFlag) Set(s string) error {
 	f.relay, f.err = relayReleaseWindow(s)
@@ -760,6 +771,14 @@ func linkText(cfg *lab.Config, dir string) string {
 			continue
 		}
 		out += fmt.Sprintf("%s %s ", k, get(k))
+		if k == "jitter" && link.Jitter > 0 { // its kind, when not the default
+			if link.JitterDist != netem.Uniform {
+				out += get("jitter_dist") + " "
+			}
+			if link.JitterCorr != 0 {
+				out += "correlation " + get("jitter_corr") + " "
+			}
+		}
 	}
 	return out[:len(out)-1]
 }
@@ -775,6 +794,12 @@ func auditConfigured(p netem.Params, row int) string {
 		q, _ := lab.Lookup("up." + k)
 		return q.Get(&cfg)
 	}
+	// The jitter's distribution, and its correlation when it has one (it
+	// changes the expected J: ±5 ms uniform at 0.75 gives 1.609 ms).
+	jitter := get("jitter") + " " + get("jitter_dist")
+	if p.JitterCorr != 0 {
+		jitter += ", correlation " + get("jitter_corr")
+	}
 	if p.Trace != nil && row <= 2 { // the trace's delays and losses replace these settings
 		if row == 0 {
 			return "trace " + p.Trace.File
@@ -784,7 +809,7 @@ func auditConfigured(p netem.Params, row int) string {
 	switch row {
 	case 0:
 		if p.Jitter > 0 {
-			return get("latency") + " ± " + get("jitter") + " " + get("jitter_dist")
+			return get("latency") + " ± " + jitter
 		}
 		return get("latency")
 	case 1:
@@ -793,9 +818,9 @@ func auditConfigured(p netem.Params, row int) string {
 		}
 		// The long-run RFC 3550 figure of the model, when it gives one.
 		if j, ok := netem.ExpectedJitter(p); ok {
-			return get("jitter") + " " + get("jitter_dist") + ", J ≈ " + fmtMs(j)
+			return jitter + ", J ≈ " + fmtMs(j)
 		}
-		return get("jitter") + " " + get("jitter_dist")
+		return jitter
 	case 2:
 		if p.LossBurst >= 1 {
 			return get("loss") + ", bursts of " + get("loss_burst")
@@ -818,7 +843,7 @@ func auditConfigured(p netem.Params, row int) string {
 // everybody's settings; a row whose setting changed during the run says
 // how often and its last value, and marks (nil: one configuration for the
 // whole run) add the audit per period of constant settings, per client.
-func writeProxyAudit(w io.Writer, au proxy.Audit, marks []auditMark) {
+func writeProxyAudit(w io.Writer, au proxy.Audit, marks []auditMark, window time.Duration) { // window: the release window in force (0: off)
 	secs := au.Wall.Seconds()
 	var changed [7][2]int
 	switch {
@@ -871,6 +896,9 @@ func writeProxyAudit(w io.Writer, au proxy.Audit, marks []auditMark) {
 		if c.Delivered > 1 { // the last reading, and the mean |D| it tends to (what J ≈ expects)
 			rows[1][col+1] = fmtMs(da.Jitter) + ", mean |D| " + fmtMs(da.JitterMean)
 		}
+		if window > 0 { // how late a copy may leave by design, to share a wake-up
+			rows[6][col] = "≤ " + window.String()
+		}
 		rows[6][col+1] = "-"
 		if c.Delivered > 0 {
 			rows[6][col+1] = fmt.Sprintf("p50 %s p99 %s max %s", fmtMs(da.LateP50), fmtMs(da.LateP99), fmtMs(da.LateMax))
@@ -883,7 +911,7 @@ func writeProxyAudit(w io.Writer, au proxy.Audit, marks []auditMark) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", auditRows[i], r[0], r[1], r[2], r[3])
 	}
 	tw.Flush()
-	writeAuditStalls(w, au)
+	writeAuditStalls(w, au, window)
 	if len(marks) > 0 {
 		writeAuditPeriods(w, marks, au)
 	}
@@ -892,11 +920,15 @@ func writeProxyAudit(w io.Writer, au proxy.Audit, marks []auditMark) {
 // writeAuditStalls says which of "written late by" was the relay's own
 // timing and which the CPU it was not given: copies written more than
 // proxy.StallAfter late for want of a CPU are counted apart.
-func writeAuditStalls(w io.Writer, au proxy.Audit) {
+func writeAuditStalls(w io.Writer, au proxy.Audit, window time.Duration) {
 	up, down := au.Dirs[proxy.Up], au.Dirs[proxy.Down]
+	byDesign := ""
+	if window > 0 {
+		byDesign = fmt.Sprintf("; a copy may leave up to %v late by design (--release-window)", window)
+	}
 	if up.Stalled+down.Stalled == 0 {
 		if up.Counters.Delivered+down.Counters.Delivered > 0 {
-			fmt.Fprintf(w, "no copy stalled: \"written late by\" is the relay's own timing\n")
+			fmt.Fprintf(w, "no copy stalled: \"written late by\" is the relay's own timing%s\n", byDesign)
 		}
 		return
 	}
@@ -907,8 +939,8 @@ func writeAuditStalls(w io.Writer, au proxy.Audit) {
 		return fmt.Sprintf("%d (%.2f %%)", da.Stalled, 100*float64(da.Stalled)/float64(da.Counters.Delivered))
 	}
 	fmt.Fprintf(w, "stalled copies: up %s, down %s, written more than %v late because the relay was not given a CPU (the machine's load, not the link);\n"+
-		"  outside them the relay wrote at most %s (up) and %s (down) late\n",
-		share(up), share(down), proxy.StallAfter, fmtMs(up.LateMaxOutsideStalls), fmtMs(down.LateMaxOutsideStalls))
+		"  outside them the relay wrote at most %s (up) and %s (down) late%s\n",
+		share(up), share(down), proxy.StallAfter, fmtMs(up.LateMaxOutsideStalls), fmtMs(down.LateMaxOutsideStalls), byDesign)
 }
 
 // fmtMs writes a duration in milliseconds to the microsecond.

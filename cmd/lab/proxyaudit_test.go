@@ -98,13 +98,13 @@ func TestAuditSaysWhichLatenessWasStalls(t *testing.T) {
 	au.Dirs[proxy.Up].Counters.Delivered, au.Dirs[proxy.Down].Counters.Delivered = 200, 100
 	au.Dirs[proxy.Up].LateMaxOutsideStalls = 310 * time.Microsecond
 	var b bytes.Buffer
-	writeProxyAudit(&b, au, nil)
+	writeProxyAudit(&b, au, nil, 0)
 	if !strings.Contains(b.String(), `no copy stalled: "written late by" is the relay's own timing`) {
 		t.Errorf("a run without stalls:\n%s", b.String())
 	}
 	au.Dirs[proxy.Up].Stalled = 3
 	b.Reset()
-	writeProxyAudit(&b, au, nil)
+	writeProxyAudit(&b, au, nil, 0)
 	for _, want := range []string{"stalled copies: up 3 (1.50 %), down 0 (0.00 %), written more than 500µs late because the relay was not given a CPU",
 		"outside them the relay wrote at most 0.310ms (up) and 0.000ms (down) late"} {
 		if !strings.Contains(b.String(), want) {
@@ -139,7 +139,7 @@ func TestProxyAuditExpectsTheModelsJitter(t *testing.T) {
 	au.Dirs[0].Configured = netem.Params{Latency: 20 * ms, Jitter: 5 * ms}
 	au.Dirs[0].Counters.Delivered, au.Dirs[0].Jitter, au.Dirs[0].JitterMean = 100, 2628*time.Microsecond, 3312*time.Microsecond
 	var b strings.Builder
-	writeProxyAudit(&b, au, nil)
+	writeProxyAudit(&b, au, nil, 0)
 	if !regexp.MustCompile(`jitter \(RFC 3550\)\s+5ms uniform, J ≈ 3.333ms\s+2.628ms, mean \|D\| 3.312ms\s`).MatchString(b.String()) {
 		t.Errorf("the audit's jitter row:\n%s", b.String())
 	}
@@ -156,7 +156,7 @@ func TestProxyAuditSaysWhatItHasNot(t *testing.T) {
 	au.Dirs[proxy.Down].Configured = netem.Params{Trace: &netem.Trace{File: "path.json", Hash: "abc123"}}
 	au.Dirs[proxy.Up].Counters.Delivered = 1
 	var b strings.Builder
-	writeProxyAudit(&b, au, nil)
+	writeProxyAudit(&b, au, nil, 0)
 	row := func(name string) string {
 		for _, l := range strings.Split(b.String(), "\n") {
 			if strings.HasPrefix(l, name) {
@@ -187,7 +187,7 @@ func TestProxyAuditRateIsOverTheTraffic(t *testing.T) {
 	up.Configured = netem.Params{Rate: 500_000}
 	up.Counters.Delivered, up.Bytes, up.Active = 375, 3*500_000/8, 3*time.Second
 	var b strings.Builder
-	writeProxyAudit(&b, au, nil)
+	writeProxyAudit(&b, au, nil, 0)
 	if !regexp.MustCompile(`(?m)^rate\s+500kbit\s+125\.0 packets/s, 500\.0 kbit/s over 3\.000s \(first to last copy\)\s`).MatchString(b.String()) {
 		t.Errorf("the rate row:\n%s", b.String())
 	}

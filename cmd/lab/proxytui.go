@@ -67,7 +67,12 @@ type arrivals struct {
 	transit        float64 // ns, the latest copy written's
 	transitJitNs   float64
 	written        uint64
+	lastOut        time.Time // the latest copy written's
 }
+
+// quietAfter is how long a client's stream may send nothing before its
+// last jitter reading leaves the screen's figures (the pkt/s's span).
+const quietAfter = time.Second
 
 func newRelayFeed() *relayFeed {
 	return &relayFeed{flows: [2]map[proxy.FlowID]*arrivals{{}, {}}, own: map[netip.AddrPort]*linkFeed{}}
@@ -148,6 +153,7 @@ func (f *relayFeed) OnPacket(e *proxy.PacketEvent) {
 		}
 		a.transit = transit
 		a.written++
+		a.lastOut = e.Out
 		if len(f.delays[e.Dir]) < maxFeedDelays {
 			f.delays[e.Dir] = append(f.delays[e.Dir], float64(e.Delay)/1e6)
 		}
@@ -159,8 +165,9 @@ func (f *relayFeed) OnPacket(e *proxy.PacketEvent) {
 
 // take hands over a direction's delays since the last call (empty, not
 // nil, when there are none: the feed measures them) and the mean arrival
-// jitter of its streams (NaN before any has two intervals).
-func (f *relayFeed) take(d proxy.Dir) (delays []float64, jitterMs float64) {
+// jitter of its streams that read a datagram within quietAfter of now
+// (NaN when none has two intervals).
+func (f *relayFeed) take(d proxy.Dir, now time.Time) (delays []float64, jitterMs float64) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	delays = f.delays[d]
@@ -171,7 +178,7 @@ func (f *relayFeed) take(d proxy.Dir) (delays []float64, jitterMs float64) {
 	var sum float64
 	n := 0
 	for _, a := range f.flows[d] {
-		if a.n > 2 {
+		if a.n > 2 && now.Sub(a.last) <= quietAfter {
 			sum += a.jitMs
 			n++
 		}
@@ -182,9 +189,35 @@ func (f *relayFeed) take(d proxy.Dir) (delays []float64, jitterMs float64) {
 	return delays, sum / float64(n)
 }
 
+// transitJitter is the relayed stream's jitter on link l (nil: every
+// link), per client, weighted by copies (as the relay's audit), of the
+// clients that wrote a copy within quietAfter of now: a client gone quiet
+// leaves its last reading behind (NaN: none).
+func (f *relayFeed) transitJitter(d proxy.Dir, l *linkFeed, now time.Time) float64 {
+	var sum, n float64
+	for _, a := range f.flows[d] {
+		if a.written > 1 && now.Sub(a.lastOut) <= quietAfter && (l == nil || f.link(a.addr) == l) {
+			sum += a.transitJitNs * float64(a.written)
+			n += float64(a.written)
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return sum / n / 1e6
+}
+
+// jitter is the relayed stream's jitter of every client that wrote a
+// copy within quietAfter of now (NaN: none), as transitJitter.
+func (f *relayFeed) jitter(d proxy.Dir, now time.Time) float64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.transitJitter(d, nil, now)
+}
+
 // links hands over each link's counters, and its delays since the last
 // call: everybody's first, then the clients' own in address order.
-func (f *relayFeed) links() []tui.ProxyGroup {
+func (f *relayFeed) links(now time.Time) []tui.ProxyGroup {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	addrs := slices.SortedFunc(maps.Keys(f.own), netip.AddrPort.Compare)
@@ -202,18 +235,7 @@ func (f *relayFeed) links() []tui.ProxyGroup {
 				pd.DelaysMs = []float64{}
 			}
 			ld.delays = nil
-			// The relayed stream's jitter, per client, weighted by copies
-			// (as the relay's audit).
-			var sum, n float64
-			for _, a := range f.flows[d] {
-				if a.written > 1 && f.link(a.addr) == l {
-					sum += a.transitJitNs * float64(a.written)
-					n += float64(a.written)
-				}
-			}
-			if n > 0 {
-				pd.JitterMs = sum / n / 1e6
-			}
+			pd.JitterMs = f.transitJitter(proxy.Dir(d), l, now)
 		}
 		return g
 	}
@@ -285,6 +307,7 @@ const maxSourceChanges = 10000
 
 func (s *relaySource) Snapshot() tui.ProxySnapshot {
 	au := s.r.Audit() // the relay's lock: never under s.mu
+	now := time.Now()
 	var errs uint64
 	var kinds []string
 	for _, e := range s.r.Errors() {
@@ -302,16 +325,17 @@ func (s *relaySource) Snapshot() tui.ProxySnapshot {
 			pd.JitterMs = float64(da.Jitter) / 1e6
 		}
 		if s.feed != nil {
-			pd.DelaysMs, pd.ArrivalJitterMs = s.feed.take(d)
+			pd.DelaysMs, pd.ArrivalJitterMs = s.feed.take(d, now)
+			pd.JitterMs = s.feed.jitter(d, now)
 		}
 		return pd
 	}
 	up, down := dir(proxy.Up), dir(proxy.Down)
-	groups := s.groups(au.Flows)
+	groups := s.groups(au.Flows, now)
 	evicted := s.r.Stats().Evicted
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return tui.ProxySnapshot{Wall: time.Since(s.start), Listen: s.listen, Target: s.target, Clients: len(au.Flows), Errors: errs, ErrorKinds: kinds,
+	return tui.ProxySnapshot{Wall: now.Sub(s.start), Listen: s.listen, Target: s.target, Clients: len(au.Flows), Errors: errs, ErrorKinds: kinds,
 		Evicted: evicted, MaxClients: s.maxClients,
 		Up: up, Down: down, Groups: groups, Changes: append([]tui.ProxyChange(nil), s.changes...), Stopped: s.stopped, Recording: s.rec.recording()}
 }
@@ -319,11 +343,11 @@ func (s *relaySource) Snapshot() tui.ProxySnapshot {
 // groups splits the traffic by link for the screen once some client has
 // settings of its own (nil before: everybody's link is every client's):
 // each link's counters from the feed, its settings from the conditions.
-func (s *relaySource) groups(live []proxy.FlowAudit) []tui.ProxyGroup {
+func (s *relaySource) groups(live []proxy.FlowAudit, now time.Time) []tui.ProxyGroup {
 	if s.feed == nil {
 		return nil
 	}
-	groups := s.feed.links() // hands the delays over: every snapshot takes them
+	groups := s.feed.links(now) // hands the delays over: every snapshot takes them
 	if len(groups) < 2 {
 		return nil
 	}
