@@ -80,7 +80,7 @@ func DelayPercentiles(p Params) (p50, p99 time.Duration, ok bool) {
 	at := func(z float64) time.Duration {
 		d := float64(p.Latency)
 		if p.Jitter > 0 {
-			d += float64(p.Jitter) * p.JitterDist.offset(z)
+			d += float64(float64(p.Jitter) * p.JitterDist.offset(z))
 		}
 		return time.Duration(math.Round(min(max(d, 0), float64(MaxDelay))))
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"jitterlab/detmath"
 	"jitterlab/diagnose"
 	"jitterlab/internal/axis"
 	"jitterlab/stats"
@@ -211,7 +212,7 @@ func dots(rows []dotRow, prec int) template.HTML {
 	fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#444"/>`, f1(left), f1(axisY), f1(width-right), f1(axisY))
 	// Ticks at round values, as the timelines' (at least the step of the
 	// metric's own decimals).
-	step := max(axis.Step((hi-lo)/5), math.Pow(10, -float64(prec)))
+	step := max(axis.Step((hi-lo)/5), detmath.Pow(10, -float64(prec)))
 	for v := math.Ceil(lo/step) * step; v <= hi; v += step {
 		fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#444"/>`, f1(x(v)), f1(axisY), f1(x(v)), f1(axisY+4))
 		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="middle" font-size="11">%s</text>`, f1(x(v)), f1(axisY+16), axis.Label(v, step))
