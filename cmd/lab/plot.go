@@ -46,12 +46,16 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	window := func(end time.Duration) error {
-		if to == 0 {
+	// window checks --from and --to against the end of what is plotted,
+	// the recording's or the run's (what).
+	window := func(end time.Duration, what string) error {
+		switch {
+		case to == 0 && from >= end:
+			return badUsage("--from %v is not before %s's end %v: an empty window", from, what, asWritten(end))
+		case to == 0:
 			to = end
-		}
-		if from >= to {
-			return badUsage("--from %v is not before --to %v (the end is %v): an empty window", from, to, end)
+		case from >= to:
+			return badUsage("--from %v is not before --to %v: an empty window", from, to)
 		}
 		return nil
 	}
@@ -66,8 +70,15 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer f.Close()
+		if r.Frames() <= 1 {
+			what := "samples"
+			if r.Header.Kind == recordings.KindProxy {
+				what = "packets"
+			}
+			return fmt.Errorf("%s holds nothing to plot: its header and no %s", files[0], what)
+		}
 		if r.Header.Kind == recordings.KindProxy {
-			if err := window(time.Duration(r.Duration())); err != nil {
+			if err := window(time.Duration(r.Duration()), "the recording"); err != nil {
 				return err
 			}
 			return plotProxyTo(r, files[0], out, sim.Time(from), sim.Time(to), int(width), stdout, stderr)
@@ -75,7 +86,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		if cfg, err = lab.ConfigFromHeader(r.Header); err != nil {
 			return err
 		}
-		if err := window(time.Duration(r.Duration())); err != nil {
+		if err := window(time.Duration(r.Duration()), "the recording"); err != nil {
 			return err
 		}
 		if err := r.Scan(sim.Time(from), sim.Time(to), collect, nil); err != nil {
@@ -98,7 +109,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 				return err
 			}
 		}
-		if err := window(cfg.Duration); err != nil {
+		if err := window(cfg.Duration, "the run"); err != nil {
 			return err
 		}
 		s.OnSample = func(x *metrics.Sample) {
@@ -112,7 +123,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		title = fmt.Sprintf("jitterlab  %s  seed %d", o.name(), cfg.Seed)
 	}
 	if len(samples) == 0 {
-		return fmt.Errorf("no samples between %v and %v", from, to)
+		return fmt.Errorf("no samples between %v and %v", from, asWritten(to))
 	}
 	cc := cfg.Client
 	panels := metrics.StandardPanels(cc.Band, cc.IntervalFast.Seconds(), cc.IntervalSlow.Seconds(), cc.Snap)

@@ -415,7 +415,7 @@ func plotProxy(r *recordings.Reader, name string, from, to sim.Time, width int, 
 		return 0, nil, from, err
 	}
 	if n == 0 {
-		return 0, nil, from, fmt.Errorf("no delivered packets between %v and %v", from, to)
+		return 0, nil, from, fmt.Errorf("no delivered packets between %v and %v", asWritten(time.Duration(from)), asWritten(time.Duration(to)))
 	}
 	for _, f := range flows {
 		label := fmt.Sprintf("flow %d", f)

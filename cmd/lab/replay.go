@@ -51,12 +51,17 @@ func window(r *recordings.Reader, from, to time.Duration) (sim.Time, sim.Time, e
 	case from < 0 || to < 0:
 		return 0, 0, badUsage("--from %v --to %v: allowed times ≥ 0", from, to)
 	case from > end:
-		return 0, 0, badUsage("--from %v is past the recording's end %v", from, end)
+		return 0, 0, badUsage("--from %v is past the recording's end %v", from, asWritten(end))
 	case to < from:
 		return 0, 0, badUsage("--from %v is after --to %v: the window is empty", from, to)
 	}
 	return sim.Time(from), sim.Time(to), nil
 }
+
+// asWritten is d to the millisecond, as people write a duration ("4.006s",
+// not "4.00603274s"): for the times a message computes (a recording's
+// end), never for those the user gave.
+func asWritten(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
 
 func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	var verify, view bool
