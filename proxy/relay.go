@@ -328,6 +328,9 @@ func ListenWarning(addr net.Addr) string {
 // Addr is the listen address (useful with port 0).
 func (r *Relay) Addr() net.Addr { return r.conn.LocalAddr() }
 
+// Target is the server's address as --to resolved it.
+func (r *Relay) Target() net.Addr { return r.target }
+
 // SetParams changes both links of every flow for packets received from
 // now, whether or not Run is running.
 func (r *Relay) SetParams(up, down netem.Params) error {

@@ -188,8 +188,8 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		signal.Ignore(syscall.SIGPIPE) // a write to it then fails with EPIPE
 		stdout = outClosed
 	}
-	fmt.Fprintf(stdout, "relaying %v → %s: up %s, down %s (seed %d); Ctrl-C stops\n",
-		r.Addr(), target, linkText(&cfg, "up"), linkText(&cfg, "down"), cfg.Seed)
+	fmt.Fprintf(stdout, "relaying %s → %s: up %s, down %s (seed %d); Ctrl-C stops\n",
+		addrText(listen, r.Addr()), addrText(target, r.Target()), linkText(&cfg, "up"), linkText(&cfg, "down"), cfg.Seed)
 	for _, a := range cond.Flows() {
 		fc, own := cond.Config(a)
 		fmt.Fprintf(stdout, "client %v has its own links (%s): up %s, down %s\n", a, proxyctl.Describe(own), linkText(&fc, "up"), linkText(&fc, "down"))
@@ -252,6 +252,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	if screen {
 		src := newRelaySource(r, cond, target, start, feed)
 		src.maxClients = limits.MaxFlows
+		src.listen, src.target = addrText(listen, r.Addr()), addrText(target, r.Target()) // as the first line says them
 		rec := &screenRecorder{sw: &captures, r: r, cond: cond, dir: ".", name: o.name(), bound: bound}
 		for _, f := range []struct{ flag, path string }{{"--record", recordPath}, {"--pcap", pcapPath}} {
 			if f.path != "" {
@@ -992,4 +993,28 @@ func (p *pipeWatch) closed() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.err
+}
+
+// addrText is an address as the user gave it (given), with the port the
+// socket got in place of port 0, and what it became in brackets when
+// that is not what it says: "localhost:7778 (127.0.0.1:7778)". An
+// unspecified address bound as [::] (every interface either way) stays
+// "0.0.0.0:7777", as given.
+func addrText(given string, got net.Addr) string {
+	ua, ok := got.(*net.UDPAddr)
+	host, port, err := net.SplitHostPort(given)
+	if !ok || err != nil {
+		return got.String()
+	}
+	bound := strconv.Itoa(ua.Port)
+	if port == "0" {
+		port = bound
+	}
+	text := net.JoinHostPort(host, port)
+	ip, err := netip.ParseAddr(host)
+	same := err == nil && port == bound && (ip.Unmap() == ua.AddrPort().Addr().Unmap() || ip.IsUnspecified() && ua.IP.IsUnspecified())
+	if !same {
+		text += " (" + ua.String() + ")"
+	}
+	return text
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -83,6 +84,33 @@ func TestPlotOfAHeaderOnlyRecordingSaysItHoldsNothing(t *testing.T) {
 		code, _, errOut := runLab(t, "plot", cut, "--out", filepath.Join(dir, "p.png"))
 		if code == 0 || !strings.Contains(errOut, cut+" holds nothing to plot") || strings.Contains(errOut, "empty window") {
 			t.Errorf("plot of %s: exit %d, stderr %q; want %q", cut, code, errOut, cut+" holds nothing to plot")
+		}
+	}
+}
+
+// QA: lab proxy says its addresses as the user gave them and, where that
+// differs, what they became: --listen 0.0.0.0:PORT stays 0.0.0.0:PORT
+// (not the [::]:PORT it binds), port 0 becomes the port it got, and
+// --to localhost:PORT shows the address it resolved to; addresses given
+// as they are stay exactly as before.
+func TestProxySaysItsAddressesAsGivenAndWhatTheyBecame(t *testing.T) {
+	relaying := regexp.MustCompile(`(?m)^relaying (.*?) → (.*?): up `)
+	for _, c := range []struct {
+		listen, to    string
+		wantL, wantTo *regexp.Regexp
+	}{
+		{"127.0.0.1:0", "127.0.0.1:9", regexp.MustCompile(`^127\.0\.0\.1:[1-9]\d*$`), regexp.MustCompile(`^127\.0\.0\.1:9$`)},
+		{"0.0.0.0:0", "localhost:9", regexp.MustCompile(`^0\.0\.0\.0:[1-9]\d*$`), regexp.MustCompile(`^localhost:9 \((127\.0\.0\.1|\[::1\]):9\)$`)},
+		{"localhost:0", "127.0.0.1:9", regexp.MustCompile(`^localhost:([1-9]\d*) \((127\.0\.0\.1|\[::1\]):[1-9]\d*\)$`), regexp.MustCompile(`^127\.0\.0\.1:9$`)},
+	} {
+		code, out, errOut := runLab(t, "proxy", "--listen", c.listen, "--to", c.to, "--duration", "100ms", "--every", "100ms")
+		m := relaying.FindStringSubmatch(out)
+		if code != 0 || m == nil {
+			t.Errorf("--listen %s --to %s: exit %d, stdout %q, stderr %q", c.listen, c.to, code, out, errOut)
+			continue
+		}
+		if !c.wantL.MatchString(m[1]) || !c.wantTo.MatchString(m[2]) {
+			t.Errorf("--listen %s --to %s: relaying %q → %q; want %v → %v", c.listen, c.to, m[1], m[2], c.wantL, c.wantTo)
 		}
 	}
 }
