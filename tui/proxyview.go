@@ -194,7 +194,7 @@ func NewProxyView(src ProxySource, opts ProxyOptions) *ProxyView {
 	v := &ProxyView{app: tview.NewApplication(), src: src, every: opts.Every, scen: opts.Scenario, rec: opts.Record, window: 1, clock: newClock(),
 		groups: map[string]*realGroup{}, expected: map[netem.Params]setCells{},
 		header: newFitLine(), keys: newFitLine(), editor: NewLinkEditor(),
-		statusRow: tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true),
+		statusRow: tview.NewTextView().SetDynamicColors(true).SetWrap(false),
 		table:     tview.NewTextView().SetDynamicColors(true).SetWrap(false),
 		log:       newScrollText()}
 	for _, t := range []*tview.TextView{v.statusRow, v.table} {
@@ -700,8 +700,10 @@ func (v *ProxyView) refuse(what string, err error) {
 	v.refused = append(v.refused, ProxyChange{At: v.last.Wall, What: what, Refused: err.Error()})
 }
 
-// fitStatus gives the status row a second row while it is wider than w.
-func (v *ProxyView) fitStatus(w int) { fitStatusRow(v.rows, v.statusRow, v.statusText, w) }
+// fitStatus keeps the status to its one row, cut with "…" when it is
+// wider than w, so the charts keep their rows: the changes panel (c) has
+// every change and refusal in full.
+func (v *ProxyView) fitStatus(w int) { v.statusRow.SetText(cutToWidth(v.statusText, w)) }
 
 func (v *ProxyView) logShown() bool { name, _ := v.upper.GetFrontPage(); return name == "log" }
 

@@ -120,6 +120,22 @@ func fitStatusRow(rows *tview.Flex, row *tview.TextView, text string, w int) {
 	rows.ResizeItem(row, height, 0)
 }
 
+// cutToWidth is text (with colour tags) cut to w columns with "…" at its
+// end when it is wider. It is the longest prefix that fits, so it never
+// ends inside a tag: a whole tag takes no columns.
+func cutToWidth(text string, w int) string {
+	if tview.TaggedStringWidth(text) <= w {
+		return text
+	}
+	cut := ""
+	for i := range text {
+		if tview.TaggedStringWidth(text[:i]) <= w-1 {
+			cut = text[:i]
+		}
+	}
+	return cut + "…"
+}
+
 // root is what the application draws: the layout and its overlays, or the
 // "terminal too small" message.
 func (v *views) root() tview.Primitive {
