@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -280,14 +281,30 @@ func (g *sizeGuard) Draw(screen tcell.Screen) {
 		g.Primitive.Draw(screen)
 		return
 	}
-	lines := []string{
-		fmt.Sprintf("terminal too small: need %d×%d", g.minW, g.minH),
-		fmt.Sprintf("(now %d×%d; q quits)", w, h),
-	}
-	top := y + (h-len(lines))/2
+	lines := tooSmall(g.minW, g.minH, w, h)
+	top := y + max(0, (h-len(lines))/2)
 	for i, l := range lines {
 		tview.Print(screen, l, x, top+i, w, tview.AlignCenter, tcell.ColorYellow)
 	}
+}
+
+// tooSmall is the "terminal too small" message for a w×h terminal that
+// needs minW×minH: the widest wording whose every line fits in w columns,
+// on more and shorter lines as the terminal narrows; the first lines say
+// the most.
+func tooSmall(minW, minH, w, h int) []string {
+	need, now := fmt.Sprintf("%d×%d", minW, minH), fmt.Sprintf("%d×%d", w, h)
+	wordings := [][]string{
+		{"terminal too small: need " + need, "(now " + now + "; q quits)"},
+		{"too small: need " + need, "now " + now + "; q quits"},
+		{"too small", "need " + need, "now " + now, "q quits"},
+	}
+	for _, lines := range wordings {
+		if slices.IndexFunc(lines, func(l string) bool { return tview.TaggedStringWidth(l) > w }) < 0 {
+			return lines
+		}
+	}
+	return wordings[len(wordings)-1]
 }
 
 // overlay draws its primitive centred in the area it is given, at most
