@@ -59,8 +59,9 @@ func window(r *recordings.Reader, from, to time.Duration) (sim.Time, sim.Time, e
 }
 
 // asWritten is d to the millisecond, as people write a duration ("4.006s",
-// not "4.00603274s"): for the times a message computes (a recording's
-// end), never for those the user gave.
+// not "4.00603274s"), for the times a message computes (a recording's end,
+// a window that defaults to it or to a proxy recording's first change); a
+// time given to the millisecond, as flags are, prints unchanged.
 func asWritten(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
 
 func cmdReplay(args []string, stdout, stderr io.Writer) error {
