@@ -294,8 +294,8 @@ func TestCombinationStepsAsTheText(t *testing.T) {
 			t.Errorf("the page does not say the step %q", line)
 		}
 	}
-	if last := r.Steps[len(r.Steps)-1]; !strings.Contains(r.StepLine(last), "without a cost (best client.corrector=off") {
-		t.Errorf("the last step %q does not name its best change's cost", r.StepLine(last))
+	if last := r.StepLine(r.Steps[len(r.Steps)-1]); !strings.Contains(last, "without a cost (best ") || !strings.Contains(last, "; costs judder +") {
+		t.Errorf("the last step %q does not name its best change's cost", last)
 	}
 }
 
@@ -349,13 +349,14 @@ func TestNothingRecommendedTimelinesShowTheReferenceAlone(t *testing.T) {
 	}
 }
 
-// TestPairsOnThePage: a diagnosis that tried pairs (mobile-4g: no single
+// TestPairsOnThePage: a diagnosis that tried pairs (handover: no single
 // change meets the bar) shows them on the page as the text states them,
-// and the lab ab command that reproduces the recommendation.
+// and why none is taken; one that recommends something (mobile-4g) the lab
+// ab command that reproduces the recommendation and its steps.
 func TestPairsOnThePage(t *testing.T) {
-	r := mobile4G(t, "judder_mps")
-	if len(r.Pairs) == 0 || r.Reproduce == "" {
-		t.Fatalf("%d pairs, reproduce %q: not the case this test is about", len(r.Pairs), r.Reproduce)
+	r := builtin(t, "handover", "judder_mps")
+	if len(r.Pairs) == 0 {
+		t.Fatalf("%d pairs: not the case this test is about", len(r.Pairs))
 	}
 	var b bytes.Buffer
 	if err := Write(&b, r); err != nil {
@@ -367,7 +368,19 @@ func TestPairsOnThePage(t *testing.T) {
 			t.Errorf("the page does not show pair %d: %q", i+1, line)
 		}
 	}
+	if why := strings.Join(strings.Fields(r.NoRecommendation()), " "); len(r.Recommended) == 0 && !strings.Contains(all, why) {
+		t.Errorf("the page does not say why nothing is recommended: %q", why)
+	}
+	r = mobile4G(t, "judder_mps")
+	if r.Reproduce == "" {
+		t.Fatalf("mobile-4g recommends nothing: not the case this test is about")
+	}
+	b.Reset()
+	if err := Write(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	all = strings.Join(strings.Fields(parse(t, b.Bytes()).byID("combination").allText()), " ")
 	if !strings.Contains(all, r.Reproduce) || !strings.Contains(all, r.StepLine(r.Steps[0])) {
-		t.Errorf("the page does not show the command %q or the pair step:\n%s", r.Reproduce, all)
+		t.Errorf("the page does not show the command %q or the first step:\n%s", r.Reproduce, all)
 	}
 }
