@@ -172,9 +172,10 @@ func (c *Change) helps() bool {
 	return (better(c.Primary) && !worse(c.TieBreak)) || (better(c.TieBreak) && !worse(c.Primary))
 }
 
-// Allowance is how much worse a cost may get under the bar: at most Max
-// (in the metric's unit) at the upper end of the paired difference's 95 %
-// interval.
+// Allowance is how much worse a cost may get under the bar: the paired
+// difference's mean, as the text shows it, at most Max (in the metric's
+// unit). The mean, not the interval's upper end: a queue's one tick of
+// input delay, +50.0 ± 0.1 ms, is within one tick.
 type Allowance struct {
 	Metric string
 	Max    float64
@@ -211,7 +212,7 @@ func (c *Change) improves() bool {
 
 // holds reports whether the change stays within the bar's costs: the
 // primary metric and the tie-break not significantly worse, each cost
-// (Costs) worse by at most its allowance at its interval's upper end,
+// (Costs) worse by at most its allowance (its mean difference as shown),
 // and every other report-card figure not significantly worse.
 func (c *Change) holds() bool {
 	worse := func(d stats.Diff) bool { return d.Significant && d.Mean > 0 }
@@ -227,7 +228,7 @@ func (c *Change) breaks() []string {
 	for i, x := range c.card {
 		m := Metrics[i]
 		if a, ok := allowance(m); ok {
-			if x.Mean+x.Half > a+1e-9 {
+			if shown, _ := strconv.ParseFloat(strconv.FormatFloat(x.Mean, 'f', m.Prec, 64), 64); shown > a {
 				out = append(out, fmt.Sprintf("%s, above the +%s allowed", m.Effect(x), m.Quantity(strconv.FormatFloat(a, 'f', m.Prec, 64))))
 			}
 			continue

@@ -353,7 +353,7 @@ func TestDiagnoseIgnoresOscillateAndFlap(t *testing.T) {
 // Issue 9 QA 5, and qa3's one bar: every step of the greedy combination
 // improves the primary metric or the tie-break significantly, makes
 // neither significantly worse, keeps each cost (input delay, visible lag)
-// within its allowance at the interval's upper end and makes no other
+// within its allowance (the mean difference as shown) and makes no other
 // report-card figure significantly worse, against the combination before
 // it and against the reference; and the recommendation states every
 // metric it makes significantly worse as a cost.

@@ -242,7 +242,7 @@ func (r *Result) shortfall(c Change) string {
 // what a single change, a pair and a greedy step are measured.
 func (r *Result) Bar() string {
 	return fmt.Sprintf("the bar: a change is taken when it makes %s or %s significantly better and neither significantly worse, "+
-		"keeps each cost within its allowance (%s, at the upper end of the 95 %% interval) and makes no other figure significantly worse; "+
+		"keeps each cost within its allowance (%s, the mean difference as shown) and makes no other figure significantly worse; "+
 		"the same for a single change (against the reference), a pair (against the reference and against each part alone) and a "+
 		"greedy step (against the combination before it, and the combination it makes against the reference)",
 		r.metric.Label, r.tie.Label, AllowanceText())
@@ -326,6 +326,19 @@ func (r *Result) Costs() []string {
 		}
 	}
 	return out
+}
+
+// CardPercent is the report card's change in percent for Metrics[i],
+// recommended against reference ("-100 %"), or "" where none is given
+// (ab's rule, batch.Result.Percent: not on a base near zero, half and ten
+// times the last digit shown).
+func (r *Result) CardPercent(i int) string {
+	m := Metrics[i]
+	ref, best := r.Reference.Stat(m).Mean, r.Best.Stat(m).Mean
+	if p, ok := stats.ChangePercent(r.BestVsReference[i], ref, best, lastDigit(m.Prec)/2, 10*lastDigit(m.Prec)); ok {
+		return fmt.Sprintf("%+.0f %%", p)
+	}
+	return ""
 }
 
 // LinkLine compares the reference with the same game on a perfect link.
@@ -438,12 +451,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	for i, m := range Metrics {
 		ref, best := r.Reference.Stat(m).Mean, r.Best.Stat(m).Mean
 		d := r.BestVsReference[i]
-		pct := ""
-		// ab's rule (batch.Result.Percent): half and ten times the last digit.
-		if p, ok := stats.ChangePercent(d, ref, best, lastDigit(m.Prec)/2, 10*lastDigit(m.Prec)); ok {
-			pct = fmt.Sprintf("%+.0f %%", p)
-		}
-		rows = append(rows, []string{m.Name, ref.Format(m.Prec), best.Format(m.Prec), FormatDiff(d, m.Prec), pct})
+		rows = append(rows, []string{m.Name, ref.Format(m.Prec), best.Format(m.Prec), FormatDiff(d, m.Prec), r.CardPercent(i)})
 	}
 	table(&b, rows)
 	fmt.Fprintf(&b, "\n± is the 95 %% interval over the seeds; * the interval excludes 0. Seed %d is the one nearest the mean %s.\n",
