@@ -142,14 +142,14 @@ func TestPerfectLinkHasNoSignificantProblem(t *testing.T) {
 }
 
 // Same seeds ⇒ byte-identical text and JSON, whatever the number of workers:
-// also with pairs taken (mobile-4g) and a latency spike's marks followed
+// also with pairs tried (handover) and a latency spike's marks followed
 // in every run (latency-spike).
 func TestSameSeedsSameBytes(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		seeds int
 		dur   time.Duration
-	}{{"jitter-fix", 6, 30 * time.Second}, {"mobile-4g", 20, 2 * time.Minute}, {"latency-spike", 6, 40 * time.Second}} {
+	}{{"jitter-fix", 6, 30 * time.Second}, {"handover", 20, 2 * time.Minute}, {"latency-spike", 6, 40 * time.Second}} {
 		o := options(t, c.name)
 		o.Seeds, o.Base.Duration = o.Seeds[:c.seeds], c.dur
 		var outs []string
@@ -165,8 +165,8 @@ func TestSameSeedsSameBytes(t *testing.T) {
 		if outs[0] != outs[1] || outs[0] != outs[2] {
 			t.Fatalf("%s: the same seeds gave different output", c.name)
 		}
-		if c.name == "mobile-4g" && !strings.Contains(outs[0], `"pair": true`) {
-			t.Errorf("mobile-4g took no pair: the case is gone")
+		if c.name == "handover" && !strings.Contains(outs[0], `"beats_reference_and_parts"`) {
+			t.Errorf("handover tried no pair: the case is gone")
 		}
 	}
 }
@@ -297,9 +297,13 @@ func TestMetricPicksThePrimary(t *testing.T) {
 	if r.Metric().Name != "speed_deficit_mps" || r.TieBreak().Name != "judder_mps" || r.Conditions.Metric != "speed_deficit_mps" {
 		t.Fatalf("metric %s, tie-break %s", r.Metric().Name, r.TieBreak().Name)
 	}
-	// Either input rule that stops the overwrite (a queue, a buffer) ranks first.
-	if len(r.Changes) == 0 || r.Changes[0].Set != "server.inputs=queue" && r.Changes[0].Set != "server.inputs=buffer" {
-		t.Errorf("the best single change for the speed deficit: %+v", r.Changes[0])
+	// Either input rule that stops the overwrite (a queue, a buffer)
+	// lowers the speed deficit most (on 8 seeds its input delay may not
+	// be sure enough to be within the bar's allowance, so it need not
+	// rank first).
+	most := slices.MinFunc(r.Changes, func(x, y Change) int { return cmpTol(x.Primary.Mean, y.Primary.Mean) })
+	if most.Set != "server.inputs=queue" && most.Set != "server.inputs=buffer" {
+		t.Errorf("the single change lowering the speed deficit most: %+v", most)
 	}
 	if out := text(t, r); !strings.Contains(out, "metric     speed_deficit_mps (speed deficit, m/s), lower is better; judder_mps breaks ties") {
 		t.Errorf("conditions:\n%s", out)
@@ -346,13 +350,15 @@ func TestDiagnoseIgnoresOscillateAndFlap(t *testing.T) {
 	}
 }
 
-// Issue 9 QA 5: every step of the greedy combination improves the primary
-// metric significantly, or leaves it unchanged within its interval while
-// improving the tie-break significantly and making no report-card metric
-// significantly worse; and the recommendation states every metric it makes
-// significantly worse as a cost.
+// Issue 9 QA 5, and qa3's one bar: every step of the greedy combination
+// improves the primary metric or the tie-break significantly, makes
+// neither significantly worse, keeps each cost (input delay, visible lag)
+// within its allowance (the mean difference as shown) and makes no other
+// report-card figure significantly worse, against the combination before
+// it and against the reference; and the recommendation states every
+// metric it makes significantly worse as a cost.
 func TestGreedyStepMakesThePrimaryWorse(t *testing.T) {
-	for _, name := range []string{"mobile-4g", "handover"} {
+	for _, name := range []string{"mobile-4g", "handover", "latency-spike"} {
 		r := run(t, options(t, name))
 		base := r.Reference
 		for _, s := range r.Steps {
@@ -361,19 +367,11 @@ func TestGreedyStepMakesThePrimaryWorse(t *testing.T) {
 			}
 			i := slices.IndexFunc(s.Tried, func(c Change) bool { return c.Set == s.Taken })
 			ch := s.Tried[i]
-			p, tie := r.diffOf(base, ch.Arm(), r.Metric()), r.diffOf(base, ch.Arm(), r.TieBreak())
-			switch {
-			case p.Significant && p.Mean < 0:
-			case p.Significant:
-				t.Errorf("%s: step %s on %v makes %s worse: %s", name, s.Taken, s.On, r.Metric().Name, FormatDiff(p, 3))
-			case !(tie.Significant && tie.Mean < 0):
-				t.Errorf("%s: step %s on %v: %s unchanged and %s not improved (%s)", name, s.Taken, s.On, r.Metric().Name, r.TieBreak().Name, FormatDiff(tie, 3))
-			default:
-				for _, m := range Metrics {
-					if d := r.diffOf(base, ch.Arm(), m); d.Significant && d.Mean > 0 {
-						t.Errorf("%s: step %s on %v wins only the tie-break and makes %s worse: %s", name, s.Taken, s.On, m.Name, FormatDiff(d, m.Prec))
-					}
-				}
+			if v := barViolations(r, base, ch.Arm()); len(v) > 0 {
+				t.Errorf("%s: step %s on %v: %v", name, s.Taken, s.On, v)
+			}
+			if v := barViolations(r, r.Reference, ch.Arm()); len(v) > 0 {
+				t.Errorf("%s: step %s on %v against the reference: %v", name, s.Taken, s.On, v)
 			}
 			base = ch.Arm()
 		}
@@ -502,7 +500,7 @@ func TestNothingRecommendedSaysWhy(t *testing.T) {
 	if strings.Contains(txt, "no change improves judder significantly") {
 		t.Errorf("the text says no change improves judder, but %d do:\n%s", len(want), txt)
 	}
-	head := fmt.Sprintf("%d changes improve judder significantly, but each makes another figure significantly worse: ", len(want))
+	head := fmt.Sprintf("%d changes improve judder significantly, but each at a cost the bar does not allow: ", len(want))
 	pairs := fmt.Sprintf("; none of the %d pairs tried meets the bar against the reference and against each of its parts", len(r.Pairs))
 	if len(r.Pairs) < 2 {
 		t.Errorf("%d pairs tried, though no single change meets the bar", len(r.Pairs))
@@ -623,58 +621,77 @@ func TestMainCauseExplainsAShare(t *testing.T) {
 	}
 }
 
-// TestPairFoundWhenNoSingleChangeMeetsTheBar: on mobile-4g no single
-// change improves judder without a cost (client.predict=consume costs
-// speed deficit, client.corrector=proportional alone does not improve
-// judder significantly), so diagnose tries the best single changes two at
-// a time, a bounded number of pairs on the same seeds, and recommends a
-// pair that meets the bar against the reference and against each of its
-// parts alone, seed by seed.
+// TestPairFoundWhenNoSingleChangeMeetsTheBar: on handover no single
+// change meets the bar (client.snap=2.5 costs speed deficit), so diagnose
+// tries the best single changes two at a time, a bounded number of pairs
+// on the same seeds, and takes a pair only when it meets the bar against
+// the reference and against each of its parts alone, seed by seed: none
+// does there (qa3: client.snap=2.5 + client.corrector=proportional, once
+// refused against snap alone for a visible lag p50 +0.015 m within the
+// costs' allowance, is refused against proportional alone, where adding
+// the snap costs speed deficit, as snap alone does against the reference).
 func TestPairFoundWhenNoSingleChangeMeetsTheBar(t *testing.T) {
-	r := run(t, options(t, "mobile-4g"))
+	r := run(t, options(t, "handover"))
 	for _, c := range r.Changes {
-		if c.improves() {
+		if len(barViolations(r, r.Reference, c.Arm())) == 0 {
 			t.Fatalf("%s meets the bar alone: not the case this test is about", c.Set)
 		}
 	}
-	if len(r.Pairs) == 0 || len(r.Pairs) > maxPairParts*(maxPairParts-1)/2+len(prerequisites) {
-		t.Fatalf("%d pairs tried, want 1 to %d", len(r.Pairs), maxPairParts*(maxPairParts-1)/2+len(prerequisites))
+	if len(r.Pairs) < 2 || len(r.Pairs) > maxPairParts*(maxPairParts-1)/2+len(prerequisites) {
+		t.Fatalf("%d pairs tried, want 2 to %d", len(r.Pairs), maxPairParts*(maxPairParts-1)/2+len(prerequisites))
 	}
-	if len(r.Steps) == 0 || !r.Steps[0].Pair || len(r.Recommended) < 2 {
-		t.Fatalf("no pair recommended: steps %+v, recommended %v", r.Steps, r.Recommended)
+	part := func(set string) *Arm {
+		return r.Changes[slices.IndexFunc(r.Changes, func(c Change) bool { return c.Set == set })].Arm()
 	}
-	pair := r.Recommended[:2]
-	i := slices.IndexFunc(r.Pairs, func(p Pair) bool { return slices.Equal(p.Sets, pair) })
-	if i < 0 {
-		t.Fatalf("the recommended pair %v is not among the pairs tried", pair)
-	}
-	arm := r.Pairs[i].VsReference.Arm()
-	meets := func(base *Arm) bool {
-		p, tie := r.diffOf(base, arm, r.Metric()), r.diffOf(base, arm, r.TieBreak())
-		tieWorse := tie.Significant && tie.Mean > 0
-		return p.Significant && p.Mean < 0 && !tieWorse
-	}
-	if !meets(r.Reference) {
-		t.Errorf("the pair %v does not improve %s significantly on the reference", pair, r.Metric().Name)
-	}
-	for _, part := range pair {
-		j := slices.IndexFunc(r.Changes, func(c Change) bool { return c.Set == part })
-		if j < 0 || !meets(r.Changes[j].Arm()) {
-			t.Errorf("the pair %v does not beat %s alone significantly", pair, part)
+	for _, p := range r.Pairs {
+		arm := p.VsReference.Arm()
+		meets := len(barViolations(r, r.Reference, arm)) == 0 && len(barViolations(r, part(p.Sets[0]), arm)) == 0 &&
+			len(barViolations(r, part(p.Sets[1]), arm)) == 0
+		if p.Beats != meets {
+			t.Errorf("%v: beats %v, but against the reference and each part it meets the bar: %v", p.Sets, p.Beats, meets)
 		}
+	}
+	taken := len(r.Steps) > 0 && r.Steps[0].Pair
+	if taken != r.Pairs[0].Beats {
+		t.Errorf("a pair taken %v, the first pair beats the reference and its parts %v", taken, r.Pairs[0].Beats)
+	}
+	i := slices.IndexFunc(r.Pairs, func(p Pair) bool {
+		return slices.Equal(p.Sets, []string{"client.snap=2.5", "client.corrector=proportional"})
+	})
+	if i < 0 {
+		t.Fatal("client.snap=2.5 + client.corrector=proportional not tried")
+	}
+	p := r.Pairs[i]
+	if v := barViolations(r, part("client.snap=2.5"), p.VsReference.Arm()); len(v) > 0 {
+		t.Errorf("against snap alone it gains speed deficit at a visible lag within the allowance, yet: %v", v)
+	}
+	if v := barViolations(r, part("client.corrector=proportional"), p.VsReference.Arm()); len(v) == 0 || !strings.Contains(v[0], "speed_deficit_mps worse") {
+		t.Errorf("against proportional alone: %v, want the speed deficit worse", v)
 	}
 	txt := strings.Join(strings.Fields(text(t, r)), " ")
-	for _, s := range []string{"pairs (no single change meets the bar", "1. + " + pair[0] + " + " + pair[1] + " together"} {
-		if !strings.Contains(txt, s) {
-			t.Errorf("the text does not say %q:\n%s", s, text(t, r))
-		}
+	want := fmt.Sprintf("none of the %d pairs tried meets the bar against the reference and against each of its parts", len(r.Pairs))
+	if !taken && !strings.Contains(txt, want) {
+		t.Errorf("the text does not say %q:\n%s", want, txt)
 	}
 }
 
-// BenchmarkDiagnosePairs: mobile-4g, where no single change meets the bar:
-// the singles, 6 pairs and the greedy rounds on top of the pair taken, as
-// 'lab diagnose --scenario mobile-4g'.
-func BenchmarkDiagnosePairs(b *testing.B) { benchmarkDiagnose(b, "mobile-4g") }
+// On mobile-4g the fix of two changes is now found by the greedy steps:
+// client.corrector=proportional alone gains speed deficit at a visible lag
+// within the costs' allowance, and meets the bar as a change gaining
+// judder would; before qa3 a tie-break gain with any cost was refused and
+// only the pair found it.
+func TestMobile4GTwoChangesByGreedySteps(t *testing.T) {
+	r := run(t, options(t, "mobile-4g"))
+	if len(r.Pairs) != 0 || len(r.Steps) < 2 || r.Steps[0].Pair ||
+		!slices.Contains(r.Recommended, "client.corrector=proportional") || !slices.Contains(r.Recommended, "client.predict=consume") {
+		t.Errorf("%d pairs, recommended %v, steps %+v", len(r.Pairs), r.Recommended, r.Steps)
+	}
+}
+
+// BenchmarkDiagnosePairs: handover, where no single change meets the bar:
+// the singles and 7 pairs, as 'lab diagnose --scenario handover' (since
+// qa3's one bar mobile-4g takes its two changes by greedy steps).
+func BenchmarkDiagnosePairs(b *testing.B) { benchmarkDiagnose(b, "handover") }
 
 // TestHeadlineNeverExplainsANegativeShare: on mobile-4g the first finding
 // (the overwrite) is a problem for the tie-break, but in judder it costs

@@ -29,8 +29,10 @@ func TestPairVerdictSaysWhy(t *testing.T) {
 	}{
 		{"the reference, tie-break worse", Change{Primary: sig(-1.43), TieBreak: sig(0.016)}, good, good,
 			"it does not meet the bar against the reference (judder better, but speed deficit worse)"},
-		{"a part, a third figure worse", good, Change{Primary: none, TieBreak: sig(-0.124), Worse: []string{"visible lag p50 +0.015 ± 0.011 m"}}, good,
-			"it does not beat a=1 alone (no significant judder change; speed deficit better, but visible lag p50 +0.015 ± 0.011 m worse)"},
+		// Since qa3 a cost within its allowance (visible lag p50 +0.015 m)
+		// no longer stops it; a figure outside the costs made worse does.
+		{"a part, a third figure worse", good, card(map[string][2]float64{"speed_deficit_mps": {-0.124, 0.010}, "freeze_share": {0.049, 0.017}}), good,
+			"it does not beat a=1 alone (no significant judder change; speed deficit better, but freeze share +0.049 ± 0.017 worse)"},
 		{"a part, nothing significant", good, good, Change{Primary: none, TieBreak: none},
 			"it does not beat b=2 alone (no significant change in judder or speed deficit)"},
 		{"a part, judder worse", good, Change{Primary: sig(0.2), TieBreak: none}, good,

@@ -27,10 +27,12 @@ func TestProgressCountsEveryRun(t *testing.T) {
 		lastDone, lastQueued = done, queued
 	}
 	r := run(t, o)
-	// The arms of the rounds, then the two representative timelines.
-	arms := 2 + len(r.Changes)
-	for _, s := range r.Steps[1:] {
-		arms += len(s.Tried)
+	// The arms of the singles, the pairs when tried, then of the rounds.
+	arms := 2 + len(r.Changes) + len(r.Pairs)
+	for i, s := range r.Steps {
+		if i > 0 {
+			arms += len(s.Tried)
+		}
 	}
 	want := arms*len(o.Seeds) + 2
 	if calls != want || lastDone != want || lastQueued != want {

@@ -143,8 +143,7 @@ func (r *Result) NoRecommendation() string {
 	for _, c := range r.Changes {
 		// A change marked the same as another is not counted twice.
 		if c.Primary.Significant && c.Primary.Mean < 0 && !c.improves() && c.SameAs == "" {
-			refused = append(refused, fmt.Sprintf("%s (%s %s; costs %s %s)", c.Set, r.metric.Label, plain(c.Primary, r.metric.Prec),
-				r.tie.Label, r.tie.Quantity(plain(c.TieBreak, r.tie.Prec))))
+			refused = append(refused, fmt.Sprintf("%s (%s %s; %s)", c.Set, r.metric.Label, plain(c.Primary, r.metric.Prec), r.refusal(c)))
 		}
 	}
 	pairs := ""
@@ -159,10 +158,10 @@ func (r *Result) NoRecommendation() string {
 	case 0:
 		return "no change improves " + r.metric.Label + " significantly" + pairs + ": nothing to recommend"
 	case 1:
-		return "1 change improves " + r.metric.Label + " significantly, but makes another figure significantly worse: " +
+		return "1 change improves " + r.metric.Label + " significantly, but at a cost the bar does not allow: " +
 			refused[0] + pairs + "; nothing is recommended without a cost"
 	}
-	return fmt.Sprintf("%d changes improve %s significantly, but each makes another figure significantly worse: %s%s; "+
+	return fmt.Sprintf("%d changes improve %s significantly, but each at a cost the bar does not allow: %s%s; "+
 		"nothing is recommended without a cost", len(refused), r.metric.Label, strings.Join(refused, ", "), pairs)
 }
 
@@ -218,26 +217,72 @@ func (r *Result) PairLine(i int) string {
 }
 
 // shortfall says why a change does not meet the bar (Change.improves):
-// the metric worse, or better at the tie-break's cost; or no significant
-// change in it and the tie-break worse, not better, or better at a cost
-// in other figures (it names the first two).
+// the metric worse, or better at the tie-break's cost or at a cost the
+// bar does not allow; or no significant change in it and the tie-break
+// worse, not better, or better at such a cost (it names the first two).
 func (r *Result) shortfall(c Change) string {
 	m, t := r.metric.Label, r.tie.Label
 	switch {
 	case c.Primary.Significant && c.Primary.Mean > 0:
 		return m + " worse"
-	case c.Primary.Significant:
+	case c.Primary.Significant && c.TieBreak.Significant && c.TieBreak.Mean > 0:
 		return m + " better, but " + t + " worse"
+	case c.Primary.Significant:
+		return m + " better, but " + r.breaks(c)
 	case c.TieBreak.Significant && c.TieBreak.Mean > 0:
 		return "no significant " + m + " change, " + t + " worse"
 	case c.TieBreak.Significant:
-		worse := strings.Join(c.Worse, ", ")
-		if len(c.Worse) > 2 { // the first two say it; --json lists them all
-			worse = fmt.Sprintf("%s and %d more figures", strings.Join(c.Worse[:2], ", "), len(c.Worse)-2)
-		}
-		return "no significant " + m + " change; " + t + " better, but " + worse + " worse"
+		return "no significant " + m + " change; " + t + " better, but " + r.breaks(c)
 	}
 	return "no significant change in " + m + " or " + t
+}
+
+// Bar states the bar every change is held to (Change.improves): what must
+// get better, the costs that may get worse and by how much, and against
+// what a single change, a pair and a greedy step are measured.
+func (r *Result) Bar() string {
+	return fmt.Sprintf("the bar: a change is taken when it makes %s or %s significantly better and neither significantly worse, "+
+		"keeps each cost within its allowance (%s, the mean difference as shown) and makes no other figure significantly worse; "+
+		"the same for a single change (against the reference), a pair (against the reference and against each part alone) and a "+
+		"greedy step (against the combination before it, and the combination it makes against the reference)",
+		r.metric.Label, r.tie.Label, AllowanceText())
+}
+
+// AllowanceText states the costs and their allowances: "input delay p50,
+// p95, p99 up to +50.0 ms, visible lag p50, p99 up to +0.100 m".
+func AllowanceText() string {
+	var parts []string
+	last := ""
+	for _, a := range Costs {
+		m, _ := LookupMetric(a.Metric)
+		name, pct, _ := strings.Cut(m.Label, " p")
+		up := " up to +" + m.Quantity(strconv.FormatFloat(a.Max, 'f', m.Prec, 64))
+		if n := len(parts); n > 0 && strings.HasPrefix(last, name+" ") && strings.HasSuffix(parts[n-1], up) {
+			parts[n-1] = strings.TrimSuffix(parts[n-1], up) + ", p" + pct + up
+			continue
+		}
+		parts = append(parts, m.Label+up)
+		last = m.Label
+	}
+	return strings.Join(parts, ", ")
+}
+
+// breaks names the first two figures that break the bar (Change.breaks).
+func (r *Result) breaks(c Change) string {
+	b := c.breaks()
+	if len(b) > 2 { // the first two say it; --json lists them all
+		return fmt.Sprintf("%s and %d more figure%s", strings.Join(b[:2], ", "), len(b)-2, plural(len(b)-2))
+	}
+	return strings.Join(b, ", ")
+}
+
+// refusal is what keeps a change that improves the metric from the bar:
+// the tie-break's cost, or the figures that break it.
+func (r *Result) refusal(c Change) string {
+	if c.TieBreak.Significant && c.TieBreak.Mean > 0 {
+		return "costs " + r.tie.Label + " " + r.tie.Quantity(plain(c.TieBreak, r.tie.Prec))
+	}
+	return r.breaks(c)
 }
 
 // StepLine states one step of the greedy combination: the change taken
@@ -255,10 +300,15 @@ func (r *Result) StepLine(s Step) string {
 		return "no further change improves significantly (nothing left to try)"
 	}
 	c := s.Tried[0]
+	if c.improves() && c.arm != nil && r.Reference != nil {
+		// It meets the bar on the combination, not against the reference.
+		return fmt.Sprintf("no further change meets the bar (best %s %s; against the reference the combination with it: %s)",
+			c.Set, plain(c.Primary, r.metric.Prec), r.shortfall(r.vsReference(c)))
+	}
 	if c.Primary.Significant && c.Primary.Mean < 0 {
 		// It improves the metric but is not taken: say its cost.
-		return fmt.Sprintf("no further change improves %s significantly without a cost (best %s %s; costs %s %s)",
-			r.metric.Label, c.Set, plain(c.Primary, r.metric.Prec), r.tie.Label, r.tie.Quantity(plain(c.TieBreak, r.tie.Prec)))
+		return fmt.Sprintf("no further change improves %s significantly without a cost (best %s %s; %s)",
+			r.metric.Label, c.Set, plain(c.Primary, r.metric.Prec), r.refusal(c))
 	}
 	return fmt.Sprintf("no further change improves significantly (best %s %s)", c.Set, FormatDiff(c.Primary, r.metric.Prec))
 }
@@ -276,6 +326,19 @@ func (r *Result) Costs() []string {
 		}
 	}
 	return out
+}
+
+// CardPercent is the report card's change in percent for Metrics[i],
+// recommended against reference ("-100 %"), or "" where none is given
+// (ab's rule, batch.Result.Percent: not on a base near zero, half and ten
+// times the last digit shown).
+func (r *Result) CardPercent(i int) string {
+	m := Metrics[i]
+	ref, best := r.Reference.Stat(m).Mean, r.Best.Stat(m).Mean
+	if p, ok := stats.ChangePercent(r.BestVsReference[i], ref, best, lastDigit(m.Prec)/2, 10*lastDigit(m.Prec)); ok {
+		return fmt.Sprintf("%+.0f %%", p)
+	}
+	return ""
 }
 
 // LinkLine compares the reference with the same game on a perfect link.
@@ -357,6 +420,7 @@ func (r *Result) WriteText(w io.Writer) error {
 
 	fmt.Fprintln(&b)
 	fmt.Fprintln(&b, "combination (greedy: take the best significant improvement, try every other change again on top)")
+	fmt.Fprintln(&b, wrap(r.Bar(), "  ", "    ", 100))
 	if len(r.Recommended) == 0 {
 		fmt.Fprintln(&b, wrap(r.NoRecommendation(), "  ", "    ", 100))
 	}
@@ -387,12 +451,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	for i, m := range Metrics {
 		ref, best := r.Reference.Stat(m).Mean, r.Best.Stat(m).Mean
 		d := r.BestVsReference[i]
-		pct := ""
-		// ab's rule (batch.Result.Percent): half and ten times the last digit.
-		if p, ok := stats.ChangePercent(d, ref, best, lastDigit(m.Prec)/2, 10*lastDigit(m.Prec)); ok {
-			pct = fmt.Sprintf("%+.0f %%", p)
-		}
-		rows = append(rows, []string{m.Name, ref.Format(m.Prec), best.Format(m.Prec), FormatDiff(d, m.Prec), pct})
+		rows = append(rows, []string{m.Name, ref.Format(m.Prec), best.Format(m.Prec), FormatDiff(d, m.Prec), r.CardPercent(i)})
 	}
 	table(&b, rows)
 	fmt.Fprintf(&b, "\n± is the 95 %% interval over the seeds; * the interval excludes 0. Seed %d is the one nearest the mean %s.\n",

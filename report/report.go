@@ -44,6 +44,7 @@ type page struct {
 	Findings   []findingView
 	Changes    []row
 	ChangeHead []string
+	Bar        string // the bar every change is held to (diagnose.Result.Bar)
 	PairsHead  string // why and which pairs were tried ("" when none)
 	Pairs      []string
 	Steps      []string
@@ -96,6 +97,7 @@ func Write(w io.Writer, r *diagnose.Result) error {
 		}
 		p.Changes = append(p.Changes, row{[]string{strconv.Itoa(i + 1), set, diagnose.FormatDiff(ch.Primary, m.Prec), diagnose.FormatDiff(ch.TieBreak, tie.Prec)}})
 	}
+	p.Bar = strings.ToUpper(r.Bar()[:1]) + r.Bar()[1:]
 	if len(r.Pairs) > 0 {
 		p.PairsHead = r.PairsHead() + "."
 		for i := range r.Pairs {
@@ -112,7 +114,7 @@ func Write(w io.Writer, r *diagnose.Result) error {
 	}
 	for i, mt := range diagnose.Metrics {
 		ref, best := r.Reference.Stat(mt).Mean, r.Best.Stat(mt).Mean
-		p.Card = append(p.Card, row{[]string{mt.Name, ref.Format(mt.Prec), best.Format(mt.Prec), diagnose.FormatDiff(r.BestVsReference[i], mt.Prec)}})
+		p.Card = append(p.Card, row{[]string{mt.Name, ref.Format(mt.Prec), best.Format(mt.Prec), diagnose.FormatDiff(r.BestVsReference[i], mt.Prec), r.CardPercent(i)}})
 	}
 	for _, mt := range []diagnose.Metric{m, tie} {
 		p.Dots = append(p.Dots, chart{Title: mt.Name + " per seed",
@@ -397,6 +399,7 @@ table.conditions td, table.changes td:nth-child(2), table.changes th:nth-child(2
 {{end}}</section>
 <section id="combination">
 <h2>Combination and recommendation</h2>
+<p>{{.Bar}}.</p>
 {{if .PairsHead}}<p>{{.PairsHead}}</p>
 <ol class="pairs">{{range .Pairs}}<li>{{.}}</li>{{end}}</ol>
 {{end}}<ol>{{range .Steps}}<li>{{.}}</li>{{end}}</ol>
@@ -404,7 +407,7 @@ table.conditions td, table.changes td:nth-child(2), table.changes th:nth-child(2
 {{if .Reproduce}}<p>Reproduce with: <code>{{.Reproduce}}</code></p>
 {{end}}{{if .NoneWhy}}<p>{{.NoneWhy}}</p>
 {{end}}<table class="card">
-<tr><th>report card</th><th>reference</th><th>recommended</th><th>difference</th></tr>
+<tr><th>report card</th><th>reference</th><th>recommended</th><th>difference</th><th>%</th></tr>
 {{range .Card}}<tr>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table>
 </section>

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/xml"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -294,8 +296,8 @@ func TestCombinationStepsAsTheText(t *testing.T) {
 			t.Errorf("the page does not say the step %q", line)
 		}
 	}
-	if last := r.Steps[len(r.Steps)-1]; !strings.Contains(r.StepLine(last), "without a cost (best client.corrector=off") {
-		t.Errorf("the last step %q does not name its best change's cost", r.StepLine(last))
+	if last := r.StepLine(r.Steps[len(r.Steps)-1]); !strings.Contains(last, "without a cost (best ") || !strings.Contains(last, "; costs judder +") {
+		t.Errorf("the last step %q does not name its best change's cost", last)
 	}
 }
 
@@ -349,13 +351,14 @@ func TestNothingRecommendedTimelinesShowTheReferenceAlone(t *testing.T) {
 	}
 }
 
-// TestPairsOnThePage: a diagnosis that tried pairs (mobile-4g: no single
+// TestPairsOnThePage: a diagnosis that tried pairs (handover: no single
 // change meets the bar) shows them on the page as the text states them,
-// and the lab ab command that reproduces the recommendation.
+// and why none is taken; one that recommends something (mobile-4g) the lab
+// ab command that reproduces the recommendation and its steps.
 func TestPairsOnThePage(t *testing.T) {
-	r := mobile4G(t, "judder_mps")
-	if len(r.Pairs) == 0 || r.Reproduce == "" {
-		t.Fatalf("%d pairs, reproduce %q: not the case this test is about", len(r.Pairs), r.Reproduce)
+	r := builtin(t, "handover", "judder_mps")
+	if len(r.Pairs) == 0 {
+		t.Fatalf("%d pairs: not the case this test is about", len(r.Pairs))
 	}
 	var b bytes.Buffer
 	if err := Write(&b, r); err != nil {
@@ -367,7 +370,79 @@ func TestPairsOnThePage(t *testing.T) {
 			t.Errorf("the page does not show pair %d: %q", i+1, line)
 		}
 	}
+	if why := strings.Join(strings.Fields(r.NoRecommendation()), " "); len(r.Recommended) == 0 && !strings.Contains(all, why) {
+		t.Errorf("the page does not say why nothing is recommended: %q", why)
+	}
+	r = mobile4G(t, "judder_mps")
+	if r.Reproduce == "" {
+		t.Fatalf("mobile-4g recommends nothing: not the case this test is about")
+	}
+	b.Reset()
+	if err := Write(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	all = strings.Join(strings.Fields(parse(t, b.Bytes()).byID("combination").allText()), " ")
 	if !strings.Contains(all, r.Reproduce) || !strings.Contains(all, r.StepLine(r.Steps[0])) {
-		t.Errorf("the page does not show the command %q or the pair step:\n%s", r.Reproduce, all)
+		t.Errorf("the page does not show the command %q or the first step:\n%s", r.Reproduce, all)
+	}
+}
+
+// The page's report card has the text's "%" change column (qa3): the text
+// read "judder_mps … -0.573 ± 0.049 *  -100 %", the page had no such
+// column. Each row's change in percent is the text's, or empty where the
+// text gives none (no percentage on a base near zero).
+func TestReportCardHasThePercentColumn(t *testing.T) {
+	r := builtin(t, "jitter-fix", "judder_mps")
+	var txt bytes.Buffer
+	if err := r.WriteText(&txt); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	lines := strings.Split(txt.String(), "\n")
+	for i, l := range lines {
+		if f := strings.Fields(l); len(f) > 1 && f[0] == "report" && f[1] == "card" {
+			for _, row := range lines[i+1 : i+1+len(diagnose.Metrics)] {
+				f := strings.Fields(row)
+				want[f[0]] = ""
+				if f[len(f)-1] == "%" {
+					want[f[0]] = f[len(f)-2] + " %"
+				}
+			}
+		}
+	}
+	if len(want) != len(diagnose.Metrics) || !slices.ContainsFunc(slices.Collect(maps.Values(want)), func(s string) bool { return s != "" }) {
+		t.Fatalf("read %d rows of the text's report card, none with a percentage: %v", len(want), want)
+	}
+	var card *element
+	for _, tb := range parse(t, render(t, r)).all("table") {
+		if tb.attrs["class"] == "card" {
+			card = tb
+		}
+	}
+	if card == nil {
+		t.Fatal("no report card table")
+	}
+	rows := card.all("tr")
+	if th := rows[0].all("th"); len(th) != 5 || strings.TrimSpace(th[4].text) != "%" {
+		t.Errorf("the card's header has no %% column: %d cells", len(th))
+	}
+	for _, tr := range rows[1:] {
+		td := tr.all("td")
+		if len(td) != 5 {
+			t.Errorf("row %v: %d cells, want 5", td[0].text, len(td))
+			continue
+		}
+		if got := strings.TrimSpace(td[4].text); got != want[td[0].text] {
+			t.Errorf("%s: the page says %q, the text %q", td[0].text, got, want[td[0].text])
+		}
+	}
+}
+
+// The page states the bar the recommendation was held to, as the text.
+func TestReportStatesTheBar(t *testing.T) {
+	r := diagnosis(t)
+	all := strings.Join(strings.Fields(parse(t, render(t, r)).byID("combination").allText()), " ")
+	if bar := strings.Join(strings.Fields(r.Bar()), " "); !strings.Contains(strings.ToLower(all), strings.ToLower(bar)) {
+		t.Errorf("the page does not state the bar %q:\n%s", bar, all)
 	}
 }
