@@ -387,7 +387,7 @@ func TestPairsOnThePage(t *testing.T) {
 	}
 }
 
-// The page's report card has the text's "%" change column (qa3): the text
+// The page's report card has the text's "%" change column: the text
 // read "judder_mps … -0.573 ± 0.049 *  -100 %", the page had no such
 // column. Each row's change in percent is the text's, or empty where the
 // text gives none (no percentage on a base near zero).
