@@ -22,8 +22,7 @@ type auditor struct {
 	stalled     [2]uint64
 	lateOutside [2]sim.Time
 	bytes       [2]uint64
-	first, last [2]sim.Time // the first and the last copy written (when bytes or a copy)
-	written     [2]bool
+	first, last [2]sim.Time // the first and the last copy written
 	flows       map[FlowID]*flowAudit
 	retired     [2]jitterSum
 	// absD: the sum of |D|, the change in transit from the flow's
@@ -79,8 +78,8 @@ func (a *auditor) delivered(d *Delivery, out sim.Time, stalled bool) {
 		a.lateOutside[d.Dir] = max(a.lateOutside[d.Dir], out-d.Due)
 	}
 	a.bytes[d.Dir] += uint64(len(d.Payload))
-	if !a.written[d.Dir] {
-		a.written[d.Dir], a.first[d.Dir] = true, out
+	if a.delay[d.Dir].Count() == 1 { // this one
+		a.first[d.Dir] = out
 	}
 	a.last[d.Dir] = out
 	f.jitter[d.Dir].Add(d.Arrived, out)

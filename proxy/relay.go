@@ -180,7 +180,7 @@ type Relay struct {
 	due      []Delivery
 	werr     [maxBatch]error // writeOut's result per copy
 	stalled  bool            // this wake-up came StallAfter late or more
-	arrived  sim.Time        // the earliest arrival read since the loop last came back (maxTime: none)
+	arrived  sim.Time        // the earliest arrival read since the Linux loop last came back (maxTime: none)
 	wg       sync.WaitGroup
 
 	maintEvery time.Duration // upkeep period

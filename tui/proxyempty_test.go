@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/gdamore/tcell/v2"
 )
 
 // Before any packet, every realised figure of the box is a dash: the
@@ -13,10 +11,7 @@ import (
 // –): no packets have no loss runs and no transit differences.
 func TestProxyRealisedRowBeforeAnyPacketIsDashes(t *testing.T) {
 	f := newFakeProxy(t)
-	v := NewProxyView(f, ProxyOptions{})
-	screen := tcell.NewSimulationScreen("UTF-8")
-	v.app.SetScreen(screen)
-	screen.SetSize(120, 40)
+	v, screen := openProxy(f, ProxyOptions{}, 120, 40, 0)
 	for range 20 {
 		f.snap.Wall += 100 * time.Millisecond
 		v.advance(0)

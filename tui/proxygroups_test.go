@@ -83,14 +83,7 @@ func (p *twoLinkProxy) Snapshot() ProxySnapshot {
 func TestProxyScreenShowsEachClientsOwnLink(t *testing.T) {
 	for _, sz := range []struct{ w, h int }{{80, 24}, {120, 40}} {
 		p := newTwoLinkProxy(t)
-		v := NewProxyView(p, ProxyOptions{})
-		screen := tcell.NewSimulationScreen("UTF-8")
-		v.app.SetScreen(screen)
-		screen.SetSize(sz.w, sz.h)
-		for range 200 {
-			p.tick()
-			v.advance(0)
-		}
+		v, screen := openProxy(p, ProxyOptions{}, sz.w, sz.h, 200)
 		realUp := regexp.MustCompile(`│    real\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+\S+\s+\S+\s+\S+\s+(\S+)`)
 		check := func(name, title, set string, real []string) {
 			t.Helper()

@@ -17,14 +17,7 @@ import (
 func TestProxyLinksLineFitsTheBox(t *testing.T) {
 	for _, w := range []int{80, 120} {
 		p := newTwoLinkProxy(t)
-		v := NewProxyView(p, ProxyOptions{})
-		screen := tcell.NewSimulationScreen("UTF-8")
-		v.app.SetScreen(screen)
-		screen.SetSize(w, 24)
-		for range 50 {
-			p.tick()
-			v.advance(0)
-		}
+		v, screen := openProxy(p, ProxyOptions{}, w, 24, 50)
 		third := p.groups[1]
 		third.Addr, third.Own = "127.0.0.1:5002", "down.jitter=8ms down.jitter_dist=normal"
 		p.groups = append(p.groups, third)

@@ -109,14 +109,7 @@ func untagged(s string) string {
 func TestProxyChangesPanelShowsRefusedWithReason(t *testing.T) {
 	_, sc := scenarioConfig(t, "handover")
 	f := newFakeProxy(t)
-	v := NewProxyView(f, ProxyOptions{Scenario: sc})
-	screen := tcell.NewSimulationScreen("UTF-8")
-	v.app.SetScreen(screen)
-	screen.SetSize(80, 24)
-	for range 10 {
-		f.tick()
-		v.advance(0)
-	}
+	v, screen := openProxy(f, ProxyOptions{Scenario: sc}, 80, 24, 10)
 	proxyKey(v, tcell.NewEventKey(tcell.KeyEnter, 0, 0)) // up latency
 	for _, r := range "-5ms" {
 		proxyKey(v, tcell.NewEventKey(tcell.KeyRune, r, 0))

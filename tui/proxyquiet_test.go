@@ -14,14 +14,7 @@ import (
 // a quiet link but the rates (0 packets/s) is a dash.
 func TestQuietLinkShowsNoBurst(t *testing.T) {
 	p := newTwoLinkProxy(t)
-	v := NewProxyView(p, ProxyOptions{})
-	screen := tcell.NewSimulationScreen("UTF-8")
-	v.app.SetScreen(screen)
-	screen.SetSize(80, 24)
-	for range 100 {
-		p.tick()
-		v.advance(0)
-	}
+	v, screen := openProxy(p, ProxyOptions{}, 80, 24, 100)
 	for range 120 { // 12 s without a datagram
 		p.snap.Wall += 100 * time.Millisecond
 		for i := range p.groups {

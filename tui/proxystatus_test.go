@@ -13,14 +13,7 @@ import (
 // keep their rows; the changes panel (c) still has its full text.
 func TestProxyStatusKeepsToOneRow(t *testing.T) {
 	f := newFakeProxy(t)
-	v := NewProxyView(f, ProxyOptions{})
-	screen := tcell.NewSimulationScreen("UTF-8")
-	v.app.SetScreen(screen)
-	screen.SetSize(80, 24)
-	for range 10 {
-		f.tick()
-		v.advance(0)
-	}
+	v, screen := openProxy(f, ProxyOptions{}, 80, 24, 10)
 	before := rows(screenOf(v, screen))
 	what := "PUT /params: up.loss=20% down.latency=80ms up.latency=30ms up.jitter=5ms down.jitter=7ms down.loss=1%"
 	f.snap.Changes = append(f.snap.Changes, ProxyChange{At: 1500 * time.Millisecond, What: what, By: "API"})

@@ -108,15 +108,28 @@ func (f *fakeProxy) Apply(sets [][2]string) error {
 func proxyAt(t *testing.T, w, h int) (*ProxyView, *fakeProxy, tcell.SimulationScreen) {
 	t.Helper()
 	f := newFakeProxy(t)
-	v := NewProxyView(f, ProxyOptions{})
+	v, screen := openProxy(f, ProxyOptions{}, w, h, 400)
+	return v, f, screen
+}
+
+// tickingSource is a fake relay a test moves on 100 ms at a time.
+type tickingSource interface {
+	ProxySource
+	tick()
+}
+
+// openProxy opens the proxy screen on src in a w×h simulated terminal and
+// moves src on n ticks, the screen following each.
+func openProxy(src tickingSource, opts ProxyOptions, w, h, n int) (*ProxyView, tcell.SimulationScreen) {
+	v := NewProxyView(src, opts)
 	screen := tcell.NewSimulationScreen("UTF-8")
 	v.app.SetScreen(screen)
 	screen.SetSize(w, h)
-	for range 400 {
-		f.tick()
+	for range n {
+		src.tick()
 		v.advance(0)
 	}
-	return v, f, screen
+	return v, screen
 }
 
 func drawProxy(v *ProxyView, s tcell.SimulationScreen) string {

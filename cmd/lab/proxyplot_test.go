@@ -18,21 +18,30 @@ import (
 	"jitterlab/sim"
 )
 
+// newProxyRecording opens a proxy recording named scenario in a
+// temporary file; the test writes it and closes the writer, the file is
+// closed when the test ends.
+func newProxyRecording(t *testing.T, scenario string) (w *recordings.Writer, path string) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), scenario+".jlrec")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	w, err = recordings.NewWriter(f, proxyHeader(lab.DefaultConfig(), scenario))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, path
+}
+
 // writeTwoClientRecording writes a proxy recording of two clients, the
 // first given 20 ms up and down, the second 80 ms, named by their
 // addresses as the proxy records them.
 func writeTwoClientRecording(t *testing.T) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "two.jlrec")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	w, err := recordings.NewWriter(f, proxyHeader(lab.DefaultConfig(), "two-clients"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, path := newProxyRecording(t, "two-clients")
 	for _, c := range []recordings.Change{{At: 0, Key: "flow 1", Value: "127.0.0.1:5001"}, {At: 0, Key: "flow 2", Value: "127.0.0.1:5002"}} {
 		if err := w.Change(c); err != nil {
 			t.Fatal(err)

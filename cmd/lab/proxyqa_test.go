@@ -76,16 +76,7 @@ func TestCaptureFileErrorsNameTheFlag(t *testing.T) {
 // with the data squeezed into the last columns; --from still chooses.
 func TestPlotOfAScreenRecordingSpansWhatItRecorded(t *testing.T) {
 	const start = 10 * time.Second
-	path := filepath.Join(t.TempDir(), "r.jlrec")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	w, err := recordings.NewWriter(f, proxyHeader(lab.DefaultConfig(), "default"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, path := newProxyRecording(t, "default")
 	if err := w.Change(recordings.Change{At: sim.Time(start), Key: "flow 1", Value: "127.0.0.1:5001"}); err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"jitterlab/lab"
 	"jitterlab/recordings"
 	"jitterlab/sim"
 )
@@ -17,16 +16,7 @@ import (
 // one packet goes through at 1 s and whose session closes at end.
 func writeProxyRecordingEndingAt(t *testing.T, end sim.Time) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "proxy.jlrec")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	w, err := recordings.NewWriter(f, proxyHeader(lab.DefaultConfig(), "one-client"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, path := newProxyRecording(t, "one-client")
 	if err := w.Change(recordings.Change{At: 0, Key: "flow 1", Value: "127.0.0.1:5001"}); err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,8 @@ import (
 	"syscall"
 	"text/tabwriter"
 	"time"
-	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"jitterlab/netem"
 	"jitterlab/proxy"
@@ -260,12 +261,12 @@ type probeCounts struct {
 // stalls), measured apart from the relay.
 func runProbe(w io.Writer, d time.Duration) error {
 	runtime.LockOSThread()
-	syscall.Syscall(syscall.SYS_PRCTL, 29, 1, 0) // PR_SET_TIMERSLACK: 1 ns
+	unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
 	var p probeCounts
 	ts := syscall.NsecToTimespec(int64(time.Millisecond))
 	for start := time.Now(); time.Since(start) < d; p.sleeps++ {
 		want := time.Now().Add(time.Millisecond)
-		syscall.Syscall(syscall.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0)
+		syscall.Nanosleep(&ts, nil)
 		late := time.Since(want)
 		if late > proxy.StallAfter {
 			p.late++
