@@ -511,7 +511,9 @@ func (c *Client) present(drawn motion.Pose) {
 		c.visible.Y += float64((c.target.Y - c.visible.Y) * a)
 		c.visible.Rot += float64(wrap180(c.target.Rot-c.visible.Rot) * a)
 	case MoveTowards:
-		step := c.cfg.Tuning.MoveSpeed * dt
+		// The speed of the current input, as the user's code passes it
+		// to MoveTowards: standing still, the visible pose stays.
+		step := math.Abs(c.input.Throttle) * c.cfg.Tuning.MoveSpeed * dt
 		if d := motion.Distance(c.visible, c.target); d <= step {
 			c.visible.X, c.visible.Y = c.target.X, c.target.Y
 		} else {

@@ -346,37 +346,56 @@ func TestConfigValidation(t *testing.T) {
 	}
 }
 
+// movetowards caps the visible step at the speed of the current input,
+// throttle × move_speed (the user's code: MoveTowards(visible, target,
+// speed·dt) with the tank's current speed), and the turn at turn_speed.
 func TestMoveTowardsLimitsSpeedPerFrame(t *testing.T) {
+	for _, throttle := range []float64{1, 0.5, -0.25} {
+		cfg := DefaultConfig
+		cfg.Smoothing = MoveTowards
+		c := newClient(t, cfg, ScriptFunc(func(sim.Time) motion.Input { return motion.Input{Throttle: throttle} }))
+		runFrames(c, sim.Time(100*ms))
+		// Everything sent is acknowledged: the target is the state's pose.
+		c.OnPlayerState(proto.PlayerState{ServerTick: 1, Pose: motion.Pose{X: 0.4, Rot: 90}, AckTick: c.Tick()})
+		speed := math.Abs(throttle) * cfg.Tuning.MoveSpeed
+		prev, atCap := c.Visible(), 0
+		for range 10 {
+			runFrames(c, c.NextFrame())
+			st := c.Stats()
+			step := motion.Distance(c.Visible(), prev)
+			maxStep := speed * st.Dt.Seconds()
+			if step > maxStep+1e-12 {
+				t.Fatalf("throttle %v: moved %v m in a frame of %v, limit %v", throttle, step, st.Dt, maxStep)
+			}
+			if step > maxStep-1e-12 {
+				atCap++
+			}
+			if d := motion.AngleDiff(c.Visible().Rot, prev.Rot); d > cfg.Tuning.TurnSpeed*st.Dt.Seconds()+1e-9 {
+				t.Fatalf("turned %v° in a frame", d)
+			}
+			prev = c.Visible()
+		}
+		if atCap != 10 {
+			t.Fatalf("throttle %v: %d of 10 frames moved at throttle × move_speed, want every one (0.4 m is not reached)", throttle, atCap)
+		}
+		// 0.4 m at `speed` takes 0.4/speed s; 90° at 180 °/s takes 0.5 s.
+		frames := int(math.Ceil(max(0.4/speed, 0.5)*60)) + 1
+		for range frames {
+			runFrames(c, c.NextFrame())
+		}
+		if c.Visible().X != 0.4 || c.Visible().Rot != 90 {
+			t.Fatalf("throttle %v: movetowards did not arrive after %d frames: %+v", throttle, frames, c.Visible())
+		}
+	}
+	// Standing still, the visible pose does not move at all.
 	cfg := DefaultConfig
 	cfg.Smoothing = MoveTowards
 	c := newClient(t, cfg, ScriptFunc(func(sim.Time) motion.Input { return motion.Input{} }))
 	runFrames(c, sim.Time(100*ms))
-	c.OnPlayerState(proto.PlayerState{ServerTick: 1, Pose: motion.Pose{X: 0.4, Rot: 90}})
-	prev := c.Visible()
-	for range 10 {
-		runFrames(c, c.NextFrame())
-		st := c.Stats()
-		step := motion.Distance(c.Visible(), prev)
-		maxStep := cfg.Tuning.MoveSpeed * st.Dt.Seconds()
-		if step > maxStep+1e-12 {
-			t.Fatalf("moved %v m in a frame of %v, limit %v", step, st.Dt, maxStep)
-		}
-		if d := motion.AngleDiff(c.Visible().Rot, prev.Rot); d > cfg.Tuning.TurnSpeed*st.Dt.Seconds()+1e-9 {
-			t.Fatalf("turned %v° in a frame", d)
-		}
-		prev = c.Visible()
-	}
-	// 0.4 m at 2 m/s takes 0.2 s: after 10 frames (~0.167 s) not there yet,
-	// after 20 it is.
-	if c.Visible().X >= 0.4 {
-		t.Fatal("movetowards arrived faster than its speed")
-	}
-	// 90° at 180 °/s takes 0.5 s = 30 frames in all.
-	for range 20 {
-		runFrames(c, c.NextFrame())
-	}
-	if c.Visible().X != 0.4 || c.Visible().Rot != 90 {
-		t.Fatalf("movetowards did not arrive: %+v", c.Visible())
+	c.OnPlayerState(proto.PlayerState{ServerTick: 1, Pose: motion.Pose{X: 0.4}, AckTick: c.Tick()})
+	runFrames(c, c.NextFrame()+sim.Time(time.Second))
+	if c.Visible().X != 0 {
+		t.Fatalf("throttle 0: the visible pose moved to %+v", c.Visible())
 	}
 }
 

@@ -113,6 +113,7 @@ type Smoothing uint8
 const (
 	// Lerp: visible += (target − visible)·alpha per render frame.
 	Lerp Smoothing = iota
-	// MoveTowards: at most move_speed m/s and turn_speed °/s per frame.
+	// MoveTowards: at most the current input's speed, |throttle| ×
+	// move_speed m/s, and turn_speed °/s per frame.
 	MoveTowards
 )
