@@ -330,13 +330,15 @@ func (c *Client) Frame(now sim.Time) {
 		}
 	}
 
-	// Update: network, input, sender.
+	// Update: network, input, sender. Update's clock is the game clock
+	// (Unity's Time.time, which maximumDeltaTime caps as it caps the fixed
+	// updates); the player's hands sample local time.
 	if c.acked && !c.loggedIn {
 		c.loggedIn, c.startTick = true, c.ackStart
 	}
-	if !c.loggedIn && now >= c.nextLogin {
+	if !c.loggedIn && game >= c.nextLogin {
 		c.out = append(c.out, Message{Kind: MsgLogin})
-		c.nextLogin = now + sim.Time(c.cfg.LoginRetry)
+		c.nextLogin = game + sim.Time(c.cfg.LoginRetry)
 	}
 	if c.loggedIn {
 		for i := range c.inbox {
@@ -346,7 +348,7 @@ func (c *Client) Frame(now sim.Time) {
 	c.inbox = c.inbox[:0]
 	c.input = c.script.Input(now)
 	if c.loggedIn {
-		c.send(now)
+		c.send(game)
 	}
 
 	c.present(drawn)

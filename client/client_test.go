@@ -592,3 +592,27 @@ func TestMovedCountsTheSnapJump(t *testing.T) {
 		t.Errorf("moved %.4f m (%.3f m/s) in the snap's frame; the pose drawn moved %.4f m", st.MovedM, st.SpeedMPS, want)
 	}
 }
+
+// Issue 20 §2.4: Unity's Time.maximumDeltaTime "limits the increase of
+// Time.time between two frames", and a sender in Update reads Time.time: so
+// with max_catchup cutting the game clock, the sender sends by the game
+// clock, not by local time. At 20 fps with fixed updates that cost 25 ms
+// (frames up to 125 ms) and a 250 ms send interval, the game runs at about
+// 20/25 of local time and so do the sends.
+func TestMaxCatchupSenderFollowsTheGameClock(t *testing.T) {
+	cfg := DefaultConfig
+	cfg.FPS, cfg.FixedCost, cfg.MaxCatchup = 20, 25*ms, Catchup100ms
+	cfg.Sender, cfg.SendInterval = SenderAccumulator, 250*ms
+	c := newClient(t, cfg, turning)
+	sends := runFrames(c, sim.Time(20*time.Second))
+	game := time.Duration(c.LastFrame()) - c.Counters().CatchupLost
+	local := time.Duration(c.LastFrame())
+	if lost := c.Counters().CatchupLost; lost < 3*time.Second {
+		t.Fatalf("the game clock lost %v: want a slow game", lost)
+	}
+	want := int(game / cfg.SendInterval)
+	if n := len(sends); n < want-2 || n > want+1 {
+		t.Fatalf("%d sends in %v of game time (%v local): want %d, one per 250 ms of game time (local time would give %d)",
+			n, game, local, want, int(local/cfg.SendInterval))
+	}
+}
