@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"jitterlab/detmath"
 	"jitterlab/motion"
 	"jitterlab/proto"
 	"jitterlab/sim"
@@ -30,6 +31,9 @@ type Config struct {
 	Replay     Replay
 	Smoothing  Smoothing
 	Redundancy Redundancy
+	AlphaPer   AlphaPer    // what Alpha is the fraction of: a frame, or 1/60 s
+	InputDelay InputDelay  // local input delay in ticks (0)
+	Law        DilationLaw // the dilation corrector's constants
 
 	SendInterval time.Duration // base send interval (50ms)
 	IntervalFast time.Duration // corrector's faster interval (48ms)
@@ -95,7 +99,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("server.buffer %d: allowed ≥ 0", c.BufferTarget)
 	case int(c.Sender) >= len(SenderNames), int(c.Corrector) >= len(CorrectorNames), int(c.Predict) >= len(PredictNames),
 		int(c.Replay) >= len(ReplayNames), int(c.Smoothing) >= len(SmoothingNames), int(c.Redundancy) >= len(RedundancyNames),
-		int(c.MaxCatchup) >= len(MaxCatchupNames):
+		int(c.MaxCatchup) >= len(MaxCatchupNames), int(c.AlphaPer) >= len(AlphaPerNames),
+		int(c.InputDelay) >= len(InputDelayNames), int(c.Law) >= len(DilationLawNames):
 		return fmt.Errorf("client variant out of range")
 	}
 	return nil
@@ -186,9 +191,10 @@ type Client struct {
 	sentOnce  bool
 	corr      *Corrector
 	input     motion.Input // sampled this frame
-	cur       motion.Input // latest sent input (Attribute)
+	cur       motion.Input // the current tick's input (Attribute): the latest sent, or with input delay the one tagged for this tick
 	hasCur    bool
-	sentIn    [proto.MaxRedundancy]motion.Input // input sent at tick k, at k % MaxRedundancy
+	byTag     [InputDelayRing]motion.Input // input sent tagged k, at k % InputDelayRing
+	sentAt    [sentRing]sim.Time           // game time of the send tagged k, at k % sentRing (LawUnity)
 
 	pending   []PredictedMoveStep
 	baseline  motion.Pose
@@ -196,6 +202,14 @@ type Client struct {
 	predicted motion.Pose
 	target    motion.Pose
 	visible   motion.Pose
+
+	// Smoothing = Predicted: the last prediction unit's motion, the offset
+	// visible − interpolated prediction, and the game clock of the frame
+	// with the time of its last fixed update.
+	unitMove      motion.Pose
+	errOffset     motion.Pose
+	game          sim.Time
+	lastFixed     sim.Time
 
 	serverTick uint32 // highest seen in PlayerStates
 	offset     int
@@ -240,11 +254,19 @@ func (c *Client) SetConfig(cfg Config) error {
 	if cfg.FrameJitter > 0 && c.frames == nil {
 		return fmt.Errorf("client.frame_jitter %v needs a random stream", cfg.FrameJitter)
 	}
+	if cfg.InputDelay != c.cfg.InputDelay && c.sentOnce {
+		return fmt.Errorf("client.input_delay %v: fixed once the client has sent (was %v)", InputDelayNames[cfg.InputDelay], InputDelayNames[c.cfg.InputDelay])
+	}
 	if cfg.FPS != c.cfg.FPS && c.framed {
 		c.frameBase, c.frameK = c.lastFrame, 1
 	}
 	if cfg.Corrector != Dilation {
 		c.dil = dilation{scale: 1}
+	}
+	if cfg.Smoothing == Predicted && c.cfg.Smoothing != Predicted {
+		// The visible pose stays where it is: the offset holds the gap.
+		in := c.interpolated()
+		c.errOffset = motion.Pose{X: c.visible.X - in.X, Y: c.visible.Y - in.Y, Rot: wrap180(c.visible.Rot - in.Rot)}
 	}
 	step := c.dil.period(cfg.FixedDT)
 	if step != c.fixedStep {
@@ -319,9 +341,11 @@ func (c *Client) Frame(now sim.Time) {
 	n := 0
 	for c.nextFixed <= game {
 		c.fixedUpdate()
+		c.lastFixed = c.nextFixed
 		c.nextFixed += sim.Time(c.fixedStep)
 		n++
 	}
+	c.game = game
 	c.stats.FixedUpdates = n
 	c.c.MaxFixedPerFrame = max(c.c.MaxFixedPerFrame, n)
 	if c.cfg.FixedCost > 0 && n > 0 {
@@ -377,6 +401,13 @@ func (c *Client) fixedUpdate() {
 
 // predictUnit integrates one Cadence unit of live prediction.
 func (c *Client) predictUnit() {
+	before := c.predicted
+	c.predictStep()
+	c.unitMove = motion.Pose{X: c.predicted.X - before.X, Y: c.predicted.Y - before.Y, Rot: c.predicted.Rot - before.Rot}
+}
+
+// predictStep is one unit of the prediction variant in force.
+func (c *Client) predictStep() {
 	switch c.cfg.Predict {
 	case Attribute:
 		if !c.hasCur {
@@ -384,15 +415,19 @@ func (c *Client) predictUnit() {
 			return
 		}
 		c.predicted = motion.Step(c.predicted, c.cur, c.cfg.Cadence, c.cfg.Tuning)
-		// The latest sent step is the last pending one unless it has been
-		// acknowledged already; then the unit moves the tank but is
-		// attributed to no step.
-		if n := len(c.pending); n > 0 && c.pending[n-1].Tick == c.tick {
-			c.pending[n-1].Duration += c.cfg.Cadence
+		// The current tick's step is the last pending one (with input
+		// delay N, N before the last) unless it has been acknowledged
+		// already; then the unit moves the tank but is attributed to no
+		// step.
+		if i := len(c.pending) - 1 - int(c.cfg.InputDelay); i >= 0 && c.pending[i].Tick == c.tick {
+			c.pending[i].Duration += c.cfg.Cadence
 		}
 	case Consume:
 		for i := range c.pending {
 			s := &c.pending[i]
+			if s.Tick > c.tick {
+				break // tagged for a later tick (input delay)
+			}
 			if !s.Predicted {
 				s.Predicted, s.Duration = true, c.cfg.Cadence
 				c.predicted = motion.Step(c.predicted, s.Input, c.cfg.Cadence, c.cfg.Tuning)
@@ -424,15 +459,20 @@ func (c *Client) send(now sim.Time) {
 	c.sentOnce = true
 	c.tick++
 	c.c.Sent++
-	c.cur, c.hasCur = c.input, true
-	c.pending = append(c.pending, PredictedMoveStep{Tick: c.tick, Input: c.input})
-	c.sentIn[c.tick%proto.MaxRedundancy] = c.input
-	c.out = append(c.out, Message{Kind: MsgMoveInput, Move: proto.MoveInput{Tick: c.tick, Input: c.input}})
+	// Input delay N: the input goes out now tagged N ticks ahead; the
+	// current tick's input is the one sent N ticks ago (none for the
+	// first N ticks).
+	tag := c.tick + uint32(c.cfg.InputDelay)
+	c.byTag[tag%InputDelayRing] = c.input
+	c.sentAt[tag%sentRing] = c.lastSend
+	c.cur, c.hasCur = c.byTag[c.tick%InputDelayRing], true
+	c.pending = append(c.pending, PredictedMoveStep{Tick: tag, Input: c.input})
+	c.out = append(c.out, Message{Kind: MsgMoveInput, Move: proto.MoveInput{Tick: tag, Input: c.input}})
 	if r := c.cfg.Redundancy; r > 0 {
 		m := &c.out[len(c.out)-1]
-		m.Move.Redundant = uint8(min(int(r), int(c.tick)-1))
+		m.Move.Redundant = uint8(min(int(r), int(tag)-1))
 		for i := range uint32(m.Move.Redundant) {
-			m.Earlier[i] = c.sentIn[(c.tick-1-i)%proto.MaxRedundancy]
+			m.Earlier[i] = c.byTag[(tag-1-i)%InputDelayRing]
 		}
 	}
 }
@@ -454,8 +494,16 @@ func (c *Client) reconcile(ps *proto.PlayerState) {
 	pose := ReplayPending(c.baseline, c.pending, c.cfg.Replay, c.cfg.Cadence, c.cfg.Tuning)
 	c.stats.CorrectionM = max(c.stats.CorrectionM, motion.Distance(c.predicted, pose))
 	c.stats.Reconciled++
+	if c.cfg.Smoothing == Predicted {
+		c.absorbCorrection(pose)
+	}
 	c.predicted, c.target = pose, pose
-	if motion.Distance(c.visible, c.predicted) > c.cfg.Snap {
+	if c.cfg.Smoothing == Predicted {
+		if math.Sqrt(float64(c.errOffset.X*c.errOffset.X)+float64(c.errOffset.Y*c.errOffset.Y)) > c.cfg.Snap {
+			c.errOffset = motion.Pose{}
+			c.c.Snaps++
+		}
+	} else if motion.Distance(c.visible, c.predicted) > c.cfg.Snap {
 		c.visible = c.predicted
 		c.c.Snaps++
 	}
@@ -463,13 +511,45 @@ func (c *Client) reconcile(ps *proto.PlayerState) {
 	before := c.corr.interval
 	c.corr.Update(c.offset)
 	if c.cfg.Corrector == Dilation && ps.HasDepth {
-		c.dil.update(ps.BufferDepth, c.cfg.BufferTarget, c.cfg.DilationMax)
+		if c.cfg.Law == LawUnity {
+			c.dil.updateUnity(ps.BufferDepth, c.cfg.BufferTarget, c.inflight(ps.AckTick+uint32(max(ps.BufferDepth, 0))))
+		} else {
+			c.dil.update(ps.BufferDepth, c.cfg.BufferTarget, c.cfg.DilationMax)
+		}
 		c.corr.interval = c.dil.period(c.cfg.SendInterval)
 		c.fixedStep = c.dil.period(c.cfg.FixedDT) // from the next fixed update on
 	}
 	if c.corr.interval != before {
 		c.c.LatchFlips++
 	}
+}
+
+// sentRing is how many ticks of send times the client keeps: a round trip
+// of up to 64 ticks (3.2 s at 20 Hz), as Unity keeps 64 slots of
+// adjustments.
+const sentRing = 64
+
+// inflight is the ticks sent beyond the base send rate since the input
+// tagged newest was sent: the depth a report shows lacks them (Unity's
+// commandAgeAdjustment over the last round trip). 0 when newest is not
+// among the last sentRing sends.
+func (c *Client) inflight(newest uint32) float64 {
+	last := c.tick + uint32(c.cfg.InputDelay)
+	if newest > last || last-newest >= sentRing || newest == 0 {
+		return 0
+	}
+	elapsed := c.lastSend.Sub(c.sentAt[newest%sentRing])
+	return float64(last-newest) - float64(elapsed)/float64(c.cfg.SendInterval)
+}
+
+// absorbCorrection takes the correction pose − predicted out of the
+// offset, so the visible pose does not move at the correction (Smoothing
+// = Predicted): the interpolation moves with the prediction.
+func (c *Client) absorbCorrection(pose motion.Pose) {
+	dx, dy, dr := pose.X-c.predicted.X, pose.Y-c.predicted.Y, pose.Rot-c.predicted.Rot
+	c.errOffset.X -= dx
+	c.errOffset.Y -= dy
+	c.errOffset.Rot = wrap180(c.errOffset.Rot - dr)
 }
 
 // prune removes the pending steps with tick ≤ ack.
@@ -509,6 +589,9 @@ func (c *Client) present(drawn motion.Pose) {
 	switch c.cfg.Smoothing {
 	case Lerp:
 		a := c.cfg.Alpha
+		if c.cfg.AlphaPer == Per60Hz {
+			a = 1 - c.keep(dt)
+		}
 		c.visible.X += float64((c.target.X - c.visible.X) * a)
 		c.visible.Y += float64((c.target.Y - c.visible.Y) * a)
 		c.visible.Rot += float64(wrap180(c.target.Rot-c.visible.Rot) * a)
@@ -525,12 +608,62 @@ func (c *Client) present(drawn motion.Pose) {
 		maxDeg := c.cfg.Tuning.TurnSpeed * dt
 		dr := wrap180(c.target.Rot - c.visible.Rot)
 		c.visible.Rot += min(max(dr, -maxDeg), maxDeg)
+	case Predicted:
+		k := c.keep(dt)
+		c.errOffset.X *= k
+		c.errOffset.Y *= k
+		c.errOffset.Rot *= k
+		c.visible = c.interpolated()
+		c.visible.X += c.errOffset.X
+		c.visible.Y += c.errOffset.Y
+		c.visible.Rot += c.errOffset.Rot
 	}
 	c.stats.VisibleErrM = motion.Distance(c.visible, c.predicted)
 	c.stats.VisibleErrDeg = motion.AngleDiff(c.visible.Rot, c.predicted.Rot)
 	c.stats.MovedM = motion.Distance(c.visible, drawn)
 	if dt > 0 {
 		c.stats.SpeedMPS = c.stats.MovedM / dt
+	}
+}
+
+// keep is the share of an error smoothing leaves after dt seconds when
+// alpha is the share it removes per 1/60 s: (1 − α)^(60·dt) = exp(−dt/τ).
+func (c *Client) keep(dt float64) float64 {
+	switch {
+	case dt <= 0:
+		return 1
+	case c.cfg.Alpha >= 1:
+		return 0
+	}
+	return detmath.Exp(float64(60*dt) * detmath.Log(1-c.cfg.Alpha))
+}
+
+// SmoothingTau is the time constant τ of a smoothing that removes the share
+// alpha of an error per 1/60 s: exp(−(1/60 s)/τ) = 1 − alpha (102.6 ms at
+// alpha 0.15).
+func SmoothingTau(alpha float64) time.Duration {
+	if alpha >= 1 {
+		return 0
+	}
+	return time.Duration(float64(time.Second) / (-60 * detmath.Log(1-alpha)))
+}
+
+// interpolated is the predicted pose one unit back along the last
+// prediction unit's motion, moved forward by the share f of a unit the
+// game clock has simulated since: the time in the accumulator plus the
+// part of the fixed step since the last fixed update, over the cadence.
+// The accumulator spends units only at fixed updates, so f runs up to
+// (cadence + fixed_dt)/cadence: the last FixedDT extrapolates along the
+// unit, which keeps the visible speed constant at constant input.
+func (c *Client) interpolated() motion.Pose {
+	since := float64(c.game-c.lastFixed) / float64(c.fixedStep)
+	sim := float64(c.accum) + float64(min(max(since, 0), 1)*float64(c.cfg.FixedDT))
+	back := sim/float64(c.cfg.Cadence) - 1
+	b, d := c.predicted, c.unitMove
+	return motion.Pose{
+		X:   b.X + float64(d.X*back),
+		Y:   b.Y + float64(d.Y*back),
+		Rot: b.Rot + float64(d.Rot*back),
 	}
 }
 

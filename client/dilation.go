@@ -39,13 +39,39 @@ type dilation struct {
 }
 
 func (d *dilation) update(depth int16, target int, limit float64) {
+	d.updateLaw(depth, target, DilationSmoothing, DilationGain, limit, 0)
+}
+
+// Unity Netcode for Entities' defaults (ClientTickRate.DefaultClientTickRate
+// and NetworkTimeSystem, com.unity.netcode 1.x): the server filters the
+// command age as age ← (7·age + new)/8, the client sets the prediction
+// time scale to clamp(1 + 0.1·(age + TargetCommandSlack), 0.9, 1.1) after
+// subtracting the adjustments it made within the last round trip
+// (commandAgeAdjustment). A command's age is minus its depth in our
+// buffer and the slack is the target, so the error is D − depth as ours.
+const (
+	UnitySmoothing = 0.125 // 1/8 per report
+	UnityGain      = 0.1   // CommandAgeCorrectionFraction
+	UnityMax       = 0.1   // PredictionTimeScaleMin 0.9, Max 1.1
+)
+
+// updateUnity is the LawUnity update: inflight is the ticks sent beyond
+// the base rate since the newest input the report counts was sent, which
+// the depth cannot show yet.
+func (d *dilation) updateUnity(depth int16, target int, inflight float64) {
+	d.updateLaw(depth, target, UnitySmoothing, UnityGain, UnityMax, inflight)
+}
+
+// updateLaw filters the depth with weight w and sets scale = 1 +
+// clamp(gain·(target − f − inflight), ±limit).
+func (d *dilation) updateLaw(depth int16, target int, w, gain, limit, inflight float64) {
 	x := float64(depth)
 	if !d.started {
 		d.filtered, d.started = x, true
 	} else {
-		d.filtered += float64(DilationSmoothing * (x - d.filtered))
+		d.filtered += float64(w * (x - d.filtered))
 	}
-	e := float64(DilationGain * (float64(target) - d.filtered))
+	e := float64(gain * (float64(target) - d.filtered - inflight))
 	d.scale = 1 + min(max(e, -limit), limit)
 }
 

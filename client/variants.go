@@ -8,7 +8,13 @@ var (
 	CorrectorNames = []string{"deadband", "off", "signflip", "proportional", "dilation"}
 	PredictNames   = []string{"attribute", "consume"}
 	ReplayNames    = []string{"substep", "single"}
-	SmoothingNames = []string{"lerp", "movetowards"}
+	SmoothingNames = []string{"lerp", "movetowards", "predicted"}
+	// AlphaPerNames are the values of client.alpha_per.
+	AlphaPerNames = []string{"frame", "60hz"}
+	// InputDelayNames are the values of client.input_delay, in ticks.
+	InputDelayNames = []string{"0", "1", "2", "3"}
+	// DilationLawNames are the values of client.dilation_law.
+	DilationLawNames = []string{"overwatch", "unity"}
 	// RedundancyNames are the values of client.redundancy: N inputs per
 	// MoveInput, Redundancy(N − 1).
 	RedundancyNames = []string{"1", "2", "3", "4"}
@@ -116,4 +122,55 @@ const (
 	// MoveTowards: at most the current input's speed, |throttle| ×
 	// move_speed m/s, and turn_speed °/s per frame.
 	MoveTowards
+	// Predicted: the visible pose is the predicted pose interpolated
+	// between the last two prediction units, plus an offset that holds the
+	// reconciliation error: a correction moves the prediction, not the
+	// visible pose, and the offset then decays as exp(−dt/τ) per frame,
+	// τ = SmoothingTau(alpha). An offset past client.snap is dropped (a
+	// snap). This is what engines ship for the local player: Unity's
+	// rigidbody interpolation between fixed steps and Netcode for
+	// Entities' prediction smoothing, Overwatch's and Photon's error
+	// offsets.
+	Predicted
+)
+
+// AlphaPer is what client.alpha is the fraction of, registry key
+// client.alpha_per.
+type AlphaPer uint8
+
+const (
+	// PerFrame (reference): lerp applies alpha once per render frame, so
+	// at 144 fps it smooths 2.4 times as fast (in time) as at 60 fps.
+	PerFrame AlphaPer = iota
+	// Per60Hz: alpha is the fraction per 1/60 s; a frame of dt applies
+	// 1 − (1 − alpha)^(60·dt) = 1 − exp(−dt/τ), so any frame rate smooths
+	// as 60 fps does (the frame-rate-independent lerp, "damp").
+	Per60Hz
+)
+
+// InputDelay is the local input delay in ticks, registry key
+// client.input_delay (0, the reference, to 3): the input sampled when tick
+// k is sent goes out at once tagged k + N, and prediction applies it when
+// the client's tick reaches k + N; the first N ticks predict no input.
+// GGPO's frame delay (ggpo_set_frame_delay) and Photon Quantum's input
+// delay work this way.
+type InputDelay uint8
+
+// InputDelayRing is how many ticks of sent inputs the client keeps (the
+// delay plus the earlier inputs redundancy repeats fit in it).
+const InputDelayRing = 16
+
+// DilationLaw is the time-dilation corrector's constants, registry key
+// client.dilation_law (dilation.go).
+type DilationLaw uint8
+
+const (
+	// LawOverwatch (reference): filter weight 0.2, gain 0.02 per tick of
+	// depth error, clamp ±client.dilation_max.
+	LawOverwatch DilationLaw = iota
+	// LawUnity: Unity Netcode for Entities' defaults: filter weight 1/8,
+	// gain 0.1 per tick (CommandAgeCorrectionFraction), clamp 0.9..1.1
+	// (PredictionTimeScaleMin/Max), less the ticks already sent extra
+	// since the reported input left (its commandAgeAdjustment).
+	LawUnity
 )
