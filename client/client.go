@@ -206,10 +206,10 @@ type Client struct {
 	// Smoothing = Predicted: the last prediction unit's motion, the offset
 	// visible − interpolated prediction, and the game clock of the frame
 	// with the time of its last fixed update.
-	unitMove      motion.Pose
-	errOffset     motion.Pose
-	game          sim.Time
-	lastFixed     sim.Time
+	unitMove  motion.Pose
+	errOffset motion.Pose
+	game      sim.Time
+	lastFixed sim.Time
 
 	serverTick uint32 // highest seen in PlayerStates
 	offset     int
