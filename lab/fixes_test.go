@@ -42,6 +42,11 @@ var variantSets = map[string][]string{
 	"view":       {"view.interp=adaptive"},
 	"catchup":    {"client.fps=20", "client.fixed_cost=15ms", "client.max_catchup=100ms"},
 	"buffer":     {"server.inputs=buffer", "server.buffer=3", "client.corrector=dilation", "client.sender=accumulator"},
+	// Issue 20.
+	"predicted": {"client.smoothing=predicted", "client.fps=144"},
+	"alpha_per": {"client.alpha_per=60hz", "client.fps=144"},
+	"delay":     {"client.input_delay=2", "client.redundancy=3", "server.inputs=buffer", "client.sender=accumulator"},
+	"unity":     {"server.inputs=buffer", "client.corrector=dilation", "client.dilation_law=unity", "client.sender=accumulator"},
 }
 
 func TestVariantsSteadyStateDoNotAllocate(t *testing.T) {

@@ -33,6 +33,13 @@ func variantParams() []Param {
 	g, s = choice("client.max_catchup", client.MaxCatchupNames, func(c *Config) *client.MaxCatchup { return &cl(c).MaxCatchup })
 	ps = append(ps, Param{"client.max_catchup", "most local time one frame advances the game clock: off (reference), 333ms (Unity's default) or 100ms", true, g, s},
 		durationParam("client.fixed_cost", "CPU time one fixed update takes; it delays the next frame (0 = free)", 0, MaxStep, func(c *Config) *time.Duration { return &c.Client.FixedCost }))
+	// Issue 20: the client fixes engines ship (docs/variants.md).
+	g, s = choice("client.alpha_per", client.AlphaPerNames, func(c *Config) *client.AlphaPer { return &cl(c).AlphaPer })
+	ps = append(ps, Param{"client.alpha_per", "what client.alpha is the share of: frame (reference: one render frame) or 60hz (1/60 s: smooths alike at any frame rate)", true, g, s})
+	g, s = choice("client.input_delay", client.InputDelayNames, func(c *Config) *client.InputDelay { return &cl(c).InputDelay })
+	ps = append(ps, Param{"client.input_delay", "local input delay in ticks, 0 (reference) to 3: inputs are sent at once tagged N ticks ahead and predicted N ticks later (GGPO's frame delay)", false, g, s})
+	g, s = choice("client.dilation_law", client.DilationLawNames, func(c *Config) *client.DilationLaw { return &cl(c).Law })
+	ps = append(ps, Param{"client.dilation_law", "client.corrector=dilation constants: overwatch (reference: 0.02/tick, ±client.dilation_max) or unity (Netcode for Entities: 0.1/tick, ±10 %, in-flight ticks subtracted)", true, g, s})
 	g, s = choice("view.interp", view.ModeNames, func(c *Config) *view.Mode { return &c.View.Mode })
 	ps = append(ps, Param{"view.interp", "remote player's view of our tank: off (reference), fixed (view.interp_delay) or adaptive (mean + 4σ of snapshot gaps)", true, g, s},
 		durationParam("view.interp_delay", "view.interp=fixed: interpolation delay of the remote view (Valve's 100ms)", 0, view.MaxDelay, func(c *Config) *time.Duration { return &c.View.Delay }))

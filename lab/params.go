@@ -326,7 +326,7 @@ func buildRegistry() []Param {
 	g, s = choice("client.replay", client.ReplayNames, func(c *Config) *client.Replay { return &cl(c).Replay })
 	ps = append(ps, Param{"client.replay", "substep (after the fix) or single (the pre-fix bug)", true, g, s})
 	g, s = choice("client.smoothing", client.SmoothingNames, func(c *Config) *client.Smoothing { return &cl(c).Smoothing })
-	ps = append(ps, Param{"client.smoothing", "lerp or movetowards", true, g, s})
+	ps = append(ps, Param{"client.smoothing", "lerp (reference), movetowards or predicted (the prediction interpolated, only the correction smoothed)", true, g, s})
 
 	ps = append(ps, variantParams()...) // issue 11, lab/fixparams.go
 
