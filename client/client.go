@@ -193,8 +193,6 @@ type Client struct {
 	input     motion.Input // sampled this frame
 	cur       motion.Input // the current tick's input (Attribute): the latest sent, or with input delay the one tagged for this tick
 	hasCur    bool
-	byTag     [InputDelayRing]motion.Input // input sent tagged k, at k % InputDelayRing
-	sentAt    [sentRing]sim.Time           // game time of the send tagged k, at k % sentRing (LawUnity)
 
 	pending   []PredictedMoveStep
 	baseline  motion.Pose
@@ -221,6 +219,10 @@ type Client struct {
 	out   []Message
 	stats FrameStats
 	c     Counters
+
+	// The rings, last: cold beside the fields every frame touches.
+	byTag  [InputDelayRing]motion.Input // input sent tagged k, at k % InputDelayRing
+	sentAt [sentRing]sim.Time           // game time of the send tagged k, at k % sentRing (LawUnity)
 }
 
 // New returns a client about to render frame 0 at local time 0. frames
