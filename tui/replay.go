@@ -47,9 +47,10 @@ type Replay struct {
 	Dir string
 }
 
-// NewReplay loads the recording's samples and changes.
-func NewReplay(r *recordings.Reader, name string) (*Replay, error) {
-	cfg, err := lab.ConfigFromHeader(r.Header)
+// NewReplay loads the recording's samples and changes. A setting that
+// names a file (a trace) is refused unless trust allows opening it.
+func NewReplay(r *recordings.Reader, name string, trust lab.Trust) (*Replay, error) {
+	cfg, err := lab.ConfigFromHeader(r.Header, trust)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +61,13 @@ func NewReplay(r *recordings.Reader, name string) (*Replay, error) {
 		}
 		v.samples = append(v.samples, *x)
 		return nil
-	}, func(c recordings.Change) error { v.changes = append(v.changes, c); return nil })
+	}, func(c recordings.Change) error {
+		if err := trust.Check(fmt.Sprintf("recorded change at %v", c.At), c.Key, c.Value); err != nil {
+			return err
+		}
+		v.changes = append(v.changes, c)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}

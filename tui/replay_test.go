@@ -37,7 +37,7 @@ func latencySpikeRecording(t *testing.T) *recordings.Reader {
 }
 
 func TestReplayViewerSeeksAndShowsParametersAtTheCursor(t *testing.T) {
-	v, err := NewReplay(latencySpikeRecording(t), "spike.jlrec")
+	v, err := NewReplay(latencySpikeRecording(t), "spike.jlrec", lab.Untrusted)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestReplayViewerSeeksAndShowsParametersAtTheCursor(t *testing.T) {
 
 func replayAt(t *testing.T, w, h int) (*Replay, tcell.SimulationScreen) {
 	t.Helper()
-	v, err := NewReplay(latencySpikeRecording(t), "/some/long/folder/latency-spike-seed1-000030.jlrec")
+	v, err := NewReplay(latencySpikeRecording(t), "/some/long/folder/latency-spike-seed1-000030.jlrec", lab.Untrusted)
 	if err != nil {
 		t.Fatal(err)
 	}

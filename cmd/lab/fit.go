@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -197,7 +199,19 @@ func openCaptures(paths []string) (*fitInputs, error) {
 	in := &fitInputs{names: paths}
 	for _, path := range paths {
 		if path == "-" {
-			data, err := io.ReadAll(io.LimitReader(os.Stdin, trace.MaxBytes+1))
+			// The first bytes first: /dev/zero or garbage is refused
+			// before the rest is read.
+			br := bufio.NewReaderSize(os.Stdin, trace.HeadSize)
+			head, err := br.Peek(trace.HeadSize)
+			if err != nil && !errors.Is(err, io.EOF) {
+				in.close()
+				return nil, fmt.Errorf("-: %w", err)
+			}
+			if err := trace.CheckHead("-", head); err != nil {
+				in.close()
+				return nil, err
+			}
+			data, err := io.ReadAll(io.LimitReader(br, trace.MaxBytes+1))
 			if err != nil {
 				in.close()
 				return nil, fmt.Errorf("-: %w", err)

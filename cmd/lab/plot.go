@@ -18,6 +18,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	var out string
 	var from, to time.Duration
 	var width uint64
+	var trust lab.Trust
 	fs := newFlagSet("plot", "[RECORDING] --out plot.png [--from 10s --to 40s] [--scenario NAME --set …]", stderr, withExamples(paramHelp,
 		"lab plot recordings/examples/jitter-fix.jlrec --from 10s --to 40s --out jitter.png",
 		"lab plot --scenario latency-spike --duration 40s --from 15s --out spike.png",
@@ -26,6 +27,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&out, "out", "", "write the PNG to `FILE` (- is standard output; an existing file is replaced only by a finished plot)")
 	durationVar(fs, &from, "from", 0, true, "10s", "plot from this true `TIME` (0 or unset: the start)")
 	durationVar(fs, &to, "to", 0, true, "40s", "plot up to this true `TIME` (0 or unset: the end)")
+	trustVar(fs, &trust, "the recording")
 	uintVar(fs, &width, "width", 1200, 200, 10000, "800", "image width in `PIXELS`")
 	files, err := parseFlagsAndArgs(fs, args)
 	if err != nil {
@@ -83,7 +85,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 			}
 			return plotProxyTo(r, files[0], out, sim.Time(from), sim.Time(to), int(width), stdout, stderr)
 		}
-		if cfg, err = lab.ConfigFromHeader(r.Header); err != nil {
+		if cfg, err = lab.ConfigFromHeader(r.Header, trust); err != nil {
 			return err
 		}
 		if err := window(time.Duration(r.Duration()), "the recording"); err != nil {

@@ -64,8 +64,15 @@ func window(r *recordings.Reader, from, to time.Duration) (sim.Time, sim.Time, e
 // time given to the millisecond, as flags are, prints unchanged.
 func asWritten(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
 
+// trustVar registers --open-files: the user allows the settings that
+// what (a recording, the shards) holds to open the files they name.
+func trustVar(fs *flag.FlagSet, t *lab.Trust, what string) {
+	fs.BoolVar((*bool)(t), lab.OpenFilesFlag[2:], false, "open the capture files (up.trace, down.trace) that "+what+" names; without it such a setting is refused and its file left unopened")
+}
+
 func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	var verify, view bool
+	var trust lab.Trust
 	var from, to time.Duration
 	fs := newFlagSet("replay", "FILE [--tui] [--verify] [--from 30s --to 40s]", stderr, withExamples(nil,
 		"lab replay recordings/examples/jitter-fix.jlrec --verify",
@@ -74,6 +81,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&view, "tui", false, "play the recording in the lab's charts, with seek (a terminal is needed)")
 	var dir string
 	fs.StringVar(&dir, "dir", "", "with --tui: existing `folder` for the e key's CSV export, as the lab's --dir (default: the current one)")
+	trustVar(fs, &trust, "the recording")
 	fs.BoolVar(&verify, "verify", false, "re-simulate from the header and the change log and prove the recording whole: every sample present and identical, the summary too")
 	durationVar(fs, &from, "from", 0, true, "30s", "print the timeline from this true `TIME` (0 or unset: the start; seeks to its frame)")
 	durationVar(fs, &to, "to", 0, true, "40s", "print the timeline up to this true `TIME` (0 or unset: the end); either flag prints the window")
@@ -100,7 +108,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		return replayProxyFlags(r, files[0], stdout, verify, view, seek, from, to)
 	}
 	if view {
-		v, err := tui.NewReplay(r, files[0])
+		v, err := tui.NewReplay(r, files[0], trust)
 		if err != nil {
 			return err
 		}
@@ -160,7 +168,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	}
 	if verify {
 		start := time.Now()
-		v, err := lab.Verify(r)
+		v, err := lab.Verify(r, trust)
 		if err != nil {
 			return fmt.Errorf("verify FAILED: %w", err)
 		}
