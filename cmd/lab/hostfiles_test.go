@@ -7,9 +7,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"jitterlab/internal/testmem"
 )
 
 // labLimited runs 'lab args…' as a child process limited to 2 GB of
@@ -21,7 +22,8 @@ func labLimited(t *testing.T, stdin string, args ...string) (code int, stderr st
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", append([]string{"-c", `ulimit -v 2097152 && exec "$0" "$@"`, os.Args[0]}, args...)...)
-	cmd.Env = append(os.Environ(), "JITTERLAB_LAB_MAIN=1")
+	peak := filepath.Join(t.TempDir(), "peak-rss")
+	cmd.Env = append(os.Environ(), "JITTERLAB_LAB_MAIN=1", testmem.PeakRSSEnv(peak))
 	if stdin != "" {
 		f, err := os.Open(stdin)
 		if err != nil {
@@ -37,10 +39,7 @@ func labLimited(t *testing.T, stdin string, args ...string) (code int, stderr st
 	if err != nil && !errors.As(err, &ee) {
 		t.Fatal(err)
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = uint64(ru.Maxrss) << 10
-	}
-	return cmd.ProcessState.ExitCode(), errb.String(), rss
+	return cmd.ProcessState.ExitCode(), errb.String(), testmem.ReadPeakRSS(t, peak)
 }
 
 // Issue 27 item 14: lab fit - on /dev/zero is refused from its first bytes,
