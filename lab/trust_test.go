@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"jitterlab/internal/testmem"
+	"jitterlab/trace"
 	"jitterlab/recordings"
 	"jitterlab/sim"
 )
@@ -122,4 +123,43 @@ func TestVerifyOpensARecordedTraceOnlyWhenAllowed(t *testing.T) {
 	if v, err := Verify(openBytes(t, b), OpenFiles); err != nil || v.Changes != 1 {
 		t.Fatalf("allowed: %+v %v", v, err)
 	}
+}
+
+// FuzzLoadTrace: whatever a trace file holds, up.trace either loads it or
+// says why in one line naming the key and the file, never showing a line
+// of the file (the marker the fuzzer's bytes carry) and never panicking; a
+// trace it loads holds at most one packet per 4 bytes of the file, and
+// loads again, pinned to the hash it reports, to the same trace.
+func FuzzLoadTrace(f *testing.F) {
+	f.Add([]byte("dir,seq,send_ns,recv_ns\nup,1,0,20000000\nup,2,50000000,\ndown,1,5,unknown\n"))
+	f.Add([]byte("seq,send_ns,recv_ns\n3,100,lost\n1,0,1000\n"))
+	f.Add([]byte(trace.PacketsHeader + "\nup,1,tick,0.000,delivered,0.020,20.000,0,false\n"))
+	f.Add([]byte(`{"round_trips":[{"seqno":0,"lost":"false","timestamps":{"client":{"send":{"wall":1},"receive":{"wall":9}},"server":{"receive":{"wall":4},"send":{"wall":5}}}}]}`))
+	f.Add([]byte("SECRET,seq\nup,1,0,SECRET\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file := filepath.Join(t.TempDir(), "fuzz.csv")
+		if err := os.WriteFile(file, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfg := DefaultConfig()
+		err := Set(&cfg, "up.trace", file)
+		if err != nil {
+			msg := err.Error()
+			if !strings.Contains(msg, "up.trace") || !strings.Contains(msg, file) || strings.Contains(msg, "\n") {
+				t.Fatalf("error %q: want one line naming up.trace and the file", msg)
+			}
+			if bytes.Contains(data, []byte("SECRET")) && strings.Contains(msg, "SECRET") {
+				t.Fatalf("error %q shows the file's content", msg)
+			}
+			return
+		}
+		tr := cfg.Up.Trace
+		if tr == nil || tr.Len() > len(data)/4+1 {
+			t.Fatalf("%d bytes loaded as a trace of %v packets", len(data), tr)
+		}
+		again := DefaultConfig()
+		if err := Set(&again, "up.trace", file+"@"+tr.Hash); err != nil || again.Up.Trace.Len() != tr.Len() {
+			t.Fatalf("loading it again pinned to %s: %v", tr.Hash, err)
+		}
+	})
 }
