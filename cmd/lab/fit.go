@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -64,16 +63,9 @@ through its --csv).
 		return errUsage
 	}
 	outputs := map[string]string{"out": outPath, "html": htmlPath, "csv": csvPath}
-	if err := distinctOutputs(outputs); err != nil {
-		return err
-	}
 	// An output must not write over the measurement it fits.
-	for _, flag := range slices.Sorted(maps.Keys(outputs)) {
-		for _, c := range captures {
-			if path := outputs[flag]; path != "" && c != "-" && identify(path).same(identify(c)) {
-				return fmt.Errorf("--%s %s is the capture %s: give the output a file of its own", flag, path, c)
-			}
-		}
+	if err := checkOutputs(outputs, captures...); err != nil {
+		return err
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })

@@ -654,7 +654,7 @@ func TestFitRefusesToWriteOverItsCapture(t *testing.T) {
 	t.Chdir(dir)
 	for _, flag := range []string{"--out", "--html", "--csv"} {
 		code, _, stderr := runLab(t, "fit", flag, "./run.csv", "run.csv")
-		if want := flag + " ./run.csv is the capture run.csv"; code == 0 || !strings.Contains(stderr, want) {
+		if want := flag + " ./run.csv is the input run.csv"; code == 0 || !strings.Contains(stderr, want) {
 			t.Errorf("lab fit %s ./run.csv run.csv: exit %d, %q; want an error with %q", flag, code, stderr, want)
 		}
 		if now, _ := os.ReadFile(capture); !bytes.Equal(now, orig) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -89,5 +90,60 @@ func TestRecordingNamingAHugeTrace(t *testing.T) {
 	t.Logf("peak RSS %.1f MB: %s", float64(rss)/(1<<20), stderr)
 	if rss > 64<<20 {
 		t.Fatalf("refusing the 2 GB trace took %d MB of RSS; want at most 64 MB", rss>>20)
+	}
+}
+
+// Issue 27 item 10: an output that is one of the command's inputs, by any
+// name (the same path, a hard link), is refused before anything is
+// written, exit 2, and the input is left as it was.
+func TestOutputThatIsAnInputIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "a.jlrec")
+	if code, _, errOut := runLab(t, "run", "--duration", "1s", "--record", rec); code != 0 {
+		t.Fatal(errOut)
+	}
+	link := filepath.Join(dir, "same-recording.png")
+	if err := os.Link(rec, link); err != nil {
+		t.Fatal(err)
+	}
+	scen := filepath.Join(dir, "s.toml")
+	trace := filepath.Join(dir, "t.csv")
+	shard := filepath.Join(dir, "s1.jsonl")
+	for path, text := range map[string]string{
+		scen:  "[link]\nlatency = \"20ms\"\n",
+		trace: "dir,seq,send_ns,recv_ns\nup,1,0,20000000\nup,2,50000000,70000000\n",
+	} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, _, errOut := runLab(t, "sweep", "--over", "link.jitter=0ms,5ms", "--seeds", "1", "--duration", "1s", "--shard", "1/1", "--jsonl", shard); code != 0 {
+		t.Fatal(errOut)
+	}
+	for _, c := range []struct {
+		args  []string
+		input string
+	}{
+		{[]string{"export", rec, "--csv", rec}, rec},
+		{[]string{"export", rec, "--changes", link}, rec},
+		{[]string{"plot", rec, "--out", link}, rec},
+		{[]string{"run", "--scenario", scen, "--csv", scen}, scen},
+		{[]string{"run", "--set", "up.trace=" + trace, "--packets", trace}, trace},
+		{[]string{"merge", shard, "--csv", shard}, shard},
+		{[]string{"sweep", "--scenario", scen, "--over", "link.jitter=0ms,5ms", "--seeds", "1", "--duration", "1s", "--html", scen}, scen},
+		{[]string{"ab", "--scenario", scen, "--b", "link.jitter=5ms", "--seeds", "1", "--duration", "1s", "--csv", scen}, scen},
+		{[]string{"diagnose", "--scenario", scen, "--seeds", "1", "--duration", "1s", "--html", scen}, scen},
+		{[]string{"fit", trace, "--csv", trace}, trace},
+	} {
+		before, err := os.ReadFile(c.input)
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, _, stderr := runLab(t, c.args...)
+		after, _ := os.ReadFile(c.input)
+		if code != 2 || !strings.Contains(stderr, "is the input "+c.input) || !bytes.Equal(before, after) {
+			t.Errorf("lab %s: exit %d, %q, input kept: %v; want exit 2 naming the input, the input as it was",
+				strings.Join(c.args, " "), code, stderr, bytes.Equal(before, after))
+		}
 	}
 }

@@ -27,6 +27,10 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	if len(shards) == 0 {
 		return badUsage("name the shards' files, e.g. lab merge shard-*.jsonl (written by 'lab sweep --shard i/n')")
 	}
+	f.inputs = shards
+	if err := checkOutputs(map[string]string{"csv": f.csv, "html": f.html}, shards...); err != nil {
+		return err // before a shard is read
+	}
 	m := batch.NewMerger()
 	for _, name := range shards {
 		if err := readShard(m, name); err != nil {

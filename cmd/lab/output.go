@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"syscall"
+
+	"jitterlab/internal/files"
 )
 
 // output is a file a command writes, opened by [openOutput]; every output
@@ -144,91 +144,18 @@ func (o *output) Abort() {
 	}
 }
 
-// distinctOutputs refuses two output flags (flag name → path; "" unset)
-// that name one file, by any name: the same path, a symbolic link to it, a
-// path through a linked folder, or standard output ("-", /dev/stdout,
-// /dev/fd/1, /proc/self/fd/1). Their bytes would interleave. /dev/null
-// may take any number of outputs: nothing is kept.
-func distinctOutputs(paths map[string]string) error {
-	type seen struct {
-		flag string
-		id   outputID
-	}
-	var all []seen
-	for _, flag := range slices.Sorted(maps.Keys(paths)) {
-		path := paths[flag]
-		if path == "" {
-			continue
-		}
-		id := identify(path)
-		if id.null {
-			continue
-		}
-		for _, prev := range all {
-			if prev.id.same(id) {
-				return fmt.Errorf("--%s %s and --%s %s name the same output: give each its own file", prev.flag, paths[prev.flag], flag, path)
-			}
-		}
-		all = append(all, seen{flag, id})
+// checkOutputs refuses output flags (flag name → path) that name one file,
+// or that name one of the command's inputs, by file identity
+// (files.CheckOutputs): a bad command line, exit 2.
+func checkOutputs(outputs map[string]string, inputs ...string) error {
+	if err := files.CheckOutputs(outputs, inputs); err != nil {
+		return cmdLineErr(err)
 	}
 	return nil
 }
 
-// outputID identifies the file an output path writes: standard output, an
-// existing file (compared by device and inode through os.SameFile), or a
-// file not there yet (by its path with every link of its folder resolved,
-// and the links to it followed).
-type outputID struct {
-	stdout, null bool
-	st           os.FileInfo // an existing file
-	path         string      // a file not there yet
-}
-
-// stdoutNames are the paths of standard output on Linux and the BSDs.
-var stdoutNames = []string{"-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"}
-
-func identify(path string) outputID { return identifyHops(path, 40) }
-
-// identifyHops is identify following at most hops links that point to no
-// file yet (a link to a file the run will create is that file).
-func identifyHops(path string, hops int) outputID {
-	if slices.Contains(stdoutNames, filepath.Clean(path)) || path == "-" {
-		return outputID{stdout: true}
-	}
-	if st, err := os.Stat(path); err == nil {
-		if null, err := os.Stat(os.DevNull); err == nil && os.SameFile(st, null) {
-			return outputID{null: true}
-		}
-		return outputID{st: st}
-	}
-	if st, err := os.Lstat(path); err == nil && st.Mode()&os.ModeSymlink != 0 && hops > 0 {
-		if to, err := os.Readlink(path); err == nil {
-			if !filepath.IsAbs(to) {
-				to = filepath.Join(filepath.Dir(path), to)
-			}
-			return identifyHops(to, hops-1)
-		}
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return outputID{path: path}
-	}
-	dir, base := filepath.Split(abs)
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
-	}
-	return outputID{path: filepath.Join(dir, base)}
-}
-
-func (a outputID) same(b outputID) bool {
-	switch {
-	case a.stdout || b.stdout:
-		return a.stdout && b.stdout
-	case a.st != nil && b.st != nil:
-		return os.SameFile(a.st, b.st)
-	}
-	return a.st == nil && b.st == nil && a.path == b.path
-}
+// distinctOutputs is checkOutputs for a command that reads no file.
+func distinctOutputs(outputs map[string]string) error { return files.CheckOutputs(outputs, nil) }
 
 // closedPipe reports whether err is a write to a pipe whose reader has
 // gone (lab run --csv /dev/stdout | head -1): the command ends quietly.

@@ -39,6 +39,9 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	if ext := filepath.Ext(out); ext != "" && !strings.EqualFold(ext, ".png") && out != "-" {
 		return badUsage("--out %q: lab plot writes PNG only; name the file .png (or without an extension)", out)
 	}
+	if err := checkOutputs(map[string]string{"out": out}, append(files, o.inputs()...)...); err != nil {
+		return err
+	}
 	if len(files) > 0 {
 		// A recording's settings are its own: the flags of a simulated
 		// run would be ignored, so they are refused.

@@ -198,6 +198,11 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	for flag, path := range map[string]string{"csv": out, "packets": packets, "changes": changes} {
+		if err := checkOutputs(map[string]string{flag: path}, files...); err != nil {
+			return err // before the recording is read
+		}
+	}
 	r, f, err := openRecording(files, "export", stderr)
 	if err != nil {
 		return err
