@@ -31,9 +31,9 @@ func craft(t testing.TB, frames ...craftedFrame) []byte {
 	header := craftedFrame{raw: rec(nil, recHeader, js)}
 	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
 	var out []byte
-	for _, f := range append([]craftedFrame{header}, frames...) {
+	for i, f := range append([]craftedFrame{header}, frames...) {
 		comp := enc.EncodeAll(f.raw, nil)
-		out = appendEntry(out, entry{start: f.start, end: f.end, compLen: uint32(len(comp)), crc: crc32.ChecksumIEEE(comp)})
+		out = appendEntry(out, entry{seq: int64(i), start: f.start, end: f.end, compLen: uint32(len(comp)), crc: crc32.ChecksumIEEE(comp)})
 		out = append(out, comp...)
 	}
 	return out
@@ -159,7 +159,7 @@ func TestOldFormatVersionIsAClearError(t *testing.T) {
 	v1 = append(v1, 1)
 	v1 = append(v1, make([]byte, entrySize-1+100)...)
 	_, err := Open(bytes.NewReader(v1), int64(len(v1)))
-	if err == nil || !strings.Contains(err.Error(), "version 1") || !strings.Contains(err.Error(), "reads version 2") {
+	if err == nil || !strings.Contains(err.Error(), "version 1") || !strings.Contains(err.Error(), "reads versions 2 to 3") {
 		t.Fatalf("a version 1 file: %v", err)
 	}
 }

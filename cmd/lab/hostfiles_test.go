@@ -12,6 +12,10 @@ import (
 	"time"
 
 	"jitterlab/internal/testmem"
+	"jitterlab/lab"
+	"jitterlab/metrics"
+	"jitterlab/recordings"
+	"jitterlab/sim"
 )
 
 // labLimited runs 'lab args…' as a child process limited to 2 GB of
@@ -145,5 +149,81 @@ func TestOutputThatIsAnInputIsRefused(t *testing.T) {
 			t.Errorf("lab %s: exit %d, %q, input kept: %v; want exit 2 naming the input, the input as it was",
 				strings.Join(c.args, " "), code, stderr, bytes.Equal(before, after))
 		}
+	}
+}
+
+// cutFrame writes src without its frame i (index entry and data): a whole
+// frame missing, every other byte intact.
+func cutFrame(t *testing.T, src, dst string, i int) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := frameSpans(b)[i]
+	if err := os.WriteFile(dst, append(append([]byte(nil), b[:sp[0]]...), b[sp[1]:]...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Issue 27 item 11 and the LOW item on export's status: a recording with
+// a frame missing whole, this format's (a gap in the index entries'
+// numbers) or the shipped version 2 example (the end record's counts),
+// is read with a warning naming the loss and ends with exit status 3,
+// by export, replay's window and plot alike.
+func TestMissingFramesEndWithStatus3(t *testing.T) {
+	dir := t.TempDir()
+	whole := filepath.Join(dir, "whole.jlrec")
+	if code, _, errOut := runLab(t, "run", "--duration", "40s", "--record", whole); code != 0 {
+		t.Fatal(errOut)
+	}
+	v3 := filepath.Join(dir, "v3.jlrec")
+	cutFrame(t, whole, v3, 2)
+	v2 := filepath.Join(dir, "v2.jlrec")
+	cutFrame(t, filepath.Join("..", "..", "recordings", "examples", "jitter-fix.jlrec"), v2, 2)
+	for _, c := range []struct{ rec, want string }{{v3, "1 whole frames are missing"}, {v2, "the end record counts"}} {
+		for _, args := range [][]string{
+			{"export", c.rec, "--csv", filepath.Join(dir, "out.csv")},
+			{"replay", c.rec, "--from", "1s", "--to", "35s"},
+			{"plot", c.rec, "--out", filepath.Join(dir, "out.png")},
+		} {
+			if args[0] == "replay" && c.rec == v2 {
+				continue // a window is not the whole file: version 2 has no numbers to show the gap
+			}
+			code, _, stderr := runLab(t, args...)
+			if code != 3 || !strings.Contains(stderr, "warning: "+c.rec) || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "data lost in 1 place") {
+				t.Errorf("lab %s: exit %d, %q; want exit 3, a warning with %q", strings.Join(args, " "), code, stderr, c.want)
+			}
+		}
+	}
+	if code, _, stderr := runLab(t, "export", whole, "--csv", filepath.Join(dir, "whole.csv")); code != 0 {
+		t.Fatalf("the whole recording: exit %d, %s", code, stderr)
+	}
+}
+
+// LOW: replay prints the end record's summary only when it is this
+// session's, not zeros made up from another program's end record.
+func TestReplayShowsOnlyItsOwnSummary(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "foreign.jlrec")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := lab.DefaultConfig()
+	w, err := recordings.NewWriter(f, lab.HeaderOf(cfg, "foreign", 50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := metrics.Sample{TS: 0.05}
+	if err := w.Sample(&x); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(recordings.End{At: sim.Time(time.Second), Summary: []byte(`{"flows":3,"up":{"sent":5}}`)}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	code, out, stderr := runLab(t, "replay", path)
+	if code != 0 || strings.Contains(out, "judder") || !strings.Contains(out, "summary    not shown") {
+		t.Fatalf("replay of a recording with a foreign summary: exit %d, %s%s; want no summary made up", code, out, stderr)
 	}
 }

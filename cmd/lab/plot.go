@@ -66,15 +66,17 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	}
 	var samples []metrics.Sample
 	var cfg lab.Config
+	lost := &loss{} // what a recording lost
 	var title string
 	collect := func(x *metrics.Sample) error { samples = append(samples, *x); return nil }
 	if len(files) > 0 {
 		// A recording: its window of samples, its own settings for the lines.
-		r, f, err := openRecording(files, "plot", stderr)
+		r, f, l, err := openRecording(files, "plot", stderr)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
+		lost = l
 		if r.Frames() <= 1 {
 			what := "samples"
 			if r.Header.Kind == recordings.KindProxy {
@@ -86,7 +88,10 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 			if err := window(time.Duration(r.Duration()), "the recording"); err != nil {
 				return err
 			}
-			return plotProxyTo(r, files[0], out, sim.Time(from), sim.Time(to), int(width), stdout, stderr)
+			if err := plotProxyTo(r, files[0], out, sim.Time(from), sim.Time(to), int(width), stdout, stderr); err != nil {
+				return err
+			}
+			return lost.err()
 		}
 		if cfg, err = lab.ConfigFromHeader(r.Header, trust); err != nil {
 			return err
@@ -138,6 +143,8 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(report, "wrote %s: %d samples from %.2f s to %.2f s\n", out, len(samples), samples[0].TS, samples[len(samples)-1].TS)
-	return err
+	if _, err = fmt.Fprintf(report, "wrote %s: %d samples from %.2f s to %.2f s\n", out, len(samples), samples[0].TS, samples[len(samples)-1].TS); err != nil {
+		return err
+	}
+	return lost.err()
 }
