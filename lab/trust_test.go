@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"jitterlab/internal/testmem"
-	"jitterlab/trace"
 	"jitterlab/recordings"
 	"jitterlab/sim"
+	"jitterlab/trace"
 )
 
 // Issue 27 item 1: a trace is refused from its size and its first bytes,
