@@ -227,3 +227,45 @@ func TestReplayShowsOnlyItsOwnSummary(t *testing.T) {
 		t.Fatalf("replay of a recording with a foreign summary: exit %d, %s%s; want no summary made up", code, out, stderr)
 	}
 }
+
+// longRecording writes a session recording of hours at 20 samples a
+// second, its values varying, without simulating it.
+func longRecording(t *testing.T, path string, hours int) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w, err := recordings.NewWriter(f, lab.HeaderOf(lab.DefaultConfig(), "long", 50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := hours * 3600 * 20
+	for i := 1; i <= n; i++ {
+		x := metrics.Sample{TS: float64(i) * 0.05, RTTMs: float64(40 + i%17), TickOffset: i % 5, SendIntervalS: 0.016, VisibleErrorM: float64(i%11) / 100}
+		if err := w.Sample(&x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(recordings.End{At: sim.Time(n) * sim.Time(50*time.Millisecond)}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Issue 27 item 12: plot of a 6-hour recording (432,000 samples) keeps
+// what its pixel columns show, not every sample: its peak RSS stays
+// under 96 MB (it was 1.23 GB on a 24-hour one, about 720 bytes a sample).
+func TestPlotOfALongRecordingInBoundedMemory(t *testing.T) {
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "long.jlrec")
+	longRecording(t, rec, 6)
+	code, stderr, rss := labLimited(t, "", "plot", rec, "--out", filepath.Join(dir, "long.png"))
+	t.Logf("peak RSS %.1f MB", float64(rss)/(1<<20))
+	if code != 0 {
+		t.Fatalf("lab plot: exit %d, %s", code, stderr)
+	}
+	if rss > 96<<20 {
+		t.Fatalf("plot of a 6-hour recording: peak RSS %.0f MB; want at most 96 MB", float64(rss)/(1<<20))
+	}
+}

@@ -64,11 +64,17 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	var samples []metrics.Sample
 	var cfg lab.Config
 	lost := &loss{} // what a recording lost
 	var title string
-	collect := func(x *metrics.Sample) error { samples = append(samples, *x); return nil }
+	// The samples are decimated as they come, to what the chart's pixel
+	// columns show: memory does not grow with the recording's length.
+	var dec *metrics.Decimator
+	panelsOf := func(cfg lab.Config) []metrics.Panel {
+		cc := cfg.Client
+		return metrics.StandardPanels(cc.Band, cc.IntervalFast.Seconds(), cc.IntervalSlow.Seconds(), cc.Snap)
+	}
+	collect := func(x *metrics.Sample) error { dec.Add(x); return nil }
 	if len(files) > 0 {
 		// A recording: its window of samples, its own settings for the lines.
 		r, f, l, err := openRecording(files, "plot", stderr)
@@ -99,6 +105,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		if err := window(time.Duration(r.Duration()), "the recording"); err != nil {
 			return err
 		}
+		dec = metrics.NewDecimator(panelsOf(cfg), metrics.PlotColumns(int(width)))
 		if err := r.Scan(sim.Time(from), sim.Time(to), collect, nil); err != nil {
 			return err
 		}
@@ -122,9 +129,10 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		if err := window(cfg.Duration, "the run"); err != nil {
 			return err
 		}
+		dec = metrics.NewDecimator(panelsOf(cfg), metrics.PlotColumns(int(width)))
 		s.OnSample = func(x *metrics.Sample) {
 			if t := time.Duration(x.TS * 1e9); t >= from && t <= to {
-				samples = append(samples, *x)
+				dec.Add(x)
 			}
 		}
 		if err := s.Run(sim.Time(to)); err != nil {
@@ -132,18 +140,18 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		}
 		title = fmt.Sprintf("jitterlab  %s  seed %d", o.name(), cfg.Seed)
 	}
+	samples := dec.Samples()
 	if len(samples) == 0 {
 		return fmt.Errorf("no samples between %v and %v", from, asWritten(to))
 	}
-	cc := cfg.Client
-	panels := metrics.StandardPanels(cc.Band, cc.IntervalFast.Seconds(), cc.IntervalSlow.Seconds(), cc.Snap)
+	panels := panelsOf(cfg)
 	report, err := writeBuffered(out, stdout, stderr, func(w io.Writer) error {
 		return metrics.WritePNG(w, samples, panels, int(width), title)
 	})
 	if err != nil {
 		return err
 	}
-	if _, err = fmt.Fprintf(report, "wrote %s: %d samples from %.2f s to %.2f s\n", out, len(samples), samples[0].TS, samples[len(samples)-1].TS); err != nil {
+	if _, err = fmt.Fprintf(report, "wrote %s: %d samples from %.2f s to %.2f s\n", out, dec.Len(), samples[0].TS, samples[len(samples)-1].TS); err != nil {
 		return err
 	}
 	return lost.err()
