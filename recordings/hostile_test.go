@@ -67,15 +67,15 @@ func lostPackets(n int) []byte {
 	return b
 }
 
-// Issue 15.4: small recordings demanding huge memory. A few kilobytes of
-// zstd expand to frames of millions of records, or to more changes than
-// any session makes; each is a clear error, read in bounded memory.
-func TestSmallRecordingsHugeMemory(t *testing.T) {
-	cases := []struct {
-		name   string
-		frames []craftedFrame
-		want   string
-	}{
+type hostileCase struct {
+	name   string
+	frames []craftedFrame
+	want   string
+}
+
+// hostileCases are small recordings demanding huge memory.
+func hostileCases() []hostileCase {
+	return []hostileCase{
 		{"16M empty records in one frame", []craftedFrame{{start: 0, end: 0, raw: bytes.Repeat([]byte{recChange, 0}, 16<<20)}}, "frame 1"},
 		{"300k changes in one frame", []craftedFrame{changes(300_000, sim.Time(time.Second))}, "parameter changes"},
 		{"12k changes in two frames", []craftedFrame{changes(6000, sim.Time(time.Second)), changes(6000, sim.Time(2*time.Second))}, "parameter changes"},
@@ -83,6 +83,13 @@ func TestSmallRecordingsHugeMemory(t *testing.T) {
 			raw: append(changes(1, 0).raw, rec(nil, recPackets, lostPackets(maxFrameRecords))...)}}, "more than 131072 records"},
 		{"a packet block claiming 1M packets", []craftedFrame{{start: 0, end: 0, raw: rec(nil, recPackets, lostPackets(1<<20))}}, "allowed 1 to 131072"},
 	}
+}
+
+// Issue 15.4: small recordings demanding huge memory. A few kilobytes of
+// zstd expand to frames of millions of records, or to more changes than
+// any session makes; each is a clear error, read in bounded memory.
+func TestSmallRecordingsHugeMemory(t *testing.T) {
+	cases := hostileCases()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			b := craft(t, c.frames...)
