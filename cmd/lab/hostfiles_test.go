@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -267,5 +269,64 @@ func TestPlotOfALongRecordingInBoundedMemory(t *testing.T) {
 	}
 	if rss > 96<<20 {
 		t.Fatalf("plot of a 6-hour recording: peak RSS %.0f MB; want at most 96 MB", float64(rss)/(1<<20))
+	}
+}
+
+// LOW: a command interrupted while it writes a whole output (sweep --csv)
+// removes its hidden temporary file and dies of the signal; the output's
+// path is left as it was (here: absent).
+func TestInterruptedOutputLeavesNoTemporaryFile(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.csv")
+	cmd, stdout, stderr := labProcess(t, "sweep", "--over", "link.jitter=0ms,5ms,10ms", "--seeds", "1-500", "--duration", "10m",
+		"--workers", "1", "--csv", out)
+	go io.Copy(io.Discard, stdout)
+	temp := func() []string { m, _ := filepath.Glob(filepath.Join(dir, ".out.csv.*.tmp")); return m }
+	for start := time.Now(); len(temp()) == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Since(start) > 30*time.Second {
+			t.Fatalf("no temporary file after 30 s: %s", stderr)
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if !(ws.Signaled() && ws.Signal() == syscall.SIGINT) && cmd.ProcessState.ExitCode() != 130 {
+		t.Fatalf("after Ctrl-C: %v, %s", cmd.ProcessState, stderr)
+	}
+	if left := temp(); len(left) != 0 {
+		t.Fatalf("Ctrl-C left %v", left)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("an interrupted sweep wrote %s: %v", out, err)
+	}
+}
+
+// LOW: diagnose --html goes through the output path every writer takes:
+// "-" is refused as sweep's --html is (it wrote a file named "-"), before
+// the diagnosis runs, and a report replaces an existing file whole,
+// leaving no temporary file.
+func TestDiagnoseHTMLTakesTheOutputPath(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if code, _, stderr := runLab(t, "diagnose", "--seeds", "1-2", "--duration", "1s", "--html", "-"); code != 2 || !strings.Contains(stderr, "--html -: write the report to a file") {
+		t.Fatalf("diagnose --html -: exit %d, %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "-")); err == nil {
+		t.Fatal("diagnose --html - wrote a file named -")
+	}
+	page := filepath.Join(dir, "report.html")
+	if err := os.WriteFile(page, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runLab(t, "diagnose", "--seeds", "1-2", "--duration", "2s", "--html", page); code != 0 {
+		t.Fatalf("diagnose --html: exit %d, %s", code, stderr)
+	}
+	b, _ := os.ReadFile(page)
+	st, _ := os.Stat(page)
+	left, _ := filepath.Glob(filepath.Join(dir, ".report.html.*.tmp"))
+	if !strings.Contains(string(b), "<html") || st.Mode().Perm() != 0o600 || len(left) != 0 {
+		t.Fatalf("report: %d bytes, mode %v, temporary files %v", len(b), st.Mode().Perm(), left)
 	}
 }

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"sync"
 	"syscall"
 
 	"jitterlab/internal/files"
@@ -67,16 +69,74 @@ func openOutput(path string, stdout io.Writer, mode outputMode) (*output, error)
 		}
 		return nil, fmt.Errorf("cannot write %s: %w", path, err)
 	}
+	trackTemp(f.Name())
 	perm := os.FileMode(0o644)
 	if st != nil {
 		perm = st.Mode().Perm()
 	}
 	if err := f.Chmod(perm); err != nil {
 		f.Close()
-		os.Remove(f.Name())
+		removeTemp(f.Name())
 		return nil, err
 	}
 	return &output{w: f, name: path, f: f, tmp: f.Name()}, nil
+}
+
+// temps are the temporary files of the whole outputs being written. A
+// signal that ends the command (Ctrl-C, SIGTERM, SIGHUP; the commands
+// that write whole outputs do not catch them) removes them before the
+// process dies of it, so an interrupted command leaves no hidden
+// .NAME.*.tmp file beside its output.
+var temps = struct {
+	sync.Mutex
+	files    map[string]bool
+	watching bool
+}{files: map[string]bool{}}
+
+// ending are the signals that end a command.
+var ending = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// trackTemp notes path, and from the first one on watches for a signal
+// that ends the command: it removes the files noted, then dies of the
+// signal as it would have (exit status 128 + n).
+func trackTemp(path string) {
+	temps.Lock()
+	defer temps.Unlock()
+	temps.files[path] = true
+	if temps.watching {
+		return
+	}
+	temps.watching = true
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, ending...)
+	go func() {
+		sig := <-ch
+		temps.Lock() // held: no new file is noted, none is renamed in
+		for f := range temps.files {
+			os.Remove(f)
+		}
+		signal.Reset(ending...)
+		if s, ok := sig.(syscall.Signal); ok {
+			syscall.Kill(os.Getpid(), s)
+		}
+		os.Exit(130)
+	}()
+}
+
+// removeTemp removes path and forgets it.
+func removeTemp(path string) {
+	temps.Lock()
+	defer temps.Unlock()
+	os.Remove(path)
+	delete(temps.files, path)
+}
+
+// renameTemp renames path to name and forgets it.
+func renameTemp(path, name string) error {
+	temps.Lock()
+	defer temps.Unlock()
+	delete(temps.files, path)
+	return os.Rename(path, name)
 }
 
 // writeBuffered writes what write writes, buffered, whole to path ("-":
@@ -122,10 +182,10 @@ func (o *output) Commit() error {
 	o.f = nil
 	if o.tmp != "" {
 		if err == nil {
-			err = os.Rename(o.tmp, o.name)
+			err = renameTemp(o.tmp, o.name)
 		}
 		if err != nil {
-			os.Remove(o.tmp)
+			removeTemp(o.tmp)
 		}
 	}
 	return err
@@ -140,7 +200,7 @@ func (o *output) Abort() {
 	o.f.Close()
 	o.f = nil
 	if o.tmp != "" {
-		os.Remove(o.tmp)
+		removeTemp(o.tmp)
 	}
 }
 
