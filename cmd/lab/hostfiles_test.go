@@ -330,3 +330,32 @@ func TestDiagnoseHTMLTakesTheOutputPath(t *testing.T) {
 		t.Fatalf("report: %d bytes, mode %v, temporary files %v", len(b), st.Mode().Perm(), left)
 	}
 }
+
+// Issue 27 item 1: merge --html on a shard whose settings name a 2 GB
+// trace (it crashed out of memory): refused without opening the file
+// unless --open-files says so; with it, refused from the file's size.
+func TestMergeOfAShardNamingAHugeTrace(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "big.csv")
+	if err := os.WriteFile(trace, []byte("dir,seq,send_ns,recv_ns\nup,1,0,20000000\nup,2,50000000,70000000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shard := filepath.Join(dir, "s.jsonl")
+	if code, _, errOut := runLab(t, "sweep", "--set", "up.trace="+trace, "--over", "link.jitter=0ms,5ms", "--seeds", "1", "--duration", "1s",
+		"--shard", "1/1", "--jsonl", shard); code != 0 {
+		t.Fatal(errOut)
+	}
+	if err := os.Truncate(trace, 2<<30); err != nil {
+		t.Fatal(err)
+	}
+	html := filepath.Join(dir, "m.html")
+	code, stderr, _ := labLimited(t, "", "merge", shard, "--html", html)
+	if code != 1 || !strings.Contains(stderr, "up.trace names a file") || !strings.Contains(stderr, "--open-files") {
+		t.Fatalf("merge --html: exit %d, %q; want the trace refused unopened", code, stderr)
+	}
+	code, stderr, rss := labLimited(t, "", "merge", shard, "--html", html, "--open-files")
+	t.Logf("peak RSS %.1f MB: %s", float64(rss)/(1<<20), stderr)
+	if code == 0 || !strings.Contains(stderr, "a capture of at most 1073741824 bytes") || rss > 64<<20 {
+		t.Fatalf("merge --html --open-files: exit %d, %q, peak RSS %d MB; want the 2 GB trace refused from its size", code, stderr, rss>>20)
+	}
+}
