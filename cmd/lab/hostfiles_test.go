@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"io"
@@ -49,16 +50,34 @@ func labLimited(t *testing.T, stdin string, args ...string) (code int, stderr st
 	return cmd.ProcessState.ExitCode(), errb.String(), testmem.ReadPeakRSS(t, peak)
 }
 
-// Issue 27 item 14: lab fit - on /dev/zero is refused from its first bytes,
-// not after reading a gigabyte of them.
-func TestFitStdinOfZerosRefusedFromItsFirstBytes(t *testing.T) {
+// Issue 27 item 14: lab fit - on /dev/zero, and lab fit on a gzip bomb
+// (256 MB of zeros in 256 KB), are refused from their first bytes, not after
+// reading or gunzipping a gigabyte of them.
+func TestFitOfZerosRefusedFromItsFirstBytes(t *testing.T) {
 	code, stderr, rss := labLimited(t, "/dev/zero", "fit", "-")
+	t.Logf("peak RSS %.1f MB: %s", float64(rss)/(1<<20), stderr)
 	if code != 1 || !strings.Contains(stderr, "-: binary data") {
 		t.Fatalf("lab fit - < /dev/zero: exit %d, %q; want exit 1 and binary data refused", code, stderr)
 	}
-	t.Logf("peak RSS %.1f MB: %s", float64(rss)/(1<<20), stderr)
 	if rss > 64<<20 {
 		t.Fatalf("refusing /dev/zero took %d MB of RSS; want at most 64 MB", rss>>20)
+	}
+	bomb := filepath.Join(t.TempDir(), "bomb.json.gz")
+	f, err := os.Create(bomb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := gzip.NewWriter(f)
+	zeros := make([]byte, 1<<20)
+	for range 256 {
+		zw.Write(zeros)
+	}
+	zw.Close()
+	f.Close()
+	code, stderr, rss = labLimited(t, "", "fit", bomb)
+	t.Logf("peak RSS %.1f MB: %s", float64(rss)/(1<<20), stderr)
+	if code != 1 || !strings.Contains(stderr, bomb+": binary data") || rss > 64<<20 {
+		t.Fatalf("lab fit on a gzip bomb: exit %d, %q, peak RSS %d MB; want binary data refused in at most 64 MB", code, stderr, rss>>20)
 	}
 }
 
