@@ -342,13 +342,7 @@ func FuzzVerifyMutated(f *testing.F) {
 	f.Add(uint8(1), uint16(0), []byte{}, int32(-50_000_000), int32(0))
 	f.Add(uint8(1), uint16(0), []byte{}, int32(0), int32(1))
 	f.Fuzz(func(t *testing.T, frame uint8, pos uint16, patch []byte, moveStart, moveEnd int32) {
-		b, err := recordings.Rewrite(base, func(i int, raw []byte) []byte {
-			if i != int(frame) {
-				return raw
-			}
-			p := min(int(pos), len(raw))
-			return append(append(append([]byte(nil), raw[:p]...), patch...), raw[min(p+len(patch), len(raw)):]...)
-		})
+		b, err := recordings.Patch(base, int(frame), int(pos), patch)
 		if err != nil {
 			t.Fatal(err)
 		}

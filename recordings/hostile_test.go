@@ -241,13 +241,7 @@ func FuzzMutatedFrames(f *testing.F) {
 		if proxy {
 			base = proxyBase
 		}
-		b, err := Rewrite(base, func(i int, raw []byte) []byte {
-			if i != int(frame) {
-				return raw
-			}
-			p := min(int(pos), len(raw))
-			return append(append(append([]byte(nil), raw[:p]...), patch...), raw[min(p+len(patch), len(raw)):]...)
-		})
+		b, err := Patch(base, int(frame), int(pos), patch)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -178,13 +178,7 @@ func FuzzReadRecordingFrames(f *testing.F) {
 	f.Add(uint8(1), uint16(3), []byte{5, 3, 0xFF, 0xFF})
 	f.Add(uint8(0), uint16(40), []byte("99"))
 	f.Fuzz(func(t *testing.T, frame uint8, pos uint16, patch []byte) {
-		b, err := recordings.Rewrite(base, func(i int, raw []byte) []byte {
-			if i != int(frame) {
-				return raw
-			}
-			p := min(int(pos), len(raw))
-			return append(append(append([]byte(nil), raw[:p]...), patch...), raw[min(p+len(patch), len(raw)):]...)
-		})
+		b, err := recordings.Patch(base, int(frame), int(pos), patch)
 		if err != nil {
 			t.Fatal(err)
 		}

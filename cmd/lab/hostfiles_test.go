@@ -81,23 +81,31 @@ func TestFitOfZerosRefusedFromItsFirstBytes(t *testing.T) {
 	}
 }
 
+// withHugeTrace runs 'lab args… --set up.trace=DIR/big.csv' on a small
+// capture, then makes the capture a 2 GB file (sparse): what the run
+// wrote names a huge trace.
+func withHugeTrace(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	trace := filepath.Join(dir, "big.csv")
+	if err := os.WriteFile(trace, []byte("dir,seq,send_ns,recv_ns\nup,1,0,20000000\nup,2,50000000,70000000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := runLab(t, append(args, "--set", "up.trace="+trace)...); code != 0 {
+		t.Fatal(errOut)
+	}
+	if err := os.Truncate(trace, 2<<30); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Issue 27 item 1: a recording whose header names a 2 GB trace. Without
 // --open-files replay --verify, replay --tui and plot refuse it without
 // opening the file; with it, the file is refused from its size, in a few
 // megabytes.
 func TestRecordingNamingAHugeTrace(t *testing.T) {
 	dir := t.TempDir()
-	trace := filepath.Join(dir, "big.csv")
-	if err := os.WriteFile(trace, []byte("dir,seq,send_ns,recv_ns\nup,1,0,20000000\nup,2,50000000,70000000\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	rec := filepath.Join(dir, "r.jlrec")
-	if code, _, errOut := runLab(t, "run", "--set", "up.trace="+trace, "--duration", "2s", "--record", rec); code != 0 {
-		t.Fatal(errOut)
-	}
-	if err := os.Truncate(trace, 2<<30); err != nil {
-		t.Fatal(err)
-	}
+	withHugeTrace(t, dir, "run", "--duration", "2s", "--record", rec)
 	for _, args := range [][]string{
 		{"replay", rec, "--verify"},
 		{"replay", rec, "--tui"},
@@ -355,18 +363,8 @@ func TestDiagnoseHTMLTakesTheOutputPath(t *testing.T) {
 // unless --open-files says so; with it, refused from the file's size.
 func TestMergeOfAShardNamingAHugeTrace(t *testing.T) {
 	dir := t.TempDir()
-	trace := filepath.Join(dir, "big.csv")
-	if err := os.WriteFile(trace, []byte("dir,seq,send_ns,recv_ns\nup,1,0,20000000\nup,2,50000000,70000000\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	shard := filepath.Join(dir, "s.jsonl")
-	if code, _, errOut := runLab(t, "sweep", "--set", "up.trace="+trace, "--over", "link.jitter=0ms,5ms", "--seeds", "1", "--duration", "1s",
-		"--shard", "1/1", "--jsonl", shard); code != 0 {
-		t.Fatal(errOut)
-	}
-	if err := os.Truncate(trace, 2<<30); err != nil {
-		t.Fatal(err)
-	}
+	withHugeTrace(t, dir, "sweep", "--over", "link.jitter=0ms,5ms", "--seeds", "1", "--duration", "1s", "--shard", "1/1", "--jsonl", shard)
 	html := filepath.Join(dir, "m.html")
 	code, stderr, _ := labLimited(t, "", "merge", shard, "--html", html)
 	if code != 1 || !strings.Contains(stderr, "up.trace names a file") || !strings.Contains(stderr, "--open-files") {
