@@ -35,13 +35,17 @@ func HeaderOf(cfg Config, scenario string, every time.Duration) recordings.Heade
 
 // ConfigFromHeader rebuilds the configuration a recording started with,
 // through the same checks as --set: every key and value by the parameter
-// registry, then the whole configuration and its input script.
-func ConfigFromHeader(h recordings.Header) (Config, error) {
+// registry, then the whole configuration and its input script. A setting
+// that names a file (a trace) is refused unless trust allows opening it.
+func ConfigFromHeader(h recordings.Header, trust Trust) (Config, error) {
 	cfg := DefaultConfig()
 	for _, kv := range h.Params {
 		p, ok := Lookup(kv[0])
 		if !ok {
 			return cfg, fmt.Errorf("recording header: %w", &UnknownKeyError{Key: kv[0], Similar: similarKeys(kv[0])})
+		}
+		if err := trust.Check("recording header", kv[0], kv[1]); err != nil {
+			return cfg, err
 		}
 		if err := p.Set(&cfg, kv[1]); err != nil {
 			return cfg, fmt.Errorf("recording header: %w", err)
@@ -151,8 +155,10 @@ type Verification struct {
 // recordings.Same), and nothing else is; that the index agrees with the
 // records; and that the recorded summary matches. A truncated, damaged,
 // unclosed or empty recording does not verify. Memory stays constant
-// whatever the length: nothing is collected but the change log.
-func Verify(r *recordings.Reader) (Verification, error) {
+// whatever the length: nothing is collected but the change log. A header
+// or a change that names a file (a trace) is refused unless trust allows
+// opening it.
+func Verify(r *recordings.Reader, trust Trust) (Verification, error) {
 	var v Verification
 	switch {
 	case r.Truncated:
@@ -163,7 +169,7 @@ func Verify(r *recordings.Reader) (Verification, error) {
 	onDamage := r.OnDamage
 	r.OnDamage = nil // every frame must read
 	defer func() { r.OnDamage = onDamage }()
-	cfg, err := ConfigFromHeader(r.Header)
+	cfg, err := ConfigFromHeader(r.Header, trust)
 	if err != nil {
 		return v, err
 	}
@@ -202,6 +208,9 @@ func Verify(r *recordings.Reader) (Verification, error) {
 		return v, err
 	}
 	for _, c := range changes {
+		if err := trust.Check(fmt.Sprintf("recorded change at %v", c.At), c.Key, c.Value); err != nil {
+			return v, err
+		}
 		if err := s.Schedule(c.At, c.Key, c.Value); err != nil {
 			return v, fmt.Errorf("recorded change at %v: %w", c.At, err)
 		}

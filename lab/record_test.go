@@ -58,14 +58,14 @@ func TestRecordingVerifiesBitForBit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := ConfigFromHeader(r.Header)
+			got, err := ConfigFromHeader(r.Header, Untrusted)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got.Up != cfg.Up || got.Client != cfg.Client || len(got.Segments) != len(cfg.Segments) {
 				t.Fatalf("header rebuilt %+v, want %+v", got.Up, cfg.Up)
 			}
-			v, err := Verify(r)
+			v, err := Verify(r, Untrusted)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,7 +86,7 @@ func TestVerifyCatchesADifferentRun(t *testing.T) {
 			r.Header.Params[i][1] = "2"
 		}
 	}
-	if _, err := Verify(r); err == nil || !strings.Contains(err.Error(), "differs") {
+	if _, err := Verify(r, Untrusted); err == nil || !strings.Contains(err.Error(), "differs") {
 		t.Fatalf("a recording verified against another seed: %v", err)
 	}
 }
@@ -106,7 +106,7 @@ func TestRecordMidSessionIncludesThePast(t *testing.T) {
 	s.Run(sim.Time(20 * time.Second))
 	rec.Close()
 	r, _ := recordings.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
-	v, err := Verify(r)
+	v, err := Verify(r, Untrusted)
 	if err != nil || v.Samples != 400 || v.Changes != 2 {
 		t.Fatalf("verification %+v %v", v, err)
 	}
@@ -124,7 +124,7 @@ func TestShippedExampleRecordingVerifies(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	v, err := Verify(r)
+	v, err := Verify(r, Untrusted)
 	if err != nil {
 		t.Fatalf("%v\nregenerate the example if the model changed on purpose (see the comment)", err)
 	}
@@ -182,7 +182,7 @@ func TestVerifyStreamsInConstantMemory(t *testing.T) {
 	r := openBytes(t, b)
 	var v Verification
 	var err error
-	testmem.Within(t, 24<<20, "verify of a 2 h recording", func() { v, err = Verify(r) })
+	testmem.Within(t, 24<<20, "verify of a 2 h recording", func() { v, err = Verify(r, Untrusted) })
 	if err != nil || v.Samples != 144000 {
 		t.Fatalf("2 h: %+v %v", v, err)
 	}
@@ -194,7 +194,7 @@ func TestVerifyStreamsInConstantMemory(t *testing.T) {
 	s.OnSample = func(x *metrics.Sample) { first = append(first, *x) }
 	s.Run(sim.Time(time.Second))
 	hostile := handMade(t, cfg, first, 999*time.Hour)
-	testmem.Within(t, 24<<20, "verify of a small file claiming 999 h", func() { _, err = Verify(openBytes(t, hostile)) })
+	testmem.Within(t, 24<<20, "verify of a small file claiming 999 h", func() { _, err = Verify(openBytes(t, hostile), Untrusted) })
 	if err == nil || !strings.Contains(err.Error(), "no sample at 00:00:01.050") {
 		t.Fatalf("%d bytes claiming 999 h: %v", len(hostile), err)
 	}
@@ -205,7 +205,7 @@ func TestVerifyStreamsInConstantMemory(t *testing.T) {
 // agrees. No samples, 10 s cut out, or the end missing: no verification.
 func TestVerifyProvesCompleteness(t *testing.T) {
 	empty := handMade(t, DefaultConfig(), nil, 0)
-	if v, err := Verify(openBytes(t, empty)); err == nil || !strings.Contains(err.Error(), "no samples") {
+	if v, err := Verify(openBytes(t, empty), Untrusted); err == nil || !strings.Contains(err.Error(), "no samples") {
 		t.Errorf("a recording of no samples: %+v %v", v, err)
 	}
 
@@ -222,20 +222,20 @@ func TestVerifyProvesCompleteness(t *testing.T) {
 		t.Fatal("no frame at 50 s")
 	}
 	without := append(append([]byte(nil), b[:spans[cut][0]]...), b[spans[cut][1]:]...)
-	if v, err := Verify(openBytes(t, without)); err == nil || !strings.Contains(err.Error(), "missing") {
+	if v, err := Verify(openBytes(t, without), Untrusted); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("10 s cut out at %v: %+v %v", starts[cut], v, err)
 	}
 
 	// The end record cut off: the session may have gone on.
 	unclosed := b[:spans[len(spans)-1][0]]
-	if v, err := Verify(openBytes(t, unclosed)); err == nil || !strings.Contains(err.Error(), "not closed") {
+	if v, err := Verify(openBytes(t, unclosed), Untrusted); err == nil || !strings.Contains(err.Error(), "not closed") {
 		t.Errorf("without its last frame: %+v %v", v, err)
 	}
 	// Cut inside a frame.
-	if v, err := Verify(openBytes(t, b[:len(b)-10])); err == nil || !strings.Contains(err.Error(), "truncated") {
+	if v, err := Verify(openBytes(t, b[:len(b)-10]), Untrusted); err == nil || !strings.Contains(err.Error(), "truncated") {
 		t.Errorf("truncated: %+v %v", v, err)
 	}
-	if v, err := Verify(openBytes(t, b)); err != nil || v.Samples != 2400 || v.From != sim.Time(50*time.Millisecond) {
+	if v, err := Verify(openBytes(t, b), Untrusted); err != nil || v.Samples != 2400 || v.From != sim.Time(50*time.Millisecond) {
 		t.Fatalf("the whole recording: %+v %v", v, err)
 	}
 }
@@ -258,7 +258,7 @@ func TestVerifyRefusesHostileHeader(t *testing.T) {
 		}
 		r.Header.EveryNs = bad.everyNs
 		var err error
-		testmem.Within(t, 24<<20, "verify of a hostile header", func() { _, err = Verify(r) })
+		testmem.Within(t, 24<<20, "verify of a hostile header", func() { _, err = Verify(r, Untrusted) })
 		// Refused by the registry (naming the key) or by the work budget.
 		if err == nil || !strings.Contains(err.Error(), bad.key) && !strings.Contains(err.Error(), "at most") {
 			t.Errorf("%s=%s and a sample every %dns: %v", bad.key, bad.value, bad.everyNs, err)
@@ -280,7 +280,7 @@ func TestHostileHeaderScript(t *testing.T) {
 	} {
 		r := openBytes(t, b)
 		r.Header.Segments = c.segs
-		if _, err := Verify(r); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := Verify(r, Untrusted); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v", c.name, err)
 		}
 	}
@@ -311,11 +311,11 @@ func FuzzConfigFromHeader(f *testing.F) {
 		if json.Unmarshal(js, &h) != nil {
 			return
 		}
-		cfg, err := ConfigFromHeader(h)
+		cfg, err := ConfigFromHeader(h, Untrusted)
 		if err != nil {
 			return
 		}
-		again, err := ConfigFromHeader(HeaderOf(cfg, h.Scenario, time.Duration(h.EveryNs)))
+		again, err := ConfigFromHeader(HeaderOf(cfg, h.Scenario, time.Duration(h.EveryNs)), Untrusted)
 		if err != nil {
 			t.Fatalf("the header of an accepted configuration is refused: %v", err)
 		}
@@ -342,13 +342,7 @@ func FuzzVerifyMutated(f *testing.F) {
 	f.Add(uint8(1), uint16(0), []byte{}, int32(-50_000_000), int32(0))
 	f.Add(uint8(1), uint16(0), []byte{}, int32(0), int32(1))
 	f.Fuzz(func(t *testing.T, frame uint8, pos uint16, patch []byte, moveStart, moveEnd int32) {
-		b, err := recordings.Rewrite(base, func(i int, raw []byte) []byte {
-			if i != int(frame) {
-				return raw
-			}
-			p := min(int(pos), len(raw))
-			return append(append(append([]byte(nil), raw[:p]...), patch...), raw[min(p+len(patch), len(raw)):]...)
-		})
+		b, err := recordings.Patch(base, int(frame), int(pos), patch)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -363,7 +357,7 @@ func FuzzVerifyMutated(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if _, err := Verify(r); err != nil {
+		if _, err := Verify(r, Untrusted); err != nil {
 			return
 		}
 		if got := export(t, b); got != want {

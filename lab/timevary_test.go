@@ -164,7 +164,7 @@ func TestRealismKeysInRecordingHeader(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	back, err := ConfigFromHeader(HeaderOf(cfg, "", 50*time.Millisecond))
+	back, err := ConfigFromHeader(HeaderOf(cfg, "", 50*time.Millisecond), Untrusted)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package lab
 
 import (
-	"bytes"
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
@@ -36,6 +35,11 @@ func linkSide(dir string) func(c *Config) *netem.Params {
 		return &c.Down
 	}
 }
+
+// opensFile says whether key's value names a file the lab reads: a
+// trace's. Read from someone else's file such a setting is refused unless
+// the user allows it (see [Trust]).
+func opensFile(key string) bool { return key == "up.trace" || key == "down.trace" }
 
 // traceParam is the registry entry of dir's trace ("up" or "down").
 func traceParam(dir string) Param {
@@ -96,18 +100,39 @@ func loadTrace(key, dir, v string) (*netem.Trace, error) {
 		return nil, &param.Error{Key: key, Value: v, Allowed: "a capture file that exists (" + err.Error() + ")"}
 	}
 	defer f.Close()
+	// The size and the first bytes first: a huge file or one of garbage is
+	// refused before it is read.
+	if st.Size() > trace.MaxBytes {
+		return nil, &param.Error{Key: key, Value: v, Allowed: fmt.Sprintf("a capture of at most %d bytes; %s is %d", trace.MaxBytes, file, st.Size())}
+	}
+	head := make([]byte, trace.HeadSize)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, &param.Error{Key: key, Value: v, Allowed: "a readable capture file (" + err.Error() + ")"}
+	}
+	if err := trace.CheckHead(file, head[:n]); err != nil {
+		return nil, fmt.Errorf("%s: %w", key, err)
+	}
 	ck := fmt.Sprint(file, "\x00", st.Size(), "\x00", st.ModTime().UnixNano(), "\x00", dir)
 	traceCache.Lock()
 	t, ok := traceCache.m[ck]
 	traceCache.Unlock()
 	if !ok {
-		data, err := io.ReadAll(f)
+		// The hash and the trace each stream the file: memory does not
+		// grow with its size beyond the packets kept.
+		h := sha256.New()
+		_, err := f.Seek(0, io.SeekStart)
+		if err == nil {
+			_, err = io.Copy(h, io.LimitReader(f, trace.MaxBytes))
+		}
+		if err == nil {
+			_, err = f.Seek(0, io.SeekStart)
+		}
 		if err != nil {
 			return nil, &param.Error{Key: key, Value: v, Allowed: "a readable capture file (" + err.Error() + ")"}
 		}
-		sum := sha256.Sum256(data)
-		if t, err = traceFrom(file, "sha256:"+hex.EncodeToString(sum[:]), dir, data); err != nil {
-			return nil, fmt.Errorf("%s: %w", key, err)
+		if t, err = traceFrom(file, "sha256:"+hex.EncodeToString(h.Sum(nil)), dir, f, st.Size()); err != nil {
+			return nil, fmt.Errorf("%s: %w", key, unquoted(err))
 		}
 		traceCache.Lock()
 		traceCache.m[ck] = t
@@ -122,10 +147,20 @@ func loadTrace(key, dir, v string) (*netem.Trace, error) {
 // readTrace reads a capture in any format lab fit reads: a proxy
 // recording of one client as it is; a pcap is refused, since only
 // --seq says where its sequence numbers are, naming the conversion.
-func readTrace(file string, data []byte) (*trace.Trace, error) {
+func readTrace(file string, f io.ReadSeeker, size int64) (*trace.Trace, error) {
+	head := make([]byte, trace.HeadSize)
+	n, _ := io.ReadFull(f, head)
+	head = head[:n]
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
 	switch {
-	case trace.IsRecording(data):
-		r, err := recordings.Open(bytes.NewReader(data), int64(len(data)))
+	case trace.IsRecording(head):
+		ra, ok := f.(io.ReaderAt)
+		if !ok {
+			return nil, fmt.Errorf("%s: a recording is read from a file", file)
+		}
+		r, err := recordings.Open(ra, size)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}
@@ -140,18 +175,33 @@ func readTrace(file string, data []byte) (*trace.Trace, error) {
 			}
 		}
 		return tr, err
-	case trace.IsPcap(data):
+	case trace.IsPcap(head):
 		return nil, &trace.Error{File: file, Want: "a pcap capture, whose sequence numbers only lab fit's --seq finds: write its packets as the generic CSV with `lab fit " +
 			file + " --seq OFFSET:WIDTH:ORDER --csv FILE.csv` (and --client, --server as for its fit) and replay FILE.csv"}
 	}
-	return trace.Read(file, bytes.NewReader(data), "auto")
+	return trace.Read(file, f, "auto")
+}
+
+// unquoted is err without the bad value a capture reader quotes: a trace's
+// path may come from a file someone else made (a recording's header), and
+// what the lab says of it must not show another file's content. The line
+// and column stay; `lab fit FILE` shows the value.
+func unquoted(err error) error {
+	var te *trace.Error
+	if !errors.As(err, &te) || te.Field == "" {
+		return err
+	}
+	e := *te
+	e.Want = e.Field + ": want " + e.Want + " (`lab fit " + e.File + "` shows the value)"
+	e.Field, e.Value = "", ""
+	return &e
 }
 
 // traceFrom converts a capture's direction dir (the other one if dir has
 // no packets) to a netem trace: send offsets from its first packet, delays
 // as measured, an unmeasured packet with the delay of the one before.
-func traceFrom(file, hash, dir string, data []byte) (*netem.Trace, error) {
-	tr, err := readTrace(file, data)
+func traceFrom(file, hash, dir string, f io.ReadSeeker, size int64) (*netem.Trace, error) {
+	tr, err := readTrace(file, f, size)
 	if err != nil {
 		return nil, err
 	}

@@ -32,7 +32,7 @@ func TestTraceKeyPinsTheFilesBytes(t *testing.T) {
 	// A recording's header carries it, and a configuration rebuilt from
 	// the header has the same trace.
 	h := HeaderOf(cfg, "t", 50*time.Millisecond)
-	back, err := ConfigFromHeader(h)
+	back, err := ConfigFromHeader(h, OpenFiles)
 	if err != nil || back.Up.Trace == nil || back.Up.Trace.Hash != cfg.Up.Trace.Hash {
 		t.Fatalf("from the header: %v", err)
 	}
@@ -47,7 +47,7 @@ func TestTraceKeyPinsTheFilesBytes(t *testing.T) {
 	if err := Set(&once, "up.trace_loop", "false"); err != nil || !once.Up.TraceOnce {
 		t.Fatalf("up.trace_loop=false: %v", err)
 	}
-	if back, err := ConfigFromHeader(HeaderOf(once, "t", 50*time.Millisecond)); err != nil || !back.Up.TraceOnce {
+	if back, err := ConfigFromHeader(HeaderOf(once, "t", 50*time.Millisecond), OpenFiles); err != nil || !back.Up.TraceOnce {
 		t.Errorf("trace_loop=false does not survive the header: %v", err)
 	}
 	if err := os.WriteFile(file, []byte(capture+"up,4,150000000,170000000\n"), 0o644); err != nil {

@@ -66,6 +66,10 @@ const (
 // given width, with the time axis under the last panel and title at the
 // top. Each pixel column is the min–max span of its samples, so spikes
 // survive downsampling. Same samples, same bytes.
+// PlotColumns is the number of pixel columns a chart of [WritePNG] width
+// pixels wide draws its data in.
+func PlotColumns(width int) int { return width - marginL - marginR }
+
 func WritePNG(w io.Writer, samples []Sample, panels []Panel, width int, title string) error {
 	if len(samples) == 0 {
 		return fmt.Errorf("plot: no samples")

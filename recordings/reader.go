@@ -51,10 +51,17 @@ type DamageError struct {
 	Offset, Until int64    // bytes [Offset, Until)
 	From, To      sim.Time // the data lost lies between these times (To -1: to the end)
 	Repaired      bool     // the index entry was bad; the frame was recovered from its data
+	Missing       int64    // whole frames missing, entry and data, before byte Offset (then Until = Offset)
 	Reason        string
 }
 
 func (d *DamageError) Error() string {
+	switch {
+	case d.Missing > 0:
+		return fmt.Sprintf("%d whole frames are missing before byte %d (%s): data from %v to %v is lost", d.Missing, d.Offset, d.Reason, d.From, d.To)
+	case d.Offset == d.Until:
+		return fmt.Sprintf("%s: data from %v to %v is lost", d.Reason, d.From, d.To)
+	}
 	if d.Repaired {
 		return fmt.Sprintf("index entry at byte %d is damaged (%s); its frame (%v to %v) was recovered from its data",
 			d.Offset, d.Reason, d.From, d.To)
@@ -130,7 +137,7 @@ func (r *Reader) index() error {
 			case entryNone:
 				return ErrNotRecording
 			case entryOldVersion:
-				return fmt.Errorf("recording format version %d (an older lab's); this lab reads version %d: record it again, or read it with the lab that wrote it", buf[8], Version)
+				return fmt.Errorf("recording format version %d (an older lab's); this lab reads versions %d to %d: record it again, or read it with the lab that wrote it", buf[8], MinVersion, Version)
 			case entryBadSum, entryBadValues:
 				return errors.New("corrupt recording: the index entry of the header frame is damaged")
 			}
@@ -162,6 +169,35 @@ func (r *Reader) index() error {
 	}
 	if len(r.frames) == 0 {
 		return errors.New("recording is truncated before its header frame")
+	}
+	return r.checkSequence()
+}
+
+// checkSequence reports frames missing whole: a gap in the index entries'
+// sequence numbers (version 3 on). A frame whose number is not known (one
+// recovered from its data) counts as the next.
+func (r *Reader) checkSequence() error {
+	last, since := int64(-1), int64(0) // the last known number, frames since it
+	for i, e := range r.frames {
+		switch {
+		case e.seq < 0:
+			since++
+			continue
+		case i == 0 && e.seq != 0:
+			return fmt.Errorf("corrupt recording: the header frame is numbered %d, not 0", e.seq)
+		case i > 0 && last >= 0 && e.seq != last+since+1:
+			if len(r.Damage) >= maxDamageReports {
+				return fmt.Errorf("corrupt recording: more than %d damaged places", maxDamageReports)
+			}
+			want := last + since + 1
+			d := &DamageError{Offset: e.offset - entryLen, Until: e.offset - entryLen, From: r.frames[i-1].end, To: e.start,
+				Missing: e.seq - want, Reason: fmt.Sprintf("frame %d follows frame %d", e.seq, want-1)}
+			if e.seq < want {
+				d.Missing, d.Reason = 0, fmt.Sprintf("frame %d is numbered %d: frames out of order", want, e.seq)
+			}
+			r.Damage = append(r.Damage, d)
+		}
+		last, since = e.seq, 0
 	}
 	return nil
 }
@@ -213,7 +249,7 @@ func (r *Reader) salvage(off, next int64, status entryStatus) {
 	} else {
 		d.To = -1
 	}
-	e := entry{offset: off + entryLen, compLen: uint32(max(0, next-off-entryLen))}
+	e := entry{offset: off + entryLen, seq: -1, compLen: uint32(max(0, next-off-entryLen))}
 	if next-off-entryLen > 0 && next-off-entryLen <= maxCompressed {
 		comp := make([]byte, e.compLen)
 		if _, err := r.r.ReadAt(comp, e.offset); err == nil {
@@ -268,8 +304,8 @@ func (r *Reader) readHeader() error {
 	if !seen {
 		return errors.New("corrupt recording: the first record is not the header")
 	}
-	if r.Header.Version != Version {
-		return fmt.Errorf("recording header version %d; this lab reads %d", r.Header.Version, Version)
+	if v := r.Header.Version; v < MinVersion || v > Version || (v >= 3) != (r.frames[0].seq >= 0) {
+		return fmt.Errorf("recording header version %d; this lab reads %d to %d", v, MinVersion, Version)
 	}
 	if k := r.Header.Kind; k != "" && k != KindProxy {
 		return fmt.Errorf("recording kind %q: this lab reads session recordings and %q ones", k, KindProxy)
@@ -498,7 +534,14 @@ func (r *Reader) ScanPackets(from, to sim.Time, packet func(*Packet) error) erro
 func (r *Reader) scan(from, to sim.Time, sample func(*metrics.Sample) error, change func(Change) error, packet func(*Packet) error) error {
 	var s metrics.Sample
 	changes, lastSample, lastPacket := 0, sim.Time(-1), sim.Time(-1)
+	var samples, packets int64 // in the frames decoded, for the end record's counts
 	each := func(typ byte, at sim.Time, rw *row, c *Change, p *Packet) error {
+		switch typ {
+		case recSamples:
+			samples++
+		case recPackets:
+			packets++
+		}
 		if typ == recSamples {
 			if at <= lastSample {
 				return fmt.Errorf("corrupt recording: a sample at %v after one at %v", at, lastSample)
@@ -532,7 +575,8 @@ func (r *Reader) scan(from, to sim.Time, sample func(*metrics.Sample) error, cha
 	}
 	skipped := 0
 	first := sort.Search(len(r.frames), func(i int) bool { return r.frames[i].end >= from })
-	for i := first; i < len(r.frames) && r.frames[i].start <= to; i++ {
+	i := first
+	for ; i < len(r.frames) && r.frames[i].start <= to; i++ {
 		err := r.records(i, true, each)
 		var cb callbackError
 		var d *DamageError
@@ -547,6 +591,19 @@ func (r *Reader) scan(from, to sim.Time, sample func(*metrics.Sample) error, cha
 		case err != nil:
 			return fmt.Errorf("corrupt recording: %w", err)
 		}
+	}
+	// A scan of every frame checks the end record's counts: a file with
+	// frames missing whole that no sequence number shows (version 2) is
+	// not taken for the session.
+	if first == 0 && i == len(r.frames) && skipped == 0 && len(r.Damage) == 0 && r.end != nil &&
+		(samples != r.end.Samples || packets != r.end.Packets) {
+		last := r.frames[len(r.frames)-1]
+		d := &DamageError{Offset: last.offset - entryLen, Until: last.offset - entryLen, From: r.end.First, To: r.end.At,
+			Reason: fmt.Sprintf("the end record counts %d samples and %d packets; the frames hold %d and %d: data is missing", r.end.Samples, r.end.Packets, samples, packets)}
+		if r.OnDamage == nil {
+			return fmt.Errorf("corrupt recording: %w", d)
+		}
+		r.OnDamage(d)
 	}
 	return nil
 }

@@ -38,3 +38,16 @@ func Rewrite(b []byte, edit func(frame int, raw []byte) []byte) ([]byte, error) 
 	}
 	return out, nil
 }
+
+// Patch is [Rewrite] that writes patch over frame's decompressed bytes at
+// pos (at their end if pos is past it), extending them if it runs past:
+// what the fuzz targets of the readers behind the checksums vary.
+func Patch(b []byte, frame, pos int, patch []byte) ([]byte, error) {
+	return Rewrite(b, func(i int, raw []byte) []byte {
+		if i != frame {
+			return raw
+		}
+		p := min(pos, len(raw))
+		return append(append(append([]byte(nil), raw[:p]...), patch...), raw[min(p+len(patch), len(raw)):]...)
+	})
+}

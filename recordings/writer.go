@@ -74,6 +74,7 @@ type Writer struct {
 	lastChange sim.Time
 	floor      sim.Time // the end of the last frame written: nothing may go before it
 	offset     int64
+	seq        int64 // the next frame's sequence number
 	err        error
 }
 
@@ -254,14 +255,18 @@ func (w *Writer) flush() error {
 	if len(w.raw) > maxDecompressed {
 		return fmt.Errorf("recording frame of %d bytes exceeds %d", len(w.raw), maxDecompressed)
 	}
+	if w.seq > maxSeq {
+		return fmt.Errorf("recording: more than %d frames", maxSeq+1)
+	}
 	w.comp = w.enc.EncodeAll(w.raw, w.comp[:0])
-	e := entry{start: w.start, end: w.end, compLen: uint32(len(w.comp)), crc: crc32.ChecksumIEEE(w.comp)}
+	e := entry{seq: w.seq, start: w.start, end: w.end, compLen: uint32(len(w.comp)), crc: crc32.ChecksumIEEE(w.comp)}
 	out := appendEntry(make([]byte, 0, entryLen+len(w.comp)), e)
 	out = append(out, w.comp...)
 	if _, err := w.w.Write(out); err != nil {
 		return err
 	}
 	w.offset += int64(len(out))
+	w.seq++
 	w.floor = e.end
 	w.raw, w.empty, w.records = w.raw[:0], true, 0
 	return nil

@@ -50,7 +50,7 @@ func ReadPackets(file string, r io.Reader) (*Trace, error) {
 	}
 	b := newBuilder(file)
 	for {
-		line, err := ls.next()
+		line, err := ls.row()
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -172,7 +172,7 @@ func ReadCSV(file string, r io.Reader) (*Trace, error) {
 	names := strings.Split(head, ",")
 	b := newBuilder(file)
 	for {
-		line, err := ls.next()
+		line, err := ls.row()
 		if errors.Is(err, io.EOF) {
 			break
 		}

@@ -163,3 +163,36 @@ func FuzzReadRecording(f *testing.F) {
 		checkTrace(t, data, tr, 0)
 	})
 }
+
+// FuzzReadRecordingFrames is FuzzReadRecording past the recording's
+// checksums: the fuzzer's patch goes into a decompressed frame of the
+// relay recording, which is compressed again with its index entry and
+// checksums made good, so the records themselves are what is fuzzed.
+func FuzzReadRecordingFrames(f *testing.F) {
+	base, err := os.ReadFile("testdata/relay.jlrec")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(uint8(1), uint16(0), []byte{})
+	f.Add(uint8(1), uint16(9), []byte{0x7F})
+	f.Add(uint8(1), uint16(3), []byte{5, 3, 0xFF, 0xFF})
+	f.Add(uint8(0), uint16(40), []byte("99"))
+	f.Fuzz(func(t *testing.T, frame uint8, pos uint16, patch []byte) {
+		b, err := recordings.Patch(base, int(frame), int(pos), patch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := recordings.Open(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			return
+		}
+		tr, _, err := ReadRecording("fuzz.jlrec", r, AnyFlow, len(patch)%2 == 0)
+		if err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("not an *Error: %v", err)
+			}
+			return
+		}
+		checkTrace(t, b, tr, 0)
+	})
+}

@@ -233,7 +233,7 @@ func openCapture(f PcapFile) (*packetSource, error) {
 		return &Error{File: f.Name, Want: "not a readable capture: " + err.Error()}
 	}
 	if binary.LittleEndian.Uint32(magic) == 0x0a0d0d0a {
-		r, err := pcapgo.NewNgReader(br, pcapgo.NgReaderOptions{WantMixedLinkType: true, SkipUnknownVersion: true})
+		r, err := pcapgo.NewNgReader(bufio.NewReaderSize(newNgGuard(br), 1<<16), pcapgo.NgReaderOptions{WantMixedLinkType: true, SkipUnknownVersion: true})
 		if err != nil {
 			return nil, wrap(err)
 		}

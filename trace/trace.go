@@ -114,50 +114,101 @@ var Formats = []string{"packets", "irtt", "csv"}
 // PacketsHeader is the header line of `lab run --packets`.
 const PacketsHeader = "dir,seq,kind,sent_s,status,delivered_s,delay_ms,duplicate,reordered"
 
+// HeadSize is how many first bytes name a capture's format and refuse
+// what is none: [Read] and [CheckHead] look at no more before deciding.
+const HeadSize = 512
+
 // Read reads a capture in format (auto, packets, irtt or csv); auto looks
 // at the first bytes: '{' is irtt, the lab's packet header is packets,
-// anything else the generic CSV.
+// anything else the generic CSV. It streams: binary data is refused from
+// its first HeadSize bytes (of a gzipped capture, the first bytes they
+// unzip to), and the reading stops at MaxBytes, so neither a huge file nor
+// a gzip bomb is read far.
 func Read(file string, r io.Reader, format string) (*Trace, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxBytes+1))
-	if err != nil {
+	if format != "auto" && !slices.Contains(Formats, format) {
+		return nil, fmt.Errorf("--format %q: want auto or one of %s", format, strings.Join(Formats, ", "))
+	}
+	br := bufio.NewReaderSize(r, HeadSize)
+	head, err := br.Peek(HeadSize)
+	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	if len(data) > MaxBytes {
-		return nil, &Error{File: file, Want: fmt.Sprintf("larger than %d bytes: split the capture", MaxBytes)}
-	}
-	if isGzip(data) {
+	in := &capped{r: br, what: "larger than %d bytes: split the capture"}
+	var src io.Reader = in
+	if isGzip(head) {
 		// irtt gzips its JSON unless the name ends in .json.
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err == nil {
-			data, err = io.ReadAll(io.LimitReader(zr, MaxBytes+1))
-		}
+		zr, err := gzip.NewReader(in)
 		if err != nil {
 			return nil, fmt.Errorf("%s: gzip: %w (cut short?)", file, err)
 		}
-		if len(data) > MaxBytes {
-			return nil, &Error{File: file, Want: fmt.Sprintf("larger than %d bytes once gunzipped: split the capture", MaxBytes)}
+		zbr := bufio.NewReaderSize(zr, HeadSize)
+		if head, err = zbr.Peek(HeadSize); err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s: gzip: %w (cut short?)", file, err)
 		}
+		src = &capped{r: zbr, what: "larger than %d bytes once gunzipped: split the capture"}
 	}
 	if format == "auto" {
-		format = Detect(data)
+		format = Detect(head)
 	}
-	head := data[:min(len(data), 512)]
 	switch {
-	case !slices.Contains(Formats, format):
-	case len(bytes.TrimSpace(data)) == 0:
+	case len(head) < HeadSize && len(bytes.TrimSpace(head)) == 0:
 		return nil, &Error{File: file, Want: "the file is empty"}
-	case format != "irtt" && (bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(head[:len(head)-min(len(head), 3)])):
-		return nil, &Error{File: file, Want: "binary data, not a capture lab fit reads: irtt's JSON, a CSV (" + csvDirHeader + "), the lab's --packets log, pcap, pcapng or a proxy recording"}
+	case isBinary(head):
+		return nil, &Error{File: file, Want: notCapture}
 	}
 	switch format {
 	case "packets":
-		return ReadPackets(file, bytes.NewReader(data))
+		return ReadPackets(file, src)
 	case "irtt":
+		data, err := io.ReadAll(src)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
 		return readIRTT(file, data)
-	case "csv":
-		return ReadCSV(file, bytes.NewReader(data))
 	}
-	return nil, fmt.Errorf("--format %q: want auto or one of %s", format, strings.Join(Formats, ", "))
+	return ReadCSV(file, src)
+}
+
+// notCapture is what [Read] and [CheckHead] say of binary data.
+const notCapture = "binary data, not a capture lab fit reads: irtt's JSON, a CSV (" + csvDirHeader + "), the lab's --packets log, pcap, pcapng or a proxy recording"
+
+// isBinary says whether a text capture's first bytes are binary data: a NUL
+// byte, or bytes that are not UTF-8 (a rune cut at the end excepted).
+func isBinary(head []byte) bool {
+	return bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(head[:len(head)-min(len(head), 3)])
+}
+
+// CheckHead refuses, from its first HeadSize bytes, a file that is no
+// capture of any format lab fit or trace mode reads: not pcap or pcapng,
+// not a recording, not gzip, and binary. It reads nothing further, so
+// /dev/zero or a huge file of garbage costs HeadSize bytes.
+func CheckHead(file string, head []byte) error {
+	head = head[:min(len(head), HeadSize)]
+	if IsPcap(head) || IsRecording(head) || isGzip(head) || !isBinary(head) {
+		return nil
+	}
+	return &Error{File: file, Want: notCapture}
+}
+
+// capped reads r up to MaxBytes and then fails with what (a format with
+// the limit), so a reader streaming a capture stops there.
+type capped struct {
+	r    io.Reader
+	n    int64
+	what string
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.n > MaxBytes {
+		return 0, fmt.Errorf(c.what, MaxBytes)
+	}
+	p = p[:min(int64(len(p)), MaxBytes+1-c.n)]
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	if c.n > MaxBytes {
+		return 0, fmt.Errorf(c.what, MaxBytes)
+	}
+	return n, err
 }
 
 // isGzip says whether data starts with gzip's magic number.
@@ -188,6 +239,7 @@ type lines struct {
 	file string
 	r    *bufio.Reader
 	n    int
+	cut  bool // the line next returned ended the input without a newline
 }
 
 func newLines(file string, r io.Reader) *lines {
@@ -206,11 +258,26 @@ func (l *lines) next() (string, error) {
 		return "", fmt.Errorf("%s: %w", l.file, err)
 	}
 	l.n++
+	l.cut = !bytes.HasSuffix(line, []byte("\n"))
 	s := strings.TrimSuffix(strings.TrimSuffix(string(line), "\n"), "\r")
 	if len(s) > MaxLine {
 		return "", &Error{File: l.file, Line: l.n, Want: fmt.Sprintf("a line longer than %d bytes", MaxLine)}
 	}
 	return s, nil
+}
+
+// row is next for a data row: a last row without its newline is refused,
+// since a capture copied or read while it was written ends inside a line,
+// and a number cut short reads as another time (a delay of −26 s). A
+// blank or comment line so cut is no row and passes.
+func (l *lines) row() (string, error) {
+	line, err := l.next()
+	if err == nil && l.cut {
+		if t := strings.TrimSpace(line); t != "" && !strings.HasPrefix(t, "#") {
+			return "", &Error{File: l.file, Line: l.n, Want: "a last line that ends with a newline; this one does not, so the capture may have been cut while it was written: end the file with a newline if the line is whole, or delete the line"}
+		}
+	}
+	return line, err
 }
 
 // builder collects packets per direction, refusing a repeated sequence

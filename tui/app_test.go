@@ -165,7 +165,7 @@ func TestKeys(t *testing.T) {
 		if len(files) != 1 {
 			t.Fatalf("recording files %v", files)
 		}
-		v, err := lab.Verify(openRecording(t, files[0]))
+		v, err := lab.Verify(openRecording(t, files[0]), lab.Untrusted)
 		if err != nil || v.Samples != len(a.samples()) || v.Changes != len(a.s.Changes()) || !v.SummaryOK {
 			t.Fatalf("the TUI's recording does not verify: %+v %v", v, err)
 		}
@@ -353,7 +353,7 @@ func TestRecordTheWholeSessionIntoNewFiles(t *testing.T) {
 		t.Fatalf("two recordings made %v", files)
 	}
 	for _, path := range files {
-		v, err := lab.Verify(openRecording(t, path))
+		v, err := lab.Verify(openRecording(t, path), lab.Untrusted)
 		if err != nil || !v.SummaryOK {
 			t.Fatalf("%s does not verify: %+v %v", path, v, err)
 		}
@@ -438,7 +438,7 @@ func TestSignalClosesTheRecording(t *testing.T) {
 			if a.Signal() != sig || len(a.Written()) != 1 {
 				t.Fatalf("signal %v, written %v", a.Signal(), a.Written())
 			}
-			v, err := lab.Verify(openRecording(t, a.Written()[0]))
+			v, err := lab.Verify(openRecording(t, a.Written()[0]), lab.Untrusted)
 			if err != nil || !v.HasSummary || v.Samples < 30 {
 				t.Fatalf("the recording after %v: %+v %v", sig, v, err)
 			}

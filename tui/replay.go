@@ -16,10 +16,6 @@ import (
 	"jitterlab/sim"
 )
 
-// maxReplaySamples bounds how much of a recording the viewer loads
-// (7 hours at 50 ms).
-const maxReplaySamples = 500000
-
 // Replay is the lab's view of a recording: the same charts, a playback
 // cursor that plays at a speed and seeks, and the editor showing the
 // parameters in force at the cursor (the header's, then the recorded
@@ -29,9 +25,19 @@ type Replay struct {
 	name    string
 	rec     recordings.Header
 	initial lab.Config
-	samples []metrics.Sample
 	changes []recordings.Change
-	summary string
+
+	// The viewer reads the samples of the charts' window from the
+	// recording as the cursor moves, a few minutes around it at a time:
+	// memory does not grow with the recording's length.
+	r           *recordings.Reader
+	first, last sim.Time // the first and the last sample's times
+	count       int      // the recording's samples
+	loaded      []metrics.Sample
+	loadedFrom  sim.Time // loaded holds every sample from loadedFrom to loadedTo
+	loadedTo    sim.Time
+	loadedOK    bool
+	summary     string
 
 	pos    sim.Time // the cursor
 	paused bool
@@ -47,25 +53,39 @@ type Replay struct {
 	Dir string
 }
 
-// NewReplay loads the recording's samples and changes.
-func NewReplay(r *recordings.Reader, name string) (*Replay, error) {
-	cfg, err := lab.ConfigFromHeader(r.Header)
+// NewReplay reads the recording's changes and where its samples start and
+// end, and keeps r to read the samples the charts show as the cursor
+// moves. A setting that names a file (a trace) is refused unless trust
+// allows opening it.
+func NewReplay(r *recordings.Reader, name string, trust lab.Trust) (*Replay, error) {
+	cfg, err := lab.ConfigFromHeader(r.Header, trust)
 	if err != nil {
 		return nil, err
 	}
 	v := &Replay{app: tview.NewApplication(), name: name, rec: r.Header, initial: cfg, speed: 3, window: 1, clock: newClock()}
+	v.r, v.first = r, -1
 	err = r.Scan(0, sim.Time(1<<62), func(x *metrics.Sample) error {
-		if len(v.samples) >= maxReplaySamples {
-			return fmt.Errorf("the recording has more than %d samples; view a window with 'lab replay --from --to' or 'lab export'", maxReplaySamples)
+		if v.first < 0 {
+			v.first = sampleTime(x)
 		}
-		v.samples = append(v.samples, *x)
+		v.last = sampleTime(x)
+		v.count++
 		return nil
-	}, func(c recordings.Change) error { v.changes = append(v.changes, c); return nil })
+	}, func(c recordings.Change) error {
+		if err := trust.Check(fmt.Sprintf("recorded change at %v", c.At), c.Key, c.Value); err != nil {
+			return err
+		}
+		v.changes = append(v.changes, c)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	if len(v.samples) == 0 {
+	if v.count == 0 {
 		return nil, fmt.Errorf("the recording holds no samples")
+	}
+	if r.OnDamage != nil {
+		r.OnDamage = func(*recordings.DamageError) {} // told once, by the scan above
 	}
 	if end, err := r.End(); err == nil && end != nil {
 		v.summary = "closed at " + end.At.String()
@@ -74,15 +94,37 @@ func NewReplay(r *recordings.Reader, name string) (*Replay, error) {
 	} else {
 		v.summary = "not closed"
 	}
-	v.pos = v.tsOf(0)
+	v.pos = v.first
 	v.build()
 	return v, nil
 }
 
-func (v *Replay) tsOf(i int) sim.Time { return sim.Time(v.samples[i].TS*1e9 + 0.5) }
+// sampleTime is the true time of a recorded sample.
+func sampleTime(x *metrics.Sample) sim.Time { return sim.Time(x.TS*1e9 + 0.5) }
 
 // end is the time of the last sample.
-func (v *Replay) end() sim.Time { return v.tsOf(len(v.samples) - 1) }
+func (v *Replay) end() sim.Time { return v.last }
+
+// upTo returns the last n samples at or before t, reading from the
+// recording what is not loaded: the window the charts need and as much
+// again on either side, so that playing reads the file once every few
+// minutes of it.
+func (v *Replay) upTo(t sim.Time, n int, every time.Duration) ([]metrics.Sample, error) {
+	need := sim.Time(time.Duration(n+1) * max(every, time.Millisecond))
+	from := max(t-need, 0)
+	if !v.loadedOK || from < v.loadedFrom || t > v.loadedTo {
+		v.loaded = v.loaded[:0]
+		v.loadedFrom, v.loadedTo = max(t-2*need, 0), t+need
+		err := v.r.Scan(v.loadedFrom, v.loadedTo, func(x *metrics.Sample) error { v.loaded = append(v.loaded, *x); return nil }, nil)
+		if err != nil {
+			v.loadedOK = false
+			return nil, err
+		}
+		v.loadedOK = true
+	}
+	upto := sort.Search(len(v.loaded), func(i int) bool { return sampleTime(&v.loaded[i]) > t })
+	return v.loaded[max(upto-n, 0):upto], nil
+}
 
 // configAt is the configuration in force at t: the header's, then every
 // recorded change up to t, in order.
@@ -120,17 +162,13 @@ func (v *Replay) build() {
 	v.refresh()
 }
 
-// index is the number of samples at or before the cursor.
-func (v *Replay) index() int {
-	return sort.Search(len(v.samples), func(i int) bool { return v.tsOf(i) > v.pos })
-}
-
 func (v *Replay) refresh() {
 	every := time.Duration(v.rec.EveryNs)
 	span := int(windows[v.window] / max(every, time.Millisecond))
-	upto := v.index()
-	from := max(upto-span, 0)
-	shown := v.samples[from:upto]
+	shown, err := v.upTo(v.pos, span, every)
+	if err != nil {
+		v.status = "[red]" + tview.Escape(err.Error())
+	}
 	var changed []sim.Time
 	for _, c := range v.changes {
 		changed = append(changed, c.At)
@@ -173,7 +211,7 @@ func (v *Replay) advance(wall time.Duration) {
 	v.refresh()
 }
 
-func (v *Replay) seekTo(t sim.Time) { v.pos = min(max(t, v.tsOf(0)), v.end()) }
+func (v *Replay) seekTo(t sim.Time) { v.pos = min(max(t, v.first), v.end()) }
 
 func (v *Replay) onKey(ev *tcell.EventKey) *tcell.EventKey {
 	if v.editing {
@@ -255,14 +293,25 @@ func (v *Replay) closeHelp() {
 func (v *Replay) export() {
 	base := "jitterlab-replay-" + safe(strings.TrimSuffix(filepath.Base(v.name), filepath.Ext(v.name)))
 	f, path, err := createUnique(v.Dir, base, ".csv")
+	n := 0
 	if err == nil {
-		err = writeCSV(f, v.samples)
+		// Streamed from the recording, sample by sample.
+		var w *metrics.CSVWriter
+		if w, err = metrics.NewCSVWriter(f); err == nil {
+			err = v.r.Scan(0, sim.Time(1<<62), func(x *metrics.Sample) error { n++; return w.Write(x) }, nil)
+		}
+		if err == nil {
+			err = w.Flush()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
 	}
 	if err != nil {
 		v.status = "[red]export: " + tview.Escape(err.Error())
 		return
 	}
-	v.status = fmt.Sprintf("[green]wrote %s[-] (%d samples)", tview.Escape(path), len(v.samples))
+	v.status = fmt.Sprintf("[green]wrote %s[-] (%d samples)", tview.Escape(path), n)
 }
 
 // Run plays the recording until the user quits (screen nil: the terminal).

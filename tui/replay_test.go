@@ -10,7 +10,9 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"jitterlab/internal/testmem"
 	"jitterlab/lab"
+	"jitterlab/metrics"
 	"jitterlab/recordings"
 	"jitterlab/sim"
 )
@@ -37,7 +39,7 @@ func latencySpikeRecording(t *testing.T) *recordings.Reader {
 }
 
 func TestReplayViewerSeeksAndShowsParametersAtTheCursor(t *testing.T) {
-	v, err := NewReplay(latencySpikeRecording(t), "spike.jlrec")
+	v, err := NewReplay(latencySpikeRecording(t), "spike.jlrec", lab.Untrusted)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,13 +61,13 @@ func TestReplayViewerSeeksAndShowsParametersAtTheCursor(t *testing.T) {
 		t.Fatalf("at 21 s the spike's parameters should be in force:\n%s", out)
 	}
 	key(tcell.KeyHome)
-	if v.pos != v.tsOf(0) {
+	if v.pos != v.first {
 		t.Fatal("home did not seek to the start")
 	}
 	// Playing at 1× advances the cursor by the wall time.
 	v.onKey(tcell.NewEventKey(tcell.KeyRune, ' ', 0))
 	v.advance(2 * time.Second)
-	if v.pos != v.tsOf(0)+sim.Time(2*time.Second) {
+	if v.pos != v.first+sim.Time(2*time.Second) {
 		t.Fatalf("cursor at %v after 2 s of play", v.pos)
 	}
 	v.seekTo(sim.Time(time.Hour))
@@ -80,7 +82,7 @@ func TestReplayViewerSeeksAndShowsParametersAtTheCursor(t *testing.T) {
 
 func replayAt(t *testing.T, w, h int) (*Replay, tcell.SimulationScreen) {
 	t.Helper()
-	v, err := NewReplay(latencySpikeRecording(t), "/some/long/folder/latency-spike-seed1-000030.jlrec")
+	v, err := NewReplay(latencySpikeRecording(t), "/some/long/folder/latency-spike-seed1-000030.jlrec", lab.Untrusted)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,8 +126,8 @@ func TestReplayHelpAndExport(t *testing.T) {
 		t.Fatalf("the status line does not name the export %s: %q", files[0], v.status)
 	}
 	data, _ := os.ReadFile(files[0])
-	if n := strings.Count(string(data), "\n") - 1; n != len(v.samples) {
-		t.Fatalf("export holds %d rows of %d samples", n, len(v.samples))
+	if n := strings.Count(string(data), "\n") - 1; n != v.count {
+		t.Fatalf("export holds %d rows of %d samples", n, v.count)
 	}
 }
 
@@ -138,5 +140,60 @@ func TestPausedReplayIsIdle(t *testing.T) {
 	v.onKey(tcell.NewEventKey(tcell.KeyRune, ' ', 0))
 	if !v.idle.Load() {
 		t.Fatal("a paused replay still takes ticks")
+	}
+}
+
+// Issue 27 item 12: the viewer of a 6-hour recording (432,000 samples)
+// reads the charts' window as the cursor moves instead of keeping every
+// sample: its peak RSS stays under 96 MB while it seeks and exports (it
+// was 416 MB on a 24-hour one).
+func TestReplayOfALongRecordingInBoundedMemory(t *testing.T) {
+	if !testmem.InChild(t, 2<<30, 96<<20) {
+		return
+	}
+	path := filepath.Join(t.TempDir(), "long.jlrec")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := recordings.NewWriter(f, lab.HeaderOf(lab.DefaultConfig(), "long", 50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 6 * 3600 * 20
+	for i := 1; i <= n; i++ {
+		x := metrics.Sample{TS: float64(i) * 0.05, RTTMs: float64(40 + i%17), TickOffset: i % 5}
+		if err := w.Sample(&x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(recordings.End{At: sim.Time(n) * sim.Time(50*time.Millisecond)}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	r, rf, err := recordings.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rf.Close()
+	v, err := NewReplay(r, path, lab.Untrusted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Dir = t.TempDir()
+	screen := tcell.NewSimulationScreen("UTF-8")
+	v.app.SetScreen(screen)
+	screen.SetSize(120, 40)
+	for _, at := range []time.Duration{time.Hour, 3 * time.Hour, 5*time.Hour + 59*time.Minute} {
+		v.seekTo(sim.Time(at))
+		v.refresh()
+		shown, err := v.upTo(v.pos, 600, 50*time.Millisecond)
+		if err != nil || len(shown) != 600 || sampleTime(&shown[len(shown)-1]) != v.pos {
+			t.Fatalf("at %v: %d samples shown ending at %v, %v", at, len(shown), v.pos, err)
+		}
+	}
+	v.export()
+	if !strings.Contains(v.status, "(432000 samples)") {
+		t.Fatalf("export: %q", v.status)
 	}
 }

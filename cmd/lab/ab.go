@@ -36,6 +36,7 @@ func cmdAB(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	f.inputs = o.inputs()
 	return runBatch(p, &f, stdout, stderr)
 }
 

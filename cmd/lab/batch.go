@@ -92,6 +92,7 @@ type batchFlags struct {
 	seeds, csv, jsonl, html string
 	json                    bool
 	workers                 int
+	inputs                  []string // the files the batch reads, which no output may be
 }
 
 // registerOutputs registers --json, --csv, --html (and --jsonl unless
@@ -263,8 +264,8 @@ type batchOutputs struct {
 }
 
 func (f *batchFlags) open(stdout io.Writer) (*batchOutputs, error) {
-	if err := distinctOutputs(map[string]string{"csv": f.csv, "jsonl": f.jsonl, "html": f.html}); err != nil {
-		return nil, cmdLineErr(err)
+	if err := checkOutputs(map[string]string{"csv": f.csv, "jsonl": f.jsonl, "html": f.html}, f.inputs...); err != nil {
+		return nil, err
 	}
 	if f.html == "-" {
 		return nil, badUsage("--html -: write the report to a file, e.g. --html report.html")

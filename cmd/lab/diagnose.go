@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -43,6 +41,12 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("--set %s: diagnose runs every seed for --duration (e.g. --duration 2m)", a)
 		}
 	}
+	if htmlPath == "-" {
+		return badUsage("--html -: write the report to a file, e.g. --html report.html")
+	}
+	if err := checkOutputs(map[string]string{"html": htmlPath}, o.inputs()...); err != nil {
+		return err
+	}
 	seeds, err := parseSeeds(seedList)
 	if err != nil {
 		return err
@@ -63,7 +67,7 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if htmlPath != "" {
-		if err := writeHTML(htmlPath, r); err != nil {
+		if err := writeHTML(htmlPath, stdout, r); err != nil {
 			return err
 		}
 	}
@@ -94,12 +98,11 @@ func version() string {
 	return v
 }
 
-func writeHTML(path string, r *diagnose.Result) error {
-	var b bytes.Buffer
-	if err := report.Write(&b, r); err != nil {
-		return err
-	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+// writeHTML writes the report through the atomic output path: an existing
+// file is replaced only by a finished report.
+func writeHTML(path string, stdout io.Writer, r *diagnose.Result) error {
+	_, err := writeBuffered(path, stdout, io.Discard, func(w io.Writer) error { return report.Write(w, r) })
+	if err != nil {
 		return fmt.Errorf("--html: %w", err)
 	}
 	return nil

@@ -1,11 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -62,16 +63,9 @@ through its --csv).
 		return errUsage
 	}
 	outputs := map[string]string{"out": outPath, "html": htmlPath, "csv": csvPath}
-	if err := distinctOutputs(outputs); err != nil {
-		return err
-	}
 	// An output must not write over the measurement it fits.
-	for _, flag := range slices.Sorted(maps.Keys(outputs)) {
-		for _, c := range captures {
-			if path := outputs[flag]; path != "" && c != "-" && identify(path).same(identify(c)) {
-				return fmt.Errorf("--%s %s is the capture %s: give the output a file of its own", flag, path, c)
-			}
-		}
+	if err := checkOutputs(outputs, captures...); err != nil {
+		return err
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -197,7 +191,19 @@ func openCaptures(paths []string) (*fitInputs, error) {
 	in := &fitInputs{names: paths}
 	for _, path := range paths {
 		if path == "-" {
-			data, err := io.ReadAll(io.LimitReader(os.Stdin, trace.MaxBytes+1))
+			// The first bytes first: /dev/zero or garbage is refused
+			// before the rest is read.
+			br := bufio.NewReaderSize(os.Stdin, trace.HeadSize)
+			head, err := br.Peek(trace.HeadSize)
+			if err != nil && !errors.Is(err, io.EOF) {
+				in.close()
+				return nil, fmt.Errorf("-: %w", err)
+			}
+			if err := trace.CheckHead("-", head); err != nil {
+				in.close()
+				return nil, err
+			}
+			data, err := io.ReadAll(io.LimitReader(br, trace.MaxBytes+1))
 			if err != nil {
 				in.close()
 				return nil, fmt.Errorf("-: %w", err)

@@ -387,13 +387,17 @@ func TestTraceModeRunsRecordsAndVerifies(t *testing.T) {
 	if lost == 0 || delivered == 0 {
 		t.Errorf("up: %d lost, %d delivered at 37 ms", lost, delivered)
 	}
-	if code, stdout, stderr := runLab(t, "replay", rec, "--verify"); code != 0 || !strings.Contains(stdout, "verified") {
+	// The recording names the capture: the lab opens it only when told to.
+	if code, _, stderr := runLab(t, "replay", rec, "--verify"); code != 1 || !strings.Contains(stderr, "--open-files") {
+		t.Fatalf("verify without --open-files: exit %d: %s", code, stderr)
+	}
+	if code, stdout, stderr := runLab(t, "replay", rec, "--verify", "--open-files"); code != 0 || !strings.Contains(stdout, "verified") {
 		t.Fatalf("verify: exit %d\n%s%s", code, stdout, stderr)
 	}
 	if err := os.WriteFile(capture, []byte(b.String()+"500,10000000000,10037000000\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := runLab(t, "replay", rec, "--verify"); code == 0 || !strings.Contains(stderr, "has changed since") {
+	if code, _, stderr := runLab(t, "replay", rec, "--verify", "--open-files"); code == 0 || !strings.Contains(stderr, "has changed since") {
 		t.Errorf("verify with a changed trace file: exit %d: %s", code, stderr)
 	}
 }
@@ -654,7 +658,7 @@ func TestFitRefusesToWriteOverItsCapture(t *testing.T) {
 	t.Chdir(dir)
 	for _, flag := range []string{"--out", "--html", "--csv"} {
 		code, _, stderr := runLab(t, "fit", flag, "./run.csv", "run.csv")
-		if want := flag + " ./run.csv is the capture run.csv"; code == 0 || !strings.Contains(stderr, want) {
+		if want := flag + " ./run.csv is the input run.csv"; code == 0 || !strings.Contains(stderr, want) {
 			t.Errorf("lab fit %s ./run.csv run.csv: exit %d, %q; want an error with %q", flag, code, stderr, want)
 		}
 		if now, _ := os.ReadFile(capture); !bytes.Equal(now, orig) {

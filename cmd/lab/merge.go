@@ -3,18 +3,22 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"jitterlab/batch"
 	"jitterlab/internal/files"
+	"jitterlab/lab"
 )
 
 func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	var f batchFlags
+	var trust lab.Trust
 	fs := newFlagSet("merge", "FILE… [--csv FILE] [--json] [--html FILE]", stderr, withExamples(nil,
 		"lab merge shard-*.jsonl",
 		"lab merge shard-1.jsonl shard-2.jsonl --csv sweep.csv --html sweep.html"))
 	f.registerOutputs(fs, false)
+	trustVar(fs, &trust, "a shard's settings (with --html)")
 	f.workers = 1
 	shards, err := parseFlagsAndArgs(fs, args)
 	if err != nil {
@@ -22,6 +26,10 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	}
 	if len(shards) == 0 {
 		return badUsage("name the shards' files, e.g. lab merge shard-*.jsonl (written by 'lab sweep --shard i/n')")
+	}
+	f.inputs = shards
+	if err := checkOutputs(map[string]string{"csv": f.csv, "html": f.html}, shards...); err != nil {
+		return err // before a shard is read
 	}
 	m := batch.NewMerger()
 	for _, name := range shards {
@@ -41,6 +49,9 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	var p *batch.Plan
 	if f.html != "" {
 		// The report's timelines run the representative seed again.
+		if err := trustSettings(&r.Def, trust); err != nil {
+			return fmt.Errorf("--html: %w", err)
+		}
 		if p, err = planOf(&r.Def); err != nil {
 			return fmt.Errorf("--html: %w", err)
 		}
@@ -55,6 +66,31 @@ func readShard(m *batch.Merger, name string) error {
 	}
 	defer in.Close()
 	return m.Read(in, name)
+}
+
+// trustSettings refuses, unless trust allows it, a batch whose settings
+// (--set, --a, --b, a sweep's axes) name a file the runs would open: the
+// shards are someone else's files as far as the lab knows.
+func trustSettings(def *batch.Definition, trust lab.Trust) error {
+	sets := slices.Clone(def.Overrides) // one --set each
+	for _, s := range slices.Concat(def.A, def.B) {
+		sets = append(sets, lab.SplitAssignments(s)...)
+	}
+	for _, a := range def.Axes {
+		for _, v := range a.Values {
+			sets = append(sets, a.Key+"="+v)
+		}
+	}
+	for _, s := range sets {
+		k, v, err := lab.ParseAssignment(s)
+		if err != nil {
+			continue // planOf refuses it
+		}
+		if err := trust.Check("the shards' settings", k, v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // planOf rebuilds the plan of a batch from its definition: the scenario

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
+	"os/signal"
 	"path/filepath"
-	"slices"
+	"sync"
 	"syscall"
+
+	"jitterlab/internal/files"
 )
 
 // output is a file a command writes, opened by [openOutput]; every output
@@ -67,16 +69,74 @@ func openOutput(path string, stdout io.Writer, mode outputMode) (*output, error)
 		}
 		return nil, fmt.Errorf("cannot write %s: %w", path, err)
 	}
+	trackTemp(f.Name())
 	perm := os.FileMode(0o644)
 	if st != nil {
 		perm = st.Mode().Perm()
 	}
 	if err := f.Chmod(perm); err != nil {
 		f.Close()
-		os.Remove(f.Name())
+		removeTemp(f.Name())
 		return nil, err
 	}
 	return &output{w: f, name: path, f: f, tmp: f.Name()}, nil
+}
+
+// temps are the temporary files of the whole outputs being written. A
+// signal that ends the command (Ctrl-C, SIGTERM, SIGHUP; the commands
+// that write whole outputs do not catch them) removes them before the
+// process dies of it, so an interrupted command leaves no hidden
+// .NAME.*.tmp file beside its output.
+var temps = struct {
+	sync.Mutex
+	files    map[string]bool
+	watching bool
+}{files: map[string]bool{}}
+
+// ending are the signals that end a command.
+var ending = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// trackTemp notes path, and from the first one on watches for a signal
+// that ends the command: it removes the files noted, then dies of the
+// signal as it would have (exit status 128 + n).
+func trackTemp(path string) {
+	temps.Lock()
+	defer temps.Unlock()
+	temps.files[path] = true
+	if temps.watching {
+		return
+	}
+	temps.watching = true
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, ending...)
+	go func() {
+		sig := <-ch
+		temps.Lock() // held: no new file is noted, none is renamed in
+		for f := range temps.files {
+			os.Remove(f)
+		}
+		signal.Reset(ending...)
+		if s, ok := sig.(syscall.Signal); ok {
+			syscall.Kill(os.Getpid(), s)
+		}
+		os.Exit(130)
+	}()
+}
+
+// removeTemp removes path and forgets it.
+func removeTemp(path string) {
+	temps.Lock()
+	defer temps.Unlock()
+	os.Remove(path)
+	delete(temps.files, path)
+}
+
+// renameTemp renames path to name and forgets it.
+func renameTemp(path, name string) error {
+	temps.Lock()
+	defer temps.Unlock()
+	delete(temps.files, path)
+	return os.Rename(path, name)
 }
 
 // writeBuffered writes what write writes, buffered, whole to path ("-":
@@ -122,10 +182,10 @@ func (o *output) Commit() error {
 	o.f = nil
 	if o.tmp != "" {
 		if err == nil {
-			err = os.Rename(o.tmp, o.name)
+			err = renameTemp(o.tmp, o.name)
 		}
 		if err != nil {
-			os.Remove(o.tmp)
+			removeTemp(o.tmp)
 		}
 	}
 	return err
@@ -140,95 +200,22 @@ func (o *output) Abort() {
 	o.f.Close()
 	o.f = nil
 	if o.tmp != "" {
-		os.Remove(o.tmp)
+		removeTemp(o.tmp)
 	}
 }
 
-// distinctOutputs refuses two output flags (flag name → path; "" unset)
-// that name one file, by any name: the same path, a symbolic link to it, a
-// path through a linked folder, or standard output ("-", /dev/stdout,
-// /dev/fd/1, /proc/self/fd/1). Their bytes would interleave. /dev/null
-// may take any number of outputs: nothing is kept.
-func distinctOutputs(paths map[string]string) error {
-	type seen struct {
-		flag string
-		id   outputID
-	}
-	var all []seen
-	for _, flag := range slices.Sorted(maps.Keys(paths)) {
-		path := paths[flag]
-		if path == "" {
-			continue
-		}
-		id := identify(path)
-		if id.null {
-			continue
-		}
-		for _, prev := range all {
-			if prev.id.same(id) {
-				return fmt.Errorf("--%s %s and --%s %s name the same output: give each its own file", prev.flag, paths[prev.flag], flag, path)
-			}
-		}
-		all = append(all, seen{flag, id})
+// checkOutputs refuses output flags (flag name → path) that name one file,
+// or that name one of the command's inputs, by file identity
+// (files.CheckOutputs): a bad command line, exit 2.
+func checkOutputs(outputs map[string]string, inputs ...string) error {
+	if err := files.CheckOutputs(outputs, inputs); err != nil {
+		return cmdLineErr(err)
 	}
 	return nil
 }
 
-// outputID identifies the file an output path writes: standard output, an
-// existing file (compared by device and inode through os.SameFile), or a
-// file not there yet (by its path with every link of its folder resolved,
-// and the links to it followed).
-type outputID struct {
-	stdout, null bool
-	st           os.FileInfo // an existing file
-	path         string      // a file not there yet
-}
-
-// stdoutNames are the paths of standard output on Linux and the BSDs.
-var stdoutNames = []string{"-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"}
-
-func identify(path string) outputID { return identifyHops(path, 40) }
-
-// identifyHops is identify following at most hops links that point to no
-// file yet (a link to a file the run will create is that file).
-func identifyHops(path string, hops int) outputID {
-	if slices.Contains(stdoutNames, filepath.Clean(path)) || path == "-" {
-		return outputID{stdout: true}
-	}
-	if st, err := os.Stat(path); err == nil {
-		if null, err := os.Stat(os.DevNull); err == nil && os.SameFile(st, null) {
-			return outputID{null: true}
-		}
-		return outputID{st: st}
-	}
-	if st, err := os.Lstat(path); err == nil && st.Mode()&os.ModeSymlink != 0 && hops > 0 {
-		if to, err := os.Readlink(path); err == nil {
-			if !filepath.IsAbs(to) {
-				to = filepath.Join(filepath.Dir(path), to)
-			}
-			return identifyHops(to, hops-1)
-		}
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return outputID{path: path}
-	}
-	dir, base := filepath.Split(abs)
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
-	}
-	return outputID{path: filepath.Join(dir, base)}
-}
-
-func (a outputID) same(b outputID) bool {
-	switch {
-	case a.stdout || b.stdout:
-		return a.stdout && b.stdout
-	case a.st != nil && b.st != nil:
-		return os.SameFile(a.st, b.st)
-	}
-	return a.st == nil && b.st == nil && a.path == b.path
-}
+// distinctOutputs is checkOutputs for a command that reads no file.
+func distinctOutputs(outputs map[string]string) error { return files.CheckOutputs(outputs, nil) }
 
 // closedPipe reports whether err is a write to a pipe whose reader has
 // gone (lab run --csv /dev/stdout | head -1): the command ends quietly.

@@ -18,6 +18,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	var out string
 	var from, to time.Duration
 	var width uint64
+	var trust lab.Trust
 	fs := newFlagSet("plot", "[RECORDING] --out plot.png [--from 10s --to 40s] [--scenario NAME --set …]", stderr, withExamples(paramHelp,
 		"lab plot recordings/examples/jitter-fix.jlrec --from 10s --to 40s --out jitter.png",
 		"lab plot --scenario latency-spike --duration 40s --from 15s --out spike.png",
@@ -26,6 +27,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&out, "out", "", "write the PNG to `FILE` (- is standard output; an existing file is replaced only by a finished plot)")
 	durationVar(fs, &from, "from", 0, true, "10s", "plot from this true `TIME` (0 or unset: the start)")
 	durationVar(fs, &to, "to", 0, true, "40s", "plot up to this true `TIME` (0 or unset: the end)")
+	trustVar(fs, &trust, "the recording")
 	uintVar(fs, &width, "width", 1200, 200, 10000, "800", "image width in `PIXELS`")
 	files, err := parseFlagsAndArgs(fs, args)
 	if err != nil {
@@ -36,6 +38,9 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	}
 	if ext := filepath.Ext(out); ext != "" && !strings.EqualFold(ext, ".png") && out != "-" {
 		return badUsage("--out %q: lab plot writes PNG only; name the file .png (or without an extension)", out)
+	}
+	if err := checkOutputs(map[string]string{"out": out}, append(files, o.inputs()...)...); err != nil {
+		return err
 	}
 	if len(files) > 0 {
 		// A recording's settings are its own: the flags of a simulated
@@ -59,17 +64,25 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	var samples []metrics.Sample
 	var cfg lab.Config
+	lost := &loss{} // what a recording lost
 	var title string
-	collect := func(x *metrics.Sample) error { samples = append(samples, *x); return nil }
+	// The samples are decimated as they come, to what the chart's pixel
+	// columns show: memory does not grow with the recording's length.
+	var dec *metrics.Decimator
+	panelsOf := func(cfg lab.Config) []metrics.Panel {
+		cc := cfg.Client
+		return metrics.StandardPanels(cc.Band, cc.IntervalFast.Seconds(), cc.IntervalSlow.Seconds(), cc.Snap)
+	}
+	collect := func(x *metrics.Sample) error { dec.Add(x); return nil }
 	if len(files) > 0 {
 		// A recording: its window of samples, its own settings for the lines.
-		r, f, err := openRecording(files, "plot", stderr)
+		r, f, l, err := openRecording(files, "plot", stderr)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
+		lost = l
 		if r.Frames() <= 1 {
 			what := "samples"
 			if r.Header.Kind == recordings.KindProxy {
@@ -81,14 +94,18 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 			if err := window(time.Duration(r.Duration()), "the recording"); err != nil {
 				return err
 			}
-			return plotProxyTo(r, files[0], out, sim.Time(from), sim.Time(to), int(width), stdout, stderr)
+			if err := plotProxyTo(r, files[0], out, sim.Time(from), sim.Time(to), int(width), stdout, stderr); err != nil {
+				return err
+			}
+			return lost.err()
 		}
-		if cfg, err = lab.ConfigFromHeader(r.Header); err != nil {
+		if cfg, err = lab.ConfigFromHeader(r.Header, trust); err != nil {
 			return err
 		}
 		if err := window(time.Duration(r.Duration()), "the recording"); err != nil {
 			return err
 		}
+		dec = metrics.NewDecimator(panelsOf(cfg), metrics.PlotColumns(int(width)))
 		if err := r.Scan(sim.Time(from), sim.Time(to), collect, nil); err != nil {
 			return err
 		}
@@ -112,9 +129,10 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		if err := window(cfg.Duration, "the run"); err != nil {
 			return err
 		}
+		dec = metrics.NewDecimator(panelsOf(cfg), metrics.PlotColumns(int(width)))
 		s.OnSample = func(x *metrics.Sample) {
 			if t := time.Duration(x.TS * 1e9); t >= from && t <= to {
-				samples = append(samples, *x)
+				dec.Add(x)
 			}
 		}
 		if err := s.Run(sim.Time(to)); err != nil {
@@ -122,17 +140,19 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		}
 		title = fmt.Sprintf("jitterlab  %s  seed %d", o.name(), cfg.Seed)
 	}
+	samples := dec.Samples()
 	if len(samples) == 0 {
 		return fmt.Errorf("no samples between %v and %v", from, asWritten(to))
 	}
-	cc := cfg.Client
-	panels := metrics.StandardPanels(cc.Band, cc.IntervalFast.Seconds(), cc.IntervalSlow.Seconds(), cc.Snap)
+	panels := panelsOf(cfg)
 	report, err := writeBuffered(out, stdout, stderr, func(w io.Writer) error {
 		return metrics.WritePNG(w, samples, panels, int(width), title)
 	})
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(report, "wrote %s: %d samples from %.2f s to %.2f s\n", out, len(samples), samples[0].TS, samples[len(samples)-1].TS)
-	return err
+	if _, err = fmt.Fprintf(report, "wrote %s: %d samples from %.2f s to %.2f s\n", out, dec.Len(), samples[0].TS, samples[len(samples)-1].TS); err != nil {
+		return err
+	}
+	return lost.err()
 }

@@ -518,8 +518,8 @@ func exportChanges(r *recordings.Reader, name, csvOut, packets, changes string, 
 	if csvOut != "" {
 		return badUsage("--csv %s and --changes %s: the timeline and the changes are two exports; run lab export twice", csvOut, changes)
 	}
-	if err := distinctOutputs(map[string]string{"packets": packets, "changes": changes}); err != nil {
-		return cmdLineErr(err)
+	if err := checkOutputs(map[string]string{"packets": packets, "changes": changes}, name); err != nil {
+		return err
 	}
 	all, err := r.Changes()
 	if err != nil {

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"time"
 
@@ -17,15 +19,16 @@ import (
 )
 
 // openRecording opens FILE, the command's one argument, and tells stderr
-// about damage: a truncated file, damaged bytes stepped over at once,
-// damaged frames as they are skipped.
-func openRecording(args []string, cmd string, stderr io.Writer) (*recordings.Reader, *os.File, error) {
+// about damage: a truncated file, damaged bytes or missing frames stepped
+// over at once, damaged frames as they are skipped. The loss it returns
+// counts the places data was lost, for the command's exit status.
+func openRecording(args []string, cmd string, stderr io.Writer) (*recordings.Reader, *os.File, *loss, error) {
 	if len(args) != 1 {
-		return nil, nil, badUsage("want one recording FILE (see 'lab %s -h')", cmd)
+		return nil, nil, nil, badUsage("want one recording FILE (see 'lab %s -h')", cmd)
 	}
 	r, f, err := recordings.OpenFile(args[0])
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	warn := func(format string, a ...any) {
 		fmt.Fprintf(stderr, "lab %s: warning: %s: %s\n", cmd, args[0], fmt.Sprintf(format, a...))
@@ -33,11 +36,31 @@ func openRecording(args []string, cmd string, stderr io.Writer) (*recordings.Rea
 	if r.Truncated {
 		warn("truncated at byte %d: data ends at %v (the last whole frame)", r.TruncatedAt, r.Duration())
 	}
+	l := &loss{file: args[0], places: len(r.Damage)}
 	for _, d := range r.Damage {
 		warn("%v", d)
+		if d.Repaired {
+			l.places-- // nothing lost: the frame was recovered
+		}
 	}
-	r.OnDamage = func(d *recordings.DamageError) { warn("%v; skipped", d) }
-	return r, f, nil
+	r.OnDamage = func(d *recordings.DamageError) { l.places++; warn("%v; skipped", d) }
+	return r, f, l, nil
+}
+
+// loss counts the places a recording lost data as a command reads it.
+type loss struct {
+	file   string
+	places int
+}
+
+// err is the command's end when data was lost: exit status 3, after the
+// command wrote what was readable.
+func (l *loss) err() error {
+	if l.places == 0 {
+		return nil
+	}
+	return &exitStatus{code: exitDataLost, msg: fmt.Sprintf("%s: data lost in %s (see the warnings above): the output holds what was readable",
+		l.file, batch.Plural(l.places, "place"))}
 }
 
 // window checks --from and --to against the recording; --to 0 means its
@@ -64,8 +87,15 @@ func window(r *recordings.Reader, from, to time.Duration) (sim.Time, sim.Time, e
 // time given to the millisecond, as flags are, prints unchanged.
 func asWritten(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
 
+// trustVar registers --open-files: the user allows the settings that
+// what (a recording, the shards) holds to open the files they name.
+func trustVar(fs *flag.FlagSet, t *lab.Trust, what string) {
+	fs.BoolVar((*bool)(t), lab.OpenFilesFlag[2:], false, "open the capture files (up.trace, down.trace) that "+what+" names; without it such a setting is refused and its file left unopened")
+}
+
 func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	var verify, view bool
+	var trust lab.Trust
 	var from, to time.Duration
 	fs := newFlagSet("replay", "FILE [--tui] [--verify] [--from 30s --to 40s]", stderr, withExamples(nil,
 		"lab replay recordings/examples/jitter-fix.jlrec --verify",
@@ -74,6 +104,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&view, "tui", false, "play the recording in the lab's charts, with seek (a terminal is needed)")
 	var dir string
 	fs.StringVar(&dir, "dir", "", "with --tui: existing `folder` for the e key's CSV export, as the lab's --dir (default: the current one)")
+	trustVar(fs, &trust, "the recording")
 	fs.BoolVar(&verify, "verify", false, "re-simulate from the header and the change log and prove the recording whole: every sample present and identical, the summary too")
 	durationVar(fs, &from, "from", 0, true, "30s", "print the timeline from this true `TIME` (0 or unset: the start; seeks to its frame)")
 	durationVar(fs, &to, "to", 0, true, "40s", "print the timeline up to this true `TIME` (0 or unset: the end); either flag prints the window")
@@ -87,7 +118,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	if err := checkDir(dir); err != nil { // at start, not on the first e
 		return err
 	}
-	r, f, err := openRecording(files, "replay", stderr)
+	r, f, lost, err := openRecording(files, "replay", stderr)
 	if err != nil {
 		return err
 	}
@@ -97,10 +128,13 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	seek := false
 	fs.Visit(func(f *flag.Flag) { seek = seek || f.Name == "from" || f.Name == "to" })
 	if r.Header.Kind == recordings.KindProxy {
-		return replayProxyFlags(r, files[0], stdout, verify, view, seek, from, to)
+		if err := replayProxyFlags(r, files[0], stdout, verify, view, seek, from, to); err != nil {
+			return err
+		}
+		return lost.err()
 	}
 	if view {
-		v, err := tui.NewReplay(r, files[0])
+		v, err := tui.NewReplay(r, files[0], trust)
 		if err != nil {
 			return err
 		}
@@ -108,7 +142,10 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		if err := needTerminal(); err != nil {
 			return err
 		}
-		return v.Run(nil)
+		if err := v.Run(nil); err != nil {
+			return err
+		}
+		return lost.err()
 	}
 
 	wFrom, wTo, err := window(r, from, to)
@@ -137,8 +174,10 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "  at %v  %s = %s\n", c.At, c.Key, c.Value)
 	}
 	if end != nil && len(end.Summary) > 0 {
-		var sum lab.Summary
-		if err := json.Unmarshal(end.Summary, &sum); err == nil {
+		sum, ok := sessionSummary(end, h.Seed)
+		if !ok {
+			fmt.Fprintln(stdout, "summary    not shown: the end record's summary is not this session's (its fields, seed or length disagree)")
+		} else {
 			fmt.Fprintln(stdout)
 			if err := sum.WriteText(stdout); err != nil {
 				return err
@@ -160,7 +199,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	}
 	if verify {
 		start := time.Now()
-		v, err := lab.Verify(r)
+		v, err := lab.Verify(r, trust)
 		if err != nil {
 			return fmt.Errorf("verify FAILED: %w", err)
 		}
@@ -171,7 +210,21 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "\nverified: %s identical to a re-simulation of %v from the header and %s, every sample from %v to the end present; %s (%v)\n",
 			batch.Plural(v.Samples, "sample"), v.Until, batch.Plural(v.Changes, "change"), v.From, summary, time.Since(start).Round(time.Millisecond))
 	}
-	return nil
+	return lost.err()
+}
+
+// sessionSummary is the end record's summary when it is this session's: a
+// lab.Summary and nothing else, of the header's seed, as long as the
+// recording. Anything else (another program's end record) would print as
+// a summary of zeros.
+func sessionSummary(end *recordings.End, seed uint64) (lab.Summary, bool) {
+	var sum lab.Summary
+	dec := json.NewDecoder(bytes.NewReader(end.Summary))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&sum); err != nil || dec.More() {
+		return sum, false
+	}
+	return sum, sum.Seed == seed && math.Abs(sum.SimS-time.Duration(end.At).Seconds()) < 1e-6
 }
 
 func cmdExport(args []string, stdout, stderr io.Writer) error {
@@ -190,7 +243,12 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	r, f, err := openRecording(files, "export", stderr)
+	for flag, path := range map[string]string{"csv": out, "packets": packets, "changes": changes} {
+		if err := checkOutputs(map[string]string{flag: path}, files...); err != nil {
+			return err // before the recording is read
+		}
+	}
+	r, f, lost, err := openRecording(files, "export", stderr)
 	if err != nil {
 		return err
 	}
@@ -200,12 +258,18 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if changes != "" {
-		if err := exportChanges(r, files[0], out, packets, changes, stdout, start, end); err != nil || packets == "" {
+		if err := exportChanges(r, files[0], out, packets, changes, stdout, start, end); err != nil {
 			return err
+		}
+		if packets == "" {
+			return lost.err()
 		}
 	}
 	if packets != "" || r.Header.Kind == recordings.KindProxy {
-		return exportPackets(r, files[0], out, packets, stdout, start, end)
+		if err := exportPackets(r, files[0], out, packets, stdout, start, end); err != nil {
+			return err
+		}
+		return lost.err()
 	}
 	if e, err := r.End(); err != nil {
 		return err
@@ -231,5 +295,8 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	return dst.Commit()
+	if err := dst.Commit(); err != nil {
+		return err
+	}
+	return lost.err()
 }

@@ -106,7 +106,7 @@ func TestSeekAndDamageFailLoudly(t *testing.T) {
 	corrupt := filepath.Join(dir, "corrupt.jlrec")
 	os.WriteFile(corrupt, bad, 0o644)
 	code, out, errOut = runLab(t, "export", corrupt)
-	if code != 0 || !strings.Contains(errOut, "warning: "+corrupt+": bytes ") || !strings.Contains(errOut, "skipped") {
+	if code != exitDataLost || !strings.Contains(errOut, "warning: "+corrupt+": bytes ") || !strings.Contains(errOut, "skipped") {
 		t.Fatalf("a corrupt frame: exit %d, stderr %q", code, errOut)
 	}
 	if rows(out) != 1200-200 || !strings.Contains(out, "\n19.950,") || !strings.Contains(out, "\n30.000,") || strings.Contains(out, "\n25.000,") {

@@ -57,6 +57,22 @@ func (o *runOptions) name() string {
 	return o.scenario
 }
 
+// inputs are the files the run reads: the scenario's file (not a built-in
+// name) and the traces --set names (up.trace=FILE).
+func (o *runOptions) inputs() []string {
+	var in []string
+	if st, err := os.Stat(o.scenario); err == nil && st.Mode().IsRegular() {
+		in = append(in, o.scenario)
+	}
+	for _, a := range o.sets {
+		if k, v, err := lab.ParseAssignment(a); err == nil && strings.HasSuffix(k, ".trace") {
+			file, _, _ := strings.Cut(v, "@sha256:")
+			in = append(in, file)
+		}
+	}
+	return in
+}
+
 func (o *runOptions) given(name string) bool {
 	found := false
 	o.fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
@@ -198,8 +214,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := distinctOutputs(map[string]string{"csv": csvPath, "packets": packetsPath, "record": recordPath, "pcap": pcapPath}); err != nil {
-		return cmdLineErr(err)
+	if err := checkOutputs(map[string]string{"csv": csvPath, "packets": packetsPath, "record": recordPath, "pcap": pcapPath}, o.inputs()...); err != nil {
+		return err
 	}
 	cfg, sc, err := o.config()
 	if err != nil {

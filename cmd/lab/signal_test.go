@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"jitterlab/internal/testmem"
 	"jitterlab/metrics"
 )
 
@@ -21,7 +22,9 @@ import (
 // signals): with JITTERLAB_LAB_MAIN=1 the test binary is 'lab'.
 func TestMain(m *testing.M) {
 	if os.Getenv("JITTERLAB_LAB_MAIN") == "1" {
-		os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
+		code := realMain(os.Args[1:], os.Stdout, os.Stderr)
+		testmem.ReportPeakRSS() // when asked to (labLimited)
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }

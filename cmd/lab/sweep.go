@@ -95,12 +95,14 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if shardSpec == "" {
+		f.inputs = o.inputs()
 		return runBatch(p, &f, stdout, stderr)
 	}
 	shard, err := batch.ParseShard(shardSpec)
 	if err != nil {
 		return cmdLineErr(err)
 	}
+	f.inputs = o.inputs()
 	return runShard(p, shard, &f, stdout, stderr)
 }
 
@@ -119,6 +121,9 @@ func runShard(p *batch.Plan, shard batch.Shard, f *batchFlags, stdout, stderr io
 	path := f.jsonl
 	if path == "" {
 		path = "-"
+	}
+	if err := checkOutputs(map[string]string{"jsonl": path}, f.inputs...); err != nil {
+		return err
 	}
 	out, err := openOutput(path, stdout, whole)
 	if err != nil {

@@ -2,6 +2,7 @@ package testmem
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -36,4 +37,31 @@ func TestWithinCatchesGrowth(t *testing.T) {
 		t.Fatalf("1 MB under an 8 MB bound: %s", r.failed)
 	}
 	kept = nil
+}
+
+// TestInChildMeasuresRSS: 64 MB touched in the child passes a 32 MB bound
+// on its RSS, and is within a 256 MB one.
+func TestInChildMeasuresRSS(t *testing.T) {
+	r := &recorder{TB: t}
+	if InChild(r, 1<<30, 32<<20) {
+		kept = make([]byte, 64<<20)
+		for i := range kept {
+			kept[i] = byte(i)
+		}
+		return
+	}
+	if r.failed == "" || !strings.Contains(r.failed, "peak RSS") {
+		t.Fatalf("64 MB touched under a 32 MB RSS bound: failure %q", r.failed)
+	}
+}
+
+func TestInChildPassesWithinBound(t *testing.T) {
+	r := &recorder{TB: t}
+	if InChild(r, 1<<30, 256<<20) {
+		kept = make([]byte, 8<<20)
+		return
+	}
+	if r.failed != "" {
+		t.Fatalf("8 MB under a 256 MB RSS bound: %s", r.failed)
+	}
 }
