@@ -198,7 +198,7 @@ func cutFrame(t *testing.T, src, dst string, i int) {
 // Issue 27 item 11 and the LOW item on export's status: a recording with
 // a frame missing whole, this format's (a gap in the index entries'
 // numbers) or the shipped version 2 example (the end record's counts),
-// is read with a warning naming the loss and ends with exit status 3,
+// is read with a warning naming the loss and ends with exit status 5,
 // by export, replay's window and plot alike.
 func TestMissingFramesEndWithStatus3(t *testing.T) {
 	dir := t.TempDir()
@@ -221,7 +221,7 @@ func TestMissingFramesEndWithStatus3(t *testing.T) {
 			}
 			code, _, stderr := runLab(t, args...)
 			if code != 3 || !strings.Contains(stderr, "warning: "+c.rec) || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "data lost in 1 place") {
-				t.Errorf("lab %s: exit %d, %q; want exit 3, a warning with %q", strings.Join(args, " "), code, stderr, c.want)
+				t.Errorf("lab %s: exit %d, %q; want exit 5, a warning with %q", strings.Join(args, " "), code, stderr, c.want)
 			}
 		}
 	}

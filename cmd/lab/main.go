@@ -49,7 +49,7 @@ commands:`)
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'lab <command> -h' for a command's flags, 'lab --version' for the build.")
-	fmt.Fprintln(w, "Exit status: 0 done; 1 the command failed (a file it could not read or write, a damaged\nrecording, shards that do not merge); 2 a bad command line (a flag, a value, a --set, a\nscenario, flags that contradict each other); 3 done with what a recording holds, but it has\nlost data (damaged or missing frames, named in the warnings); 128+n stopped by signal n\n(130 for Ctrl-C).")
+	fmt.Fprintln(w, "Exit status: 0 done; 1 the command failed (a file it could not read or write, a damaged\nrecording, shards that do not merge); 2 a bad command line (a flag, a value, a --set, a\nscenario, flags that contradict each other); 5 done with what a recording holds, but it has\nlost data (damaged or missing frames, named in the warnings); 128+n stopped by signal n\n(130 for Ctrl-C).")
 }
 
 // exitStatus ends a command with a status of its own and a message: a run
@@ -65,11 +65,12 @@ func (e *exitStatus) Error() string { return e.msg }
 // Exit statuses: 0 done, 1 the command failed (a file it could not read
 // or write, a damaged recording, shards that do not merge), 2 a bad
 // command line (a flag, a value, a --set, a scenario, two flags that
-// contradict each other), 3 done with what a recording holds, but it has
-// lost data, 128+n stopped by signal n.
+// contradict each other), 5 done with what a recording holds, but it has
+// lost data, 128+n stopped by signal n. 3 and 4 are kept for lab check's
+// verdicts (an assertion failed; inconclusive under --strict).
 const (
 	exitBadCommandLine = 2
-	exitDataLost       = 3
+	exitDataLost       = 5
 )
 
 // badUsage is an error of the command line found after its flags parse

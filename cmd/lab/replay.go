@@ -53,7 +53,7 @@ type loss struct {
 	places int
 }
 
-// err is the command's end when data was lost: exit status 3, after the
+// err is the command's end when data was lost: exit status 5, after the
 // command wrote what was readable.
 func (l *loss) err() error {
 	if l.places == 0 {
