@@ -160,6 +160,7 @@ type Session struct {
 	visTime                    float64
 	sample                     metrics.Sample
 	card                       *CardMeter
+	inputs                     inputSamples
 
 	// OnSample, if set, receives every sample (valid during the call).
 	OnSample func(*metrics.Sample)
@@ -206,9 +207,9 @@ func New(cfg Config, every time.Duration) (*Session, error) {
 		cWander: sim.NewRand(cfg.Seed, "client.clock"), sWander: sim.NewRand(cfg.Seed, "server.clock"),
 	}
 	s.card = NewCardMeter(DefaultCardThresholds)
-	// The report card counts the same frames and inputs as the summary:
-	// its visible-lag and input-delay histograms are the summary's.
-	s.visErr, s.inputDelay = s.card.lag, s.card.delay
+	// The report card counts the same frames as the summary: its visible
+	// lag in metres is the summary's visible error.
+	s.visErr, s.inputDelay = s.card.lag, metrics.NewHistogram(0.01)
 	var err error
 	if s.up, err = netem.New(cfg.Seed, "up", cfg.Up); err != nil {
 		return nil, err
@@ -406,6 +407,7 @@ func (s *Session) rearm(i int, at sim.Time) {
 func (s *Session) frame() {
 	prev, snaps := s.cl.Visible(), s.cl.Counters().Snaps
 	s.cl.Frame(s.nextFrameLocal)
+	s.inputs.frame(s.now)
 	out := s.cl.Outbox()
 	for i := range out {
 		m := &out[i]
@@ -414,6 +416,7 @@ func (s *Session) frame() {
 			s.send(s.up, "up", &wire{kind: wireLogin}, proto.LoginSize)
 		case client.MsgMoveInput:
 			s.sentAt[m.Move.Tick%sentRing] = s.now
+			s.inputs.sent(m.Move.Tick, m.Move.Input.Throttle)
 			id := s.send(s.up, "up", &wire{kind: wireMove, move: m.Move}, m.Move.Size())
 			if m.Move.Redundant > 0 {
 				for len(s.earlier) <= int(id) {
@@ -467,8 +470,11 @@ func (s *Session) serverStep() {
 		// Input delay: from the client sending a tick to the server applying it.
 		s.lastAck = ps.AckTick
 		if s.warm && s.now >= s.warmFrom {
-			s.card.InputDelay(ms(s.now.Sub(s.sentAt[ps.AckTick%sentRing]))) // s.inputDelay too
+			s.inputDelay.Add(ms(s.now.Sub(s.sentAt[ps.AckTick%sentRing])))
 		}
+	}
+	if s.warm {
+		s.inputs.applied(s.now, ps.AckTick, s.warmFrom, s.card)
 	}
 	if ps.HasDepth && s.warm && s.now >= s.warmFrom {
 		s.vars.addDepth(ps.BufferDepth)
@@ -589,6 +595,7 @@ func (s *Session) deliver(l *netem.Link, dir string) {
 		// This send may reuse id and grow s.msgs: w is not read after it.
 		s.send(s.down, "down", &wire{kind: wireLoginAck, start: s.sv.Tick()}, proto.LoginAckSize)
 	case wireMove:
+		s.inputs.arrive(w.move.Tick, w.move.Redundant)
 		if w.move.Redundant > 0 {
 			s.sv.OnRedundantMoveInput(w.move, &s.earlier[id])
 		} else {

@@ -264,6 +264,7 @@ type Metric struct {
 // Metrics are the figures a comparison shows, in order.
 var Metrics = []Metric{
 	{"judder m/s", 3, func(s *Summary) float64 { return s.JudderMPS }},
+	{"deficit m/s", 3, func(s *Summary) float64 { return s.Card.ProgressDeficitMPS }},
 	{"speed m/s", 3, func(s *Summary) float64 { return s.MeanVisibleSpeedMPS }},
 	{"commanded m/s", 3, func(s *Summary) float64 { return s.CommandedSpeedMPS }},
 	{"visible err p99 m", 3, func(s *Summary) float64 { return s.VisibleErrorM.P99 }},
@@ -274,5 +275,8 @@ var Metrics = []Metric{
 	{"starved", 1, func(s *Summary) float64 { return float64(s.Starved) }},
 	{"late-dropped", 1, func(s *Summary) float64 { return float64(s.LateDropped) }},
 	{"input delay p50 ms", 1, func(s *Summary) float64 { return s.InputDelayMs.P50 }},
+	{"server delay p50 ms", 1, func(s *Summary) float64 { return s.Card.ServerInputDelayMs.P50 }},
+	{"response p50 ms", 1, func(s *Summary) float64 { return s.Card.LocalResponseMs.P50 }},
+	{"visible lag p50 ms", 1, func(s *Summary) float64 { return s.Card.VisibleLagMs.P50 }},
 	{"rtt p50 ms", 1, func(s *Summary) float64 { return s.RTTMs.P50 }},
 }
