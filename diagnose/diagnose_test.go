@@ -81,7 +81,7 @@ func text(t testing.TB, r *Result) string {
 }
 
 // Done when: on jitter-fix, diagnose names the latest-wins overwrite as the
-// main cause and recommends a change set whose speed deficit is zero within
+// main cause and recommends a change set whose progress deficit is zero within
 // its interval.
 func TestJitterFixMainCauseIsTheOverwrite(t *testing.T) {
 	r := run(t, options(t, "jitter-fix"))
@@ -92,10 +92,10 @@ func TestJitterFixMainCauseIsTheOverwrite(t *testing.T) {
 	if !strings.Contains(out, "Main cause: the server overwrote") {
 		t.Errorf("the text does not name the main cause:\n%s", out)
 	}
-	deficit, _ := LookupMetric("speed_deficit_mps")
+	deficit, _ := LookupMetric("progress_deficit_mps")
 	iv := r.Best.Stat(deficit).Mean
 	if !iv.Contains(0) && !(iv.Half == 0 && iv.Mean < deficit.Smallest() && iv.Mean > -deficit.Smallest()) {
-		t.Errorf("recommended %v: speed deficit %s is not zero within its interval", r.Recommended, iv.Format(4))
+		t.Errorf("recommended %v: progress deficit %s is not zero within its interval", r.Recommended, iv.Format(4))
 	}
 	if len(r.Recommended) == 0 || r.Recommended[0] != "server.inputs=queue" {
 		t.Errorf("recommended %v, want server.inputs=queue first", r.Recommended)
@@ -277,11 +277,11 @@ func TestTimelinesAreBounded(t *testing.T) {
 
 func TestHeadline(t *testing.T) {
 	judder, _ := LookupMetric("judder_mps")
-	deficit, _ := LookupMetric("speed_deficit_mps")
+	deficit, _ := LookupMetric("progress_deficit_mps")
 	sig := stats.Diff{Interval: stats.Interval{N: 3, Mean: 0.3, Half: 0.1}, Significant: true}
 	none := stats.Diff{Interval: stats.Interval{N: 3, Mean: 0.05, Half: 0.1}}
 	r := &Result{metric: judder, tie: deficit, Problem: true, LinkCost: [2]stats.Diff{none, sig}}
-	if got := r.Headline(); !strings.HasPrefix(got, "The link costs speed deficit +0.300 ± 0.100 * m/s") {
+	if got := r.Headline(); !strings.HasPrefix(got, "The link costs progress deficit +0.300 ± 0.100 * m/s") {
 		t.Errorf("link cost in the tie-break: %q", got)
 	}
 	r.Findings = []Finding{{Text: "the server overwrote", Problem: true}}
@@ -292,20 +292,20 @@ func TestHeadline(t *testing.T) {
 
 func TestMetricPicksThePrimary(t *testing.T) {
 	o := options(t, "jitter-fix")
-	o.Seeds, o.Base.Duration, o.Metric = o.Seeds[:8], time.Minute, "speed_deficit_mps"
+	o.Seeds, o.Base.Duration, o.Metric = o.Seeds[:8], time.Minute, "progress_deficit_mps"
 	r := run(t, o)
-	if r.Metric().Name != "speed_deficit_mps" || r.TieBreak().Name != "judder_mps" || r.Conditions.Metric != "speed_deficit_mps" {
+	if r.Metric().Name != "progress_deficit_mps" || r.TieBreak().Name != "judder_mps" || r.Conditions.Metric != "progress_deficit_mps" {
 		t.Fatalf("metric %s, tie-break %s", r.Metric().Name, r.TieBreak().Name)
 	}
 	// Either input rule that stops the overwrite (a queue, a buffer)
-	// lowers the speed deficit most (on 8 seeds its input delay may not
+	// lowers the progress deficit most (on 8 seeds its input delay may not
 	// be sure enough to be within the bar's allowance, so it need not
 	// rank first).
 	most := slices.MinFunc(r.Changes, func(x, y Change) int { return cmpTol(x.Primary.Mean, y.Primary.Mean) })
 	if most.Set != "server.inputs=queue" && most.Set != "server.inputs=buffer" {
-		t.Errorf("the single change lowering the speed deficit most: %+v", most)
+		t.Errorf("the single change lowering the progress deficit most: %+v", most)
 	}
-	if out := text(t, r); !strings.Contains(out, "metric     speed_deficit_mps (speed deficit, m/s), lower is better; judder_mps breaks ties") {
+	if out := text(t, r); !strings.Contains(out, "metric     progress_deficit_mps (progress deficit, m/s), nearer 0 is better; judder_mps breaks ties") {
 		t.Errorf("conditions:\n%s", out)
 	}
 }
@@ -381,7 +381,7 @@ func TestGreedyStepMakesThePrimaryWorse(t *testing.T) {
 			if !d.Significant || d.Mean <= 0 {
 				continue
 			}
-			cost := strings.TrimSpace(m.Label + " " + strings.TrimSuffix(FormatDiff(d, m.Prec), " *") + " " + m.Unit) // freeze share has no unit
+			cost := strings.TrimSpace(m.Label + " " + strings.TrimSuffix(FormatDiff(d, m.Prec), " *") + " " + m.Unit) // hesitation share has no unit
 			if !strings.Contains(txt, "costs (significantly worse than the reference): ") || !strings.Contains(txt, cost) {
 				t.Errorf("%s: the recommendation makes %s worse (%s) and does not say so:\n%s", name, m.Label, cost, txt)
 			}
@@ -477,7 +477,7 @@ func TestIntervalWiderThanTheValueAsPercentage(t *testing.T) {
 }
 
 // TestNothingRecommendedSaysWhy: on mobile-3.75g two changes improve
-// judder significantly but each makes speed deficit significantly worse
+// judder significantly but each makes progress deficit significantly worse
 // (and no pair beats its parts); the text says so, change by change with
 // its cost, instead of claiming that no change improves judder. (On
 // mobile-4g a pair now does: TestPairFoundWhenNoSingleChangeMeetsTheBar.)
@@ -564,7 +564,7 @@ func TestDilationWithoutBufferMarked(t *testing.T) {
 // own star.
 func TestLastStepSaysWhyItsBestIsNotTaken(t *testing.T) {
 	o := options(t, "mobile-4g")
-	o.Metric = "speed_deficit_mps"
+	o.Metric = "progress_deficit_mps"
 	r := run(t, o)
 	last := r.Steps[len(r.Steps)-1]
 	if last.Taken != "" || len(last.Tried) == 0 {
@@ -575,7 +575,7 @@ func TestLastStepSaysWhyItsBestIsNotTaken(t *testing.T) {
 		t.Fatalf("the last step's best %s does not improve the metric significantly (%+v): the case is gone", best.Set, best.Primary)
 	}
 	got := text(t, r)
-	want := "no further change improves speed deficit significantly without a cost (best " + best.Set + " " + plain(best.Primary, 3) +
+	want := "no further change improves progress deficit significantly without a cost (best " + best.Set + " " + plain(best.Primary, 3) +
 		"; costs judder " + r.tie.Quantity(plain(best.TieBreak, 3)) + ")"
 	if !strings.Contains(strings.Join(strings.Fields(got), " "), want) {
 		t.Errorf("the last step does not say %q:\n%s", want, got)
@@ -584,17 +584,17 @@ func TestLastStepSaysWhyItsBestIsNotTaken(t *testing.T) {
 
 // The report card gives a change in % by ab's rule: not where the
 // recommended figure is clearly of the other sign (drift with a 0.5 % slow
-// clock: a speed deficit of 0.189 m/s becomes -0.011, which is no "-106 %"
+// clock: a progress deficit of 0.189 m/s becomes -0.011, which is no "-106 %"
 // reduction), nor on a base below ten of the last digit shown.
 func TestReportCardPercentFollowsABsRule(t *testing.T) {
 	r := run(t, options(t, "drift", "client.drift_ppm=-5000ppm"))
-	m, _ := LookupMetric("speed_deficit_mps")
+	m, _ := LookupMetric("progress_deficit_mps")
 	ref, best := r.Reference.Stat(m).Mean.Mean, r.Best.Stat(m).Mean.Mean
 	if ref < 0.1 || best > -0.001 {
-		t.Fatalf("the speed deficit goes from %.3f to %.3f: not the sign flip this test is about", ref, best)
+		t.Fatalf("the progress deficit goes from %.3f to %.3f: not the sign flip this test is about", ref, best)
 	}
 	for _, line := range strings.Split(text(t, r), "\n") {
-		if f := strings.Fields(line); len(f) > 0 && f[0] == "speed_deficit_mps" && strings.HasSuffix(line, "%") {
+		if f := strings.Fields(line); len(f) > 0 && f[0] == "progress_deficit_mps" && strings.HasSuffix(line, "%") {
 			t.Errorf("a sign flip is given as a percentage: %s", line)
 		}
 	}
@@ -605,7 +605,7 @@ func TestReportCardPercentFollowsABsRule(t *testing.T) {
 // cost 0.005 of the link's 0.139 m/s and was headlined as the main cause.
 func TestMainCauseExplainsAShare(t *testing.T) {
 	judder, _ := LookupMetric("judder_mps")
-	deficit, _ := LookupMetric("speed_deficit_mps")
+	deficit, _ := LookupMetric("progress_deficit_mps")
 	diff := func(mean, half float64) stats.Diff {
 		return stats.Diff{Interval: stats.Interval{N: 20, Mean: mean, Half: half}, Significant: mean-half > 0}
 	}
@@ -622,14 +622,14 @@ func TestMainCauseExplainsAShare(t *testing.T) {
 }
 
 // TestPairFoundWhenNoSingleChangeMeetsTheBar: on handover no single
-// change meets the bar (client.snap=2.5 costs speed deficit), so diagnose
+// change meets the bar (client.snap=2.5 costs progress deficit), so diagnose
 // tries the best single changes two at a time, a bounded number of pairs
 // on the same seeds, and takes a pair only when it meets the bar against
 // the reference and against each of its parts alone, seed by seed: none
 // does there (qa3: client.snap=2.5 + client.corrector=proportional, once
 // refused against snap alone for a visible lag p50 +0.015 m within the
 // costs' allowance, is refused against proportional alone, where adding
-// the snap costs speed deficit, as snap alone does against the reference).
+// the snap costs progress deficit, as snap alone does against the reference).
 func TestPairFoundWhenNoSingleChangeMeetsTheBar(t *testing.T) {
 	r := run(t, options(t, "handover"))
 	for _, c := range r.Changes {
@@ -663,10 +663,10 @@ func TestPairFoundWhenNoSingleChangeMeetsTheBar(t *testing.T) {
 	}
 	p := r.Pairs[i]
 	if v := barViolations(r, part("client.snap=2.5"), p.VsReference.Arm()); len(v) > 0 {
-		t.Errorf("against snap alone it gains speed deficit at a visible lag within the allowance, yet: %v", v)
+		t.Errorf("against snap alone it gains progress deficit at a visible lag within the allowance, yet: %v", v)
 	}
-	if v := barViolations(r, part("client.corrector=proportional"), p.VsReference.Arm()); len(v) == 0 || !strings.Contains(v[0], "speed_deficit_mps worse") {
-		t.Errorf("against proportional alone: %v, want the speed deficit worse", v)
+	if v := barViolations(r, part("client.corrector=proportional"), p.VsReference.Arm()); len(v) == 0 || !strings.Contains(v[0], "progress_deficit_mps worse") {
+		t.Errorf("against proportional alone: %v, want the progress deficit worse", v)
 	}
 	txt := strings.Join(strings.Fields(text(t, r)), " ")
 	want := fmt.Sprintf("none of the %d pairs tried meets the bar against the reference and against each of its parts", len(r.Pairs))
@@ -676,7 +676,7 @@ func TestPairFoundWhenNoSingleChangeMeetsTheBar(t *testing.T) {
 }
 
 // On mobile-4g the fix of two changes is now found by the greedy steps:
-// client.corrector=proportional alone gains speed deficit at a visible lag
+// client.corrector=proportional alone gains progress deficit at a visible lag
 // within the costs' allowance, and meets the bar as a change gaining
 // judder would; before qa3 a tie-break gain with any cost was refused and
 // only the pair found it.
@@ -699,7 +699,7 @@ func BenchmarkDiagnosePairs(b *testing.B) { benchmarkDiagnose(b, "handover") }
 // % of it". It says that no mechanism found explains a significant part.
 func TestHeadlineNeverExplainsANegativeShare(t *testing.T) {
 	judder, _ := LookupMetric("judder_mps")
-	deficit, _ := LookupMetric("speed_deficit_mps")
+	deficit, _ := LookupMetric("progress_deficit_mps")
 	diff := func(mean, half float64) stats.Diff {
 		return stats.Diff{Interval: stats.Interval{N: 20, Mean: mean, Half: half}, Significant: mean-half > 0 || mean+half < 0}
 	}

@@ -366,7 +366,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "  duration\t%v each\n", time.Duration(c.DurationS*float64(time.Second)))
 	fmt.Fprintf(tw, "  version\t%s\n", c.Version)
 	fmt.Fprintf(tw, "  input\t%s (a recommendation holds for the input it was found on)\n", c.Input)
-	fmt.Fprintf(tw, "  metric\t%s, lower is better; %s breaks ties\n", r.metric.Named(), r.tie.Name)
+	fmt.Fprintf(tw, "  metric\t%s, %s; %s breaks ties\n", r.metric.Named(), r.metric.Better(), r.tie.Name)
 	tw.Flush()
 
 	fmt.Fprintln(&b)

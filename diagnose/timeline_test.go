@@ -307,7 +307,7 @@ func TestPeriodicLatencyNamesTheDirectionItSteps(t *testing.T) {
 // A snap threshold above the largest snap is tried whenever the reference
 // snaps, not only on a blackout: loss-burst's bursts of loss snap the
 // visible tank by up to 2 m, and raising the threshold above that halves
-// the judder (at a cost in speed deficit). Diagnose said no change helps.
+// the judder (at a cost in progress deficit). Diagnose said no change helps.
 func TestSnapThresholdTriedWheneverTheReferenceSnaps(t *testing.T) {
 	o := options(t, "loss-burst")
 	r := run(t, o)

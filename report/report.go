@@ -83,7 +83,7 @@ func Write(w io.Writer, r *diagnose.Result) error {
 		[2]string{"duration", fmt.Sprintf("%v each", time.Duration(c.DurationS*float64(time.Second)))},
 		[2]string{"version", c.Version},
 		[2]string{"input", c.Input + " (a recommendation holds for the input it was found on)"},
-		[2]string{"metric", fmt.Sprintf("%s, lower is better; %s breaks ties", m.Named(), tie.Name)})
+		[2]string{"metric", fmt.Sprintf("%s, %s; %s breaks ties", m.Named(), m.Better(), tie.Name)})
 	for i := range r.Findings {
 		f := &r.Findings[i]
 		p.Findings = append(p.Findings, findingView{Text: f.Text + ".", Change: r.ChangeLine(f), Problem: f.Problem})

@@ -281,11 +281,11 @@ func TestDilationWithoutBufferMarkedOnThePage(t *testing.T) {
 
 // The page states the combination's steps as the text does: the last one
 // names its best change, and its cost when that change improves the metric
-// (mobile-4g by speed deficit: client.corrector=off would take 0.037 m/s
+// (mobile-4g by progress deficit: client.corrector=off would take 0.037 m/s
 // off it but adds 2.1 m/s of judder). The page said "no further change
 // improves significantly" alone.
 func TestCombinationStepsAsTheText(t *testing.T) {
-	r := mobile4G(t, "speed_deficit_mps")
+	r := mobile4G(t, "progress_deficit_mps")
 	var b bytes.Buffer
 	if err := Write(&b, r); err != nil {
 		t.Fatal(err)

@@ -230,9 +230,9 @@ func TestReportCardInTheSideBox(t *testing.T) {
 			c := a.lastSum.Card
 			for _, want := range []string{"player's report card",
 				fmt.Sprintf("judder     %.2fm/s", c.JudderMPS),
-				fmt.Sprintf("deficit   %.2fm/s", c.SpeedDeficitMPS),
-				fmt.Sprintf("%.0f / %.0f / %.0f ms", c.InputDelayMs.P50, c.InputDelayMs.P95, c.InputDelayMs.P99),
-				fmt.Sprintf("%.2f / %.2f m", c.VisibleLagM.P50, c.VisibleLagM.P99)} {
+				fmt.Sprintf("deficit   %.2fm/s", c.ProgressDeficitMPS),
+				fmt.Sprintf("– / %.0f ms", c.ServerInputDelayMs.P50), // steady input: no throttle change to answer
+				fmt.Sprintf("%.0f / %.0f ms", c.VisibleLagMs.P50, c.VisibleLagMs.P99)} {
 				if !strings.Contains(out, want) {
 					t.Errorf("the card lacks %q:\n%s", want, out)
 				}
