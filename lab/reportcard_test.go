@@ -308,9 +308,9 @@ func TestServerInputDelayRedundancyAndRepeats(t *testing.T) {
 	in.applied(sim.Time(10*time.Millisecond), 1, 0, m)
 	in.applied(sim.Time(10*time.Millisecond), 3, 0, m)
 	c := m.Card()
-	near(t, "lost share", c.ServerInputLostShare, 1.0/3, 1e-12)        // tick 1: never arrived
+	near(t, "lost share", c.ServerInputLostShare, 1.0/3, 1e-12)               // tick 1: never arrived
 	near(t, "overwritten share", c.ServerInputOverwrittenShare, 1.0/3, 1e-12) // tick 2: arrived, skipped
-	near(t, "p50", c.ServerInputDelayMs.P50, 8, 0.008)                  // tick 3: sampled at 2 ms
+	near(t, "p50", c.ServerInputDelayMs.P50, 8, 0.008)                        // tick 3: sampled at 2 ms
 }
 
 func TestReportCardThresholdsAreParameters(t *testing.T) {
