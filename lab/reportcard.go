@@ -93,6 +93,10 @@ type CardFrame struct {
 	Snapped     bool    // the visible pose snapped this frame
 }
 
+// edgeM is how close to a correction bucket's edge a correction counts as
+// on it (1 µm).
+const edgeM = 1e-6
+
 // judderRing bounds the frames judder's centred window holds: 200 ms at
 // client.fps 1000 is 201 frames. A window holding more loses its oldest.
 const judderRing = 512
@@ -193,8 +197,10 @@ func (m *CardMeter) Frame(f *CardFrame) {
 	} else {
 		m.backRun, m.backCounted = 0, false
 	}
-	// Hesitations: a run of driving frames below a share of the commanded speed.
-	if driving && speed < m.th.HesitationShare*cmd {
+	// Hesitations: a run of driving frames below a share of the commanded
+	// speed, once the visible pose has answered the last throttle change
+	// (the wait for that answer is the local response).
+	if driving && !m.respPending && speed < m.th.HesitationShare*cmd {
 		m.hesRun += f.Dt
 		switch {
 		case m.hesCounted:
@@ -212,11 +218,14 @@ func (m *CardMeter) Frame(f *CardFrame) {
 		m.snaps++
 		m.snapDist.Add(moved)
 	}
+	// A correction within a micrometre of a bucket's edge is on the edge:
+	// one tick's motion (0.1 m at 2 m/s and 20 Hz) is the commonest size,
+	// and rounding must not split it between two buckets.
 	if f.Reconciled > 0 && f.CorrectionM > m.th.CorrectionFloorM {
 		switch {
-		case f.CorrectionM < m.th.CorrectionSmallM:
+		case f.CorrectionM < m.th.CorrectionSmallM-edgeM:
 			m.corrSmall++
-		case f.CorrectionM <= m.th.CorrectionLargeM:
+		case f.CorrectionM <= m.th.CorrectionLargeM+edgeM:
 			m.corrMid++
 		default:
 			m.corrLarge++

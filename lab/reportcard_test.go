@@ -194,6 +194,25 @@ func TestHesitations(t *testing.T) {
 	near(t, "hesitation share", c.HesitationShare, 0.2/3, 1e-9)
 }
 
+// The wait for the visible pose to answer a throttle change is the local
+// response, not a hesitation: a start shown 10 frames (167 ms) late.
+func TestAStartIsNoHesitation(t *testing.T) {
+	tr := track{m: NewCardMeter(DefaultCardThresholds)}
+	for range 30 {
+		tr.move(1.0/60, 0, 0, 0, CardFrame{})
+	}
+	for i := range 60 {
+		dy := 2.0 / 60
+		if i < 10 {
+			dy = 0
+		}
+		tr.move(1.0/60, 0, dy, 1, CardFrame{})
+	}
+	c := tr.m.Card()
+	near(t, "hesitations per min", c.HesitationsPerMin, 0, 0)
+	near(t, "local response", c.LocalResponseMs.P50, 11000.0/60, 0.008) // 5 cm in the 2nd moving frame, 11 frames after the change
+}
+
 // The local response runs from the frame whose input changes the throttle
 // to the visible pose 5 cm off where the old speed was taking it: at
 // 60 fps, a start shown 5 frames late reaches 5 cm in its second moving
@@ -251,12 +270,12 @@ func TestVisibleLagInTime(t *testing.T) {
 // Corrections by size, per minute: 6 frames of 1 s = 0.1 min.
 func TestCorrectionsBySize(t *testing.T) {
 	tr := track{m: NewCardMeter(DefaultCardThresholds)}
-	tr.move(1, 0, 2, 1, CardFrame{Reconciled: 1, CorrectionM: 0})     // exact: no correction
-	tr.move(1, 0, 2, 1, CardFrame{Reconciled: 1, CorrectionM: 0.005}) // small
-	tr.move(1, 0, 2, 1, CardFrame{Reconciled: 2, CorrectionM: 0.02})  // medium
-	tr.move(1, 0, 2, 1, CardFrame{Reconciled: 1, CorrectionM: 0.1})   // medium (10 cm is not above 10 cm)
-	tr.move(1, 0, 2, 1, CardFrame{Reconciled: 1, CorrectionM: 0.5})   // large
-	tr.move(1, 0, 2, 1, CardFrame{CorrectionM: 0.5})                  // no reconciliation
+	tr.move(1, 0, 2, 1, CardFrame{Reconciled: 1, CorrectionM: 0})           // exact: no correction
+	tr.move(1, 0, 2, 1, CardFrame{Reconciled: 1, CorrectionM: 0.005})       // small
+	tr.move(1, 0, 2, 1, CardFrame{Reconciled: 2, CorrectionM: 0.02})        // medium
+	tr.move(1, 0, 2, 1, CardFrame{Reconciled: 1, CorrectionM: 0.1 + 1e-15}) // medium: one tick's motion, rounded up
+	tr.move(1, 0, 2, 1, CardFrame{Reconciled: 1, CorrectionM: 0.5})         // large
+	tr.move(1, 0, 2, 1, CardFrame{CorrectionM: 0.5})                        // no reconciliation
 	c := tr.m.Card()
 	near(t, "small", c.CorrectionsSmallPerMin, 10, 1e-12)
 	near(t, "medium", c.CorrectionsMediumPerMin, 20, 1e-12)

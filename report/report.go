@@ -114,7 +114,7 @@ func Write(w io.Writer, r *diagnose.Result) error {
 	}
 	for i, mt := range diagnose.Metrics {
 		ref, best := r.Reference.Stat(mt).Mean, r.Best.Stat(mt).Mean
-		p.Card = append(p.Card, row{[]string{mt.Name, ref.Format(mt.Prec), best.Format(mt.Prec), diagnose.FormatDiff(r.BestVsReference[i], mt.Prec), r.CardPercent(i)}})
+		p.Card = append(p.Card, row{[]string{mt.Name, diagnose.FormatInterval(ref, mt.Prec), diagnose.FormatInterval(best, mt.Prec), diagnose.FormatDiff(r.BestVsReference[i], mt.Prec), r.CardPercent(i)}})
 	}
 	for _, mt := range []diagnose.Metric{m, tie} {
 		p.Dots = append(p.Dots, chart{Title: mt.Name + " per seed",
