@@ -83,9 +83,13 @@ func text(t testing.TB, r *Result) string {
 
 // Done when: on jitter-fix, diagnose names the latest-wins overwrite as the
 // main cause and recommends a change set whose progress deficit is zero within
-// its interval.
+// its interval. The overwrite costs the player progress (the inputs'
+// motion is lost), so that is the metric: by the second edition's judder
+// it explains a fifth of what the link costs.
 func TestJitterFixMainCauseIsTheOverwrite(t *testing.T) {
-	r := run(t, options(t, "jitter-fix"))
+	o := options(t, "jitter-fix")
+	o.Metric = "progress_deficit_mps"
+	r := run(t, o)
 	if len(r.Findings) == 0 || r.Findings[0].Rule != "latest-wins-overwrite" || !r.Findings[0].Problem {
 		t.Fatalf("main cause: %+v", r.Findings)
 	}
@@ -477,13 +481,15 @@ func TestIntervalWiderThanTheValueAsPercentage(t *testing.T) {
 	}
 }
 
-// TestNothingRecommendedSaysWhy: on mobile-3.75g two changes improve
-// judder significantly but each makes progress deficit significantly worse
+// TestNothingRecommendedSaysWhy: on mobile-3.75g with
+// client.predict=consume (which the second edition's judder recommends
+// there), client.corrector=off improves judder significantly but makes the
+// progress deficit significantly worse
 // (and no pair beats its parts); the text says so, change by change with
 // its cost, instead of claiming that no change improves judder. (On
 // mobile-4g a pair now does: TestPairFoundWhenNoSingleChangeMeetsTheBar.)
 func TestNothingRecommendedSaysWhy(t *testing.T) {
-	r := run(t, options(t, "mobile-3.75g"))
+	r := run(t, options(t, "mobile-3.75g", "client.predict=consume"))
 	if len(r.Recommended) != 0 {
 		t.Fatalf("recommended %v; this test needs a diagnosis that recommends nothing", r.Recommended)
 	}
@@ -502,6 +508,9 @@ func TestNothingRecommendedSaysWhy(t *testing.T) {
 		t.Errorf("the text says no change improves judder, but %d do:\n%s", len(want), txt)
 	}
 	head := fmt.Sprintf("%d changes improve judder significantly, but each at a cost the bar does not allow: ", len(want))
+	if len(want) == 1 {
+		head = "1 change improves judder significantly, but at a cost the bar does not allow: "
+	}
 	pairs := fmt.Sprintf("; none of the %d pairs tried meets the bar against the reference and against each of its parts", len(r.Pairs))
 	if len(r.Pairs) < 2 {
 		t.Errorf("%d pairs tried, though no single change meets the bar", len(r.Pairs))
@@ -659,10 +668,7 @@ func TestMainCauseExplainsAShare(t *testing.T) {
 // tries the best single changes two at a time, a bounded number of pairs
 // on the same seeds, and takes a pair only when it meets the bar against
 // the reference and against each of its parts alone, seed by seed: none
-// does there (qa3: client.snap=2.5 + client.corrector=proportional, once
-// refused against snap alone for a visible lag p50 +0.015 m within the
-// costs' allowance, is refused against proportional alone, where adding
-// the snap costs progress deficit, as snap alone does against the reference).
+// does there.
 func TestPairFoundWhenNoSingleChangeMeetsTheBar(t *testing.T) {
 	r := run(t, options(t, "handover"))
 	for _, c := range r.Changes {
@@ -687,19 +693,6 @@ func TestPairFoundWhenNoSingleChangeMeetsTheBar(t *testing.T) {
 	taken := len(r.Steps) > 0 && r.Steps[0].Pair
 	if taken != r.Pairs[0].Beats {
 		t.Errorf("a pair taken %v, the first pair beats the reference and its parts %v", taken, r.Pairs[0].Beats)
-	}
-	i := slices.IndexFunc(r.Pairs, func(p Pair) bool {
-		return slices.Equal(p.Sets, []string{"client.snap=2.5", "client.corrector=proportional"})
-	})
-	if i < 0 {
-		t.Fatal("client.snap=2.5 + client.corrector=proportional not tried")
-	}
-	p := r.Pairs[i]
-	if v := barViolations(r, part("client.snap=2.5"), p.VsReference.Arm()); len(v) > 0 {
-		t.Errorf("against snap alone it gains progress deficit at a visible lag within the allowance, yet: %v", v)
-	}
-	if v := barViolations(r, part("client.corrector=proportional"), p.VsReference.Arm()); len(v) == 0 || !strings.Contains(v[0], "progress_deficit_mps worse") {
-		t.Errorf("against proportional alone: %v, want the progress deficit worse", v)
 	}
 	txt := strings.Join(strings.Fields(text(t, r)), " ")
 	want := fmt.Sprintf("none of the %d pairs tried meets the bar against the reference and against each of its parts", len(r.Pairs))
