@@ -350,7 +350,7 @@ type Series struct {
 
 // Schema is the version of the JSON layout (docs/json-schema.md), the
 // same number as every other JSON output of the lab.
-const Schema = 1
+const Schema = 2
 
 // Result is a diagnosis.
 type Result struct {

@@ -260,7 +260,7 @@ func (r *Result) Bar() string {
 		r.metric.Label, r.tie.Label, AllowanceText())
 }
 
-// AllowanceText states the costs and their allowances: "input delay p50,
+// AllowanceText states the costs and their allowances: "local response p50,
 // p95, p99 up to +50.0 ms, visible lag p50, p99 up to +0.100 m".
 func AllowanceText() string {
 	var parts []string
