@@ -261,7 +261,7 @@ func (r *Result) Bar() string {
 }
 
 // AllowanceText states the costs and their allowances: "local response p50,
-// p95, p99 up to +50.0 ms, visible lag p50, p99 up to +0.100 m".
+// p95, p99 up to +50.0 ms, visible lag p50, p99 up to +50.0 ms".
 func AllowanceText() string {
 	var parts []string
 	last := ""
