@@ -330,7 +330,7 @@ func TestSchemaValidatorRejects(t *testing.T) {
 		t.Fatal(out)
 	}
 	for _, c := range []struct{ from, to string }{
-		{`"schema": 1`, `"schema": 2`},
+		{`"schema": 2`, `"schema": 1`},
 		{`"kind": "run"`, `"kind": "run", "extra": 1`},
 		{`"sim_s": 2`, `"sim_s": "2"`},
 		{`"scenario": "default",`, ``},
