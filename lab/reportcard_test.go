@@ -483,3 +483,25 @@ func TestMeanVisibleSpeedCountsTheSnapJump(t *testing.T) {
 		t.Errorf("path-length deficit %v, progress deficit %v: the snaps' jumps count as progress", path, sum.Card.ProgressDeficitMPS)
 	}
 }
+
+// The bursty-uplink repro (issue 20): losses in bursts of 4 on the uplink
+// make the server starve and the client snap back. Path length counted the
+// snaps back as progress (0.02 m/s); signed progress shows the tank losing
+// about 5 % of the ground it was asked to cover.
+func TestProgressDeficitOfBurstyUplinkLoss(t *testing.T) {
+	cfg := config(t, 2*time.Minute, "up.loss=5%", "up.loss_burst=4")
+	s, err := New(cfg, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Run(sim.Time(cfg.Duration)); err != nil {
+		t.Fatal(err)
+	}
+	sum := s.Summary()
+	path := sum.CommandedSpeedMPS - sum.MeanVisibleSpeedMPS
+	c := sum.Card
+	if c.ProgressDeficitPct < 3 || c.ProgressDeficitMPS < 3*path || c.BackwardExcursionsPerMin <= 0 || c.ServerInputLostShare <= 0 {
+		t.Errorf("progress deficit %.3f m/s (%.1f %%), path-length deficit %.3f m/s, %.1f backward excursions/min, lost %.3f",
+			c.ProgressDeficitMPS, c.ProgressDeficitPct, path, c.BackwardExcursionsPerMin, c.ServerInputLostShare)
+	}
+}
