@@ -99,7 +99,7 @@ const edgeM = 1e-6
 
 // judderRing bounds the frames judder's centred window holds: 200 ms at
 // client.fps 1000 is 201 frames. A window holding more loses its oldest.
-const judderRing = 512
+const judderRing = 256
 
 // judderFrame is one frame waiting for the window after it.
 type judderFrame struct {
@@ -111,6 +111,7 @@ type judderFrame struct {
 // value is not ready: use NewCardMeter. It never allocates after that.
 type CardMeter struct {
 	th            CardThresholds
+	half          float64 // half the judder window, s
 	frames        uint64
 	driving       uint64
 	timeS, driveS float64
@@ -155,7 +156,7 @@ type CardMeter struct {
 
 // NewCardMeter returns a meter with thresholds th.
 func NewCardMeter(th CardThresholds) *CardMeter {
-	return &CardMeter{th: th, dir: 1, quietFrom: math.Inf(1), quietTo: math.Inf(1),
+	return &CardMeter{th: th, half: th.JudderWindowS / 2, dir: 1, quietFrom: math.Inf(1), quietTo: math.Inf(1),
 		snapDist: metrics.NewHistogram(1e-4), lag: metrics.NewHistogram(1e-4), lagMs: metrics.NewHistogram(0.01),
 		response: metrics.NewHistogram(0.01), delay: metrics.NewHistogram(0.01)}
 }
@@ -163,7 +164,6 @@ func NewCardMeter(th CardThresholds) *CardMeter {
 // Frame counts one frame.
 func (m *CardMeter) Frame(f *CardFrame) {
 	dx, dy := f.X-f.PrevX, f.Y-f.PrevY
-	moved := math.Sqrt(float64(dx*dx) + float64(dy*dy)) // math.Hypot may fuse
 	start := m.timeS
 	m.frames++
 	m.timeS += f.Dt
@@ -216,7 +216,7 @@ func (m *CardMeter) Frame(f *CardFrame) {
 
 	if f.Snapped {
 		m.snaps++
-		m.snapDist.Add(moved)
+		m.snapDist.Add(math.Sqrt(float64(dx*dx) + float64(dy*dy))) // math.Hypot may fuse
 	}
 	// A correction within a micrometre of a bucket's edge is on the edge:
 	// one tick's motion (0.1 m at 2 m/s and 20 Hz) is the commonest size,
@@ -248,7 +248,7 @@ func (m *CardMeter) response1(f *CardFrame, t, start, sin, cos float64) {
 		m.respV = m.lastThrottle * f.MoveSpeed
 		// The change's transition is no judder: from half a window
 		// before it until half a window after the response.
-		h := m.th.JudderWindowS / 2
+		h := m.half
 		if m.quietTo <= t-h || math.IsInf(m.quietFrom, 1) {
 			m.quietFrom = t - h
 		}
@@ -262,7 +262,7 @@ func (m *CardMeter) response1(f *CardFrame, t, start, sin, cos float64) {
 	if math.Abs(s-float64(m.respV*(t-m.respStart))) >= m.th.ResponseM {
 		m.respPending = false
 		m.response.Add(1000 * (t - m.respT0))
-		m.quietTo = t + m.th.JudderWindowS/2
+		m.quietTo = t + m.half
 	}
 }
 
@@ -270,8 +270,7 @@ func (m *CardMeter) response1(f *CardFrame, t, start, sin, cos float64) {
 // complete: its speed minus the window's mean speed, squared, for a
 // driving frame that is no snap and outside a throttle change's transition.
 func (m *CardMeter) judder(t, dt, v float64, driving, snap bool) {
-	h := m.th.JudderWindowS / 2
-	for m.centre < m.next && m.ring[m.centre%judderRing].t+h <= t {
+	for m.centre < m.next && m.ring[m.centre%judderRing].t+m.half <= t {
 		m.judge()
 	}
 	if m.next-m.tail == judderRing { // full: the window loses its oldest
@@ -301,7 +300,7 @@ func (m *CardMeter) drop() {
 // either side of it.
 func (m *CardMeter) judge() {
 	c := &m.ring[m.centre%judderRing]
-	h := m.th.JudderWindowS / 2
+	h := m.half
 	for m.tail < m.centre && m.ring[m.tail%judderRing].t < c.t-h {
 		m.drop()
 	}

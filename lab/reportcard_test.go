@@ -348,8 +348,8 @@ func TestReportCardThresholdsAreParameters(t *testing.T) {
 
 // TestReportCardInSummary: the session feeds the card the frames the rest
 // of the summary counts, so its judder and lag agree with the summary's;
-// path length is never shorter than progress, and a sample is read no
-// later than its input is sent.
+// path length is never shorter than progress; the summary's input delay
+// is the card's server input delay.
 func TestReportCardInSummary(t *testing.T) {
 	cfg := config(t, 20*time.Second, jittery, "link.jitter=20ms")
 	s, err := New(cfg, 0)
@@ -365,9 +365,7 @@ func TestReportCardInSummary(t *testing.T) {
 	if path := sum.CommandedSpeedMPS - sum.MeanVisibleSpeedMPS; c.ProgressDeficitMPS < path-1e-9 {
 		t.Errorf("progress deficit %v below the path-length deficit %v", c.ProgressDeficitMPS, path)
 	}
-	if c.ServerInputDelayMs.P50 < sum.InputDelayMs.P50 {
-		t.Errorf("server input delay p50 %v below send → applied %v", c.ServerInputDelayMs.P50, sum.InputDelayMs.P50)
-	}
+	near(t, "card server input delay p95", c.ServerInputDelayMs.P95, sum.InputDelayMs.P95, 0)
 	near(t, "card lag p99", c.VisibleLagM.P99, sum.VisibleErrorM.P99, 0)
 	if c.CorrectionsMediumPerMin+c.CorrectionsLargePerMin <= 0 || !(c.VisibleLagMs.P50 > 0) {
 		t.Errorf("a 20 ms jittery link shows no corrections or no lag: %+v", c)

@@ -154,8 +154,6 @@ type Session struct {
 	upOWD, downOWD             *metrics.Histogram
 	corr                       *metrics.Histogram
 	inputDelay                 *metrics.Histogram
-	sentAt                     [sentRing]sim.Time // true send time of MoveInput tick k at k%sentRing
-	lastAck                    uint32
 	visDist, cmdDist           float64
 	visTime                    float64
 	sample                     metrics.Sample
@@ -180,7 +178,7 @@ type Session struct {
 }
 
 // sentRing bounds how many unacknowledged ticks the input-delay measure
-// remembers (204 s at 20 Hz).
+// remembers (204 s at 20 Hz): inputSamples.
 const sentRing = 4096
 
 // WarmUp is how long after login the summary starts counting frames: the
@@ -207,9 +205,10 @@ func New(cfg Config, every time.Duration) (*Session, error) {
 		cWander: sim.NewRand(cfg.Seed, "client.clock"), sWander: sim.NewRand(cfg.Seed, "server.clock"),
 	}
 	s.card = NewCardMeter(DefaultCardThresholds)
-	// The report card counts the same frames as the summary: its visible
-	// lag in metres is the summary's visible error.
-	s.visErr, s.inputDelay = s.card.lag, metrics.NewHistogram(0.01)
+	// The report card counts the same frames and input samples as the
+	// summary: its visible lag in metres is the summary's visible error,
+	// its server input delay the summary's input delay.
+	s.visErr, s.inputDelay = s.card.lag, s.card.delay
 	var err error
 	if s.up, err = netem.New(cfg.Seed, "up", cfg.Up); err != nil {
 		return nil, err
@@ -415,7 +414,6 @@ func (s *Session) frame() {
 		case client.MsgLogin:
 			s.send(s.up, "up", &wire{kind: wireLogin}, proto.LoginSize)
 		case client.MsgMoveInput:
-			s.sentAt[m.Move.Tick%sentRing] = s.now
 			s.inputs.sent(m.Move.Tick, m.Move.Input.Throttle)
 			id := s.send(s.up, "up", &wire{kind: wireMove, move: m.Move}, m.Move.Size())
 			if m.Move.Redundant > 0 {
@@ -466,13 +464,8 @@ func abs(x float64) float64 {
 
 func (s *Session) serverStep() {
 	ps, broadcast := s.sv.Step()
-	if ps.AckTick != s.lastAck {
-		// Input delay: from the client sending a tick to the server applying it.
-		s.lastAck = ps.AckTick
-		if s.warm && s.now >= s.warmFrom {
-			s.inputDelay.Add(ms(s.now.Sub(s.sentAt[ps.AckTick%sentRing])))
-		}
-	}
+	// Input delay: from each input sample to the server step applying the
+	// input that carries it (s.inputDelay through the card).
 	if s.warm {
 		s.inputs.applied(s.now, ps.AckTick, s.warmFrom, s.card)
 	}
