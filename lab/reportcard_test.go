@@ -118,7 +118,7 @@ func TestJudderLeavesOutCommandedSpeedChanges(t *testing.T) {
 }
 
 // A snap is an event counted apart, not judder: 2 m/s for 2 s with one
-// frame jumping 0.5 m. The first edition's sd with the jump was about 3.9
+// frame jumping 0.5 m. The first edition's sd with the jump was 2.74
 // m/s.
 func TestJudderLeavesOutSnaps(t *testing.T) {
 	tr := track{m: NewCardMeter(DefaultCardThresholds)}
