@@ -88,7 +88,7 @@ func TestMergerRefusesHugeBatches(t *testing.T) {
 	def := `{"kind":"sweep","version":"v","seeds":[1],"axes":[` + strings.TrimSuffix(axes, ",") + `]}`
 	var d Definition
 	json.Unmarshal([]byte(def), &d)
-	line := fmt.Sprintf(`{"schema":1,"version":"v","batch_hash":%q,"index":0,"arm":0,"seed":1,"batch":%s}`, d.Hash(), def)
+	line := fmt.Sprintf(`{"schema":2,"version":"v","batch_hash":%q,"index":0,"arm":0,"seed":1,"batch":%s}`, d.Hash(), def)
 	err := NewMerger().Read(strings.NewReader(line), "big")
 	if err == nil || !strings.Contains(err.Error(), "allowed 1 to 10000") {
 		t.Fatalf("%v", err)

@@ -182,13 +182,14 @@ type Allowance struct {
 }
 
 // Costs are the figures the bar lets a change make worse, and by how much:
-// the latency a smoother picture is bought with. Input delay up to 50 ms
-// (one tick of the default 20 Hz server), visible lag up to 0.100 m (what
-// the tank covers in 50 ms at its 2 m/s). Every other report-card figure
-// may not get significantly worse at all.
+// the latency a smoother picture is bought with, as the local player
+// feels it. Local response up to 50 ms (one tick of the default 20 Hz
+// server), visible lag up to 50 ms. The server input delay is other
+// players' cost (when they see this one's input), shown but not charged;
+// every other report-card figure may not get significantly worse at all.
 var Costs = []Allowance{
-	{"input_delay_p50_ms", 50}, {"input_delay_p95_ms", 50}, {"input_delay_p99_ms", 50},
-	{"visible_lag_p50_m", 0.100}, {"visible_lag_p99_m", 0.100},
+	{"local_response_p50_ms", 50}, {"local_response_p95_ms", 50}, {"local_response_p99_ms", 50},
+	{"visible_lag_p50_ms", 50}, {"visible_lag_p99_ms", 50},
 }
 
 // allowance is metric m's allowance under the bar, if it is a cost.
@@ -227,6 +228,9 @@ func (c *Change) breaks() []string {
 	var out []string
 	for i, x := range c.card {
 		m := Metrics[i]
+		if m.Server {
+			continue // the server's side: not the local player's cost
+		}
 		if a, ok := allowance(m); ok {
 			if shown, _ := strconv.ParseFloat(strconv.FormatFloat(x.Mean, 'f', m.Prec, 64), 64); shown > a {
 				out = append(out, fmt.Sprintf("%s, above the +%s allowed", m.Effect(x), m.Quantity(strconv.FormatFloat(a, 'f', m.Prec, 64))))
@@ -346,7 +350,7 @@ type Series struct {
 
 // Schema is the version of the JSON layout (docs/json-schema.md), the
 // same number as every other JSON output of the lab.
-const Schema = 1
+const Schema = 2
 
 // Result is a diagnosis.
 type Result struct {
@@ -406,8 +410,9 @@ func Run(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	tie, _ := LookupMetric("speed_deficit_mps")
-	if primary.Name == tie.Name {
+	tie, _ := LookupMetric("progress_deficit_mps")
+	if primary.Label == tie.Label { // progress_deficit_mps or _pct
+
 		tie, _ = LookupMetric("judder_mps")
 	}
 	d := &diag{o: o, primary: primary, tie: tie}
@@ -930,7 +935,7 @@ func (d *diag) runArms(sets [][]string) ([]*Arm, error) {
 		for _, m := range Metrics {
 			vs := make([]float64, n)
 			for j := range a.Runs {
-				vs[j] = m.Get(&a.Runs[j].Card)
+				vs[j] = m.Score(&a.Runs[j].Card) // a deficit by its magnitude
 			}
 			a.Card = append(a.Card, MetricStat{Name: m.Name, PerSeed: vs, Mean: stats.Mean(vs)})
 		}

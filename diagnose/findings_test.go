@@ -84,8 +84,8 @@ func TestOverwriteCostsExactlyTheOverwrittenShare(t *testing.T) {
 			t.Fatal(err)
 		}
 		q := session(t, cfg, nil)
-		if q.Overwritten != 0 || math.Abs(q.Card.SpeedDeficitMPS) > 0.01 {
-			t.Errorf("seed %d, queue: %d overwritten, deficit %.4f m/s", seed, q.Overwritten, q.Card.SpeedDeficitMPS)
+		if q.Overwritten != 0 || math.Abs(q.Card.ProgressDeficitMPS) > 0.01 {
+			t.Errorf("seed %d, queue: %d overwritten, deficit %.4f m/s", seed, q.Overwritten, q.Card.ProgressDeficitMPS)
 		}
 	}
 	if most < 0.1 {

@@ -68,6 +68,15 @@ func (m Metric) Named() string {
 	return m.Name + " (" + m.Label + ", " + m.Unit + ")"
 }
 
+// Better says which way the metric is better: "lower is better", or for a
+// Magnitude metric "nearer 0 is better" (it is compared by its magnitude).
+func (m Metric) Better() string {
+	if m.Magnitude {
+		return "nearer 0 is better"
+	}
+	return "lower is better"
+}
+
 // Smallest is the smallest difference diagnose calls an effect: half the
 // last digit it shows.
 func (m Metric) Smallest() float64 { return 0.5 * lastDigit(m.Prec) }

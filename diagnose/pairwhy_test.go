@@ -10,13 +10,13 @@ import (
 
 // A pair that is not taken says why (qa2): handover's client.snap=2.5 +
 // client.corrector=proportional read "against client.snap=2.5 alone judder
-// -0.057 ± 0.060 m/s, speed deficit -0.124 ± 0.115 * m/s: it does not
+// -0.057 ± 0.060 m/s, progress deficit -0.124 ± 0.115 * m/s: it does not
 // beat client.snap=2.5 alone", though the tie-break is significantly
 // better; what kept it was a third figure, visible lag p50, made worse,
 // which the line never named. Each way a pair falls short is said.
 func TestPairVerdictSaysWhy(t *testing.T) {
 	judder, _ := LookupMetric("judder_mps")
-	deficit, _ := LookupMetric("speed_deficit_mps")
+	deficit, _ := LookupMetric("progress_deficit_mps")
 	sig := func(m float64) stats.Diff {
 		return stats.Diff{Interval: stats.Interval{N: 20, Mean: m, Half: 0.01}, Significant: true}
 	}
@@ -28,17 +28,17 @@ func TestPairVerdictSaysWhy(t *testing.T) {
 		want          string
 	}{
 		{"the reference, tie-break worse", Change{Primary: sig(-1.43), TieBreak: sig(0.016)}, good, good,
-			"it does not meet the bar against the reference (judder better, but speed deficit worse)"},
+			"it does not meet the bar against the reference (judder better, but progress deficit worse)"},
 		// Since qa3 a cost within its allowance (visible lag p50 +0.015 m)
 		// no longer stops it; a figure outside the costs made worse does.
-		{"a part, a third figure worse", good, card(map[string][2]float64{"speed_deficit_mps": {-0.124, 0.010}, "freeze_share": {0.049, 0.017}}), good,
-			"it does not beat a=1 alone (no significant judder change; speed deficit better, but freeze share +0.049 ± 0.017 worse)"},
+		{"a part, a third figure worse", good, card(map[string][2]float64{"progress_deficit_mps": {-0.124, 0.010}, "hesitation_share": {0.049, 0.017}}), good,
+			"it does not beat a=1 alone (no significant judder change; progress deficit better, but hesitation share +0.049 ± 0.017 worse)"},
 		{"a part, nothing significant", good, good, Change{Primary: none, TieBreak: none},
-			"it does not beat b=2 alone (no significant change in judder or speed deficit)"},
+			"it does not beat b=2 alone (no significant change in judder or progress deficit)"},
 		{"a part, judder worse", good, Change{Primary: sig(0.2), TieBreak: none}, good,
 			"it does not beat a=1 alone (judder worse)"},
 		{"a part, tie-break worse", good, Change{Primary: none, TieBreak: sig(0.1)}, good,
-			"it does not beat a=1 alone (no significant judder change, speed deficit worse)"},
+			"it does not beat a=1 alone (no significant judder change, progress deficit worse)"},
 	} {
 		r := &Result{metric: judder, tie: deficit, Pairs: []Pair{{Sets: []string{"a=1", "b=2"}, VsReference: c.ref, OnParts: [2]Change{c.onA, c.onB}}}}
 		if got := r.PairLine(0); !strings.HasSuffix(got, ": "+c.want) {
@@ -53,7 +53,7 @@ func TestPairVerdictSaysWhy(t *testing.T) {
 // and one that lowers it significantly says it lowers it.
 func TestHeadlineSaysNoNegativeCost(t *testing.T) {
 	judder, _ := LookupMetric("judder_mps")
-	deficit, _ := LookupMetric("speed_deficit_mps")
+	deficit, _ := LookupMetric("progress_deficit_mps")
 	diff := func(mean, half float64) stats.Diff {
 		return stats.Diff{Interval: stats.Interval{N: 20, Mean: mean, Half: half}, Significant: mean-half > 0 || mean+half < 0}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,6 +35,9 @@ func SeedList(seeds []uint64) string {
 
 // FormatDiff writes a paired difference "−0.107 ± 0.010 *" (* significant).
 func FormatDiff(d stats.Diff, prec int) string {
+	if math.IsNaN(d.Mean) {
+		return "-" // no data (a local response with no throttle change)
+	}
 	s := d.Format(prec)
 	if d.Mean >= 0 || s[0] != '-' {
 		s = "+" + s
@@ -46,6 +50,14 @@ func FormatDiff(d stats.Diff, prec int) string {
 		s += " *"
 	}
 	return s
+}
+
+// FormatInterval is iv.Format(prec), or "-" for no data.
+func FormatInterval(iv stats.Interval, prec int) string {
+	if math.IsNaN(iv.Mean) {
+		return "-"
+	}
+	return iv.Format(prec)
 }
 
 // mainCauseShare is the share of the link's cost a finding must explain to
@@ -248,8 +260,8 @@ func (r *Result) Bar() string {
 		r.metric.Label, r.tie.Label, AllowanceText())
 }
 
-// AllowanceText states the costs and their allowances: "input delay p50,
-// p95, p99 up to +50.0 ms, visible lag p50, p99 up to +0.100 m".
+// AllowanceText states the costs and their allowances: "local response p50,
+// p95, p99 up to +50.0 ms, visible lag p50, p99 up to +50.0 ms".
 func AllowanceText() string {
 	var parts []string
 	last := ""
@@ -366,7 +378,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "  duration\t%v each\n", time.Duration(c.DurationS*float64(time.Second)))
 	fmt.Fprintf(tw, "  version\t%s\n", c.Version)
 	fmt.Fprintf(tw, "  input\t%s (a recommendation holds for the input it was found on)\n", c.Input)
-	fmt.Fprintf(tw, "  metric\t%s, lower is better; %s breaks ties\n", r.metric.Named(), r.tie.Name)
+	fmt.Fprintf(tw, "  metric\t%s, %s; %s breaks ties\n", r.metric.Named(), r.metric.Better(), r.tie.Name)
 	tw.Flush()
 
 	fmt.Fprintln(&b)
@@ -451,7 +463,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	for i, m := range Metrics {
 		ref, best := r.Reference.Stat(m).Mean, r.Best.Stat(m).Mean
 		d := r.BestVsReference[i]
-		rows = append(rows, []string{m.Name, ref.Format(m.Prec), best.Format(m.Prec), FormatDiff(d, m.Prec), r.CardPercent(i)})
+		rows = append(rows, []string{m.Name, FormatInterval(ref, m.Prec), FormatInterval(best, m.Prec), FormatDiff(d, m.Prec), r.CardPercent(i)})
 	}
 	table(&b, rows)
 	fmt.Fprintf(&b, "\n± is the 95 %% interval over the seeds; * the interval excludes 0. Seed %d is the one nearest the mean %s.\n",

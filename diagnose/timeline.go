@@ -323,10 +323,10 @@ func (d *diag) latencyMechanism() mechanism {
 	// A spike shows in the input delay's tail; a lasting step moves its
 	// level (handover's 100 → 60 ms at 21 s leaves the p99 in the first
 	// 21 s either way).
-	delay, _ := LookupMetric("input_delay_p50_ms")
+	delay, _ := LookupMetric("server_input_delay_p50_ms")
 	name := "p50"
 	if spikes {
-		delay, _ = LookupMetric("input_delay_p99_ms")
+		delay, _ = LookupMetric("server_input_delay_p99_ms")
 		name = "p99"
 	}
 	m.detail = func(ref, without *Arm) string {
@@ -359,7 +359,7 @@ func (d *diag) latencyMechanism() mechanism {
 		finalOffset := func(s *lab.Summary) float64 { return float64(s.FinalOffset) }
 		final, off := stats.Mean(runValues(ref, finalOffset)), stats.Mean(runValues(without, finalOffset))
 		raised := stats.Paired(runValues(without, finalOffset), runValues(ref, finalOffset))
-		text := fmt.Sprintf("input delay %s %s ms with %s and %s ms without; what the client did: %s; it ends the run at %s (%s without %s)", name,
+		text := fmt.Sprintf("server input delay %s %s ms with %s and %s ms without; what the client did: %s; it ends the run at %s (%s without %s)", name,
 			ref.Stat(delay).Mean.Format(delay.Prec), m.name, without.Stat(delay).Mean.Format(delay.Prec), strings.Join(did, "; "),
 			signed(final), signed(off), m.name)
 		// The dead band latched at a fast interval that still sends once

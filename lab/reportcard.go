@@ -15,30 +15,47 @@ import (
 
 // CardThresholds are the report card's thresholds (docs/report-card.md).
 type CardThresholds struct {
-	RubberBandM   float64 `json:"rubber_band_m"`   // a backwards move along the heading larger than this is a rubber band (0.01 m)
-	FreezeShare   float64 `json:"freeze_share"`    // a frame below this share of the commanded speed is frozen (0.10)
-	CorrectionM   float64 `json:"correction_m"`    // a reconciliation correction larger than this counts (0.01 m)
-	ThrottleOnMin float64 `json:"throttle_on_min"` // |throttle| above this means the player is driving (0)
+	ThrottleOnMin    float64 `json:"throttle_on_min"`    // |throttle| above this means the player is driving (0)
+	JudderWindowS    float64 `json:"judder_window_s"`    // the centred moving mean judder subtracts spans this (0.2 s)
+	BackwardM        float64 `json:"backward_m"`         // a backward excursion longer than this is a rubber band (0.01 m)
+	HesitationShare  float64 `json:"hesitation_share"`   // below this share of the commanded speed a driving frame hesitates (0.5)
+	HesitationS      float64 `json:"hesitation_s"`       // a hesitation lasts at least this (0.1 s)
+	ResponseM        float64 `json:"response_m"`         // the visible pose has responded once it is this far from where it was going (0.05 m)
+	ResponseStep     float64 `json:"response_step"`      // a throttle change of at least this starts a local response (0.5)
+	CorrectionFloorM float64 `json:"correction_floor_m"` // a reconciliation moving the prediction less is no correction (0.0001 m)
+	CorrectionSmallM float64 `json:"correction_small_m"` // corrections below this are small (0.01 m)
+	CorrectionLargeM float64 `json:"correction_large_m"` // corrections above this are large (0.10 m)
 }
 
 // DefaultCardThresholds are the thresholds every summary uses.
-var DefaultCardThresholds = CardThresholds{RubberBandM: 0.01, FreezeShare: 0.10, CorrectionM: 0.01}
+var DefaultCardThresholds = CardThresholds{JudderWindowS: 0.2, BackwardM: 0.01, HesitationShare: 0.5, HesitationS: 0.1,
+	ResponseM: 0.05, ResponseStep: 0.5, CorrectionFloorM: 1e-4, CorrectionSmallM: 0.01, CorrectionLargeM: 0.10}
 
-// ReportCard is what the player sees in a run, in the player's terms. Every
-// figure is defined in docs/report-card.md; frames count from WarmUp after
-// login, as the rest of the Summary.
+// ReportCard is what the player sees in a run, in the player's terms (the
+// card's second edition). Every figure is defined in docs/report-card.md;
+// frames count from WarmUp after login, as the rest of the Summary. A
+// figure without data is NaN.
 type ReportCard struct {
-	JudderMPS         float64    `json:"judder_mps"`
-	SpeedDeficitMPS   float64    `json:"speed_deficit_mps"`
-	RubberBandsPerMin float64    `json:"rubber_bands_per_min"`
-	FreezeShare       float64    `json:"freeze_share"`
-	SnapsPerMin       float64    `json:"snaps_per_min"`
-	SnapDistanceM     P50Max     `json:"snap_distance_m"`
-	CorrectionsPerMin float64    `json:"corrections_per_min"`
-	InputDelayMs      Percentile `json:"input_delay_ms"`
-	VisibleLagM       P50P99     `json:"visible_lag_m"`
+	ProgressDeficitMPS          float64
+	ProgressDeficitPct          float64
+	JudderMPS                   float64
+	BackwardExcursionsPerMin    float64
+	BackwardMPerMin             float64
+	HesitationsPerMin           float64
+	HesitationShare             float64
+	SnapsPerMin                 float64
+	SnapDistanceM               P50Max
+	CorrectionsSmallPerMin      float64
+	CorrectionsMediumPerMin     float64
+	CorrectionsLargePerMin      float64
+	LocalResponseMs             Percentile
+	ServerInputDelayMs          Percentile
+	ServerInputLostShare        float64
+	ServerInputOverwrittenShare float64
+	VisibleLagMs                P50P99
+	VisibleLagM                 P50P99
 
-	Thresholds CardThresholds `json:"thresholds"`
+	Thresholds CardThresholds
 }
 
 // P50Max is a median and a maximum.
@@ -69,164 +86,370 @@ type CardFrame struct {
 	PrevRot     float64
 	Throttle    float64 // sampled this frame, −1..1
 	MoveSpeed   float64 // m/s at full throttle
+	PredSpeed   float64 // m/s of the input the prediction integrates (the latest sent)
 	VisibleErrM float64 // |visible − predicted| after the frame
 	CorrectionM float64 // largest reconciliation correction this frame
 	Reconciled  int     // PlayerStates reconciled this frame
 	Snapped     bool    // the visible pose snapped this frame
 }
 
-// CardMeter computes a ReportCard from frames and input delays. Its zero
+// edgeM is how close to a correction bucket's edge a correction counts as
+// on it (1 µm).
+const edgeM = 1e-6
+
+// judderRing bounds the frames judder's centred window holds: 200 ms at
+// client.fps 1000 is 201 frames. A window holding more loses its oldest.
+const judderRing = 256
+
+// judderFrame is one frame waiting for the window after it.
+type judderFrame struct {
+	t, dt, v      float64 // end time (s since the first counted frame), length, speed along the travel direction
+	driving, snap bool
+}
+
+// CardMeter computes a ReportCard from frames and input samples. Its zero
 // value is not ready: use NewCardMeter. It never allocates after that.
 type CardMeter struct {
-	th                   CardThresholds
-	judder               metrics.Welford
-	timeS, visM, cmdM    float64
-	rubberBands          uint64
-	backwards            bool // the previous frame was a rubber-band frame
-	frames               uint64
-	driving, frozen      uint64
-	snaps, corrections   uint64
-	snapDist, lag, delay *metrics.Histogram
+	th            CardThresholds
+	half          float64 // half the judder window, s
+	frames        uint64
+	driving       uint64
+	timeS, driveS float64
+	cmdM, progM   float64 // commanded distance, signed progress along the travel direction
+	dir           float64 // +1, or −1 after a negative throttle: the direction of travel
+
+	// Judder: frames wait in ring[centre, next) until the window after
+	// them is complete; ring[tail, next) is the window, sumVD and sumDT
+	// its non-snap distance and time.
+	ring               [judderRing]judderFrame
+	tail, centre, next uint64
+	sumVD, sumDT       float64
+	judSS              float64
+	judN               uint64
+	quietFrom, quietTo float64 // a throttle change's transition, out of judder
+
+	// Rubber bands: the backward run so far.
+	backRun      float64
+	backCounted  bool
+	excursions   uint64
+	backM        float64
+	hesRun, hesS float64
+	hesCounted   bool
+	hesitations  uint64
+
+	// Local response: a throttle change waiting for the visible pose.
+	lastThrottle   float64
+	hasThrottle    bool
+	respPending    bool
+	respT0         float64 // the change frame's end time
+	respX, respY   float64 // the pose before the change frame
+	respStart      float64 // its time
+	respUX, respUY float64 // the heading at the change (unit)
+	respV          float64 // the signed speed commanded before the change
+
+	snaps                         uint64
+	corrSmall, corrMid, corrLarge uint64
+	lost, overwritten, applied    uint64
+	snapDist, lag, lagMs          *metrics.Histogram
+	response, delay               *metrics.Histogram
 }
 
 // NewCardMeter returns a meter with thresholds th.
 func NewCardMeter(th CardThresholds) *CardMeter {
-	return &CardMeter{th: th, snapDist: metrics.NewHistogram(1e-4), lag: metrics.NewHistogram(1e-4), delay: metrics.NewHistogram(0.01)}
+	return &CardMeter{th: th, half: th.JudderWindowS / 2, dir: 1, quietFrom: math.Inf(1), quietTo: math.Inf(1),
+		snapDist: metrics.NewHistogram(1e-4), lag: metrics.NewHistogram(1e-4), lagMs: metrics.NewHistogram(0.01),
+		response: metrics.NewHistogram(0.01), delay: metrics.NewHistogram(0.01)}
 }
 
 // Frame counts one frame.
 func (m *CardMeter) Frame(f *CardFrame) {
 	dx, dy := f.X-f.PrevX, f.Y-f.PrevY
-	moved := math.Sqrt(float64(dx*dx) + float64(dy*dy)) // math.Hypot may fuse
-	speed := moved / f.Dt
+	start := m.timeS
 	m.frames++
-	m.judder.Add(speed)
 	m.timeS += f.Dt
-	m.visM += moved
+	t := m.timeS
 	cmd := math.Abs(f.Throttle) * f.MoveSpeed
 	m.cmdM += float64(cmd * f.Dt)
-	back := false
-	if math.Abs(f.Throttle) > m.th.ThrottleOnMin {
+	driving := math.Abs(f.Throttle) > m.th.ThrottleOnMin
+	if driving {
 		m.driving++
-		if speed < m.th.FreezeShare*cmd {
-			m.frozen++
+		m.driveS += f.Dt
+		m.dir = math.Copysign(1, f.Throttle)
+	}
+	// Along the direction of travel: the heading before the frame,
+	// reversed while reversing.
+	sin, cos := detmath.Sincos(f.PrevRot * (math.Pi / 180))
+	along := (float64(dx*sin) + float64(dy*cos)) * m.dir
+	m.progM += along
+	speed := along / f.Dt
+
+	m.response1(f, t, start, sin, cos)
+	m.judder(t, f.Dt, speed, driving, f.Snapped)
+
+	// Rubber bands: a run of frames moving backward.
+	if along < 0 {
+		m.backRun -= along
+		m.backM -= along
+		if !m.backCounted && m.backRun > m.th.BackwardM {
+			m.excursions++
+			m.backCounted = true
 		}
-		// Travel direction: the heading, reversed when reversing.
-		sin, cos := detmath.Sincos(f.PrevRot * (math.Pi / 180))
-		along := (float64(dx*sin) + float64(dy*cos)) * math.Copysign(1, f.Throttle)
-		back = along < -m.th.RubberBandM
+	} else {
+		m.backRun, m.backCounted = 0, false
 	}
-	if back && !m.backwards {
-		m.rubberBands++
+	// Hesitations: a run of driving frames below a share of the commanded
+	// speed, once the visible pose has answered the last throttle change
+	// (the wait for that answer is the local response).
+	if driving && !m.respPending && speed < m.th.HesitationShare*cmd {
+		m.hesRun += f.Dt
+		switch {
+		case m.hesCounted:
+			m.hesS += f.Dt
+		case m.hesRun >= m.th.HesitationS-1e-9:
+			m.hesitations++
+			m.hesCounted = true
+			m.hesS += m.hesRun
+		}
+	} else {
+		m.hesRun, m.hesCounted = 0, false
 	}
-	m.backwards = back
+
 	if f.Snapped {
 		m.snaps++
-		m.snapDist.Add(moved)
+		m.snapDist.Add(math.Sqrt(float64(dx*dx) + float64(dy*dy))) // math.Hypot may fuse
 	}
-	if f.Reconciled > 0 && f.CorrectionM > m.th.CorrectionM {
-		m.corrections++
+	// A correction within a micrometre of a bucket's edge is on the edge:
+	// one tick's motion (0.1 m at 2 m/s and 20 Hz) is the commonest size,
+	// and rounding must not split it between two buckets.
+	if f.Reconciled > 0 && f.CorrectionM > m.th.CorrectionFloorM {
+		switch {
+		case f.CorrectionM < m.th.CorrectionSmallM-edgeM:
+			m.corrSmall++
+		case f.CorrectionM <= m.th.CorrectionLargeM+edgeM:
+			m.corrMid++
+		default:
+			m.corrLarge++
+		}
 	}
 	m.lag.Add(f.VisibleErrM)
+	if f.PredSpeed > 0 {
+		m.lagMs.Add(1000 * f.VisibleErrM / f.PredSpeed)
+	}
 }
 
-// InputDelay counts one input's delay from send to applied, in ms.
-func (m *CardMeter) InputDelay(ms float64) { m.delay.Add(ms) }
+// response1 runs the local response for one frame ending at t (started at
+// start): a throttle change of at least ResponseStep starts it, the
+// visible pose ResponseM away from where the old speed was taking it ends it.
+func (m *CardMeter) response1(f *CardFrame, t, start, sin, cos float64) {
+	if m.hasThrottle && math.Abs(f.Throttle-m.lastThrottle) >= m.th.ResponseStep {
+		m.respPending, m.respT0 = true, t
+		m.respX, m.respY, m.respStart = f.PrevX, f.PrevY, start
+		m.respUX, m.respUY = sin, cos
+		m.respV = m.lastThrottle * f.MoveSpeed
+		// The change's transition is no judder: from half a window
+		// before it until half a window after the response.
+		h := m.half
+		if m.quietTo <= t-h || math.IsInf(m.quietFrom, 1) {
+			m.quietFrom = t - h
+		}
+		m.quietTo = math.Inf(1)
+	}
+	m.lastThrottle, m.hasThrottle = f.Throttle, true
+	if !m.respPending {
+		return
+	}
+	s := float64((f.X-m.respX)*m.respUX) + float64((f.Y-m.respY)*m.respUY)
+	if math.Abs(s-float64(m.respV*(t-m.respStart))) >= m.th.ResponseM {
+		m.respPending = false
+		m.response.Add(1000 * (t - m.respT0))
+		m.quietTo = t + m.half
+	}
+}
 
-// Card reports the frames and delays so far. A figure without data is NaN
-// (null in JSON, "no data" in the text), never 0: with no counted frame
-// every frame figure, with no driving frame (throttle on) the judder, the
-// speed deficit, rubber bands and freeze time, with no input applied the
-// input delay. Snap distances are 0 when frames show no snap.
+// judder queues a frame and judges every queued frame whose window is
+// complete: its speed minus the window's mean speed, squared, for a
+// driving frame that is no snap and outside a throttle change's transition.
+func (m *CardMeter) judder(t, dt, v float64, driving, snap bool) {
+	for m.centre < m.next && m.ring[m.centre%judderRing].t+m.half <= t {
+		m.judge()
+	}
+	if m.next-m.tail == judderRing { // full: the window loses its oldest
+		if m.centre == m.tail {
+			m.judge()
+		}
+		m.drop()
+	}
+	m.ring[m.next%judderRing] = judderFrame{t: t, dt: dt, v: v, driving: driving, snap: snap}
+	m.next++
+	if !snap {
+		m.sumVD += float64(v * dt)
+		m.sumDT += dt
+	}
+}
+
+// drop takes the oldest frame out of the window.
+func (m *CardMeter) drop() {
+	if o := &m.ring[m.tail%judderRing]; !o.snap {
+		m.sumVD -= float64(o.v * o.dt)
+		m.sumDT -= o.dt
+	}
+	m.tail++
+}
+
+// judge judges the centre frame against the frames within half a window
+// either side of it.
+func (m *CardMeter) judge() {
+	c := &m.ring[m.centre%judderRing]
+	h := m.half
+	for m.tail < m.centre && m.ring[m.tail%judderRing].t < c.t-h {
+		m.drop()
+	}
+	m.centre++
+	// Not judged: a frame whose window starts before the first counted
+	// frame (incomplete), or that is not driving, a snap, or within a
+	// throttle change's transition.
+	if c.t < h || !c.driving || c.snap || (c.t >= m.quietFrom && c.t < m.quietTo) || !(m.sumDT > 0) {
+		return
+	}
+	r := c.v - m.sumVD/m.sumDT
+	m.judSS += float64(r * r)
+	m.judN++
+}
+
+// ServerInputDelay counts one input sample's delay from the frame that read
+// it to the server step that applied the input carrying it, in ms.
+func (m *CardMeter) ServerInputDelay(ms float64) {
+	m.delay.Add(ms)
+	m.applied++
+}
+
+// UnappliedSamples counts input samples whose input the server never
+// applied: lost (no copy arrived before the server moved past it) and
+// overwritten (one arrived and a later input replaced it).
+func (m *CardMeter) UnappliedSamples(lost, overwritten uint64) {
+	m.lost += lost
+	m.overwritten += overwritten
+}
+
+// Card reports the frames and samples so far. A figure without data is
+// NaN (null in JSON, "no data" in the text), never 0: with no counted frame
+// every frame figure; with no driving frame (throttle on) the progress
+// deficit, judder, rubber bands and hesitations; judder with no judged
+// frame; the local response with no throttle change answered; the visible
+// lag in ms with no frame predicting motion; the server input delay with
+// no sample applied; its shares with no sample decided. Snap distances are
+// 0 when frames show no snap.
 func (m *CardMeter) Card() ReportCard {
 	nan := math.NaN()
 	c := ReportCard{Thresholds: m.th,
-		JudderMPS:         nan,
-		SpeedDeficitMPS:   nan,
-		RubberBandsPerMin: nan,
-		FreezeShare:       nan,
-		SnapsPerMin:       nan,
-		SnapDistanceM:     P50Max{nan, nan},
-		CorrectionsPerMin: nan,
-		InputDelayMs:      Percentile{nan, nan, nan},
-		VisibleLagM:       P50P99{nan, nan},
+		ProgressDeficitMPS: nan, ProgressDeficitPct: nan, JudderMPS: nan,
+		BackwardExcursionsPerMin: nan, BackwardMPerMin: nan, HesitationsPerMin: nan, HesitationShare: nan,
+		SnapsPerMin: nan, SnapDistanceM: P50Max{nan, nan},
+		CorrectionsSmallPerMin: nan, CorrectionsMediumPerMin: nan, CorrectionsLargePerMin: nan,
+		LocalResponseMs: percentiles(m.response), ServerInputDelayMs: percentiles(m.delay),
+		ServerInputLostShare: nan, ServerInputOverwrittenShare: nan,
+		VisibleLagMs: P50P99{nan, nan}, VisibleLagM: P50P99{nan, nan},
 	}
-	if m.delay.Count() > 0 {
-		c.InputDelayMs = Percentile{m.delay.Quantile(0.5), m.delay.Quantile(0.95), m.delay.Quantile(0.99)}
+	if n := m.applied + m.lost + m.overwritten; n > 0 {
+		c.ServerInputLostShare = float64(m.lost) / float64(n)
+		c.ServerInputOverwrittenShare = float64(m.overwritten) / float64(n)
 	}
 	if m.frames == 0 || m.timeS <= 0 {
 		return c
 	}
 	min := m.timeS / 60
 	c.SnapsPerMin = float64(m.snaps) / min
-	c.CorrectionsPerMin = float64(m.corrections) / min
 	c.SnapDistanceM = P50Max{m.snapDist.Quantile(0.5), m.snapDist.Max()}
+	c.CorrectionsSmallPerMin = float64(m.corrSmall) / min
+	c.CorrectionsMediumPerMin = float64(m.corrMid) / min
+	c.CorrectionsLargePerMin = float64(m.corrLarge) / min
 	c.VisibleLagM = P50P99{m.lag.Quantile(0.5), m.lag.Quantile(0.99)}
-	if m.driving > 0 {
-		c.JudderMPS = m.judder.SD()
-		c.SpeedDeficitMPS = (m.cmdM - m.visM) / m.timeS
-		c.RubberBandsPerMin = float64(m.rubberBands) / min
-		c.FreezeShare = float64(m.frozen) / float64(m.driving)
+	if m.lagMs.Count() > 0 {
+		c.VisibleLagMs = P50P99{m.lagMs.Quantile(0.5), m.lagMs.Quantile(0.99)}
 	}
+	if m.driving == 0 {
+		return c
+	}
+	deficit := m.cmdM - m.progM
+	c.ProgressDeficitMPS = deficit / m.timeS
+	if m.cmdM > 0 {
+		c.ProgressDeficitPct = 100 * deficit / m.cmdM
+	}
+	if m.judN > 0 {
+		c.JudderMPS = math.Sqrt(m.judSS / float64(m.judN))
+	}
+	c.BackwardExcursionsPerMin = float64(m.excursions) / min
+	c.BackwardMPerMin = m.backM / min
+	c.HesitationsPerMin = float64(m.hesitations) / min
+	c.HesitationShare = m.hesS / m.driveS
 	return c
+}
+
+// percentiles is h's median, 95th and 99th percentiles, NaN when h is empty.
+func percentiles(h *metrics.Histogram) Percentile {
+	if h.Count() == 0 {
+		nan := math.NaN()
+		return Percentile{nan, nan, nan}
+	}
+	return Percentile{h.Quantile(0.5), h.Quantile(0.95), h.Quantile(0.99)}
 }
 
 // cardJSON is a ReportCard as JSON: figures without data are null.
 type cardJSON struct {
-	JudderMPS         *float64       `json:"judder_mps"`
-	SpeedDeficitMPS   *float64       `json:"speed_deficit_mps"`
-	RubberBandsPerMin *float64       `json:"rubber_bands_per_min"`
-	FreezeShare       *float64       `json:"freeze_share"`
-	SnapsPerMin       *float64       `json:"snaps_per_min"`
-	SnapDistanceJSON  map2           `json:"snap_distance_m"`
-	CorrectionsPerMin *float64       `json:"corrections_per_min"`
-	InputDelayMs      pctJSON        `json:"input_delay_ms"`
-	VisibleLagM       p50p99JSON     `json:"visible_lag_m"`
-	Thresholds        CardThresholds `json:"thresholds"`
+	ProgressDeficitMPS          Figure         `json:"progress_deficit_mps"`
+	ProgressDeficitPct          Figure         `json:"progress_deficit_pct"`
+	JudderMPS                   Figure         `json:"judder_mps"`
+	BackwardExcursionsPerMin    Figure         `json:"backward_excursions_per_min"`
+	BackwardMPerMin             Figure         `json:"backward_m_per_min"`
+	HesitationsPerMin           Figure         `json:"hesitations_per_min"`
+	HesitationShare             Figure         `json:"hesitation_share"`
+	SnapsPerMin                 Figure         `json:"snaps_per_min"`
+	SnapDistance                figMax         `json:"snap_distance_m"`
+	CorrectionsSmallPerMin      Figure         `json:"corrections_under_1cm_per_min"`
+	CorrectionsMediumPerMin     Figure         `json:"corrections_1_to_10cm_per_min"`
+	CorrectionsLargePerMin      Figure         `json:"corrections_over_10cm_per_min"`
+	LocalResponseMs             figPct         `json:"local_response_ms"`
+	ServerInputDelayMs          figPct         `json:"server_input_delay_ms"`
+	ServerInputLostShare        Figure         `json:"server_input_lost_share"`
+	ServerInputOverwrittenShare Figure         `json:"server_input_overwritten_share"`
+	VisibleLagMs                fig99          `json:"visible_lag_ms"`
+	VisibleLagM                 fig99          `json:"visible_lag_m"`
+	Thresholds                  CardThresholds `json:"thresholds"`
 }
 
-type map2 struct {
-	P50 *float64 `json:"p50"`
-	Max *float64 `json:"max"`
+type figMax struct {
+	P50 Figure `json:"p50"`
+	Max Figure `json:"max"`
 }
 
-type pctJSON struct {
-	P50 *float64 `json:"p50"`
-	P95 *float64 `json:"p95"`
-	P99 *float64 `json:"p99"`
+type figPct struct {
+	P50 Figure `json:"p50"`
+	P95 Figure `json:"p95"`
+	P99 Figure `json:"p99"`
 }
 
-type p50p99JSON struct {
-	P50 *float64 `json:"p50"`
-	P99 *float64 `json:"p99"`
+type fig99 struct {
+	P50 Figure `json:"p50"`
+	P99 Figure `json:"p99"`
 }
 
-// orNull is v, or nil (null) for NaN and infinities.
-func orNull(v float64) *float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
-	}
-	return &v
-}
-
-// orNaN is *p, or NaN (no data) for nil.
-func orNaN(p *float64) float64 {
-	if p == nil {
-		return math.NaN()
-	}
-	return *p
-}
+func toPct(p Percentile) figPct   { return figPct{Figure(p.P50), Figure(p.P95), Figure(p.P99)} }
+func fromPct(p figPct) Percentile { return Percentile{float64(p.P50), float64(p.P95), float64(p.P99)} }
+func to99(p P50P99) fig99         { return fig99{Figure(p.P50), Figure(p.P99)} }
+func from99(p fig99) P50P99       { return P50P99{float64(p.P50), float64(p.P99)} }
 
 // MarshalJSON writes a figure without data as null.
 func (c ReportCard) MarshalJSON() ([]byte, error) {
 	return json.Marshal(cardJSON{
-		JudderMPS: orNull(c.JudderMPS), SpeedDeficitMPS: orNull(c.SpeedDeficitMPS), RubberBandsPerMin: orNull(c.RubberBandsPerMin),
-		FreezeShare: orNull(c.FreezeShare), SnapsPerMin: orNull(c.SnapsPerMin),
-		SnapDistanceJSON:  map2{orNull(c.SnapDistanceM.P50), orNull(c.SnapDistanceM.Max)},
-		CorrectionsPerMin: orNull(c.CorrectionsPerMin),
-		InputDelayMs:      pctJSON{orNull(c.InputDelayMs.P50), orNull(c.InputDelayMs.P95), orNull(c.InputDelayMs.P99)},
-		VisibleLagM:       p50p99JSON{orNull(c.VisibleLagM.P50), orNull(c.VisibleLagM.P99)},
-		Thresholds:        c.Thresholds,
+		ProgressDeficitMPS: Figure(c.ProgressDeficitMPS), ProgressDeficitPct: Figure(c.ProgressDeficitPct), JudderMPS: Figure(c.JudderMPS),
+		BackwardExcursionsPerMin: Figure(c.BackwardExcursionsPerMin), BackwardMPerMin: Figure(c.BackwardMPerMin),
+		HesitationsPerMin: Figure(c.HesitationsPerMin), HesitationShare: Figure(c.HesitationShare),
+		SnapsPerMin: Figure(c.SnapsPerMin), SnapDistance: figMax{Figure(c.SnapDistanceM.P50), Figure(c.SnapDistanceM.Max)},
+		CorrectionsSmallPerMin: Figure(c.CorrectionsSmallPerMin), CorrectionsMediumPerMin: Figure(c.CorrectionsMediumPerMin),
+		CorrectionsLargePerMin: Figure(c.CorrectionsLargePerMin),
+		LocalResponseMs:        toPct(c.LocalResponseMs), ServerInputDelayMs: toPct(c.ServerInputDelayMs),
+		ServerInputLostShare: Figure(c.ServerInputLostShare), ServerInputOverwrittenShare: Figure(c.ServerInputOverwrittenShare),
+		VisibleLagMs: to99(c.VisibleLagMs), VisibleLagM: to99(c.VisibleLagM), Thresholds: c.Thresholds,
 	})
 }
 
@@ -236,13 +459,17 @@ func (c *ReportCard) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*c = ReportCard{JudderMPS: orNaN(j.JudderMPS), SpeedDeficitMPS: orNaN(j.SpeedDeficitMPS), RubberBandsPerMin: orNaN(j.RubberBandsPerMin),
-		FreezeShare: orNaN(j.FreezeShare), SnapsPerMin: orNaN(j.SnapsPerMin),
-		SnapDistanceM:     P50Max{orNaN(j.SnapDistanceJSON.P50), orNaN(j.SnapDistanceJSON.Max)},
-		CorrectionsPerMin: orNaN(j.CorrectionsPerMin),
-		InputDelayMs:      Percentile{orNaN(j.InputDelayMs.P50), orNaN(j.InputDelayMs.P95), orNaN(j.InputDelayMs.P99)},
-		VisibleLagM:       P50P99{orNaN(j.VisibleLagM.P50), orNaN(j.VisibleLagM.P99)},
-		Thresholds:        j.Thresholds}
+	*c = ReportCard{
+		ProgressDeficitMPS: float64(j.ProgressDeficitMPS), ProgressDeficitPct: float64(j.ProgressDeficitPct), JudderMPS: float64(j.JudderMPS),
+		BackwardExcursionsPerMin: float64(j.BackwardExcursionsPerMin), BackwardMPerMin: float64(j.BackwardMPerMin),
+		HesitationsPerMin: float64(j.HesitationsPerMin), HesitationShare: float64(j.HesitationShare),
+		SnapsPerMin: float64(j.SnapsPerMin), SnapDistanceM: P50Max{float64(j.SnapDistance.P50), float64(j.SnapDistance.Max)},
+		CorrectionsSmallPerMin: float64(j.CorrectionsSmallPerMin), CorrectionsMediumPerMin: float64(j.CorrectionsMediumPerMin),
+		CorrectionsLargePerMin: float64(j.CorrectionsLargePerMin),
+		LocalResponseMs:        fromPct(j.LocalResponseMs), ServerInputDelayMs: fromPct(j.ServerInputDelayMs),
+		ServerInputLostShare: float64(j.ServerInputLostShare), ServerInputOverwrittenShare: float64(j.ServerInputOverwrittenShare),
+		VisibleLagMs: from99(j.VisibleLagMs), VisibleLagM: from99(j.VisibleLagM), Thresholds: j.Thresholds,
+	}
 	return nil
 }
 
@@ -251,9 +478,10 @@ func (c *ReportCard) UnmarshalJSON(b []byte) error {
 // count before it.
 func (s *Session) cardFrame(st *client.FrameStats, prev motion.Pose, snaps uint64) {
 	v := s.cl.Visible()
+	move := s.cfg.Client.Tuning.MoveSpeed
 	s.card.Frame(&CardFrame{Dt: seconds(st.Dt), X: v.X, Y: v.Y, Rot: v.Rot, PrevX: prev.X, PrevY: prev.Y, PrevRot: prev.Rot,
-		Throttle: s.cl.Input().Throttle, MoveSpeed: s.cfg.Client.Tuning.MoveSpeed, VisibleErrM: st.VisibleErrM,
-		CorrectionM: st.CorrectionM, Reconciled: st.Reconciled, Snapped: s.cl.Counters().Snaps > snaps})
+		Throttle: s.cl.Input().Throttle, MoveSpeed: move, PredSpeed: float64(abs(s.inputs.sentThrottle) * move),
+		VisibleErrM: st.VisibleErrM, CorrectionM: st.CorrectionM, Reconciled: st.Reconciled, Snapped: s.cl.Counters().Snaps > snaps})
 }
 
 // WriteText prints the card, one figure a line ("no data" for a figure
@@ -268,27 +496,62 @@ func (c *ReportCard) WriteText(w io.Writer) error {
 		}
 		return fmt.Sprintf(format, v)
 	}
+	// q formats percentiles named names, or says "no data".
+	q := func(names []string, vs ...float64) string {
+		if math.IsNaN(vs[0]) {
+			return "no data"
+		}
+		out := ""
+		for i, v := range vs {
+			if i > 0 {
+				out += ", "
+			}
+			out += fmt.Sprintf("%s %.1f ms", names[i], v)
+		}
+		return out
+	}
+	p3, p2 := []string{"p50", "p95", "p99"}, []string{"p50", "p99"}
 	fmt.Fprintln(w, "report card")
-	fmt.Fprintf(tw, "  judder (sd of per-frame visible speed)\t%s\n", f("%.3f m/s", c.JudderMPS))
-	fmt.Fprintf(tw, "  speed deficit (commanded − visible)\t%s\n", f("%.3f m/s", c.SpeedDeficitMPS))
-	fmt.Fprintf(tw, "  rubber bands (back > %g cm in a frame)\t%s\n", 100*th.RubberBandM, f("%.1f /min", c.RubberBandsPerMin))
-	fmt.Fprintf(tw, "  freeze time (speed < %g %% of commanded)\t%s\n", 100*th.FreezeShare, f("%.1f %% of driving frames", 100*c.FreezeShare))
+	deficit := f("%.3f m/s", c.ProgressDeficitMPS)
+	if !math.IsNaN(c.ProgressDeficitPct) {
+		deficit += fmt.Sprintf(" (%.1f %% of commanded)", c.ProgressDeficitPct)
+	}
+	fmt.Fprintf(tw, "  progress deficit (commanded − forward progress)\t%s\n", deficit)
+	fmt.Fprintf(tw, "  judder (rms of speed − its %g ms mean)\t%s\n", 1000*th.JudderWindowS, f("%.3f m/s", c.JudderMPS))
+	back := f("%.1f /min", c.BackwardExcursionsPerMin)
+	if !math.IsNaN(c.BackwardMPerMin) {
+		back += fmt.Sprintf(", %.3f m/min backward", c.BackwardMPerMin)
+	}
+	fmt.Fprintf(tw, "  rubber bands (backward runs > %g cm)\t%s\n", 100*th.BackwardM, back)
+	hes := f("%.1f /min", c.HesitationsPerMin)
+	if !math.IsNaN(c.HesitationShare) {
+		hes += fmt.Sprintf(", %.1f %% of driving time", 100*c.HesitationShare)
+	}
+	fmt.Fprintf(tw, "  hesitations (≥ %g ms below %g %% of commanded)\t%s\n", 1000*th.HesitationS, 100*th.HesitationShare, hes)
 	if math.IsNaN(c.SnapsPerMin) {
 		fmt.Fprintf(tw, "  snaps\tno data\n")
 	} else {
 		fmt.Fprintf(tw, "  snaps\t%.1f /min, distance p50 %.3f m, max %.3f m\n", c.SnapsPerMin, c.SnapDistanceM.P50, c.SnapDistanceM.Max)
 	}
-	fmt.Fprintf(tw, "  corrections > %g cm\t%s\n", 100*th.CorrectionM, f("%.1f /min", c.CorrectionsPerMin))
-	if math.IsNaN(c.InputDelayMs.P50) {
-		fmt.Fprintf(tw, "  input delay, send → applied\tno data\n")
+	if math.IsNaN(c.CorrectionsSmallPerMin) {
+		fmt.Fprintf(tw, "  corrections\tno data\n")
 	} else {
-		fmt.Fprintf(tw, "  input delay, send → applied\tp50 %.1f ms, p95 %.1f ms, p99 %.1f ms\n", c.InputDelayMs.P50, c.InputDelayMs.P95, c.InputDelayMs.P99)
+		fmt.Fprintf(tw, "  corrections < %g cm, %g–%g cm, > %g cm\t%.1f, %.1f, %.1f /min\n", 100*th.CorrectionSmallM, 100*th.CorrectionSmallM,
+			100*th.CorrectionLargeM, 100*th.CorrectionLargeM, c.CorrectionsSmallPerMin, c.CorrectionsMediumPerMin, c.CorrectionsLargePerMin)
 	}
-	if math.IsNaN(c.VisibleLagM.P50) {
-		fmt.Fprintf(tw, "  visible lag behind predicted\tno data\n")
-	} else {
-		fmt.Fprintf(tw, "  visible lag behind predicted\tp50 %.3f m, p99 %.3f m\n", c.VisibleLagM.P50, c.VisibleLagM.P99)
+	r := &c.LocalResponseMs
+	fmt.Fprintf(tw, "  local response (throttle → %g cm on screen)\t%s\n", 100*th.ResponseM, q(p3, r.P50, r.P95, r.P99))
+	d := &c.ServerInputDelayMs
+	sv := q(p3, d.P50, d.P95, d.P99)
+	if !math.IsNaN(c.ServerInputLostShare) {
+		sv += fmt.Sprintf("; lost %.1f %%, overwritten %.1f %%", 100*c.ServerInputLostShare, 100*c.ServerInputOverwrittenShare)
 	}
+	fmt.Fprintf(tw, "  server input delay (sample → applied)\t%s\n", sv)
+	lag := q(p2, c.VisibleLagMs.P50, c.VisibleLagMs.P99)
+	if !math.IsNaN(c.VisibleLagM.P50) {
+		lag += fmt.Sprintf(" (p50 %.3f m, p99 %.3f m)", c.VisibleLagM.P50, c.VisibleLagM.P99)
+	}
+	fmt.Fprintf(tw, "  visible lag behind predicted\t%s\n", lag)
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -299,31 +562,54 @@ func (c *ReportCard) WriteText(w io.Writer) error {
 // CardMetric is one report-card figure under the one name every output
 // gives it: diagnose's --metric, text and JSON, the tables, CSV and JSON of
 // ab and sweep: the name 'lab run --json' gives it, a percentile flattened
-// (input_delay_ms.p50 is input_delay_p50_ms). Every card metric is worse
-// when larger.
+// (local_response_ms.p50 is local_response_p50_ms). Every card metric is
+// worse when larger; a Magnitude metric (the progress deficit) is worse
+// when farther from 0, either way.
 type CardMetric struct {
-	Name  string // judder_mps
-	Label string // in sentences: "judder"
-	Unit  string // in sentences: "m/s"; "" for a share
-	Prec  int    // decimals shown
-	Get   func(*ReportCard) float64
+	Name      string // judder_mps
+	Label     string // in sentences: "judder"
+	Unit      string // in sentences: "m/s"; "" for a share
+	Prec      int    // decimals shown
+	Get       func(*ReportCard) float64
+	Magnitude bool // ranked by |Get|
+	// Server: the server's side (what other players see of this one),
+	// shown but not the local player's cost (diagnose's bar leaves it out).
+	Server bool
+}
+
+// Score is the figure as it is ranked: |Get| for a Magnitude metric.
+func (m CardMetric) Score(c *ReportCard) float64 {
+	if m.Magnitude {
+		return math.Abs(m.Get(c))
+	}
+	return m.Get(c)
 }
 
 // CardMetrics are the report card's figures, in the card's order.
 var CardMetrics = []CardMetric{
-	{"judder_mps", "judder", "m/s", 3, func(c *ReportCard) float64 { return c.JudderMPS }},
-	{"speed_deficit_mps", "speed deficit", "m/s", 3, func(c *ReportCard) float64 { return c.SpeedDeficitMPS }},
-	{"rubber_bands_per_min", "rubber bands", "/min", 1, func(c *ReportCard) float64 { return c.RubberBandsPerMin }},
-	{"freeze_share", "freeze share", "", 3, func(c *ReportCard) float64 { return c.FreezeShare }},
-	{"snaps_per_min", "snaps", "/min", 2, func(c *ReportCard) float64 { return c.SnapsPerMin }},
-	{"snap_distance_p50_m", "snap distance p50", "m", 3, func(c *ReportCard) float64 { return c.SnapDistanceM.P50 }},
-	{"snap_distance_max_m", "snap distance max", "m", 3, func(c *ReportCard) float64 { return c.SnapDistanceM.Max }},
-	{"corrections_per_min", "corrections", "/min", 1, func(c *ReportCard) float64 { return c.CorrectionsPerMin }},
-	{"input_delay_p50_ms", "input delay p50", "ms", 1, func(c *ReportCard) float64 { return c.InputDelayMs.P50 }},
-	{"input_delay_p95_ms", "input delay p95", "ms", 1, func(c *ReportCard) float64 { return c.InputDelayMs.P95 }},
-	{"input_delay_p99_ms", "input delay p99", "ms", 1, func(c *ReportCard) float64 { return c.InputDelayMs.P99 }},
-	{"visible_lag_p50_m", "visible lag p50", "m", 3, func(c *ReportCard) float64 { return c.VisibleLagM.P50 }},
-	{"visible_lag_p99_m", "visible lag p99", "m", 3, func(c *ReportCard) float64 { return c.VisibleLagM.P99 }},
+	{Name: "progress_deficit_mps", Label: "progress deficit", Unit: "m/s", Prec: 3, Get: func(c *ReportCard) float64 { return c.ProgressDeficitMPS }, Magnitude: true},
+	{Name: "progress_deficit_pct", Label: "progress deficit", Unit: "%", Prec: 1, Get: func(c *ReportCard) float64 { return c.ProgressDeficitPct }, Magnitude: true},
+	{Name: "judder_mps", Label: "judder", Unit: "m/s", Prec: 3, Get: func(c *ReportCard) float64 { return c.JudderMPS }},
+	{Name: "backward_excursions_per_min", Label: "rubber bands", Unit: "/min", Prec: 1, Get: func(c *ReportCard) float64 { return c.BackwardExcursionsPerMin }},
+	{Name: "backward_m_per_min", Label: "backward motion", Unit: "m/min", Prec: 3, Get: func(c *ReportCard) float64 { return c.BackwardMPerMin }},
+	{Name: "hesitations_per_min", Label: "hesitations", Unit: "/min", Prec: 1, Get: func(c *ReportCard) float64 { return c.HesitationsPerMin }},
+	{Name: "hesitation_share", Label: "hesitation share", Prec: 3, Get: func(c *ReportCard) float64 { return c.HesitationShare }},
+	{Name: "snaps_per_min", Label: "snaps", Unit: "/min", Prec: 2, Get: func(c *ReportCard) float64 { return c.SnapsPerMin }},
+	{Name: "snap_distance_p50_m", Label: "snap distance p50", Unit: "m", Prec: 3, Get: func(c *ReportCard) float64 { return c.SnapDistanceM.P50 }},
+	{Name: "snap_distance_max_m", Label: "snap distance max", Unit: "m", Prec: 3, Get: func(c *ReportCard) float64 { return c.SnapDistanceM.Max }},
+	{Name: "corrections_under_1cm_per_min", Label: "corrections < 1 cm", Unit: "/min", Prec: 1, Get: func(c *ReportCard) float64 { return c.CorrectionsSmallPerMin }},
+	{Name: "corrections_1_to_10cm_per_min", Label: "corrections 1–10 cm", Unit: "/min", Prec: 1, Get: func(c *ReportCard) float64 { return c.CorrectionsMediumPerMin }},
+	{Name: "corrections_over_10cm_per_min", Label: "corrections > 10 cm", Unit: "/min", Prec: 1, Get: func(c *ReportCard) float64 { return c.CorrectionsLargePerMin }},
+	{Name: "local_response_p50_ms", Label: "local response p50", Unit: "ms", Prec: 1, Get: func(c *ReportCard) float64 { return c.LocalResponseMs.P50 }},
+	{Name: "local_response_p95_ms", Label: "local response p95", Unit: "ms", Prec: 1, Get: func(c *ReportCard) float64 { return c.LocalResponseMs.P95 }},
+	{Name: "local_response_p99_ms", Label: "local response p99", Unit: "ms", Prec: 1, Get: func(c *ReportCard) float64 { return c.LocalResponseMs.P99 }},
+	{Name: "server_input_delay_p50_ms", Label: "server input delay p50", Unit: "ms", Prec: 1, Get: func(c *ReportCard) float64 { return c.ServerInputDelayMs.P50 }, Server: true},
+	{Name: "server_input_delay_p95_ms", Label: "server input delay p95", Unit: "ms", Prec: 1, Get: func(c *ReportCard) float64 { return c.ServerInputDelayMs.P95 }, Server: true},
+	{Name: "server_input_delay_p99_ms", Label: "server input delay p99", Unit: "ms", Prec: 1, Get: func(c *ReportCard) float64 { return c.ServerInputDelayMs.P99 }, Server: true},
+	{Name: "server_input_lost_share", Label: "inputs lost", Prec: 3, Get: func(c *ReportCard) float64 { return c.ServerInputLostShare }, Server: true},
+	{Name: "server_input_overwritten_share", Label: "inputs overwritten", Prec: 3, Get: func(c *ReportCard) float64 { return c.ServerInputOverwrittenShare }, Server: true},
+	{Name: "visible_lag_p50_ms", Label: "visible lag p50", Unit: "ms", Prec: 1, Get: func(c *ReportCard) float64 { return c.VisibleLagMs.P50 }},
+	{Name: "visible_lag_p99_ms", Label: "visible lag p99", Unit: "ms", Prec: 1, Get: func(c *ReportCard) float64 { return c.VisibleLagMs.P99 }},
 }
 
 // Quantity is a value of the metric as a sentence states it: "+0.3 m/s",

@@ -154,12 +154,11 @@ type Session struct {
 	upOWD, downOWD             *metrics.Histogram
 	corr                       *metrics.Histogram
 	inputDelay                 *metrics.Histogram
-	sentAt                     [sentRing]sim.Time // true send time of MoveInput tick k at k%sentRing
-	lastAck                    uint32
 	visDist, cmdDist           float64
 	visTime                    float64
 	sample                     metrics.Sample
 	card                       *CardMeter
+	inputs                     inputSamples
 
 	// OnSample, if set, receives every sample (valid during the call).
 	OnSample func(*metrics.Sample)
@@ -179,7 +178,7 @@ type Session struct {
 }
 
 // sentRing bounds how many unacknowledged ticks the input-delay measure
-// remembers (204 s at 20 Hz).
+// remembers (204 s at 20 Hz): inputSamples.
 const sentRing = 4096
 
 // WarmUp is how long after login the summary starts counting frames: the
@@ -206,8 +205,9 @@ func New(cfg Config, every time.Duration) (*Session, error) {
 		cWander: sim.NewRand(cfg.Seed, "client.clock"), sWander: sim.NewRand(cfg.Seed, "server.clock"),
 	}
 	s.card = NewCardMeter(DefaultCardThresholds)
-	// The report card counts the same frames and inputs as the summary:
-	// its visible-lag and input-delay histograms are the summary's.
+	// The report card counts the same frames and input samples as the
+	// summary: its visible lag in metres is the summary's visible error,
+	// its server input delay the summary's input delay.
 	s.visErr, s.inputDelay = s.card.lag, s.card.delay
 	var err error
 	if s.up, err = netem.New(cfg.Seed, "up", cfg.Up); err != nil {
@@ -406,6 +406,7 @@ func (s *Session) rearm(i int, at sim.Time) {
 func (s *Session) frame() {
 	prev, snaps := s.cl.Visible(), s.cl.Counters().Snaps
 	s.cl.Frame(s.nextFrameLocal)
+	s.inputs.frame(s.now)
 	out := s.cl.Outbox()
 	for i := range out {
 		m := &out[i]
@@ -413,7 +414,7 @@ func (s *Session) frame() {
 		case client.MsgLogin:
 			s.send(s.up, "up", &wire{kind: wireLogin}, proto.LoginSize)
 		case client.MsgMoveInput:
-			s.sentAt[m.Move.Tick%sentRing] = s.now
+			s.inputs.sent(m.Move.Tick, m.Move.Input.Throttle)
 			id := s.send(s.up, "up", &wire{kind: wireMove, move: m.Move}, m.Move.Size())
 			if m.Move.Redundant > 0 {
 				for len(s.earlier) <= int(id) {
@@ -463,12 +464,10 @@ func abs(x float64) float64 {
 
 func (s *Session) serverStep() {
 	ps, broadcast := s.sv.Step()
-	if ps.AckTick != s.lastAck {
-		// Input delay: from the client sending a tick to the server applying it.
-		s.lastAck = ps.AckTick
-		if s.warm && s.now >= s.warmFrom {
-			s.card.InputDelay(ms(s.now.Sub(s.sentAt[ps.AckTick%sentRing]))) // s.inputDelay too
-		}
+	// Input delay: from each input sample to the server step applying the
+	// input that carries it (s.inputDelay through the card).
+	if s.warm {
+		s.inputs.applied(s.now, ps.AckTick, s.warmFrom, s.card)
 	}
 	if ps.HasDepth && s.warm && s.now >= s.warmFrom {
 		s.vars.addDepth(ps.BufferDepth)
@@ -589,6 +588,7 @@ func (s *Session) deliver(l *netem.Link, dir string) {
 		// This send may reuse id and grow s.msgs: w is not read after it.
 		s.send(s.down, "down", &wire{kind: wireLoginAck, start: s.sv.Tick()}, proto.LoginAckSize)
 	case wireMove:
+		s.inputs.arrive(w.move.Tick, w.move.Redundant)
 		if w.move.Redundant > 0 {
 			s.sv.OnRedundantMoveInput(w.move, &s.earlier[id])
 		} else {

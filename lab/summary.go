@@ -231,7 +231,7 @@ func (sum *Summary) WriteText(w io.Writer) error {
 			q("rtt (ms)", sum.RTTMs, 2)
 			q("up one-way delay (ms)", sum.UpOWDMs, 2)
 			q("down one-way delay (ms)", sum.DownOWDMs, 2)
-			q("input delay, send → applied (ms)", sum.InputDelayMs, 2)
+			q("input delay, sample → applied (ms)", sum.InputDelayMs, 2)
 			q("up jitter (ms)", sum.UpJitterMs, 2)
 			q("down jitter (ms)", sum.DownJitterMs, 2)
 		}),
@@ -264,6 +264,7 @@ type Metric struct {
 // Metrics are the figures a comparison shows, in order.
 var Metrics = []Metric{
 	{"judder m/s", 3, func(s *Summary) float64 { return s.JudderMPS }},
+	{"deficit m/s", 3, func(s *Summary) float64 { return s.Card.ProgressDeficitMPS }},
 	{"speed m/s", 3, func(s *Summary) float64 { return s.MeanVisibleSpeedMPS }},
 	{"commanded m/s", 3, func(s *Summary) float64 { return s.CommandedSpeedMPS }},
 	{"visible err p99 m", 3, func(s *Summary) float64 { return s.VisibleErrorM.P99 }},
@@ -274,5 +275,7 @@ var Metrics = []Metric{
 	{"starved", 1, func(s *Summary) float64 { return float64(s.Starved) }},
 	{"late-dropped", 1, func(s *Summary) float64 { return float64(s.LateDropped) }},
 	{"input delay p50 ms", 1, func(s *Summary) float64 { return s.InputDelayMs.P50 }},
+	{"response p50 ms", 1, func(s *Summary) float64 { return s.Card.LocalResponseMs.P50 }},
+	{"visible lag p50 ms", 1, func(s *Summary) float64 { return s.Card.VisibleLagMs.P50 }},
 	{"rtt p50 ms", 1, func(s *Summary) float64 { return s.RTTMs.P50 }},
 }

@@ -83,7 +83,7 @@ func Write(w io.Writer, r *diagnose.Result) error {
 		[2]string{"duration", fmt.Sprintf("%v each", time.Duration(c.DurationS*float64(time.Second)))},
 		[2]string{"version", c.Version},
 		[2]string{"input", c.Input + " (a recommendation holds for the input it was found on)"},
-		[2]string{"metric", fmt.Sprintf("%s, lower is better; %s breaks ties", m.Named(), tie.Name)})
+		[2]string{"metric", fmt.Sprintf("%s, %s; %s breaks ties", m.Named(), m.Better(), tie.Name)})
 	for i := range r.Findings {
 		f := &r.Findings[i]
 		p.Findings = append(p.Findings, findingView{Text: f.Text + ".", Change: r.ChangeLine(f), Problem: f.Problem})
@@ -114,7 +114,7 @@ func Write(w io.Writer, r *diagnose.Result) error {
 	}
 	for i, mt := range diagnose.Metrics {
 		ref, best := r.Reference.Stat(mt).Mean, r.Best.Stat(mt).Mean
-		p.Card = append(p.Card, row{[]string{mt.Name, ref.Format(mt.Prec), best.Format(mt.Prec), diagnose.FormatDiff(r.BestVsReference[i], mt.Prec), r.CardPercent(i)}})
+		p.Card = append(p.Card, row{[]string{mt.Name, diagnose.FormatInterval(ref, mt.Prec), diagnose.FormatInterval(best, mt.Prec), diagnose.FormatDiff(r.BestVsReference[i], mt.Prec), r.CardPercent(i)}})
 	}
 	for _, mt := range []diagnose.Metric{m, tie} {
 		p.Dots = append(p.Dots, chart{Title: mt.Name + " per seed",

@@ -234,11 +234,12 @@ func TestSameDiagnosisSameBytes(t *testing.T) {
 }
 
 // TestNothingRecommendedPageSaysWhy: when nothing is recommended the page
-// gives the same reason as the text (on mobile-3.75g: the changes that
-// improve judder each cost speed deficit, and no pair beats its parts),
+// gives the same reason as the text (on mobile-3.75g with
+// client.predict=consume: the change that improves judder costs progress
+// deficit, and no pair beats its parts),
 // and it shows the input the diagnosis was found on, as the text does.
 func TestNothingRecommendedPageSaysWhy(t *testing.T) {
-	r := builtin(t, "mobile-3.75g", "judder_mps")
+	r := builtin(t, "mobile-3.75g", "judder_mps", "client.predict=consume")
 	if len(r.Recommended) != 0 {
 		t.Fatalf("recommended %v; this test needs a diagnosis that recommends nothing", r.Recommended)
 	}
@@ -281,11 +282,11 @@ func TestDilationWithoutBufferMarkedOnThePage(t *testing.T) {
 
 // The page states the combination's steps as the text does: the last one
 // names its best change, and its cost when that change improves the metric
-// (mobile-4g by speed deficit: client.corrector=off would take 0.037 m/s
+// (mobile-4g by progress deficit: client.corrector=off would take 0.037 m/s
 // off it but adds 2.1 m/s of judder). The page said "no further change
 // improves significantly" alone.
 func TestCombinationStepsAsTheText(t *testing.T) {
-	r := mobile4G(t, "speed_deficit_mps")
+	r := mobile4G(t, "progress_deficit_mps")
 	var b bytes.Buffer
 	if err := Write(&b, r); err != nil {
 		t.Fatal(err)
@@ -305,7 +306,7 @@ func TestCombinationStepsAsTheText(t *testing.T) {
 func mobile4G(t *testing.T, metric string) *diagnose.Result { return builtin(t, "mobile-4g", metric) }
 
 // builtin is lab diagnose --scenario name --metric metric.
-func builtin(t *testing.T, name, metric string) *diagnose.Result {
+func builtin(t *testing.T, name, metric string, sets ...string) *diagnose.Result {
 	t.Helper()
 	cfg := lab.DefaultConfig()
 	sc, err := lab.LoadScenario(name)
@@ -315,12 +316,21 @@ func builtin(t *testing.T, name, metric string) *diagnose.Result {
 	if err := lab.ApplyScenario(&cfg, sc); err != nil {
 		t.Fatal(err)
 	}
+	for _, s := range sets {
+		k, v, err := lab.ParseAssignment(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := lab.Set(&cfg, k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
 	cfg.Duration = 2 * time.Minute
 	var seeds []uint64
 	for s := uint64(1); s <= 20; s++ {
 		seeds = append(seeds, s)
 	}
-	r, err := diagnose.Run(diagnose.Options{Base: cfg, Scenario: sc, Name: name, Seeds: seeds, Workers: 2, Version: "test", Metric: metric})
+	r, err := diagnose.Run(diagnose.Options{Base: cfg, Scenario: sc, Name: name, Overrides: sets, Seeds: seeds, Workers: 2, Version: "test", Metric: metric})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +341,7 @@ func builtin(t *testing.T, name, metric string) *diagnose.Result {
 // the legend names no "recommended" line (it drew the reference twice, the
 // second over the first, under a "recommended" legend).
 func TestNothingRecommendedTimelinesShowTheReferenceAlone(t *testing.T) {
-	r := builtin(t, "mobile-3.75g", "judder_mps")
+	r := builtin(t, "mobile-3.75g", "judder_mps", "client.predict=consume")
 	if len(r.Recommended) != 0 {
 		t.Fatalf("recommended %v; this test needs a diagnosis that recommends nothing", r.Recommended)
 	}

@@ -96,7 +96,7 @@ func (a *App) abSamples(span int) []metrics.Sample {
 }
 
 // abMetrics are the summary figures the A/B box compares.
-var abMetrics = []string{"speed m/s", "judder m/s", "visible err p99 m", "overwritten", "starved", "input delay p50 ms"}
+var abMetrics = []string{"deficit m/s", "judder m/s", "visible lag p50 ms", "overwritten", "starved", "input delay p50 ms"}
 
 // abSide is the side box in A/B mode: both summaries column by column.
 func (a *App) abSide() string {

@@ -12,7 +12,9 @@ import (
 // player's report card (the same figures as 'lab run' prints).
 func (a *App) toggleCard() { a.showCard = !a.showCard }
 
-// cardText is the report card in the side box: the same six lines and
+// cardText is the report card in the side box (second edition: the
+// progress deficit, rubber bands and hesitations, corrections over 1 and
+// 10 cm, local response and server input delay p50, visible lag in ms): the same six lines and
 // columns as the counters, so it fits wherever they do.
 func cardText(c *lab.ReportCard) string {
 	line := func(l1, v1, l2, v2 string) string { return fmt.Sprintf(" %-9s %8s  %-8s %8s", l1, v1, l2, v2) }
@@ -38,11 +40,11 @@ func cardText(c *lab.ReportCard) string {
 		return fmt.Sprintf(format, args...)
 	}
 	return strings.Join([]string{
-		line("judder", f("%.2fm/s", c.JudderMPS), "deficit", f("%.2fm/s", c.SpeedDeficitMPS)),
-		line("rubber", perMin(c.RubberBandsPerMin), "freeze", f("%.1f %%", 100*c.FreezeShare)),
-		line("snaps", perMin(c.SnapsPerMin), "snap p50", f("%.2f m", c.SnapDistanceM.P50)),
-		line("correct.", perMin(c.CorrectionsPerMin), "snap max", f("%.2f m", c.SnapDistanceM.Max)),
-		wide("in delay p50/95/99", f("%.0f / %.0f / %.0f ms", c.InputDelayMs.P50, c.InputDelayMs.P95, c.InputDelayMs.P99)),
-		wide("visible lag p50/99", f("%.2f / %.2f m", c.VisibleLagM.P50, c.VisibleLagM.P99)),
+		line("judder", f("%.2fm/s", c.JudderMPS), "deficit", f("%.2fm/s", c.ProgressDeficitMPS)),
+		line("rubber", perMin(c.BackwardExcursionsPerMin), "hesitate", perMin(c.HesitationsPerMin)),
+		line("snaps", perMin(c.SnapsPerMin), "snap max", f("%.2f m", c.SnapDistanceM.Max)),
+		line("corr 1-10", perMin(c.CorrectionsMediumPerMin), "corr >10", perMin(c.CorrectionsLargePerMin)),
+		wide("response/in delay", f("%.0f", c.LocalResponseMs.P50)+" / "+f("%.0f ms", c.ServerInputDelayMs.P50)),
+		wide("visible lag p50/99", f("%.0f / %.0f ms", c.VisibleLagMs.P50, c.VisibleLagMs.P99)),
 	}, "\n")
 }

@@ -20,7 +20,7 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("diagnose", "[--scenario NAME] [--set key=value …] [--seeds 1-20] [--duration 2m] [--metric M] [--json] [--html FILE]", stderr, withExamples(paramHelp,
 		"lab diagnose --scenario jitter-fix",
 		"lab diagnose --scenario drift --set client.drift_ppm=-5000ppm --seeds 1-10",
-		"lab diagnose --scenario mobile-4g --metric speed_deficit_mps --html report.html"))
+		"lab diagnose --scenario mobile-4g --metric progress_deficit_mps --html report.html"))
 	o.register(fs)
 	fs.StringVar(&seedList, "seeds", "1-20", "seeds to run every variant on, e.g. 1-20 or 1,4,9")
 	fs.StringVar(&metric, "metric", "judder_mps", "primary report-card `metric`, named as ab and sweep name it: "+metricNames())

@@ -34,7 +34,7 @@ func TestDiagnose(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"diagnose", "--metric", "wobble"}, `--metric "wobble": allowed one of judder`},
+		{[]string{"diagnose", "--metric", "wobble"}, `--metric "wobble": allowed one of progress_deficit_mps`},
 		{[]string{"diagnose", "--seeds", "x"}, "--seeds"},
 		{[]string{"diagnose", "--seed", "4"}, "--seed: diagnose runs every seed of --seeds"},
 		{[]string{"diagnose", "--set", "client.sender=fast"}, "client.sender"},

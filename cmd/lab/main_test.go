@@ -250,7 +250,7 @@ func TestABAndSweep(t *testing.T) {
 	if code != 0 {
 		t.Fatal(errOut)
 	}
-	for _, want := range []string{"B: server.inputs=queue", "overwritten", "mean_visible_speed_mps", "input_delay_p50_ms"} {
+	for _, want := range []string{"B: server.inputs=queue", "overwritten", "mean_visible_speed_mps", "server_input_delay_p50_ms"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("ab output lacks %q:\n%s", want, out)
 		}

@@ -137,7 +137,7 @@ func TestShardRecipesInDocsRun(t *testing.T) {
 		// The recipe's sweep, shortened (the last --seeds and --duration win).
 		args = append(args, "--seeds", "1-2", "--duration", "2s", "--shard", "1/4")
 		// 12 runs in 4 shards: the header line and 3 runs.
-		if code, out, errOut := runLab(t, args...); code != 0 || strings.Count(out, "\n") != 1+3 || !strings.HasPrefix(out, `{"schema":1,`) || !strings.Contains(strings.SplitN(out, "\n", 2)[0], `"shard":"1/4","runs":3`) {
+		if code, out, errOut := runLab(t, args...); code != 0 || strings.Count(out, "\n") != 1+3 || !strings.HasPrefix(out, `{"schema":2,`) || !strings.Contains(strings.SplitN(out, "\n", 2)[0], `"shard":"1/4","runs":3`) {
 			t.Errorf("%s: lab %v: exit %d, %d lines, %s", c.file, args, code, strings.Count(out, "\n"), errOut)
 		}
 	}

@@ -63,9 +63,9 @@ func TestMessagesReadRight(t *testing.T) {
 // that does not flip the sign (−101 % of a deficit that turned into a
 // surplus says nothing a reader can use).
 func TestNoNegativeZeroOrMeaninglessPercent(t *testing.T) {
-	deficit := batch.Metrics[1] // speed_deficit_mps, 3 decimals
-	if deficit.Name != "speed_deficit_mps" {
-		t.Fatalf("Metrics[1] is %s", deficit.Name)
+	deficit := batch.Metrics[0] // progress_deficit_mps, 3 decimals
+	if deficit.Name != "progress_deficit_mps" {
+		t.Fatalf("Metrics[0] is %s", deficit.Name)
 	}
 	r := &batch.Result{Def: batch.Definition{Kind: "ab", Seeds: []uint64{1, 2, 3, 4}}}
 	set := func(a, b []float64) {

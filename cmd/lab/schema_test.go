@@ -330,7 +330,7 @@ func TestSchemaValidatorRejects(t *testing.T) {
 		t.Fatal(out)
 	}
 	for _, c := range []struct{ from, to string }{
-		{`"schema": 1`, `"schema": 2`},
+		{`"schema": 2`, `"schema": 1`},
 		{`"kind": "run"`, `"kind": "run", "extra": 1`},
 		{`"sim_s": 2`, `"sim_s": "2"`},
 		{`"scenario": "default",`, ``},
@@ -411,8 +411,10 @@ func TestNamesAreSnakeCaseWithUnits(t *testing.T) {
 // --json' gives the same figure of the same run, a percentile flattened as
 // name_pNN_unit (input_delay_ms.p50 is input_delay_p50_ms); and the ab CSV
 // writes each metric with the decimals of the table, counts as integers.
+// The input stops and goes, so every figure has data (the local response
+// needs throttle changes).
 func TestMetricsHaveOneNameEverywhere(t *testing.T) {
-	code, out, errOut := runLab(t, "run", "--scenario", "jitter-fix", "--duration", "20s", "--seed", "3", "--json")
+	code, out, errOut := runLab(t, "run", "--scenario", "jitter-fix", "--set", "input.script=stopgo", "--duration", "20s", "--seed", "3", "--json")
 	if code != 0 {
 		t.Fatal(errOut)
 	}
@@ -443,7 +445,7 @@ func TestMetricsHaveOneNameEverywhere(t *testing.T) {
 	}
 	walk(run)
 	csvPath := filepath.Join(t.TempDir(), "ab.csv")
-	code, out, errOut = runLab(t, "ab", "--scenario", "jitter-fix", "--duration", "20s", "--seeds", "3", "--b", "server.inputs=queue", "--json", "--csv", csvPath)
+	code, out, errOut = runLab(t, "ab", "--scenario", "jitter-fix", "--set", "input.script=stopgo", "--duration", "20s", "--seeds", "3", "--b", "server.inputs=queue", "--json", "--csv", csvPath)
 	if code != 0 {
 		t.Fatal(errOut)
 	}
