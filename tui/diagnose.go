@@ -29,7 +29,7 @@ type DiagnoseOptions struct {
 // its result does not depend on when it finishes or on the workers. The
 // event loop reads its progress and, once finished is closed, its result.
 type diagRun struct {
-	opts     diagnose.Options
+	opts    diagnose.Options
 	inForce lab.Config // the settings diagnosed (lab.Setup.Edited), its duration the diagnosis's
 	at      sim.Time   // the session's time when it started
 	where   string     // what the lab was running (scenario or preset)
