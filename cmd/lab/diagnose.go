@@ -24,6 +24,7 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) error {
 		"lab diagnose --scenario drift --set client.drift_ppm=-5000ppm --seeds 1-10",
 		"lab diagnose --scenario mobile-4g --metric speed_deficit_mps --html report.html"))
 	o.register(fs)
+	fs.Lookup("seed").Usage = hiddenUsage // refused below, with the reason
 	fs.StringVar(&seedList, "seeds", "1-20", "seeds to run every variant on, e.g. 1-20 or 1,4,9")
 	fs.StringVar(&metric, "metric", "judder_mps", "primary report-card `metric`, named as ab and sweep name it: "+metricNames())
 	fs.BoolVar(&asJSON, "json", false, "print the diagnosis as JSON")

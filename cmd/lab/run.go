@@ -171,7 +171,7 @@ func newFlagSet(name, args string, stderr io.Writer, extra func(io.Writer)) *fla
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: lab %s %s\n\nflags:\n", name, args)
-		fs.PrintDefaults()
+		printDefaults(fs)
 		if extra != nil {
 			extra(fs.Output())
 		}
