@@ -2,15 +2,18 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"time"
 
 	"jitterlab/diagnose"
+	"jitterlab/internal/progress"
 	"jitterlab/lab"
 	"jitterlab/report"
 )
@@ -58,8 +61,16 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) error {
 	if !o.given("duration") {
 		cfg.Duration = 2 * time.Minute // not the scenario's: every diagnosis runs long enough
 	}
+	ctx, stop, caught := signalContext(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	line := progress.New(stderr, "lab diagnose", time.Now)
 	r, err := diagnose.Run(diagnose.Options{Base: cfg, Scenario: sc, Name: o.name(), Overrides: o.sets, Seeds: seeds,
-		Metric: metric, Workers: runtime.GOMAXPROCS(0), Version: version()})
+		Metric: metric, Workers: runtime.GOMAXPROCS(0), Version: version(),
+		Progress: func(done, queued int) { line.Queued(done, queued, "runs") }, Cancel: ctx.Done()})
+	line.Clear()
+	if errors.Is(err, diagnose.ErrCanceled) {
+		return interrupted(caught(), line.Canceled()+"; nothing written")
+	}
 	if err != nil {
 		return err
 	}
