@@ -3,6 +3,7 @@ package tui
 import (
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -202,7 +203,8 @@ func TestEveryScreenRowFitsAtTheMinimum(t *testing.T) {
 	a, screen := labAt(t, minWidth, minHeight)
 	a.advance(2 * time.Second)
 	out := draw(a, screen)
-	for _, want := range []string{"tick offset", "send interval", "visible error", "rtt", "latency", "err p99", "? help", "q quit"} {
+	// The charts' short names: the whole titles with their values do not fit.
+	for _, want := range []string{"offset ─", "interval s ─", "vis error m ─", "rtt ms ─", "latency", "err p99", "? help", "q quit"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("at %d×%d the screen lacks %q:\n%s", minWidth, minHeight, want, out)
 		}
@@ -342,6 +344,30 @@ func TestStatusWrapsAtWordBoundaries(t *testing.T) {
 		first, second := strings.TrimSpace(lines[len(lines)-3]), strings.TrimSpace(lines[len(lines)-2])
 		if endsInNumber.MatchString(first) && startsWithUnit.MatchString(second) {
 			t.Errorf("%s: the status row breaks between a number and its unit:\n%s\n%s", name, first, second)
+		}
+	}
+}
+
+// At 64×20 every chart's title still shows its value.
+func TestChartTitlesKeepTheirValuesWhenNarrow(t *testing.T) {
+	a, screen := labAt(t, 64, 20)
+	a.advance(15 * time.Second)
+	out := draw(a, screen)
+	last := a.latest(1)[0]
+	rtt := math.NaN()
+	for _, x := range a.samples() {
+		if !math.IsNaN(x.RTTMs) {
+			rtt = x.RTTMs
+		}
+	}
+	for _, want := range []string{
+		fmt.Sprintf("─ %+d ", last.TickOffset),
+		fmt.Sprintf("─ %.3f ", last.SendIntervalS),
+		fmt.Sprintf("─ %.2f ", last.VisibleErrorM),
+		fmt.Sprintf("─ %.0f ", rtt),
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no title shows %q at 64×20:\n%s", want, out)
 		}
 	}
 }

@@ -60,14 +60,15 @@ func newViews(cc client.Config, sideTitle string) *views {
 	v.side.SetBorder(true).SetTitle(" " + sideTitle + " ").SetTitleAlign(tview.AlignLeft)
 	v.offset = NewChart("tick offset")
 	v.offset.Refs = []RefLine{{float64(cc.Band), fmt.Sprintf("+%d", cc.Band)}, {float64(-cc.Band), fmt.Sprintf("-%d", cc.Band)}}
-	v.offset.Color = tcell.ColorAqua
+	v.offset.Color, v.offset.Format, v.offset.Short = tcell.ColorAqua, "%+.0f", "offset"
 	v.interval = NewChart("send interval (s)")
 	v.interval.Refs = []RefLine{{cc.IntervalSlow.Seconds(), trimZero(cc.IntervalSlow.Seconds())}, {cc.IntervalFast.Seconds(), trimZero(cc.IntervalFast.Seconds())}}
-	v.interval.Color = tcell.ColorYellow
+	v.interval.Color, v.interval.Format, v.interval.Short = tcell.ColorYellow, "%.3f", "interval s"
 	v.visErr = NewChart("visible error (m)")
 	v.visErr.Refs = []RefLine{{cc.Snap, fmt.Sprintf("%g", cc.Snap)}}
-	v.visErr.Color = tcell.ColorFuchsia
+	v.visErr.Color, v.visErr.Format, v.visErr.Short = tcell.ColorFuchsia, "%.2g", "vis error m"
 	v.rtt = NewChart("rtt (ms)")
+	v.rtt.Short = "rtt ms"
 	v.upper = layers{tview.NewPages()}
 	v.upper.AddPage("log", v.log, true, false).AddPage("editor", v.editor, true, true)
 	v.pages = layers{tview.NewPages()}
@@ -203,7 +204,7 @@ func (v *views) fillCharts(shown []metrics.Sample, span int, every time.Duration
 			break
 		}
 	}
-	v.rtt.SetNote(fmt.Sprintf("%s, jitter %.1f/%.1f", rtt, last.UpJitterMs, last.DownJitterMs))
+	v.rtt.SetNotes(fmt.Sprintf("%s, jitter %.1f/%.1f", rtt, last.UpJitterMs, last.DownJitterMs), rtt)
 }
 
 // fmtSpan is span samples of every as a short duration: 30s, 2m.
