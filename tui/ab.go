@@ -38,7 +38,7 @@ func (a *App) startAB(spec string) error {
 			return err
 		}
 		if k == "sim.seed" || k == "sim.duration" {
-			return fmt.Errorf("%s cannot differ: B runs on A's seed, beside A for as long as A runs; give B a different setting (server.inputs=queue), or compare over many seeds with 'lab ab --seeds 1-20'", k)
+			return fmt.Errorf("%s cannot differ: B shares A's seed and time; give B another setting (server.inputs=queue), or compare seeds with 'lab ab --seeds 1-20'", k)
 		}
 	}
 	f, err := lab.Follow(a.s, sets)
@@ -116,12 +116,13 @@ func (a *App) toggleAB() {
 		a.status = "A/B ended"
 		return
 	}
-	a.prompt(" A/B: settings for B on the same seed (Esc cancels) ", "B = ", "server.inputs=queue", 50, func(text string) {
+	a.prompt(" A/B: settings for B on the same seed (Esc cancels) ", "B = ", "server.inputs=queue", 50, func(text string) bool {
 		if err := a.startAB(text); err != nil {
 			a.ab = nil
 			a.status = "[red]A/B: " + tview.Escape(err.Error())
-			return
+			return false
 		}
 		a.status = "[green]A/B[-]: B runs on the same seed from t 0 with " + tview.Escape(text) + "; b ends it"
+		return true
 	})
 }
