@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"strings"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
