@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"jitterlab/lab"
 	"jitterlab/metrics"
 	"jitterlab/recordings"
 	"jitterlab/sim"
@@ -143,6 +144,21 @@ func (s *packetStats) write(w io.Writer) error {
 	return tw.Flush()
 }
 
+// startLink says the links a proxy recording started with (its header:
+// the settings in force when it started) as the keys that differ from the
+// defaults: "up.latency=40ms at the start (the rest as the defaults)".
+func startLink(h recordings.Header) (string, error) {
+	cfg, err := lab.ConfigFromHeader(h)
+	if err != nil {
+		return "", err
+	}
+	_, sets, _, err := lab.Setup{Config: cfg}.Overrides()
+	if err != nil || len(sets) == 0 {
+		return "the defaults at the start", err
+	}
+	return strings.Join(sets, " ") + " at the start (the rest as the defaults)", nil
+}
+
 // replayProxy is 'lab replay' of a proxy recording: its settings, changes
 // and packet summary, and the packets of a --from/--to window as CSV.
 func replayProxy(r *recordings.Reader, name string, stdout io.Writer, seek bool, from, to sim.Time) error {
@@ -163,6 +179,9 @@ func replayProxy(r *recordings.Reader, name string, stdout io.Writer, seek bool,
 	}
 	fmt.Fprintf(stdout, "recording  %s\nproxy      relayed traffic (lab proxy --record): scenario %s, seed %d; times are wall time from the start\n",
 		name, h.Scenario, h.Seed)
+	if link, err := startLink(h); err == nil {
+		fmt.Fprintf(stdout, "link       %s\n", link)
+	}
 	fmt.Fprintf(stdout, "length     %v in %d frames", r.Duration(), r.Frames())
 	if r.Truncated {
 		fmt.Fprintf(stdout, " (truncated at byte %d: read up to the last whole frame)", r.TruncatedAt)
