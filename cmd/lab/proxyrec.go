@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"jitterlab/batch"
 	"jitterlab/lab"
 	"jitterlab/metrics"
 	"jitterlab/recordings"
@@ -145,18 +146,14 @@ func (s *packetStats) write(w io.Writer) error {
 }
 
 // startLink says the links a proxy recording started with (its header:
-// the settings in force when it started) as the keys that differ from the
-// defaults: "up.latency=40ms at the start (the rest as the defaults)".
+// the settings in force when it started) as ab and sweep say a run's
+// link: "latency 40ms/0, jitter 0, … (up/down where they differ)".
 func startLink(h recordings.Header) (string, error) {
 	cfg, err := lab.ConfigFromHeader(h)
 	if err != nil {
 		return "", err
 	}
-	_, sets, _, err := lab.Setup{Config: cfg}.Overrides()
-	if err != nil || len(sets) == 0 {
-		return "the defaults at the start", err
-	}
-	return strings.Join(sets, " ") + " at the start (the rest as the defaults)", nil
+	return batch.LinkText(batch.LinkOf(&cfg)) + " at the start", nil
 }
 
 // replayProxy is 'lab replay' of a proxy recording: its settings, changes

@@ -178,7 +178,7 @@ func TestScreenRecordingSaysTheSettingsInForceAtItsStart(t *testing.T) {
 		t.Fatalf("files %v", files)
 	}
 	code, out, errOut := runLab(t, "replay", files[0])
-	if want := "link       up.latency=40ms up.loss=1% down.loss=1% at the start (the rest as the defaults)"; code != 0 || !strings.Contains(out, want) {
+	if want := "link       latency 40ms/0, jitter 0, jitter_dist uniform, loss 1%, loss_burst 0, duplicate 0%, reorder 0%, rate 0, queue 0 (up/down where they differ) at the start"; code != 0 || !strings.Contains(out, want) {
 		t.Errorf("lab replay does not say %q (exit %d, %s):\n%s", want, code, errOut, out)
 	}
 }
