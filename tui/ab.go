@@ -104,6 +104,14 @@ func (a *App) abSide() string {
 	return out
 }
 
+// abNote says, after live edits, what B and A's column start from.
+func (a *App) abNote() string {
+	if a.ab == nil || a.ab.ref == nil {
+		return ""
+	}
+	return " on the settings in force; A now is them without it"
+}
+
 // abTitle names B's settings in the side box's title.
 func (a *App) abTitle() string {
 	return " A/B ─ B: " + strings.Join(a.ab.sets, " ") + " "
@@ -122,7 +130,7 @@ func (a *App) toggleAB() {
 			a.status = "[red]A/B: " + tview.Escape(err.Error())
 			return false
 		}
-		a.status = "[green]A/B[-]: B runs on the same seed from t 0 with " + tview.Escape(text) + "; b ends it"
+		a.status = "[green]A/B[-]: B runs on the same seed from t 0 with " + tview.Escape(text) + a.abNote() + "; b ends it"
 		return true
 	})
 }

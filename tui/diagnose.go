@@ -289,7 +289,7 @@ func (a *App) applyRecommended() {
 		a.status = "[red]A/B: " + tview.Escape(err.Error())
 		return
 	}
-	a.status = "[green]A/B[-]: B runs the recommended " + tview.Escape(spec) + " on the same seed from t 0; b ends it"
+	a.status = "[green]A/B[-]: B runs the recommended " + tview.Escape(spec) + " on the same seed from t 0" + a.abNote() + "; b ends it"
 }
 
 // rankedTop is the first n ranked changes, short enough for 80 columns:

@@ -184,8 +184,8 @@ func TestABStartsFromTheSettingsInForce(t *testing.T) {
 	if a.ab.ref == nil || !sameSummary(a.ab.ref.S.Summary(), ref.Summary()) {
 		t.Errorf("A's column is not the settings in force from t 0")
 	}
-	if !strings.Contains(out, "A/B") {
-		t.Errorf("no A/B box:\n%s", out)
+	if !strings.Contains(out, "A now") {
+		t.Errorf("the A/B box does not name A's column A now:\n%s", out)
 	}
 }
 
