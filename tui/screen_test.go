@@ -381,9 +381,8 @@ func TestLongStatusEndsWithAnEllipsis(t *testing.T) {
 		press(a, 'b')
 		typeText(a, "sim.seed=3")
 		pressKey(a, tcell.KeyEnter)
-		lines := rows(screen)
 		draw(a, screen)
-		lines = rows(screen)
+		lines := rows(screen)
 		first, second := lines[len(lines)-3], strings.TrimRight(lines[len(lines)-2], " ")
 		if !strings.Contains(first, "A/B: sim.seed cannot differ") {
 			t.Fatalf("%d columns: the refusal is not on the status rows:\n%s", w, screenText(screen))
