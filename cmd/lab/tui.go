@@ -35,7 +35,7 @@ func newTUIFlags(stderr io.Writer) (*flag.FlagSet, *tuiOptions) {
 	fs.Lookup("scenario").DefValue = "jitter-fix"
 	o.scenario = "jitter-fix"
 	fs.Lookup("duration").Usage = "stop the lab at this simulated `TIME`, paused, with a message on the status line (r restarts); " +
-		"without it the scenario's duration does ('lab scenarios' shows it), and a scenario without one runs until you quit"
+		"without it the scenario's duration does ('lab scenarios' shows it), and a scenario without one runs until you quit (one with oscillators or flaps until they have made 20000 changes)"
 	fs.Lookup("duration").DefValue = "0" // no default: the text says what happens
 	everyVar(fs, &o.every, 50*time.Millisecond, "sample `PERIOD` of the charts and the CSV export (100µs to 1h)")
 	fs.StringVar(&o.diagSeeds, "diagnose-seeds", "1-20", "seeds the d key's diagnosis runs, as 'lab diagnose --seeds'")
