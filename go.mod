@@ -8,6 +8,7 @@ require (
 	github.com/gopacket/gopacket v1.7.7
 	github.com/klauspost/compress v1.20.3
 	github.com/rivo/tview v0.42.0
+	golang.org/x/image v0.38.0
 	golang.org/x/sys v0.45.0
 	golang.org/x/time v0.16.0
 )

@@ -11,6 +11,7 @@ import (
 	"jitterlab/metrics"
 	"jitterlab/netem"
 	"jitterlab/proto"
+	"jitterlab/scenarios"
 	"jitterlab/server"
 	"jitterlab/sim"
 	"jitterlab/view"
@@ -172,6 +173,12 @@ type Session struct {
 
 	initial Config // the configuration the session started with
 
+	// What the run depends on beyond initial (Setup): the scenario whose
+	// timeline ScheduleTimeline scheduled, and the changes Schedule was
+	// given, in order.
+	scenario *scenarios.Scenario
+	live     []Change
+
 	// Issue 11: the variants' summary accumulators and the remote viewer.
 	vars variantStats
 	vw   *view.Viewer
@@ -269,6 +276,15 @@ func (s *Session) Changes() []Change { return s.applied }
 // checked when the change applies (earlier changes may make it so), and a
 // change that fails then stops the run with its error.
 func (s *Session) Schedule(at sim.Time, key, value string) error {
+	if err := s.schedule(at, key, value); err != nil {
+		return err
+	}
+	s.live = append(s.live, Change{At: at, Key: key, Value: value})
+	return nil
+}
+
+// schedule is Schedule without noting the change in the session's Setup.
+func (s *Session) schedule(at sim.Time, key, value string) error {
 	if at < s.now {
 		return fmt.Errorf("change %s=%s at %v is in the past (now %v)", key, value, at, s.now)
 	}
