@@ -26,6 +26,7 @@ type BufferSummary struct {
 	DepthMin  int    `json:"depth_min"`
 	DepthMax  int    `json:"depth_max"`
 	Underruns uint64 `json:"underruns"`
+	Held      uint64 `json:"held"`
 	Dropped   uint64 `json:"dropped"`
 	Resyncs   uint64 `json:"resyncs"`
 }
@@ -175,7 +176,7 @@ func (v *variantStats) addScale(f float64) {
 func (v *variantStats) summarize(sum *Summary, s *Session) {
 	if s.cfg.Server.Inputs == server.Buffer || v.depthN > 0 {
 		sv := s.sv.Counters()
-		b := &BufferSummary{Target: s.cfg.Server.Buffer, Underruns: sv.Underruns, Dropped: sv.Dropped, Resyncs: sv.Resyncs,
+		b := &BufferSummary{Target: s.cfg.Server.Buffer, Underruns: sv.Underruns, Held: sv.Held, Dropped: sv.Dropped, Resyncs: sv.Resyncs,
 			DepthMean: Figure(math.NaN()), DepthSD: Figure(math.NaN())}
 		if v.depthN > 0 {
 			b.DepthMean, b.DepthMin, b.DepthMax = Figure(v.depth.Mean()), v.depthMin, v.depthMax
@@ -212,8 +213,8 @@ func (sum *Summary) writeVariants(w io.Writer) error {
 		fmt.Fprintf(tw, "inputs recovered from redundancy\t%d\n", sum.Recovered)
 	}
 	if b := sum.Buffer; b != nil {
-		fmt.Fprintf(tw, "input buffer depth (target %d)\tmean %.2f, sd %.2f, min %d, max %d steps\tunderruns %d, dropped %d, resyncs %d\n",
-			b.Target, b.DepthMean, b.DepthSD, b.DepthMin, b.DepthMax, b.Underruns, b.Dropped, b.Resyncs)
+		fmt.Fprintf(tw, "input buffer depth (target %d)\tmean %.2f, sd %.2f, min %d, max %d steps\tunderruns %d, held %d, dropped %d, resyncs %d\n",
+			b.Target, b.DepthMean, b.DepthSD, b.DepthMin, b.DepthMax, b.Underruns, b.Held, b.Dropped, b.Resyncs)
 	}
 	if d := sum.Dilation; d != nil {
 		fmt.Fprintf(tw, "time dilation\tmean %.4f×, min %.4f×, max %.4f×\n", d.ScaleMean, d.ScaleMin, d.ScaleMax)

@@ -10,11 +10,12 @@ import (
 	"jitterlab/sim"
 )
 
-// Issue 11.1: on a lossy uplink, client.redundancy=3 lets a queue server
+// Issue 11.1: on a lossy uplink, client.redundancy=3 lets a buffer server
 // apply inputs whose packets were lost; the bigger packets reach the rate
-// stage.
+// stage. (A queue holds no input ahead at this send rate: a lost tick's
+// step passes on a guess before the next packet brings its copy.)
 func TestRedundancyOnALossyUplink(t *testing.T) {
-	base := []string{"up.latency=30ms", "up.loss=10%", "server.inputs=queue", "client.sender=accumulator"}
+	base := []string{"up.latency=30ms", "up.loss=10%", "server.inputs=buffer", "client.sender=accumulator"}
 	_, _, off := run(t, config(t, 30*time.Second, base...))
 	_, _, on := run(t, config(t, 30*time.Second, append(base, "client.redundancy=3")...))
 	if off.Recovered != 0 || on.Recovered == 0 {
@@ -184,4 +185,22 @@ func TestRemoteViewInASession(t *testing.T) {
 		t.Fatalf("adaptive: delay %.1f ms at ±2 ms, %.1f ms at ±25 ms (frozen %.1f s)", calm.View.InterpDelayMs, rough.View.InterpDelayMs, rough.View.FrozenS)
 	}
 	t.Logf("5%% loss: extrapolating %.2f s at 100 ms, %.2f s at 50 ms; adaptive delay %.1f / %.1f ms", at100.View.ExtrapolatingS, at50.View.ExtrapolatingS, calm.View.InterpDelayMs, rough.View.InterpDelayMs)
+}
+
+// Issue 20 §2.1: on a lossy uplink the buffer underruns, and with steady
+// input the server's guess (the last input) is the client's input: the
+// client has nothing to correct. Before the rule each underrun cost a
+// 0.1 m correction and its return.
+func TestBufferUnderrunGuessedRightCostsNoCorrection(t *testing.T) {
+	for _, seed := range []string{"3", "4", "5"} {
+		cfg := config(t, 60*time.Second, "link.latency=30ms", "up.loss=2%", "server.inputs=buffer",
+			"client.sender=accumulator", "client.corrector=dilation", "sim.seed="+seed)
+		_, _, sum := run(t, cfg)
+		if sum.Buffer == nil || sum.Buffer.Underruns == 0 {
+			t.Fatalf("seed %s: no underruns: %+v", seed, sum.Buffer)
+		}
+		if sum.CorrectionM.Max > 0.01 {
+			t.Fatalf("seed %s: %d underruns and a correction of %.3f m: a right guess should cost none", seed, sum.Buffer.Underruns, sum.CorrectionM.Max)
+		}
+	}
 }

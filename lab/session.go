@@ -155,7 +155,7 @@ type Session struct {
 	corr                       *metrics.Histogram
 	inputDelay                 *metrics.Histogram
 	sentAt                     [sentRing]sim.Time // true send time of MoveInput tick k at k%sentRing
-	lastAck                    uint32
+	lastApplied                uint32
 	visDist, cmdDist           float64
 	visTime                    float64
 	sample                     metrics.Sample
@@ -463,11 +463,12 @@ func abs(x float64) float64 {
 
 func (s *Session) serverStep() {
 	ps, broadcast := s.sv.Step()
-	if ps.AckTick != s.lastAck {
-		// Input delay: from the client sending a tick to the server applying it.
-		s.lastAck = ps.AckTick
+	if t := s.sv.LastApplied(); t != s.lastApplied {
+		// Input delay: from the client sending a tick to the server
+		// applying it (a tick simulated on a guess is not applied).
+		s.lastApplied = t
 		if s.warm && s.now >= s.warmFrom {
-			s.card.InputDelay(ms(s.now.Sub(s.sentAt[ps.AckTick%sentRing]))) // s.inputDelay too
+			s.card.InputDelay(ms(s.now.Sub(s.sentAt[t%sentRing]))) // s.inputDelay too
 		}
 	}
 	if ps.HasDepth && s.warm && s.now >= s.warmFrom {

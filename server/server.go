@@ -18,13 +18,17 @@ const (
 	// latest input in a step overwrites earlier ones; a step with no new
 	// input integrates zero input, so the tank stops for that step.
 	Latest InputMode = iota
-	// Queue: keep accepted inputs in tick order, consume one per step and
-	// repeat the last input when the queue is empty.
+	// Queue: keep accepted inputs in tick order and consume one per step.
+	// With none waiting the step is an underrun: it consumes the next
+	// tick, simulated with the last input, and acknowledges it; that
+	// tick's input arriving later is late and, with nothing queued,
+	// resyncs the queue (see [Server.Step]).
 	Queue
 	// Buffer: apply inputs by tick at a fixed delay of Buffer steps behind
 	// the arrival of the first one, so jitter up to Buffer steps is
-	// absorbed; a missing tick repeats the last input (an underrun). Each
-	// PlayerState reports the depth (see buffer.go).
+	// absorbed; a missing tick is simulated with the last input and
+	// acknowledged (an underrun). Each PlayerState reports the depth (see
+	// buffer.go).
 	Buffer
 )
 
@@ -57,9 +61,10 @@ type Counters struct {
 	LateDropped uint64 // inputs dropped for a tick not newer than one accepted (or a duplicate)
 	Starved     uint64 // steps with no new input, counted from the first input on
 	Recovered   uint64 // inputs of lost packets accepted from a later packet's redundant copies
-	Underruns   uint64 // Buffer: steps whose tick had no input (also counted in Starved)
+	Underruns   uint64 // Queue, Buffer: steps whose tick had no input, simulated with the last input (also counted in Starved)
+	Held        uint64 // Queue, Buffer: steps a resync holds, simulating no tick (also counted in Starved)
 	Dropped     uint64 // Buffer: inputs dropped for overfilling it (skipped above 3·D + 2, or beyond the ring)
-	Resyncs     uint64 // Buffer: re-anchorings on a late input to an empty buffer
+	Resyncs     uint64 // Queue, Buffer: re-anchorings on a late input to an empty queue or buffer
 }
 
 // Server is the authoritative server. It steps at local times
@@ -69,6 +74,14 @@ type Counters struct {
 // then, every Broadcast steps, broadcast a PlayerState with the step counter
 // and the tick of the last applied input. Per step (Queue): integrate the oldest queued input,
 // or the last one again if the queue is empty.
+//
+// The acknowledgement rule (Queue and Buffer, as engines that reconcile by
+// tick do): a PlayerState's pose is the state after the ticks up to its
+// AckTick, one step each, a tick whose input never came simulated with the
+// input before it (an underrun: it consumes its tick and is
+// acknowledged). A step that simulates no tick (a resync's hold) does not
+// move the tank. So a client replaying its own inputs after AckTick
+// corrects nothing when the server's guess equalled its input.
 type Server struct {
 	cfg       Config
 	nextLocal sim.Time
@@ -76,8 +89,9 @@ type Server struct {
 	pose      motion.Pose
 	tick      uint32 // steps done
 	quiet     int    // steps since the last broadcast
-	ack       uint32
-	playing   bool // an input has arrived: starvation counts from here
+	ack       uint32 // the last tick simulated (applied or guessed)
+	applied   uint32 // the last tick applied with its own input
+	playing   bool   // an input has arrived: starvation counts from here
 
 	// Latest
 	lastAccepted uint32
@@ -87,6 +101,7 @@ type Server struct {
 	// Queue
 	queue        []proto.MoveInput // ascending ticks, all > lastConsumed
 	lastConsumed uint32
+	queueHold    int // steps the queue holds after a resync
 	lastInput    motion.Input
 
 	buf  inputBuffer
@@ -151,7 +166,7 @@ func (s *Server) switchInputs(from InputMode, to Config) {
 	s.held = held
 	switch to.Inputs {
 	case Queue:
-		s.lastConsumed = s.ack
+		s.lastConsumed, s.queueHold = s.ack, 0
 		s.queue = append(s.queue, held...)
 	case Latest:
 		s.lastAccepted = s.ack
@@ -162,7 +177,7 @@ func (s *Server) switchInputs(from InputMode, to Config) {
 		}
 	case Buffer:
 		for _, m := range held {
-			s.buf.put(m.Tick, m.Input, to.Buffer, s.ack)
+			s.buf.put(m.Tick, m.Input, to.Buffer, s.applied, s.ack)
 		}
 	}
 }
@@ -178,6 +193,10 @@ func (s *Server) Tick() uint32 { return s.tick }
 
 // BufferDepth is the depth the last PlayerState reported (Buffer mode).
 func (s *Server) BufferDepth() int16 { return s.buf.depth() }
+
+// LastApplied is the last tick a step applied with its own input (the
+// AckTick of a PlayerState may be a later tick simulated on a guess).
+func (s *Server) LastApplied() uint32 { return s.applied }
 
 // Counters returns the cumulative input counts.
 func (s *Server) Counters() Counters { return s.c }
@@ -218,30 +237,41 @@ func (s *Server) OnRedundantMoveInput(m proto.MoveInput, e *proto.Earlier) {
 				s.c.Recovered++
 			}
 		}
-		if m.Tick <= s.lastConsumed || !s.enqueue(proto.MoveInput{Tick: m.Tick, Input: m.Input}) {
-			s.c.LateDropped++ // late, or a duplicate of a queued input
+		switch {
+		case m.Tick > s.lastConsumed:
+			if !s.enqueue(proto.MoveInput{Tick: m.Tick, Input: m.Input}) {
+				s.c.LateDropped++ // a duplicate of a queued input
+			}
+		default:
+			s.c.LateDropped++
+			if m.Tick > s.applied && len(s.queue) == 0 {
+				// Its tick was simulated on a guess and nothing waits:
+				// the client runs late. Hold until the tick after the
+				// last consumed one is due at the step after its
+				// expected arrival, as this input was due at the step
+				// after its own.
+				s.queueHold = int(s.lastConsumed + 1 - m.Tick)
+				s.c.Resyncs++
+			}
 		}
 	case Buffer:
-		// The earlier inputs first, oldest first: a resync then anchors
-		// at the oldest one still wanted.
+		// The earlier inputs first, oldest first; only the packet's own
+		// input can resync (a copy of a passed tick is a duplicate).
 		for i := int(m.Redundant) - 1; i >= 0; i-- {
-			if t := m.Tick - 1 - uint32(i); t < m.Tick {
-				switch s.buf.put(t, e[i], s.cfg.Buffer, s.ack) {
-				case putResync:
-					s.c.Resyncs++
-					s.c.Recovered++
-				case putStored:
+			if t := m.Tick - 1 - uint32(i); t < m.Tick && t >= s.buf.nextTick() {
+				if s.buf.put(t, e[i], s.cfg.Buffer, s.applied, s.ack) == putStored {
 					s.c.Recovered++
 				}
 			}
 		}
-		switch s.buf.put(m.Tick, m.Input, s.cfg.Buffer, s.ack) {
+		switch s.buf.put(m.Tick, m.Input, s.cfg.Buffer, s.applied, s.ack) {
 		case putLate:
 			s.c.LateDropped++
 		case putOverflow:
 			s.c.Dropped++
 		case putResync:
 			s.c.Resyncs++
+			s.c.LateDropped++
 		}
 	}
 }
@@ -279,24 +309,29 @@ func (s *Server) Step() (ps proto.PlayerState, broadcast bool) {
 	switch s.cfg.Inputs {
 	case Latest:
 		if s.hasPending {
-			in, s.ack, s.lastInput = s.pending.Input, s.pending.Tick, s.pending.Input
+			in, s.ack, s.applied, s.lastInput = s.pending.Input, s.pending.Tick, s.pending.Tick, s.pending.Input
 			s.hasPending = false
 			s.c.Applied++
 		} else if s.playing {
 			s.c.Starved++
 		}
 	case Queue:
-		if len(s.queue) > 0 {
+		switch {
+		case s.queueHold > 0:
+			s.queueHold--
+			s.c.Held++
+			s.c.Starved++
+		case len(s.queue) > 0:
 			m := s.queue[0]
 			copy(s.queue, s.queue[1:])
 			s.queue = s.queue[:len(s.queue)-1]
-			in, s.ack, s.lastConsumed, s.lastInput = m.Input, m.Tick, m.Tick, m.Input
+			in, s.ack, s.applied, s.lastConsumed, s.lastInput = m.Input, m.Tick, m.Tick, m.Tick, m.Input
 			s.c.Applied++
-		} else {
-			in = s.lastInput
-			if s.playing {
-				s.c.Starved++
-			}
+		case s.playing:
+			s.lastConsumed++
+			in, s.ack = s.lastInput, s.lastConsumed
+			s.c.Underruns++
+			s.c.Starved++
 		}
 	case Buffer:
 		m, st, skipped := s.buf.take(s.cfg.Buffer)
@@ -305,11 +340,14 @@ func (s *Server) Step() (ps proto.PlayerState, broadcast bool) {
 		}
 		switch st {
 		case takeApplied:
-			in, s.ack, s.lastInput = m.Input, m.Tick, m.Input
+			in, s.ack, s.applied, s.lastInput = m.Input, m.Tick, m.Tick, m.Input
 			s.c.Applied++
 		case takeUnderrun:
-			in = s.lastInput
+			in, s.ack = s.lastInput, m.Tick
 			s.c.Underruns++
+			s.c.Starved++
+		case takeHold:
+			s.c.Held++
 			s.c.Starved++
 		}
 	}

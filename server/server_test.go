@@ -2,6 +2,7 @@ package server
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -76,15 +77,27 @@ func TestQueueAcceptance(t *testing.T) {
 	if ps, _ := s.Step(); ps.AckTick != 2 || ps.Pose.Y != y {
 		t.Fatalf("second step %+v, want tick 2 at half throttle", ps)
 	}
-	// Empty queue: repeat the last input.
+	// Empty queue: an underrun simulates tick 3 with the last input and
+	// acknowledges it.
 	ps, _ := s.Step()
-	if ps.AckTick != 2 || ps.Pose.Y != motion.Step(motion.Pose{Y: y}, motion.Input{Throttle: 0.5}, 50*time.Millisecond, motion.DefaultTuning).Y {
-		t.Fatalf("starved step %+v, want the last input repeated", ps)
+	if ps.AckTick != 3 || ps.Pose.Y != motion.Step(motion.Pose{Y: y}, motion.Input{Throttle: 0.5}, 50*time.Millisecond, motion.DefaultTuning).Y {
+		t.Fatalf("starved step %+v, want tick 3 simulated with the last input", ps)
 	}
-	s.OnMoveInput(proto.MoveInput{Tick: 2, Input: fwd}) // already consumed
+	s.OnMoveInput(proto.MoveInput{Tick: 2, Input: fwd}) // already applied
 	c := s.Counters()
-	if c.Arrived != 4 || c.Applied != 2 || c.LateDropped != 2 || c.Starved != 1 || c.Overwritten != 0 {
+	if c.Arrived != 4 || c.Applied != 2 || c.LateDropped != 2 || c.Starved != 1 || c.Underruns != 1 || c.Overwritten != 0 || c.Resyncs != 0 {
 		t.Fatalf("counters %+v", c)
+	}
+	// Tick 3 arrives after its guessed step, nothing queued: late, and the
+	// queue holds one step (tick 4 is due a step after its arrival).
+	s.OnMoveInput(proto.MoveInput{Tick: 3, Input: fwd})
+	held, _ := s.Step()
+	s.OnMoveInput(proto.MoveInput{Tick: 4, Input: fwd})
+	if c := s.Counters(); held.Pose != ps.Pose || held.AckTick != 3 || c.LateDropped != 3 || c.Resyncs != 1 || c.Held != 1 {
+		t.Fatalf("after the late tick 3: %+v, counters %+v; want a hold that does not move the tank", held, c)
+	}
+	if ps, _ := s.Step(); ps.AckTick != 4 {
+		t.Fatalf("step after the hold acknowledged %d, want 4", ps.AckTick)
 	}
 }
 
@@ -256,15 +269,16 @@ func TestBufferAppliesByTickAtAFixedDelay(t *testing.T) {
 		{arrive: []uint32{4, 5}, ack: 3, depth: 2}, // ...and bunched with 5: absorbed
 		{arrive: nil, ack: 4, depth: 1},
 		{arrive: nil, ack: 5, depth: 0},
-		{arrive: nil, ack: 5, depth: -1}, // underrun: tick 6 missing, repeat tick 5's input
-		// 6 arrives after its step with nothing buffered: resync, tick 6
-		// due 2 steps later; 5 was applied, so the buffer holds for them.
-		{arrive: []uint32{6, 8}, ack: 5, depth: 4},
-		{arrive: nil, ack: 5, depth: 3},
+		{arrive: nil, ack: 6, depth: -1}, // underrun: tick 6 missing, simulated with tick 5's input
+		// 6 arrives after its step with nothing buffered: late, and the
+		// buffer re-anchors, tick 6 due 3 steps from now; ticks up to 6
+		// are done, so it holds for those steps and tick 7 is due next.
+		{arrive: []uint32{6, 8}, ack: 6, depth: 4},
+		{arrive: nil, ack: 6, depth: 3},
 		{arrive: nil, ack: 6, depth: 2},
-		{arrive: nil, ack: 6, depth: 1}, // underrun: tick 7 never came
+		{arrive: nil, ack: 7, depth: 1}, // underrun: tick 7 never came
 		{arrive: nil, ack: 8, depth: 0},
-		{arrive: []uint32{10}, ack: 8, depth: 1},    // underrun: tick 9
+		{arrive: []uint32{10}, ack: 9, depth: 1},    // underrun: tick 9
 		{arrive: []uint32{9, 5}, ack: 10, depth: 0}, // 9 with 10 buffered ahead: late; 5: applied long ago
 	} {
 		for _, k := range st.arrive {
@@ -276,8 +290,8 @@ func TestBufferAppliesByTickAtAFixedDelay(t *testing.T) {
 		}
 	}
 	c := s.Counters()
-	if c.Applied != 8 || c.Underruns != 5 || c.Starved != 5 || c.LateDropped != 2 || c.Resyncs != 1 || c.Dropped != 0 {
-		t.Fatalf("counters %+v, want 8 applied, 5 underruns, 2 late, 1 resync", c)
+	if c.Applied != 7 || c.Underruns != 3 || c.Held != 3 || c.Starved != 6 || c.LateDropped != 3 || c.Resyncs != 1 || c.Dropped != 0 {
+		t.Fatalf("counters %+v, want 7 applied, 3 underruns, 3 held, 6 starved, 3 late, 1 resync", c)
 	}
 	// Memory is bounded: a tick a whole ring ahead is dropped.
 	s.OnMoveInput(proto.MoveInput{Tick: 11 + bufferCap})
@@ -311,9 +325,9 @@ func TestBufferUnderrunRepeatsTheLastInput(t *testing.T) {
 	s, _ := New(cfg)
 	s.OnMoveInput(proto.MoveInput{Tick: 1, Input: fwd})
 	a, _ := s.Step()
-	b, _ := s.Step() // tick 2 missing
-	if a.AckTick != 1 || b.AckTick != 1 || b.Pose.Y != 2*a.Pose.Y {
-		t.Fatalf("underrun step moved %v after %v, want the same input again", b.Pose.Y-a.Pose.Y, a.Pose.Y)
+	b, _ := s.Step() // tick 2 missing: simulated with tick 1's input
+	if a.AckTick != 1 || b.AckTick != 2 || b.Pose.Y != 2*a.Pose.Y {
+		t.Fatalf("underrun step moved %v after %v and acknowledged %d, want the same input again for tick 2", b.Pose.Y-a.Pose.Y, a.Pose.Y, b.AckTick)
 	}
 }
 
@@ -373,4 +387,99 @@ func FuzzBufferInputs(f *testing.F) {
 			t.Fatalf("applied %d up to tick %d; ring %d", c.Applied, last, len(s.buf.slots))
 		}
 	})
+}
+
+// Issue 20 §2.1: an underrun consumes its tick. Whatever the arrivals
+// (jitter, a client running late, and for the buffer loss), every
+// PlayerState's pose is the state after ticks 1…ack, one step each, a
+// missing tick repeating the input before it; so with one constant input
+// the pose is exactly ack steps of it and the client, replaying its own
+// inputs after ack, has nothing to correct. (The queue skips a lost tick
+// when a later one waits: that tick is not simulated, so no loss for it.)
+func TestUnderrunConsumesItsTick(t *testing.T) {
+	oneStep := motion.Step(motion.Pose{}, fwd, 50*time.Millisecond, DefaultConfig.Tuning).Y
+	for _, mode := range []InputMode{Queue, Buffer} {
+		for seed := range uint64(5) {
+			cfg := DefaultConfig
+			cfg.Inputs, cfg.Buffer = mode, 2
+			s, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(seed, 20))
+			// Tick k is sent before step k; it arrives 0–2 steps later
+			// (late by 1 or 2 steps from seed to seed) or is lost (20 %).
+			arrive := map[int][]uint32{}
+			late := int(seed % 3)
+			for k := 1; k <= 200; k++ {
+				if rng.IntN(5) == 0 && mode == Buffer && k > 1 { // no input before tick 1 to repeat
+					continue
+				}
+				// The client falls a step further behind every 60 ticks.
+				at := k + rng.IntN(2) + late + k/60
+				arrive[at] = append(arrive[at], uint32(k))
+			}
+			var prev uint32
+			for st := 1; st <= 220; st++ {
+				for _, k := range arrive[st] {
+					s.OnMoveInput(proto.MoveInput{Tick: k, Input: fwd})
+				}
+				ps, _ := s.Step()
+				if ps.AckTick < prev {
+					t.Fatalf("%v seed %d step %d: ack went back from %d to %d", mode, seed, st, prev, ps.AckTick)
+				}
+				prev = ps.AckTick
+				if want := float64(ps.AckTick) * oneStep; math.Abs(ps.Pose.Y-want) > 1e-9 {
+					t.Fatalf("%v seed %d step %d: pose %.4f m with ack %d, want %.4f m (ack steps of the one input)", mode, seed, st, ps.Pose.Y, ps.AckTick, want)
+				}
+			}
+			if c := s.Counters(); c.Underruns == 0 || c.Resyncs == 0 {
+				t.Fatalf("%v seed %d: %+v: the arrivals should cause underruns and resyncs", mode, seed, c)
+			}
+		}
+	}
+}
+
+// The step-by-step rule: an underrun simulates tick next with the last
+// input and acknowledges it; its input arriving later is late, and with
+// nothing buffered ahead re-anchors the buffer, whose hold steps simulate
+// no tick and so do not move the tank.
+func TestBufferUnderrunAcknowledgesTheTickItGuessed(t *testing.T) {
+	cfg := DefaultConfig
+	cfg.Inputs, cfg.Buffer = Buffer, 1
+	s, _ := New(cfg)
+	half := motion.Input{Throttle: 0.5}
+	type step struct {
+		arrive []uint32
+		ack    uint32
+		moved  float64 // metres this step
+	}
+	for i, st := range []step{
+		{arrive: []uint32{1}, ack: 0, moved: 0}, // tick 1 due at the 2nd step
+		{arrive: []uint32{2}, ack: 1, moved: 0.1},
+		{arrive: nil, ack: 2, moved: 0.05}, // tick 2 at half throttle
+		{arrive: nil, ack: 3, moved: 0.05}, // underrun: tick 3 guessed with tick 2's input
+		// 3 arrives late with nothing ahead: re-anchor tick 3 one step
+		// behind now; ticks ≤ 3 are done, so the buffer holds 2 steps.
+		{arrive: []uint32{3}, ack: 3, moved: 0},
+		{arrive: []uint32{4}, ack: 3, moved: 0},
+		{arrive: []uint32{5}, ack: 4, moved: 0.1},
+		{arrive: nil, ack: 5, moved: 0.1},
+	} {
+		for _, k := range st.arrive {
+			in := fwd
+			if k == 2 {
+				in = half
+			}
+			s.OnMoveInput(proto.MoveInput{Tick: k, Input: in})
+		}
+		before := s.pose
+		ps, _ := s.Step()
+		if d := motion.Distance(before, ps.Pose); ps.AckTick != st.ack || math.Abs(d-st.moved) > 1e-12 {
+			t.Fatalf("step %d: ack %d moved %.3f m, want ack %d moved %.3f m", i+1, ps.AckTick, d, st.ack, st.moved)
+		}
+	}
+	if c := s.Counters(); c.Applied != 4 || c.Underruns != 1 || c.Held != 2 || c.Resyncs != 1 || c.LateDropped != 1 || c.Starved != 3 {
+		t.Fatalf("counters %+v, want 4 applied, 1 underrun (tick 3), 2 held, 1 resync, 1 late (tick 3), 3 starved", c)
+	}
 }
