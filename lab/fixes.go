@@ -205,13 +205,10 @@ func (v *variantStats) summarize(sum *Summary, s *Session) {
 
 // writeVariants prints the rows of the issue-11 variants in use, if any.
 func (sum *Summary) writeVariants(w io.Writer) error {
-	if sum.Recovered == 0 && sum.Buffer == nil && sum.Dilation == nil && sum.Frames == nil && sum.View == nil {
+	if sum.Buffer == nil && sum.Dilation == nil && sum.Frames == nil && sum.View == nil {
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	if sum.Recovered > 0 {
-		fmt.Fprintf(tw, "inputs recovered from redundancy\t%d\n", sum.Recovered)
-	}
 	if b := sum.Buffer; b != nil {
 		fmt.Fprintf(tw, "input buffer depth (target %d)\tmean %.2f, sd %.2f, min %d, max %d steps\tunderruns %d, held %d, dropped %d, resyncs %d\n",
 			b.Target, b.DepthMean, b.DepthSD, b.DepthMin, b.DepthMax, b.Underruns, b.Held, b.Dropped, b.Resyncs)

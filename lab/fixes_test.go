@@ -25,6 +25,11 @@ func TestRedundancyOnALossyUplink(t *testing.T) {
 	if on.Recovered*10 < on.Up.Lost*9 || on.Applied <= off.Applied {
 		t.Fatalf("recovered %d of %d lost; applied %d with redundancy, %d without", on.Recovered, on.Up.Lost, on.Applied, off.Applied)
 	}
+	// Without copies every lost packet is a lost input (but the last ones,
+	// after the newest tick received); with them nearly none is.
+	if off.Lost+2 < off.Up.Lost || off.Lost > off.Up.Lost || on.Lost*10 > off.Lost || on.Lost+on.Recovered+2 < on.Up.Lost {
+		t.Fatalf("inputs lost %d of %d packets lost without redundancy; %d lost, %d recovered of %d with", off.Lost, off.Up.Lost, on.Lost, on.Recovered, on.Up.Lost)
+	}
 
 	// 20 MoveInputs/s of 13+28 bytes fit in 8 kbit/s (6.6 kbit/s, each
 	// serialised in 41 ms); with 3 inputs each (13+1+16+28 bytes, 9.3

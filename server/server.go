@@ -53,14 +53,18 @@ var DefaultConfig = Config{Tick: 50 * time.Millisecond, Broadcast: 1, Inputs: La
 // from the server less than once a minute at the default tick.
 const MaxBroadcast = 1000
 
-// Counters are cumulative per-step input counts.
+// Counters are cumulative per-step input counts. Of the inputs the client
+// sends, each tick is lost or received (Recovered of them only as a
+// redundant copy); a received one is applied, overwritten, late-dropped or
+// dropped, or still waits.
 type Counters struct {
 	Arrived     uint64 // MoveInputs received
 	Applied     uint64 // steps that integrated a received input
-	Overwritten uint64 // accepted inputs replaced by a later one in the same step (Latest)
+	Overwritten uint64 // Latest: accepted inputs replaced by a later packet's before a step applied them
 	LateDropped uint64 // inputs dropped for a tick not newer than one accepted (or a duplicate)
 	Starved     uint64 // steps with no new input, counted from the first input on
-	Recovered   uint64 // inputs of lost packets accepted from a later packet's redundant copies
+	Lost        uint64 // ticks up to the newest received that never arrived, in their own packet or as a copy
+	Recovered   uint64 // ticks first received as a later packet's redundant copy (client.redundancy)
 	Underruns   uint64 // Queue, Buffer: steps whose tick had no input, simulated with the last input (also counted in Starved)
 	Held        uint64 // Queue, Buffer: steps a resync holds, simulating no tick (also counted in Starved)
 	Dropped     uint64 // Buffer: inputs dropped for overfilling it (skipped above 3·D + 2, or beyond the ring)
@@ -106,6 +110,7 @@ type Server struct {
 
 	buf  inputBuffer
 	held []proto.MoveInput // scratch for switching modes
+	rcpt receipts
 
 	c Counters
 }
@@ -199,15 +204,19 @@ func (s *Server) BufferDepth() int16 { return s.buf.depth() }
 func (s *Server) LastApplied() uint32 { return s.applied }
 
 // Counters returns the cumulative input counts.
-func (s *Server) Counters() Counters { return s.c }
+func (s *Server) Counters() Counters {
+	c := s.c
+	c.Lost = s.rcpt.missing
+	return c
+}
 
 // OnMoveInput accepts or drops an arriving input. With client.redundancy
-// the packet also carries earlier ticks' inputs: each one the server has
-// not yet accepted is a lost input recovered (counted in Recovered, not in
-// Arrived). Latest accepts the recovered inputs in tick order before the
-// packet's own, so the newest still wins the step and they are counted as
-// overwritten: redundancy recovers nothing a latest-wins server would use.
-// Queue inserts them into the gaps.
+// the packet also carries earlier ticks' inputs: each tick first received
+// this way is recovered (counted in Recovered, not in Arrived). Latest
+// takes the packet's own input, the newest, so the copies are never used
+// (and not counted as overwritten): redundancy recovers nothing a
+// latest-wins server would use. Queue inserts them into the gaps, Buffer
+// into their slots.
 func (s *Server) OnMoveInput(m proto.MoveInput) { s.OnRedundantMoveInput(m, nil) }
 
 // OnRedundantMoveInput is OnMoveInput for a packet that carries the
@@ -218,14 +227,14 @@ func (s *Server) OnRedundantMoveInput(m proto.MoveInput, e *proto.Earlier) {
 	}
 	s.c.Arrived++
 	s.playing = true
+	for i := range uint32(m.Redundant) {
+		if t := m.Tick - 1 - i; t < m.Tick && s.rcpt.see(t) {
+			s.c.Recovered++
+		}
+	}
+	s.rcpt.see(m.Tick)
 	switch s.cfg.Inputs {
 	case Latest:
-		for i := int(m.Redundant) - 1; i >= 0; i-- {
-			if t := m.Tick - 1 - uint32(i); t < m.Tick && t > s.lastAccepted {
-				s.c.Recovered++
-				s.acceptLatest(proto.MoveInput{Tick: t, Input: e[i]})
-			}
-		}
 		if m.Tick <= s.lastAccepted {
 			s.c.LateDropped++
 			return
@@ -233,8 +242,8 @@ func (s *Server) OnRedundantMoveInput(m proto.MoveInput, e *proto.Earlier) {
 		s.acceptLatest(m)
 	case Queue:
 		for i := range int(m.Redundant) {
-			if t := m.Tick - 1 - uint32(i); t < m.Tick && t > s.lastConsumed && s.enqueue(proto.MoveInput{Tick: t, Input: e[i]}) {
-				s.c.Recovered++
+			if t := m.Tick - 1 - uint32(i); t < m.Tick && t > s.lastConsumed {
+				s.enqueue(proto.MoveInput{Tick: t, Input: e[i]})
 			}
 		}
 		switch {
@@ -259,9 +268,7 @@ func (s *Server) OnRedundantMoveInput(m proto.MoveInput, e *proto.Earlier) {
 		// input can resync (a copy of a passed tick is a duplicate).
 		for i := int(m.Redundant) - 1; i >= 0; i-- {
 			if t := m.Tick - 1 - uint32(i); t < m.Tick && t >= s.buf.nextTick() {
-				if s.buf.put(t, e[i], s.cfg.Buffer, s.applied, s.ack) == putStored {
-					s.c.Recovered++
-				}
+				s.buf.put(t, e[i], s.cfg.Buffer, s.applied, s.ack)
 			}
 		}
 		switch s.buf.put(m.Tick, m.Input, s.cfg.Buffer, s.applied, s.ack) {

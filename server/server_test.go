@@ -230,8 +230,8 @@ func TestRedundancyRecoversALostInput(t *testing.T) {
 		s.OnRedundantMoveInput(p3, e3)
 		ps, _ := s.Step()
 		c := s.Counters()
-		if ps.AckTick != 3 || c.Recovered != 1 || c.Overwritten != 1 || c.Applied != 2 {
-			t.Fatalf("ack %d counters %+v, want tick 2 recovered, overwritten by 3", ps.AckTick, c)
+		if ps.AckTick != 3 || c.Recovered != 1 || c.Overwritten != 0 || c.Lost != 0 || c.Applied != 2 {
+			t.Fatalf("ack %d counters %+v, want tick 2 recovered, not lost, and not counted as overwritten", ps.AckTick, c)
 		}
 	})
 	t.Run("off: the gap stays", func(t *testing.T) {
@@ -481,5 +481,42 @@ func TestBufferUnderrunAcknowledgesTheTickItGuessed(t *testing.T) {
 	}
 	if c := s.Counters(); c.Applied != 4 || c.Underruns != 1 || c.Held != 2 || c.Resyncs != 1 || c.LateDropped != 1 || c.Starved != 3 {
 		t.Fatalf("counters %+v, want 4 applied, 1 underrun (tick 3), 2 held, 1 resync, 1 late (tick 3), 3 starved", c)
+	}
+}
+
+// Issue 20 §2.2: lost, recovered and overwritten are told apart. The same
+// arrivals with and without redundancy: the losses it fills move from
+// lost to recovered, and a latest-wins server's overwritten count stays
+// what it is without copies (they never wait to be overwritten).
+func TestRedundancyMovesLossesToRecoveredNotOverwritten(t *testing.T) {
+	for _, mode := range []InputMode{Latest, Queue, Buffer} {
+		counts := func(n int) Counters {
+			s := newServer(t, mode)
+			var sent [40]motion.Input
+			for k := 1; k < len(sent); k++ {
+				sent[k] = motion.Input{Throttle: float64(k%3) / 2}
+				if k%5 == 0 { // lost
+					s.Step()
+					continue
+				}
+				m, e := proto.MoveInput{Tick: uint32(k), Input: sent[k], Redundant: uint8(min(n-1, k-1))}, &proto.Earlier{}
+				for i := range int(m.Redundant) {
+					e[i] = sent[k-1-i]
+				}
+				s.OnRedundantMoveInput(m, e)
+				if k%7 == 0 { // bunched with the next one: latest overwrites
+					continue
+				}
+				s.Step()
+			}
+			return s.Counters()
+		}
+		one, three := counts(1), counts(3)
+		if one.Lost != 7 || one.Recovered != 0 || three.Lost != 0 || three.Recovered != 7 {
+			t.Fatalf("%v: lost %d recovered %d at N = 1, lost %d recovered %d at N = 3; want the 7 losses recovered", mode, one.Lost, one.Recovered, three.Lost, three.Recovered)
+		}
+		if three.Overwritten != one.Overwritten || mode == Latest && one.Overwritten != 3 {
+			t.Fatalf("%v: overwritten %d at N = 1, %d at N = 3; want the same (3 for latest: ticks 7, 21, 28)", mode, one.Overwritten, three.Overwritten)
+		}
 	}
 }
