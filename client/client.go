@@ -122,7 +122,7 @@ const (
 type Message struct {
 	Kind    MessageKind
 	Move    proto.MoveInput
-	Earlier proto.Earlier // the inputs Move repeats (client.redundancy)
+	Earlier proto.Earlier // the inputs Move repeats (client.redundancy), valid until the next frame
 }
 
 // FrameStats is what one render frame showed.
@@ -189,6 +189,7 @@ type Client struct {
 	cur       motion.Input // latest sent input (Attribute)
 	hasCur    bool
 	sentIn    [proto.MaxRedundancy]motion.Input // input sent at tick k, at k % MaxRedundancy
+	earlier   [proto.MaxEarlier]motion.Input    // the inputs the last MoveInput repeats
 
 	pending   []PredictedMoveStep
 	baseline  motion.Pose
@@ -427,12 +428,30 @@ func (c *Client) send(now sim.Time) {
 	c.sentIn[c.tick%proto.MaxRedundancy] = c.input
 	c.out = append(c.out, Message{Kind: MsgMoveInput, Move: proto.MoveInput{Tick: c.tick, Input: c.input}})
 	if r := c.cfg.Redundancy; r > 0 {
-		m := &c.out[len(c.out)-1]
-		m.Move.Redundant = uint8(min(int(r), int(c.tick)-1))
-		for i := range uint32(m.Move.Redundant) {
-			m.Earlier[i] = c.sentIn[(c.tick-1-i)%proto.MaxRedundancy]
+		c.repeatEarlier(&c.out[len(c.out)-1], r)
+	}
+}
+
+// repeatEarlier adds to m, the MoveInput of the step just appended to
+// pending, the earlier inputs client.redundancy r repeats, newest first:
+// the last r sent (from the ring of the last proto.MaxRedundancy), or for
+// RedundancyUnacked the pending steps before it (every unacknowledged
+// input, ticks ack + 1 on), at most proto.MaxEarlier.
+func (c *Client) repeatEarlier(m *Message, r Redundancy) {
+	k := 0
+	if r == RedundancyUnacked {
+		for p := len(c.pending) - 2; p >= 0 && k < proto.MaxEarlier; p-- {
+			c.earlier[k] = c.pending[p].Input
+			k++
+		}
+	} else {
+		for k < int(r) && uint32(k)+1 < c.tick {
+			c.earlier[k] = c.sentIn[(c.tick-1-uint32(k))%proto.MaxRedundancy]
+			k++
 		}
 	}
+	m.Move.Redundant = uint8(k)
+	m.Earlier = c.earlier[:k]
 }
 
 // reconcile applies one PlayerState (spec 000–002): a state not newer than

@@ -10,8 +10,8 @@ var (
 	ReplayNames    = []string{"substep", "single"}
 	SmoothingNames = []string{"lerp", "movetowards"}
 	// RedundancyNames are the values of client.redundancy: N inputs per
-	// MoveInput, Redundancy(N − 1).
-	RedundancyNames = []string{"1", "2", "3", "4"}
+	// MoveInput, Redundancy(N − 1), or every unacknowledged one.
+	RedundancyNames = []string{"1", "2", "3", "4", "unacked"}
 	// MaxCatchupNames are the values of client.max_catchup.
 	MaxCatchupNames = []string{"off", "333ms", "100ms"}
 )
@@ -41,10 +41,14 @@ func (m MaxCatchup) Duration() time.Duration {
 // the last N inputs in every packet is what many shipped shooters do
 // against loss (Quake 3's usercmd backups, Overwatch's input redundancy):
 // one arriving packet fills a gap of up to N − 1 lost ones.
+// RedundancyUnacked repeats every input sent since the last acknowledged
+// tick, newest first, up to proto.MaxEarlier (what one packet of
+// proto.MaxMoveInputPayload bytes holds), as Overwatch does: one arriving
+// packet fills any gap shorter than that.
 type Redundancy uint8
 
-// N is the inputs per MoveInput.
-func (r Redundancy) N() int { return int(r) + 1 }
+// RedundancyUnacked is client.redundancy = unacked.
+const RedundancyUnacked Redundancy = 4
 
 // Sender is when MoveInputs go out, registry key client.sender.
 type Sender uint8

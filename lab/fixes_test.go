@@ -45,6 +45,7 @@ func TestRedundancyOnALossyUplink(t *testing.T) {
 // variantSets turns each issue-11 variant on, on a jittery lossy link.
 var variantSets = map[string][]string{
 	"redundancy": {"client.redundancy=3", "server.inputs=queue"},
+	"unacked":    {"client.redundancy=unacked", "server.inputs=buffer"},
 	"view":       {"view.interp=adaptive"},
 	"catchup":    {"client.fps=20", "client.fixed_cost=15ms", "client.max_catchup=100ms"},
 	"buffer":     {"server.inputs=buffer", "server.buffer=3", "client.corrector=dilation", "client.sender=accumulator"},
@@ -207,5 +208,44 @@ func TestBufferUnderrunGuessedRightCostsNoCorrection(t *testing.T) {
 		if sum.CorrectionM.Max > 0.01 {
 			t.Fatalf("seed %s: %d underruns and a correction of %.3f m: a right guess should cost none", seed, sum.Buffer.Underruns, sum.CorrectionM.Max)
 		}
+	}
+}
+
+// Issue 20 §3.4: a 300 ms blackout of the uplink loses 6 packets in a
+// row, while a buffer of 8 steps (400 ms) still waits for their ticks.
+// N = 4 repeats the 3 inputs before each packet and leaves 3 lost, which
+// the buffer then guesses (underruns); unacked repeats every input since
+// the last ack, so the first packet after the blackout brings all 6 in
+// time.
+func TestRedundancyUnackedFillsAGapLongerThanN(t *testing.T) {
+	lost := func(redundancy string) Summary {
+		cfg := config(t, 20*time.Second, "link.latency=30ms", "server.inputs=buffer", "server.buffer=8", "client.sender=accumulator",
+			"client.redundancy="+redundancy)
+		s, err := New(cfg, 50*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Send times are on the client's 50 ms grid from its seeded start:
+		// the window 10.000–10.300 s covers 6 of them.
+		for _, c := range []Change{{At: sim.Time(10 * time.Second), Key: "up.blackout", Value: "true"},
+			{At: sim.Time(10300 * time.Millisecond), Key: "up.blackout", Value: "false"}} {
+			if err := s.Schedule(c.At, c.Key, c.Value); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Run(sim.Time(cfg.Duration)); err != nil {
+			t.Fatal(err)
+		}
+		return s.Summary()
+	}
+	four, unacked := lost("4"), lost("unacked")
+	if four.Up.Lost != 6 || unacked.Up.Lost != 6 {
+		t.Fatalf("the blackout lost %d and %d packets, want 6", four.Up.Lost, unacked.Up.Lost)
+	}
+	if four.Lost != 3 || four.Recovered != 3 || unacked.Lost != 0 || unacked.Recovered != 6 {
+		t.Fatalf("N = 4: %d lost, %d recovered; unacked: %d lost, %d recovered; want 3 + 3 and 0 + 6", four.Lost, four.Recovered, unacked.Lost, unacked.Recovered)
+	}
+	if four.Buffer.Underruns != 3 || unacked.Buffer.Underruns != 0 {
+		t.Fatalf("underruns %d with N = 4, %d with unacked; want 3 and 0", four.Buffer.Underruns, unacked.Buffer.Underruns)
 	}
 }

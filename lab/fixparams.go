@@ -16,7 +16,7 @@ func variantParams() []Param {
 	cl := func(c *Config) *client.Config { return &c.Client }
 	var ps []Param
 	g, s := choice("client.redundancy", client.RedundancyNames, func(c *Config) *client.Redundancy { return &cl(c).Redundancy })
-	ps = append(ps, Param{"client.redundancy", "inputs per MoveInput: 1 (reference) to 4, the last N inputs", true, g, s},
+	ps = append(ps, Param{"client.redundancy", "inputs per MoveInput: 1 (reference) to 4, the last N inputs, or unacked, every input not yet acknowledged (at most a 508-byte packet's 61)", true, g, s},
 		intParam("server.buffer", "server.inputs=buffer: depth D in steps; inputs apply D steps behind arrival", 0, server.MaxBuffer, func(c *Config) *int { return &c.Server.Buffer }),
 		Param{Key: "client.dilation_max", Help: "client.corrector=dilation: largest change of the fixed-update and send rates", Live: true,
 			Get: func(c *Config) string { return param.FormatFraction(c.Client.DilationMax) },

@@ -417,9 +417,9 @@ func (s *Session) frame() {
 			id := s.send(s.up, "up", &wire{kind: wireMove, move: m.Move}, m.Move.Size())
 			if m.Move.Redundant > 0 {
 				for len(s.earlier) <= int(id) {
-					s.earlier = append(s.earlier, proto.Earlier{})
+					s.earlier = append(s.earlier, nil)
 				}
-				s.earlier[id] = m.Earlier
+				s.earlier[id] = append(s.earlier[id][:0], m.Earlier...) // m.Earlier is the client's until the next frame
 			}
 		}
 	}
@@ -591,7 +591,7 @@ func (s *Session) deliver(l *netem.Link, dir string) {
 		s.send(s.down, "down", &wire{kind: wireLoginAck, start: s.sv.Tick()}, proto.LoginAckSize)
 	case wireMove:
 		if w.move.Redundant > 0 {
-			s.sv.OnRedundantMoveInput(w.move, &s.earlier[id])
+			s.sv.OnRedundantMoveInput(w.move, s.earlier[id])
 		} else {
 			s.sv.OnMoveInput(w.move)
 		}

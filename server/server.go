@@ -220,11 +220,9 @@ func (s *Server) Counters() Counters {
 func (s *Server) OnMoveInput(m proto.MoveInput) { s.OnRedundantMoveInput(m, nil) }
 
 // OnRedundantMoveInput is OnMoveInput for a packet that carries the
-// earlier inputs e (m.Redundant of them; none if e is nil).
-func (s *Server) OnRedundantMoveInput(m proto.MoveInput, e *proto.Earlier) {
-	if e == nil {
-		m.Redundant = 0
-	}
+// earlier inputs e (m.Redundant of them, at most len(e)).
+func (s *Server) OnRedundantMoveInput(m proto.MoveInput, e proto.Earlier) {
+	m.Redundant = uint8(min(int(m.Redundant), len(e)))
 	s.c.Arrived++
 	s.playing = true
 	for i := range uint32(m.Redundant) {

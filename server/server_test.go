@@ -193,7 +193,7 @@ func TestRedundancyRecoversALostInput(t *testing.T) {
 	// carries the inputs of ticks 2 and 1.
 	p1 := proto.MoveInput{Tick: 1, Input: fwd}
 	p3 := proto.MoveInput{Tick: 3, Input: right, Redundant: 2}
-	e3 := &proto.Earlier{left, fwd}
+	e3 := proto.Earlier{left, fwd}
 
 	t.Run("queue fills the gap in tick order", func(t *testing.T) {
 		s := newServer(t, Queue)
@@ -380,7 +380,7 @@ func FuzzBufferInputs(f *testing.F) {
 				continue
 			}
 			m := proto.MoveInput{Tick: uint32(b) * uint32(1+i%3), Redundant: uint8(i % proto.MaxRedundancy)}
-			s.OnRedundantMoveInput(m, &proto.Earlier{})
+			s.OnRedundantMoveInput(m, make(proto.Earlier, m.Redundant))
 		}
 		c := s.Counters()
 		if c.Applied > uint64(last) || len(s.buf.slots) != bufferCap {
@@ -499,7 +499,7 @@ func TestRedundancyMovesLossesToRecoveredNotOverwritten(t *testing.T) {
 					s.Step()
 					continue
 				}
-				m, e := proto.MoveInput{Tick: uint32(k), Input: sent[k], Redundant: uint8(min(n-1, k-1))}, &proto.Earlier{}
+				m, e := proto.MoveInput{Tick: uint32(k), Input: sent[k], Redundant: uint8(min(n-1, k-1))}, make(proto.Earlier, n)
 				for i := range int(m.Redundant) {
 					e[i] = sent[k-1-i]
 				}
