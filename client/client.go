@@ -480,7 +480,11 @@ func (c *Client) reconcile(ps *proto.PlayerState) {
 	before := c.corr.interval
 	c.corr.Update(c.offset)
 	if c.cfg.Corrector == Dilation && ps.HasDepth {
-		c.dil.update(ps.BufferDepth, c.cfg.BufferTarget, c.cfg.DilationMax)
+		target := c.cfg.BufferTarget
+		if ps.HasTarget { // server.buffer_mode = auto
+			target = int(ps.BufferTarget)
+		}
+		c.dil.update(ps.BufferDepth, target, c.cfg.DilationMax)
 		c.corr.interval = c.dil.period(c.cfg.SendInterval)
 		c.fixedStep = c.dil.period(c.cfg.FixedDT) // from the next fixed update on
 	}

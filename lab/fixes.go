@@ -29,6 +29,12 @@ type BufferSummary struct {
 	Held      uint64 `json:"held"`
 	Dropped   uint64 `json:"dropped"`
 	Resyncs   uint64 `json:"resyncs"`
+	// server.buffer_mode = auto: the depth target over the steps from
+	// WarmUp on (Target is then the starting one).
+	Auto       bool   `json:"auto,omitempty"`
+	TargetMean Figure `json:"target_mean,omitempty"`
+	TargetMin  int    `json:"target_min,omitempty"`
+	TargetMax  int    `json:"target_max,omitempty"`
 }
 
 // DilationSummary is the client's time-dilation scale (client.corrector =
@@ -78,6 +84,10 @@ type variantStats struct {
 	depthN           int
 	depthMin         int
 	depthMax         int
+	target           metrics.Welford
+	targetN          int
+	targetMin        int
+	targetMax        int
 	scale            metrics.Welford
 	scaleN           int
 	scaleLo, scaleHi float64
@@ -153,6 +163,16 @@ func (v *variantStats) viewSummary(mode string) *ViewSummary {
 	return vs
 }
 
+func (v *variantStats) addTarget(d int16) {
+	x := int(d)
+	if v.targetN == 0 {
+		v.targetMin, v.targetMax = x, x
+	}
+	v.targetN++
+	v.targetMin, v.targetMax = min(v.targetMin, x), max(v.targetMax, x)
+	v.target.Add(float64(x))
+}
+
 func (v *variantStats) addDepth(d int16) {
 	x := int(d)
 	if v.depthN == 0 {
@@ -184,6 +204,9 @@ func (v *variantStats) summarize(sum *Summary, s *Session) {
 				b.DepthSD = Figure(v.depth.SD())
 			}
 		}
+		if s.cfg.Server.BufferMode == server.BufferAuto || v.targetN > 0 {
+			b.Auto, b.TargetMean, b.TargetMin, b.TargetMax = true, Figure(v.target.Mean()), v.targetMin, v.targetMax
+		}
 		sum.Buffer = b
 	}
 	if s.cfg.Client.Corrector == client.Dilation || v.scaleN > 0 {
@@ -210,8 +233,12 @@ func (sum *Summary) writeVariants(w io.Writer) error {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if b := sum.Buffer; b != nil {
-		fmt.Fprintf(tw, "input buffer depth (target %d)\tmean %.2f, sd %.2f, min %d, max %d steps\tunderruns %d, held %d, dropped %d, resyncs %d\n",
-			b.Target, b.DepthMean, b.DepthSD, b.DepthMin, b.DepthMax, b.Underruns, b.Held, b.Dropped, b.Resyncs)
+		target := fmt.Sprintf("target %d", b.Target)
+		if b.Auto {
+			target = fmt.Sprintf("target auto from %d: mean %.2f, %d–%d", b.Target, b.TargetMean, b.TargetMin, b.TargetMax)
+		}
+		fmt.Fprintf(tw, "input buffer depth (%s)\tmean %.2f, sd %.2f, min %d, max %d steps\tunderruns %d, held %d, dropped %d, resyncs %d\n",
+			target, b.DepthMean, b.DepthSD, b.DepthMin, b.DepthMax, b.Underruns, b.Held, b.Dropped, b.Resyncs)
 	}
 	if d := sum.Dilation; d != nil {
 		fmt.Fprintf(tw, "time dilation\tmean %.4f×, min %.4f×, max %.4f×\n", d.ScaleMean, d.ScaleMin, d.ScaleMax)

@@ -249,3 +249,37 @@ func TestRedundancyUnackedFillsAGapLongerThanN(t *testing.T) {
 		t.Fatalf("underruns %d with N = 4, %d with unacked; want 3 and 0", four.Buffer.Underruns, unacked.Buffer.Underruns)
 	}
 }
+
+// Issue 20 §3.3: server.buffer_mode = auto raises the depth target while
+// the uplink jitters (±60 ms: arrivals up to 120 ms apart, 2–3 steps) and
+// brings it back to 0 once the jitter has left its 10 s window; time
+// dilation moves the depth after it. A fixed buffer keeps its 2 steps.
+func TestAutoBufferFollowsTheJitterAndShrinksBack(t *testing.T) {
+	cfg := config(t, 60*time.Second, "link.latency=40ms", "server.inputs=buffer", "server.buffer_mode=auto",
+		"client.sender=accumulator", "client.corrector=dilation")
+	s, err := New(cfg, 50*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []Change{{At: sim.Time(15 * time.Second), Key: "up.jitter", Value: "60ms"},
+		{At: sim.Time(30 * time.Second), Key: "up.jitter", Value: "0"}} {
+		if err := s.Schedule(c.At, c.Key, c.Value); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := func(d time.Duration) (target, depth int) {
+		if err := s.Run(sim.Time(d)); err != nil {
+			t.Fatal(err)
+		}
+		return s.sv.BufferTarget(), int(s.sv.BufferDepth())
+	}
+	if target, depth := at(14 * time.Second); target != 0 || depth > 1 {
+		t.Fatalf("steady link: target %d depth %d, want target 0 and depth ≤ 1", target, depth)
+	}
+	if target, depth := at(29 * time.Second); target < 2 || target > 3 || depth < target-1 {
+		t.Fatalf("jittery link: target %d depth %d, want a target of 2–3 steps and the depth following it", target, depth)
+	}
+	if target, depth := at(59 * time.Second); target != 0 || depth > 1 {
+		t.Fatalf("after the jitter: target %d depth %d, want both back near 0", target, depth)
+	}
+}

@@ -30,6 +30,8 @@ func variantParams() []Param {
 				}
 				return err
 			}})
+	g, s = choice("server.buffer_mode", server.BufferModes, func(c *Config) *server.BufferMode { return &c.Server.BufferMode })
+	ps = append(ps, Param{"server.buffer_mode", "server.inputs=buffer: fixed (reference: the depth target is server.buffer) or auto (the 95th percentile of the inputs' arrival jitter, from server.buffer)", true, g, s})
 	g, s = choice("client.max_catchup", client.MaxCatchupNames, func(c *Config) *client.MaxCatchup { return &cl(c).MaxCatchup })
 	ps = append(ps, Param{"client.max_catchup", "most local time one frame advances the game clock: off (reference), 333ms (Unity's default) or 100ms", true, g, s},
 		durationParam("client.fixed_cost", "CPU time one fixed update takes; it delays the next frame (0 = free)", 0, MaxStep, func(c *Config) *time.Duration { return &c.Client.FixedCost }))

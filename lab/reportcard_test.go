@@ -150,7 +150,7 @@ func TestVariantsAreTheRegistrysImplementationChoices(t *testing.T) {
 			}
 		}
 	}
-	want := "client.sender client.corrector client.predict client.replay client.smoothing client.redundancy client.max_catchup view.interp server.inputs"
+	want := "client.sender client.corrector client.predict client.replay client.smoothing client.redundancy server.buffer_mode client.max_catchup view.interp server.inputs"
 	if strings.Join(got, " ") != want {
 		t.Errorf("variants %q, want %q", got, want)
 	}

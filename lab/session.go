@@ -473,6 +473,9 @@ func (s *Session) serverStep() {
 	}
 	if ps.HasDepth && s.warm && s.now >= s.warmFrom {
 		s.vars.addDepth(ps.BufferDepth)
+		if ps.HasTarget {
+			s.vars.addTarget(ps.BufferTarget)
+		}
 	}
 	if broadcast && s.serverKnowsClient {
 		s.send(s.down, "down", &wire{kind: wireState, state: ps}, ps.Size())
@@ -590,11 +593,11 @@ func (s *Session) deliver(l *netem.Link, dir string) {
 		// This send may reuse id and grow s.msgs: w is not read after it.
 		s.send(s.down, "down", &wire{kind: wireLoginAck, start: s.sv.Tick()}, proto.LoginAckSize)
 	case wireMove:
+		var e proto.Earlier
 		if w.move.Redundant > 0 {
-			s.sv.OnRedundantMoveInput(w.move, s.earlier[id])
-		} else {
-			s.sv.OnMoveInput(w.move)
+			e = s.earlier[id]
 		}
+		s.sv.OnMoveInputAt(s.sClock.Local(s.now), w.move, e)
 	case wireLoginAck:
 		s.cl.OnLoginAck(w.start)
 	case wireState:

@@ -50,14 +50,23 @@ type PlayerState struct {
 	// step (the client's time dilation keeps it at server.buffer).
 	BufferDepth int16
 	HasDepth    bool
+	// With server.buffer_mode = auto: the depth target the server sets
+	// (the client's time dilation aims at it).
+	BufferTarget int16
+	HasTarget    bool
 }
 
-// Size is the payload size in bytes: the buffer depth adds 2.
+// Size is the payload size in bytes: the buffer depth adds 2, its
+// target 2 more.
 func (ps *PlayerState) Size() int {
+	n := PlayerStateSize
 	if ps.HasDepth {
-		return PlayerStateSize + 2
+		n += 2
 	}
-	return PlayerStateSize
+	if ps.HasTarget {
+		n += 2
+	}
+	return n
 }
 
 // Wire sizes in bytes of the payloads (without UDP/IP overhead), as the

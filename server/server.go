@@ -42,8 +42,11 @@ type Config struct {
 	Tick      time.Duration // step period on the server clock (50ms)
 	Broadcast int           // a PlayerState every Broadcast steps (1)
 	Inputs    InputMode
-	Buffer    int // target depth in steps for Inputs = Buffer (server.buffer)
-	Tuning    motion.Tuning
+	Buffer    int // target depth in steps for Inputs = Buffer (server.buffer); with BufferAuto the starting one
+	// BufferMode: the target is Buffer (BufferFixed) or follows the
+	// inputs' arrival jitter (BufferAuto, server.buffer_mode; autodepth.go).
+	BufferMode BufferMode
+	Tuning     motion.Tuning
 }
 
 // DefaultConfig is the first user's server at the client's requested speed.
@@ -111,6 +114,7 @@ type Server struct {
 	buf  inputBuffer
 	held []proto.MoveInput // scratch for switching modes
 	rcpt receipts
+	est  depthEstimator // BufferAuto
 
 	c Counters
 }
@@ -142,6 +146,12 @@ func (s *Server) SetConfig(cfg Config) error {
 	}
 	if cfg.Buffer < 0 || cfg.Buffer > MaxBuffer {
 		return fmt.Errorf("server.buffer %d: allowed a depth in [0, %d] steps", cfg.Buffer, MaxBuffer)
+	}
+	if int(cfg.BufferMode) >= len(BufferModes) {
+		return fmt.Errorf("server.buffer_mode %d: allowed %v", cfg.BufferMode, BufferModes)
+	}
+	if cfg.BufferMode == BufferAuto && (s.cfg.BufferMode != BufferAuto || s.cfg.Tick == 0) {
+		s.est.reset(cfg.Buffer)
 	}
 	if s.cfg.Inputs != cfg.Inputs && s.cfg.Tick != 0 {
 		s.switchInputs(s.cfg.Inputs, cfg)
@@ -181,10 +191,23 @@ func (s *Server) switchInputs(from InputMode, to Config) {
 			s.c.Overwritten += uint64(n - 1)
 		}
 	case Buffer:
+		d := to.Buffer
+		if to.BufferMode == BufferAuto && s.cfg.BufferMode == BufferAuto {
+			d = s.est.target
+		}
 		for _, m := range held {
-			s.buf.put(m.Tick, m.Input, to.Buffer, s.applied, s.ack)
+			s.buf.put(m.Tick, m.Input, d, s.applied, s.ack)
 		}
 	}
+}
+
+// BufferTarget is the Buffer mode's depth target in steps: Config.Buffer,
+// or with BufferAuto the one the arrival jitter sets.
+func (s *Server) BufferTarget() int {
+	if s.cfg.BufferMode == BufferAuto {
+		return s.est.target
+	}
+	return s.cfg.Buffer
 }
 
 // Config returns the settings in force.
@@ -220,8 +243,17 @@ func (s *Server) Counters() Counters {
 func (s *Server) OnMoveInput(m proto.MoveInput) { s.OnRedundantMoveInput(m, nil) }
 
 // OnRedundantMoveInput is OnMoveInput for a packet that carries the
-// earlier inputs e (m.Redundant of them, at most len(e)).
-func (s *Server) OnRedundantMoveInput(m proto.MoveInput, e proto.Earlier) {
+// earlier inputs e (m.Redundant of them, at most len(e)). Its arrival
+// time is not known: BufferAuto learns nothing from it.
+func (s *Server) OnRedundantMoveInput(m proto.MoveInput, e proto.Earlier) { s.receive(m, e, 0, false) }
+
+// OnMoveInputAt is OnRedundantMoveInput for a packet arriving at local
+// time at (≤ NextStep): BufferAuto measures its arrival jitter.
+func (s *Server) OnMoveInputAt(at sim.Time, m proto.MoveInput, e proto.Earlier) {
+	s.receive(m, e, at, true)
+}
+
+func (s *Server) receive(m proto.MoveInput, e proto.Earlier, at sim.Time, timed bool) {
 	m.Redundant = uint8(min(int(m.Redundant), len(e)))
 	s.c.Arrived++
 	s.playing = true
@@ -230,7 +262,9 @@ func (s *Server) OnRedundantMoveInput(m proto.MoveInput, e proto.Earlier) {
 			s.c.Recovered++
 		}
 	}
-	s.rcpt.see(m.Tick)
+	if s.rcpt.see(m.Tick) && timed && s.cfg.BufferMode == BufferAuto {
+		s.est.add(at, m.Tick, s.cfg.Tick)
+	}
 	switch s.cfg.Inputs {
 	case Latest:
 		if m.Tick <= s.lastAccepted {
@@ -266,10 +300,10 @@ func (s *Server) OnRedundantMoveInput(m proto.MoveInput, e proto.Earlier) {
 		// input can resync (a copy of a passed tick is a duplicate).
 		for i := int(m.Redundant) - 1; i >= 0; i-- {
 			if t := m.Tick - 1 - uint32(i); t < m.Tick && t >= s.buf.nextTick() {
-				s.buf.put(t, e[i], s.cfg.Buffer, s.applied, s.ack)
+				s.buf.put(t, e[i], s.BufferTarget(), s.applied, s.ack)
 			}
 		}
-		switch s.buf.put(m.Tick, m.Input, s.cfg.Buffer, s.applied, s.ack) {
+		switch s.buf.put(m.Tick, m.Input, s.BufferTarget(), s.applied, s.ack) {
 		case putLate:
 			s.c.LateDropped++
 		case putOverflow:
@@ -339,7 +373,7 @@ func (s *Server) Step() (ps proto.PlayerState, broadcast bool) {
 			s.c.Starved++
 		}
 	case Buffer:
-		m, st, skipped := s.buf.take(s.cfg.Buffer)
+		m, st, skipped := s.buf.take(s.BufferTarget())
 		if skipped {
 			s.c.Dropped++
 		}
@@ -367,6 +401,9 @@ func (s *Server) Step() (ps proto.PlayerState, broadcast bool) {
 	ps = proto.PlayerState{ServerTick: s.tick, Pose: s.pose, AckTick: s.ack}
 	if s.cfg.Inputs == Buffer {
 		ps.BufferDepth, ps.HasDepth = s.buf.depth(), true
+		if s.cfg.BufferMode == BufferAuto {
+			ps.BufferTarget, ps.HasTarget = int16(s.est.target), true
+		}
 	}
 	return ps, broadcast
 }
