@@ -46,6 +46,7 @@ func TestRedundancyOnALossyUplink(t *testing.T) {
 var variantSets = map[string][]string{
 	"redundancy": {"client.redundancy=3", "server.inputs=queue"},
 	"unacked":    {"client.redundancy=unacked", "server.inputs=buffer"},
+	"auto":       {"server.inputs=buffer", "server.buffer_mode=auto", "client.corrector=dilation", "client.sender=accumulator"},
 	"view":       {"view.interp=adaptive"},
 	"catchup":    {"client.fps=20", "client.fixed_cost=15ms", "client.max_catchup=100ms"},
 	"buffer":     {"server.inputs=buffer", "server.buffer=3", "client.corrector=dilation", "client.sender=accumulator"},

@@ -358,13 +358,17 @@ func TestSwitchingIntoAndOutOfBufferKeepsInputs(t *testing.T) {
 
 // FuzzBufferInputs: whatever ticks arrive in whatever order, with
 // whatever redundancy, the buffer applies each tick at most once, in
-// increasing order, and never holds more than its ring.
+// increasing order, and never holds more than its ring; with the auto
+// depth, whatever the arrival times, the target stays in [0, MaxBuffer].
 func FuzzBufferInputs(f *testing.F) {
 	f.Add([]byte{1, 2, 0, 3, 0, 5, 4, 0, 0, 200, 0})
 	f.Add([]byte{9, 0, 0, 0, 1, 0, 255, 255, 0})
 	f.Fuzz(func(t *testing.T, ops []byte) {
 		cfg := DefaultConfig
 		cfg.Inputs, cfg.Buffer = Buffer, int(len(ops)%5)
+		if len(ops)%2 == 1 {
+			cfg.BufferMode = BufferAuto
+		}
 		s, err := New(cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -376,11 +380,15 @@ func FuzzBufferInputs(f *testing.F) {
 				if ps.AckTick < last {
 					t.Fatalf("ack went back from %d to %d", last, ps.AckTick)
 				}
+				if d := s.BufferTarget(); d < 0 || d > MaxBuffer || ps.HasTarget != (cfg.BufferMode == BufferAuto) {
+					t.Fatalf("depth target %d (reported %v)", d, ps.HasTarget)
+				}
 				last = ps.AckTick
 				continue
 			}
 			m := proto.MoveInput{Tick: uint32(b) * uint32(1+i%3), Redundant: uint8(i % proto.MaxRedundancy)}
-			s.OnRedundantMoveInput(m, make(proto.Earlier, m.Redundant))
+			at := s.NextStep() - sim.Time(time.Duration(b)*time.Millisecond)
+			s.OnMoveInputAt(at, m, make(proto.Earlier, m.Redundant))
 		}
 		c := s.Counters()
 		if c.Applied > uint64(last) || len(s.buf.slots) != bufferCap {
