@@ -80,14 +80,7 @@ type FrameSummary struct {
 
 // variantStats accumulates what the issue-11 variants add to a summary.
 type variantStats struct {
-	depth            metrics.Welford
-	depthN           int
-	depthMin         int
-	depthMax         int
-	target           metrics.Welford
-	targetN          int
-	targetMin        int
-	targetMax        int
+	depth, target    steps // the buffer's depth and its auto target, per server step
 	scale            metrics.Welford
 	scaleN           int
 	scaleLo, scaleHi float64
@@ -163,24 +156,21 @@ func (v *variantStats) viewSummary(mode string) *ViewSummary {
 	return vs
 }
 
-func (v *variantStats) addTarget(d int16) {
-	x := int(d)
-	if v.targetN == 0 {
-		v.targetMin, v.targetMax = x, x
-	}
-	v.targetN++
-	v.targetMin, v.targetMax = min(v.targetMin, x), max(v.targetMax, x)
-	v.target.Add(float64(x))
+// steps accumulates a count of steps: mean, sd, min and max.
+type steps struct {
+	w        metrics.Welford
+	n        int
+	min, max int
 }
 
-func (v *variantStats) addDepth(d int16) {
+func (st *steps) add(d int16) {
 	x := int(d)
-	if v.depthN == 0 {
-		v.depthMin, v.depthMax = x, x
+	if st.n == 0 {
+		st.min, st.max = x, x
 	}
-	v.depthN++
-	v.depthMin, v.depthMax = min(v.depthMin, x), max(v.depthMax, x)
-	v.depth.Add(float64(x))
+	st.n++
+	st.min, st.max = min(st.min, x), max(st.max, x)
+	st.w.Add(float64(x))
 }
 
 func (v *variantStats) addScale(f float64) {
@@ -194,18 +184,18 @@ func (v *variantStats) addScale(f float64) {
 
 // summarize adds the sections of the variants in use to sum.
 func (v *variantStats) summarize(sum *Summary, s *Session) {
-	if s.cfg.Server.Inputs == server.Buffer || v.depthN > 0 {
+	if s.cfg.Server.Inputs == server.Buffer || v.depth.n > 0 {
 		sv := s.sv.Counters()
 		b := &BufferSummary{Target: s.cfg.Server.Buffer, Underruns: sv.Underruns, Held: sv.Held, Dropped: sv.Dropped, Resyncs: sv.Resyncs,
 			DepthMean: Figure(math.NaN()), DepthSD: Figure(math.NaN())}
-		if v.depthN > 0 {
-			b.DepthMean, b.DepthMin, b.DepthMax = Figure(v.depth.Mean()), v.depthMin, v.depthMax
-			if v.depthN > 1 {
-				b.DepthSD = Figure(v.depth.SD())
+		if v.depth.n > 0 {
+			b.DepthMean, b.DepthMin, b.DepthMax = Figure(v.depth.w.Mean()), v.depth.min, v.depth.max
+			if v.depth.n > 1 {
+				b.DepthSD = Figure(v.depth.w.SD())
 			}
 		}
-		if s.cfg.Server.BufferMode == server.BufferAuto || v.targetN > 0 {
-			b.Auto, b.TargetMean, b.TargetMin, b.TargetMax = true, Figure(v.target.Mean()), v.targetMin, v.targetMax
+		if s.cfg.Server.BufferMode == server.BufferAuto || v.target.n > 0 {
+			b.Auto, b.TargetMean, b.TargetMin, b.TargetMax = true, Figure(v.target.w.Mean()), v.target.min, v.target.max
 		}
 		sum.Buffer = b
 	}

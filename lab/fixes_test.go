@@ -70,6 +70,20 @@ func TestVariantsSteadyStateDoNotAllocate(t *testing.T) {
 // each step from `from` on, applying the changes first.
 func depthTrace(t *testing.T, cfg Config, from time.Duration, changes ...Change) ([]int, *Session) {
 	t.Helper()
+	s := scheduled(t, cfg, changes...)
+	var depths []int
+	for at := sim.Time(from); at <= sim.Time(cfg.Duration); at += sim.Time(cfg.Server.Tick) {
+		if err := s.Run(at); err != nil {
+			t.Fatal(err)
+		}
+		depths = append(depths, int(s.sv.BufferDepth()))
+	}
+	return depths, s
+}
+
+// scheduled is a session of cfg with the changes scheduled.
+func scheduled(t *testing.T, cfg Config, changes ...Change) *Session {
+	t.Helper()
 	s, err := New(cfg, 50*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
@@ -79,14 +93,7 @@ func depthTrace(t *testing.T, cfg Config, from time.Duration, changes ...Change)
 			t.Fatal(err)
 		}
 	}
-	var depths []int
-	for at := sim.Time(from); at <= sim.Time(cfg.Duration); at += sim.Time(cfg.Server.Tick) {
-		if err := s.Run(at); err != nil {
-			t.Fatal(err)
-		}
-		depths = append(depths, int(s.sv.BufferDepth()))
-	}
-	return depths, s
+	return s
 }
 
 // Issue 11.2: on a link whose jitter makes latest-wins overwrite inputs, a
@@ -222,18 +229,10 @@ func TestRedundancyUnackedFillsAGapLongerThanN(t *testing.T) {
 	lost := func(redundancy string) Summary {
 		cfg := config(t, 20*time.Second, "link.latency=30ms", "server.inputs=buffer", "server.buffer=8", "client.sender=accumulator",
 			"client.redundancy="+redundancy)
-		s, err := New(cfg, 50*time.Millisecond)
-		if err != nil {
-			t.Fatal(err)
-		}
 		// Send times are on the client's 50 ms grid from its seeded start:
 		// the window 10.000–10.300 s covers 6 of them.
-		for _, c := range []Change{{At: sim.Time(10 * time.Second), Key: "up.blackout", Value: "true"},
-			{At: sim.Time(10300 * time.Millisecond), Key: "up.blackout", Value: "false"}} {
-			if err := s.Schedule(c.At, c.Key, c.Value); err != nil {
-				t.Fatal(err)
-			}
-		}
+		s := scheduled(t, cfg, Change{At: sim.Time(10 * time.Second), Key: "up.blackout", Value: "true"},
+			Change{At: sim.Time(10300 * time.Millisecond), Key: "up.blackout", Value: "false"})
 		if err := s.Run(sim.Time(cfg.Duration)); err != nil {
 			t.Fatal(err)
 		}
@@ -254,20 +253,12 @@ func TestRedundancyUnackedFillsAGapLongerThanN(t *testing.T) {
 // Issue 20 §3.3: server.buffer_mode = auto raises the depth target while
 // the uplink jitters (±60 ms: arrivals up to 120 ms apart, 2–3 steps) and
 // brings it back to 0 once the jitter has left its 10 s window; time
-// dilation moves the depth after it. A fixed buffer keeps its 2 steps.
+// dilation moves the depth after it.
 func TestAutoBufferFollowsTheJitterAndShrinksBack(t *testing.T) {
 	cfg := config(t, 60*time.Second, "link.latency=40ms", "server.inputs=buffer", "server.buffer_mode=auto",
 		"client.sender=accumulator", "client.corrector=dilation")
-	s, err := New(cfg, 50*time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []Change{{At: sim.Time(15 * time.Second), Key: "up.jitter", Value: "60ms"},
-		{At: sim.Time(30 * time.Second), Key: "up.jitter", Value: "0"}} {
-		if err := s.Schedule(c.At, c.Key, c.Value); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s := scheduled(t, cfg, Change{At: sim.Time(15 * time.Second), Key: "up.jitter", Value: "60ms"},
+		Change{At: sim.Time(30 * time.Second), Key: "up.jitter", Value: "0"})
 	at := func(d time.Duration) (target, depth int) {
 		if err := s.Run(sim.Time(d)); err != nil {
 			t.Fatal(err)

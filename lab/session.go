@@ -472,9 +472,9 @@ func (s *Session) serverStep() {
 		}
 	}
 	if ps.HasDepth && s.warm && s.now >= s.warmFrom {
-		s.vars.addDepth(ps.BufferDepth)
+		s.vars.depth.add(ps.BufferDepth)
 		if ps.HasTarget {
-			s.vars.addTarget(ps.BufferTarget)
+			s.vars.target.add(ps.BufferTarget)
 		}
 	}
 	if broadcast && s.serverKnowsClient {
