@@ -434,9 +434,9 @@ func (s *Session) frame() {
 			id := s.send(s.up, "up", &wire{kind: wireMove, move: m.Move}, m.Move.Size())
 			if m.Move.Redundant > 0 {
 				for len(s.earlier) <= int(id) {
-					s.earlier = append(s.earlier, proto.Earlier{})
+					s.earlier = append(s.earlier, nil)
 				}
-				s.earlier[id] = m.Earlier
+				s.earlier[id] = append(s.earlier[id][:0], m.Earlier...) // m.Earlier is the client's until the next frame
 			}
 		}
 	}
@@ -486,7 +486,10 @@ func (s *Session) serverStep() {
 		s.inputs.applied(s.now, ps.AckTick, s.warmFrom, s.card)
 	}
 	if ps.HasDepth && s.warm && s.now >= s.warmFrom {
-		s.vars.addDepth(ps.BufferDepth)
+		s.vars.depth.add(ps.BufferDepth)
+		if ps.HasTarget {
+			s.vars.target.add(ps.BufferTarget)
+		}
 	}
 	if broadcast && s.serverKnowsClient {
 		s.send(s.down, "down", &wire{kind: wireState, state: ps}, ps.Size())
@@ -605,11 +608,11 @@ func (s *Session) deliver(l *netem.Link, dir string) {
 		s.send(s.down, "down", &wire{kind: wireLoginAck, start: s.sv.Tick()}, proto.LoginAckSize)
 	case wireMove:
 		s.inputs.arrive(w.move.Tick, w.move.Redundant)
+		var e proto.Earlier
 		if w.move.Redundant > 0 {
-			s.sv.OnRedundantMoveInput(w.move, &s.earlier[id])
-		} else {
-			s.sv.OnMoveInput(w.move)
+			e = s.earlier[id]
 		}
+		s.sv.OnMoveInputAt(s.sClock.Local(s.now), w.move, e)
 	case wireLoginAck:
 		s.cl.OnLoginAck(w.start)
 	case wireState:
