@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"net/netip"
 	"os"
 	"os/signal"
@@ -219,8 +218,8 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if controlLn != nil {
-		srv := &http.Server{Handler: proxyctl.LoggedHandler(cond, r, apiLog(changes)), ReadHeaderTimeout: 5 * time.Second}
-		go srv.Serve(controlLn)
+		host, _, _ := net.SplitHostPort(control) // checked by listenControl
+		srv := proxyctl.Serve(controlLn, proxyctl.NewHandler(cond, r, proxyctl.Options{Log: apiLog(changes), Host: host}))
 		defer srv.Close()
 		fmt.Fprintf(stdout, "control API on http://%v (GET/PUT /params, POST/DELETE /timeline, GET /counters, GET /metrics)\n", controlLn.Addr())
 	}

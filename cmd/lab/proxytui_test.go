@@ -117,10 +117,11 @@ func TestProxyScreenLogsAPIAndFlowSettings(t *testing.T) {
 	}
 	src := newRelaySource(r, cond, echo, time.Now(), nil)
 	changes := make(chan appliedChange, 8)
-	api := httptest.NewServer(proxyctl.LoggedHandler(cond, r, apiLog(changes)))
+	api := httptest.NewServer(proxyctl.NewHandler(cond, r, proxyctl.Options{Log: apiLog(changes)}))
 	defer api.Close()
 	for _, body := range []string{`{"up.loss": "250%"}`, `{"up.loss": "3%"}`} {
 		req, _ := http.NewRequest("PUT", api.URL+"/params", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
