@@ -19,7 +19,8 @@ func TestSameTimeChangesApplyInFileOrder(t *testing.T) {
 			defer c.Stop()
 			var order []string
 			c.Observe(func(a Applied) { order = append(order, a.Set[0].Value) }) // under c.mu
-			latency := func() time.Duration { // as the timer's goroutine left it
+			// The relay as the timer's goroutine left it.
+			latency := func() time.Duration {
 				c.mu.Lock()
 				defer c.mu.Unlock()
 				return r.up.Latency
