@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"jitterlab/internal/clip"
 	"jitterlab/lab"
 	"jitterlab/netem"
 	"jitterlab/proxy"
@@ -68,7 +69,7 @@ const MaxLogText = 300
 func NewHandler(c *Conditions, src Source, o Options) http.Handler {
 	log := func(string, error) {}
 	if o.Log != nil {
-		log = func(what string, err error) { o.Log(Clip(what, MaxLogText), clipErr(err, MaxLogText)) }
+		log = func(what string, err error) { o.Log(clip.String(what, MaxLogText), clipErr(err, MaxLogText)) }
 	}
 	h := &handler{c: c, src: src, log: log, host: o.Host}
 	mux := http.NewServeMux()
@@ -77,7 +78,7 @@ func NewHandler(c *Conditions, src Source, o Options) http.Handler {
 	mux.HandleFunc("/counters", h.counters)
 	mux.HandleFunc("/metrics", h.metrics)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		fail(w, http.StatusNotFound, fmt.Errorf("no such path %q: the API has /params, /timeline, /counters and /metrics", Clip(r.URL.Path, maxQuoted)))
+		fail(w, http.StatusNotFound, fmt.Errorf("no such path %q: the API has /params, /timeline, /counters and /metrics", clip.String(r.URL.Path, maxQuoted)))
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if h.guard(w, r) {

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+
+	"jitterlab/internal/clip"
 )
 
 // The API has no authentication: anything that can reach its loopback
@@ -44,26 +46,12 @@ func MediaType(method, path string) string {
 // sent (a header, a value).
 const maxQuoted = 200
 
-// Clip is s cut to at most n bytes (at a rune boundary) saying how much
-// was left out: what the API logs and quotes stays bounded whatever a
-// request holds.
-func Clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && cut < len(s) && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return fmt.Sprintf("%s… (%d bytes more)", s[:cut], len(s)-cut)
-}
-
 // clipErr is err with its text clipped to n bytes (nil stays nil).
 func clipErr(err error, n int) error {
 	if err == nil || len(err.Error()) <= n {
 		return err
 	}
-	return errors.New(Clip(err.Error(), n))
+	return errors.New(clip.String(err.Error(), n))
 }
 
 // localHost says whether a request's Host names this machine: a loopback
@@ -98,7 +86,7 @@ func (h *handler) guard(w http.ResponseWriter, r *http.Request) bool {
 	}
 	if !localHost(r.Host, h.host) {
 		return refuse(http.StatusForbidden, fmt.Errorf("%s: Host %q: the API answers to a loopback address or localhost only; a web page on another name that resolves to this machine (DNS rebinding) sends its own",
-			what, Clip(r.Host, maxQuoted)))
+			what, clip.String(r.Host, maxQuoted)))
 	}
 	if !changes {
 		return true
@@ -109,7 +97,7 @@ func (h *handler) guard(w http.ResponseWriter, r *http.Request) bool {
 			from = "Sec-Fetch-Site: " + r.Header.Get("Sec-Fetch-Site")
 		}
 		return refuse(http.StatusForbidden, fmt.Errorf("%s: refused a request from another origin (%s): a web page may not change the link; scripts send no Origin",
-			what, Clip(from, maxQuoted)))
+			what, clip.String(from, maxQuoted)))
 	}
 	want := MediaType(r.Method, r.URL.Path)
 	if want == "" {
@@ -118,7 +106,7 @@ func (h *handler) guard(w http.ResponseWriter, r *http.Request) bool {
 	got := r.Header.Get("Content-Type")
 	if t, _, err := mime.ParseMediaType(got); err != nil || t != want {
 		return refuse(http.StatusUnsupportedMediaType, fmt.Errorf("%s: Content-Type %q: want %s (curl -H 'Content-Type: %s'); the types a web page can send without asking are refused",
-			what, Clip(got, maxQuoted), want, want))
+			what, clip.String(got, maxQuoted), want, want))
 	}
 	return true
 }
