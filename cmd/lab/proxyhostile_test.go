@@ -3,12 +3,18 @@ package main
 import (
 	"fmt"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
+
+	"github.com/gdamore/tcell/v2"
 
 	proxyctl "jitterlab/proxy/control"
 )
@@ -69,4 +75,71 @@ func TestControlAPIConnectionsDoNotStarveTheRelay(t *testing.T) {
 	idle = nil
 	p.must(t, "GET", "/counters", "")
 	p.stop(t)
+}
+
+// frozenView is a screen whose draw never ends: Run returns only once
+// Stop is called (which a real frozen screen would not even do).
+type frozenView struct{ stopped chan struct{} }
+
+func (f *frozenView) Run(tcell.Screen) error { <-f.stopped; return nil }
+func (f *frozenView) Signal() os.Signal      { return nil }
+func (f *frozenView) Stop()                  { close(f.stopped) }
+
+// Signals stop the proxy whatever the screen does (issue 27.3): the relay
+// stops on a signal by itself, and once it has, a screen that has not
+// closed within screenGrace (a draw that never ends) is left behind, so
+// the proxy goes on to close its files and print its summary. synctest's
+// clock.
+func TestProxyStopsWhenItsScreenIsFrozen(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		view := &frozenView{stopped: make(chan struct{})}
+		done := make(chan error, 1)
+		var stderr strings.Builder
+		stopped := false
+		returned := make(chan struct{})
+		start := time.Now()
+		go func() {
+			runScreen(view, &relaySource{}, &screenRecorder{}, func() { stopped = true }, done, make(chan appliedChange), &stderr)
+			close(returned)
+		}()
+		synctest.Wait()
+		done <- nil // the relay stopped: a signal cancelled its context
+		<-returned
+		if waited := time.Since(start); waited != screenGrace {
+			t.Errorf("returned after %v; want screenGrace, %v", waited, screenGrace)
+		}
+		if !stopped || !strings.Contains(stderr.String(), "the screen did not close") {
+			t.Errorf("stop called %v; stderr %q", stopped, stderr.String())
+		}
+	})
+}
+
+// The issue's repro (27.3): one request with a 500 KB value, refused with
+// 400, reaches the proxy's screen; the screen goes on drawing, SIGTERM
+// stops the proxy with 143 and its recording is closed.
+func TestProxyScreenSurvivesAHugeRequest(t *testing.T) {
+	rec := filepath.Join(t.TempDir(), "r.jlrec")
+	api := loopback(freePort(t))
+	run, exited, pid := tmuxProxyPID(t, "huge", "--control", api, "--record", rec)
+	body := `{"up.latency": "` + strings.Repeat("9", 500_000) + `ms"}`
+	req, _ := http.NewRequest("PUT", "http://"+api+"/params", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 400 {
+		t.Fatalf("PUT of a 500 KB value: %d; want 400", resp.StatusCode)
+	}
+	for !strings.Contains(run("capture-pane", "-p", "-t", "p"), "API refused") { // the screen shows it (the test's timeout bounds the wait)
+		time.Sleep(50 * time.Millisecond)
+	}
+	syscall.Kill(pid, syscall.SIGTERM)
+	if code, stderr := exited(); code != "143" {
+		t.Fatalf("SIGTERM after a huge request: exit %s, stderr %q; want 143", code, stderr)
+	}
+	if code, out, _ := runLab(t, "replay", rec); code != 0 || strings.Contains(out, "not closed") {
+		t.Fatalf("the recording (exit %d):\n%s", code, out)
+	}
 }
