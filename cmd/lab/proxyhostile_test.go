@@ -143,3 +143,26 @@ func TestProxyScreenSurvivesAHugeRequest(t *testing.T) {
 		t.Fatalf("the recording (exit %d):\n%s", code, out)
 	}
 }
+
+// The change log never drops an entry silently (issue 27, LOW): when it
+// is full an entry is counted, the next one kept says how many went
+// before it, on the counter lines and on the screen's c alike.
+func TestChangeLogSaysWhatItDropped(t *testing.T) {
+	l := newChangeLog(2)
+	log := apiLog(l)
+	for i := range 5 {
+		log(fmt.Sprintf("PUT /params: up.loss=%d%%", i), nil)
+	}
+	<-l.ch
+	<-l.ch
+	log("PUT /params: up.loss=9%", nil)
+	c := <-l.ch
+	if c.missed != 3 || l.lost.Load() != 3 {
+		t.Fatalf("the entry after 3 dropped says %d missed, %d lost in all; want 3, 3", c.missed, l.lost.Load())
+	}
+	src := &relaySource{}
+	src.timeline(c)
+	if got := src.changes[0].What; got != "(3 entries before this one not logged: the log was full) PUT /params: up.loss=9%" {
+		t.Errorf("the screen's entry %q", got)
+	}
+}

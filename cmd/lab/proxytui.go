@@ -290,6 +290,9 @@ func (s *relaySource) timeline(c appliedChange) {
 	if c.err != nil {
 		pc.Refused = c.err.Error()
 	}
+	if c.missed > 0 {
+		pc.What = missedText(c.missed) + pc.What
+	}
 	s.note(pc)
 }
 
