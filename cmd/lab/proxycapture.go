@@ -144,7 +144,7 @@ func (c *proxyCapture) OnPacket(e *proxy.PacketEvent) {
 			c.drop(e)
 			return
 		}
-		q.ev.Payload = append([]byte(nil), e.Payload...)
+		q.ev.Payload = append(make([]byte, 0, len(e.Payload)), e.Payload...) // empty, never nil: nil is a simulated packet's
 	}
 	select {
 	case c.events <- q:

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -15,7 +17,10 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
+	"github.com/gopacket/gopacket/pcapgo"
 
+	"jitterlab/capture"
+	"jitterlab/proxy"
 	proxyctl "jitterlab/proxy/control"
 )
 
@@ -164,5 +169,34 @@ func TestChangeLogSaysWhatItDropped(t *testing.T) {
 	src.timeline(c)
 	if got := src.changes[0].What; got != "(3 entries before this one not logged: the log was full) PUT /params: up.loss=9%" {
 		t.Errorf("the screen's entry %q", got)
+	}
+}
+
+// A 0-byte datagram relayed is captured as 0 bytes (issue 27.15): the
+// capture's copy of an empty payload is empty, not "none" (which the
+// pcapng writer fills with a simulated packet's 5 bytes).
+func TestProxyCapturesAnEmptyDatagramAsEmpty(t *testing.T) {
+	var file bytes.Buffer
+	pw, err := capture.NewWriter(&file, capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, listen := netip.MustParseAddrPort("127.0.0.1:5000"), &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 7777}
+	c := newProxyCapture(pw, nil, listen, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 7778})
+	now := time.Unix(1, 0)
+	c.OnPacket(&proxy.PacketEvent{Dir: proxy.Up, Read: true, Flow: 1, Addr: client, In: now, Payload: []byte{}, Send: proxy.Outcome{Copies: 1, Copy: [2]proxy.Fate{proxy.FateLost}}})
+	if err := c.Close(time.Second, proxy.Stats{}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := pcapgo.NewNgReader(&file, pcapgo.DefaultNgReaderOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, ci, err := r.ReadPacketData()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ci.Length != 28 || len(data) != 28 {
+		t.Fatalf("a 0-byte datagram captured as %d bytes of a %d-byte packet; want 28 (IPv4 and UDP headers only)", len(data), ci.Length)
 	}
 }
