@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
@@ -22,6 +23,8 @@ import (
 	"jitterlab/capture"
 	"jitterlab/proxy"
 	proxyctl "jitterlab/proxy/control"
+	"jitterlab/recordings"
+	"jitterlab/sim"
 )
 
 // fds is how many file descriptors process pid holds.
@@ -198,5 +201,93 @@ func TestProxyCapturesAnEmptyDatagramAsEmpty(t *testing.T) {
 	}
 	if ci.Length != 28 || len(data) != 28 {
 		t.Fatalf("a 0-byte datagram captured as %d bytes of a %d-byte packet; want 28 (IPv4 and UDP headers only)", len(data), ci.Length)
+	}
+}
+
+// fullDisk takes n bytes, then fails as a full disk does.
+type fullDisk struct{ n int }
+
+func (d *fullDisk) Write(b []byte) (int, error) {
+	if len(b) > d.n {
+		k := d.n
+		d.n = 0
+		return k, syscall.ENOSPC
+	}
+	d.n -= len(b)
+	return len(b), nil
+}
+
+// One capture's failure never silences the other (issue 27.9): a --pcap
+// whose disk fills keeps the recording going, every packet in it, and
+// the end says what the pcap lost; a recording that fails leaves the
+// pcap whole.
+func TestOneCaptureFailingKeepsTheOther(t *testing.T) {
+	const n = 400
+	run := func(pcapOut, recOut io.Writer) (*proxyCapture, error) {
+		pw, err := capture.NewWriter(pcapOut, capture.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rw, err := recordings.NewWriter(recOut, recordings.Header{Kind: recordings.KindProxy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		listen := &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 7777}
+		c := newProxyCapture(pw, rw, listen, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 7778})
+		c.pcapName, c.recName = "--pcap p.pcapng", "--record r.jlrec"
+		client := netip.MustParseAddrPort("127.0.0.1:5000")
+		start := time.Unix(0, 0)
+		for i := range n {
+			at := start.Add(time.Duration(i) * 100 * time.Millisecond) // 40 s: the recording writes a frame each 10 s
+			payload := make([]byte, 200)
+			c.OnPacket(&proxy.PacketEvent{Dir: proxy.Up, Read: true, Flow: 1, Addr: client, In: at, Size: len(payload), Payload: payload,
+				Send: proxy.Outcome{Copies: 1, Copy: [2]proxy.Fate{proxy.FateScheduled}}})
+			c.OnPacket(&proxy.PacketEvent{Dir: proxy.Up, Flow: 1, Addr: client, In: at, Out: at, Due: at, Fate: proxy.FateDelivered, Size: len(payload), Payload: payload})
+			for len(c.events) > 0 { // the writer keeps up: nothing is dropped for want of room
+				time.Sleep(time.Microsecond)
+			}
+		}
+		return c, c.Close(time.Second, proxy.Stats{})
+	}
+
+	var rec bytes.Buffer
+	c, err := run(&fullDisk{n: 8 << 10}, &rec)
+	if err == nil || !strings.Contains(err.Error(), "--pcap p.pcapng") || strings.Contains(err.Error(), "--record") {
+		t.Errorf("Close: %v; want the pcap's error alone", err)
+	}
+	r, err := recordings.Open(bytes.NewReader(rec.Bytes()), int64(rec.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := 0
+	if err := r.ScanPackets(0, sim.Time(time.Hour), func(*recordings.Packet) error { got++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got != n {
+		t.Errorf("the recording holds %d of %d packets after the pcap's disk filled", got, n)
+	}
+	if note := c.note(); !strings.Contains(note, "--pcap p.pcapng") || !strings.Contains(note, "not written") {
+		t.Errorf("note %q; want what the pcap lost", note)
+	}
+
+	var header bytes.Buffer // the disk takes the header and a little more
+	recordings.NewWriter(&header, recordings.Header{Kind: recordings.KindProxy})
+	var pcapFile bytes.Buffer
+	if _, err := run(&pcapFile, &fullDisk{n: header.Len() + 16}); err == nil || !strings.Contains(err.Error(), "--record r.jlrec") {
+		t.Errorf("Close: %v; want the recording's error", err)
+	}
+	pr, err := pcapgo.NewNgReader(&pcapFile, pcapgo.DefaultNgReaderOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames := 0
+	for {
+		if _, _, err := pr.ReadPacketData(); err != nil {
+			break
+		}
+		frames++
+	}
+	if frames != 2*n {
+		t.Errorf("the pcap holds %d of %d frames after the recording's disk filled", frames, 2*n)
 	}
 }
