@@ -42,7 +42,7 @@ type proxyCapture struct {
 	listen, target netip.AddrPort
 	events         chan proxyEvent
 	done           chan struct{} // closed when run has written everything
-	queuedBytes    atomic.Int64 // payload bytes in the queue
+	queuedBytes    atomic.Int64  // payload bytes in the queue
 	maxBytes       int64
 	dropped        atomic.Uint64
 	droppedSide    [2]atomic.Uint64 // of the packet events, by capture side
