@@ -288,7 +288,7 @@ func (v *ProxyView) sample() {
 	}
 	// Clients evicting one another: more send than the table holds.
 	if s.Evicted > v.last.Evicted {
-		v.status = fmt.Sprintf("[red]evicted %d clients[-]: more than --max-clients %d send (each new one evicts the longest idle)", s.Evicted-v.last.Evicted, s.MaxClients)
+		v.status = fmt.Sprintf("[red]evicted %d clients[-]: more than --max-clients %d send (each new one evicts the longest idle, one in a conversation last)", s.Evicted-v.last.Evicted, s.MaxClients)
 	}
 	// A change since by the timeline or the API (made or refused) is
 	// announced on the status line.

@@ -52,7 +52,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		return err
 	})
 	fs.StringVar(&control, "control", "", "serve the control API (HTTP/JSON, /metrics) on this loopback `host:port`, e.g. 127.0.0.1:9000")
-	fs.IntVar(&limits.MaxFlows, "max-clients", limits.MaxFlows, "client addresses relayed at once; a new one beyond evicts the longest idle")
+	fs.IntVar(&limits.MaxFlows, "max-clients", limits.MaxFlows, "client addresses relayed at once; a new one beyond evicts the longest idle, a client in a conversation (a reply, then more) last")
 	fs.DurationVar(&limits.IdleTimeout, "idle-timeout", limits.IdleTimeout, "forget a client after this long without a packet either way")
 	fs.IntVar(&limits.FlowPackets, "inflight-packets", limits.FlowPackets, "datagrams held per client and direction; more are dropped and counted")
 	fs.IntVar(&limits.FlowBytes, "inflight-bytes", limits.FlowBytes, "payload bytes held per client and direction; more are dropped and counted")
