@@ -756,7 +756,9 @@ printed as it applies. --control 127.0.0.1:9000 serves an HTTP/JSON API
 on loopback: GET/PUT /params[?flow=ADDR], DELETE /params?flow=ADDR,
 POST /timeline ([[timeline]] entries, at = from now), DELETE /timeline
 (cancels what POST scheduled), GET /counters and GET /metrics
-(Prometheus). Every datagram is counted: delivered, lost by
+(Prometheus); PUT takes Content-Type: application/json, POST
+application/toml, and a request from a web page (another Origin, a Host
+not of this machine) is refused. Every datagram is counted: delivered, lost by
 the link model, or dropped by the proxy (kernel receive buffer full, the
 in-flight limit, a failed write, a client removed). SIGINT, SIGTERM and
 SIGHUP stop the relay and print the summary, the clients and the audit,

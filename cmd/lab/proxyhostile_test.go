@@ -204,19 +204,6 @@ func TestProxyCapturesAnEmptyDatagramAsEmpty(t *testing.T) {
 	}
 }
 
-// fullDisk takes n bytes, then fails as a full disk does.
-type fullDisk struct{ n int }
-
-func (d *fullDisk) Write(b []byte) (int, error) {
-	if len(b) > d.n {
-		k := d.n
-		d.n = 0
-		return k, syscall.ENOSPC
-	}
-	d.n -= len(b)
-	return len(b), nil
-}
-
 // One capture's failure never silences the other (issue 27.9): a --pcap
 // whose disk fills keeps the recording going, every packet in it, and
 // the end says what the pcap lost; a recording that fails leaves the
@@ -251,7 +238,7 @@ func TestOneCaptureFailingKeepsTheOther(t *testing.T) {
 	}
 
 	var rec bytes.Buffer
-	c, err := run(&fullDisk{n: 8 << 10}, &rec)
+	c, err := run(&failAfter{n: 8 << 10}, &rec)
 	if err == nil || !strings.Contains(err.Error(), "--pcap p.pcapng") || strings.Contains(err.Error(), "--record") {
 		t.Errorf("Close: %v; want the pcap's error alone", err)
 	}
@@ -273,7 +260,7 @@ func TestOneCaptureFailingKeepsTheOther(t *testing.T) {
 	var header bytes.Buffer // the disk takes the header and a little more
 	recordings.NewWriter(&header, recordings.Header{Kind: recordings.KindProxy})
 	var pcapFile bytes.Buffer
-	if _, err := run(&pcapFile, &fullDisk{n: header.Len() + 16}); err == nil || !strings.Contains(err.Error(), "--record r.jlrec") {
+	if _, err := run(&pcapFile, &failAfter{n: header.Len() + 16}); err == nil || !strings.Contains(err.Error(), "--record r.jlrec") {
 		t.Errorf("Close: %v; want the recording's error", err)
 	}
 	pr, err := pcapgo.NewNgReader(&pcapFile, pcapgo.DefaultNgReaderOptions)

@@ -1,6 +1,7 @@
 package control
 
 import (
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -163,4 +164,27 @@ func TestLogOfAHugeValueIsBounded(t *testing.T) {
 			t.Errorf("logged %d bytes (%.80q…); want at most about %d, saying what was cut", len(s), s, MaxLogText)
 		}
 	}
+}
+
+// A Host is taken only when it names this machine: whatever the header,
+// an accepted one is localhost, the configured host, or a loopback
+// address, with or without a port.
+func FuzzLocalHost(f *testing.F) {
+	for _, h := range []string{"127.0.0.1:9000", "[::1]:1", "localhost", "LOCALHOST.:80", "evil.example", "127.0.0.1.evil", "[::ffff:127.0.0.1]", "devbox:9", "10.0.0.1", ""} {
+		f.Add(h)
+	}
+	f.Fuzz(func(t *testing.T, h string) {
+		if !localHost(h, "devbox") {
+			return
+		}
+		name := h
+		if host, _, err := net.SplitHostPort(h); err == nil {
+			name = host
+		}
+		name = strings.ToLower(strings.TrimSuffix(strings.Trim(name, "[]"), "."))
+		ip, err := netip.ParseAddr(name)
+		if name != "localhost" && name != "devbox" && (err != nil || !ip.Unmap().IsLoopback()) {
+			t.Fatalf("Host %q taken as this machine's", h)
+		}
+	})
 }
