@@ -10,6 +10,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
+	"github.com/rivo/uniseg"
 
 	"jitterlab/client"
 	"jitterlab/metrics"
@@ -177,19 +178,53 @@ func cutAtWord(text string, w int) string {
 }
 
 // cutToWidth is text (with colour tags) cut to w columns with "…" at its
-// end when it is wider. It is the longest prefix that fits, so it never
-// ends inside a tag: a whole tag takes no columns.
+// end when it is wider; tags are never cut in half. It reads the text once,
+// and no further than the cut (a status may come from a request of a
+// megabyte): tags cost no width, an escaped tag ("[x[]", drawn "[x]") one
+// column less than its bytes, every other grapheme cluster its own width.
 func cutToWidth(text string, w int) string {
-	if tview.TaggedStringWidth(text) <= w {
-		return text
-	}
-	cut := ""
-	for i := range text {
-		if tview.TaggedStringWidth(text[:i]) <= w-1 {
-			cut = text[:i]
+	width, cut := 0, -1 // cut: the end of the longest prefix within w-1 columns
+	for i := 0; i < len(text); {
+		if n := tagLen(text[i:]); n > 0 {
+			i += n
+			continue
 		}
+		var n, cw int
+		if m := escapedTag.FindStringIndex(text[i:]); m != nil {
+			n = m[1]
+			cw = uniseg.StringWidth(text[i:i+n]) - 1
+		} else {
+			cluster, _, boundaries, _ := uniseg.StepString(text[i:], -1)
+			n, cw = len(cluster), boundaries>>uniseg.ShiftWidth
+		}
+		if cut < 0 && width+cw > w-1 {
+			cut = i
+		}
+		if width += cw; width > w {
+			return text[:cut] + "…"
+		}
+		i += n
 	}
-	return cut + "…"
+	return text
+}
+
+// escapedTag is tview's escaped tag: drawn with one '[' fewer.
+var escapedTag = regexp.MustCompile(`^\[[^\[\]]+\[+\]`)
+
+// tagLen is the length of the style or region tag text starts with (0:
+// none).
+func tagLen(text string) int {
+	if text == "" || text[0] != '[' {
+		return 0
+	}
+	end := strings.IndexAny(text[1:], "[]")
+	if end < 0 || text[1+end] != ']' {
+		return 0
+	}
+	if tview.TaggedStringWidth(text[:end+2]) != 0 {
+		return 0
+	}
+	return end + 2
 }
 
 // root is what the application draws: the layout and its overlays, or the
