@@ -45,6 +45,13 @@ type Options struct {
 	// Cancel, if not nil, ends the diagnosis early once closed: the runs not
 	// yet started are skipped and Run returns ErrCanceled.
 	Cancel <-chan struct{}
+	// Offsets are the latency offsets of the ensemble, added to the
+	// uplink's latency (nil: DefaultOffsets, four spanning one tick); the
+	// first is the user's cell's.
+	Offsets []time.Duration
+	// Inputs are the input scripts of the ensemble (nil: DefaultInputs,
+	// the configuration's own first).
+	Inputs []string
 }
 
 // ErrCanceled is Run's error when Options.Cancel was closed.
@@ -58,11 +65,14 @@ type Conditions struct {
 	Seeds     []uint64 `json:"seeds"`
 	DurationS float64  `json:"duration_s"`
 	Version   string   `json:"version"`
-	// Input is the input script the runs drive with: a recommendation
-	// holds for the input it was found on.
-	Input    string `json:"input_script"`
-	Metric   string `json:"metric"`
-	TieBreak string `json:"tie_break"`
+	// Input is the input script the search drives with (the first cell's).
+	Input string `json:"input_script"`
+	// OffsetsMs and Inputs are the ensemble: every latency offset (ms,
+	// added to the uplink's latency) with every input is a cell.
+	OffsetsMs []float64 `json:"ensemble_latency_offsets_ms"`
+	Inputs    []string  `json:"ensemble_inputs"`
+	Metric    string    `json:"metric"`
+	TieBreak  string    `json:"tie_break"`
 }
 
 // MetricStat is one metric over the seeds: the per-seed values (in seed
@@ -120,6 +130,9 @@ type Change struct {
 	// here: its prerequisite is not in force ("" when it is a change of
 	// its own).
 	SameAs string `json:"same_as,omitempty"`
+	// Robust is the change across the ensemble, for a single change that
+	// meets the bar in the user's cell (nil otherwise).
+	Robust *Robustness `json:"robust,omitempty"`
 	arm    *Arm
 	// card is the paired difference in every metric, in Metrics' order.
 	card []stats.Diff
@@ -250,7 +263,16 @@ type Step struct {
 	Taken   string   `json:"taken"`
 	Primary float64  `json:"primary_after"`
 	Pair    bool     `json:"pair,omitempty"`
+	// NotRobust are the changes that met the bar in the user's cell but
+	// not in every cell of the ensemble, best first; Robust is the taken
+	// combination across the ensemble.
+	NotRobust []*Robustness `json:"not_robust"`
+	Robust    *Robustness   `json:"robust"`
 }
+
+// maxRobustTries bounds how many candidates a step tries across the
+// ensemble before it ends: each try runs the whole ensemble.
+const maxRobustTries = 3
 
 // Pair is two single changes tried together on the reference when no
 // single change meets the bar (Change.improves): the pair against the
@@ -362,10 +384,14 @@ type Result struct {
 	Changes  []Change      `json:"changes"`
 	// Pairs are the pairs tried when no single change meets the bar
 	// (empty otherwise), best first.
-	Pairs       []Pair   `json:"pairs"`
-	Steps       []Step   `json:"combination"`
-	Recommended []string `json:"recommended"`
-	Best        *Arm     `json:"best"`
+	Pairs []Pair `json:"pairs"`
+	Steps []Step `json:"combination"`
+	// Robustness is every change tried across the ensemble, in the order
+	// tried: the singles that meet the bar, each step's candidate, the
+	// recommendation.
+	Robustness  []*Robustness `json:"robustness"`
+	Recommended []string      `json:"recommended"`
+	Best        *Arm          `json:"best"`
 	// BestVsReference is best − reference for every metric.
 	BestVsReference []stats.Diff `json:"best_vs_reference"`
 	// Reproduce is the 'lab ab' command that reproduces the recommended
@@ -410,7 +436,7 @@ func Run(o Options) (*Result, error) {
 	if primary.Name == tie.Name {
 		tie, _ = LookupMetric("judder_mps")
 	}
-	d := &diag{o: o, primary: primary, tie: tie}
+	d := &diag{o: o, primary: primary, tie: tie, cells: o.cells(), robustness: map[string]*Robustness{}}
 	if d.pinned, err = lab.PinKeys(o.Overrides); err != nil {
 		return nil, err
 	}
@@ -423,7 +449,16 @@ func Run(o Options) (*Result, error) {
 	}
 	r := &Result{Schema: Schema, Kind: "diagnosis", metric: primary, tie: tie, Band: o.Base.Client.Band, Snap: o.Base.Client.Snap,
 		Conditions: Conditions{Scenario: o.Name, Overrides: append([]string{}, o.Overrides...), Pinned: dropped,
-			Seeds: o.Seeds, DurationS: o.Base.Duration.Seconds(), Version: o.Version, Input: o.Base.Script, Metric: primary.Name, TieBreak: tie.Name}}
+			Seeds: o.Seeds, DurationS: o.Base.Duration.Seconds(), Version: o.Version, Input: d.cells[0].Input, Metric: primary.Name, TieBreak: tie.Name}}
+	for _, c := range d.cells {
+		if !slices.Contains(r.Conditions.OffsetsMs, ms(c.Offset)) {
+			r.Conditions.OffsetsMs = append(r.Conditions.OffsetsMs, ms(c.Offset))
+		}
+		if !slices.Contains(r.Conditions.Inputs, c.Input) {
+			r.Conditions.Inputs = append(r.Conditions.Inputs, c.Input)
+		}
+	}
+	r.Robustness = []*Robustness{}
 	r.Pairs = []Pair{}
 	if r.Conditions.Overrides == nil {
 		r.Conditions.Overrides = []string{}
@@ -489,17 +524,37 @@ func Run(o Options) (*Result, error) {
 	}
 	r.Changes = d.changes(r.Reference, singleArms)
 
+	// Every single change that meets the bar, across the ensemble.
+	for i := range r.Changes {
+		if c := &r.Changes[i]; c.improves() && c.SameAs == "" {
+			if c.Robust, err = d.robust(r, []string{c.Set}, c.arm); err != nil {
+				return nil, err
+			}
+		}
+	}
+
 	// Greedy: take the best improving change, try the rest on top of it.
 	best, combo, tried := r.Reference, []string{}, r.Changes
-	if !slices.ContainsFunc(r.Changes, func(c Change) bool { return c.improves() }) {
-		// No single change meets the bar: a fix may need two changes.
+	if !slices.ContainsFunc(r.Changes, func(c Change) bool { return c.improves() && (c.Robust == nil || c.Robust.Everywhere()) }) {
+		// No single change meets the bar everywhere: a fix may need two changes.
 		if r.Pairs, err = d.pairs(r); err != nil {
 			return nil, err
 		}
-		if len(r.Pairs) > 0 && r.Pairs[0].Beats {
-			p := r.Pairs[0]
+		var notRobust []*Robustness
+		for _, p := range r.Pairs {
+			if !p.Beats || len(notRobust) >= maxRobustTries {
+				continue
+			}
+			rb, err := d.robust(r, p.Sets, p.VsReference.arm)
+			if err != nil {
+				return nil, err
+			}
+			if !rb.Everywhere() {
+				notRobust = append(notRobust, rb)
+				continue
+			}
 			combo, best = slices.Clone(p.Sets), p.VsReference.arm
-			step := Step{On: []string{}, Taken: p.VsReference.Set, Primary: best.Stat(primary).Mean.Mean, Pair: true}
+			step := Step{On: []string{}, Taken: p.VsReference.Set, Primary: best.Stat(primary).Mean.Mean, Pair: true, NotRobust: notRobust, Robust: rb}
 			for _, x := range r.Pairs {
 				step.Tried = append(step.Tried, x.VsReference)
 			}
@@ -509,19 +564,35 @@ func Run(o Options) (*Result, error) {
 				return nil, err
 			}
 			tried = d.changes(best, arms)
+			break
 		}
 	}
 	for {
-		// A step meets the bar against the combination so far, and the
-		// combination it makes holds against the reference: the costs
-		// do not add up past their allowances step by step.
-		i := slices.IndexFunc(tried, func(c Change) bool {
-			v := r.vsReference(c)
-			return c.improves() && v.holds()
-		})
+		// A step meets the bar against the combination so far, the
+		// combination it makes holds against the reference (the costs do
+		// not add up past their allowances step by step), and it holds in
+		// every cell of the ensemble.
 		step := Step{On: slices.Clone(combo), Tried: tried}
+		i := -1
+		for j, c := range tried {
+			if v := r.vsReference(c); !c.improves() || !v.holds() {
+				continue
+			}
+			if len(step.NotRobust) >= maxRobustTries {
+				break
+			}
+			rb, err := d.robust(r, append(slices.Clone(combo), c.Set), c.arm)
+			if err != nil {
+				return nil, err
+			}
+			if rb.Everywhere() {
+				i, step.Robust = j, rb
+				break
+			}
+			step.NotRobust = append(step.NotRobust, rb)
+		}
 		if i < 0 {
-			if len(combo) > 0 {
+			if len(combo) > 0 || len(step.NotRobust) > 0 {
 				r.Steps = append(r.Steps, step)
 			}
 			break
@@ -684,8 +755,28 @@ type diag struct {
 	steps []latencyStep
 	marks []float64
 
+	// cells are the ensemble, the user's first; cellRefs the reference
+	// in each (run when first needed); robustness the changes tried.
+	cells      []Cell
+	cellRefs   []*Arm
+	robustness map[string]*Robustness
+
 	mu           sync.Mutex // guards done and queued
 	done, queued int
+}
+
+// userCell is the ensemble's first cell, where the search runs.
+func (d *diag) userCell() Cell {
+	if len(d.cells) == 0 {
+		return d.o.cells()[0]
+	}
+	return d.cells[0]
+}
+
+// job is one arm to run: sets in cell cells[cell].
+type job struct {
+	cell int
+	sets []string
 }
 
 // queue adds n runs to the ones Progress counts.
@@ -776,10 +867,16 @@ func (d *diag) dropped() ([]string, error) {
 	return lab.Overridden(sc, d.o.Base.Duration)
 }
 
-// config is the base with sets applied, for seed.
-func (d *diag) config(sets []string, seed uint64) (lab.Config, error) {
+// config is the base with sets applied in cell, for seed.
+func (d *diag) config(cell Cell, sets []string, seed uint64) (lab.Config, error) {
 	cfg := d.o.Base
 	cfg.Seed = seed
+	cfg.Up.Latency += cell.Offset
+	if cell.Input != cfg.Script {
+		if err := lab.Set(&cfg, "input.script", cell.Input); err != nil {
+			return cfg, err
+		}
+	}
 	for _, s := range sets {
 		switch s {
 		case perfectLink:
@@ -802,8 +899,8 @@ func (d *diag) config(sets []string, seed uint64) (lab.Config, error) {
 
 // session builds one seed's session with its timeline, without the pinned
 // keys' changes.
-func (d *diag) session(sets []string, seed uint64) (*lab.Session, error) {
-	cfg, err := d.config(sets, seed)
+func (d *diag) session(cell Cell, sets []string, seed uint64) (*lab.Session, error) {
+	cfg, err := d.config(cell, sets, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -812,6 +909,10 @@ func (d *diag) session(sets []string, seed uint64) (*lab.Session, error) {
 		return nil, err
 	}
 	if sc := d.scenario(sets); sc != nil {
+		if cell.Offset != 0 {
+			// The timeline's uplink latencies shifted with the base's.
+			return s, shiftTimeline(s, sc, cell.Offset)
+		}
 		// Exactly what 'lab run' schedules.
 		if err := s.ScheduleTimeline(sc); err != nil {
 			return nil, err
@@ -897,32 +998,43 @@ type runResult struct {
 	trace Trace
 }
 
-// runArms runs every arm on every seed, in parallel, results by index.
+// runArms runs every arm on every seed in the user's cell, in parallel,
+// results by index.
 func (d *diag) runArms(sets [][]string) ([]*Arm, error) {
+	jobs := make([]job, len(sets))
+	for i, s := range sets {
+		jobs[i] = job{sets: s}
+	}
+	return d.runJobs(jobs)
+}
+
+// runJobs runs every job on every seed, in parallel, results by index.
+func (d *diag) runJobs(jobs []job) ([]*Arm, error) {
 	n := len(d.o.Seeds)
-	d.queue(len(sets) * n)
-	runs, err := stats.Parallel(len(sets)*n, d.o.Workers, func(i int) (runResult, error) {
+	d.queue(len(jobs) * n)
+	runs, err := stats.Parallel(len(jobs)*n, d.o.Workers, func(i int) (runResult, error) {
 		if err := d.start(); err != nil {
 			return runResult{}, err
 		}
 		defer d.finished()
-		s, err := d.session(sets[i/n], d.o.Seeds[i%n])
+		j := jobs[i/n]
+		s, err := d.session(d.cells[j.cell], j.sets, d.o.Seeds[i%n])
 		if err != nil {
-			return runResult{}, fmt.Errorf("%s seed %d: %w", strings.Join(sets[i/n], " "), d.o.Seeds[i%n], err)
+			return runResult{}, fmt.Errorf("%s seed %d: %w", strings.Join(j.sets, " "), d.o.Seeds[i%n], err)
 		}
 		tr := tracer{from: d.o.Base.Duration.Seconds() / 4, band: s.Config().Client.Band, marks: d.marks}
 		s.OnSample = tr.sample
 		if err := s.Run(sim.Time(d.o.Base.Duration)); err != nil {
-			return runResult{}, fmt.Errorf("%s seed %d: %w", strings.Join(sets[i/n], " "), d.o.Seeds[i%n], err)
+			return runResult{}, fmt.Errorf("%s seed %d: %w", strings.Join(j.sets, " "), d.o.Seeds[i%n], err)
 		}
 		return runResult{s.Summary(), tr.trace()}, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	arms := make([]*Arm, len(sets))
-	for i := range sets {
-		a := &Arm{Sets: append([]string{}, sets[i]...)}
+	arms := make([]*Arm, len(jobs))
+	for i := range jobs {
+		a := &Arm{Sets: append([]string{}, jobs[i].sets...)}
 		for _, r := range runs[i*n : (i+1)*n] {
 			a.Runs = append(a.Runs, r.sum)
 			a.Traces = append(a.Traces, r.trace)
@@ -939,10 +1051,17 @@ func (d *diag) runArms(sets [][]string) ([]*Arm, error) {
 	return arms, nil
 }
 
-// diff is b − a in metric m, seed by seed; an effect below half the
-// metric's last shown digit is never significant.
+// diff is b − a in metric m, seed by seed; an effect below the metric's
+// practical floor on a's value (Metric.Floor) is never significant.
 func (d *diag) diff(a, b *Arm, m Metric) stats.Diff {
-	return stats.PairedMin(a.Stat(m).PerSeed, b.Stat(m).PerSeed, m.Smallest())
+	return paired(a, b, m)
+}
+
+// paired is b − a in metric m, seed by seed, significant only at or
+// above m's floor on a's mean.
+func paired(a, b *Arm, m Metric) stats.Diff {
+	sa := a.Stat(m)
+	return stats.PairedMin(sa.PerSeed, b.Stat(m).PerSeed, m.Floor(sa.Mean.Mean))
 }
 
 // changes compares each arm (base + one more setting) with base and ranks
@@ -978,9 +1097,7 @@ func (d *diag) change(base, arm *Arm, set string) Change {
 // compare is arm against base, named set, with primary and tie the
 // metric and the tie-break.
 func compare(base, arm *Arm, set string, primary, tie Metric) Change {
-	diff := func(m Metric) stats.Diff {
-		return stats.PairedMin(base.Stat(m).PerSeed, arm.Stat(m).PerSeed, m.Smallest())
-	}
+	diff := func(m Metric) stats.Diff { return paired(base, arm, m) }
 	c := Change{Set: set, Primary: diff(primary), TieBreak: diff(tie), Better: []string{}, Worse: []string{}, arm: arm}
 	for _, m := range Metrics {
 		x := diff(m)
@@ -1016,7 +1133,7 @@ func (d *diag) series(sets []string, seed uint64) (Series, error) {
 		return Series{}, err
 	}
 	defer d.finished()
-	s, err := d.session(sets, seed)
+	s, err := d.session(d.userCell(), sets, seed)
 	if err != nil {
 		return Series{}, err
 	}

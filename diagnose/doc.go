@@ -5,8 +5,11 @@
 // card metric with its 95 % interval ([stats.Paired]), combines greedily
 // the ones that meet one bar (a significant gain in the metric or the
 // tie-break, neither worse, the [Costs] within their allowances, no other
-// figure worse: docs/diagnose-bar.md; when none does alone, the best ones
-// two at a time: [Pair]), and states findings: rules over
+// figure worse, each by at least its practical floor ([Floors]):
+// docs/diagnose-bar.md; when none does alone, the best ones two at a
+// time: [Pair]), holds each change it takes in every cell of an ensemble
+// of latency offsets and input scripts ([Cell], [Robustness]), and states
+// findings: rules over
 // the reference's counters and over what the scenario's timeline does to
 // the link (blackouts, periodic latency, latency steps: timeline.go), each tied to a
 // measured number and a mechanism that a test proves, and ranked by what

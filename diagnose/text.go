@@ -154,8 +154,26 @@ func (r *Result) NoRecommendation() string {
 	default:
 		pairs = fmt.Sprintf("; none of the %d pairs tried meets the bar against the reference and against each of its parts", len(r.Pairs))
 	}
+	var fragile []string
+	for _, c := range r.Changes {
+		if c.Robust != nil && !c.Robust.Everywhere() {
+			fragile = append(fragile, c.Set)
+		}
+	}
+	if len(fragile) > 0 {
+		// Met here, failed elsewhere: the steps below say where.
+		verb := "meets"
+		if len(fragile) > 1 {
+			verb = "meet"
+		}
+		pairs = fmt.Sprintf("; %s %s the bar here but not in every cell of the ensemble (the step below says where)%s",
+			strings.Join(fragile, ", "), verb, pairs)
+	}
 	switch len(refused) {
 	case 0:
+		if len(fragile) > 0 {
+			return "no change meets the bar in every cell" + pairs + ": nothing to recommend"
+		}
 		return "no change improves " + r.metric.Label + " significantly" + pairs + ": nothing to recommend"
 	case 1:
 		return "1 change improves " + r.metric.Label + " significantly, but at a cost the bar does not allow: " +
@@ -248,6 +266,12 @@ func (r *Result) Bar() string {
 		r.metric.Label, r.tie.Label, AllowanceText())
 }
 
+// FloorLine states the practical floor the bar reads "significantly" by
+// (docs/diagnose-bar.md).
+func (r *Result) FloorLine() string {
+	return "the floor: " + FloorText()
+}
+
 // AllowanceText states the costs and their allowances: "input delay p50,
 // p95, p99 up to +50.0 ms, visible lag p50, p99 up to +0.100 m".
 func AllowanceText() string {
@@ -290,11 +314,14 @@ func (r *Result) refusal(c Change) string {
 // change's cost when it improves the metric but is not taken).
 func (r *Result) StepLine(s Step) string {
 	if s.Pair {
-		return fmt.Sprintf("+ %s together (a pair: neither alone meets the bar, together they beat each alone) → %s %s",
-			strings.Join(strings.Fields(s.Taken), " + "), r.metric.Name, strconv.FormatFloat(s.Primary, 'f', r.metric.Prec, 64))
+		return fmt.Sprintf("+ %s together (a pair: neither alone meets the bar everywhere, together they beat each alone) → %s %s%s",
+			strings.Join(strings.Fields(s.Taken), " + "), r.metric.Name, strconv.FormatFloat(s.Primary, 'f', r.metric.Prec, 64), notRobust(s))
 	}
 	if s.Taken != "" {
-		return fmt.Sprintf("+ %s → %s %s", s.Taken, r.metric.Name, strconv.FormatFloat(s.Primary, 'f', r.metric.Prec, 64))
+		return fmt.Sprintf("+ %s → %s %s%s", s.Taken, r.metric.Name, strconv.FormatFloat(s.Primary, 'f', r.metric.Prec, 64), notRobust(s))
+	}
+	if len(s.NotRobust) > 0 {
+		return "no further change meets the bar in every cell of the ensemble" + notRobust(s)
 	}
 	if len(s.Tried) == 0 {
 		return "no further change improves significantly (nothing left to try)"
@@ -311,6 +338,87 @@ func (r *Result) StepLine(s Step) string {
 			r.metric.Label, c.Set, plain(c.Primary, r.metric.Prec), r.refusal(c))
 	}
 	return fmt.Sprintf("no further change improves significantly (best %s %s)", c.Set, FormatDiff(c.Primary, r.metric.Prec))
+}
+
+// notRobust says which better candidates a step passed over because
+// they fail somewhere in the ensemble: "; not taken: client.smoothing=
+// movetowards, which holds at 4 of 4 latency offsets and 1 of 3 inputs; …".
+func notRobust(s Step) string {
+	var out []string
+	for _, rb := range s.NotRobust {
+		out = append(out, rb.Sets[len(rb.Sets)-1]+", which "+rb.Text())
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return " (meets the bar here but not in every cell, so not taken: " + strings.Join(out, "; and ") + ")"
+}
+
+// EnsembleLine states the ensemble: "inputs steady, stopgo, random ×
+// uplink latency +0, +12.5, +25, +37.5 ms: 12 cells; …".
+func (r *Result) EnsembleLine() string {
+	c := &r.Conditions
+	var offs []string
+	for _, o := range c.OffsetsMs {
+		offs = append(offs, "+"+strconv.FormatFloat(o, 'f', -1, 64))
+	}
+	n := len(c.OffsetsMs) * len(c.Inputs)
+	return fmt.Sprintf("inputs %s × uplink latency %s ms: %d cell%s; the search runs in the first (%s, %s ms), and a change "+
+		"is taken only when it holds in every cell", strings.Join(c.Inputs, ", "), strings.Join(offs, ", "), n, plural(n), c.Input, offs[0])
+}
+
+// HoldsIn is the changes table's "holds in" cell: the cells of the
+// ensemble the change holds in ("11/12 ‡", ‡ where it fails), for a change
+// that meets the bar in the user's cell; "" for others.
+func (c *Change) HoldsIn() string {
+	rb := c.Robust
+	if rb == nil {
+		return ""
+	}
+	s := fmt.Sprintf("%d/%d", rb.Held(), len(rb.Cells))
+	if !rb.Everywhere() {
+		s += " ‡"
+	}
+	return s
+}
+
+// RobustnessNotes are the lines under the changes table: what "holds in"
+// means, then where each change marked ‡ fails.
+func (r *Result) RobustnessNotes() []string {
+	var out []string
+	for _, c := range r.Changes {
+		if c.Robust == nil {
+			continue
+		}
+		if len(out) == 0 {
+			out = append(out, "holds in: the cells of the ensemble a change that meets the bar here holds in (nothing significantly "+
+				"worse beyond the costs' allowances, against each cell's reference)")
+		}
+		if !c.Robust.Everywhere() {
+			out = append(out, "‡ "+c.Set+" "+c.Robust.Text())
+		}
+	}
+	return out
+}
+
+// RecommendedAcross states the recommendation across the ensemble
+// ("" without one).
+func (r *Result) RecommendedAcross() string {
+	if rb := r.RecommendedRobustness(); rb != nil {
+		return "across the ensemble: " + rb.Text()
+	}
+	return ""
+}
+
+// RecommendedRobustness is the recommendation across the ensemble (nil
+// without one).
+func (r *Result) RecommendedRobustness() *Robustness {
+	for i := len(r.Steps) - 1; i >= 0; i-- {
+		if r.Steps[i].Robust != nil {
+			return r.Steps[i].Robust
+		}
+	}
+	return nil
 }
 
 // plain is FormatDiff without the significance star.
@@ -365,7 +473,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "  seeds\t%s (%d, the same for every variant)\n", SeedList(c.Seeds), n)
 	fmt.Fprintf(tw, "  duration\t%v each\n", time.Duration(c.DurationS*float64(time.Second)))
 	fmt.Fprintf(tw, "  version\t%s\n", c.Version)
-	fmt.Fprintf(tw, "  input\t%s (a recommendation holds for the input it was found on)\n", c.Input)
+	fmt.Fprintf(tw, "  ensemble\t%s\n", r.EnsembleLine())
 	fmt.Fprintf(tw, "  metric\t%s, lower is better; %s breaks ties\n", r.metric.Named(), r.tie.Name)
 	tw.Flush()
 
@@ -395,7 +503,7 @@ func (r *Result) WriteText(w io.Writer) error {
 
 	fmt.Fprintln(&b)
 	fmt.Fprintf(&b, "changes, one at a time on the reference (paired over %d seeds, change − reference)\n", n)
-	rows := [][]string{{"", "change", r.metric.Name, r.tie.Name}}
+	rows := [][]string{{"", "change", r.metric.Name, r.tie.Name, "holds in"}}
 	var same []string
 	for i, ch := range r.Changes {
 		set := ch.Set
@@ -403,10 +511,13 @@ func (r *Result) WriteText(w io.Writer) error {
 			set += " †"
 			same = append(same, "† "+ch.Set+": "+ch.SameAs)
 		}
-		rows = append(rows, []string{strconv.Itoa(i + 1), set, FormatDiff(ch.Primary, r.metric.Prec), FormatDiff(ch.TieBreak, r.tie.Prec)})
+		rows = append(rows, []string{strconv.Itoa(i + 1), set, FormatDiff(ch.Primary, r.metric.Prec), FormatDiff(ch.TieBreak, r.tie.Prec), ch.HoldsIn()})
 	}
 	table(&b, rows)
 	for _, s := range same {
+		fmt.Fprintln(&b, wrap(s, "  ", "    ", 100))
+	}
+	for _, s := range r.RobustnessNotes() {
 		fmt.Fprintln(&b, wrap(s, "  ", "    ", 100))
 	}
 
@@ -421,6 +532,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintln(&b)
 	fmt.Fprintln(&b, "combination (greedy: take the best significant improvement, try every other change again on top)")
 	fmt.Fprintln(&b, wrap(r.Bar(), "  ", "    ", 100))
+	fmt.Fprintln(&b, wrap(r.FloorLine(), "  ", "    ", 100))
 	if len(r.Recommended) == 0 {
 		fmt.Fprintln(&b, wrap(r.NoRecommendation(), "  ", "    ", 100))
 	}
@@ -429,6 +541,9 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintln(&b)
 	fmt.Fprintf(&b, "recommended: %s\n", orNone(strings.Join(r.Recommended, " ")))
+	if rb := r.RecommendedRobustness(); rb != nil {
+		fmt.Fprintln(&b, wrap(r.RecommendedAcross(), "", "  ", 100))
+	}
 	if costs := r.Costs(); len(costs) > 0 {
 		// Broken between costs only, so that each reads whole.
 		line := "costs (significantly worse than the reference): " + costs[0]
