@@ -380,8 +380,11 @@ type Result struct {
 	PerfectLink *Arm `json:"perfect_link"`
 	// LinkCost is reference − perfect link, primary and tie-break.
 	LinkCost [2]stats.Diff `json:"link_cost"`
-	Findings []Finding     `json:"findings"`
-	Changes  []Change      `json:"changes"`
+	// Attribution is what each condition costs: the reference against the
+	// same runs with the condition removed, in the order removed.
+	Attribution []Attribution `json:"attribution"`
+	Findings    []Finding     `json:"findings"`
+	Changes     []Change      `json:"changes"`
 	// Pairs are the pairs tried when no single change meets the bar
 	// (empty otherwise), best first.
 	Pairs []Pair `json:"pairs"`
@@ -523,6 +526,11 @@ func Run(o Options) (*Result, error) {
 		singleArms = append(singleArms, xs...)
 	}
 	r.Changes = d.changes(r.Reference, singleArms)
+
+	// What each condition costs: the same runs with it removed.
+	if r.Attribution, err = d.attribute(r); err != nil {
+		return nil, err
+	}
 
 	// Every single change that meets the bar, across the ensemble.
 	for i := range r.Changes {
@@ -823,7 +831,7 @@ func keysOf(sets []string) []string {
 func (d *diag) pins(sets []string) []string {
 	pins := slices.Clone(d.pinned)
 	for _, k := range keysOf(sets) {
-		if k == withoutBlackouts || k == withoutPeriodic || k == withoutLatencySteps {
+		if k == withoutBlackouts || k == withoutPeriodic || k == withoutLatencySteps || k == withoutTimeline {
 			continue
 		}
 		if k != perfectLink {
@@ -846,6 +854,10 @@ func (d *diag) scenario(sets []string) *scenarios.Scenario {
 	}
 	sc := *d.o.Scenario
 	sc.Pinned = d.pins(sets)
+	if slices.Contains(sets, withoutTimeline) {
+		sc.Timeline, sc.Oscillators, sc.Flaps = nil, nil, nil
+		return &sc
+	}
 	if slices.Contains(sets, withoutBlackouts) {
 		return stripBlackouts(&sc, &d.o.Base)
 	}
@@ -883,7 +895,7 @@ func (d *diag) config(cell Cell, sets []string, seed uint64) (lab.Config, error)
 			def := lab.DefaultConfig()
 			cfg.Up, cfg.Down = def.Up, def.Down
 			continue
-		case withoutBlackouts, withoutPeriodic, withoutLatencySteps: // the timeline's (scenario)
+		case withoutBlackouts, withoutPeriodic, withoutLatencySteps, withoutTimeline: // the timeline's (scenario)
 			continue
 		}
 		k, v, err := lab.ParseAssignment(s)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"jitterlab/client"
@@ -26,6 +27,12 @@ type Finding struct {
 	// worse on the report card ([Change]).
 	Better []string `json:"change_better"`
 	Worse  []string `json:"change_worse"`
+	// Counters are the mechanism counters the change moves significantly,
+	// per run ("overwritten -399 ± 85"); Confirmed says whether the
+	// counter the rule's mechanism implies moves the way it must (a rule
+	// without such a counter: true).
+	Counters  []string `json:"change_counters"`
+	Confirmed bool     `json:"confirmed_by_counters"`
 	// Cost is what the mechanism costs in the primary metric, measured:
 	// the reference against the same runs without the mechanism (a
 	// timeline mechanism taken out of the timeline, or the rule's change),
@@ -42,6 +49,10 @@ type rule func(d *diag, r *Result) (Finding, bool)
 // apart (timeline.go).
 var rules = []rule{overwriteRule, slowClockRule, latchRule, substepRule}
 
+// implied is the counter each rule's mechanism drives, which its change
+// must lower: the overwrites of latest-wins.
+var implied = map[string]string{"latest-wins-overwrite": "overwritten"}
+
 func findings(d *diag, r *Result, ms []mechanism) ([]Finding, error) {
 	fs := []Finding{}
 	for _, rl := range rules {
@@ -49,11 +60,17 @@ func findings(d *diag, r *Result, ms []mechanism) ([]Finding, error) {
 		if !ok {
 			continue
 		}
-		f.Better, f.Worse = []string{}, []string{}
+		f.Better, f.Worse, f.Counters, f.Confirmed = []string{}, []string{}, []string{}, true
 		if i := slices.IndexFunc(r.Changes, func(c Change) bool { return c.Set == f.Fix }); i >= 0 {
 			c := r.Changes[i]
 			f.FixPrimary, f.FixTie, f.Problem = c.Primary, c.TieBreak, c.helps()
 			f.Better, f.Worse = c.Better, c.Worse
+			f.Counters = counterDiffs(r.Reference, c.arm)
+			if name, ok := implied[f.Rule]; ok {
+				f.Confirmed = slices.ContainsFunc(f.Counters, func(s string) bool { return strings.HasPrefix(s, name+" -") })
+				// A mechanism its counters do not show is no problem of its own.
+				f.Problem = f.Problem && f.Confirmed
+			}
 			// Without the mechanism: the rule's change removes it.
 			f.Cost = d.diff(c.arm, r.Reference, d.primary)
 		}

@@ -27,8 +27,9 @@ func TestProgressCountsEveryRun(t *testing.T) {
 		lastDone, lastQueued = done, queued
 	}
 	r := run(t, o)
-	// The arms of the singles, the pairs when tried, then of the rounds.
-	arms := 2 + len(r.Changes) + len(r.Pairs)
+	// The arms of the singles, the removals, the pairs when tried, then of
+	// the rounds.
+	arms := 2 + len(r.Changes) + len(r.Pairs) + len(r.Attribution)
 	for i, s := range r.Steps {
 		if i > 0 {
 			arms += len(s.Tried)

@@ -131,8 +131,15 @@ func (r *Result) ChangeLine(f *Finding) string {
 	case len(f.Worse) > 0:
 		verdict = "significantly worse: " + strings.Join(f.Worse, ", ")
 	}
-	return fmt.Sprintf("change %s: %s %s, %s %s: %s", f.Fix, r.metric.Label, r.metric.Quantity(FormatDiff(f.FixPrimary, r.metric.Prec)),
+	s := fmt.Sprintf("change %s: %s %s, %s %s: %s", f.Fix, r.metric.Label, r.metric.Quantity(FormatDiff(f.FixPrimary, r.metric.Prec)),
 		r.tie.Label, r.tie.Quantity(FormatDiff(f.FixTie, r.tie.Prec)), verdict)
+	if len(f.Counters) > 0 {
+		s += "; per run " + strings.Join(f.Counters, ", ")
+	}
+	if name, ok := implied[f.Rule]; ok && !f.Confirmed {
+		s += "; not confirmed: the " + name + " count does not fall with it"
+	}
+	return s
 }
 
 // NoRecommendation says why nothing is recommended: no change improves the
@@ -488,6 +495,14 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintln(&b, wrap(r.Headline(), "", "", 100))
 	fmt.Fprintln(&b)
 	fmt.Fprintln(&b, wrap(r.LinkLine(), "", "", 100))
+
+	if len(r.Attribution) > 0 {
+		fmt.Fprintln(&b)
+		fmt.Fprintln(&b, wrap(r.AttributionHead(), "", "  ", 100))
+		for _, a := range r.Attribution {
+			fmt.Fprintln(&b, wrap("- "+r.AttributionLine(a), "  ", "    ", 100))
+		}
+	}
 
 	fmt.Fprintln(&b)
 	fmt.Fprintln(&b, "findings (ranked by what each costs)")

@@ -54,7 +54,9 @@ type page struct {
 	NoneWhy    string
 	SameAs     []string // changes that are another under a different name here
 	Robustness []string // where the changes that meet the bar hold across the ensemble
-	Across     string   // the recommendation across the ensemble
+	AttrHead   string   // what costs the player what ("" without a condition to remove)
+	Attr       []string
+	Across     string // the recommendation across the ensemble
 	Card       []row
 	Dots       []chart
 	Timelines  []chart
@@ -101,6 +103,12 @@ func Write(w io.Writer, r *diagnose.Result) error {
 		p.Changes = append(p.Changes, row{[]string{strconv.Itoa(i + 1), set, diagnose.FormatDiff(ch.Primary, m.Prec), diagnose.FormatDiff(ch.TieBreak, tie.Prec), ch.HoldsIn()}})
 	}
 	p.Robustness = r.RobustnessNotes()
+	if len(r.Attribution) > 0 {
+		p.AttrHead = upperFirst(r.AttributionHead()) + "."
+		for _, a := range r.Attribution {
+			p.Attr = append(p.Attr, r.AttributionLine(a)+".")
+		}
+	}
 	p.Across = r.RecommendedAcross()
 	p.Bar = strings.ToUpper(r.Bar()[:1]) + r.Bar()[1:]
 	p.Floor = strings.ToUpper(r.FloorLine()[:1]) + r.FloorLine()[1:]
@@ -388,7 +396,12 @@ table.conditions td, table.changes td:nth-child(2), table.changes th:nth-child(2
 <p class="headline{{if not .Problem}} ok{{end}}">{{.Headline}}</p>
 <p>{{.Link}}</p>
 </section>
-<section id="findings">
+{{if .AttrHead}}<section id="attribution">
+<h2>What costs the player what</h2>
+<p>{{.AttrHead}}</p>
+<ul>{{range .Attr}}<li>{{.}}</li>{{end}}</ul>
+</section>
+{{end}}<section id="findings">
 <h2>Findings (ranked by what each costs)</h2>
 {{if .Findings}}<ol>
 {{range .Findings}}<li><span{{if .Problem}} class="problem"{{end}}>{{.Text}}</span>{{if .Change}}<br/><span class="change">{{.Change}}</span>{{end}}</li>
@@ -422,3 +435,11 @@ table.conditions td, table.changes td:nth-child(2), table.changes th:nth-child(2
 </section>
 {{end}}{{define "legend"}}<p class="legend"><span style="background: {{.RefColour}}"></span>reference{{if .BestColour}}<span style="background: {{.BestColour}}"></span>recommended{{end}}</p>
 {{end}}`))
+
+// upperFirst is s with its first letter upper-case.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
