@@ -146,16 +146,26 @@ type prerequisite struct {
 
 // prerequisites: dilation steers by the input-buffer depth the server
 // reports only with server.inputs=buffer; without it the client runs at
-// scale 1, as with no corrector.
+// scale 1, as with no corrector. The buffer's depth (any value: "=*")
+// acts only with the buffer.
 var prerequisites = []prerequisite{
 	{set: "client.corrector=dilation", needs: "server.inputs=buffer", sameAs: "client.corrector=off", why: "dilation needs server.inputs=buffer"},
+	{set: "server.buffer=*", needs: "server.inputs=buffer", sameAs: "the reference", why: "the depth acts only with server.inputs=buffer"},
+}
+
+// matches reports whether set is the prerequisite's change.
+func (p prerequisite) matches(set string) bool {
+	if k, v, _ := strings.Cut(p.set, "="); v == "*" {
+		return keyOf(set) == k
+	}
+	return p.set == set
 }
 
 // sameAs is the SameAs of the change that ends sets, on the base cfg.
 func sameAs(cfg *lab.Config, sets []string) string {
 	last := sets[len(sets)-1]
 	for _, p := range prerequisites {
-		if p.set != last {
+		if !p.matches(last) {
 			continue
 		}
 		key, want, _ := strings.Cut(p.needs, "=")
@@ -216,7 +226,7 @@ func allowance(m Metric) (float64, bool) {
 
 // improves reports whether the change meets the bar, one rule for a single
 // change, a pair (against the reference and against each part alone) and
-// a greedy step: it makes the primary metric or the tie-break
+// a step of the search: it makes the primary metric or the tie-break
 // significantly better, and holds (Change.holds).
 func (c *Change) improves() bool {
 	better := func(d stats.Diff) bool { return d.Significant && d.Mean < 0 }
@@ -253,10 +263,10 @@ func (c *Change) breaks() []string {
 	return out
 }
 
-// Step is one round of the greedy combination: every remaining change
+// Step is one round of the search on the path to its answer: every change
 // tried on top of the combination so far, best first, and the one taken.
-// A Pair step is the first when no single change meets the bar: its
-// Tried are the pairs against the reference, Taken the pair "a b".
+// A Pair step is a first step that takes a pair: its Tried are the pairs
+// against the reference, Taken the pair "a b".
 type Step struct {
 	On      []string `json:"on"`
 	Tried   []Change `json:"tried"`
@@ -274,8 +284,8 @@ type Step struct {
 // ensemble before it ends: each try runs the whole ensemble.
 const maxRobustTries = 3
 
-// Pair is two single changes tried together on the reference when no
-// single change meets the bar (Change.improves): the pair against the
+// Pair is two single changes tried together on the reference (the best
+// singles two at a time, and the changes known to act together): the pair against the
 // reference (its Set is "a b"), and against each of its parts alone
 // (OnParts[i] is the pair against Sets[i] alone: the other part added).
 // Beats: it meets the bar against the reference and against each part.
@@ -313,9 +323,18 @@ func pairCandidates(cs []Change) [][]string {
 		}
 	}
 	has := func(set string) bool { return slices.ContainsFunc(cs, func(c Change) bool { return c.Set == set }) }
+	known := slices.Clone(together)
 	for _, p := range prerequisites {
-		pair := []string{p.needs, p.set}
-		if has(p.needs) && has(p.set) && !slices.ContainsFunc(out, func(x []string) bool { return slices.Equal(x, pair) }) {
+		for _, c := range cs {
+			if p.matches(c.Set) {
+				known = append(known, [2]string{p.needs, c.Set})
+			}
+		}
+	}
+	for _, k := range known {
+		pair := []string{k[0], k[1]}
+		dup := slices.ContainsFunc(out, func(x []string) bool { return comboKey(x) == comboKey(pair) })
+		if has(k[0]) && has(k[1]) && !dup {
 			out = append(out, pair)
 		}
 	}
@@ -409,6 +428,7 @@ type Result struct {
 	RefSeries      Series `json:"-"`
 	BestSeries     Series `json:"-"`
 
+	arms        int     // the arms run, each on every seed
 	Band        int     `json:"-"` // the dead band, for charts
 	Snap        float64 `json:"-"`
 	metric, tie Metric
@@ -518,6 +538,9 @@ func Run(o Options) (*Result, error) {
 	if _, snap, ok := d.snapAbove(r.Reference); ok {
 		more = append(more, snap)
 	}
+	for _, l := range ladderChanges(&o.Base) {
+		more = append(more, l[0])
+	}
 	if extra := extraChanges(mechs, more...); len(extra) > 0 {
 		xs, err := d.runArms(extra)
 		if err != nil {
@@ -541,84 +564,22 @@ func Run(o Options) (*Result, error) {
 		}
 	}
 
-	// Greedy: take the best improving change, try the rest on top of it.
-	best, combo, tried := r.Reference, []string{}, r.Changes
-	if !slices.ContainsFunc(r.Changes, func(c Change) bool { return c.improves() && (c.Robust == nil || c.Robust.Everywhere()) }) {
-		// No single change meets the bar everywhere: a fix may need two changes.
-		if r.Pairs, err = d.pairs(r); err != nil {
-			return nil, err
-		}
-		var notRobust []*Robustness
-		for _, p := range r.Pairs {
-			if !p.Beats || len(notRobust) >= maxRobustTries {
-				continue
-			}
-			rb, err := d.robust(r, p.Sets, p.VsReference.arm)
-			if err != nil {
-				return nil, err
-			}
-			if !rb.Everywhere() {
-				notRobust = append(notRobust, rb)
-				continue
-			}
-			combo, best = slices.Clone(p.Sets), p.VsReference.arm
-			step := Step{On: []string{}, Taken: p.VsReference.Set, Primary: best.Stat(primary).Mean.Mean, Pair: true, NotRobust: notRobust, Robust: rb}
-			for _, x := range r.Pairs {
-				step.Tried = append(step.Tried, x.VsReference)
-			}
-			r.Steps = append(r.Steps, step)
-			arms, err := d.runArms(onTop(combo, r.Changes))
-			if err != nil {
-				return nil, err
-			}
-			tried = d.changes(best, arms)
-			break
-		}
+	// Pairs of the best singles and of the changes known to act together,
+	// then the beam search over singles, pairs and what goes on top.
+	if r.Pairs, err = d.pairs(r); err != nil {
+		return nil, err
 	}
-	for {
-		// A step meets the bar against the combination so far, the
-		// combination it makes holds against the reference (the costs do
-		// not add up past their allowances step by step), and it holds in
-		// every cell of the ensemble.
-		step := Step{On: slices.Clone(combo), Tried: tried}
-		i := -1
-		for j, c := range tried {
-			if v := r.vsReference(c); !c.improves() || !v.holds() {
-				continue
-			}
-			if len(step.NotRobust) >= maxRobustTries {
-				break
-			}
-			rb, err := d.robust(r, append(slices.Clone(combo), c.Set), c.arm)
-			if err != nil {
-				return nil, err
-			}
-			if rb.Everywhere() {
-				i, step.Robust = j, rb
-				break
-			}
-			step.NotRobust = append(step.NotRobust, rb)
-		}
-		if i < 0 {
-			if len(combo) > 0 || len(step.NotRobust) > 0 {
-				r.Steps = append(r.Steps, step)
-			}
-			break
-		}
-		taken := tried[i]
-		combo = append(combo, taken.Set)
-		best = taken.arm
-		step.Taken, step.Primary = taken.Set, best.Stat(primary).Mean.Mean
-		r.Steps = append(r.Steps, step)
-		next := onTop(combo, tried)
-		if len(next) == 0 {
-			break
-		}
-		arms, err := d.runArms(next)
-		if err != nil {
-			return nil, err
-		}
-		tried = d.changes(best, arms)
+	won, err := d.search(r)
+	if err != nil {
+		return nil, err
+	}
+	combo, best := slices.Clone(won.combo), won.arm
+	if combo == nil {
+		combo = []string{}
+	}
+	r.Steps = won.steps
+	if len(combo) == 0 && len(r.Steps) == 1 && len(r.Steps[0].NotRobust) == 0 {
+		r.Steps = []Step{} // nothing met the bar: NoRecommendation says why
 	}
 	r.Recommended, r.Best = combo, best
 	r.Reproduce = d.abCommand(combo)
@@ -650,6 +611,7 @@ func Run(o Options) (*Result, error) {
 	if r.BestSeries, err = d.series(combo, r.Representative); err != nil {
 		return nil, err
 	}
+	r.arms = d.arms
 	return r, nil
 }
 
@@ -771,6 +733,8 @@ type diag struct {
 
 	mu           sync.Mutex // guards done and queued
 	done, queued int
+	// arms counts the arms run (each on every seed), for the tests.
+	arms int
 }
 
 // userCell is the ensemble's first cell, where the search runs.
@@ -1024,6 +988,7 @@ func (d *diag) runArms(sets [][]string) ([]*Arm, error) {
 func (d *diag) runJobs(jobs []job) ([]*Arm, error) {
 	n := len(d.o.Seeds)
 	d.queue(len(jobs) * n)
+	d.arms += len(jobs)
 	runs, err := stats.Parallel(len(jobs)*n, d.o.Workers, func(i int) (runResult, error) {
 		if err := d.start(); err != nil {
 			return runResult{}, err

@@ -27,19 +27,11 @@ func TestProgressCountsEveryRun(t *testing.T) {
 		lastDone, lastQueued = done, queued
 	}
 	r := run(t, o)
-	// The arms of the singles, the removals, the pairs when tried, then of
-	// the rounds.
-	arms := 2 + len(r.Changes) + len(r.Pairs) + len(r.Attribution)
-	for i, s := range r.Steps {
-		if i > 0 {
-			arms += len(s.Tried)
-		}
-	}
-	// Each change tried across the ensemble runs in every other cell, and
-	// so does the reference, once, when any is.
-	if n := len(r.Robustness); n > 0 {
-		cells := len(r.Robustness[0].Cells)
-		arms += (n + 1) * (cells - 1)
+	// Every arm run on every seed, and the two timelines; at least the
+	// reference, the perfect link, the singles and the pairs.
+	arms := r.arms
+	if min := 2 + len(r.Changes) + len(r.Pairs) + len(r.Attribution); arms < min {
+		t.Fatalf("%d arms counted, fewer than the %d the result shows", arms, min)
 	}
 	want := arms*len(o.Seeds) + 2
 	if calls != want || lastDone != want || lastQueued != want {

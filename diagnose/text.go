@@ -144,7 +144,7 @@ func (r *Result) ChangeLine(f *Finding) string {
 
 // NoRecommendation says why nothing is recommended: no change improves the
 // metric significantly, or each one that does makes the tie-break
-// significantly worse (the greedy step takes no change at that cost).
+// significantly worse (the search takes no change at that cost).
 func (r *Result) NoRecommendation() string {
 	var refused []string
 	for _, c := range r.Changes {
@@ -154,9 +154,18 @@ func (r *Result) NoRecommendation() string {
 		}
 	}
 	pairs := ""
-	switch len(r.Pairs) {
-	case 0:
-	case 1:
+	beats := 0
+	for _, p := range r.Pairs {
+		if p.Beats {
+			beats++
+		}
+	}
+	switch {
+	case len(r.Pairs) == 0:
+	case beats > 0:
+		pairs = fmt.Sprintf("; %d of the %d pairs tried meet%s the bar against the reference and against each of its parts, but not in "+
+			"every cell of the ensemble", beats, len(r.Pairs), map[bool]string{true: "s", false: ""}[beats == 1])
+	case len(r.Pairs) == 1:
 		pairs = "; the 1 pair tried does not meet the bar against the reference and against each of its parts"
 	default:
 		pairs = fmt.Sprintf("; none of the %d pairs tried meets the bar against the reference and against each of its parts", len(r.Pairs))
@@ -190,23 +199,37 @@ func (r *Result) NoRecommendation() string {
 		"nothing is recommended without a cost", len(refused), r.metric.Label, strings.Join(refused, ", "), pairs)
 }
 
-// PairsHead says why and which pairs were tried, and what they cost in
-// runs.
+// PairsHead says which pairs were tried, and what they cost in runs.
 func (r *Result) PairsHead() string {
-	var need []string
-	for _, p := range prerequisites {
-		if slices.ContainsFunc(r.Pairs, func(x Pair) bool { return slices.Equal(x.Sets, []string{p.needs, p.set}) }) {
-			need = append(need, fmt.Sprintf("%s with %s, which it needs", p.set, p.needs))
+	var known []string
+	for _, p := range r.Pairs {
+		if knownPair(p.Sets) {
+			known = append(known, strings.Join(p.Sets, " + "))
 		}
 	}
 	with := ""
-	if len(need) > 0 {
-		with = ", and " + strings.Join(need, ", ")
+	if len(known) > 0 {
+		with = ", and the changes known to act together (" + strings.Join(known, ", ") + ")"
 	}
-	return fmt.Sprintf("pairs (no single change meets the bar, so the best %d single changes that improve %s or %s significantly are "+
-		"tried two at a time%s: %d pair%s, %d more runs; paired over %d seeds; a pair is taken only when it meets the bar against the "+
-		"reference and against each of its parts alone)", maxPairParts, r.metric.Label, r.tie.Label, with, len(r.Pairs),
-		plural(len(r.Pairs)), len(r.Pairs)*len(r.Conditions.Seeds), len(r.Conditions.Seeds))
+	return fmt.Sprintf("pairs (the best %d single changes that improve %s or %s significantly, two at a time%s: %d pair%s, %d more "+
+		"runs; paired over %d seeds; a pair is taken only when it meets the bar against the reference and against each of its parts alone)",
+		maxPairParts, r.metric.Label, r.tie.Label, with, len(r.Pairs), plural(len(r.Pairs)), len(r.Pairs)*len(r.Conditions.Seeds), len(r.Conditions.Seeds))
+}
+
+// knownPair reports whether sets is a pair known to act together: one of
+// together's, or a prerequisite's change with the setting it needs.
+func knownPair(sets []string) bool {
+	for _, k := range together {
+		if comboKey(sets) == comboKey(k[:]) {
+			return true
+		}
+	}
+	for _, p := range prerequisites {
+		if slices.Contains(sets, p.needs) && slices.ContainsFunc(sets, p.matches) {
+			return true
+		}
+	}
+	return false
 }
 
 func plural(n int) string {
@@ -232,10 +255,12 @@ func (r *Result) PairLine(i int) string {
 		verdict = "it does not beat " + p.Sets[0] + " alone (" + r.shortfall(p.OnParts[0]) + ")"
 	case !p.OnParts[1].improves():
 		verdict = "it does not beat " + p.Sets[1] + " alone (" + r.shortfall(p.OnParts[1]) + ")"
-	case i == 0:
+	case len(r.Steps) > 0 && r.Steps[0].Pair && r.Steps[0].Taken == p.VsReference.Set:
 		verdict += ": taken"
+	case r.robustness(p.Sets) != nil && !r.robustness(p.Sets).Everywhere():
+		verdict += ", but it does not hold in every cell of the ensemble: it " + r.robustness(p.Sets).Text()
 	default:
-		verdict += ", but ranks below the first"
+		verdict += ", but the search found better"
 	}
 	return fmt.Sprintf("%s + %s: against the reference %s; against %s alone %s; against %s alone %s: %s", p.Sets[0], p.Sets[1],
 		both(p.VsReference), p.Sets[0], both(p.OnParts[0]), p.Sets[1], both(p.OnParts[1]), verdict)
@@ -264,12 +289,12 @@ func (r *Result) shortfall(c Change) string {
 
 // Bar states the bar every change is held to (Change.improves): what must
 // get better, the costs that may get worse and by how much, and against
-// what a single change, a pair and a greedy step are measured.
+// what a single change, a pair and a step of the search are measured.
 func (r *Result) Bar() string {
 	return fmt.Sprintf("the bar: a change is taken when it makes %s or %s significantly better and neither significantly worse, "+
 		"keeps each cost within its allowance (%s, the mean difference as shown) and makes no other figure significantly worse; "+
 		"the same for a single change (against the reference), a pair (against the reference and against each part alone) and a "+
-		"greedy step (against the combination before it, and the combination it makes against the reference)",
+		"step of the search (against the combination before it, and the combination it makes against the reference)",
 		r.metric.Label, r.tie.Label, AllowanceText())
 }
 
@@ -316,12 +341,12 @@ func (r *Result) refusal(c Change) string {
 	return r.breaks(c)
 }
 
-// StepLine states one step of the greedy combination: the change taken
+// StepLine states one step of the search: the change taken
 // and the metric after it, or why it ends (its best change, and that
 // change's cost when it improves the metric but is not taken).
 func (r *Result) StepLine(s Step) string {
 	if s.Pair {
-		return fmt.Sprintf("+ %s together (a pair: neither alone meets the bar everywhere, together they beat each alone) → %s %s%s",
+		return fmt.Sprintf("+ %s together (a pair: together they beat the reference and each alone) → %s %s%s",
 			strings.Join(strings.Fields(s.Taken), " + "), r.metric.Name, strconv.FormatFloat(s.Primary, 'f', r.metric.Prec, 64), notRobust(s))
 	}
 	if s.Taken != "" {
@@ -353,7 +378,8 @@ func (r *Result) StepLine(s Step) string {
 func notRobust(s Step) string {
 	var out []string
 	for _, rb := range s.NotRobust {
-		out = append(out, rb.Sets[len(rb.Sets)-1]+", which "+rb.Text())
+		// The changes it adds to the combination before the step.
+		out = append(out, strings.Join(rb.Sets[min(len(s.On), len(rb.Sets)-1):], " + ")+", which "+rb.Text())
 	}
 	if len(out) == 0 {
 		return ""
@@ -415,6 +441,16 @@ func (r *Result) RecommendedAcross() string {
 		return "across the ensemble: " + rb.Text()
 	}
 	return ""
+}
+
+// robustness is sets across the ensemble, when tried (nil otherwise).
+func (r *Result) robustness(sets []string) *Robustness {
+	for _, rb := range r.Robustness {
+		if comboKey(rb.Sets) == comboKey(sets) {
+			return rb
+		}
+	}
+	return nil
 }
 
 // RecommendedRobustness is the recommendation across the ensemble (nil
@@ -545,7 +581,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 
 	fmt.Fprintln(&b)
-	fmt.Fprintln(&b, "combination (greedy: take the best significant improvement, try every other change again on top)")
+	fmt.Fprintf(&b, "combination (beam search: keep the %d best combinations that meet the bar and hold in every cell, try every other change on top of each; the path to the best)\n", beamWidth)
 	fmt.Fprintln(&b, wrap(r.Bar(), "  ", "    ", 100))
 	fmt.Fprintln(&b, wrap(r.FloorLine(), "  ", "    ", 100))
 	if len(r.Recommended) == 0 {
