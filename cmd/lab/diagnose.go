@@ -2,10 +2,14 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime"
+	"sync"
+	"syscall"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -71,7 +75,31 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) error {
 			return cmdLineErr(err)
 		}
 	}
+	// Progress on a terminal, one line rewritten, nothing when piped;
+	// Ctrl-C, SIGTERM and SIGHUP cancel the runs not started and say what
+	// was cancelled.
+	prog := &diagProgress{w: stderr, on: isTerminal(stderr)}
+	opts.Progress = prog.show
+	cancel := make(chan struct{})
+	opts.Cancel = cancel
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	var stopped os.Signal
+	finished := make(chan struct{})
+	go func() {
+		select {
+		case stopped = <-sigs:
+			close(cancel)
+		case <-finished:
+		}
+	}()
 	r, err := diagnose.Run(opts)
+	close(finished)
+	prog.clear()
+	if errors.Is(err, diagnose.ErrCanceled) && stopped != nil {
+		return interrupted(stopped, "the diagnosis was cancelled: "+diagnose.CancelledText(prog.done, prog.queued, o.name())+"; nothing is reported")
+	}
 	if err != nil {
 		return err
 	}
@@ -125,4 +153,34 @@ func metricNames() string {
 		names = append(names, m.Name)
 	}
 	return strings.Join(names, ", ")
+}
+
+// diagProgress is the line a diagnosis shows on a terminal while it runs:
+// the runs done of those queued so far, at most five times a second.
+type diagProgress struct {
+	w            io.Writer
+	on           bool
+	mu           sync.Mutex // guards the rest: the workers report
+	done, queued int
+	last         time.Time
+	shown        bool
+}
+
+func (p *diagProgress) show(done, queued int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done, p.queued = done, queued
+	if !p.on || time.Since(p.last) < 200*time.Millisecond {
+		return
+	}
+	p.last, p.shown = time.Now(), true
+	fmt.Fprintf(p.w, "\r\033[K%s", diagnose.ProgressText(done, queued))
+}
+
+func (p *diagProgress) clear() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.shown {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
 }
