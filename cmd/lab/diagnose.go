@@ -8,10 +8,10 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"sync"
-	"syscall"
 	"runtime/debug"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"jitterlab/diagnose"
