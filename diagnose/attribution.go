@@ -95,7 +95,11 @@ func (d *diag) removals() []removal {
 	upModel, _ := lab.Lookup("up.loss_model")
 	downModel, _ := lab.Lookup("down.loss_model")
 	if l := append(lossy("up", upModel.Get(&c), c.Up.Loss), lossy("down", downModel.Get(&c), c.Down.Loss)...); len(l) > 0 {
-		out = append(out, removal{"loss → 0", l})
+		what := "loss → 0"
+		if d.timelineTouches("up.loss", "down.loss", "link.loss") {
+			what += " (and the timeline's loss, blackouts included)"
+		}
+		out = append(out, removal{what, l})
 	}
 	if c.Up.Spike > 0 || c.Down.Spike > 0 {
 		out = append(out, removal{"spikes → 0", []string{"up.spike=0", "down.spike=0"}})

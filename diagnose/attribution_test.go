@@ -87,3 +87,21 @@ func TestOverwriteFindingConfirmedByItsCounter(t *testing.T) {
 		t.Errorf("the change line does not give the counter: %q", line)
 	}
 }
+
+// A clean 40 ms link: the latency's phase against the 50 ms tick is a
+// mechanism of its own; moved to whole ticks, judder falls, and the
+// finding says so with the removal's numbers.
+func TestLatencyPhaseIsAFinding(t *testing.T) {
+	o := options(t, "", "link.latency=40ms")
+	o.Offsets, o.Inputs = []time.Duration{0}, []string{"steady"}
+	r := run(t, o)
+	f, ok := finding(r, "latency-phase")
+	if !ok || !f.Problem || !(f.Cost.Significant && f.Cost.Mean > 0) {
+		t.Fatalf("latency-phase finding %v: %+v", ok, f)
+	}
+	want := "the latency's phase against the server's tick: inputs land at the same point of a server step, and states at the " +
+		"same point of a frame, run after run; latency → whole ticks (50ms up, 50ms down): judder -"
+	if !strings.HasPrefix(f.Text, want) {
+		t.Errorf("finding %q, want it to start %q", f.Text, want)
+	}
+}

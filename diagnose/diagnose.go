@@ -541,6 +541,9 @@ func Run(o Options) (*Result, error) {
 	for _, l := range ladderChanges(&o.Base) {
 		more = append(more, l[0])
 	}
+	if set := smoothingChange(&o.Base); set != "" {
+		more = append(more, set)
+	}
 	if extra := extraChanges(mechs, more...); len(extra) > 0 {
 		xs, err := d.runArms(extra)
 		if err != nil {
