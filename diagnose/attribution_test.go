@@ -100,7 +100,8 @@ func TestLatencyPhaseIsAFinding(t *testing.T) {
 		t.Fatalf("latency-phase finding %v: %+v", ok, f)
 	}
 	want := "the latency's phase against the server's tick: inputs land at the same point of a server step, and states at the " +
-		"same point of a frame, run after run; latency → whole ticks (50ms up, 50ms down): judder -"
+		"same point of a frame, run after run (moved to whole ticks, the latencies also change by up to half a tick); " +
+		"latency → whole ticks (50ms up, 50ms down): judder -"
 	if !strings.HasPrefix(f.Text, want) {
 		t.Errorf("finding %q, want it to start %q", f.Text, want)
 	}

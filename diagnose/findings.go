@@ -397,7 +397,8 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // which clock drifts, a frame rate the server's rate does not divide.
 var conditionRules = []struct{ prefix, rule, what string }{
 	{"latency → whole ticks", "latency-phase", "the latency's phase against the server's tick: inputs land at the same point of " +
-		"a server step, and states at the same point of a frame, run after run"},
+		"a server step, and states at the same point of a frame, run after run (moved to whole ticks, the latencies also change " +
+		"by up to half a tick)"},
 	{"client clock drift", "client-clock-drift", "the client's clock drifts"},
 	{"server clock drift", "server-clock-drift", "the server's clock drifts"},
 	{"frame rate", "frame-rate", "the frame rate is not a multiple of the server's rate: the frames per tick alternate"},

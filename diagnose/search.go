@@ -12,13 +12,16 @@ import (
 // or harm alone: the dilation corrector steers by the input buffer's
 // depth; redundant inputs refill what the uplink lost only for a server
 // that applies every input it gets (queue, buffer); the accumulator
-// sender's grid is the one the corrector steers. Their pairs are always
-// tried when both are alternatives here.
+// sender's grid is the one the corrector steers; a queue grows without
+// bound under a client that sends faster than the server steps unless a
+// corrector that can slow the sends (proportional) holds it. Their pairs
+// are always tried when both are alternatives here.
 var together = [][2]string{
 	{"server.inputs=buffer", "client.corrector=dilation"},
 	{"server.inputs=queue", "client.redundancy=2"},
 	{"server.inputs=buffer", "client.redundancy=2"},
 	{"client.sender=accumulator", "client.corrector=proportional"},
+	{"server.inputs=queue", "client.corrector=proportional"},
 }
 
 // ladder is a numeric knob tried over a short ladder of values around the
