@@ -94,6 +94,11 @@ func findings(d *diag, r *Result, ms []mechanism) ([]Finding, error) {
 		return nil, err
 	}
 	fs = append(fs, tl...)
+	for i := range fs {
+		if fs[i].Counters == nil { // a rule without a change, a timeline's: no counter implied
+			fs[i].Counters, fs[i].Confirmed = []string{}, true
+		}
+	}
 	rank(fs)
 	return fs, nil
 }

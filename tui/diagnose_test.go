@@ -70,6 +70,11 @@ func TestDiagnosisIsLabDiagnoseOnTheSettingsInForce(t *testing.T) {
 	if err := a.set("up.jitter", "30ms"); err != nil {
 		t.Fatal(err)
 	}
+	// At 30 fps a change holds in every cell of the ensemble on 5 seeds
+	// of 30 s (client.predict=consume): a recommendation to show.
+	if err := a.set("client.fps", "30"); err != nil {
+		t.Fatal(err)
+	}
 	a.advance(time.Second)
 	press(a, 'd')
 	waitDiagnosis(t, a)
@@ -77,14 +82,14 @@ func TestDiagnosisIsLabDiagnoseOnTheSettingsInForce(t *testing.T) {
 	if a.diag.err != nil {
 		t.Fatal(a.diag.err)
 	}
-	want := cliDiagnosis(t, "up.jitter=30ms")
+	want := cliDiagnosis(t, "up.jitter=30ms", "client.fps=30")
 	if a.diag.text != want {
 		t.Fatalf("the lab's diagnosis differs from lab diagnose's on the same settings:\nlab:\n%s\nlab diagnose:\n%s", a.diag.text, want)
 	}
 	if !strings.Contains(a.diagShown, want) {
 		t.Fatalf("the box does not hold the whole of lab diagnose's text:\n%s", a.diagShown)
 	}
-	cmd := "lab diagnose --scenario jitter-fix --set up.jitter=30ms --seeds 1-5 --duration 30s"
+	cmd := "lab diagnose --scenario jitter-fix --set up.jitter=30ms --set client.fps=30 --seeds 1-5 --duration 30s"
 	if a.diag.command != cmd || !strings.Contains(a.diagShown, cmd) {
 		t.Fatalf("the box names %q, want %q", a.diag.command, cmd)
 	}
@@ -354,6 +359,9 @@ func TestDiagnosisWithoutTheTimelineSaysSo(t *testing.T) {
 	if err := a.set("up.jitter", "40ms"); err != nil {
 		t.Fatal(err)
 	}
+	if err := a.set("client.fps", "30"); err != nil { // a recommendation that holds in every cell
+		t.Fatal(err)
+	}
 	a.advance(4 * time.Second)
 	if got := a.s.Now().Seconds(); got != 14 {
 		t.Fatalf("the lab is at t %v s, want 14", got)
@@ -372,7 +380,7 @@ func TestDiagnosisWithoutTheTimelineSaysSo(t *testing.T) {
 	}
 	golden(t, "diagnose-timeline-80x24.txt", out)
 	if len(a.diag.result.Recommended) == 0 {
-		t.Fatalf("latency-spike with 40 ms up jitter recommends nothing:\n%s", a.diag.text)
+		t.Fatalf("latency-spike with 40 ms up jitter at 30 fps recommends nothing:\n%s", a.diag.text)
 	}
 	press(a, 'a')
 	if a.ab == nil || !strings.Contains(a.status, note) {
