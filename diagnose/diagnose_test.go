@@ -253,6 +253,18 @@ func TestSeedList(t *testing.T) {
 // greedy rounds, as 'lab diagnose --scenario jitter-fix'.
 func BenchmarkDiagnoseJitterFix(b *testing.B) { benchmarkDiagnose(b, "jitter-fix") }
 
+// BenchmarkDiagnoseOneCell is jitter-fix's diagnosis in one cell
+// (--offsets 0 --inputs steady): what the ensemble adds to the default.
+func BenchmarkDiagnoseOneCell(b *testing.B) {
+	o := options(b, "jitter-fix")
+	o.Offsets, o.Inputs = []time.Duration{0}, []string{"steady"}
+	o.Workers = runtime.GOMAXPROCS(0)
+	b.ReportAllocs()
+	for b.Loop() {
+		run(b, o)
+	}
+}
+
 // benchmarkDiagnose is 'lab diagnose --scenario name' on every core.
 func benchmarkDiagnose(b *testing.B, name string) {
 	o := options(b, name)
