@@ -155,21 +155,15 @@ func (rb *Robustness) Everywhere() bool {
 }
 
 // Helps is how many cells it meets the bar in.
-func (rb *Robustness) Helps() int {
-	n := 0
-	for _, v := range rb.Cells {
-		if v.Improves {
-			n++
-		}
-	}
-	return n
-}
+func (rb *Robustness) Helps() int { return rb.count(func(v CellVerdict) bool { return v.Improves }) }
 
 // Held is how many cells it holds in.
-func (rb *Robustness) Held() int {
+func (rb *Robustness) Held() int { return rb.count(func(v CellVerdict) bool { return v.Holds }) }
+
+func (rb *Robustness) count(f func(CellVerdict) bool) int {
 	n := 0
 	for _, v := range rb.Cells {
-		if v.Holds {
+		if f(v) {
 			n++
 		}
 	}
