@@ -919,7 +919,14 @@ type Trace struct {
 type MarkTrace struct {
 	Before, Extreme, End   int
 	ExtremeSendS, EndSendS float64
+	// FrozenS is how long, in the second after the mark, the visible tank
+	// moved below a tenth of its move speed (sample by sample): a target
+	// frozen while a latency step drains.
+	FrozenS float64
 }
+
+// frozenWindow is how long after a mark frozen samples count.
+const frozenWindow = 1.0
 
 // tracer accumulates a Trace from samples.
 type tracer struct {
@@ -932,6 +939,9 @@ type tracer struct {
 	got      []MarkTrace
 	lastO    int
 	lastSend float64
+	// still is the visible speed below which a sample is frozen (m/s);
+	// every is the sample period (s).
+	still, every float64
 }
 
 func (tr *tracer) sample(x *metrics.Sample) {
@@ -944,6 +954,9 @@ func (tr *tracer) sample(x *metrics.Sample) {
 			m.Extreme, m.ExtremeSendS = x.TickOffset, x.SendIntervalS
 		}
 		m.End, m.EndSendS = x.TickOffset, x.SendIntervalS
+		if x.TS < tr.marks[n-1]+frozenWindow && x.VisibleSpeedMPS < tr.still {
+			m.FrozenS += tr.every
+		}
 	}
 	tr.lastO, tr.lastSend = x.TickOffset, x.SendIntervalS
 	if x.TS < tr.from {
@@ -1002,7 +1015,8 @@ func (d *diag) runJobs(jobs []job) ([]*Arm, error) {
 		if err != nil {
 			return runResult{}, fmt.Errorf("%s seed %d: %w", strings.Join(j.sets, " "), d.o.Seeds[i%n], err)
 		}
-		tr := tracer{from: d.o.Base.Duration.Seconds() / 4, band: s.Config().Client.Band, marks: d.marks}
+		tr := tracer{from: d.o.Base.Duration.Seconds() / 4, band: s.Config().Client.Band, marks: d.marks,
+			still: float64(0.1 * s.Config().Client.Tuning.MoveSpeed), every: s.Every().Seconds()}
 		s.OnSample = tr.sample
 		if err := s.Run(sim.Time(d.o.Base.Duration)); err != nil {
 			return runResult{}, fmt.Errorf("%s seed %d: %w", strings.Join(j.sets, " "), d.o.Seeds[i%n], err)
