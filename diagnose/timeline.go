@@ -375,8 +375,8 @@ func (d *diag) latencyMechanism() mechanism {
 		}
 		if fz := stats.PairedMin(frozen(without), frozen(ref), 0.05); fz.Significant && fz.Mean > 0 {
 			text += fmt.Sprintf("; in the second after each %s the visible tank stood still (below a tenth of its move speed) "+
-				"for %s s per run in all, %s s without %s: a frozen target while the step drains", strings.TrimSuffix(noun, "s"),
-				stats.Mean(frozen(ref)).Format(2), stats.Mean(frozen(without)).Format(2), m.name)
+				"for %s s per run in all, %s s without %s: a frozen target while the %s drains", strings.TrimSuffix(noun, "s"),
+				stats.Mean(frozen(ref)).Format(2), stats.Mean(frozen(without)).Format(2), m.name, strings.TrimSuffix(noun, "s"))
 		}
 		// The dead band latched at a fast interval that still sends once
 		// per server tick cannot bring an offset the steps raised back
