@@ -1,0 +1,147 @@
+package main
+
+import (
+	"io"
+	"os"
+	"runtime"
+
+	"jitterlab/check"
+	"jitterlab/internal/files"
+)
+
+// Exit statuses of lab check's verdicts (main.go lists every status).
+const (
+	exitCheckFailed       = 3 // an assertion failed
+	exitCheckInconclusive = 4 // an assertion is inconclusive under --strict
+)
+
+func cmdCheck(args []string, stdout, stderr io.Writer) error {
+	var strict, asJSON bool
+	var junitPath, summaryPath, savePath, basePath string
+	var workers int
+	fs := newFlagSet("check", "[flags] FILE.toml|FOLDER ...", stderr, withExamples(func(w io.Writer) {
+		io.WriteString(w, "\nA scenario file is a gate with seeds = \"1-20\" and [[assert]] entries (docs/ci-gate.md).\n"+
+			"Exit status: 0 every assertion passed; 3 one failed; 4 one is inconclusive under --strict;\n"+
+			"2 bad input (a file, a figure, a bound, a baseline); 1 a run failed.\n")
+	},
+		"lab check scenarios/examples/ci/",
+		"lab check --strict --junit check.xml --summary \"$GITHUB_STEP_SUMMARY\" scenarios/examples/ci/",
+		"lab check --save-baseline base.json gates/   # then, on the next build:",
+		"lab check --baseline base.json gates/"))
+	fs.BoolVar(&strict, "strict", false, "an inconclusive assertion fails the check (exit 4) instead of passing with a warning")
+	fs.StringVar(&junitPath, "junit", "", "write JUnit XML to `FILE`: a testsuite per scenario, a testcase per assertion")
+	fs.StringVar(&summaryPath, "summary", "", "write the verdicts as Markdown to `FILE` (e.g. \"$GITHUB_STEP_SUMMARY\")")
+	fs.BoolVar(&asJSON, "json", false, "print the verdicts as JSON (docs/json-schema.md) instead of text")
+	fs.StringVar(&savePath, "save-baseline", "", "write every scenario's figures per seed to `FILE`, the baseline a later --baseline compares with")
+	fs.StringVar(&basePath, "baseline", "", "judge max_worse against the figures in `FILE`, paired over the same seeds")
+	fs.IntVar(&workers, "workers", runtime.GOMAXPROCS(0), "run seeds on `N` cores at once (the output does not depend on it)")
+	paths, err := parseFlagsAndArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(paths) == 0 {
+		return badUsage("give the scenario files or folders to check, e.g. lab check scenarios/examples/ci/")
+	}
+	if workers < 1 || workers > 1024 {
+		return badUsage("--workers %d: allowed 1 to 1024, e.g. --workers %d", workers, runtime.GOMAXPROCS(0))
+	}
+	outs := map[string]string{}
+	for flag, p := range map[string]string{"junit": junitPath, "summary": summaryPath, "save-baseline": savePath} {
+		if p != "" {
+			outs[flag] = p
+		}
+	}
+	if err := checkOutputs(outs, basePath); err != nil {
+		return cmdLineErr(err)
+	}
+
+	inputErr := func(err error) error {
+		if check.IsInput(err) {
+			return badUsage("%v", err)
+		}
+		return err
+	}
+	list, err := check.Files(paths)
+	if err != nil {
+		return inputErr(err)
+	}
+	var gates []*check.Gate
+	for _, f := range list {
+		g, err := check.Load(f)
+		if err != nil {
+			return inputErr(err)
+		}
+		gates = append(gates, g)
+	}
+	var base *check.Baseline
+	if basePath != "" {
+		f, _, err := files.OpenRegular(basePath)
+		if err != nil {
+			return badUsage("--baseline: %v", err)
+		}
+		base, err = check.ReadBaseline(basePath, f)
+		f.Close()
+		if err != nil {
+			return inputErr(err)
+		}
+	}
+	// Every baseline a gate needs is found before any run: bad input
+	// exits at once.
+	bases := make([]check.Figures, len(gates))
+	for i, g := range gates {
+		if base != nil {
+			if bases[i], err = base.For(basePath, g); err != nil {
+				return inputErr(err)
+			}
+		}
+	}
+
+	rep := &check.Report{Gates: gates, Strict: strict, Version: version()}
+	save := check.NewBaseline(rep.Version)
+	for i, g := range gates {
+		figs, err := check.RunGate(g, rep.Version, workers)
+		if err != nil {
+			return err
+		}
+		res, err := check.Judgement(g, figs, bases[i])
+		if err != nil {
+			return inputErr(err)
+		}
+		rep.Results = append(rep.Results, res...)
+		if err := save.Add(g, figs); err != nil {
+			return err
+		}
+	}
+
+	if asJSON {
+		err = rep.WriteJSON(stdout)
+	} else {
+		err = rep.WriteText(stdout)
+	}
+	if err != nil {
+		return err
+	}
+	if os.Getenv("GITHUB_ACTIONS") == "true" {
+		if err := rep.WriteAnnotations(stdout); err != nil {
+			return err
+		}
+	}
+	for _, o := range []struct {
+		path  string
+		write func(io.Writer) error
+	}{{junitPath, rep.WriteJUnit}, {summaryPath, rep.WriteMarkdown}, {savePath, save.Write}} {
+		if o.path == "" {
+			continue
+		}
+		if _, err := writeBuffered(o.path, stdout, stderr, o.write); err != nil {
+			return err
+		}
+	}
+	switch {
+	case rep.Status() == check.Fail:
+		return &exitStatus{code: exitCheckFailed, msg: "an assertion failed"}
+	case rep.Status() == check.Inconclusive && strict:
+		return &exitStatus{code: exitCheckInconclusive, msg: "an assertion is inconclusive (--strict)"}
+	}
+	return nil
+}
