@@ -229,4 +229,3 @@ func ParseJUnit(data []byte) (JUnitSuites, error) {
 	err := xml.Unmarshal(data, &s)
 	return s, err
 }
-
