@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"math"
 
 	"jitterlab/stats"
@@ -19,6 +20,17 @@ func (s Status) String() string { return [...]string{"pass", "inconclusive", "fa
 
 // MarshalText writes the status as String does.
 func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a status as MarshalText writes it.
+func (s *Status) UnmarshalText(b []byte) error {
+	for _, x := range []Status{Pass, Inconclusive, Fail} {
+		if x.String() == string(b) {
+			*s = x
+			return nil
+		}
+	}
+	return fmt.Errorf("status %q: allowed pass, inconclusive, fail", b)
+}
 
 // Verdict is a bound judged on values over seeds: their mean with its
 // 95 % interval ([stats.Mean]), the status, and for an inconclusive one

@@ -26,8 +26,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 	},
 		"lab check scenarios/examples/ci/",
 		"lab check --strict --junit check.xml --summary \"$GITHUB_STEP_SUMMARY\" scenarios/examples/ci/",
-		"lab check --save-baseline base.json gates/   # then, on the next build:",
-		"lab check --baseline base.json gates/"))
+		"lab check --baseline base.json gates/   # base.json from an earlier lab check --save-baseline"))
 	fs.BoolVar(&strict, "strict", false, "an inconclusive assertion fails the check (exit 4) instead of passing with a warning")
 	fs.StringVar(&junitPath, "junit", "", "write JUnit XML to `FILE`: a testsuite per scenario, a testcase per assertion")
 	fs.StringVar(&summaryPath, "summary", "", "write the verdicts as Markdown to `FILE` (e.g. \"$GITHUB_STEP_SUMMARY\")")
