@@ -184,7 +184,7 @@ func (a *Assertion) checkBound(b scenarios.Bound) error {
 		if a.Unit == "" {
 			return fmt.Errorf("%s = %q on %s: the figure has no unit (a count or a share); write a bare number", b.Key, fmt.Sprintf("%g%s", b.Value, b.Unit), a.Metric.Name)
 		}
-		return fmt.Errorf("%s = %q on %s: the figure is in %s, not %s; write a number of %s such as %s = %g", b.Key, fmt.Sprintf("%g%s", b.Value, b.Unit), a.Metric.Name, a.Unit, b.Unit, a.Unit, b.Key, b.Value)
+		return fmt.Errorf("%s = %q on %s: the figure is in %s, not %s; write the bound in %s, a bare number or one followed by %s", b.Key, fmt.Sprintf("%g%s", b.Value, b.Unit), a.Metric.Name, a.Unit, b.Unit, a.Unit, a.Unit)
 	}
 	switch {
 	case b.Key == "max_worse" && b.Value < 0:

@@ -174,3 +174,37 @@ func BenchmarkCheckExamples(b *testing.B) {
 	}
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/check")
 }
+
+// The workflow in docs runs the lab check command .ci/run runs (issue 24:
+// the workflow is tested by running the same command in CI).
+func TestWorkflowRunsTheCommandCIRuns(t *testing.T) {
+	wf, err := os.ReadFile("../../docs/ci-gate.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci, err := os.ReadFile("../../.ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := func(text, file string) []string {
+		for _, l := range strings.Split(text, "\n") {
+			if _, cmd, ok := strings.Cut(l, "go run ./cmd/lab check "); ok {
+				// The flags and the gates; the files the flags name differ.
+				var out []string
+				words := strings.Fields(cmd)
+				for _, w := range words {
+					if strings.HasPrefix(w, "-") {
+						out = append(out, w)
+					}
+				}
+				return append(out, words[len(words)-1])
+			}
+		}
+		t.Fatalf("%s runs no 'go run ./cmd/lab check'", file)
+		return nil
+	}
+	a, b := flags(string(wf), "docs/ci-gate.yml"), flags(string(ci), ".ci/run")
+	if strings.Join(a, " ") != strings.Join(b, " ") {
+		t.Errorf("docs/ci-gate.yml runs lab check %v, .ci/run %v: the flags and gates should be the same", a, b)
+	}
+}
