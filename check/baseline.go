@@ -137,3 +137,27 @@ func (b *Baseline) For(file string, g *Gate) (Figures, error) {
 	}
 	return nil, inputErr("baseline %s: no scenario %s (it holds %s); save a new one with lab check --save-baseline", file, g.Scenario.Name, strings.Join(names, ", "))
 }
+
+// Baselines are the baseline figures of every gate (file names b in
+// errors; b nil: none given), found before anything runs so bad input is
+// refused at once: a gate with max_worse needs one, and b must hold every
+// gate on the same conditions ([Baseline.For]).
+func Baselines(gates []*Gate, b *Baseline, file string) ([]Figures, error) {
+	out := make([]Figures, len(gates))
+	for i, g := range gates {
+		if b == nil {
+			for _, a := range g.Asserts {
+				if a.Relative() {
+					return nil, inputErr("%s:%d: max_worse on %s needs a baseline: give --baseline FILE (saved by lab check --save-baseline)", a.File, a.Line, a.Metric.Name)
+				}
+			}
+			continue
+		}
+		figs, err := b.For(file, g)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = figs
+	}
+	return out, nil
+}

@@ -114,3 +114,24 @@ func TestFilesListsAFoldersTomlFilesInOrder(t *testing.T) {
 		t.Errorf("a missing path: %v; want bad input", err)
 	}
 }
+
+func TestLoadAllRefusesTwoFilesOfOneName(t *testing.T) {
+	d := t.TempDir()
+	text := "name = \"same\"\n[[assert]]\nmetric = \"judder_mps\"\nmax = 1\n"
+	os.WriteFile(filepath.Join(d, "a.toml"), []byte(text), 0o644)
+	os.WriteFile(filepath.Join(d, "b.toml"), []byte(text), 0o644)
+	if _, err := LoadAll([]string{d}); err == nil || !IsInput(err) || !strings.Contains(err.Error(), `b.toml: scenario "same" is also `) {
+		t.Errorf("two files named same: %v", err)
+	}
+}
+
+// A gate with max_worse and no baseline is refused before anything runs.
+func TestBaselinesRefuseMaxWorseWithoutOne(t *testing.T) {
+	g, err := Load(gateFile(t, "g.toml", "[[assert]]\nmetric = \"judder_mps\"\nmax = 1\nmax_worse = 0.1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Baselines([]*Gate{g}, nil, ""); err == nil || !IsInput(err) || !strings.Contains(err.Error(), "g.toml:1: max_worse on judder_mps needs a baseline") {
+		t.Errorf("max_worse without a baseline: %v", err)
+	}
+}

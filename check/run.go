@@ -70,3 +70,55 @@ func Judgement(g *Gate, figs Figures, base Figures) ([]Result, error) {
 	}
 	return out, nil
 }
+
+// LoadAll loads the gates that paths name ([Files], [Load]); two files
+// may not give their scenario the same name (a baseline and the JUnit
+// report tell scenarios by name).
+func LoadAll(paths []string) ([]*Gate, error) {
+	list, err := Files(paths)
+	if err != nil {
+		return nil, err
+	}
+	var gates []*Gate
+	seen := map[string]string{}
+	for _, f := range list {
+		g, err := Load(f)
+		if err != nil {
+			return nil, err
+		}
+		if other, ok := seen[g.Scenario.Name]; ok {
+			return nil, inputErr("%s: scenario %q is also %s's name: give one of them another name = \"…\"", f, g.Scenario.Name, other)
+		}
+		seen[g.Scenario.Name] = f
+		gates = append(gates, g)
+	}
+	return gates, nil
+}
+
+// Check runs every gate over its seeds and judges its assertions; bases
+// are the gates' baseline figures (nil, or nil for a gate: no baseline).
+// It returns the report and every figure as a baseline a later check can
+// compare with.
+func Check(gates []*Gate, bases []Figures, version string, workers int, strict bool) (*Report, *Baseline, error) {
+	rep := &Report{Gates: gates, Strict: strict, Version: version}
+	save := NewBaseline(version)
+	for i, g := range gates {
+		figs, err := RunGate(g, version, workers)
+		if err != nil {
+			return nil, nil, err
+		}
+		var base Figures
+		if bases != nil {
+			base = bases[i]
+		}
+		res, err := Judgement(g, figs, base)
+		if err != nil {
+			return nil, nil, err
+		}
+		rep.Results = append(rep.Results, res...)
+		if err := save.Add(g, figs); err != nil {
+			return nil, nil, err
+		}
+	}
+	return rep, save, nil
+}

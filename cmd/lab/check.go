@@ -60,17 +60,9 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
-	list, err := check.Files(paths)
+	gates, err := check.LoadAll(paths)
 	if err != nil {
 		return inputErr(err)
-	}
-	var gates []*check.Gate
-	for _, f := range list {
-		g, err := check.Load(f)
-		if err != nil {
-			return inputErr(err)
-		}
-		gates = append(gates, g)
 	}
 	var base *check.Baseline
 	if basePath != "" {
@@ -84,32 +76,13 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 			return inputErr(err)
 		}
 	}
-	// Every baseline a gate needs is found before any run: bad input
-	// exits at once.
-	bases := make([]check.Figures, len(gates))
-	for i, g := range gates {
-		if base != nil {
-			if bases[i], err = base.For(basePath, g); err != nil {
-				return inputErr(err)
-			}
-		}
+	bases, err := check.Baselines(gates, base, basePath)
+	if err != nil {
+		return inputErr(err)
 	}
-
-	rep := &check.Report{Gates: gates, Strict: strict, Version: version()}
-	save := check.NewBaseline(rep.Version)
-	for i, g := range gates {
-		figs, err := check.RunGate(g, rep.Version, workers)
-		if err != nil {
-			return err
-		}
-		res, err := check.Judgement(g, figs, bases[i])
-		if err != nil {
-			return inputErr(err)
-		}
-		rep.Results = append(rep.Results, res...)
-		if err := save.Add(g, figs); err != nil {
-			return err
-		}
+	rep, save, err := check.Check(gates, bases, version(), workers, strict)
+	if err != nil {
+		return inputErr(err)
 	}
 
 	if asJSON {
@@ -121,7 +94,13 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if os.Getenv("GITHUB_ACTIONS") == "true" {
-		if err := rep.WriteAnnotations(stdout); err != nil {
+		// Workflow commands on standard output, or beside the JSON on
+		// standard error, which the runner reads for them too.
+		w := stdout
+		if asJSON {
+			w = stderr
+		}
+		if err := rep.WriteAnnotations(w); err != nil {
 			return err
 		}
 	}
