@@ -121,6 +121,10 @@ func (e *ParseError) Error() string {
 //	[[timeline]]
 //	at = "30s"
 //	up.latency = "300ms"
+//	seeds = "1-20"                  # lab check: the seeds a gate runs
+//	[[assert]]                      # lab check: a bound on a figure ([Assert])
+//	metric = "judder_mps"
+//	max = 0.30
 func Parse(file string, data []byte, check Checker) (*Scenario, error) {
 	return parse(file, data, check, 0)
 }

@@ -208,3 +208,13 @@ func TestWorkflowRunsTheCommandCIRuns(t *testing.T) {
 		t.Errorf("docs/ci-gate.yml runs lab check %v, .ci/run %v: the flags and gates should be the same", a, b)
 	}
 }
+
+// The verdicts do not depend on --workers.
+func TestCheckOutputDoesNotDependOnWorkers(t *testing.T) {
+	p := writeGate(t, t.TempDir(), "g.toml", smallGate+"max = 0.5\n")
+	_, one, _ := runLab(t, "check", "--json", "--workers", "1", p)
+	_, two, _ := runLab(t, "check", "--json", "--workers", "3", p)
+	if one != two || one == "" {
+		t.Errorf("--workers 1:\n%s\n--workers 3:\n%s", one, two)
+	}
+}
