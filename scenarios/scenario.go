@@ -110,6 +110,7 @@ func (e *ParseError) Error() string {
 //	base = "mobile-4g"              # optional: start from another scenario
 //	duration = "60s"
 //	seed = 42
+//	seeds = "1-20"                  # lab check: the seeds a gate runs
 //	script = "zigzag"               # or [[segments]] below
 //	link.latency = "100ms"          # any registry key, dotted or as tables
 //	[client]
@@ -121,7 +122,6 @@ func (e *ParseError) Error() string {
 //	[[timeline]]
 //	at = "30s"
 //	up.latency = "300ms"
-//	seeds = "1-20"                  # lab check: the seeds a gate runs
 //	[[assert]]                      # lab check: a bound on a figure ([Assert])
 //	metric = "judder_mps"
 //	max = 0.30
