@@ -137,6 +137,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(w, "  %-46s %-26s %s\n", x.Claim(), x.Value(), r.Why(x))
 	}
+	fmt.Fprintln(w, "± is the 95 % interval over the seeds; a bound passes when the interval lies wholly inside it, fails when wholly past it.")
 	_, err := fmt.Fprintln(w, r.Summary())
 	return err
 }
