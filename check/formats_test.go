@@ -3,10 +3,12 @@ package check
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -159,4 +161,30 @@ func TestJSONAssertions(t *testing.T) {
 	if a[1].SeedsNeeded == nil || *a[1].SeedsNeeded != 0 || a[0].SeedsNeeded != nil || math.Abs(a[0].Value.Half-1.9632) > 1e-4 {
 		t.Errorf("json %s", b.String())
 	}
+}
+
+// FuzzParseJUnit: no input panics; what it reads, written again, reads
+// back the same.
+func FuzzParseJUnit(f *testing.F) {
+	f.Add([]byte(`<testsuites name="lab check" tests="1" failures="1" errors="0"><testsuite name="g" tests="1" failures="1" errors="0" skipped="0" file="g.toml"><testcase name="x" classname="g"><failure message="m" type="fail">g.toml:3</failure></testcase></testsuite></testsuites>`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := ParseJUnit(data)
+		if err != nil {
+			return
+		}
+		var b bytes.Buffer
+		if err := xml.NewEncoder(&b).Encode(s); err != nil {
+			return // text XML cannot carry (a control character): nothing to compare
+		}
+		again, err := ParseJUnit(b.Bytes())
+		if err != nil || !reflect.DeepEqual(normal(s), normal(again)) {
+			t.Fatalf("%q read as %+v, written as %s, read back as %+v (%v)", data, s, b.Bytes(), again, err)
+		}
+	})
+}
+
+// normal drops the XMLName, which the encoder sets.
+func normal(s JUnitSuites) JUnitSuites {
+	s.XMLName = xml.Name{}
+	return s
 }
