@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"strings"
 
 	"jitterlab/batch"
 	"jitterlab/lab"
@@ -22,7 +23,9 @@ func RunGate(g *Gate, version string, workers int) (Figures, error) {
 	p := &batch.Plan{Def: def, Configs: []lab.Config{g.Config}, Scenario: g.Scenario}
 	runs, err := p.Execute(batch.Shard{}, workers)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", g.File, err)
+		// The batch names the arm's settings before the seed: a gate has
+		// none.
+		return nil, fmt.Errorf("a run failed: %s", strings.TrimSpace(err.Error()))
 	}
 	out := Figures{}
 	for _, m := range batch.Metrics {

@@ -133,14 +133,20 @@ func TestCheckBadInputExits2(t *testing.T) {
 	}
 }
 
-// Exit 1: the command failed (here: an output it cannot write, after the
-// runs).
+// Exit 1: the command failed: a run that cannot start (flaps that make
+// more changes than a run takes, as lab run refuses them with exit 1), or
+// an output it cannot write after the runs.
 func TestCheckFailedCommandExits1(t *testing.T) {
 	dir := t.TempDir()
+	flaps := writeGate(t, dir, "flaps.toml", "duration = \"1h\"\nseeds = \"1-2\"\n[[flap]]\nperiod = \"10ms\"\ndown = \"5ms\"\n[[assert]]\nmetric = \"judder_mps\"\nmax = 1\n")
+	code, _, errOut := runLab(t, "check", flaps)
+	if code != 1 || !strings.Contains(errOut, "lab check: a run failed: seed 1: "+flaps+":3: oscillators and flaps make more than 200000 changes") {
+		t.Errorf("a run that cannot start: exit %d (want 1): %s", code, errOut)
+	}
 	p := writeGate(t, dir, "g.toml", smallGate+"max = 1e9\n")
-	code, _, errOut := runLab(t, "check", "--junit", filepath.Join(dir, "no", "such", "dir", "x.xml"), p)
+	code, _, errOut = runLab(t, "check", "--junit", filepath.Join(dir, "no", "such", "dir", "x.xml"), p)
 	if code != 1 || !strings.Contains(errOut, "x.xml") {
-		t.Fatalf("exit %d (want 1): %s", code, errOut)
+		t.Fatalf("an output it cannot write: exit %d (want 1): %s", code, errOut)
 	}
 }
 
