@@ -12,7 +12,7 @@ import (
 	"jitterlab/stats"
 )
 
-// JUnit XML (the Ant/Jenkins format; check/testdata/junit-10.xsd): a
+// JUnit XML (the Ant/Jenkins format; check/testdata/junit.xsd): a
 // testsuite per scenario file, a testcase per assertion; a failed one has
 // a <failure>, an inconclusive one a <skipped> (a <failure> under
 // --strict), each with the figures in its message.

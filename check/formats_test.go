@@ -66,7 +66,7 @@ func TestTextSaysEachVerdictWithItsFigures(t *testing.T) {
 }
 
 // The JUnit XML is valid against the Ant/Jenkins JUnit schema
-// (testdata/junit-10.xsd, xmllint) and reads back: a suite per scenario,
+// (testdata/junit.xsd, xmllint) and reads back: a suite per scenario,
 // a case per assertion, the failure with its figures, the inconclusive
 // one skipped (a failure under --strict).
 func TestJUnitValidatesAndReadsBack(t *testing.T) {
@@ -78,7 +78,7 @@ func TestJUnitValidatesAndReadsBack(t *testing.T) {
 		}
 		f := filepath.Join(t.TempDir(), "check.xml")
 		os.WriteFile(f, b.Bytes(), 0o644)
-		out, err := exec.Command(xmllint, "--noout", "--schema", "testdata/junit-10.xsd", f).CombinedOutput()
+		out, err := exec.Command(xmllint, "--noout", "--schema", "testdata/junit.xsd", f).CombinedOutput()
 		if err != nil {
 			t.Fatalf("xmllint (strict %v): %v\n%s\n%s", strict, err, out, b.String())
 		}
