@@ -6,18 +6,33 @@ const (
 	subBits    = 7
 	subBuckets = 1 << subBits // linear sub-buckets per power of two
 	octaves    = 48
+	nBlocks    = octaves + 1          // blocks of subBuckets buckets: one below 128·Unit, one per power of two above
+	nBuckets   = subBuckets * nBlocks // every bucket, the last one open-ended
 )
+
+// block is subBuckets adjacent buckets: the values below 128·Unit, or one
+// power of two.
+type block [subBuckets]uint64
 
 // Histogram counts non-negative values in log-linear buckets: below
 // 128·Unit they are Unit wide, above that each power of two is split in 128,
-// so a quantile is within 0.8 % (or Unit/2) of the true one. It has a fixed
-// size and never allocates after New. Max and Count are exact.
+// so a quantile is within 0.8 % (or Unit/2) of the true one. Max and Count
+// are exact.
+//
+// The buckets are stored a block (one power of two, 1 KB) at a time, each
+// allocated the first time a value lands in it: values that span a few
+// powers of two take a few KB, not the 49 KB of every bucket, so an Add
+// stays in cache and a Quantile skips empty powers of two by their counts.
+// [Histogram.Reset] empties a histogram and keeps its blocks: a histogram
+// reused for the same kind of values never allocates again.
 type Histogram struct {
 	Unit float64
-	// n and max beside Unit: an Add touches this cache line and its bucket's.
+	// n and max beside Unit: an Add touches this cache line, its block's
+	// count and its bucket's.
 	n      uint64
 	max    float64
-	counts [subBuckets * (octaves + 1)]uint64
+	inBlk  [nBlocks]uint64 // values in each block
+	blocks [nBlocks]*block // nil until a value lands in it
 }
 
 // NewHistogram returns a histogram with the given resolution.
@@ -28,11 +43,30 @@ func (h *Histogram) Add(v float64) {
 	if !(v > 0) {
 		v = 0
 	}
-	h.counts[h.index(v)]++
+	i := h.index(v)
+	k := i >> subBits
+	b := h.blocks[k]
+	if b == nil {
+		b = new(block)
+		h.blocks[k] = b
+	}
+	b[i&(subBuckets-1)]++
+	h.inBlk[k]++
 	h.n++
 	if v > h.max { // v is neither NaN nor −0 here: the same as max, without its NaN and zero-sign cases
 		h.max = v
 	}
+}
+
+// Reset empties h (same Unit), keeping the blocks it has allocated.
+func (h *Histogram) Reset() {
+	for k, c := range h.inBlk {
+		if c > 0 {
+			*h.blocks[k] = block{}
+		}
+	}
+	h.inBlk = [nBlocks]uint64{}
+	h.n, h.max = 0, 0
 }
 
 func (h *Histogram) index(v float64) int {
@@ -47,10 +81,10 @@ func (h *Histogram) index(v float64) int {
 	// 0), so the bucket 128·(e+1) + sub is that minus 1029·128; e ≥ octaves
 	// lands in the last bucket.
 	i := int(math.Float64bits(x)>>(52-subBits)) - (1023+subBits-1)<<subBits
-	return min(i, len(h.counts)-1)
+	return min(i, nBuckets-1)
 }
 
-// lower returns bucket i's lower bound and width.
+// bounds returns bucket i's lower bound and width.
 func (h *Histogram) bounds(i int) (lo, width float64) {
 	if i < subBuckets {
 		return float64(i) * h.Unit, h.Unit
@@ -76,11 +110,17 @@ func (h *Histogram) Quantile(q float64) float64 {
 	rank := uint64(math.Ceil(q * float64(h.n)))
 	rank = min(max(rank, 1), h.n)
 	var seen uint64
-	for i, c := range h.counts {
-		seen += c
-		if seen >= rank {
-			lo, w := h.bounds(i)
-			return min(lo+float64(w/2), h.max)
+	for k, c := range h.inBlk {
+		if seen+c < rank {
+			seen += c
+			continue
+		}
+		for j, c := range h.blocks[k] {
+			seen += c
+			if seen >= rank {
+				lo, w := h.bounds(k<<subBits | j)
+				return min(lo+float64(w/2), h.max)
+			}
 		}
 	}
 	return h.max

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -261,7 +262,7 @@ func TestHistogramIndexIsLogLinear(t *testing.T) {
 		frac, exp := math.Frexp(x) // x = frac·2^exp, frac in [0.5, 1)
 		e := exp - subBits - 1     // x in [128·2^e, 256·2^e)
 		if e >= octaves || math.IsInf(x, 1) {
-			return len(h.counts) - 1
+			return nBuckets - 1
 		}
 		return subBuckets*(e+1) + int(frac*2*subBuckets) - subBuckets
 	}
@@ -270,9 +271,9 @@ func TestHistogramIndexIsLogLinear(t *testing.T) {
 			t.Fatalf("index(%v) = %d, want %d", v, got, w)
 		}
 	}
-	for i := range len(h.counts) + 1 {
-		lo, _ := h.bounds(min(i, len(h.counts)-1))
-		if i == len(h.counts) {
+	for i := range nBuckets + 1 {
+		lo, _ := h.bounds(min(i, nBuckets-1))
+		if i == nBuckets {
 			lo *= 2
 		}
 		check(lo)
@@ -285,4 +286,63 @@ func TestHistogramIndexIsLogLinear(t *testing.T) {
 	}
 	check(math.MaxFloat64)
 	check(math.Inf(1))
+}
+
+// A histogram holds only the blocks (powers of two) its values landed in:
+// values from 1 to 1000 units fill the block below 128 units and the
+// three powers of two 128–256, 256–512 and 512–1024 units, 4 KB in all.
+func TestHistogramHoldsOnlyTheBlocksItUses(t *testing.T) {
+	h := NewHistogram(0.5)
+	for v := 0.5; v <= 500; v += 0.25 {
+		h.Add(v)
+	}
+	var used []int
+	for k, b := range h.blocks {
+		if b != nil {
+			used = append(used, k)
+		}
+	}
+	if !slices.Equal(used, []int{0, 1, 2, 3}) {
+		t.Fatalf("blocks in use %v, want [0 1 2 3]", used)
+	}
+}
+
+// Reset empties a histogram: afterwards it reads as a new one, gives the
+// same quantiles for the same values, and refilling it allocates nothing.
+func TestHistogramResetIsANewHistogram(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	vals := make([]float64, 5000)
+	for i := range vals {
+		vals[i] = r.ExpFloat64() * 40
+	}
+	h := NewHistogram(0.01)
+	for range 1000 {
+		h.Add(r.Float64() * 1e6) // other values first, in other blocks
+	}
+	h.Reset()
+	if h.Count() != 0 || h.Max() != 0 || h.Quantile(0.5) != 0 {
+		t.Fatalf("after Reset: count %d, max %v, p50 %v; want 0, 0, 0", h.Count(), h.Max(), h.Quantile(0.5))
+	}
+	fresh := NewHistogram(0.01)
+	for _, v := range vals {
+		h.Add(v)
+		fresh.Add(v)
+	}
+	for _, q := range []float64{0, 0.01, 0.5, 0.95, 0.99, 1} {
+		if got, want := h.Quantile(q), fresh.Quantile(q); got != want {
+			t.Errorf("q%v after Reset %v, fresh %v", q, got, want)
+		}
+	}
+	if h.Count() != fresh.Count() || h.Max() != fresh.Max() {
+		t.Errorf("count/max after Reset %d/%v, fresh %d/%v", h.Count(), h.Max(), fresh.Count(), fresh.Max())
+	}
+	allocs := testing.AllocsPerRun(10, func() {
+		h.Reset()
+		for _, v := range vals {
+			h.Add(v)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("refilling a reset histogram allocates %v times", allocs)
+	}
 }
