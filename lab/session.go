@@ -190,63 +190,93 @@ const WarmUp = time.Second
 // stream of cfg.Seed. every is the sample period (0 means 50ms; see
 // CheckEvery for the range).
 func New(cfg Config, every time.Duration) (*Session, error) {
-	if err := cfg.Validate(); err != nil {
+	s := new(Session)
+	if err := s.Reset(cfg, every); err != nil {
 		return nil, err
+	}
+	return s, nil
+}
+
+// Reset makes s the session New(cfg, every) returns, reusing its memory:
+// the event queue, the message table, the input-delay ring, the links
+// (see [netem.Link.Reset]) and the histograms (see [metrics.Histogram.Reset]). A worker that runs many
+// sessions one after another resets one instead of allocating each. Every
+// callback is cleared; slices s returned before (Changes, the Summary's)
+// are not reused. The zero Session may be Reset. After an error s must be
+// Reset again before use.
+func (s *Session) Reset(cfg Config, every time.Duration) error {
+	if err := cfg.Validate(); err != nil {
+		return err
 	}
 	if every == 0 {
 		every = 50 * time.Millisecond
 	}
 	if err := CheckEvery(every); err != nil {
-		return nil, err
+		return err
 	}
-	s := &Session{cfg: cfg, initial: cfg, every: every,
-		corr: metrics.NewHistogram(1e-4),
-		rtt:  metrics.NewHistogram(0.01), upOWD: metrics.NewHistogram(0.01), downOWD: metrics.NewHistogram(0.01), upJit: metrics.NewHistogram(0.001), downJt: metrics.NewHistogram(0.001),
-		msgs: make([]wire, 0, 256), free: make([]int32, 0, 256),
+	// Kept, emptied; everything else starts from its zero value, as in New.
+	q, msgs, free, earlier, pending := s.q, s.msgs[:0], s.free[:0], s.earlier[:0], s.pending[:0]
+	up, down := s.up, s.down
+	if up == nil {
+		up, down = new(netem.Link), new(netem.Link)
+	}
+	hists := [...]*metrics.Histogram{s.corr, s.rtt, s.upOWD, s.downOWD, s.upJit, s.downJt, s.vars.viewDelay}
+	for i, unit := range [...]float64{1e-4, 0.01, 0.01, 0.01, 0.001, 0.001, 0.01} {
+		if hists[i] == nil || hists[i].Unit != unit {
+			hists[i] = metrics.NewHistogram(unit)
+		}
+		hists[i].Reset()
+	}
+	q.Reset()
+	if msgs == nil {
+		msgs, free = make([]wire, 0, 256), make([]int32, 0, 256)
+	}
+	*s = Session{cfg: cfg, initial: cfg, every: every, q: q, msgs: msgs, free: free, earlier: earlier, pending: pending, up: up, down: down,
+		corr: hists[0], rtt: hists[1], upOWD: hists[2], downOWD: hists[3], upJit: hists[4], downJt: hists[5],
 		cWander: sim.NewRand(cfg.Seed, "client.clock"), sWander: sim.NewRand(cfg.Seed, "server.clock"),
 	}
+	s.vars.viewDelay = hists[6]
 	s.card = NewCardMeter(DefaultCardThresholds)
 	// The report card counts the same frames and inputs as the summary:
 	// its visible-lag and input-delay histograms are the summary's.
 	s.visErr, s.inputDelay = s.card.lag, s.card.delay
+	if err := s.up.Reset(cfg.Seed, "up", cfg.Up); err != nil {
+		return err
+	}
+	if err := s.down.Reset(cfg.Seed, "down", cfg.Down); err != nil {
+		return err
+	}
 	var err error
-	if s.up, err = netem.New(cfg.Seed, "up", cfg.Up); err != nil {
-		return nil, err
-	}
-	if s.down, err = netem.New(cfg.Seed, "down", cfg.Down); err != nil {
-		return nil, err
-	}
 	start := cfg.ClientStart
 	if start == StartFromSeed {
 		start = time.Duration(sim.NewRand(cfg.Seed, "client.start").Int64N(int64(time.Second)))
 	}
 	// The client's local clock reads 0 at true time start.
 	if s.cClock, err = sim.NewClock(-start, cfg.ClientDriftPPM); err != nil {
-		return nil, fmt.Errorf("client.drift_ppm: %w", err)
+		return fmt.Errorf("client.drift_ppm: %w", err)
 	}
 	if s.sClock, err = sim.NewClock(0, cfg.ServerDriftPPM); err != nil {
-		return nil, fmt.Errorf("server.drift_ppm: %w", err)
+		return fmt.Errorf("server.drift_ppm: %w", err)
 	}
 	script, err := cfg.newScript()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if s.cl, err = client.New(cfg.clientConfig(), script, sim.NewRand(cfg.Seed, "client.frames")); err != nil {
-		return nil, err
+		return err
 	}
 	if s.sv, err = server.New(cfg.serverConfig()); err != nil {
-		return nil, err
+		return err
 	}
 	if s.vw, err = view.New(cfg.viewConfig()); err != nil {
-		return nil, err
+		return err
 	}
-	s.vars.viewDelay = metrics.NewHistogram(0.01)
 	s.q.Grow(64)
 	s.scheduleFrame()
 	s.scheduleServer()
 	sim.Arm(&s.timers[tSample], &s.q, sim.Time(every))
 	sim.Arm(&s.timers[tWander], &s.q, sim.Time(time.Second))
-	return s, nil
+	return nil
 }
 
 // Config returns the settings in force.
