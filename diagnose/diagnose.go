@@ -800,24 +800,23 @@ func (d *diag) config(sets []string, seed uint64) (lab.Config, error) {
 	return cfg, nil
 }
 
-// session builds one seed's session with its timeline, without the pinned
-// keys' changes.
-func (d *diag) session(sets []string, seed uint64) (*lab.Session, error) {
+// session resets s to one seed's session with its timeline, without the
+// pinned keys' changes.
+func (d *diag) session(s *lab.Session, sets []string, seed uint64) error {
 	cfg, err := d.config(sets, seed)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	s, err := lab.New(cfg, 0)
-	if err != nil {
-		return nil, err
+	if err := s.Reset(cfg, 0); err != nil {
+		return err
 	}
 	if sc := d.scenario(sets); sc != nil {
 		// Exactly what 'lab run' schedules.
 		if err := s.ScheduleTimeline(sc); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return s, nil
+	return nil
 }
 
 // Trace is what one run's timeline showed, from the end of its first
@@ -901,13 +900,12 @@ type runResult struct {
 func (d *diag) runArms(sets [][]string) ([]*Arm, error) {
 	n := len(d.o.Seeds)
 	d.queue(len(sets) * n)
-	runs, err := stats.Parallel(len(sets)*n, d.o.Workers, func(i int) (runResult, error) {
+	runs, err := stats.ParallelWith(len(sets)*n, d.o.Workers, func() *lab.Session { return new(lab.Session) }, func(s *lab.Session, i int) (runResult, error) {
 		if err := d.start(); err != nil {
 			return runResult{}, err
 		}
 		defer d.finished()
-		s, err := d.session(sets[i/n], d.o.Seeds[i%n])
-		if err != nil {
+		if err := d.session(s, sets[i/n], d.o.Seeds[i%n]); err != nil {
 			return runResult{}, fmt.Errorf("%s seed %d: %w", strings.Join(sets[i/n], " "), d.o.Seeds[i%n], err)
 		}
 		tr := tracer{from: d.o.Base.Duration.Seconds() / 4, band: s.Config().Client.Band, marks: d.marks}
@@ -1016,8 +1014,8 @@ func (d *diag) series(sets []string, seed uint64) (Series, error) {
 		return Series{}, err
 	}
 	defer d.finished()
-	s, err := d.session(sets, seed)
-	if err != nil {
+	s := new(lab.Session)
+	if err := d.session(s, sets, seed); err != nil {
 		return Series{}, err
 	}
 	var ser Series
