@@ -669,3 +669,26 @@ func TestLinkTimesAreBounded(t *testing.T) {
 		t.Fatalf("an overloaded 1 kbit/s link dropped only %d of 20000 at its backlog limit", c.QueueDropped)
 	}
 }
+
+// Without correlation a uniform, pareto or exponential jitter is one draw
+// of the link's jitter stream through the inverse CDF: delay k is
+// latency + jitter·F⁻¹(u_k), u_k the stream's k-th Float64.
+func TestUncorrelatedJitterIsTheInverseCDFOfOneDraw(t *testing.T) {
+	invCDF := map[Dist]func(u float64) float64{
+		Uniform:     func(u float64) float64 { return 2*u - 1 },
+		Exponential: func(u float64) float64 { return min(-math.Log(1-u), ExponentialCap) },
+		Pareto:      func(u float64) float64 { return (math.Pow(1-u, -1.0/3) - 1.5) / math.Sqrt(0.75) },
+	}
+	for d, f := range invCDF {
+		const lat, jit = 100 * ms, 10 * ms
+		l := newLink(t, Params{Latency: lat, Jitter: jit, JitterDist: d})
+		u := sim.NewRand(7, "up.jitter") // newLink's seed
+		for k := range 2000 {
+			res := l.Send(sim.Time(k)*sim.Time(ms), Packet{ID: uint64(k), Size: 100})
+			want := lat + time.Duration(math.Round(float64(jit)*f(u.Float64())))
+			if got := res.At[0].Sub(sim.Time(k) * sim.Time(ms)); math.Abs(float64(got-want)) > 1 {
+				t.Fatalf("%v: delay %d is %v, want %v", d, k, got, want)
+			}
+		}
+	}
+}
