@@ -126,27 +126,50 @@ func (h *Histogram) Quantile(q float64) float64 {
 	return h.max
 }
 
-// Welford accumulates a mean and standard deviation in one pass.
+// Welford accumulates a mean and standard deviation in one pass, as
+// Welford's update does, without its division per value: it sums the
+// values and their squares shifted by a centre k, Σ(x−k) and Σ(x−k)²
+// (exact in exact arithmetic for any k), and moves k to the running mean
+// when the count reaches a power of two. Its rounding error is then that
+// of Welford's update (TestWelfordIsAsAccurateAsWelfordsUpdate), unless
+// the data drift by many standard deviations between two doublings of
+// the count.
 type Welford struct {
-	n        uint64
-	mean, m2 float64
+	n      uint64
+	k      float64 // the centre: the first value, then the mean at each power of two
+	s1, s2 float64 // Σ(x−k), Σ(x−k)² over the values so far
 }
 
 // Add records x.
 func (w *Welford) Add(x float64) {
+	if w.n == 0 {
+		w.k = x
+	}
 	w.n++
-	d := x - w.mean
-	w.mean += d / float64(w.n)
-	w.m2 += float64(d * (x - w.mean))
+	d := x - w.k
+	w.s1 += d
+	w.s2 += float64(d * d)
+	if w.n&(w.n-1) == 0 { // a power of two: centre on the mean
+		m := w.s1 / float64(w.n)
+		w.k += m
+		w.s2 -= float64(m * w.s1) // Σ(x−k−m)² = Σ(x−k)² − m·Σ(x−k)
+		w.s1 = 0
+	}
 }
 
-// Mean is the mean of the values added.
-func (w *Welford) Mean() float64 { return w.mean }
+// Mean is the mean of the values added (0 if none).
+func (w *Welford) Mean() float64 {
+	if w.n == 0 {
+		return 0
+	}
+	return w.k + w.s1/float64(w.n)
+}
 
 // SD is the sample standard deviation of the values added.
 func (w *Welford) SD() float64 {
 	if w.n < 2 {
 		return 0
 	}
-	return math.Sqrt(w.m2 / float64(w.n-1))
+	m2 := w.s2 - float64(w.s1*w.s1)/float64(w.n)
+	return math.Sqrt(max(m2, 0) / float64(w.n-1))
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"image/png"
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -90,6 +91,65 @@ func TestWelford(t *testing.T) {
 	if w.Mean() != 5 || math.Abs(w.SD()-math.Sqrt(32.0/7)) > 1e-12 {
 		t.Fatalf("mean %v sd %v", w.Mean(), w.SD())
 	}
+}
+
+// The running mean and SD are as accurate as Welford's update (mean +=
+// d/n), against the exact values (big floats), on data built to hurt a
+// shifted sum: a large common offset, a first value far from the rest, a
+// drift, a constant.
+func TestWelfordIsAsAccurateAsWelfordsUpdate(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	cases := map[string]func(i int) float64{
+		"offset 1e9, sd 1":         func(int) float64 { return 1e9 + r.NormFloat64() },
+		"first value 1000, then 5": func(i int) float64 { return map[bool]float64{true: 1000, false: 5 + r.NormFloat64()}[i == 0] },
+		"ramp 0..1e4":              func(i int) float64 { return float64(i) + r.Float64() },
+		"constant 0.1":             func(int) float64 { return 0.1 },
+		"speeds, a snap first":     func(i int) float64 { return map[bool]float64{true: 120, false: 4.8 + 0.3*r.Float64()}[i == 0] },
+	}
+	for name, gen := range cases {
+		for _, n := range []int{2, 3, 1000, 10000} {
+			xs := make([]float64, n)
+			var w Welford
+			var wn, wmean, wm2 float64 // Welford's update
+			for i := range xs {
+				xs[i] = gen(i)
+				w.Add(xs[i])
+				wn++
+				d := xs[i] - wmean
+				wmean += d / wn
+				wm2 += d * (xs[i] - wmean)
+			}
+			mean, sd := exactMeanSD(xs)
+			wsd := math.Sqrt(wm2 / (wn - 1))
+			ulp := func(x float64) float64 { return math.Nextafter(math.Abs(x), math.Inf(1)) - math.Abs(x) }
+			if e, we := math.Abs(w.Mean()-mean), math.Abs(wmean-mean); e > max(4*we, 4*ulp(mean)) {
+				t.Errorf("%s, n=%d: mean off by %g, Welford's update by %g", name, n, e, we)
+			}
+			if e, we := math.Abs(w.SD()-sd), math.Abs(wsd-sd); e > max(4*we, 1e-12*sd, 4*ulp(mean)) {
+				t.Errorf("%s, n=%d: sd off by %g, Welford's update by %g (sd %g)", name, n, e, we, sd)
+			}
+		}
+	}
+}
+
+// exactMeanSD is the mean and sample SD of xs in 256-bit arithmetic,
+// rounded to float64.
+func exactMeanSD(xs []float64) (mean, sd float64) {
+	const prec = 256
+	sum := new(big.Float).SetPrec(prec)
+	for _, x := range xs {
+		sum.Add(sum, big.NewFloat(x))
+	}
+	m := new(big.Float).SetPrec(prec).Quo(sum, big.NewFloat(float64(len(xs))))
+	m2 := new(big.Float).SetPrec(prec)
+	for _, x := range xs {
+		d := new(big.Float).SetPrec(prec).Sub(big.NewFloat(x), m)
+		m2.Add(m2, d.Mul(d, d))
+	}
+	v := m2.Quo(m2, big.NewFloat(float64(len(xs)-1)))
+	mean, _ = m.Float64()
+	vf, _ := v.Sqrt(v).Float64()
+	return mean, vf
 }
 
 func TestCSVWriterHeaderAndRows(t *testing.T) {
