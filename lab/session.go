@@ -140,6 +140,7 @@ type Session struct {
 	// Sample window and summary accumulators. The delay columns are means
 	// over the copies delivered in the window: sums and counts.
 	every                      time.Duration
+	everyS                     float64 // every in seconds
 	upJ, downJ                 metrics.Jitter
 	downPDV                    metrics.PDV
 	upSent, upSentPrev         upSend // the latest uplink packet sent, and the latest at an earlier instant
@@ -231,7 +232,7 @@ func (s *Session) Reset(cfg Config, every time.Duration) error {
 	if msgs == nil {
 		msgs, free = make([]wire, 0, 256), make([]int32, 0, 256)
 	}
-	*s = Session{cfg: cfg, initial: cfg, every: every, q: q, msgs: msgs, free: free, earlier: earlier, pending: pending, up: up, down: down,
+	*s = Session{cfg: cfg, initial: cfg, every: every, everyS: seconds(every), q: q, msgs: msgs, free: free, earlier: earlier, pending: pending, up: up, down: down,
 		corr: hists[0], rtt: hists[1], upOWD: hists[2], downOWD: hists[3], upJit: hists[4], downJt: hists[5],
 		cWander: sim.NewRand(cfg.Seed, "client.clock"), sWander: sim.NewRand(cfg.Seed, "server.clock"),
 	}
@@ -644,14 +645,8 @@ func meanMs(sum time.Duration, n int) float64 {
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }
 
-// seconds is d.Seconds(), bit for bit, without its split into whole seconds
-// and nanoseconds below one second (there Seconds adds float64(d)/1e9 to 0).
-func seconds(d time.Duration) float64 {
-	if d > -time.Second && d < time.Second {
-		return float64(d) / 1e9
-	}
-	return d.Seconds()
-}
+// seconds is sim.Seconds.
+func seconds(d time.Duration) float64 { return sim.Seconds(d) }
 
 func (s *Session) takeSample() {
 	sv, cc := s.sv.Counters(), s.cl.Counters()
@@ -662,7 +657,7 @@ func (s *Session) takeSample() {
 		ClientTick:      s.cl.Tick(),
 		AckTick:         s.cl.AckTick(),
 		TickOffset:      s.cl.Offset(),
-		SendIntervalS:   s.cl.SendInterval().Seconds(),
+		SendIntervalS:   seconds(s.cl.SendInterval()),
 		PendingInputs:   len(s.cl.Pending()),
 		RTTMs:           meanMs(s.winRTT, s.winRTTN),
 		UpOWDMs:         meanMs(s.winUp, s.winUpN),
@@ -673,7 +668,7 @@ func (s *Session) takeSample() {
 		VisibleErrorM:   s.winErrM,
 		VisibleErrorDeg: s.winErrDeg,
 		CorrectionM:     s.winCor,
-		VisibleSpeedMPS: s.winDist / seconds(s.every),
+		VisibleSpeedMPS: s.winDist / s.everyS,
 		Snaps:           cc.Snaps,
 		UpLost:          uc.Lost + uc.QueueDropped,
 		DownLost:        dc.Lost + dc.QueueDropped,

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"hash/fnv"
+	"math"
 	"math/rand/v2"
 	"sort"
 	"testing"
@@ -305,6 +306,14 @@ func TestStreamsAreFNVOfTheirName(t *testing.T) {
 					t.Fatalf("seed %d stream %q: NewRand %x, Seed %x, reference %x", seed, c.prefix+c.suffix, a, b, want)
 				}
 			}
+		}
+	}
+}
+
+func TestSecondsIsDurationSeconds(t *testing.T) {
+	for _, d := range []time.Duration{0, 1, -1, 16666667, -16666667, time.Second - 1, -time.Second + 1, time.Second, -time.Second, 1<<62 + 12345, -1 << 63, 1<<63 - 1, 33333333} {
+		if got, want := Seconds(d), d.Seconds(); math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("Seconds(%d) = %v, d.Seconds() = %v", int64(d), got, want)
 		}
 	}
 }
