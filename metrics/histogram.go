@@ -14,7 +14,8 @@ const (
 // power of two.
 type block [subBuckets]uint64
 
-// Histogram counts non-negative values in log-linear buckets: below
+// Histogram counts non-negative values in log-linear buckets of
+// x = v·(1/Unit) (a product, not a division, per value): below
 // 128·Unit they are Unit wide, above that each power of two is split in 128,
 // so a quantile is within 0.8 % (or Unit/2) of the true one. Max and Count
 // are exact.
@@ -26,7 +27,8 @@ type block [subBuckets]uint64
 // [Histogram.Reset] empties a histogram and keeps its blocks: a histogram
 // reused for the same kind of values never allocates again.
 type Histogram struct {
-	Unit float64
+	Unit    float64
+	perUnit float64 // 1/Unit
 	// n and max beside Unit: an Add touches this cache line, its block's
 	// count and its bucket's.
 	n      uint64
@@ -35,8 +37,9 @@ type Histogram struct {
 	blocks [nBlocks]*block // nil until a value lands in it
 }
 
-// NewHistogram returns a histogram with the given resolution.
-func NewHistogram(unit float64) *Histogram { return &Histogram{Unit: unit} }
+// NewHistogram returns a histogram with the given resolution (the zero
+// Histogram is not one).
+func NewHistogram(unit float64) *Histogram { return &Histogram{Unit: unit, perUnit: 1 / unit} }
 
 // Add records v; negative values and NaN count as 0.
 func (h *Histogram) Add(v float64) {
@@ -70,7 +73,7 @@ func (h *Histogram) Reset() {
 }
 
 func (h *Histogram) index(v float64) int {
-	x := v / h.Unit
+	x := v * h.perUnit
 	if x < subBuckets {
 		return int(x)
 	}

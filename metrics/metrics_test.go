@@ -308,14 +308,14 @@ func TestHistogramHugeValuesGoToTheLastBucket(t *testing.T) {
 	}
 }
 
-// The bucket of a value is the documented one: below 128 units it is the
+// The bucket of a value is the documented one: for x = v·(1/Unit), below 128 it is the
 // whole number of units; above, the power of two (from Frexp) and its 128
 // linear sub-buckets; from 2^48·128 units on, the last bucket. Checked at
 // every bucket boundary, a value either side of it, and random values.
 func TestHistogramIndexIsLogLinear(t *testing.T) {
 	h := NewHistogram(0.01)
 	want := func(v float64) int {
-		x := v / h.Unit
+		x := v * (1 / h.Unit)
 		if x < subBuckets {
 			return int(x)
 		}
