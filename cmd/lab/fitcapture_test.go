@@ -306,6 +306,7 @@ func checkSame(t *testing.T, path, ref string, tol float64) {
 //     and dumpcap's captures within 2 ms (the kernel's timestamps, not the
 //     relay's).
 func TestFitRoundTripFromTheProxy(t *testing.T) {
+	t.Parallel() // long and independent of the others
 	r := runGameThroughProxy(t)
 	dir := t.TempDir()
 	fitTo := func(name string, args ...string) (string, string) {

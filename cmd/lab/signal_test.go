@@ -23,7 +23,11 @@ func TestMain(m *testing.M) {
 	if os.Getenv("JITTERLAB_LAB_MAIN") == "1" {
 		os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if builtLab.binDir != "" {
+		os.RemoveAll(builtLab.binDir)
+	}
+	os.Exit(code)
 }
 
 // labProcess starts 'lab args…' as a child process that a minute's deadline
