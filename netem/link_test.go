@@ -692,3 +692,31 @@ func TestUncorrelatedJitterIsTheInverseCDFOfOneDraw(t *testing.T) {
 		}
 	}
 }
+
+// CDF is the inverse of the direct draw: CDF(offsetOf(u)) = u, and for
+// pareto it is Φ(z) at the z whose offset is y (the normal-space route).
+func TestCDFInvertsTheDirectDraw(t *testing.T) {
+	for _, d := range []Dist{Uniform, Exponential, Pareto} {
+		for _, u := range []float64{0, 1e-9, 0.001, 0.1, 0.25, 0.5, 0.75, 0.9, 0.999, 1 - 1e-9} {
+			if d == Exponential && u > 1-math.Exp(-ExponentialCap) {
+				continue // the cap holds the tail at ExponentialCap
+			}
+			p, ok := d.CDF(d.offsetOf(u))
+			if !ok || math.Abs(p-u) > 1e-9 {
+				t.Errorf("%v: CDF(offsetOf(%v)) = %v, %v", d, u, p, ok)
+			}
+		}
+	}
+	for _, z := range []float64{-3, -1, 0, 0.5, 2, 4} {
+		p, _ := Pareto.CDF(paretoStd(z))
+		if want := 0.5 * math.Erfc(-z/math.Sqrt2); math.Abs(p-want) > 1e-12 {
+			t.Errorf("pareto: CDF(offset(%v)) = %v, Φ(%v) = %v", z, p, z, want)
+		}
+	}
+	if _, ok := Normal.CDF(0); ok {
+		t.Error("Normal.CDF says ok: only direct distributions have a closed CDF here")
+	}
+	if _, ok := ParetoNormal.CDF(0); ok {
+		t.Error("ParetoNormal.CDF says ok: only direct distributions have a closed CDF here")
+	}
+}
