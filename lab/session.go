@@ -649,6 +649,27 @@ func ms(d time.Duration) float64 { return float64(d) / 1e6 }
 func seconds(d time.Duration) float64 { return sim.Seconds(d) }
 
 func (s *Session) takeSample() {
+	if s.warm && s.now >= s.warmFrom {
+		if j := s.upJ.Ms(); !math.IsNaN(j) {
+			s.upJit.Add(j)
+		}
+		if j := s.downJ.Ms(); !math.IsNaN(j) {
+			s.downJt.Add(j)
+		}
+	}
+	if s.OnSample != nil { // the sample is built only for a watcher
+		s.fillSample()
+	}
+	s.winErrM, s.winErrDeg, s.winCor, s.winDist = 0, 0, 0, 0
+	s.winUp, s.winDown, s.winPDV, s.winRTT = 0, 0, 0, 0
+	s.winUpN, s.winDownN, s.winRTTN = 0, 0, 0
+	if s.OnSample != nil {
+		s.OnSample(&s.sample)
+	}
+}
+
+// fillSample sets s.sample from the window that ends now.
+func (s *Session) fillSample() {
 	sv, cc := s.sv.Counters(), s.cl.Counters()
 	uc, dc := s.up.Counters(), s.down.Counters()
 	s.sample = metrics.Sample{
@@ -675,20 +696,6 @@ func (s *Session) takeSample() {
 		LateDropped:     sv.LateDropped,
 		Overwritten:     sv.Overwritten,
 		Starved:         sv.Starved,
-	}
-	if s.warm && s.now >= s.warmFrom {
-		if !math.IsNaN(s.sample.UpJitterMs) {
-			s.upJit.Add(s.sample.UpJitterMs)
-		}
-		if !math.IsNaN(s.sample.DownJitterMs) {
-			s.downJt.Add(s.sample.DownJitterMs)
-		}
-	}
-	s.winErrM, s.winErrDeg, s.winCor, s.winDist = 0, 0, 0, 0
-	s.winUp, s.winDown, s.winPDV, s.winRTT = 0, 0, 0, 0
-	s.winUpN, s.winDownN, s.winRTTN = 0, 0, 0
-	if s.OnSample != nil {
-		s.OnSample(&s.sample)
 	}
 }
 
