@@ -7,12 +7,10 @@ import (
 	"jitterlab/param"
 )
 
-// Dist is a jitter distribution. With a correlation, each maps a standard
-// normal draw z (the AR(1) state) to an offset in units of the jitter
-// parameter through the normal CDF and the distribution's inverse CDF, so
-// the marginal distribution is exact whatever the correlation. Without,
-// uniform, pareto and exponential map a uniform draw through their inverse
-// CDF directly: the same law, without the normal draw and its erf.
+// Dist is a jitter distribution. Each maps a standard normal draw z (the
+// AR(1) state) to an offset in units of the jitter parameter through the
+// normal CDF and the distribution's inverse CDF, so the marginal
+// distribution is exact whatever the correlation.
 type Dist uint8
 
 const (
@@ -91,29 +89,8 @@ func (d Dist) offset(z float64) float64 {
 	return 0
 }
 
-// direct reports whether offsetOf maps a uniform draw to the
-// distribution: its inverse CDF is closed-form (not so for Normal and
-// ParetoNormal, which go through a normal draw).
-func (d Dist) direct() bool { return d == Uniform || d == Pareto || d == Exponential }
-
-// offsetOf is the offset at the uniform draw u in [0, 1): the inverse CDF
-// of a direct distribution at u, the same law as offset(z) for a standard
-// normal z.
-func (d Dist) offsetOf(u float64) float64 {
-	tail := 1 - u // in (0, 1], exact
-	switch d {
-	case Uniform:
-		return float64(2*u) - 1 // exact: in [-1, 1)
-	case Exponential:
-		return min(-detmath.Log(tail), ExponentialCap)
-	case Pareto:
-		return (detmath.Pow(tail, -1/paretoAlpha) - paretoMean) / paretoSD
-	}
-	panic("netem: offsetOf of a distribution that is not direct")
-}
-
-// CDF is P(offset ≤ y) of a direct distribution (see direct): the
-// inverse of offsetOf; ok is false for the others.
+// CDF is P(offset ≤ y) for the distributions whose CDF has a closed form
+// (uniform, exponential, pareto); ok is false for the others.
 func (d Dist) CDF(y float64) (p float64, ok bool) {
 	switch d {
 	case Uniform:

@@ -390,23 +390,10 @@ func (l *Link) delay() (d time.Duration, skip bool) {
 	if l.p.Jitter > 0 {
 		// In float, capped before the conversion: a pareto tail draw can
 		// exceed any int64.
-		j := float64(l.p.Jitter) * l.nextOffset()
+		j := float64(l.p.Jitter) * l.p.JitterDist.offset(l.nextZ())
 		d += time.Duration(math.Round(min(j, float64(MaxDelay))))
 	}
 	return min(max(d, 0), MaxDelay), false
-}
-
-// nextOffset draws the next jitter offset, in units of jitter. Without
-// correlation the draws are independent, so a distribution with a closed
-// inverse CDF maps one uniform draw straight to its offset (no Gaussian,
-// no erf); the AR(1) process restarts from its stationary law when a
-// correlation is set.
-func (l *Link) nextOffset() float64 {
-	if d := l.p.JitterDist; l.p.JitterCorr == 0 && d.direct() {
-		l.zReady = false
-		return d.offsetOf(l.jitter.Float64())
-	}
-	return l.p.JitterDist.offset(l.nextZ())
 }
 
 // nextZ advances the AR(1) process z = ρ·z_prev + sqrt(1−ρ²)·ε, started in
