@@ -125,6 +125,8 @@ type Session struct {
 	cWander        *rand.Rand
 	sWander        *rand.Rand
 	timers         [nTimers]sim.Timer
+	firstTimer     int  // the armed timer with the earliest key, -1 if none (valid unless timersMoved)
+	timersMoved    bool // a timer was armed or disarmed since firstTimer was found
 	nextFrameLocal sim.Time
 
 	msgs    []wire
@@ -275,8 +277,8 @@ func (s *Session) Reset(cfg Config, every time.Duration) error {
 	s.q.Grow(64)
 	s.scheduleFrame()
 	s.scheduleServer()
-	sim.Arm(&s.timers[tSample], &s.q, sim.Time(every))
-	sim.Arm(&s.timers[tWander], &s.q, sim.Time(time.Second))
+	s.arm(tSample, sim.Time(every))
+	s.arm(tWander, sim.Time(time.Second))
 	return nil
 }
 
@@ -327,11 +329,13 @@ func (s *Session) Run(until sim.Time) error {
 	until = min(until, sim.Time(s.cfg.Duration))
 	for s.err == nil {
 		// The earliest of the queue's top and the armed timers.
+		if s.timersMoved {
+			s.firstTimer, s.timersMoved = s.earliestTimer(), false
+		}
 		at, seq, ok := s.q.PeekKey()
 		next := -1
-		for i := range s.timers {
-			t := &s.timers[i]
-			if t.Armed && (!ok || t.Before(at, seq)) {
+		if i := s.firstTimer; i >= 0 {
+			if t := &s.timers[i]; !ok || t.Before(at, seq) {
 				at, seq, ok, next = t.At, t.Seq, true, i
 			}
 		}
@@ -344,7 +348,7 @@ func (s *Session) Run(until sim.Time) error {
 		}
 		s.now = at
 		if next >= 0 {
-			s.timers[next].Armed = false
+			s.timers[next].Armed, s.timersMoved = false, true
 			s.fire(next)
 			continue
 		}
@@ -368,10 +372,10 @@ func (s *Session) fire(timer int) {
 		s.serverStep()
 	case tSample:
 		s.takeSample()
-		sim.Arm(&s.timers[tSample], &s.q, s.now.Add(s.every))
+		s.arm(tSample, s.now.Add(s.every))
 	case tWander:
 		s.wander()
-		sim.Arm(&s.timers[tWander], &s.q, s.now.Add(time.Second))
+		s.arm(tWander, s.now.Add(time.Second))
 	}
 }
 
@@ -431,7 +435,25 @@ func (s *Session) rearm(i int, at sim.Time) {
 	if t := &s.timers[i]; t.Armed && t.At == at {
 		return
 	}
+	s.arm(i, at)
+}
+
+// arm sets timer i to at, ordered as if pushed onto the queue now.
+func (s *Session) arm(i int, at sim.Time) {
 	sim.Arm(&s.timers[i], &s.q, at)
+	s.timersMoved = true
+}
+
+// earliestTimer is the armed timer with the earliest (time, sequence)
+// key, or -1 when none is armed (no two keys are equal).
+func (s *Session) earliestTimer() int {
+	first := -1
+	for i := range s.timers {
+		if t := &s.timers[i]; t.Armed && (first < 0 || t.Before(s.timers[first].At, s.timers[first].Seq)) {
+			first = i
+		}
+	}
+	return first
 }
 
 func (s *Session) frame() {
