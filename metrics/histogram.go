@@ -25,7 +25,8 @@ type block [subBuckets]uint64
 // powers of two take a few KB, not the 49 KB of every bucket, so an Add
 // stays in cache and a Quantile skips empty powers of two by their counts.
 // [Histogram.Reset] empties a histogram and keeps its blocks: a histogram
-// reused for the same kind of values never allocates again.
+// reused for the same kind of values never allocates again. Use it by
+// pointer: a copy would share its blocks.
 type Histogram struct {
 	Unit    float64
 	perUnit float64 // 1/Unit
