@@ -16,7 +16,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 		"lab merge shard-1.jsonl shard-2.jsonl --csv sweep.csv --html sweep.html"))
 	f.registerOutputs(fs, false)
 	f.workers = 1
-	shards, err := parseFlagsAndArgs(fs, args)
+	shards, err := parseFlagsAndArgs(fs, args, stdout)
 	if err != nil {
 		return err
 	}
