@@ -34,7 +34,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&savePath, "save-baseline", "", "write every scenario's figures per seed to `FILE`, the baseline a later --baseline compares with")
 	fs.StringVar(&basePath, "baseline", "", "judge max_worse against the figures in `FILE`, paired over the same seeds")
 	fs.IntVar(&workers, "workers", runtime.GOMAXPROCS(0), "run seeds on `N` cores at once (the output does not depend on it)")
-	paths, err := parseFlagsAndArgs(fs, args)
+	paths, err := parseFlagsAndArgs(fs, args, stdout)
 	if err != nil {
 		return err
 	}

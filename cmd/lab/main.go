@@ -117,7 +117,6 @@ func main() {
 }
 
 func realMain(args []string, stdout, stderr io.Writer) int {
-	helpOut = stdout
 	if len(args) > 0 {
 		switch args[0] {
 		case "-h", "-help", "--help", "help":
