@@ -283,12 +283,12 @@ func TestDilationWithoutBufferMarkedOnThePage(t *testing.T) {
 
 // The page states the combination's steps as the text does: the last one
 // names its best change, and its cost when that change improves the metric
-// or where in the ensemble it fails (testdata/lossy-uplink.toml by
+// or where in the ensemble it fails (diagnose/testdata/lossy-uplink.toml by
 // progress deficit: server.inputs=queue meets the bar on the search's cell
 // and fails at other latency offsets). The page said "no further change
 // improves significantly" alone.
 func TestCombinationStepsAsTheText(t *testing.T) {
-	r := builtin(t, "testdata/lossy-uplink.toml", "progress_deficit_mps")
+	r := builtin(t, "../diagnose/testdata/lossy-uplink.toml", "progress_deficit_mps")
 	var b bytes.Buffer
 	if err := Write(&b, r); err != nil {
 		t.Fatal(err)

@@ -78,7 +78,7 @@ func TestDiagnoseNamesMetricsAsAbAndSweep(t *testing.T) {
 	// with a latency spike and a lab ab command to reproduce it, follow the
 	// schema too.
 	for _, c := range []struct{ scenario, seeds, want, reproduce string }{
-		{"testdata/lossy-uplink.toml", "1-20", `"beats_reference_and_parts": false`, `"reproduce": ""`},
+		{"../../diagnose/testdata/lossy-uplink.toml", "1-20", `"beats_reference_and_parts": false`, `"reproduce": ""`},
 		{spikeRecommends, "1-6", `"rule": "latency-step"`, `"reproduce": "lab ab --scenario ` + spikeRecommends},
 	} {
 		code, out, errOut = runLab(t, "diagnose", "--scenario", c.scenario, "--seeds", c.seeds, "--json")
