@@ -171,7 +171,8 @@ func shown(v float64, prec int) float64 {
 func TestBarStatesTheFloor(t *testing.T) {
 	r := &Result{}
 	got := r.FloorLine()
-	for _, want := range []string{"at least 10 % of the base's value", "judder 0.010 m/s", "speed deficit 0.040 m/s", "input delay p50 2.0 ms"} {
+	for _, want := range []string{"at least 10 % of the base's value", "judder 0.010 m/s", "progress deficit 0.040 m/s", "progress deficit 2.0 %",
+		"local response p50 2.0 ms", "server input delay p50 2.0 ms", "visible lag p99 2.0 ms"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the floor %q does not say %q", got, want)
 		}
