@@ -197,8 +197,8 @@ func (c *Change) helps() bool {
 
 // Allowance is how much worse a cost may get under the bar: the paired
 // difference's mean, as the text shows it, at most Max (in the metric's
-// unit). The mean, not the interval's upper end: a queue's one tick of
-// input delay, +50.0 ± 0.1 ms, is within one tick.
+// unit). The mean, not the interval's upper end: a cost of one tick
+// of local response, +50.0 ± 0.1 ms, is within one tick.
 type Allowance struct {
 	Metric string
 	Max    float64
@@ -244,9 +244,9 @@ func (c *Change) holds() bool {
 }
 
 // breaks says what in the report card breaks the bar: each figure outside
-// the costs made significantly worse ("freeze share +0.049 ± 0.017 worse"),
-// each cost above its allowance ("visible lag p99 +0.084 ± 0.020 m, above
-// the +0.100 m allowed").
+// the costs made significantly worse ("hesitation share +0.049 ± 0.017 worse"),
+// each cost above its allowance ("visible lag p99 +84.0 ± 20.0 ms, above
+// the +50.0 ms allowed").
 func (c *Change) breaks() []string {
 	var out []string
 	for i, x := range c.card {
