@@ -159,3 +159,25 @@ func TestFloorIsAShareOrTheMinimum(t *testing.T) {
 		}
 	}
 }
+
+// Where a change fails in a cell, the text names what breaks the bar
+// there: the figures made worse, but not the server's side, which is no
+// cost of the local player's (breaks skips it too). A queue at +37.5 ms on
+// jitter-fix read "costs judder +0.049 ± 0.049 m/s, server input delay p50
+// +25.1 ± 10.6 ms".
+func TestCellCostsLeaveOutTheServersSide(t *testing.T) {
+	c := Change{card: make([]stats.Diff, len(Metrics))}
+	for i, m := range Metrics {
+		switch m.Name {
+		case "judder_mps", "server_input_delay_p50_ms":
+			c.card[i] = stats.Diff{Interval: stats.Interval{N: 20, Mean: 0.05, Half: 0.01}, Significant: true}
+		}
+		if m.Name == "judder_mps" {
+			c.Primary = c.card[i]
+		}
+	}
+	got := costs(c)
+	if !strings.Contains(got, "judder +0.050 ± 0.010 m/s") || strings.Contains(got, "server input delay") {
+		t.Errorf("costs: %q", got)
+	}
+}
