@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"jitterlab/stats"
 )
 
 // On a clean 40 ms path whose uplink loses 10 % (testdata/lossy-uplink.toml)
@@ -64,5 +66,25 @@ func TestLadderChanges(t *testing.T) {
 	}
 	if got := sameAs(&o.Base, []string{"server.inputs=buffer", "server.buffer=1"}); got != "" {
 		t.Errorf("server.buffer=1 with the buffer: %q", got)
+	}
+}
+
+// Two changes the text shows as equal in the primary are ranked by the
+// tie-break: the queue and the buffer both take -0.336 m/s off jitter-fix's
+// progress deficit (apart by 9 µm/s), and the queue has the less judder.
+func TestRankTiesAsShownGoToTheTieBreak(t *testing.T) {
+	deficit, _ := LookupMetric("progress_deficit_mps")
+	judder, _ := LookupMetric("judder_mps")
+	d := &diag{primary: deficit, tie: judder}
+	diff := func(mean float64) stats.Diff { return stats.Diff{Interval: stats.Interval{N: 20, Mean: mean, Half: 0.01}} }
+	queue := Change{Set: "server.inputs=queue", Primary: diff(-0.3356249), TieBreak: diff(-0.050)}
+	buffer := Change{Set: "server.inputs=buffer", Primary: diff(-0.3356336), TieBreak: diff(-0.035)}
+	if d.rank(queue, buffer) >= 0 || d.rank(buffer, queue) <= 0 {
+		t.Errorf("rank(queue, buffer) = %d, want the queue first", d.rank(queue, buffer))
+	}
+	// Apart as shown, the primary decides.
+	buffer.Primary = diff(-0.340)
+	if d.rank(buffer, queue) >= 0 {
+		t.Errorf("rank(buffer -0.340, queue -0.336) = %d, want the buffer first", d.rank(buffer, queue))
 	}
 }
