@@ -76,7 +76,9 @@ func TestRankTiesAsShownGoToTheTieBreak(t *testing.T) {
 	deficit, _ := LookupMetric("progress_deficit_mps")
 	judder, _ := LookupMetric("judder_mps")
 	d := &diag{primary: deficit, tie: judder}
-	diff := func(mean float64) stats.Diff { return stats.Diff{Interval: stats.Interval{N: 20, Mean: mean, Half: 0.01}} }
+	diff := func(mean float64) stats.Diff {
+		return stats.Diff{Interval: stats.Interval{N: 20, Mean: mean, Half: 0.01}}
+	}
 	queue := Change{Set: "server.inputs=queue", Primary: diff(-0.3356249), TieBreak: diff(-0.050)}
 	buffer := Change{Set: "server.inputs=buffer", Primary: diff(-0.3356336), TieBreak: diff(-0.035)}
 	if d.rank(queue, buffer) >= 0 || d.rank(buffer, queue) <= 0 {

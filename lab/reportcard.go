@@ -164,10 +164,10 @@ type CardMeter struct {
 	// Visible lag in time: the prediction's path length predM after each
 	// of the last lagRing frames (pred[i%lagRing]), to find when the
 	// prediction was where the visible pose is now.
-	pred  [lagRing]predFrame
-	predN uint64
-	predM float64
-	response, delay               *metrics.Histogram
+	pred            [lagRing]predFrame
+	predN           uint64
+	predM           float64
+	response, delay *metrics.Histogram
 }
 
 // NewCardMeter returns a meter with thresholds th.
