@@ -1080,16 +1080,21 @@ func (d *diag) changes(base *Arm, arms []*Arm) []Change {
 }
 
 // rank orders two changes against the same base: by the primary
-// difference as the text shows it, then the tie-break as shown, then the
-// digits the text does not show. Two fixes the text shows as equal in the
-// primary are ranked by the tie-break, not by 9 µm/s of progress deficit
-// (jitter-fix: the queue and the buffer both -0.336 m/s; the queue has
-// the less judder).
+// difference as the text shows it, then the tie-break as shown, then
+// fewer figures made significantly worse, then the digits the text does
+// not show. Two fixes the text shows as equal in the primary are ranked by
+// the tie-break, not by 9 µm/s of progress deficit (jitter-fix: the queue
+// and the buffer both -0.336 m/s; the queue has the less judder); equal in
+// both, by what else they cost (the buffer's server input delay p50, p95
+// and p99 against the queue's p50).
 func (d *diag) rank(x, y Change) int {
 	if c := cmpTol(shownMean(x.Primary, d.primary), shownMean(y.Primary, d.primary)); c != 0 {
 		return c
 	}
 	if c := cmpTol(shownMean(x.TieBreak, d.tie), shownMean(y.TieBreak, d.tie)); c != 0 {
+		return c
+	}
+	if c := len(x.Worse) - len(y.Worse); c != 0 {
 		return c
 	}
 	if c := cmpTol(x.Primary.Mean, y.Primary.Mean); c != 0 {

@@ -84,6 +84,13 @@ func TestRankTiesAsShownGoToTheTieBreak(t *testing.T) {
 	if d.rank(queue, buffer) >= 0 || d.rank(buffer, queue) <= 0 {
 		t.Errorf("rank(queue, buffer) = %d, want the queue first", d.rank(queue, buffer))
 	}
+	// Equal as shown in both, the one that makes fewer figures worse.
+	buffer.TieBreak = diff(-0.050)
+	queue.Worse = []string{"server input delay p50 +26.6 ± 10.5 ms"}
+	buffer.Worse = []string{"server input delay p50 +104.1 ± 22.2 ms", "server input delay p95 +83.2 ± 20.7 ms"}
+	if d.rank(queue, buffer) >= 0 {
+		t.Errorf("rank(queue, buffer) = %d with the same judder, want the queue (fewer costs) first", d.rank(queue, buffer))
+	}
 	// Apart as shown, the primary decides.
 	buffer.Primary = diff(-0.340)
 	if d.rank(buffer, queue) >= 0 {
