@@ -42,7 +42,7 @@ func card(diffs map[string][2]float64) Change {
 // only progress deficit, while latency-spike's recommendation, gaining
 // judder, carried visible lag p99 +0.084 ± 0.020 m and a worse freeze
 // share. Now a gain in judder or in progress deficit is held to the same
-// list: the costs (input delay, visible lag) may worsen up to their
+// list: the costs (local response, visible lag) may worsen up to their
 // allowance (the mean difference as shown: a queue's one tick, +50.0 ±
 // 0.1 ms, is within +50 ms), every other figure not at all.
 func TestBarIsTheSameForEveryGain(t *testing.T) {
