@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"jitterlab/stats"
 )
 
 // On a clean 40 ms path whose uplink loses 10 % (testdata/lossy-uplink.toml)
@@ -12,9 +14,18 @@ import (
 // latest-wins server (it applies one input per step whatever arrives), and
 // the queue applies every input but stalls on each lost one (judder
 // +0.17 m/s). Together the redundancy refills the queue's gaps: judder
-// −0.33 m/s, no speed deficit, one tick of input delay. The search tries
+// −0.33 m/s, no progress deficit, one tick of input delay. The search tries
 // them as a known pair and takes it. (With --offsets 0: at +25 ms the pair
 // costs judder, and the full ensemble refuses it, saying so.)
+//
+// On the merged model the premise is gone and no replacement case is
+// found yet: an underrun consumes its tick with the last input repeated
+// (issue 20 §2.1), so the queue alone takes the whole deficit off this
+// path (-0.195 ± 0.007 m/s), and a redundant copy arrives after its tick
+// is consumed, so redundancy adds exactly nothing to the queue (also on
+// random input). Buffer + dilation, buffer + redundancy and the queue on
+// random input or with a drifting client were tried; each first part
+// helps alone. This test fails until a case is constructed.
 func TestSearchFindsAPairThatHelpsOnlyTogether(t *testing.T) {
 	o := options(t, "testdata/lossy-uplink.toml")
 	o.Offsets = []time.Duration{0}
@@ -64,5 +75,34 @@ func TestLadderChanges(t *testing.T) {
 	}
 	if got := sameAs(&o.Base, []string{"server.inputs=buffer", "server.buffer=1"}); got != "" {
 		t.Errorf("server.buffer=1 with the buffer: %q", got)
+	}
+}
+
+// Two changes the text shows as equal in the primary are ranked by the
+// tie-break: the queue and the buffer both take -0.336 m/s off jitter-fix's
+// progress deficit (apart by 9 µm/s), and the queue has the less judder.
+func TestRankTiesAsShownGoToTheTieBreak(t *testing.T) {
+	deficit, _ := LookupMetric("progress_deficit_mps")
+	judder, _ := LookupMetric("judder_mps")
+	d := &diag{primary: deficit, tie: judder}
+	diff := func(mean float64) stats.Diff {
+		return stats.Diff{Interval: stats.Interval{N: 20, Mean: mean, Half: 0.01}}
+	}
+	queue := Change{Set: "server.inputs=queue", Primary: diff(-0.3356249), TieBreak: diff(-0.050)}
+	buffer := Change{Set: "server.inputs=buffer", Primary: diff(-0.3356336), TieBreak: diff(-0.035)}
+	if d.rank(queue, buffer) >= 0 || d.rank(buffer, queue) <= 0 {
+		t.Errorf("rank(queue, buffer) = %d, want the queue first", d.rank(queue, buffer))
+	}
+	// Equal as shown in both, the one that makes fewer figures worse.
+	buffer.TieBreak = diff(-0.050)
+	queue.Worse = []string{"server input delay p50 +26.6 ± 10.5 ms"}
+	buffer.Worse = []string{"server input delay p50 +104.1 ± 22.2 ms", "server input delay p95 +83.2 ± 20.7 ms"}
+	if d.rank(queue, buffer) >= 0 {
+		t.Errorf("rank(queue, buffer) = %d with the same judder, want the queue (fewer costs) first", d.rank(queue, buffer))
+	}
+	// Apart as shown, the primary decides.
+	buffer.Primary = diff(-0.340)
+	if d.rank(buffer, queue) >= 0 {
+		t.Errorf("rank(buffer -0.340, queue -0.336) = %d, want the buffer first", d.rank(buffer, queue))
 	}
 }
