@@ -5,7 +5,7 @@
 // card metric with its 95 % interval ([stats.Paired]), combines greedily
 // the ones that meet one bar (a significant gain in the metric or the
 // tie-break, neither worse, the [Costs] within their allowances, no other
-// figure worse: docs/diagnose-bar.md; when none does alone, the best ones
+// figure worse: docs/explanation/diagnose-bar.md; when none does alone, the best ones
 // two at a time: [Pair]), and states findings: rules over
 // the reference's counters and over what the scenario's timeline does to
 // the link (blackouts, periodic latency, latency steps: timeline.go), each tied to a

@@ -2,5 +2,5 @@
 // accumulator loop on its own drifting clock, input acceptance rules
 // (variants "latest" and "queue"), and the PlayerState broadcast. It is a pure
 // step function over virtual time; it never touches a socket or a wall clock.
-// The rules are written down in docs/model.md ("Server").
+// The rules are written down in docs/explanation/model.md ("Server").
 package server
