@@ -237,7 +237,7 @@ func TestParametersReference(t *testing.T) {
 	dir := filepath.Join("..", "..", "docs", "reference")
 	pages := map[string]string{"parameters.md": parametersReference(),
 		"prometheus.md": prometheusReference(t),
-		"lab.md": commandReference(t, "", "Starts the lab: the live terminal UI with charts, the parameter editor, presets, live A/B, recording and the report card")}
+		"lab.md":        commandReference(t, "", "Starts the lab: the live terminal UI with charts, the parameter editor, presets, live A/B, recording and the report card")}
 	for _, c := range commands() {
 		if _, ok := commandPages[c.name]; !ok {
 			t.Errorf("command %s has no guide page in commandPages", c.name)
@@ -285,14 +285,18 @@ func mustParam(t *testing.T, key string) lab.Param {
 // A README excerpt: each run of lines is found by its first words, in order;
 // a changed line fails and -update takes the new one; a missing run fails.
 func TestExcerptKeepsRunsInOrder(t *testing.T) {
-	out := "a b c\nfindings x\n  1. one\n  2. two\nrecommended: x y\nend z\n"
-	s, ok := excerptOf(out, "…\nfindings x\n  1. one\n…\nrecommended: x y\n…\n")
-	if !ok || s != "…\nfindings x\n  1. one\n…\nrecommended: x y\n…\n" {
+	out := "a b c\nfindings x\n  1. one\n  2. two\nrecommended: k=v\nend z\n"
+	s, ok := excerptOf(out, "…\nfindings x\n  1. one\n…\nrecommended: k=v\n…\n")
+	if !ok || s != "…\nfindings x\n  1. one\n…\nrecommended: k=v\n…\n" {
 		t.Errorf("%v %q", ok, s)
 	}
-	s, ok = excerptOf(out, "findings x\n  1. old\n…\nrecommended: x z\n")
-	if ok || s != "findings x\n  1. one\n…\nrecommended: x y\n" {
+	s, ok = excerptOf(out, "findings x\n  1. old\n…\nrecommended: k=w\n")
+	if ok || s != "findings x\n  1. one\n…\nrecommended: k=v\n" {
 		t.Errorf("%v %q", ok, s)
+	}
+	s, ok = excerptOf("recommended: a=1 b=2\nreproduce with: lab ab --b a=1\n", "recommended: c=3\nreproduce with: lab ab --b c=3\n")
+	if ok || s != "recommended: a=1 b=2\nreproduce with: lab ab --b a=1\n" {
+		t.Errorf("a changed recommendation: %v %q", ok, s)
 	}
 	if _, ok := excerptOf(out, "nothing here\n"); ok {
 		t.Error("found a missing run")

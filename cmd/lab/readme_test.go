@@ -34,7 +34,7 @@ func (ex readmeExample) matches(out string) bool {
 
 // shown is what the block should show for out: out itself, or for an
 // excerpt the same runs taken from out (each found by its first line's
-// first two words).
+// runKey).
 func (ex readmeExample) shown(out string) string {
 	if !ex.excerpt {
 		return out
@@ -43,10 +43,26 @@ func (ex readmeExample) shown(out string) string {
 	return s
 }
 
+// runKey is what finds an excerpt's run in the output: the line's leading
+// words (at most three) before the first one with a figure, an = or a +;
+// the first word alone when it has one ("1.", "up.latency").
+func runKey(line string) string {
+	var key []string
+	for i, w := range strings.Fields(line) {
+		if i == 3 || (i > 0 && strings.ContainsAny(w, "0123456789=+")) {
+			break
+		}
+		key = append(key, w)
+		if strings.ContainsAny(w, "0123456789=+") {
+			break
+		}
+	}
+	return strings.Join(key, " ")
+}
+
 // excerptOf rebuilds the excerpt want from out: every run of lines between
 // "…" lines is replaced by as many lines of out, starting at the first line
-// after the previous run that begins (trimmed) with the run's first two
-// words. ok is false when a run's start is not found or its lines differ.
+// after the previous run with the same runKey as the run's first line. ok is false when a run's start is not found or its lines differ.
 func excerptOf(out, want string) (string, bool) {
 	outLines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	var b strings.Builder
@@ -56,11 +72,10 @@ func excerptOf(out, want string) (string, bool) {
 		if len(run) == 0 {
 			return
 		}
-		f := strings.Fields(run[0])
-		key := strings.Join(f[:min(2, len(f))], " ")
+		key := runKey(run[0])
 		start := -1
 		for j := at; j < len(outLines) && start < 0; j++ {
-			if g := strings.Fields(outLines[j]); strings.Join(g[:min(2, len(g))], " ") == key {
+			if runKey(outLines[j]) == key {
 				start = j
 			}
 		}
