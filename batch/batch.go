@@ -4,11 +4,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"jitterlab/lab"
@@ -201,7 +203,18 @@ type Plan struct {
 	Def      Definition
 	Configs  []lab.Config // one per arm, as Def.Arms()
 	Scenario *scenarios.Scenario
+
+	// Progress, if not nil, is told after every run how many of the
+	// shard's runs are done and how many it has. Calls come from the
+	// workers, one at a time.
+	Progress func(done, total int)
+	// Cancel, if not nil, ends Execute early once closed: the runs not
+	// started yet are skipped and Execute returns ErrCanceled.
+	Cancel <-chan struct{}
 }
+
+// ErrCanceled is Execute's error when Plan.Cancel was closed.
+var ErrCanceled = errors.New("canceled")
 
 // ScenarioOf is the scenario as arm a runs it: an arm's settings pin their
 // keys for the whole run as --set does (lab.Unpinned), so its runs are
@@ -259,7 +272,22 @@ func (p *Plan) Execute(shard Shard, workers int) ([]Run, error) {
 		}
 	}
 	hash, arms := p.Def.Hash(), p.Def.Arms()
+	var mu sync.Mutex
+	done := 0
 	return stats.Parallel(len(idx), workers, func(i int) (Run, error) {
+		select {
+		case <-p.Cancel: // nil: never
+			return Run{}, ErrCanceled
+		default:
+		}
+		if p.Progress != nil {
+			defer func() {
+				mu.Lock()
+				defer mu.Unlock()
+				done++
+				p.Progress(done, len(idx))
+			}()
+		}
 		k := idx[i]
 		cfg := p.Configs[k/n]
 		cfg.Seed = p.Def.Seeds[k%n]

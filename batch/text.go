@@ -40,16 +40,12 @@ func (r *Result) Conditions() [][2]string {
 	if d.Kind == "ab" {
 		sameFor = "the same for A and B"
 	}
-	var link []string
-	for _, s := range d.Link {
-		link = append(link, s.Key+" "+s.Value)
-	}
 	if len(d.Overridden) > 0 {
 		sets += "; timeline entries overridden by --set: " + strings.Join(d.Overridden, ", ")
 	}
 	rows := [][2]string{{"scenario", scen}, {"overrides", sets},
 		{"runs", fmt.Sprintf("seeds %s (%s), %v simulated each", FormatSeeds(d.Seeds), sameFor, d.Duration())},
-		{"link", strings.Join(link, ", ") + " (up/down where they differ)"},
+		{"link", LinkText(d.Link)},
 		{"version", d.Version}}
 	if len(d.Axes) > 1 {
 		rows = append(rows, [2]string{"grid", fmt.Sprintf("%d combinations of %d parameters", len(d.Arms()), len(d.Axes))})
@@ -159,4 +155,14 @@ func orNone(sets []string) string {
 		return "no settings of its own: the scenario and overrides above"
 	}
 	return strings.Join(sets, " ")
+}
+
+// LinkText is a link as the conditions say it: "latency 50ms, jitter
+// 20ms, … (up/down where they differ)".
+func LinkText(link []Setting) string {
+	var parts []string
+	for _, s := range link {
+		parts = append(parts, s.Key+" "+s.Value)
+	}
+	return strings.Join(parts, ", ") + " (up/down where they differ)"
 }

@@ -28,9 +28,14 @@ type Options struct {
 	Sides       [2]string
 }
 
-// maxPayload is the largest UDP payload an IPv4 datagram carries; longer
-// payloads are captured cut to it (the packet's length stays whole).
-const maxPayload = 65535 - 20 - 8
+// maxPayload is the largest UDP payload an IPv4 packet carries (its total
+// length counts the IP header), maxPayload6 an IPv6 one's (its payload
+// length counts the UDP header only); longer payloads are captured cut
+// to it (the packet's length stays whole).
+const (
+	maxPayload  = 65535 - 20 - 8
+	maxPayload6 = 65535 - 8
+)
 
 // Writer writes events as a pcapng file: one section, two interfaces of
 // raw IP (0 the client's side of the link, 1 the server's), nanosecond
@@ -95,7 +100,11 @@ func (w *Writer) Write(e *Event) error {
 		payload = w.payload
 	}
 	whole := len(payload)
-	payload = payload[:min(len(payload), maxPayload)]
+	limit := maxPayload
+	if !src.Addr().Unmap().Is4() || !dst.Addr().Unmap().Is4() { // as appendIPUDP chooses
+		limit = maxPayload6
+	}
+	payload = payload[:min(len(payload), limit)]
 	w.pkt = appendIPUDP(w.pkt[:0], src, dst, uint16(e.Seq), payload)
 	pkt := w.pkt
 	hdr := len(pkt) - len(payload)

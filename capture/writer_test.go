@@ -249,3 +249,19 @@ func BenchmarkWrite(b *testing.B) {
 	}
 	b.ReportMetric(perPacket, "file-B/packet")
 }
+
+// An IPv6 packet carries a UDP payload of up to 65,527 bytes (its length
+// field counts the UDP header, not the IP header): captured whole, not
+// cut to IPv4's 65,507 (issue 27.15); one longer is cut to that.
+func TestIPv6DatagramIsCapturedToItsOwnLimit(t *testing.T) {
+	src, dst := netip.MustParseAddrPort("[::1]:5000"), netip.MustParseAddrPort("[::1]:7777")
+	for _, n := range []int{65_507 + 1, 65_527, 65_535} {
+		big := make([]byte, n)
+		big[len(big)-1] = 7
+		_, got := readAll(t, write(t, Options{}, Event{Dir: Up, Src: src, Dst: dst, Payload: big, Size: n, Copies: [2]Copy{{Lost, 0}}}))
+		want := min(n, 65_527)
+		if len(got) != 1 || len(got[0].payload) != want || got[0].length != 48+n {
+			t.Errorf("IPv6 datagram of %d bytes: captured %d of %d; want %d of %d", n, len(got[0].payload), got[0].length, want, 48+n)
+		}
+	}
+}

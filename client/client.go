@@ -127,7 +127,7 @@ const (
 type Message struct {
 	Kind    MessageKind
 	Move    proto.MoveInput
-	Earlier proto.Earlier // the inputs Move repeats (client.redundancy)
+	Earlier proto.Earlier // the inputs Move repeats (client.redundancy), valid until the next frame
 }
 
 // FrameStats is what one render frame showed.
@@ -193,6 +193,7 @@ type Client struct {
 	input     motion.Input // sampled this frame
 	cur       motion.Input // the current tick's input (Attribute): the latest sent, or with input delay the one tagged for this tick
 	hasCur    bool
+	earlier   [proto.MaxEarlier]motion.Input // the inputs the last MoveInput repeats
 
 	pending   []PredictedMoveStep
 	baseline  motion.Pose
@@ -471,12 +472,30 @@ func (c *Client) send(now sim.Time) {
 	c.pending = append(c.pending, PredictedMoveStep{Tick: tag, Input: c.input})
 	c.out = append(c.out, Message{Kind: MsgMoveInput, Move: proto.MoveInput{Tick: tag, Input: c.input}})
 	if r := c.cfg.Redundancy; r > 0 {
-		m := &c.out[len(c.out)-1]
-		m.Move.Redundant = uint8(min(int(r), int(tag)-1))
-		for i := range uint32(m.Move.Redundant) {
-			m.Earlier[i] = c.byTag[(tag-1-i)%InputDelayRing]
+		c.repeatEarlier(&c.out[len(c.out)-1], r, tag)
+	}
+}
+
+// repeatEarlier adds to m, the MoveInput of the step just appended to
+// pending, the earlier inputs client.redundancy r repeats, newest first:
+// the last r sent (tagged tag−1, tag−2, …, from the ring of inputs by
+// tag), or for RedundancyUnacked the pending steps before it (every
+// unacknowledged input, ticks ack + 1 on), at most proto.MaxEarlier.
+func (c *Client) repeatEarlier(m *Message, r Redundancy, tag uint32) {
+	k := 0
+	if r == RedundancyUnacked {
+		for p := len(c.pending) - 2; p >= 0 && k < proto.MaxEarlier; p-- {
+			c.earlier[k] = c.pending[p].Input
+			k++
+		}
+	} else {
+		for k < int(r) && uint32(k)+1 < tag {
+			c.earlier[k] = c.byTag[(tag-1-uint32(k))%InputDelayRing]
+			k++
 		}
 	}
+	m.Move.Redundant = uint8(k)
+	m.Earlier = c.earlier[:k]
 }
 
 // reconcile applies one PlayerState (spec 000–002): a state not newer than
@@ -513,10 +532,14 @@ func (c *Client) reconcile(ps *proto.PlayerState) {
 	before := c.corr.interval
 	c.corr.Update(c.offset)
 	if c.cfg.Corrector == Dilation && ps.HasDepth {
+		target := c.cfg.BufferTarget
+		if ps.HasTarget { // server.buffer_mode = auto
+			target = int(ps.BufferTarget)
+		}
 		if c.cfg.Law == LawUnity {
-			c.dil.updateUnity(ps.BufferDepth, c.cfg.BufferTarget, c.inflight(ps.AckTick+uint32(max(ps.BufferDepth, 0))))
+			c.dil.updateUnity(ps.BufferDepth, target, c.inflight(ps.AckTick+uint32(max(ps.BufferDepth, 0))))
 		} else {
-			c.dil.update(ps.BufferDepth, c.cfg.BufferTarget, c.cfg.DilationMax)
+			c.dil.update(ps.BufferDepth, target, c.cfg.DilationMax)
 		}
 		c.corr.interval = c.dil.period(c.cfg.SendInterval)
 		c.fixedStep = c.dil.period(c.cfg.FixedDT) // from the next fixed update on

@@ -2,6 +2,7 @@ package client
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -476,6 +477,7 @@ func TestRedundancyCarriesTheLastNInputs(t *testing.T) {
 				if m.Kind == MsgLogin {
 					c.OnLoginAck(0)
 				} else {
+					m.Earlier = slices.Clone(m.Earlier) // valid until the next frame
 					sends = append(sends, m)
 				}
 			}
@@ -614,5 +616,50 @@ func TestMaxCatchupSenderFollowsTheGameClock(t *testing.T) {
 	if n := len(sends); n < want-2 || n > want+1 {
 		t.Fatalf("%d sends in %v of game time (%v local): want %d, one per 250 ms of game time (local time would give %d)",
 			n, game, local, want, int(local/cfg.SendInterval))
+	}
+}
+
+// Issue 20 §3.4: client.redundancy=unacked repeats every input not yet
+// acknowledged, newest first, up to what one packet of
+// proto.MaxMoveInputPayload bytes holds: with no acknowledgement tick k
+// carries k − 1 earlier inputs until the packet is full; an ack of tick
+// 70 leaves ticks 71 … k − 1.
+func TestRedundancyUnackedCarriesEveryUnacknowledgedInput(t *testing.T) {
+	cfg := DefaultConfig
+	cfg.Redundancy, cfg.Sender = RedundancyUnacked, SenderAccumulator
+	c := newClient(t, cfg, turning)
+	inputs := map[uint32]motion.Input{}
+	check := func(m Message, oldest uint32) {
+		t.Helper()
+		want := int(min(m.Move.Tick-oldest, proto.MaxEarlier))
+		if int(m.Move.Redundant) != want || len(m.Earlier) != want || m.Move.Size() > proto.MaxMoveInputPayload {
+			t.Fatalf("tick %d carries %d earlier inputs (%d bytes), want %d (oldest unacknowledged %d, at most %d)",
+				m.Move.Tick, m.Move.Redundant, m.Move.Size(), want, oldest, proto.MaxEarlier)
+		}
+		for i, in := range m.Earlier {
+			if in != inputs[m.Move.Tick-1-uint32(i)] {
+				t.Fatalf("tick %d earlier[%d] = %+v, want tick %d's %+v", m.Move.Tick, i, in, m.Move.Tick-1-uint32(i), inputs[m.Move.Tick-1-uint32(i)])
+			}
+		}
+	}
+	oldest := uint32(1)
+	for c.NextFrame() <= sim.Time(6*time.Second) {
+		now := c.NextFrame()
+		if now >= sim.Time(5*time.Second) && oldest == 1 {
+			c.OnPlayerState(proto.PlayerState{ServerTick: 1, AckTick: 70})
+			oldest = 71
+		}
+		c.Frame(now)
+		for _, m := range c.Outbox() {
+			if m.Kind == MsgLogin {
+				c.OnLoginAck(0)
+				continue
+			}
+			inputs[m.Move.Tick] = m.Move.Input
+			check(m, oldest)
+		}
+	}
+	if c.Tick() < 90 {
+		t.Fatalf("sent %d ticks: the packet bound (%d) and the ack were not both reached", c.Tick(), proto.MaxEarlier)
 	}
 }

@@ -16,8 +16,8 @@ var (
 	// DilationLawNames are the values of client.dilation_law.
 	DilationLawNames = []string{"overwatch", "unity"}
 	// RedundancyNames are the values of client.redundancy: N inputs per
-	// MoveInput, Redundancy(N − 1).
-	RedundancyNames = []string{"1", "2", "3", "4"}
+	// MoveInput, Redundancy(N − 1), or every unacknowledged one.
+	RedundancyNames = []string{"1", "2", "3", "4", "unacked"}
 	// MaxCatchupNames are the values of client.max_catchup.
 	MaxCatchupNames = []string{"off", "333ms", "100ms"}
 )
@@ -47,10 +47,14 @@ func (m MaxCatchup) Duration() time.Duration {
 // the last N inputs in every packet is what many shipped shooters do
 // against loss (Quake 3's usercmd backups, Overwatch's input redundancy):
 // one arriving packet fills a gap of up to N − 1 lost ones.
+// RedundancyUnacked repeats every input sent since the last acknowledged
+// tick, newest first, up to proto.MaxEarlier (what one packet of
+// proto.MaxMoveInputPayload bytes holds), as Overwatch does: one arriving
+// packet fills any gap shorter than that.
 type Redundancy uint8
 
-// N is the inputs per MoveInput.
-func (r Redundancy) N() int { return int(r) + 1 }
+// RedundancyUnacked is client.redundancy = unacked.
+const RedundancyUnacked Redundancy = 4
 
 // Sender is when MoveInputs go out, registry key client.sender.
 type Sender uint8

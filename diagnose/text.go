@@ -85,11 +85,11 @@ func (r *Result) Headline() string {
 				effect = "lowers " + m.Label + " by " + m.Quantity(strings.TrimPrefix(plain(f.Cost, m.Prec), "-"))
 			}
 			return fmt.Sprintf("The link costs %s %s over the same game on a perfect link; no mechanism found explains a significant "+
-				"part of it (the first finding below %s), and no rule names the rest: the ranked changes below are the evidence.",
+				"part of it (the first finding below %s), and the rules name no mechanism for the rest: the ranked changes below are the evidence.",
 				m.Label, m.Quantity(FormatDiff(link, m.Prec)), effect)
 		}
 		return fmt.Sprintf("The link costs %s %s over the same game on a perfect link; the largest mechanism found (the first "+
-			"finding below) explains %.0f %% of it (%s), and no rule names the rest: the ranked changes below are the evidence.",
+			"finding below) explains %.0f %% of it (%s), and the rules name no mechanism for the rest: the ranked changes below are the evidence.",
 			m.Label, m.Quantity(FormatDiff(link, m.Prec)), 100*f.Cost.Mean/link.Mean, m.Quantity(FormatDiff(f.Cost, m.Prec)))
 	}
 	m, d := r.metric, r.LinkCost[0]

@@ -25,6 +25,8 @@ var variantBenchCases = []struct {
 	{"view", []string{jittery, "link.jitter=20ms", "link.loss=1%", "view.interp=adaptive"}},
 	{"max_catchup", []string{jittery, "link.jitter=20ms", "link.loss=1%", "client.fps=20", "client.fixed_cost=15ms", "client.max_catchup=100ms"}},
 	{"buffer+dilation", []string{jittery, "link.jitter=20ms", "link.loss=1%", "server.inputs=buffer", "server.buffer=3", "client.corrector=dilation", "client.sender=accumulator"}},
+	{"unacked", []string{jittery, "link.jitter=20ms", "link.loss=1%", "server.inputs=buffer", "client.redundancy=unacked"}},
+	{"auto+dilation", []string{jittery, "link.jitter=20ms", "link.loss=1%", "server.inputs=buffer", "server.buffer_mode=auto", "client.corrector=dilation", "client.sender=accumulator"}},
 }
 
 // realtime measures simulated hours per op against wall time

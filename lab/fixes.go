@@ -26,8 +26,15 @@ type BufferSummary struct {
 	DepthMin  int    `json:"depth_min"`
 	DepthMax  int    `json:"depth_max"`
 	Underruns uint64 `json:"underruns"`
+	Held      uint64 `json:"held"`
 	Dropped   uint64 `json:"dropped"`
 	Resyncs   uint64 `json:"resyncs"`
+	// server.buffer_mode = auto: the depth target over the steps from
+	// WarmUp on (Target is then the starting one).
+	Auto       bool   `json:"auto,omitempty"`
+	TargetMean Figure `json:"target_mean,omitempty"`
+	TargetMin  int    `json:"target_min,omitempty"`
+	TargetMax  int    `json:"target_max,omitempty"`
 }
 
 // DilationSummary is the client's time-dilation scale (client.corrector =
@@ -73,10 +80,7 @@ type FrameSummary struct {
 
 // variantStats accumulates what the issue-11 variants add to a summary.
 type variantStats struct {
-	depth            metrics.Welford
-	depthN           int
-	depthMin         int
-	depthMax         int
+	depth, target    steps // the buffer's depth and its auto target, per server step
 	scale            metrics.Welford
 	scaleN           int
 	scaleLo, scaleHi float64
@@ -152,14 +156,21 @@ func (v *variantStats) viewSummary(mode string) *ViewSummary {
 	return vs
 }
 
-func (v *variantStats) addDepth(d int16) {
+// steps accumulates a count of steps: mean, sd, min and max.
+type steps struct {
+	w        metrics.Welford
+	n        int
+	min, max int
+}
+
+func (st *steps) add(d int16) {
 	x := int(d)
-	if v.depthN == 0 {
-		v.depthMin, v.depthMax = x, x
+	if st.n == 0 {
+		st.min, st.max = x, x
 	}
-	v.depthN++
-	v.depthMin, v.depthMax = min(v.depthMin, x), max(v.depthMax, x)
-	v.depth.Add(float64(x))
+	st.n++
+	st.min, st.max = min(st.min, x), max(st.max, x)
+	st.w.Add(float64(x))
 }
 
 func (v *variantStats) addScale(f float64) {
@@ -173,15 +184,18 @@ func (v *variantStats) addScale(f float64) {
 
 // summarize adds the sections of the variants in use to sum.
 func (v *variantStats) summarize(sum *Summary, s *Session) {
-	if s.cfg.Server.Inputs == server.Buffer || v.depthN > 0 {
+	if s.cfg.Server.Inputs == server.Buffer || v.depth.n > 0 {
 		sv := s.sv.Counters()
-		b := &BufferSummary{Target: s.cfg.Server.Buffer, Underruns: sv.Underruns, Dropped: sv.Dropped, Resyncs: sv.Resyncs,
+		b := &BufferSummary{Target: s.cfg.Server.Buffer, Underruns: sv.Underruns, Held: sv.Held, Dropped: sv.Dropped, Resyncs: sv.Resyncs,
 			DepthMean: Figure(math.NaN()), DepthSD: Figure(math.NaN())}
-		if v.depthN > 0 {
-			b.DepthMean, b.DepthMin, b.DepthMax = Figure(v.depth.Mean()), v.depthMin, v.depthMax
-			if v.depthN > 1 {
-				b.DepthSD = Figure(v.depth.SD())
+		if v.depth.n > 0 {
+			b.DepthMean, b.DepthMin, b.DepthMax = Figure(v.depth.w.Mean()), v.depth.min, v.depth.max
+			if v.depth.n > 1 {
+				b.DepthSD = Figure(v.depth.w.SD())
 			}
+		}
+		if s.cfg.Server.BufferMode == server.BufferAuto || v.target.n > 0 {
+			b.Auto, b.TargetMean, b.TargetMin, b.TargetMax = true, Figure(v.target.w.Mean()), v.target.min, v.target.max
 		}
 		sum.Buffer = b
 	}
@@ -204,16 +218,17 @@ func (v *variantStats) summarize(sum *Summary, s *Session) {
 
 // writeVariants prints the rows of the issue-11 variants in use, if any.
 func (sum *Summary) writeVariants(w io.Writer) error {
-	if sum.Recovered == 0 && sum.Buffer == nil && sum.Dilation == nil && sum.Frames == nil && sum.View == nil {
+	if sum.Buffer == nil && sum.Dilation == nil && sum.Frames == nil && sum.View == nil {
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	if sum.Recovered > 0 {
-		fmt.Fprintf(tw, "inputs recovered from redundancy\t%d\n", sum.Recovered)
-	}
 	if b := sum.Buffer; b != nil {
-		fmt.Fprintf(tw, "input buffer depth (target %d)\tmean %.2f, sd %.2f, min %d, max %d steps\tunderruns %d, dropped %d, resyncs %d\n",
-			b.Target, b.DepthMean, b.DepthSD, b.DepthMin, b.DepthMax, b.Underruns, b.Dropped, b.Resyncs)
+		target := fmt.Sprintf("target %d", b.Target)
+		if b.Auto {
+			target = fmt.Sprintf("target auto from %d: mean %.2f, %d–%d", b.Target, b.TargetMean, b.TargetMin, b.TargetMax)
+		}
+		fmt.Fprintf(tw, "input buffer depth (%s)\tmean %.2f, sd %.2f, min %d, max %d steps\tunderruns %d, held %d, dropped %d, resyncs %d\n",
+			target, b.DepthMean, b.DepthSD, b.DepthMin, b.DepthMax, b.Underruns, b.Held, b.Dropped, b.Resyncs)
 	}
 	if d := sum.Dilation; d != nil {
 		fmt.Fprintf(tw, "time dilation\tmean %.4f×, min %.4f×, max %.4f×\n", d.ScaleMean, d.ScaleMin, d.ScaleMax)

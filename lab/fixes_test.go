@@ -10,11 +10,12 @@ import (
 	"jitterlab/sim"
 )
 
-// Issue 11.1: on a lossy uplink, client.redundancy=3 lets a queue server
+// Issue 11.1: on a lossy uplink, client.redundancy=3 lets a buffer server
 // apply inputs whose packets were lost; the bigger packets reach the rate
-// stage.
+// stage. (A queue holds no input ahead at this send rate: a lost tick's
+// step passes on a guess before the next packet brings its copy.)
 func TestRedundancyOnALossyUplink(t *testing.T) {
-	base := []string{"up.latency=30ms", "up.loss=10%", "server.inputs=queue", "client.sender=accumulator"}
+	base := []string{"up.latency=30ms", "up.loss=10%", "server.inputs=buffer", "client.sender=accumulator"}
 	_, _, off := run(t, config(t, 30*time.Second, base...))
 	_, _, on := run(t, config(t, 30*time.Second, append(base, "client.redundancy=3")...))
 	if off.Recovered != 0 || on.Recovered == 0 {
@@ -23,6 +24,11 @@ func TestRedundancyOnALossyUplink(t *testing.T) {
 	// Three losses in a row are rare at 10 %: nearly every loss is recovered.
 	if on.Recovered*10 < on.Up.Lost*9 || on.Applied <= off.Applied {
 		t.Fatalf("recovered %d of %d lost; applied %d with redundancy, %d without", on.Recovered, on.Up.Lost, on.Applied, off.Applied)
+	}
+	// Without copies every lost packet is a lost input (but the last ones,
+	// after the newest tick received); with them nearly none is.
+	if off.Lost+2 < off.Up.Lost || off.Lost > off.Up.Lost || on.Lost*10 > off.Lost || on.Lost+on.Recovered+2 < on.Up.Lost {
+		t.Fatalf("inputs lost %d of %d packets lost without redundancy; %d lost, %d recovered of %d with", off.Lost, off.Up.Lost, on.Lost, on.Recovered, on.Up.Lost)
 	}
 
 	// 20 MoveInputs/s of 13+28 bytes fit in 8 kbit/s (6.6 kbit/s, each
@@ -39,6 +45,8 @@ func TestRedundancyOnALossyUplink(t *testing.T) {
 // variantSets turns each issue-11 variant on, on a jittery lossy link.
 var variantSets = map[string][]string{
 	"redundancy": {"client.redundancy=3", "server.inputs=queue"},
+	"unacked":    {"client.redundancy=unacked", "server.inputs=buffer"},
+	"auto":       {"server.inputs=buffer", "server.buffer_mode=auto", "client.corrector=dilation", "client.sender=accumulator"},
 	"view":       {"view.interp=adaptive"},
 	"catchup":    {"client.fps=20", "client.fixed_cost=15ms", "client.max_catchup=100ms"},
 	"buffer":     {"server.inputs=buffer", "server.buffer=3", "client.corrector=dilation", "client.sender=accumulator"},
@@ -67,6 +75,20 @@ func TestVariantsSteadyStateDoNotAllocate(t *testing.T) {
 // each step from `from` on, applying the changes first.
 func depthTrace(t *testing.T, cfg Config, from time.Duration, changes ...Change) ([]int, *Session) {
 	t.Helper()
+	s := scheduled(t, cfg, changes...)
+	var depths []int
+	for at := sim.Time(from); at <= sim.Time(cfg.Duration); at += sim.Time(cfg.Server.Tick) {
+		if err := s.Run(at); err != nil {
+			t.Fatal(err)
+		}
+		depths = append(depths, int(s.sv.BufferDepth()))
+	}
+	return depths, s
+}
+
+// scheduled is a session of cfg with the changes scheduled.
+func scheduled(t *testing.T, cfg Config, changes ...Change) *Session {
+	t.Helper()
 	s, err := New(cfg, 50*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
@@ -76,14 +98,7 @@ func depthTrace(t *testing.T, cfg Config, from time.Duration, changes ...Change)
 			t.Fatal(err)
 		}
 	}
-	var depths []int
-	for at := sim.Time(from); at <= sim.Time(cfg.Duration); at += sim.Time(cfg.Server.Tick) {
-		if err := s.Run(at); err != nil {
-			t.Fatal(err)
-		}
-		depths = append(depths, int(s.sv.BufferDepth()))
-	}
-	return depths, s
+	return s
 }
 
 // Issue 11.2: on a link whose jitter makes latest-wins overwrite inputs, a
@@ -190,4 +205,79 @@ func TestRemoteViewInASession(t *testing.T) {
 		t.Fatalf("adaptive: delay %.1f ms at ±2 ms, %.1f ms at ±25 ms (frozen %.1f s)", calm.View.InterpDelayMs, rough.View.InterpDelayMs, rough.View.FrozenS)
 	}
 	t.Logf("5%% loss: extrapolating %.2f s at 100 ms, %.2f s at 50 ms; adaptive delay %.1f / %.1f ms", at100.View.ExtrapolatingS, at50.View.ExtrapolatingS, calm.View.InterpDelayMs, rough.View.InterpDelayMs)
+}
+
+// Issue 20 §2.1: on a lossy uplink the buffer underruns, and with steady
+// input the server's guess (the last input) is the client's input: the
+// client has nothing to correct. Before the rule each underrun cost a
+// 0.1 m correction and its return.
+func TestBufferUnderrunGuessedRightCostsNoCorrection(t *testing.T) {
+	for _, seed := range []string{"3", "4", "5"} {
+		cfg := config(t, 60*time.Second, "link.latency=30ms", "up.loss=2%", "server.inputs=buffer",
+			"client.sender=accumulator", "client.corrector=dilation", "sim.seed="+seed)
+		_, _, sum := run(t, cfg)
+		if sum.Buffer == nil || sum.Buffer.Underruns == 0 {
+			t.Fatalf("seed %s: no underruns: %+v", seed, sum.Buffer)
+		}
+		if sum.CorrectionM.Max > 0.01 {
+			t.Fatalf("seed %s: %d underruns and a correction of %.3f m: a right guess should cost none", seed, sum.Buffer.Underruns, sum.CorrectionM.Max)
+		}
+	}
+}
+
+// Issue 20 §3.4: a 300 ms blackout of the uplink loses 6 packets in a
+// row, while a buffer of 8 steps (400 ms) still waits for their ticks.
+// N = 4 repeats the 3 inputs before each packet and leaves 3 lost, which
+// the buffer then guesses (underruns); unacked repeats every input since
+// the last ack, so the first packet after the blackout brings all 6 in
+// time.
+func TestRedundancyUnackedFillsAGapLongerThanN(t *testing.T) {
+	lost := func(redundancy string) Summary {
+		cfg := config(t, 20*time.Second, "link.latency=30ms", "server.inputs=buffer", "server.buffer=8", "client.sender=accumulator",
+			"client.redundancy="+redundancy)
+		// Send times are on the client's 50 ms grid from its seeded start:
+		// the window 10.000–10.300 s covers 6 of them.
+		s := scheduled(t, cfg, Change{At: sim.Time(10 * time.Second), Key: "up.blackout", Value: "true"},
+			Change{At: sim.Time(10300 * time.Millisecond), Key: "up.blackout", Value: "false"})
+		if err := s.Run(sim.Time(cfg.Duration)); err != nil {
+			t.Fatal(err)
+		}
+		return s.Summary()
+	}
+	four, unacked := lost("4"), lost("unacked")
+	if four.Up.Lost != 6 || unacked.Up.Lost != 6 {
+		t.Fatalf("the blackout lost %d and %d packets, want 6", four.Up.Lost, unacked.Up.Lost)
+	}
+	if four.Lost != 3 || four.Recovered != 3 || unacked.Lost != 0 || unacked.Recovered != 6 {
+		t.Fatalf("N = 4: %d lost, %d recovered; unacked: %d lost, %d recovered; want 3 + 3 and 0 + 6", four.Lost, four.Recovered, unacked.Lost, unacked.Recovered)
+	}
+	if four.Buffer.Underruns != 3 || unacked.Buffer.Underruns != 0 {
+		t.Fatalf("underruns %d with N = 4, %d with unacked; want 3 and 0", four.Buffer.Underruns, unacked.Buffer.Underruns)
+	}
+}
+
+// Issue 20 §3.3: server.buffer_mode = auto raises the depth target while
+// the uplink jitters (±60 ms: arrivals up to 120 ms apart, 2–3 steps) and
+// brings it back to 0 once the jitter has left its 10 s window; time
+// dilation moves the depth after it.
+func TestAutoBufferFollowsTheJitterAndShrinksBack(t *testing.T) {
+	cfg := config(t, 60*time.Second, "link.latency=40ms", "server.inputs=buffer", "server.buffer_mode=auto",
+		"client.sender=accumulator", "client.corrector=dilation")
+	s := scheduled(t, cfg, Change{At: sim.Time(15 * time.Second), Key: "up.jitter", Value: "60ms"},
+		Change{At: sim.Time(30 * time.Second), Key: "up.jitter", Value: "0"})
+	at := func(d time.Duration) (target, depth int) {
+		if err := s.Run(sim.Time(d)); err != nil {
+			t.Fatal(err)
+		}
+		return s.sv.BufferTarget(), int(s.sv.BufferDepth())
+	}
+	if target, depth := at(14 * time.Second); target != 0 || depth > 1 {
+		t.Fatalf("steady link: target %d depth %d, want target 0 and depth ≤ 1", target, depth)
+	}
+	if target, depth := at(29 * time.Second); target < 2 || target > 3 || depth < target-1 {
+		t.Fatalf("jittery link: target %d depth %d, want a target of 2–3 steps and the depth following it", target, depth)
+	}
+	if target, depth := at(59 * time.Second); target != 0 || depth > 1 {
+		t.Fatalf("after the jitter: target %d depth %d, want both back near 0", target, depth)
+	}
 }

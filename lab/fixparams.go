@@ -17,7 +17,7 @@ func variantParams() []Param {
 	cl := func(c *Config) *client.Config { return &c.Client }
 	var ps []Param
 	g, s := choice("client.redundancy", client.RedundancyNames, func(c *Config) *client.Redundancy { return &cl(c).Redundancy })
-	ps = append(ps, Param{"client.redundancy", "inputs per MoveInput: 1 (reference) to 4, the last N inputs", true, g, s},
+	ps = append(ps, Param{"client.redundancy", "inputs per MoveInput: 1 (reference) to 4, the last N inputs, or unacked, every input not yet acknowledged (at most a 508-byte packet's 61)", true, g, s},
 		intParam("server.buffer", "server.inputs=buffer: depth D in steps; inputs apply D steps behind arrival", 0, server.MaxBuffer, func(c *Config) *int { return &c.Server.Buffer }),
 		Param{Key: "client.dilation_max", Help: "client.corrector=dilation: largest change of the fixed-update and send rates", Live: true,
 			Get: func(c *Config) string { return param.FormatFraction(c.Client.DilationMax) },
@@ -31,6 +31,8 @@ func variantParams() []Param {
 				}
 				return err
 			}})
+	g, s = choice("server.buffer_mode", server.BufferModes, func(c *Config) *server.BufferMode { return &c.Server.BufferMode })
+	ps = append(ps, Param{"server.buffer_mode", "server.inputs=buffer: fixed (reference: the depth target is server.buffer) or auto (the 95th percentile of the inputs' arrival jitter, from server.buffer)", true, g, s})
 	g, s = choice("client.max_catchup", client.MaxCatchupNames, func(c *Config) *client.MaxCatchup { return &cl(c).MaxCatchup })
 	ps = append(ps, Param{"client.max_catchup", "most local time one frame advances the game clock: off (reference), 333ms (Unity's default) or 100ms", true, g, s},
 		durationParam("client.fixed_cost", "CPU time one fixed update takes; it delays the next frame (0 = free)", 0, MaxStep, func(c *Config) *time.Duration { return &c.Client.FixedCost }))

@@ -384,7 +384,7 @@ func TestVariantsAreTheRegistrysImplementationChoices(t *testing.T) {
 			}
 		}
 	}
-	want := "client.sender client.corrector client.predict client.replay client.smoothing client.redundancy client.max_catchup client.alpha_per client.dilation_law view.interp server.inputs"
+	want := "client.sender client.corrector client.predict client.replay client.smoothing client.redundancy server.buffer_mode client.max_catchup client.alpha_per client.dilation_law view.interp server.inputs"
 	if strings.Join(got, " ") != want {
 		t.Errorf("variants %q, want %q", got, want)
 	}

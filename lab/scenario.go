@@ -63,18 +63,23 @@ func ApplyScenario(cfg *Config, sc *scenarios.Scenario) error {
 // changes its oscillators and flaps make over the run, without the changes
 // to the keys sc.Pinned pins ([Unpinned]); [Session.Summary] lists those
 // it dropped. Every command that runs a scenario schedules it through here.
+// A session schedules one scenario's timeline, once.
 func (s *Session) ScheduleTimeline(sc *scenarios.Scenario) error {
+	if s.scenario != nil {
+		return fmt.Errorf("the session already runs the timeline of %s", s.scenario.Name)
+	}
 	changes, dropped, err := TimelineOf(sc, s.cfg.Duration)
 	if err != nil {
 		return err
 	}
 	for _, ch := range changes {
 		for _, a := range ch.Set {
-			if err := s.Schedule(sim.Time(ch.At), a.Key, a.Value); err != nil {
+			if err := s.schedule(sim.Time(ch.At), a.Key, a.Value); err != nil {
 				return fmt.Errorf("%s:%d: %w", ch.File, a.Line, err)
 			}
 		}
 	}
+	s.scenario = sc
 	s.dropped = append(s.dropped, dropped...)
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"jitterlab/metrics"
 	"jitterlab/netem"
 	"jitterlab/proto"
+	"jitterlab/scenarios"
 	"jitterlab/server"
 	"jitterlab/sim"
 	"jitterlab/view"
@@ -172,6 +173,12 @@ type Session struct {
 
 	initial Config // the configuration the session started with
 
+	// What the run depends on beyond initial (Setup): the scenario whose
+	// timeline ScheduleTimeline scheduled, and the changes Schedule was
+	// given, in order.
+	scenario *scenarios.Scenario
+	live     []Change
+
 	// Issue 11: the variants' summary accumulators and the remote viewer.
 	vars variantStats
 	vw   *view.Viewer
@@ -269,6 +276,15 @@ func (s *Session) Changes() []Change { return s.applied }
 // checked when the change applies (earlier changes may make it so), and a
 // change that fails then stops the run with its error.
 func (s *Session) Schedule(at sim.Time, key, value string) error {
+	if err := s.schedule(at, key, value); err != nil {
+		return err
+	}
+	s.live = append(s.live, Change{At: at, Key: key, Value: value})
+	return nil
+}
+
+// schedule is Schedule without noting the change in the session's Setup.
+func (s *Session) schedule(at sim.Time, key, value string) error {
 	if at < s.now {
 		return fmt.Errorf("change %s=%s at %v is in the past (now %v)", key, value, at, s.now)
 	}
@@ -418,9 +434,9 @@ func (s *Session) frame() {
 			id := s.send(s.up, "up", &wire{kind: wireMove, move: m.Move}, m.Move.Size())
 			if m.Move.Redundant > 0 {
 				for len(s.earlier) <= int(id) {
-					s.earlier = append(s.earlier, proto.Earlier{})
+					s.earlier = append(s.earlier, nil)
 				}
-				s.earlier[id] = m.Earlier
+				s.earlier[id] = append(s.earlier[id][:0], m.Earlier...) // m.Earlier is the client's until the next frame
 			}
 		}
 	}
@@ -470,7 +486,10 @@ func (s *Session) serverStep() {
 		s.inputs.applied(s.now, ps.AckTick, s.warmFrom, s.card)
 	}
 	if ps.HasDepth && s.warm && s.now >= s.warmFrom {
-		s.vars.addDepth(ps.BufferDepth)
+		s.vars.depth.add(ps.BufferDepth)
+		if ps.HasTarget {
+			s.vars.target.add(ps.BufferTarget)
+		}
 	}
 	if broadcast && s.serverKnowsClient {
 		s.send(s.down, "down", &wire{kind: wireState, state: ps}, ps.Size())
@@ -589,11 +608,11 @@ func (s *Session) deliver(l *netem.Link, dir string) {
 		s.send(s.down, "down", &wire{kind: wireLoginAck, start: s.sv.Tick()}, proto.LoginAckSize)
 	case wireMove:
 		s.inputs.arrive(w.move.Tick, w.move.Redundant)
+		var e proto.Earlier
 		if w.move.Redundant > 0 {
-			s.sv.OnRedundantMoveInput(w.move, &s.earlier[id])
-		} else {
-			s.sv.OnMoveInput(w.move)
+			e = s.earlier[id]
 		}
+		s.sv.OnMoveInputAt(s.sClock.Local(s.now), w.move, e)
 	case wireLoginAck:
 		s.cl.OnLoginAck(w.start)
 	case wireState:

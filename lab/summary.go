@@ -127,14 +127,17 @@ type Summary struct {
 	LateDropped uint64 `json:"late_dropped"`
 	Overwritten uint64 `json:"overwritten"`
 	Starved     uint64 `json:"starved"`
+	// Inputs that never reached the server, and those that did only as a
+	// redundant copy (server.Counters).
+	Lost      uint64 `json:"inputs_lost"`
+	Recovered uint64 `json:"inputs_recovered"`
 
 	Card ReportCard `json:"report_card"`
 	// Issue 11 variants; absent from JSON while the variant is off.
-	Recovered uint64           `json:"inputs_recovered,omitempty"`
-	Buffer    *BufferSummary   `json:"buffer,omitempty"`
-	Dilation  *DilationSummary `json:"dilation,omitempty"`
-	Frames    *FrameSummary    `json:"frames,omitempty"`
-	View      *ViewSummary     `json:"remote_view,omitempty"`
+	Buffer   *BufferSummary   `json:"buffer,omitempty"`
+	Dilation *DilationSummary `json:"dilation,omitempty"`
+	Frames   *FrameSummary    `json:"frames,omitempty"`
+	View     *ViewSummary     `json:"remote_view,omitempty"`
 }
 
 // Summary reports the run so far.
@@ -150,8 +153,8 @@ func (s *Session) Summary() Summary {
 		Up:          linkSummary(s.up.Counters()), Down: linkSummary(s.down.Counters()),
 		InputsSent: cc.Sent, Arrived: sv.Arrived, Applied: sv.Applied,
 		LateDropped: sv.LateDropped, Overwritten: sv.Overwritten, Starved: sv.Starved,
-		Card:      s.card.Card(),
-		Recovered: sv.Recovered,
+		Lost: sv.Lost, Recovered: sv.Recovered,
+		Card: s.card.Card(),
 	}
 	s.vars.summarize(&sum, s)
 	// One judder: the report card's (docs/explanation/report-card.md). The top-level
@@ -245,8 +248,8 @@ func (sum *Summary) WriteText(w io.Writer) error {
 			}
 		}),
 		table(tabwriter.AlignRight, func(tw *tabwriter.Writer) {
-			fmt.Fprintln(tw, "inputs\tsent\tarrived\tapplied\tlate-dropped\toverwritten\tstarved\t")
-			fmt.Fprintf(tw, "\t%d\t%d\t%d\t%d\t%d\t%d\t\n", sum.InputsSent, sum.Arrived, sum.Applied, sum.LateDropped, sum.Overwritten, sum.Starved)
+			fmt.Fprintln(tw, "inputs\tsent\tarrived\tlost\trecovered\tapplied\tlate-dropped\toverwritten\tstarved\t")
+			fmt.Fprintf(tw, "\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", sum.InputsSent, sum.Arrived, sum.Lost, sum.Recovered, sum.Applied, sum.LateDropped, sum.Overwritten, sum.Starved)
 		}),
 		sum.writeVariants(w),
 	}

@@ -3,6 +3,8 @@ package metrics
 import (
 	"bytes"
 	"encoding/csv"
+	"image"
+	"image/color"
 	"image/png"
 	"math"
 	"math/rand/v2"
@@ -285,4 +287,87 @@ func TestHistogramIndexIsLogLinear(t *testing.T) {
 	}
 	check(math.MaxFloat64)
 	check(math.Inf(1))
+}
+
+// Ticks fall on a 1-2-5 step at least gap pixels apart, every multiple of
+// the step in range and nothing else.
+func TestTicksOnA125Step(t *testing.T) {
+	cases := []struct {
+		lo, hi  float64
+		px, gap int
+		step    float64
+		ticks   []float64
+	}{
+		{0, 100, 170, 28, 20, []float64{0, 20, 40, 60, 80, 100}}, // 16.5 → 20
+		{-4.6, 4.6, 144, 28, 2, []float64{-4, -2, 0, 2, 4}},      // 1.79 → 2
+		{0.045, 0.055, 144, 28, 0.002, []float64{0.046, 0.048, 0.05, 0.052, 0.054}},
+		{0, 3.3, 1110, 110, 0.5, []float64{0, 0.5, 1, 1.5, 2, 2.5, 3}}, // 0.327 → 0.5
+	}
+	for _, c := range cases {
+		step, ticks := Ticks(c.lo, c.hi, c.px, c.gap)
+		if math.Abs(step-c.step) > 1e-12 || len(ticks) != len(c.ticks) {
+			t.Errorf("Ticks(%v, %v) = %v %v, want %v %v", c.lo, c.hi, step, ticks, c.step, c.ticks)
+			continue
+		}
+		for i := range ticks {
+			if math.Abs(ticks[i]-c.ticks[i]) > 1e-9 {
+				t.Errorf("Ticks(%v, %v) = %v, want %v", c.lo, c.hi, ticks, c.ticks)
+				break
+			}
+		}
+		if px := step / (c.hi - c.lo) * float64(c.px); px < float64(c.gap) {
+			t.Errorf("Ticks(%v, %v): %v px apart, want ≥ %d", c.lo, c.hi, px, c.gap)
+		}
+	}
+}
+
+// No two labels of a panel's axis overlap: references first (one too
+// close to another is left out, its line stays), then the ticks.
+func TestPanelLabelsDoNotOverlap(t *testing.T) {
+	r := image.Rect(70, 40, 780, 184)
+	for _, p := range []struct {
+		refs   []float64
+		lo, hi float64
+	}{
+		{[]float64{0.048, 0.052}, 0, 0.3},    // the send interval's two levels 2 px apart
+		{[]float64{2, -2}, -40, 40},          // the tick offset far outside its band
+		{[]float64{0.5}, 0, 0.6},             // the snap line near the top tick
+		{nil, 18.2, 1234.5},                  // an RTT
+		{[]float64{1, 1.01, 1.02}, 0.9, 1.1}, // three references on one label's height
+	} {
+		yOf := func(v float64) int { return r.Min.Y + int(math.Round((p.hi-v)/(p.hi-p.lo)*float64(r.Dy()-1))) }
+		labels := panelLabels(Panel{Refs: p.refs}, p.lo, p.hi, r, yOf)
+		ticks := 0
+		for i, a := range labels {
+			if a.tick {
+				ticks++
+			}
+			for _, b := range labels[i+1:] {
+				if a.box.Overlaps(b.box) {
+					t.Errorf("refs %v over %v..%v: %q and %q overlap", p.refs, p.lo, p.hi, a.text, b.text)
+				}
+			}
+		}
+		if ticks < 2 {
+			t.Errorf("refs %v over %v..%v: %d ticks", p.refs, p.lo, p.hi, ticks)
+		}
+		if len(p.refs) > 0 && labels[0].text != trimFloat(p.refs[0]) {
+			t.Errorf("the first reference %v is not labelled first: %+v", p.refs[0], labels[0])
+		}
+	}
+}
+
+// The plots' font has lower and upper case: "ms" is not drawn as "MS".
+func TestPlotTextIsMixedCase(t *testing.T) {
+	draw := func(s string) *image.RGBA {
+		img := image.NewRGBA(image.Rect(0, 0, 40, 20))
+		text(img, 0, 0, s, color.RGBA{0, 0, 0, 255})
+		return img
+	}
+	if bytes.Equal(draw("ms").Pix, draw("MS").Pix) {
+		t.Error("ms and MS draw the same pixels")
+	}
+	if textWidth("(ms)") != 4*charW {
+		t.Errorf("textWidth(\"(ms)\") = %d", textWidth("(ms)"))
+	}
 }

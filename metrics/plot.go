@@ -8,6 +8,13 @@ import (
 	"io"
 	"math"
 	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/basicfont"
+	"golang.org/x/image/math/fixed"
+
+	"jitterlab/internal/axis"
 )
 
 // Panel is one strip of a plot: a series read from each sample, reference
@@ -52,7 +59,6 @@ func StandardPanels(band int, fast, slow, snap float64) []Panel {
 }
 
 const (
-	plotScale  = 2 // font pixels per glyph pixel
 	panelH     = 170
 	marginL    = 70
 	marginR    = 20
@@ -85,20 +91,47 @@ func WritePNG(w io.Writer, samples []Sample, panels []Panel, width int, title st
 	for i, p := range panels {
 		top := marginTop + i*panelH
 		drawPanel(img, samples, p, image.Rect(marginL, top+18, marginL+plotW, top+panelH-marginBot))
-		text(img, marginL, top+4, p.Title, color.RGBA{0, 0, 0, 255})
-		legend(img, marginL+(len(p.Title)+2)*4*plotScale, top+4, width-marginR, p.Series)
+		text(img, marginL, top+2, p.Title, color.RGBA{0, 0, 0, 255})
+		legend(img, marginL+textWidth(p.Title)+2*charW, top+2, width-marginR, p.Series)
 	}
-	// Time axis.
+	// Time axis: ticks on a 1-2-5 step, at least timeGap pixels apart.
 	gray := color.RGBA{labelColor, labelColor, labelColor, 255}
 	y := marginTop + len(panels)*panelH + 4
 	t0, t1 := samples[0].TS, samples[len(samples)-1].TS
-	for k := 0; k <= 4; k++ {
-		x := marginL + k*(plotW-1)/4
-		label := fmt.Sprintf("%.1fs", t0+float64((t1-t0)*float64(k)/4))
-		text(img, min(max(x-len(label)*4*plotScale/2, 0), width-len(label)*4*plotScale), y, label, gray)
+	if t1 <= t0 {
+		t1 = t0 + 1
+	}
+	step, ticks := Ticks(t0, t1, plotW, timeGap)
+	for _, v := range ticks {
+		x := marginL + int(math.Round(float64((v-t0)/(t1-t0))*float64(plotW-1)))
+		label := axis.Label(v, step) + " s"
+		img.SetRGBA(x, y-4, gray)
+		img.SetRGBA(x, y-3, gray)
+		text(img, min(max(x-textWidth(label)/2, 0), width-textWidth(label)), y, label, gray)
 	}
 	return png.Encode(w, img)
 }
+
+// Ticks are the multiples of a 1, 2 or 5 × 10^k step within [lo, hi],
+// the step chosen so that ticks drawn over px pixels are at least gap
+// pixels apart.
+func Ticks(lo, hi float64, px, gap int) (step float64, ticks []float64) {
+	if !(hi > lo) || px <= 0 {
+		return 1, nil
+	}
+	step = axis.Step(float64((hi - lo) * float64(gap) / float64(px)))
+	for k := math.Ceil(lo / step); k*step <= hi+float64(step*1e-9); k++ {
+		ticks = append(ticks, k*step)
+	}
+	return step, ticks
+}
+
+// The gaps between ticks, in pixels: a label's height and more on the
+// value axis, a long time label's width on the time axis.
+const (
+	valueGap = 28
+	timeGap  = 110
+)
 
 // legend names each labelled series in its colour, from x to at most
 // xMax.
@@ -107,12 +140,12 @@ func legend(img *image.RGBA, x, y, xMax int, series []Series) {
 		if s.Label == "" {
 			continue
 		}
-		w := (len(s.Label) + 2) * 4 * plotScale
+		w := textWidth(s.Label) + 3*charW
 		if x+w > xMax {
 			return
 		}
-		fill(img, image.Rect(x, y+2, x+6, y+8), s.Color)
-		text(img, x+4*plotScale, y, s.Label, s.Color)
+		fill(img, image.Rect(x, y+4, x+6, y+10), s.Color)
+		text(img, x+charW+2, y, s.Label, s.Color)
 		x += w
 	}
 }
@@ -122,7 +155,6 @@ func drawPanel(img *image.RGBA, samples []Sample, p Panel, r image.Rectangle) {
 	lines := p.lines(samples)
 	fill(img, r, color.RGBA{246, 246, 246, 255})
 	lo, hi := p.Min, p.Max
-	dataLo, dataHi := lo, hi // the labelled range: measured, not padded
 	if !(lo < hi) {
 		lo, hi = math.Inf(1), math.Inf(-1)
 		for _, l := range lines {
@@ -141,7 +173,6 @@ func drawPanel(img *image.RGBA, samples []Sample, p Panel, r image.Rectangle) {
 		if hi-lo < 1e-12 {
 			lo, hi = lo-1, hi+1
 		}
-		dataLo, dataHi = lo, hi
 		pad := float64((hi - lo) * 0.08)
 		if lo >= 0 {
 			lo = max(lo-pad, 0)
@@ -154,6 +185,14 @@ func drawPanel(img *image.RGBA, samples []Sample, p Panel, r image.Rectangle) {
 		f := (hi - v) / (hi - lo)
 		return r.Min.Y + int(math.Round(f*float64(r.Dy()-1)))
 	}
+	labels := panelLabels(p, lo, hi, r, yOf)
+	for _, l := range labels { // the ticks' grid under the reference lines
+		if l.tick {
+			for x := r.Min.X; x < r.Max.X; x++ {
+				img.SetRGBA(x, l.y, color.RGBA{228, 228, 228, 255})
+			}
+		}
+	}
 	for _, ref := range p.Refs {
 		y := yOf(ref)
 		for x := r.Min.X; x < r.Max.X; x += 6 {
@@ -161,28 +200,50 @@ func drawPanel(img *image.RGBA, samples []Sample, p Panel, r image.Rectangle) {
 				img.Set(x+d, y, color.RGBA{150, 150, 150, 255})
 			}
 		}
-		label := trimFloat(ref)
-		text(img, r.Min.X-len(label)*4*plotScale-4, y-5, label, gray)
 	}
-	// The measured range at its own height, unless a reference label
-	// already stands there.
-	for _, edge := range []struct {
-		v float64
-		y int
-	}{{dataHi, max(yOf(dataHi)-5, r.Min.Y)}, {dataLo, min(yOf(dataLo)-5, r.Max.Y-10)}} {
-		clear := true
-		for _, ref := range p.Refs {
-			if d := yOf(ref) - 5 - edge.y; d > -14 && d < 14 {
-				clear = false
-			}
-		}
-		if clear {
-			text(img, r.Min.X-len(trimFloat(edge.v))*4*plotScale-4, edge.y, trimFloat(edge.v), gray)
-		}
+	for _, l := range labels {
+		text(img, l.box.Min.X, l.box.Min.Y, l.text, gray)
 	}
 	for _, l := range lines {
 		drawLine(img, len(samples), l, r, yOf)
 	}
+}
+
+// label is one value on a panel's axis: its text, its box, and the
+// height of the value it names.
+type label struct {
+	text string
+	box  image.Rectangle
+	y    int
+	tick bool // a 1-2-5 tick, not a reference line
+}
+
+// panelLabels are the labels of a panel's value axis over lo..hi drawn in
+// r: the reference lines' first, then the ticks on a 1-2-5 step, each left
+// out where it would overlap one already placed or leave the panel.
+func panelLabels(p Panel, lo, hi float64, r image.Rectangle, yOf func(float64) int) []label {
+	var out []label
+	place := func(text string, y int, tick bool) {
+		w := textWidth(text)
+		box := image.Rect(r.Min.X-w-4, y-textH/2, r.Min.X-4, y-textH/2+textH)
+		if box.Min.Y < r.Min.Y-textH/2 || box.Max.Y > r.Max.Y+textH/2 {
+			return
+		}
+		for _, o := range out {
+			if o.box.Inset(-1).Overlaps(box) {
+				return
+			}
+		}
+		out = append(out, label{text: text, box: box, y: y, tick: tick})
+	}
+	for _, ref := range p.Refs {
+		place(trimFloat(ref), yOf(ref), false)
+	}
+	step, ticks := Ticks(lo, hi, r.Dy(), valueGap)
+	for _, v := range ticks {
+		place(axis.Label(v, step), yOf(v), true)
+	}
+	return out
 }
 
 // drawLine draws a series of n samples: each pixel column the span of its
@@ -235,21 +296,21 @@ func fill(img *image.RGBA, r image.Rectangle, c color.RGBA) {
 	}
 }
 
-// text draws s with the built-in font; unknown characters are blanks.
+// face is the plots' font: X11's 7×13 fixed font, mixed case. It is a
+// bitmap, so the same text gives the same pixels on every CPU.
+var face = basicfont.Face7x13
+
+// charW and textH are a character's advance and a line's height, pixels.
+const (
+	charW = 7
+	textH = 13
+)
+
+// text draws s with its top left corner at x, y.
 func text(img *image.RGBA, x, y int, s string, c color.RGBA) {
-	for _, ch := range strings.ToLower(s) {
-		g := glyphs[ch]
-		for row := range 5 {
-			for col := range 3 {
-				if g[row]&(4>>col) != 0 {
-					for dy := range plotScale {
-						for dx := range plotScale {
-							img.SetRGBA(x+col*plotScale+dx, y+row*plotScale+dy, c)
-						}
-					}
-				}
-			}
-		}
-		x += 4 * plotScale
-	}
+	d := font.Drawer{Dst: img, Src: image.NewUniform(c), Face: face, Dot: fixed.P(x, y+face.Ascent)}
+	d.DrawString(s)
 }
+
+// textWidth is how many pixels s takes.
+func textWidth(s string) int { return utf8.RuneCountInString(s) * charW }

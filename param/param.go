@@ -260,6 +260,35 @@ func Similar(word string, candidates []string) []string {
 	return out
 }
 
+// Closest returns the candidates nearest to word, if within two edits
+// (all at the same, smallest distance, in the candidates' order): the "did
+// you mean" of a mistyped name, where Similar's every near key would be
+// too many guesses ("mobile4g" is one edit from mobile-4g, two from
+// mobile-5g).
+func Closest(word string, candidates []string) []string {
+	var out []string
+	best := 3
+	for _, c := range candidates {
+		switch d := editDistance(word, c); {
+		case d < best:
+			best, out = d, []string{c}
+		case d == best:
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// DidYouMean is "; did you mean a or b?" for the names Closest finds, or
+// "" when none is near.
+func DidYouMean(word string, candidates []string) string {
+	near := Closest(word, candidates)
+	if len(near) == 0 {
+		return ""
+	}
+	return "; did you mean " + strings.Join(near, " or ") + "?"
+}
+
 // Near reports whether candidate is within two edits of word, the test
 // Similar applies to each candidate.
 func Near(word, candidate string) bool { return editDistance(word, candidate) <= 2 }

@@ -3,6 +3,7 @@ package param
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -140,4 +141,31 @@ func FuzzParsers(f *testing.F) {
 		_, err = Int("k", s, 0, 10)
 		check(err)
 	})
+}
+
+// Closest keeps only the nearest names: one edit beats two, ties stay in
+// the candidates' order, nothing beyond two edits.
+func TestClosest(t *testing.T) {
+	names := []string{"mobile-3g", "mobile-4g", "mobile-5g", "jitter-fix", "lan"}
+	cases := []struct {
+		word string
+		want []string
+	}{
+		{"mobile4g", []string{"mobile-4g"}},                            // 1 edit; mobile-3g and -5g are 2
+		{"mobile-6g", []string{"mobile-3g", "mobile-4g", "mobile-5g"}}, // 1 edit each
+		{"jiter-fix", []string{"jitter-fix"}},
+		{"lan", []string{"lan"}},
+		{"wifi", nil}, // 3 edits from lan: no guess
+	}
+	for _, c := range cases {
+		if got := Closest(c.word, names); !slices.Equal(got, c.want) {
+			t.Errorf("Closest(%q) = %v, want %v", c.word, got, c.want)
+		}
+	}
+	if got := DidYouMean("mobile-6g", names); got != "; did you mean mobile-3g or mobile-4g or mobile-5g?" {
+		t.Errorf("DidYouMean: %q", got)
+	}
+	if got := DidYouMean("wifi", names); got != "" {
+		t.Errorf("DidYouMean with nothing near: %q", got)
+	}
 }

@@ -6,23 +6,31 @@ package proto
 import "jitterlab/motion"
 
 // MoveInput is one client send: the client tick and the controls, and
-// with client.redundancy N > 1 the count of earlier ticks' inputs the
-// packet repeats (they travel beside it as an [Earlier], so the common
-// packet stays small), so the server can fill the gap a lost packet
-// leaves.
+// with client.redundancy the count of earlier ticks' inputs the packet
+// repeats (they travel beside it as an [Earlier], so the common packet
+// stays small), so the server can fill the gap a lost packet leaves.
 type MoveInput struct {
 	Tick      uint32
 	Input     motion.Input
-	Redundant uint8 // earlier inputs carried, ≤ MaxRedundancy − 1
+	Redundant uint8 // earlier inputs carried, ≤ MaxEarlier
 }
 
 // Earlier holds the inputs a MoveInput repeats: [i] is the input of tick
 // Tick − 1 − i, for i < Redundant.
-type Earlier [MaxRedundancy - 1]motion.Input
+type Earlier []motion.Input
 
-// MaxRedundancy is the most inputs one MoveInput carries (its own and
-// MaxRedundancy − 1 earlier ones).
+// MaxRedundancy is the most inputs one MoveInput carries with a fixed
+// client.redundancy N (its own and N − 1 earlier ones).
 const MaxRedundancy = 4
+
+// MaxMoveInputPayload bounds a MoveInput with its earlier inputs: 508
+// bytes, the UDP payload every IPv4 path carries unfragmented (RFC 791's
+// 576-byte datagram less a 60-byte IP and an 8-byte UDP header). It holds
+// MaxEarlier earlier inputs, about 3 s of them at 20 Hz.
+const (
+	MaxMoveInputPayload = 508
+	MaxEarlier          = (MaxMoveInputPayload - MoveInputSize - 1) / RedundantInputSize
+)
 
 // Size is the payload size in bytes: with earlier inputs, a count byte and
 // each earlier input's controls on top of MoveInputSize.
@@ -42,14 +50,23 @@ type PlayerState struct {
 	// step (the client's time dilation keeps it at server.buffer).
 	BufferDepth int16
 	HasDepth    bool
+	// With server.buffer_mode = auto: the depth target the server sets
+	// (the client's time dilation aims at it).
+	BufferTarget int16
+	HasTarget    bool
 }
 
-// Size is the payload size in bytes: the buffer depth adds 2.
+// Size is the payload size in bytes: the buffer depth adds 2, its
+// target 2 more.
 func (ps *PlayerState) Size() int {
+	n := PlayerStateSize
 	if ps.HasDepth {
-		return PlayerStateSize + 2
+		n += 2
 	}
-	return PlayerStateSize
+	if ps.HasTarget {
+		n += 2
+	}
+	return n
 }
 
 // Wire sizes in bytes of the payloads (without UDP/IP overhead), as the

@@ -32,7 +32,11 @@ type FlowID uint64
 // load or with the number of client addresses:
 //
 //   - at most MaxFlows flows; a new client beyond that evicts the flow whose
-//     last packet is the oldest (the longest idle);
+//     last packet is the oldest (the longest idle) among those not assured,
+//     and an assured one only when every flow is. A flow is assured, as
+//     Linux's conntrack says of UDP, once it got a reply and sent again: a
+//     conversation, which one host opening new ports by the thousand
+//     (each answered or not) cannot push out;
 //   - a flow with no packet in either direction for IdleTimeout is removed;
 //   - per flow and direction, at most FlowPackets datagrams and FlowBytes
 //     payload bytes are held between arrival and release; across all flows at
@@ -207,6 +211,8 @@ type flow struct {
 	sides    [2]side
 	lastSeen sim.Time // last packet in either direction
 	removed  bool
+	replied  bool // a datagram came back from the server
+	assured  bool // and the client sent again after it
 }
 
 // Core is the relay's scheduling state: the flows, their links and the
@@ -260,7 +266,8 @@ func NewCore(seed uint64, up, down netem.Params, limits Limits) (*Core, error) {
 }
 
 // Flow returns the flow of a client address at now, creating it (isNew).
-// Creating one beyond Limits.MaxFlows first evicts the longest idle flow.
+// Creating one beyond Limits.MaxFlows first evicts the longest idle flow
+// not assured, or the longest idle when every flow is (see [Limits]).
 // Removed flows are reported by [Core.TakeRemoved].
 func (c *Core) Flow(now sim.Time, addr netip.AddrPort) (id FlowID, isNew bool, err error) {
 	if f, ok := c.byAddr[addr]; ok {
@@ -271,7 +278,7 @@ func (c *Core) Flow(now sim.Time, addr netip.AddrPort) (id FlowID, isNew bool, e
 	if len(c.flows) >= c.limits.MaxFlows {
 		var oldest *flow
 		for _, f := range c.flows {
-			if oldest == nil || f.lastSeen < oldest.lastSeen || f.lastSeen == oldest.lastSeen && f.id < oldest.id {
+			if oldest == nil || evictFirst(f, oldest) {
 				oldest = f
 			}
 		}
@@ -295,6 +302,15 @@ func (c *Core) Flow(now sim.Time, addr netip.AddrPort) (id FlowID, isNew bool, e
 	c.flows[f.id] = f
 	c.byAddr[addr] = f
 	return f.id, true, nil
+}
+
+// evictFirst says whether a full table evicts f before g: a flow not
+// assured before an assured one, then the longest idle, then the older.
+func evictFirst(f, g *flow) bool {
+	if f.assured != g.assured {
+		return !f.assured
+	}
+	return f.lastSeen < g.lastSeen || f.lastSeen == g.lastSeen && f.id < g.id
 }
 
 // Expire removes the flows with no packet for Limits.IdleTimeout at now.
@@ -372,6 +388,11 @@ func (c *Core) Send(now sim.Time, id FlowID, d Dir, payload []byte) Outcome {
 		return Outcome{Drops: 1, Drop: [2]Fate{FateDiscarded}, Copies: 1, Copy: [2]Fate{FateDiscarded}}
 	}
 	f.lastSeen = max(f.lastSeen, now)
+	if d == Down {
+		f.replied = true
+	} else if f.replied {
+		f.assured = true
+	}
 	s := &f.sides[d]
 	// Read after the one before it, it arrived no earlier, whatever the
 	// kernel's stamps say (they can be a microsecond out of queue order).

@@ -207,3 +207,50 @@ func TestStampsOutOfReadOrderDoNotReorder(t *testing.T) {
 		t.Fatalf("counted %d reordered", st.Up.Reordered)
 	}
 }
+
+// Source-port churn (issue 27.17): one host opening 5,000 new ports a
+// second, each answered by the server, must not evict a 50 Hz client in
+// a conversation. As Linux's conntrack does for UDP, a flow that got a
+// reply and then sent again is assured: a full table evicts the longest
+// idle of the flows that are not, and an assured one only when every
+// flow is.
+func TestPortChurnDoesNotEvictAnActiveClient(t *testing.T) {
+	l := DefaultLimits()
+	l.MaxFlows = 16
+	c := newCore(t, netem.Params{}, netem.Params{}, l)
+	game, _, _ := c.Flow(0, port(4000))
+	next := uint16(10000)
+	for us := 0; us < 2_000_000; us += 200 { // 2 s; then a new port every 200 µs
+		now := sim.Time(time.Duration(us) * time.Microsecond)
+		if us%20_000 == 0 { // the game: 50 Hz, answered
+			id, isNew, _ := c.Flow(now, port(4000))
+			if id != game || isNew {
+				t.Fatalf("at %v the game client was evicted (flow %d, was %d) by %d churned ports", now, id, game, next-10000)
+			}
+			c.Send(now, id, Up, []byte("input"))
+			c.Send(now, id, Down, []byte("state"))
+		}
+		if us < 100_000 { // the game talks alone for its first 100 ms
+			continue
+		}
+		id, _, _ := c.Flow(now, port(next))
+		c.Send(now, id, Up, []byte("probe"))
+		c.Send(now, id, Down, []byte("echo")) // the server answers every port
+		next++
+	}
+	if st := c.Stats(); st.Evicted < 9000-16 {
+		t.Fatalf("evicted %d; want the churned ports evicting one another", st.Evicted)
+	}
+	// With every flow assured, the longest idle goes as before.
+	l.MaxFlows = 2
+	c = newCore(t, netem.Params{}, netem.Params{}, l)
+	for i, p := range []uint16{1, 2} {
+		id, _, _ := c.Flow(sim.Time(i), port(p))
+		c.Send(sim.Time(i), id, Down, []byte("reply"))
+		c.Send(sim.Time(i), id, Up, []byte("again"))
+	}
+	c.Flow(sim.Time(10), port(3))
+	if _, ok := c.Addr(1); ok {
+		t.Error("every flow assured: the longest idle (the first) stays")
+	}
+}

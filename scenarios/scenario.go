@@ -299,7 +299,7 @@ func (sc *Scenario) mergeBase(file string, check Checker, depth int) error {
 		}
 		base, err = loadFile(path, check, depth+1)
 	} else {
-		return &ParseError{File: file, Msg: fmt.Sprintf("base %q: no such built-in scenario ('lab scenarios' lists them) and not a .toml file", sc.Base)}
+		return &ParseError{File: file, Msg: fmt.Sprintf("base %q: no such built-in scenario and not a .toml file%s ('lab scenarios' lists them)", sc.Base, param.DidYouMean(sc.Base, builtinOrder))}
 	}
 	if err != nil {
 		return err
@@ -508,7 +508,7 @@ func Load(nameOrFile string, check Checker) (*Scenario, error) {
 	}
 	if !strings.HasSuffix(nameOrFile, ".toml") {
 		if _, err := os.Stat(nameOrFile); err != nil {
-			return nil, fmt.Errorf("scenario %q: no such built-in scenario ('lab scenarios' lists them) and no such file", nameOrFile)
+			return nil, fmt.Errorf("scenario %q: no such built-in scenario and no such file%s ('lab scenarios' lists them)", nameOrFile, param.DidYouMean(nameOrFile, builtinOrder))
 		}
 	}
 	return loadFile(nameOrFile, check, 0)

@@ -19,13 +19,16 @@ const (
 // next + 1 after the step, D in the steady state, negative while the
 // client is that many ticks late.
 //
-// Two rules keep a fixed anchor from going wrong for good, as jitter
+// A step whose tick has no input consumes that tick all the same (an
+// underrun: the server simulates it with the last input and acknowledges
+// it). Two rules keep a fixed anchor from going wrong for good, as jitter
 // buffers do (a VoIP playout buffer resets on underrun):
-//   - resync: an input arriving for a tick already passed (but never
+//   - resync: an input arriving for a tick already passed on a guess (never
 //     applied) while nothing is buffered ahead re-anchors the buffer D
-//     steps behind it: ticks already applied are not applied again, the
-//     buffer holds (applies nothing, an underrun) for those steps instead;
-//     with something buffered ahead the input is late and dropped;
+//     steps behind it: ticks already consumed are not consumed again, the
+//     buffer holds (simulates no tick) for those steps instead; the input
+//     itself is late; with something buffered ahead it is late and nothing
+//     else happens;
 //   - skip: while the depth exceeds 3·D + 2 each step drops the oldest tick
 //     before applying the next, draining one extra tick a step.
 //
@@ -51,7 +54,7 @@ const (
 	putStored putResult = iota
 	putLate             // for a tick already consumed, or a duplicate
 	putOverflow
-	putResync // stored after re-anchoring
+	putResync // late, for a tick passed on a guess, and the buffer re-anchored
 )
 
 type takeResult uint8
@@ -59,29 +62,30 @@ type takeResult uint8
 const (
 	takeNone     takeResult = iota // not anchored, or before tick 1
 	takeApplied                    // the input of tick next
-	takeUnderrun                   // tick next has no input
+	takeUnderrun                   // tick next has no input: consumed all the same
+	takeHold                       // a resync's hold: no tick consumed
 )
 
 func newInputBuffer() inputBuffer { return inputBuffer{slots: make([]bufferSlot, bufferCap)} }
 
 // put stores tick's input. The first put anchors the buffer at depth d,
-// never at or before ack (inputs applied in another mode stay applied).
-func (b *inputBuffer) put(tick uint32, in motion.Input, d int, ack uint32) putResult {
+// never at or before ack, the last tick simulated (in another mode
+// too); applied is the last tick applied with its own input.
+func (b *inputBuffer) put(tick uint32, in motion.Input, d int, applied, ack uint32) putResult {
 	t := int64(tick)
-	if tick <= ack {
+	if tick <= applied || !b.anchored && tick <= ack {
 		return putLate
 	}
 	if !b.anchored {
 		b.anchored, b.newest = true, t-1
 		b.anchor(t, d, ack)
 	}
-	res := putStored
 	switch {
 	case t < b.next && b.newest >= b.next:
 		return putLate
-	case t < b.next: // nothing ahead: re-anchor D steps behind this arrival
+	case t < b.next: // passed on a guess, nothing ahead: re-anchor D steps behind this arrival
 		b.anchor(t, d, ack)
-		res = putResync
+		return putResync
 	case t >= b.next+bufferCap:
 		return putOverflow
 	}
@@ -91,12 +95,20 @@ func (b *inputBuffer) put(tick uint32, in motion.Input, d int, ack uint32) putRe
 	}
 	*s = bufferSlot{tick: tick, ok: true, in: in}
 	b.newest = max(b.newest, t)
-	return res
+	return putStored
+}
+
+// nextTick is the tick the next step consumes (0 before anchoring).
+func (b *inputBuffer) nextTick() uint32 {
+	if !b.anchored {
+		return 0
+	}
+	return uint32(max(b.next, 0))
 }
 
 // anchor makes tick t due at the (d+1)-th step from now. Ticks at or
-// before ack are never consumed again: the buffer holds (applies nothing)
-// for the steps that would have consumed them.
+// before ack are never consumed again: the buffer holds (simulates no
+// tick) for the steps that would have consumed them.
 func (b *inputBuffer) anchor(t int64, d int, ack uint32) {
 	b.next, b.hold = t-int64(d), 0
 	if ack > 0 && b.next <= int64(ack) {
@@ -112,7 +124,7 @@ func (b *inputBuffer) take(d int) (m proto.MoveInput, res takeResult, skipped bo
 	}
 	if b.hold > 0 {
 		b.hold--
-		return proto.MoveInput{}, takeUnderrun, false
+		return proto.MoveInput{}, takeHold, false
 	}
 	if b.newest-b.next+1 > int64(3*d+2) {
 		if t := b.next; t >= 1 {
@@ -134,7 +146,7 @@ func (b *inputBuffer) takeNext() (proto.MoveInput, takeResult) {
 	}
 	s := &b.slots[uint32(t)%bufferCap]
 	if !s.ok || s.tick != uint32(t) {
-		return proto.MoveInput{}, takeUnderrun
+		return proto.MoveInput{Tick: uint32(t)}, takeUnderrun
 	}
 	s.ok = false
 	return proto.MoveInput{Tick: s.tick, Input: s.in}, takeApplied

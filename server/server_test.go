@@ -2,6 +2,7 @@ package server
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -76,15 +77,27 @@ func TestQueueAcceptance(t *testing.T) {
 	if ps, _ := s.Step(); ps.AckTick != 2 || ps.Pose.Y != y {
 		t.Fatalf("second step %+v, want tick 2 at half throttle", ps)
 	}
-	// Empty queue: repeat the last input.
+	// Empty queue: an underrun simulates tick 3 with the last input and
+	// acknowledges it.
 	ps, _ := s.Step()
-	if ps.AckTick != 2 || ps.Pose.Y != motion.Step(motion.Pose{Y: y}, motion.Input{Throttle: 0.5}, 50*time.Millisecond, motion.DefaultTuning).Y {
-		t.Fatalf("starved step %+v, want the last input repeated", ps)
+	if ps.AckTick != 3 || ps.Pose.Y != motion.Step(motion.Pose{Y: y}, motion.Input{Throttle: 0.5}, 50*time.Millisecond, motion.DefaultTuning).Y {
+		t.Fatalf("starved step %+v, want tick 3 simulated with the last input", ps)
 	}
-	s.OnMoveInput(proto.MoveInput{Tick: 2, Input: fwd}) // already consumed
+	s.OnMoveInput(proto.MoveInput{Tick: 2, Input: fwd}) // already applied
 	c := s.Counters()
-	if c.Arrived != 4 || c.Applied != 2 || c.LateDropped != 2 || c.Starved != 1 || c.Overwritten != 0 {
+	if c.Arrived != 4 || c.Applied != 2 || c.LateDropped != 2 || c.Starved != 1 || c.Underruns != 1 || c.Overwritten != 0 || c.Resyncs != 0 {
 		t.Fatalf("counters %+v", c)
+	}
+	// Tick 3 arrives after its guessed step, nothing queued: late, and the
+	// queue holds one step (tick 4 is due a step after its arrival).
+	s.OnMoveInput(proto.MoveInput{Tick: 3, Input: fwd})
+	held, _ := s.Step()
+	s.OnMoveInput(proto.MoveInput{Tick: 4, Input: fwd})
+	if c := s.Counters(); held.Pose != ps.Pose || held.AckTick != 3 || c.LateDropped != 3 || c.Resyncs != 1 || c.Held != 1 {
+		t.Fatalf("after the late tick 3: %+v, counters %+v; want a hold that does not move the tank", held, c)
+	}
+	if ps, _ := s.Step(); ps.AckTick != 4 {
+		t.Fatalf("step after the hold acknowledged %d, want 4", ps.AckTick)
 	}
 }
 
@@ -180,7 +193,7 @@ func TestRedundancyRecoversALostInput(t *testing.T) {
 	// carries the inputs of ticks 2 and 1.
 	p1 := proto.MoveInput{Tick: 1, Input: fwd}
 	p3 := proto.MoveInput{Tick: 3, Input: right, Redundant: 2}
-	e3 := &proto.Earlier{left, fwd}
+	e3 := proto.Earlier{left, fwd}
 
 	t.Run("queue fills the gap in tick order", func(t *testing.T) {
 		s := newServer(t, Queue)
@@ -217,8 +230,8 @@ func TestRedundancyRecoversALostInput(t *testing.T) {
 		s.OnRedundantMoveInput(p3, e3)
 		ps, _ := s.Step()
 		c := s.Counters()
-		if ps.AckTick != 3 || c.Recovered != 1 || c.Overwritten != 1 || c.Applied != 2 {
-			t.Fatalf("ack %d counters %+v, want tick 2 recovered, overwritten by 3", ps.AckTick, c)
+		if ps.AckTick != 3 || c.Recovered != 1 || c.Overwritten != 0 || c.Lost != 0 || c.Applied != 2 {
+			t.Fatalf("ack %d counters %+v, want tick 2 recovered, not lost, and not counted as overwritten", ps.AckTick, c)
 		}
 	})
 	t.Run("off: the gap stays", func(t *testing.T) {
@@ -256,15 +269,16 @@ func TestBufferAppliesByTickAtAFixedDelay(t *testing.T) {
 		{arrive: []uint32{4, 5}, ack: 3, depth: 2}, // ...and bunched with 5: absorbed
 		{arrive: nil, ack: 4, depth: 1},
 		{arrive: nil, ack: 5, depth: 0},
-		{arrive: nil, ack: 5, depth: -1}, // underrun: tick 6 missing, repeat tick 5's input
-		// 6 arrives after its step with nothing buffered: resync, tick 6
-		// due 2 steps later; 5 was applied, so the buffer holds for them.
-		{arrive: []uint32{6, 8}, ack: 5, depth: 4},
-		{arrive: nil, ack: 5, depth: 3},
+		{arrive: nil, ack: 6, depth: -1}, // underrun: tick 6 missing, simulated with tick 5's input
+		// 6 arrives after its step with nothing buffered: late, and the
+		// buffer re-anchors, tick 6 due 3 steps from now; ticks up to 6
+		// are done, so it holds for those steps and tick 7 is due next.
+		{arrive: []uint32{6, 8}, ack: 6, depth: 4},
+		{arrive: nil, ack: 6, depth: 3},
 		{arrive: nil, ack: 6, depth: 2},
-		{arrive: nil, ack: 6, depth: 1}, // underrun: tick 7 never came
+		{arrive: nil, ack: 7, depth: 1}, // underrun: tick 7 never came
 		{arrive: nil, ack: 8, depth: 0},
-		{arrive: []uint32{10}, ack: 8, depth: 1},    // underrun: tick 9
+		{arrive: []uint32{10}, ack: 9, depth: 1},    // underrun: tick 9
 		{arrive: []uint32{9, 5}, ack: 10, depth: 0}, // 9 with 10 buffered ahead: late; 5: applied long ago
 	} {
 		for _, k := range st.arrive {
@@ -276,8 +290,8 @@ func TestBufferAppliesByTickAtAFixedDelay(t *testing.T) {
 		}
 	}
 	c := s.Counters()
-	if c.Applied != 8 || c.Underruns != 5 || c.Starved != 5 || c.LateDropped != 2 || c.Resyncs != 1 || c.Dropped != 0 {
-		t.Fatalf("counters %+v, want 8 applied, 5 underruns, 2 late, 1 resync", c)
+	if c.Applied != 7 || c.Underruns != 3 || c.Held != 3 || c.Starved != 6 || c.LateDropped != 3 || c.Resyncs != 1 || c.Dropped != 0 {
+		t.Fatalf("counters %+v, want 7 applied, 3 underruns, 3 held, 6 starved, 3 late, 1 resync", c)
 	}
 	// Memory is bounded: a tick a whole ring ahead is dropped.
 	s.OnMoveInput(proto.MoveInput{Tick: 11 + bufferCap})
@@ -311,9 +325,9 @@ func TestBufferUnderrunRepeatsTheLastInput(t *testing.T) {
 	s, _ := New(cfg)
 	s.OnMoveInput(proto.MoveInput{Tick: 1, Input: fwd})
 	a, _ := s.Step()
-	b, _ := s.Step() // tick 2 missing
-	if a.AckTick != 1 || b.AckTick != 1 || b.Pose.Y != 2*a.Pose.Y {
-		t.Fatalf("underrun step moved %v after %v, want the same input again", b.Pose.Y-a.Pose.Y, a.Pose.Y)
+	b, _ := s.Step() // tick 2 missing: simulated with tick 1's input
+	if a.AckTick != 1 || b.AckTick != 2 || b.Pose.Y != 2*a.Pose.Y {
+		t.Fatalf("underrun step moved %v after %v and acknowledged %d, want the same input again for tick 2", b.Pose.Y-a.Pose.Y, a.Pose.Y, b.AckTick)
 	}
 }
 
@@ -344,13 +358,17 @@ func TestSwitchingIntoAndOutOfBufferKeepsInputs(t *testing.T) {
 
 // FuzzBufferInputs: whatever ticks arrive in whatever order, with
 // whatever redundancy, the buffer applies each tick at most once, in
-// increasing order, and never holds more than its ring.
+// increasing order, and never holds more than its ring; with the auto
+// depth, whatever the arrival times, the target stays in [0, MaxBuffer].
 func FuzzBufferInputs(f *testing.F) {
 	f.Add([]byte{1, 2, 0, 3, 0, 5, 4, 0, 0, 200, 0})
 	f.Add([]byte{9, 0, 0, 0, 1, 0, 255, 255, 0})
 	f.Fuzz(func(t *testing.T, ops []byte) {
 		cfg := DefaultConfig
 		cfg.Inputs, cfg.Buffer = Buffer, int(len(ops)%5)
+		if len(ops)%2 == 1 {
+			cfg.BufferMode = BufferAuto
+		}
 		s, err := New(cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -362,15 +380,151 @@ func FuzzBufferInputs(f *testing.F) {
 				if ps.AckTick < last {
 					t.Fatalf("ack went back from %d to %d", last, ps.AckTick)
 				}
+				if d := s.BufferTarget(); d < 0 || d > MaxBuffer || ps.HasTarget != (cfg.BufferMode == BufferAuto) {
+					t.Fatalf("depth target %d (reported %v)", d, ps.HasTarget)
+				}
 				last = ps.AckTick
 				continue
 			}
 			m := proto.MoveInput{Tick: uint32(b) * uint32(1+i%3), Redundant: uint8(i % proto.MaxRedundancy)}
-			s.OnRedundantMoveInput(m, &proto.Earlier{})
+			at := s.NextStep() - sim.Time(time.Duration(b)*time.Millisecond)
+			s.OnMoveInputAt(at, m, make(proto.Earlier, m.Redundant))
 		}
 		c := s.Counters()
 		if c.Applied > uint64(last) || len(s.buf.slots) != bufferCap {
 			t.Fatalf("applied %d up to tick %d; ring %d", c.Applied, last, len(s.buf.slots))
 		}
 	})
+}
+
+// Issue 20 §2.1: an underrun consumes its tick. Whatever the arrivals
+// (jitter, a client running late, and for the buffer loss), every
+// PlayerState's pose is the state after ticks 1…ack, one step each, a
+// missing tick repeating the input before it; so with one constant input
+// the pose is exactly ack steps of it and the client, replaying its own
+// inputs after ack, has nothing to correct. (The queue skips a lost tick
+// when a later one waits: that tick is not simulated, so no loss for it.)
+func TestUnderrunConsumesItsTick(t *testing.T) {
+	oneStep := motion.Step(motion.Pose{}, fwd, 50*time.Millisecond, DefaultConfig.Tuning).Y
+	for _, mode := range []InputMode{Queue, Buffer} {
+		for seed := range uint64(5) {
+			cfg := DefaultConfig
+			cfg.Inputs, cfg.Buffer = mode, 2
+			s, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(seed, 20))
+			// Tick k is sent before step k; it arrives 0–2 steps later
+			// (late by 1 or 2 steps from seed to seed) or is lost (20 %).
+			arrive := map[int][]uint32{}
+			late := int(seed % 3)
+			for k := 1; k <= 200; k++ {
+				if rng.IntN(5) == 0 && mode == Buffer && k > 1 { // no input before tick 1 to repeat
+					continue
+				}
+				// The client falls a step further behind every 60 ticks.
+				at := k + rng.IntN(2) + late + k/60
+				arrive[at] = append(arrive[at], uint32(k))
+			}
+			var prev uint32
+			for st := 1; st <= 220; st++ {
+				for _, k := range arrive[st] {
+					s.OnMoveInput(proto.MoveInput{Tick: k, Input: fwd})
+				}
+				ps, _ := s.Step()
+				if ps.AckTick < prev {
+					t.Fatalf("%v seed %d step %d: ack went back from %d to %d", mode, seed, st, prev, ps.AckTick)
+				}
+				prev = ps.AckTick
+				if want := float64(ps.AckTick) * oneStep; math.Abs(ps.Pose.Y-want) > 1e-9 {
+					t.Fatalf("%v seed %d step %d: pose %.4f m with ack %d, want %.4f m (ack steps of the one input)", mode, seed, st, ps.Pose.Y, ps.AckTick, want)
+				}
+			}
+			if c := s.Counters(); c.Underruns == 0 || c.Resyncs == 0 {
+				t.Fatalf("%v seed %d: %+v: the arrivals should cause underruns and resyncs", mode, seed, c)
+			}
+		}
+	}
+}
+
+// The step-by-step rule: an underrun simulates tick next with the last
+// input and acknowledges it; its input arriving later is late, and with
+// nothing buffered ahead re-anchors the buffer, whose hold steps simulate
+// no tick and so do not move the tank.
+func TestBufferUnderrunAcknowledgesTheTickItGuessed(t *testing.T) {
+	cfg := DefaultConfig
+	cfg.Inputs, cfg.Buffer = Buffer, 1
+	s, _ := New(cfg)
+	half := motion.Input{Throttle: 0.5}
+	type step struct {
+		arrive []uint32
+		ack    uint32
+		moved  float64 // metres this step
+	}
+	for i, st := range []step{
+		{arrive: []uint32{1}, ack: 0, moved: 0}, // tick 1 due at the 2nd step
+		{arrive: []uint32{2}, ack: 1, moved: 0.1},
+		{arrive: nil, ack: 2, moved: 0.05}, // tick 2 at half throttle
+		{arrive: nil, ack: 3, moved: 0.05}, // underrun: tick 3 guessed with tick 2's input
+		// 3 arrives late with nothing ahead: re-anchor tick 3 one step
+		// behind now; ticks ≤ 3 are done, so the buffer holds 2 steps.
+		{arrive: []uint32{3}, ack: 3, moved: 0},
+		{arrive: []uint32{4}, ack: 3, moved: 0},
+		{arrive: []uint32{5}, ack: 4, moved: 0.1},
+		{arrive: nil, ack: 5, moved: 0.1},
+	} {
+		for _, k := range st.arrive {
+			in := fwd
+			if k == 2 {
+				in = half
+			}
+			s.OnMoveInput(proto.MoveInput{Tick: k, Input: in})
+		}
+		before := s.pose
+		ps, _ := s.Step()
+		if d := motion.Distance(before, ps.Pose); ps.AckTick != st.ack || math.Abs(d-st.moved) > 1e-12 {
+			t.Fatalf("step %d: ack %d moved %.3f m, want ack %d moved %.3f m", i+1, ps.AckTick, d, st.ack, st.moved)
+		}
+	}
+	if c := s.Counters(); c.Applied != 4 || c.Underruns != 1 || c.Held != 2 || c.Resyncs != 1 || c.LateDropped != 1 || c.Starved != 3 {
+		t.Fatalf("counters %+v, want 4 applied, 1 underrun (tick 3), 2 held, 1 resync, 1 late (tick 3), 3 starved", c)
+	}
+}
+
+// Issue 20 §2.2: lost, recovered and overwritten are told apart. The same
+// arrivals with and without redundancy: the losses it fills move from
+// lost to recovered, and a latest-wins server's overwritten count stays
+// what it is without copies (they never wait to be overwritten).
+func TestRedundancyMovesLossesToRecoveredNotOverwritten(t *testing.T) {
+	for _, mode := range []InputMode{Latest, Queue, Buffer} {
+		counts := func(n int) Counters {
+			s := newServer(t, mode)
+			var sent [40]motion.Input
+			for k := 1; k < len(sent); k++ {
+				sent[k] = motion.Input{Throttle: float64(k%3) / 2}
+				if k%5 == 0 { // lost
+					s.Step()
+					continue
+				}
+				m, e := proto.MoveInput{Tick: uint32(k), Input: sent[k], Redundant: uint8(min(n-1, k-1))}, make(proto.Earlier, n)
+				for i := range int(m.Redundant) {
+					e[i] = sent[k-1-i]
+				}
+				s.OnRedundantMoveInput(m, e)
+				if k%7 == 0 { // bunched with the next one: latest overwrites
+					continue
+				}
+				s.Step()
+			}
+			return s.Counters()
+		}
+		one, three := counts(1), counts(3)
+		if one.Lost != 7 || one.Recovered != 0 || three.Lost != 0 || three.Recovered != 7 {
+			t.Fatalf("%v: lost %d recovered %d at N = 1, lost %d recovered %d at N = 3; want the 7 losses recovered", mode, one.Lost, one.Recovered, three.Lost, three.Recovered)
+		}
+		if three.Overwritten != one.Overwritten || mode == Latest && one.Overwritten != 3 {
+			t.Fatalf("%v: overwritten %d at N = 1, %d at N = 3; want the same (3 for latest: ticks 7, 21, 28)", mode, one.Overwritten, three.Overwritten)
+		}
+	}
 }

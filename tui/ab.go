@@ -4,29 +4,26 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/rivo/tview"
 
 	"jitterlab/lab"
 	"jitterlab/metrics"
-	"jitterlab/scenarios"
 )
 
-// abRun is the B side of a live A/B: a second session from the same seed
-// and initial settings as A plus B's overrides, fed every change A applies
-// (its timeline and the live ones) at the change's time, and run to A's
-// time after every step, so both sides see the same network changes and
-// input script; only B's overrides differ. B's overrides pin their keys
-// (lab.PinKeys, as `lab ab --b` and --set do): a change A makes to one of
-// them, live or from the timeline, does not reach B (of a link.X change
-// whose one direction B pins, B gets the other half).
+// abRun is a live A/B: B is a lab.Follower of A with B's overrides, from
+// t 0 on the settings in force when it started (not A's edit history), fed
+// A's live changes from then on, and run to A's time after every step, so
+// both sides see the same network changes and input script; only B's
+// overrides differ. B's overrides pin their keys (lab.PinKeys, as
+// `lab ab --b` and --set do). When A was edited live before B started, A's
+// column is a follower without overrides (ref): the settings in force from
+// t 0, as a diagnosis compares them; otherwise it is A itself.
 type abRun struct {
-	sets      []string
-	pins      []string
-	s         *lab.Session
-	history   []metrics.Sample
-	forwarded int // how many of A's changes B has been given
+	sets    []string
+	s       *lab.Session // B's session
+	b, ref  *lab.Follower
+	history []metrics.Sample
 }
 
 // startAB starts B from t = 0 and catches it up with A.
@@ -35,29 +32,26 @@ func (a *App) startAB(spec string) error {
 	if len(sets) == 0 {
 		return fmt.Errorf("give B's settings, e.g. server.inputs=queue client.sender=accumulator")
 	}
-	cfg := a.s.Initial()
 	for _, kv := range sets {
-		k, v, err := lab.ParseAssignment(kv)
+		k, _, err := lab.ParseAssignment(kv)
 		if err != nil {
 			return err
 		}
 		if k == "sim.seed" || k == "sim.duration" {
-			return fmt.Errorf("%s cannot differ: B runs on A's seed, beside A for as long as A runs; give B a different setting (server.inputs=queue), or compare over many seeds with 'lab ab --seeds 1-20'", k)
+			return fmt.Errorf("%s cannot differ: B shares A's seed and time; give B another setting (server.inputs=queue), or compare seeds with 'lab ab --seeds 1-20'", k)
 		}
-		if err := lab.Set(&cfg, k, v); err != nil {
+	}
+	f, err := lab.Follow(a.s, sets)
+	if err != nil {
+		return err
+	}
+	b := &abRun{sets: sets, s: f.S, b: f}
+	if len(a.s.Setup().Live) > 0 {
+		if b.ref, err = lab.Follow(a.s, nil); err != nil {
 			return err
 		}
 	}
-	s, err := lab.New(cfg, a.opts.Every)
-	if err != nil {
-		return err
-	}
-	pins, err := lab.PinKeys(sets)
-	if err != nil {
-		return err
-	}
-	b := &abRun{sets: sets, pins: pins, s: s}
-	s.OnSample = func(x *metrics.Sample) {
+	f.S.OnSample = func(x *metrics.Sample) {
 		if len(b.history) == historyLen {
 			b.history = append(b.history[:0], b.history[historyLen/2:]...)
 		}
@@ -67,26 +61,19 @@ func (a *App) startAB(spec string) error {
 	return a.followAB()
 }
 
-// followAB gives B A's new live changes and runs it to A's time.
+// followAB gives B (and A's reference) A's new live changes and runs them
+// to A's time.
 func (a *App) followAB() error {
 	b := a.ab
 	if b == nil {
 		return nil
 	}
-	changes := a.s.Changes()
-	for ; b.forwarded < len(changes); b.forwarded++ {
-		c := changes[b.forwarded]
-		keep, _ := lab.Unpinned(b.pins, []scenarios.Change{{At: time.Duration(c.At), Set: []scenarios.Assignment{{Key: c.Key, Value: c.Value}}}})
-		for _, k := range keep {
-			for _, kv := range k.Set {
-				// B is at A's previous time, never past c.At: same time, same order.
-				if err := b.s.Schedule(c.At, kv.Key, kv.Value); err != nil {
-					return err
-				}
-			}
+	if b.ref != nil {
+		if err := b.ref.Catch(a.s); err != nil {
+			return err
 		}
 	}
-	return b.s.Run(a.s.Now())
+	return b.b.Catch(a.s)
 }
 
 // abSamples is B's samples over the same window as A's.
@@ -100,8 +87,11 @@ var abMetrics = []string{"deficit m/s", "judder m/s", "visible lag p50 ms", "ove
 
 // abSide is the side box in A/B mode: both summaries column by column.
 func (a *App) abSide() string {
-	sa, sb := a.lastSum, a.ab.s.Summary()
-	out := fmt.Sprintf(" [::b]%-18s %7s  %7s[::-]\n", "", "A", "B")
+	sa, sb, colA := a.lastSum, a.ab.s.Summary(), "A"
+	if a.ab.ref != nil {
+		sa, colA = a.ab.ref.S.Summary(), "A now" // the settings in force from t 0
+	}
+	out := fmt.Sprintf(" [::b]%-18s %7s  %7s[::-]\n", "", colA, "B")
 	for _, m := range lab.Metrics {
 		if slices.Contains(abMetrics, m.Name) {
 			prec := 0 // one run: counts are whole, figures get two decimals
@@ -112,6 +102,14 @@ func (a *App) abSide() string {
 		}
 	}
 	return out
+}
+
+// abNote says, after live edits, what B and A's column start from.
+func (a *App) abNote() string {
+	if a.ab == nil || a.ab.ref == nil {
+		return ""
+	}
+	return " on the settings in force; A now is them without it"
 }
 
 // abTitle names B's settings in the side box's title.
@@ -126,12 +124,13 @@ func (a *App) toggleAB() {
 		a.status = "A/B ended"
 		return
 	}
-	a.prompt(" A/B: settings for B on the same seed (Esc cancels) ", "B = ", "server.inputs=queue", 50, func(text string) {
+	a.prompt(" A/B: settings for B on the same seed (Esc cancels) ", "B = ", "server.inputs=queue", 50, func(text string) bool {
 		if err := a.startAB(text); err != nil {
 			a.ab = nil
 			a.status = "[red]A/B: " + tview.Escape(err.Error())
-			return
+			return false
 		}
-		a.status = "[green]A/B[-]: B runs on the same seed from t 0 with " + tview.Escape(text) + "; b ends it"
+		a.status = "[green]A/B[-]: B runs on the same seed from t 0 with " + tview.Escape(text) + a.abNote() + "; b ends it"
+		return true
 	})
 }

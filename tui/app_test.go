@@ -202,7 +202,8 @@ func TestStepValue(t *testing.T) {
 		{"view.interp_delay", "100ms", -1, "95ms"},
 		{"client.fixed_cost", "0", 1, "1ms"},
 		{"server.broadcast", "1", -1, "1"},
-		{"client.redundancy", "4", 1, "1"},
+		{"client.redundancy", "4", 1, "unacked"},
+		{"client.redundancy", "unacked", 1, "1"},
 		{"client.max_catchup", "off", -1, "100ms"},
 		{"client.dilation_max", "5%", 1, "6%"},
 		{"up.blackout", "false", 1, "true"},
@@ -255,16 +256,17 @@ func TestLiveAppAdvancesWithWallTicks(t *testing.T) {
 // B with no real difference is sample for sample A.
 func TestABRunsBesideA(t *testing.T) {
 	a, screen := newApp(t)
-	a.advance(3 * time.Second)
-	a.set("up.loss", "5%") // a live change before B starts
-	a.advance(2 * time.Second)
+	a.advance(5 * time.Second)
 	if err := a.startAB("client.snap=0.5"); err != nil { // B = A
 		t.Fatal(err)
 	}
-	a.set("down.latency", "80ms") // and one after
+	a.set("down.latency", "80ms") // a live change after B started reaches B
 	a.advance(5 * time.Second)
 	if a.ab.s.Now() != a.s.Now() {
 		t.Fatalf("B at %v, A at %v", a.ab.s.Now(), a.s.Now())
+	}
+	if a.ab.ref != nil {
+		t.Fatal("A without live edits before B is its own reference")
 	}
 	as, bs := a.samples(), a.ab.history
 	if len(as) != len(bs) {
@@ -274,6 +276,19 @@ func TestABRunsBesideA(t *testing.T) {
 		if !metrics.Same(&as[i], &bs[i]) {
 			t.Fatalf("B without a difference diverged from A at %.2f s", as[i].TS)
 		}
+	}
+	// After a live edit B and A's column start from the settings in force:
+	// B without a difference is that reference.
+	a.ab = nil
+	a.set("up.loss", "5%")
+	a.advance(2 * time.Second)
+	if err := a.startAB("client.snap=0.5"); err != nil {
+		t.Fatal(err)
+	}
+	a.set("down.latency", "60ms")
+	a.advance(5 * time.Second)
+	if a.ab.ref == nil || !sameSummary(a.ab.ref.S.Summary(), a.ab.s.Summary()) {
+		t.Fatal("B without a difference is not A's reference, the settings in force from t 0")
 	}
 	// A real B: the queue server removes the overwrites on the same seed.
 	a.ab = nil

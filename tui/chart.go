@@ -41,19 +41,49 @@ type Chart struct {
 	Marks []int
 	// Span, when set, labels the time axis: at the left end of the plot
 	// on the bottom border (e.g. "−30s"), with "now" at the right end.
-	Span  string
-	title string
+	Span string
+	// Short is the title where the whole does not fit ("rtt ms").
+	Short string
+
+	title, note, shortNote string
 }
 
 // NewChart returns an empty chart titled title.
 func NewChart(title string) *Chart {
-	c := &Chart{Box: tview.NewBox(), Color: tcell.ColorGreen, Format: "%.0f", Per: 1, title: title}
+	c := &Chart{Box: tview.NewBox(), Color: tcell.ColorGreen, Format: "%.0f", Per: 1, title: title, Short: title}
 	c.SetBorder(true).SetTitle(" " + title + " ").SetTitleAlign(tview.AlignLeft)
 	return c
 }
 
 // SetNote shows the current value after the title.
-func (c *Chart) SetNote(note string) { c.SetTitle(" " + c.title + " ─ " + note + " ") }
+func (c *Chart) SetNote(note string) { c.SetNotes(note, note) }
+
+// SetNotes shows note after the title, or short where note does not fit.
+func (c *Chart) SetNotes(note, short string) {
+	c.note, c.shortNote = note, short
+	c.SetTitle(c.titleFor(math.MaxInt))
+}
+
+// titleFor is the title for a box w wide: the first that fits of the
+// title and the note, the short title and the note, the short title and
+// the short note, the short note alone (cut with … if even that is too
+// wide): the value is the last thing a narrow chart gives up.
+func (c *Chart) titleFor(w int) string {
+	if c.note == "" {
+		return " " + c.title + " "
+	}
+	forms := []string{
+		" " + c.title + " ─ " + c.note + " ",
+		" " + c.Short + " ─ " + c.note + " ",
+		" " + c.Short + " ─ " + c.shortNote + " ",
+	}
+	for _, f := range forms {
+		if len([]rune(f)) <= w-2 {
+			return f
+		}
+	}
+	return " " + c.shortNote + " "
+}
 
 const labelWidth = 7
 
@@ -101,7 +131,39 @@ func (c *Chart) Render(w, h int) [][]rune {
 		putLabel(grid[0], fmt.Sprintf(c.Format, hi))
 		putLabel(grid[h-1], fmt.Sprintf(c.Format, lo))
 	}
+	if len(c.Refs) > 0 {
+		c.labelBeyond(grid, plotW, row)
+	}
 	return grid
+}
+
+// labelBeyond labels the highest value above the highest reference line,
+// and the lowest below the lowest, on their rows when no reference's label
+// is there: the top of the tick offset past its band is on the axis.
+func (c *Chart) labelBeyond(grid [][]rune, plotW int, row func(float64) int) {
+	refLo, refHi := math.Inf(1), math.Inf(-1)
+	labelled := map[int]bool{}
+	for _, ref := range c.Refs {
+		refLo, refHi = min(refLo, ref.Value), max(refHi, ref.Value)
+		labelled[row(ref.Value)/4] = true
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	win := c.window(plotW * 2)
+	for _, vs := range [][]float64{c.Values, c.Values2} {
+		for _, v := range vs[max(len(vs)-win, 0):] {
+			if !math.IsNaN(v) {
+				lo, hi = min(lo, v), max(hi, v)
+			}
+		}
+	}
+	for _, v := range []float64{hi, lo} {
+		if (v == hi && v > refHi) || (v == lo && v < refLo) {
+			if cy := row(v) / 4; !labelled[cy] {
+				putLabel(grid[cy], fmt.Sprintf(c.Format, v))
+				labelled[cy] = true
+			}
+		}
+	}
 }
 
 func putLabel(line []rune, s string) {
@@ -224,6 +286,8 @@ func (c *Chart) yRange() (lo, hi float64) {
 // Draw draws the chart into its box. Only its border and its non-blank
 // cells are set: tview clears the screen before each frame.
 func (c *Chart) Draw(screen tcell.Screen) {
+	_, _, bw, _ := c.GetRect()
+	c.SetTitle(c.titleFor(bw))
 	drawFrame(screen, c.Box, false)
 	x, y, w, h := c.GetInnerRect()
 	if w <= 0 || h <= 0 {

@@ -141,3 +141,46 @@ func TestWindowSpanLabels(t *testing.T) {
 		}
 	}
 }
+
+// A chart with reference lines labels the data beyond them too: the tick
+// offset reaching +5 past its ±2 band shows +5 on the axis, not only in
+// the title; data within the band add no label.
+func TestChartLabelsTheDataBeyondItsReferences(t *testing.T) {
+	c := NewChart("tick offset")
+	c.Format = "%+.0f"
+	c.Refs = []RefLine{{2, "+2"}, {-2, "-2"}}
+	c.Values = []float64{0, 1, 5, 3, 0, -1}
+	out := render(c, labelWidth+6, 3)
+	lines := strings.Split(out, "\n")
+	if !strings.HasPrefix(lines[0], "    +5 ") {
+		t.Errorf("the top value +5 is not on the axis:\n%s", out)
+	}
+	if !strings.Contains(out, "    +2 ┈") || !strings.Contains(out, "    -2 ┈") {
+		t.Errorf("the band's labels are gone:\n%s", out)
+	}
+	c.Values = []float64{0, 1, 2, 1, 0, -1}
+	if out := render(c, labelWidth+6, 3); strings.Contains(out, "+1") || strings.Contains(out, "-1 ") {
+		t.Errorf("data within the band labelled:\n%s", out)
+	}
+}
+
+// A title too wide for its chart keeps its value: the short name, then
+// the short note, before anything is cut.
+func TestChartTitleKeepsItsValue(t *testing.T) {
+	c := NewChart("rtt (ms)")
+	c.Short = "rtt ms"
+	c.SetNotes("111, jitter 11.0/11.0", "111")
+	for _, tc := range []struct {
+		w    int
+		want string
+	}{
+		{40, " rtt (ms) ─ 111, jitter 11.0/11.0 "},
+		{34, " rtt ms ─ 111, jitter 11.0/11.0 "},
+		{20, " rtt ms ─ 111 "},
+		{8, " 111 "},
+	} {
+		if got := c.titleFor(tc.w); got != tc.want {
+			t.Errorf("width %d: %q, want %q", tc.w, got, tc.want)
+		}
+	}
+}

@@ -12,7 +12,6 @@ import (
 
 	"jitterlab/diagnose"
 	"jitterlab/lab"
-	"jitterlab/scenarios"
 	"jitterlab/sim"
 )
 
@@ -30,12 +29,11 @@ type DiagnoseOptions struct {
 // its result does not depend on when it finishes or on the workers. The
 // event loop reads its progress and, once finished is closed, its result.
 type diagRun struct {
-	opts     diagnose.Options
-	inForce  lab.Config // the session's settings when it started
-	at       sim.Time   // the session's time then
-	where    string     // what the lab was running (scenario or preset)
-	command  string     // the same diagnosis from the command line ("" if none says it exactly)
-	timeline string     // what leaving out the scenario's timeline means ("" without one)
+	opts    diagnose.Options
+	inForce lab.Config // the settings diagnosed (lab.Setup.Edited), its duration the diagnosis's
+	at      sim.Time   // the session's time when it started
+	where   string     // what the lab was running (scenario or preset)
+	command string     // the same diagnosis from the command line ("" if none says it exactly)
 
 	done, queued atomic.Int64
 	cancel       chan struct{}
@@ -56,11 +54,12 @@ func (d *diagRun) running() bool {
 	}
 }
 
-// diagnosisOf builds the diagnosis of cfg, the settings in force: the
-// scenario's name and the keys that differ from it as overrides (without a
-// timeline; with one, the settings in force say every key that differs
-// from the defaults, since 'lab diagnose --scenario' would replay it).
-func diagnosisOf(cfg lab.Config, sc *scenarios.Scenario, o DiagnoseOptions) (diagnose.Options, string) {
+// diagnosisOf builds the diagnosis of the session u sets up, as 'lab
+// diagnose' runs it: the scenario (its timeline included) and the settings
+// the lab started from with the live edits as --set overrides on top
+// (lab.Setup.Overrides), which pin their keys. It returns the command line
+// that runs the same, or "" when none says it exactly.
+func diagnosisOf(u lab.Setup, o DiagnoseOptions) (diagnose.Options, string, error) {
 	if len(o.Seeds) == 0 {
 		for s := uint64(1); s <= 20; s++ {
 			o.Seeds = append(o.Seeds, s)
@@ -72,33 +71,18 @@ func diagnosisOf(cfg lab.Config, sc *scenarios.Scenario, o DiagnoseOptions) (dia
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
-	name, ref := "default", lab.DefaultConfig()
-	if sc != nil && len(sc.Timeline) == 0 {
-		if err := lab.ApplyScenario(&ref, sc); err == nil {
-			name = sc.Name
-		} else {
-			ref = lab.DefaultConfig()
-		}
+	base, err := u.Edited()
+	if err != nil {
+		return diagnose.Options{}, "", err
 	}
-	// Every key in registry order whose value still differs after the
-	// ones before it are set: link.latency is not repeated after
-	// up.latency and down.latency.
-	sets := []string{}
-	cur := ref
-	for _, p := range lab.Params() {
-		if p.Live && p.Get != nil && p.Get(&cfg) != p.Get(&cur) {
-			_ = p.Set(&cur, p.Get(&cfg)) // checked as a whole below
-			sets = append(sets, p.Key+"="+p.Get(&cfg))
-		}
+	name, sets, exact, err := u.Overrides()
+	if err != nil {
+		return diagnose.Options{}, "", err
 	}
-	base := cfg
 	base.Duration = o.Duration
-	opts := diagnose.Options{Base: base, Name: name, Overrides: sets, Seeds: o.Seeds, Workers: o.Workers, Version: o.Version}
-
-	// The command line that builds the same base, if the keys say it all.
-	cur.Seed, cur.Duration = base.Seed, base.Duration
-	if !cur.Equal(&base) {
-		return opts, ""
+	opts := diagnose.Options{Base: base, Scenario: u.Scenario, Name: name, Overrides: sets, Seeds: o.Seeds, Workers: o.Workers, Version: o.Version}
+	if !exact {
+		return opts, "", nil
 	}
 	cmd := []string{"lab diagnose"}
 	if name != "default" {
@@ -108,53 +92,14 @@ func diagnosisOf(cfg lab.Config, sc *scenarios.Scenario, o DiagnoseOptions) (dia
 		cmd = append(cmd, "--set "+s)
 	}
 	cmd = append(cmd, "--seeds "+diagnose.SeedList(o.Seeds), "--duration "+o.Duration.String())
-	return opts, strings.Join(cmd, " ")
-}
-
-// timelineNote says that a diagnosis at t leaves out sc's timeline, and
-// which of its changes that concerns: those ahead change the link after
-// the settings diagnosed, those applied are replayed from t 0 by B. It is
-// "" when sc has no timeline over dur.
-func timelineNote(sc *scenarios.Scenario, dur time.Duration, at sim.Time) string {
-	if sc == nil {
-		return ""
-	}
-	changes, _, err := lab.TimelineOf(sc, dur)
-	if err != nil || len(changes) == 0 {
-		return ""
-	}
-	ahead := 0
-	for _, c := range changes {
-		if sim.Time(c.At) > at {
-			ahead++
-		}
-	}
-	applied := len(changes) - ahead
-	count := func(n int) string {
-		if n == 1 {
-			return "1 change"
-		}
-		return fmt.Sprintf("%d changes", n)
-	}
-	var which, when string
-	switch {
-	case applied == 0:
-		which, when = count(ahead)+" ahead", "after them"
-	case ahead == 0:
-		which, when = count(applied)+" already applied, which B replays from t 0", "before them"
-	default:
-		which, when = count(applied)+" applied, "+count(ahead)+" ahead", "before or after them"
-	}
-	return fmt.Sprintf("diagnosed on the settings in force at t %.1fs, without the scenario's timeline (%s): "+
-		"the recommendation may not hold %s", at.Seconds(), which, when)
+	return opts, strings.Join(cmd, " "), nil
 }
 
 // startDiagnosis diagnoses the settings in force now in the background.
 func (a *App) startDiagnosis() {
-	opts, cmd := diagnosisOf(a.s.Config(), a.opts.Scenario, a.opts.Diagnose)
-	d := &diagRun{opts: opts, inForce: a.s.Config(), at: a.s.Now(), where: a.name, command: cmd,
-		timeline: timelineNote(a.opts.Scenario, a.s.Config().Duration, a.s.Now()),
-		cancel:   make(chan struct{}), finished: make(chan struct{})}
+	d := &diagRun{at: a.s.Now(), where: a.name, cancel: make(chan struct{}), finished: make(chan struct{})}
+	d.opts, d.command, d.err = diagnosisOf(a.s.Setup(), a.opts.Diagnose)
+	d.inForce = d.opts.Base
 	d.opts.Cancel = d.cancel
 	hook := a.diagHook
 	d.opts.Progress = func(done, queued int) {
@@ -167,6 +112,9 @@ func (a *App) startDiagnosis() {
 	a.diag = d
 	go func() {
 		defer close(d.finished)
+		if d.err != nil {
+			return
+		}
 		d.result, d.err = diagnose.Run(d.opts)
 		if d.err == nil {
 			var b strings.Builder
@@ -192,8 +140,13 @@ func (a *App) cancelDiagnosis() {
 // diagnoseKey shows the diagnosis, starting one on the settings in force
 // if there is none, or the last failed or diagnosed other settings.
 func (a *App) diagnoseKey() {
-	cur := a.s.Config()
-	if d := a.diag; d == nil || (!d.running() && (d.err != nil || !d.inForce.Equal(&cur))) {
+	d := a.diag
+	changed := true // the settings differ from those d diagnosed (its duration apart)
+	if cur, err := a.s.Setup().Edited(); d != nil && err == nil {
+		cur.Duration = d.inForce.Duration
+		changed = !d.inForce.Equal(&cur)
+	}
+	if d == nil || (!d.running() && (d.err != nil || changed)) {
 		a.startDiagnosis()
 	}
 	a.showDiagnosis()
@@ -235,10 +188,6 @@ func (d *diagRun) boxText() string {
 	b.WriteString("\n")
 	if d.command != "" {
 		fmt.Fprintf(&b, "the same as:\n  %s\n", d.command)
-	}
-	if d.timeline != "" {
-		// Broken at 76 columns: it must be read at 80 columns too.
-		fmt.Fprintf(&b, "%s\n", wordWrap(d.timeline, 76))
 	}
 	b.WriteString("\n")
 	switch {
@@ -340,10 +289,7 @@ func (a *App) applyRecommended() {
 		a.status = "[red]A/B: " + tview.Escape(err.Error())
 		return
 	}
-	a.status = "[green]A/B[-]: B runs the recommended " + tview.Escape(spec) + " on the same seed from t 0; b ends it"
-	if d.timeline != "" {
-		a.status += "; [yellow]" + tview.Escape(d.timeline) + "[-]"
-	}
+	a.status = "[green]A/B[-]: B runs the recommended " + tview.Escape(spec) + " on the same seed from t 0" + a.abNote() + "; b ends it"
 }
 
 // rankedTop is the first n ranked changes, short enough for 80 columns:

@@ -12,6 +12,7 @@ import (
 
 	"jitterlab/diagnose"
 	"jitterlab/lab"
+	"jitterlab/sim"
 )
 
 // diagSeeds and diagDuration keep the lab's diagnosis short in tests.
@@ -37,11 +38,15 @@ func waitDiagnosis(t *testing.T, a *App) {
 	<-a.diag.finished
 }
 
-// cliDiagnosis is 'lab diagnose --scenario jitter-fix --set sets… --seeds
-// 1-5 --duration 30s' as cmd/lab builds it, run by diagnose.Run.
-func cliDiagnosis(t *testing.T, sets ...string) string {
+// cliDiagnosis is 'lab diagnose --scenario name --set sets… --seeds 1-5
+// --duration 30s' as cmd/lab builds it, run by diagnose.Run.
+func cliDiagnosis(t *testing.T, name string, sets ...string) string {
 	t.Helper()
-	cfg, sc := scenarioConfig(t, "jitter-fix")
+	cfg, sc := scenarioConfig(t, name)
+	var err error
+	if sc.Pinned, err = lab.PinKeys(sets); err != nil {
+		t.Fatal(err)
+	}
 	for _, s := range sets {
 		k, v, _ := lab.ParseAssignment(s)
 		if err := lab.Set(&cfg, k, v); err != nil {
@@ -49,7 +54,7 @@ func cliDiagnosis(t *testing.T, sets ...string) string {
 		}
 	}
 	cfg.Duration = diagDuration
-	r, err := diagnose.Run(diagnose.Options{Base: cfg, Scenario: sc, Name: "jitter-fix", Overrides: sets,
+	r, err := diagnose.Run(diagnose.Options{Base: cfg, Scenario: sc, Name: name, Overrides: sets,
 		Seeds: diagSeeds, Workers: 2, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +82,7 @@ func TestDiagnosisIsLabDiagnoseOnTheSettingsInForce(t *testing.T) {
 	if a.diag.err != nil {
 		t.Fatal(a.diag.err)
 	}
-	want := cliDiagnosis(t, "up.jitter=30ms")
+	want := cliDiagnosis(t, "jitter-fix", "up.jitter=30ms")
 	if a.diag.text != want {
 		t.Fatalf("the lab's diagnosis differs from lab diagnose's on the same settings:\nlab:\n%s\nlab diagnose:\n%s", a.diag.text, want)
 	}
@@ -258,9 +263,7 @@ func TestRTTTitleNeverNaN(t *testing.T) {
 
 // For every built-in scenario, with a live edit on top, the command the
 // diagnosis box names builds exactly the settings it diagnoses: the
-// scenario and its keys when it has no timeline, every key that differs
-// from the defaults when it has one ('lab diagnose --scenario' would
-// replay the timeline; the lab diagnoses the settings in force).
+// scenario (its timeline included) and the live edit as --set.
 func TestDiagnosisCommandRebuildsTheSettingsInForce(t *testing.T) {
 	all, err := lab.Builtins()
 	if err != nil {
@@ -271,10 +274,14 @@ func TestDiagnosisCommandRebuildsTheSettingsInForce(t *testing.T) {
 		if err := lab.ApplyScenario(&cfg, sc); err != nil {
 			t.Fatal(err)
 		}
-		if err := lab.Set(&cfg, "down.jitter", "7ms"); err != nil {
+		live := []lab.Change{{At: sim.Time(time.Second), Key: "down.jitter", Value: "7ms"}}
+		o, cmd, err := diagnosisOf(lab.Setup{Config: cfg, Scenario: sc, Live: live}, DiagnoseOptions{Seeds: diagSeeds, Duration: diagDuration})
+		if err != nil {
 			t.Fatal(err)
 		}
-		o, cmd := diagnosisOf(cfg, sc, DiagnoseOptions{Seeds: diagSeeds, Duration: diagDuration})
+		if o.Scenario != sc {
+			t.Errorf("%s: the diagnosis leaves out the scenario's timeline", sc.Name)
+		}
 		if cmd == "" {
 			t.Errorf("%s: no command line says these settings", sc.Name)
 			continue
@@ -285,7 +292,7 @@ func TestDiagnosisCommandRebuildsTheSettingsInForce(t *testing.T) {
 			flag, val, _ := strings.Cut(a, " ")
 			switch flag {
 			case "scenario":
-				if len(sc.Timeline) > 0 || val != sc.Name {
+				if val != sc.Name {
 					t.Errorf("%s: the command names --scenario %s", sc.Name, val)
 				}
 				if err := lab.ApplyScenario(&rebuilt, sc); err != nil {
@@ -332,51 +339,6 @@ func TestFailedDiagnosisSaysWhyAndRetries(t *testing.T) {
 	waitDiagnosis(t, a)
 	if a.diag.err != nil {
 		t.Fatal(a.diag.err)
-	}
-}
-
-// TestDiagnosisWithoutTheTimelineSaysSo: on latency-spike at t 14 s the
-// lab's d diagnoses the settings in force, before the spike; the box and
-// a's status say plainly that the diagnosis left out the scenario's
-// timeline, and how many of its changes lie ahead.
-func TestDiagnosisWithoutTheTimelineSaysSo(t *testing.T) {
-	cfg, sc := scenarioConfig(t, "latency-spike")
-	cfg.Duration = 24 * time.Hour
-	a, err := New(Options{Config: cfg, Scenario: sc, Name: sc.Name, Dir: t.TempDir(),
-		Diagnose: DiagnoseOptions{Seeds: diagSeeds, Duration: diagDuration, Version: "test"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	screen := tcell.NewSimulationScreen("UTF-8")
-	a.app.SetScreen(screen)
-	screen.SetSize(80, 24)
-	a.advance(10 * time.Second)
-	if err := a.set("up.jitter", "40ms"); err != nil {
-		t.Fatal(err)
-	}
-	a.advance(4 * time.Second)
-	if got := a.s.Now().Seconds(); got != 14 {
-		t.Fatalf("the lab is at t %v s, want 14", got)
-	}
-	press(a, 'd')
-	waitDiagnosis(t, a)
-	out := draw(a, screen)
-	if a.diag.err != nil {
-		t.Fatal(a.diag.err)
-	}
-	const note = "diagnosed on the settings in force at t 14.0s, without the scenario's timeline (2 changes ahead): " +
-		"the recommendation may not hold after them"
-	flat := func(s string) string { return strings.Join(strings.Fields(strings.ReplaceAll(s, "║", " ")), " ") }
-	if !strings.Contains(flat(a.diagShown), note) || !strings.Contains(flat(out), note) {
-		t.Errorf("the box does not say %q:\n%s", note, out)
-	}
-	golden(t, "diagnose-timeline-80x24.txt", out)
-	if len(a.diag.result.Recommended) == 0 {
-		t.Fatalf("latency-spike with 40 ms up jitter recommends nothing:\n%s", a.diag.text)
-	}
-	press(a, 'a')
-	if a.ab == nil || !strings.Contains(a.status, note) {
-		t.Errorf("a ran the recommendation without saying it was made without the timeline: status %q", a.status)
 	}
 }
 

@@ -94,7 +94,7 @@ func TestEditorScrollsToTheLastRowAt80x24(t *testing.T) {
 	}
 	out := draw(a, screen)
 	last := editorRows[len(editorRows)-1]
-	if !strings.Contains(out, "── server") || !strings.Contains(out, " "+last.label+" ") || !strings.Contains(out, fmt.Sprintf("of %d", len(editorRows))) {
+	if !strings.Contains(out, "── remote view") || !strings.Contains(out, " "+last.label+" ") || !strings.Contains(out, fmt.Sprintf("of %d", len(editorRows))) {
 		t.Fatalf("the last rows are not on screen:\n%s", out)
 	}
 	for range len(editorRows) {

@@ -119,7 +119,7 @@ func (a *App) quit() {
 // startEdit opens a field to type the value under the cursor.
 func (a *App) startEdit() {
 	key := a.editor.Key()
-	a.prompt(" Enter sets, Esc cancels ", key+" = ", a.editor.Get(key), 24, func(text string) {
-		a.set(key, strings.TrimSpace(text))
+	a.prompt(" Enter sets, Esc cancels ", key+" = ", a.editor.Get(key), 24, func(text string) bool {
+		return a.set(key, strings.TrimSpace(text)) == nil
 	})
 }

@@ -1,11 +1,13 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
 )
 
 // QA: on the proxy's screen a status wider than the screen (an API
@@ -60,5 +62,84 @@ func TestCutToWidthKeepsTagsWhole(t *testing.T) {
 		if got := cutToWidth(c.text, c.w); got != c.want {
 			t.Errorf("cutToWidth(%q, %d) = %q; want %q", c.text, c.w, got, c.want)
 		}
+	}
+}
+
+// A change of 500 KB (a value sent to the API, refused with an error that
+// quotes it) reaches the screen bounded (issue 27.3): the status keeps to
+// its row, the changes panel shows each change's first maxChangeText
+// bytes and how many it left out, and drawing takes one pass.
+func TestProxyScreenBoundsAHugeChange(t *testing.T) {
+	f := newFakeProxy(t)
+	v, screen := openProxy(f, ProxyOptions{}, 80, 24, 10)
+	huge := strings.Repeat("9", 500_000)
+	f.snap.Changes = append(f.snap.Changes, ProxyChange{At: time.Second, What: "PUT /params: up.latency=" + huge, By: "API",
+		Refused: `up.latency: bad value "` + huge + `"`})
+	f.tick()
+	v.advance(0)
+	if n := len(v.statusText); n > 2*maxChangeText+200 {
+		t.Fatalf("status text of %d bytes; want at most about %d", n, 2*maxChangeText)
+	}
+	status := strings.TrimSpace(rows(screenOf(v, screen))[22])
+	if !strings.HasPrefix(status, "API refused +00:00:01.0 PUT /params: up.latency=999") || !strings.HasSuffix(status, "…") {
+		t.Errorf("status row %q", status)
+	}
+	proxyKey(v, tcell.NewEventKey(tcell.KeyRune, 'c', 0))
+	drawProxy(v, screen)
+	log := untagged(v.log.text)
+	if len(log) > 4*maxChangeText || !strings.Contains(log, "bytes more)") {
+		t.Errorf("changes panel of %d bytes; want each change cut to %d bytes saying how much more:\n%.300s", len(log), maxChangeText, log)
+	}
+}
+
+// cutToWidth takes one pass over what it keeps: a megabyte of text is cut
+// as a short one is (it was quadratic, and ran in every draw).
+func TestCutToWidthOfAMegabyte(t *testing.T) {
+	text := "[red]API refused[-] " + strings.Repeat("é9[", 1<<18)
+	got := cutToWidth(text, 40)
+	if w := tview.TaggedStringWidth(got); w > 40 || !strings.HasPrefix(got, "[red]API refused[-] é9[é9[") || !strings.HasSuffix(got, "…") {
+		t.Fatalf("cutToWidth(1 MB, 40) = %q (width %d)", got, w)
+	}
+}
+
+// Whatever the text, the cut fits the width, keeps a prefix of the text
+// (tags whole) and is the text itself when that fits.
+func FuzzCutToWidth(f *testing.F) {
+	for _, s := range []string{"[red]abc[-]def", "ab[yellow]cdef[-]", "[foo[]bar", "日本語テキスト", "a\u0301b[red]c", "🇫🇷🇩🇪x", "[::b]bold[::-] [\"r\"]x[\"\"]"} {
+		f.Add(s, 5)
+	}
+	f.Fuzz(func(t *testing.T, text string, w int) {
+		w = w%200 + 1
+		if w < 1 {
+			w += 200
+		}
+		got := cutToWidth(text, w)
+		if tview.TaggedStringWidth(text) <= w {
+			if got != text {
+				t.Fatalf("cutToWidth(%q, %d) = %q; it fits", text, w, got)
+			}
+			return
+		}
+		kept, ok := strings.CutSuffix(got, "…")
+		if !ok || !strings.HasPrefix(text, kept) {
+			t.Fatalf("cutToWidth(%q, %d) = %q: not a prefix and …", text, w, got)
+		}
+		if gw := tview.TaggedStringWidth(got); gw > w {
+			t.Fatalf("cutToWidth(%q, %d) = %q: %d columns", text, w, got, gw)
+		}
+	})
+}
+
+// BenchmarkCutToWidth: a status of 1 KiB and one of 1 MiB cost the same,
+// the columns kept.
+func BenchmarkCutToWidth(b *testing.B) {
+	for _, n := range []int{1 << 10, 1 << 20} {
+		text := strings.Repeat("up.latency=9 ", n/13)
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				cutToWidth(text, 80)
+			}
+		})
 	}
 }

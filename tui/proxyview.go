@@ -17,6 +17,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"jitterlab/internal/clip"
 	"jitterlab/lab"
 	"jitterlab/netem"
 	"jitterlab/scenarios"
@@ -287,16 +288,16 @@ func (v *ProxyView) sample() {
 	}
 	// Clients evicting one another: more send than the table holds.
 	if s.Evicted > v.last.Evicted {
-		v.status = fmt.Sprintf("[red]evicted %d clients[-]: more than --max-clients %d send (each new one evicts the longest idle)", s.Evicted-v.last.Evicted, s.MaxClients)
+		v.status = fmt.Sprintf("[red]evicted %d clients[-]: more than --max-clients %d send (each new one evicts the longest idle, one in a conversation last)", s.Evicted-v.last.Evicted, s.MaxClients)
 	}
 	// A change since by the timeline or the API (made or refused) is
 	// announced on the status line.
 	for _, c := range s.Changes[min(len(v.last.Changes), len(s.Changes)):] {
 		switch {
 		case c.Refused != "" && c.by() != "":
-			v.status = "[red]" + c.by() + " refused[-] +" + fmtWall(c.At) + " " + tview.Escape(c.What+": "+c.Refused)
+			v.status = "[red]" + c.by() + " refused[-] +" + fmtWall(c.At) + " " + tview.Escape(clip.String(c.What, maxChangeText)+": "+clip.String(c.Refused, maxChangeText))
 		case c.by() != "":
-			v.status = "[yellow]" + c.by() + "[-] +" + fmtWall(c.At) + " " + tview.Escape(c.What)
+			v.status = "[yellow]" + c.by() + "[-] +" + fmtWall(c.At) + " " + tview.Escape(clip.String(c.What, maxChangeText))
 		}
 	}
 	v.last = s
@@ -680,14 +681,20 @@ func proxyLogText(sc *scenarios.Scenario, changes []ProxyChange) string {
 		if c.by() != "" {
 			by = "[gray]" + c.by() + "[-] "
 		}
+		what := tview.Escape(clip.String(c.What, maxChangeText))
 		if c.Refused != "" {
-			fmt.Fprintf(&b, "[red]+%s refused[-] %s%s: %s\n", fmtWall(c.At), by, tview.Escape(c.What), tview.Escape(c.Refused))
+			fmt.Fprintf(&b, "[red]+%s refused[-] %s%s: %s\n", fmtWall(c.At), by, what, tview.Escape(clip.String(c.Refused, maxChangeText)))
 			continue
 		}
-		fmt.Fprintf(&b, "[yellow]+%s[-] %s%s\n", fmtWall(c.At), by, tview.Escape(c.What))
+		fmt.Fprintf(&b, "[yellow]+%s[-] %s%s\n", fmtWall(c.At), by, what)
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
+
+// maxChangeText bounds what the screen shows of a change's text and of
+// its refusal, each (a value sent to the API may be a megabyte long): the
+// first bytes, and how many more there were.
+const maxChangeText = 500
 
 // maxRefused bounds the editor's refusals kept for c.
 const maxRefused = 1000

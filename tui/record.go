@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,7 +13,6 @@ import (
 	"jitterlab/lab"
 	"jitterlab/metrics"
 	"jitterlab/recordings"
-	"jitterlab/sim"
 )
 
 // recording is the open recording of the live session.
@@ -26,10 +23,10 @@ type recording struct {
 }
 
 // startRecording records the whole session from t 0, whatever the lab
-// still keeps of it: a twin session re-simulates it from the initial
-// settings and every change so far into the recording (same seed, same
-// changes at the same times: the same samples), then takes over as the
-// live session, recording as it goes.
+// still keeps of it: a twin session re-simulates it from its lab.Setup
+// (the initial settings, the scenario's timeline and every live change)
+// into the recording (same seed, same changes at the same times: the same
+// samples), then takes over as the live session, recording as it goes.
 func (a *App) startRecording() error {
 	f, path, err := createUnique(a.opts.Dir, a.fileBase(), ".jlrec")
 	if err != nil {
@@ -44,36 +41,13 @@ func (a *App) startRecording() error {
 	if err != nil {
 		return fail(err)
 	}
-	twin, err := lab.New(a.s.Initial(), a.s.Every())
+	var rec *lab.Recorder
+	twin, err := lab.Rerun(a.s, func(twin *lab.Session) {
+		rec = lab.Record(twin, w, nil) // twin at t 0 has no changes yet: writes nothing
+		twin.OnSample, twin.OnChange = rec.Sample, rec.Change
+	})
 	if err != nil {
-		return fail(err)
-	}
-	rec := lab.Record(twin, w, nil) // twin has no changes yet: writes nothing
-	now := a.s.Now()
-	for _, c := range a.s.Changes() {
-		if err := twin.Schedule(c.At, c.Key, c.Value); err != nil {
-			return fail(err)
-		}
-	}
-	if sc := a.opts.Scenario; sc != nil {
-		for _, ch := range sc.Timeline {
-			for _, s := range ch.Set {
-				if at := sim.Time(ch.At); at > now {
-					if err := twin.Schedule(at, s.Key, s.Value); err != nil {
-						return fail(err)
-					}
-				}
-			}
-		}
-	}
-	twin.OnSample, twin.OnChange = rec.Sample, rec.Change
-	if err := twin.Run(now); err != nil {
-		return fail(err)
-	}
-	got, _ := json.Marshal(twin.Summary())
-	want, _ := json.Marshal(a.s.Summary())
-	if !bytes.Equal(got, want) || len(twin.Changes()) != len(a.s.Changes()) {
-		return fail(errors.New("re-simulating the session from t 0 did not reproduce it; nothing recorded"))
+		return fail(fmt.Errorf("%w; nothing recorded", err))
 	}
 	twin.OnSample = func(x *metrics.Sample) {
 		a.record(x)

@@ -3,6 +3,7 @@ package tui
 import (
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -202,7 +203,8 @@ func TestEveryScreenRowFitsAtTheMinimum(t *testing.T) {
 	a, screen := labAt(t, minWidth, minHeight)
 	a.advance(2 * time.Second)
 	out := draw(a, screen)
-	for _, want := range []string{"tick offset", "send interval", "visible error", "rtt", "latency", "err p99", "? help", "q quit"} {
+	// The charts' short names: the whole titles with their values do not fit.
+	for _, want := range []string{"offset ─", "interval s ─", "vis error m ─", "rtt ms ─", "latency", "err p99", "? help", "q quit"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("at %d×%d the screen lacks %q:\n%s", minWidth, minHeight, want, out)
 		}
@@ -343,5 +345,113 @@ func TestStatusWrapsAtWordBoundaries(t *testing.T) {
 		if endsInNumber.MatchString(first) && startsWithUnit.MatchString(second) {
 			t.Errorf("%s: the status row breaks between a number and its unit:\n%s\n%s", name, first, second)
 		}
+	}
+}
+
+// At 64×20 every chart's title still shows its value.
+func TestChartTitlesKeepTheirValuesWhenNarrow(t *testing.T) {
+	a, screen := labAt(t, 64, 20)
+	a.advance(15 * time.Second)
+	out := draw(a, screen)
+	last := a.latest(1)[0]
+	rtt := math.NaN()
+	for _, x := range a.samples() {
+		if !math.IsNaN(x.RTTMs) {
+			rtt = x.RTTMs
+		}
+	}
+	for _, want := range []string{
+		fmt.Sprintf("─ %+d ", last.TickOffset),
+		fmt.Sprintf("─ %.3f ", last.SendIntervalS),
+		fmt.Sprintf("─ %.2f ", last.VisibleErrorM),
+		fmt.Sprintf("─ %.0f ", rtt),
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no title shows %q at 64×20:\n%s", want, out)
+		}
+	}
+}
+
+// A status longer than its two rows ends its second row with "…", cut at
+// a word, never mid-sentence without a mark; one that fits is whole.
+func TestLongStatusEndsWithAnEllipsis(t *testing.T) {
+	for _, w := range []int{64, 80} {
+		a, screen := labAt(t, w, 24)
+		a.advance(time.Second)
+		press(a, 'b')
+		typeText(a, "sim.seed=3")
+		pressKey(a, tcell.KeyEnter)
+		draw(a, screen)
+		lines := rows(screen)
+		first, second := lines[len(lines)-3], strings.TrimRight(lines[len(lines)-2], " ")
+		if !strings.Contains(first, "A/B: sim.seed cannot differ") {
+			t.Fatalf("%d columns: the refusal is not on the status rows:\n%s", w, screenText(screen))
+		}
+		whole := strings.Join(strings.Fields(a.status[len("[red]"):]), " ")
+		shown := strings.Join(strings.Fields(first+" "+second), " ")
+		if shown != whole && !strings.HasSuffix(second, "…") {
+			t.Errorf("%d columns: the status is cut without …:\n%s\n%s", w, first, second)
+		}
+		if strings.HasSuffix(second, "…") && !strings.HasPrefix(whole, strings.TrimSuffix(shown, "…")) {
+			t.Errorf("%d columns: the shown part %q is not the start of %q", w, shown, whole)
+		}
+	}
+}
+
+// A refused value keeps the field open with what was typed, to correct:
+// the reason is on the status line; the corrected value then applies.
+// A refused A/B setting does the same.
+func TestRefusedValueStaysToCorrect(t *testing.T) {
+	a, screen := labAt(t, 80, 24)
+	a.advance(time.Second)
+	pressKey(a, tcell.KeyEnter) // latency, up
+	typeText(a, "-5ms")
+	pressKey(a, tcell.KeyEnter)
+	field, ok := a.app.GetFocus().(*tview.InputField)
+	if !a.pages.HasPage("prompt") || !ok || field.GetText() != "-5ms" {
+		t.Fatalf("the refused value's field closed or lost the text (focus %T)", a.app.GetFocus())
+	}
+	if out := draw(a, screen); !strings.Contains(out, "bad value \"-5ms\"") {
+		t.Fatalf("no reason on screen:\n%s", out)
+	}
+	for range 4 {
+		pressKey(a, tcell.KeyBackspace2)
+	}
+	typeText(a, "5ms")
+	pressKey(a, tcell.KeyEnter)
+	if a.pages.HasPage("prompt") || a.s.Config().Up.Latency != 5*time.Millisecond {
+		t.Fatalf("the corrected 5ms: prompt open %v, up latency %v", a.pages.HasPage("prompt"), a.s.Config().Up.Latency)
+	}
+	press(a, 'b')
+	typeText(a, "server.inputs=sometimes")
+	pressKey(a, tcell.KeyEnter)
+	if field, ok := a.app.GetFocus().(*tview.InputField); !ok || field.GetText() != "server.inputs=sometimes" || a.ab != nil {
+		t.Fatalf("the refused B setting's field closed or lost the text")
+	}
+	pressKey(a, tcell.KeyEscape)
+	if a.pages.HasPage("prompt") || a.editing {
+		t.Fatal("Esc did not close the field")
+	}
+}
+
+// wrapTagged counts no columns for tags, breaks at spaces, and fills a
+// line with a word wider than it before going on.
+func TestWrapTagged(t *testing.T) {
+	cases := []struct {
+		text string
+		w    int
+		want []string
+	}{
+		{" [red]ab cd[-] ef", 6, []string{" [red]ab cd[-]", "ef"}},
+		{" ab abcdefgh", 5, []string{" ab a", "bcdef", "gh"}},
+		{"abc", 5, []string{"abc"}},
+	}
+	for _, c := range cases {
+		if got := wrapTagged(c.text, c.w); strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("wrapTagged(%q, %d) = %q, want %q", c.text, c.w, got, c.want)
+		}
+	}
+	if got := cutAtWord("one two three four", 12); got != "one two …" {
+		t.Errorf("cutAtWord: %q", got)
 	}
 }

@@ -37,10 +37,20 @@ func (c *clock) setIdle(idle bool) {
 //
 // tview's QueueUpdate returns only once the loop has run the update, so a
 // tick in flight when the loop ends would block forever: run therefore
-// does not wait for the goroutine; it exits at its next wake-up.
+// does not wait for the goroutine; it exits at its next wake-up. Signals
+// are watched by a goroutine of their own, never behind a tick waiting
+// for a draw.
 func (c *clock) run(app *tview.Application, ticks <-chan time.Time, start time.Time, sigs <-chan os.Signal, advance func(time.Duration)) (os.Signal, error) {
 	stop := make(chan struct{})
 	var got atomic.Value
+	go func() {
+		select {
+		case sig := <-sigs:
+			got.Store(sig)
+			app.Stop() // safe from any goroutine; restores the terminal
+		case <-stop:
+		}
+	}()
 	go func() {
 		last := start
 		resync := false
@@ -48,10 +58,6 @@ func (c *clock) run(app *tview.Application, ticks <-chan time.Time, start time.T
 			if c.idle.Load() {
 				select {
 				case <-stop:
-					return
-				case sig := <-sigs:
-					got.Store(sig)
-					app.Stop()
 					return
 				case <-c.wake:
 				}
@@ -69,10 +75,6 @@ func (c *clock) run(app *tview.Application, ticks <-chan time.Time, start time.T
 			}
 			select {
 			case <-stop:
-				return
-			case sig := <-sigs:
-				got.Store(sig)
-				app.Stop() // safe from any goroutine; restores the terminal
 				return
 			case now := <-ticks:
 				d := now.Sub(last)

@@ -5,10 +5,12 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
+	"github.com/rivo/uniseg"
 
 	"jitterlab/client"
 	"jitterlab/metrics"
@@ -60,14 +62,15 @@ func newViews(cc client.Config, sideTitle string) *views {
 	v.side.SetBorder(true).SetTitle(" " + sideTitle + " ").SetTitleAlign(tview.AlignLeft)
 	v.offset = NewChart("tick offset")
 	v.offset.Refs = []RefLine{{float64(cc.Band), fmt.Sprintf("+%d", cc.Band)}, {float64(-cc.Band), fmt.Sprintf("-%d", cc.Band)}}
-	v.offset.Color = tcell.ColorAqua
+	v.offset.Color, v.offset.Format, v.offset.Short = tcell.ColorAqua, "%+.0f", "offset"
 	v.interval = NewChart("send interval (s)")
 	v.interval.Refs = []RefLine{{cc.IntervalSlow.Seconds(), trimZero(cc.IntervalSlow.Seconds())}, {cc.IntervalFast.Seconds(), trimZero(cc.IntervalFast.Seconds())}}
-	v.interval.Color = tcell.ColorYellow
+	v.interval.Color, v.interval.Format, v.interval.Short = tcell.ColorYellow, "%.3f", "interval s"
 	v.visErr = NewChart("visible error (m)")
 	v.visErr.Refs = []RefLine{{cc.Snap, fmt.Sprintf("%g", cc.Snap)}}
-	v.visErr.Color = tcell.ColorFuchsia
+	v.visErr.Color, v.visErr.Format, v.visErr.Short = tcell.ColorFuchsia, "%.2g", "vis error m"
 	v.rtt = NewChart("rtt (ms)")
+	v.rtt.Short = "rtt ms"
 	v.upper = layers{tview.NewPages()}
 	v.upper.AddPage("log", v.log, true, false).AddPage("editor", v.editor, true, true)
 	v.pages = layers{tview.NewPages()}
@@ -108,33 +111,120 @@ func (v *views) setStatus(text string) {
 }
 
 // fitStatus gives the status row a second row (from the charts) while its
-// text is wider than the screen, w: a refusal's reason is never cut.
+// text is wider than the screen, w; a text longer than two rows ends its
+// second with "…".
 func (v *views) fitStatus(w int) { fitStatusRow(v.rows, v.statusRow, v.statusText, w) }
 
-// fitStatusRow gives the status row in rows two rows while text is wider
-// than w, one otherwise.
+// statusRows is how many rows the status may take.
+const statusRows = 2
+
+// fitStatusRow wraps text at its spaces to w columns on up to statusRows
+// rows of row (in rows), the last cut with "…" when the text goes on.
 func fitStatusRow(rows *tview.Flex, row *tview.TextView, text string, w int) {
-	height := 1
-	if tview.TaggedStringWidth(text) > w {
-		height = 2
+	lines := wrapTagged(text, w)
+	if len(lines) > statusRows {
+		rest := strings.Join(lines[statusRows-1:], " ")
+		lines = append(lines[:statusRows-1], cutAtWord(rest, w))
 	}
-	rows.ResizeItem(row, height, 0)
+	row.SetWrap(false).SetText(strings.Join(lines, "\n"))
+	rows.ResizeItem(row, len(lines), 0)
+}
+
+// wrapTagged breaks text (with colour tags, which take no columns) at its
+// spaces into lines of at most w columns; a word wider than a line fills
+// the line and goes on to the next, as tview breaks it.
+func wrapTagged(text string, w int) []string {
+	var lines []string
+	line := ""
+	for i, word := range strings.Split(text, " ") {
+		next := word
+		if i > 0 {
+			next = line + " " + word
+		}
+		switch {
+		case tview.TaggedStringWidth(next) <= w:
+		case line != "" && tview.TaggedStringWidth(word) <= w:
+			lines, next = append(lines, line), word
+		default:
+			for tview.TaggedStringWidth(next) > w {
+				cut := 0
+				for j := range next {
+					if j > 0 && tview.TaggedStringWidth(next[:j]) <= w {
+						cut = j
+					}
+				}
+				if cut == 0 {
+					break
+				}
+				lines, next = append(lines, next[:cut]), next[cut:]
+			}
+		}
+		line = next
+	}
+	return append(lines, line)
+}
+
+// cutAtWord is text cut to w columns with "…", at its last space that
+// leaves room for the mark (cutToWidth where a word is longer).
+func cutAtWord(text string, w int) string {
+	cut := cutToWidth(text, w)
+	if !strings.HasSuffix(cut, "…") || cut == text {
+		return cut
+	}
+	if i := strings.LastIndex(cut, " "); i > 0 {
+		return strings.TrimRight(cut[:i], " ,;:") + " …"
+	}
+	return cut
 }
 
 // cutToWidth is text (with colour tags) cut to w columns with "…" at its
-// end when it is wider. It is the longest prefix that fits, so it never
-// ends inside a tag: a whole tag takes no columns.
+// end when it is wider; tags are never cut in half. It reads the text once,
+// and no further than the cut (a status may come from a request of a
+// megabyte): tags cost no width, an escaped tag ("[x[]", drawn "[x]") one
+// column less than its bytes, every other grapheme cluster its own width.
 func cutToWidth(text string, w int) string {
-	if tview.TaggedStringWidth(text) <= w {
-		return text
-	}
-	cut := ""
-	for i := range text {
-		if tview.TaggedStringWidth(text[:i]) <= w-1 {
-			cut = text[:i]
+	width, cut := 0, -1 // cut: the end of the longest prefix within w-1 columns
+	for i := 0; i < len(text); {
+		if n := tagLen(text[i:]); n > 0 {
+			i += n
+			continue
 		}
+		var n, cw int
+		if m := escapedTag.FindStringIndex(text[i:]); m != nil {
+			n = m[1]
+			cw = uniseg.StringWidth(text[i:i+n]) - 1
+		} else {
+			cluster, _, boundaries, _ := uniseg.StepString(text[i:], -1)
+			n, cw = len(cluster), boundaries>>uniseg.ShiftWidth
+		}
+		if cut < 0 && width+cw > w-1 {
+			cut = i
+		}
+		if width += cw; width > w {
+			return text[:cut] + "…"
+		}
+		i += n
 	}
-	return cut + "…"
+	return text
+}
+
+// escapedTag is tview's escaped tag: drawn with one '[' fewer.
+var escapedTag = regexp.MustCompile(`^\[[^\[\]]+\[+\]`)
+
+// tagLen is the length of the style or region tag text starts with (0:
+// none).
+func tagLen(text string) int {
+	if text == "" || text[0] != '[' {
+		return 0
+	}
+	end := strings.IndexAny(text[1:], "[]")
+	if end < 0 || text[1+end] != ']' {
+		return 0
+	}
+	if tview.TaggedStringWidth(text[:end+2]) != 0 {
+		return 0
+	}
+	return end + 2
 }
 
 // root is what the application draws: the layout and its overlays, or the
@@ -203,7 +293,7 @@ func (v *views) fillCharts(shown []metrics.Sample, span int, every time.Duration
 			break
 		}
 	}
-	v.rtt.SetNote(fmt.Sprintf("%s, jitter %.1f/%.1f", rtt, last.UpJitterMs, last.DownJitterMs))
+	v.rtt.SetNotes(fmt.Sprintf("%s, jitter %.1f/%.1f", rtt, last.UpJitterMs, last.DownJitterMs), rtt)
 }
 
 // fmtSpan is span samples of every as a short duration: 30s, 2m.

@@ -2,17 +2,21 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"jitterlab/batch"
+	"jitterlab/internal/progress"
 	"jitterlab/lab"
 	"jitterlab/report"
 )
@@ -241,7 +245,7 @@ func runBatch(p *batch.Plan, f *batchFlags, stdout, stderr io.Writer) error {
 	}
 	defer outs.abort()
 	start := time.Now()
-	runs, err := p.Execute(batch.Shard{}, f.workers)
+	runs, err := execute(p, batch.Shard{}, f.workers, "lab "+p.Def.Kind, stderr)
 	if err != nil {
 		return err
 	}
@@ -254,6 +258,30 @@ func runBatch(p *batch.Plan, f *batchFlags, stdout, stderr io.Writer) error {
 	}
 	_, err = fmt.Fprintf(stderr, "%d runs of %v simulated in %v\n", len(runs), p.Def.Duration(), time.Since(start).Round(time.Millisecond))
 	return err
+}
+
+// execute runs the shard of the plan as p.Execute does, with a progress
+// line on stderr when it is a terminal; SIGINT, SIGTERM or SIGHUP cancel
+// the runs not started and the error says how many were done.
+func execute(p *batch.Plan, shard batch.Shard, workers int, what string, stderr io.Writer) ([]batch.Run, error) {
+	ctx, stop, caught := signalContext(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	return executeUntil(p, shard, workers, what, stderr, ctx.Done(), caught)
+}
+
+// executeUntil is execute canceled when cancel closes, by the signal
+// caught returns.
+func executeUntil(p *batch.Plan, shard batch.Shard, workers int, what string, stderr io.Writer, cancel <-chan struct{}, caught func() os.Signal) ([]batch.Run, error) {
+	line := progress.New(stderr, what, time.Now)
+	line.Count(0, shard.Count(p.Def.Runs()), "runs")
+	p.Progress = func(done, total int) { line.Count(done, total, "runs") }
+	p.Cancel = cancel
+	runs, err := p.Execute(shard, workers)
+	line.Clear()
+	if errors.Is(err, batch.ErrCanceled) {
+		return nil, interrupted(caught(), line.Canceled()+"; nothing written")
+	}
+	return runs, err
 }
 
 // batchOutputs are a batch's output files, opened before the runs so that

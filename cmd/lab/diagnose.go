@@ -1,14 +1,18 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"time"
 
 	"jitterlab/diagnose"
+	"jitterlab/internal/progress"
 	"jitterlab/lab"
 	"jitterlab/report"
 )
@@ -22,6 +26,7 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) error {
 		"lab diagnose --scenario drift --set client.drift_ppm=-5000ppm --seeds 1-10",
 		"lab diagnose --scenario mobile-4g --metric progress_deficit_mps --html report.html"))
 	o.register(fs)
+	fs.Lookup("seed").Usage = hiddenUsage // refused below, with the reason
 	fs.StringVar(&seedList, "seeds", "1-20", "seeds to run every variant on, e.g. 1-20 or 1,4,9")
 	fs.StringVar(&metric, "metric", "judder_mps", "primary report-card `metric`, named as ab and sweep name it: "+metricNames())
 	fs.BoolVar(&asJSON, "json", false, "print the diagnosis as JSON")
@@ -61,8 +66,16 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) error {
 	if !o.given("duration") {
 		cfg.Duration = 2 * time.Minute // not the scenario's: every diagnosis runs long enough
 	}
+	ctx, stop, caught := signalContext(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	line := progress.New(stderr, "lab diagnose", time.Now)
 	r, err := diagnose.Run(diagnose.Options{Base: cfg, Scenario: sc, Name: o.name(), Overrides: o.sets, Seeds: seeds,
-		Metric: metric, Workers: runtime.GOMAXPROCS(0), Version: version()})
+		Metric: metric, Workers: runtime.GOMAXPROCS(0), Version: version(),
+		Progress: func(done, queued int) { line.Queued(done, queued, "runs") }, Cancel: ctx.Done()})
+	line.Clear()
+	if errors.Is(err, diagnose.ErrCanceled) {
+		return interrupted(caught(), line.Canceled()+"; nothing written")
+	}
 	if err != nil {
 		return err
 	}

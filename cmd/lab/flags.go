@@ -20,10 +20,64 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
+		if hint := splitAssignment(fs, args); hint != "" {
+			fmt.Fprintf(fs.Output(), "%s: %s (see '%s -h')\n", fs.Name(), hint, fs.Name())
+			return errUsage
+		}
 		fmt.Fprintf(fs.Output(), "%s: unexpected argument %q (see '%s -h')\n", fs.Name(), fs.Arg(0), fs.Name())
 		return errUsage
 	}
 	return nil
+}
+
+// splitAssignment says how to write a key=value flag given as two words
+// ("--set link.latency 80ms": the parser takes 80ms for a positional
+// argument), or "" when the first positional argument does not follow one.
+func splitAssignment(fs *flag.FlagSet, args []string) string {
+	i := len(args) - fs.NArg()
+	if i < 2 || strings.Contains(args[i-1], "=") {
+		return ""
+	}
+	f := fs.Lookup(strings.TrimLeft(args[i-2], "-"))
+	if f == nil {
+		return ""
+	}
+	if name, _ := flag.UnquoteUsage(f); name != "key=value" {
+		return ""
+	}
+	return fmt.Sprintf("--%s takes key=value: --%s %s=%s", f.Name, f.Name, args[i-1], args[i])
+}
+
+// flagHint is the "did you mean" of an undefined flag ("-valuse"), or "".
+func flagHint(fs *flag.FlagSet, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !ok {
+		return ""
+	}
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) {
+		if f.Usage != hiddenUsage {
+			names = append(names, "--"+f.Name)
+		}
+	})
+	return param.DidYouMean("--"+name, names)
+}
+
+// hiddenUsage marks a flag a command defines only to refuse it with a
+// reason (diagnose's --seed): its -h leaves the flag out.
+const hiddenUsage = "\x00hidden"
+
+// printDefaults is fs.PrintDefaults without the hidden flags.
+func printDefaults(fs *flag.FlagSet) {
+	vis := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	vis.SetOutput(fs.Output())
+	fs.VisitAll(func(f *flag.Flag) {
+		if f.Usage != hiddenUsage {
+			vis.Var(f.Value, f.Name, f.Usage)
+			vis.Lookup(f.Name).DefValue = f.DefValue
+		}
+	})
+	vis.PrintDefaults()
 }
 
 // helpOut is where -h prints: the command's standard output (realMain
@@ -56,7 +110,7 @@ func parseFlagsOnly(fs *flag.FlagSet, args []string) error {
 		fs.Usage()
 		return err
 	case err != nil:
-		fmt.Fprintf(out, "%s: %v (see '%s -h')\n", fs.Name(), err, fs.Name())
+		fmt.Fprintf(out, "%s: %v%s (see '%s -h')\n", fs.Name(), err, flagHint(fs, err), fs.Name())
 		return errUsage
 	}
 	return nil

@@ -12,6 +12,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+
+	"jitterlab/param"
 )
 
 // command is one subcommand: its name, a one-line summary and its entry
@@ -139,8 +141,11 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 			return exitCode(c.run(args[1:], stdout, stderr), "lab "+c.name, stderr)
 		}
 	}
-	fmt.Fprintf(stderr, "lab: unknown command %q\n", args[0])
-	usage(stderr)
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	fmt.Fprintf(stderr, "lab: unknown command %q%s ('lab -h' lists the commands)\n", args[0], param.DidYouMean(args[0], names))
 	return 2
 }
 

@@ -165,7 +165,7 @@ func TestScenariosListsNamesDescriptionsAndSources(t *testing.T) {
 	if code, _, errOut := runLab(t, "run", "--scenario", path, "--duration", "5s"); code != 0 {
 		t.Fatalf("the shown TOML does not run: %s", errOut)
 	}
-	if code, _, errOut := runLab(t, "scenarios", "--show", "atlantis"); code != 1 || !strings.Contains(errOut, `"atlantis"`) {
+	if code, _, errOut := runLab(t, "scenarios", "--show", "atlantis"); code != 2 || !strings.Contains(errOut, `"atlantis"`) {
 		t.Fatalf("--show unknown: %d %q", code, errOut)
 	}
 }

@@ -72,17 +72,18 @@ func TestDiagnoseNamesMetricsAsAbAndSweep(t *testing.T) {
 	if err := s.validate(v, s.root, "$"); err != nil || !strings.Contains(out, `"rule": "blackout"`) {
 		t.Errorf("diagnose --scenario handover --json: %v\n%s", err, out)
 	}
-	// A diagnosis that tries pairs (handover; since qa3's one bar no
-	// built-in scenario takes one), and one with a latency spike and a lab
-	// ab command to reproduce it, follow the schema too.
-	for _, c := range []struct{ scenario, want string }{{"handover", `"beats_reference_and_parts": false`}, {"latency-spike", `"rule": "latency-step"`}} {
+	// Diagnoses that try pairs (home-congested, where none meets the bar;
+	// handover, where one does), and one with a latency spike and a lab ab
+	// command to reproduce it, follow the schema too.
+	for _, c := range []struct{ scenario, want string }{{"home-congested", `"beats_reference_and_parts": false`},
+		{"handover", `"beats_reference_and_parts": true`}, {"latency-spike", `"rule": "latency-step"`}} {
 		code, out, errOut = runLab(t, "diagnose", "--scenario", c.scenario, "--json")
 		if code != 0 {
 			t.Fatal(errOut)
 		}
 		v = decodeJSON(t, []byte(out), "diagnose --scenario "+c.scenario+" --json")
 		reproduce := `"reproduce": "lab ab --scenario ` + c.scenario
-		if c.scenario == "handover" {
+		if c.scenario == "home-congested" {
 			reproduce = `"reproduce": ""` // nothing meets the bar there
 		}
 		if err := s.validate(v, s.root, "$"); err != nil || !strings.Contains(out, c.want) || !strings.Contains(out, reproduce) {

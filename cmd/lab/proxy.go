@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"net/netip"
 	"os"
 	"os/signal"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -52,7 +52,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		return err
 	})
 	fs.StringVar(&control, "control", "", "serve the control API (HTTP/JSON, /metrics) on this loopback `host:port`, e.g. 127.0.0.1:9000")
-	fs.IntVar(&limits.MaxFlows, "max-clients", limits.MaxFlows, "client addresses relayed at once; a new one beyond evicts the longest idle")
+	fs.IntVar(&limits.MaxFlows, "max-clients", limits.MaxFlows, "client addresses relayed at once; a new one beyond evicts the longest idle, a client in a conversation (a reply, then more) last")
 	fs.DurationVar(&limits.IdleTimeout, "idle-timeout", limits.IdleTimeout, "forget a client after this long without a packet either way")
 	fs.IntVar(&limits.FlowPackets, "inflight-packets", limits.FlowPackets, "datagrams held per client and direction; more are dropped and counted")
 	fs.IntVar(&limits.FlowBytes, "inflight-bytes", limits.FlowBytes, "payload bytes held per client and direction; more are dropped and counted")
@@ -125,12 +125,10 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	}
 	// The change log: the counter lines print it, the screen's c lists
 	// it; a capture that fails mid-run says so there at once.
-	changes := make(chan appliedChange, proxyctl.MaxPending)
+	changeLog := newChangeLog(proxyctl.MaxPending)
+	changes := changeLog.ch
 	captures.failed = func(err error) {
-		select {
-		case changes <- appliedChange{ch: proxyctl.Timed{What: err.Error()}, err: errCaptureStopped, at: time.Now(), by: "capture"}:
-		default: // the log is full; the summary still says it
-		}
+		changeLog.add(appliedChange{ch: proxyctl.Timed{What: err.Error()}, err: errCaptureStopped, at: time.Now(), by: "capture"})
 	}
 	bound := time.Now() // the captures' zero: no datagram reaches the socket before
 	captures.started(bound)
@@ -149,10 +147,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	var start time.Time // set before the relay runs and the timeline is scheduled
 	cond := proxyctl.New(cfg, r, func(ch proxyctl.Timed, err error) {
 		at := time.Now()
-		select {
-		case changes <- appliedChange{ch: ch, err: err, at: at}:
-		default: // the log is full; the change still applied
-		}
+		changeLog.add(appliedChange{ch: ch, err: err, at: at})
 	})
 	defer cond.Stop()
 	// Every change of the settings goes into a recording and splits the
@@ -219,8 +214,8 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if controlLn != nil {
-		srv := &http.Server{Handler: proxyctl.LoggedHandler(cond, r, apiLog(changes)), ReadHeaderTimeout: 5 * time.Second}
-		go srv.Serve(controlLn)
+		host, _, _ := net.SplitHostPort(control) // checked by listenControl
+		srv := proxyctl.Serve(controlLn, proxyctl.NewHandler(cond, r, proxyctl.Options{Log: apiLog(changeLog), Host: host}))
 		defer srv.Close()
 		fmt.Fprintf(stdout, "control API on http://%v (GET/PUT /params, POST/DELETE /timeline, GET /counters, GET /metrics)\n", controlLn.Addr())
 	}
@@ -241,6 +236,9 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		note, cerr := captures.stop(time.Since(bound), r.Stats())
 		if note != "" {
 			fmt.Fprintf(stderr, "lab proxy: %s\n", note)
+		}
+		if n := changeLog.lost.Load(); n > 0 {
+			fmt.Fprintf(stderr, "lab proxy: %d entries of the change log (API requests, scheduled changes) not logged: it was full\n", n)
 		}
 		if err = cmp.Or(err, cerr, outClosed.closed()); err == nil {
 			if sig = cmp.Or(sig, caught()); sig != nil { // as every lab command a signal stops
@@ -272,6 +270,9 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 			what += " — refused: " + c.err.Error()
 		}
 		what = strings.ReplaceAll(what, "\n", " ") // one line per change, whatever the error's text
+		if c.missed > 0 {
+			what = missedText(c.missed) + what
+		}
 		switch {
 		case c.by == "capture":
 			fmt.Fprintf(stderr, "lab proxy: %s %s\n", stamp(c.at), strings.Replace(what, " — refused: ", ": ", 1))
@@ -346,21 +347,50 @@ var errCaptureStopped = errors.New("nothing more is written to it; the relay goe
 // control API request as it was answered (err: refused), or (by
 // "capture") a capture's file that failed (What) and errCaptureStopped.
 type appliedChange struct {
-	ch  proxyctl.Timed
-	err error
-	at  time.Time
-	by  string
+	ch     proxyctl.Timed
+	err    error
+	at     time.Time
+	by     string
+	missed uint64 // entries not logged before this one (see changeLog)
 }
 
 // apiLog hands the control API's requests, as answered, to the change
 // log: the counter lines print them, the screen's c lists them.
-func apiLog(changes chan<- appliedChange) func(what string, err error) {
+func apiLog(l *changeLog) func(what string, err error) {
 	return func(what string, err error) {
-		select {
-		case changes <- appliedChange{ch: proxyctl.Timed{What: what}, err: err, at: time.Now(), by: "API"}:
-		default: // the log is full; the request was still answered
-		}
+		l.add(appliedChange{ch: proxyctl.Timed{What: what}, err: err, at: time.Now(), by: "API"})
 	}
+}
+
+// changeLog is the run's change log: a bounded queue the counter lines or
+// the screen read. An entry that finds it full is not kept but counted,
+// and the next entry kept says how many went before it (missed); the
+// summary says how many in all.
+type changeLog struct {
+	ch      chan appliedChange
+	pending atomic.Uint64 // entries not kept since the last kept
+	lost    atomic.Uint64 // in all
+}
+
+func newChangeLog(n int) *changeLog { return &changeLog{ch: make(chan appliedChange, n)} }
+
+// add keeps c, or counts it when the log is full.
+func (l *changeLog) add(c appliedChange) {
+	c.missed = l.pending.Swap(0)
+	select {
+	case l.ch <- c:
+	default:
+		l.pending.Add(c.missed + 1)
+		l.lost.Add(1)
+	}
+}
+
+// missedText is what a log line says of the entries not kept before it.
+func missedText(n uint64) string {
+	if n == 1 {
+		return "(1 entry before this one not logged: the log was full) "
+	}
+	return fmt.Sprintf("(%d entries before this one not logged: the log was full) ", n)
 }
 
 // checkProxyAddrs refuses a --listen or --to that is not a host:port
@@ -726,7 +756,9 @@ printed as it applies. --control 127.0.0.1:9000 serves an HTTP/JSON API
 on loopback: GET/PUT /params[?flow=ADDR], DELETE /params?flow=ADDR,
 POST /timeline ([[timeline]] entries, at = from now), DELETE /timeline
 (cancels what POST scheduled), GET /counters and GET /metrics
-(Prometheus). Every datagram is counted: delivered, lost by
+(Prometheus); PUT takes Content-Type: application/json, POST
+application/toml, and a request from a web page (another Origin, a Host
+not of this machine) is refused. Every datagram is counted: delivered, lost by
 the link model, or dropped by the proxy (kernel receive buffer full, the
 in-flight limit, a failed write, a client removed). SIGINT, SIGTERM and
 SIGHUP stop the relay and print the summary, the clients and the audit,

@@ -41,8 +41,8 @@ type proxyCapture struct {
 	rec            *recordings.Writer
 	listen, target netip.AddrPort
 	events         chan proxyEvent
-	done           chan error
-	queuedBytes    atomic.Int64 // payload bytes in the queue
+	done           chan struct{} // closed when run has written everything
+	queuedBytes    atomic.Int64  // payload bytes in the queue
 	maxBytes       int64
 	dropped        atomic.Uint64
 	droppedSide    [2]atomic.Uint64 // of the packet events, by capture side
@@ -52,8 +52,12 @@ type proxyCapture struct {
 	changesLost    uint64           // changes not recorded: beyond the recording's bounds
 	epoch          time.Duration    // the relay's start since the Unix epoch: the capture's timestamps are wall time
 	base           proxy.Stats      // the relay's counters when the capture started (R on the screen: mid-run)
-	err            error
-	outs           []*output
+	// Each file's first write error: the file stops there (what it
+	// wrote stays), the other goes on; lost counts the events the
+	// failed file did not get.
+	pcapErr, recErr   error
+	pcapLost, recLost uint64
+	outs              []*output
 	// What names each file to the user ("--pcap relay.pcapng", R's
 	// recording's path), and failed, when set, is told of the first
 	// write error as it happens (the capture's goroutine).
@@ -116,7 +120,7 @@ func newProxyCapture(pcap *capture.Writer, rec *recordings.Writer, listen, targe
 		return netip.AddrPort{}
 	}
 	c := &proxyCapture{pcap: pcap, rec: rec, listen: addr(listen), target: addr(target),
-		events: make(chan proxyEvent, proxyQueue), done: make(chan error, 1), maxBytes: proxyQueueBytes}
+		events: make(chan proxyEvent, proxyQueue), done: make(chan struct{}), maxBytes: proxyQueueBytes}
 	go c.run()
 	return c
 }
@@ -144,7 +148,7 @@ func (c *proxyCapture) OnPacket(e *proxy.PacketEvent) {
 			c.drop(e)
 			return
 		}
-		q.ev.Payload = append([]byte(nil), e.Payload...)
+		q.ev.Payload = append(make([]byte, 0, len(e.Payload)), e.Payload...) // empty, never nil: nil is a simulated packet's
 	}
 	select {
 	case c.events <- q:
@@ -187,7 +191,7 @@ func (c *proxyCapture) settings(s settingsEvent) {
 // end, and flushes. It does not close the files.
 func (c *proxyCapture) Close(end time.Duration, stats proxy.Stats) error {
 	close(c.events)
-	err := <-c.done
+	<-c.done
 	named := func(name string, err error) error {
 		if err != nil && name != "" {
 			return fmt.Errorf("%s: %w", name, err)
@@ -195,15 +199,15 @@ func (c *proxyCapture) Close(end time.Duration, stats proxy.Stats) error {
 		return err
 	}
 	if c.pcap != nil {
-		if err == nil {
-			err = named(c.pcapName, c.order.Flush())
+		if c.pcapErr == nil {
+			c.pcapErr = named(c.pcapName, c.order.Flush())
 		}
 		for side := range c.droppedSide {
 			c.pcap.Dropped(capture.Side(side), c.droppedSide[side].Load())
 		}
-		err = cmp.Or(err, named(c.pcapName, c.pcap.Close()))
+		c.pcapErr = cmp.Or(c.pcapErr, named(c.pcapName, c.pcap.Close()))
 	}
-	if c.rec != nil {
+	if c.rec != nil && c.recErr == nil {
 		for _, p := range [][2]*proxy.Counters{{&stats.Up, &c.base.Up}, {&stats.Down, &c.base.Down}} {
 			p[0].Received -= p[1].Received
 			p[0].KernelDropped -= p[1].KernelDropped
@@ -212,49 +216,59 @@ func (c *proxyCapture) Close(end time.Duration, stats proxy.Stats) error {
 		pe := newProxyEnd(stats, c.dropped.Load())
 		pe.ChangesLost = c.changesLost
 		sum, _ := json.Marshal(pe)
-		err = cmp.Or(err, named(c.recName, c.rec.Close(recordings.End{At: max(sim.Time(end), c.last), Summary: sum})))
+		c.recErr = named(c.recName, c.rec.Close(recordings.End{At: max(sim.Time(end), c.last), Summary: sum}))
 	}
-	return err
+	return errors.Join(c.pcapErr, c.recErr)
 }
 
 func (c *proxyCapture) run() {
 	if c.pcap != nil {
 		c.order = capture.NewOrdered(c.pcap, capture.OrderWindow, capture.OrderMaxEvents, capture.OrderMaxBytes)
 	}
+	// Each file on its own: one that fails stops (its events counted
+	// as lost to it), the other goes on; the queue is always drained, so
+	// the relay never blocks.
 	for q := range c.events {
 		c.queuedBytes.Add(-int64(len(q.ev.Payload)))
-		if c.err != nil {
-			continue // drain: the relay must never block
-		}
 		if q.settings != nil {
-			c.fail(c.recName, c.recordSettings(q.settings))
+			if c.recErr == nil {
+				c.recErr = c.fail(c.recName, c.recordSettings(q.settings))
+			}
 			continue
 		}
 		if c.pcap != nil && (q.ev.Read || q.ev.Fate == proxy.FateDelivered) {
-			e := c.pcapEvent(&q.ev, q.size)
-			c.fail(c.pcapName, c.order.Write(&e)) // keeps e.Payload, the event's own copy
+			if c.pcapErr != nil {
+				c.pcapLost++
+			} else {
+				e := c.pcapEvent(&q.ev, q.size)
+				c.pcapErr = c.fail(c.pcapName, c.order.Write(&e)) // keeps e.Payload, the event's own copy
+			}
 		}
-		if c.rec != nil && c.err == nil && !q.ev.Read {
-			c.fail(c.recName, c.recordPacket(&q.ev, q.size))
+		if c.rec != nil && !q.ev.Read {
+			if c.recErr != nil {
+				c.recLost++
+			} else {
+				c.recErr = c.fail(c.recName, c.recordPacket(&q.ev, q.size))
+			}
 		}
 	}
-	c.done <- c.err
+	close(c.done)
 }
 
-// fail keeps a write error of the file named name (nil: none) as the
-// capture's error, and says so at once: the capture stops there (what it
-// wrote stays) and the relay goes on.
-func (c *proxyCapture) fail(name string, err error) {
+// fail is a write error of the file named name (nil: none) as the
+// capture keeps it, said at once: that file stops there (what it wrote
+// stays), the other file and the relay go on.
+func (c *proxyCapture) fail(name string, err error) error {
 	if err == nil {
-		return
+		return nil
 	}
 	if name != "" {
 		err = fmt.Errorf("%s: %w", name, err)
 	}
-	c.err = err
 	if c.failed != nil {
 		c.failed(err)
 	}
+	return err
 }
 
 var relayFates = [...]capture.Fate{proxy.FateScheduled: capture.Delivered, proxy.FateLost: capture.Lost,
@@ -384,6 +398,15 @@ func (c *proxyCapture) note() string {
 	if n := c.dropped.Load(); n > 0 {
 		notes = append(notes, fmt.Sprintf("%d events dropped (the writer fell behind)", n))
 	}
+	for _, f := range []struct {
+		name string
+		err  error
+		lost uint64
+	}{{c.pcapName, c.pcapErr, c.pcapLost}, {c.recName, c.recErr, c.recLost}} {
+		if f.err != nil && f.lost > 0 {
+			notes = append(notes, fmt.Sprintf("%s failed: %d events after it not written to it", cmp.Or(f.name, "a file"), f.lost))
+		}
+	}
 	if c.order != nil && c.order.Late() > 0 {
 		notes = append(notes, fmt.Sprintf("%d pcapng frames stamped late, past the %v reorder window (their comments say by how much)", c.order.Late(), capture.OrderWindow))
 	}
@@ -449,12 +472,8 @@ func flagFileError(flag, path string, err error) error {
 // finish ends the captures (Close) and commits their files.
 func (c *proxyCapture) finish(wall time.Duration, st proxy.Stats) error {
 	err := c.Close(wall, st)
-	for _, f := range c.outs {
-		if err != nil {
-			f.Abort()
-			continue
-		}
-		err = f.Commit()
+	for _, f := range c.outs { // each file closed, whatever the other's fate
+		err = errors.Join(err, f.Commit())
 	}
 	return err
 }

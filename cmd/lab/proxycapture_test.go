@@ -201,7 +201,7 @@ func TestProxyCaptureDropsAreCounted(t *testing.T) {
 	defer f.Close()
 	rw, _ := recordings.NewWriter(f, recordings.Header{Kind: recordings.KindProxy})
 	// No writer goroutine yet and no room in the queue: every event drops.
-	c := &proxyCapture{pcap: pw, rec: rw, events: make(chan proxyEvent), done: make(chan error, 1), maxBytes: proxyQueueBytes}
+	c := &proxyCapture{pcap: pw, rec: rw, events: make(chan proxyEvent), done: make(chan struct{}), maxBytes: proxyQueueBytes}
 	for range 3 {
 		c.OnPacket(&proxy.PacketEvent{Dir: proxy.Up, Read: true, Size: 1, Payload: []byte("x")})
 	}
@@ -234,7 +234,7 @@ func TestProxyCaptureDropsAreCounted(t *testing.T) {
 // past it events are dropped, whatever room the queue has.
 func TestProxyCaptureQueueIsBoundedInBytes(t *testing.T) {
 	pw, _ := capture.NewWriter(io.Discard, capture.Options{})
-	c := &proxyCapture{pcap: pw, events: make(chan proxyEvent, 100), done: make(chan error, 1), maxBytes: 3000}
+	c := &proxyCapture{pcap: pw, events: make(chan proxyEvent, 100), done: make(chan struct{}), maxBytes: 3000}
 	big := make([]byte, 1000)
 	for range 10 {
 		c.OnPacket(&proxy.PacketEvent{Dir: proxy.Down, Read: true, Size: len(big), Payload: big})

@@ -269,7 +269,7 @@ func TestCaptureWriteFailureIsReportedAtOnce(t *testing.T) {
 // the job, not leave it waiting for that line forever.
 func TestREADMECIScriptFailsWhenTheProxyCannotStart(t *testing.T) {
 	bash := testtool.Need(t, "bash", "bash")
-	_, rest, ok := strings.Cut(docsText(t), "./lab proxy --to 127.0.0.1:7778 --control 127.0.0.1:9000")
+	_, rest, ok := strings.Cut(docsText(t), "./jitterlab proxy --to 127.0.0.1:7778 --control 127.0.0.1:9000")
 	startup, _, ok2 := strings.Cut(rest, "python3 ping.py 500 50 &")
 	if !ok || !ok2 {
 		t.Fatal("README has no game-CI script starting the proxy with --control 127.0.0.1:9000 before the bot")
@@ -277,10 +277,10 @@ func TestREADMECIScriptFailsWhenTheProxyCannotStart(t *testing.T) {
 	dir := t.TempDir()
 	// A lab whose proxy cannot start, as with the listen port taken.
 	stub := "#!/bin/sh\necho 'lab proxy: --listen \"127.0.0.1:7777\": bind: address already in use' >&2\nexit 1\n"
-	if err := os.WriteFile(filepath.Join(dir, "lab"), []byte(stub), 0o755); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "jitterlab"), []byte(stub), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	script := "./lab proxy --to 127.0.0.1:7778 --control 127.0.0.1:9000" + startup + "echo STARTED\n"
+	script := "./jitterlab proxy --to 127.0.0.1:7778 --control 127.0.0.1:9000" + startup + "echo STARTED\n"
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // a bound on the hang this is about
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bash, "-c", script)

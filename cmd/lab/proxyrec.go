@@ -14,6 +14,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"jitterlab/batch"
+	"jitterlab/lab"
 	"jitterlab/metrics"
 	"jitterlab/recordings"
 	"jitterlab/sim"
@@ -143,6 +145,17 @@ func (s *packetStats) write(w io.Writer) error {
 	return tw.Flush()
 }
 
+// startLink says the links a proxy recording started with (its header:
+// the settings in force when it started) as ab and sweep say a run's
+// link: "latency 40ms/0, jitter 0, … (up/down where they differ)".
+func startLink(h recordings.Header) (string, error) {
+	cfg, err := lab.ConfigFromHeader(h, lab.Untrusted)
+	if err != nil {
+		return "", err
+	}
+	return batch.LinkText(batch.LinkOf(&cfg)) + " at the start", nil
+}
+
 // replayProxy is 'lab replay' of a proxy recording: its settings, changes
 // and packet summary, and the packets of a --from/--to window as CSV.
 func replayProxy(r *recordings.Reader, name string, stdout io.Writer, seek bool, from, to sim.Time) error {
@@ -163,6 +176,9 @@ func replayProxy(r *recordings.Reader, name string, stdout io.Writer, seek bool,
 	}
 	fmt.Fprintf(stdout, "recording  %s\nproxy      relayed traffic (lab proxy --record): scenario %s, seed %d; times are wall time from the start\n",
 		name, h.Scenario, h.Seed)
+	if link, err := startLink(h); err == nil {
+		fmt.Fprintf(stdout, "link       %s\n", link)
+	}
 	fmt.Fprintf(stdout, "length     %v in %d frames", r.Duration(), r.Frames())
 	if r.Truncated {
 		fmt.Fprintf(stdout, " (truncated at byte %d: read up to the last whole frame)", r.TruncatedAt)

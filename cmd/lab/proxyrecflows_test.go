@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	proxyctl "jitterlab/proxy/control"
 )
 
 // proxyProc is a lab proxy running as a process of its own, driven as a
@@ -87,6 +89,7 @@ func startProxy(t *testing.T, exe string, args ...string) *proxyProc {
 func (p *proxyProc) call(t *testing.T, method, path, body string) (int, []byte) {
 	t.Helper()
 	req, _ := http.NewRequest(method, p.api+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", proxyctl.MediaType(method, req.URL.Path))
 	resp, err := p.httpClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -154,3 +154,31 @@ func TestScreenRecordingNumbersTheClientsItStartsWith(t *testing.T) {
 		t.Errorf("export --changes (exit %d, %s):\n%s\nwant a row ending %q", code, errOut, out, want)
 	}
 }
+
+// R after live edits records the settings in force at its start, and lab
+// replay says them: a recording made on a 40 ms uplink set live does not
+// read as the defaults with "changes 0".
+func TestScreenRecordingSaysTheSettingsInForceAtItsStart(t *testing.T) {
+	r, cond, sw, _, echoes, _ := relayForR(t)
+	if err := cond.Set(netip.AddrPort{}, []proxyctl.Assignment{{Key: "up.latency", Value: "40ms"}, {Key: "link.loss", Value: "1%"}}); err != nil {
+		t.Fatal(err)
+	}
+	echoes(2)
+	dir := t.TempDir()
+	rec := &screenRecorder{sw: sw, r: r, cond: cond, dir: dir, name: "default", bound: time.Now()}
+	if _, err := rec.toggle(); err != nil {
+		t.Fatal(err)
+	}
+	echoes(3)
+	if _, err := rec.toggle(); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jlrec"))
+	if len(files) != 1 {
+		t.Fatalf("files %v", files)
+	}
+	code, out, errOut := runLab(t, "replay", files[0])
+	if want := "link       latency 40ms/0, jitter 0, jitter_dist uniform, loss 1%, loss_burst 0, duplicate 0%, reorder 0%, rate 0, queue 0 (up/down where they differ) at the start"; code != 0 || !strings.Contains(out, want) {
+		t.Errorf("lab replay does not say %q (exit %d, %s):\n%s", want, code, errOut, out)
+	}
+}

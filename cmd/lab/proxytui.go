@@ -21,6 +21,8 @@ import (
 	"jitterlab/recordings"
 	"jitterlab/scenarios"
 	"jitterlab/tui"
+
+	"github.com/gdamore/tcell/v2"
 )
 
 // maxFeedDelays bounds the delays kept between two snapshots per
@@ -288,6 +290,9 @@ func (s *relaySource) timeline(c appliedChange) {
 	if c.err != nil {
 		pc.Refused = c.err.Error()
 	}
+	if c.missed > 0 {
+		pc.What = missedText(c.missed) + pc.What
+	}
 	s.note(pc)
 }
 
@@ -495,6 +500,26 @@ func (s *screenRecorder) toggle() (string, error) {
 // through stop. It returns the signal that stopped it (nil: none) and the
 // relay's error once the screen has closed.
 func proxyScreen(src *relaySource, sc *scenarios.Scenario, rec *screenRecorder, stop func(), done <-chan error, changes <-chan appliedChange, stderr io.Writer) (os.Signal, error) {
+	view := tui.NewProxyView(src, tui.ProxyOptions{Scenario: sc, Record: rec.toggle})
+	return runScreen(view, src, rec, stop, done, changes, stderr)
+}
+
+// screenView is the screen proxyScreen runs (a *tui.ProxyView).
+type screenView interface {
+	Run(tcell.Screen) error
+	Signal() os.Signal
+	Stop()
+}
+
+// screenGrace is how long the screen may take to close once the relay
+// has stopped (a signal, --duration): it closes at its next tick, a tenth
+// of a second. One that has not closed by then (a draw that never ends)
+// is left behind, so that a signal always stops the proxy and closes its
+// files.
+const screenGrace = 2 * time.Second
+
+// runScreen is proxyScreen with its view.
+func runScreen(view screenView, src *relaySource, rec *screenRecorder, stop func(), done <-chan error, changes <-chan appliedChange, stderr io.Writer) (os.Signal, error) {
 	ended := make(chan error, 1)
 	quit := make(chan struct{})
 	go func() {
@@ -514,8 +539,22 @@ func proxyScreen(src *relaySource, sc *scenarios.Scenario, rec *screenRecorder, 
 			}
 		}
 	}()
-	view := tui.NewProxyView(src, tui.ProxyOptions{Scenario: sc, Record: rec.toggle})
-	verr := view.Run(nil)
+	shown := make(chan error, 1)
+	go func() { shown <- view.Run(nil) }()
+	var verr, err error
+	relayEnded, abandoned := false, false
+	select {
+	case verr = <-shown:
+	case err = <-ended:
+		relayEnded = true
+		select {
+		case verr = <-shown:
+		case <-time.After(screenGrace):
+			abandoned = true
+			go view.Stop() // it may wait for the draw for ever
+			fmt.Fprintf(stderr, "lab proxy: the screen did not close within %v of the relay's end; stopping without it (if the terminal looks wrong, type reset)\n", screenGrace)
+		}
+	}
 	stop()
 	rec.mu.Lock()
 	if rec.path != "" {
@@ -523,8 +562,13 @@ func proxyScreen(src *relaySource, sc *scenarios.Scenario, rec *screenRecorder, 
 	}
 	rec.mu.Unlock()
 	close(quit)
-	err := <-ended
-	sig := view.Signal()
+	if !relayEnded {
+		err = <-ended
+	}
+	var sig os.Signal
+	if !abandoned {
+		sig = view.Signal()
+	}
 	if errors.Is(verr, io.EOF) { // the terminal went away: a hangup, whichever came first
 		io.WriteString(stderr, "lab proxy: stopped: the terminal went away\n")
 		sig, verr = syscall.SIGHUP, nil

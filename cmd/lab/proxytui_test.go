@@ -116,11 +116,12 @@ func TestProxyScreenLogsAPIAndFlowSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := newRelaySource(r, cond, echo, time.Now(), nil)
-	changes := make(chan appliedChange, 8)
-	api := httptest.NewServer(proxyctl.LoggedHandler(cond, r, apiLog(changes)))
+	changes := newChangeLog(8)
+	api := httptest.NewServer(proxyctl.NewHandler(cond, r, proxyctl.Options{Log: apiLog(changes)}))
 	defer api.Close()
 	for _, body := range []string{`{"up.loss": "250%"}`, `{"up.loss": "3%"}`} {
 		req, _ := http.NewRequest("PUT", api.URL+"/params", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -128,7 +129,7 @@ func TestProxyScreenLogsAPIAndFlowSettings(t *testing.T) {
 		resp.Body.Close()
 	}
 	for range 2 {
-		src.timeline(<-changes)
+		src.timeline(<-changes.ch)
 	}
 	got := src.Snapshot().Changes
 	refusal := lab.Set(&cfg, "up.loss", "250%").Error()

@@ -19,6 +19,7 @@ import (
 
 	"jitterlab/batch"
 	"jitterlab/capture"
+	"jitterlab/internal/progress"
 	"jitterlab/lab"
 	"jitterlab/metrics"
 	"jitterlab/recordings"
@@ -187,7 +188,7 @@ func newFlagSet(name, args string, stderr io.Writer, extra func(io.Writer)) *fla
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: lab %s %s\n\nflags:\n", name, args)
-		fs.PrintDefaults()
+		printDefaults(fs)
 		if extra != nil {
 			extra(fs.Output())
 		}
@@ -336,7 +337,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return werr
 	}
 	var stopped os.Signal
-	prog := newProgress(stderr, sim.Time(cfg.Duration))
+	prog := progress.New(stderr, "lab run", time.Now)
 	for !s.Done() && failed() == nil && stopped == nil {
 		if err := s.Run(s.Now() + sim.Time(every)); err != nil {
 			return err
@@ -345,10 +346,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		case stopped = <-sigs:
 		default:
 		}
-		prog.show(s.Now())
+		prog.Show(progressText(s.Now(), sim.Time(cfg.Duration), prog.Elapsed()))
 	}
-	prog.clear()
-	wall := prog.elapsed()
+	prog.Clear()
+	wall := prog.Elapsed()
 	// Flush and close every output even when one failed (a closed pipe
 	// on the CSV still leaves a closed recording); the first error wins.
 	for _, flush := range flushers {
@@ -405,34 +406,6 @@ func writePacket(w *bufio.Writer, p *lab.PacketRecord) error {
 	return err
 }
 
-// progress is the line a long run shows on a terminal: simulated time, a
-// percentage and an estimate of the wall time left.
-type progress struct {
-	w           io.Writer
-	on          bool
-	total       sim.Time
-	start, last time.Time
-	shown       bool
-}
-
-func newProgress(w io.Writer, total sim.Time) *progress {
-	now := time.Now()
-	return &progress{w: w, on: isTerminal(w), total: total, start: now, last: now}
-}
-
-// show prints the line every half second once the run has taken two.
-func (p *progress) show(at sim.Time) {
-	if !p.on {
-		return
-	}
-	now := time.Now()
-	if now.Sub(p.last) < 500*time.Millisecond || now.Sub(p.start) < 2*time.Second {
-		return
-	}
-	p.last, p.shown = now, true
-	fmt.Fprintf(p.w, "\r\033[K%s", progressText(at, p.total, now.Sub(p.start)))
-}
-
 // progressText is "00:01:00.000 / 00:10:00.000 simulated  10%  ETA 9s".
 func progressText(at, total sim.Time, elapsed time.Duration) string {
 	frac := float64(at) / float64(max(total, 1))
@@ -444,19 +417,5 @@ func progressText(at, total sim.Time, elapsed time.Duration) string {
 	return text
 }
 
-func (p *progress) clear() {
-	if p.shown {
-		fmt.Fprint(p.w, "\r\033[K")
-	}
-}
-
-func (p *progress) elapsed() time.Duration { return time.Since(p.start) }
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
+// isTerminal reports whether w is a terminal (progress.Terminal).
+func isTerminal(w io.Writer) bool { return progress.Terminal(w) }

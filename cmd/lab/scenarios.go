@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"jitterlab/lab"
+	"jitterlab/param"
 	"jitterlab/scenarios"
 )
 
@@ -24,7 +25,7 @@ func cmdScenarios(args []string, stdout, stderr io.Writer) error {
 	if show != "" {
 		text, ok := scenarios.BuiltinText(show)
 		if !ok {
-			return fmt.Errorf("--show %q: no such built-in scenario; 'lab scenarios' lists them", show)
+			return badUsage("--show %q: no such built-in scenario%s ('lab scenarios' lists them)", show, param.DidYouMean(show, scenarios.BuiltinNames()))
 		}
 		_, err := fmt.Fprintf(stdout, "# built-in scenario %q; save it as a .toml file, edit it, run it with --scenario FILE\n%s", show, text)
 		return err

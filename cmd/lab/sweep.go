@@ -130,7 +130,7 @@ func runShard(p *batch.Plan, shard batch.Shard, f *batchFlags, stdout, stderr io
 		return err
 	}
 	defer out.Abort()
-	runs, err := p.Execute(shard, f.workers)
+	runs, err := execute(p, shard, f.workers, "lab sweep", stderr)
 	if err != nil {
 		return err
 	}

@@ -35,7 +35,7 @@ func newTUIFlags(stderr io.Writer) (*flag.FlagSet, *tuiOptions) {
 	fs.Lookup("scenario").DefValue = "jitter-fix"
 	o.scenario = "jitter-fix"
 	fs.Lookup("duration").Usage = "stop the lab at this simulated `TIME`, paused, with a message on the status line (r restarts); " +
-		"without it the scenario's duration does ('lab scenarios' shows it), and a scenario without one runs until you quit"
+		"without it the scenario's duration does ('lab scenarios' shows it), and a scenario without one runs until you quit (one with oscillators or flaps until they have made 20000 changes)"
 	fs.Lookup("duration").DefValue = "0" // no default: the text says what happens
 	everyVar(fs, &o.every, 50*time.Millisecond, "sample `PERIOD` of the charts and the CSV export (100µs to 1h)")
 	fs.StringVar(&o.diagSeeds, "diagnose-seeds", "1-20", "seeds the d key's diagnosis runs, as 'lab diagnose --seeds'")
@@ -59,7 +59,49 @@ func (o *tuiOptions) end(cfg *lab.Config, sc *scenarios.Scenario) string {
 		return sc.Name + "'s duration"
 	}
 	cfg.Duration = lab.MaxDuration
+	if sc != nil {
+		if d := longestTimeline(sc, lab.MaxDuration, labTimeline); d < lab.MaxDuration {
+			cfg.Duration = d
+			return fmt.Sprintf("the longest run in which %s's oscillators and flaps make at most %d changes", sc.Name, labTimeline)
+		}
+	}
 	return ""
+}
+
+// labTimeline bounds the changes a scenario's oscillators and flaps make
+// in a lab that runs until quit: the lab schedules them all at the start,
+// and again for R, a and r, in about a tenth of a second for this many.
+const labTimeline = scenarios.MaxGenerated / 10
+
+// longestTimeline is the longest run up to limit, to the minute, over which
+// sc's oscillators and flaps make at most n changes (starlink's two every
+// 15 s make 20000 in 41 h 40 min).
+func longestTimeline(sc *scenarios.Scenario, limit time.Duration, n int) time.Duration {
+	fits := func(d time.Duration) bool {
+		gen, err := sc.Generated(d)
+		return err == nil && len(gen) <= n
+	}
+	// Doubling up from a minute, then halving: a run that does not fit
+	// costs at most twice n changes to find out, not a whole 1000 h.
+	lo, hi := time.Duration(0), time.Minute // fits, does not (yet to see)
+	for fits(hi) {
+		if hi >= limit {
+			return limit
+		}
+		lo, hi = hi, min(2*hi, limit)
+	}
+	for hi-lo > time.Minute {
+		mid := (lo + (hi-lo)/2).Truncate(time.Minute)
+		if mid <= lo {
+			mid = lo + time.Minute
+		}
+		if fits(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
 }
 
 // tuiHelp follows the lab's flags in 'lab -h': its keys, then the

@@ -1,10 +1,15 @@
 package main
 
 import (
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"jitterlab/lab"
+	"jitterlab/tui"
 )
 
 // 'lab -h' lists the lab's keys and the parameters its --set takes.
@@ -66,5 +71,46 @@ func TestReplayTUIDirCheckedAtStart(t *testing.T) {
 	code, _, errOut = runLab(t, "replay", rec, "--dir", t.TempDir())
 	if code == 0 || !strings.Contains(errOut, "--dir") || !strings.Contains(errOut, "--tui") {
 		t.Errorf("replay --dir without --tui: exit %d, %q", code, errOut)
+	}
+}
+
+// The lab opens starlink without --duration: its oscillator changes the
+// latency twice every 15 s, too many over the 1000 h the lab otherwise
+// runs (it refused to start), so the run ends at the longest time, to the
+// minute, in which they make at most labTimeline changes, and the end
+// message says why.
+func TestLabRunsAScenarioWithAnOscillatorUntilItsChangesFit(t *testing.T) {
+	o := &tuiOptions{}
+	fs := flag.NewFlagSet("lab", flag.ContinueOnError)
+	o.register(fs)
+	sc, err := lab.LoadScenario("starlink")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := lab.DefaultConfig()
+	if err := lab.ApplyScenario(&cfg, sc); err != nil {
+		t.Fatal(err)
+	}
+	why := o.end(&cfg, sc)
+	if cfg.Duration >= lab.MaxDuration || !strings.Contains(why, "oscillators and flaps") {
+		t.Fatalf("starlink runs %v (%q)", cfg.Duration, why)
+	}
+	if gen, err := sc.Generated(cfg.Duration); err != nil || len(gen) > labTimeline {
+		t.Errorf("the run it got, %v, has %d changes, more than %d (%v)", cfg.Duration, len(gen), labTimeline, err)
+	}
+	if gen, _ := sc.Generated(cfg.Duration + time.Minute); len(gen) <= labTimeline {
+		t.Errorf("a minute more, %v, would fit too", cfg.Duration+time.Minute)
+	}
+	if want := 41*time.Hour + 40*time.Minute; cfg.Duration != want { // 20000 changes / 2 per 15 s
+		t.Errorf("starlink runs %v, want %v", cfg.Duration, want)
+	}
+	if _, err := tui.New(tui.Options{Config: cfg, Scenario: sc, Name: sc.Name, EndCause: why}); err != nil {
+		t.Fatalf("the lab does not open starlink: %v", err)
+	}
+	// A scenario without oscillators still runs until quit.
+	sc, _ = lab.LoadScenario("jitter-fix")
+	sc.Duration = 0
+	if why := o.end(&cfg, sc); why != "" || cfg.Duration != lab.MaxDuration {
+		t.Errorf("jitter-fix: %v (%q)", cfg.Duration, why)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"jitterlab/internal/clip"
 	"jitterlab/lab"
 	"jitterlab/netem"
 	"jitterlab/proxy"
@@ -33,42 +34,64 @@ const MaxBody = 1 << 20
 // Handler serves the control API:
 //
 //	GET    /params[?flow=ADDR]    the link settings (the defaults, or a client's)
-//	PUT    /params[?flow=ADDR]    change them: a JSON object of key → value, in order, all or none
+//	PUT    /params[?flow=ADDR]    change them: a JSON object of key → value (application/json), in order, all or none
 //	DELETE /params?flow=ADDR      put a client back on the defaults
-//	POST   /timeline[?flow=ADDR]  schedule changes: [[timeline]] entries of a scenario file, at = from now
+//	POST   /timeline[?flow=ADDR]  schedule changes: [[timeline]] entries of a scenario file (application/toml), at = from now
 //	DELETE /timeline[?flow=ADDR]  cancel the changes POST scheduled that have not applied (all, or a client's)
 //	GET    /counters              every counter and the realised-vs-configured audit, as JSON
 //	GET    /metrics               the same in Prometheus text format
 //
-// Errors are JSON {"error": "..."} with status 400 (bad input), 404 (no
-// such path, or DELETE of a client the proxy does not know), 405 or 413
-// (a body over MaxBody).
-func Handler(c *Conditions, src Source) http.Handler { return LoggedHandler(c, src, nil) }
+// Errors are JSON {"error": "..."} with status 400 (bad input), 403 (a
+// Host that is not this machine's, a change from another origin), 404 (no
+// such path, or DELETE of a client the proxy does not know), 405, 413 (a
+// body over MaxBody) or 415 (a body not of the endpoint's MediaType). What
+// a web page could make a browser send is refused (see guard.go).
+func Handler(c *Conditions, src Source) http.Handler { return NewHandler(c, src, Options{}) }
 
-// LoggedHandler is Handler telling log (when set) of every request that
-// changes or schedules something — PUT and DELETE /params, POST and
-// DELETE /timeline — as it is answered: what it asked for, and the error
-// it was refused with (nil: done).
-func LoggedHandler(c *Conditions, src Source, log func(what string, err error)) http.Handler {
-	if log == nil {
-		log = func(string, error) {}
+// Options are a handler's log and the name it is served as.
+type Options struct {
+	// Log, when set, is told of every request that changes or schedules
+	// something — PUT and DELETE /params, POST and DELETE /timeline — as
+	// it is answered: what it asked for, and the error it was refused
+	// with (nil: done), each cut to MaxLogText bytes.
+	Log func(what string, err error)
+	// Host is the host the API was told to serve (--control's, e.g.
+	// "localhost" or a name for 127.0.0.1): requests may name it besides
+	// a loopback address and localhost.
+	Host string
+}
+
+// MaxLogText bounds what the log is told of a request and of its error:
+// a value may be up to MaxBody long, the screen and a log line are not.
+const MaxLogText = 300
+
+// NewHandler is Handler with options.
+func NewHandler(c *Conditions, src Source, o Options) http.Handler {
+	log := func(string, error) {}
+	if o.Log != nil {
+		log = func(what string, err error) { o.Log(clip.String(what, MaxLogText), clipErr(err, MaxLogText)) }
 	}
-	h := &handler{c: c, src: src, log: log}
+	h := &handler{c: c, src: src, log: log, host: o.Host}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/params", h.params)
 	mux.HandleFunc("/timeline", h.timeline)
 	mux.HandleFunc("/counters", h.counters)
 	mux.HandleFunc("/metrics", h.metrics)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		fail(w, http.StatusNotFound, fmt.Errorf("no such path %q: the API has /params, /timeline, /counters and /metrics", r.URL.Path))
+		fail(w, http.StatusNotFound, fmt.Errorf("no such path %q: the API has /params, /timeline, /counters and /metrics", clip.String(r.URL.Path, maxQuoted)))
 	})
-	return mux
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h.guard(w, r) {
+			mux.ServeHTTP(w, r)
+		}
+	})
 }
 
 type handler struct {
-	c   *Conditions
-	src Source
-	log func(what string, err error)
+	c    *Conditions
+	src  Source
+	log  func(what string, err error)
+	host string
 }
 
 // request names a request for the log: its method, path and client.

@@ -21,6 +21,7 @@ func apiCall(t *testing.T, srv *httptest.Server, method, path, body string) (int
 	if err != nil {
 		t.Fatal(err)
 	}
+	req.Header.Set("Content-Type", MediaType(method, req.URL.Path))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -42,15 +42,29 @@ type Conditions struct {
 	relay    Relay
 	onChange func(ch Timed, err error)
 	observe  func(Applied)
-	pending  map[*time.Timer]Timed
-	stopped  bool
+	// The changes scheduled and not applied, in the order they apply:
+	// by due time, then as scheduled (seq); one timer, for the first.
+	pending []pendingChange
+	seq     uint64
+	timer   *time.Timer
+	stopped bool
+	// reporting keeps onChange's calls in the order the changes applied
+	// (taken before mu is let go).
+	reporting sync.Mutex
+}
+
+// pendingChange is a scheduled change and when it is due.
+type pendingChange struct {
+	due time.Time
+	seq uint64
+	ch  Timed
 }
 
 // New returns the conditions of base (its Up and Down are the defaults)
 // driving relay. onChange, if set, is told of every scheduled change as it
 // applies (err: it was refused then), on a timer's goroutine.
 func New(base lab.Config, relay Relay, onChange func(ch Timed, err error)) *Conditions {
-	return &Conditions{base: base, relay: relay, onChange: onChange, flows: map[netip.AddrPort][]Assignment{}, pending: map[*time.Timer]Timed{}}
+	return &Conditions{base: base, relay: relay, onChange: onChange, flows: map[netip.AddrPort][]Assignment{}}
 }
 
 // Applied is one change as it took effect: assignments to the defaults
@@ -244,9 +258,12 @@ type Timed struct {
 }
 
 // Schedule applies each change at its time (Go timers: within about a
-// millisecond). Each is validated against the settings now, so a bad key
-// or value is refused at once; one that fails when it applies (a later
-// change made it invalid) is reported through onChange.
+// millisecond). Changes due at the same time apply in the order they
+// were scheduled — a file's order — one after the other, before anything
+// else touches the settings. Each is validated against the settings now,
+// so a bad key or value is refused at once; one that fails when it
+// applies (a later change made it invalid) is reported through onChange,
+// in the order they apply.
 func (c *Conditions) Schedule(changes []Timed) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -270,24 +287,65 @@ func (c *Conditions) Schedule(changes []Timed) error {
 			return fmt.Errorf("timeline at %v: %w", ch.After, err)
 		}
 	}
+	now := time.Now()
 	for _, ch := range changes {
-		var t *time.Timer
-		t = time.AfterFunc(max(ch.After, 0), func() {
-			c.mu.Lock()
-			if _, ok := c.pending[t]; !ok {
-				c.mu.Unlock()
-				return // stopped
+		c.seq++
+		p := pendingChange{due: now.Add(max(ch.After, 0)), seq: c.seq, ch: ch}
+		// After every change due no later: the latest scheduled goes last.
+		i, _ := slices.BinarySearchFunc(c.pending, p, func(a, b pendingChange) int {
+			if a.due.After(b.due) {
+				return 1
 			}
-			delete(c.pending, t)
-			err := c.set(ch.Flow, ch.Set)
-			c.mu.Unlock()
-			if c.onChange != nil {
-				c.onChange(ch, err)
-			}
+			return -1
 		})
-		c.pending[t] = ch
+		c.pending = slices.Insert(c.pending, i, p)
 	}
+	c.arm()
 	return nil
+}
+
+// arm sets the timer for the first pending change (c.mu held).
+func (c *Conditions) arm() {
+	if len(c.pending) == 0 || c.stopped {
+		if c.timer != nil {
+			c.timer.Stop()
+		}
+		return
+	}
+	d := time.Until(c.pending[0].due)
+	if c.timer == nil {
+		c.timer = time.AfterFunc(d, c.due)
+		return
+	}
+	c.timer.Reset(d)
+}
+
+// due applies, in order, every pending change whose time has come, then
+// tells onChange of each, in the same order.
+func (c *Conditions) due() {
+	type result struct {
+		ch  Timed
+		err error
+	}
+	var done []result
+	c.mu.Lock()
+	now := time.Now()
+	n := 0
+	for n < len(c.pending) && !c.pending[n].due.After(now) {
+		ch := c.pending[n].ch
+		done = append(done, result{ch, c.set(ch.Flow, ch.Set)})
+		n++
+	}
+	c.pending = slices.Delete(c.pending, 0, n)
+	c.arm()
+	c.reporting.Lock()
+	defer c.reporting.Unlock()
+	c.mu.Unlock()
+	if c.onChange != nil {
+		for _, r := range done {
+			c.onChange(r.ch, r.err)
+		}
+	}
 }
 
 // Cancel takes back the changes the control API scheduled (POST
@@ -297,15 +355,10 @@ func (c *Conditions) Schedule(changes []Timed) error {
 func (c *Conditions) Cancel(flow netip.AddrPort) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	n := 0
-	for t, ch := range c.pending {
-		if ch.API && (!flow.IsValid() || ch.Flow == flow) {
-			t.Stop()
-			delete(c.pending, t)
-			n++
-		}
-	}
-	return n
+	n := len(c.pending)
+	c.pending = slices.DeleteFunc(c.pending, func(p pendingChange) bool { return p.ch.API && (!flow.IsValid() || p.ch.Flow == flow) })
+	c.arm()
+	return n - len(c.pending)
 }
 
 // Pending is how many scheduled changes have not applied yet.
@@ -320,10 +373,8 @@ func (c *Conditions) Stop() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.stopped = true
-	for t := range c.pending {
-		t.Stop()
-		delete(c.pending, t)
-	}
+	c.pending = nil
+	c.arm()
 }
 
 // Describe writes assignments as key=value separated by spaces.

@@ -127,6 +127,7 @@ func TestPutParamsKeepsOrder(t *testing.T) {
 	defer srv.Close()
 	put := func(path, body string) (int, string) {
 		req, _ := http.NewRequest(http.MethodPut, srv.URL+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)

@@ -3,6 +3,10 @@
 // the defaults every client gets and per-client assignments on top (a
 // client named by its address, e.g. 127.0.0.1:5001), validated exactly as
 // --set validates them, applied to the relay at once or at scheduled wall
-// times (scenario timelines). [Handler] serves them to test scripts over
-// HTTP/JSON, with the relay's counters and a Prometheus /metrics page.
+// times (scenario timelines; changes due together in the order given).
+// [Handler] serves them to test scripts over HTTP/JSON, with the relay's
+// counters and a Prometheus /metrics page, refusing what a web page could
+// make a browser send (another origin, a body type a form can send, a
+// Host not of this machine); [Serve] serves it within bounds (connections,
+// timeouts) that leave the relay its file descriptors.
 package control

@@ -52,7 +52,7 @@ func TestUnknownQueryParameterIsRefused(t *testing.T) {
 	c, r := newConditions(t)
 	defer c.Stop()
 	var logged []string
-	srv := httptest.NewServer(LoggedHandler(c, fakeSource{}, func(what string, err error) { logged = append(logged, what+" — "+err.Error()) }))
+	srv := httptest.NewServer(NewHandler(c, fakeSource{}, Options{Log: func(what string, err error) { logged = append(logged, what+" — "+err.Error()) }}))
 	defer srv.Close()
 	for _, tc := range []struct{ method, path, body, want string }{
 		{http.MethodPut, "/params?flw=127.0.0.1:5001", `{"up.loss": "5%"}`, `?flw=: not a parameter of PUT /params; allowed ?flow=ADDR`},
@@ -111,7 +111,7 @@ func TestDeleteTimelineCancelsWhatPostScheduled(t *testing.T) {
 	c, r := newConditions(t)
 	defer c.Stop()
 	var logged []string
-	srv := httptest.NewServer(LoggedHandler(c, fakeSource{}, func(what string, err error) { logged = append(logged, what) }))
+	srv := httptest.NewServer(NewHandler(c, fakeSource{}, Options{Log: func(what string, err error) { logged = append(logged, what) }}))
 	defer srv.Close()
 	if err := c.Schedule([]Timed{{After: time.Hour, Set: []Assignment{{"up.loss", "9%"}}}}); err != nil { // the scenario's
 		t.Fatal(err)
