@@ -302,3 +302,36 @@ func TestExcerptKeepsRunsInOrder(t *testing.T) {
 		t.Error("found a missing run")
 	}
 }
+
+// Issue 23: Map your game names every model key (the link's keys by their
+// up.*, down.*, link.* row) and, for the variant keys diagnose ranks, every
+// alternative as key=value, so no key the outputs recommend is left without
+// its place in a game's code.
+func TestMapYourGameNamesEveryKeyAndVariant(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "guide", "map-your-game.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	for _, p := range lab.Params() {
+		if strings.HasPrefix(p.Key, "up.") || strings.HasPrefix(p.Key, "down.") || strings.HasPrefix(p.Key, "link.") {
+			continue
+		}
+		if !strings.Contains(page, "`"+p.Key) {
+			t.Errorf("map-your-game.md does not place %s in a game's code", p.Key)
+		}
+		allowed := allowedValues(p)
+		list, ok := strings.CutPrefix(allowed, "one of ")
+		if !ok {
+			continue
+		}
+		for _, v := range strings.Split(list, ", ") {
+			if strings.ContainsAny(v, "0123456789") {
+				continue // a count or a duration, not a variant
+			}
+			if !strings.Contains(page, p.Key+"="+v) {
+				t.Errorf("map-your-game.md has no row or sketch for %s=%s", p.Key, v)
+			}
+		}
+	}
+}
