@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"jitterlab/lab"
 	"jitterlab/proxy"
@@ -55,8 +56,36 @@ func docsText(t *testing.T) string {
 	return b.String()
 }
 
-// mdLink matches a Markdown link's target that is not a web address.
-var mdLink = regexp.MustCompile(`\]\(([^)#\s]+)(#[^)\s]*)?\)`)
+// mdLink matches a Markdown link's target: a path, an #anchor, or both.
+var mdLink = regexp.MustCompile(`\]\(([^)#\s]*)(#[^)\s]*)?\)`)
+
+// headingAnchors returns the anchors GitHub gives a Markdown text's
+// headings (outside fenced blocks): lower case, spaces to hyphens, other
+// punctuation dropped.
+func headingAnchors(text string) map[string]bool {
+	anchors := map[string]bool{}
+	fenced := false
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "```") {
+			fenced = !fenced
+		}
+		title, ok := strings.CutPrefix(strings.TrimLeft(line, "#"), " ")
+		if fenced || !ok || !strings.HasPrefix(line, "#") {
+			continue
+		}
+		var b strings.Builder
+		for _, r := range strings.ToLower(strings.TrimSpace(title)) {
+			switch {
+			case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_':
+				b.WriteRune(r)
+			case r == ' ':
+				b.WriteByte('-')
+			}
+		}
+		anchors[b.String()] = true
+	}
+	return anchors
+}
 
 // Issue 23: the README stays short and maps the documentation; every page
 // under docs/ is linked from it, no page runs past ~400 lines, and every
@@ -73,7 +102,9 @@ func TestDocsMapLinksShortPages(t *testing.T) {
 	}
 	linked := map[string]bool{}
 	for _, m := range mdLink.FindAllStringSubmatch(string(readme), -1) {
-		linked[filepath.Clean(m[1])] = true
+		if m[1] != "" {
+			linked[filepath.Clean(m[1])] = true
+		}
 	}
 	for _, path := range paths {
 		text, err := os.ReadFile(path)
@@ -89,12 +120,21 @@ func TestDocsMapLinksShortPages(t *testing.T) {
 			t.Errorf("%s is not linked from README.md's map of the docs", rel)
 		}
 		for _, m := range mdLink.FindAllStringSubmatch(string(text), -1) {
-			target := m[1]
+			target, anchor := m[1], strings.TrimPrefix(m[2], "#")
 			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
 				continue
 			}
-			if _, err := os.Stat(filepath.Join(filepath.Dir(path), target)); err != nil {
+			file := path
+			if target != "" {
+				file = filepath.Join(filepath.Dir(path), target)
+			}
+			linkedText, err := os.ReadFile(file)
+			if err != nil {
 				t.Errorf("%s links to %s, which does not exist", rel, target)
+				continue
+			}
+			if anchor != "" && strings.HasSuffix(file, ".md") && !headingAnchors(string(linkedText))[anchor] {
+				t.Errorf("%s links to %s#%s: no such heading there", rel, target, anchor)
 			}
 		}
 	}
@@ -333,5 +373,18 @@ func TestMapYourGameNamesEveryKeyAndVariant(t *testing.T) {
 				t.Errorf("map-your-game.md has no row or sketch for %s=%s", p.Key, v)
 			}
 		}
+	}
+}
+
+// The anchors are GitHub's: a heading with code, punctuation and a dash.
+func TestHeadingAnchorsAreGitHubs(t *testing.T) {
+	got := headingAnchors("# The lab: `go run ./cmd/lab`\n```\n# not a heading\n```\n## The user's specs: spec 000–004\n")
+	for _, want := range []string{"the-lab-go-run-cmdlab", "the-users-specs-spec-000004"} {
+		if !got[want] {
+			t.Errorf("no anchor %q in %v", want, got)
+		}
+	}
+	if got["not-a-heading"] || len(got) != 2 {
+		t.Errorf("anchors %v: want the two headings outside the fence", got)
 	}
 }
