@@ -12,9 +12,9 @@ import (
 // it: block is the index of its fenced block in file (README.md or a page
 // under docs/) split on "```".
 //
-// A block whose first line is "excerpt" shows only runs of lines of the
-// output, with "…" lines between them: each run must appear whole and in
-// order in the output (see excerptMatches).
+// A block fenced as ```excerpt shows only runs of lines of the output,
+// with "…" lines between them: each run must appear whole and in order in
+// the output (see excerptOf).
 type readmeExample struct {
 	args    []string
 	want    string
@@ -110,12 +110,17 @@ type docBlocks map[string][]string
 
 // set replaces the output under ex's command line with out.
 func (d docBlocks) set(ex readmeExample, out string) {
-	cmdLine, rest, _ := strings.Cut(strings.TrimPrefix(d[ex.file][ex.block], "\n"), "\n")
+	block := d[ex.file][ex.block]
+	lead := "\n"
+	if ex.excerpt && !strings.HasPrefix(block, "\n") {
+		lead = "" // the fence's info string: ```excerpt
+	}
+	cmdLine, rest, _ := strings.Cut(strings.TrimPrefix(block, "\n"), "\n")
 	if ex.excerpt {
 		line, _, _ := strings.Cut(rest, "\n")
 		cmdLine += "\n" + line
 	}
-	d[ex.file][ex.block] = "\n" + cmdLine + "\n" + ex.shown(out)
+	d[ex.file][ex.block] = lead + cmdLine + "\n" + ex.shown(out)
 }
 
 // write saves every file back.
