@@ -56,6 +56,10 @@ type Redundancy uint8
 // RedundancyUnacked is client.redundancy = unacked.
 const RedundancyUnacked Redundancy = 4
 
+// String is the value as client.redundancy names it: "1" to "4" inputs per
+// MoveInput, or "unacked".
+func (r Redundancy) String() string { return RedundancyNames[r] }
+
 // Sender is when MoveInputs go out, registry key client.sender.
 type Sender uint8
 

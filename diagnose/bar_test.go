@@ -165,3 +165,15 @@ func shown(v float64, prec int) float64 {
 	x, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'f', prec, 64), 64)
 	return x
 }
+
+// The text states the floor with the bar: the share and every figure's
+// minimum in its unit.
+func TestBarStatesTheFloor(t *testing.T) {
+	r := &Result{}
+	got := r.FloorLine()
+	for _, want := range []string{"at least 10 % of the base's value", "judder 0.010 m/s", "speed deficit 0.040 m/s", "input delay p50 2.0 ms"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the floor %q does not say %q", got, want)
+		}
+	}
+}

@@ -45,6 +45,13 @@ type Options struct {
 	// Cancel, if not nil, ends the diagnosis early once closed: the runs not
 	// yet started are skipped and Run returns ErrCanceled.
 	Cancel <-chan struct{}
+	// Offsets are the latency offsets of the ensemble, added to the
+	// uplink's latency (nil: DefaultOffsets, four spanning one tick); the
+	// first is the user's cell's.
+	Offsets []time.Duration
+	// Inputs are the input scripts of the ensemble (nil: DefaultInputs,
+	// the configuration's own first).
+	Inputs []string
 }
 
 // ErrCanceled is Run's error when Options.Cancel was closed.
@@ -58,11 +65,14 @@ type Conditions struct {
 	Seeds     []uint64 `json:"seeds"`
 	DurationS float64  `json:"duration_s"`
 	Version   string   `json:"version"`
-	// Input is the input script the runs drive with: a recommendation
-	// holds for the input it was found on.
-	Input    string `json:"input_script"`
-	Metric   string `json:"metric"`
-	TieBreak string `json:"tie_break"`
+	// Input is the input script the search drives with (the first cell's).
+	Input string `json:"input_script"`
+	// OffsetsMs and Inputs are the ensemble: every latency offset (ms,
+	// added to the uplink's latency) with every input is a cell.
+	OffsetsMs []float64 `json:"ensemble_latency_offsets_ms"`
+	Inputs    []string  `json:"ensemble_inputs"`
+	Metric    string    `json:"metric"`
+	TieBreak  string    `json:"tie_break"`
 }
 
 // MetricStat is one metric over the seeds: the per-seed values (in seed
@@ -120,6 +130,9 @@ type Change struct {
 	// here: its prerequisite is not in force ("" when it is a change of
 	// its own).
 	SameAs string `json:"same_as,omitempty"`
+	// Robust is the change across the ensemble, for a single change that
+	// meets the bar in the user's cell (nil otherwise).
+	Robust *Robustness `json:"robust,omitempty"`
 	arm    *Arm
 	// card is the paired difference in every metric, in Metrics' order.
 	card []stats.Diff
@@ -133,16 +146,26 @@ type prerequisite struct {
 
 // prerequisites: dilation steers by the input-buffer depth the server
 // reports only with server.inputs=buffer; without it the client runs at
-// scale 1, as with no corrector.
+// scale 1, as with no corrector. The buffer's depth (any value: "=*")
+// acts only with the buffer.
 var prerequisites = []prerequisite{
 	{set: "client.corrector=dilation", needs: "server.inputs=buffer", sameAs: "client.corrector=off", why: "dilation needs server.inputs=buffer"},
+	{set: "server.buffer=*", needs: "server.inputs=buffer", sameAs: "the reference", why: "the depth acts only with server.inputs=buffer"},
+}
+
+// matches reports whether set is the prerequisite's change.
+func (p prerequisite) matches(set string) bool {
+	if k, v, _ := strings.Cut(p.set, "="); v == "*" {
+		return keyOf(set) == k
+	}
+	return p.set == set
 }
 
 // sameAs is the SameAs of the change that ends sets, on the base cfg.
 func sameAs(cfg *lab.Config, sets []string) string {
 	last := sets[len(sets)-1]
 	for _, p := range prerequisites {
-		if p.set != last {
+		if !p.matches(last) {
 			continue
 		}
 		key, want, _ := strings.Cut(p.needs, "=")
@@ -204,7 +227,7 @@ func allowance(m Metric) (float64, bool) {
 
 // improves reports whether the change meets the bar, one rule for a single
 // change, a pair (against the reference and against each part alone) and
-// a greedy step: it makes the primary metric or the tie-break
+// a step of the search: it makes the primary metric or the tie-break
 // significantly better, and holds (Change.holds).
 func (c *Change) improves() bool {
 	better := func(d stats.Diff) bool { return d.Significant && d.Mean < 0 }
@@ -244,20 +267,29 @@ func (c *Change) breaks() []string {
 	return out
 }
 
-// Step is one round of the greedy combination: every remaining change
+// Step is one round of the search on the path to its answer: every change
 // tried on top of the combination so far, best first, and the one taken.
-// A Pair step is the first when no single change meets the bar: its
-// Tried are the pairs against the reference, Taken the pair "a b".
+// A Pair step is a first step that takes a pair: its Tried are the pairs
+// against the reference, Taken the pair "a b".
 type Step struct {
 	On      []string `json:"on"`
 	Tried   []Change `json:"tried"`
 	Taken   string   `json:"taken"`
 	Primary float64  `json:"primary_after"`
 	Pair    bool     `json:"pair,omitempty"`
+	// NotRobust are the changes that met the bar in the user's cell but
+	// not in every cell of the ensemble, best first; Robust is the taken
+	// combination across the ensemble.
+	NotRobust []*Robustness `json:"not_robust"`
+	Robust    *Robustness   `json:"robust"`
 }
 
-// Pair is two single changes tried together on the reference when no
-// single change meets the bar (Change.improves): the pair against the
+// maxRobustTries bounds how many candidates a step tries across the
+// ensemble before it ends: each try runs the whole ensemble.
+const maxRobustTries = 3
+
+// Pair is two single changes tried together on the reference (the best
+// singles two at a time, and the changes known to act together): the pair against the
 // reference (its Set is "a b"), and against each of its parts alone
 // (OnParts[i] is the pair against Sets[i] alone: the other part added).
 // Beats: it meets the bar against the reference and against each part.
@@ -295,9 +327,18 @@ func pairCandidates(cs []Change) [][]string {
 		}
 	}
 	has := func(set string) bool { return slices.ContainsFunc(cs, func(c Change) bool { return c.Set == set }) }
+	known := slices.Clone(together)
 	for _, p := range prerequisites {
-		pair := []string{p.needs, p.set}
-		if has(p.needs) && has(p.set) && !slices.ContainsFunc(out, func(x []string) bool { return slices.Equal(x, pair) }) {
+		for _, c := range cs {
+			if p.matches(c.Set) {
+				known = append(known, [2]string{p.needs, c.Set})
+			}
+		}
+	}
+	for _, k := range known {
+		pair := []string{k[0], k[1]}
+		dup := slices.ContainsFunc(out, func(x []string) bool { return comboKey(x) == comboKey(pair) })
+		if has(k[0]) && has(k[1]) && !dup {
 			out = append(out, pair)
 		}
 	}
@@ -362,14 +403,21 @@ type Result struct {
 	PerfectLink *Arm `json:"perfect_link"`
 	// LinkCost is reference − perfect link, primary and tie-break.
 	LinkCost [2]stats.Diff `json:"link_cost"`
-	Findings []Finding     `json:"findings"`
-	Changes  []Change      `json:"changes"`
+	// Attribution is what each condition costs: the reference against the
+	// same runs with the condition removed, in the order removed.
+	Attribution []Attribution `json:"attribution"`
+	Findings    []Finding     `json:"findings"`
+	Changes     []Change      `json:"changes"`
 	// Pairs are the pairs tried when no single change meets the bar
 	// (empty otherwise), best first.
-	Pairs       []Pair   `json:"pairs"`
-	Steps       []Step   `json:"combination"`
-	Recommended []string `json:"recommended"`
-	Best        *Arm     `json:"best"`
+	Pairs []Pair `json:"pairs"`
+	Steps []Step `json:"combination"`
+	// Robustness is every change tried across the ensemble, in the order
+	// tried: the singles that meet the bar, each step's candidate, the
+	// recommendation.
+	Robustness  []*Robustness `json:"robustness"`
+	Recommended []string      `json:"recommended"`
+	Best        *Arm          `json:"best"`
 	// BestVsReference is best − reference for every metric.
 	BestVsReference []stats.Diff `json:"best_vs_reference"`
 	// Reproduce is the 'lab ab' command that reproduces the recommended
@@ -384,6 +432,7 @@ type Result struct {
 	RefSeries      Series `json:"-"`
 	BestSeries     Series `json:"-"`
 
+	arms        int     // the arms run, each on every seed
 	Band        int     `json:"-"` // the dead band, for charts
 	Snap        float64 `json:"-"`
 	metric, tie Metric
@@ -415,7 +464,7 @@ func Run(o Options) (*Result, error) {
 
 		tie, _ = LookupMetric("judder_mps")
 	}
-	d := &diag{o: o, primary: primary, tie: tie}
+	d := &diag{o: o, primary: primary, tie: tie, cells: o.cells(), robustness: map[string]*Robustness{}}
 	if d.pinned, err = lab.PinKeys(o.Overrides); err != nil {
 		return nil, err
 	}
@@ -428,7 +477,16 @@ func Run(o Options) (*Result, error) {
 	}
 	r := &Result{Schema: Schema, Kind: "diagnosis", metric: primary, tie: tie, Band: o.Base.Client.Band, Snap: o.Base.Client.Snap,
 		Conditions: Conditions{Scenario: o.Name, Overrides: append([]string{}, o.Overrides...), Pinned: dropped,
-			Seeds: o.Seeds, DurationS: o.Base.Duration.Seconds(), Version: o.Version, Input: o.Base.Script, Metric: primary.Name, TieBreak: tie.Name}}
+			Seeds: o.Seeds, DurationS: o.Base.Duration.Seconds(), Version: o.Version, Input: d.cells[0].Input, Metric: primary.Name, TieBreak: tie.Name}}
+	for _, c := range d.cells {
+		if !slices.Contains(r.Conditions.OffsetsMs, ms(c.Offset)) {
+			r.Conditions.OffsetsMs = append(r.Conditions.OffsetsMs, ms(c.Offset))
+		}
+		if !slices.Contains(r.Conditions.Inputs, c.Input) {
+			r.Conditions.Inputs = append(r.Conditions.Inputs, c.Input)
+		}
+	}
+	r.Robustness = []*Robustness{}
 	r.Pairs = []Pair{}
 	if r.Conditions.Overrides == nil {
 		r.Conditions.Overrides = []string{}
@@ -485,6 +543,12 @@ func Run(o Options) (*Result, error) {
 	if _, snap, ok := d.snapAbove(r.Reference); ok {
 		more = append(more, snap)
 	}
+	for _, l := range ladderChanges(&o.Base) {
+		more = append(more, l[0])
+	}
+	if set := smoothingChange(&o.Base); set != "" {
+		more = append(more, set)
+	}
 	if extra := extraChanges(mechs, more...); len(extra) > 0 {
 		xs, err := d.runArms(extra)
 		if err != nil {
@@ -494,57 +558,36 @@ func Run(o Options) (*Result, error) {
 	}
 	r.Changes = d.changes(r.Reference, singleArms)
 
-	// Greedy: take the best improving change, try the rest on top of it.
-	best, combo, tried := r.Reference, []string{}, r.Changes
-	if !slices.ContainsFunc(r.Changes, func(c Change) bool { return c.improves() }) {
-		// No single change meets the bar: a fix may need two changes.
-		if r.Pairs, err = d.pairs(r); err != nil {
-			return nil, err
-		}
-		if len(r.Pairs) > 0 && r.Pairs[0].Beats {
-			p := r.Pairs[0]
-			combo, best = slices.Clone(p.Sets), p.VsReference.arm
-			step := Step{On: []string{}, Taken: p.VsReference.Set, Primary: best.Stat(primary).Mean.Mean, Pair: true}
-			for _, x := range r.Pairs {
-				step.Tried = append(step.Tried, x.VsReference)
-			}
-			r.Steps = append(r.Steps, step)
-			arms, err := d.runArms(onTop(combo, r.Changes))
-			if err != nil {
+	// What each condition costs: the same runs with it removed.
+	if r.Attribution, err = d.attribute(r); err != nil {
+		return nil, err
+	}
+
+	// Every single change that meets the bar, across the ensemble.
+	for i := range r.Changes {
+		if c := &r.Changes[i]; c.improves() && c.SameAs == "" {
+			if c.Robust, err = d.robust(r, []string{c.Set}, c.arm); err != nil {
 				return nil, err
 			}
-			tried = d.changes(best, arms)
 		}
 	}
-	for {
-		// A step meets the bar against the combination so far, and the
-		// combination it makes holds against the reference: the costs
-		// do not add up past their allowances step by step.
-		i := slices.IndexFunc(tried, func(c Change) bool {
-			v := r.vsReference(c)
-			return c.improves() && v.holds()
-		})
-		step := Step{On: slices.Clone(combo), Tried: tried}
-		if i < 0 {
-			if len(combo) > 0 {
-				r.Steps = append(r.Steps, step)
-			}
-			break
-		}
-		taken := tried[i]
-		combo = append(combo, taken.Set)
-		best = taken.arm
-		step.Taken, step.Primary = taken.Set, best.Stat(primary).Mean.Mean
-		r.Steps = append(r.Steps, step)
-		next := onTop(combo, tried)
-		if len(next) == 0 {
-			break
-		}
-		arms, err := d.runArms(next)
-		if err != nil {
-			return nil, err
-		}
-		tried = d.changes(best, arms)
+
+	// Pairs of the best singles and of the changes known to act together,
+	// then the beam search over singles, pairs and what goes on top.
+	if r.Pairs, err = d.pairs(r); err != nil {
+		return nil, err
+	}
+	won, err := d.search(r)
+	if err != nil {
+		return nil, err
+	}
+	combo, best := slices.Clone(won.combo), won.arm
+	if combo == nil {
+		combo = []string{}
+	}
+	r.Steps = won.steps
+	if len(combo) == 0 && len(r.Steps) == 1 && len(r.Steps[0].NotRobust) == 0 {
+		r.Steps = []Step{} // nothing met the bar: NoRecommendation says why
 	}
 	r.Recommended, r.Best = combo, best
 	r.Reproduce = d.abCommand(combo)
@@ -576,6 +619,7 @@ func Run(o Options) (*Result, error) {
 	if r.BestSeries, err = d.series(combo, r.Representative); err != nil {
 		return nil, err
 	}
+	r.arms = d.arms
 	return r, nil
 }
 
@@ -689,8 +733,30 @@ type diag struct {
 	steps []latencyStep
 	marks []float64
 
+	// cells are the ensemble, the user's first; cellRefs the reference
+	// in each (run when first needed); robustness the changes tried.
+	cells      []Cell
+	cellRefs   []*Arm
+	robustness map[string]*Robustness
+
 	mu           sync.Mutex // guards done and queued
 	done, queued int
+	// arms counts the arms run (each on every seed), for the tests.
+	arms int
+}
+
+// userCell is the ensemble's first cell, where the search runs.
+func (d *diag) userCell() Cell {
+	if len(d.cells) == 0 {
+		return d.o.cells()[0]
+	}
+	return d.cells[0]
+}
+
+// job is one arm to run: sets in cell cells[cell].
+type job struct {
+	cell int
+	sets []string
 }
 
 // queue adds n runs to the ones Progress counts.
@@ -737,7 +803,7 @@ func keysOf(sets []string) []string {
 func (d *diag) pins(sets []string) []string {
 	pins := slices.Clone(d.pinned)
 	for _, k := range keysOf(sets) {
-		if k == withoutBlackouts || k == withoutPeriodic || k == withoutLatencySteps {
+		if k == withoutBlackouts || k == withoutPeriodic || k == withoutLatencySteps || k == withoutTimeline {
 			continue
 		}
 		if k != perfectLink {
@@ -760,6 +826,10 @@ func (d *diag) scenario(sets []string) *scenarios.Scenario {
 	}
 	sc := *d.o.Scenario
 	sc.Pinned = d.pins(sets)
+	if slices.Contains(sets, withoutTimeline) {
+		sc.Timeline, sc.Oscillators, sc.Flaps = nil, nil, nil
+		return &sc
+	}
 	if slices.Contains(sets, withoutBlackouts) {
 		return stripBlackouts(&sc, &d.o.Base)
 	}
@@ -781,17 +851,23 @@ func (d *diag) dropped() ([]string, error) {
 	return lab.Overridden(sc, d.o.Base.Duration)
 }
 
-// config is the base with sets applied, for seed.
-func (d *diag) config(sets []string, seed uint64) (lab.Config, error) {
+// config is the base with sets applied in cell, for seed.
+func (d *diag) config(cell Cell, sets []string, seed uint64) (lab.Config, error) {
 	cfg := d.o.Base
 	cfg.Seed = seed
+	cfg.Up.Latency += cell.Offset
+	if cell.Input != cfg.Script {
+		if err := lab.Set(&cfg, "input.script", cell.Input); err != nil {
+			return cfg, err
+		}
+	}
 	for _, s := range sets {
 		switch s {
 		case perfectLink:
 			def := lab.DefaultConfig()
 			cfg.Up, cfg.Down = def.Up, def.Down
 			continue
-		case withoutBlackouts, withoutPeriodic, withoutLatencySteps: // the timeline's (scenario)
+		case withoutBlackouts, withoutPeriodic, withoutLatencySteps, withoutTimeline: // the timeline's (scenario)
 			continue
 		}
 		k, v, err := lab.ParseAssignment(s)
@@ -807,8 +883,8 @@ func (d *diag) config(sets []string, seed uint64) (lab.Config, error) {
 
 // session builds one seed's session with its timeline, without the pinned
 // keys' changes.
-func (d *diag) session(sets []string, seed uint64) (*lab.Session, error) {
-	cfg, err := d.config(sets, seed)
+func (d *diag) session(cell Cell, sets []string, seed uint64) (*lab.Session, error) {
+	cfg, err := d.config(cell, sets, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -817,6 +893,10 @@ func (d *diag) session(sets []string, seed uint64) (*lab.Session, error) {
 		return nil, err
 	}
 	if sc := d.scenario(sets); sc != nil {
+		if cell.Offset != 0 {
+			// The timeline's uplink latencies shifted with the base's.
+			return s, shiftTimeline(s, sc, cell.Offset)
+		}
 		// Exactly what 'lab run' schedules.
 		if err := s.ScheduleTimeline(sc); err != nil {
 			return nil, err
@@ -844,7 +924,14 @@ type Trace struct {
 type MarkTrace struct {
 	Before, Extreme, End   int
 	ExtremeSendS, EndSendS float64
+	// FrozenS is how long, in the second after the mark, the visible tank
+	// moved below a tenth of its move speed (sample by sample): a target
+	// frozen while a latency step drains.
+	FrozenS float64
 }
+
+// frozenWindow is how long after a mark frozen samples count.
+const frozenWindow = 1.0
 
 // tracer accumulates a Trace from samples.
 type tracer struct {
@@ -857,6 +944,9 @@ type tracer struct {
 	got      []MarkTrace
 	lastO    int
 	lastSend float64
+	// still is the visible speed below which a sample is frozen (m/s);
+	// every is the sample period (s).
+	still, every float64
 }
 
 func (tr *tracer) sample(x *metrics.Sample) {
@@ -869,6 +959,9 @@ func (tr *tracer) sample(x *metrics.Sample) {
 			m.Extreme, m.ExtremeSendS = x.TickOffset, x.SendIntervalS
 		}
 		m.End, m.EndSendS = x.TickOffset, x.SendIntervalS
+		if x.TS < tr.marks[n-1]+frozenWindow && x.VisibleSpeedMPS < tr.still {
+			m.FrozenS += tr.every
+		}
 	}
 	tr.lastO, tr.lastSend = x.TickOffset, x.SendIntervalS
 	if x.TS < tr.from {
@@ -902,32 +995,45 @@ type runResult struct {
 	trace Trace
 }
 
-// runArms runs every arm on every seed, in parallel, results by index.
+// runArms runs every arm on every seed in the user's cell, in parallel,
+// results by index.
 func (d *diag) runArms(sets [][]string) ([]*Arm, error) {
+	jobs := make([]job, len(sets))
+	for i, s := range sets {
+		jobs[i] = job{sets: s}
+	}
+	return d.runJobs(jobs)
+}
+
+// runJobs runs every job on every seed, in parallel, results by index.
+func (d *diag) runJobs(jobs []job) ([]*Arm, error) {
 	n := len(d.o.Seeds)
-	d.queue(len(sets) * n)
-	runs, err := stats.Parallel(len(sets)*n, d.o.Workers, func(i int) (runResult, error) {
+	d.queue(len(jobs) * n)
+	d.arms += len(jobs)
+	runs, err := stats.Parallel(len(jobs)*n, d.o.Workers, func(i int) (runResult, error) {
 		if err := d.start(); err != nil {
 			return runResult{}, err
 		}
 		defer d.finished()
-		s, err := d.session(sets[i/n], d.o.Seeds[i%n])
+		j := jobs[i/n]
+		s, err := d.session(d.cells[j.cell], j.sets, d.o.Seeds[i%n])
 		if err != nil {
-			return runResult{}, fmt.Errorf("%s seed %d: %w", strings.Join(sets[i/n], " "), d.o.Seeds[i%n], err)
+			return runResult{}, fmt.Errorf("%s seed %d: %w", strings.Join(j.sets, " "), d.o.Seeds[i%n], err)
 		}
-		tr := tracer{from: d.o.Base.Duration.Seconds() / 4, band: s.Config().Client.Band, marks: d.marks}
+		tr := tracer{from: d.o.Base.Duration.Seconds() / 4, band: s.Config().Client.Band, marks: d.marks,
+			still: float64(0.1 * s.Config().Client.Tuning.MoveSpeed), every: s.Every().Seconds()}
 		s.OnSample = tr.sample
 		if err := s.Run(sim.Time(d.o.Base.Duration)); err != nil {
-			return runResult{}, fmt.Errorf("%s seed %d: %w", strings.Join(sets[i/n], " "), d.o.Seeds[i%n], err)
+			return runResult{}, fmt.Errorf("%s seed %d: %w", strings.Join(j.sets, " "), d.o.Seeds[i%n], err)
 		}
 		return runResult{s.Summary(), tr.trace()}, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	arms := make([]*Arm, len(sets))
-	for i := range sets {
-		a := &Arm{Sets: append([]string{}, sets[i]...)}
+	arms := make([]*Arm, len(jobs))
+	for i := range jobs {
+		a := &Arm{Sets: append([]string{}, jobs[i].sets...)}
 		for _, r := range runs[i*n : (i+1)*n] {
 			a.Runs = append(a.Runs, r.sum)
 			a.Traces = append(a.Traces, r.trace)
@@ -944,10 +1050,17 @@ func (d *diag) runArms(sets [][]string) ([]*Arm, error) {
 	return arms, nil
 }
 
-// diff is b − a in metric m, seed by seed; an effect below half the
-// metric's last shown digit is never significant.
+// diff is b − a in metric m, seed by seed; an effect below the metric's
+// practical floor on a's value (Metric.Floor) is never significant.
 func (d *diag) diff(a, b *Arm, m Metric) stats.Diff {
-	return stats.PairedMin(a.Stat(m).PerSeed, b.Stat(m).PerSeed, m.Smallest())
+	return paired(a, b, m)
+}
+
+// paired is b − a in metric m, seed by seed, significant only at or
+// above m's floor on a's mean.
+func paired(a, b *Arm, m Metric) stats.Diff {
+	sa := a.Stat(m)
+	return stats.PairedMin(sa.PerSeed, b.Stat(m).PerSeed, m.Floor(sa.Mean.Mean))
 }
 
 // changes compares each arm (base + one more setting) with base and ranks
@@ -983,9 +1096,7 @@ func (d *diag) change(base, arm *Arm, set string) Change {
 // compare is arm against base, named set, with primary and tie the
 // metric and the tie-break.
 func compare(base, arm *Arm, set string, primary, tie Metric) Change {
-	diff := func(m Metric) stats.Diff {
-		return stats.PairedMin(base.Stat(m).PerSeed, arm.Stat(m).PerSeed, m.Smallest())
-	}
+	diff := func(m Metric) stats.Diff { return paired(base, arm, m) }
 	c := Change{Set: set, Primary: diff(primary), TieBreak: diff(tie), Better: []string{}, Worse: []string{}, arm: arm}
 	for _, m := range Metrics {
 		x := diff(m)
@@ -1021,7 +1132,7 @@ func (d *diag) series(sets []string, seed uint64) (Series, error) {
 		return Series{}, err
 	}
 	defer d.finished()
-	s, err := d.session(sets, seed)
+	s, err := d.session(d.userCell(), sets, seed)
 	if err != nil {
 		return Series{}, err
 	}

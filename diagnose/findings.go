@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"jitterlab/client"
+	"jitterlab/detmath"
 	"jitterlab/lab"
 	"jitterlab/server"
 	"jitterlab/stats"
@@ -26,6 +29,12 @@ type Finding struct {
 	// worse on the report card ([Change]).
 	Better []string `json:"change_better"`
 	Worse  []string `json:"change_worse"`
+	// Counters are the mechanism counters the change moves significantly,
+	// per run ("overwritten -399 ± 85"); Confirmed says whether the
+	// counter the rule's mechanism implies moves the way it must (a rule
+	// without such a counter: true).
+	Counters  []string `json:"change_counters"`
+	Confirmed bool     `json:"confirmed_by_counters"`
 	// Cost is what the mechanism costs in the primary metric, measured:
 	// the reference against the same runs without the mechanism (a
 	// timeline mechanism taken out of the timeline, or the rule's change),
@@ -40,7 +49,11 @@ type rule func(d *diag, r *Result) (Finding, bool)
 
 // The timeline's mechanisms (blackouts, periodic latency) are measured
 // apart (timeline.go).
-var rules = []rule{overwriteRule, slowClockRule, latchRule, substepRule}
+var rules = []rule{overwriteRule, slowClockRule, latchRule, substepRule, uplinkLossRule, downlinkLossRule, smoothingRateRule}
+
+// implied is the counter each rule's mechanism drives, which its change
+// must lower: the overwrites of latest-wins.
+var implied = map[string]string{"latest-wins-overwrite": "overwritten"}
 
 func findings(d *diag, r *Result, ms []mechanism) ([]Finding, error) {
 	fs := []Finding{}
@@ -49,21 +62,43 @@ func findings(d *diag, r *Result, ms []mechanism) ([]Finding, error) {
 		if !ok {
 			continue
 		}
-		f.Better, f.Worse = []string{}, []string{}
+		f.Better, f.Worse, f.Counters, f.Confirmed = []string{}, []string{}, []string{}, true
 		if i := slices.IndexFunc(r.Changes, func(c Change) bool { return c.Set == f.Fix }); i >= 0 {
 			c := r.Changes[i]
 			f.FixPrimary, f.FixTie, f.Problem = c.Primary, c.TieBreak, c.helps()
 			f.Better, f.Worse = c.Better, c.Worse
+			f.Counters = counterDiffs(r.Reference, c.arm)
+			if name, ok := implied[f.Rule]; ok {
+				f.Confirmed = slices.ContainsFunc(f.Counters, func(s string) bool { return strings.HasPrefix(s, name+" -") })
+				// A mechanism its counters do not show is no problem of its own.
+				f.Problem = f.Problem && f.Confirmed
+			}
 			// Without the mechanism: the rule's change removes it.
 			f.Cost = d.diff(c.arm, r.Reference, d.primary)
+		} else if f.Rule == "uplink-loss" || f.Rule == "downlink-loss" {
+			// No change removes it: the runs without loss measure it,
+			// unless they remove a blackout too (its finding's own).
+			blackout := slices.ContainsFunc(ms, func(m mechanism) bool { return m.rule == "blackout" })
+			if i := slices.IndexFunc(r.Attribution, func(a Attribution) bool { return a.Condition == "loss → 0" }); i >= 0 && !blackout {
+				a := r.Attribution[i]
+				f.Cost = d.diff(a.arm, r.Reference, d.primary)
+				tie := d.diff(a.arm, r.Reference, d.tie)
+				f.Problem = (f.Cost.Significant && f.Cost.Mean > 0) || (tie.Significant && tie.Mean > 0)
+			}
 		}
 		fs = append(fs, f)
 	}
+	fs = append(fs, conditionFindings(d, r, fs)...)
 	tl, err := d.timelineFindings(r, ms)
 	if err != nil {
 		return nil, err
 	}
 	fs = append(fs, tl...)
+	for i := range fs {
+		if fs[i].Counters == nil { // a rule without a change, a timeline's: no counter implied
+			fs[i].Counters, fs[i].Confirmed = []string{}, true
+		}
+	}
 	rank(fs)
 	return fs, nil
 }
@@ -230,6 +265,33 @@ func frameSenderRule(d *diag) bool {
 		!d.timelineTouches(rateKeys...)
 }
 
+// SlowSenderCause names why the frame sender's fastest rate falls short of
+// the server's ticks, in true time: the frame rate's quantisation (at 30
+// fps a 48 ms interval needs 2 frames, 66.7 ms: 15 Hz against 20 Hz), the
+// client's clock running slow, or the server's running fast; each cause
+// that is at work, the first the largest.
+func SlowSenderCause(c *lab.Config) string {
+	m := FramesPerSend(fastestInterval(&c.Client), c.Client.FPS)
+	nominal := float64(c.Client.FPS) / float64(m)
+	tickHz := float64(time.Second) / float64(c.Server.Tick)
+	var causes []string
+	if nominal < tickHz*(1-1e-9) {
+		causes = append(causes, fmt.Sprintf("the frame rate quantises the sends: at %d fps a %.0f ms interval needs %d frames "+
+			"(%.1f ms), %.2f Hz against the server's %.0f Hz", c.Client.FPS, ms(fastestInterval(&c.Client)), m,
+			1000*float64(m)/float64(c.Client.FPS), nominal, tickHz))
+	}
+	if c.ClientDriftPPM < 0 {
+		causes = append(causes, fmt.Sprintf("the client clock runs %.2f %% slow", -c.ClientDriftPPM/1e4))
+	}
+	if c.ServerDriftPPM > 0 {
+		causes = append(causes, fmt.Sprintf("the server clock runs %.2f %% fast", c.ServerDriftPPM/1e4))
+	}
+	if len(causes) == 0 {
+		return "the frame sender's rate falls short of the server's ticks"
+	}
+	return strings.Join(causes, ", and ")
+}
+
 // slowClockRule: the frame sender cannot send faster than one send per m
 // frames of the client's clock; when that is slower in true time than the
 // server's ticks, the client falls behind by the difference every second
@@ -248,10 +310,7 @@ func slowClockRule(d *diag, r *Result) (Finding, bool) {
 	if off.Lo() <= float64(c.Client.Band) || slope.Lo() <= 0 {
 		return Finding{}, false
 	}
-	slow := fmt.Sprintf("the client clock runs %.2f %% slow", -c.ClientDriftPPM/1e4)
-	if c.ClientDriftPPM >= 0 {
-		slow = fmt.Sprintf("the client clock runs %.2f %% slower than the server's", 100*(1-clientHz/serverHz))
-	}
+	slow := SlowSenderCause(c)
 	return Finding{Rule: "frame-sender-slow-clock", Fix: "client.sender=accumulator",
 		Text: fmt.Sprintf("%s: the frame sender cannot send faster than once per %d frames (%.2f Hz of its clock, %.3f Hz of "+
 			"true time) against the server's %.3f Hz, so the tick offset grows without bound: by %s ticks/s "+
@@ -337,3 +396,168 @@ func signedP(iv stats.Interval, prec int) string {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// conditionRules name the conditions whose removal (Attribution) is a
+// mechanism of its own: the latency's phase against the server's tick,
+// which clock drifts, a frame rate the server's rate does not divide.
+var conditionRules = []struct{ prefix, rule, what string }{
+	{"latency → whole ticks", "latency-phase", "the latency's phase against the server's tick: inputs land at the same point of " +
+		"a server step, and states at the same point of a frame, run after run (moved to whole ticks, the latencies also change " +
+		"by up to half a tick)"},
+	{"client clock drift", "client-clock-drift", "the client's clock drifts"},
+	{"server clock drift", "server-clock-drift", "the server's clock drifts"},
+	{"frame rate", "frame-rate", "the frame rate is not a multiple of the server's rate: the frames per tick alternate"},
+}
+
+// conditionFindings are the conditions whose removal makes the primary
+// metric or the tie-break significantly better: each is a finding, its
+// cost measured against the same runs without it. A slow sender already
+// named (frame-sender-slow-clock) is not named again by its clock or
+// frame rate.
+func conditionFindings(d *diag, r *Result, have []Finding) []Finding {
+	var out []Finding
+	slow := slices.ContainsFunc(have, func(f Finding) bool { return f.Rule == "frame-sender-slow-clock" })
+	for _, a := range r.Attribution {
+		for _, cr := range conditionRules {
+			if !strings.HasPrefix(a.Condition, cr.prefix) || (slow && cr.rule != "latency-phase") {
+				continue
+			}
+			better := func(x stats.Diff) bool { return x.Significant && x.Mean < 0 }
+			if !better(a.Primary) && !better(a.TieBreak) {
+				continue
+			}
+			f := Finding{Rule: cr.rule, Better: []string{}, Worse: []string{}, Counters: a.Counters, Confirmed: true,
+				Cost: d.diff(a.arm, r.Reference, d.primary)}
+			f.Problem = true
+			f.Text = fmt.Sprintf("%s; %s: %s %s, %s %s", cr.what, a.Condition, d.primary.Label,
+				d.primary.Quantity(plain(a.Primary, d.primary.Prec)), d.tie.Label, d.tie.Quantity(plain(a.TieBreak, d.tie.Prec)))
+			if len(a.Counters) > 0 {
+				f.Text += "; per run " + strings.Join(a.Counters, ", ")
+			}
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// lossShares are each reference run's share (%) of packets a direction
+// lost (or dropped from its queue).
+func lossShares(r *Result, up bool) []float64 {
+	return seedValues(r, func(s *lab.Summary) float64 {
+		l := &s.Down
+		if up {
+			l = &s.Up
+		}
+		if l.Sent == 0 {
+			return 0
+		}
+		return 100 * float64(l.Lost+l.QueueDropped) / float64(l.Sent)
+	})
+}
+
+// lossy reports whether the direction dir ("up", "down") has random
+// loss: a loss probability, a loss model, or a timeline that sets them (a
+// blackout's losses are the blackout's finding, not loss).
+func (d *diag) lossy(dir string) bool {
+	c := d.o.Base
+	p, _ := lab.Lookup(dir + ".loss_model")
+	l := c.Up.Loss
+	if dir == "down" {
+		l = c.Down.Loss
+	}
+	return l > 0 || p.Get(&c) != "random" || d.timelineTouches(dir+".loss", "link.loss", dir+".loss_model", "link.loss_model")
+}
+
+// uplinkLossRule: an input the uplink loses is a server step without
+// input (starved): the tank stops for it. The next MoveInput carries it
+// again only with redundancy (client.redundancy ≥ 2), and a latest-wins
+// server applies one input per step whatever arrives, so the redundant
+// copy refills the gap only for a server that applies every input
+// (queue, buffer).
+func uplinkLossRule(d *diag, r *Result) (Finding, bool) {
+	c := &d.o.Base
+	shares := lossShares(r, true)
+	if !d.lossy("up") || stats.Mean(shares).Lo() <= 0.5 {
+		return Finding{}, false
+	}
+	starved := perSeed(r, func(s *lab.Summary) float64 { return float64(s.Starved) })
+	lost := fmt.Sprintf("the uplink lost %s of the client's packets", percent(shares, 1))
+	f := Finding{Rule: "uplink-loss"}
+	switch {
+	case c.Client.Redundancy > 0:
+		rec := perSeed(r, func(s *lab.Summary) float64 { return float64(s.Recovered) })
+		f.Text = fmt.Sprintf("%s; with client.redundancy=%s the next packet carries the lost inputs again: %s inputs per run "+
+			"recovered, %s server steps per run without an input", lost, c.Client.Redundancy, rec.Format(0), starved.Format(0))
+		if c.Server.Inputs == server.Latest {
+			f.Text += "; but a latest-wins server applies one input per step whatever arrives, so the copies refill no gap " +
+				"(server.inputs=queue or buffer applies them)"
+		}
+	case c.Server.Inputs == server.Latest:
+		f.Text = fmt.Sprintf("%s: each lost input is a server step without one (%s per run starved) and the tank stops "+
+			"for it; redundant inputs would carry it again, but a latest-wins server applies one input per step whatever "+
+			"arrives: they help only with server.inputs=queue or buffer (the pairs are tried)", lost, starved.Format(0))
+	default:
+		f.Text = fmt.Sprintf("%s: each lost input is a server step without one (%s per run starved) and the tank stops "+
+			"for it; with client.redundancy=2 the next packet carries it again", lost, starved.Format(0))
+		f.Fix = "client.redundancy=2"
+	}
+	return f, true
+}
+
+// downlinkLossRule: a PlayerState the downlink loses is a correction the
+// client never gets: it predicts on until the next, and the error it
+// meets then is larger (snaps, corrections). No change of the netcode's
+// brings it back; the snap threshold decides how it is shown.
+func downlinkLossRule(d *diag, r *Result) (Finding, bool) {
+	shares := lossShares(r, false)
+	if !d.lossy("down") || stats.Mean(shares).Lo() <= 0.5 {
+		return Finding{}, false
+	}
+	snaps := perSeed(r, func(s *lab.Summary) float64 { return float64(s.Snaps) })
+	return Finding{Rule: "downlink-loss", Text: fmt.Sprintf("the downlink lost %s of the server's PlayerStates: the client "+
+		"predicts on without a correction until the next one arrives, and corrects the larger error then (%s snaps per run)",
+		percent(lossShares(r, false), 1), snaps.Format(1))}, true
+}
+
+// TunedFPS is the frame rate the smoothing constant client.alpha is tuned
+// at: the default configuration's.
+var TunedFPS = lab.DefaultConfig().Client.FPS
+
+// SameSmoothing is the lerp factor per frame at fps that smooths with the
+// same time constant as alpha does at TunedFPS: 1 − (1 − alpha)^(TunedFPS/fps).
+func SameSmoothing(alpha float64, fps int) float64 {
+	return 1 - detmath.Pow(1-alpha, float64(TunedFPS)/float64(fps))
+}
+
+// smoothingTimeMs is the time constant (ms) of a lerp by alpha per frame
+// at fps: the time the visible pose takes to close 1 − 1/e of a gap.
+func smoothingTimeMs(alpha float64, fps int) float64 {
+	return -1000 / (float64(fps) * detmath.Log(1-alpha))
+}
+
+// smoothingChange is the change that restores the tuned time constant at
+// cfg's frame rate ("" when the smoothing is not a per-frame lerp, or the
+// rate is the tuned one).
+func smoothingChange(cfg *lab.Config) string {
+	c := &cfg.Client
+	if c.Smoothing != client.Lerp || c.FPS == TunedFPS || c.Alpha >= 1 {
+		return ""
+	}
+	return "client.alpha=" + strconv.FormatFloat(SameSmoothing(c.Alpha, c.FPS), 'f', 3, 64)
+}
+
+// smoothingRateRule: the lerp smoothing moves the visible pose a share
+// alpha of the way per frame, so its time constant is in frames: at half
+// the frame rate the same alpha smooths twice as slowly.
+func smoothingRateRule(d *diag, r *Result) (Finding, bool) {
+	c := &d.o.Base
+	set := smoothingChange(c)
+	if set == "" || d.timelineTouches("client.fps", "client.alpha", "client.smoothing") {
+		return Finding{}, false
+	}
+	return Finding{Rule: "smoothing-per-frame", Fix: set,
+		Text: fmt.Sprintf("the smoothing is per frame: client.alpha=%g moves the visible pose %g of the way each frame, a time "+
+			"constant of %.0f ms at %d fps against %.0f ms at the %d fps it is tuned at; %s keeps the tuned one",
+			c.Client.Alpha, c.Client.Alpha, smoothingTimeMs(c.Client.Alpha, c.Client.FPS), c.Client.FPS,
+			smoothingTimeMs(c.Client.Alpha, TunedFPS), TunedFPS, set)}, true
+}

@@ -3,6 +3,7 @@ package diagnose
 import (
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -186,5 +187,88 @@ func TestTracerFromTheFirstQuarter(t *testing.T) {
 	got := tr.trace()
 	if got.AboveBand != 75 || got.OffsetSlope != 2.0/15 {
 		t.Errorf("%+v, want 75 %% above the band and a slope of 2/15 per second", got)
+	}
+}
+
+// The slow sender's cause is named by what causes it: the frame rate's
+// quantisation (30 fps), the client's slow clock, the server's fast one;
+// never "the client clock runs slower" for a server that drifts.
+func TestSlowSenderNamesItsCause(t *testing.T) {
+	for _, c := range []struct {
+		sets []string
+		want string
+	}{
+		{[]string{"client.fps=30"}, "the frame rate quantises the sends: at 30 fps a 48 ms interval needs 2 frames (66.7 ms), 15.00 Hz against the server's 20 Hz"},
+		{[]string{"client.drift_ppm=-5000ppm"}, "the client clock runs 0.50 % slow"},
+		{[]string{"server.drift_ppm=5000ppm"}, "the server clock runs 0.50 % fast"},
+	} {
+		o := options(t, "", c.sets...)
+		o.Seeds, o.Base.Duration = o.Seeds[:4], time.Minute
+		o.Offsets, o.Inputs = []time.Duration{0}, []string{"steady"}
+		r := run(t, o)
+		f, ok := finding(r, "frame-sender-slow-clock")
+		if !ok || !strings.HasPrefix(f.Text, c.want+": the frame sender cannot send faster") {
+			t.Errorf("%v: finding %q, want it to start %q", c.sets, f.Text, c.want)
+		}
+		if strings.Contains(f.Text, "client clock") != strings.Contains(c.want, "client clock") {
+			t.Errorf("%v: names the client clock: %q", c.sets, f.Text)
+		}
+	}
+}
+
+// Loss is named by direction and by what redundancy does with the server
+// in force: a latest-wins server applies no redundant copy; a queue's fix
+// is redundancy; the downlink's loss is corrections the client never got.
+func TestLossNamedByDirectionAndRedundancy(t *testing.T) {
+	for _, c := range []struct {
+		sets       []string
+		rule, want string
+		fix        string
+	}{
+		{[]string{"up.loss=10%"}, "uplink-loss", "the tank stops for it; redundant inputs would carry it again, but a latest-wins server applies one input per step whatever arrives", ""},
+		{[]string{"up.loss=10%", "server.inputs=queue"}, "uplink-loss", "the tank stops for it; with client.redundancy=2 the next packet carries it again", "client.redundancy=2"},
+		{[]string{"up.loss=10%", "client.redundancy=2"}, "uplink-loss", "with client.redundancy=2 the next packet carries the lost inputs again", ""},
+		{[]string{"down.loss=10%"}, "downlink-loss", "of the server's PlayerStates: the client predicts on without a correction", ""},
+	} {
+		o := options(t, "", append([]string{"link.latency=40ms"}, c.sets...)...)
+		o.Seeds, o.Base.Duration = o.Seeds[:5], time.Minute
+		o.Offsets, o.Inputs = []time.Duration{0}, []string{"steady"}
+		r := run(t, o)
+		f, ok := finding(r, c.rule)
+		if !ok || !strings.Contains(f.Text, c.want) || f.Fix != c.fix {
+			t.Errorf("%v: %s %v: %q (change %q), want %q (change %q)", c.sets, c.rule, ok, f.Text, f.Fix, c.want, c.fix)
+		}
+		if other := map[string]string{"uplink-loss": "downlink-loss", "downlink-loss": "uplink-loss"}[c.rule]; func() bool { _, ok := finding(r, other); return ok }() {
+			t.Errorf("%v: names %s too", c.sets, other)
+		}
+	}
+}
+
+// The lerp's constant is per frame: at 30 fps alpha 0.15 is a time
+// constant of −1/(30·ln 0.85) = 205 ms against 103 ms at 60 fps, and
+// 1 − 0.85² = 0.2775 per frame keeps 103 ms. The finding says so and its
+// change is that alpha.
+func TestSmoothingPerFrameNamesTheTimeConstant(t *testing.T) {
+	if got := SameSmoothing(0.15, 30); math.Abs(got-0.2775) > 1e-12 {
+		t.Errorf("SameSmoothing(0.15, 30) = %v, want 0.2775", got)
+	}
+	if got := smoothingTimeMs(0.15, 60); math.Abs(got-102.55) > 0.01 {
+		t.Errorf("time constant at 60 fps %v ms, want 102.55", got)
+	}
+	o := options(t, "", "client.fps=30")
+	o.Seeds, o.Base.Duration = o.Seeds[:4], 30*time.Second
+	o.Offsets, o.Inputs = []time.Duration{0}, []string{"steady"}
+	r := run(t, o)
+	f, ok := finding(r, "smoothing-per-frame")
+	if !ok || f.Fix != "client.alpha=0.278" || !strings.Contains(f.Text, "a time constant of 205 ms at 30 fps against 103 ms at the 60 fps it is tuned at") {
+		t.Errorf("finding %v: %q (change %q)", ok, f.Text, f.Fix)
+	}
+	if _, ok := finding(run(t, func() Options {
+		o := options(t, "")
+		o.Seeds, o.Base.Duration = o.Seeds[:2], 10*time.Second
+		o.Offsets, o.Inputs = []time.Duration{0}, []string{"steady"}
+		return o
+	}()), "smoothing-per-frame"); ok {
+		t.Error("at the tuned 60 fps the smoothing is named")
 	}
 }

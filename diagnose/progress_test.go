@@ -27,12 +27,11 @@ func TestProgressCountsEveryRun(t *testing.T) {
 		lastDone, lastQueued = done, queued
 	}
 	r := run(t, o)
-	// The arms of the singles, the pairs when tried, then of the rounds.
-	arms := 2 + len(r.Changes) + len(r.Pairs)
-	for i, s := range r.Steps {
-		if i > 0 {
-			arms += len(s.Tried)
-		}
+	// Every arm run on every seed, and the two timelines; at least the
+	// reference, the perfect link, the singles and the pairs.
+	arms := r.arms
+	if min := 2 + len(r.Changes) + len(r.Pairs) + len(r.Attribution); arms < min {
+		t.Fatalf("%d arms counted, fewer than the %d the result shows", arms, min)
 	}
 	want := arms*len(o.Seeds) + 2
 	if calls != want || lastDone != want || lastQueued != want {

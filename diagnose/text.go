@@ -143,13 +143,20 @@ func (r *Result) ChangeLine(f *Finding) string {
 	case len(f.Worse) > 0:
 		verdict = "significantly worse: " + strings.Join(f.Worse, ", ")
 	}
-	return fmt.Sprintf("change %s: %s %s, %s %s: %s", f.Fix, r.metric.Label, r.metric.Quantity(FormatDiff(f.FixPrimary, r.metric.Prec)),
+	s := fmt.Sprintf("change %s: %s %s, %s %s: %s", f.Fix, r.metric.Label, r.metric.Quantity(FormatDiff(f.FixPrimary, r.metric.Prec)),
 		r.tie.Label, r.tie.Quantity(FormatDiff(f.FixTie, r.tie.Prec)), verdict)
+	if len(f.Counters) > 0 {
+		s += "; per run " + strings.Join(f.Counters, ", ")
+	}
+	if name, ok := implied[f.Rule]; ok && !f.Confirmed {
+		s += "; not confirmed: the " + name + " count does not fall with it"
+	}
+	return s
 }
 
 // NoRecommendation says why nothing is recommended: no change improves the
 // metric significantly, or each one that does makes the tie-break
-// significantly worse (the greedy step takes no change at that cost).
+// significantly worse (the search takes no change at that cost).
 func (r *Result) NoRecommendation() string {
 	var refused []string
 	for _, c := range r.Changes {
@@ -159,15 +166,42 @@ func (r *Result) NoRecommendation() string {
 		}
 	}
 	pairs := ""
-	switch len(r.Pairs) {
-	case 0:
-	case 1:
+	beats := 0
+	for _, p := range r.Pairs {
+		if p.Beats {
+			beats++
+		}
+	}
+	switch {
+	case len(r.Pairs) == 0:
+	case beats > 0:
+		pairs = fmt.Sprintf("; %d of the %d pairs tried meet%s the bar against the reference and against each of its parts, but not in "+
+			"every cell of the ensemble", beats, len(r.Pairs), map[bool]string{true: "s", false: ""}[beats == 1])
+	case len(r.Pairs) == 1:
 		pairs = "; the 1 pair tried does not meet the bar against the reference and against each of its parts"
 	default:
 		pairs = fmt.Sprintf("; none of the %d pairs tried meets the bar against the reference and against each of its parts", len(r.Pairs))
 	}
+	var fragile []string
+	for _, c := range r.Changes {
+		if c.Robust != nil && !c.Robust.Everywhere() {
+			fragile = append(fragile, c.Set)
+		}
+	}
+	if len(fragile) > 0 {
+		// Met here, failed elsewhere: the steps below say where.
+		verb := "meets"
+		if len(fragile) > 1 {
+			verb = "meet"
+		}
+		pairs = fmt.Sprintf("; %s %s the bar here but not in every cell of the ensemble (the step below says where)%s",
+			strings.Join(fragile, ", "), verb, pairs)
+	}
 	switch len(refused) {
 	case 0:
+		if len(fragile) > 0 {
+			return "no change meets the bar in every cell" + pairs + ": nothing to recommend"
+		}
 		return "no change improves " + r.metric.Label + " significantly" + pairs + ": nothing to recommend"
 	case 1:
 		return "1 change improves " + r.metric.Label + " significantly, but at a cost the bar does not allow: " +
@@ -177,23 +211,37 @@ func (r *Result) NoRecommendation() string {
 		"nothing is recommended without a cost", len(refused), r.metric.Label, strings.Join(refused, ", "), pairs)
 }
 
-// PairsHead says why and which pairs were tried, and what they cost in
-// runs.
+// PairsHead says which pairs were tried, and what they cost in runs.
 func (r *Result) PairsHead() string {
-	var need []string
-	for _, p := range prerequisites {
-		if slices.ContainsFunc(r.Pairs, func(x Pair) bool { return slices.Equal(x.Sets, []string{p.needs, p.set}) }) {
-			need = append(need, fmt.Sprintf("%s with %s, which it needs", p.set, p.needs))
+	var known []string
+	for _, p := range r.Pairs {
+		if knownPair(p.Sets) {
+			known = append(known, strings.Join(p.Sets, " + "))
 		}
 	}
 	with := ""
-	if len(need) > 0 {
-		with = ", and " + strings.Join(need, ", ")
+	if len(known) > 0 {
+		with = ", and the changes known to act together (" + strings.Join(known, ", ") + ")"
 	}
-	return fmt.Sprintf("pairs (no single change meets the bar, so the best %d single changes that improve %s or %s significantly are "+
-		"tried two at a time%s: %d pair%s, %d more runs; paired over %d seeds; a pair is taken only when it meets the bar against the "+
-		"reference and against each of its parts alone)", maxPairParts, r.metric.Label, r.tie.Label, with, len(r.Pairs),
-		plural(len(r.Pairs)), len(r.Pairs)*len(r.Conditions.Seeds), len(r.Conditions.Seeds))
+	return fmt.Sprintf("pairs (the best %d single changes that improve %s or %s significantly, two at a time%s: %d pair%s, %d more "+
+		"runs; paired over %d seeds; a pair is taken only when it meets the bar against the reference and against each of its parts alone)",
+		maxPairParts, r.metric.Label, r.tie.Label, with, len(r.Pairs), plural(len(r.Pairs)), len(r.Pairs)*len(r.Conditions.Seeds), len(r.Conditions.Seeds))
+}
+
+// knownPair reports whether sets is a pair known to act together: one of
+// together's, or a prerequisite's change with the setting it needs.
+func knownPair(sets []string) bool {
+	for _, k := range together {
+		if comboKey(sets) == comboKey(k[:]) {
+			return true
+		}
+	}
+	for _, p := range prerequisites {
+		if slices.Contains(sets, p.needs) && slices.ContainsFunc(sets, p.matches) {
+			return true
+		}
+	}
+	return false
 }
 
 func plural(n int) string {
@@ -219,10 +267,12 @@ func (r *Result) PairLine(i int) string {
 		verdict = "it does not beat " + p.Sets[0] + " alone (" + r.shortfall(p.OnParts[0]) + ")"
 	case !p.OnParts[1].improves():
 		verdict = "it does not beat " + p.Sets[1] + " alone (" + r.shortfall(p.OnParts[1]) + ")"
-	case i == 0:
+	case len(r.Steps) > 0 && r.Steps[0].Pair && r.Steps[0].Taken == p.VsReference.Set:
 		verdict += ": taken"
+	case r.robustness(p.Sets) != nil && !r.robustness(p.Sets).Everywhere():
+		verdict += ", but it does not hold in every cell of the ensemble: it " + r.robustness(p.Sets).Text()
 	default:
-		verdict += ", but ranks below the first"
+		verdict += ", but the search found better"
 	}
 	return fmt.Sprintf("%s + %s: against the reference %s; against %s alone %s; against %s alone %s: %s", p.Sets[0], p.Sets[1],
 		both(p.VsReference), p.Sets[0], both(p.OnParts[0]), p.Sets[1], both(p.OnParts[1]), verdict)
@@ -251,13 +301,19 @@ func (r *Result) shortfall(c Change) string {
 
 // Bar states the bar every change is held to (Change.improves): what must
 // get better, the costs that may get worse and by how much, and against
-// what a single change, a pair and a greedy step are measured.
+// what a single change, a pair and a step of the search are measured.
 func (r *Result) Bar() string {
 	return fmt.Sprintf("the bar: a change is taken when it makes %s or %s significantly better and neither significantly worse, "+
 		"keeps each cost within its allowance (%s, the mean difference as shown) and makes no other figure significantly worse; "+
 		"the same for a single change (against the reference), a pair (against the reference and against each part alone) and a "+
-		"greedy step (against the combination before it, and the combination it makes against the reference)",
+		"step of the search (against the combination before it, and the combination it makes against the reference)",
 		r.metric.Label, r.tie.Label, AllowanceText())
+}
+
+// FloorLine states the practical floor the bar reads "significantly" by
+// (docs/explanation/diagnose-bar.md).
+func (r *Result) FloorLine() string {
+	return "the floor: " + FloorText()
 }
 
 // AllowanceText states the costs and their allowances: "local response p50,
@@ -297,16 +353,19 @@ func (r *Result) refusal(c Change) string {
 	return r.breaks(c)
 }
 
-// StepLine states one step of the greedy combination: the change taken
+// StepLine states one step of the search: the change taken
 // and the metric after it, or why it ends (its best change, and that
 // change's cost when it improves the metric but is not taken).
 func (r *Result) StepLine(s Step) string {
 	if s.Pair {
-		return fmt.Sprintf("+ %s together (a pair: neither alone meets the bar, together they beat each alone) → %s %s",
-			strings.Join(strings.Fields(s.Taken), " + "), r.metric.Name, strconv.FormatFloat(s.Primary, 'f', r.metric.Prec, 64))
+		return fmt.Sprintf("+ %s together (a pair: together they beat the reference and each alone) → %s %s%s",
+			strings.Join(strings.Fields(s.Taken), " + "), r.metric.Name, strconv.FormatFloat(s.Primary, 'f', r.metric.Prec, 64), notRobust(s))
 	}
 	if s.Taken != "" {
-		return fmt.Sprintf("+ %s → %s %s", s.Taken, r.metric.Name, strconv.FormatFloat(s.Primary, 'f', r.metric.Prec, 64))
+		return fmt.Sprintf("+ %s → %s %s%s", s.Taken, r.metric.Name, strconv.FormatFloat(s.Primary, 'f', r.metric.Prec, 64), notRobust(s))
+	}
+	if len(s.NotRobust) > 0 {
+		return "no further change meets the bar in every cell of the ensemble" + notRobust(s)
 	}
 	if len(s.Tried) == 0 {
 		return "no further change improves significantly (nothing left to try)"
@@ -323,6 +382,98 @@ func (r *Result) StepLine(s Step) string {
 			r.metric.Label, c.Set, plain(c.Primary, r.metric.Prec), r.refusal(c))
 	}
 	return fmt.Sprintf("no further change improves significantly (best %s %s)", c.Set, FormatDiff(c.Primary, r.metric.Prec))
+}
+
+// notRobust says which better candidates a step passed over because
+// they fail somewhere in the ensemble: "; not taken: client.smoothing=
+// movetowards, which holds at 4 of 4 latency offsets and 1 of 3 inputs; …".
+func notRobust(s Step) string {
+	var out []string
+	for _, rb := range s.NotRobust {
+		// The changes it adds to the combination before the step.
+		out = append(out, strings.Join(rb.Sets[min(len(s.On), len(rb.Sets)-1):], " + ")+", which "+rb.Text())
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return " (meets the bar here but not in every cell, so not taken: " + strings.Join(out, "; and ") + ")"
+}
+
+// EnsembleLine states the ensemble: "inputs steady, stopgo, random ×
+// uplink latency +0, +12.5, +25, +37.5 ms: 12 cells; …".
+func (r *Result) EnsembleLine() string {
+	c := &r.Conditions
+	var offs []string
+	for _, o := range c.OffsetsMs {
+		offs = append(offs, "+"+strconv.FormatFloat(o, 'f', -1, 64))
+	}
+	n := len(c.OffsetsMs) * len(c.Inputs)
+	return fmt.Sprintf("inputs %s × uplink latency %s ms: %d cell%s; the search runs in the first (%s, %s ms), and a change "+
+		"is taken only when it holds in every cell", strings.Join(c.Inputs, ", "), strings.Join(offs, ", "), n, plural(n), c.Input, offs[0])
+}
+
+// HoldsIn is the changes table's "holds in" cell: the cells of the
+// ensemble the change holds in ("11/12 ‡", ‡ where it fails), for a change
+// that meets the bar in the user's cell; "" for others.
+func (c *Change) HoldsIn() string {
+	rb := c.Robust
+	if rb == nil {
+		return ""
+	}
+	s := fmt.Sprintf("%d/%d", rb.Held(), len(rb.Cells))
+	if !rb.Everywhere() {
+		s += " ‡"
+	}
+	return s
+}
+
+// RobustnessNotes are the lines under the changes table: what "holds in"
+// means, then where each change marked ‡ fails.
+func (r *Result) RobustnessNotes() []string {
+	var out []string
+	for _, c := range r.Changes {
+		if c.Robust == nil {
+			continue
+		}
+		if len(out) == 0 {
+			out = append(out, "holds in: the cells of the ensemble a change that meets the bar here holds in (nothing significantly "+
+				"worse beyond the costs' allowances, against each cell's reference)")
+		}
+		if !c.Robust.Everywhere() {
+			out = append(out, "‡ "+c.Set+" "+c.Robust.Text())
+		}
+	}
+	return out
+}
+
+// RecommendedAcross states the recommendation across the ensemble
+// ("" without one).
+func (r *Result) RecommendedAcross() string {
+	if rb := r.RecommendedRobustness(); rb != nil {
+		return "across the ensemble: " + rb.Text()
+	}
+	return ""
+}
+
+// robustness is sets across the ensemble, when tried (nil otherwise).
+func (r *Result) robustness(sets []string) *Robustness {
+	for _, rb := range r.Robustness {
+		if comboKey(rb.Sets) == comboKey(sets) {
+			return rb
+		}
+	}
+	return nil
+}
+
+// RecommendedRobustness is the recommendation across the ensemble (nil
+// without one).
+func (r *Result) RecommendedRobustness() *Robustness {
+	for i := len(r.Steps) - 1; i >= 0; i-- {
+		if r.Steps[i].Robust != nil {
+			return r.Steps[i].Robust
+		}
+	}
+	return nil
 }
 
 // plain is FormatDiff without the significance star.
@@ -377,7 +528,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "  seeds\t%s (%d, the same for every variant)\n", SeedList(c.Seeds), n)
 	fmt.Fprintf(tw, "  duration\t%v each\n", time.Duration(c.DurationS*float64(time.Second)))
 	fmt.Fprintf(tw, "  version\t%s\n", c.Version)
-	fmt.Fprintf(tw, "  input\t%s (a recommendation holds for the input it was found on)\n", c.Input)
+	fmt.Fprintf(tw, "  ensemble\t%s\n", r.EnsembleLine())
 	fmt.Fprintf(tw, "  metric\t%s, %s; %s breaks ties\n", r.metric.Named(), r.metric.Better(), r.tie.Name)
 	tw.Flush()
 
@@ -393,6 +544,14 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintln(&b)
 	fmt.Fprintln(&b, wrap(r.LinkLine(), "", "", 100))
 
+	if len(r.Attribution) > 0 {
+		fmt.Fprintln(&b)
+		fmt.Fprintln(&b, wrap(r.AttributionHead(), "", "  ", 100))
+		for _, a := range r.Attribution {
+			fmt.Fprintln(&b, wrap("- "+r.AttributionLine(a), "  ", "    ", 100))
+		}
+	}
+
 	fmt.Fprintln(&b)
 	fmt.Fprintln(&b, "findings (ranked by what each costs)")
 	if len(r.Findings) == 0 {
@@ -407,7 +566,7 @@ func (r *Result) WriteText(w io.Writer) error {
 
 	fmt.Fprintln(&b)
 	fmt.Fprintf(&b, "changes, one at a time on the reference (paired over %d seeds, change − reference)\n", n)
-	rows := [][]string{{"", "change", r.metric.Name, r.tie.Name}}
+	rows := [][]string{{"", "change", r.metric.Name, r.tie.Name, "holds in"}}
 	var same []string
 	for i, ch := range r.Changes {
 		set := ch.Set
@@ -415,10 +574,13 @@ func (r *Result) WriteText(w io.Writer) error {
 			set += " †"
 			same = append(same, "† "+ch.Set+": "+ch.SameAs)
 		}
-		rows = append(rows, []string{strconv.Itoa(i + 1), set, FormatDiff(ch.Primary, r.metric.Prec), FormatDiff(ch.TieBreak, r.tie.Prec)})
+		rows = append(rows, []string{strconv.Itoa(i + 1), set, FormatDiff(ch.Primary, r.metric.Prec), FormatDiff(ch.TieBreak, r.tie.Prec), ch.HoldsIn()})
 	}
 	table(&b, rows)
 	for _, s := range same {
+		fmt.Fprintln(&b, wrap(s, "  ", "    ", 100))
+	}
+	for _, s := range r.RobustnessNotes() {
 		fmt.Fprintln(&b, wrap(s, "  ", "    ", 100))
 	}
 
@@ -431,8 +593,9 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 
 	fmt.Fprintln(&b)
-	fmt.Fprintln(&b, "combination (greedy: take the best significant improvement, try every other change again on top)")
+	fmt.Fprintf(&b, "combination (beam search: keep the %d best combinations that meet the bar and hold in every cell, try every other change on top of each; the path to the best)\n", beamWidth)
 	fmt.Fprintln(&b, wrap(r.Bar(), "  ", "    ", 100))
+	fmt.Fprintln(&b, wrap(r.FloorLine(), "  ", "    ", 100))
 	if len(r.Recommended) == 0 {
 		fmt.Fprintln(&b, wrap(r.NoRecommendation(), "  ", "    ", 100))
 	}
@@ -441,6 +604,9 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintln(&b)
 	fmt.Fprintf(&b, "recommended: %s\n", orNone(strings.Join(r.Recommended, " ")))
+	if rb := r.RecommendedRobustness(); rb != nil {
+		fmt.Fprintln(&b, wrap(r.RecommendedAcross(), "", "  ", 100))
+	}
 	if costs := r.Costs(); len(costs) > 0 {
 		// Broken between costs only, so that each reads whole.
 		line := "costs (significantly worse than the reference): " + costs[0]

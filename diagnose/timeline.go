@@ -362,6 +362,22 @@ func (d *diag) latencyMechanism() mechanism {
 		text := fmt.Sprintf("server input delay %s %s ms with %s and %s ms without; what the client did: %s; it ends the run at %s (%s without %s)", name,
 			ref.Stat(delay).Mean.Format(delay.Prec), m.name, without.Stat(delay).Mean.Format(delay.Prec), strings.Join(did, "; "),
 			signed(final), signed(off), m.name)
+		// A frozen target: in the second after a step the visible tank
+		// stands still more than the same second without the steps.
+		frozen := func(a *Arm) []float64 {
+			vs := make([]float64, len(a.Traces))
+			for i, tr := range a.Traces {
+				for _, mk := range tr.Marks {
+					vs[i] += mk.FrozenS
+				}
+			}
+			return vs
+		}
+		if fz := stats.PairedMin(frozen(without), frozen(ref), 0.05); fz.Significant && fz.Mean > 0 {
+			text += fmt.Sprintf("; in the second after each %s the visible tank stood still (below a tenth of its move speed) "+
+				"for %s s per run in all, %s s without %s: a frozen target while the %s drains", strings.TrimSuffix(noun, "s"),
+				stats.Mean(frozen(ref)).Format(2), stats.Mean(frozen(without)).Format(2), m.name, strings.TrimSuffix(noun, "s"))
+		}
 		// The dead band latched at a fast interval that still sends once
 		// per server tick cannot bring an offset the steps raised back
 		// (latchRule).

@@ -45,6 +45,7 @@ type page struct {
 	Changes    []row
 	ChangeHead []string
 	Bar        string // the bar every change is held to (diagnose.Result.Bar)
+	Floor      string // the practical floor it reads "significantly" by
 	PairsHead  string // why and which pairs were tried ("" when none)
 	Pairs      []string
 	Steps      []string
@@ -52,6 +53,10 @@ type page struct {
 	Reproduce  string // the lab ab command of the recommended comparison
 	NoneWhy    string
 	SameAs     []string // changes that are another under a different name here
+	Robustness []string // where the changes that meet the bar hold across the ensemble
+	AttrHead   string   // what costs the player what ("" without a condition to remove)
+	Attr       []string
+	Across     string // the recommendation across the ensemble
 	Card       []row
 	Dots       []chart
 	Timelines  []chart
@@ -82,22 +87,31 @@ func Write(w io.Writer, r *diagnose.Result) error {
 		[2]string{"seeds", fmt.Sprintf("%s (%d, the same for every variant)", diagnose.SeedList(c.Seeds), len(c.Seeds))},
 		[2]string{"duration", fmt.Sprintf("%v each", time.Duration(c.DurationS*float64(time.Second)))},
 		[2]string{"version", c.Version},
-		[2]string{"input", c.Input + " (a recommendation holds for the input it was found on)"},
+		[2]string{"ensemble", r.EnsembleLine()},
 		[2]string{"metric", fmt.Sprintf("%s, %s; %s breaks ties", m.Named(), m.Better(), tie.Name)})
 	for i := range r.Findings {
 		f := &r.Findings[i]
 		p.Findings = append(p.Findings, findingView{Text: f.Text + ".", Change: r.ChangeLine(f), Problem: f.Problem})
 	}
-	p.ChangeHead = []string{"#", "change", m.Name, tie.Name}
+	p.ChangeHead = []string{"#", "change", m.Name, tie.Name, "holds in"}
 	for i, ch := range r.Changes {
 		set := ch.Set
 		if ch.SameAs != "" {
 			set += " †"
 			p.SameAs = append(p.SameAs, "† "+ch.Set+": "+ch.SameAs)
 		}
-		p.Changes = append(p.Changes, row{[]string{strconv.Itoa(i + 1), set, diagnose.FormatDiff(ch.Primary, m.Prec), diagnose.FormatDiff(ch.TieBreak, tie.Prec)}})
+		p.Changes = append(p.Changes, row{[]string{strconv.Itoa(i + 1), set, diagnose.FormatDiff(ch.Primary, m.Prec), diagnose.FormatDiff(ch.TieBreak, tie.Prec), ch.HoldsIn()}})
 	}
+	p.Robustness = r.RobustnessNotes()
+	if len(r.Attribution) > 0 {
+		p.AttrHead = upperFirst(r.AttributionHead()) + "."
+		for _, a := range r.Attribution {
+			p.Attr = append(p.Attr, r.AttributionLine(a)+".")
+		}
+	}
+	p.Across = r.RecommendedAcross()
 	p.Bar = strings.ToUpper(r.Bar()[:1]) + r.Bar()[1:]
+	p.Floor = strings.ToUpper(r.FloorLine()[:1]) + r.FloorLine()[1:]
 	if len(r.Pairs) > 0 {
 		p.PairsHead = r.PairsHead() + "."
 		for i := range r.Pairs {
@@ -382,7 +396,12 @@ table.conditions td, table.changes td:nth-child(2), table.changes th:nth-child(2
 <p class="headline{{if not .Problem}} ok{{end}}">{{.Headline}}</p>
 <p>{{.Link}}</p>
 </section>
-<section id="findings">
+{{if .AttrHead}}<section id="attribution">
+<h2>What costs the player what</h2>
+<p>{{.AttrHead}}</p>
+<ul>{{range .Attr}}<li>{{.}}</li>{{end}}</ul>
+</section>
+{{end}}<section id="findings">
 <h2>Findings (ranked by what each costs)</h2>
 {{if .Findings}}<ol>
 {{range .Findings}}<li><span{{if .Problem}} class="problem"{{end}}>{{.Text}}</span>{{if .Change}}<br/><span class="change">{{.Change}}</span>{{end}}</li>
@@ -396,15 +415,18 @@ table.conditions td, table.changes td:nth-child(2), table.changes th:nth-child(2
 {{range .Changes}}<tr>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table>
 {{range .SameAs}}<p class="change">{{.}}</p>
+{{end}}{{range .Robustness}}<p class="change">{{.}}</p>
 {{end}}</section>
 <section id="combination">
 <h2>Combination and recommendation</h2>
 <p>{{.Bar}}.</p>
+<p>{{.Floor}}.</p>
 {{if .PairsHead}}<p>{{.PairsHead}}</p>
 <ol class="pairs">{{range .Pairs}}<li>{{.}}</li>{{end}}</ol>
 {{end}}<ol>{{range .Steps}}<li>{{.}}</li>{{end}}</ol>
 <p>Recommended: <strong>{{.Recommend}}</strong></p>
-{{if .Reproduce}}<p>Reproduce with: <code>{{.Reproduce}}</code></p>
+{{if .Across}}<p>{{.Across}}</p>
+{{end}}{{if .Reproduce}}<p>Reproduce with: <code>{{.Reproduce}}</code></p>
 {{end}}{{if .NoneWhy}}<p>{{.NoneWhy}}</p>
 {{end}}<table class="card">
 <tr><th>report card</th><th>reference</th><th>recommended</th><th>difference</th><th>%</th></tr>
@@ -413,3 +435,11 @@ table.conditions td, table.changes td:nth-child(2), table.changes th:nth-child(2
 </section>
 {{end}}{{define "legend"}}<p class="legend"><span style="background: {{.RefColour}}"></span>reference{{if .BestColour}}<span style="background: {{.BestColour}}"></span>recommended{{end}}</p>
 {{end}}`))
+
+// upperFirst is s with its first letter upper-case.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

@@ -19,9 +19,9 @@ import (
 
 func cmdDiagnose(args []string, stdout, stderr io.Writer) error {
 	var o runOptions
-	var seedList, metric, htmlPath string
+	var seedList, metric, htmlPath, offsets, inputs string
 	var asJSON bool
-	fs := newFlagSet("diagnose", "[--scenario NAME] [--set key=value …] [--seeds 1-20] [--duration 2m] [--metric M] [--json] [--html FILE]", stderr, withExamples(paramHelp,
+	fs := newFlagSet("diagnose", "[--scenario NAME] [--set key=value …] [--seeds 1-20] [--duration 2m] [--offsets 0,1/4,1/2,3/4] [--inputs steady,stopgo,random] [--metric M] [--json] [--html FILE]", stderr, withExamples(paramHelp,
 		"lab diagnose --scenario jitter-fix",
 		"lab diagnose --scenario drift --set client.drift_ppm=-5000ppm --seeds 1-10",
 		"lab diagnose --scenario mobile-4g --metric progress_deficit_mps --html report.html"))
@@ -29,6 +29,8 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) error {
 	fs.Lookup("seed").Usage = hiddenUsage // refused below, with the reason
 	fs.StringVar(&seedList, "seeds", "1-20", "seeds to run every variant on, e.g. 1-20 or 1,4,9")
 	fs.StringVar(&metric, "metric", "judder_mps", "primary report-card `metric`, named as ab and sweep name it: "+metricNames())
+	fs.StringVar(&offsets, "offsets", "", "latency offsets of the ensemble, added to the uplink's latency: durations or shares of the server tick, the first the search's (default 0,1/4,1/2,3/4 of a tick)")
+	fs.StringVar(&inputs, "inputs", "", "input scripts of the ensemble, the first the search's (default the configuration's own, then steady, stopgo, random)")
 	fs.BoolVar(&asJSON, "json", false, "print the diagnosis as JSON")
 	fs.StringVar(&htmlPath, "html", "", "also write a self-contained HTML report to `FILE`")
 	o.duration, fs.Lookup("duration").DefValue = 2*time.Minute, "2m0s"
@@ -66,15 +68,30 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) error {
 	if !o.given("duration") {
 		cfg.Duration = 2 * time.Minute // not the scenario's: every diagnosis runs long enough
 	}
+	opts := diagnose.Options{Base: cfg, Scenario: sc, Name: o.name(), Overrides: o.sets, Seeds: seeds,
+		Metric: metric, Workers: runtime.GOMAXPROCS(0), Version: version()}
+	if offsets != "" {
+		if opts.Offsets, err = diagnose.ParseOffsets(offsets, cfg.Server.Tick); err != nil {
+			return cmdLineErr(err)
+		}
+	}
+	if inputs != "" {
+		if opts.Inputs, err = diagnose.ParseInputs(inputs); err != nil {
+			return cmdLineErr(err)
+		}
+	}
+	// Progress on a terminal, one line rewritten, nothing when piped;
+	// Ctrl-C, SIGTERM and SIGHUP cancel the runs not started and say what
+	// was cancelled.
 	ctx, stop, caught := signalContext(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	line := progress.New(stderr, "lab diagnose", time.Now)
-	r, err := diagnose.Run(diagnose.Options{Base: cfg, Scenario: sc, Name: o.name(), Overrides: o.sets, Seeds: seeds,
-		Metric: metric, Workers: runtime.GOMAXPROCS(0), Version: version(),
-		Progress: func(done, queued int) { line.Queued(done, queued, "runs") }, Cancel: ctx.Done()})
+	opts.Progress = func(done, queued int) { line.Queued(done, queued, "runs") }
+	opts.Cancel = ctx.Done()
+	r, err := diagnose.Run(opts)
 	line.Clear()
 	if errors.Is(err, diagnose.ErrCanceled) {
-		return interrupted(caught(), line.Canceled()+"; nothing written")
+		return interrupted(caught(), "the diagnosis was cancelled: "+line.Canceled()+" for "+o.name()+"; nothing is reported")
 	}
 	if err != nil {
 		return err

@@ -93,3 +93,24 @@ func TestInterruptFinishesRun(t *testing.T) {
 		})
 	}
 }
+
+// Ctrl-C during 'lab diagnose' cancels the runs not started and says what
+// was cancelled, exit 130; piped, stderr shows no progress line.
+func TestInterruptCancelsDiagnosis(t *testing.T) {
+	cmd, stdout, stderr := labProcess(t, "diagnose", "--scenario", "jitter-fix", "--duration", "10m")
+	time.Sleep(500 * time.Millisecond) // started; it runs for many seconds more
+	cmd.Process.Signal(syscall.SIGINT)
+	out, _ := io.ReadAll(stdout)
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Fatalf("exit %v, want status 130; stderr %s", err, stderr)
+	}
+	msg := stderr.String()
+	if !strings.Contains(msg, "interrupt: the diagnosis was cancelled: stopped after ") || !strings.Contains(msg, " runs queued so far for jitter-fix; nothing is reported") {
+		t.Errorf("stderr does not say what was cancelled:\n%s", msg)
+	}
+	if strings.Contains(msg, "\r") || len(out) > 0 {
+		t.Errorf("piped: a progress line on stderr (%q) or output on stdout (%q)", msg, out)
+	}
+}

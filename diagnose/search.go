@@ -1,0 +1,246 @@
+package diagnose
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"jitterlab/lab"
+)
+
+// together are changes known to act together, each of which does little
+// or harm alone: the dilation corrector steers by the input buffer's
+// depth; redundant inputs refill what the uplink lost only for a server
+// that applies every input it gets (queue, buffer); the accumulator
+// sender's grid is the one the corrector steers; a queue grows without
+// bound under a client that sends faster than the server steps unless a
+// corrector that can slow the sends (proportional) holds it. Their pairs
+// are always tried when both are alternatives here.
+var together = [][2]string{
+	{"server.inputs=buffer", "client.corrector=dilation"},
+	{"server.inputs=queue", "client.redundancy=2"},
+	{"server.inputs=buffer", "client.redundancy=2"},
+	{"client.sender=accumulator", "client.corrector=proportional"},
+	{"server.inputs=queue", "client.corrector=proportional"},
+}
+
+// ladder is a numeric knob tried over a short ladder of values around the
+// configuration's own: the values are factors of it.
+type ladder struct {
+	key     string
+	factors []float64
+}
+
+// ladders: the snap threshold and the smoothing constant, halved and
+// doubled (the snap also ×5: a threshold above a loss burst's jump).
+var ladders = []ladder{
+	{"client.snap", []float64{0.5, 2, 5}},
+	{"client.alpha", []float64{0.5, 2}},
+}
+
+// ladderChanges are the ladders' settings on cfg that the registry takes,
+// and the input buffer's depth one step either side (which acts only with
+// server.inputs=buffer: a prerequisite).
+func ladderChanges(cfg *lab.Config) [][]string {
+	var out [][]string
+	for _, l := range ladders {
+		p, ok := lab.Lookup(l.key)
+		if !ok {
+			continue
+		}
+		cur, err := strconv.ParseFloat(p.Get(cfg), 64)
+		if err != nil {
+			continue
+		}
+		for _, f := range l.factors {
+			set := l.key + "=" + strconv.FormatFloat(float64(cur*f), 'g', 3, 64)
+			c := *cfg
+			if k, v, _ := strings.Cut(set, "="); lab.Set(&c, k, v) == nil {
+				out = append(out, []string{set})
+			}
+		}
+	}
+	for _, depth := range []int{cfg.Server.Buffer - 1, cfg.Server.Buffer + 1} {
+		c := *cfg
+		if lab.Set(&c, "server.buffer", strconv.Itoa(depth)) == nil {
+			out = append(out, []string{"server.buffer=" + strconv.Itoa(depth)})
+		}
+	}
+	return out
+}
+
+// beamWidth is how many combinations each round of the search keeps.
+const beamWidth = 3
+
+// maxDepth bounds the combinations' size.
+const maxDepth = 4
+
+// state is a combination the search keeps: its settings, its arm, the
+// steps that built it, and the changes tried on top of it (ranked
+// against it) once it is expanded.
+type state struct {
+	combo []string
+	arm   *Arm
+	steps []Step
+	tried []Change
+}
+
+// rankKey orders states by the primary metric against the reference,
+// then the tie-break.
+func (d *diag) better(r *Result, a, b *state) int {
+	x, y := compare(r.Reference, a.arm, "", d.primary, d.tie), compare(r.Reference, b.arm, "", d.primary, d.tie)
+	if c := cmpTol(x.Primary.Mean, y.Primary.Mean); c != 0 {
+		return c
+	}
+	return cmpTol(x.TieBreak.Mean, y.TieBreak.Mean)
+}
+
+// keep takes from cands (ranked best first) the first beamWidth that hold
+// in every cell of the ensemble, trying at most beamWidth+maxRobustTries;
+// the ones that do not hold, ranked above the last kept, are returned to
+// be named.
+func (d *diag) keep(r *Result, cands []*state) (kept []*state, fragile []*Robustness, err error) {
+	tries := 0
+	for _, s := range cands {
+		if len(kept) == beamWidth || tries == beamWidth+maxRobustTries {
+			break
+		}
+		tries++
+		rb, err := d.robust(r, s.combo, s.arm)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !rb.Everywhere() {
+			fragile = append(fragile, rb)
+			continue
+		}
+		s.steps[len(s.steps)-1].Robust = rb
+		s.steps[len(s.steps)-1].NotRobust = slices.Clone(fragile)
+		kept = append(kept, s)
+	}
+	return kept, fragile, nil
+}
+
+// extensions are the changes tried on top of a combination: every single
+// change except those that change nothing in the report card on any seed
+// (they can matter only with a partner: together's pairs are tried).
+func extensions(r *Result) []Change {
+	var out []Change
+	for _, c := range r.Changes {
+		if c.SameAs != "" || sameCard(r.Reference, c.arm) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// sameCard reports whether two arms have the same report card on every seed.
+func sameCard(a, b *Arm) bool {
+	for i := range a.Card {
+		if !slices.Equal(a.Card[i].PerSeed, b.Card[i].PerSeed) {
+			return false
+		}
+	}
+	return true
+}
+
+func comboKey(sets []string) string {
+	s := slices.Clone(sets)
+	slices.Sort(s)
+	return strings.Join(s, " ")
+}
+
+// search is the beam search for the recommendation: its first round is
+// every single change that meets the bar and every pair that beats the
+// reference and its parts; each round keeps the beamWidth best that hold
+// in every cell, and tries every other change on top of each; a change on
+// top must meet the bar against the combination it joins, and the
+// combination it makes must hold against the reference. The answer is
+// the best of the last round that kept any.
+func (d *diag) search(r *Result) (*state, error) {
+	var cands []*state
+	for _, c := range r.Changes {
+		if c.improves() && c.SameAs == "" {
+			cands = append(cands, &state{combo: []string{c.Set}, arm: c.arm,
+				steps: []Step{{On: []string{}, Tried: r.Changes, Taken: c.Set, Primary: c.arm.Stat(d.primary).Mean.Mean}}})
+		}
+	}
+	var pairTried []Change
+	for _, p := range r.Pairs {
+		pairTried = append(pairTried, p.VsReference)
+	}
+	for _, p := range r.Pairs {
+		if p.Beats {
+			cands = append(cands, &state{combo: slices.Clone(p.Sets), arm: p.VsReference.arm,
+				steps: []Step{{On: []string{}, Tried: pairTried, Taken: p.VsReference.Set, Primary: p.VsReference.arm.Stat(d.primary).Mean.Mean, Pair: true}}})
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b *state) int { return d.better(r, a, b) })
+	beam, fragile, err := d.keep(r, cands)
+	if err != nil {
+		return nil, err
+	}
+	if len(beam) == 0 {
+		// Nothing holds: the step says what was passed over.
+		return &state{arm: r.Reference, steps: []Step{{On: []string{}, Tried: r.Changes, NotRobust: fragile}}}, nil
+	}
+	ext := extensions(r)
+	for depth := 1; depth < maxDepth; depth++ {
+		var jobs [][]string
+		var owner []int
+		for i, s := range beam {
+			for _, next := range onTop(s.combo, ext) {
+				jobs = append(jobs, next)
+				owner = append(owner, i)
+			}
+		}
+		if len(jobs) == 0 {
+			break
+		}
+		arms, err := d.runArms(jobs)
+		if err != nil {
+			return nil, err
+		}
+		var children []*state
+		seen := map[string]bool{}
+		for i, s := range beam {
+			var mine []*Arm
+			for j := range jobs {
+				if owner[j] == i {
+					mine = append(mine, arms[j])
+				}
+			}
+			s.tried = d.changes(s.arm, mine)
+			for _, c := range s.tried {
+				combo := append(slices.Clone(s.combo), c.Set)
+				if v := r.vsReference(c); !c.improves() || !v.holds() || seen[comboKey(combo)] {
+					continue
+				}
+				seen[comboKey(combo)] = true
+				steps := append(slices.Clone(s.steps), Step{On: slices.Clone(s.combo), Tried: s.tried, Taken: c.Set, Primary: c.arm.Stat(d.primary).Mean.Mean})
+				children = append(children, &state{combo: combo, arm: c.arm, steps: steps})
+			}
+		}
+		slices.SortStableFunc(children, func(a, b *state) int { return d.better(r, a, b) })
+		kept, fragile, err := d.keep(r, children)
+		if err != nil {
+			return nil, err
+		}
+		if len(kept) == 0 {
+			// The best of this round ends here: its last step says why,
+			// with the changes on top of it that did not hold.
+			best := beam[0]
+			var mine []*Robustness
+			for _, rb := range fragile {
+				if comboKey(rb.Sets[:len(rb.Sets)-1]) == comboKey(best.combo) {
+					mine = append(mine, rb)
+				}
+			}
+			best.steps = append(best.steps, Step{On: slices.Clone(best.combo), Tried: best.tried, NotRobust: mine})
+			return best, nil
+		}
+		beam = kept
+	}
+	return beam[0], nil
+}
