@@ -274,7 +274,7 @@ func (p *Plan) Execute(shard Shard, workers int) ([]Run, error) {
 	hash, arms := p.Def.Hash(), p.Def.Arms()
 	var mu sync.Mutex
 	done := 0
-	return stats.Parallel(len(idx), workers, func(i int) (Run, error) {
+	return stats.ParallelWith(len(idx), workers, newSession, func(s *lab.Session, i int) (Run, error) {
 		select {
 		case <-p.Cancel: // nil: never
 			return Run{}, ErrCanceled
@@ -295,7 +295,7 @@ func (p *Plan) Execute(shard Shard, workers int) ([]Run, error) {
 		if err != nil {
 			return Run{}, err
 		}
-		sum, err := runOne(cfg, sc)
+		sum, err := runOne(s, cfg, sc)
 		if err != nil {
 			return Run{}, fmt.Errorf("%s seed %d: %w", strings.Join(arms[k/n], " "), cfg.Seed, err)
 		}
@@ -333,9 +333,12 @@ func Params(cfg *lab.Config) map[string]string {
 	return out
 }
 
-func runOne(cfg lab.Config, sc *scenarios.Scenario) (lab.Summary, error) {
-	s, err := lab.New(cfg, 0)
-	if err != nil {
+// newSession is a worker's session, reset for each run.
+func newSession() *lab.Session { return new(lab.Session) }
+
+// runOne runs cfg (with sc's timeline, if any) on s, reset for it.
+func runOne(s *lab.Session, cfg lab.Config, sc *scenarios.Scenario) (lab.Summary, error) {
+	if err := s.Reset(cfg, 0); err != nil {
 		return lab.Summary{}, err
 	}
 	if sc != nil {

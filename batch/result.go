@@ -128,3 +128,52 @@ func FormatSeeds(seeds []uint64) string {
 	}
 	return strings.Join(parts, ",")
 }
+
+// MaxSeeds is the most seeds a list names, so the memory a batch holds
+// does not grow with what a list asks for.
+const MaxSeeds = 1000
+
+// ParseSeeds reads a list of seeds as FormatSeeds writes it: "1-5",
+// "1,2,7", "3" or a mix ("1-3,9"), at most MaxSeeds distinct seeds, each
+// an integer in [0, 2^64). name is the flag or key the list came from, as
+// errors name it (--seeds, seeds).
+func ParseSeeds(name, s string) ([]uint64, error) {
+	bad := func(why string) error {
+		return fmt.Errorf("%s %q: %s; allowed up to %d distinct seeds in [0, 2^64) written like 1-5 or 1,4,9, e.g. %s", name, s, why, MaxSeeds, example(name))
+	}
+	var out []uint64
+	seen := map[uint64]bool{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.ParseUint(strings.TrimSpace(lo), 10, 64)
+		if err != nil {
+			return nil, bad(fmt.Sprintf("%q is not a seed", part))
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.ParseUint(strings.TrimSpace(hi), 10, 64); err != nil || b < a {
+				return nil, bad(fmt.Sprintf("%q is not a range from low to high", part))
+			}
+		}
+		if b-a >= uint64(MaxSeeds-len(out)) {
+			return nil, bad("too many seeds")
+		}
+		for i := uint64(0); i <= b-a; i++ {
+			if seen[a+i] {
+				return nil, bad(fmt.Sprintf("seed %d twice", a+i))
+			}
+			seen[a+i] = true
+			out = append(out, a+i)
+		}
+	}
+	return out, nil
+}
+
+// example is a list of seeds as name takes it.
+func example(name string) string {
+	if strings.HasPrefix(name, "-") {
+		return name + " 1-10"
+	}
+	return name + ` = "1-10"`
+}

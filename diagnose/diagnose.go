@@ -881,28 +881,27 @@ func (d *diag) config(cell Cell, sets []string, seed uint64) (lab.Config, error)
 	return cfg, nil
 }
 
-// session builds one seed's session with its timeline, without the pinned
-// keys' changes.
-func (d *diag) session(cell Cell, sets []string, seed uint64) (*lab.Session, error) {
+// session resets s to one seed's session in cell with its timeline,
+// without the pinned keys' changes.
+func (d *diag) session(s *lab.Session, cell Cell, sets []string, seed uint64) error {
 	cfg, err := d.config(cell, sets, seed)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	s, err := lab.New(cfg, 0)
-	if err != nil {
-		return nil, err
+	if err := s.Reset(cfg, 0); err != nil {
+		return err
 	}
 	if sc := d.scenario(sets); sc != nil {
 		if cell.Offset != 0 {
 			// The timeline's uplink latencies shifted with the base's.
-			return s, shiftTimeline(s, sc, cell.Offset)
+			return shiftTimeline(s, sc, cell.Offset)
 		}
 		// Exactly what 'lab run' schedules.
 		if err := s.ScheduleTimeline(sc); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return s, nil
+	return nil
 }
 
 // Trace is what one run's timeline showed, from the end of its first
@@ -1010,14 +1009,13 @@ func (d *diag) runJobs(jobs []job) ([]*Arm, error) {
 	n := len(d.o.Seeds)
 	d.queue(len(jobs) * n)
 	d.arms += len(jobs)
-	runs, err := stats.Parallel(len(jobs)*n, d.o.Workers, func(i int) (runResult, error) {
+	runs, err := stats.ParallelWith(len(jobs)*n, d.o.Workers, func() *lab.Session { return new(lab.Session) }, func(s *lab.Session, i int) (runResult, error) {
 		if err := d.start(); err != nil {
 			return runResult{}, err
 		}
 		defer d.finished()
 		j := jobs[i/n]
-		s, err := d.session(d.cells[j.cell], j.sets, d.o.Seeds[i%n])
-		if err != nil {
+		if err := d.session(s, d.cells[j.cell], j.sets, d.o.Seeds[i%n]); err != nil {
 			return runResult{}, fmt.Errorf("%s seed %d: %w", strings.Join(j.sets, " "), d.o.Seeds[i%n], err)
 		}
 		tr := tracer{from: d.o.Base.Duration.Seconds() / 4, band: s.Config().Client.Band, marks: d.marks,
@@ -1132,8 +1130,8 @@ func (d *diag) series(sets []string, seed uint64) (Series, error) {
 		return Series{}, err
 	}
 	defer d.finished()
-	s, err := d.session(d.userCell(), sets, seed)
-	if err != nil {
+	s := new(lab.Session)
+	if err := d.session(s, d.userCell(), sets, seed); err != nil {
 		return Series{}, err
 	}
 	var ser Series

@@ -108,12 +108,11 @@ func TestParseOffsets(t *testing.T) {
 func TestOffsetShiftsTheTimelinesUplinkLatency(t *testing.T) {
 	o := options(t, "latency-spike")
 	d := &diag{o: o}
-	s, err := d.session(Cell{Offset: 10 * time.Millisecond, Input: o.Base.Script}, nil, 1)
-	if err != nil {
+	s, ref := new(lab.Session), new(lab.Session)
+	if err := d.session(s, Cell{Offset: 10 * time.Millisecond, Input: o.Base.Script}, nil, 1); err != nil {
 		t.Fatal(err)
 	}
-	ref, err := d.session(Cell{Input: o.Base.Script}, nil, 1)
-	if err != nil {
+	if err := d.session(ref, Cell{Input: o.Base.Script}, nil, 1); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Run(100 * 1e9); err != nil {

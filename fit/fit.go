@@ -659,21 +659,13 @@ func cdf(c Candidate, x float64) float64 {
 		return 0
 	}
 	y := (x - c.Latency) / c.Jitter
-	switch c.Dist {
-	case netem.Uniform:
-		return min(max((y+1)/2, 0), 1)
-	case netem.Normal:
+	if c.Dist == netem.Normal {
 		return normCDF(y)
-	case netem.Exponential:
-		if y < 0 {
-			return 0
-		}
-		if y >= netem.ExponentialCap {
-			return 1
-		}
-		return 1 - detmath.Exp(-y)
 	}
-	// Pareto and ParetoNormal: the offset is increasing in z; bisect.
+	if p, ok := c.Dist.CDF(y); ok { // uniform, exponential, pareto
+		return p
+	}
+	// ParetoNormal: the offset is increasing in z; bisect.
 	lo, hi := -40.0, 40.0
 	if c.Dist.Offset(lo) > y {
 		return 0

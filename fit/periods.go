@@ -374,19 +374,50 @@ type transCounts [4]float64
 // first packet (first: 1 if lost) at the stretch's loss rate. The first
 // packet's term keeps a stretch from getting its only loss for free;
 // it makes splitting a stretch cost up to 2·ln n more (see lossChangePoints).
-func lossCost(c transCounts, first float64) float64 {
+func lossCost(c transCounts, first float64, logs logTable) float64 {
 	var ll float64
 	for prev := range 2 {
 		n0, n1 := c[2*prev], c[2*prev+1]
 		if n := n0 + n1; n > 0 {
-			ll += xlogy(n0, n0/n) + xlogy(n1, n1/n)
+			ll += logs.xlogShare(n0, n) + logs.xlogShare(n1, n)
 		}
 	}
 	n := c[0] + c[1] + c[2] + c[3] + 1
 	lost := c[1] + c[3] + first // the lost packets: those transitions lead to, and the first
-	ll += xlogy(first, lost/n) + xlogy(1-first, 1-lost/n)
+	// The first packet: ln P(lost) if it was lost, else ln P(not lost).
+	if first == 1 {
+		ll += logs.lnShare(lost, n)
+	} else {
+		ll += logs.lnShare(n-lost, n)
+	}
 	return float64(-2 * ll)
 }
+
+// logTable holds ln k for the counts k = 1..len−1: a segment's costs are
+// logs of its counts, looked up rather than computed (PELT compares many
+// segments of the same counts).
+type logTable []float64
+
+// newLogTable covers the counts of a sequence of n packets.
+func newLogTable(n int) logTable {
+	t := make(logTable, n+2)
+	for k := 1; k < len(t); k++ {
+		t[k] = detmath.Log(float64(k))
+	}
+	return t
+}
+
+// xlogShare is k·ln(k/n) for whole counts 0 ≤ k ≤ n, n ≥ 1: 0 when k is 0
+// (the limit), as xlogy(k, k/n), with ln(k/n) as ln k − ln n.
+func (t logTable) xlogShare(k, n float64) float64 {
+	if k == 0 {
+		return 0
+	}
+	return float64(k * t.lnShare(k, n))
+}
+
+// lnShare is ln(k/n) for whole counts 1 ≤ k ≤ n.
+func (t logTable) lnShare(k, n float64) float64 { return t[int(k)] - t[int(n)] }
 
 // lossChangePoints returns the packets (indices into pk) where the loss
 // process changes: the segmentation that minimises the sum of every
@@ -421,6 +452,7 @@ func lossChangePoints(pk []trace.Packet) []int {
 		}
 	}
 	bound := func(k int) int { return min(k*s, n) }
+	logs := newLogTable(n)
 	cost := func(a, b int) float64 { // blocks a..b−1
 		c := cum[b]
 		for t := range c {
@@ -429,7 +461,7 @@ func lossChangePoints(pk []trace.Packet) []int {
 		if a > 0 {
 			c[tr(bound(a))]-- // the transition into the segment's first packet is not its own
 		}
-		return lossCost(c, float64(lost(bound(a))))
+		return lossCost(c, float64(lost(bound(a))), logs)
 	}
 	beta := float64(3 * detmath.Log(float64(n)))
 	slack := float64(2 * detmath.Log(float64(n)))
@@ -471,7 +503,7 @@ func lossChangePoints(pk []trace.Packet) []int {
 		if k+1 < len(cuts) {
 			hi = cuts[k+1]
 		}
-		cuts[k] = refineLoss(pk, lo, hi, max(c-s, lo+1), min(c+s, hi-1), tr, lost)
+		cuts[k] = refineLoss(pk, lo, hi, max(c-s, lo+1), min(c+s, hi-1), tr, lost, logs)
 	}
 	return confirmLoss(pk, cuts)
 }
@@ -547,7 +579,7 @@ func lossShare(pk []trace.Packet) float64 {
 
 // refineLoss is the cut x in [from, to] that minimises the cost of pk[lo:x]
 // plus pk[x:hi].
-func refineLoss(pk []trace.Packet, lo, hi, from, to int, tr, lost func(int) int) int {
+func refineLoss(pk []trace.Packet, lo, hi, from, to int, tr, lost func(int) int, logs logTable) int {
 	// pre[i]: transitions into packets lo+1..i−1 (so pre[x] − pre[lo+1] is
 	// the segment lo..x's own).
 	pre := make([]transCounts, hi-lo+1)
@@ -560,7 +592,7 @@ func refineLoss(pk []trace.Packet, lo, hi, from, to int, tr, lost func(int) int)
 		for t := range c {
 			c[t] = pre[b-lo][t] - pre[a-lo+1][t]
 		}
-		return lossCost(c, float64(lost(a)))
+		return lossCost(c, float64(lost(a)), logs)
 	}
 	best, cost := from, math.Inf(1)
 	for x := from; x <= to; x++ {

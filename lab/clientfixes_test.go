@@ -22,7 +22,7 @@ func recoveryAfterStep(t *testing.T, law string, d int, seed uint64) (recovered,
 	cfg := config(t, at+40*time.Second, "link.latency=30ms", "link.jitter=5ms", "client.sender=accumulator",
 		"server.inputs=buffer", "server.buffer="+strconv.Itoa(d), "client.corrector=dilation", "client.dilation_law="+law,
 		"sim.seed="+strconv.FormatUint(seed, 10))
-	depths, _ := depthTrace(t, cfg, at, Change{At: sim.Time(at), Key: "link.latency", Value: "200ms"})
+	depths, _, _ := depthTrace(t, cfg, at, Change{At: sim.Time(at), Key: "link.latency", Value: "200ms"})
 	last, lowAt, back := 0, 0, -1
 	low = d
 	for i, x := range depths {

@@ -137,13 +137,26 @@ func TestScenarioTimelineShowsInCSV(t *testing.T) {
 			lateHigh++
 		}
 	}
+	// The first downlink packet sent after the change at 20 s (the server
+	// step at 20 s sends before it applies) is the first whose round trip
+	// has both legs slow.
+	slowAt := sim.Time(-1)
+	s.OnPacket = func(p *PacketRecord) {
+		if p.Dir == "down" && p.Status == "delivered" && p.SentAt > sim.Time(20*time.Second) && slowAt < 0 {
+			slowAt = p.At
+		}
+	}
 	if err := s.Run(sim.Time(cfg.Duration)); err != nil {
 		t.Fatal(err)
 	}
-	// The first packets sent at 20 s arrive 300 ms later; the last slow
-	// ones, sent just before 22 s, have arrived by 22.3 s.
-	if math.Abs(first-20.3) > 0.05+1e-9 {
-		t.Fatalf("RTT first above 400 ms at %.2f s, want 20.3 s ± one sample", first)
+	// It is sent at the next step, 20.05 s, and arrives 300 ± 5 ms later;
+	// the first sample at or after its arrival shows the spike.
+	if slowAt < sim.Time(20345*time.Millisecond) || slowAt > sim.Time(20355*time.Millisecond) {
+		t.Fatalf("the first slow downlink packet arrived at %v, want 20.35 s ± 5 ms", slowAt)
+	}
+	want := math.Ceil(slowAt.Seconds()/0.05-1e-9) * 0.05
+	if math.Abs(first-want) > 1e-9 {
+		t.Fatalf("RTT first above 400 ms at %.2f s, want %.2f s: the first sample after the first slow packet (%v)", first, want, slowAt)
 	}
 	if lateHigh > 0 {
 		t.Fatalf("%d samples after 22.4 s still show the spike", lateHigh)

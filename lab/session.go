@@ -126,6 +126,8 @@ type Session struct {
 	cWander        *rand.Rand
 	sWander        *rand.Rand
 	timers         [nTimers]sim.Timer
+	firstTimer     int  // the armed timer with the earliest key, -1 if none (valid unless timersMoved)
+	timersMoved    bool // a timer was armed or disarmed since firstTimer was found
 	nextFrameLocal sim.Time
 
 	msgs    []wire
@@ -141,6 +143,7 @@ type Session struct {
 	// Sample window and summary accumulators. The delay columns are means
 	// over the copies delivered in the window: sums and counts.
 	every                      time.Duration
+	everyS                     float64 // every in seconds
 	upJ, downJ                 metrics.Jitter
 	downPDV                    metrics.PDV
 	upSent, upSentPrev         upSend // the latest uplink packet sent, and the latest at an earlier instant
@@ -196,64 +199,94 @@ const WarmUp = time.Second
 // stream of cfg.Seed. every is the sample period (0 means 50ms; see
 // CheckEvery for the range).
 func New(cfg Config, every time.Duration) (*Session, error) {
-	if err := cfg.Validate(); err != nil {
+	s := new(Session)
+	if err := s.Reset(cfg, every); err != nil {
 		return nil, err
+	}
+	return s, nil
+}
+
+// Reset makes s the session New(cfg, every) returns, reusing its memory:
+// the event queue, the message table, the input-delay ring, the links
+// (see [netem.Link.Reset]) and the histograms (see [metrics.Histogram.Reset]). A worker that runs many
+// sessions one after another resets one instead of allocating each. Every
+// callback is cleared; slices s returned before (Changes, the Summary's)
+// are not reused. The zero Session may be Reset. After an error s must be
+// Reset again before use.
+func (s *Session) Reset(cfg Config, every time.Duration) error {
+	if err := cfg.Validate(); err != nil {
+		return err
 	}
 	if every == 0 {
 		every = 50 * time.Millisecond
 	}
 	if err := CheckEvery(every); err != nil {
-		return nil, err
+		return err
 	}
-	s := &Session{cfg: cfg, initial: cfg, every: every,
-		corr: metrics.NewHistogram(1e-4),
-		rtt:  metrics.NewHistogram(0.01), upOWD: metrics.NewHistogram(0.01), downOWD: metrics.NewHistogram(0.01), upJit: metrics.NewHistogram(0.001), downJt: metrics.NewHistogram(0.001),
-		msgs: make([]wire, 0, 256), free: make([]int32, 0, 256),
+	// Kept, emptied; everything else starts from its zero value, as in New.
+	q, msgs, free, earlier, pending := s.q, s.msgs[:0], s.free[:0], s.earlier[:0], s.pending[:0]
+	up, down := s.up, s.down
+	if up == nil {
+		up, down = new(netem.Link), new(netem.Link)
+	}
+	hists := [...]*metrics.Histogram{s.corr, s.rtt, s.upOWD, s.downOWD, s.upJit, s.downJt, s.vars.viewDelay}
+	for i, unit := range [...]float64{1e-4, 0.01, 0.01, 0.01, 0.001, 0.001, 0.01} {
+		if hists[i] == nil || hists[i].Unit != unit {
+			hists[i] = metrics.NewHistogram(unit)
+		}
+		hists[i].Reset()
+	}
+	q.Reset()
+	if msgs == nil {
+		msgs, free = make([]wire, 0, 256), make([]int32, 0, 256)
+	}
+	*s = Session{cfg: cfg, initial: cfg, every: every, everyS: seconds(every), q: q, msgs: msgs, free: free, earlier: earlier, pending: pending, up: up, down: down,
+		corr: hists[0], rtt: hists[1], upOWD: hists[2], downOWD: hists[3], upJit: hists[4], downJt: hists[5],
 		cWander: sim.NewRand(cfg.Seed, "client.clock"), sWander: sim.NewRand(cfg.Seed, "server.clock"),
 	}
+	s.vars.viewDelay = hists[6]
 	s.card = NewCardMeter(DefaultCardThresholds)
 	// The report card counts the same frames and input samples as the
 	// summary: its visible lag in metres is the summary's visible error,
 	// its server input delay the summary's input delay.
 	s.visErr, s.inputDelay = s.card.lag, s.card.delay
+	if err := s.up.Reset(cfg.Seed, "up", cfg.Up); err != nil {
+		return err
+	}
+	if err := s.down.Reset(cfg.Seed, "down", cfg.Down); err != nil {
+		return err
+	}
 	var err error
-	if s.up, err = netem.New(cfg.Seed, "up", cfg.Up); err != nil {
-		return nil, err
-	}
-	if s.down, err = netem.New(cfg.Seed, "down", cfg.Down); err != nil {
-		return nil, err
-	}
 	start := cfg.ClientStart
 	if start == StartFromSeed {
 		start = time.Duration(sim.NewRand(cfg.Seed, "client.start").Int64N(int64(time.Second)))
 	}
 	// The client's local clock reads 0 at true time start.
 	if s.cClock, err = sim.NewClock(-start, cfg.ClientDriftPPM); err != nil {
-		return nil, fmt.Errorf("client.drift_ppm: %w", err)
+		return fmt.Errorf("client.drift_ppm: %w", err)
 	}
 	if s.sClock, err = sim.NewClock(0, cfg.ServerDriftPPM); err != nil {
-		return nil, fmt.Errorf("server.drift_ppm: %w", err)
+		return fmt.Errorf("server.drift_ppm: %w", err)
 	}
 	script, err := cfg.newScript()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if s.cl, err = client.New(cfg.clientConfig(), script, sim.NewRand(cfg.Seed, "client.frames")); err != nil {
-		return nil, err
+		return err
 	}
 	if s.sv, err = server.New(cfg.serverConfig()); err != nil {
-		return nil, err
+		return err
 	}
 	if s.vw, err = view.New(cfg.viewConfig()); err != nil {
-		return nil, err
+		return err
 	}
-	s.vars.viewDelay = metrics.NewHistogram(0.01)
 	s.q.Grow(64)
 	s.scheduleFrame()
 	s.scheduleServer()
-	sim.Arm(&s.timers[tSample], &s.q, sim.Time(every))
-	sim.Arm(&s.timers[tWander], &s.q, sim.Time(time.Second))
-	return s, nil
+	s.arm(tSample, sim.Time(every))
+	s.arm(tWander, sim.Time(time.Second))
+	return nil
 }
 
 // Config returns the settings in force.
@@ -312,11 +345,13 @@ func (s *Session) Run(until sim.Time) error {
 	until = min(until, sim.Time(s.cfg.Duration))
 	for s.err == nil {
 		// The earliest of the queue's top and the armed timers.
+		if s.timersMoved {
+			s.firstTimer, s.timersMoved = s.earliestTimer(), false
+		}
 		at, seq, ok := s.q.PeekKey()
 		next := -1
-		for i := range s.timers {
-			t := &s.timers[i]
-			if t.Armed && (!ok || t.Before(at, seq)) {
+		if i := s.firstTimer; i >= 0 {
+			if t := &s.timers[i]; !ok || t.Before(at, seq) {
 				at, seq, ok, next = t.At, t.Seq, true, i
 			}
 		}
@@ -329,7 +364,7 @@ func (s *Session) Run(until sim.Time) error {
 		}
 		s.now = at
 		if next >= 0 {
-			s.timers[next].Armed = false
+			s.timers[next].Armed, s.timersMoved = false, true
 			s.fire(next)
 			continue
 		}
@@ -353,10 +388,10 @@ func (s *Session) fire(timer int) {
 		s.serverStep()
 	case tSample:
 		s.takeSample()
-		sim.Arm(&s.timers[tSample], &s.q, s.now.Add(s.every))
+		s.arm(tSample, s.now.Add(s.every))
 	case tWander:
 		s.wander()
-		sim.Arm(&s.timers[tWander], &s.q, s.now.Add(time.Second))
+		s.arm(tWander, s.now.Add(time.Second))
 	}
 }
 
@@ -416,7 +451,25 @@ func (s *Session) rearm(i int, at sim.Time) {
 	if t := &s.timers[i]; t.Armed && t.At == at {
 		return
 	}
+	s.arm(i, at)
+}
+
+// arm sets timer i to at, ordered as if pushed onto the queue now.
+func (s *Session) arm(i int, at sim.Time) {
 	sim.Arm(&s.timers[i], &s.q, at)
+	s.timersMoved = true
+}
+
+// earliestTimer is the armed timer with the earliest (time, sequence)
+// key, or -1 when none is armed (no two keys are equal).
+func (s *Session) earliestTimer() int {
+	first := -1
+	for i := range s.timers {
+		if t := &s.timers[i]; t.Armed && (first < 0 || t.Before(s.timers[first].At, s.timers[first].Seq)) {
+			first = i
+		}
+	}
+	return first
 }
 
 func (s *Session) frame() {
@@ -633,16 +686,31 @@ func meanMs(sum time.Duration, n int) float64 {
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }
 
-// seconds is d.Seconds(), bit for bit, without its split into whole seconds
-// and nanoseconds below one second (there Seconds adds float64(d)/1e9 to 0).
-func seconds(d time.Duration) float64 {
-	if d > -time.Second && d < time.Second {
-		return float64(d) / 1e9
-	}
-	return d.Seconds()
-}
+// seconds is sim.Seconds.
+func seconds(d time.Duration) float64 { return sim.Seconds(d) }
 
 func (s *Session) takeSample() {
+	if s.warm && s.now >= s.warmFrom {
+		if j := s.upJ.Ms(); !math.IsNaN(j) {
+			s.upJit.Add(j)
+		}
+		if j := s.downJ.Ms(); !math.IsNaN(j) {
+			s.downJt.Add(j)
+		}
+	}
+	if s.OnSample != nil { // the sample is built only for a watcher
+		s.fillSample()
+	}
+	s.winErrM, s.winErrDeg, s.winCor, s.winDist = 0, 0, 0, 0
+	s.winUp, s.winDown, s.winPDV, s.winRTT = 0, 0, 0, 0
+	s.winUpN, s.winDownN, s.winRTTN = 0, 0, 0
+	if s.OnSample != nil {
+		s.OnSample(&s.sample)
+	}
+}
+
+// fillSample sets s.sample from the window that ends now.
+func (s *Session) fillSample() {
 	sv, cc := s.sv.Counters(), s.cl.Counters()
 	uc, dc := s.up.Counters(), s.down.Counters()
 	s.sample = metrics.Sample{
@@ -651,7 +719,7 @@ func (s *Session) takeSample() {
 		ClientTick:      s.cl.Tick(),
 		AckTick:         s.cl.AckTick(),
 		TickOffset:      s.cl.Offset(),
-		SendIntervalS:   s.cl.SendInterval().Seconds(),
+		SendIntervalS:   seconds(s.cl.SendInterval()),
 		PendingInputs:   len(s.cl.Pending()),
 		RTTMs:           meanMs(s.winRTT, s.winRTTN),
 		UpOWDMs:         meanMs(s.winUp, s.winUpN),
@@ -662,27 +730,13 @@ func (s *Session) takeSample() {
 		VisibleErrorM:   s.winErrM,
 		VisibleErrorDeg: s.winErrDeg,
 		CorrectionM:     s.winCor,
-		VisibleSpeedMPS: s.winDist / seconds(s.every),
+		VisibleSpeedMPS: s.winDist / s.everyS,
 		Snaps:           cc.Snaps,
 		UpLost:          uc.Lost + uc.QueueDropped,
 		DownLost:        dc.Lost + dc.QueueDropped,
 		LateDropped:     sv.LateDropped,
 		Overwritten:     sv.Overwritten,
 		Starved:         sv.Starved,
-	}
-	if s.warm && s.now >= s.warmFrom {
-		if !math.IsNaN(s.sample.UpJitterMs) {
-			s.upJit.Add(s.sample.UpJitterMs)
-		}
-		if !math.IsNaN(s.sample.DownJitterMs) {
-			s.downJt.Add(s.sample.DownJitterMs)
-		}
-	}
-	s.winErrM, s.winErrDeg, s.winCor, s.winDist = 0, 0, 0, 0
-	s.winUp, s.winDown, s.winPDV, s.winRTT = 0, 0, 0, 0
-	s.winUpN, s.winDownN, s.winRTTN = 0, 0, 0
-	if s.OnSample != nil {
-		s.OnSample(&s.sample)
 	}
 }
 

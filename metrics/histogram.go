@@ -6,37 +6,75 @@ const (
 	subBits    = 7
 	subBuckets = 1 << subBits // linear sub-buckets per power of two
 	octaves    = 48
+	nBlocks    = octaves + 1          // blocks of subBuckets buckets: one below 128·Unit, one per power of two above
+	nBuckets   = subBuckets * nBlocks // every bucket, the last one open-ended
 )
 
-// Histogram counts non-negative values in log-linear buckets: below
+// block is subBuckets adjacent buckets: the values below 128·Unit, or one
+// power of two.
+type block [subBuckets]uint64
+
+// Histogram counts non-negative values in log-linear buckets of
+// x = v·(1/Unit) (a product, not a division, per value): below
 // 128·Unit they are Unit wide, above that each power of two is split in 128,
-// so a quantile is within 0.8 % (or Unit/2) of the true one. It has a fixed
-// size and never allocates after New. Max and Count are exact.
+// so a quantile is within 0.8 % (or Unit/2) of the true one. Max and Count
+// are exact.
+//
+// The buckets are stored a block (one power of two, 1 KB) at a time, each
+// allocated the first time a value lands in it: values that span a few
+// powers of two take a few KB, not the 49 KB of every bucket, so an Add
+// stays in cache and a Quantile skips empty powers of two by their counts.
+// [Histogram.Reset] empties a histogram and keeps its blocks: a histogram
+// reused for the same kind of values never allocates again. Use it by
+// pointer: a copy would share its blocks.
 type Histogram struct {
-	Unit float64
-	// n and max beside Unit: an Add touches this cache line and its bucket's.
+	Unit    float64
+	perUnit float64 // 1/Unit
+	// n and max beside Unit: an Add touches this cache line, its block's
+	// count and its bucket's.
 	n      uint64
 	max    float64
-	counts [subBuckets * (octaves + 1)]uint64
+	inBlk  [nBlocks]uint64 // values in each block
+	blocks [nBlocks]*block // nil until a value lands in it
 }
 
-// NewHistogram returns a histogram with the given resolution.
-func NewHistogram(unit float64) *Histogram { return &Histogram{Unit: unit} }
+// NewHistogram returns a histogram with the given resolution (the zero
+// Histogram is not one).
+func NewHistogram(unit float64) *Histogram { return &Histogram{Unit: unit, perUnit: 1 / unit} }
 
 // Add records v; negative values and NaN count as 0.
 func (h *Histogram) Add(v float64) {
 	if !(v > 0) {
 		v = 0
 	}
-	h.counts[h.index(v)]++
+	i := h.index(v)
+	k := i >> subBits
+	b := h.blocks[k]
+	if b == nil {
+		b = new(block)
+		h.blocks[k] = b
+	}
+	b[i&(subBuckets-1)]++
+	h.inBlk[k]++
 	h.n++
 	if v > h.max { // v is neither NaN nor −0 here: the same as max, without its NaN and zero-sign cases
 		h.max = v
 	}
 }
 
+// Reset empties h (same Unit), keeping the blocks it has allocated.
+func (h *Histogram) Reset() {
+	for k, c := range h.inBlk {
+		if c > 0 {
+			*h.blocks[k] = block{}
+		}
+	}
+	h.inBlk = [nBlocks]uint64{}
+	h.n, h.max = 0, 0
+}
+
 func (h *Histogram) index(v float64) int {
-	x := v / h.Unit
+	x := v * h.perUnit
 	if x < subBuckets {
 		return int(x)
 	}
@@ -47,10 +85,10 @@ func (h *Histogram) index(v float64) int {
 	// 0), so the bucket 128·(e+1) + sub is that minus 1029·128; e ≥ octaves
 	// lands in the last bucket.
 	i := int(math.Float64bits(x)>>(52-subBits)) - (1023+subBits-1)<<subBits
-	return min(i, len(h.counts)-1)
+	return min(i, nBuckets-1)
 }
 
-// lower returns bucket i's lower bound and width.
+// bounds returns bucket i's lower bound and width.
 func (h *Histogram) bounds(i int) (lo, width float64) {
 	if i < subBuckets {
 		return float64(i) * h.Unit, h.Unit
@@ -76,37 +114,66 @@ func (h *Histogram) Quantile(q float64) float64 {
 	rank := uint64(math.Ceil(q * float64(h.n)))
 	rank = min(max(rank, 1), h.n)
 	var seen uint64
-	for i, c := range h.counts {
-		seen += c
-		if seen >= rank {
-			lo, w := h.bounds(i)
-			return min(lo+float64(w/2), h.max)
+	for k, c := range h.inBlk {
+		if seen+c < rank {
+			seen += c
+			continue
+		}
+		for j, c := range h.blocks[k] {
+			seen += c
+			if seen >= rank {
+				lo, w := h.bounds(k<<subBits | j)
+				return min(lo+float64(w/2), h.max)
+			}
 		}
 	}
 	return h.max
 }
 
-// Welford accumulates a mean and standard deviation in one pass.
+// Welford accumulates a mean and standard deviation in one pass, as
+// Welford's update does, without its division per value: it sums the
+// values and their squares shifted by a centre k, Σ(x−k) and Σ(x−k)²
+// (exact in exact arithmetic for any k), and moves k to the running mean
+// when the count reaches a power of two. Its rounding error is then that
+// of Welford's update (TestWelfordIsAsAccurateAsWelfordsUpdate), unless
+// the data drift by many standard deviations between two doublings of
+// the count.
 type Welford struct {
-	n        uint64
-	mean, m2 float64
+	n      uint64
+	k      float64 // the centre: the first value, then the mean at each power of two
+	s1, s2 float64 // Σ(x−k), Σ(x−k)² over the values so far
 }
 
 // Add records x.
 func (w *Welford) Add(x float64) {
+	if w.n == 0 {
+		w.k = x
+	}
 	w.n++
-	d := x - w.mean
-	w.mean += d / float64(w.n)
-	w.m2 += float64(d * (x - w.mean))
+	d := x - w.k
+	w.s1 += d
+	w.s2 += float64(d * d)
+	if w.n&(w.n-1) == 0 { // a power of two: centre on the mean
+		m := w.s1 / float64(w.n)
+		w.k += m
+		w.s2 -= float64(m * w.s1) // Σ(x−k−m)² = Σ(x−k)² − m·Σ(x−k)
+		w.s1 = 0
+	}
 }
 
-// Mean is the mean of the values added.
-func (w *Welford) Mean() float64 { return w.mean }
+// Mean is the mean of the values added (0 if none).
+func (w *Welford) Mean() float64 {
+	if w.n == 0 {
+		return 0
+	}
+	return w.k + w.s1/float64(w.n)
+}
 
 // SD is the sample standard deviation of the values added.
 func (w *Welford) SD() float64 {
 	if w.n < 2 {
 		return 0
 	}
-	return math.Sqrt(w.m2 / float64(w.n-1))
+	m2 := w.s2 - float64(w.s1*w.s1)/float64(w.n)
+	return math.Sqrt(max(m2, 0) / float64(w.n-1))
 }

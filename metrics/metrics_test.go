@@ -7,8 +7,10 @@ import (
 	"image/color"
 	"image/png"
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -91,6 +93,65 @@ func TestWelford(t *testing.T) {
 	if w.Mean() != 5 || math.Abs(w.SD()-math.Sqrt(32.0/7)) > 1e-12 {
 		t.Fatalf("mean %v sd %v", w.Mean(), w.SD())
 	}
+}
+
+// The running mean and SD are as accurate as Welford's update (mean +=
+// d/n), against the exact values (big floats), on data built to hurt a
+// shifted sum: a large common offset, a first value far from the rest, a
+// drift, a constant.
+func TestWelfordIsAsAccurateAsWelfordsUpdate(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	cases := map[string]func(i int) float64{
+		"offset 1e9, sd 1":         func(int) float64 { return 1e9 + r.NormFloat64() },
+		"first value 1000, then 5": func(i int) float64 { return map[bool]float64{true: 1000, false: 5 + r.NormFloat64()}[i == 0] },
+		"ramp 0..1e4":              func(i int) float64 { return float64(i) + r.Float64() },
+		"constant 0.1":             func(int) float64 { return 0.1 },
+		"speeds, a snap first":     func(i int) float64 { return map[bool]float64{true: 120, false: 4.8 + 0.3*r.Float64()}[i == 0] },
+	}
+	for name, gen := range cases {
+		for _, n := range []int{2, 3, 1000, 10000} {
+			xs := make([]float64, n)
+			var w Welford
+			var wn, wmean, wm2 float64 // Welford's update
+			for i := range xs {
+				xs[i] = gen(i)
+				w.Add(xs[i])
+				wn++
+				d := xs[i] - wmean
+				wmean += d / wn
+				wm2 += d * (xs[i] - wmean)
+			}
+			mean, sd := exactMeanSD(xs)
+			wsd := math.Sqrt(wm2 / (wn - 1))
+			ulp := func(x float64) float64 { return math.Nextafter(math.Abs(x), math.Inf(1)) - math.Abs(x) }
+			if e, we := math.Abs(w.Mean()-mean), math.Abs(wmean-mean); e > max(4*we, 4*ulp(mean)) {
+				t.Errorf("%s, n=%d: mean off by %g, Welford's update by %g", name, n, e, we)
+			}
+			if e, we := math.Abs(w.SD()-sd), math.Abs(wsd-sd); e > max(4*we, 1e-12*sd, 4*ulp(mean)) {
+				t.Errorf("%s, n=%d: sd off by %g, Welford's update by %g (sd %g)", name, n, e, we, sd)
+			}
+		}
+	}
+}
+
+// exactMeanSD is the mean and sample SD of xs in 256-bit arithmetic,
+// rounded to float64.
+func exactMeanSD(xs []float64) (mean, sd float64) {
+	const prec = 256
+	sum := new(big.Float).SetPrec(prec)
+	for _, x := range xs {
+		sum.Add(sum, big.NewFloat(x))
+	}
+	m := new(big.Float).SetPrec(prec).Quo(sum, big.NewFloat(float64(len(xs))))
+	m2 := new(big.Float).SetPrec(prec)
+	for _, x := range xs {
+		d := new(big.Float).SetPrec(prec).Sub(big.NewFloat(x), m)
+		m2.Add(m2, d.Mul(d, d))
+	}
+	v := m2.Quo(m2, big.NewFloat(float64(len(xs)-1)))
+	mean, _ = m.Float64()
+	vf, _ := v.Sqrt(v).Float64()
+	return mean, vf
 }
 
 func TestCSVWriterHeaderAndRows(t *testing.T) {
@@ -249,21 +310,21 @@ func TestHistogramHugeValuesGoToTheLastBucket(t *testing.T) {
 	}
 }
 
-// The bucket of a value is the documented one: below 128 units it is the
+// The bucket of a value is the documented one: for x = v·(1/Unit), below 128 it is the
 // whole number of units; above, the power of two (from Frexp) and its 128
 // linear sub-buckets; from 2^48·128 units on, the last bucket. Checked at
 // every bucket boundary, a value either side of it, and random values.
 func TestHistogramIndexIsLogLinear(t *testing.T) {
 	h := NewHistogram(0.01)
 	want := func(v float64) int {
-		x := v / h.Unit
+		x := v * (1 / h.Unit)
 		if x < subBuckets {
 			return int(x)
 		}
 		frac, exp := math.Frexp(x) // x = frac·2^exp, frac in [0.5, 1)
 		e := exp - subBits - 1     // x in [128·2^e, 256·2^e)
 		if e >= octaves || math.IsInf(x, 1) {
-			return len(h.counts) - 1
+			return nBuckets - 1
 		}
 		return subBuckets*(e+1) + int(frac*2*subBuckets) - subBuckets
 	}
@@ -272,9 +333,9 @@ func TestHistogramIndexIsLogLinear(t *testing.T) {
 			t.Fatalf("index(%v) = %d, want %d", v, got, w)
 		}
 	}
-	for i := range len(h.counts) + 1 {
-		lo, _ := h.bounds(min(i, len(h.counts)-1))
-		if i == len(h.counts) {
+	for i := range nBuckets + 1 {
+		lo, _ := h.bounds(min(i, nBuckets-1))
+		if i == nBuckets {
 			lo *= 2
 		}
 		check(lo)
@@ -369,5 +430,64 @@ func TestPlotTextIsMixedCase(t *testing.T) {
 	}
 	if textWidth("(ms)") != 4*charW {
 		t.Errorf("textWidth(\"(ms)\") = %d", textWidth("(ms)"))
+	}
+}
+
+// A histogram holds only the blocks (powers of two) its values landed in:
+// values from 1 to 1000 units fill the block below 128 units and the
+// three powers of two 128–256, 256–512 and 512–1024 units, 4 KB in all.
+func TestHistogramHoldsOnlyTheBlocksItUses(t *testing.T) {
+	h := NewHistogram(0.5)
+	for v := 0.5; v <= 500; v += 0.25 {
+		h.Add(v)
+	}
+	var used []int
+	for k, b := range h.blocks {
+		if b != nil {
+			used = append(used, k)
+		}
+	}
+	if !slices.Equal(used, []int{0, 1, 2, 3}) {
+		t.Fatalf("blocks in use %v, want [0 1 2 3]", used)
+	}
+}
+
+// Reset empties a histogram: afterwards it reads as a new one, gives the
+// same quantiles for the same values, and refilling it allocates nothing.
+func TestHistogramResetIsANewHistogram(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	vals := make([]float64, 5000)
+	for i := range vals {
+		vals[i] = r.ExpFloat64() * 40
+	}
+	h := NewHistogram(0.01)
+	for range 1000 {
+		h.Add(r.Float64() * 1e6) // other values first, in other blocks
+	}
+	h.Reset()
+	if h.Count() != 0 || h.Max() != 0 || h.Quantile(0.5) != 0 {
+		t.Fatalf("after Reset: count %d, max %v, p50 %v; want 0, 0, 0", h.Count(), h.Max(), h.Quantile(0.5))
+	}
+	fresh := NewHistogram(0.01)
+	for _, v := range vals {
+		h.Add(v)
+		fresh.Add(v)
+	}
+	for _, q := range []float64{0, 0.01, 0.5, 0.95, 0.99, 1} {
+		if got, want := h.Quantile(q), fresh.Quantile(q); got != want {
+			t.Errorf("q%v after Reset %v, fresh %v", q, got, want)
+		}
+	}
+	if h.Count() != fresh.Count() || h.Max() != fresh.Max() {
+		t.Errorf("count/max after Reset %d/%v, fresh %d/%v", h.Count(), h.Max(), fresh.Count(), fresh.Max())
+	}
+	allocs := testing.AllocsPerRun(10, func() {
+		h.Reset()
+		for _, v := range vals {
+			h.Add(v)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("refilling a reset histogram allocates %v times", allocs)
 	}
 }

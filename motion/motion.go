@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"jitterlab/detmath"
+	"jitterlab/sim"
 )
 
 // Pose is a tank's position in metres and heading in degrees (0 = +y,
@@ -35,7 +36,7 @@ var DefaultTuning = Tuning{TurnSpeed: 180, MoveSpeed: 2}
 //	rot += turn·turn_speed·dt
 //	pos += (sin rot, cos rot)·throttle·move_speed·dt
 func Step(p Pose, in Input, dt time.Duration, k Tuning) Pose {
-	s := dt.Seconds()
+	s := sim.Seconds(dt)
 	p.Rot += float64(in.Turn * k.TurnSpeed * s)
 	sin, cos := detmath.Sincos(p.Rot * (math.Pi / 180))
 	d := in.Throttle * k.MoveSpeed * s

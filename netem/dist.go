@@ -89,6 +89,31 @@ func (d Dist) offset(z float64) float64 {
 	return 0
 }
 
+// CDF is P(offset ≤ y) for the distributions whose CDF has a closed form
+// (uniform, exponential, pareto); ok is false for the others.
+func (d Dist) CDF(y float64) (p float64, ok bool) {
+	switch d {
+	case Uniform:
+		return min(max((y+1)/2, 0), 1), true
+	case Exponential:
+		if y < 0 {
+			return 0, true
+		}
+		if y >= ExponentialCap {
+			return 1, true
+		}
+		return 1 - detmath.Exp(-y), true
+	case Pareto:
+		// The unscaled Pareto x = y·σ + μ has P(X > x) = x^−α for x ≥ 1.
+		x := float64(y*paretoSD) + paretoMean
+		if x <= 1 {
+			return 0, true
+		}
+		return 1 - 1/float64(float64(x*x)*x), true
+	}
+	return 0, false
+}
+
 // paretoStd is the standardized α=3 Pareto quantile at u = Φ(z).
 func paretoStd(z float64) float64 {
 	tail := 0.5 * detmath.Erfc(z*invSqrt2) // 1−u without cancellation

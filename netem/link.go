@@ -88,6 +88,7 @@ type Link struct {
 	bad          bool // Gilbert-Elliott state
 	giState      int8 // 4-state model state, 1..4
 
+	streams                           *streams // the rands below draw from it
 	dup, loss, reorder, jitter, spike *rand.Rand
 
 	z      float64 // AR(1) state in Gaussian space
@@ -124,21 +125,51 @@ func (f *flight) copy() int { return int(f.sizeCopy & 1) }
 // New returns a link whose streams derive from seed and name ("up",
 // "down"). p must be valid (see [Params.Validate]).
 func New(seed uint64, name string, p Params) (*Link, error) {
-	l := &Link{
-		dup:     sim.NewRand(seed, name+".dup"),
-		loss:    sim.NewRand(seed, name+".loss"),
-		reorder: sim.NewRand(seed, name+".reorder"),
-		jitter:  sim.NewRand(seed, name+".jitter"),
-		spike:   sim.NewRand(seed, name+".spike"),
-		shape:   newShaper(),
-	}
-	l.slot.r = sim.NewRand(seed, name+".slot")
-	l.flight.Grow(64)
-	if err := l.SetParams(p, name); err != nil {
+	l := new(Link)
+	if err := l.Reset(seed, name, p); err != nil {
 		return nil, err
 	}
 	return l, nil
 }
+
+// Reset makes l the link New(seed, name, p) returns, reusing its memory
+// (its streams, its queue of copies in flight, the shaper's FIFO). After an
+// error l must be Reset again before use.
+func (l *Link) Reset(seed uint64, name string, p Params) error {
+	if err := p.Validate(name); err != nil {
+		return err
+	}
+	st := l.streams
+	if st == nil {
+		st = new(streams)
+		for i := range st.pcg {
+			st.r[i] = rand.New(&st.pcg[i])
+		}
+	}
+	for i, suffix := range streamNames {
+		sim.Seed(&st.pcg[i], seed, name, suffix)
+	}
+	flight, fifo := l.flight, l.shape.fifo
+	flight.Reset()
+	if fifo == nil {
+		fifo = newShaper().fifo
+	}
+	clear(fifo)
+	*l = Link{streams: st, dup: st.r[0], loss: st.r[1], reorder: st.r[2], jitter: st.r[3], spike: st.r[4],
+		flight: flight, shape: shaper{fifo: fifo}}
+	l.slot.r = st.r[5]
+	l.flight.Grow(64)
+	return l.SetParams(p, name)
+}
+
+// streams are a link's random streams, one per stage, in the order of
+// streamNames.
+type streams struct {
+	pcg [6]rand.PCG
+	r   [6]*rand.Rand // over pcg
+}
+
+var streamNames = [...]string{".dup", ".loss", ".reorder", ".jitter", ".spike", ".slot"}
 
 // SetParams changes the settings for packets sent from now on. The loss
 // state, the jitter correlation state and the reorder counter carry over.

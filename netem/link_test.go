@@ -669,3 +669,25 @@ func TestLinkTimesAreBounded(t *testing.T) {
 		t.Fatalf("an overloaded 1 kbit/s link dropped only %d of 20000 at its backlog limit", c.QueueDropped)
 	}
 }
+
+// CDF is the law offset gives a standard normal z: CDF(offset(z)) = Φ(z).
+func TestCDFIsTheLawOfTheOffset(t *testing.T) {
+	for _, d := range []Dist{Uniform, Exponential, Pareto} {
+		for _, z := range []float64{-6, -3, -1, -0.1, 0, 0.5, 1, 2, 4, 6} {
+			want := 0.5 * math.Erfc(-z/math.Sqrt2)
+			if d == Exponential && z > 2.5 {
+				want = 1 // from z ≈ 3.9 on the cap holds the offset at ExponentialCap, where the CDF is 1
+			}
+			p, ok := d.CDF(d.offset(z))
+			if !ok || math.Abs(p-want) > 1e-9 {
+				t.Errorf("%v: CDF(offset(%v)) = %v %v, want Φ(z) = %v", d, z, p, ok, want)
+			}
+		}
+	}
+	if _, ok := Normal.CDF(0); ok {
+		t.Error("Normal.CDF says ok: fit uses its own normal CDF")
+	}
+	if _, ok := ParetoNormal.CDF(0); ok {
+		t.Error("ParetoNormal.CDF says ok: its CDF has no closed form")
+	}
+}

@@ -143,7 +143,7 @@ func TestUnknownTopLevelKeyGetsDidYouMean(t *testing.T) {
 	for text, want := range map[string]string{
 		"duraton = \"60s\"\n":          `did you mean duration?`,
 		"descripton = \"x\"\n":         `did you mean description?`,
-		"seeds = 4\n":                  `did you mean seed?`,
+		"seedz = 4\n":                  `did you mean seed or seeds?`,
 		"[[timelines]]\nat = \"1s\"\n": `did you mean timeline?`,
 		"colour = \"red\"\n":           `allowed name, description`,
 	} {

@@ -57,6 +57,14 @@ type Scenario struct {
 	Oscillators []Oscillator
 	Flaps       []Flap
 
+	// Seeds are the seeds 'lab check' runs the file on, as written
+	// (seeds = "1-20"; "" leaves the default) on line SeedsLine, and
+	// Asserts its [[assert]] entries in file order (assert.go). Neither is
+	// inherited from a base: a gate belongs to its file.
+	Seeds     string
+	SeedsLine int
+	Asserts   []Assert
+
 	// Pinned are the keys that overrides (--set) pin for the whole run: the
 	// lab drops the timeline's and the generators' changes to them.
 	Pinned []string
@@ -74,7 +82,7 @@ func DefaultName(file string) string {
 type Checker func(key, value string) error
 
 // reserved top-level keys; every other key is a parameter.
-var reserved = []string{"name", "description", "source", "base", "duration", "seed", "script", "segments", "timeline", "oscillate", "flap"}
+var reserved = []string{"name", "description", "source", "base", "duration", "seed", "script", "segments", "timeline", "oscillate", "flap", "seeds", "assert"}
 
 // maxFileSize bounds a scenario file.
 const maxFileSize = 1 << 20
@@ -102,6 +110,7 @@ func (e *ParseError) Error() string {
 //	base = "mobile-4g"              # optional: start from another scenario
 //	duration = "60s"
 //	seed = 42
+//	seeds = "1-20"                  # lab check: the seeds a gate runs
 //	script = "zigzag"               # or [[segments]] below
 //	link.latency = "100ms"          # any registry key, dotted or as tables
 //	[client]
@@ -113,6 +122,9 @@ func (e *ParseError) Error() string {
 //	[[timeline]]
 //	at = "30s"
 //	up.latency = "300ms"
+//	[[assert]]                      # lab check: a bound on a figure ([Assert])
+//	metric = "judder_mps"
+//	max = 0.30
 func Parse(file string, data []byte, check Checker) (*Scenario, error) {
 	return parse(file, data, check, 0)
 }
@@ -271,6 +283,16 @@ func parse(file string, data []byte, check Checker, depth int) (*Scenario, error
 	}
 
 	sc.Params, sc.Timeline = params, timeline
+	if v, ok := raw["seeds"]; ok {
+		s, ok := v.(string)
+		if !ok || strings.TrimSpace(s) == "" {
+			return nil, perr(lines.line("seeds"), "seeds = %v: allowed seeds in quotes written like \"1-20\" or \"1,4,9\"", v)
+		}
+		sc.Seeds, sc.SeedsLine = s, lines.line("seeds")
+	}
+	if sc.Asserts, err = parseAsserts(raw, file, lines, perr); err != nil {
+		return nil, err
+	}
 	if err := parseTimeVarying(sc, raw, file, lines, check, perr); err != nil {
 		return nil, err
 	}
@@ -413,7 +435,8 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // lineIndex maps dotted keys to the line that assigns them. Keys inside the
-// i-th [[timeline]] are stored as "timeline[i].key"; table headers as
+// i-th [[timeline]] are stored as "timeline[i].key" (of [[assert]],
+// "assert[i].key"); table headers as
 // "[name]" and "[[name]]#i".
 type lineIndex map[string]int
 
@@ -433,8 +456,8 @@ func indexLines(text string) lineIndex {
 			i := arrayCount[name]
 			arrayCount[name]++
 			idx[fmt.Sprintf("[[%s]]#%d", name, i)] = line
-			if name == "timeline" {
-				table = fmt.Sprintf("timeline[%d].", i)
+			if name == "timeline" || name == "assert" {
+				table = fmt.Sprintf("%s[%d].", name, i)
 			} else {
 				table = name + "."
 			}

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -181,7 +182,8 @@ func FuzzParse(f *testing.F) {
 		f.Add(b)
 	}
 	examples, _ := filepath.Glob("examples/*.toml")
-	for _, e := range examples {
+	ci, _ := filepath.Glob("examples/ci/*.toml")
+	for _, e := range append(examples, ci...) {
 		b, _ := os.ReadFile(e)
 		f.Add(b)
 	}
@@ -198,6 +200,16 @@ func FuzzParse(f *testing.F) {
 		}
 		if sc.Duration < 0 {
 			t.Fatal("negative duration")
+		}
+		for _, a := range sc.Asserts {
+			if a.Metric == "" || len(a.Bounds) == 0 {
+				t.Fatalf("accepted an [[assert]] without a metric or a bound: %+v", a)
+			}
+			for _, b := range a.Bounds {
+				if math.IsNaN(b.Value) || math.IsInf(b.Value, 0) || !slices.Contains(BoundKeys, b.Key) {
+					t.Fatalf("accepted a bound %+v", b)
+				}
+			}
 		}
 	})
 }

@@ -33,6 +33,14 @@ func (q *Queue[T]) Grow(n int) {
 	}
 }
 
+// Reset empties q, keeping its memory: it is then the zero Queue (its
+// sequence numbers start again) that does not allocate until it holds more
+// events than it did.
+func (q *Queue[T]) Reset() {
+	clear(q.items) // drop references held by T
+	q.items, q.seq = q.items[:0], 0
+}
+
 // Push schedules v at time at.
 func (q *Queue[T]) Push(at Time, v T) {
 	q.seq++

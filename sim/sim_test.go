@@ -2,6 +2,8 @@ package sim
 
 import (
 	"fmt"
+	"hash/fnv"
+	"math"
 	"math/rand/v2"
 	"sort"
 	"testing"
@@ -280,4 +282,38 @@ func TestQueueTopAndDropActAsPop(t *testing.T) {
 		t.Fatal("Top of an empty queue reports an event")
 	}
 	b.Drop() // dropping from an empty queue is a no-op
+}
+
+// A stream is PCG seeded from splitmix64 of the seed and the FNV-1a hash
+// (hash/fnv) of its name, as it always was (recordings and goldens depend
+// on it); Seed(p, seed, prefix, suffix) is NewRand(seed, prefix+suffix)
+// in place.
+func TestStreamsAreFNVOfTheirName(t *testing.T) {
+	for _, seed := range []uint64{0, 1, 42, 1<<64 - 1} {
+		for _, c := range []struct{ prefix, suffix string }{{"up", ".loss"}, {"down.jitter", ""}, {"", ""}, {"client", ".clock"}, {"é", "\x00"}} {
+			h := fnv.New64a()
+			h.Write([]byte(c.prefix + c.suffix))
+			s := splitmix64(seed ^ splitmix64(h.Sum64()))
+			ref := rand.New(rand.NewPCG(s, splitmix64(s)))
+			var p rand.PCG
+			p.Seed(1, 2) // a stream already in use
+			p.Uint64()
+			Seed(&p, seed, c.prefix, c.suffix)
+			r := NewRand(seed, c.prefix+c.suffix)
+			for range 5 {
+				want := ref.Uint64()
+				if a, b := r.Uint64(), p.Uint64(); a != want || b != want {
+					t.Fatalf("seed %d stream %q: NewRand %x, Seed %x, reference %x", seed, c.prefix+c.suffix, a, b, want)
+				}
+			}
+		}
+	}
+}
+
+func TestSecondsIsDurationSeconds(t *testing.T) {
+	for _, d := range []time.Duration{0, 1, -1, 16666667, -16666667, time.Second - 1, -time.Second + 1, time.Second, -time.Second, 1<<62 + 12345, -1 << 63, 1<<63 - 1, 33333333} {
+		if got, want := Seconds(d), d.Seconds(); math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("Seconds(%d) = %v, d.Seconds() = %v", int64(d), got, want)
+		}
+	}
 }

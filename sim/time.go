@@ -19,6 +19,16 @@ func (t Time) Sub(u Time) time.Duration { return time.Duration(t - u) }
 // Seconds returns t in seconds, for display and CSV only.
 func (t Time) Seconds() float64 { return float64(t) / 1e9 }
 
+// Seconds is d.Seconds(), bit for bit, without its split into whole
+// seconds and nanoseconds below one second (there Seconds adds
+// float64(d)/1e9 to 0): the model's per-step conversion.
+func Seconds(d time.Duration) float64 {
+	if d > -time.Second && d < time.Second {
+		return float64(d) / 1e9
+	}
+	return d.Seconds()
+}
+
 // String formats t as hh:mm:ss.mmm.
 func (t Time) String() string {
 	sign := ""

@@ -92,6 +92,14 @@ func Paired(a, b []float64) Diff {
 	if len(a) != len(b) {
 		panic(fmt.Sprintf("stats.Paired: %d values against %d", len(a), len(b)))
 	}
+	iv := Mean(Differences(a, b))
+	return Diff{Interval: iv, Significant: iv.ExcludesZero()}
+}
+
+// Differences are b[i] − a[i] seed by seed, as Paired takes them: a
+// difference within Rounding of the values' magnitude is 0. a and b have
+// the same length.
+func Differences(a, b []float64) []float64 {
 	d := make([]float64, len(a))
 	for i := range a {
 		d[i] = b[i] - a[i]
@@ -99,8 +107,7 @@ func Paired(a, b []float64) Diff {
 			d[i] = 0
 		}
 	}
-	iv := Mean(d)
-	return Diff{Interval: iv, Significant: iv.ExcludesZero()}
+	return d
 }
 
 // PairedMin is Paired where a difference smaller than smallest in

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -148,6 +150,45 @@ func TestParallelPlacesResultsByIndex(t *testing.T) {
 	}
 	if got, err := Parallel(0, 4, func(int) (int, error) { return 0, errors.New("x") }); err != nil || len(got) != 0 {
 		t.Fatalf("no jobs: %v %v", got, err)
+	}
+}
+
+// Each worker makes one value and every job it runs gets that value: with
+// w workers there are at most w values, no two workers share one, and the
+// results are still by index.
+func TestParallelWithGivesEachWorkerItsOwnValue(t *testing.T) {
+	for _, workers := range []int{1, 2, 5} {
+		var mu sync.Mutex
+		made := 0
+		type worker struct {
+			id   int
+			busy bool
+		}
+		got, err := ParallelWith(40, workers, func() *worker {
+			mu.Lock()
+			defer mu.Unlock()
+			made++
+			return &worker{id: made}
+		}, func(w *worker, i int) (int, error) {
+			if w.busy {
+				return 0, fmt.Errorf("job %d: worker %d's value is in use by another job", i, w.id)
+			}
+			w.busy = true
+			runtime.Gosched() // let other workers run meanwhile
+			w.busy = false
+			return i * i, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if made < 1 || made > workers {
+			t.Errorf("%d workers made %d values", workers, made)
+		}
+		for i, v := range got {
+			if v != i*i {
+				t.Fatalf("%d workers: result %d is %d", workers, i, v)
+			}
+		}
 	}
 }
 

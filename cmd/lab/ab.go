@@ -21,7 +21,7 @@ func cmdAB(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&a, "a", "variant A: `key=value` settings on top of the scenario (repeatable; default: none, the reference)")
 	fs.Var(&b, "b", "variant B: `key=value` settings, e.g. 'server.inputs=queue client.sender=accumulator' (repeatable)")
 	f.register(fs, "both variants")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if strings.TrimSpace(b.String()) == "" {

@@ -10,7 +10,6 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -25,43 +24,15 @@ import (
 // batch (variants or sweep values × seeds) is at most maxRuns runs, so the
 // memory a batch holds does not grow with what the flags ask for.
 const (
-	maxSeeds = 1000
+	maxSeeds = batch.MaxSeeds
 	maxRuns  = 10000
 )
 
-// parseSeeds reads "1-5", "1,2,7", "3" or a mix ("1-3,9"): at most
-// maxSeeds distinct seeds, each an integer in [0, 2^64).
+// parseSeeds reads --seeds (batch.ParseSeeds): a bad list is a bad
+// command line.
 func parseSeeds(s string) ([]uint64, error) {
-	bad := func(why string) error {
-		return badUsage("--seeds %q: %s; allowed up to %d distinct seeds in [0, 2^64) written like 1-5 or 1,4,9, e.g. --seeds 1-10", s, why, maxSeeds)
-	}
-	var out []uint64
-	seen := map[uint64]bool{}
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.ParseUint(strings.TrimSpace(lo), 10, 64)
-		if err != nil {
-			return nil, bad(fmt.Sprintf("%q is not a seed", part))
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.ParseUint(strings.TrimSpace(hi), 10, 64); err != nil || b < a {
-				return nil, bad(fmt.Sprintf("%q is not a range from low to high", part))
-			}
-		}
-		if b-a >= uint64(maxSeeds-len(out)) {
-			return nil, bad("too many seeds")
-		}
-		for i := uint64(0); i <= b-a; i++ {
-			if seen[a+i] {
-				return nil, bad(fmt.Sprintf("seed %d twice", a+i))
-			}
-			seen[a+i] = true
-			out = append(out, a+i)
-		}
-	}
-	return out, nil
+	seeds, err := batch.ParseSeeds("--seeds", s)
+	return seeds, cmdLineErr(err)
 }
 
 // formatSeeds writes seeds as parseSeeds reads them.

@@ -34,7 +34,7 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&asJSON, "json", false, "print the diagnosis as JSON")
 	fs.StringVar(&htmlPath, "html", "", "also write a self-contained HTML report to `FILE`")
 	o.duration, fs.Lookup("duration").DefValue = 2*time.Minute, "2m0s"
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if o.given("seed") {

@@ -54,7 +54,7 @@ through its --csv).
 	fs.StringVar(&server, "server", "", "pcap: the game server's endpoint `ADDR` (IP:PORT, IP or :PORT) as the server's capture sees it (default: the end the client talks to)")
 	fs.Uint64Var(&flow, "flow", trace.AnyFlow, "jlrec: the relay's client `N` to fit, from 1 (default: the only one)")
 	fs.BoolVar(&scheduled, "scheduled", false, "jlrec: fit the delays the proxy's link scheduled (its settings) instead of those its packets took (with what a busy host added)")
-	captures, err := parseFlagsAndArgs(fs, args)
+	captures, err := parseFlagsAndArgs(fs, args, stdout)
 	if err != nil {
 		return err
 	}

@@ -40,6 +40,7 @@ var sdUnits = map[netem.Dist]float64{netem.Uniform: 1 / math.Sqrt(3), netem.Norm
 //     0.1 the model puts below its range), so reorder 0;
 //   - no verdict says misfit, and --periods finds no change in a steady link.
 func TestFitRecoversTheLabsOwnLink(t *testing.T) {
+	t.Parallel() // long and independent of the others
 	for _, c := range []struct {
 		dist             netem.Dist
 		latency, jitter  float64 // ms
@@ -134,6 +135,7 @@ func TestFitRecoversTheLabsOwnLink(t *testing.T) {
 // The down direction, with Gilbert–Elliott loss of mean burst 3, must not
 // be taken for the 4-state model.
 func TestFitChoosesFourStateLoss(t *testing.T) {
+	t.Parallel() // long and independent of the others
 	dir := t.TempDir()
 	packets, out := filepath.Join(dir, "p.csv"), filepath.Join(dir, "fitted.toml")
 	const model = "state 1% 30% 20% 30% 2%"
@@ -211,6 +213,7 @@ func TestFitChoosesFourStateLoss(t *testing.T) {
 // to reorder 7 % of the packets itself; the jitter within 5σ/√n as if no
 // packet had skipped it, and no misfit.
 func TestFitRecoversTheReorderParameter(t *testing.T) {
+	t.Parallel() // long and independent of the others
 	for _, c := range []struct {
 		name            string
 		latency, jitter float64 // ms
@@ -691,6 +694,7 @@ func TestProxyLinkLineNamesATraceAndALossModel(t *testing.T) {
 // period carries the direction's duplicate, so the timeline does not
 // switch it off.
 func TestFitRecoversTheDuplicateRate(t *testing.T) {
+	t.Parallel() // long and independent of the others
 	dir := t.TempDir()
 	scenario, packets, out := filepath.Join(dir, "dup.toml"), filepath.Join(dir, "p.csv"), filepath.Join(dir, "fitted.toml")
 	const text = `duration = "10m"

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -14,9 +13,10 @@ import (
 	"jitterlab/param"
 )
 
-// parseFlags parses args and accepts no positional argument.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := parseFlagsOnly(fs, args); err != nil {
+// parseFlags parses args and accepts no positional argument; -h prints
+// the usage on help (the command's standard output).
+func parseFlags(fs *flag.FlagSet, args []string, help io.Writer) error {
+	if err := parseFlagsOnly(fs, args, help); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -80,15 +80,12 @@ func printDefaults(fs *flag.FlagSet) {
 	vis.PrintDefaults()
 }
 
-// helpOut is where -h prints: the command's standard output (realMain
-// sets it).
-var helpOut io.Writer = os.Stdout
 
 // parseFlagsOnly parses args and leaves positional arguments in fs.Args.
 // The flag package would print an error and the whole usage; this prints
 // one line naming the command and returns errUsage (exit 2), or prints the
-// usage on stdout for -h.
-func parseFlagsOnly(fs *flag.FlagSet, args []string) error {
+// usage on help (the command's standard output) for -h.
+func parseFlagsOnly(fs *flag.FlagSet, args []string, help io.Writer) error {
 	out, usage := fs.Output(), fs.Usage
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -106,7 +103,7 @@ func parseFlagsOnly(fs *flag.FlagSet, args []string) error {
 	restore()
 	switch {
 	case errors.Is(err, flag.ErrHelp):
-		fs.SetOutput(helpOut)
+		fs.SetOutput(help)
 		fs.Usage()
 		return err
 	case err != nil:
@@ -118,10 +115,10 @@ func parseFlagsOnly(fs *flag.FlagSet, args []string) error {
 
 // parseFlagsAndArgs parses flags given before or after positional
 // arguments ("lab replay FILE --verify") and returns the arguments.
-func parseFlagsAndArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+func parseFlagsAndArgs(fs *flag.FlagSet, args []string, help io.Writer) ([]string, error) {
 	var rest []string
 	for {
-		if err := parseFlagsOnly(fs, args); err != nil {
+		if err := parseFlagsOnly(fs, args, help); err != nil {
 			return nil, err
 		}
 		args = fs.Args()

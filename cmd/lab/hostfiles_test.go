@@ -200,7 +200,7 @@ func cutFrame(t *testing.T, src, dst string, i int) {
 // numbers) or the shipped version 2 example (the end record's counts),
 // is read with a warning naming the loss and ends with exit status 5,
 // by export, replay's window and plot alike.
-func TestMissingFramesEndWithStatus3(t *testing.T) {
+func TestMissingFramesEndWithStatus5(t *testing.T) {
 	dir := t.TempDir()
 	whole := filepath.Join(dir, "whole.jlrec")
 	if code, _, errOut := runLab(t, "run", "--duration", "40s", "--record", whole); code != 0 {
@@ -220,7 +220,7 @@ func TestMissingFramesEndWithStatus3(t *testing.T) {
 				continue // a window is not the whole file: version 2 has no numbers to show the gap
 			}
 			code, _, stderr := runLab(t, args...)
-			if code != 3 || !strings.Contains(stderr, "warning: "+c.rec) || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "data lost in 1 place") {
+			if code != exitDataLost || !strings.Contains(stderr, "warning: "+c.rec) || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "data lost in 1 place") {
 				t.Errorf("lab %s: exit %d, %q; want exit 5, a warning with %q", strings.Join(args, " "), code, stderr, c.want)
 			}
 		}

@@ -36,6 +36,7 @@ func commands() []command {
 		{"fit", "fit the link model to a capture of a real path (irtt, a game's log) and say where it does not fit", cmdFit},
 		{"replay", "show a recording (index, changes, summary, a seeked window) and --verify it", cmdReplay},
 		{"export", "write a recording's timeline (or a seeked window of it) as CSV", cmdExport},
+		{"check", "run scenario files' [[assert]] gates over seeds: netcode quality as a CI gate (JUnit, Markdown)", cmdCheck},
 	}
 }
 
@@ -51,7 +52,7 @@ commands:`)
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'lab <command> -h' for a command's flags, 'lab --version' for the build.")
-	fmt.Fprintln(w, "Exit status: 0 done; 1 the command failed (a file it could not read or write, a damaged\nrecording, shards that do not merge); 2 a bad command line (a flag, a value, a --set, a\nscenario, flags that contradict each other); 5 done with what a recording holds, but it has\nlost data (damaged or missing frames, named in the warnings); 128+n stopped by signal n\n(130 for Ctrl-C).")
+	fmt.Fprintln(w, "Exit status: 0 done; 1 the command failed (a file it could not read or write, a damaged\nrecording, shards that do not merge); 2 a bad command line (a flag, a value, a --set, a\nscenario, flags that contradict each other; lab check: bad input); 3 lab check: an assertion\nfailed; 4 lab check: an assertion is inconclusive under --strict; 5 done with what a recording\nholds, but it has lost data (damaged or missing frames, named in the warnings); 128+n stopped\nby signal n (130 for Ctrl-C).")
 }
 
 // exitStatus ends a command with a status of its own and a message: a run
@@ -67,9 +68,11 @@ func (e *exitStatus) Error() string { return e.msg }
 // Exit statuses: 0 done, 1 the command failed (a file it could not read
 // or write, a damaged recording, shards that do not merge), 2 a bad
 // command line (a flag, a value, a --set, a scenario, two flags that
-// contradict each other), 5 done with what a recording holds, but it has
-// lost data, 128+n stopped by signal n. 3 and 4 are kept for lab check's
-// verdicts (an assertion failed; inconclusive under --strict).
+// contradict each other; lab check's bad input: a file, a figure, a bound,
+// a baseline), 3 lab check: an assertion failed (exitCheckFailed), 4 lab
+// check: an assertion is inconclusive under --strict
+// (exitCheckInconclusive), 5 done with what a recording holds, but it has
+// lost data, 128+n stopped by signal n.
 const (
 	exitBadCommandLine = 2
 	exitDataLost       = 5
@@ -114,7 +117,6 @@ func main() {
 }
 
 func realMain(args []string, stdout, stderr io.Writer) int {
-	helpOut = stdout
 	if len(args) > 0 {
 		switch args[0] {
 		case "-h", "-help", "--help", "help":

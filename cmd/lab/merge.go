@@ -20,7 +20,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	f.registerOutputs(fs, false)
 	trustVar(fs, &trust, "a shard's settings (with --html)")
 	f.workers = 1
-	shards, err := parseFlagsAndArgs(fs, args)
+	shards, err := parseFlagsAndArgs(fs, args, stdout)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 // as ab and sweep do (judder_mps, visible_lag_p99_ms, …): in its --metric,
 // its JSON (which follows the schema in docs/) and the tables of its text.
 func TestDiagnoseNamesMetricsAsAbAndSweep(t *testing.T) {
+	t.Parallel() // long and independent of the others
 	code, out, errOut := runLab(t, "ab", "--duration", "3s", "--seeds", "1-2", "--b", "server.inputs=queue", "--json")
 	if code != 0 {
 		t.Fatal(errOut)

@@ -29,7 +29,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	durationVar(fs, &to, "to", 0, true, "40s", "plot up to this true `TIME` (0 or unset: the end)")
 	trustVar(fs, &trust, "the recording")
 	uintVar(fs, &width, "width", 1200, 200, 10000, "800", "image width in `PIXELS`")
-	files, err := parseFlagsAndArgs(fs, args)
+	files, err := parseFlagsAndArgs(fs, args, stdout)
 	if err != nil {
 		return err
 	}

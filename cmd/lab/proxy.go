@@ -64,7 +64,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	// shared flag's default (a simulated minute) does not apply.
 	d := fs.Lookup("duration")
 	d.Usage, d.DefValue = "stop after this much wall time, a `duration` (default: run until interrupted)", "0" // the zero value: no second default
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if !o.given("every") && o.given("duration") {

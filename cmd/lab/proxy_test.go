@@ -174,6 +174,7 @@ client.fps = 30
 // printed once, then counted on the counter lines and in the summary
 // (15.13).
 func TestProxyPrintsEachErrorOnce(t *testing.T) {
+	t.Parallel() // long and independent of the others
 	listen, server := loopback(freePort(t)), loopback(freePort(t))
 	type result struct {
 		code     int
@@ -363,6 +364,7 @@ func TestProxyCaptureToStandardOutputIsABadCommandLine(t *testing.T) {
 // exits 129, as a hangup stops every lab command, with the recording
 // whole (issue 12.4).
 func TestProxyRepeatedHangupClosesTheRecording(t *testing.T) {
+	t.Parallel() // long and independent of the others
 	exe := buildLab(t)
 	for i := range 5 {
 		rec := filepath.Join(t.TempDir(), "hup.jlrec")
@@ -508,6 +510,7 @@ func TestProxyScreenSummaryAndAuditAgreeOnTheRunLength(t *testing.T) {
 // /timeline's example) is logged on one counter line, as every other, so
 // a script reading proxy.log line by line sees it whole (issue 12.3).
 func TestProxyLogsEachAPIRequestOnOneLine(t *testing.T) {
+	t.Parallel() // long and independent of the others
 	p := startProxy(t, buildLab(t), "--to", echoServer(t))
 	if code, _ := p.call(t, "POST", "/timeline", ""); code != 400 {
 		t.Fatalf("an empty timeline: status %d; want 400", code)
@@ -528,6 +531,7 @@ func TestProxyLogsEachAPIRequestOnOneLine(t *testing.T) {
 // recording, and exits quietly with a closed pipe's status, 141, instead
 // of being killed by SIGPIPE with the recording unfinished (issue 12.4).
 func TestProxyOutputPipeClosedClosesTheRecording(t *testing.T) {
+	t.Parallel() // long and independent of the others
 	exe := buildLab(t)
 	rec := filepath.Join(t.TempDir(), "pipe.jlrec")
 	cmd := exec.Command(exe, "proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", "--every", "100ms", "--record", rec, "--duration", "30s")

@@ -51,6 +51,7 @@ type proxyCapture struct {
 	changes        int              // change records written
 	changesLost    uint64           // changes not recorded: beyond the recording's bounds
 	epoch          time.Duration    // the relay's start since the Unix epoch: the capture's timestamps are wall time
+	origin         time.Time        // the relay's start as read (with its monotonic reading): times are measured from it
 	base           proxy.Stats      // the relay's counters when the capture started (R on the screen: mid-run)
 	// Each file's first write error: the file stops there (what it
 	// wrote stays), the other goes on; lost counts the events the
@@ -276,13 +277,14 @@ var relayFates = [...]capture.Fate{proxy.FateScheduled: capture.Delivered, proxy
 
 // pcapEvent is the capture's view of a relay event: a datagram read on
 // the side it came from, a copy written on the side it goes to, with the
-// real addresses; timestamps are wall time.
+// real addresses; timestamps are wall time: the relay's start on the wall
+// clock plus the time since (see elapsed).
 func (c *proxyCapture) pcapEvent(e *proxy.PacketEvent, size int) capture.Event {
 	at := e.In
 	if !e.Read {
 		at = e.Out
 	}
-	out := capture.Event{Arrived: !e.Read, At: time.Duration(at.UnixNano()), Dir: capture.Dir(e.Dir), Flow: uint64(e.Flow), Size: size, Payload: e.Payload}
+	out := capture.Event{Arrived: !e.Read, At: c.epoch + c.elapsed(at), Dir: capture.Dir(e.Dir), Flow: uint64(e.Flow), Size: size, Payload: e.Payload}
 	clientSide := [2]netip.AddrPort{e.Addr, c.listen}
 	serverSide := [2]netip.AddrPort{e.Upstream, c.target}
 	if out.Side() == capture.ClientSide {
@@ -315,10 +317,22 @@ var recordFates = [...]recordings.PacketFate{proxy.FateDelivered: recordings.Pac
 	proxy.FateQueueDropped: recordings.PacketQueueDropped, proxy.FateOverflow: recordings.PacketOverLimit,
 	proxy.FateDiscarded: recordings.PacketDiscarded, proxy.FateWriteFailed: recordings.PacketWriteFailed}
 
-// since is a wall time as the recording counts it: from the relay's
-// start, never before it.
+// since is a time as the recording counts it: from the relay's start,
+// never before it.
 func (c *proxyCapture) since(t time.Time) sim.Time {
-	return sim.Time(max(t.UnixNano()-int64(c.epoch), 0))
+	return sim.Time(max(c.elapsed(t), 0))
+}
+
+// elapsed is t less the relay's start. Both read the same clock, so Sub
+// takes the difference of their monotonic readings when they have them: a
+// step of the wall clock during the run (NTP, a virtual machine's clock
+// catching up under load) moves no time against another, where the wall
+// readings' difference would give a packet written before it was read.
+func (c *proxyCapture) elapsed(t time.Time) time.Duration {
+	if c.origin.IsZero() {
+		return time.Duration(t.UnixNano()) - c.epoch
+	}
+	return t.Sub(c.origin)
 }
 
 // recordPacket records one copy's fate: dropped on arrival, or written
@@ -483,9 +497,10 @@ func (c *proxyCapture) finish(wall time.Duration, st proxy.Stats) error {
 // run from the start; a proxy screen's R can start and stop a recording as
 // R does in the lab). With none running, an event costs a read lock.
 type captureSwitch struct {
-	mu    sync.RWMutex
-	cur   *proxyCapture
-	epoch time.Duration // the relay's start since the Unix epoch
+	mu     sync.RWMutex
+	cur    *proxyCapture
+	epoch  time.Duration // the relay's start since the Unix epoch
+	origin time.Time     // the relay's start as read
 	// failed is told of a capture's first write error as it happens (on
 	// the capture's goroutine): set before any capture starts.
 	failed func(error)
@@ -515,9 +530,9 @@ func (s *captureSwitch) Applied(a proxyctl.Applied, at time.Time) {
 func (s *captureSwitch) started(t time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.epoch = time.Duration(t.UnixNano())
+	s.epoch, s.origin = time.Duration(t.UnixNano()), t
 	if s.cur != nil {
-		s.cur.epoch = s.epoch
+		s.cur.epoch, s.cur.origin = s.epoch, s.origin
 	}
 }
 
@@ -528,7 +543,7 @@ func (s *captureSwitch) start(c *proxyCapture) error {
 	if s.cur != nil {
 		return errors.New("a capture is already running: stop it first")
 	}
-	c.epoch, c.failed, s.cur = s.epoch, s.failed, c
+	c.epoch, c.origin, c.failed, s.cur = s.epoch, s.origin, s.failed, c
 	return nil
 }
 

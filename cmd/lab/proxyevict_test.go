@@ -10,6 +10,7 @@ import (
 // the counter lines say so as it happens, naming the flag, instead of
 // only the summary's count at the end.
 func TestProxySaysWhenClientsEvictOneAnother(t *testing.T) {
+	t.Parallel() // long and independent of the others
 	exe := buildLab(t)
 	p := startProxy(t, exe, "--to", echoServer(t), "--max-clients", "1", "--every", "200ms")
 	a, b := p.client(t), p.client(t)

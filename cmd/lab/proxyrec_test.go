@@ -18,6 +18,7 @@ import (
 // a packet) and plot (the delay added); what only applies to a session is
 // refused, naming the flag.
 func TestProxyRecordingReplayExportPlot(t *testing.T) {
+	t.Parallel() // long and independent of the others
 	out, _, rec, _ := runProxyWithCaptures(t)
 	sum := proxySummaryRows(t, out)
 

@@ -4,13 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -32,14 +35,35 @@ type proxyProc struct {
 	stopped     bool
 }
 
-// buildLab builds the lab binary into a temporary directory.
+// builtLab is the lab binary the tests run as a child process, built once
+// per test binary (a link of the whole command takes seconds) into binDir,
+// which TestMain removes.
+var builtLab struct {
+	once   sync.Once
+	binDir string
+	exe    string
+	err    error
+}
+
+// buildLab builds the lab binary once and returns its path.
 func buildLab(t *testing.T) string {
 	t.Helper()
-	exe := filepath.Join(t.TempDir(), "lab")
-	if out, err := exec.Command("go", "build", "-o", exe, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	b := &builtLab
+	b.once.Do(func() {
+		if b.binDir, b.err = os.MkdirTemp("", "jitterlab-lab-"); b.err != nil {
+			return
+		}
+		exe := filepath.Join(b.binDir, "lab")
+		if out, err := exec.Command("go", "build", "-o", exe, ".").CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		b.exe = exe
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return exe
+	return b.exe
 }
 
 // startProxy runs exe proxy --listen 127.0.0.1:0 --control 127.0.0.1:0
@@ -187,6 +211,7 @@ func recordedProxyRun(t *testing.T) (rec, flowAddr, apiAddr, out string) {
 // and for whom, and the client address of each flow: replay lists them
 // and export --changes writes them as CSV (issue 12.1).
 func TestProxyRecordingKeepsAPIAndFlowSettings(t *testing.T) {
+	t.Parallel() // long and independent of the others
 	rec, flowAddr, apiAddr, _ := recordedProxyRun(t)
 	code, replay, errOut := runLab(t, "replay", rec)
 	if code != 0 {
@@ -244,6 +269,7 @@ func TestProxyRecordingKeepsAPIAndFlowSettings(t *testing.T) {
 // client its own configured link — its --flow or API settings — beside
 // what its packets met in that period.
 func TestProxyAuditPerClientAndPeriod(t *testing.T) {
+	t.Parallel() // long and independent of the others
 	_, flowAddr, apiAddr, out := recordedProxyRun(t)
 	_, audit, ok := strings.Cut(out, "\naudit over ")
 	if !ok {

@@ -108,7 +108,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&verify, "verify", false, "re-simulate from the header and the change log and prove the recording whole: every sample present and identical, the summary too")
 	durationVar(fs, &from, "from", 0, true, "30s", "print the timeline from this true `TIME` (0 or unset: the start; seeks to its frame)")
 	durationVar(fs, &to, "to", 0, true, "40s", "print the timeline up to this true `TIME` (0 or unset: the end); either flag prints the window")
-	files, err := parseFlagsAndArgs(fs, args)
+	files, err := parseFlagsAndArgs(fs, args, stdout)
 	if err != nil {
 		return err
 	}
@@ -239,7 +239,7 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&changes, "changes", "", "write the recording's changes of the settings as CSV to `OUT` (- is standard output): when, for whom (a proxy's clients), key, value")
 	durationVar(fs, &from, "from", 0, true, "30s", "from this true `TIME` (0 or unset: the start; seeks to its frame)")
 	durationVar(fs, &to, "to", 0, true, "40s", "up to this true `TIME` (0 or unset: the end)")
-	files, err := parseFlagsAndArgs(fs, args)
+	files, err := parseFlagsAndArgs(fs, args, stdout)
 	if err != nil {
 		return err
 	}

@@ -212,7 +212,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	fs.StringVar(&recordPath, "record", "", "record the session to `FILE` (zstd; 'lab replay' reads it)")
 	fs.StringVar(&pcapPath, "pcap", "", "write every datagram to `FILE` as pcapng for Wireshark/tshark (true time, fate as comment)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if err := checkOutputs(map[string]string{"csv": csvPath, "packets": packetsPath, "record": recordPath, "pcap": pcapPath}, o.inputs()...); err != nil {

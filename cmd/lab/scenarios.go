@@ -19,7 +19,7 @@ func cmdScenarios(args []string, stdout, stderr io.Writer) error {
 		"lab scenarios --show handover > my-handover.toml"))
 	fs.BoolVar(&verbose, "v", false, "show each scenario's parameters and timeline")
 	fs.StringVar(&show, "show", "", "print built-in scenario `NAME` as TOML, to copy into a file of your own")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if show != "" {

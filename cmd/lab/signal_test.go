@@ -26,7 +26,11 @@ func TestMain(m *testing.M) {
 		testmem.ReportPeakRSS() // when asked to (labLimited)
 		os.Exit(code)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if builtLab.binDir != "" {
+		os.RemoveAll(builtLab.binDir)
+	}
+	os.Exit(code)
 }
 
 // labProcess starts 'lab args…' as a child process that a minute's deadline

@@ -72,7 +72,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&overs, "over", "a parameter and its values: `key=v1,v2,...`; repeat it for a grid of every combination")
 	f.register(fs, "every value")
 	fs.StringVar(&shardSpec, "shard", "", "run only share `i/n` of the runs (1 ≤ i ≤ n) and write their JSON lines (to --jsonl or standard output) for 'lab merge'")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	axes, err := parseAxes(overs)

@@ -118,7 +118,7 @@ func tuiFlags(w io.Writer) *flag.FlagSet {
 
 func cmdTUI(args []string, stdout, stderr io.Writer) error {
 	fs, o := newTUIFlags(stderr)
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	cfg, sc, err := o.config()

@@ -157,7 +157,7 @@ func TestLabRunsUntilQuitWithoutADuration(t *testing.T) {
 		{[]string{"--set", "sim.duration=7s"}, 7 * time.Second, "--set sim.duration"},
 	} {
 		fs, o := newTUIFlags(io.Discard)
-		if err := parseFlags(fs, c.args); err != nil {
+		if err := parseFlags(fs, c.args, io.Discard); err != nil {
 			t.Fatal(err)
 		}
 		cfg, sc, err := o.config()
