@@ -340,6 +340,10 @@ func TestExcerptKeepsRunsInOrder(t *testing.T) {
 	if ok || s != "recommended: a=1 b=2\nreproduce with: lab ab --b a=1\n" {
 		t.Errorf("a changed recommendation: %v %q", ok, s)
 	}
+	s, ok = excerptOf("x\nrecommended: (none)\n", "recommended: k=v\n")
+	if ok || s != "recommended: (none)\n" {
+		t.Errorf("nothing recommended: %v %q", ok, s)
+	}
 	if _, ok := excerptOf(out, "nothing here\n"); ok {
 		t.Error("found a missing run")
 	}

@@ -44,16 +44,17 @@ func (ex readmeExample) shown(out string) string {
 }
 
 // runKey is what finds an excerpt's run in the output: the line's leading
-// words (at most three) before the first one with a figure, an = or a +;
-// the first word alone when it has one ("1.", "up.latency").
+// words (at most three) before the first one with a figure, an =, a + or a
+// parenthesis; the first word alone when it has one ("1.", "up.latency").
+// "recommended: a=1" and "recommended: (none)" have the same key.
 func runKey(line string) string {
 	var key []string
 	for i, w := range strings.Fields(line) {
-		if i == 3 || (i > 0 && strings.ContainsAny(w, "0123456789=+")) {
+		if i == 3 || (i > 0 && strings.ContainsAny(w, "0123456789=+(")) {
 			break
 		}
 		key = append(key, w)
-		if strings.ContainsAny(w, "0123456789=+") {
+		if strings.ContainsAny(w, "0123456789=+(") {
 			break
 		}
 	}
