@@ -42,15 +42,17 @@ func TestMissingFramesAreSeen(t *testing.T) {
 	}
 }
 
-// The shipped example recordings are version 2: they still read whole,
+// Recordings the lab shipped in version 2 still read whole,
 // their end records' counts agree, and they have no sequence numbers. A
 // frame cut out whole, which no number shows there, is seen by a scan of
 // the whole file from the end record's counts: an error, or with
 // OnDamage set, damage reported.
 func TestShippedVersion2RecordingsRead(t *testing.T) {
-	paths, _ := filepath.Glob("examples/*.jlrec")
+	// testdata/v2-*.jlrec are recordings the lab shipped in version 2
+	// (examples/ holds today's version).
+	paths, _ := filepath.Glob("testdata/v2-*.jlrec")
 	if len(paths) == 0 {
-		t.Fatal("no shipped recordings in examples/")
+		t.Fatal("no version 2 recordings in testdata/")
 	}
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
