@@ -331,15 +331,3 @@ func shiftTimeline(s *lab.Session, sc *scenarios.Scenario, off time.Duration) er
 	}
 	return nil
 }
-
-// ProgressText is the progress line of a diagnosis: "diagnose: 812 of
-// 2460 runs queued so far (33 %)"; the queue grows as the search goes on.
-func ProgressText(done, queued int) string {
-	return fmt.Sprintf("diagnose: %d of %d runs queued so far (%.0f %%)", done, queued, 100*float64(done)/float64(max(queued, 1)))
-}
-
-// CancelledText says what a cancelled diagnosis had done: "stopped after
-// 812 of the 2460 runs queued so far for jitter-fix".
-func CancelledText(done, queued int, name string) string {
-	return fmt.Sprintf("stopped after %d of the %d runs queued so far for %s", done, queued, name)
-}

@@ -179,7 +179,7 @@ func (m *CardMeter) Frame(f *CardFrame) {
 	// Along the direction of travel: the heading before the frame,
 	// reversed while reversing.
 	sin, cos := detmath.Sincos(f.PrevRot * (math.Pi / 180))
-	along := (float64(dx*sin) + float64(dy*cos)) * m.dir
+	along := float64((float64(dx*sin) + float64(dy*cos)) * m.dir) // float64(): not fused into the sums below
 	m.progM += along
 	speed := along / f.Dt
 

@@ -352,7 +352,7 @@ func (s *Session) Run(until sim.Time) error {
 		next := -1
 		if i := s.firstTimer; i >= 0 {
 			if t := &s.timers[i]; !ok || t.Before(at, seq) {
-				at, seq, ok, next = t.At, t.Seq, true, i
+				at, ok, next = t.At, true, i
 			}
 		}
 		if !ok || at > until {

@@ -91,7 +91,7 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) error {
 	r, err := diagnose.Run(opts)
 	line.Clear()
 	if errors.Is(err, diagnose.ErrCanceled) {
-		return interrupted(caught(), "the diagnosis was cancelled: "+line.Canceled()+" for "+o.name()+"; nothing is reported")
+		return interrupted(caught(), line.Canceled()+" for "+o.name()+"; nothing is reported")
 	}
 	if err != nil {
 		return err

@@ -80,7 +80,6 @@ func printDefaults(fs *flag.FlagSet) {
 	vis.PrintDefaults()
 }
 
-
 // parseFlagsOnly parses args and leaves positional arguments in fs.Args.
 // The flag package would print an error and the whole usage; this prints
 // one line naming the command and returns errUsage (exit 2), or prints the

@@ -197,7 +197,7 @@ func cutFrame(t *testing.T, src, dst string, i int) {
 
 // Issue 27 item 11 and the LOW item on export's status: a recording with
 // a frame missing whole, this format's (a gap in the index entries'
-// numbers) or the shipped version 2 example (the end record's counts),
+// numbers) or a version 2 recording the lab shipped (the end record's counts),
 // is read with a warning naming the loss and ends with exit status 5,
 // by export, replay's window and plot alike.
 func TestMissingFramesEndWithStatus5(t *testing.T) {
@@ -209,7 +209,7 @@ func TestMissingFramesEndWithStatus5(t *testing.T) {
 	v3 := filepath.Join(dir, "v3.jlrec")
 	cutFrame(t, whole, v3, 2)
 	v2 := filepath.Join(dir, "v2.jlrec")
-	cutFrame(t, filepath.Join("..", "..", "recordings", "examples", "jitter-fix.jlrec"), v2, 2)
+	cutFrame(t, filepath.Join("..", "..", "recordings", "testdata", "v2-jitter-fix.jlrec"), v2, 2)
 	for _, c := range []struct{ rec, want string }{{v3, "1 whole frames are missing"}, {v2, "the end record counts"}} {
 		for _, args := range [][]string{
 			{"export", c.rec, "--csv", filepath.Join(dir, "out.csv")},

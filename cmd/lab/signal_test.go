@@ -111,7 +111,7 @@ func TestInterruptCancelsDiagnosis(t *testing.T) {
 		t.Fatalf("exit %v, want status 130; stderr %s", err, stderr)
 	}
 	msg := stderr.String()
-	if !strings.Contains(msg, "interrupt: the diagnosis was cancelled: stopped after ") || !strings.Contains(msg, " runs queued so far for jitter-fix; nothing is reported") {
+	if !strings.Contains(msg, "interrupt: canceled after ") || !strings.Contains(msg, " runs queued so far for jitter-fix; nothing is reported") {
 		t.Errorf("stderr does not say what was cancelled:\n%s", msg)
 	}
 	if strings.Contains(msg, "\r") || len(out) > 0 {
