@@ -503,3 +503,26 @@ func TestProgressDeficitOfBurstyUplinkLoss(t *testing.T) {
 			c.ProgressDeficitMPS, c.ProgressDeficitPct, path, c.BackwardExcursionsPerMin, c.ServerInputLostShare)
 	}
 }
+
+// A deficit that rounds to zero reads 0.000, not -0.000 (the buffer repro
+// of issue 20 §2.1 printed "-0.000 m/s (-0.0 % of commanded)"); a real
+// negative deficit keeps its sign.
+func TestCardTextHasNoNegativeZero(t *testing.T) {
+	for _, c := range []struct {
+		mps, pct float64
+		want     string
+	}{
+		{-1e-9, -5e-8, "0.000 m/s (0.0 % of commanded)"},
+		{-0.012, -0.6, "-0.012 m/s (-0.6 % of commanded)"},
+	} {
+		card := NewCardMeter(DefaultCardThresholds).Card()
+		card.ProgressDeficitMPS, card.ProgressDeficitPct = c.mps, c.pct
+		var b strings.Builder
+		if err := card.WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "progress deficit (commanded − forward progress)  "+c.want+"\n") {
+			t.Errorf("deficit %v: the card reads\n%s\nwant %q", c.mps, b.String(), c.want)
+		}
+	}
+}

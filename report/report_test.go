@@ -283,11 +283,12 @@ func TestDilationWithoutBufferMarkedOnThePage(t *testing.T) {
 
 // The page states the combination's steps as the text does: the last one
 // names its best change, and its cost when that change improves the metric
-// or where in the ensemble it fails (mobile-4g by progress deficit:
-// client.corrector=proportional fails at +12.5 ms). The page said "no
-// further change improves significantly" alone.
+// or where in the ensemble it fails (diagnose/testdata/lossy-uplink.toml by
+// progress deficit: server.inputs=queue meets the bar on the search's cell
+// and fails at other latency offsets). The page said "no further change
+// improves significantly" alone.
 func TestCombinationStepsAsTheText(t *testing.T) {
-	r := mobile4G(t, "progress_deficit_mps")
+	r := builtin(t, "../diagnose/testdata/lossy-uplink.toml", "progress_deficit_mps")
 	var b bytes.Buffer
 	if err := Write(&b, r); err != nil {
 		t.Fatal(err)
@@ -298,16 +299,18 @@ func TestCombinationStepsAsTheText(t *testing.T) {
 			t.Errorf("the page does not say the step %q", line)
 		}
 	}
-	last := r.StepLine(r.Steps[len(r.Steps)-1])
-	if !strings.Contains(last, "without a cost (best ") && !strings.Contains(last, "so not taken: client.corrector=proportional, which holds at ") {
+	step := r.Steps[len(r.Steps)-1]
+	last := r.StepLine(step)
+	// Where it fails: the first change passed over, with the cells it holds in.
+	failsAt := len(step.NotRobust) > 0 && len(step.On) == 0 &&
+		strings.Contains(last, "so not taken: "+strings.Join(step.NotRobust[0].Sets, " + ")+", which holds at ")
+	if !strings.Contains(last, "without a cost (best ") && !failsAt {
 		t.Errorf("the last step %q does not name its best change's cost or where it fails", last)
 	}
 }
 
-// mobile4G is lab diagnose --scenario mobile-4g --metric metric.
-func mobile4G(t *testing.T, metric string) *diagnose.Result { return builtin(t, "mobile-4g", metric) }
-
-// builtin is lab diagnose --scenario name --metric metric.
+// builtin is lab diagnose --scenario name --metric metric (name a built-in
+// scenario or a TOML file).
 func builtin(t *testing.T, name, metric string, sets ...string) *diagnose.Result {
 	t.Helper()
 	cfg := lab.DefaultConfig()
@@ -366,9 +369,9 @@ func TestNothingRecommendedTimelinesShowTheReferenceAlone(t *testing.T) {
 // TestPairsOnThePage: a diagnosis that tried pairs (mobile-4g: no single
 // change meets the bar in every cell) shows them on the page as the text
 // states them, and why none is taken; one that recommends something
-// (jitter-fix) the lab ab command that reproduces the recommendation, its
-// steps, where its changes hold across the ensemble and the
-// recommendation across it.
+// (testdata/congested-link.toml) the lab ab command that reproduces the
+// recommendation, its steps, where its changes hold across the ensemble
+// and the recommendation across it.
 func TestPairsOnThePage(t *testing.T) {
 	r := builtin(t, "mobile-4g", "judder_mps")
 	if len(r.Pairs) == 0 {
@@ -387,9 +390,9 @@ func TestPairsOnThePage(t *testing.T) {
 	if why := strings.Join(strings.Fields(r.NoRecommendation()), " "); len(r.Recommended) == 0 && !strings.Contains(all, why) {
 		t.Errorf("the page does not say why nothing is recommended: %q", why)
 	}
-	r = builtin(t, "jitter-fix", "judder_mps")
+	r = builtin(t, congested, "judder_mps")
 	if r.Reproduce == "" {
-		t.Fatalf("jitter-fix recommends nothing: not the case this test is about")
+		t.Fatalf("%s recommends nothing: not the case this test is about", congested)
 	}
 	b.Reset()
 	if err := Write(&b, r); err != nil {
@@ -404,7 +407,7 @@ func TestPairsOnThePage(t *testing.T) {
 	changes := strings.Join(strings.Fields(page.byID("changes").allText()), " ")
 	notes := r.RobustnessNotes()
 	if len(notes) < 2 {
-		t.Fatalf("jitter-fix: %d robustness notes; server.inputs=queue fails at a cell", len(notes))
+		t.Fatalf("%s: %d robustness notes; server.inputs=queue and server.inputs=buffer fail at a cell", congested, len(notes))
 	}
 	for _, n := range notes {
 		if !strings.Contains(changes, strings.Join(strings.Fields(n), " ")) {
@@ -413,12 +416,19 @@ func TestPairsOnThePage(t *testing.T) {
 	}
 }
 
+// congested is a constructed link on which the diagnosis recommends a
+// combination (a pair and changes on top) and passes over single changes
+// that fail in the ensemble.
+const congested = "testdata/congested-link.toml"
+
 // The page's report card has the text's "%" change column: the text
 // read "judder_mps … -0.573 ± 0.049 *  -100 %", the page had no such
 // column. Each row's change in percent is the text's, or empty where the
-// text gives none (no percentage on a base near zero).
+// text gives none (no percentage on a base near zero). It needs a
+// diagnosis that recommends something: with nothing recommended every
+// difference is zero and no row has a percentage.
 func TestReportCardHasThePercentColumn(t *testing.T) {
-	r := builtin(t, "jitter-fix", "judder_mps")
+	r := builtin(t, congested, "judder_mps")
 	var txt bytes.Buffer
 	if err := r.WriteText(&txt); err != nil {
 		t.Fatal(err)

@@ -82,8 +82,10 @@ func (a *App) abSamples(span int) []metrics.Sample {
 	return h[max(len(h)-span, 0):]
 }
 
-// abMetrics are the summary figures the A/B box compares.
-var abMetrics = []string{"deficit m/s", "judder m/s", "visible lag p50 ms", "overwritten", "starved", "input delay p50 ms"}
+// abMetrics are the summary figures the A/B box compares: five, as the
+// box's six lines hold the column header and five figures (starved left
+// out: under latest-wins it follows the overwrites).
+var abMetrics = []string{"deficit m/s", "judder m/s", "visible lag p50 ms", "overwritten", "input delay p50 ms"}
 
 // abSide is the side box in A/B mode: both summaries column by column.
 func (a *App) abSide() string {

@@ -18,7 +18,7 @@ func (a *App) toggleCard() { a.showCard = !a.showCard }
 // columns as the counters, so it fits wherever they do.
 func cardText(c *lab.ReportCard) string {
 	line := func(l1, v1, l2, v2 string) string { return fmt.Sprintf(" %-9s %8s  %-8s %8s", l1, v1, l2, v2) }
-	wide := func(l, v string) string { return fmt.Sprintf(" %-18s %19s", l, v) }
+	wide := func(l, v string) string { return fmt.Sprintf(" %-22s %15s", l, v) }
 	perMin := func(v float64) string {
 		if math.IsNaN(v) {
 			return "–"
@@ -44,7 +44,7 @@ func cardText(c *lab.ReportCard) string {
 		line("rubber", perMin(c.BackwardExcursionsPerMin), "hesitate", perMin(c.HesitationsPerMin)),
 		line("snaps", perMin(c.SnapsPerMin), "snap max", f("%.2f m", c.SnapDistanceM.Max)),
 		line("corr 1-10", perMin(c.CorrectionsMediumPerMin), "corr >10", perMin(c.CorrectionsLargePerMin)),
-		wide("response/in delay", f("%.0f", c.LocalResponseMs.P50)+" / "+f("%.0f ms", c.ServerInputDelayMs.P50)),
+		wide("response/server input", f("%.0f", c.LocalResponseMs.P50)+" / "+f("%.0f ms", c.ServerInputDelayMs.P50)),
 		wide("visible lag p50/99", f("%.0f / %.0f ms", c.VisibleLagMs.P50, c.VisibleLagMs.P99)),
 	}, "\n")
 }

@@ -202,7 +202,9 @@ func (d *diagRun) boxText() string {
 		fmt.Fprintf(&b, "the diagnosis failed: %v\n\nd or Esc closes.\n", d.err)
 	default:
 		if rec := d.result.Recommended; len(rec) > 0 {
-			fmt.Fprintf(&b, "recommended: %s\n  a runs it as B beside A (A/B)\n", strings.Join(rec, " "))
+			// Wrapped as the reason below: three changes fill more than 80 columns.
+			rw := wordWrap("recommended: "+strings.Join(rec, " "), 76)
+			fmt.Fprintf(&b, "%s\n  a runs it as B beside A (A/B)\n", strings.ReplaceAll(rw, "\n", "\n  "))
 		} else {
 			// Why, as lab diagnose says it: a change may improve at a cost.
 			why := wordWrap("recommended: nothing: "+d.result.NoRecommendation(), 76)

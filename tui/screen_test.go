@@ -455,3 +455,21 @@ func TestWrapTagged(t *testing.T) {
 		t.Errorf("cutAtWord: %q", got)
 	}
 }
+
+// The A/B box shows every figure it compares, at 80×24 and 120×40: its
+// six lines held the column header and five of six figures, the last
+// (visible lag p50 ms) cut off by the box's border.
+func TestABBoxShowsEveryFigure(t *testing.T) {
+	for _, sz := range []struct{ w, h int }{{80, 24}, {120, 40}} {
+		a, screen := labAt(t, sz.w, sz.h)
+		press(a, 'b')
+		pressKey(a, tcell.KeyEnter) // server.inputs=queue
+		a.advance(2 * time.Second)
+		out := draw(a, screen)
+		for _, m := range abMetrics {
+			if !regexp.MustCompile(`│ ` + regexp.QuoteMeta(m) + ` +[-0-9.]+ +[-0-9.]+ +│`).MatchString(out) {
+				t.Errorf("%d×%d: the A/B box does not show %q:\n%s", sz.w, sz.h, m, out)
+			}
+		}
+	}
+}

@@ -73,19 +73,20 @@ func TestDiagnoseNamesMetricsAsAbAndSweep(t *testing.T) {
 	if err := s.validate(v, s.root, "$"); err != nil || !strings.Contains(out, `"rule": "blackout"`) {
 		t.Errorf("diagnose --scenario handover --json: %v\n%s", err, out)
 	}
-	// A diagnosis that tries pairs and recommends nothing (mobile-4g: no
-	// change holds in every cell of the ensemble), and one with a latency
-	// spike and a lab ab command to reproduce it, follow the schema too.
-	for _, c := range []struct{ scenario, want string }{{"mobile-4g", `"beats_reference_and_parts": false`}, {"latency-spike", `"rule": "latency-step"`}} {
-		code, out, errOut = runLab(t, "diagnose", "--scenario", c.scenario, "--json")
+	// A diagnosis that tries pairs and recommends nothing (an uplink that
+	// loses 10 %: no change holds in every cell of the ensemble), and one
+	// with a latency spike and a lab ab command to reproduce it, follow the
+	// schema too.
+	for _, c := range []struct{ scenario, seeds, want, reproduce string }{
+		{"../../diagnose/testdata/lossy-uplink.toml", "1-20", `"beats_reference_and_parts": false`, `"reproduce": ""`},
+		{spikeRecommends, "1-6", `"rule": "latency-step"`, `"reproduce": "lab ab --scenario ` + spikeRecommends},
+	} {
+		code, out, errOut = runLab(t, "diagnose", "--scenario", c.scenario, "--seeds", c.seeds, "--json")
 		if code != 0 {
 			t.Fatal(errOut)
 		}
 		v = decodeJSON(t, []byte(out), "diagnose --scenario "+c.scenario+" --json")
-		reproduce := `"reproduce": "lab ab --scenario ` + c.scenario
-		if c.scenario == "mobile-4g" {
-			reproduce = `"reproduce": ""` // nothing holds everywhere there
-		}
+		reproduce := c.reproduce
 		if err := s.validate(v, s.root, "$"); err != nil || !strings.Contains(out, c.want) || !strings.Contains(out, reproduce) {
 			t.Errorf("diagnose --scenario %s --json: %v\n%s", c.scenario, err, out)
 		}
