@@ -164,7 +164,7 @@ func (d *diag) attribute(r *Result) ([]Attribution, error) {
 }
 
 // AttributionLine states one removal: "jitter → 0 (up.jitter=0
-// down.jitter=0): judder -0.311 ± 0.048 * m/s, speed deficit … ;
+// down.jitter=0): judder -0.311 ± 0.048 * m/s, progress deficit … ;
 // counters per run: overwritten -399 ± 85".
 func (r *Result) AttributionLine(a Attribution) string {
 	sets := make([]string, 0, len(a.Sets))

@@ -62,7 +62,7 @@ func TestAttributionNamesTheJitterAndItsCounters(t *testing.T) {
 	}
 	a := r.Attribution[0]
 	if !(a.Primary.Significant && a.Primary.Mean < 0) || !(a.TieBreak.Significant && a.TieBreak.Mean < 0) {
-		t.Errorf("without jitter: judder %+v, speed deficit %+v", a.Primary, a.TieBreak)
+		t.Errorf("without jitter: judder %+v, progress deficit %+v", a.Primary, a.TieBreak)
 	}
 	if len(a.Counters) < 2 || !strings.HasPrefix(a.Counters[0], "overwritten -") || !strings.HasPrefix(a.Counters[1], "starved -") {
 		t.Errorf("counters %v: want the overwrites and the starved steps gone", a.Counters)

@@ -42,7 +42,7 @@ func card(diffs map[string][2]float64) Change {
 // only progress deficit, while latency-spike's recommendation, gaining
 // judder, carried visible lag p99 +0.084 ± 0.020 m and a worse freeze
 // share. Now a gain in judder or in progress deficit is held to the same
-// list: the costs (input delay, visible lag) may worsen up to their
+// list: the costs (local response, visible lag) may worsen up to their
 // allowance (the mean difference as shown: a queue's one tick, +50.0 ±
 // 0.1 ms, is within +50 ms), every other figure not at all.
 func TestBarIsTheSameForEveryGain(t *testing.T) {
@@ -171,7 +171,8 @@ func shown(v float64, prec int) float64 {
 func TestBarStatesTheFloor(t *testing.T) {
 	r := &Result{}
 	got := r.FloorLine()
-	for _, want := range []string{"at least 10 % of the base's value", "judder 0.010 m/s", "speed deficit 0.040 m/s", "input delay p50 2.0 ms"} {
+	for _, want := range []string{"at least 10 % of the base's value", "judder 0.010 m/s", "progress deficit 0.040 m/s", "progress deficit 2.0 %",
+		"local response p50 2.0 ms", "server input delay p50 2.0 ms", "visible lag p99 2.0 ms"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the floor %q does not say %q", got, want)
 		}

@@ -85,10 +85,16 @@ func text(t testing.TB, r *Result) string {
 // main cause and recommends a change set whose progress deficit is zero within
 // its interval. The overwrite costs the player progress (the inputs'
 // motion is lost), so that is the metric: by the second edition's judder
-// it explains a fifth of what the link costs.
+// it explains a fifth of what the link costs. In the scenario's own cell
+// (steady input, its latency): on the merged model the queue fails the
+// stop-go cell on the visible lag p99's allowance (+138 ± 152 ms, the mean
+// above 50 ms) and the +37.5 ms cell on judder, so the full ensemble
+// recommends no server-side fix; that is the ensemble's business
+// (ensemble_test.go), this test's is the mechanism and its fix.
 func TestJitterFixMainCauseIsTheOverwrite(t *testing.T) {
 	o := options(t, "jitter-fix")
 	o.Metric = "progress_deficit_mps"
+	o.Offsets, o.Inputs = []time.Duration{0}, []string{"steady"}
 	r := run(t, o)
 	if len(r.Findings) == 0 || r.Findings[0].Rule != "latest-wins-overwrite" || !r.Findings[0].Problem {
 		t.Fatalf("main cause: %+v", r.Findings)
@@ -99,8 +105,12 @@ func TestJitterFixMainCauseIsTheOverwrite(t *testing.T) {
 	}
 	deficit, _ := LookupMetric("progress_deficit_mps")
 	iv := r.Best.Stat(deficit).Mean
-	if !iv.Contains(0) && !(iv.Half == 0 && iv.Mean < deficit.Smallest() && iv.Mean > -deficit.Smallest()) {
-		t.Errorf("recommended %v: progress deficit %s is not zero within its interval", r.Recommended, iv.Format(4))
+	// Zero within its interval, or the whole interval within half the
+	// last digit the card shows (0.0005 m/s): on the merged model the queue
+	// leaves a residue below that on every seed, so the interval is tiny
+	// and excludes 0.
+	if !iv.Contains(0) && !(iv.Mean+iv.Half < deficit.Smallest() && iv.Mean-iv.Half > -deficit.Smallest()) {
+		t.Errorf("recommended %v: progress deficit %s is not zero within its interval", r.Recommended, iv.Format(7))
 	}
 	if !slices.Contains(r.Recommended, "server.inputs=queue") {
 		t.Errorf("recommended %v, want server.inputs=queue", r.Recommended)
@@ -498,12 +508,15 @@ func TestIntervalWiderThanTheValueAsPercentage(t *testing.T) {
 	}
 }
 
-// TestNothingRecommendedSaysWhy: on mobile-3g client.corrector=off
-// improves judder significantly but makes speed deficit significantly
-// worse (and no pair beats its parts); the text says so, with its cost,
-// instead of claiming that no change improves judder.
+// TestNothingRecommendedSaysWhy: on latency-spike with
+// client.predict=consume already set, three changes improve judder
+// significantly, each at a cost (client.smoothing=predicted and
+// movetowards: backward motion; client.alpha=0.075: hesitations and more),
+// and no pair beats its parts; the text says so, with the costs,
+// instead of claiming that no change improves judder. (On the merged model
+// mobile-3g, the first edition's case, takes four changes.)
 func TestNothingRecommendedSaysWhy(t *testing.T) {
-	o := options(t, "mobile-3g")
+	o := options(t, "latency-spike", "client.predict=consume")
 	o.Offsets, o.Inputs = []time.Duration{0}, []string{"steady"}
 	r := run(t, o)
 	if len(r.Recommended) != 0 {
@@ -594,11 +607,14 @@ func TestDilationWithoutBufferMarked(t *testing.T) {
 // deficit, server.inputs=buffer takes 0.624 m/s off the deficit but costs
 // snaps, input delay and more. "no further change improves significantly
 // (best … -0.037 ± 0.007 *)" (mobile-4g, before the underrun rule)
-// contradicted its own star.
+// contradicted its own star. On the merged model mobile-4g's steps take
+// every change that improves; on latency-spike (at its latency, three
+// inputs, by judder) the search takes client.predict=consume, and then
+// client.smoothing=predicted takes 0.257 m/s more off judder but makes
+// backward motion worse in the scenario's own cell.
 func TestLastStepSaysWhyItsBestIsNotTaken(t *testing.T) {
-	o := options(t, "mobile-4g")
-	o.Metric = "progress_deficit_mps"
-	o.Offsets, o.Inputs = []time.Duration{0}, []string{"steady"}
+	o := options(t, "latency-spike")
+	o.Offsets = []time.Duration{0}
 	r := run(t, o)
 	last := r.Steps[len(r.Steps)-1]
 	if last.Taken != "" || len(last.Tried) == 0 {
@@ -610,15 +626,15 @@ func TestLastStepSaysWhyItsBestIsNotTaken(t *testing.T) {
 	}
 	got := text(t, r)
 	// What refuses it: the tie-break's cost or the figures that break the bar.
-	why := "costs judder " + r.tie.Quantity(plain(best.TieBreak, 3))
+	why := "costs " + r.tie.Label + " " + r.tie.Quantity(plain(best.TieBreak, r.tie.Prec))
 	if !(best.TieBreak.Significant && best.TieBreak.Mean > 0) {
 		if len(best.breaks()) == 0 {
 			t.Fatalf("%s breaks nothing: the case is gone", best.Set)
 		}
 		why = r.breaks(best)
 	}
-	want := "no further change improves progress deficit significantly without a cost (best " + best.Set + " " + plain(best.Primary, 3) +
-		"; " + why + ")"
+	want := "no further change improves " + r.Metric().Label + " significantly without a cost (best " + best.Set + " " +
+		plain(best.Primary, r.Metric().Prec) + "; " + why + ")"
 	if !strings.Contains(strings.Join(strings.Fields(got), " "), want) {
 		t.Errorf("the last step does not say %q:\n%s", want, got)
 	}
@@ -736,12 +752,17 @@ func TestPairFoundWhenNoSingleChangeMeetsTheBar(t *testing.T) {
 	}
 }
 
-// On jitter-fix the fix of two changes is found by two steps of the
-// search, each holding in every cell of the ensemble:
-// client.predict=consume, then server.inputs=queue on top (queue alone
-// fails at a cell on stop-go); the pairs are tried, and none is taken.
+// On jitter-fix the fix of several changes is found by greedy steps of
+// the search, each holding in every cell of the ensemble; the pairs are
+// tried, and none is taken. At the scenario's latency (one offset, three
+// inputs): client.predict=consume, client.corrector=proportional,
+// client.smoothing=predicted, then server.inputs=queue on top (the queue
+// alone fails on stop-go). On the merged model the four offsets leave one
+// step (client.predict=consume): the queue fails at +37.5 ms.
 func TestTwoChangesByGreedySteps(t *testing.T) {
-	r := run(t, options(t, "jitter-fix"))
+	o := options(t, "jitter-fix")
+	o.Offsets = []time.Duration{0}
+	r := run(t, o)
 	if len(r.Steps) < 2 || r.Steps[0].Pair || len(r.Recommended) < 2 {
 		t.Errorf("%d pairs, recommended %v, steps %+v", len(r.Pairs), r.Recommended, r.Steps)
 	}

@@ -235,7 +235,7 @@ func costs(c Change) string {
 	worse := func(d stats.Diff) bool { return d.Significant && d.Mean > 0 }
 	if worse(c.Primary) || worse(c.TieBreak) {
 		for i, m := range Metrics {
-			if x := c.card[i]; worse(x) {
+			if x := c.card[i]; worse(x) && !m.Server { // the server's side is not the local player's cost (breaks)
 				if _, ok := allowance(m); !ok {
 					b = append(b, m.Effect(x))
 				}

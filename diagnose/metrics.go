@@ -41,8 +41,8 @@ func LookupMetric(name string) (Metric, error) {
 }
 
 // meantMetric is the metric an older or shorter name means: the name with
-// its unit (visible_lag_p99: visible_lag_p99_m), or the one metric whose
-// name starts with it (freeze: freeze_share); "" when none or several.
+// its unit (visible_lag_p99: visible_lag_p99_ms), or the one metric whose
+// name starts with it (backward_m: backward_m_per_min); "" when none or several.
 func meantMetric(name string) string {
 	var starts []string
 	for _, m := range Metrics {
@@ -60,7 +60,7 @@ func meantMetric(name string) string {
 }
 
 // Named is the metric's name with what it measures: "judder_mps (judder,
-// m/s)", "freeze_share (freeze share)".
+// m/s)", "hesitation_share (hesitation share)".
 func (m Metric) Named() string {
 	if m.Unit == "" {
 		return m.Name + " (" + m.Label + ")"

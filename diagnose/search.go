@@ -88,11 +88,7 @@ type state struct {
 // rankKey orders states by the primary metric against the reference,
 // then the tie-break.
 func (d *diag) better(r *Result, a, b *state) int {
-	x, y := compare(r.Reference, a.arm, "", d.primary, d.tie), compare(r.Reference, b.arm, "", d.primary, d.tie)
-	if c := cmpTol(x.Primary.Mean, y.Primary.Mean); c != 0 {
-		return c
-	}
-	return cmpTol(x.TieBreak.Mean, y.TieBreak.Mean)
+	return d.rank(compare(r.Reference, a.arm, "", d.primary, d.tie), compare(r.Reference, b.arm, "", d.primary, d.tie))
 }
 
 // keep takes from cands (ranked best first) the first beamWidth that hold

@@ -320,7 +320,7 @@ func (d *diag) latencyMechanism() mechanism {
 	}
 	m := mechanism{rule: "latency-step", strip: withoutLatencySteps, name: "the latency " + noun, plural: n > 1,
 		what: "the timeline steps the link's latency: " + text}
-	// A spike shows in the input delay's tail; a lasting step moves its
+	// A spike shows in the server input delay's tail; a lasting step moves its
 	// level (handover's 100 → 60 ms at 21 s leaves the p99 in the first
 	// 21 s either way).
 	delay, _ := LookupMetric("server_input_delay_p50_ms")

@@ -94,6 +94,15 @@ type CardFrame struct {
 	Snapped     bool    // the visible pose snapped this frame
 }
 
+// lagRing bounds how far back the visible lag in time looks for the
+// prediction's past path: 256 frames, 4.3 s at 60 fps and 0.26 s at 1000
+// fps. A lag longer than the ring continues at the oldest frame's speed.
+const lagRing = 256
+
+// predFrame is the prediction's path after one frame: its end time, the
+// path length so far and the speed it moved at during the frame.
+type predFrame struct{ t, m, v float64 }
+
 // edgeM is how close to a correction bucket's edge a correction counts as
 // on it (1 µm).
 const edgeM = 1e-6
@@ -152,7 +161,14 @@ type CardMeter struct {
 	corrSmall, corrMid, corrLarge uint64
 	lost, overwritten, applied    uint64
 	snapDist, lag, lagMs          *metrics.Histogram
-	response, delay               *metrics.Histogram
+
+	// Visible lag in time: the prediction's path length predM after each
+	// of the last lagRing frames (pred[i%lagRing]), to find when the
+	// prediction was where the visible pose is now.
+	pred            [lagRing]predFrame
+	predN           uint64
+	predM           float64
+	response, delay *metrics.Histogram
 }
 
 // NewCardMeter returns a meter with thresholds th.
@@ -233,9 +249,48 @@ func (m *CardMeter) Frame(f *CardFrame) {
 		}
 	}
 	m.lag.Add(f.VisibleErrM)
+	m.predM += float64(f.PredSpeed * f.Dt)
+	m.pred[m.predN%lagRing] = predFrame{t: t, m: m.predM, v: f.PredSpeed}
+	m.predN++
 	if f.PredSpeed > 0 {
-		m.lagMs.Add(1000 * f.VisibleErrM / f.PredSpeed)
+		m.lagMs.Add(1000 * m.lagTime(t, f.VisibleErrM))
 	}
+}
+
+// lagTime is how long ago (s, at time t) the prediction's path was errM
+// short of where it is now: the visible lag in time. At a steady
+// prediction speed it is errM ÷ the speed; after the prediction slows it
+// is the time the prediction took to cover the last errM, not errM ÷ the
+// new, slower speed (0.2 m behind a tank that just slowed from 2 to 0.1
+// m/s is 0.1 s behind, not 2 s).
+func (m *CardMeter) lagTime(t, errM float64) float64 {
+	target := m.predM - errM
+	n := min(m.predN, lagRing)
+	// The newest frame whose path is at or short of target: the path
+	// grows with each frame, so a binary search over the ring's age.
+	lo, hi := uint64(0), n // ages: 0 newest … n−1 oldest
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if m.pred[(m.predN-1-mid)%lagRing].m <= target {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	if lo == n { // before the ring: on at the oldest frame's speed
+		o := m.pred[(m.predN-n)%lagRing]
+		if o.v <= 0 {
+			return t - o.t
+		}
+		return t - o.t + (o.m-target)/o.v
+	}
+	if lo == 0 {
+		return 0
+	}
+	// b, the frame after the one found, moved the path past target, at
+	// its speed.
+	b := m.pred[(m.predN-lo)%lagRing]
+	return t - b.t + (b.m-target)/b.v
 }
 
 // response1 runs the local response for one frame ending at t (started at

@@ -267,6 +267,33 @@ func TestVisibleLagInTime(t *testing.T) {
 	near(t, "visible lag p50 in m", c.VisibleLagM.P50, 0.1, 0.008)
 }
 
+// After the prediction slows, the lag in time is how long the prediction
+// took to cover the distance the visible pose is behind, not that
+// distance ÷ the new speed: 1 s at 2 m/s, then the prediction slows to
+// 0.1 m/s with the visible pose 0.1 m behind. k frames (10 ms) after the
+// slow-down the prediction was there 10k ms + (0.1 − 0.001k) m ÷ 2 m/s
+// ago: 59.5 ms after one frame, where 0.1 m ÷ 0.1 m/s read 1000 ms.
+func TestVisibleLagAfterTheSlowDown(t *testing.T) {
+	tr := track{m: NewCardMeter(DefaultCardThresholds)}
+	for range 100 {
+		tr.move(0.01, 0, 0.02, 1, CardFrame{VisibleErrM: 0.1, PredSpeed: 2})
+	}
+	tr.move(0.01, 0, 0.001, 0.05, CardFrame{VisibleErrM: 0.1, PredSpeed: 0.1})
+	near(t, "one frame after", 1000*tr.m.lagTime(tr.m.timeS, 0.1), 59.5, 1e-9)
+	for range 9 {
+		tr.move(0.01, 0, 0.001, 0.05, CardFrame{VisibleErrM: 0.1, PredSpeed: 0.1})
+	}
+	near(t, "ten frames after", 1000*tr.m.lagTime(tr.m.timeS, 0.1), 145, 1e-9)
+	c := tr.m.Card()
+	if p99 := c.VisibleLagMs.P99; !(p99 > 100 && p99 < 145) {
+		t.Errorf("visible lag p99 = %v ms, want between 100 and 145 (÷ the new speed: 1000)", p99)
+	}
+	// Further back than the frames kept: on at the oldest frame's speed.
+	// The path is 2.01 m; 2.5 m back is 0.49 m before the first frame's
+	// end (t = 0.01 s, 0.02 m): 1.09 s + 0.51 m ÷ 2 m/s.
+	near(t, "before the first frame", 1000*tr.m.lagTime(tr.m.timeS, 2.5), 1090+255, 1e-9)
+}
+
 // Corrections by size, per minute: 6 frames of 1 s = 0.1 min.
 func TestCorrectionsBySize(t *testing.T) {
 	tr := track{m: NewCardMeter(DefaultCardThresholds)}
