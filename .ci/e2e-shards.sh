@@ -2,7 +2,7 @@
 # End-to-end check of a sharded sweep on GNU parallel (Debian's parallel,
 # installed when missing): 'lab sweep --shard i/4' on four parallel jobs,
 # then 'lab merge' of the four files, must give the in-process sweep's text,
-# CSV, JSON and HTML byte for byte (docs/sharded-sweeps.md).
+# CSV, JSON and HTML byte for byte (docs/guide/sharded-sweeps.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -20,7 +20,7 @@ import (
 )
 
 // Schema is the version of every JSON and JSON-lines output's layout
-// (docs/json-schema.md). It changes when a field changes meaning or goes.
+// (docs/reference/json.md). It changes when a field changes meaning or goes.
 const Schema = 2
 
 // Setting is one key and its value as the command line writes it.

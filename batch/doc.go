@@ -8,5 +8,5 @@
 // deterministic share of the runs, [Merge] checks and combines the shards'
 // JSON lines, and both give the same Result, so every table (text, CSV,
 // JSON, HTML) is byte for byte the same as the unsharded batch's. The JSON
-// schema is documented in docs/json-schema.md and docs/jitterlab.schema.json.
+// schema is documented in docs/reference/json.md and docs/jitterlab.schema.json.
 package batch

@@ -14,7 +14,7 @@ type Metric struct {
 	Count bool // an integer per run (its mean over seeds is not)
 }
 
-// Metrics are the report card (docs/report-card.md, lab.CardMetrics: the
+// Metrics are the report card (docs/explanation/report-card.md, lab.CardMetrics: the
 // names diagnose gives them too) first, then the summary's figures a
 // comparison needs to explain it.
 var Metrics = append(cardMetrics(), []Metric{

@@ -11,5 +11,5 @@
 // differences over the same seeds, and refuses figures of other
 // conditions or another [lab.ModelVersion]. The writers give the verdicts
 // as text, JUnit XML, Markdown, GitHub annotations and JSON
-// (docs/ci-gate.md).
+// (docs/guide/ci-gate.md).
 package check

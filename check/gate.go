@@ -94,7 +94,7 @@ func Load(file string) (*Gate, error) {
 		return nil, &InputError{Msg: err.Error()}
 	}
 	if len(sc.Asserts) == 0 {
-		return nil, inputErr("%s: no [[assert]] entries: nothing to check (docs/ci-gate.md)", file)
+		return nil, inputErr("%s: no [[assert]] entries: nothing to check (docs/guide/ci-gate.md)", file)
 	}
 	g := &Gate{File: file, Scenario: sc, Config: lab.DefaultConfig()}
 	if err := lab.ApplyScenario(&g.Config, sc); err != nil {

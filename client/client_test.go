@@ -579,7 +579,7 @@ func TestMaxCatchupStopsTheDeathSpiral(t *testing.T) {
 
 // A snap is part of the frame's visible motion: MovedM is the distance from
 // the pose drawn in the previous frame to the pose drawn in this one, the
-// snap's jump included (docs/report-card.md: one visible speed).
+// snap's jump included (docs/explanation/report-card.md: one visible speed).
 func TestMovedCountsTheSnapJump(t *testing.T) {
 	c := newClient(t, DefaultConfig, ScriptFunc(func(sim.Time) motion.Input { return motion.Input{} }))
 	runFrames(c, sim.Time(100*ms))

@@ -386,7 +386,7 @@ type Series struct {
 	TS, TickOffset, SendIntervalS, VisibleErrorM, VisibleSpeedMPS []float64
 }
 
-// Schema is the version of the JSON layout (docs/json-schema.md), the
+// Schema is the version of the JSON layout (docs/reference/json.md), the
 // same number as every other JSON output of the lab.
 const Schema = 2
 

@@ -8,7 +8,7 @@
 // change only when it meets one bar (a significant gain in the metric or
 // the tie-break, neither worse, the [Costs] within their allowances, no
 // other figure worse, each by at least its practical floor, [Floors]:
-// docs/diagnose-bar.md) and holds in every cell of an ensemble of latency
+// docs/explanation/diagnose-bar.md) and holds in every cell of an ensemble of latency
 // offsets and input scripts ([Cell], [Robustness]). It says what each
 // condition of the link and the clocks costs, removed in turn
 // ([Attribution]), and states findings: rules over the reference's

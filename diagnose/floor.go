@@ -11,7 +11,7 @@ import (
 // (better or worse) only when it is at least Share of the base's value and
 // at least Min (in the figure's unit), besides excluding 0 from its 95 %
 // interval. A 0.002 m/s change is real but no player sees it, and must not
-// block an 88 % cut in judder (docs/diagnose-bar.md).
+// block an 88 % cut in judder (docs/explanation/diagnose-bar.md).
 type Floor struct {
 	Metric string
 	Share  float64

@@ -311,7 +311,7 @@ func (r *Result) Bar() string {
 }
 
 // FloorLine states the practical floor the bar reads "significantly" by
-// (docs/diagnose-bar.md).
+// (docs/explanation/diagnose-bar.md).
 func (r *Result) FloorLine() string {
 	return "the floor: " + FloorText()
 }

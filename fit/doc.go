@@ -9,5 +9,5 @@
 // the burst lengths the chosen model implies, estimates netem's reorder
 // from the packets that skipped the delay and compares the packets out of
 // order with the fitted link's. The [Result] writes a text report, a scenario TOML and an HTML page; the same
-// capture gives the same bytes. docs/fit.md states every method.
+// capture gives the same bytes. docs/explanation/fit.md states every method.
 package fit

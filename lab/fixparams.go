@@ -11,7 +11,7 @@ import (
 )
 
 // variantParams are the keys of issue 11: the fixes netcode engineers
-// ship, as variants (docs/variants.md). Each enumerated key is built with
+// ship, as variants (docs/explanation/variants.md). Each enumerated key is built with
 // choice, so its values are alternatives lab diagnose tries.
 func variantParams() []Param {
 	cl := func(c *Config) *client.Config { return &c.Client }
@@ -36,7 +36,7 @@ func variantParams() []Param {
 	g, s = choice("client.max_catchup", client.MaxCatchupNames, func(c *Config) *client.MaxCatchup { return &cl(c).MaxCatchup })
 	ps = append(ps, Param{"client.max_catchup", "most local time one frame advances the game clock: off (reference), 333ms (Unity's default) or 100ms", true, g, s},
 		durationParam("client.fixed_cost", "CPU time one fixed update takes; it delays the next frame (0 = free)", 0, MaxStep, func(c *Config) *time.Duration { return &c.Client.FixedCost }))
-	// Issue 20: the client fixes engines ship (docs/variants.md).
+	// Issue 20: the client fixes engines ship (docs/explanation/variants.md).
 	g, s = choice("client.alpha_per", client.AlphaPerNames, func(c *Config) *client.AlphaPer { return &cl(c).AlphaPer })
 	ps = append(ps, Param{"client.alpha_per", "what client.alpha is the share of: frame (reference: one render frame) or 60hz (1/60 s: smooths alike at any frame rate)", true, g, s})
 	// Not a choice: lab diagnose would try it, and today's report card

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// The model packages are pure step functions over virtual time (docs/model.md, "Packages"):
+// The model packages are pure step functions over virtual time (docs/explanation/model.md, "Packages"):
 // no goroutine, no wall clock, no global math/rand. This reads their
 // source and fails on any of those.
 func TestModelPackagesArePure(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"jitterlab/motion"
 )
 
-// CardThresholds are the report card's thresholds (docs/report-card.md).
+// CardThresholds are the report card's thresholds (docs/explanation/report-card.md).
 type CardThresholds struct {
 	ThrottleOnMin    float64 `json:"throttle_on_min"`    // |throttle| above this means the player is driving (0)
 	JudderWindowS    float64 `json:"judder_window_s"`    // the centred moving mean judder subtracts spans this (0.2 s)
@@ -33,7 +33,7 @@ var DefaultCardThresholds = CardThresholds{JudderWindowS: 0.2, BackwardM: 0.01, 
 	ResponseM: 0.05, ResponseStep: 0.5, CorrectionFloorM: 1e-4, CorrectionSmallM: 0.01, CorrectionLargeM: 0.10}
 
 // ReportCard is what the player sees in a run, in the player's terms (the
-// card's second edition). Every figure is defined in docs/report-card.md;
+// card's second edition). Every figure is defined in docs/explanation/report-card.md;
 // frames count from WarmUp after login, as the rest of the Summary. A
 // figure without data is NaN.
 type ReportCard struct {

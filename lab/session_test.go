@@ -98,7 +98,7 @@ func TestPerfectLinkWithAccumulatorSender(t *testing.T) {
 		}
 	}
 	// The structural lag is real and shown: the target moves only on
-	// PlayerState and smoothing trails it (docs/model.md, "Structural lag").
+	// PlayerState and smoothing trails it (docs/explanation/model.md, "Structural lag").
 	if sum.VisibleErrorM.P50 < 0.1 || sum.VisibleErrorM.Max > 0.5 {
 		t.Fatalf("visible error %+v: want the structural lag, below the snap line", sum.VisibleErrorM)
 	}

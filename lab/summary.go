@@ -157,7 +157,7 @@ func (s *Session) Summary() Summary {
 		Card: s.card.Card(),
 	}
 	s.vars.summarize(&sum, s)
-	// One judder: the report card's (docs/report-card.md). The top-level
+	// One judder: the report card's (docs/explanation/report-card.md). The top-level
 	// figure repeats it for older readers, 0 where the card has no data.
 	if !math.IsNaN(sum.Card.JudderMPS) {
 		sum.JudderMPS = sum.Card.JudderMPS

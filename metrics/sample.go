@@ -8,7 +8,7 @@ import (
 )
 
 // Sample is one row of the timeline, every 50 ms of true time by default.
-// Field order is the CSV column order (docs/model.md, "What is measured"). A float field that is
+// Field order is the CSV column order (docs/reference/metrics.md). A float field that is
 // NaN has no data (no packet delivered in the window, say): the CSV writes
 // an empty field, never 0.
 //

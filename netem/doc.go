@@ -14,6 +14,6 @@
 // the others. It is a pure step function: [Link.Send] and [Link.Deliver]
 // take the current [sim.Time], and every random draw comes from a seeded
 // stream of its own stage, so one knob never reshuffles another. See
-// docs/model.md ("The link") for the contract with its formulas and the
+// docs/explanation/link-model.md for the contract with its formulas and the
 // README's link model for sources.
 package netem

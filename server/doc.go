@@ -3,5 +3,5 @@
 // (variants "latest", "queue" and "buffer", the buffer's depth fixed or
 // set from the arrival jitter), and the PlayerState broadcast. It is a
 // pure step function over virtual time; it never touches a socket or a
-// wall clock. The rules are written down in docs/model.md ("Server").
+// wall clock. The rules are written down in docs/explanation/model.md ("Server").
 package server

@@ -8,5 +8,5 @@
 // back, exactly. [NewRand] derives one independent PCG stream per named
 // component from the session seed, so changing one knob does not reshuffle
 // the others. Nothing here reads the wall clock or the global math/rand.
-// docs/model.md ("Time and determinism") states the rules.
+// docs/explanation/model.md ("Time and determinism") states the rules.
 package sim

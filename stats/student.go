@@ -7,7 +7,7 @@ import "math"
 // table for df ≤ 1000, generated from the exact CDF ('go test ./stats -run
 // T975 -update'), and beyond that the Cornish–Fisher expansion, written
 // with explicit float64 conversions so that it computes the same bits on
-// every machine (docs/model.md, "Time and determinism").
+// every machine (docs/explanation/model.md, "Time and determinism").
 func T975(df int) float64 {
 	if df < 1 {
 		return math.NaN()

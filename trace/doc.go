@@ -2,7 +2,7 @@
 // direction, each packet's send time on the sender's clock and its one-way
 // delay (arrival on the receiver's clock minus send), or lost.
 //
-// Five inputs are read (docs/fit.md has their formats): the lab's own
+// Five inputs are read (docs/reference/file-formats.md has their formats): the lab's own
 // per-packet log ([ReadPackets], `lab run --packets`), irtt's JSON
 // ([ReadIRTT], `irtt client -o out.json`), a generic CSV a game can log
 // itself ([ReadCSV], written by [WriteCSV]), pcap and pcapng captures of

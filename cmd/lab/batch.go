@@ -73,7 +73,7 @@ type batchFlags struct {
 // registerOutputs registers --json, --csv, --html (and --jsonl unless
 // merging: a merge's lines are its input).
 func (f *batchFlags) registerOutputs(fs *flag.FlagSet, jsonl bool) {
-	fs.BoolVar(&f.json, "json", false, "print the result as JSON (docs/json-schema.md) instead of the table")
+	fs.BoolVar(&f.json, "json", false, "print the result as JSON (docs/reference/json.md) instead of the table")
 	fs.StringVar(&f.csv, "csv", "", "also write one row per run (every metric) to `FILE` (- is standard output)")
 	fs.StringVar(&f.html, "html", "", "also write a self-contained HTML report (conditions, table, per-seed dots, timelines) to `FILE`")
 	if jsonl {

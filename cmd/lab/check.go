@@ -20,7 +20,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 	var junitPath, summaryPath, savePath, basePath string
 	var workers int
 	fs := newFlagSet("check", "[flags] FILE.toml|FOLDER ...", stderr, withExamples(func(w io.Writer) {
-		io.WriteString(w, "\nA scenario file is a gate with seeds = \"1-20\" and [[assert]] entries (docs/ci-gate.md).\n"+
+		io.WriteString(w, "\nA scenario file is a gate with seeds = \"1-20\" and [[assert]] entries (docs/guide/ci-gate.md).\n"+
 			"Exit status: 0 every assertion passed; 3 one failed; 4 one is inconclusive under --strict;\n"+
 			"2 bad input (a file, a figure, a bound, a baseline); 1 a run failed.\n")
 	},

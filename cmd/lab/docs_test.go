@@ -42,7 +42,7 @@ func repoFiles(t *testing.T) map[string]string {
 }
 
 // Issue 8.23: the project stands on its own. Its documents and comments cite
-// docs/model.md, never a design page or spec folder outside the repository,
+// docs/explanation/model.md, never a design page or spec folder outside the repository,
 // and call the user's specs "spec 000–004" ("seed" is the random seed).
 func TestProjectStandsOnItsOwn(t *testing.T) {
 	outside := regexp.MustCompile(`DESIGN\.md|DESIGN §|seeds/|(?i:\bseeds? 00[0-4])`)
@@ -53,24 +53,26 @@ func TestProjectStandsOnItsOwn(t *testing.T) {
 		}
 		for i, line := range strings.Split(text, "\n") {
 			if m := outside.FindString(line); m != "" {
-				t.Errorf("%s:%d cites %q, which is not in the repository: cite docs/model.md (specs are \"spec 000–004\")", path, i+1, m)
+				t.Errorf("%s:%d cites %q, which is not in the repository: cite docs/explanation/model.md (specs are \"spec 000–004\")", path, i+1, m)
 			}
 		}
 	}
-	if _, ok := files["docs/model.md"]; !ok {
-		t.Fatal("docs/model.md, the model contract, is missing")
+	if _, ok := files["docs/explanation/model.md"]; !ok {
+		t.Fatal("docs/explanation/model.md, the model contract, is missing")
 	}
-	if !strings.Contains(files["README.md"], "docs/model.md") {
-		t.Error("README.md does not point to docs/model.md")
+	if !strings.Contains(files["README.md"], "docs/explanation/model.md") {
+		t.Error("README.md does not point to docs/explanation/model.md")
 	}
 }
 
-// Every test docs/model.md names as covering a spec exists.
+// Every test the model's pages (docs/explanation/model.md and specs.md)
+// name as covering a spec exists.
 func TestModelDocNamesRealTests(t *testing.T) {
 	files := repoFiles(t)
-	cited := regexp.MustCompile("`(?:([a-z]+)\\.)?(Test[A-Za-z0-9_]+)`").FindAllStringSubmatch(files["docs/model.md"], -1)
+	model := files["docs/explanation/model.md"] + files["docs/explanation/specs.md"]
+	cited := regexp.MustCompile("`(?:([a-z]+)\\.)?(Test[A-Za-z0-9_]+)`").FindAllStringSubmatch(model, -1)
 	if len(cited) < 10 {
-		t.Fatalf("docs/model.md names %d tests; the spec summaries name more", len(cited))
+		t.Fatalf("the model's pages name %d tests; the spec summaries name more", len(cited))
 	}
 	for _, c := range cited {
 		pkg, name := c[1], c[2]
@@ -83,7 +85,7 @@ func TestModelDocNamesRealTests(t *testing.T) {
 			}
 		}
 		if !found {
-			t.Errorf("docs/model.md names %s, which no test file of package %q defines", c[0], pkg)
+			t.Errorf("the model's pages name %s, which no test file of package %q defines", c[0], pkg)
 		}
 	}
 }

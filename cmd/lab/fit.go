@@ -28,7 +28,7 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 CAPTURE is a per-packet capture of a real path (- is standard input):
   packets  the lab's own log, 'lab run --packets FILE'
   irtt     'irtt client -o out.json' (one-way delays from irtt's timestamps)
-  csv      a game's own log: dir,seq,send_ns,recv_ns (docs/fit.md)
+  csv      a game's own log: dir,seq,send_ns,recv_ns (docs/reference/file-formats.md)
   pcap     pcap or pcapng of the game's UDP with a sequence number in every
            payload (--seq): two captures, the client's machine's and the
            server's, or one holding both legs of a relay (lab proxy on one

@@ -153,15 +153,11 @@ func TestClientsTableSaysNoDelayWithoutPackets(t *testing.T) {
 	}
 }
 
-// readmeScript is the text of a heredoc the README writes to name
+// readmeScript is the text of a heredoc the docs (README.md, docs/) write to name
 // ("cat > ping.py <<'PY'" … "PY").
 func readmeScript(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(b), "cat > "+name+" <<'PY'\n")
+	_, rest, ok := strings.Cut(docsText(t), "cat > "+name+" <<'PY'\n")
 	script, _, ok2 := strings.Cut(rest, "\nPY\n")
 	if !ok || !ok2 {
 		t.Fatalf("README has no heredoc for %s", name)
@@ -273,11 +269,7 @@ func TestCaptureWriteFailureIsReportedAtOnce(t *testing.T) {
 // the job, not leave it waiting for that line forever.
 func TestREADMECIScriptFailsWhenTheProxyCannotStart(t *testing.T) {
 	bash := testtool.Need(t, "bash", "bash")
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(b), "./jitterlab proxy --to 127.0.0.1:7778 --control 127.0.0.1:9000")
+	_, rest, ok := strings.Cut(docsText(t), "./jitterlab proxy --to 127.0.0.1:7778 --control 127.0.0.1:9000")
 	startup, _, ok2 := strings.Cut(rest, "python3 ping.py 500 50 &")
 	if !ok || !ok2 {
 		t.Fatal("README has no game-CI script starting the proxy with --control 127.0.0.1:9000 before the bot")

@@ -2,45 +2,178 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 )
 
-// readmeExample is a command the README shows and the output under it:
-// block is the index of its fenced block in the README split on "```".
+// readmeExample is a command the documentation shows and the output under
+// it: block is the index of its fenced block in file (README.md or a page
+// under docs/) split on "```".
+//
+// A block fenced as ```excerpt shows only runs of lines of the output,
+// with "…" lines between them: each run must appear whole and in order in
+// the output (see excerptOf).
 type readmeExample struct {
-	args  []string
-	want  string
-	block int
+	args    []string
+	want    string
+	file    string
+	block   int
+	excerpt bool
 }
 
-// readmeExamples returns the README's "$ go run ./cmd/lab CMD …" blocks for
-// the given commands: the arguments and the output shown under them.
-func readmeExamples(t *testing.T, cmds ...string) (blocks []string, examples []readmeExample) {
-	t.Helper()
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
+// matches says whether out is what the example shows (its wall times masked).
+func (ex readmeExample) matches(out string) bool {
+	if ex.excerpt {
+		_, ok := excerptOf(maskWallTime(out), maskWallTime(ex.want))
+		return ok
 	}
-	blocks = strings.Split(string(b), "```")
-	for i, block := range blocks {
-		if i%2 == 0 {
-			continue // text between fences
+	return maskWallTime(out) == maskWallTime(ex.want)
+}
+
+// shown is what the block should show for out: out itself, or for an
+// excerpt the same runs taken from out (each found by its first line's
+// runKey).
+func (ex readmeExample) shown(out string) string {
+	if !ex.excerpt {
+		return out
+	}
+	s, _ := excerptOf(out, ex.want)
+	return s
+}
+
+// runKey is what finds an excerpt's run in the output: the line's leading
+// words (at most three) before the first one with a figure, an =, a + or a
+// parenthesis; the first word alone when it has one ("1.", "up.latency").
+// "recommended: a=1" and "recommended: (none)" have the same key.
+func runKey(line string) string {
+	var key []string
+	for i, w := range strings.Fields(line) {
+		if i == 3 || (i > 0 && strings.ContainsAny(w, "0123456789=+(")) {
+			break
 		}
-		cmdLine, out, ok := strings.Cut(strings.TrimPrefix(block, "\n"), "\n")
-		rest, isLab := strings.CutPrefix(cmdLine, "$ go run ./cmd/lab ")
-		if !ok || !isLab || strings.HasSuffix(rest, "&") {
+		key = append(key, w)
+		if strings.ContainsAny(w, "0123456789=+(") {
+			break
+		}
+	}
+	return strings.Join(key, " ")
+}
+
+// excerptOf rebuilds the excerpt want from out: every run of lines between
+// "…" lines is replaced by as many lines of out, starting at the first line
+// after the previous run with the same runKey as the run's first line. ok is false when a run's start is not found or its lines differ.
+func excerptOf(out, want string) (string, bool) {
+	outLines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	var b strings.Builder
+	ok, at := true, 0
+	var run []string
+	flush := func() {
+		if len(run) == 0 {
+			return
+		}
+		key := runKey(run[0])
+		start := -1
+		for j := at; j < len(outLines) && start < 0; j++ {
+			if runKey(outLines[j]) == key {
+				start = j
+			}
+		}
+		got := run
+		if start < 0 || start+len(run) > len(outLines) {
+			ok = false
+		} else {
+			got = outLines[start : start+len(run)]
+			at = start + len(run)
+			if strings.Join(got, "\n") != strings.Join(run, "\n") {
+				ok = false
+			}
+		}
+		b.WriteString(strings.Join(got, "\n") + "\n")
+		run = nil
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(want, "\n"), "\n") {
+		if l == "…" {
+			flush()
+			b.WriteString("…\n")
 			continue
 		}
-		args := shellFields(rest)
-		for _, c := range cmds {
-			if args[0] == c {
-				examples = append(examples, readmeExample{args, out, i})
+		run = append(run, l)
+	}
+	flush()
+	return b.String(), ok
+}
+
+// docBlocks holds each documentation file split on "```", by absolute path,
+// so that -update can rewrite the outputs where they are shown.
+type docBlocks map[string][]string
+
+// set replaces the output under ex's command line with out.
+func (d docBlocks) set(ex readmeExample, out string) {
+	block := d[ex.file][ex.block]
+	lead := "\n"
+	if ex.excerpt && !strings.HasPrefix(block, "\n") {
+		lead = "" // the fence's info string: ```excerpt
+	}
+	cmdLine, rest, _ := strings.Cut(strings.TrimPrefix(block, "\n"), "\n")
+	if ex.excerpt {
+		line, _, _ := strings.Cut(rest, "\n")
+		cmdLine += "\n" + line
+	}
+	d[ex.file][ex.block] = lead + cmdLine + "\n" + ex.shown(out)
+}
+
+// write saves every file back.
+func (d docBlocks) write(t *testing.T) {
+	t.Helper()
+	for path, blocks := range d {
+		if err := os.WriteFile(path, []byte(strings.Join(blocks, "```")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// readmeExamples returns the "$ go run ./cmd/lab CMD …" blocks of README.md
+// and every page under docs/ for the given commands: the arguments and the
+// output shown under them.
+func readmeExamples(t *testing.T, cmds ...string) (docBlocks, []readmeExample) {
+	t.Helper()
+	d := docBlocks{}
+	var examples []readmeExample
+	for _, path := range docPaths(t) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks := strings.Split(string(b), "```")
+		d[abs] = blocks
+		for i, block := range blocks {
+			if i%2 == 0 {
+				continue // text between fences
+			}
+			cmdLine, out, ok := strings.Cut(strings.TrimPrefix(block, "\n"), "\n")
+			excerpt := cmdLine == "excerpt"
+			if excerpt {
+				cmdLine, out, ok = strings.Cut(out, "\n")
+			}
+			rest, isLab := strings.CutPrefix(cmdLine, "$ go run ./cmd/lab ")
+			if !ok || !isLab || strings.HasSuffix(rest, "&") {
+				continue
+			}
+			args := shellFields(rest)
+			for _, c := range cmds {
+				if args[0] == c {
+					examples = append(examples, readmeExample{args, out, abs, i, excerpt})
+				}
 			}
 		}
 	}
-	return blocks, examples
+	return d, examples
 }
 
 // shellFields splits a command line as sh does for words and '…' quotes.
@@ -93,11 +226,10 @@ func TestREADMEOutputsReproduce(t *testing.T) {
 			t.Errorf("lab %s: exit %d %s", strings.Join(ex.args, " "), code, errOut)
 			continue
 		}
-		if *update && maskWallTime(out) != maskWallTime(ex.want) { // keep the shown wall time when nothing else changed
-			cmdLine, _, _ := strings.Cut(strings.TrimPrefix(blocks[ex.block], "\n"), "\n")
-			blocks[ex.block] = "\n" + cmdLine + "\n" + out
-		} else if got, want := maskWallTime(out), maskWallTime(ex.want); !*update && got != want {
-			t.Errorf("lab %s:\ngot:\n%s\nthe README shows:\n%s", strings.Join(ex.args, " "), got, want)
+		if *update && !ex.matches(out) { // keep the shown wall time when nothing else changed
+			blocks.set(ex, out)
+		} else if !*update && !ex.matches(out) {
+			t.Errorf("lab %s (%s):\ngot:\n%s\nthe docs show:\n%s", strings.Join(ex.args, " "), ex.file, maskWallTime(ex.shown(out)), maskWallTime(ex.want))
 		}
 		if strings.Contains(strings.Join(ex.args, " "), "client.corrector=signflip") {
 			sawSignflip = true
@@ -110,8 +242,6 @@ func TestREADMEOutputsReproduce(t *testing.T) {
 		t.Error("the README has no signflip-vs-deadband example with its output")
 	}
 	if *update {
-		if err := os.WriteFile("README.md", []byte(strings.Join(blocks, "```")), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		blocks.write(t)
 	}
 }

@@ -179,7 +179,7 @@ func decodeJSON(t *testing.T, b []byte, what string) any {
 // run --json (with and without a scenario), ab/sweep/merge --json, every
 // line of --jsonl and of a shard, a shard's header — validates against the schema in docs/,
 // names its schema version, scenario and full parameter set; the schema
-// lists exactly the batch metrics and docs/json-schema.md explains them.
+// lists exactly the batch metrics and docs/reference/json.md explains them.
 func TestOutputsFollowTheJSONSchema(t *testing.T) {
 	s := loadSchema(t)
 	dir := t.TempDir()
@@ -271,13 +271,13 @@ func TestOutputsFollowTheJSONSchema(t *testing.T) {
 	if got := asList(s.def("metrics")["required"]); !slices.Equal(got, names) {
 		t.Errorf("the schema's metrics %v, the batch's %v", got, names)
 	}
-	doc, err := os.ReadFile("../../docs/json-schema.md")
+	doc, err := os.ReadFile("../../docs/reference/json.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range append(names, "schema", "batch_hash", "params", "run_line", "change_pct", fmt.Sprintf("schema %d", batch.Schema)) {
 		if !strings.Contains(string(doc), "`"+n+"`") && !strings.Contains(string(doc), n) {
-			t.Errorf("docs/json-schema.md does not explain %q", n)
+			t.Errorf("docs/reference/json.md does not explain %q", n)
 		}
 	}
 }
