@@ -236,6 +236,13 @@ func checkConfigured(t *testing.T, path string, n int) {
 	}
 }
 
+// addedErrors is the count of packets whose sampling error (∝ 1/√count)
+// is the sum of the errors of estimates from a and b packets.
+func addedErrors(a, b int) int {
+	e := 1/math.Sqrt(float64(a)) + 1/math.Sqrt(float64(b))
+	return int(1 / (e * e))
+}
+
 // hostLateness is, per direction, the least and the most (ms) by which a
 // packet of the recording was held longer than its link scheduled: what a
 // busy host added to the relay's timers.
@@ -333,7 +340,10 @@ func TestFitRoundTripFromTheProxy(t *testing.T) {
 			t.Fatalf("lab run --scenario %s: %s", scheduled, stderr)
 		}
 		again, _ := fitTo("again", packets)
-		checkConfigured(t, again, 3000) // about 20 packets a second each way
+		// The run reproduces the scheduled fit, itself n packets' estimate
+		// of the configured link: the two sampling errors add (a tolerance
+		// of 5σ/√3000 alone failed when the scheduled fit sat 1.2 ms off).
+		checkConfigured(t, again, addedErrors(n, 3000)) // about 20 packets a second each way
 		// What the packets took: the link's delays and the host's lateness.
 		// Each packet's measured delay is its scheduled one plus what the
 		// host added (the recording holds both), so a fitted latency, a
