@@ -12,6 +12,7 @@ import (
 	"jitterlab/detmath"
 	"jitterlab/metrics"
 	"jitterlab/motion"
+	"jitterlab/sim"
 )
 
 // CardThresholds are the report card's thresholds (docs/explanation/report-card.md).
@@ -535,7 +536,7 @@ func (c *ReportCard) UnmarshalJSON(b []byte) error {
 func (s *Session) cardFrame(st *client.FrameStats, prev motion.Pose, snaps uint64) {
 	v := s.cl.Visible()
 	move := s.cfg.Client.Tuning.MoveSpeed
-	s.card.Frame(&CardFrame{Dt: seconds(st.Dt), X: v.X, Y: v.Y, Rot: v.Rot, PrevX: prev.X, PrevY: prev.Y, PrevRot: prev.Rot,
+	s.card.Frame(&CardFrame{Dt: sim.Seconds(st.Dt), X: v.X, Y: v.Y, Rot: v.Rot, PrevX: prev.X, PrevY: prev.Y, PrevRot: prev.Rot,
 		Throttle: s.cl.Input().Throttle, MoveSpeed: move, PredSpeed: float64(abs(s.inputs.sentThrottle) * move),
 		VisibleErrM: st.VisibleErrM, CorrectionM: st.CorrectionM, Reconciled: st.Reconciled, Snapped: s.cl.Counters().Snaps > snaps})
 }

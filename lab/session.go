@@ -240,7 +240,7 @@ func (s *Session) Reset(cfg Config, every time.Duration) error {
 	if msgs == nil {
 		msgs, free = make([]wire, 0, 256), make([]int32, 0, 256)
 	}
-	*s = Session{cfg: cfg, initial: cfg, every: every, everyS: seconds(every), q: q, msgs: msgs, free: free, earlier: earlier, pending: pending, up: up, down: down,
+	*s = Session{cfg: cfg, initial: cfg, every: every, everyS: sim.Seconds(every), q: q, msgs: msgs, free: free, earlier: earlier, pending: pending, up: up, down: down,
 		corr: hists[0], rtt: hists[1], upOWD: hists[2], downOWD: hists[3], upJit: hists[4], downJt: hists[5],
 		cWander: sim.NewRand(cfg.Seed, "client.clock"), sWander: sim.NewRand(cfg.Seed, "server.clock"),
 	}
@@ -504,7 +504,7 @@ func (s *Session) frame() {
 		s.warm, s.warmFrom = true, s.now.Add(WarmUp)
 	}
 	if s.warm && s.now >= s.warmFrom && st.Dt > 0 {
-		dt := seconds(st.Dt)
+		dt := sim.Seconds(st.Dt)
 		// st.VisibleErrM goes to s.visErr through the card (cardFrame).
 		s.visDist += moved
 		s.visTime += dt
@@ -686,9 +686,6 @@ func meanMs(sum time.Duration, n int) float64 {
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }
 
-// seconds is sim.Seconds.
-func seconds(d time.Duration) float64 { return sim.Seconds(d) }
-
 func (s *Session) takeSample() {
 	if s.warm && s.now >= s.warmFrom {
 		if j := s.upJ.Ms(); !math.IsNaN(j) {
@@ -719,7 +716,7 @@ func (s *Session) fillSample() {
 		ClientTick:      s.cl.Tick(),
 		AckTick:         s.cl.AckTick(),
 		TickOffset:      s.cl.Offset(),
-		SendIntervalS:   seconds(s.cl.SendInterval()),
+		SendIntervalS:   sim.Seconds(s.cl.SendInterval()),
 		PendingInputs:   len(s.cl.Pending()),
 		RTTMs:           meanMs(s.winRTT, s.winRTTN),
 		UpOWDMs:         meanMs(s.winUp, s.winUpN),
