@@ -13,6 +13,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"jitterlab/internal/testmem"
 	"jitterlab/internal/testtool"
 )
 
@@ -45,7 +46,7 @@ func TestHostileTOMLIsRefusedInBoundedMemory(t *testing.T) {
 		// address space, so a regression fails with "out of memory"
 		// instead of swapping the machine.
 		sh := testtool.Need(t, "sh", "dash")
-		cmd := exec.Command(sh, "-c", `ulimit -v 2097152 && exec "$0" -test.run='^TestHostileTOMLIsRefusedInBoundedMemory$' -test.v`, os.Args[0])
+		cmd := exec.Command(sh, "-c", `ulimit -v "$1" && exec "$0" -test.run='^TestHostileTOMLIsRefusedInBoundedMemory$' -test.v`, os.Args[0], testmem.UlimitV(2<<30))
 		cmd.Env = append(os.Environ(), "JITTERLAB_MEMORY_LIMITED=1")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("under a 2 GB limit: %v\n%.4000s", err, out)

@@ -29,7 +29,7 @@ func labLimited(t *testing.T, stdin string, args ...string) (code int, stderr st
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", append([]string{"-c", `ulimit -v 2097152 && exec "$0" "$@"`, os.Args[0]}, args...)...)
+	cmd := exec.CommandContext(ctx, "sh", append([]string{"-c", `ulimit -v "$1" && shift && exec "$0" "$@"`, os.Args[0], testmem.UlimitV(2 << 30)}, args...)...)
 	peak := filepath.Join(t.TempDir(), "peak-rss")
 	cmd.Env = append(os.Environ(), "JITTERLAB_LAB_MAIN=1", testmem.PeakRSSEnv(peak))
 	if stdin != "" {

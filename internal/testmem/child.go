@@ -16,7 +16,10 @@ const childEnv = "JITTERLAB_TESTMEM_CHILD"
 // addressSpace bytes of virtual memory (ulimit -v), so a regression fails
 // with "out of memory" instead of swapping the machine, and fails t when
 // the child fails or its peak resident set (RSS, what the machine really
-// gave it, the test binary's own few megabytes included) passes maxRSS.
+// gave it, the test binary's own few megabytes included) passes maxRSS
+// (times [RaceFactor] under the race detector, which cannot start under an
+// address-space limit at all: there the child runs without one, see
+// [UlimitV]).
 // It returns true in the child, where the test's body runs, and false in
 // the parent, which returns at once:
 //
@@ -34,8 +37,9 @@ func InChild(t testing.TB, addressSpace, maxRSS uint64) bool {
 		t.Skip("needs sh to limit a child process's memory:", err)
 	}
 	run := "^" + t.Name() + "$"
+	maxRSS *= RaceFactor
 	cmd := exec.Command(sh, "-c", `ulimit -v "$1" && exec "$0" -test.run="$2" -test.v`,
-		os.Args[0], strconv.FormatUint(addressSpace>>10, 10), run)
+		os.Args[0], UlimitV(addressSpace), run)
 	cmd.Env = append(os.Environ(), childEnv+"="+t.Name())
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -51,6 +55,17 @@ func InChild(t testing.TB, addressSpace, maxRSS uint64) bool {
 		t.Errorf("peak RSS of the child process %.1f MB; the bound is %.1f MB\n%.2000s", float64(rss)/(1<<20), float64(maxRSS)/(1<<20), out)
 	}
 	return false
+}
+
+// UlimitV is the argument to the shell's 'ulimit -v' that limits a child
+// process to addressSpace bytes of virtual memory: the size in KiB, or
+// "unlimited" when this test binary was built with the race detector,
+// whose shadow memory needs terabytes of address space to start.
+func UlimitV(addressSpace uint64) string {
+	if raceEnabled {
+		return "unlimited"
+	}
+	return strconv.FormatUint(addressSpace>>10, 10)
 }
 
 // peakMarker starts the line on which the child reports its peak RSS.
