@@ -13,9 +13,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"jitterlab/internal/testtool"
 	"jitterlab/lab"
 	"jitterlab/sim"
 	"jitterlab/stats"
@@ -54,8 +56,64 @@ func options(t testing.TB, name string, sets ...string) Options {
 	return o
 }
 
+// run runs the diagnosis o describes, once per test binary: tests that ask
+// for the same diagnosis (the same configuration, scenario, overrides,
+// seeds, metric and ensemble; the number of workers does not change the
+// result, TestSameSeedsSameBytes checks it without this cache) share one
+// result, which they only read. A diagnosis with a progress callback or a
+// cancel channel always runs.
 func run(t testing.TB, o Options) *Result {
 	t.Helper()
+	if o.Progress != nil || o.Cancel != nil {
+		return runUncached(t, o)
+	}
+	notCostlyUnderRace(t, o)
+	var sc any
+	if o.Scenario != nil {
+		sc = *o.Scenario
+	}
+	key := fmt.Sprintf("%#v|%#v|%q|%q|%v|%q|%v|%q", o.Base, sc, o.Name, o.Overrides, o.Seeds, o.Metric, o.Offsets, o.Inputs)
+	e, _ := runs.LoadOrStore(key, &cachedRun{})
+	c := e.(*cachedRun)
+	c.once.Do(func() { c.r, c.err = Run(o) })
+	if c.err != nil {
+		t.Fatal(c.err)
+	}
+	return c.r
+}
+
+var runs sync.Map // key → *cachedRun
+
+// notCostlyUnderRace skips, under the race detector only, a test whose
+// diagnosis runs more than 1,000 session-seconds per arm (3 seeds × 20 s on
+// every cell of the ensemble is 720): the detector slows the model twenty-
+// fold, and has nothing in the larger diagnoses to check that the smaller
+// ones (two workers each) do not exercise.
+func notCostlyUnderRace(t testing.TB, o Options) {
+	t.Helper()
+	cells := len(o.Offsets)
+	if o.Offsets == nil {
+		cells = len(DefaultOffsets(o.Base.Server.Tick))
+	}
+	if o.Inputs == nil {
+		cells *= len(DefaultInputs(o.Base.Script))
+	} else {
+		cells *= len(o.Inputs)
+	}
+	if cost := time.Duration(len(o.Seeds)*cells) * o.Base.Duration; cost > 1000*time.Second {
+		testtool.NotUnderRace(t, fmt.Sprintf("a diagnosis of %d seeds × %d cells × %v per arm", len(o.Seeds), cells, o.Base.Duration))
+	}
+}
+
+type cachedRun struct {
+	once sync.Once
+	r    *Result
+	err  error
+}
+
+func runUncached(t testing.TB, o Options) *Result {
+	t.Helper()
+	notCostlyUnderRace(t, o)
 	r, err := Run(o)
 	if err != nil {
 		t.Fatal(err)
@@ -167,18 +225,32 @@ func TestSameSeedsSameBytes(t *testing.T) {
 	}{{"jitter-fix", 6, 30 * time.Second}, {"mobile-4g", 20, 2 * time.Minute}, {"latency-spike", 6, 40 * time.Second}} {
 		o := options(t, c.name)
 		o.Seeds, o.Base.Duration = o.Seeds[:c.seeds], c.dur
+		// The first is the run other tests share (two workers); it runs
+		// again in this process with one worker and with three: sessions
+		// reset and reused differently, the same bytes.
+		workers := []int{2, 1, 3}
+		if c.seeds == 20 {
+			workers = workers[:2] // mobile-4g's full diagnosis: once more is enough
+		}
 		var outs []string
-		for _, w := range []int{1, 3, 1} {
+		for _, w := range workers {
 			o.Workers = w
-			r := run(t, o)
+			var r *Result
+			if w == 2 {
+				r = run(t, o)
+			} else {
+				r = runUncached(t, o)
+			}
 			var j bytes.Buffer
 			if err := r.WriteJSON(&j); err != nil {
 				t.Fatal(err)
 			}
 			outs = append(outs, text(t, r)+j.String())
 		}
-		if outs[0] != outs[1] || outs[0] != outs[2] {
-			t.Fatalf("%s: the same seeds gave different output", c.name)
+		for i := range outs {
+			if outs[i] != outs[0] {
+				t.Fatalf("%s: the same seeds gave different output with %d workers and with %d", c.name, workers[0], workers[i])
+			}
 		}
 		if c.name == "mobile-4g" && !strings.Contains(outs[0], `"beats_reference_and_parts"`) {
 			t.Errorf("mobile-4g tried no pair: the case is gone")

@@ -3,14 +3,17 @@ package report
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"jitterlab/diagnose"
+	"jitterlab/internal/testtool"
 	"jitterlab/lab"
 )
 
@@ -316,23 +319,45 @@ func TestCombinationStepsAsTheText(t *testing.T) {
 
 // builtin is lab diagnose --scenario name --metric metric (name a built-in
 // scenario or a TOML file).
+// builtin diagnoses a scenario as lab diagnose does by default (20 seeds ×
+// 2 min over the whole ensemble), once per test binary for the same
+// arguments: the tests only read the result.
 func builtin(t *testing.T, name, metric string, sets ...string) *diagnose.Result {
 	t.Helper()
+	testtool.NotUnderRace(t, "a default diagnosis: 20 seeds × 2 min × 12 cells per arm")
+	e, _ := builtins.LoadOrStore(fmt.Sprintf("%q %q %q", name, metric, sets), &builtinRun{})
+	b := e.(*builtinRun)
+	b.once.Do(func() { b.r, b.err = diagnoseBuiltin(name, metric, sets...) })
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.r
+}
+
+var builtins sync.Map // arguments → *builtinRun
+
+type builtinRun struct {
+	once sync.Once
+	r    *diagnose.Result
+	err  error
+}
+
+func diagnoseBuiltin(name, metric string, sets ...string) (*diagnose.Result, error) {
 	cfg := lab.DefaultConfig()
 	sc, err := lab.LoadScenario(name)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	if err := lab.ApplyScenario(&cfg, sc); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	for _, s := range sets {
 		k, v, err := lab.ParseAssignment(s)
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		if err := lab.Set(&cfg, k, v); err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 	}
 	cfg.Duration = 2 * time.Minute
@@ -340,11 +365,7 @@ func builtin(t *testing.T, name, metric string, sets ...string) *diagnose.Result
 	for s := uint64(1); s <= 20; s++ {
 		seeds = append(seeds, s)
 	}
-	r, err := diagnose.Run(diagnose.Options{Base: cfg, Scenario: sc, Name: name, Overrides: sets, Seeds: seeds, Workers: 2, Version: "test", Metric: metric})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return diagnose.Run(diagnose.Options{Base: cfg, Scenario: sc, Name: name, Overrides: sets, Seeds: seeds, Workers: 2, Version: "test", Metric: metric})
 }
 
 // With nothing recommended the timelines show the reference alone, and

@@ -7,12 +7,14 @@ import (
 	"testing"
 
 	"jitterlab/batch"
+	"jitterlab/internal/testtool"
 )
 
 // QA 4: one set of metric names. diagnose names every report-card figure
 // as ab and sweep do (judder_mps, visible_lag_p99_ms, …): in its --metric,
 // its JSON (which follows the schema in docs/) and the tables of its text.
 func TestDiagnoseNamesMetricsAsAbAndSweep(t *testing.T) {
+	testtool.NotUnderRace(t, "default diagnoses, ab and sweep runs: one goroutine's arithmetic each")
 	t.Parallel() // long and independent of the others
 	code, out, errOut := runLab(t, "ab", "--duration", "3s", "--seeds", "1-2", "--b", "server.inputs=queue", "--json")
 	if code != 0 {

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"jitterlab/internal/testtool"
 )
 
 // readmeExample is a command the documentation shows and the output under
@@ -214,6 +216,7 @@ func maskWallTime(s string) string { return wallTime.ReplaceAllString(s, "…") 
 // time; the signflip-vs-deadband example shows a difference between its
 // variants. With -update the README's outputs are rewritten.
 func TestREADMEOutputsReproduce(t *testing.T) {
+	testtool.NotUnderRace(t, "the docs' outputs, each one lab command's arithmetic (three default diagnoses among them)")
 	blocks, examples := readmeExamples(t, "run", "ab", "sweep", "replay", "diagnose")
 	if len(examples) < 5 {
 		t.Fatalf("the README shows %d examples with output; want at least 5", len(examples))

@@ -35,3 +35,16 @@ func Need(t testing.TB, name, pkg string) string {
 	}
 	return path
 }
+
+// NotUnderRace skips t when the test binary was built with the race
+// detector, saying why. It is for a test whose work is one goroutine's
+// arithmetic (a full diagnosis over its ensemble, the README's outputs
+// reproduced): the race detector slows it ten-fold and has nothing in it
+// to check. CI runs such a test in its plain 'go test ./...' step, so it
+// is skipped only in the race step, never in CI as a whole.
+func NotUnderRace(t testing.TB, why string) {
+	t.Helper()
+	if Race {
+		t.Skipf("not under the race detector: %s (.ci/run runs it in its plain go test ./... step)", why)
+	}
+}
