@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"jitterlab/lab"
 	"jitterlab/stats"
 )
 
@@ -93,5 +94,65 @@ func TestRankTiesAsShownGoToTheTieBreak(t *testing.T) {
 	buffer.Primary = diff(-0.340)
 	if d.rank(buffer, queue) >= 0 {
 		t.Errorf("rank(buffer -0.340, queue -0.336) = %d, want the buffer first", d.rank(buffer, queue))
+	}
+}
+
+// Two changes that help only together, stated by hand: each alone adds 5 %
+// judder, and together they take half of it away, in every cell. Neither
+// single meets the bar, so no greedy path starts with either; the pair is
+// one the search always tries (a prerequisite: dilation steers by the
+// buffer; known to act together: the accumulator's grid and the
+// proportional corrector), beats the reference and each part, holds in
+// every cell, and is what diagnose recommends.
+func TestSearchFindsAPairThatHelpsOnlyTogether(t *testing.T) {
+	for _, pair := range [][2]string{
+		{"server.inputs=buffer", "client.corrector=dilation"},
+		{"client.sender=accumulator", "client.corrector=proportional"},
+	} {
+		t.Run(pair[0]+"+"+pair[1], func(t *testing.T) { findsThePair(t, pair[0], pair[1]) })
+	}
+}
+
+func findsThePair(t *testing.T, a, b string) {
+	o := options(t, "")
+	o.Seeds, o.Base.Duration = o.Seeds[:8], 10*time.Second
+	o.Offsets, o.Inputs = []time.Duration{0, 25 * time.Millisecond}, []string{"steady", "stopgo"}
+	o.evaluate = func(cell Cell, sets []string, seed uint64) lab.Summary {
+		// A judder that varies by seed and cell, the same for every arm
+		// but for what a and b do.
+		judder := 0.40 + 0.01*float64(seed%5) + float64(cell.Offset.Milliseconds())/1000
+		switch hasA, hasB := slices.Contains(sets, a), slices.Contains(sets, b); {
+		case hasA && hasB:
+			judder *= 0.5
+		case hasA || hasB:
+			judder *= 1.05
+		}
+		var s lab.Summary
+		s.Seed = seed
+		s.Card.JudderMPS = judder
+		s.Card.ProgressDeficitMPS = 0.01
+		s.Card.ProgressDeficitPct = 0.5
+		return s
+	}
+	r, err := Run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, set := range []string{a, b} {
+		i := slices.IndexFunc(r.Changes, func(c Change) bool { return c.Set == set })
+		if i < 0 || r.Changes[i].improves() {
+			t.Fatalf("%s alone: tried %v, improves %v; this test is about changes that help only together", set, i >= 0, i >= 0 && r.Changes[i].improves())
+		}
+	}
+	j := slices.IndexFunc(r.Pairs, func(p Pair) bool { return comboKey(p.Sets) == comboKey([]string{a, b}) })
+	if j < 0 || !r.Pairs[j].Beats {
+		t.Fatalf("the pair %s + %s: tried %v, beats its parts %v", a, b, j >= 0, j >= 0 && r.Pairs[j].Beats)
+	}
+	if comboKey(r.Recommended) != comboKey([]string{a, b}) {
+		t.Errorf("recommended %v, want the pair %s + %s", r.Recommended, a, b)
+	}
+	out := strings.Join(strings.Fields(text(t, r)), " ")
+	if !strings.Contains(out, a) || !strings.Contains(out, b) || !strings.Contains(out, "judder -") {
+		t.Errorf("the text does not recommend the pair with its judder:\n%s", out)
 	}
 }
