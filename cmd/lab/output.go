@@ -62,14 +62,13 @@ func openOutput(path string, stdout io.Writer, mode outputMode) (*output, error)
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real // replace the file a link points to, not the link
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	f, err := createTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		if pe, ok := err.(*os.PathError); ok {
 			err = pe.Err // the temporary name would only confuse
 		}
 		return nil, fmt.Errorf("cannot write %s: %w", path, err)
 	}
-	trackTemp(f.Name())
 	perm := os.FileMode(0o644)
 	if st != nil {
 		perm = st.Mode().Perm()
@@ -96,13 +95,25 @@ var temps = struct {
 // ending are the signals that end a command.
 var ending = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 
-// trackTemp notes path, and from the first one on watches for a signal
-// that ends the command: it removes the files noted, then dies of the
-// signal as it would have (exit status 128 + n).
-func trackTemp(path string) {
+// createTemp creates a temporary file as os.CreateTemp does and notes it.
+// From the first one on it watches for a signal that ends the command: it
+// removes the files noted, then dies of the signal as it would have (exit
+// status 128 + n). The watch starts before the file exists, and the file
+// is created and noted under the lock the watch takes: a signal in
+// between (a Ctrl-C the moment the file appears) still removes it.
+func createTemp(dir, pattern string) (*os.File, error) {
 	temps.Lock()
 	defer temps.Unlock()
-	temps.files[path] = true
+	watchTemps()
+	f, err := os.CreateTemp(dir, pattern)
+	if err == nil {
+		temps.files[f.Name()] = true
+	}
+	return f, err
+}
+
+// watchTemps starts the watch for an ending signal, once; temps is locked.
+func watchTemps() {
 	if temps.watching {
 		return
 	}
