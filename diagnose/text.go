@@ -304,7 +304,7 @@ func (r *Result) shortfall(c Change) string {
 // what a single change, a pair and a step of the search are measured.
 func (r *Result) Bar() string {
 	return fmt.Sprintf("the bar: a change is taken when it makes %s or %s significantly better and neither significantly worse, "+
-		"keeps each cost within its allowance (%s, the mean difference as shown) and makes no other figure significantly worse; "+
+		"keeps each cost within its allowance (%s, the mean difference as shown, when significant) and makes no other figure significantly worse; "+
 		"the same for a single change (against the reference), a pair (against the reference and against each part alone) and a "+
 		"step of the search (against the combination before it, and the combination it makes against the reference)",
 		r.metric.Label, r.tie.Label, AllowanceText())
