@@ -27,7 +27,7 @@ func with(old, new string) string { return strings.Replace(frameJSON, old, new, 
 func TestDecodeAccepts(t *testing.T) {
 	cases := []struct {
 		name, in string
-		want Datagram
+		want     Datagram
 	}{
 		{"a frame", frameJSON, Datagram{Kind: KindFrame, Frame: frameWant}},
 		{"a tick", tickJSON, Datagram{Kind: KindTick, Tick: tickWant}},
