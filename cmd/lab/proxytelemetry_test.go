@@ -1,0 +1,85 @@
+package main
+
+import (
+	"net"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"jitterlab/telemetry"
+)
+
+// lab proxy --telemetry (issue 25.1): the proxy says where it listens, each
+// class of refusal once on standard error, and its closing summary counts
+// the frames and server ticks decoded and the datagrams refused, by class.
+func TestProxyTelemetryCountsFramesTicksAndRefusals(t *testing.T) {
+	tel := loopback(freePort(t))
+	type result struct {
+		code     int
+		out, err string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, out, errOut := runLab(t, "proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", "--telemetry", tel, "--duration", "1s", "--every", "1s")
+		done <- result{code, out, errOut}
+	}()
+	frame, err := telemetry.AppendFrame(nil, &telemetry.Frame{TS: 1, Frame: 2, SendIntervalS: 0.02})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tick, err := telemetry.AppendTick(nil, &telemetry.Tick{TS: 1, Tick: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sends := [][]byte{frame, tick, []byte("{not json"), make([]byte, telemetry.MaxSize+1)}
+	conn, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	to, _ := net.ResolveUDPAddr("udp", tel)
+	var res result
+	for sent := false; !sent; { // every 5 ms until the proxy ends (some before it listens are lost)
+		for _, b := range sends {
+			conn.WriteToUDP(b, to)
+		}
+		select {
+		case res = <-done:
+			sent = true
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.err)
+	}
+	if !strings.Contains(res.out, "telemetry on "+tel+": send the game's frames there") {
+		t.Errorf("no telemetry address:\n%s", res.out)
+	}
+	m := regexp.MustCompile(`\ntelemetry on ` + regexp.QuoteMeta(tel) + `: (\d+) frames and (\d+) server ticks decoded; (\d+) datagrams refused: (\d+) too long, (\d+) not JSON\n`).FindStringSubmatch(res.out)
+	if m == nil {
+		t.Fatalf("no telemetry summary:\n%s", res.out)
+	}
+	n := make([]int, 5)
+	for i := range n {
+		n[i], _ = strconv.Atoi(m[i+1])
+	}
+	frames, ticks, refused, long, notJSON := n[0], n[1], n[2], n[3], n[4]
+	if frames < 10 || refused != long+notJSON {
+		t.Errorf("frames %d, refused %d = %d + %d?\n%s", frames, refused, long, notJSON, res.out)
+	}
+	for _, k := range []int{ticks, long, notJSON} { // the four sent in turn: each count within one of the others
+		if k < frames-1 || k > frames+1 {
+			t.Errorf("frames %d, ticks %d, too long %d, not JSON %d: sent as many of each", frames, ticks, long, notJSON)
+		}
+	}
+	for _, class := range []string{"(too long)", "(not JSON)"} {
+		if c := strings.Count(res.err, "telemetry: a datagram refused "+class); c != 1 {
+			t.Errorf("%s reported %d times:\n%s", class, c, res.err)
+		}
+	}
+	if code, _, errOut := runLab(t, "proxy", "--to", "127.0.0.1:9", "--telemetry", "7790", "--duration", "1s"); code != 2 || !strings.Contains(errOut, `--telemetry "7790": want host:port`) {
+		t.Errorf("--telemetry 7790: exit %d, %q", code, errOut)
+	}
+}
