@@ -104,7 +104,7 @@ var fields = []field{
 	{"predicted_y_m", KindFrame, false, -maxPos, maxPos, "where the client's prediction has the tank, y"},
 	{"predicted_rot_deg", KindFrame, false, -maxRot, maxRot, "the predicted heading"},
 	{"tick_offset", KindFrame, true, -maxDiff, maxDiff, "server tick seen − client tick, as the client's corrector reads it"},
-	{"send_interval_s", KindFrame, false, 0, 60, "the interval the client sends inputs at now"},
+	{"send_interval_s", KindFrame, false, 0, 60, "the interval the client sends inputs at now, seconds"},
 	{"ack_tick", KindFrame, true, 0, math.MaxUint32, "the last tick the server acknowledged"},
 	{"pending_inputs", KindFrame, true, 0, maxDiff, "inputs sent and not yet acknowledged"},
 
