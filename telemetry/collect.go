@@ -25,7 +25,7 @@ type Counts struct {
 }
 
 // Total is every datagram counted.
-func (c *Counts) Total() uint64 {
+func (c Counts) Total() uint64 {
 	n := c.Frames + c.Ticks
 	for _, r := range c.Refused {
 		n += r
@@ -34,7 +34,7 @@ func (c *Counts) Total() uint64 {
 }
 
 // RefusedTotal is every datagram refused, whatever the class.
-func (c *Counts) RefusedTotal() uint64 { return c.Total() - c.Frames - c.Ticks }
+func (c Counts) RefusedTotal() uint64 { return c.Total() - c.Frames - c.Ticks }
 
 // Received is a decoded datagram and when it arrived.
 type Received[T any] struct {
@@ -145,7 +145,7 @@ func (c *Collector) Ticks(dst []Received[Tick]) []Received[Tick] { return c.tick
 // Summary is the account in one line: "120 frames and 0 server ticks
 // decoded; 3 datagrams refused: 2 not JSON, 1 too long" (classes in
 // Class order, only those seen).
-func (c *Counts) Summary() string {
+func (c Counts) Summary() string {
 	s := fmt.Sprintf("%d %s and %d server %s decoded", c.Frames, plural(c.Frames, "frame"), c.Ticks, plural(c.Ticks, "tick"))
 	n := c.RefusedTotal()
 	if n == 0 {
