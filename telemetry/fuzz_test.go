@@ -21,6 +21,9 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(with(`"turn":-0.25`, `"turn":NaN`)))
 	f.Add([]byte(with(`"frame":740`, `"frame":1e3`)))
 	f.Add([]byte(strings.Repeat("[", 100)))
+	for _, bad := range badOfEachClass {
+		f.Add([]byte(bad))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var d Datagram
 		err := Decode(data, &d)

@@ -31,6 +31,15 @@ func TestReferenceNamesEveryFieldAndClass(t *testing.T) {
 			t.Errorf("no row for the class %q", c)
 		}
 	}
+	// The examples are what the code prints.
+	var c Counts
+	c.Frames, c.Ticks, c.Refused[ClassNotFinite] = 8640, 7680, 1
+	refusal := Decode([]byte(with(`"visible_x_m":3.5`, `"visible_x_m":NaN`)), new(Datagram)).(*Error)
+	for _, s := range []string{c.Summary() + "\n", "(not finite), counted from now on: " + refusal.Msg + "\n", frameJSON + "\n", tickJSON + "\n"} {
+		if !strings.Contains(page, s) {
+			t.Errorf("the page's example is not what the code prints: %s", s)
+		}
+	}
 	for _, s := range []string{"at most 1200 bytes", `"v":1`, "5,000 datagrams a second", "bursts of 1,000", "4,096"} {
 		if !strings.Contains(page, s) {
 			t.Errorf("the page does not say %q", s)
