@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 
@@ -143,11 +144,20 @@ func TestDecodeAllocations(t *testing.T) {
 			t.Errorf("%d allocations decoding %s", int(n), in)
 		}
 	}
-	refuse := func(size int) float64 {
-		bad := []byte(with(`"throttle":1`, `"throttle":"`+strings.Repeat("9", size)+`"`))
-		return testing.AllocsPerRun(100, func() { Decode(bad, &d) })
+	// The error quotes at most 40 bytes of the value: refusing a value of
+	// 1,000 bytes allocates no more than one of 50, and less than the value.
+	refuse := func(size int) (allocs, bytes float64) {
+		bad := []byte(strings.Replace(tickJSON, `"depth":2`, `"depth":"`+strings.Repeat("9", size)+`"`, 1))
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		allocs = testing.AllocsPerRun(100, func() { Decode(bad, &d) })
+		runtime.ReadMemStats(&after)
+		return allocs, float64(after.TotalAlloc-before.TotalAlloc) / 101
 	}
-	if short, long := refuse(50), refuse(800); short != long || long > 16 {
-		t.Errorf("refusing a value of 50 bytes: %v allocations, of 800: %v (want the same, at most 16)", short, long)
+	shortAllocs, shortBytes := refuse(50)
+	longAllocs, longBytes := refuse(1000)
+	if longAllocs > 16 || longBytes >= 1000 || longBytes > shortBytes+100 {
+		t.Errorf("refusing a value of 50 bytes: %v allocations, %.0f bytes; of 1,000: %v, %.0f (want at most 16, and fewer bytes than the value)",
+			shortAllocs, shortBytes, longAllocs, longBytes)
 	}
 }
