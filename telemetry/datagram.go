@@ -119,13 +119,26 @@ var fields = []field{
 // maxFields bounds the fields of one kind (the decoder's arrays).
 const maxFields = 16
 
+// frameFields and tickFields are the fields of each kind, in order.
+var frameFields, tickFields = byKind(KindFrame), byKind(KindTick)
+
+func byKind(k Kind) []field {
+	var fs []field
+	for _, f := range fields {
+		if f.kind == k {
+			fs = append(fs, f)
+		}
+	}
+	return fs
+}
+
 // kindFields are the fields of kind k, in order.
 func kindFields(k Kind) []field {
 	switch k {
 	case KindFrame:
-		return fields[:14]
+		return frameFields
 	case KindTick:
-		return fields[14:]
+		return tickFields
 	}
 	return nil
 }

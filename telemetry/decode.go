@@ -7,18 +7,29 @@ import (
 )
 
 // names are the keys the decoder knows: "v", "kind", then every field's
-// name once; nameIndex is the inverse.
-var names, nameIndex = func() ([]string, map[string]int) {
+// name once; nameIndex is the inverse, and fieldName[k][i] is the index of
+// the name of kind k's i-th field.
+var names, nameIndex, fieldName = func() ([]string, map[string]int, [3][]int) {
 	ns := []string{"v", "kind"}
-	idx := map[string]int{"v": 0, "kind": 1}
-	for _, f := range fields {
-		if _, ok := idx[f.name]; !ok {
-			idx[f.name] = len(ns)
-			ns = append(ns, f.name)
+	idx := map[string]int{"v": nameV, "kind": nameKind}
+	var byKind [3][]int
+	for _, k := range []Kind{KindFrame, KindTick} {
+		for _, f := range kindFields(k) {
+			if _, ok := idx[f.name]; !ok {
+				idx[f.name] = len(ns)
+				ns = append(ns, f.name)
+			}
+			byKind[k] = append(byKind[k], idx[f.name])
 		}
 	}
-	return ns, idx
+	return ns, idx, byKind
 }()
+
+// The indexes of "v" and "kind" in names.
+const (
+	nameV    = 0
+	nameKind = 1
+)
 
 // maxNames bounds the known keys (the decoder's array of spans).
 const maxNames = 32
@@ -50,14 +61,14 @@ func Decode(b []byte, d *Datagram) error {
 	if err := s.object(&spans); err != nil {
 		return err
 	}
-	v := spans[nameIndex["v"]]
+	v := spans[nameV]
 	switch raw := b[v.start:v.end]; {
 	case !v.set:
 		return errorf(ClassMissing, "v", `no "v": every datagram says its version, "v":%d`, Version)
 	case v.typ != '0' || string(raw) != strconv.Itoa(Version):
 		return errorf(ClassVersion, "v", `"v" %s: this lab reads version %d`, quote(raw), Version)
 	}
-	k := spans[nameIndex["kind"]]
+	k := spans[nameKind]
 	var kind Kind
 	switch raw := b[k.start:k.end]; {
 	case !k.set:
@@ -71,7 +82,7 @@ func Decode(b []byte, d *Datagram) error {
 	}
 	var vals values
 	for i, f := range kindFields(kind) {
-		sp := spans[nameIndex[f.name]]
+		sp := spans[fieldName[kind][i]]
 		if !sp.set {
 			return errorf(ClassMissing, f.name, "no %q: a %s datagram of version %d carries every one of its fields (docs/reference/telemetry.md)", f.name, kind, Version)
 		}
