@@ -59,6 +59,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&pcapPath, "pcap", "", "write the relayed datagrams to `FILE` as pcapng (both sides of the relay, fate as comment)")
 	window := &releaseWindowFlag{}
 	fs.Var(window, "release-window", "how late a copy may leave (never early) to share a wake-up with the next at high packet rates, a `duration` from 0 (off) up to "+proxy.MaxReleaseWindow.String()+"; 0 turns it off: more CPU, every copy as close to its time as the relay can (default "+proxy.DefaultReleaseWindow.String()+")")
+	telemetryAddr := telemetryFlag(fs)
 	fs.StringVar(&recordPath, "record", "", "record every relayed datagram to `FILE` (wall time in and out, fate, delay added; 'lab replay', 'export --packets' and 'plot' read it)")
 	// The proxy runs until interrupted unless --duration is given; the
 	// shared flag's default (a simulated minute) does not apply.
@@ -136,6 +137,11 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	tel, err := startTelemetry(*telemetryAddr, changeLog)
+	if err != nil {
+		return err
+	}
+	defer tel.stop(nil)
 	if capt, err := openProxyCaptures(pcapPath, recordPath, stdout, r.Addr(), target, cfg, o.name()); err != nil {
 		return err
 	} else if capt != nil {
@@ -185,6 +191,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "relaying %s → %s: up %s, down %s (seed %d); Ctrl-C stops\n",
 		addrText(listen, r.Addr()), addrText(target, r.Target()), linkText(&cfg, "up"), linkText(&cfg, "down"), cfg.Seed)
+	tel.printAddr(stdout)
 	for _, a := range cond.Flows() {
 		fc, own := cond.Config(a)
 		fmt.Fprintf(stdout, "client %v has its own links (%s): up %s, down %s\n", a, proxyctl.Describe(own), linkText(&fc, "up"), linkText(&fc, "down"))
@@ -233,6 +240,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		writeProxySummary(stdout, wall, r.Stats(), r.Errors())
 		writeProxyFlows(stdout, au, cond)
 		writeProxyAudit(stdout, au, periods.periods(au), window.inForce())
+		tel.stop(stdout)
 		note, cerr := captures.stop(time.Since(bound), r.Stats())
 		if note != "" {
 			fmt.Fprintf(stderr, "lab proxy: %s\n", note)
@@ -274,7 +282,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 			what = missedText(c.missed) + what
 		}
 		switch {
-		case c.by == "capture":
+		case c.by == "capture" || c.by == "telemetry":
 			fmt.Fprintf(stderr, "lab proxy: %s %s\n", stamp(c.at), strings.Replace(what, " — refused: ", ": ", 1))
 			return
 		case c.by == "API":
