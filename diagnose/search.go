@@ -147,13 +147,36 @@ func comboKey(sets []string) string {
 	return strings.Join(s, " ")
 }
 
+// pairsBeforeTheirParts moves each pair (a state of two changes: the
+// first round's pairs beat each part, by the metric or by paying back
+// what the part costs) ahead of the first of its parts that ranks above
+// it: a pair that beats a change is the better answer when both hold.
+func pairsBeforeTheirParts(cands []*state) []*state {
+	out := slices.Clone(cands)
+	for i := 0; i < len(out); i++ {
+		if len(out[i].combo) != 2 {
+			continue
+		}
+		for j := 0; j < i; j++ {
+			if len(out[j].combo) == 1 && slices.Contains(out[i].combo, out[j].combo[0]) {
+				p := out[i]
+				copy(out[j+1:i+1], out[j:i])
+				out[j] = p
+				break
+			}
+		}
+	}
+	return out
+}
+
 // search is the beam search for the recommendation: its first round is
 // every single change that meets the bar and every pair that beats the
 // reference and its parts; each round keeps the beamWidth best that hold
 // in every cell, and tries every other change on top of each; a change on
-// top must meet the bar against the combination it joins, and the
-// combination it makes must hold against the reference. The answer is
-// the best of the last round that kept any.
+// top must meet the bar against the combination it joins (or hold there
+// and pay back a figure the combination made worse: Change.repays), and
+// the combination it makes must hold against the reference. The answer
+// is the best of the last round that kept any.
 func (d *diag) search(r *Result) (*state, error) {
 	var cands []*state
 	for _, c := range r.Changes {
@@ -173,6 +196,7 @@ func (d *diag) search(r *Result) (*state, error) {
 		}
 	}
 	slices.SortStableFunc(cands, func(a, b *state) int { return d.better(r, a, b) })
+	cands = pairsBeforeTheirParts(cands)
 	beam, fragile, err := d.keep(r, cands)
 	if err != nil {
 		return nil, err
@@ -208,13 +232,14 @@ func (d *diag) search(r *Result) (*state, error) {
 				}
 			}
 			s.tried = d.changes(s.arm, mine)
+			onRef := compare(r.Reference, s.arm, "", d.primary, d.tie)
 			for _, c := range s.tried {
 				combo := append(slices.Clone(s.combo), c.Set)
-				if v := r.vsReference(c); !c.improves() || !v.holds() || seen[comboKey(combo)] {
+				if v := r.vsReference(c); !c.takenOn(onRef) || !v.holds() || seen[comboKey(combo)] {
 					continue
 				}
 				seen[comboKey(combo)] = true
-				steps := append(slices.Clone(s.steps), Step{On: slices.Clone(s.combo), Tried: s.tried, Taken: c.Set, Primary: c.arm.Stat(d.primary).Mean.Mean})
+				steps := append(slices.Clone(s.steps), Step{On: slices.Clone(s.combo), Tried: s.tried, Taken: c.Set, Primary: c.arm.Stat(d.primary).Mean.Mean, Repays: c.repays(onRef)})
 				children = append(children, &state{combo: combo, arm: c.arm, steps: steps})
 			}
 		}

@@ -156,3 +156,65 @@ func findsThePair(t *testing.T, a, b string) {
 		t.Errorf("the text does not recommend the pair with its judder:\n%s", out)
 	}
 }
+
+// A step may pay back a cost: the queue takes half the judder away and
+// makes the server apply inputs 140 ms later (other players' cost, which
+// the bar shows but does not charge); a second change does nothing
+// visible alone, and on top of the queue it brings that delay back to
+// +40 ms with the same judder. A search that takes a change only for the
+// metric or the tie-break stops at the queue; one that also takes a
+// change that pays back a figure the combination made significantly
+// worse, with nothing worse, finds both: as a known pair (the
+// proportional corrector keeps a queue short) and as a step of the beam
+// search (a change no list names, with an effect alone below the floor).
+// A change that pays back more of the delay but costs judder is not taken.
+func TestSearchTakesAStepThatPaysBackACost(t *testing.T) {
+	for _, c := range []struct{ name, partner, says string }{
+		{"a known pair", "client.corrector=proportional",
+			"against server.inputs=queue alone judder +0.000 ± 0.000 m/s, progress deficit +0.000 ± 0.000 m/s, and it pays back server input delay p50 -100.0 ± 0.0 ms;"},
+		{"a step of the search", "client.alpha_per=60hz", "+ client.alpha_per=60hz → judder_mps 0.210 (pays back server input delay p50 -100.0 ± 0.0 ms)"},
+	} {
+		t.Run(c.name, func(t *testing.T) { paysBack(t, c.partner, c.says) })
+	}
+}
+
+func paysBack(t *testing.T, partner, says string) {
+	const queue, signflip = "server.inputs=queue", "client.corrector=signflip"
+	o := options(t, "")
+	o.Seeds, o.Base.Duration = o.Seeds[:8], 10*time.Second
+	o.Offsets, o.Inputs = []time.Duration{0}, []string{"steady"}
+	o.evaluate = func(cell Cell, sets []string, seed uint64) lab.Summary {
+		judder := 0.40 + 0.01*float64(seed%5)
+		delay := 80 + float64(seed%3)
+		if slices.Contains(sets, partner) && partner != "client.corrector=proportional" {
+			judder += 0.0001 * float64(seed%2) // an effect alone, far below the floor
+		}
+		if slices.Contains(sets, queue) {
+			judder *= 0.5
+			delay += 140
+			if slices.Contains(sets, partner) {
+				delay -= 100
+			}
+			if slices.Contains(sets, signflip) {
+				delay -= 120
+				judder += 0.1
+			}
+		}
+		var s lab.Summary
+		s.Seed = seed
+		s.Card.JudderMPS = judder
+		s.Card.ServerInputDelayMs.P50 = delay
+		return s
+	}
+	r, err := Run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := strings.Join(strings.Fields(text(t, r)), " ")
+	if comboKey(r.Recommended) != comboKey([]string{queue, partner}) {
+		t.Fatalf("recommended %v, want %s + %s\n%s", r.Recommended, queue, partner, out)
+	}
+	if !strings.Contains(out, says) {
+		t.Errorf("the text does not say %q:\n%s", says, out)
+	}
+}

@@ -260,12 +260,13 @@ func (r *Result) PairLine(i int) string {
 			r.tie.Label, r.tie.Quantity(FormatDiff(c.TieBreak, r.tie.Prec)))
 	}
 	verdict := "it meets the bar against the reference and each part alone"
+	parts := [2]Change{r.single(p.Sets[0]), r.single(p.Sets[1])}
 	switch {
 	case !p.VsReference.improves():
 		verdict = "it does not meet the bar against the reference (" + r.shortfall(p.VsReference) + ")"
-	case !p.OnParts[0].improves():
+	case !p.OnParts[0].takenOn(parts[0]):
 		verdict = "it does not beat " + p.Sets[0] + " alone (" + r.shortfall(p.OnParts[0]) + ")"
-	case !p.OnParts[1].improves():
+	case !p.OnParts[1].takenOn(parts[1]):
 		verdict = "it does not beat " + p.Sets[1] + " alone (" + r.shortfall(p.OnParts[1]) + ")"
 	case len(r.Steps) > 0 && r.Steps[0].Pair && r.Steps[0].Taken == p.VsReference.Set:
 		verdict += ": taken"
@@ -274,8 +275,23 @@ func (r *Result) PairLine(i int) string {
 	default:
 		verdict += ", but the search found better"
 	}
+	on := func(i int) string {
+		s := both(p.OnParts[i])
+		if rp := p.OnParts[i].repays(parts[i]); len(rp) > 0 {
+			s += ", and it pays back " + strings.Join(rp, ", ")
+		}
+		return s
+	}
 	return fmt.Sprintf("%s + %s: against the reference %s; against %s alone %s; against %s alone %s: %s", p.Sets[0], p.Sets[1],
-		both(p.VsReference), p.Sets[0], both(p.OnParts[0]), p.Sets[1], both(p.OnParts[1]), verdict)
+		both(p.VsReference), p.Sets[0], on(0), p.Sets[1], on(1), verdict)
+}
+
+// single is the single change set on the reference.
+func (r *Result) single(set string) Change {
+	if i := slices.IndexFunc(r.Changes, func(c Change) bool { return c.Set == set }); i >= 0 {
+		return r.Changes[i]
+	}
+	return Change{}
 }
 
 // shortfall says why a change does not meet the bar (Change.improves):
@@ -306,7 +322,8 @@ func (r *Result) Bar() string {
 	return fmt.Sprintf("the bar: a change is taken when it makes %s or %s significantly better and neither significantly worse, "+
 		"keeps each cost within its allowance (%s, the mean difference as shown, when significant) and makes no other figure significantly worse; "+
 		"the same for a single change (against the reference), a pair (against the reference and against each part alone) and a "+
-		"step of the search (against the combination before it, and the combination it makes against the reference)",
+		"step of the search (against the combination before it, and the combination it makes against the reference); a pair or a step "+
+		"that holds and pays back a figure its part or the combination before it made significantly worse is taken too",
 		r.metric.Label, r.tie.Label, AllowanceText())
 }
 
@@ -362,7 +379,11 @@ func (r *Result) StepLine(s Step) string {
 			strings.Join(strings.Fields(s.Taken), " + "), r.metric.Name, strconv.FormatFloat(s.Primary, 'f', r.metric.Prec, 64), notRobust(s))
 	}
 	if s.Taken != "" {
-		return fmt.Sprintf("+ %s → %s %s%s", s.Taken, r.metric.Name, strconv.FormatFloat(s.Primary, 'f', r.metric.Prec, 64), notRobust(s))
+		repays := ""
+		if len(s.Repays) > 0 {
+			repays = " (pays back " + strings.Join(s.Repays, ", ") + ")"
+		}
+		return fmt.Sprintf("+ %s → %s %s%s%s", s.Taken, r.metric.Name, strconv.FormatFloat(s.Primary, 'f', r.metric.Prec, 64), repays, notRobust(s))
 	}
 	if len(s.NotRobust) > 0 {
 		return "no further change meets the bar in every cell of the ensemble" + notRobust(s)
