@@ -103,15 +103,27 @@ func findings(d *diag, r *Result, ms []mechanism) ([]Finding, error) {
 	return fs, nil
 }
 
-// rank orders findings: the main cause first. Problems first, then by what
-// each mechanism costs (most first), then by the change's tie-break.
+// rank orders findings: the main cause first. Problems first, then the
+// mechanisms with a measured effect (their cost or their change's
+// tie-break significant), then what changes nothing here; within each, by
+// what each mechanism costs (most first), then by the change's tie-break.
 func rank(fs []Finding) {
+	first := func(a, b bool) int {
+		switch {
+		case a == b:
+			return 0
+		case a:
+			return -1
+		}
+		return 1
+	}
+	effect := func(f Finding) bool { return f.Cost.Significant || f.FixTie.Significant }
 	slices.SortStableFunc(fs, func(a, b Finding) int {
-		if a.Problem != b.Problem {
-			if a.Problem {
-				return -1
-			}
-			return 1
+		if c := first(a.Problem, b.Problem); c != 0 {
+			return c
+		}
+		if c := first(effect(a), effect(b)); c != 0 {
+			return c
 		}
 		if c := cmpTol(b.Cost.Mean, a.Cost.Mean); c != 0 {
 			return c

@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"jitterlab/metrics"
 	"jitterlab/motion"
 	"jitterlab/sim"
+	"jitterlab/stats"
 )
 
 // Each rule states a mechanism; these tests prove the mechanism in the
@@ -270,5 +272,32 @@ func TestSmoothingPerFrameNamesTheTimeConstant(t *testing.T) {
 		return o
 	}()), "smoothing-per-frame"); ok {
 		t.Error("at the tuned 60 fps the smoothing is named")
+	}
+}
+
+// Findings rank the problems first, then the mechanisms with a measured
+// effect (jitter-fix at 30 fps: the frame rate's quantisation, whose
+// change takes 0.094 m/s off the progress deficit and adds judder), and
+// only then what changes nothing here (replay substeps, +0.000 ± 0.000):
+// that one ranked first there, above every mechanism with an effect,
+// because a cost of zero is more than a negative one.
+func TestFindingsThatChangeNothingRankLast(t *testing.T) {
+	diff := func(mean, half float64) stats.Diff {
+		return stats.Diff{Interval: stats.Interval{N: 20, Mean: mean, Half: half}, Significant: mean-half > 0 || mean+half < 0}
+	}
+	fs := []Finding{
+		{Rule: "substeps", Cost: diff(0, 0), FixTie: diff(0, 0)},
+		{Rule: "latest-wins-overwrite", Cost: diff(-0.009, 0.004), FixTie: diff(-0.039, 0.002)},
+		{Rule: "frame-sender-slow-clock", Cost: diff(-0.032, 0.016), FixTie: diff(-0.094, 0.067)},
+		{Rule: "problem", Problem: true, Cost: diff(0.05, 0.01)},
+	}
+	rank(fs)
+	var got []string
+	for _, f := range fs {
+		got = append(got, f.Rule)
+	}
+	want := []string{"problem", "latest-wins-overwrite", "frame-sender-slow-clock", "substeps"}
+	if !slices.Equal(got, want) {
+		t.Errorf("ranked %v, want %v", got, want)
 	}
 }
