@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -126,11 +127,12 @@ func Load(file string) (*Gate, error) {
 	return g, nil
 }
 
-// metricNamed is the figure of the table called name, or an error naming
+// metricNamed is the figure of the table, or the link counter
+// (LinkFigures), called name, or an error naming
 // the figures with a name near it or holding it.
 func metricNamed(name string) (batch.Metric, error) {
 	var names []string
-	for _, m := range batch.Metrics {
+	for _, m := range append(slices.Clone(batch.Metrics), LinkFigures...) {
 		if m.Name == name {
 			return m, nil
 		}

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -10,7 +11,7 @@ import (
 )
 
 // Figures are a gate's figures per seed, in the gate's seed order, by the
-// table's names ([batch.Metrics]).
+// table's names ([batch.Metrics]) and the link counters' ([LinkFigures]).
 type Figures map[string][]float64
 
 // RunGate runs g on each of its seeds, on up to workers goroutines, with
@@ -34,6 +35,19 @@ func RunGate(g *Gate, version string, workers int) (Figures, error) {
 			vs[i] = float64(runs[i].Metrics[m.Name])
 		}
 		out[m.Name] = vs
+	}
+	// The link's counters, from each run's summary as --json prints it.
+	for _, m := range LinkFigures {
+		out[m.Name] = make([]float64, len(runs))
+	}
+	for i := range runs {
+		var sum lab.Summary
+		if err := json.Unmarshal(runs[i].Summary, &sum); err != nil {
+			return nil, fmt.Errorf("seed %d: its summary: %v", runs[i].Seed, err)
+		}
+		for _, m := range LinkFigures {
+			out[m.Name][i] = m.Get(&sum)
+		}
 	}
 	return out, nil
 }
