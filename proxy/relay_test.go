@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"encoding/binary"
 	"net"
 	"strings"
 	"testing"
@@ -231,7 +232,11 @@ func TestReleaseWindowNeverReleasesEarly(t *testing.T) {
 // datagrams/s the relay reads a socket only every few milliseconds, many
 // datagrams per recvmmsg, yet each one's In is the kernel's stamp of it,
 // taken on loopback while its sender was still in write: after the sender's
-// clock before that write and before its clock before the next one.
+// clock before that write and before its clock before the next one. Each
+// datagram carries its index, so one the kernel drops (a relay slowed by
+// the race detector on a loaded machine cannot always keep up) costs only
+// its own check: at least nine in ten must arrive, and every one that does
+// is checked.
 func TestBatchedReadsKeepEachArrivalTime(t *testing.T) {
 	sink, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
@@ -239,17 +244,23 @@ func TestBatchedReadsKeepEachArrivalTime(t *testing.T) {
 	}
 	defer sink.Close()
 	const n = 3000
-	in := make([]time.Time, 0, n)
+	type arrival struct {
+		i  int
+		at time.Time
+	}
+	in := make([]arrival, 0, n)
 	r, client, stop := startRelay(t, Options{Target: sink.LocalAddr().String(), Up: netem.Params{Latency: 20 * ms},
 		OnPacket: func(e *PacketEvent) {
-			if e.Read && len(in) < n {
-				in = append(in, e.In)
+			if e.Read && len(in) < n && len(e.Payload) >= 4 {
+				in = append(in, arrival{int(binary.BigEndian.Uint32(e.Payload)), e.In})
 			}
 		}})
 	sent := make([]time.Time, n+1)
+	buf := make([]byte, 32)
 	for i := range n {
+		binary.BigEndian.PutUint32(buf, uint32(i))
 		sent[i] = time.Now()
-		if _, err := client.Write(make([]byte, 32)); err != nil {
+		if _, err := client.Write(buf); err != nil {
 			t.Fatal(err)
 		}
 		if i%10 == 9 {
@@ -264,13 +275,12 @@ func TestBatchedReadsKeepEachArrivalTime(t *testing.T) {
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
-	if st := r.Stats(); st.Up.KernelDropped > 0 || len(in) != n {
-		t.Fatalf("%d read, kernel dropped %d", len(in), st.Up.KernelDropped)
+	if st := r.Stats(); len(in) < n*9/10 || len(in)+int(st.Up.KernelDropped) != n {
+		t.Fatalf("%d read, kernel dropped %d, of %d sent", len(in), st.Up.KernelDropped, n)
 	}
-	for i, at := range in {
-		if at.Before(sent[i]) || !at.Before(sent[i+1]) {
-			t.Fatalf("datagram %d: In %v, want between its send %v and the next send %v", i, at.Format(time.StampMicro),
-				sent[i].Format(time.StampMicro), sent[i+1].Format(time.StampMicro))
+	for _, a := range in {
+		if a.i < 0 || a.i >= n || a.at.Before(sent[a.i]) || !a.at.Before(sent[a.i+1]) {
+			t.Fatalf("datagram %d: In %v, want between its send and the next send", a.i, a.at.Format(time.StampMicro))
 		}
 	}
 }
