@@ -321,6 +321,11 @@ type Step struct {
 	// significantly better with it ("server input delay p50 -103.3 ±
 	// 21.6 ms"); a step may be taken for them alone (Change.repays).
 	Repays []string `json:"repays,omitempty"`
+	// Over is the combination a last step says its path was chosen over
+	// (the search's deepest, which it beats on the report card: no figure
+	// significantly worse, OverBetter significantly better).
+	Over       []string `json:"chosen_over,omitempty"`
+	OverBetter []string `json:"chosen_over_better,omitempty"`
 }
 
 // maxRobustTries bounds how many candidates a step tries across the

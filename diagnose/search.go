@@ -83,6 +83,10 @@ type state struct {
 	arm   *Arm
 	steps []Step
 	tried []Change
+	// parent is the state a step of the search extended (nil for the
+	// first round's); extended says a child of this state was kept.
+	parent   *state
+	extended bool
 }
 
 // rankKey orders states by the primary metric against the reference,
@@ -176,7 +180,8 @@ func pairsBeforeTheirParts(cands []*state) []*state {
 // top must meet the bar against the combination it joins (or hold there
 // and pay back a figure the combination made worse: Change.repays), and
 // the combination it makes must hold against the reference. The answer
-// is the best of the last round that kept any.
+// is the best of the last round that kept any, unless a path that ended
+// earlier beats it on every figure (undominated).
 func (d *diag) search(r *Result) (*state, error) {
 	var cands []*state
 	for _, c := range r.Changes {
@@ -205,6 +210,7 @@ func (d *diag) search(r *Result) (*state, error) {
 		// Nothing holds: the step says what was passed over.
 		return &state{arm: r.Reference, steps: []Step{{On: []string{}, Tried: r.Changes, NotRobust: fragile}}}, nil
 	}
+	all := slices.Clone(beam) // every state kept, to find the answer among the leaves
 	ext := extensions(r)
 	for depth := 1; depth < maxDepth; depth++ {
 		var jobs [][]string
@@ -240,7 +246,7 @@ func (d *diag) search(r *Result) (*state, error) {
 				}
 				seen[comboKey(combo)] = true
 				steps := append(slices.Clone(s.steps), Step{On: slices.Clone(s.combo), Tried: s.tried, Taken: c.Set, Primary: c.arm.Stat(d.primary).Mean.Mean, Repays: c.repays(onRef)})
-				children = append(children, &state{combo: combo, arm: c.arm, steps: steps})
+				children = append(children, &state{combo: combo, arm: c.arm, steps: steps, parent: s})
 			}
 		}
 		slices.SortStableFunc(children, func(a, b *state) int { return d.better(r, a, b) })
@@ -259,9 +265,40 @@ func (d *diag) search(r *Result) (*state, error) {
 				}
 			}
 			best.steps = append(best.steps, Step{On: slices.Clone(best.combo), Tried: best.tried, NotRobust: mine})
-			return best, nil
+			return d.undominated(r, best, all), nil
 		}
+		for _, k := range kept {
+			k.parent.extended = true
+		}
+		all = append(all, kept...)
 		beam = kept
 	}
-	return beam[0], nil
+	return d.undominated(r, beam[0], all), nil
+}
+
+// undominated is the search's answer: best (the best of its last round)
+// unless a path that ended earlier beats it on the report card, making no
+// figure significantly worse than best does and at least one
+// significantly better (paired over the seeds, with the floors). A deeper
+// path is not a better one: each step met the bar against the step
+// before it, not against the other paths. The first such leaf in rank
+// order is the answer, its last step saying what it was chosen over.
+func (d *diag) undominated(r *Result, best *state, all []*state) *state {
+	var leaves []*state
+	for _, s := range all {
+		if !s.extended && s != best {
+			leaves = append(leaves, s)
+		}
+	}
+	slices.SortStableFunc(leaves, func(a, b *state) int { return d.better(r, a, b) })
+	for _, l := range leaves {
+		c := d.change(best.arm, l.arm, "")
+		if len(c.Worse) > 0 || len(c.Better) == 0 {
+			continue
+		}
+		out := *l
+		out.steps = append(slices.Clone(l.steps), Step{On: slices.Clone(l.combo), Tried: l.tried, Over: slices.Clone(best.combo), OverBetter: c.Better})
+		return &out
+	}
+	return best
 }

@@ -385,6 +385,10 @@ func (r *Result) StepLine(s Step) string {
 		}
 		return fmt.Sprintf("+ %s → %s %s%s%s", s.Taken, r.metric.Name, strconv.FormatFloat(s.Primary, 'f', r.metric.Prec, 64), repays, notRobust(s))
 	}
+	if len(s.Over) > 0 {
+		return fmt.Sprintf("chosen over %s (a longer path): against it no figure is significantly worse, and %s better",
+			strings.Join(s.Over, " + "), strings.Join(s.OverBetter, ", "))
+	}
 	if len(s.NotRobust) > 0 {
 		return "no further change meets the bar in every cell of the ensemble" + notRobust(s)
 	}
