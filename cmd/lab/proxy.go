@@ -23,6 +23,7 @@ import (
 	"jitterlab/param"
 	"jitterlab/proxy"
 	proxyctl "jitterlab/proxy/control"
+	proxyrec "jitterlab/proxy/record"
 	"jitterlab/scenarios"
 	"jitterlab/tui"
 )
@@ -109,7 +110,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		defer controlLn.Close()
 	}
 	screen := !*noTUI && isTerminal(stdout)
-	var captures captureSwitch
+	var captures proxyrec.Switch
 	var feed *relayFeed
 	opts := proxy.Options{Listen: listen, Target: target, Seed: cfg.Seed, Up: cfg.Up, Down: cfg.Down, Limits: limits, ReleaseWindow: window.relay}
 	capturing := pcapPath != "" || recordPath != ""
@@ -127,11 +128,11 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	// it; a capture that fails mid-run says so there at once.
 	changeLog := newChangeLog(proxyctl.MaxPending)
 	changes := changeLog.ch
-	captures.failed = func(err error) {
+	captures.Failed = func(err error) {
 		changeLog.add(appliedChange{ch: proxyctl.Timed{What: err.Error()}, err: errCaptureStopped, at: time.Now(), by: "capture"})
 	}
 	bound := time.Now() // the captures' zero: no datagram reaches the socket before
-	captures.started(bound)
+	captures.Started(bound)
 	r, err := proxy.Listen(opts)
 	if err != nil {
 		return err
@@ -139,7 +140,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	if capt, err := openProxyCaptures(pcapPath, recordPath, stdout, r.Addr(), target, cfg, o.name()); err != nil {
 		return err
 	} else if capt != nil {
-		captures.start(capt)
+		captures.Start(capt)
 	}
 	if w := proxy.ListenWarning(r.Addr()); w != "" {
 		fmt.Fprintf(stderr, "lab proxy: warning: %s\n", w)
@@ -210,7 +211,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	if err := cond.Schedule(timeline); err != nil {
 		cancelRun()
 		<-done
-		captures.stop(time.Since(bound), r.Stats())
+		captures.Stop(time.Since(bound), r.Stats())
 		return err
 	}
 	if controlLn != nil {
@@ -233,7 +234,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		writeProxySummary(stdout, wall, r.Stats(), r.Errors())
 		writeProxyFlows(stdout, au, cond)
 		writeProxyAudit(stdout, au, periods.periods(au), window.inForce())
-		note, cerr := captures.stop(time.Since(bound), r.Stats())
+		note, cerr := captures.Stop(time.Since(bound), r.Stats())
 		if note != "" {
 			fmt.Fprintf(stderr, "lab proxy: %s\n", note)
 		}

@@ -18,6 +18,7 @@ import (
 	"jitterlab/lab"
 	"jitterlab/proxy"
 	proxyctl "jitterlab/proxy/control"
+	proxyrec "jitterlab/proxy/record"
 	"jitterlab/recordings"
 	"jitterlab/scenarios"
 	"jitterlab/tui"
@@ -417,7 +418,7 @@ func (s *relaySource) Apply(sets [][2]string) error {
 // clients already relayed and their own settings, so it reads as one that
 // ran from the start would from then on.
 type screenRecorder struct {
-	sw    *captureSwitch
+	sw    *proxyrec.Switch
 	r     *proxy.Relay
 	cond  *proxyctl.Conditions
 	dir   string
@@ -450,7 +451,7 @@ func (s *screenRecorder) toggle() (string, error) {
 	if s.path != "" {
 		path := s.path
 		s.path = ""
-		note, err := s.sw.stop(time.Since(s.bound), s.r.Stats())
+		note, err := s.sw.Stop(time.Since(s.bound), s.r.Stats())
 		if err != nil {
 			return "", fmt.Errorf("%s: %w", path, err)
 		}
@@ -465,31 +466,30 @@ func (s *screenRecorder) toggle() (string, error) {
 		return "", err
 	}
 	out := &output{w: f, name: path, f: f}
-	w, err := recordings.NewWriter(out, proxyHeader(cfg, s.name))
+	w, err := recordings.NewWriter(out, proxyrec.Header(lab.HeaderOf(cfg, s.name, 0)))
 	if err != nil {
 		out.Abort()
 		return "", err
 	}
-	c := newProxyCapture(nil, w, s.r.Addr(), nil)
-	c.outs = []*output{out}
-	c.base = s.r.Stats()
 	flows := s.r.Audit().Flows // the clients relayed now, numbered as they came
+	var last proxy.FlowID
 	for _, fl := range flows {
-		c.named = max(c.named, fl.ID) // the relay's hook names the later ones
+		last = max(last, fl.ID) // the relay's hook names the later ones
 	}
-	if err := s.sw.start(c); err != nil {
-		c.finish(time.Since(s.bound), s.r.Stats())
+	c := proxyrec.New(proxyrec.Options{Recording: w, Listen: s.r.Addr(), Files: []proxyrec.Committer{out}, Base: s.r.Stats(), LastFlow: last})
+	if err := s.sw.Start(c); err != nil {
+		c.Finish(time.Since(s.bound), s.r.Stats())
 		return "", errors.Join(err, os.Remove(path))
 	}
 	now := time.Now()
 	for _, fl := range flows { // named first: their own settings then carry their flow
 		if a, err := netip.ParseAddrPort(fl.Addr); err == nil {
-			c.settings(settingsEvent{at: now, flow: fl.ID, applied: proxyctl.Applied{Flow: a}})
+			c.FlowStarted(fl.ID, a, now)
 		}
 	}
 	for _, a := range s.cond.Flows() { // the clients' own settings in force
 		_, own := s.cond.Config(a)
-		c.settings(settingsEvent{at: now, applied: proxyctl.Applied{Flow: a, Set: own}})
+		c.Applied(proxyctl.Applied{Flow: a, Set: own}, now)
 	}
 	s.path = path
 	return "recording to " + path + " (R stops)", nil
