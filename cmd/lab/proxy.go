@@ -25,7 +25,7 @@ import (
 	proxyctl "jitterlab/proxy/control"
 	proxyrec "jitterlab/proxy/record"
 	"jitterlab/scenarios"
-	"jitterlab/tui"
+	"jitterlab/tui/proxyscreen"
 )
 
 // minProxyEvery is the shortest period of the proxy's counter line.
@@ -773,7 +773,7 @@ recording (every datagram, every change of the settings, each client's
 address). The control API's requests are printed as answered. --set
 takes link keys (up.*, down.*, link.*) and sim.seed. On a terminal a live
 screen shows the relay (--no-tui prints counter lines instead); its keys:`)
-	fmt.Fprint(w, tui.ProxyKeyHelp())
+	fmt.Fprint(w, proxyscreen.KeyHelp())
 	writeParamHelp(w, func(key string) bool { return proxyctl.CheckLinkKey(key) == nil || key == "sim.seed" },
 		"--duration (wall time) takes %s;\n  --every takes 100ms up to the --duration (the counter line's period;\n  without --duration up to 1000h).\n")
 }
