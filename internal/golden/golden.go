@@ -19,8 +19,9 @@ func Update() bool { return *update }
 // Check compares got with the golden file at path, or writes got there
 // (making its directory) under -update. A missing file or a difference
 // fails t, naming the file, the flag that rewrites it and the lines that
-// differ (see [Diff]).
-func Check(t testing.TB, path string, got []byte) {
+// differ (see [Diff]); Check reports whether the file held got, so the
+// caller can add what produced it.
+func Check(t testing.TB, path string, got []byte) bool {
 	t.Helper()
 	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -29,15 +30,18 @@ func Check(t testing.TB, path string, got []byte) {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		return
+		return true
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (rerun with -update to create it)", err)
+		t.Errorf("%v (rerun with -update to create it)", err)
+		return false
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs (rerun with -update and review the change):\n%s", path, Diff(string(want), string(got)))
+		return false
 	}
+	return true
 }
 
 // maxDiffLines bounds the lines Diff compares as a whole (its work is

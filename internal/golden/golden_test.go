@@ -47,9 +47,13 @@ func TestCheckComparesOrWrites(t *testing.T) {
 	if b, err := os.ReadFile(path); err != nil || string(b) != "one\ntwo\n" {
 		t.Fatalf("-update wrote %q, %v", b, err)
 	}
-	Check(t, path, []byte("one\ntwo\n"))
+	if !Check(t, path, []byte("one\ntwo\n")) {
+		t.Error("Check of the file's own bytes reports a difference")
+	}
 	var ft fakeT
-	Check(&ft, path, []byte("one\n2\n"))
+	if Check(&ft, path, []byte("one\n2\n")) {
+		t.Error("Check of other bytes reports none")
+	}
 	if !strings.Contains(ft.msg, path) || !strings.Contains(ft.msg, "-2 two") || !strings.Contains(ft.msg, "+2 2") {
 		t.Errorf("a difference fails with %q", ft.msg)
 	}
