@@ -30,5 +30,7 @@
 //     recording is short. A recording without one was not closed.
 //
 // ParseChange reads every record as one Setting, and a Setting it read
-// spells a record it reads back the same ([FuzzChangeGrammar]).
+// spells a record it reads back the same (FuzzChangeGrammar); the
+// readers take any file without panicking, and export's CSV keeps to its
+// columns (FuzzReadRecording).
 package record
