@@ -2,17 +2,15 @@ package detmath
 
 import (
 	"encoding/binary"
-	"flag"
 	"fmt"
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/bits.golden from this machine")
+	"jitterlab/internal/golden"
+)
 
 type input struct{ angle, erf, positive, exp float64 }
 
@@ -70,18 +68,5 @@ func resultBits() string {
 // TestMatchesTheStandardLibraryWhereNothingFuses) and hold on arm64 and
 // amd64 v3, where the standard library's own results differ.
 func TestSameBitsOnEveryMachine(t *testing.T) {
-	got := resultBits()
-	const golden = "testdata/bits.golden"
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Fatalf("result bits differ from %s (go test ./detmath -update rewrites it):\ngot\n%swant\n%s", golden, got, want)
-	}
+	golden.Check(t, "testdata/bits.golden", []byte(resultBits()))
 }

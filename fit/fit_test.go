@@ -2,7 +2,6 @@ package fit
 
 import (
 	"bytes"
-	"flag"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -13,10 +12,9 @@ import (
 	"time"
 
 	"jitterlab/detmath"
+	"jitterlab/internal/golden"
 	"jitterlab/trace"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // synthetic builds a one-direction trace of n packets sent every 50 ms:
 // delay(i, r) in ns for a delivered packet, lost(i, r) deciding loss.
@@ -75,13 +73,8 @@ func TestHeavyTailedBurstsAreAMisfit(t *testing.T) {
 	if err := trace.WriteCSV(&csv, tr); err != nil {
 		t.Fatal(err)
 	}
-	if *update {
-		if err := os.WriteFile("testdata/bursts.csv", csv.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if b, err := os.ReadFile("testdata/bursts.csv"); err != nil || !bytes.Equal(b, csv.Bytes()) {
-		t.Fatalf("testdata/bursts.csv is not the trace this test builds (go test ./fit -update): %v", err)
+	if !golden.Check(t, "testdata/bursts.csv", csv.Bytes()) {
+		t.FailNow() // the file is not the trace this test builds
 	}
 	res, err := Fit(tr, Options{})
 	if err != nil {
@@ -208,19 +201,7 @@ func TestSameCaptureSameBytes(t *testing.T) {
 		t.Fatal("two fits of one capture differ")
 	}
 	for path, got := range map[string]string{"testdata/run.report.txt": text, "testdata/run.toml": scen} {
-		if *update {
-			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got != string(want) {
-			t.Errorf("%s differs (go test ./fit -update rewrites it); got\n%s", path, got)
-		}
+		golden.Check(t, path, []byte(got))
 	}
 }
 

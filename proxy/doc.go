@@ -13,5 +13,6 @@
 // writes in batches and allocates nothing per datagram), tells
 // [Options].OnPacket of each datagram as read (its bytes and its copies'
 // fates, for captures) and of every copy's fate, and measures what it
-// realised ([Relay.Audit]). Package [jitterlab/proxy/control] drives a relay live.
+// realised ([Relay.Audit]). Package [jitterlab/proxy/control] drives a relay live;
+// package [jitterlab/proxy/record] records what it relays.
 package proxy

@@ -16,6 +16,7 @@ import (
 	"jitterlab/metrics"
 	"jitterlab/scenarios"
 	"jitterlab/sim"
+	"jitterlab/tui/widget"
 )
 
 // Options start the lab.
@@ -38,9 +39,6 @@ var speeds = []float64{0.1, 0.25, 0.5, 1, 2, 5, 10, 100, 1000}
 // historyLen is how many samples the lab keeps for charts and CSV export:
 // one hour at 50 ms. (A variable so tests can shorten it.)
 var historyLen = 72000
-
-// windows are the selectable chart spans.
-var windows = []time.Duration{10 * time.Second, 30 * time.Second, 2 * time.Minute}
 
 // App is the terminal UI around one lab.Session. All of its methods run on
 // the tview event goroutine; only Run's ticker goroutine reads the wall
@@ -69,9 +67,9 @@ type App struct {
 	diagWrap  bool            // the box wraps its lines (w)
 	diagHook  func(done int)  // tests: called after every diagnosis run
 
-	*clock            // idle while paused or at the end
-	signal  os.Signal // the signal that ended Run, if any
-	written []string  // recordings closed, in order
+	clock   *widget.Clock // idle while paused or at the end
+	signal  os.Signal     // the signal that ended Run, if any
+	written []string      // recordings closed, in order
 
 	*views
 }
@@ -84,7 +82,7 @@ func New(opts Options) (*App, error) {
 	if opts.Every <= 0 {
 		opts.Every = 50 * time.Millisecond
 	}
-	a := &App{app: tview.NewApplication(), opts: opts, speed: 3, window: 1, name: opts.Name, clock: newClock()}
+	a := &App{app: tview.NewApplication(), opts: opts, speed: 3, window: 1, name: opts.Name, clock: widget.NewClock()}
 	if err := a.restart(opts.Config); err != nil {
 		return nil, err
 	}
@@ -151,15 +149,15 @@ func (a *App) build() {
 		return p.Get(&cfg)
 	}
 	a.editor.Set = a.set
-	a.keys.set("  ",
-		segment{"[yellow]space[-] pause", 60}, segment{"[yellow]<>[-] speed", 40},
-		segment{"[yellow]↑↓←→[-] select", 50}, segment{"[yellow]+-[-] step", 70},
-		segment{"[yellow]enter[-] type", 80}, segment{"[yellow]1-9[-] preset", 30},
-		segment{"[yellow]z[-] zoom", 10}, segment{"[yellow]c[-] changes", 20},
-		segment{"[yellow]e[-] csv", 25}, segment{"[yellow]R[-] rec", 65},
-		segment{"[yellow]b[-] A/B", 15}, segment{"[yellow]r[-] restart", 35},
-		segment{"[yellow]d[-] diagnose", 75}, segment{"[yellow]p[-] card", 45},
-		segment{"[yellow]?[-] help", mustKeep}, segment{"[yellow]q[-] quit", mustKeep})
+	a.keys.Set("  ",
+		widget.Segment{Text: "[yellow]space[-] pause", Prio: 60}, widget.Segment{Text: "[yellow]<>[-] speed", Prio: 40},
+		widget.Segment{Text: "[yellow]↑↓←→[-] select", Prio: 50}, widget.Segment{Text: "[yellow]+-[-] step", Prio: 70},
+		widget.Segment{Text: "[yellow]enter[-] type", Prio: 80}, widget.Segment{Text: "[yellow]1-9[-] preset", Prio: 30},
+		widget.Segment{Text: "[yellow]z[-] zoom", Prio: 10}, widget.Segment{Text: "[yellow]c[-] changes", Prio: 20},
+		widget.Segment{Text: "[yellow]e[-] csv", Prio: 25}, widget.Segment{Text: "[yellow]R[-] rec", Prio: 65},
+		widget.Segment{Text: "[yellow]b[-] A/B", Prio: 15}, widget.Segment{Text: "[yellow]r[-] restart", Prio: 35},
+		widget.Segment{Text: "[yellow]d[-] diagnose", Prio: 75}, widget.Segment{Text: "[yellow]p[-] card", Prio: 45},
+		widget.Segment{Text: "[yellow]?[-] help", Prio: widget.MustKeep}, widget.Segment{Text: "[yellow]q[-] quit", Prio: widget.MustKeep})
 	a.app.SetRoot(a.root(), true).SetInputCapture(a.onKey)
 }
 
@@ -186,7 +184,7 @@ func (a *App) Run(screen tcell.Screen) error {
 
 // run is Run with the ticks and signals supplied (tests send their own).
 func (a *App) run(ticks <-chan time.Time, start time.Time, sigs <-chan os.Signal) error {
-	sig, err := a.clock.run(a.app, ticks, start, sigs, a.advance)
+	sig, err := a.clock.Run(a.app, ticks, start, sigs, a.advance)
 	a.signal = sig
 	a.cancelDiagnosis()
 	if rerr := a.stopRecording(); err == nil {
@@ -276,14 +274,14 @@ func (a *App) syncAB() {
 // views.
 func (a *App) refresh() {
 	a.pollDiagnosis()
-	span := int(windows[a.window] / a.opts.Every)
+	span := int(widget.Windows[a.window] / a.opts.Every)
 	all := a.latest(span)
 	var changed []sim.Time
 	for _, c := range a.s.Changes() {
 		changed = append(changed, c.At)
 	}
 	a.fillCharts(all, span, a.opts.Every, a.s.Config().Client.Snap, changed)
-	for _, c := range []*Chart{a.offset, a.interval, a.visErr, a.rtt} {
+	for _, c := range []*widget.Chart{a.offset, a.interval, a.visErr, a.rtt} {
 		c.Values2 = c.Values2[:0]
 		c.Color2 = tcell.ColorWhite
 	}
@@ -301,24 +299,24 @@ func (a *App) refresh() {
 	if a.paused {
 		state = "[yellow]❚❚ paused[-]"
 	}
-	segs := []segment{
-		{"[::b]jitterlab[::-]", 10}, {tview.Escape(a.name), 60},
-		{fmt.Sprintf("seed %d", a.s.Config().Seed), 20},
-		{a.timeText(), 90}, {fmt.Sprintf("%g×", speeds[a.speed]), 70},
-		{state, 80},
+	segs := []widget.Segment{
+		{Text: "[::b]jitterlab[::-]", Prio: 10}, {Text: tview.Escape(a.name), Prio: 60},
+		{Text: fmt.Sprintf("seed %d", a.s.Config().Seed), Prio: 20},
+		{Text: a.timeText(), Prio: 90}, {Text: fmt.Sprintf("%g×", speeds[a.speed]), Prio: 70},
+		{Text: state, Prio: 80},
 	}
 	if a.rec != nil {
-		segs = append(segs, segment{"[red]● REC[-]", 85})
+		segs = append(segs, widget.Segment{Text: "[red]● REC[-]", Prio: 85})
 	}
 	if a.ab != nil {
-		segs = append(segs, segment{"[white]A/B[-]", 75})
+		segs = append(segs, widget.Segment{Text: "[white]A/B[-]", Prio: 75})
 	}
 	if a.diag != nil && a.diag.running() {
-		segs = append(segs, segment{"[aqua]" + a.diagProgress() + "[-]", 78})
+		segs = append(segs, widget.Segment{Text: "[aqua]" + a.diagProgress() + "[-]", Prio: 78})
 	}
 	// The window is also on the charts' bottom edge: it goes first.
-	segs = append(segs, segment{fmt.Sprintf("window %v", windows[a.window]), 5})
-	a.header.set(" ─ ", segs...)
+	segs = append(segs, widget.Segment{Text: fmt.Sprintf("window %v", widget.Windows[a.window]), Prio: 5})
+	a.header.Set(" ─ ", segs...)
 
 	if a.ab != nil {
 		a.side.SetTitle(a.abTitle())
@@ -331,12 +329,12 @@ func (a *App) refresh() {
 		a.side.SetText(nowText(&a.lastSum))
 	}
 	if a.logShown() {
-		a.log.set(fmt.Sprintf(" scenario and changes (%d) ─ c closes ", len(a.s.Changes())), a.logText())
+		a.log.Set(fmt.Sprintf(" scenario and changes (%d) ─ c closes ", len(a.s.Changes())), a.logText())
 	}
 	a.fillDiagnosis()
 	a.setStatus(a.status)
 	// A running diagnosis keeps the ticks coming to show its progress.
-	a.setIdle((a.paused || a.s.Done()) && (a.diag == nil || !a.diag.running()))
+	a.clock.SetIdle((a.paused || a.s.Done()) && (a.diag == nil || !a.diag.running()))
 }
 
 // timeText is the session's time, and its end when it has one.

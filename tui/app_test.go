@@ -17,6 +17,7 @@ import (
 	"jitterlab/metrics"
 	"jitterlab/recordings"
 	"jitterlab/sim"
+	"jitterlab/tui/widget"
 )
 
 func newApp(t *testing.T) (*App, tcell.SimulationScreen) {
@@ -38,26 +39,10 @@ func newApp(t *testing.T) (*App, tcell.SimulationScreen) {
 	return a, screen
 }
 
-func screenText(s tcell.SimulationScreen) string {
-	cells, w, h := s.GetContents()
-	var b strings.Builder
-	for y := range h {
-		for x := range w {
-			if r := cells[y*w+x].Runes; len(r) > 0 {
-				b.WriteRune(r[0])
-			} else {
-				b.WriteByte(' ')
-			}
-		}
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
 func draw(a *App, s tcell.SimulationScreen) string {
 	a.refresh()
 	a.app.ForceDraw()
-	return screenText(s)
+	return widget.ScreenText(s)
 }
 
 func TestLiveViewShowsChartsEditorAndSummary(t *testing.T) {
@@ -240,7 +225,7 @@ func TestLiveAppAdvancesWithWallTicks(t *testing.T) {
 	// Queued after the ticks' updates, so it sees all of them.
 	a.app.QueueUpdate(func() {
 		a.app.ForceDraw()
-		read <- a.s.Now().String() + "\n" + screenText(screen)
+		read <- a.s.Now().String() + "\n" + widget.ScreenText(screen)
 	})
 	out := <-read
 	a.Stop()
@@ -320,8 +305,8 @@ func TestNowBoxFitsWithLargeCounters(t *testing.T) {
 		t.Errorf("an empty summary shows NaN:\n%s", text)
 	}
 	for _, line := range strings.Split(nowText(&s), "\n") {
-		if w := tview.TaggedStringWidth(line); w > sideWidth-2 {
-			t.Errorf("now line %q is %d wide, the box holds %d", line, w, sideWidth-2)
+		if w := tview.TaggedStringWidth(line); w > widget.SideWidth-2 {
+			t.Errorf("now line %q is %d wide, the box holds %d", line, w, widget.SideWidth-2)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"jitterlab/diagnose"
 	"jitterlab/lab"
 	"jitterlab/sim"
+	"jitterlab/tui/widget"
 )
 
 // DiagnoseOptions say how the lab's diagnosis (d) runs: as 'lab diagnose'
@@ -244,7 +245,7 @@ func (a *App) showDiagnosis() {
 		return nil
 	})
 	a.diagView, a.diagShown = view, ""
-	a.pages.AddPage("diagnose", &overlay{Primitive: view, w: 110, h: 1000}, true, true)
+	a.pages.AddPage("diagnose", &widget.Overlay{Primitive: view, W: 110, H: 1000}, true, true)
 	a.editing = true
 	a.app.SetFocus(view)
 	a.fillDiagnosis()

@@ -3,6 +3,7 @@ package tui
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -11,8 +12,10 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"jitterlab/diagnose"
+	"jitterlab/internal/golden"
 	"jitterlab/lab"
 	"jitterlab/sim"
+	"jitterlab/tui/widget"
 )
 
 // diagSeeds and diagDuration keep the lab's diagnosis short in tests.
@@ -112,7 +115,7 @@ func TestDiagnosisIsLabDiagnoseOnTheSettingsInForce(t *testing.T) {
 			t.Errorf("ranked change %d (%s) is not on the first screen:\n%s", i+1, c.Set, out)
 		}
 	}
-	golden(t, "diagnose-80x24.txt", out)
+	golden.Check(t, filepath.Join("testdata", "diagnose-80x24.txt"), []byte(out))
 	// w wraps the lines to the box: the command's end is on screen.
 	if strings.Contains(out, "--duration 30s") {
 		t.Fatalf("the golden expects the command cut at 80 columns:\n%s", out)
@@ -123,7 +126,7 @@ func TestDiagnosisIsLabDiagnoseOnTheSettingsInForce(t *testing.T) {
 	}
 	press(a, 'w')
 	screen.SetSize(120, 40)
-	golden(t, "diagnose-120x40.txt", draw(a, screen))
+	golden.Check(t, filepath.Join("testdata", "diagnose-120x40.txt"), []byte(draw(a, screen)))
 	screen.SetSize(80, 24)
 
 	press(a, 'a')
@@ -187,7 +190,7 @@ func TestDiagnosisRunsInTheBackgroundAndCancels(t *testing.T) {
 			if !strings.Contains(out, want) || !strings.Contains(out, "Esc cancels") {
 				t.Fatalf("no progress %q in the box:\n%s", want, out)
 			}
-			golden(t, fmt.Sprintf("diagnose-running-%dx%d.txt", sz.w, sz.h), out)
+			golden.Check(t, filepath.Join("testdata", fmt.Sprintf("diagnose-running-%dx%d.txt", sz.w, sz.h)), []byte(out))
 
 			press(a, 'd') // hide: the lab is back and runs
 			before := a.s.Now()
@@ -197,7 +200,7 @@ func TestDiagnosisRunsInTheBackgroundAndCancels(t *testing.T) {
 				t.Fatalf("the lab did not go on while diagnosing: t %v → %v, speed %d", before, a.s.Now(), a.speed)
 			}
 			out = draw(a, screen)
-			if header := rows(screen)[0]; !strings.Contains(header, "diagnosing 1/") {
+			if header := widget.ScreenRows(screen)[0]; !strings.Contains(header, "diagnosing 1/") {
 				t.Fatalf("no progress in the header while the box is hidden:\n%s", out)
 			}
 			pressKey(a, tcell.KeyEscape)
@@ -248,7 +251,7 @@ func TestReportCardInTheSideBox(t *testing.T) {
 					t.Errorf("the card lacks %q:\n%s", want, out)
 				}
 			}
-			golden(t, fmt.Sprintf("card-%dx%d.txt", sz.w, sz.h), out)
+			golden.Check(t, filepath.Join("testdata", fmt.Sprintf("card-%dx%d.txt", sz.w, sz.h)), []byte(out))
 			press(a, 'p')
 			if out = draw(a, screen); !strings.Contains(out, "err p99") {
 				t.Fatalf("p did not bring the counters back:\n%s", out)

@@ -15,6 +15,7 @@ import (
 	"jitterlab/netem"
 	"jitterlab/param"
 	"jitterlab/scenarios"
+	"jitterlab/tui/widget"
 )
 
 // editorRow is one line of the editor: a group heading, a link knob with
@@ -118,9 +119,9 @@ func (e *Editor) Key() string {
 	return r.keys[min(e.col, len(r.keys)-1)]
 }
 
-// moveKey moves the cursor for a navigation key (the arrows, page up and
+// MoveKey moves the cursor for a navigation key (the arrows, page up and
 // page down) and reports whether k is one.
-func (e *Editor) moveKey(k tcell.Key) bool {
+func (e *Editor) MoveKey(k tcell.Key) bool {
 	switch k {
 	case tcell.KeyUp:
 		e.Move(-1, 0)
@@ -198,7 +199,7 @@ func (e *Editor) Draw(screen tcell.Screen) {
 	} else {
 		e.SetTitle(" parameters ")
 	}
-	drawFrame(screen, e.Box, e.HasFocus())
+	widget.DrawFrame(screen, e.Box, e.HasFocus())
 	selected := tcell.StyleDefault.Reverse(true)
 	for i := e.top; i < len(e.rows) && i-e.top < h; i++ {
 		r, line := e.rows[i], y+i-e.top

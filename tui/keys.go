@@ -3,6 +3,8 @@ package tui
 import (
 	"strings"
 
+	"jitterlab/tui/widget"
+
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 )
@@ -13,11 +15,11 @@ func (a *App) onKey(ev *tcell.EventKey) *tcell.EventKey {
 	if a.editing {
 		return ev // the prompt or the help has the keys
 	}
-	if a.logShown() && a.log.key(ev.Key()) { // the c panel scrolls
+	if a.logShown() && a.log.Key(ev.Key()) { // the c panel scrolls
 		a.refresh()
 		return nil
 	}
-	if a.editor.moveKey(ev.Key()) {
+	if a.editor.MoveKey(ev.Key()) {
 		a.refresh()
 		return nil
 	}
@@ -84,7 +86,7 @@ func (a *App) togglePause() {
 
 func (a *App) faster()    { a.speed = min(a.speed+1, len(speeds)-1) }
 func (a *App) slower()    { a.speed = max(a.speed-1, 0) }
-func (a *App) zoom()      { a.window = (a.window + 1) % len(windows) }
+func (a *App) zoom()      { a.window = (a.window + 1) % len(widget.Windows) }
 func (a *App) toggleLog() { a.showLog(!a.logShown()) }
 
 func (a *App) step(dir int) {

@@ -9,14 +9,14 @@ import (
 	"jitterlab/lab"
 )
 
-// presetKeys are the scenarios bound to keys 1–9.
-var presetKeys = []string{"perfect", "lan", "home-fiber", "home-broadband", "home-congested", "mobile-4g", "mobile-3g", "unreal-bad", "jitter-fix"}
+// PresetKeys are the scenarios bound to keys 1–9.
+var PresetKeys = []string{"perfect", "lan", "home-fiber", "home-broadband", "home-congested", "mobile-4g", "mobile-3g", "unreal-bad", "jitter-fix"}
 
-// presetChanges are the assignments that turn cur into preset name as a
+// PresetChanges are the assignments that turn cur into preset name as a
 // whole link: the link starts from the perfect link's settings, then the
 // preset's parameters apply (its timeline does not). Only the keys whose
 // value changes are returned, in registry order.
-func presetChanges(cur lab.Config, name string) (changes [][2]string, description string, err error) {
+func PresetChanges(cur lab.Config, name string) (changes [][2]string, description string, err error) {
 	sc, err := lab.LoadScenario(name)
 	if err != nil {
 		return nil, "", err
@@ -46,11 +46,11 @@ func presetChanges(cur lab.Config, name string) (changes [][2]string, descriptio
 // preset applies preset i now, as a whole link, and names it in the
 // header.
 func (a *App) preset(i int) {
-	if i >= len(presetKeys) {
+	if i >= len(PresetKeys) {
 		return
 	}
-	name := presetKeys[i]
-	changes, desc, err := presetChanges(a.s.Config(), name)
+	name := PresetKeys[i]
+	changes, desc, err := PresetChanges(a.s.Config(), name)
 	if err == nil {
 		for _, c := range changes {
 			if err = a.s.Schedule(a.s.Now(), c[0], c[1]); err != nil {

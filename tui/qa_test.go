@@ -10,7 +10,9 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"jitterlab/internal/golden"
 	"jitterlab/lab"
+	"jitterlab/tui/widget"
 )
 
 // TestRestartNamesTheClosedRecording (QA defect 4): r during a recording
@@ -32,7 +34,7 @@ func TestRestartNamesTheClosedRecording(t *testing.T) {
 		t.Fatal("r left the recording open")
 	}
 	draw(a, screen)
-	lines := rows(screen)
+	lines := widget.ScreenRows(screen)
 	status := strings.Join(strings.Fields(lines[len(lines)-3]+" "+lines[len(lines)-2]), " ")
 	// The status row may cut a long path: the file's name and its length
 	// are what the user needs; the whole text is in a.status.
@@ -174,7 +176,7 @@ func TestChangesPanelScrolls(t *testing.T) {
 				t.Fatalf("the panel does not open on the scenario (lines %s–%s):\n%s", m[1], m[2], top)
 			}
 			if sz.w == 80 {
-				golden(t, "changes-scroll-80x24.txt", top)
+				golden.Check(t, filepath.Join("testdata", "changes-scroll-80x24.txt"), []byte(top))
 			}
 			if strings.Contains(top, "up.latency=139ms") {
 				t.Fatalf("all 80 changes fit: the test shows nothing:\n%s", top)
@@ -201,29 +203,5 @@ func TestChangesPanelScrolls(t *testing.T) {
 				t.Fatalf("the keys moved the hidden editor's cursor to %s", a.editor.Key())
 			}
 		})
-	}
-}
-
-// TestProxyChangesPanelScrolls (QA defect 1, the proxy's screen): the
-// proxy's c panel scrolls the same way: it opens on the newest change, says
-// which lines show, and Home reaches the first change.
-func TestProxyChangesPanelScrolls(t *testing.T) {
-	v, f, screen := proxyAt(t, 80, 24)
-	for i := range 40 {
-		f.snap.Changes = append(f.snap.Changes, ProxyChange{At: time.Duration(i) * time.Second, What: fmt.Sprintf("up.latency=%dms", 100+i)})
-	}
-	f.tick()
-	v.advance(0)
-	proxyKey(v, tcell.NewEventKey(tcell.KeyRune, 'c', 0))
-	out := drawProxy(v, screen)
-	if !strings.Contains(out, "up.latency=139ms") || !strings.Contains(out, "of 40") {
-		t.Fatalf("the panel does not open on the newest change with the lines it shows:\n%s", out)
-	}
-	proxyKey(v, tcell.NewEventKey(tcell.KeyHome, 0, 0))
-	if out = drawProxy(v, screen); !strings.Contains(out, "up.latency=100ms") || !strings.Contains(out, "lines 1–") {
-		t.Fatalf("Home does not reach the first change:\n%s", out)
-	}
-	if v.editor.Key() != "up.latency" {
-		t.Fatalf("the keys moved the hidden editor's cursor to %s", v.editor.Key())
 	}
 }

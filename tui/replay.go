@@ -14,6 +14,7 @@ import (
 	"jitterlab/metrics"
 	"jitterlab/recordings"
 	"jitterlab/sim"
+	"jitterlab/tui/widget"
 )
 
 // Replay is the lab's view of a recording: the same charts, a playback
@@ -45,7 +46,7 @@ type Replay struct {
 	window int
 
 	*views
-	*clock  // idle while paused
+	clock   *widget.Clock // idle while paused
 	status  string
 	editing bool // the help box has the keys
 
@@ -62,7 +63,7 @@ func NewReplay(r *recordings.Reader, name string, trust lab.Trust) (*Replay, err
 	if err != nil {
 		return nil, err
 	}
-	v := &Replay{app: tview.NewApplication(), name: name, rec: r.Header, initial: cfg, speed: 3, window: 1, clock: newClock()}
+	v := &Replay{app: tview.NewApplication(), name: name, rec: r.Header, initial: cfg, speed: 3, window: 1, clock: widget.NewClock()}
 	v.r, v.first = r, -1
 	err = r.Scan(0, sim.Time(1<<62), func(x *metrics.Sample) error {
 		if v.first < 0 {
@@ -152,19 +153,19 @@ func (v *Replay) build() {
 	v.editor.Set = func(key, value string) error {
 		return fmt.Errorf("a recording is read-only; run 'lab --scenario …' to change %s", key)
 	}
-	v.keys.set("  ",
-		segment{"[yellow]space[-] play/pause", 60}, segment{"[yellow]←→[-] seek 10s", 50},
-		segment{"[yellow]home/end[-]", 20}, segment{"[yellow]<>[-] speed", 40},
-		segment{"[yellow]z[-] window", 10}, segment{"[yellow]↑↓[-] parameters", 30},
-		segment{"[yellow]e[-] csv", 45},
-		segment{"[yellow]?[-] help", mustKeep}, segment{"[yellow]q[-] quit", mustKeep})
+	v.keys.Set("  ",
+		widget.Segment{Text: "[yellow]space[-] play/pause", Prio: 60}, widget.Segment{Text: "[yellow]←→[-] seek 10s", Prio: 50},
+		widget.Segment{Text: "[yellow]home/end[-]", Prio: 20}, widget.Segment{Text: "[yellow]<>[-] speed", Prio: 40},
+		widget.Segment{Text: "[yellow]z[-] window", Prio: 10}, widget.Segment{Text: "[yellow]↑↓[-] parameters", Prio: 30},
+		widget.Segment{Text: "[yellow]e[-] csv", Prio: 45},
+		widget.Segment{Text: "[yellow]?[-] help", Prio: widget.MustKeep}, widget.Segment{Text: "[yellow]q[-] quit", Prio: widget.MustKeep})
 	v.app.SetRoot(v.root(), true).SetInputCapture(v.onKey)
 	v.refresh()
 }
 
 func (v *Replay) refresh() {
 	every := time.Duration(v.rec.EveryNs)
-	span := int(windows[v.window] / max(every, time.Millisecond))
+	span := int(widget.Windows[v.window] / max(every, time.Millisecond))
 	shown, err := v.upTo(v.pos, span, every)
 	if err != nil {
 		v.status = "[red]" + tview.Escape(err.Error())
@@ -178,11 +179,11 @@ func (v *Replay) refresh() {
 	if v.paused {
 		state = "[yellow]❚❚ paused[-]"
 	}
-	v.header.set(" ─ ",
-		segment{"[::b]replay[::-]", 65}, segment{tview.Escape(filepath.Base(v.name)), 10},
-		segment{tview.Escape(v.rec.Scenario), 60}, segment{fmt.Sprintf("seed %d", v.rec.Seed), 20},
-		segment{fmt.Sprintf("t %v / %v", v.pos, v.end()), 90}, segment{fmt.Sprintf("%g×", speeds[v.speed]), 70},
-		segment{state, 80}, segment{v.summary, 5})
+	v.header.Set(" ─ ",
+		widget.Segment{Text: "[::b]replay[::-]", Prio: 65}, widget.Segment{Text: tview.Escape(filepath.Base(v.name)), Prio: 10},
+		widget.Segment{Text: tview.Escape(v.rec.Scenario), Prio: 60}, widget.Segment{Text: fmt.Sprintf("seed %d", v.rec.Seed), Prio: 20},
+		widget.Segment{Text: fmt.Sprintf("t %v / %v", v.pos, v.end()), Prio: 90}, widget.Segment{Text: fmt.Sprintf("%g×", speeds[v.speed]), Prio: 70},
+		widget.Segment{Text: state, Prio: 80}, widget.Segment{Text: v.summary, Prio: 5})
 	text := ""
 	for _, c := range v.changes {
 		mark := "  "
@@ -196,7 +197,7 @@ func (v *Replay) refresh() {
 	}
 	v.side.SetText(text)
 	v.setStatus(v.status)
-	v.setIdle(v.paused)
+	v.clock.SetIdle(v.paused)
 }
 
 // advance moves the cursor by wall × speed while playing.
@@ -244,7 +245,7 @@ func (v *Replay) onKey(ev *tcell.EventKey) *tcell.EventKey {
 		case '>', '.':
 			v.speed = min(v.speed+1, len(speeds)-1)
 		case 'z':
-			v.window = (v.window + 1) % len(windows)
+			v.window = (v.window + 1) % len(widget.Windows)
 		case 'e':
 			v.export()
 		case '?':
@@ -277,10 +278,10 @@ var replayKeys = [][2]string{
 func (v *Replay) help() {
 	head := fmt.Sprintf("recording %s\nscenario %s, seed %d, %s\n\n", v.name, v.rec.Scenario, v.rec.Seed, v.summary)
 	text := func(columns int) string {
-		return head + keyLines(replayKeys, "", columns) + "\nThe side box lists the recorded changes; ✓ marks those in force at the cursor, ┴ on the charts' time axis where they applied.\n\n" + helpLastLine
+		return head + widget.KeyLines(replayKeys, "", columns) + "\nThe side box lists the recorded changes; ✓ marks those in force at the cursor, ┴ on the charts' time axis where they applied.\n\n" + widget.HelpLastLine
 	}
 	v.editing = true
-	showHelp(v.app, v.pages.Pages, text, v.closeHelp)
+	widget.ShowHelp(v.app, v.pages.Pages, text, v.closeHelp)
 }
 
 func (v *Replay) closeHelp() {
@@ -321,6 +322,6 @@ func (v *Replay) Run(screen tcell.Screen) error {
 	}
 	t := time.NewTicker(time.Second / 30)
 	defer t.Stop()
-	_, err := v.clock.run(v.app, t.C, time.Now(), nil, v.advance)
+	_, err := v.clock.Run(v.app, t.C, time.Now(), nil, v.advance)
 	return err
 }

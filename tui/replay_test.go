@@ -10,11 +10,13 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"jitterlab/internal/golden"
 	"jitterlab/internal/testmem"
 	"jitterlab/lab"
 	"jitterlab/metrics"
 	"jitterlab/recordings"
 	"jitterlab/sim"
+	"jitterlab/tui/widget"
 )
 
 // latencySpikeRecording records the latency-spike scenario (25 ms, 300 ms
@@ -46,7 +48,7 @@ func TestReplayViewerSeeksAndShowsParametersAtTheCursor(t *testing.T) {
 	screen := tcell.NewSimulationScreen("UTF-8")
 	v.app.SetScreen(screen)
 	screen.SetSize(130, 40)
-	show := func() string { v.refresh(); v.app.ForceDraw(); return screenText(screen) }
+	show := func() string { v.refresh(); v.app.ForceDraw(); return widget.ScreenText(screen) }
 	key := func(k tcell.Key) { v.onKey(tcell.NewEventKey(k, 0, 0)) }
 
 	v.onKey(tcell.NewEventKey(tcell.KeyRune, ' ', 0)) // pause
@@ -100,20 +102,20 @@ func TestReplayHeaderFitsAt80(t *testing.T) {
 	v.seekTo(sim.Time(10 * time.Second))
 	v.refresh()
 	v.app.ForceDraw()
-	header := strings.Split(screenText(screen), "\n")[0]
+	header := strings.Split(widget.ScreenText(screen), "\n")[0]
 	for _, want := range []string{"t 00:00:10.000 / 00:00:30.000", "paused", "latency-spike"} {
 		if !strings.Contains(header, want) {
 			t.Errorf("header %q lacks %q", header, want)
 		}
 	}
-	golden(t, "replay-80x24.txt", screenText(screen))
+	golden.Check(t, filepath.Join("testdata", "replay-80x24.txt"), []byte(widget.ScreenText(screen)))
 }
 
 func TestReplayHelpAndExport(t *testing.T) {
 	v, screen := replayAt(t, 80, 24)
 	v.onKey(tcell.NewEventKey(tcell.KeyRune, '?', 0))
 	v.app.ForceDraw()
-	if out := screenText(screen); !strings.Contains(out, "seek") || !strings.Contains(out, "export") {
+	if out := widget.ScreenText(screen); !strings.Contains(out, "seek") || !strings.Contains(out, "export") {
 		t.Fatalf("replay help:\n%s", out)
 	}
 	v.closeHelp()
@@ -134,11 +136,11 @@ func TestReplayHelpAndExport(t *testing.T) {
 // A paused replay is idle (its clock takes no ticks); playing, it is not.
 func TestPausedReplayIsIdle(t *testing.T) {
 	v, _ := replayAt(t, 80, 24)
-	if v.idle.Load() {
+	if v.clock.Idle() {
 		t.Fatal("a playing replay is idle")
 	}
 	v.onKey(tcell.NewEventKey(tcell.KeyRune, ' ', 0))
-	if !v.idle.Load() {
+	if !v.clock.Idle() {
 		t.Fatal("a paused replay still takes ticks")
 	}
 }

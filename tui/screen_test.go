@@ -1,10 +1,8 @@
 package tui
 
 import (
-	"flag"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -14,11 +12,11 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"jitterlab/internal/golden"
 	"jitterlab/lab"
 	"jitterlab/scenarios"
+	"jitterlab/tui/widget"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden screen captures in testdata/")
 
 // sizes are the terminal sizes the lab promises to work at: the terminal
 // default, a common laptop window and a large one.
@@ -76,11 +74,6 @@ func typeText(a *App, s string) {
 	}
 }
 
-// rows is the screen as lines of text.
-func rows(s tcell.SimulationScreen) []string {
-	return strings.Split(strings.TrimSuffix(screenText(s), "\n"), "\n")
-}
-
 func TestScreenAtEverySize(t *testing.T) {
 	for _, sz := range sizes {
 		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
@@ -95,7 +88,7 @@ func TestScreenAtEverySize(t *testing.T) {
 				if reason == nil {
 					t.Fatal("-5ms accepted")
 				}
-				lines := rows(screen)
+				lines := widget.ScreenRows(screen)
 				status := strings.Join(strings.Fields(lines[len(lines)-3]+" "+lines[len(lines)-2]), " ")
 				if !strings.Contains(status, reason.Error()) {
 					t.Fatalf("the whole refusal %q is not on the status rows:\n%s", reason, out)
@@ -104,7 +97,7 @@ func TestScreenAtEverySize(t *testing.T) {
 					t.Fatalf("a refused value changed the latency to %v", a.s.Config().Up.Latency)
 				}
 				if sz.w == 80 {
-					golden(t, "refusal-80x24.txt", out)
+					golden.Check(t, filepath.Join("testdata", "refusal-80x24.txt"), []byte(out))
 				}
 			})
 			t.Run("typing replaces the pre-filled value", func(t *testing.T) {
@@ -134,7 +127,7 @@ func TestScreenAtEverySize(t *testing.T) {
 					t.Fatalf("after jitter-fix the session's loss is up %v down %v, want 0", c.Up.Loss, c.Down.Loss)
 				}
 				out := draw(a, screen)
-				if header := rows(screen)[0]; !strings.Contains(header, "jitter-fix") || strings.Contains(header, "unreal-bad") {
+				if header := widget.ScreenRows(screen)[0]; !strings.Contains(header, "jitter-fix") || strings.Contains(header, "unreal-bad") {
 					t.Fatalf("the header does not name the preset in force:\n%s", out)
 				}
 			})
@@ -143,7 +136,7 @@ func TestScreenAtEverySize(t *testing.T) {
 				a.advance(time.Second)
 				a.status = "[red]a message"
 				draw(a, screen)
-				lines := rows(screen)
+				lines := widget.ScreenRows(screen)
 				if status := lines[len(lines)-2]; !strings.Contains(status, "a message") || strings.Contains(lines[len(lines)-3], "message") {
 					t.Fatalf("status row %q", status)
 				}
@@ -160,31 +153,9 @@ func TestScreenAtEverySize(t *testing.T) {
 				for range 3 * 30 {
 					a.advance(time.Second / 30)
 				}
-				golden(t, fmt.Sprintf("lab-%dx%d.txt", sz.w, sz.h), draw(a, screen))
+				golden.Check(t, filepath.Join("testdata", fmt.Sprintf("lab-%dx%d.txt", sz.w, sz.h)), []byte(draw(a, screen)))
 			})
 		})
-	}
-}
-
-// golden compares got with testdata/name, or rewrites it under -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run 'go test ./tui -update' to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("screen differs from %s (rerun with -update and review it):\ngot:\n%s\nwant:\n%s", path, got, want)
 	}
 }
 
@@ -192,21 +163,21 @@ func TestBelowTheMinimumSizeSaysSo(t *testing.T) {
 	a, screen := labAt(t, 40, 12)
 	a.advance(time.Second)
 	out := draw(a, screen)
-	want := fmt.Sprintf("terminal too small: need %d×%d", minWidth, minHeight)
+	want := fmt.Sprintf("terminal too small: need %d×%d", widget.MinWidth, widget.MinHeight)
 	if !strings.Contains(out, want) {
 		t.Fatalf("at 40×12 no %q:\n%s", want, out)
 	}
-	golden(t, "lab-40x12.txt", out)
+	golden.Check(t, filepath.Join("testdata", "lab-40x12.txt"), []byte(out))
 }
 
 func TestEveryScreenRowFitsAtTheMinimum(t *testing.T) {
-	a, screen := labAt(t, minWidth, minHeight)
+	a, screen := labAt(t, widget.MinWidth, widget.MinHeight)
 	a.advance(2 * time.Second)
 	out := draw(a, screen)
 	// The charts' short names: the whole titles with their values do not fit.
 	for _, want := range []string{"offset ─", "interval s ─", "vis error m ─", "rtt ms ─", "latency", "err p99", "? help", "q quit"} {
 		if !strings.Contains(out, want) {
-			t.Errorf("at %d×%d the screen lacks %q:\n%s", minWidth, minHeight, want, out)
+			t.Errorf("at %d×%d the screen lacks %q:\n%s", widget.MinWidth, widget.MinHeight, want, out)
 		}
 	}
 }
@@ -215,17 +186,17 @@ func TestHelpScrollsToItsEnd(t *testing.T) {
 	a, screen := labAt(t, 80, 24)
 	press(a, '?')
 	out := draw(a, screen)
-	if !strings.Contains(out, "help") || strings.Contains(out, helpLastLine) {
+	if !strings.Contains(out, "help") || strings.Contains(out, widget.HelpLastLine) {
 		t.Fatalf("help at 80×24 should show its start and scroll for the rest:\n%s", out)
 	}
 	for range 10 {
 		pressKey(a, tcell.KeyPgDn)
 	}
-	if out = draw(a, screen); !strings.Contains(out, helpLastLine) {
+	if out = draw(a, screen); !strings.Contains(out, widget.HelpLastLine) {
 		t.Fatalf("help's last line not reachable by PgDn:\n%s", out)
 	}
 	pressKey(a, tcell.KeyEscape)
-	if out = draw(a, screen); strings.Contains(out, helpLastLine) || !strings.Contains(out, "tick offset") {
+	if out = draw(a, screen); strings.Contains(out, widget.HelpLastLine) || !strings.Contains(out, "tick offset") {
 		t.Fatalf("Esc did not close help:\n%s", out)
 	}
 }
@@ -258,7 +229,7 @@ func TestPromptsReplaceTheirPrefilledText(t *testing.T) {
 func TestHelpGolden(t *testing.T) {
 	a, screen := labAt(t, 80, 24)
 	press(a, '?')
-	golden(t, "help-80x24.txt", draw(a, screen))
+	golden.Check(t, filepath.Join("testdata", "help-80x24.txt"), []byte(draw(a, screen)))
 }
 
 // c shows the scenario's description and source and the change log; the
@@ -276,7 +247,7 @@ func TestChangeLogAndMarks(t *testing.T) {
 		}
 	}
 	marks := 0
-	for _, line := range rows(screen) {
+	for _, line := range widget.ScreenRows(screen) {
 		if strings.HasPrefix(line, "└") {
 			marks += strings.Count(line, "┴")
 		}
@@ -284,7 +255,7 @@ func TestChangeLogAndMarks(t *testing.T) {
 	if marks != 4 {
 		t.Errorf("%d change marks on the charts' time axes, want one per chart:\n%s", marks, out)
 	}
-	golden(t, "changes-80x24.txt", out)
+	golden.Check(t, filepath.Join("testdata", "changes-80x24.txt"), []byte(out))
 	press(a, 'c')
 	if out = draw(a, screen); !strings.Contains(out, "parameters") {
 		t.Fatalf("c did not bring the editor back:\n%s", out)
@@ -306,10 +277,10 @@ func TestEverySizeDraws(t *testing.T) {
 			for h := 1; h <= 71; h += 7 {
 				screen.SetSize(w, h)
 				out := draw(a, screen)
-				if w >= minWidth && h >= minHeight && overlay == 0 && !strings.Contains(out, "q quit") {
+				if w >= widget.MinWidth && h >= widget.MinHeight && overlay == 0 && !strings.Contains(out, "q quit") {
 					t.Fatalf("%d×%d: no key row:\n%s", w, h, out)
 				}
-				if (w < minWidth || h < minHeight) && w >= 32 && h >= 2 && !strings.Contains(out, "terminal too small") {
+				if (w < widget.MinWidth || h < widget.MinHeight) && w >= 32 && h >= 2 && !strings.Contains(out, "terminal too small") {
 					t.Fatalf("%d×%d: no message:\n%s", w, h, out)
 				}
 			}
@@ -340,7 +311,7 @@ func TestStatusWrapsAtWordBoundaries(t *testing.T) {
 		a.app.SetScreen(screen)
 		screen.SetSize(80, 24)
 		draw(a, screen)
-		lines := rows(screen)
+		lines := widget.ScreenRows(screen)
 		first, second := strings.TrimSpace(lines[len(lines)-3]), strings.TrimSpace(lines[len(lines)-2])
 		if endsInNumber.MatchString(first) && startsWithUnit.MatchString(second) {
 			t.Errorf("%s: the status row breaks between a number and its unit:\n%s\n%s", name, first, second)
@@ -382,10 +353,10 @@ func TestLongStatusEndsWithAnEllipsis(t *testing.T) {
 		typeText(a, "sim.seed=3")
 		pressKey(a, tcell.KeyEnter)
 		draw(a, screen)
-		lines := rows(screen)
+		lines := widget.ScreenRows(screen)
 		first, second := lines[len(lines)-3], strings.TrimRight(lines[len(lines)-2], " ")
 		if !strings.Contains(first, "A/B: sim.seed cannot differ") {
-			t.Fatalf("%d columns: the refusal is not on the status rows:\n%s", w, screenText(screen))
+			t.Fatalf("%d columns: the refusal is not on the status rows:\n%s", w, widget.ScreenText(screen))
 		}
 		whole := strings.Join(strings.Fields(a.status[len("[red]"):]), " ")
 		shown := strings.Join(strings.Fields(first+" "+second), " ")

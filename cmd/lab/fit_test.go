@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"jitterlab/fit"
+	"jitterlab/internal/golden"
 	"jitterlab/lab"
 	"jitterlab/netem"
 	"jitterlab/trace"
@@ -331,13 +332,13 @@ func TestREADMEFitOutputsReproduce(t *testing.T) {
 			t.Errorf("lab %s: exit %d %s", strings.Join(ex.args, " "), code, errOut)
 			continue
 		}
-		if *update {
+		if golden.Update() {
 			blocks.set(ex, out)
 		} else if !ex.matches(out) {
 			t.Errorf("lab %s:\ngot:\n%s\nthe README shows:\n%s", strings.Join(ex.args, " "), out, ex.want)
 		}
 	}
-	if *update {
+	if golden.Update() {
 		blocks.write(t)
 	}
 }

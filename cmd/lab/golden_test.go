@@ -1,16 +1,16 @@
 package main
 
 import (
-	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
+
+	"jitterlab/internal/golden"
 )
 
-var update = flag.Bool("update", false, "rewrite the goldens (testdata/golden, the README's example outputs) from this machine")
+// -update (package golden's flag) rewrites the goldens: testdata/golden,
+// the README's example outputs and docs/reference.
 
 // goldenRuns are reference runs whose every output byte is kept in
 // testdata/golden: the same seed must give the same bytes on every machine
@@ -62,39 +62,9 @@ func TestGoldenRunsAreTheSameOnEveryMachine(t *testing.T) {
 			got[ext] = b
 		}
 		for ext, b := range got {
-			golden := filepath.Join("testdata", "golden", g.name+ext)
-			if *update {
-				if err := os.WriteFile(golden, b, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				continue
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (go test ./cmd/lab -run Golden -update writes it)", err)
-			}
-			if !bytes.Equal(b, want) {
-				t.Errorf("%s differs from this run (lab %s)\n%s\nIf the change is intended: go test ./cmd/lab -run Golden -update",
-					golden, strings.Join(args, " "), firstDifference(b, want))
+			if !golden.Check(t, filepath.Join("testdata", "golden", g.name+ext), b) {
+				t.Logf("made by: lab %s (if the change is intended: go test ./cmd/lab -run Golden -update)", strings.Join(args, " "))
 			}
 		}
 	}
-}
-
-// firstDifference names the first line where got and want differ.
-func firstDifference(got, want []byte) string {
-	g, w := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-	for i := range max(len(g), len(w)) {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			return "line " + strconv.Itoa(i+1) + ":\n  got  " + gl + "\n  want " + wl
-		}
-	}
-	return "(same lines, different bytes)"
 }

@@ -23,8 +23,9 @@ import (
 	"jitterlab/param"
 	"jitterlab/proxy"
 	proxyctl "jitterlab/proxy/control"
+	proxyrec "jitterlab/proxy/record"
 	"jitterlab/scenarios"
-	"jitterlab/tui"
+	"jitterlab/tui/proxyscreen"
 )
 
 // minProxyEvery is the shortest period of the proxy's counter line.
@@ -110,7 +111,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		defer controlLn.Close()
 	}
 	screen := !*noTUI && isTerminal(stdout)
-	var captures captureSwitch
+	var captures proxyrec.Switch
 	var feed *relayFeed
 	opts := proxy.Options{Listen: listen, Target: target, Seed: cfg.Seed, Up: cfg.Up, Down: cfg.Down, Limits: limits, ReleaseWindow: window.relay}
 	capturing := pcapPath != "" || recordPath != ""
@@ -128,11 +129,11 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	// it; a capture that fails mid-run says so there at once.
 	changeLog := newChangeLog(proxyctl.MaxPending)
 	changes := changeLog.ch
-	captures.failed = func(err error) {
+	captures.Failed = func(err error) {
 		changeLog.add(appliedChange{ch: proxyctl.Timed{What: err.Error()}, err: errCaptureStopped, at: time.Now(), by: "capture"})
 	}
 	bound := time.Now() // the captures' zero: no datagram reaches the socket before
-	captures.started(bound)
+	captures.Started(bound)
 	r, err := proxy.Listen(opts)
 	if err != nil {
 		return err
@@ -145,7 +146,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	if capt, err := openProxyCaptures(pcapPath, recordPath, stdout, r.Addr(), target, cfg, o.name()); err != nil {
 		return err
 	} else if capt != nil {
-		captures.start(capt)
+		captures.Start(capt)
 	}
 	if w := proxy.ListenWarning(r.Addr()); w != "" {
 		fmt.Fprintf(stderr, "lab proxy: warning: %s\n", w)
@@ -217,7 +218,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	if err := cond.Schedule(timeline); err != nil {
 		cancelRun()
 		<-done
-		captures.stop(time.Since(bound), r.Stats())
+		captures.Stop(time.Since(bound), r.Stats())
 		return err
 	}
 	if controlLn != nil {
@@ -241,7 +242,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		writeProxyFlows(stdout, au, cond)
 		writeProxyAudit(stdout, au, periods.periods(au), window.inForce())
 		tel.stop(stdout)
-		note, cerr := captures.stop(time.Since(bound), r.Stats())
+		note, cerr := captures.Stop(time.Since(bound), r.Stats())
 		if note != "" {
 			fmt.Fprintf(stderr, "lab proxy: %s\n", note)
 		}
@@ -780,7 +781,7 @@ recording (every datagram, every change of the settings, each client's
 address). The control API's requests are printed as answered. --set
 takes link keys (up.*, down.*, link.*) and sim.seed. On a terminal a live
 screen shows the relay (--no-tui prints counter lines instead); its keys:`)
-	fmt.Fprint(w, tui.ProxyKeyHelp())
+	fmt.Fprint(w, proxyscreen.KeyHelp())
 	writeParamHelp(w, func(key string) bool { return proxyctl.CheckLinkKey(key) == nil || key == "sim.seed" },
 		"--duration (wall time) takes %s;\n  --every takes 100ms up to the --duration (the counter line's period;\n  without --duration up to 1000h).\n")
 }

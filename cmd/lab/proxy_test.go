@@ -20,7 +20,7 @@ import (
 	"jitterlab/internal/testtool"
 	"jitterlab/lab"
 	proxyctl "jitterlab/proxy/control"
-	"jitterlab/tui"
+	"jitterlab/tui/proxyscreen"
 )
 
 // freePort is a loopback UDP port nobody listens on (free when it returns).
@@ -339,7 +339,7 @@ func TestProxyRefusesModelKeys(t *testing.T) {
 // lab proxy -h lists the live screen's keys (QA d).
 func TestProxyHelpListsScreenKeys(t *testing.T) {
 	_, out, errOut := runLab(t, "proxy", "-h")
-	for _, line := range strings.Split(strings.TrimSpace(tui.ProxyKeyHelp()), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(proxyscreen.KeyHelp()), "\n") {
 		if !strings.Contains(out+errOut, line) {
 			t.Fatalf("lab proxy -h lacks the screen's key line %q", line)
 		}

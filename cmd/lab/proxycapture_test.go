@@ -1,28 +1,19 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/gopacket/gopacket/pcapgo"
-
-	"jitterlab/capture"
 	"jitterlab/internal/testtool"
-	"jitterlab/lab"
-	"jitterlab/proxy"
 	"jitterlab/recordings"
 	"jitterlab/sim"
 )
@@ -186,135 +177,5 @@ func TestProxyCapturesAgreeWithTheSummary(t *testing.T) {
 	}
 	if end, err := rec.End(); err != nil || end == nil || end.Packets == 0 {
 		t.Errorf("end %+v, %v", end, err)
-	}
-}
-
-// When the capture writer falls behind, the relay does not wait: events
-// are dropped, counted per side in the capture's interface statistics and
-// in the recording's end, and replay says the recording is incomplete.
-func TestProxyCaptureDropsAreCounted(t *testing.T) {
-	dir := t.TempDir()
-	var pcapBuf bytes.Buffer
-	pw, _ := capture.NewWriter(&pcapBuf, capture.Options{})
-	recPath := filepath.Join(dir, "r.jlrec")
-	f, _ := os.Create(recPath)
-	defer f.Close()
-	rw, _ := recordings.NewWriter(f, recordings.Header{Kind: recordings.KindProxy})
-	// No writer goroutine yet and no room in the queue: every event drops.
-	c := &proxyCapture{pcap: pw, rec: rw, events: make(chan proxyEvent), done: make(chan struct{}), maxBytes: proxyQueueBytes}
-	for range 3 {
-		c.OnPacket(&proxy.PacketEvent{Dir: proxy.Up, Read: true, Size: 1, Payload: []byte("x")})
-	}
-	c.OnPacket(&proxy.PacketEvent{Dir: proxy.Up, Fate: proxy.FateDelivered, Size: 1, Payload: []byte("x")})
-	go c.run()
-	if err := c.Close(time.Second, proxy.Stats{}); err != nil {
-		t.Fatal(err)
-	}
-	r, err := pcapgo.NewNgReader(&pcapBuf, pcapgo.DefaultNgReaderOptions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, _, err := r.ReadPacketData(); err != nil {
-			break // the statistics come after the packets
-		}
-	}
-	for side, want := range []uint64{3, 1} {
-		if intf, _ := r.Interface(side); intf.Statistics.PacketsDropped != want {
-			t.Errorf("side %d: %d dropped in the file, want %d", side, intf.Statistics.PacketsDropped, want)
-		}
-	}
-	code, out, errOut := runLab(t, "replay", recPath)
-	if code != 0 || !strings.Contains(out, "incomplete 4 packet events were dropped") {
-		t.Fatalf("replay: %d %q\n%s", code, errOut, out)
-	}
-}
-
-// The queue holds at most proxyQueueBytes of payload (and one datagram):
-// past it events are dropped, whatever room the queue has.
-func TestProxyCaptureQueueIsBoundedInBytes(t *testing.T) {
-	pw, _ := capture.NewWriter(io.Discard, capture.Options{})
-	c := &proxyCapture{pcap: pw, events: make(chan proxyEvent, 100), done: make(chan struct{}), maxBytes: 3000}
-	big := make([]byte, 1000)
-	for range 10 {
-		c.OnPacket(&proxy.PacketEvent{Dir: proxy.Down, Read: true, Size: len(big), Payload: big})
-	}
-	if len(c.events) != 3 || c.dropped.Load() != 7 || c.droppedSide[capture.ServerSide].Load() != 7 || c.queuedBytes.Load() != 3000 {
-		t.Fatalf("%d queued (%d bytes), %d dropped", len(c.events), c.queuedBytes.Load(), c.dropped.Load())
-	}
-	go c.run()
-	if err := c.Close(time.Second, proxy.Stats{}); err != nil || c.queuedBytes.Load() != 0 {
-		t.Fatalf("%v, %d bytes left", err, c.queuedBytes.Load())
-	}
-}
-
-// Captures start and stop while the relay sends events (as R would on a
-// proxy screen), one at a time: each holds every event from its first to
-// its last or counts it as dropped, and stopping never races a send (the
-// race detector and a send on a closed queue would say so).
-func TestCaptureSwitchStartsAndStopsWhileRelaying(t *testing.T) {
-	var sw captureSwitch
-	sw.started(time.Unix(1000, 0))
-	stopRelay := make(chan struct{})
-	relayed := make(chan int)
-	var sent atomic.Int64 // events the relay has handed over so far
-	go func() {           // the relay: events as fast as it can, in time order
-		n := 0
-		defer func() { relayed <- n }()
-		for ; ; n++ {
-			sent.Store(int64(n))
-			select {
-			case <-stopRelay:
-				return
-			default:
-			}
-			sw.OnPacket(&proxy.PacketEvent{Dir: proxy.Up, In: time.Unix(1000, int64(n)), Size: 1, Payload: []byte("x"), Fate: proxy.FateLost})
-		}
-	}()
-	for round := range 3 {
-		dir := t.TempDir()
-		pcap, rec := filepath.Join(dir, "p.pcapng"), filepath.Join(dir, "r.jlrec")
-		c, err := openProxyCaptures(pcap, rec, io.Discard, nil, "127.0.0.1:9", lab.DefaultConfig(), "switch")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := sw.start(c); err != nil {
-			t.Fatal(err)
-		}
-		if err := sw.start(c); err == nil {
-			t.Fatal("a second capture started while one runs")
-		}
-		// Let the relay hand this capture some events: wait for them, not
-		// for a time, so a loaded machine cannot make the round empty.
-		for from := sent.Load(); sent.Load() < from+100; {
-			runtime.Gosched()
-		}
-		if _, err := sw.stop(time.Hour, proxy.Stats{}); err != nil {
-			t.Fatalf("round %d: %v", round, err)
-		}
-		r, f, err := recordings.OpenFile(rec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var first, last sim.Time = -1, -1
-		var n uint64
-		err = r.ScanPackets(0, sim.Time(time.Hour), func(p *recordings.Packet) error {
-			if first < 0 {
-				first = p.At
-			}
-			last, n = p.At, n+1
-			return nil
-		})
-		f.Close()
-		// The relay's events are numbered by At: every one from the first
-		// recorded to the last is in the recording or counted as dropped
-		// (drops after the last one recorded count too).
-		if span := uint64(last - first + 1); err != nil || n == 0 || n > span || n+c.dropped.Load() < span {
-			t.Fatalf("round %d: %d packets from %d to %d, %d dropped: %v", round, n, first, last, c.dropped.Load(), err)
-		}
-	}
-	close(stopRelay)
-	if n := <-relayed; n == 0 {
-		t.Fatal("the relay sent nothing")
 	}
 }

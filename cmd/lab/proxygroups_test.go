@@ -10,7 +10,7 @@ import (
 	"jitterlab/lab"
 	"jitterlab/proxy"
 	proxyctl "jitterlab/proxy/control"
-	"jitterlab/tui"
+	"jitterlab/tui/proxyscreen"
 )
 
 // The proxy screen's source splits the traffic by link once a client has
@@ -61,16 +61,16 @@ func TestRelaySourceSplitsClientsByLink(t *testing.T) {
 	}
 	// Every datagram read and every echo written (a bound on a broken
 	// relay, not a measurement).
-	var g []tui.ProxyGroup
-	sum := func(d func(*tui.ProxyGroup) uint64) (t uint64) {
+	var g []proxyscreen.Group
+	sum := func(d func(*proxyscreen.Group) uint64) (t uint64) {
 		for i := range g {
 			t += d(&g[i])
 		}
 		return t
 	}
 	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
-		if g = src.Snapshot().Groups; len(g) == 2 && sum(func(x *tui.ProxyGroup) uint64 { return x.Up.In }) == 2*n &&
-			sum(func(x *tui.ProxyGroup) uint64 { return x.Down.Delivered }) == 2*n-g[1].Up.Lost {
+		if g = src.Snapshot().Groups; len(g) == 2 && sum(func(x *proxyscreen.Group) uint64 { return x.Up.In }) == 2*n &&
+			sum(func(x *proxyscreen.Group) uint64 { return x.Down.Delivered }) == 2*n-g[1].Up.Lost {
 			break
 		}
 	}

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -18,13 +15,8 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
-	"github.com/gopacket/gopacket/pcapgo"
 
-	"jitterlab/capture"
-	"jitterlab/proxy"
 	proxyctl "jitterlab/proxy/control"
-	"jitterlab/recordings"
-	"jitterlab/sim"
 )
 
 // fds is how many file descriptors process pid holds.
@@ -174,109 +166,5 @@ func TestChangeLogSaysWhatItDropped(t *testing.T) {
 	src.timeline(c)
 	if got := src.changes[0].What; got != "(3 entries before this one not logged: the log was full) PUT /params: up.loss=9%" {
 		t.Errorf("the screen's entry %q", got)
-	}
-}
-
-// A 0-byte datagram relayed is captured as 0 bytes (issue 27.15): the
-// capture's copy of an empty payload is empty, not "none" (which the
-// pcapng writer fills with a simulated packet's 5 bytes).
-func TestProxyCapturesAnEmptyDatagramAsEmpty(t *testing.T) {
-	var file bytes.Buffer
-	pw, err := capture.NewWriter(&file, capture.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, listen := netip.MustParseAddrPort("127.0.0.1:5000"), &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 7777}
-	c := newProxyCapture(pw, nil, listen, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 7778})
-	now := time.Unix(1, 0)
-	c.OnPacket(&proxy.PacketEvent{Dir: proxy.Up, Read: true, Flow: 1, Addr: client, In: now, Payload: []byte{}, Send: proxy.Outcome{Copies: 1, Copy: [2]proxy.Fate{proxy.FateLost}}})
-	if err := c.Close(time.Second, proxy.Stats{}); err != nil {
-		t.Fatal(err)
-	}
-	r, err := pcapgo.NewNgReader(&file, pcapgo.DefaultNgReaderOptions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, ci, err := r.ReadPacketData()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ci.Length != 28 || len(data) != 28 {
-		t.Fatalf("a 0-byte datagram captured as %d bytes of a %d-byte packet; want 28 (IPv4 and UDP headers only)", len(data), ci.Length)
-	}
-}
-
-// One capture's failure never silences the other (issue 27.9): a --pcap
-// whose disk fills keeps the recording going, every packet in it, and
-// the end says what the pcap lost; a recording that fails leaves the
-// pcap whole.
-func TestOneCaptureFailingKeepsTheOther(t *testing.T) {
-	const n = 400
-	run := func(pcapOut, recOut io.Writer) (*proxyCapture, error) {
-		pw, err := capture.NewWriter(pcapOut, capture.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rw, err := recordings.NewWriter(recOut, recordings.Header{Kind: recordings.KindProxy})
-		if err != nil {
-			t.Fatal(err)
-		}
-		listen := &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 7777}
-		c := newProxyCapture(pw, rw, listen, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 7778})
-		c.pcapName, c.recName = "--pcap p.pcapng", "--record r.jlrec"
-		client := netip.MustParseAddrPort("127.0.0.1:5000")
-		start := time.Unix(0, 0)
-		for i := range n {
-			at := start.Add(time.Duration(i) * 100 * time.Millisecond) // 40 s: the recording writes a frame each 10 s
-			payload := make([]byte, 200)
-			c.OnPacket(&proxy.PacketEvent{Dir: proxy.Up, Read: true, Flow: 1, Addr: client, In: at, Size: len(payload), Payload: payload,
-				Send: proxy.Outcome{Copies: 1, Copy: [2]proxy.Fate{proxy.FateScheduled}}})
-			c.OnPacket(&proxy.PacketEvent{Dir: proxy.Up, Flow: 1, Addr: client, In: at, Out: at, Due: at, Fate: proxy.FateDelivered, Size: len(payload), Payload: payload})
-			for len(c.events) > 0 { // the writer keeps up: nothing is dropped for want of room
-				time.Sleep(time.Microsecond)
-			}
-		}
-		return c, c.Close(time.Second, proxy.Stats{})
-	}
-
-	var rec bytes.Buffer
-	c, err := run(&failAfter{n: 8 << 10}, &rec)
-	if err == nil || !strings.Contains(err.Error(), "--pcap p.pcapng") || strings.Contains(err.Error(), "--record") {
-		t.Errorf("Close: %v; want the pcap's error alone", err)
-	}
-	r, err := recordings.Open(bytes.NewReader(rec.Bytes()), int64(rec.Len()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := 0
-	if err := r.ScanPackets(0, sim.Time(time.Hour), func(*recordings.Packet) error { got++; return nil }); err != nil {
-		t.Fatal(err)
-	}
-	if got != n {
-		t.Errorf("the recording holds %d of %d packets after the pcap's disk filled", got, n)
-	}
-	if note := c.note(); !strings.Contains(note, "--pcap p.pcapng") || !strings.Contains(note, "not written") {
-		t.Errorf("note %q; want what the pcap lost", note)
-	}
-
-	var header bytes.Buffer // the disk takes the header and a little more
-	recordings.NewWriter(&header, recordings.Header{Kind: recordings.KindProxy})
-	var pcapFile bytes.Buffer
-	if _, err := run(&pcapFile, &failAfter{n: header.Len() + 16}); err == nil || !strings.Contains(err.Error(), "--record r.jlrec") {
-		t.Errorf("Close: %v; want the recording's error", err)
-	}
-	pr, err := pcapgo.NewNgReader(&pcapFile, pcapgo.DefaultNgReaderOptions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	frames := 0
-	for {
-		if _, _, err := pr.ReadPacketData(); err != nil {
-			break
-		}
-		frames++
-	}
-	if frames != 2*n {
-		t.Errorf("the pcap holds %d of %d frames after the recording's disk filled", frames, 2*n)
 	}
 }

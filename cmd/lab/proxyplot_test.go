@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"jitterlab/lab"
+	proxyrec "jitterlab/proxy/record"
 	"jitterlab/recordings"
 	"jitterlab/sim"
 )
@@ -29,7 +30,7 @@ func newProxyRecording(t *testing.T, scenario string) (w *recordings.Writer, pat
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-	w, err = recordings.NewWriter(f, proxyHeader(lab.DefaultConfig(), scenario))
+	w, err = recordings.NewWriter(f, proxyrec.Header(lab.HeaderOf(lab.DefaultConfig(), scenario, 0)))
 	if err != nil {
 		t.Fatal(err)
 	}

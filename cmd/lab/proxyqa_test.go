@@ -1,24 +1,20 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"image/color"
 	"image/png"
-	"io"
 	"net"
 	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"jitterlab/capture"
 	"jitterlab/internal/testtool"
 	"jitterlab/lab"
 	"jitterlab/netem"
@@ -189,78 +185,6 @@ func TestREADMEPingerSaysWhenNothingEchoes(t *testing.T) {
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.HasPrefix(string(out), "0/5 echoes") || strings.Contains(string(out), "Traceback") {
 		t.Errorf("ping.py 5 50 with nothing answering: %v, %q; want exit 1 and a line starting \"0/5 echoes\"", err, out)
-	}
-}
-
-// failAfter accepts n bytes, then fails every write as a full disk does.
-type failAfter struct{ n int }
-
-func (f *failAfter) Write(p []byte) (int, error) {
-	if len(p) > f.n {
-		k := f.n
-		f.n = 0
-		return k, syscall.ENOSPC
-	}
-	f.n -= len(p)
-	return len(p), nil
-}
-
-// A capture whose file fails mid-run (the disk full) says so as it
-// happens, naming its flag and file, instead of only when the proxy
-// stops, hours later; the relay goes on, and the run still ends with the
-// error (exit 1).
-func TestCaptureWriteFailureIsReportedAtOnce(t *testing.T) {
-	for _, kind := range []string{"pcap", "record"} {
-		t.Run(kind, func(t *testing.T) {
-			open := func(w io.Writer) (pw *capture.Writer, rw *recordings.Writer, err error) {
-				if kind == "pcap" {
-					pw, err = capture.NewWriter(w, capture.Options{Epoch: time.Unix(0, 0), Sides: relaySides})
-				} else {
-					rw, err = recordings.NewWriter(w, proxyHeader(lab.DefaultConfig(), "default"))
-				}
-				return pw, rw, err
-			}
-			var header bytes.Buffer
-			if _, _, err := open(&header); err != nil {
-				t.Fatal(err)
-			}
-			fw := &failAfter{n: header.Len()} // the file's header fits, nothing more
-			pw, rw, err := open(fw)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c := newProxyCapture(pw, rw, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 7777}, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 7778})
-			c.pcapName, c.recName = "--pcap x.out", "--record x.out"
-			failed := make(chan error, 1)
-			sw := captureSwitch{failed: func(err error) { failed <- err }}
-			start := time.Unix(1_700_000_000, 0)
-			sw.started(start)
-			if err := sw.start(c); err != nil {
-				t.Fatal(err)
-			}
-			payload := make([]byte, 1400)
-			addr := netip.MustParseAddrPort("127.0.0.1:5001")
-			for i := range 5000 { // 25 s of datagrams, 7 MB: past any buffer, reorder window and recording frame
-				in := start.Add(time.Duration(i) * 5 * time.Millisecond)
-				sw.OnPacket(&proxy.PacketEvent{Read: true, In: in, Dir: proxy.Up, Flow: 1, Addr: addr, Size: len(payload), Payload: payload})
-				sw.OnPacket(&proxy.PacketEvent{In: in, Out: in.Add(time.Millisecond), Due: in.Add(time.Millisecond), Dir: proxy.Up, Flow: 1, Addr: addr,
-					Size: len(payload), Payload: payload, Fate: proxy.FateDelivered, Delay: time.Millisecond})
-				if i%500 == 0 {
-					time.Sleep(time.Millisecond) // let the writer keep up: no event dropped
-				}
-			}
-			select {
-			case err := <-failed:
-				if !strings.Contains(err.Error(), "--"+kind+" x.out") || !errors.Is(err, syscall.ENOSPC) {
-					t.Errorf("reported %q; want the flag, the file and the disk's error", err)
-				}
-			case <-time.After(30 * time.Second): // a bound on a hang, not a timing assertion
-				t.Fatal("the capture failed and nothing said so while the proxy ran")
-			}
-			if _, err := sw.stop(30*time.Second, proxy.Stats{}); !errors.Is(err, syscall.ENOSPC) {
-				t.Errorf("stop: %v; want the write error still returned at the end", err)
-			}
-		})
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	proxyrec "jitterlab/proxy/record"
 )
 
 // A proxy recording is read by replay (its packets' fates and the delay
@@ -43,7 +45,7 @@ func TestProxyRecordingReplayExportPlot(t *testing.T) {
 	// leaving a 100 ms window empty.
 	if code, window, errOut := runLab(t, "replay", rec, "--from", "200ms", "--to", "1200ms"); code != 0 {
 		t.Fatal(errOut)
-	} else if _, csvPart, ok := strings.Cut(window, "\n"+packetColumns); !ok || strings.Count(csvPart, "\n") == 0 {
+	} else if _, csvPart, ok := strings.Cut(window, "\n"+proxyrec.PacketColumns); !ok || strings.Count(csvPart, "\n") == 0 {
 		t.Errorf("replay --from --to prints no packets CSV:\n%s", window)
 	} else {
 		for _, line := range strings.Split(strings.TrimSpace(csvPart), "\n") {
@@ -65,7 +67,7 @@ func TestProxyRecordingReplayExportPlot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(rows[0], ",")+"\n" != packetColumns {
+	if strings.Join(rows[0], ",")+"\n" != proxyrec.PacketColumns {
 		t.Fatalf("export header %v", rows[0])
 	}
 	delivered := map[string]int{}

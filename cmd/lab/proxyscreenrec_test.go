@@ -13,17 +13,18 @@ import (
 	"jitterlab/lab"
 	"jitterlab/proxy"
 	proxyctl "jitterlab/proxy/control"
+	proxyrec "jitterlab/proxy/record"
 )
 
 // relayForR is a running relay to an echo server, its conditions and
 // capture switch as the proxy wires them, a client, and echoes(n): n
 // echoes through it, counted by the relay both ways.
-func relayForR(t *testing.T) (r *proxy.Relay, cond *proxyctl.Conditions, sw *captureSwitch, client net.Conn, echoes func(n int), echo string) {
+func relayForR(t *testing.T) (r *proxy.Relay, cond *proxyctl.Conditions, sw *proxyrec.Switch, client net.Conn, echoes func(n int), echo string) {
 	t.Helper()
 	echo = echoServer(t)
 	cfg := lab.DefaultConfig()
-	sw = &captureSwitch{}
-	sw.started(time.Now())
+	sw = &proxyrec.Switch{}
+	sw.Started(time.Now())
 	r, err := proxy.Listen(proxy.Options{Listen: "127.0.0.1:0", Target: echo, Seed: 1, Up: cfg.Up, Down: cfg.Down, OnPacket: sw.OnPacket})
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +115,7 @@ func TestProxyScreenRecordsOnR(t *testing.T) {
 
 	// --record running from the start: R names it and records nothing.
 	busy := &screenRecorder{sw: sw, r: r, cond: cond, dir: dir, name: "default", flags: "--record run.jlrec"}
-	if err := sw.start(&proxyCapture{}); err != nil {
+	if err := sw.Start(&proxyrec.Capture{}); err != nil {
 		t.Fatal(err)
 	}
 	if msg, err := busy.toggle(); err == nil || !strings.Contains(err.Error(), "--record run.jlrec") {

@@ -18,9 +18,11 @@ import (
 	"jitterlab/lab"
 	"jitterlab/proxy"
 	proxyctl "jitterlab/proxy/control"
+	proxyrec "jitterlab/proxy/record"
 	"jitterlab/recordings"
 	"jitterlab/scenarios"
 	"jitterlab/tui"
+	"jitterlab/tui/proxyscreen"
 
 	"github.com/gdamore/tcell/v2"
 )
@@ -219,19 +221,19 @@ func (f *relayFeed) jitter(d proxy.Dir, now time.Time) float64 {
 
 // links hands over each link's counters, and its delays since the last
 // call: everybody's first, then the clients' own in address order.
-func (f *relayFeed) links(now time.Time) []tui.ProxyGroup {
+func (f *relayFeed) links(now time.Time) []proxyscreen.Group {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	addrs := slices.SortedFunc(maps.Keys(f.own), netip.AddrPort.Compare)
-	out := make([]tui.ProxyGroup, 0, 1+len(addrs))
-	group := func(addr netip.AddrPort, l *linkFeed) tui.ProxyGroup {
-		g := tui.ProxyGroup{}
+	out := make([]proxyscreen.Group, 0, 1+len(addrs))
+	group := func(addr netip.AddrPort, l *linkFeed) proxyscreen.Group {
+		g := proxyscreen.Group{}
 		if addr.IsValid() {
 			g.Addr = addr.String()
 		}
-		for d, pd := range []*tui.ProxyDir{&g.Up, &g.Down} {
+		for d, pd := range []*proxyscreen.Dir{&g.Up, &g.Down} {
 			ld := &l[d]
-			*pd = tui.ProxyDir{In: ld.in, Delivered: ld.delivered, Lost: ld.lost, Duplicated: ld.duplicated, Reordered: ld.reordered,
+			*pd = proxyscreen.Dir{In: ld.in, Delivered: ld.delivered, Lost: ld.lost, Duplicated: ld.duplicated, Reordered: ld.reordered,
 				Bytes: int64(ld.bytes), LossBursts: int64(ld.bursts), DelaysMs: ld.delays, JitterMs: math.NaN(), ArrivalJitterMs: math.NaN()}
 			if pd.DelaysMs == nil {
 				pd.DelaysMs = []float64{}
@@ -263,7 +265,7 @@ type relaySource struct {
 	rec            *screenRecorder // R, and what records from the start (nil: nothing)
 
 	mu      sync.Mutex
-	changes []tui.ProxyChange
+	changes []proxyscreen.Change
 	stopped bool
 }
 
@@ -271,14 +273,14 @@ func newRelaySource(r *proxy.Relay, cond *proxyctl.Conditions, target string, st
 	s := &relaySource{r: r, cond: cond, feed: feed, listen: r.Addr().String(), target: target, start: start}
 	for _, a := range cond.Flows() { // --flow's, set before the start
 		_, own := cond.Config(a)
-		s.changes = append(s.changes, tui.ProxyChange{What: a.String() + ": " + proxyctl.Describe(own), By: "--flow"})
+		s.changes = append(s.changes, proxyscreen.Change{What: a.String() + ": " + proxyctl.Describe(own), By: "--flow"})
 	}
 	return s
 }
 
 // timeline notes a scheduled change that applied.
 func (s *relaySource) timeline(c appliedChange) {
-	pc := tui.ProxyChange{At: c.at.Sub(s.start), What: c.ch.What}
+	pc := proxyscreen.Change{At: c.at.Sub(s.start), What: c.ch.What}
 	switch {
 	case c.by != "":
 		pc.By = c.by
@@ -297,7 +299,7 @@ func (s *relaySource) timeline(c appliedChange) {
 }
 
 // note adds a change to the log (s.mu not held).
-func (s *relaySource) note(pc tui.ProxyChange) {
+func (s *relaySource) note(pc proxyscreen.Change) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.changes) >= maxSourceChanges {
@@ -310,7 +312,7 @@ func (s *relaySource) note(pc tui.ProxyChange) {
 // call the API all day): beyond, the older half goes.
 const maxSourceChanges = 10000
 
-func (s *relaySource) Snapshot() tui.ProxySnapshot {
+func (s *relaySource) Snapshot() proxyscreen.Snapshot {
 	au := s.r.Audit() // the relay's lock: never under s.mu
 	now := time.Now()
 	var errs uint64
@@ -319,11 +321,11 @@ func (s *relaySource) Snapshot() tui.ProxySnapshot {
 		errs += e.Count
 		kinds = append(kinds, e.Msg)
 	}
-	dir := func(d proxy.Dir) tui.ProxyDir {
+	dir := func(d proxy.Dir) proxyscreen.Dir {
 		da := &au.Dirs[d]
 		c := da.Counters
 		nan := math.NaN()
-		pd := tui.ProxyDir{In: c.Received + c.KernelDropped, Delivered: c.Delivered, Lost: c.Lost + c.QueueDropped,
+		pd := proxyscreen.Dir{In: c.Received + c.KernelDropped, Delivered: c.Delivered, Lost: c.Lost + c.QueueDropped,
 			Dropped: c.Dropped() - c.Lost - c.QueueDropped, Duplicated: c.Duplicated, Reordered: c.Reordered,
 			Bytes: int64(da.Bytes), LossBursts: int64(c.LossBursts), JitterMs: nan, ArrivalJitterMs: nan}
 		if c.Delivered > 0 {
@@ -340,15 +342,15 @@ func (s *relaySource) Snapshot() tui.ProxySnapshot {
 	evicted := s.r.Stats().Evicted
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return tui.ProxySnapshot{Wall: now.Sub(s.start), Listen: s.listen, Target: s.target, Clients: len(au.Flows), Errors: errs, ErrorKinds: kinds,
+	return proxyscreen.Snapshot{Wall: now.Sub(s.start), Listen: s.listen, Target: s.target, Clients: len(au.Flows), Errors: errs, ErrorKinds: kinds,
 		Evicted: evicted, MaxClients: s.maxClients,
-		Up: up, Down: down, Groups: groups, Changes: append([]tui.ProxyChange(nil), s.changes...), Stopped: s.stopped, Recording: s.rec.recording()}
+		Up: up, Down: down, Groups: groups, Changes: append([]proxyscreen.Change(nil), s.changes...), Stopped: s.stopped, Recording: s.rec.recording()}
 }
 
 // groups splits the traffic by link for the screen once some client has
 // settings of its own (nil before: everybody's link is every client's):
 // each link's counters from the feed, its settings from the conditions.
-func (s *relaySource) groups(live []proxy.FlowAudit, now time.Time) []tui.ProxyGroup {
+func (s *relaySource) groups(live []proxy.FlowAudit, now time.Time) []proxyscreen.Group {
 	if s.feed == nil {
 		return nil
 	}
@@ -407,7 +409,7 @@ func (s *relaySource) Apply(sets [][2]string) error {
 	if err := s.cond.Set(netip.AddrPort{}, as); err != nil { // the relay's lock: never under s.mu
 		return err
 	}
-	s.note(tui.ProxyChange{At: time.Since(s.start), What: strings.Join(what, " ")})
+	s.note(proxyscreen.Change{At: time.Since(s.start), What: strings.Join(what, " ")})
 	return nil
 }
 
@@ -417,7 +419,7 @@ func (s *relaySource) Apply(sets [][2]string) error {
 // clients already relayed and their own settings, so it reads as one that
 // ran from the start would from then on.
 type screenRecorder struct {
-	sw    *captureSwitch
+	sw    *proxyrec.Switch
 	r     *proxy.Relay
 	cond  *proxyctl.Conditions
 	dir   string
@@ -450,7 +452,7 @@ func (s *screenRecorder) toggle() (string, error) {
 	if s.path != "" {
 		path := s.path
 		s.path = ""
-		note, err := s.sw.stop(time.Since(s.bound), s.r.Stats())
+		note, err := s.sw.Stop(time.Since(s.bound), s.r.Stats())
 		if err != nil {
 			return "", fmt.Errorf("%s: %w", path, err)
 		}
@@ -465,31 +467,30 @@ func (s *screenRecorder) toggle() (string, error) {
 		return "", err
 	}
 	out := &output{w: f, name: path, f: f}
-	w, err := recordings.NewWriter(out, proxyHeader(cfg, s.name))
+	w, err := recordings.NewWriter(out, proxyrec.Header(lab.HeaderOf(cfg, s.name, 0)))
 	if err != nil {
 		out.Abort()
 		return "", err
 	}
-	c := newProxyCapture(nil, w, s.r.Addr(), nil)
-	c.outs = []*output{out}
-	c.base = s.r.Stats()
 	flows := s.r.Audit().Flows // the clients relayed now, numbered as they came
+	var last proxy.FlowID
 	for _, fl := range flows {
-		c.named = max(c.named, fl.ID) // the relay's hook names the later ones
+		last = max(last, fl.ID) // the relay's hook names the later ones
 	}
-	if err := s.sw.start(c); err != nil {
-		c.finish(time.Since(s.bound), s.r.Stats())
+	c := proxyrec.New(proxyrec.Options{Recording: w, Listen: s.r.Addr(), Files: []proxyrec.Committer{out}, Base: s.r.Stats(), LastFlow: last})
+	if err := s.sw.Start(c); err != nil {
+		c.Finish(time.Since(s.bound), s.r.Stats())
 		return "", errors.Join(err, os.Remove(path))
 	}
 	now := time.Now()
 	for _, fl := range flows { // named first: their own settings then carry their flow
 		if a, err := netip.ParseAddrPort(fl.Addr); err == nil {
-			c.settings(settingsEvent{at: now, flow: fl.ID, applied: proxyctl.Applied{Flow: a}})
+			c.FlowStarted(fl.ID, a, now)
 		}
 	}
 	for _, a := range s.cond.Flows() { // the clients' own settings in force
 		_, own := s.cond.Config(a)
-		c.settings(settingsEvent{at: now, applied: proxyctl.Applied{Flow: a, Set: own}})
+		c.Applied(proxyctl.Applied{Flow: a, Set: own}, now)
 	}
 	s.path = path
 	return "recording to " + path + " (R stops)", nil
@@ -500,11 +501,11 @@ func (s *screenRecorder) toggle() (string, error) {
 // through stop. It returns the signal that stopped it (nil: none) and the
 // relay's error once the screen has closed.
 func proxyScreen(src *relaySource, sc *scenarios.Scenario, rec *screenRecorder, stop func(), done <-chan error, changes <-chan appliedChange, stderr io.Writer) (os.Signal, error) {
-	view := tui.NewProxyView(src, tui.ProxyOptions{Scenario: sc, Record: rec.toggle})
+	view := proxyscreen.New(src, proxyscreen.Options{Scenario: sc, Record: rec.toggle})
 	return runScreen(view, src, rec, stop, done, changes, stderr)
 }
 
-// screenView is the screen proxyScreen runs (a *tui.ProxyView).
+// screenView is the screen proxyScreen runs (a *proxyscreen.View).
 type screenView interface {
 	Run(tcell.Screen) error
 	Signal() os.Signal

@@ -14,7 +14,7 @@ import (
 	"jitterlab/lab"
 	"jitterlab/proxy"
 	proxyctl "jitterlab/proxy/control"
-	"jitterlab/tui"
+	"jitterlab/tui/proxyscreen"
 )
 
 // The proxy screen's source over the relay: live changes are checked as
@@ -133,7 +133,7 @@ func TestProxyScreenLogsAPIAndFlowSettings(t *testing.T) {
 	}
 	got := src.Snapshot().Changes
 	refusal := lab.Set(&cfg, "up.loss", "250%").Error()
-	want := []tui.ProxyChange{
+	want := []proxyscreen.Change{
 		{What: "127.0.0.1:5001: up.loss=5%", By: "--flow"},
 		{What: "PUT /params: up.loss=250%", By: "API", Refused: refusal},
 		{What: "PUT /params: up.loss=3%", By: "API"},

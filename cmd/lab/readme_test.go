@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"jitterlab/internal/golden"
 	"jitterlab/internal/testtool"
 )
 
@@ -229,9 +230,9 @@ func TestREADMEOutputsReproduce(t *testing.T) {
 			t.Errorf("lab %s: exit %d %s", strings.Join(ex.args, " "), code, errOut)
 			continue
 		}
-		if *update && !ex.matches(out) { // keep the shown wall time when nothing else changed
+		if golden.Update() && !ex.matches(out) { // keep the shown wall time when nothing else changed
 			blocks.set(ex, out)
-		} else if !*update && !ex.matches(out) {
+		} else if !golden.Update() && !ex.matches(out) {
 			t.Errorf("lab %s (%s):\ngot:\n%s\nthe docs show:\n%s", strings.Join(ex.args, " "), ex.file, maskWallTime(ex.shown(out)), maskWallTime(ex.want))
 		}
 		if strings.Contains(strings.Join(ex.args, " "), "client.corrector=signflip") {
@@ -244,7 +245,7 @@ func TestREADMEOutputsReproduce(t *testing.T) {
 	if !sawSignflip {
 		t.Error("the README has no signflip-vs-deadband example with its output")
 	}
-	if *update {
+	if golden.Update() {
 		blocks.write(t)
 	}
 }

@@ -1,4 +1,4 @@
-package tui
+package widget
 
 import (
 	"fmt"
@@ -288,7 +288,7 @@ func (c *Chart) yRange() (lo, hi float64) {
 func (c *Chart) Draw(screen tcell.Screen) {
 	_, _, bw, _ := c.GetRect()
 	c.SetTitle(c.titleFor(bw))
-	drawFrame(screen, c.Box, false)
+	DrawFrame(screen, c.Box, false)
 	x, y, w, h := c.GetInnerRect()
 	if w <= 0 || h <= 0 {
 		return

@@ -1,8 +1,10 @@
-package tui
+package proxyscreen
 
 import (
 	"strings"
 	"testing"
+
+	"jitterlab/tui/widget"
 
 	"github.com/gdamore/tcell/v2"
 )
@@ -20,7 +22,7 @@ func TestHelpKeyTableFitsANarrowBox(t *testing.T) {
 		charts := false                      // the key table ends where the charts' paragraph begins
 		for i := 0; i < 60 && !charts; i++ { // scroll the whole table through the box
 			drawProxy(v, screen)
-			for _, l := range rows(screen)[1:19] {
+			for _, l := range widget.ScreenRows(screen)[1:19] {
 				inner := strings.TrimRight(strings.TrimPrefix(strings.TrimSuffix(l, "║"), "║"), " ")
 				if charts = strings.HasPrefix(inner, "Charts,"); charts {
 					break
@@ -45,6 +47,38 @@ func TestHelpKeyTableFitsANarrowBox(t *testing.T) {
 			if !key {
 				t.Errorf("%d columns: the help row %q is neither a key nor indented under one", w, row)
 			}
+		}
+	}
+}
+
+// The help's paragraph about the charts wraps at the box's edge, not in
+// the middle of a line (issue 12.4): at 80×24 every line of it but its
+// last is full as far as the next word allows.
+func TestProxyHelpWrapsAtTheBoxEdge(t *testing.T) {
+	v, _, screen := proxyAt(t, 80, 24)
+	proxyKey(v, tcell.NewEventKey(tcell.KeyRune, '?', 0))
+	for range 40 { // to the end of the help: the paragraph shows whole
+		proxyKey(v, tcell.NewEventKey(tcell.KeyDown, 0, 0))
+	}
+	drawProxy(v, screen)
+	var para []string
+	for _, l := range widget.ScreenRows(screen) {
+		inner := strings.TrimRight(strings.Trim(l, "║"), " ")
+		if strings.HasPrefix(inner, "Charts,") || len(para) > 0 && inner != "" && !strings.HasPrefix(inner, "═") {
+			para = append(para, inner)
+		} else if len(para) > 0 {
+			break
+		}
+	}
+	width := len([]rune(strings.Trim(widget.ScreenRows(screen)[1], "║")))
+	if len(para) < 3 {
+		t.Fatalf("no chart paragraph in the help: %q", para)
+	}
+	for i := 0; i+1 < len(para); i++ {
+		next := strings.Fields(para[i+1])[0]
+		if len([]rune(para[i]))+1+len([]rune(next)) < width { // tview keeps the last column free
+
+			t.Errorf("the help breaks the line %q before %q, which fits in %d columns", para[i], next, width)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package tui
+package widget
 
 import (
 	"fmt"
@@ -7,11 +7,11 @@ import (
 	"github.com/rivo/tview"
 )
 
-// scrollText is a bordered box of tagged text that scrolls like the help
+// ScrollText is a bordered box of tagged text that scrolls like the help
 // (↑ ↓ PgUp PgDn Home End) and says on its bottom border which lines it
 // shows when they do not all fit: "lines 1–10 of 23". It opens at the top; End makes
 // it follow the end as text is added, until it is scrolled up again.
-type scrollText struct {
+type ScrollText struct {
 	*tview.Box
 	title  string // the title before the line range
 	text   string
@@ -20,53 +20,56 @@ type scrollText struct {
 	height int  // inner height at the last draw, for paging
 }
 
-func newScrollText() *scrollText {
-	s := &scrollText{Box: tview.NewBox()}
+func NewScrollText() *ScrollText {
+	s := &ScrollText{Box: tview.NewBox()}
 	s.SetBorder(true).SetTitleAlign(tview.AlignLeft)
 	return s
 }
 
-// set replaces the text and the title (without the line range); the
+// Set replaces the text and the title (without the line range); the
 // position is kept.
-func (s *scrollText) set(title, text string) { s.title, s.text = title, text }
+func (s *ScrollText) Set(title, text string) { s.title, s.text = title, text }
 
-// home shows the first line (and stops following the end).
-func (s *scrollText) home() { s.top, s.follow = 0, false }
+// Text is the text shown (without the title).
+func (s *ScrollText) Text() string { return s.text }
 
-// scroll moves by n lines (negative: up) from the lines last drawn; the
+// Home shows the first line (and stops following the end).
+func (s *ScrollText) Home() { s.top, s.follow = 0, false }
+
+// Scroll moves by n lines (negative: up) from the lines last drawn; the
 // end is clamped at draw time.
-func (s *scrollText) scroll(n int) {
+func (s *ScrollText) Scroll(n int) {
 	s.top, s.follow = max(s.top+n, 0), false
 }
 
-// page moves by n pages.
-func (s *scrollText) page(n int) { s.scroll(n * max(s.height-1, 1)) }
+// Page moves by n pages.
+func (s *ScrollText) Page(n int) { s.Scroll(n * max(s.height-1, 1)) }
 
-// end shows the last line and follows the end.
-func (s *scrollText) end() { s.follow = true }
+// End shows the last line and follows the end.
+func (s *ScrollText) End() { s.follow = true }
 
-// key scrolls for a scrolling key and reports whether it was one.
-func (s *scrollText) key(k tcell.Key) bool {
+// Key scrolls for a scrolling key and reports whether it was one.
+func (s *ScrollText) Key(k tcell.Key) bool {
 	switch k {
 	case tcell.KeyUp:
-		s.scroll(-1)
+		s.Scroll(-1)
 	case tcell.KeyDown:
-		s.scroll(1)
+		s.Scroll(1)
 	case tcell.KeyPgUp:
-		s.page(-1)
+		s.Page(-1)
 	case tcell.KeyPgDn:
-		s.page(1)
+		s.Page(1)
 	case tcell.KeyHome:
-		s.home()
+		s.Home()
 	case tcell.KeyEnd:
-		s.end()
+		s.End()
 	default:
 		return false
 	}
 	return true
 }
 
-func (s *scrollText) Draw(screen tcell.Screen) {
+func (s *ScrollText) Draw(screen tcell.Screen) {
 	x, y, w, h := s.GetInnerRect()
 	s.height = h
 	lines := tview.WordWrap(s.text, w)
@@ -78,7 +81,7 @@ func (s *scrollText) Draw(screen tcell.Screen) {
 		s.follow = true // scrolled to the end: keep following it
 	}
 	s.SetTitle(s.title)
-	drawFrame(screen, s.Box, s.HasFocus())
+	DrawFrame(screen, s.Box, s.HasFocus())
 	if len(lines) > h && h > 0 {
 		// On the bottom border, where the title leaves room for it.
 		where := fmt.Sprintf(" lines %d–%d of %d ", s.top+1, min(s.top+h, len(lines)), len(lines))

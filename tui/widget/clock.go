@@ -1,4 +1,4 @@
-package tui
+package widget
 
 import (
 	"os"
@@ -8,21 +8,25 @@ import (
 	"github.com/rivo/tview"
 )
 
-// clock is the one goroutine of the lab and the replay viewer that reads
-// wall time: it hands the time elapsed between ticks to the event loop,
+// Clock is the one goroutine of a screen (the lab, the replay viewer, the
+// proxy's) that reads wall time: it hands the time elapsed between ticks
+// to the event loop,
 // where advance moves the session or the cursor on and the screen is
 // redrawn (so redraws are coalesced at the tick rate). While the view is
 // idle (paused, or at its end) it takes no ticks at all, so an idle view
 // costs no CPU until a key or a resize (tview redraws those itself).
-type clock struct {
+type Clock struct {
 	idle atomic.Bool
 	wake chan struct{}
 }
 
-func newClock() *clock { return &clock{wake: make(chan struct{}, 1)} }
+func NewClock() *Clock { return &Clock{wake: make(chan struct{}, 1)} }
 
-// setIdle is called on the event loop after every change of state.
-func (c *clock) setIdle(idle bool) {
+// Idle says whether the clock takes no ticks now.
+func (c *Clock) Idle() bool { return c.idle.Load() }
+
+// SetIdle is called on the event loop after every change of state.
+func (c *Clock) SetIdle(idle bool) {
 	if c.idle.Swap(idle) && !idle {
 		select {
 		case c.wake <- struct{}{}:
@@ -31,7 +35,7 @@ func (c *clock) setIdle(idle bool) {
 	}
 }
 
-// run runs app with ticks (time.Ticker's, or a test's) handed to advance
+// Run runs app with ticks (time.Ticker's, or a test's) handed to advance
 // until app stops, or until a signal from sigs (nil: none) stops it; it
 // returns the signal, if one stopped it, and app.Run's error.
 //
@@ -40,7 +44,7 @@ func (c *clock) setIdle(idle bool) {
 // does not wait for the goroutine; it exits at its next wake-up. Signals
 // are watched by a goroutine of their own, never behind a tick waiting
 // for a draw.
-func (c *clock) run(app *tview.Application, ticks <-chan time.Time, start time.Time, sigs <-chan os.Signal, advance func(time.Duration)) (os.Signal, error) {
+func (c *Clock) Run(app *tview.Application, ticks <-chan time.Time, start time.Time, sigs <-chan os.Signal, advance func(time.Duration)) (os.Signal, error) {
 	stop := make(chan struct{})
 	var got atomic.Value
 	go func() {

@@ -1,4 +1,4 @@
-package tui
+package proxyscreen
 
 import (
 	"strings"
@@ -17,7 +17,7 @@ import (
 func TestProxyLinksLineFitsTheBox(t *testing.T) {
 	for _, w := range []int{80, 120} {
 		p := newTwoLinkProxy(t)
-		v, screen := openProxy(p, ProxyOptions{}, w, 24, 50)
+		v, screen := openProxy(p, Options{}, w, 24, 50)
 		third := p.groups[1]
 		third.Addr, third.Own = "127.0.0.1:5002", "down.jitter=8ms down.jitter_dist=normal"
 		p.groups = append(p.groups, third)

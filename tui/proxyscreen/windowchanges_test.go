@@ -1,4 +1,4 @@
-package tui
+package proxyscreen
 
 import (
 	"strings"
@@ -15,9 +15,9 @@ import (
 // the last 10 s, the client's own link since the change.
 func TestAnotherLinksChangeKeepsThisLinksWindow(t *testing.T) {
 	p := newTwoLinkProxy(t)
-	v, screen := openProxy(p, ProxyOptions{}, 80, 24, 150)
+	v, screen := openProxy(p, Options{}, 80, 24, 150)
 	p.groups[1].Set["up.loss"], p.groups[1].Own = "10%", "up.loss=10% up.latency=80ms"
-	p.snap.Changes = append(p.snap.Changes, ProxyChange{At: p.snap.Wall, What: "PUT /params?flow=127.0.0.1:5001: up.loss=10%", By: "API"})
+	p.snap.Changes = append(p.snap.Changes, Change{At: p.snap.Wall, What: "PUT /params?flow=127.0.0.1:5001: up.loss=10%", By: "API"})
 	for range 20 {
 		p.tick()
 		v.advance(0)
@@ -36,7 +36,7 @@ func TestAnotherLinksChangeKeepsThisLinksWindow(t *testing.T) {
 // shows them, not at an older change.
 func TestAChangeNotYetLoggedStartsTheWindow(t *testing.T) {
 	p := newTwoLinkProxy(t)
-	v, screen := openProxy(p, ProxyOptions{}, 80, 24, 150)
+	v, screen := openProxy(p, Options{}, 80, 24, 150)
 	p.groups[1].Set["up.loss"] = "10%" // applied at 15.0 s; no change logged
 	for range 20 {
 		p.tick()

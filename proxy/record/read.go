@@ -1,10 +1,9 @@
-package main
+package record
 
 import (
 	"bufio"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"image/color"
 	"io"
@@ -14,28 +13,20 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"jitterlab/batch"
-	"jitterlab/lab"
 	"jitterlab/metrics"
 	"jitterlab/recordings"
 	"jitterlab/sim"
 )
 
-// A proxy recording (lab proxy --record) holds the relayed datagrams, not
-// a session: replay prints what became of them and the delay the relay
-// added, export --packets writes them as CSV, plot draws the delay added.
-
-var errProxyVerify = errors.New("--verify: a proxy recording holds real relayed traffic: nothing re-simulates it (verify proves session recordings)")
-
-// proxyCleared is the value of a "client ADDR" change: the client was put
+// Cleared is the value of a "client ADDR" change: the client was put
 // back on everybody's settings.
-const proxyCleared = "cleared"
+const Cleared = "cleared"
 
-// proxySetting is one change record of a proxy recording as read back
-// (see [proxyCapture.recordSettings]): everybody's setting (Client ""), a
-// client's own (Client set), a client put back on everybody's (Cleared),
-// or a client's first datagram (Flow its number).
-type proxySetting struct {
+// Setting is one change record of a proxy recording in the grammar of
+// the package's doc: everybody's setting (Client ""), a client's own
+// (Client set), a client put back on everybody's (Cleared), or a
+// client's first datagram (Flow its number, Client its address).
+type Setting struct {
 	At         sim.Time
 	Client     string
 	Flow       uint64
@@ -43,24 +34,43 @@ type proxySetting struct {
 	Key, Value string
 }
 
-// proxySettingOf reads a proxy recording's change record.
-func proxySettingOf(c recordings.Change) proxySetting {
-	s := proxySetting{At: c.At, Key: c.Key, Value: c.Value}
+// ParseChange reads a proxy recording's change record. Every record
+// reads as some Setting: one that matches no other form is everybody's
+// setting of its key.
+func ParseChange(c recordings.Change) Setting {
+	s := Setting{At: c.At, Key: c.Key, Value: c.Value}
 	if n, ok := strings.CutPrefix(c.Key, "flow "); ok {
 		if id, err := strconv.ParseUint(n, 10, 64); err == nil && id > 0 {
-			return proxySetting{At: c.At, Flow: id, Client: c.Value}
+			return Setting{At: c.At, Flow: id, Client: c.Value}
 		}
 	}
 	if rest, ok := strings.CutPrefix(c.Key, "client "); ok {
 		addr, key, _ := strings.Cut(rest, " ")
 		s.Client, s.Key = addr, key
-		s.Cleared = key == "" && c.Value == proxyCleared
+		if key == "" && c.Value == Cleared {
+			s.Cleared, s.Value = true, ""
+		}
 	}
 	return s
 }
 
+// Change is the change record that spells s; [ParseChange] reads it back
+// as s.
+func (s Setting) Change() recordings.Change {
+	c := recordings.Change{At: s.At, Key: s.Key, Value: s.Value}
+	switch {
+	case s.Flow > 0:
+		c.Key, c.Value = "flow "+strconv.FormatUint(s.Flow, 10), s.Client
+	case s.Cleared:
+		c.Key, c.Value = "client "+s.Client, Cleared
+	case s.Client != "":
+		c.Key = "client " + s.Client + " " + s.Key
+	}
+	return c
+}
+
 // String is the setting as replay lists it.
-func (s proxySetting) String() string {
+func (s Setting) String() string {
 	switch {
 	case s.Flow > 0:
 		return fmt.Sprintf("flow %d  %s", s.Flow, s.Client)
@@ -72,12 +82,12 @@ func (s proxySetting) String() string {
 	return s.Key + " = " + s.Value
 }
 
-// maxReplayFlows is how many clients replay lists by name; export
-// --changes has them all.
+// maxReplayFlows is how many clients [WriteReplay] lists by name;
+// export --changes has them all.
 const maxReplayFlows = 50
 
-// packetStats sums a proxy recording's packets per direction.
-type packetStats struct {
+// Stats sums a proxy recording's packets per direction.
+type Stats struct {
 	fates     [2][8]uint64
 	dups      [2]uint64
 	reordered [2]uint64
@@ -86,15 +96,17 @@ type packetStats struct {
 	err       [2]*metrics.Histogram
 }
 
-func newPacketStats() *packetStats {
-	s := &packetStats{}
+// NewStats is an empty sum.
+func NewStats() *Stats {
+	s := &Stats{}
 	for d := range 2 {
 		s.added[d], s.err[d] = metrics.NewHistogram(0.001), metrics.NewHistogram(0.001)
 	}
 	return s
 }
 
-func (s *packetStats) add(p *recordings.Packet) {
+// Add counts packet p.
+func (s *Stats) Add(p *recordings.Packet) {
 	d := p.Dir
 	s.fates[d][p.Fate]++
 	s.flows = max(s.flows, p.Flow)
@@ -113,8 +125,8 @@ func (s *packetStats) add(p *recordings.Packet) {
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }
 
-// write prints the table of fates and the delay the relay added.
-func (s *packetStats) write(w io.Writer) error {
+// WriteTable prints the table of fates and the delay the relay added.
+func (s *Stats) WriteTable(w io.Writer) error {
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "\tdelivered\tlost\tqueue-dropped\tover-limit\tdiscarded\twrite-failed\tduplicates\treordered\t")
@@ -145,20 +157,10 @@ func (s *packetStats) write(w io.Writer) error {
 	return tw.Flush()
 }
 
-// startLink says the links a proxy recording started with (its header:
-// the settings in force when it started) as ab and sweep say a run's
-// link: "latency 40ms/0, jitter 0, … (up/down where they differ)".
-func startLink(h recordings.Header) (string, error) {
-	cfg, err := lab.ConfigFromHeader(h, lab.Untrusted)
-	if err != nil {
-		return "", err
-	}
-	return batch.LinkText(batch.LinkOf(&cfg)) + " at the start", nil
-}
-
-// replayProxy is 'lab replay' of a proxy recording: its settings, changes
-// and packet summary, and the packets of a --from/--to window as CSV.
-func replayProxy(r *recordings.Reader, name string, stdout io.Writer, seek bool, from, to sim.Time) error {
+// WriteReplay is what 'lab replay' prints of a proxy recording read from
+// file name: its settings (link: the links it started with, "" for
+// unknown), changes, clients and packet summary.
+func WriteReplay(stdout io.Writer, r *recordings.Reader, name, link string) error {
 	h := r.Header
 	end, err := r.End()
 	if err != nil {
@@ -168,15 +170,15 @@ func replayProxy(r *recordings.Reader, name string, stdout io.Writer, seek bool,
 	if err != nil {
 		return err
 	}
-	var pe proxyEnd
+	var pe EndSummary
 	summed := end != nil && json.Unmarshal(end.Summary, &pe) == nil
-	st := newPacketStats()
-	if err := r.ScanPackets(0, sim.Time(math.MaxInt64), func(p *recordings.Packet) error { st.add(p); return nil }); err != nil {
+	st := NewStats()
+	if err := r.ScanPackets(0, sim.Time(math.MaxInt64), func(p *recordings.Packet) error { st.Add(p); return nil }); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "recording  %s\nproxy      relayed traffic (lab proxy --record): scenario %s, seed %d; times are wall time from the start\n",
 		name, h.Scenario, h.Seed)
-	if link, err := startLink(h); err == nil {
+	if link != "" {
 		fmt.Fprintf(stdout, "link       %s\n", link)
 	}
 	fmt.Fprintf(stdout, "length     %v in %d frames", r.Duration(), r.Frames())
@@ -185,9 +187,9 @@ func replayProxy(r *recordings.Reader, name string, stdout io.Writer, seek bool,
 	} else if end == nil {
 		fmt.Fprint(stdout, " (not closed: the proxy did not stop cleanly)")
 	}
-	var settings, flows []proxySetting
+	var settings, flows []Setting
 	for _, c := range changes {
-		if s := proxySettingOf(c); s.Flow > 0 {
+		if s := ParseChange(c); s.Flow > 0 {
 			flows = append(flows, s)
 		} else {
 			settings = append(settings, s)
@@ -219,32 +221,25 @@ func replayProxy(r *recordings.Reader, name string, stdout io.Writer, seek bool,
 			fmt.Fprintf(stdout, "incomplete %d packet events were dropped while recording (the writer fell behind): the counts below are short\n", pe.CaptureDropped)
 		}
 	}
-	if err := st.write(stdout); err != nil {
-		return err
-	}
-	if seek {
-		fmt.Fprintln(stdout)
-		return writePacketsCSV(stdout, r, from, to)
-	}
-	return nil
+	return st.WriteTable(stdout)
 }
 
-// changeColumns is the header of export --changes.
-const changeColumns = "t_s,client,flow,key,value\n"
+// ChangeColumns is the header of [WriteChangesCSV].
+const ChangeColumns = "t_s,client,flow,key,value\n"
 
-// writeChangesCSV writes a recording's changes with from ≤ At ≤ to, one a
+// WriteChangesCSV writes a recording's changes with from ≤ At ≤ to, one a
 // row: when (s, to the nanosecond), for whom (client: "all" for
 // everybody's settings, else the client's address, with its flow number
 // once it has sent), and the key and value. A client's first datagram is
 // the row "flow,started"; a client put back on everybody's settings "own
 // settings,cleared".
-func writeChangesCSV(w io.Writer, changes []recordings.Change, from, to sim.Time) error {
+func WriteChangesCSV(w io.Writer, changes []recordings.Change, from, to sim.Time) error {
 	bw := bufio.NewWriter(w)
 	cw := csv.NewWriter(bw)
-	cw.Write(strings.Split(strings.TrimSpace(changeColumns), ","))
+	cw.Write(strings.Split(strings.TrimSpace(ChangeColumns), ","))
 	flowOf := map[string]uint64{} // at most MaxChanges entries
 	for _, c := range changes {
-		s := proxySettingOf(c)
+		s := ParseChange(c)
 		if s.Flow > 0 {
 			flowOf[s.Client] = s.Flow
 		}
@@ -273,16 +268,16 @@ func writeChangesCSV(w io.Writer, changes []recordings.Change, from, to sim.Time
 	return bw.Flush()
 }
 
-// packetColumns is the header of export --packets.
-const packetColumns = "t_s,dir,flow,size,fate,copy,in_s,out_s,added_ms,scheduled_ms,reordered\n"
+// PacketColumns is the header of [WritePacketsCSV].
+const PacketColumns = "t_s,dir,flow,size,fate,copy,in_s,out_s,added_ms,scheduled_ms,reordered\n"
 
-// writePacketsCSV writes the packets with from ≤ At ≤ to, one a row:
+// WritePacketsCSV writes the packets with from ≤ At ≤ to, one a row:
 // when the relay accounted for it, direction, flow, size, fate, which
 // copy, wall time read and written (s), the delay it added and the delay
 // the link scheduled (ms), every time to the nanosecond.
-func writePacketsCSV(w io.Writer, r *recordings.Reader, from, to sim.Time) error {
+func WritePacketsCSV(w io.Writer, r *recordings.Reader, from, to sim.Time) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	bw.WriteString(packetColumns)
+	bw.WriteString(PacketColumns)
 	b := make([]byte, 0, 128)
 	err := r.ScanPackets(from, to, func(p *recordings.Packet) error {
 		b = appendNs(b[:0], int64(p.At), 9)
@@ -373,20 +368,20 @@ func (b *plotBin) add(v float64) {
 	}
 }
 
-// plotProxy draws a proxy recording: per direction the delay the relay
+// Plot draws a proxy recording as a PNG: per direction the delay the relay
 // added to each delivered copy, one line per client (labelled by its
 // address), and how far past the link's schedule it was written. From 0
 // is the recording's start: a recording the screen's R began minutes into
 // the run is drawn over the time it recorded. It returns where the plot
 // begins.
-func plotProxy(r *recordings.Reader, name string, from, to sim.Time, width int, w io.Writer) (n int, clients []string, _ sim.Time, err error) {
+func Plot(r *recordings.Reader, name string, from, to sim.Time, width int, w io.Writer) (n int, clients []string, _ sim.Time, err error) {
 	changes, err := r.Changes()
 	if err != nil {
 		return 0, nil, from, err
 	}
 	addr := map[uint64]string{} // at most MaxChanges entries
 	for _, c := range changes {
-		if s := proxySettingOf(c); s.Flow > 0 {
+		if s := ParseChange(c); s.Flow > 0 {
 			addr[s.Flow] = s.Client
 		}
 	}
@@ -431,7 +426,7 @@ func plotProxy(r *recordings.Reader, name string, from, to sim.Time, width int, 
 		return 0, nil, from, err
 	}
 	if n == 0 {
-		return 0, nil, from, fmt.Errorf("no delivered packets between %v and %v", asWritten(time.Duration(from)), asWritten(time.Duration(to)))
+		return 0, nil, from, fmt.Errorf("no delivered packets between %v and %v", time.Duration(from).Round(time.Millisecond), time.Duration(to).Round(time.Millisecond))
 	}
 	for _, f := range flows {
 		label := fmt.Sprintf("flow %d", f)
@@ -472,97 +467,4 @@ func plotProxy(r *recordings.Reader, name string, from, to sim.Time, width int, 
 		Series: []metrics.Series{{Color: color.RGBA{190, 0, 160, 255}, Value: at(late)}}})
 	title := fmt.Sprintf("jitterlab proxy  %s  seed %d  recording %s", r.Header.Scenario, r.Header.Seed, name)
 	return n, clients, from, metrics.WritePNG(w, samples, panels, width, title)
-}
-
-// replayProxyFlags is 'lab replay' of a proxy recording, after refusing
-// what only applies to a session.
-func replayProxyFlags(r *recordings.Reader, name string, stdout io.Writer, verify, view, seek bool, from, to time.Duration) error {
-	switch {
-	case verify:
-		return cmdLineErr(errProxyVerify)
-	case view:
-		return badUsage("--tui: a proxy recording has no session to play; 'lab plot FILE --out delay.png' draws the delay it added")
-	}
-	wFrom, wTo, err := window(r, from, to)
-	if seek && err != nil {
-		return err
-	}
-	return replayProxy(r, name, stdout, seek, wFrom, wTo)
-}
-
-// exportPackets is 'lab export --packets': a proxy recording's packets as
-// CSV (standard output by default).
-func exportPackets(r *recordings.Reader, name, csvOut, packets string, stdout io.Writer, from, to sim.Time) error {
-	if err := checkExportPackets(r, name, csvOut); err != nil {
-		return err
-	}
-	if packets == "" {
-		packets = "-"
-	}
-	dst, err := openOutput(packets, stdout, whole)
-	if err != nil {
-		return err
-	}
-	defer dst.Abort()
-	if err := writePacketsCSV(dst, r, from, to); err != nil {
-		return err
-	}
-	return dst.Commit()
-}
-
-// checkExportPackets refuses export --packets of a session recording, and
-// --csv of a proxy recording.
-func checkExportPackets(r *recordings.Reader, name, csvOut string) error {
-	if r.Header.Kind != recordings.KindProxy {
-		return badUsage("--packets: %s is a session recording: it holds samples, not packets ('lab run --packets FILE' writes a session's packets)", name)
-	}
-	if csvOut != "" {
-		return badUsage("--csv %s: %s is a proxy recording: it has no timeline; --packets OUT writes its packets", csvOut, name)
-	}
-	return nil
-}
-
-// exportChanges is 'lab export --changes': the recording's changes of the
-// settings as CSV (see writeChangesCSV); --packets may write the packets
-// to another file in the same run.
-func exportChanges(r *recordings.Reader, name, csvOut, packets, changes string, stdout io.Writer, from, to sim.Time) error {
-	if packets != "" {
-		if err := checkExportPackets(r, name, csvOut); err != nil {
-			return err
-		}
-	}
-	if csvOut != "" {
-		return badUsage("--csv %s and --changes %s: the timeline and the changes are two exports; run lab export twice", csvOut, changes)
-	}
-	if err := checkOutputs(map[string]string{"packets": packets, "changes": changes}, name); err != nil {
-		return err
-	}
-	all, err := r.Changes()
-	if err != nil {
-		return err
-	}
-	dst, err := openOutput(changes, stdout, whole)
-	if err != nil {
-		return err
-	}
-	defer dst.Abort()
-	if err := writeChangesCSV(dst, all, from, to); err != nil {
-		return err
-	}
-	return dst.Commit()
-}
-
-// plotProxyTo writes plotProxy's PNG to out, replaced only when finished.
-func plotProxyTo(r *recordings.Reader, name, out string, from, to sim.Time, width int, stdout, stderr io.Writer) error {
-	var n int
-	var clients []string
-	report, err := writeBuffered(out, stdout, stderr, func(w io.Writer) (err error) {
-		n, clients, from, err = plotProxy(r, name, from, to, width, w)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(report, "wrote %s: %d delivered packets from %v to %v; a line per client: %s\n", out, n, from, to, strings.Join(clients, ", "))
-	return err
 }

@@ -1,46 +1,43 @@
-package main
+package record
 
 import (
 	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"net"
 	"net/netip"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"jitterlab/capture"
-	"jitterlab/lab"
 	"jitterlab/proxy"
 	proxyctl "jitterlab/proxy/control"
 	"jitterlab/recordings"
 	"jitterlab/sim"
 )
 
-// proxyQueue is how many packet events the relay may get ahead of the
-// capture writer, and proxyQueueBytes how many payload bytes they may
+// queueLen is how many packet events the relay may get ahead of the
+// capture's writer, and queueBytes how many payload bytes they may
 // hold; beyond either, events are dropped and counted, so the relay never
 // waits for a disk and a flood of large datagrams costs bounded memory.
 const (
-	proxyQueue      = 1 << 14
-	proxyQueueBytes = 32 << 20
+	queueLen   = 1 << 14
+	queueBytes = 32 << 20
 )
 
-// proxyCapture writes the relay's packets to a pcapng capture and/or a
-// proxy recording, on a goroutine of its own: the relay's hook copies
-// each event into a bounded queue and returns.
-type proxyCapture struct {
+// Capture writes the relay's packets to a pcapng capture and/or a
+// proxy recording, on a goroutine of its own: the relay's hook
+// ([Capture.OnPacket]) copies each event into a bounded queue and
+// returns, so the relay never waits for a disk.
+type Capture struct {
 	pcap           *capture.Writer
 	order          *capture.Ordered // puts pcap's frames in time order
 	rec            *recordings.Writer
 	listen, target netip.AddrPort
-	events         chan proxyEvent
+	events         chan event
 	done           chan struct{} // closed when run has written everything
 	queuedBytes    atomic.Int64  // payload bytes in the queue
 	maxBytes       int64
@@ -58,7 +55,7 @@ type proxyCapture struct {
 	// failed file did not get.
 	pcapErr, recErr   error
 	pcapLost, recLost uint64
-	outs              []*output
+	files             []Committer
 	// What names each file to the user ("--pcap relay.pcapng", R's
 	// recording's path), and failed, when set, is told of the first
 	// write error as it happens (the capture's goroutine).
@@ -66,36 +63,60 @@ type proxyCapture struct {
 	failed            func(error)
 }
 
-// proxyEnd is the summary in a proxy recording's end record: the relay's
-// counters, and the events the capture dropped (the recording lacks
-// them).
-type proxyEnd struct {
-	Up             proxyDirEnd `json:"up"`
-	Down           proxyDirEnd `json:"down"`
-	FlowsSeen      uint64      `json:"flows_seen"`
-	CaptureDropped uint64      `json:"capture_dropped"`
+// Committer is a file a capture writes: [Capture.Finish] commits it
+// once the capture is closed.
+type Committer interface{ Commit() error }
+
+// Options says what a [Capture] writes and to whom it answers.
+type Options struct {
+	// Pcap and Recording are the files' writers (either may be nil),
+	// PcapName and RecordingName what names each to the user in an
+	// error ("--pcap relay.pcapng").
+	Pcap                    *capture.Writer
+	Recording               *recordings.Writer
+	PcapName, RecordingName string
+	// Listen and Target are the relay's addresses, for the pcapng
+	// capture's packets (nil: unknown).
+	Listen, Target net.Addr
+	// Files are committed by [Capture.Finish].
+	Files []Committer
+	// Base is the relay's counters when the capture starts, LastFlow the
+	// last client it has numbered: a capture started mid-run counts from
+	// there, and names only the clients after LastFlow itself.
+	Base     proxy.Stats
+	LastFlow proxy.FlowID
+}
+
+// EndSummary is the summary in a proxy recording's end record (JSON):
+// the relay's counters, and the events the capture dropped (the
+// recording lacks them).
+type EndSummary struct {
+	Up             DirSummary `json:"up"`
+	Down           DirSummary `json:"down"`
+	FlowsSeen      uint64     `json:"flows_seen"`
+	CaptureDropped uint64     `json:"capture_dropped"`
 	// Settings changes the recording could not hold (more than
 	// recordings.MaxChanges, or a value too long).
 	ChangesLost uint64 `json:"changes_not_recorded,omitempty"`
 }
 
-// proxyDirEnd is what the relay counted of one direction that its
+// DirSummary is what the relay counted of one direction that its
 // packets cannot say: datagrams the kernel dropped before the relay read
 // them, and copies still in flight when it stopped.
-type proxyDirEnd struct {
+type DirSummary struct {
 	Received      uint64 `json:"received"`
 	KernelDropped uint64 `json:"kernel_dropped"`
 	InFlight      uint64 `json:"in_flight"`
 }
 
-func newProxyEnd(st proxy.Stats, dropped uint64) proxyEnd {
-	dir := func(c proxy.Counters) proxyDirEnd { return proxyDirEnd{c.Received, c.KernelDropped, c.InFlight} }
-	return proxyEnd{Up: dir(st.Up), Down: dir(st.Down), FlowsSeen: st.FlowsSeen, CaptureDropped: dropped}
+func newEndSummary(st proxy.Stats, dropped uint64) EndSummary {
+	dir := func(c proxy.Counters) DirSummary { return DirSummary{c.Received, c.KernelDropped, c.InFlight} }
+	return EndSummary{Up: dir(st.Up), Down: dir(st.Down), FlowsSeen: st.FlowsSeen, CaptureDropped: dropped}
 }
 
-// proxyEvent is a relay event as queued: the payload copied when the
+// event is a relay event as queued: the payload copied when the
 // capture needs it, and changes of the settings.
-type proxyEvent struct {
+type event struct {
 	ev       proxy.PacketEvent
 	size     int
 	settings *settingsEvent
@@ -110,18 +131,23 @@ type settingsEvent struct {
 	flow    proxy.FlowID
 }
 
-var relaySides = [2]string{"the relay's client side: game client ↔ the proxy's listen address",
+// Sides are the pcapng capture's two interfaces, as its header describes
+// them.
+var Sides = [2]string{"the relay's client side: game client ↔ the proxy's listen address",
 	"the relay's server side: the proxy's socket for that client ↔ the game server"}
 
-func newProxyCapture(pcap *capture.Writer, rec *recordings.Writer, listen, target net.Addr) *proxyCapture {
+// New starts a capture: it writes what the relay's hook hands it until
+// [Capture.Close].
+func New(o Options) *Capture {
 	addr := func(a net.Addr) netip.AddrPort {
 		if u, ok := a.(*net.UDPAddr); ok {
 			return u.AddrPort()
 		}
 		return netip.AddrPort{}
 	}
-	c := &proxyCapture{pcap: pcap, rec: rec, listen: addr(listen), target: addr(target),
-		events: make(chan proxyEvent, proxyQueue), done: make(chan struct{}), maxBytes: proxyQueueBytes}
+	c := &Capture{pcap: o.Pcap, rec: o.Recording, listen: addr(o.Listen), target: addr(o.Target),
+		events: make(chan event, queueLen), done: make(chan struct{}), maxBytes: queueBytes,
+		files: o.Files, pcapName: o.PcapName, recName: o.RecordingName, base: o.Base, named: o.LastFlow}
 	go c.run()
 	return c
 }
@@ -130,7 +156,7 @@ func newProxyCapture(pcap *capture.Writer, rec *recordings.Writer, listen, targe
 // capture takes each datagram as read (with its copies' fates) and each
 // copy written; the recording takes every copy's fate: dropped on arrival,
 // written or refused by the socket.
-func (c *proxyCapture) OnPacket(e *proxy.PacketEvent) {
+func (c *Capture) OnPacket(e *proxy.PacketEvent) {
 	if c.rec != nil && e.Read && e.Flow > c.named {
 		// Flows are numbered as their clients first send: the first
 		// datagram read of each names it.
@@ -142,7 +168,7 @@ func (c *proxyCapture) OnPacket(e *proxy.PacketEvent) {
 	if !toPcap && (c.rec == nil || e.Read) {
 		return
 	}
-	q := proxyEvent{ev: *e, size: e.Size}
+	q := event{ev: *e, size: e.Size}
 	q.ev.Payload = nil
 	if toPcap {
 		if c.queuedBytes.Load()+int64(q.size) > c.maxBytes {
@@ -166,7 +192,7 @@ func isWritten(e *proxy.PacketEvent) bool {
 }
 
 // drop counts an event the queue had no room for, by capture side.
-func (c *proxyCapture) drop(e *proxy.PacketEvent) {
+func (c *Capture) drop(e *proxy.PacketEvent) {
 	c.dropped.Add(1)
 	side := capture.ServerSide
 	if (e.Dir == proxy.Up) != isWritten(e) {
@@ -175,14 +201,27 @@ func (c *proxyCapture) drop(e *proxy.PacketEvent) {
 	c.droppedSide[side].Add(1)
 }
 
+// Applied queues a change of the settings, as it took effect at wall
+// time at, for the recording.
+func (c *Capture) Applied(a proxyctl.Applied, at time.Time) {
+	c.settings(settingsEvent{at: at, applied: a})
+}
+
+// FlowStarted records that client addr is flow number flow from wall
+// time at: a capture started mid-run names the clients already relayed
+// so (the relay's hook names the later ones).
+func (c *Capture) FlowStarted(flow proxy.FlowID, addr netip.AddrPort, at time.Time) {
+	c.settings(settingsEvent{at: at, flow: flow, applied: proxyctl.Applied{Flow: addr}})
+}
+
 // settings queues a change of the settings or a new client for the
 // recording.
-func (c *proxyCapture) settings(s settingsEvent) {
+func (c *Capture) settings(s settingsEvent) {
 	if c.rec == nil {
 		return
 	}
 	select {
-	case c.events <- proxyEvent{settings: &s}:
+	case c.events <- event{settings: &s}:
 	default:
 		c.dropped.Add(1)
 	}
@@ -190,7 +229,7 @@ func (c *proxyCapture) settings(s settingsEvent) {
 
 // Close writes what is queued, then the recording's end at wall time
 // end, and flushes. It does not close the files.
-func (c *proxyCapture) Close(end time.Duration, stats proxy.Stats) error {
+func (c *Capture) Close(end time.Duration, stats proxy.Stats) error {
 	close(c.events)
 	<-c.done
 	named := func(name string, err error) error {
@@ -214,7 +253,7 @@ func (c *proxyCapture) Close(end time.Duration, stats proxy.Stats) error {
 			p[0].KernelDropped -= p[1].KernelDropped
 		}
 		stats.FlowsSeen -= c.base.FlowsSeen
-		pe := newProxyEnd(stats, c.dropped.Load())
+		pe := newEndSummary(stats, c.dropped.Load())
 		pe.ChangesLost = c.changesLost
 		sum, _ := json.Marshal(pe)
 		c.recErr = named(c.recName, c.rec.Close(recordings.End{At: max(sim.Time(end), c.last), Summary: sum}))
@@ -222,7 +261,7 @@ func (c *proxyCapture) Close(end time.Duration, stats proxy.Stats) error {
 	return errors.Join(c.pcapErr, c.recErr)
 }
 
-func (c *proxyCapture) run() {
+func (c *Capture) run() {
 	if c.pcap != nil {
 		c.order = capture.NewOrdered(c.pcap, capture.OrderWindow, capture.OrderMaxEvents, capture.OrderMaxBytes)
 	}
@@ -259,7 +298,7 @@ func (c *proxyCapture) run() {
 // fail is a write error of the file named name (nil: none) as the
 // capture keeps it, said at once: that file stops there (what it wrote
 // stays), the other file and the relay go on.
-func (c *proxyCapture) fail(name string, err error) error {
+func (c *Capture) fail(name string, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -279,7 +318,7 @@ var relayFates = [...]capture.Fate{proxy.FateScheduled: capture.Delivered, proxy
 // the side it came from, a copy written on the side it goes to, with the
 // real addresses; timestamps are wall time: the relay's start on the wall
 // clock plus the time since (see elapsed).
-func (c *proxyCapture) pcapEvent(e *proxy.PacketEvent, size int) capture.Event {
+func (c *Capture) pcapEvent(e *proxy.PacketEvent, size int) capture.Event {
 	at := e.In
 	if !e.Read {
 		at = e.Out
@@ -319,7 +358,7 @@ var recordFates = [...]recordings.PacketFate{proxy.FateDelivered: recordings.Pac
 
 // since is a time as the recording counts it: from the relay's start,
 // never before it.
-func (c *proxyCapture) since(t time.Time) sim.Time {
+func (c *Capture) since(t time.Time) sim.Time {
 	return sim.Time(max(c.elapsed(t), 0))
 }
 
@@ -328,7 +367,7 @@ func (c *proxyCapture) since(t time.Time) sim.Time {
 // step of the wall clock during the run (NTP, a virtual machine's clock
 // catching up under load) moves no time against another, where the wall
 // readings' difference would give a packet written before it was read.
-func (c *proxyCapture) elapsed(t time.Time) time.Duration {
+func (c *Capture) elapsed(t time.Time) time.Duration {
 	if c.origin.IsZero() {
 		return time.Duration(t.UnixNano()) - c.epoch
 	}
@@ -338,7 +377,7 @@ func (c *proxyCapture) elapsed(t time.Time) time.Duration {
 // recordPacket records one copy's fate: dropped on arrival, or written
 // on (or refused by the socket). A record's time is when it was accounted
 // for, never before the last.
-func (c *proxyCapture) recordPacket(e *proxy.PacketEvent, size int) error {
+func (c *Capture) recordPacket(e *proxy.PacketEvent, size int) error {
 	in := c.since(e.In)
 	at := in
 	if isWritten(e) {
@@ -354,35 +393,33 @@ func (c *proxyCapture) recordPacket(e *proxy.PacketEvent, size int) error {
 
 // recordSettings records a change of the settings or a new client, at
 // the time it took effect (or the last record's, if later), as change
-// records a proxy recording spells so (see [proxySettingOf]): KEY = VALUE
-// for everybody's settings, "client ADDR KEY" = VALUE for one client's,
-// "client ADDR" = "cleared" when it is put back on everybody's, and
-// "flow N" = ADDR when the N-th client first sends. What the recording
-// cannot hold is counted, never an error: the relay keeps recording.
-func (c *proxyCapture) recordSettings(s *settingsEvent) error {
+// records in the grammar of [Setting]. What the recording cannot hold is
+// counted, never an error: the relay keeps recording.
+func (c *Capture) recordSettings(s *settingsEvent) error {
 	c.last = max(c.last, c.since(s.at))
-	var out []recordings.Change
-	client := "client " + s.applied.Flow.String()
+	var out []Setting
+	client := s.applied.Flow.String()
 	switch {
 	case s.flow != 0:
-		out = append(out, recordings.Change{Key: "flow " + strconv.FormatUint(uint64(s.flow), 10), Value: s.applied.Flow.String()})
+		out = append(out, Setting{Flow: uint64(s.flow), Client: client})
 	case s.applied.Cleared:
-		out = append(out, recordings.Change{Key: client, Value: proxyCleared})
+		out = append(out, Setting{Client: client, Cleared: true})
 	default:
 		for _, a := range s.applied.Set {
-			k := a.Key
+			set := Setting{Key: a.Key, Value: a.Value}
 			if s.applied.Flow.IsValid() {
-				k = client + " " + k
+				set.Client = client
 			}
-			out = append(out, recordings.Change{Key: k, Value: a.Value})
+			out = append(out, set)
 		}
 	}
-	for _, ch := range out {
+	for _, set := range out {
+		set.At = c.last
+		ch := set.Change()
 		if c.changes >= recordings.MaxChanges || len(ch.Key) > recordings.MaxChangeText || len(ch.Value) > recordings.MaxChangeText {
 			c.changesLost++
 			continue
 		}
-		ch.At = c.last
 		if err := c.rec.Change(ch); err != nil {
 			return err
 		}
@@ -391,10 +428,10 @@ func (c *proxyCapture) recordSettings(s *settingsEvent) error {
 	return nil
 }
 
-// proxyHeader is a proxy recording's header: the link settings it started
-// with, by the registry's keys.
-func proxyHeader(cfg lab.Config, name string) recordings.Header {
-	h := lab.HeaderOf(cfg, name, 0)
+// Header is a proxy recording's header made from h, a session's (as
+// lab.HeaderOf makes it from the relay's settings): the link settings it
+// started with, by the registry's keys, and nothing of the game.
+func Header(h recordings.Header) recordings.Header {
 	h.Kind = recordings.KindProxy
 	var params [][2]string
 	for _, kv := range h.Params {
@@ -406,8 +443,9 @@ func proxyHeader(cfg lab.Config, name string) recordings.Header {
 	return h
 }
 
-// captureNote is the summary's line about the captures.
-func (c *proxyCapture) note() string {
+// Note is the proxy summary's line about the capture: what it dropped,
+// what a failed file lost ("" if nothing).
+func (c *Capture) Note() string {
 	var notes []string
 	if n := c.dropped.Load(); n > 0 {
 		notes = append(notes, fmt.Sprintf("%d events dropped (the writer fell behind)", n))
@@ -430,84 +468,31 @@ func (c *proxyCapture) note() string {
 	return "capture: " + strings.Join(notes, "; ")
 }
 
-// openProxyCaptures opens the proxy's --pcap and --record files (either
-// may be ""), or returns nil when neither is asked for.
-func openProxyCaptures(pcapPath, recordPath string, stdout io.Writer, listen net.Addr, target string,
-	cfg lab.Config, name string) (*proxyCapture, error) {
-	if pcapPath == "" && recordPath == "" {
-		return nil, nil
-	}
-	var outs []*output
-	fail := func(err error) (*proxyCapture, error) {
-		for _, f := range outs {
-			f.Abort()
-		}
-		return nil, err
-	}
-	var pw *capture.Writer
-	var rw *recordings.Writer
-	if pcapPath != "" {
-		f, err := openOutput(pcapPath, stdout, stream)
-		if err != nil {
-			return fail(flagFileError("pcap", pcapPath, err))
-		}
-		outs = append(outs, f)
-		if pw, err = capture.NewWriter(f, capture.Options{Epoch: time.Unix(0, 0), Sides: relaySides, Application: "jitterlab lab proxy",
-			Comment: fmt.Sprintf("lab proxy %v → %s, seed %d: timestamps are wall time", listen, target, cfg.Seed)}); err != nil {
-			return fail(fmt.Errorf("--pcap %s: %w", pcapPath, err))
-		}
-	}
-	if recordPath != "" {
-		f, err := openOutput(recordPath, stdout, stream)
-		if err != nil {
-			return fail(flagFileError("record", recordPath, err))
-		}
-		outs = append(outs, f)
-		if rw, err = recordings.NewWriter(f, proxyHeader(cfg, name)); err != nil {
-			return fail(fmt.Errorf("--record %s: %w", recordPath, err))
-		}
-	}
-	ta, _ := net.ResolveUDPAddr("udp", target)
-	c := newProxyCapture(pw, rw, listen, ta)
-	c.outs = outs
-	c.pcapName, c.recName = "--pcap "+pcapPath, "--record "+recordPath
-	return c, nil
-}
-
-// flagFileError names the flag whose file could not be opened, and the
-// file once.
-func flagFileError(flag, path string, err error) error {
-	if pe, ok := err.(*fs.PathError); ok {
-		err = pe.Err
-	}
-	return fmt.Errorf("--%s %s: %w", flag, path, err)
-}
-
-// finish ends the captures (Close) and commits their files.
-func (c *proxyCapture) finish(wall time.Duration, st proxy.Stats) error {
+// Finish ends the capture ([Capture.Close]) and commits its files.
+func (c *Capture) Finish(wall time.Duration, st proxy.Stats) error {
 	err := c.Close(wall, st)
-	for _, f := range c.outs { // each file closed, whatever the other's fate
+	for _, f := range c.files { // each file closed, whatever the other's fate
 		err = errors.Join(err, f.Commit())
 	}
 	return err
 }
 
-// captureSwitch is the relay's capture hook: the capture running now, if
+// Switch is the relay's capture hook: the capture running now, if
 // any, which may start and stop while the relay runs (--pcap and --record
 // run from the start; a proxy screen's R can start and stop a recording as
 // R does in the lab). With none running, an event costs a read lock.
-type captureSwitch struct {
+type Switch struct {
 	mu     sync.RWMutex
-	cur    *proxyCapture
+	cur    *Capture
 	epoch  time.Duration // the relay's start since the Unix epoch
 	origin time.Time     // the relay's start as read
-	// failed is told of a capture's first write error as it happens (on
+	// Failed is told of a capture's first write error as it happens (on
 	// the capture's goroutine): set before any capture starts.
-	failed func(error)
+	Failed func(error)
 }
 
 // OnPacket is the relay's hook: it hands the event to the running capture.
-func (s *captureSwitch) OnPacket(e *proxy.PacketEvent) {
+func (s *Switch) OnPacket(e *proxy.PacketEvent) {
 	s.mu.RLock()
 	if s.cur != nil {
 		s.cur.OnPacket(e)
@@ -517,17 +502,17 @@ func (s *captureSwitch) OnPacket(e *proxy.PacketEvent) {
 
 // Applied hands a change of the settings, as it took effect at wall time
 // at, to the running capture.
-func (s *captureSwitch) Applied(a proxyctl.Applied, at time.Time) {
+func (s *Switch) Applied(a proxyctl.Applied, at time.Time) {
 	s.mu.RLock()
 	if s.cur != nil {
-		s.cur.settings(settingsEvent{at: at, applied: a})
+		s.cur.Applied(a, at)
 	}
 	s.mu.RUnlock()
 }
 
-// started records the captures' zero: the relay's start, or before it
+// Started records the captures' zero: the relay's start, or before it
 // (when its socket was bound: no datagram is read earlier).
-func (s *captureSwitch) started(t time.Time) {
+func (s *Switch) Started(t time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.epoch, s.origin = time.Duration(t.UnixNano()), t
@@ -536,21 +521,21 @@ func (s *captureSwitch) started(t time.Time) {
 	}
 }
 
-// start makes c the running capture; one runs at a time.
-func (s *captureSwitch) start(c *proxyCapture) error {
+// Start makes c the running capture; one runs at a time.
+func (s *Switch) Start(c *Capture) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.cur != nil {
 		return errors.New("a capture is already running: stop it first")
 	}
-	c.epoch, c.origin, c.failed, s.cur = s.epoch, s.origin, s.failed, c
+	c.epoch, c.origin, c.failed, s.cur = s.epoch, s.origin, s.Failed, c
 	return nil
 }
 
-// stop ends the running capture, if any, at wall time wall since the
+// Stop ends the running capture, if any, at wall time wall since the
 // relay started: it writes what is queued, closes and commits its files.
 // note says what it dropped ("" if nothing).
-func (s *captureSwitch) stop(wall time.Duration, st proxy.Stats) (note string, err error) {
+func (s *Switch) Stop(wall time.Duration, st proxy.Stats) (note string, err error) {
 	s.mu.Lock()
 	c := s.cur
 	s.cur = nil
@@ -558,6 +543,6 @@ func (s *captureSwitch) stop(wall time.Duration, st proxy.Stats) (note string, e
 	if c == nil {
 		return "", nil
 	}
-	err = c.finish(wall, st)
-	return c.note(), err
+	err = c.Finish(wall, st)
+	return c.Note(), err
 }

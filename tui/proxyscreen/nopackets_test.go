@@ -1,4 +1,4 @@
-package tui
+package proxyscreen
 
 import (
 	"strings"
@@ -11,7 +11,7 @@ import (
 // –): no packets have no loss runs and no transit differences.
 func TestProxyRealisedRowBeforeAnyPacketIsDashes(t *testing.T) {
 	f := newFakeProxy(t)
-	v, screen := openProxy(f, ProxyOptions{}, 120, 40, 0)
+	v, screen := openProxy(f, Options{}, 120, 40, 0)
 	for range 20 {
 		f.snap.Wall += 100 * time.Millisecond
 		v.advance(0)

@@ -1,4 +1,4 @@
-package tui
+package proxyscreen
 
 import (
 	"math"
@@ -15,7 +15,7 @@ import (
 // own): its counters at each snapshot over the realised figures' span and
 // a second more (the rates), and its copies' delays.
 type realGroup struct {
-	info     ProxyGroup    // the latest snapshot's, without its delays
+	info     Group         // the latest snapshot's, without its delays
 	settings string        // its link settings at the latest snapshot
 	since    time.Duration // when they last changed (or the link began)
 	counts   []groupCounts // newest last
@@ -31,9 +31,9 @@ type groupCounts struct {
 	bursts, bytes                  [2]int64 // < 0: not measured
 }
 
-func countsOf(wall time.Duration, g *ProxyGroup) groupCounts {
+func countsOf(wall time.Duration, g *Group) groupCounts {
 	c := groupCounts{wall: wall}
-	for d, pd := range []*ProxyDir{&g.Up, &g.Down} {
+	for d, pd := range []*Dir{&g.Up, &g.Down} {
 		c.in[d], c.delivered[d], c.lost[d], c.reordered[d] = pd.In, pd.Delivered, pd.Lost, pd.Reordered
 		c.duplicated[d], c.bursts[d], c.bytes[d] = pd.Duplicated, pd.LossBursts, pd.Bytes
 	}
@@ -42,11 +42,11 @@ func countsOf(wall time.Duration, g *ProxyGroup) groupCounts {
 
 // sampleGroups takes the latest snapshot's links (its Up and Down as
 // everybody's when it does not split them); a link no longer in it goes.
-func (v *ProxyView) sampleGroups(changed time.Duration) {
+func (v *View) sampleGroups(changed time.Duration) {
 	s := &v.last
 	groups := s.Groups
 	if groups == nil {
-		groups = []ProxyGroup{{Clients: s.Clients, Up: s.Up, Down: s.Down}}
+		groups = []Group{{Clients: s.Clients, Up: s.Up, Down: s.Down}}
 	}
 	v.groupOrder = v.groupOrder[:0]
 	for i := range groups {
@@ -66,7 +66,7 @@ func (v *ProxyView) sampleGroups(changed time.Duration) {
 			}
 			rg.settings, rg.since = set, at
 		}
-		for d, pd := range []*ProxyDir{&g.Up, &g.Down} {
+		for d, pd := range []*Dir{&g.Up, &g.Down} {
 			rg.measured[d] = rg.measured[d] || pd.DelaysMs != nil
 			rg.delays[d].cutAt(rg.since)
 			rg.delays[d].add(s.Wall, pd.DelaysMs)
@@ -94,7 +94,7 @@ func (v *ProxyView) sampleGroups(changed time.Duration) {
 
 // settingsOf is a link's settings in force, one string: a client's own
 // link's from the snapshot, everybody's from the source.
-func (v *ProxyView) settingsOf(g *ProxyGroup) string {
+func (v *View) settingsOf(g *Group) string {
 	var b strings.Builder
 	for _, p := range proxyLinkParams {
 		for _, dir := range []string{"up.", "down."} {
@@ -113,7 +113,7 @@ func (v *ProxyView) settingsOf(g *ProxyGroup) string {
 
 // shownGroup is the link the box shows: the one f selected, or
 // everybody's once that is gone.
-func (v *ProxyView) shownGroup() *realGroup {
+func (v *View) shownGroup() *realGroup {
 	if g := v.groups[v.selected]; g != nil {
 		return g
 	}
@@ -121,11 +121,11 @@ func (v *ProxyView) shownGroup() *realGroup {
 	if g := v.groups[""]; g != nil {
 		return g
 	}
-	return &realGroup{info: ProxyGroup{Up: ProxyDir{JitterMs: math.NaN()}, Down: ProxyDir{JitterMs: math.NaN()}}}
+	return &realGroup{info: Group{Up: Dir{JitterMs: math.NaN()}, Down: Dir{JitterMs: math.NaN()}}}
 }
 
 // nextGroup is f: the box shows the next link.
-func (v *ProxyView) nextGroup() {
+func (v *View) nextGroup() {
 	if len(v.groupOrder) < 2 {
 		v.status = "every client is on everybody's link: f shows a client's own link once one has some (--flow, the control API)"
 		return

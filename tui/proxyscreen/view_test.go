@@ -1,9 +1,10 @@
-package tui
+package proxyscreen
 
 import (
 	"cmp"
 	"fmt"
 	"math"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -13,7 +14,9 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"jitterlab/internal/golden"
 	"jitterlab/lab"
+	"jitterlab/tui/widget"
 )
 
 // fakeProxy is a relay in a test: links held as a lab configuration (the
@@ -21,7 +24,7 @@ import (
 // each way whose counters and delays the test moves on with tick.
 type fakeProxy struct {
 	cfg     lab.Config
-	snap    ProxySnapshot
+	snap    Snapshot
 	n       int
 	applied [][2]string
 	burst   bool    // the game sends 2 packets every other 100 ms (10/s) instead of 6 each
@@ -36,8 +39,8 @@ func newFakeProxy(t *testing.T) *fakeProxy {
 			t.Fatal(err)
 		}
 	}
-	return &fakeProxy{cfg: cfg, snap: ProxySnapshot{Listen: "127.0.0.1:7777", Target: "127.0.0.1:7778", Clients: 1,
-		Up: ProxyDir{LossBursts: 0}, Down: ProxyDir{LossBursts: -1, Bytes: -1, JitterMs: math.NaN()}}}
+	return &fakeProxy{cfg: cfg, snap: Snapshot{Listen: "127.0.0.1:7777", Target: "127.0.0.1:7778", Clients: 1,
+		Up: Dir{LossBursts: 0}, Down: Dir{LossBursts: -1, Bytes: -1, JitterMs: math.NaN()}}}
 }
 
 // tick moves the relay on 100 ms: 6 packets each way; up loses one in 50
@@ -73,9 +76,9 @@ func (f *fakeProxy) tick() {
 }
 
 // Snapshot hands the delays since the previous one over once, as a relay does.
-func (f *fakeProxy) Snapshot() ProxySnapshot {
+func (f *fakeProxy) Snapshot() Snapshot {
 	s := f.snap
-	s.Changes = append([]ProxyChange(nil), s.Changes...)
+	s.Changes = append([]Change(nil), s.Changes...)
 	f.snap.Up.DelaysMs, f.snap.Down.DelaysMs = nil, nil
 	return s
 }
@@ -98,30 +101,30 @@ func (f *fakeProxy) Apply(sets [][2]string) error {
 	f.cfg = next
 	f.applied = append(f.applied, sets...)
 	for _, kv := range sets {
-		f.snap.Changes = append(f.snap.Changes, ProxyChange{At: f.snap.Wall, What: kv[0] + "=" + kv[1]})
+		f.snap.Changes = append(f.snap.Changes, Change{At: f.snap.Wall, What: kv[0] + "=" + kv[1]})
 	}
 	return nil
 }
 
 // proxyAt is the proxy's screen over a fake relay on a w×h terminal after
 // 40 s of traffic.
-func proxyAt(t *testing.T, w, h int) (*ProxyView, *fakeProxy, tcell.SimulationScreen) {
+func proxyAt(t *testing.T, w, h int) (*View, *fakeProxy, tcell.SimulationScreen) {
 	t.Helper()
 	f := newFakeProxy(t)
-	v, screen := openProxy(f, ProxyOptions{}, w, h, 400)
+	v, screen := openProxy(f, Options{}, w, h, 400)
 	return v, f, screen
 }
 
 // tickingSource is a fake relay a test moves on 100 ms at a time.
 type tickingSource interface {
-	ProxySource
+	Source
 	tick()
 }
 
 // openProxy opens the proxy screen on src in a w×h simulated terminal and
 // moves src on n ticks, the screen following each.
-func openProxy(src tickingSource, opts ProxyOptions, w, h, n int) (*ProxyView, tcell.SimulationScreen) {
-	v := NewProxyView(src, opts)
+func openProxy(src tickingSource, opts Options, w, h, n int) (*View, tcell.SimulationScreen) {
+	v := New(src, opts)
 	screen := tcell.NewSimulationScreen("UTF-8")
 	v.app.SetScreen(screen)
 	screen.SetSize(w, h)
@@ -132,13 +135,13 @@ func openProxy(src tickingSource, opts ProxyOptions, w, h, n int) (*ProxyView, t
 	return v, screen
 }
 
-func drawProxy(v *ProxyView, s tcell.SimulationScreen) string {
+func drawProxy(v *View, s tcell.SimulationScreen) string {
 	v.refresh()
 	v.app.ForceDraw()
-	return screenText(s)
+	return widget.ScreenText(s)
 }
 
-func proxyKey(v *ProxyView, ev *tcell.EventKey) {
+func proxyKey(v *View, ev *tcell.EventKey) {
 	if ev = v.app.GetInputCapture()(ev); ev == nil {
 		return
 	}
@@ -176,7 +179,7 @@ func TestProxyScreenAtBothSizes(t *testing.T) {
 					t.Errorf("the screen lacks %q:\n%s", want, out)
 				}
 			}
-			golden(t, fmt.Sprintf("proxy-%dx%d.txt", sz.w, sz.h), out)
+			golden.Check(t, filepath.Join("testdata", fmt.Sprintf("proxy-%dx%d.txt", sz.w, sz.h)), []byte(out))
 		})
 	}
 }
@@ -212,14 +215,21 @@ func TestProxyEditorChangesTheLinksLive(t *testing.T) {
 	out = drawProxy(v, screen)
 	// The status keeps to its one row: the reason as far as it fits, cut
 	// with "…" (the changes panel, c, has it whole).
-	lines := rows(screen)
+	lines := widget.ScreenRows(screen)
 	status := strings.TrimSpace(lines[len(lines)-2])
 	if reason == nil || !strings.HasPrefix(reason.Error(), strings.TrimSuffix(status, "…")) || len(status) < 60 || f.cfg.Up.Latency != 85*time.Millisecond {
 		t.Fatalf("the refusal %v is not on the status row, or it changed the link (%v):\n%s", reason, f.cfg.Up.Latency, out)
 	}
 
 	proxyKey(v, tcell.NewEventKey(tcell.KeyRune, '6', 0)) // mobile-4g
-	want, _ := scenarioConfig(t, "mobile-4g")
+	sc, err := lab.LoadScenario("mobile-4g")
+	want := lab.DefaultConfig()
+	if err == nil {
+		err = lab.ApplyScenario(&want, sc)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 	if f.cfg.Up != want.Up || f.cfg.Down != want.Down {
 		t.Fatalf("preset 6 left the links at\n%+v\n%+v\nwant mobile-4g's\n%+v\n%+v", f.cfg.Up, f.cfg.Down, want.Up, want.Down)
 	}
@@ -251,10 +261,10 @@ func TestProxyEverySizeDraws(t *testing.T) {
 		for h := 1; h <= 71; h += 7 {
 			screen.SetSize(w, h)
 			out := drawProxy(v, screen)
-			if w >= minWidth && h >= minHeight && !strings.Contains(out, "q quit") {
+			if w >= widget.MinWidth && h >= widget.MinHeight && !strings.Contains(out, "q quit") {
 				t.Fatalf("%d×%d: no key row:\n%s", w, h, out)
 			}
-			if (w < minWidth || h < minHeight) && w >= 32 && h >= 2 && !strings.Contains(out, "terminal too small") {
+			if (w < widget.MinWidth || h < widget.MinHeight) && w >= 32 && h >= 2 && !strings.Contains(out, "terminal too small") {
 				t.Fatalf("%d×%d: no message:\n%s", w, h, out)
 			}
 		}
@@ -280,7 +290,7 @@ func TestProxyScreenEndsWithTheRelay(t *testing.T) {
 func TestProxyRateIsSteadyOverBursts(t *testing.T) {
 	f := newFakeProxy(t)
 	f.burst = true
-	v := NewProxyView(f, ProxyOptions{})
+	v := New(f, Options{})
 	for range 100 {
 		f.tick()
 		v.advance(0)
@@ -296,7 +306,7 @@ func TestProxyRateIsSteadyOverBursts(t *testing.T) {
 // applies, and the change list marks it.
 func TestProxyTimelineChangeOnTheStatusLine(t *testing.T) {
 	v, f, screen := proxyAt(t, 80, 24)
-	f.snap.Changes = append(f.snap.Changes, ProxyChange{At: 40 * time.Second, What: "link.latency=200ms", Timeline: true})
+	f.snap.Changes = append(f.snap.Changes, Change{At: 40 * time.Second, What: "link.latency=200ms", Timeline: true})
 	f.tick()
 	v.advance(0)
 	out := drawProxy(v, screen)
@@ -318,7 +328,7 @@ func TestProxyNewErrorKindOnTheStatusLine(t *testing.T) {
 	f.tick()
 	v.advance(0)
 	out := drawProxy(v, screen)
-	if !strings.Contains(strings.Join(strings.Fields(out), " "), "relay: "+msg) || !strings.Contains(rows(screen)[0], "errors 3") {
+	if !strings.Contains(strings.Join(strings.Fields(out), " "), "relay: "+msg) || !strings.Contains(widget.ScreenRows(screen)[0], "errors 3") {
 		t.Fatalf("no error on the status line or count in the header:\n%s", out)
 	}
 	v.status = "something else"
@@ -368,7 +378,7 @@ func TestProxyRealisedFollowsALiveChange(t *testing.T) {
 func TestProxyRRecords(t *testing.T) {
 	f := newFakeProxy(t)
 	calls := 0
-	v := NewProxyView(f, ProxyOptions{Record: func() (string, error) {
+	v := New(f, Options{Record: func() (string, error) {
 		calls++
 		if calls == 2 {
 			return "", fmt.Errorf("disk full")
@@ -420,7 +430,7 @@ func TestProxyHeaderShowsTheRecording(t *testing.T) {
 	f.tick()
 	v.advance(0)
 	v.status = "timeline +00:00:40.1 link.latency=60ms" // the status line moved on
-	if header := rows(screen)[0]; !strings.Contains(drawProxy(v, screen), "● REC") || !strings.Contains(rows(screen)[0], "● REC") {
+	if header := widget.ScreenRows(screen)[0]; !strings.Contains(drawProxy(v, screen), "● REC") || !strings.Contains(widget.ScreenRows(screen)[0], "● REC") {
 		t.Fatalf("no REC in the header while recording: %q", header)
 	}
 }

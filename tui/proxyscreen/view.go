@@ -1,4 +1,4 @@
-package tui
+package proxyscreen
 
 import (
 	"cmp"
@@ -21,15 +21,17 @@ import (
 	"jitterlab/lab"
 	"jitterlab/netem"
 	"jitterlab/scenarios"
+	"jitterlab/tui"
+	"jitterlab/tui/widget"
 )
 
-// ProxySource is a running relay as the proxy's screen sees it: plain
+// Source is a running relay as the proxy's screen sees it: plain
 // data, so the screen does not depend on the relay's package. Its methods
 // are called on the screen's event goroutine while the relay runs on its
 // own: an implementation guards its state.
-type ProxySource interface {
+type Source interface {
 	// Snapshot is the relay's state now.
-	Snapshot() ProxySnapshot
+	Snapshot() Snapshot
 	// Get is a link key's value in force (up.* and down.*), as --set writes it.
 	Get(key string) string
 	// Apply sets link keys now, all or none; the error names the key, the
@@ -37,9 +39,9 @@ type ProxySource interface {
 	Apply(sets [][2]string) error
 }
 
-// ProxySnapshot is the relay's state at one moment; counters are totals
+// Snapshot is the relay's state at one moment; counters are totals
 // since it started.
-type ProxySnapshot struct {
+type Snapshot struct {
 	Wall           time.Duration // since the relay started
 	Listen, Target string
 	Clients        int
@@ -47,31 +49,31 @@ type ProxySnapshot struct {
 	Evicted        uint64   // clients evicted to make room for a new one, so far
 	MaxClients     int      // the client table's size (--max-clients)
 	ErrorKinds     []string // each kind of socket error once, in the order first seen
-	Up, Down       ProxyDir
+	Up, Down       Dir
 	// Groups split the traffic by the link each client is on, when some
 	// client has settings of its own: everybody's link first (Addr ""),
 	// then each such client. Nil: every client is on everybody's link,
 	// whose figures are Up and Down.
-	Groups    []ProxyGroup
-	Changes   []ProxyChange // applied so far (timeline and live), oldest first
-	Stopped   bool          // the relay has stopped (its --duration ended): so does the screen
-	Recording string        // the recording running now (R's or --record's), or ""
+	Groups    []Group
+	Changes   []Change // applied so far (timeline and live), oldest first
+	Stopped   bool     // the relay has stopped (its --duration ended): so does the screen
+	Recording string   // the recording running now (R's or --record's), or ""
 }
 
-// ProxyGroup is the clients on one link, as relayed: everybody's (Addr
+// Group is the clients on one link, as relayed: everybody's (Addr
 // "") or one client's settings of its own. Its counters are totals since
 // it got its link (everybody's: since the start).
-type ProxyGroup struct {
+type Group struct {
 	Addr    string            // the client's address ("": everybody's link)
 	Own     string            // its own assignments, e.g. "up.loss=5%"
 	Clients int               // clients relayed now on this link
 	Set     map[string]string // the link keys in force for it (up.latency, …); nil: the source's Get
-	Up      ProxyDir
-	Down    ProxyDir
+	Up      Dir
+	Down    Dir
 }
 
-// ProxyChange is one change of the links, made or refused.
-type ProxyChange struct {
+// Change is one change of the links, made or refused.
+type Change struct {
 	At       time.Duration
 	What     string
 	Timeline bool   // the scenario's timeline made it (not the editor)
@@ -80,16 +82,16 @@ type ProxyChange struct {
 }
 
 // by is who made the change, for the change log ("": the editor).
-func (c *ProxyChange) by() string {
+func (c *Change) by() string {
 	if c.Timeline {
 		return "timeline"
 	}
 	return c.By
 }
 
-// ProxyDir is one direction as relayed. A figure the source does not
+// Dir is one direction as relayed. A figure the source does not
 // measure is NaN (or < 0 for the counts marked so): the screen shows "–".
-type ProxyDir struct {
+type Dir struct {
 	In         uint64 // datagrams that reached the proxy
 	Delivered  uint64 // copies written out
 	Lost       uint64 // dropped by the link model (loss and its queue)
@@ -108,8 +110,8 @@ type ProxyDir struct {
 	DelaysMs []float64
 }
 
-// ProxyOptions start the proxy's screen.
-type ProxyOptions struct {
+// Options start the proxy's screen.
+type Options struct {
 	Every    time.Duration       // chart sample period (100ms)
 	Scenario *scenarios.Scenario // the scenario whose timeline runs (nil: none), for c
 	// Record is R: it starts a recording of the relayed traffic, or stops
@@ -143,98 +145,98 @@ const rateSpan = time.Second
 // links so that they compare with the settings in force.
 const realSpan = 10 * time.Second
 
-// ProxyView is the live screen of 'lab proxy': the relay's charts, the
+// View is the live screen of 'lab proxy': the relay's charts, the
 // configured and the realised link side by side, the link editor, the
 // status line and the keys, laid out like the lab's for 80×24 first.
-type ProxyView struct {
+type View struct {
 	app   *tview.Application
-	src   ProxySource
+	src   Source
 	every time.Duration
 	scen  *scenarios.Scenario
 	rec   func() (string, error)
 
-	header, keys        *fitLine
+	header, keys        *widget.FitLine
 	statusRow, table    *tview.TextView
-	log                 *scrollText
-	delay, rate, jitter *Chart
-	editor              *Editor
-	upper               layers // the editor or the change log
-	pages               layers
+	log                 *widget.ScrollText
+	delay, rate, jitter *widget.Chart
+	editor              *tui.Editor
+	upper               widget.Layers // the editor or the change log
+	pages               widget.Layers
 	rows                *tview.Flex
 	statusText, status  string
 	editing             bool
 	window              int
 	samples             []proxySample
-	refused             []ProxyChange // values the editor refused, for c (bounded: the oldest go)
-	last                ProxySnapshot // the latest snapshot
-	prev                ProxySnapshot // the one the latest sample's rates start from
-	pending             proxySample   // delays gathered toward the next sample
+	refused             []Change    // values the editor refused, for c (bounded: the oldest go)
+	last                Snapshot    // the latest snapshot
+	prev                Snapshot    // the one the latest sample's rates start from
+	pending             proxySample // delays gathered toward the next sample
 	pendingN            [2]int
 	recent              [2]delayWindow            // the copies' delays over the realised figures' span
-	groups              map[string]*realGroup     // each link's realised figures, by ProxyGroup.Addr
+	groups              map[string]*realGroup     // each link's realised figures, by Group.Addr
 	groupOrder          []string                  // the links in the latest snapshot, everybody's first
-	selected            string                    // the link the box shows (f): a ProxyGroup.Addr
+	selected            string                    // the link the box shows (f): a Group.Addr
 	expected            map[netem.Params]setCells // the set rows' model figures, by link (bounded)
 	measured            [2]bool                   // the source measures a direction's delays
 	haveLast            bool
 	tableWidth          int  // the box's inner width at the latest draw (0: not drawn yet)
 	ended               bool // the relay stopped, and the screen with it
 	signal              os.Signal
-	*clock
+	clock               *widget.Clock
 }
 
 // proxyTableHeight is the configured-and-realised box: a heading row, two
 // rows per direction and the border.
 const proxyTableHeight = 7
 
-// NewProxyView builds the screen over src.
-func NewProxyView(src ProxySource, opts ProxyOptions) *ProxyView {
+// New builds the proxy's screen over src.
+func New(src Source, opts Options) *View {
 	if opts.Every <= 0 {
 		opts.Every = 100 * time.Millisecond
 	}
-	v := &ProxyView{app: tview.NewApplication(), src: src, every: opts.Every, scen: opts.Scenario, rec: opts.Record, window: 1, clock: newClock(),
+	v := &View{app: tview.NewApplication(), src: src, every: opts.Every, scen: opts.Scenario, rec: opts.Record, window: 1, clock: widget.NewClock(),
 		groups: map[string]*realGroup{}, expected: map[netem.Params]setCells{},
-		header: newFitLine(), keys: newFitLine(), editor: NewLinkEditor(),
+		header: widget.NewFitLine(), keys: widget.NewFitLine(), editor: tui.NewLinkEditor(),
 		statusRow: tview.NewTextView().SetDynamicColors(true).SetWrap(false),
 		table:     tview.NewTextView().SetDynamicColors(true).SetWrap(false),
-		log:       newScrollText()}
+		log:       widget.NewScrollText()}
 	for _, t := range []*tview.TextView{v.statusRow, v.table} {
 		t.SetBackgroundColor(tcell.ColorDefault)
 	}
 	v.table.SetBorder(true).SetTitle(" configured (set) and realised, per direction ").SetTitleAlign(tview.AlignLeft)
 	v.app.SetAfterDrawFunc(func(tcell.Screen) { _, _, v.tableWidth, _ = v.table.GetInnerRect() })
-	v.delay = NewChart("added delay (ms)")
+	v.delay = widget.NewChart("added delay (ms)")
 	v.delay.Color = tcell.ColorAqua
 	v.delay.Format = "%.1f"
-	v.rate = NewChart("packets/s in")
+	v.rate = widget.NewChart("packets/s in")
 	v.rate.Color = tcell.ColorYellow
-	v.jitter = NewChart("jitter in (ms)")
+	v.jitter = widget.NewChart("jitter in (ms)")
 	v.jitter.Color = tcell.ColorFuchsia
 	v.jitter.Format = "%.1f"
-	for _, c := range []*Chart{v.delay, v.rate, v.jitter} {
+	for _, c := range []*widget.Chart{v.delay, v.rate, v.jitter} {
 		c.Color2 = tcell.ColorWhite
 	}
 	v.editor.Get = src.Get
 	v.editor.Set = v.set
-	v.upper = layers{tview.NewPages()}
+	v.upper = widget.Layers{Pages: tview.NewPages()}
 	v.upper.AddPage("log", v.log, true, false).AddPage("editor", v.editor, true, true)
 	charts := tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(v.delay, 0, 1, false).AddItem(v.rate, 0, 1, false).AddItem(v.jitter, 0, 1, false)
-	main := tview.NewFlex().AddItem(charts, 0, 1, false).AddItem(v.upper, sideWidth, 0, true)
+	main := tview.NewFlex().AddItem(charts, 0, 1, false).AddItem(v.upper, widget.SideWidth, 0, true)
 	v.rows = tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(v.header, 1, 0, false).
 		AddItem(main, 0, 1, true).
 		AddItem(v.table, proxyTableHeight, 0, false).
 		AddItem(v.statusRow, 1, 0, false).
 		AddItem(v.keys, 1, 0, false)
-	v.pages = layers{tview.NewPages()}
+	v.pages = widget.Layers{Pages: tview.NewPages()}
 	v.pages.AddPage("main", v.rows, true, true)
-	v.keys.set("  ",
-		segment{"[yellow]↑↓←→[-] select", 60}, segment{"[yellow]+-[-] step", 70},
-		segment{"[yellow]enter[-] type", 80}, segment{"[yellow]1-9[-] preset", 50},
-		segment{"[yellow]z[-] zoom", 20}, segment{"[yellow]c[-] changes", 30}, segment{"[yellow]f[-] links", 25}, segment{"[yellow]R[-] record", 40},
-		segment{"[yellow]?[-] help", mustKeep}, segment{"[yellow]q[-] quit", mustKeep})
-	v.app.SetRoot(&sizeGuard{Primitive: v.pages, minW: minWidth, minH: minHeight, fit: v.fitStatus}, true).SetInputCapture(v.onKey)
+	v.keys.Set("  ",
+		widget.Segment{Text: "[yellow]↑↓←→[-] select", Prio: 60}, widget.Segment{Text: "[yellow]+-[-] step", Prio: 70},
+		widget.Segment{Text: "[yellow]enter[-] type", Prio: 80}, widget.Segment{Text: "[yellow]1-9[-] preset", Prio: 50},
+		widget.Segment{Text: "[yellow]z[-] zoom", Prio: 20}, widget.Segment{Text: "[yellow]c[-] changes", Prio: 30}, widget.Segment{Text: "[yellow]f[-] links", Prio: 25}, widget.Segment{Text: "[yellow]R[-] record", Prio: 40},
+		widget.Segment{Text: "[yellow]?[-] help", Prio: widget.MustKeep}, widget.Segment{Text: "[yellow]q[-] quit", Prio: widget.MustKeep})
+	v.app.SetRoot(&widget.SizeGuard{Primitive: v.pages, MinW: widget.MinWidth, MinH: widget.MinHeight, Fit: v.fitStatus}, true).SetInputCapture(v.onKey)
 	v.status = "relaying; the editor changes the links now (enter types a value, + - step)"
 	v.sample()
 	v.refresh()
@@ -244,7 +246,7 @@ func NewProxyView(src ProxySource, opts ProxyOptions) *ProxyView {
 // Run shows the screen until q, Ctrl-C or SIGTERM, SIGHUP or SIGINT (nil
 // screen: the terminal); the relay keeps running meanwhile. It returns
 // io.EOF when the terminal went away.
-func (v *ProxyView) Run(screen tcell.Screen) error {
+func (v *View) Run(screen tcell.Screen) error {
 	if screen != nil {
 		v.app.SetScreen(screen)
 	}
@@ -253,7 +255,7 @@ func (v *ProxyView) Run(screen tcell.Screen) error {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, os.Interrupt)
 	defer signal.Stop(sigs)
-	sig, err := v.clock.run(v.app, t.C, time.Now(), sigs, v.advance)
+	sig, err := v.clock.Run(v.app, t.C, time.Now(), sigs, v.advance)
 	v.signal = sig
 	if ev, ok := errors.AsType[*tcell.EventError](err); ok && ev.Error() == io.EOF.Error() {
 		return io.EOF // the terminal went away
@@ -262,13 +264,13 @@ func (v *ProxyView) Run(screen tcell.Screen) error {
 }
 
 // Stop ends Run (from any goroutine: the relay ended).
-func (v *ProxyView) Stop() { v.app.Stop() }
+func (v *View) Stop() { v.app.Stop() }
 
 // Signal is the signal that ended Run, or nil.
-func (v *ProxyView) Signal() os.Signal { return v.signal }
+func (v *View) Signal() os.Signal { return v.signal }
 
 // advance takes a snapshot and redraws; wall time is the relay's own.
-func (v *ProxyView) advance(time.Duration) {
+func (v *View) advance(time.Duration) {
 	v.sample()
 	v.refresh()
 	if v.last.Stopped && !v.ended {
@@ -280,7 +282,7 @@ func (v *ProxyView) advance(time.Duration) {
 // sample reads a snapshot: its delays go into the pending sample, and once
 // a sample period has passed since the last sample the pending one is
 // kept with the arrival rates over that period.
-func (v *ProxyView) sample() {
+func (v *View) sample() {
 	s := v.src.Snapshot()
 	// A new kind of socket error is announced on the status line, once.
 	if n := len(s.ErrorKinds); n > len(v.last.ErrorKinds) {
@@ -302,7 +304,7 @@ func (v *ProxyView) sample() {
 	}
 	v.last = s
 	changed := v.latestChange()
-	for d, pd := range []*ProxyDir{&s.Up, &s.Down} {
+	for d, pd := range []*Dir{&s.Up, &s.Down} {
 		v.measured[d] = v.measured[d] || pd.DelaysMs != nil
 		v.recent[d].cutAt(changed)
 		v.recent[d].add(s.Wall, pd.DelaysMs)
@@ -339,7 +341,7 @@ func (v *ProxyView) sample() {
 			break
 		}
 	}
-	for d, pd := range []*ProxyDir{&s.Up, &s.Down} {
+	for d, pd := range []*Dir{&s.Up, &s.Down} {
 		if v.pendingN[d] == 0 {
 			x.delayLo[d], x.delayHi[d] = math.NaN(), math.NaN()
 		}
@@ -357,7 +359,7 @@ func (v *ProxyView) sample() {
 	}
 	v.pending, v.pendingN, v.prev = proxySample{}, [2]int{}, s
 	// Keep the longest window, trimming by half so appends stay amortised.
-	keep := int(windows[len(windows)-1] / v.every)
+	keep := int(widget.Windows[len(widget.Windows)-1] / v.every)
 	if len(v.samples) >= 2*keep {
 		v.samples = append(v.samples[:0], v.samples[len(v.samples)-keep:]...)
 	}
@@ -365,11 +367,11 @@ func (v *ProxyView) sample() {
 }
 
 // refresh rewrites every view from the latest snapshot and samples.
-func (v *ProxyView) refresh() {
+func (v *View) refresh() {
 	s := &v.last
-	span := int(windows[v.window] / v.every)
+	span := int(widget.Windows[v.window] / v.every)
 	shown := v.samples[max(len(v.samples)-span, 0):]
-	fill := func(c *Chart, f func(x *proxySample, d int) []float64) {
+	fill := func(c *widget.Chart, f func(x *proxySample, d int) []float64) {
 		c.Values, c.Values2 = c.Values[:0], c.Values2[:0]
 		for i := range shown {
 			c.Values = append(c.Values, f(&shown[i], 0)...)
@@ -382,7 +384,7 @@ func (v *ProxyView) refresh() {
 	fill(v.delay, func(x *proxySample, d int) []float64 { return []float64{x.delayLo[d], x.delayHi[d]} })
 	fill(v.rate, func(x *proxySample, d int) []float64 { return []float64{x.rate[d], x.rate[d]} })
 	fill(v.jitter, func(x *proxySample, d int) []float64 { return []float64{x.jitter[d], x.jitter[d]} })
-	v.jitter.Span = "−" + fmtSpan(span, v.every)
+	v.jitter.Span = "−" + widget.FmtSpan(span, v.every)
 	from := v.realFrom()
 	up, down := v.realDelays(0, from), v.realDelays(1, from)
 	v.delay.SetNote("up " + num("%.1f", up[0]) + ", dn " + num("%.1f", down[0]))
@@ -397,20 +399,20 @@ func (v *ProxyView) refresh() {
 	v.rate.SetNote(fmt.Sprintf("up %.0f, dn %.0f", rate[0], rate[1]))
 	v.jitter.SetNote("up " + num("%.1f", jit[0]) + ", dn " + num("%.1f", jit[1]))
 
-	segs := []segment{
-		{"[::b]jitterlab proxy[::-]", 95},
-		{tview.Escape(s.Listen + " → " + s.Target), 60},
-		{fmt.Sprintf("clients %d", s.Clients), 80},
-		{"up " + fmtWall(s.Wall), 90},
+	segs := []widget.Segment{
+		{Text: "[::b]jitterlab proxy[::-]", Prio: 95},
+		{Text: tview.Escape(s.Listen + " → " + s.Target), Prio: 60},
+		{Text: fmt.Sprintf("clients %d", s.Clients), Prio: 80},
+		{Text: "up " + fmtWall(s.Wall), Prio: 90},
 	}
 	if s.Recording != "" {
-		segs = append(segs, segment{"[red]● REC[-]", 88})
+		segs = append(segs, widget.Segment{Text: "[red]● REC[-]", Prio: 88})
 	}
 	if s.Errors > 0 {
-		segs = append(segs, segment{fmt.Sprintf("[red]errors %d[-]", s.Errors), 85})
+		segs = append(segs, widget.Segment{Text: fmt.Sprintf("[red]errors %d[-]", s.Errors), Prio: 85})
 	}
-	segs = append(segs, segment{fmt.Sprintf("window %v", windows[v.window]), 30})
-	v.header.set(" ─ ", segs...)
+	segs = append(segs, widget.Segment{Text: fmt.Sprintf("window %v", widget.Windows[v.window]), Prio: 30})
+	v.header.Set(" ─ ", segs...)
 	g := v.shownGroup()
 	from = max(v.last.Wall-realSpan, g.since) // the shown link's own latest change
 	switch {
@@ -429,8 +431,8 @@ func (v *ProxyView) refresh() {
 	v.rows.ResizeItem(v.table, height, 0)
 	if v.logShown() {
 		all := slices.Concat(s.Changes, v.refused)
-		slices.SortStableFunc(all, func(a, b ProxyChange) int { return cmp.Compare(a.At, b.At) })
-		v.log.set(fmt.Sprintf(" scenario and changes (%d) ─ c closes ", len(all)), proxyLogText(v.scen, all))
+		slices.SortStableFunc(all, func(a, b Change) int { return cmp.Compare(a.At, b.At) })
+		v.log.Set(fmt.Sprintf(" scenario and changes (%d) ─ c closes ", len(all)), proxyLogText(v.scen, all))
 	}
 	v.statusText = " " + v.status
 	v.statusRow.SetText(v.statusText)
@@ -455,7 +457,7 @@ func fmtWall(d time.Duration) string {
 // in force and a "real" row of what its packets met since from, column by
 // column (delays: each direction's added delay p50 and p99 then). With
 // clients on links of their own, a last line lists the links f shows.
-func (v *ProxyView) tableText(g *realGroup, from time.Duration) string {
+func (v *View) tableText(g *realGroup, from time.Duration) string {
 	row := func(cells ...string) string {
 		return fmt.Sprintf(" %-9s %9s %6s %6s %6s %5s %7s %5s %6s %7s", anySlice(cells)...)
 	}
@@ -523,7 +525,7 @@ func (v *ProxyView) tableText(g *realGroup, from time.Duration) string {
 // or only its address when the settings do not fit the box's width; the
 // set rows give the shown link's). Past the width even so, it names the
 // shown link and how many there are.
-func (v *ProxyView) groupLine() string {
+func (v *View) groupLine() string {
 	width := v.tableWidth
 	shown := v.shownGroup().info.Addr
 	line := func(settings bool) (string, int) {
@@ -564,7 +566,7 @@ func (v *ProxyView) groupLine() string {
 // netem.ExpectedJitter), "≈50.0", "≈69.6", "≈13.3"; where another stage
 // moves delays, the latency and jitter knobs, the jitter's kind marked (±
 // uniform, + the exponential's mean, σ the others), and no jitter figure.
-func (v *ProxyView) expectation(dir string, get func(string) string) setCells {
+func (v *View) expectation(dir string, get func(string) string) setCells {
 	cfg := lab.DefaultConfig()
 	for _, p := range lab.Params() {
 		if k, ok := strings.CutPrefix(p.Key, dir+"."); ok && p.Live {
@@ -619,12 +621,12 @@ func plural(n int, noun string) string {
 
 // realFrom is where the realised figures start: realSpan ago, or the
 // latest change of the links if later (whoever made it).
-func (v *ProxyView) realFrom() time.Duration {
+func (v *View) realFrom() time.Duration {
 	return max(v.last.Wall-realSpan, v.latestChange())
 }
 
 // latestChange is when the links last changed (0: never).
-func (v *ProxyView) latestChange() time.Duration {
+func (v *View) latestChange() time.Duration {
 	var at time.Duration
 	for _, c := range v.last.Changes {
 		if c.Refused == "" {
@@ -635,7 +637,7 @@ func (v *ProxyView) latestChange() time.Duration {
 }
 
 // realSpanText says over which span the realised figures are.
-func (v *ProxyView) realSpanText(from time.Duration) string {
+func (v *View) realSpanText(from time.Duration) string {
 	if from > 0 && from > v.last.Wall-realSpan {
 		return "since +" + fmtWall(from)
 	}
@@ -644,7 +646,7 @@ func (v *ProxyView) realSpanText(from time.Duration) string {
 
 // realDelays is a direction's added delay p50 and p99 over the copies
 // written since from, to the second (NaN: none, or not measured).
-func (v *ProxyView) realDelays(d int, from time.Duration) [2]float64 {
+func (v *View) realDelays(d int, from time.Duration) [2]float64 {
 	if !v.measured[d] {
 		return [2]float64{math.NaN(), math.NaN()}
 	}
@@ -662,7 +664,7 @@ func anySlice(s []string) []any {
 // proxyLogText is the change-log pane, as the lab's: the scenario's name,
 // file, description, source and timeline, then every change so far,
 // oldest first, who made it, and what was refused with the reason.
-func proxyLogText(sc *scenarios.Scenario, changes []ProxyChange) string {
+func proxyLogText(sc *scenarios.Scenario, changes []Change) string {
 	var b strings.Builder
 	if sc != nil {
 		fmt.Fprintf(&b, "[::b]%s[::-] (%s)\n%s\n[gray]source:[-] %s\n", tview.Escape(sc.Name), tview.Escape(sc.File), tview.Escape(sc.Description), tview.Escape(sc.Source))
@@ -700,22 +702,22 @@ const maxChangeText = 500
 const maxRefused = 1000
 
 // refuse notes a value the editor refused, for c.
-func (v *ProxyView) refuse(what string, err error) {
+func (v *View) refuse(what string, err error) {
 	if len(v.refused) >= maxRefused {
 		v.refused = slices.Delete(v.refused, 0, len(v.refused)/2)
 	}
-	v.refused = append(v.refused, ProxyChange{At: v.last.Wall, What: what, Refused: err.Error()})
+	v.refused = append(v.refused, Change{At: v.last.Wall, What: what, Refused: err.Error()})
 }
 
 // fitStatus keeps the status to its one row, cut with "…" when it is
 // wider than w, so the charts keep their rows: the changes panel (c) has
 // every change and refusal in full.
-func (v *ProxyView) fitStatus(w int) { v.statusRow.SetText(cutToWidth(v.statusText, w)) }
+func (v *View) fitStatus(w int) { v.statusRow.SetText(widget.CutToWidth(v.statusText, w)) }
 
-func (v *ProxyView) logShown() bool { name, _ := v.upper.GetFrontPage(); return name == "log" }
+func (v *View) logShown() bool { name, _ := v.upper.GetFrontPage(); return name == "log" }
 
 // set applies key=value to the relay now.
-func (v *ProxyView) set(key, value string) error {
+func (v *View) set(key, value string) error {
 	if cur := v.src.Get(key); cur == value {
 		v.status = fmt.Sprintf("%s is already %s", key, tview.Escape(cur))
 		return nil
@@ -731,15 +733,15 @@ func (v *ProxyView) set(key, value string) error {
 }
 
 // onKey dispatches a key to its named handler.
-func (v *ProxyView) onKey(ev *tcell.EventKey) *tcell.EventKey {
+func (v *View) onKey(ev *tcell.EventKey) *tcell.EventKey {
 	if v.editing {
 		return ev
 	}
-	if v.logShown() && v.log.key(ev.Key()) { // the c panel scrolls
+	if v.logShown() && v.log.Key(ev.Key()) { // the c panel scrolls
 		v.refresh()
 		return nil
 	}
-	if v.editor.moveKey(ev.Key()) {
+	if v.editor.MoveKey(ev.Key()) {
 		v.refresh()
 		return nil
 	}
@@ -757,7 +759,7 @@ func (v *ProxyView) onKey(ev *tcell.EventKey) *tcell.EventKey {
 		case r >= '1' && r <= '9':
 			v.preset(int(r - '1'))
 		case r == 'z':
-			v.window = (v.window + 1) % len(windows)
+			v.window = (v.window + 1) % len(widget.Windows)
 		case r == 'c':
 			v.toggleLog()
 		case r == 'f':
@@ -779,7 +781,7 @@ func (v *ProxyView) onKey(ev *tcell.EventKey) *tcell.EventKey {
 }
 
 // record is R: it starts or stops the run's recording.
-func (v *ProxyView) record() {
+func (v *View) record() {
 	msg, err := v.rec()
 	if err != nil {
 		v.status = "[red]record: " + tview.Escape(err.Error())
@@ -788,23 +790,23 @@ func (v *ProxyView) record() {
 	v.status = "[green]" + tview.Escape(msg) + "[-]"
 }
 
-func (v *ProxyView) step(dir int) {
+func (v *View) step(dir int) {
 	if err := v.editor.Step(dir); err != nil {
 		v.status = "[red]" + tview.Escape(err.Error())
 	}
 }
 
-func (v *ProxyView) toggleLog() {
+func (v *View) toggleLog() {
 	if v.logShown() {
 		v.upper.SwitchToPage("editor")
 	} else {
-		v.log.end() // the newest change first
+		v.log.End() // the newest change first
 		v.upper.SwitchToPage("log")
 	}
 }
 
 // linkConfig is the links in force as a lab configuration, for presets.
-func (v *ProxyView) linkConfig() lab.Config {
+func (v *View) linkConfig() lab.Config {
 	cfg := lab.DefaultConfig()
 	for _, p := range lab.Params() {
 		if p.Live && (strings.HasPrefix(p.Key, "up.") || strings.HasPrefix(p.Key, "down.")) {
@@ -815,12 +817,12 @@ func (v *ProxyView) linkConfig() lab.Config {
 }
 
 // preset applies preset i to both links now, as a whole link.
-func (v *ProxyView) preset(i int) {
-	if i >= len(presetKeys) {
+func (v *View) preset(i int) {
+	if i >= len(tui.PresetKeys) {
 		return
 	}
-	name := presetKeys[i]
-	changes, desc, err := presetChanges(v.linkConfig(), name)
+	name := tui.PresetKeys[i]
+	changes, desc, err := tui.PresetChanges(v.linkConfig(), name)
 	changes = slices.DeleteFunc(changes, func(c [2]string) bool {
 		return !strings.HasPrefix(c[0], "up.") && !strings.HasPrefix(c[0], "down.")
 	})
@@ -837,10 +839,10 @@ func (v *ProxyView) preset(i int) {
 }
 
 // startEdit opens a field to type the value under the cursor.
-func (v *ProxyView) startEdit() {
+func (v *View) startEdit() {
 	key := v.editor.Key()
 	v.editing = true
-	openPrompt(v.app, v.pages.Pages, " Enter sets, Esc cancels ", key+" = ", v.src.Get(key), 24, func(text string) {
+	widget.OpenPrompt(v.app, v.pages.Pages, " Enter sets, Esc cancels ", key+" = ", v.src.Get(key), 24, func(text string) {
 		v.set(key, strings.TrimSpace(text))
 	}, func() {
 		v.editing = false
@@ -854,7 +856,7 @@ var proxyKeys = [][2]string{
 	{"↑ ↓ ← →", "select a link parameter and its direction (up / down); PgUp PgDn by ten"},
 	{"+ -", "step the value now (latency ±5 ms, loss ±0.5 %, …)"},
 	{"enter", "type a value as on the command line (80ms, 2%); a bad one is refused with the reason"},
-	{"1-9", "apply a preset to both links: " + strings.Join(presetKeys, ", ")},
+	{"1-9", "apply a preset to both links: " + strings.Join(tui.PresetKeys, ", ")},
 	{"z", "chart window: 10 s, 30 s, 2 min"},
 	{"c", "the scenario (description, source, timeline) and every change so far in place of the editor — yours, the timeline's, the control API's, --flow's — and those refused, with the reason, newest at the bottom: ↑ ↓ PgUp PgDn Home End scroll it, its bottom edge says which lines show"},
 	{"f", "with clients on links of their own (--flow, the control API): the link the box below shows in turn — everybody's (its clients' figures only), then each such client's"},
@@ -863,8 +865,8 @@ var proxyKeys = [][2]string{
 	{"q Ctrl-C", "quit: the relay stops and prints its summary, an open recording is closed (SIGTERM, SIGHUP and a kill's SIGINT do the same and exit 128 + the signal)"},
 }
 
-// ProxyKeyHelp lists the proxy screen's keys, one per line.
-func ProxyKeyHelp() string { return keyLines(proxyKeys, "  ", keyColumns) }
+// KeyHelp lists the proxy screen's keys, one per line.
+func KeyHelp() string { return widget.KeyLines(proxyKeys, "  ", widget.KeyColumns) }
 
 // proxyChartHelp is one paragraph: the help box wraps it at its width.
 const proxyChartHelp = "Charts, newest at the right, up in colour and down in white: the one-way " +
@@ -878,10 +880,10 @@ const proxyChartHelp = "Charts, newest at the right, up in colour and down in wh
 	"everybody's, whose figures leave those clients out, or one client's own, its settings in the set rows; its last line lists them and f moves on. " +
 	"A dash is a figure the relay does not measure."
 
-func (v *ProxyView) help() {
+func (v *View) help() {
 	text := func(columns int) string {
-		return keyLines(proxyKeys, "", columns) + "\n" + proxyChartHelp + "\n\n" + helpLastLine
+		return widget.KeyLines(proxyKeys, "", columns) + "\n" + proxyChartHelp + "\n\n" + widget.HelpLastLine
 	}
 	v.editing = true
-	showHelp(v.app, v.pages.Pages, text, func() { v.editing = false; v.app.SetFocus(v.editor) })
+	widget.ShowHelp(v.app, v.pages.Pages, text, func() { v.editing = false; v.app.SetFocus(v.editor) })
 }

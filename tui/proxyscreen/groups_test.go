@@ -1,11 +1,14 @@
-package tui
+package proxyscreen
 
 import (
 	"math"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"jitterlab/internal/golden"
 
 	"github.com/gdamore/tcell/v2"
 )
@@ -16,7 +19,7 @@ import (
 // packet in 20 lost).
 type twoLinkProxy struct {
 	*fakeProxy
-	groups []ProxyGroup
+	groups []Group
 }
 
 func newTwoLinkProxy(t *testing.T) *twoLinkProxy {
@@ -28,10 +31,10 @@ func newTwoLinkProxy(t *testing.T) *twoLinkProxy {
 	}
 	own["up.loss"], own["up.latency"] = "5%", "80ms"
 	nan := math.NaN()
-	return &twoLinkProxy{fakeProxy: f, groups: []ProxyGroup{
-		{Clients: 1, Up: ProxyDir{JitterMs: 0.5}, Down: ProxyDir{JitterMs: nan, LossBursts: -1, Bytes: -1}},
+	return &twoLinkProxy{fakeProxy: f, groups: []Group{
+		{Clients: 1, Up: Dir{JitterMs: 0.5}, Down: Dir{JitterMs: nan, LossBursts: -1, Bytes: -1}},
 		{Addr: "127.0.0.1:5001", Own: "up.loss=5% up.latency=80ms", Clients: 1, Set: own,
-			Up: ProxyDir{JitterMs: 1.5}, Down: ProxyDir{JitterMs: nan, LossBursts: -1, Bytes: -1}},
+			Up: Dir{JitterMs: 1.5}, Down: Dir{JitterMs: nan, LossBursts: -1, Bytes: -1}},
 	}}
 }
 
@@ -57,16 +60,16 @@ func (p *twoLinkProxy) tick() {
 	}
 	// Up and Down are every client's.
 	a, b := &p.groups[0], &p.groups[1]
-	p.snap.Up = ProxyDir{In: a.Up.In + b.Up.In, Delivered: a.Up.Delivered + b.Up.Delivered, Lost: a.Up.Lost + b.Up.Lost,
+	p.snap.Up = Dir{In: a.Up.In + b.Up.In, Delivered: a.Up.Delivered + b.Up.Delivered, Lost: a.Up.Lost + b.Up.Lost,
 		Bytes: a.Up.Bytes + b.Up.Bytes, LossBursts: a.Up.LossBursts + b.Up.LossBursts, JitterMs: 1,
 		DelaysMs: append(append([]float64{}, a.Up.DelaysMs...), b.Up.DelaysMs...)}
-	p.snap.Down = ProxyDir{In: a.Down.In + b.Down.In, Delivered: a.Down.Delivered + b.Down.Delivered, LossBursts: -1, Bytes: -1, JitterMs: math.NaN()}
+	p.snap.Down = Dir{In: a.Down.In + b.Down.In, Delivered: a.Down.Delivered + b.Down.Delivered, LossBursts: -1, Bytes: -1, JitterMs: math.NaN()}
 	p.snap.Clients = 2
 }
 
-func (p *twoLinkProxy) Snapshot() ProxySnapshot {
+func (p *twoLinkProxy) Snapshot() Snapshot {
 	s := p.fakeProxy.Snapshot()
-	s.Groups = append([]ProxyGroup(nil), p.groups...)
+	s.Groups = append([]Group(nil), p.groups...)
 	for i := range p.groups {
 		p.groups[i].Up.DelaysMs = nil
 	}
@@ -83,7 +86,7 @@ func (p *twoLinkProxy) Snapshot() ProxySnapshot {
 func TestProxyScreenShowsEachClientsOwnLink(t *testing.T) {
 	for _, sz := range []struct{ w, h int }{{80, 24}, {120, 40}} {
 		p := newTwoLinkProxy(t)
-		v, screen := openProxy(p, ProxyOptions{}, sz.w, sz.h, 200)
+		v, screen := openProxy(p, Options{}, sz.w, sz.h, 200)
 		realUp := regexp.MustCompile(`│    real\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+\S+\s+\S+\s+\S+\s+(\S+)`)
 		check := func(name, title, set string, real []string) {
 			t.Helper()
@@ -98,7 +101,7 @@ func TestProxyScreenShowsEachClientsOwnLink(t *testing.T) {
 			if !strings.Contains(out, "f shows everybody's 1 client · 127.0.0.1:5001 up.loss=5% up.latency=80ms") {
 				t.Errorf("%d×%d, %s: no line listing the links:\n%s", sz.w, sz.h, name, out)
 			}
-			golden(t, "proxy-own-"+name+"-"+map[int]string{80: "80x24", 120: "120x40"}[sz.w]+".txt", out)
+			golden.Check(t, filepath.Join("testdata", "proxy-own-"+name+"-"+map[int]string{80: "80x24", 120: "120x40"}[sz.w]+".txt"), []byte(out))
 		}
 		check("everybody", " everybody's link, 1 client: set and real (real: the last 10s) ",
 			" up set        ≈20.0  ≈20.0            0%", []string{"20.2", "20.5", "0.5", "0.0%", "60"})

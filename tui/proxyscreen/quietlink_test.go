@@ -1,4 +1,4 @@
-package tui
+package proxyscreen
 
 import (
 	"regexp"
@@ -14,7 +14,7 @@ import (
 // a quiet link but the rates (0 packets/s) is a dash.
 func TestQuietLinkShowsNoBurst(t *testing.T) {
 	p := newTwoLinkProxy(t)
-	v, screen := openProxy(p, ProxyOptions{}, 80, 24, 100)
+	v, screen := openProxy(p, Options{}, 80, 24, 100)
 	for range 120 { // 12 s without a datagram
 		p.snap.Wall += 100 * time.Millisecond
 		for i := range p.groups {

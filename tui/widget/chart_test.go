@@ -1,4 +1,4 @@
-package tui
+package widget
 
 import (
 	"fmt"
@@ -136,7 +136,7 @@ func TestWindowSpanLabels(t *testing.T) {
 		every time.Duration
 		want  string
 	}{{200, 50 * time.Millisecond, "10s"}, {600, 50 * time.Millisecond, "30s"}, {2400, 50 * time.Millisecond, "2m"}, {10, 100 * time.Microsecond, "1ms"}} {
-		if got := fmtSpan(c.span, c.every); got != c.want {
+		if got := FmtSpan(c.span, c.every); got != c.want {
 			t.Errorf("%d × %v = %q, want %q", c.span, c.every, got, c.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package tui
+package proxyscreen
 
 import (
 	"math"
@@ -37,7 +37,7 @@ func (r *rateProxy) tick() {
 func TestProxyRealisedPercentilesCoverTheWindowAtAnyRate(t *testing.T) {
 	for _, rate := range []int{5_000, 50_000} {
 		r := &rateProxy{fakeProxy: newFakeProxy(t), perTick: rate / 10, early: 10, late: 30}
-		v := NewProxyView(r, ProxyOptions{})
+		v := New(r, Options{})
 		// 20 s of traffic: 10 s that fall out of the window (50 ms), then
 		// 8 s of 10 ms and 2 s of 30 ms.
 		r.early, r.switchAt = 50, 10*time.Second

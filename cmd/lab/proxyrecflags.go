@@ -1,0 +1,193 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"strings"
+	"time"
+
+	"jitterlab/batch"
+	"jitterlab/capture"
+	"jitterlab/lab"
+	proxyrec "jitterlab/proxy/record"
+	"jitterlab/recordings"
+	"jitterlab/sim"
+)
+
+// A proxy recording (lab proxy --record) holds the relayed datagrams, not
+// a session: replay prints what became of them and the delay the relay
+// added, export --packets writes them as CSV, plot draws the delay added.
+// Package [proxyrec] (jitterlab/proxy/record) writes and reads it; here
+// are its flags.
+
+var errProxyVerify = errors.New("--verify: a proxy recording holds real relayed traffic: nothing re-simulates it (verify proves session recordings)")
+
+// openProxyCaptures opens the proxy's --pcap and --record files (either
+// may be ""), or returns nil when neither is asked for.
+func openProxyCaptures(pcapPath, recordPath string, stdout io.Writer, listen net.Addr, target string,
+	cfg lab.Config, name string) (*proxyrec.Capture, error) {
+	if pcapPath == "" && recordPath == "" {
+		return nil, nil
+	}
+	var outs []*output
+	fail := func(err error) (*proxyrec.Capture, error) {
+		for _, f := range outs {
+			f.Abort()
+		}
+		return nil, err
+	}
+	var pw *capture.Writer
+	var rw *recordings.Writer
+	if pcapPath != "" {
+		f, err := openOutput(pcapPath, stdout, stream)
+		if err != nil {
+			return fail(flagFileError("pcap", pcapPath, err))
+		}
+		outs = append(outs, f)
+		if pw, err = capture.NewWriter(f, capture.Options{Epoch: time.Unix(0, 0), Sides: proxyrec.Sides, Application: "jitterlab lab proxy",
+			Comment: fmt.Sprintf("lab proxy %v → %s, seed %d: timestamps are wall time", listen, target, cfg.Seed)}); err != nil {
+			return fail(fmt.Errorf("--pcap %s: %w", pcapPath, err))
+		}
+	}
+	if recordPath != "" {
+		f, err := openOutput(recordPath, stdout, stream)
+		if err != nil {
+			return fail(flagFileError("record", recordPath, err))
+		}
+		outs = append(outs, f)
+		if rw, err = recordings.NewWriter(f, proxyrec.Header(lab.HeaderOf(cfg, name, 0))); err != nil {
+			return fail(fmt.Errorf("--record %s: %w", recordPath, err))
+		}
+	}
+	ta, _ := net.ResolveUDPAddr("udp", target)
+	files := make([]proxyrec.Committer, len(outs))
+	for i, f := range outs {
+		files[i] = f
+	}
+	return proxyrec.New(proxyrec.Options{Pcap: pw, Recording: rw, PcapName: "--pcap " + pcapPath, RecordingName: "--record " + recordPath,
+		Listen: listen, Target: ta, Files: files}), nil
+}
+
+// flagFileError names the flag whose file could not be opened, and the
+// file once.
+func flagFileError(flag, path string, err error) error {
+	if pe, ok := err.(*fs.PathError); ok {
+		err = pe.Err
+	}
+	return fmt.Errorf("--%s %s: %w", flag, path, err)
+}
+
+// startLink says the links a proxy recording started with (its header:
+// the settings in force when it started) as ab and sweep say a run's
+// link: "latency 40ms/0, jitter 0, … (up/down where they differ)".
+func startLink(h recordings.Header) (string, error) {
+	cfg, err := lab.ConfigFromHeader(h, lab.Untrusted)
+	if err != nil {
+		return "", err
+	}
+	return batch.LinkText(batch.LinkOf(&cfg)) + " at the start", nil
+}
+
+// replayProxyFlags is 'lab replay' of a proxy recording, after refusing
+// what only applies to a session.
+func replayProxyFlags(r *recordings.Reader, name string, stdout io.Writer, verify, view, seek bool, from, to time.Duration) error {
+	switch {
+	case verify:
+		return cmdLineErr(errProxyVerify)
+	case view:
+		return badUsage("--tui: a proxy recording has no session to play; 'lab plot FILE --out delay.png' draws the delay it added")
+	}
+	wFrom, wTo, err := window(r, from, to)
+	if seek && err != nil {
+		return err
+	}
+	link, err := startLink(r.Header)
+	if err != nil {
+		link = ""
+	}
+	if err := proxyrec.WriteReplay(stdout, r, name, link); err != nil || !seek {
+		return err
+	}
+	fmt.Fprintln(stdout)
+	return proxyrec.WritePacketsCSV(stdout, r, wFrom, wTo)
+}
+
+// exportPackets is 'lab export --packets': a proxy recording's packets as
+// CSV (standard output by default).
+func exportPackets(r *recordings.Reader, name, csvOut, packets string, stdout io.Writer, from, to sim.Time) error {
+	if err := checkExportPackets(r, name, csvOut); err != nil {
+		return err
+	}
+	if packets == "" {
+		packets = "-"
+	}
+	dst, err := openOutput(packets, stdout, whole)
+	if err != nil {
+		return err
+	}
+	defer dst.Abort()
+	if err := proxyrec.WritePacketsCSV(dst, r, from, to); err != nil {
+		return err
+	}
+	return dst.Commit()
+}
+
+// checkExportPackets refuses export --packets of a session recording, and
+// --csv of a proxy recording.
+func checkExportPackets(r *recordings.Reader, name, csvOut string) error {
+	if r.Header.Kind != recordings.KindProxy {
+		return badUsage("--packets: %s is a session recording: it holds samples, not packets ('lab run --packets FILE' writes a session's packets)", name)
+	}
+	if csvOut != "" {
+		return badUsage("--csv %s: %s is a proxy recording: it has no timeline; --packets OUT writes its packets", csvOut, name)
+	}
+	return nil
+}
+
+// exportChanges is 'lab export --changes': the recording's changes of the
+// settings as CSV (see writeChangesCSV); --packets may write the packets
+// to another file in the same run.
+func exportChanges(r *recordings.Reader, name, csvOut, packets, changes string, stdout io.Writer, from, to sim.Time) error {
+	if packets != "" {
+		if err := checkExportPackets(r, name, csvOut); err != nil {
+			return err
+		}
+	}
+	if csvOut != "" {
+		return badUsage("--csv %s and --changes %s: the timeline and the changes are two exports; run lab export twice", csvOut, changes)
+	}
+	if err := checkOutputs(map[string]string{"packets": packets, "changes": changes}, name); err != nil {
+		return err
+	}
+	all, err := r.Changes()
+	if err != nil {
+		return err
+	}
+	dst, err := openOutput(changes, stdout, whole)
+	if err != nil {
+		return err
+	}
+	defer dst.Abort()
+	if err := proxyrec.WriteChangesCSV(dst, all, from, to); err != nil {
+		return err
+	}
+	return dst.Commit()
+}
+
+// plotProxyTo writes plotProxy's PNG to out, replaced only when finished.
+func plotProxyTo(r *recordings.Reader, name, out string, from, to sim.Time, width int, stdout, stderr io.Writer) error {
+	var n int
+	var clients []string
+	report, err := writeBuffered(out, stdout, stderr, func(w io.Writer) (err error) {
+		n, clients, from, err = proxyrec.Plot(r, name, from, to, width, w)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(report, "wrote %s: %d delivered packets from %v to %v; a line per client: %s\n", out, n, from, to, strings.Join(clients, ", "))
+	return err
+}
