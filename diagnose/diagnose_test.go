@@ -170,8 +170,10 @@ func TestJitterFixMainCauseIsTheOverwrite(t *testing.T) {
 	if !iv.Contains(0) && !(iv.Mean+iv.Half < deficit.Smallest() && iv.Mean-iv.Half > -deficit.Smallest()) {
 		t.Errorf("recommended %v: progress deficit %s is not zero within its interval", r.Recommended, iv.Format(7))
 	}
-	if !slices.Contains(r.Recommended, "server.inputs=queue") {
-		t.Errorf("recommended %v, want server.inputs=queue", r.Recommended)
+	// The fix applies every input: a queue or a buffer (the buffer's path
+	// here pays back part of its server input delay on the way).
+	if !slices.Contains(r.Recommended, "server.inputs=queue") && !slices.Contains(r.Recommended, "server.inputs=buffer") {
+		t.Errorf("recommended %v, want server.inputs=queue or server.inputs=buffer", r.Recommended)
 	}
 	if !r.Problem {
 		t.Error("jitter-fix: no significant problem")
@@ -674,40 +676,44 @@ func TestDilationWithoutBufferMarked(t *testing.T) {
 	}
 }
 
-// The combination's last step says why its best change is not taken when
-// that change does improve the metric significantly: on mobile-2g by speed
-// deficit, server.inputs=buffer takes 0.624 m/s off the deficit but costs
-// snaps, input delay and more. "no further change improves significantly
-// (best … -0.037 ± 0.007 *)" (mobile-4g, before the underrun rule)
-// contradicted its own star. On the merged model mobile-4g's steps take
-// every change that improves; on latency-spike (at its latency, three
-// inputs, by judder) the search takes client.predict=consume, and then
-// client.smoothing=predicted takes 0.257 m/s more off judder but makes
-// backward motion worse in the scenario's own cell.
+// The last step says why its best is not taken: "no further change
+// improves significantly (best … -0.037 ± 0.007 *)" (mobile-4g, before the
+// underrun rule) contradicted its own star. Stated by hand: the queue
+// halves the judder; the predicted pose takes 40 % more off on top of it
+// but costs a snap a minute, alone and on top; the last step names it,
+// its gain and the cost that refuses it.
 func TestLastStepSaysWhyItsBestIsNotTaken(t *testing.T) {
-	o := options(t, "latency-spike")
-	o.Offsets = []time.Duration{0}
+	const queue, predicted = "server.inputs=queue", "client.smoothing=predicted"
+	o := options(t, "")
+	o.Seeds, o.Base.Duration = o.Seeds[:8], 10*time.Second
+	o.Offsets, o.Inputs = []time.Duration{0}, []string{"steady"}
+	o.evaluate = func(cell Cell, sets []string, seed uint64) lab.Summary {
+		var s lab.Summary
+		s.Seed = seed
+		s.Card.JudderMPS = 0.40 + 0.01*float64(seed%5)
+		if slices.Contains(sets, queue) {
+			s.Card.JudderMPS *= 0.5
+		}
+		if slices.Contains(sets, predicted) {
+			s.Card.JudderMPS *= 0.6
+			s.Card.SnapsPerMin = 1 + 0.1*float64(seed%2)
+		}
+		return s
+	}
 	r := run(t, o)
+	if !slices.Equal(r.Recommended, []string{queue}) {
+		t.Fatalf("recommended %v, want %s", r.Recommended, queue)
+	}
 	last := r.Steps[len(r.Steps)-1]
-	if last.Taken != "" || len(last.Tried) == 0 {
-		t.Fatalf("the last step took %q", last.Taken)
+	if last.Taken != "" || len(last.Tried) == 0 || last.Tried[0].Set != predicted {
+		t.Fatalf("the last step took %q, its best %v", last.Taken, last.Tried)
 	}
 	best := last.Tried[0]
-	if !best.Primary.Significant || best.Primary.Mean >= 0 {
-		t.Fatalf("the last step's best %s does not improve the metric significantly (%+v): the case is gone", best.Set, best.Primary)
+	if !best.Primary.Significant || best.Primary.Mean >= 0 || len(best.breaks()) == 0 {
+		t.Fatalf("the last step's best %s: %+v, breaks %v; want a gain with a cost", best.Set, best.Primary, best.breaks())
 	}
-	got := text(t, r)
-	// What refuses it: the tie-break's cost or the figures that break the bar.
-	why := "costs " + r.tie.Label + " " + r.tie.Quantity(plain(best.TieBreak, r.tie.Prec))
-	if !(best.TieBreak.Significant && best.TieBreak.Mean > 0) {
-		if len(best.breaks()) == 0 {
-			t.Fatalf("%s breaks nothing: the case is gone", best.Set)
-		}
-		why = r.breaks(best)
-	}
-	want := "no further change improves " + r.Metric().Label + " significantly without a cost (best " + best.Set + " " +
-		plain(best.Primary, r.Metric().Prec) + "; " + why + ")"
-	if !strings.Contains(strings.Join(strings.Fields(got), " "), want) {
+	want := "no further change improves judder significantly without a cost (best client.smoothing=predicted -0.084 ± 0.002; snaps +1.05 ± 0.04 /min worse)"
+	if got := strings.Join(strings.Fields(text(t, r)), " "); !strings.Contains(got, want) {
 		t.Errorf("the last step does not say %q:\n%s", want, got)
 	}
 }
@@ -786,9 +792,9 @@ func TestMainCauseExplainsAShare(t *testing.T) {
 // TestPairFoundWhenNoSingleChangeMeetsTheBar: on mobile-4g no single
 // change meets the bar in every cell of the ensemble (proportional meets it
 // at +0 ms on steady input only), so pairs of the best singles are tried;
-// a pair beats exactly when it meets the bar against the reference and
-// against each part alone, and one is taken only when it beats them and
-// holds in every cell.
+// a pair beats exactly when it meets the bar against the reference and,
+// against each part alone, meets it or pays back what the part costs; one
+// is taken only when it beats them and holds in every cell.
 func TestPairFoundWhenNoSingleChangeMeetsTheBar(t *testing.T) {
 	r := run(t, options(t, "mobile-4g"))
 	for _, c := range r.Changes {
@@ -802,10 +808,28 @@ func TestPairFoundWhenNoSingleChangeMeetsTheBar(t *testing.T) {
 	part := func(set string) *Arm {
 		return r.Changes[slices.IndexFunc(r.Changes, func(c Change) bool { return c.Set == set })].Arm()
 	}
+	// Against a part: the bar, or nothing beyond it but no gain, and a
+	// figure the part made significantly worse than the reference made
+	// significantly better (it pays it back).
+	onPart := func(p *Arm, arm *Arm) bool {
+		v := barViolations(r, p, arm)
+		if len(v) == 0 {
+			return true
+		}
+		if len(v) > 1 || !strings.HasPrefix(v[0], "neither ") {
+			return false
+		}
+		for _, m := range Metrics {
+			was, now := r.diffOf(r.Reference, p, m), r.diffOf(p, arm, m)
+			if was.Significant && was.Mean > 0 && now.Significant && now.Mean < 0 {
+				return true
+			}
+		}
+		return false
+	}
 	for _, p := range r.Pairs {
 		arm := p.VsReference.Arm()
-		meets := len(barViolations(r, r.Reference, arm)) == 0 && len(barViolations(r, part(p.Sets[0]), arm)) == 0 &&
-			len(barViolations(r, part(p.Sets[1]), arm)) == 0
+		meets := len(barViolations(r, r.Reference, arm)) == 0 && onPart(part(p.Sets[0]), arm) && onPart(part(p.Sets[1]), arm)
 		if p.Beats != meets {
 			t.Errorf("%v: beats %v, but against the reference and each part it meets the bar: %v", p.Sets, p.Beats, meets)
 		}
