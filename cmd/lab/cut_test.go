@@ -48,7 +48,8 @@ func proxyRecording(t *testing.T, path string, d time.Duration) {
 // copy) or after a whole frame (no end record: the recorder killed) says
 // on stderr where its data ends and that data was lost, writes what was
 // readable and ends with exit status 5, not 0; verify fails with 5 too.
-// Session and proxy recordings alike.
+// Session and proxy recordings alike; lab fit of a proxy recording fits
+// what it holds, with status 5.
 func TestCutRecordingEndsWithStatus5(t *testing.T) {
 	dir := t.TempDir()
 	session := filepath.Join(dir, "session.jlrec")
@@ -73,6 +74,7 @@ func TestCutRecordingEndsWithStatus5(t *testing.T) {
 			{"export", "--packets", out("p.csv")},
 			{"export", "--changes", out("p-changes.csv")},
 			{"plot", "--out", out("p.png")},
+			{"fit"},
 		},
 	}
 	for whole, cmds := range readers {

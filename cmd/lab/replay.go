@@ -32,10 +32,22 @@ func openRecording(args []string, cmd string, stderr io.Writer) (*recordings.Rea
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	warn := func(format string, a ...any) {
-		fmt.Fprintf(stderr, "lab %s: warning: %s: %s\n", cmd, args[0], fmt.Sprintf(format, a...))
+	l, err := noteLoss(r, args[0], cmd, stderr)
+	if err != nil {
+		f.Close()
+		return nil, nil, nil, err
 	}
-	l := &loss{file: args[0], seen: map[int64]bool{}}
+	return r, f, l, nil
+}
+
+// noteLoss tells stderr what the recording r (at path file) lost, as
+// openRecording describes, and sets r.OnDamage to count and tell the
+// damaged frames found as the command reads.
+func noteLoss(r *recordings.Reader, file, cmd string, stderr io.Writer) (*loss, error) {
+	warn := func(format string, a ...any) {
+		fmt.Fprintf(stderr, "lab %s: warning: %s: %s\n", cmd, file, fmt.Sprintf(format, a...))
+	}
+	l := &loss{file: file, seen: map[int64]bool{}}
 	if r.Truncated {
 		l.places++
 		warn("truncated at byte %d: data ends at %v (the last whole frame); what came after is lost", r.TruncatedAt, r.Duration())
@@ -57,8 +69,7 @@ func openRecording(args []string, cmd string, stderr io.Writer) (*recordings.Rea
 		before := l.places
 		end, err := r.End()
 		if err != nil {
-			f.Close()
-			return nil, nil, nil, fmt.Errorf("%s: %w", args[0], err)
+			return nil, fmt.Errorf("%s: %w", file, err)
 		}
 		if end == nil && l.places == before { // a damaged last frame is its own warning
 			l.places++
@@ -66,7 +77,7 @@ func openRecording(args []string, cmd string, stderr io.Writer) (*recordings.Rea
 				r.Duration(), r.DataEnd())
 		}
 	}
-	return r, f, l, nil
+	return l, nil
 }
 
 // loss counts the places a recording lost data as a command reads it.
@@ -77,9 +88,9 @@ type loss struct {
 }
 
 // err is the command's end when data was lost: exit status 5, after the
-// command wrote what was readable.
+// command wrote what was readable. A nil loss lost nothing.
 func (l *loss) err() error {
-	if l.places == 0 {
+	if l == nil || l.places == 0 {
 		return nil
 	}
 	return &exitStatus{code: exitDataLost, msg: fmt.Sprintf("%s: data lost in %s (see the warnings above): the output holds what was readable",
