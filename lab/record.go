@@ -146,6 +146,7 @@ type Verification struct {
 	Until      sim.Time // the recorded end
 	SummaryOK  bool     // the recorded summary matched (false if none was recorded)
 	HasSummary bool
+	Simulated  sim.Time // how far the re-simulation ran, also when verify failed (0: refused before simulating)
 }
 
 // Verify proves a recording is a whole session: it re-simulates it from
@@ -154,12 +155,14 @@ type Verification struct {
 // to the recorded end is in the file, stored identically (see
 // recordings.Same), and nothing else is; that the index agrees with the
 // records; and that the recorded summary matches. A truncated, damaged,
-// unclosed or empty recording does not verify. Memory stays constant
+// unclosed or empty recording does not verify. Before simulating, it reads
+// the samples the file holds (see checkHeld): the re-simulation runs at
+// most a period and a half past each, so a small file cannot claim hours
+// of work. Memory stays constant
 // whatever the length: nothing is collected but the change log. A header
 // or a change that names a file (a trace) is refused unless trust allows
 // opening it.
-func Verify(r *recordings.Reader, trust Trust) (Verification, error) {
-	var v Verification
+func Verify(r *recordings.Reader, trust Trust) (v Verification, err error) {
 	switch {
 	case r.Truncated:
 		return v, fmt.Errorf("the recording is truncated at byte %d (data ends at %v): it does not hold the whole session", r.TruncatedAt, r.Duration())
@@ -198,6 +201,9 @@ func Verify(r *recordings.Reader, trust Trust) (Verification, error) {
 	if err := verifyBudget(cfg, every, end.At); err != nil {
 		return v, err
 	}
+	if err := checkHeld(r, end, every); err != nil {
+		return v, err
+	}
 	changes, err := r.Changes()
 	if err != nil {
 		return v, err
@@ -207,6 +213,7 @@ func Verify(r *recordings.Reader, trust Trust) (Verification, error) {
 	if err != nil {
 		return v, err
 	}
+	defer func() { v.Simulated = s.Now() }()
 	for _, c := range changes {
 		if err := trust.Check(fmt.Sprintf("recorded change at %v", c.At), c.Key, c.Value); err != nil {
 			return v, err
@@ -281,6 +288,38 @@ func Verify(r *recordings.Reader, trust Trust) (Verification, error) {
 		}
 	}
 	return v, nil
+}
+
+// checkHeld reads the samples the file holds, without simulating, and
+// refuses a recording they do not cover: a session takes a sample every
+// period from t 0, so from t 0 to the recorded end no two samples are more
+// than a period apart (half a period more is allowed for rounding), and
+// the end record counts what the file holds. The re-simulation then runs
+// at most a period and a half past each recorded sample: its work is
+// bounded by what the file holds, not by what its header or end record
+// claim (a small file claiming hundreds of hours cost minutes).
+func checkHeld(r *recordings.Reader, end *recordings.End, every time.Duration) error {
+	gap := sim.Time(every + every/2)
+	var n int64
+	prev := sim.Time(0)
+	err := r.Scan(0, sim.Time(math.MaxInt64), func(x *metrics.Sample) error {
+		at := sim.Time(float64(x.TS*1e9) + 0.5)
+		if at-prev > gap {
+			return fmt.Errorf("the recording has no sample from %v to %v, where a session sampling every %v takes one each period: data is missing", prev, at, every)
+		}
+		prev = at
+		n++
+		return nil
+	}, nil)
+	switch {
+	case err != nil:
+		return err
+	case end.At-prev > gap:
+		return fmt.Errorf("the recording's samples end at %v but its end record says %v, where a session sampling every %v takes one each period: data is missing", prev, end.At, every)
+	case n != end.Samples:
+		return fmt.Errorf("the end record counts %d samples but the file holds %d: data is missing", end.Samples, n)
+	}
+	return nil
 }
 
 // verifyBudget refuses a re-simulation that would take more periodic

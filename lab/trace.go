@@ -164,6 +164,26 @@ func readTrace(file string, f io.ReadSeeker, size int64) (*trace.Trace, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}
+		// A recording cut short replays only with the user's word: lab fit
+		// writes what it holds (and says what it lost).
+		cut := ""
+		switch {
+		case r.Header.Kind != recordings.KindProxy: // ReadRecording says what it is
+		case r.Truncated:
+			cut = fmt.Sprintf("cut short at byte %d", r.TruncatedAt)
+		default:
+			end, err := r.End()
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", file, err)
+			}
+			if end == nil {
+				cut = "not closed (no end record)"
+			}
+		}
+		if cut != "" {
+			return nil, &trace.Error{File: file, Want: fmt.Sprintf("a proxy recording %s: the relay's session after %v is lost; trace mode replays a whole recording: write what it holds with `lab fit %s --csv FILE.csv` and replay FILE.csv",
+				cut, time.Duration(r.Duration()).Round(time.Millisecond), file)}
+		}
 		tr, _, err := trace.ReadRecording(file, r, trace.AnyFlow, false)
 		// Several clients: lab run has no --flow; lab fit --csv writes one.
 		var te *trace.Error

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,5 +99,58 @@ func TestTraceOfARecordingOfSeveralClientsSaysHowToPickOne(t *testing.T) {
 	want := "the relay recorded 2 clients: flow 1 (5 packets), flow 2 (5 packets); trace mode replays one: write its packets with `lab fit " + file + " --flow N --csv FILE.csv` and replay FILE.csv"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("got %v\nwant %s", err, want)
+	}
+}
+
+// Issue 27.11 in trace mode: a proxy recording cut short (inside a frame,
+// or after one with no end record) is refused, naming the cut and how to
+// replay what it holds, instead of replaying part of the relay's session
+// in silence. The whole recording loads.
+func TestTraceOfARecordingCutShortIsRefused(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := recordings.NewWriter(&buf, recordings.Header{Kind: recordings.KindProxy, Scenario: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var end sim.Time
+	for i := range 1500 { // 30 s at 50 packets a second: frames of 10 s
+		in := sim.Time(int64(i) * 20e6)
+		end = in + 30e6
+		p := recordings.Packet{At: end, In: in, Out: end, Scheduled: 30e6, Flow: 1, Fate: recordings.PacketDelivered, Size: 20}
+		if err := w.Packet(&p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(recordings.End{At: end}); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	spans, _ := frames(b)
+	if len(spans) < 4 {
+		t.Fatalf("%d frames", len(spans))
+	}
+	last := spans[len(spans)-1]
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"whole", b, ""},
+		{"cut inside its last frame", b[:last[0]+(last[1]-last[0])/2], "cut short at byte"},
+		{"cut after a whole frame", b[:last[0]], "not closed"},
+	} {
+		file := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".jlrec")
+		if err := os.WriteFile(file, c.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg := DefaultConfig()
+		err := Set(&cfg, "up.trace", file)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "lab fit "+file+" --csv")):
+			t.Errorf("%s: %v; want a refusal with %q and lab fit's --csv", c.name, err, c.want)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"net/netip"
 	"slices"
@@ -33,10 +34,14 @@ type FlowID uint64
 //
 //   - at most MaxFlows flows; a new client beyond that evicts the flow whose
 //     last packet is the oldest (the longest idle) among those not assured,
-//     and an assured one only when every flow is. A flow is assured, as
-//     Linux's conntrack says of UDP, once it got a reply and sent again: a
-//     conversation, which one host opening new ports by the thousand
-//     (each answered or not) cannot push out;
+//     and an assured one only when every flow is and it has been idle for
+//     ActiveWindow; when every flow is assured and active, the new client
+//     is refused ([ErrFull]). A flow is assured, as Linux's conntrack says
+//     of UDP, once it got a reply and sent again: a conversation, which one
+//     host opening new ports by the thousand (each answered or not, each
+//     talking on or not) cannot push out while it talks at least once an
+//     ActiveWindow; conntrack likewise drops a new connection rather than
+//     an assured one;
 //   - a flow with no packet in either direction for IdleTimeout is removed;
 //   - per flow and direction, at most FlowPackets datagrams and FlowBytes
 //     payload bytes are held between arrival and release; across all flows at
@@ -59,6 +64,10 @@ type Limits struct {
 func DefaultLimits() Limits {
 	return Limits{MaxFlows: 64, IdleTimeout: 2 * time.Minute, FlowPackets: 1000, FlowBytes: 1 << 20, TotalBytes: 64 << 20}
 }
+
+// ActiveWindow is how recently an assured flow must have had a packet for
+// a full table to refuse a new client rather than evict it.
+const ActiveWindow = time.Second
 
 // Ranges the limits may take.
 const (
@@ -239,6 +248,7 @@ type Core struct {
 	retiredFlow     [2]FlowCounters   // the core's counts of removed flows
 	c               [2]Counters       // the core's own counts
 	expired, evictd uint64
+	refused         uint64
 }
 
 type qitem struct {
@@ -265,9 +275,15 @@ func NewCore(seed uint64, up, down netem.Params, limits Limits) (*Core, error) {
 	return c, nil
 }
 
+// ErrFull is [Core.Flow]'s refusal of a new client when the table is
+// full of clients in a conversation, each active in the last ActiveWindow.
+var ErrFull = errors.New("the client table is full of clients in a conversation, each active in the last second")
+
 // Flow returns the flow of a client address at now, creating it (isNew).
 // Creating one beyond Limits.MaxFlows first evicts the longest idle flow
-// not assured, or the longest idle when every flow is (see [Limits]).
+// not assured, or when every flow is, the longest idle if it has been idle
+// for ActiveWindow; otherwise it refuses the new client with [ErrFull]
+// (see [Limits]).
 // Removed flows are reported by [Core.TakeRemoved].
 func (c *Core) Flow(now sim.Time, addr netip.AddrPort) (id FlowID, isNew bool, err error) {
 	if f, ok := c.byAddr[addr]; ok {
@@ -281,6 +297,10 @@ func (c *Core) Flow(now sim.Time, addr netip.AddrPort) (id FlowID, isNew bool, e
 			if oldest == nil || evictFirst(f, oldest) {
 				oldest = f
 			}
+		}
+		if oldest.assured && now.Sub(oldest.lastSeen) < ActiveWindow {
+			c.refused++
+			return 0, false, ErrFull
 		}
 		c.remove(oldest)
 		c.evictd++
@@ -587,12 +607,13 @@ type Stats struct {
 	FlowsSeen uint64 // clients ever
 	Expired   uint64 // flows removed after Limits.IdleTimeout
 	Evicted   uint64 // flows removed to make room for a new client
+	Refused   uint64 // datagrams of new clients refused, not relayed: the table full of active conversations (ErrFull)
 	HeldBytes int    // payload bytes held now
 }
 
 // Stats sums every flow's counters per direction.
 func (c *Core) Stats() Stats {
-	st := Stats{Flows: len(c.flows), FlowsSeen: uint64(c.nextFlw), Expired: c.expired, Evicted: c.evictd, HeldBytes: c.held}
+	st := Stats{Flows: len(c.flows), FlowsSeen: uint64(c.nextFlw), Expired: c.expired, Evicted: c.evictd, Refused: c.refused, HeldBytes: c.held}
 	for d, out := range [2]*Counters{&st.Up, &st.Down} {
 		*out = c.c[d]
 		link, fc := c.retired[d], c.retiredFlow[d]

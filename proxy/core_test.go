@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"errors"
 	"net/netip"
 	"testing"
 	"time"
@@ -241,7 +242,8 @@ func TestPortChurnDoesNotEvictAnActiveClient(t *testing.T) {
 	if st := c.Stats(); st.Evicted < 9000-16 {
 		t.Fatalf("evicted %d; want the churned ports evicting one another", st.Evicted)
 	}
-	// With every flow assured, the longest idle goes as before.
+	// With every flow assured, the longest idle goes once it has been
+	// idle for ActiveWindow; before, the new client is refused.
 	l.MaxFlows = 2
 	c = newCore(t, netem.Params{}, netem.Params{}, l)
 	for i, p := range []uint16{1, 2} {
@@ -249,8 +251,65 @@ func TestPortChurnDoesNotEvictAnActiveClient(t *testing.T) {
 		c.Send(sim.Time(i), id, Down, []byte("reply"))
 		c.Send(sim.Time(i), id, Up, []byte("again"))
 	}
-	c.Flow(sim.Time(10), port(3))
+	if _, _, err := c.Flow(sim.Time(ActiveWindow)-1, port(3)); !errors.Is(err, ErrFull) {
+		t.Errorf("every flow assured and active: %v; want ErrFull", err)
+	}
+	c.Flow(sim.Time(ActiveWindow), port(3))
 	if _, ok := c.Addr(1); ok {
-		t.Error("every flow assured: the longest idle (the first) stays")
+		t.Error("every flow assured: the longest idle (the first), idle a second, stays")
+	}
+	if _, ok := c.Addr(2); !ok {
+		t.Error("every flow assured: the second, active, was evicted")
+	}
+}
+
+// Source-port churn of conversations (issue 27.17, what assurance alone
+// left): one host opening 5,000 new ports a second, each answered and
+// talking on (so each assured), evicted a 50 Hz client after 20 ms. A full
+// table evicts an assured flow only once it has been idle for
+// ActiveWindow, and otherwise refuses the new client (ErrFull), as
+// conntrack drops a new connection rather than an assured one.
+func TestPortChurnOfConversationsDoesNotEvictAnActiveClient(t *testing.T) {
+	l := DefaultLimits()
+	l.MaxFlows = 16
+	c := newCore(t, netem.Params{}, netem.Params{}, l)
+	game, _, _ := c.Flow(0, port(4000))
+	next, refused := uint16(10000), 0
+	for us := 0; us < 2_000_000; us += 200 { // 2 s; then a new port every 200 µs
+		now := sim.Time(time.Duration(us) * time.Microsecond)
+		if us%20_000 == 0 { // the game: 50 Hz, answered
+			id, isNew, _ := c.Flow(now, port(4000))
+			if id != game || isNew {
+				t.Fatalf("at %v the game client was evicted (flow %d, was %d) by %d churned ports", now, id, game, next-10000)
+			}
+			c.Send(now, id, Up, []byte("input"))
+			c.Send(now, id, Down, []byte("state"))
+		}
+		if us < 100_000 { // the game talks alone for its first 100 ms
+			continue
+		}
+		id, _, err := c.Flow(now, port(next))
+		next++
+		if errors.Is(err, ErrFull) {
+			refused++
+			continue
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		c.Send(now, id, Up, []byte("probe"))
+		c.Send(now, id, Down, []byte("echo")) // the server answers every port
+		c.Send(now, id, Up, []byte("again"))  // and the port talks on: assured
+	}
+	// The 15 free places filled at 100 ms; those 15 idle a second at
+	// 1.1 s and are evicted by the next 15 ports; the other ports are
+	// refused.
+	if st := c.Stats(); st.Evicted != 15 || st.Refused != uint64(refused) || refused != 9500-30 {
+		t.Fatalf("evicted %d, refused %d (counted %d); want 15 evicted, 9470 refused", st.Evicted, refused, st.Refused)
+	}
+	// Once the churned ports have been idle a second, a new client
+	// (another host's or the same's) gets in.
+	other := netip.AddrPortFrom(netip.MustParseAddr("192.0.2.7"), 5000)
+	if _, isNew, err := c.Flow(sim.Time(3*time.Second), other); err != nil || !isNew {
+		t.Fatalf("a new client after the churn: %v", err)
 	}
 }

@@ -432,6 +432,10 @@ func (r *Relay) arrive(dir Dir, addr netip.AddrPort, flow FlowID, p []byte, at t
 	id := flow
 	if dir == Up {
 		f, _, err := r.core.Flow(now, addr)
+		if errors.Is(err, ErrFull) { // counted in Stats.Refused
+			r.pool.put(p)
+			return false
+		}
 		if err != nil { // the links' parameters were validated: cannot happen
 			r.noteErr("opening a flow", err)
 			r.pool.put(p)

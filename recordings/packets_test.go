@@ -307,3 +307,38 @@ func BenchmarkRecordPackets(b *testing.B) {
 	b.ReportMetric(float64(size)/n, "file-B/packet")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/packet")
 }
+
+// Each kind of record goes forward in time on its own, so a frame may
+// hold a change and then a packet from before it: the writer's index
+// entry must span from the earliest record of the frame, or the file it
+// wrote does not read (its own reader called the frame damaged and lost
+// its packets).
+func TestFrameSpansItsEarliestRecord(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, Header{Kind: KindProxy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Change(Change{At: sim.Time(time.Second), Key: "up.latency", Value: "20ms"}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 30; i++ {
+		at := sim.Time(i) * sim.Time(100*time.Millisecond)
+		if err := w.Packet(&Packet{At: at, In: at, Fate: PacketLost, Flow: 1, Size: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(End{At: sim.Time(3 * time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var damage []*DamageError
+	r.OnDamage = func(d *DamageError) { damage = append(damage, d) }
+	n := 0
+	if err := r.ScanPackets(0, sim.Time(time.Hour), func(*Packet) error { n++; return nil }); err != nil || n != 30 || len(damage) > 0 {
+		t.Fatalf("read %d of 30 packets, %v, damage %v", n, err, damage)
+	}
+}

@@ -100,11 +100,14 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 	return rw, nil
 }
 
-// note counts a record at at into the open frame.
+// note counts a record at at into the open frame. Each kind of record
+// goes forward on its own, so a record may come before the frame's first:
+// the frame starts at its earliest.
 func (w *Writer) note(at sim.Time) {
 	if w.empty {
 		w.start, w.empty = at, false
 	}
+	w.start = min(w.start, at)
 	w.end = max(w.end, at)
 	w.records++
 }

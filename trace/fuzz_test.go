@@ -2,9 +2,11 @@ package trace
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"net/netip"
 	"os"
+	"strings"
 	"testing"
 
 	"jitterlab/recordings"
@@ -194,5 +196,56 @@ func FuzzReadRecordingFrames(f *testing.F) {
 			return
 		}
 		checkTrace(t, b, tr, 0)
+	})
+}
+
+// FuzzRead is the trace loader (what lab fit and up.trace call) on any
+// bytes in any format it names: it returns an error of one line naming
+// the file, or a trace within checkTrace's bounds (each packet costs at
+// least 6 bytes of the input, the shortest CSV row; sequence numbers in
+// order; the generic CSV carries it unchanged) that the loader, given that
+// CSV, reads again to the same packets. The same bytes gzipped load to
+// the same trace, or fail too.
+func FuzzRead(f *testing.F) {
+	f.Add([]byte("dir,seq,send_ns,recv_ns\nup,1,10,20\nup,2,30,\ndown,1,5,unknown\n"), uint8(0))
+	f.Add([]byte("seq,send_ns,recv_ns\n3,100,lost\n1,0,1000\n"), uint8(3))
+	f.Add([]byte(PacketsHeader+"\nup,1,tick,0.000,delivered,0.020,20.000,0,false\n"), uint8(1))
+	f.Add([]byte(`{"round_trips":[{"seqno":0,"lost":"false","timestamps":{"client":{"send":{"wall":1},"receive":{"wall":9}},"server":{"receive":{"wall":4},"send":{"wall":5}}}}]}`), uint8(2))
+	f.Add([]byte("\x00binary"), uint8(0))
+	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
+		format := append([]string{"auto"}, Formats...)[int(which)%(len(Formats)+1)]
+		const file = "fuzz.capture"
+		tr, err := Read(file, bytes.NewReader(data), format)
+		var gz bytes.Buffer
+		zw := gzip.NewWriter(&gz)
+		zw.Write(data)
+		zw.Close()
+		ztr, zerr := Read(file, bytes.NewReader(gz.Bytes()), format)
+		if (err == nil) != (zerr == nil) {
+			t.Fatalf("%s: plain %v; gzipped %v: want both read or both refused", format, err, zerr)
+		}
+		if err != nil {
+			for _, e := range []error{err, zerr} {
+				if msg := e.Error(); !strings.HasPrefix(msg, file+":") || strings.Contains(msg, "\n") {
+					t.Fatalf("%s: error %q: want one line naming the file", format, msg)
+				}
+			}
+			return
+		}
+		checkTrace(t, data, tr, 6)
+		if a, b := packetsOf(tr), packetsOf(ztr); a != b {
+			t.Fatalf("%s: gzipped, the trace differs:\n%s\nwant\n%s", format, b, a)
+		}
+		var csv bytes.Buffer
+		if err := WriteCSV(&csv, tr); err != nil {
+			t.Fatal(err)
+		}
+		again, err := Read(file, &csv, "auto")
+		if err != nil {
+			t.Fatalf("%s: the trace's own CSV does not load: %v", format, err)
+		}
+		if a, b := packetsOf(tr), packetsOf(again); a != b {
+			t.Fatalf("%s: loaded again from its CSV, the trace differs:\n%s\nwant\n%s", format, b, a)
+		}
 	})
 }

@@ -92,6 +92,7 @@ through its --csv).
 	}
 	var tr *trace.Trace
 	var notes []string
+	var lost *loss // what a recording cut short lost (nil: another capture)
 	switch format {
 	case "pcap":
 		o := trace.PcapOptions{}
@@ -112,7 +113,12 @@ through its --csv).
 	case "jlrec":
 		var r *recordings.Reader
 		if r, err = in.recording(); err == nil {
-			tr, notes, err = trace.ReadRecording(captures[0], r, flow, scheduled)
+			// A recording cut short fits what it holds, with exit status 5;
+			// a damaged frame is refused (OnDamage unset), not stepped over.
+			if lost, err = noteLoss(r, captures[0], "fit", stderr); err == nil {
+				r.OnDamage = nil
+				tr, notes, err = trace.ReadRecording(captures[0], r, flow, scheduled)
+			}
 		}
 	default:
 		tr, err = trace.Read(captures[0], in.reader(0), format)
@@ -158,7 +164,10 @@ through its --csv).
 	if outPath == "-" || htmlPath == "-" || csvPath == "-" {
 		report = stderr
 	}
-	return writeReport(report, res, notes)
+	if err := writeReport(report, res, notes); err != nil {
+		return err
+	}
+	return lost.err()
 }
 
 // writeReport writes the fit's report with what the reader said of the

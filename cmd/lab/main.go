@@ -52,7 +52,7 @@ commands:`)
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'lab <command> -h' for a command's flags, 'lab --version' for the build.")
-	fmt.Fprintln(w, "Exit status: 0 done; 1 the command failed (a file it could not read or write, a damaged\nrecording, shards that do not merge); 2 a bad command line (a flag, a value, a --set, a\nscenario, flags that contradict each other; lab check: bad input); 3 lab check: an assertion\nfailed; 4 lab check: an assertion is inconclusive under --strict; 5 done with what a recording\nholds, but it has lost data (damaged or missing frames, named in the warnings); 128+n stopped\nby signal n (130 for Ctrl-C).")
+	fmt.Fprintln(w, "Exit status: 0 done; 1 the command failed (a file it could not read or write, a damaged\nrecording, shards that do not merge); 2 a bad command line (a flag, a value, a --set, a\nscenario, flags that contradict each other; lab check: bad input); 3 lab check: an assertion\nfailed; 4 lab check: an assertion is inconclusive under --strict; 5 done with what a recording\nholds, but it has lost data (cut short, damaged or missing frames, named in the warnings;\nreplay --verify of such a file); 128+n stopped by signal n (130 for Ctrl-C).")
 }
 
 // exitStatus ends a command with a status of its own and a message: a run
@@ -72,7 +72,8 @@ func (e *exitStatus) Error() string { return e.msg }
 // a baseline), 3 lab check: an assertion failed (exitCheckFailed), 4 lab
 // check: an assertion is inconclusive under --strict
 // (exitCheckInconclusive), 5 done with what a recording holds, but it has
-// lost data, 128+n stopped by signal n.
+// lost data (cut short, damaged or missing frames; verify of such a file
+// fails with 5 too), 128+n stopped by signal n.
 const (
 	exitBadCommandLine = 2
 	exitDataLost       = 5

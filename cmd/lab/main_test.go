@@ -231,12 +231,13 @@ func TestRecordReplayVerifyExport(t *testing.T) {
 	if rows := strings.Count(out, "\n"); rows != 1+21 || !strings.Contains(out, "\n20.000,") {
 		t.Fatalf("window 20–21 s: %d lines\n%s", rows, out)
 	}
-	// A truncated file (a crash) still replays up to its last whole frame.
+	// A truncated file (a crash) still replays up to its last whole frame,
+	// with exit status 5: data was lost (TestCutRecordingEndsWithStatus5).
 	whole, _ := os.ReadFile(rec)
 	cut := filepath.Join(dir, "cut.jlrec")
 	os.WriteFile(cut, whole[:len(whole)*2/3], 0o644)
 	code, out, errOut = runLab(t, "replay", cut)
-	if code != 0 || !strings.Contains(out, "truncated at byte") {
+	if code != exitDataLost || !strings.Contains(out, "truncated at byte") {
 		t.Fatalf("truncated: %d %s %s", code, out, errOut)
 	}
 	code, _, errOut = runLab(t, "replay", filepath.Join(dir, "run.csv"))

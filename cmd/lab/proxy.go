@@ -53,7 +53,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		return err
 	})
 	fs.StringVar(&control, "control", "", "serve the control API (HTTP/JSON, /metrics) on this loopback `host:port`, e.g. 127.0.0.1:9000")
-	fs.IntVar(&limits.MaxFlows, "max-clients", limits.MaxFlows, "client addresses relayed at once; a new one beyond evicts the longest idle, a client in a conversation (a reply, then more) last")
+	fs.IntVar(&limits.MaxFlows, "max-clients", limits.MaxFlows, "client addresses relayed at once; a new one beyond evicts the longest idle, a client in a conversation (a reply, then more) last and only after a second without a packet (else the new one is refused)")
 	fs.DurationVar(&limits.IdleTimeout, "idle-timeout", limits.IdleTimeout, "forget a client after this long without a packet either way")
 	fs.IntVar(&limits.FlowPackets, "inflight-packets", limits.FlowPackets, "datagrams held per client and direction; more are dropped and counted")
 	fs.IntVar(&limits.FlowBytes, "inflight-bytes", limits.FlowBytes, "payload bytes held per client and direction; more are dropped and counted")
@@ -298,7 +298,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	errs := errorReporter{w: stderr}
-	var evicted uint64 // clients evicted as of the last counter line
+	var evicted, refused uint64 // clients evicted, datagrams refused, as of the last counter line
 	for {
 		select {
 		case err := <-done:
@@ -316,6 +316,10 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 			if st.Evicted > evicted { // each new client beyond the table evicts the longest idle
 				full = fmt.Sprintf("  evicted %d clients: more than --max-clients %d send", st.Evicted-evicted, limits.MaxFlows)
 				evicted = st.Evicted
+			}
+			if st.Refused > refused { // a new client finding every place held by an active conversation
+				full += fmt.Sprintf("  refused %d datagrams of new clients: --max-clients %d, each in a conversation active in the last %v", st.Refused-refused, limits.MaxFlows, proxy.ActiveWindow)
+				refused = st.Refused
 			}
 			fmt.Fprintf(stdout, "%s  clients %d  up %s  down %s%s%s\n", stamp(now), st.Flows, dirLine(st.Up), dirLine(st.Down), full, errs.report(r.Errors()))
 		}
@@ -736,8 +740,12 @@ func dirLine(c proxy.Counters) string {
 // writeProxySummary is the final account: every datagram's fate per
 // direction, the clients and the socket errors.
 func writeProxySummary(w io.Writer, wall time.Duration, st proxy.Stats, errs []proxy.ErrorCount) {
-	fmt.Fprintf(w, "\nsummary after %v: clients %d seen, %d at the end, %d expired idle, %d evicted\n",
-		wall.Round(time.Millisecond), st.FlowsSeen, st.Flows, st.Expired, st.Evicted)
+	refused := ""
+	if st.Refused > 0 {
+		refused = fmt.Sprintf(", %d datagrams of new clients refused (every place held by an active conversation)", st.Refused)
+	}
+	fmt.Fprintf(w, "\nsummary after %v: clients %d seen, %d at the end, %d expired idle, %d evicted%s\n",
+		wall.Round(time.Millisecond), st.FlowsSeen, st.Flows, st.Expired, st.Evicted, refused)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "\tin\tdelivered\tlost (link)\tqueue (link)\tkernel drop\tover limit\twrite failed\tclient gone\tin flight\tdup\treordered\t")
 	for _, r := range []struct {

@@ -19,9 +19,11 @@ import (
 )
 
 // openRecording opens FILE, the command's one argument, and tells stderr
-// about damage: a truncated file, damaged bytes or missing frames stepped
-// over at once, damaged frames as they are skipped. The loss it returns
-// counts the places data was lost, for the command's exit status.
+// about what it lost: a file cut inside a frame (truncated) or after one
+// (not closed: no end record), damaged bytes or missing frames stepped
+// over at once, damaged frames as they are skipped (each place once,
+// however many times the command reads it). The loss it returns counts
+// the places data was lost, for the command's exit status.
 func openRecording(args []string, cmd string, stderr io.Writer) (*recordings.Reader, *os.File, *loss, error) {
 	if len(args) != 1 {
 		return nil, nil, nil, badUsage("want one recording FILE (see 'lab %s -h')", cmd)
@@ -30,33 +32,65 @@ func openRecording(args []string, cmd string, stderr io.Writer) (*recordings.Rea
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	l, err := noteLoss(r, args[0], cmd, stderr)
+	if err != nil {
+		f.Close()
+		return nil, nil, nil, err
+	}
+	return r, f, l, nil
+}
+
+// noteLoss tells stderr what the recording r (at path file) lost, as
+// openRecording describes, and sets r.OnDamage to count and tell the
+// damaged frames found as the command reads.
+func noteLoss(r *recordings.Reader, file, cmd string, stderr io.Writer) (*loss, error) {
 	warn := func(format string, a ...any) {
-		fmt.Fprintf(stderr, "lab %s: warning: %s: %s\n", cmd, args[0], fmt.Sprintf(format, a...))
+		fmt.Fprintf(stderr, "lab %s: warning: %s: %s\n", cmd, file, fmt.Sprintf(format, a...))
 	}
+	l := &loss{file: file, seen: map[int64]bool{}}
 	if r.Truncated {
-		warn("truncated at byte %d: data ends at %v (the last whole frame)", r.TruncatedAt, r.Duration())
+		l.places++
+		warn("truncated at byte %d: data ends at %v (the last whole frame); what came after is lost", r.TruncatedAt, r.Duration())
 	}
-	l := &loss{file: args[0], places: len(r.Damage)}
 	for _, d := range r.Damage {
 		warn("%v", d)
-		if d.Repaired {
-			l.places-- // nothing lost: the frame was recovered
+		if !d.Repaired { // a repaired frame was recovered: nothing lost
+			l.places++
 		}
 	}
-	r.OnDamage = func(d *recordings.DamageError) { l.places++; warn("%v; skipped", d) }
-	return r, f, l, nil
+	r.OnDamage = func(d *recordings.DamageError) {
+		if !l.seen[d.Offset] {
+			l.seen[d.Offset] = true
+			l.places++
+			warn("%v; skipped", d)
+		}
+	}
+	if !r.Truncated {
+		before := l.places
+		end, err := r.End()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		if end == nil && l.places == before { // a damaged last frame is its own warning
+			l.places++
+			warn("not closed (no end record: the recorder stopped without closing it, or is still writing it): data ends at %v (byte %d); what came after is not in the file",
+				r.Duration(), r.DataEnd())
+		}
+	}
+	return l, nil
 }
 
 // loss counts the places a recording lost data as a command reads it.
 type loss struct {
 	file   string
 	places int
+	seen   map[int64]bool // the damaged frames warned of, by offset
 }
 
 // err is the command's end when data was lost: exit status 5, after the
-// command wrote what was readable.
+// command wrote what was readable. A nil loss lost nothing.
 func (l *loss) err() error {
-	if l.places == 0 {
+	if l == nil || l.places == 0 {
 		return nil
 	}
 	return &exitStatus{code: exitDataLost, msg: fmt.Sprintf("%s: data lost in %s (see the warnings above): the output holds what was readable",
@@ -200,6 +234,10 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	if verify {
 		start := time.Now()
 		v, err := lab.Verify(r, trust)
+		if err != nil && lost.places > 0 {
+			return &exitStatus{code: exitDataLost, msg: fmt.Sprintf("verify FAILED: %v; %s: data lost in %s (see the warnings above)",
+				err, files[0], batch.Plural(lost.places, "place"))}
+		}
 		if err != nil {
 			return fmt.Errorf("verify FAILED: %w", err)
 		}
@@ -270,12 +308,6 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		return lost.err()
-	}
-	if e, err := r.End(); err != nil {
-		return err
-	} else if e == nil && !r.Truncated {
-		fmt.Fprintf(stderr, "lab export: warning: %s: not closed (the session did not finish): data ends at %v (byte %d)\n",
-			files[0], r.Duration(), r.DataEnd())
 	}
 	if out == "" {
 		out = "-"

@@ -59,7 +59,7 @@ func TestIndexChecksum(t *testing.T) {
 }
 
 // Issue 8.10: export of a truncated file warns naming the file and where
-// its data ends; an empty or out-of-range window is an error; a corrupt
+// its data ends, and exits with status 5 (issue 27: data was lost); an empty or out-of-range window is an error; a corrupt
 // frame in the middle is skipped with a warning and the frames after it
 // still export.
 func TestSeekAndDamageFailLoudly(t *testing.T) {
@@ -70,7 +70,7 @@ func TestSeekAndDamageFailLoudly(t *testing.T) {
 	cut := filepath.Join(dir, "cut.jlrec")
 	os.WriteFile(cut, b[:len(b)*2/3], 0o644)
 	code, out, errOut := runLab(t, "export", cut)
-	if code != 0 || !strings.Contains(errOut, "warning: "+cut+": truncated at byte") || !strings.Contains(errOut, "data ends at 00:00:") {
+	if code != exitDataLost || !strings.Contains(errOut, "warning: "+cut+": truncated at byte") || !strings.Contains(errOut, "data ends at 00:00:") {
 		t.Fatalf("truncated: exit %d, stderr %q", code, errOut)
 	}
 	if rows(out) < 600 {
@@ -81,7 +81,7 @@ func TestSeekAndDamageFailLoudly(t *testing.T) {
 	spans := frameSpans(b)
 	os.WriteFile(cut, b[:spans[len(spans)-2][1]], 0o644)
 	code, _, errOut = runLab(t, "export", cut)
-	if code != 0 || !strings.Contains(errOut, "warning: "+cut+": not closed") || !strings.Contains(errOut, "data ends at 00:00:") {
+	if code != exitDataLost || !strings.Contains(errOut, "warning: "+cut+": not closed") || !strings.Contains(errOut, "data ends at 00:00:") {
 		t.Fatalf("unclosed: exit %d, stderr %q", code, errOut)
 	}
 

@@ -484,6 +484,7 @@ type CountersReply struct {
 	ClientsSeen uint64         `json:"clients_seen"`
 	Expired     uint64         `json:"expired"`
 	Evicted     uint64         `json:"evicted"`
+	Refused     uint64         `json:"refused"` // datagrams of new clients refused at a table of active conversations
 	Up          DirCounters    `json:"up"`
 	Down        DirCounters    `json:"down"`
 	Flows       []FlowCounters `json:"flows"` // never null: [] with no clients
@@ -508,7 +509,7 @@ func configured(p netem.Params) map[string]string {
 // Counters gathers GET /counters.
 func Counters(src Source) CountersReply {
 	st, au := src.Stats(), src.Audit()
-	out := CountersReply{WallSeconds: au.Wall.Seconds(), Clients: st.Flows, ClientsSeen: st.FlowsSeen, Expired: st.Expired, Evicted: st.Evicted,
+	out := CountersReply{WallSeconds: au.Wall.Seconds(), Clients: st.Flows, ClientsSeen: st.FlowsSeen, Expired: st.Expired, Evicted: st.Evicted, Refused: st.Refused,
 		Flows: []FlowCounters{}}
 	for d, dst := range []*DirCounters{&out.Up, &out.Down} {
 		da := au.Dirs[d]

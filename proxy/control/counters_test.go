@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,5 +96,22 @@ func TestCountersOneShape(t *testing.T) {
 				t.Errorf("%s.configured.%s: %#v; want a string", name, k, v)
 			}
 		}
+	}
+}
+
+// The datagrams of new clients refused at a table of active conversations
+// (proxy.ErrFull) are in GET /counters and /metrics, as the evictions are.
+func TestCountersNameTheRefused(t *testing.T) {
+	st := proxy.Stats{Evicted: 2, Refused: 7}
+	out := getCounters(t, fakeSource{st: st})
+	if out["refused"] != 7.0 || out["evicted"] != 2.0 {
+		t.Errorf("GET /counters: refused %v, evicted %v; want 7 and 2", out["refused"], out["evicted"])
+	}
+	var b strings.Builder
+	if err := WriteMetrics(&b, st, proxy.Audit{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "\njitterlab_proxy_refused_total 7\n") {
+		t.Errorf("/metrics has no jitterlab_proxy_refused_total 7:\n%s", b.String())
 	}
 }

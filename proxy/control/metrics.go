@@ -31,6 +31,8 @@ func WriteMetrics(w io.Writer, st proxy.Stats, au proxy.Audit) error {
 	m.family("jitterlab_proxy_clients_removed_total", "counter", "Clients removed, by reason.")
 	m.sample("jitterlab_proxy_clients_removed_total", float64(st.Expired), "reason", "idle")
 	m.sample("jitterlab_proxy_clients_removed_total", float64(st.Evicted), "reason", "evicted")
+	m.family("jitterlab_proxy_refused_total", "counter", "Datagrams of new clients refused, not relayed: every place held by a conversation active in the last second.")
+	m.sample("jitterlab_proxy_refused_total", float64(st.Refused))
 	perDir("jitterlab_proxy_received_total", "counter", "Datagrams that reached the proxy's socket (including those the kernel dropped).",
 		func(d int) float64 { return float64(dirs[d].Received + dirs[d].KernelDropped) })
 	m.family("jitterlab_proxy_copies_total", "counter", "What became of each datagram copy, by fate.")
