@@ -57,7 +57,7 @@ func TestTextSaysEachVerdictWithItsFigures(t *testing.T) {
 		"judder_mps ≤ 5 m/s", "3.000 ± 1.963 m/s", "pass",
 		"judder_mps ≤ 3 m/s", "inconclusive: the mean is on the bound",
 		"snaps_per_min ≤ 1/min", "2.00 ± 0.00/min", "FAIL",
-		"1 scenarios, 3 assertions: 1 pass, 1 fail, 1 inconclusive; check FAILED",
+		"1 scenario, 3 assertions: 1 pass, 1 fail, 1 inconclusive; check FAILED",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text lacks %q:\n%s", want, out)

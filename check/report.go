@@ -154,5 +154,13 @@ func (r *Report) Summary() string {
 	case inc > 0:
 		verdict = "passed, with inconclusive assertions (--strict fails them)"
 	}
-	return fmt.Sprintf("%d scenarios, %d assertions: %d pass, %d fail, %d inconclusive; check %s", len(r.Gates), len(r.Results), pass, fail, inc, verdict)
+	return fmt.Sprintf("%s, %s: %d pass, %d fail, %d inconclusive; check %s", count(len(r.Gates), "scenario"), count(len(r.Results), "assertion"), pass, fail, inc, verdict)
+}
+
+// count is "1 scenario", "3 scenarios".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
