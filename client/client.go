@@ -610,7 +610,7 @@ func ReplayPending(base motion.Pose, steps []PredictedMoveStep, mode Replay, cad
 // present moves the visible pose toward the target and measures the frame
 // against drawn, the pose drawn in the previous frame (before any snap).
 func (c *Client) present(drawn motion.Pose) {
-	dt := c.stats.Dt.Seconds()
+	dt := sim.Seconds(c.stats.Dt) // the same bits as Dt.Seconds(), without its split
 	switch c.cfg.Smoothing {
 	case Lerp:
 		a := c.cfg.Alpha

@@ -12,7 +12,6 @@ import (
 	"jitterlab/detmath"
 	"jitterlab/metrics"
 	"jitterlab/motion"
-	"jitterlab/sim"
 )
 
 // CardThresholds are the report card's thresholds (docs/explanation/report-card.md).
@@ -531,12 +530,12 @@ func (c *ReportCard) UnmarshalJSON(b []byte) error {
 }
 
 // cardFrame feeds the session's report card one counted frame: st is what
-// it showed, prev the visible pose before it and snaps the client's snap
-// count before it.
-func (s *Session) cardFrame(st *client.FrameStats, prev motion.Pose, snaps uint64) {
+// it showed, dt its length in seconds (sim.Seconds(st.Dt)), prev the
+// visible pose before it and snaps the client's snap count before it.
+func (s *Session) cardFrame(st *client.FrameStats, dt float64, prev motion.Pose, snaps uint64) {
 	v := s.cl.Visible()
 	move := s.cfg.Client.Tuning.MoveSpeed
-	s.card.Frame(&CardFrame{Dt: sim.Seconds(st.Dt), X: v.X, Y: v.Y, Rot: v.Rot, PrevX: prev.X, PrevY: prev.Y, PrevRot: prev.Rot,
+	s.card.Frame(&CardFrame{Dt: dt, X: v.X, Y: v.Y, Rot: v.Rot, PrevX: prev.X, PrevY: prev.Y, PrevRot: prev.Rot,
 		Throttle: s.cl.Input().Throttle, MoveSpeed: move, PredSpeed: float64(abs(s.inputs.sentThrottle) * move),
 		VisibleErrM: st.VisibleErrM, CorrectionM: st.CorrectionM, Reconciled: st.Reconciled, Snapped: s.cl.Counters().Snaps > snaps})
 }

@@ -513,7 +513,7 @@ func (s *Session) frame() {
 		if st.Reconciled > 0 {
 			s.corr.Add(st.CorrectionM)
 		}
-		s.cardFrame(st, prev, snaps)
+		s.cardFrame(st, dt, prev, snaps)
 		if s.cfg.Client.Corrector == client.Dilation {
 			s.vars.addScale(s.cl.Dilation())
 		}
