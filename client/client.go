@@ -469,8 +469,15 @@ func (c *Client) send(now sim.Time) {
 	c.byTag[tag%InputDelayRing] = c.input
 	c.sentAt[tag%sentRing] = c.lastSend
 	c.cur, c.hasCur = c.byTag[c.tick%InputDelayRing], true
-	c.pending = append(c.pending, PredictedMoveStep{Tick: tag, Input: c.input})
-	c.out = append(c.out, Message{Kind: MsgMoveInput, Move: proto.MoveInput{Tick: tag, Input: c.input}})
+	// Appended zeroed, then set field by field: a composite literal is
+	// built on the stack and copied in 16-byte loads that span its 8-byte
+	// stores, which the CPU cannot forward (a stall each).
+	c.pending = append(c.pending, PredictedMoveStep{})
+	p := &c.pending[len(c.pending)-1]
+	p.Tick, p.Input = tag, c.input
+	c.out = append(c.out, Message{})
+	m := &c.out[len(c.out)-1]
+	m.Kind, m.Move.Tick, m.Move.Input = MsgMoveInput, tag, c.input
 	if r := c.cfg.Redundancy; r > 0 {
 		c.repeatEarlier(&c.out[len(c.out)-1], r, tag)
 	}
