@@ -135,6 +135,9 @@ type Session struct {
 	earlier []proto.Earlier // by message ID: the inputs a MoveInput repeats (client.redundancy)
 
 	serverKnowsClient bool
+	// step is the message of the server's latest step: StepInto writes its
+	// state in place, and send copies it after the link's work.
+	step wire
 
 	pending []Change // scheduled, not yet applied, by time (stable)
 	applied []Change
@@ -532,7 +535,9 @@ func abs(x float64) float64 {
 }
 
 func (s *Session) serverStep() {
-	ps, broadcast := s.sv.Step()
+	s.step.kind = wireState
+	ps := &s.step.state
+	broadcast := s.sv.StepInto(ps)
 	// Input delay: from each input sample to the server step applying the
 	// input that carries it (s.inputDelay through the card).
 	if s.warm {
@@ -545,7 +550,7 @@ func (s *Session) serverStep() {
 		}
 	}
 	if broadcast && s.serverKnowsClient {
-		s.send(s.down, "down", &wire{kind: wireState, state: ps}, ps.Size())
+		s.send(s.down, "down", &s.step, ps.Size())
 	}
 	s.scheduleServer()
 }

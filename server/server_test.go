@@ -528,3 +528,25 @@ func TestRedundancyMovesLossesToRecoveredNotOverwritten(t *testing.T) {
 		}
 	}
 }
+
+// StepInto writes every field of the state Step returns, whatever *ps held
+// before (a state reused from step to step carries no stale buffer depth).
+func TestStepIntoWritesWhatStepReturns(t *testing.T) {
+	for _, mode := range []InputMode{Latest, Queue, Buffer} {
+		a, b := newServer(t, mode), newServer(t, mode)
+		stale := proto.PlayerState{ServerTick: 99, Pose: motion.Pose{X: 1, Y: 2, Rot: 3}, AckTick: 98, BufferDepth: 7, HasDepth: true, BufferTarget: 6, HasTarget: true}
+		for k := 1; k <= 6; k++ {
+			if k%2 == 1 {
+				m := proto.MoveInput{Tick: uint32(k), Input: fwd}
+				a.OnMoveInput(m)
+				b.OnMoveInput(m)
+			}
+			want, wantB := a.Step()
+			got := stale
+			gotB := b.StepInto(&got)
+			if got != want || gotB != wantB {
+				t.Fatalf("%v step %d: StepInto wrote %+v, %v; Step returned %+v, %v", mode, k, got, gotB, want, wantB)
+			}
+		}
+	}
+}
