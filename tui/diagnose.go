@@ -372,28 +372,10 @@ func rankedTop(r *diagnose.Result, n int) string {
 	}
 	for _, s := range same {
 		// Within 80 columns, as the rows above.
-		b.WriteString("  " + strings.ReplaceAll(wordWrap(s, 74), "\n", "\n    ") + "\n")
+		b.WriteString(strings.Join(breakAt("  "+s, "    ", 78), "\n") + "\n")
 	}
 	if len(r.Changes) > n {
 		fmt.Fprintf(&b, "  … %d more below\n", len(r.Changes)-n)
 	}
 	return b.String()
-}
-
-// wordWrap breaks s at spaces into lines of at most width runes (a longer
-// word stands alone on its line).
-func wordWrap(s string, width int) string {
-	var lines []string
-	line := ""
-	for _, w := range strings.Fields(s) {
-		if line != "" && len([]rune(line))+1+len([]rune(w)) > width {
-			lines = append(lines, line)
-			line = ""
-		}
-		if line != "" {
-			line += " "
-		}
-		line += w
-	}
-	return strings.Join(append(lines, line), "\n")
 }
