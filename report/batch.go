@@ -77,6 +77,6 @@ table.conditions td { text-align: left; white-space: normal; }
 {{end}}{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table></div>
 </section>
-{{end}}{{define "legend"}}<p class="legend">{{range .Arms}}<span style="background: {{.Colour}}"></span>{{.Label}}{{end}}</p>
+{{end}}{{define "legend"}}<p class="legend">{{range $i, $a := .Arms}}<span{{if and (eq $i 0) (gt (len $.Arms) 1)}} class="band"{{end}} style="background: {{$a.Colour}}"></span>{{$a.Label}}{{if and (eq $i 0) (gt (len $.Arms) 1)}} (the pale band){{end}}{{end}}</p>
 {{if .More}}<p>{{.More}} more combinations without timelines (at most 8 are drawn).</p>
 {{end}}{{end}}`))

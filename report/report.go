@@ -274,7 +274,8 @@ type line struct {
 	colour string
 }
 
-// multiLineChart draws series over time with dashed reference lines.
+// multiLineChart draws series over time, the first of several as a wide
+// pale band under the others, with dashed horizontal lines at lines.
 func multiLineChart(series []line, lines []float64) template.HTML {
 	const width, height, left, right, top, bottom = 900.0, 170.0, 60.0, 15.0, 10.0, 25.0
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -321,11 +322,18 @@ func multiLineChart(series []line, lines []float64) template.HTML {
 	for _, v := range lines {
 		fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#c00" stroke-dasharray="5,4"/>`, f1(left), f1(y(v)), f1(width-right), f1(y(v)))
 	}
-	for _, s := range series {
+	for i, s := range series {
 		if len(s.ts) == 0 {
 			continue
 		}
-		b.WriteString(`<polyline fill="none" stroke-width="1.2" stroke-opacity="0.75" stroke="` + s.colour + `" points="`)
+		// The first series (the reference, or arm A) under the others as a
+		// wide pale band: where a line drawn after it coincides, it lies
+		// inside the band and both show.
+		style := `stroke-width="1.2"`
+		if i == 0 && len(series) > 1 {
+			style = `stroke-width="4" stroke-opacity="0.35"`
+		}
+		b.WriteString(`<polyline fill="none" ` + style + ` stroke="` + s.colour + `" points="`)
 		first := true
 		for i := range s.ts {
 			if math.IsNaN(s.ys[i]) {
@@ -355,7 +363,8 @@ var pageFrame = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <style>
 body { font-family: sans-serif; max-width: 960px; margin: 1.5em auto; color: #222; line-height: 1.4; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 1.6em; border-bottom: 1px solid #ddd; }
-{{template "style" .}}.legend span { display: inline-block; width: 1.2em; height: 0.4em; margin: 0 0.3em 0.15em 1em; }
+{{template "style" .}}.legend span { display: inline-block; width: 1.2em; height: 0.2em; margin: 0 0.3em 0.25em 1em; }
+.legend span.band { height: 0.6em; opacity: 0.35; margin-bottom: 0.05em; }
 figure { margin: 1em 0; } figcaption { font-size: 0.85em; color: #555; }
 </style>
 </head>
@@ -433,7 +442,7 @@ table.conditions td, table.changes td:nth-child(2), table.changes th:nth-child(2
 {{range .Card}}<tr>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table>
 </section>
-{{end}}{{define "legend"}}<p class="legend"><span style="background: {{.RefColour}}"></span>reference{{if .BestColour}}<span style="background: {{.BestColour}}"></span>recommended{{end}}</p>
+{{end}}{{define "legend"}}<p class="legend">{{if .BestColour}}<span class="band" style="background: {{.RefColour}}"></span>reference (the pale band)<span style="background: {{.BestColour}}"></span>recommended (the line on it){{else}}<span style="background: {{.RefColour}}"></span>reference{{end}}</p>
 {{end}}`))
 
 // upperFirst is s with its first letter upper-case.

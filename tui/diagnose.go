@@ -178,49 +178,90 @@ func (a *App) diagProgress() string {
 	return fmt.Sprintf("diagnosing %d/%d", a.diag.done.Load(), a.diag.queued.Load())
 }
 
-// diagText is the diagnosis box's text: the progress while it runs, then
-// the recommendation and the whole of 'lab diagnose”s text.
-func (d *diagRun) boxText() string {
+// diagTextWidth is the width 'lab diagnose' wraps its prose at.
+const diagTextWidth = 100
+
+// boxText is the diagnosis box's text for a box width columns wide: the
+// progress while it runs; then what matters first (the recommendation
+// and how to try it, the first finding, the best ranked changes), the
+// settings diagnosed and the command that diagnoses them, and the whole
+// of 'lab diagnose”s text, re-wrapped to the box when wrap is on (w).
+// What comes before that text is always wrapped to the box.
+func (d *diagRun) boxText(width int, wrap bool) string {
+	fit := func(s, rest string) string { return strings.Join(breakAt(s, rest, width), "\n") + "\n" }
 	var b strings.Builder
-	fmt.Fprintf(&b, "the settings in force at t %v in %s", d.at, d.where)
-	if len(d.opts.Overrides) > 0 {
-		fmt.Fprintf(&b, ":\n  %s", strings.Join(d.opts.Overrides, " "))
+	if d.running() || d.err != nil {
+		b.WriteString(d.settingsText(fit))
+		b.WriteString("\n")
 	}
-	b.WriteString("\n")
-	if d.command != "" {
-		fmt.Fprintf(&b, "the same as:\n  %s\n", d.command)
-	}
-	b.WriteString("\n")
 	switch {
 	case d.running():
 		done, queued := d.done.Load(), max(d.queued.Load(), 1)
 		const bar = 30
 		n := int(done * bar / queued)
-		fmt.Fprintf(&b, "running: %d of the %d runs queued so far (the combination queues more)\n  %s%s\n\n",
-			done, queued, strings.Repeat("█", n), strings.Repeat("░", bar-n))
-		b.WriteString("d hides this (the diagnosis goes on, so does the lab); Esc cancels it.\n")
+		b.WriteString(fit(fmt.Sprintf("running: %d of the %d runs queued so far (the combination queues more)", done, queued), "  "))
+		fmt.Fprintf(&b, "  %s%s\n\n", strings.Repeat("█", n), strings.Repeat("░", bar-n))
+		b.WriteString(fit("d hides this (the diagnosis goes on, so does the lab); Esc cancels it.", ""))
 	case d.err != nil:
-		fmt.Fprintf(&b, "the diagnosis failed: %v\n\nd or Esc closes.\n", d.err)
+		b.WriteString(fit("the diagnosis failed: "+d.err.Error(), "  "))
+		b.WriteString("\nd or Esc closes.\n")
 	default:
-		if rec := d.result.Recommended; len(rec) > 0 {
-			// Wrapped as the reason below: three changes fill more than 80 columns.
-			rw := wordWrap("recommended: "+strings.Join(rec, " "), 76)
-			fmt.Fprintf(&b, "%s\n  a runs it as B beside A (A/B)\n", strings.ReplaceAll(rw, "\n", "\n  "))
+		r := d.result
+		if rec := r.Recommended; len(rec) > 0 {
+			b.WriteString(fit("recommended: "+strings.Join(rec, " "), "  "))
+			b.WriteString("  a runs it as B beside A (A/B)\n")
 		} else {
 			// Why, as lab diagnose says it: a change may improve at a cost.
-			why := wordWrap("recommended: nothing: "+d.result.NoRecommendation(), 76)
-			b.WriteString(strings.ReplaceAll(why, "\n", "\n  ") + "\n")
+			b.WriteString(fit("recommended: nothing: "+r.NoRecommendation(), "  "))
 		}
-		b.WriteString(rankedTop(d.result, 5))
-		b.WriteString("↑↓←→ PgUp PgDn scroll for lab diagnose's whole text below; w wraps the lines\nto the box; d or Esc closes.\n\n")
-		b.WriteString(d.text)
+		b.WriteString("\n")
+		if len(r.Findings) == 0 {
+			b.WriteString(fit("first finding: none: no rule's mechanism is at work here", "  "))
+		} else {
+			f := r.Findings[0]
+			b.WriteString(fit("first finding: "+f.Text+".", "  "))
+			if f.Fix != "" {
+				b.WriteString(fit("  its change: "+f.Fix, "    "))
+			}
+		}
+		b.WriteString("\n")
+		b.WriteString(rankedTop(r, 5))
+		b.WriteString("\n")
+		b.WriteString(d.settingsText(fit))
+		b.WriteString("\n")
+		b.WriteString(fit("↑↓←→ PgUp PgDn scroll for lab diagnose's whole text below; w wraps it to the box; d or Esc closes.", ""))
+		b.WriteString("\n")
+		if wrap {
+			b.WriteString(reflow(d.text, diagTextWidth, width))
+		} else {
+			b.WriteString(d.text)
+		}
+	}
+	return b.String()
+}
+
+// settingsText names the settings diagnosed and the command that
+// diagnoses the same, each line fitted by fit.
+func (d *diagRun) settingsText(fit func(s, rest string) string) string {
+	var b strings.Builder
+	if len(d.opts.Overrides) > 0 {
+		b.WriteString(fit(fmt.Sprintf("the settings in force at t %v in %s:", d.at, d.where), "  "))
+		b.WriteString(fit("  "+strings.Join(d.opts.Overrides, " "), "  "))
+	} else {
+		b.WriteString(fit(fmt.Sprintf("the settings in force at t %v in %s", d.at, d.where), "  "))
+	}
+	if d.command != "" {
+		b.WriteString("the same as:\n")
+		b.WriteString(fit("  "+d.command, "    "))
 	}
 	return b.String()
 }
 
 // showDiagnosis opens the diagnosis box over the lab.
 func (a *App) showDiagnosis() {
-	view := tview.NewTextView().SetWrap(a.diagWrap).SetWordWrap(a.diagWrap)
+	// The text is wrapped here, to the box's width (diagBox), never by
+	// the view: it would break lines already broken.
+	view := tview.NewTextView().SetWrap(false)
 	view.SetBorder(true).SetTitle(" diagnose ─ d hides, Esc cancels or closes, w wraps ")
 	view.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
 		switch {
@@ -237,7 +278,6 @@ func (a *App) showDiagnosis() {
 			a.applyRecommended()
 		case ev.Key() == tcell.KeyRune && ev.Rune() == 'w':
 			a.diagWrap = !a.diagWrap
-			view.SetWrap(a.diagWrap).SetWordWrap(a.diagWrap)
 		default:
 			return ev
 		}
@@ -245,7 +285,7 @@ func (a *App) showDiagnosis() {
 		return nil
 	})
 	a.diagView, a.diagShown = view, ""
-	a.pages.AddPage("diagnose", &widget.Overlay{Primitive: view, W: 110, H: 1000}, true, true)
+	a.pages.AddPage("diagnose", &widget.Overlay{Primitive: &diagBox{TextView: view, a: a}, W: 110, H: 1000}, true, true)
 	a.editing = true
 	a.app.SetFocus(view)
 	a.fillDiagnosis()
@@ -262,15 +302,33 @@ func (a *App) closeDiagnosis() {
 	a.app.SetFocus(a.editor)
 }
 
-// fillDiagnosis rewrites the box when its text changed (so a scrolled
-// result stays where the user put it).
+// diagBox is the diagnosis box: before it draws it fills its text for
+// its width, so a resized terminal re-wraps it.
+type diagBox struct {
+	*tview.TextView
+	a *App
+}
+
+func (b *diagBox) Draw(screen tcell.Screen) {
+	b.a.fillDiagnosis()
+	b.TextView.Draw(screen)
+}
+
+// fillDiagnosis rewrites the box when its text changed, for the box's
+// width and wrap (so a scrolled result stays where the user put it).
 func (a *App) fillDiagnosis() {
 	if a.diagView == nil || a.diag == nil {
 		return
 	}
-	if text := a.diag.boxText(); text != a.diagShown {
+	_, _, w, _ := a.diagView.GetInnerRect()
+	if w <= 0 {
+		w = 78 // not drawn yet: an 80-column box
+	}
+	if text := a.diag.boxText(w, a.diagWrap); text != a.diagShown {
 		a.diagShown = text
+		row, col := a.diagView.GetScrollOffset()
 		a.diagView.SetText(text)
+		a.diagView.ScrollTo(row, col)
 	}
 }
 
@@ -314,28 +372,10 @@ func rankedTop(r *diagnose.Result, n int) string {
 	}
 	for _, s := range same {
 		// Within 80 columns, as the rows above.
-		b.WriteString("  " + strings.ReplaceAll(wordWrap(s, 74), "\n", "\n    ") + "\n")
+		b.WriteString(strings.Join(breakAt("  "+s, "    ", 78), "\n") + "\n")
 	}
 	if len(r.Changes) > n {
 		fmt.Fprintf(&b, "  … %d more below\n", len(r.Changes)-n)
 	}
 	return b.String()
-}
-
-// wordWrap breaks s at spaces into lines of at most width runes (a longer
-// word stands alone on its line).
-func wordWrap(s string, width int) string {
-	var lines []string
-	line := ""
-	for _, w := range strings.Fields(s) {
-		if line != "" && len([]rune(line))+1+len([]rune(w)) > width {
-			lines = append(lines, line)
-			line = ""
-		}
-		if line != "" {
-			line += " "
-		}
-		line += w
-	}
-	return strings.Join(append(lines, line), "\n")
 }

@@ -98,7 +98,7 @@ func TestDiagnosisIsLabDiagnoseOnTheSettingsInForce(t *testing.T) {
 		t.Fatalf("the box does not hold the whole of lab diagnose's text:\n%s", a.diagShown)
 	}
 	cmd := "lab diagnose --scenario jitter-fix --set up.jitter=30ms --set up.loss=2% --seeds 1-5 --duration 30s"
-	if a.diag.command != cmd || !strings.Contains(a.diagShown, cmd) {
+	if a.diag.command != cmd || !strings.Contains(strings.Join(strings.Fields(a.diagShown), " "), cmd) {
 		t.Fatalf("the box names %q, want %q", a.diag.command, cmd)
 	}
 	rec := a.diag.result.Recommended
@@ -115,17 +115,28 @@ func TestDiagnosisIsLabDiagnoseOnTheSettingsInForce(t *testing.T) {
 			t.Errorf("ranked change %d (%s) is not on the first screen:\n%s", i+1, c.Set, out)
 		}
 	}
+	// What matters is on the first screen, whole: the first finding too.
+	if want := "first finding: " + a.diag.result.Findings[0].Text; !strings.Contains(boxFlat(out), want) {
+		t.Errorf("%q is not whole on the first screen:\n%s", want, out)
+	}
+	// Nothing before lab diagnose's text is cut at the box's 78 columns:
+	// the command that diagnoses the same is wrapped to it.
+	head, _, _ := strings.Cut(a.diagShown, want)
+	for _, l := range strings.Split(head, "\n") {
+		if len([]rune(l)) > 78 {
+			t.Errorf("the box's line %q is cut at 78 columns:\n%s", l, head)
+		}
+	}
 	golden.Check(t, filepath.Join("testdata", "diagnose-80x24.txt"), []byte(out))
-	// w wraps the lines to the box: the command's end is on screen.
-	if strings.Contains(out, "--duration 30s") {
-		t.Fatalf("the golden expects the command cut at 80 columns:\n%s", out)
-	}
+	// w wraps lab diagnose's text to the box (78 columns inside), breaking
+	// it again rather than breaking its lines once more; so does a
+	// resize (108 inside the box of 110 at 120 columns).
 	press(a, 'w')
-	if wrapped := draw(a, screen); !strings.Contains(wrapped, "duration 30s ") {
-		t.Fatalf("w did not wrap the box's lines:\n%s", wrapped)
-	}
-	press(a, 'w')
+	checkRewrapped(t, a, screen, 78)
 	screen.SetSize(120, 40)
+	checkRewrapped(t, a, screen, 108)
+	press(a, 'w')
+	a.diagView.ScrollToBeginning()
 	golden.Check(t, filepath.Join("testdata", "diagnose-120x40.txt"), []byte(draw(a, screen)))
 	screen.SetSize(80, 24)
 
@@ -157,6 +168,47 @@ func TestDiagnosisIsLabDiagnoseOnTheSettingsInForce(t *testing.T) {
 	<-next.finished
 	if a.diag != nil || a.diagView != nil {
 		t.Fatal("Esc in the box did not cancel the diagnosis and close the box")
+	}
+}
+
+// boxRows are the rows inside the box on screen (between its ║ borders).
+func boxRows(out string) []string {
+	var rows []string
+	for _, l := range strings.Split(out, "\n") {
+		i, j := strings.Index(l, "║"), strings.LastIndex(l, "║")
+		if i >= 0 && j > i {
+			rows = append(rows, strings.TrimRight(l[i+len("║"):j], " "))
+		}
+	}
+	return rows
+}
+
+// boxFlat is the box's text on screen, its words joined by one space.
+func boxFlat(out string) string {
+	return strings.Join(strings.Fields(strings.Join(boxRows(out), " ")), " ")
+}
+
+// checkRewrapped checks, with the box scrolled to lab diagnose's headline,
+// that its paragraph is broken as a wrapper at width breaks it: every row
+// is full (the next row's first word would not fit on it) and fits.
+func checkRewrapped(t *testing.T, a *App, screen tcell.SimulationScreen, width int) {
+	t.Helper()
+	draw(a, screen)
+	at := slices.IndexFunc(strings.Split(a.diagShown, "\n"), func(l string) bool { return strings.HasPrefix(l, "The link costs") })
+	if at < 0 {
+		t.Fatalf("no headline in the box:\n%s", a.diagShown)
+	}
+	a.diagView.ScrollTo(at, 0)
+	out := draw(a, screen)
+	rows := boxRows(out)
+	if len(rows) == 0 || !strings.HasPrefix(rows[0], "The link costs") {
+		t.Fatalf("the headline is not at the box's top:\n%s", out)
+	}
+	for i := 0; i+1 < len(rows) && rows[i+1] != ""; i++ {
+		next := strings.Fields(rows[i+1])[0]
+		if n := len([]rune(rows[i])); n > width || n+1+len([]rune(next)) <= width {
+			t.Fatalf("row %d of the headline is not wrapped to %d columns (%d, and %q would fit):\n%s", i+1, width, n, next, out)
+		}
 	}
 }
 
@@ -333,7 +385,7 @@ func TestFailedDiagnosisSaysWhyAndRetries(t *testing.T) {
 	failed := a.diag
 	waitDiagnosis(t, a)
 	out := draw(a, screen)
-	if failed.err == nil || !strings.Contains(a.diagShown, "the diagnosis failed: "+failed.err.Error()) || !strings.Contains(out, "the diagnosis failed: --seeds") {
+	if failed.err == nil || !strings.Contains(strings.Join(strings.Fields(a.diagShown), " "), "the diagnosis failed: "+failed.err.Error()) || !strings.Contains(out, "the diagnosis failed: --seeds") {
 		t.Fatalf("no failure in the box (err %v):\n%s", failed.err, out)
 	}
 	press(a, 'd') // close
@@ -428,7 +480,7 @@ func TestBoxSaysWhyNothingIsRecommended(t *testing.T) {
 	if want := "nothing recommended without a cost; d shows why"; !strings.Contains(a.status, want) {
 		t.Errorf("the status line %q does not say %q", a.status, want)
 	}
-	box := d.boxText()
+	box := d.boxText(78, false)
 	flat := strings.Join(strings.Fields(box), " ")
 	if !strings.Contains(flat, "recommended: nothing: "+why) || strings.Contains(box, "no change improves significantly)") {
 		t.Errorf("the box does not say %q:\n%s", why, box)
