@@ -22,7 +22,7 @@ var liveKeys = [][2]string{
 	{"R", "record the whole session from t 0 to a new file in --dir, or stop; lab replay FILE reads and --verify checks it"},
 	{"b", "A/B: run B (your settings; not sim.seed or sim.duration) on the same seed beside A from the settings in force, drawn in white; b ends it"},
 	{"p", "the player's report card (judder, progress deficit, rubber bands, hesitations, snaps, corrections, local response, server input delay, visible lag) in place of the now box, or back"},
-	{"d", "diagnose the scenario (its timeline included) with the live edits as --set, in the background, exactly as 'lab diagnose' on them: progress, then the ranked changes and the recommendation; d hides and shows the box, w wraps its lines, Esc cancels"},
+	{"d", "diagnose the scenario (its timeline included) with the live edits as --set, in the background, exactly as 'lab diagnose' on them: progress, then the ranked changes and the recommendation; d hides and shows the box, w re-wraps its text to the box's width, Esc cancels"},
 	{"a", "run the diagnosis's recommended set as B beside A (A/B)"},
 	{"r", "restart from t 0 on the same seed with the settings in force now (live edits kept; the scenario's timeline plays again); an open recording is closed and named"},
 	{"?", "this help (↑ ↓ PgUp PgDn scroll, Esc closes)"},
