@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rivo/tview"
@@ -100,10 +101,19 @@ func (a *App) abSide() string {
 			if m.Prec > 1 {
 				prec = 2
 			}
-			out += fmt.Sprintf(" %-18s %7.*f  [white]%7.*f[-]\n", m.Name, prec, m.Get(&sa), prec, m.Get(&sb))
+			out += fmt.Sprintf(" %-18s %7.*f  [white]%7.*f[-]\n", m.Name, prec, unsignedZero(m.Get(&sa), prec), prec, unsignedZero(m.Get(&sb), prec))
 		}
 	}
 	return out
+}
+
+// unsignedZero is v, or 0 when v shows as zero with prec decimals: a
+// deficit of -0.0004 m/s is "0.00", not "-0.00".
+func unsignedZero(v float64, prec int) float64 {
+	if r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'f', prec, 64), 64); err == nil && r == 0 {
+		return 0
+	}
+	return v
 }
 
 // abNote says, after live edits, what B and A's column start from.
