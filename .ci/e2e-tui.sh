@@ -127,6 +127,7 @@ wait_for "player's report card"
 wait_for "visible lag p50/99"
 t send-keys -t e2e d
 wait_for "$(echo "$rec" | cut -d' ' -f1-2)" # the box wraps a long recommendation: its first change
+t send-keys -t e2e NPage # the box's first screen is the answer; the command is a page down
 wait_for "lab diagnose --scenario mobile-4g --seeds 1-20 --duration 2m0s"
 t send-keys -t e2e a
 b=${rec#recommended: }
