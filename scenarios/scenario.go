@@ -126,10 +126,19 @@ func (e *ParseError) Error() string {
 //	metric = "judder_mps"
 //	max = 0.30
 func Parse(file string, data []byte, check Checker) (*Scenario, error) {
-	return parse(file, data, check, 0)
+	return parse(file, data, check, 0, true)
 }
 
-func parse(file string, data []byte, check Checker, depth int) (*Scenario, error) {
+// ParseInline is [Parse] for text that is not a file of the user's (a
+// request's body): a base is not resolved, so the text never makes the
+// lab open a file. The Scenario's Base says what the text named; its
+// parameters and timeline are the text's own.
+func ParseInline(file string, data []byte, check Checker) (*Scenario, error) {
+	return parse(file, data, check, 0, false)
+}
+
+// parse reads a scenario; resolveBase says whether its base is read.
+func parse(file string, data []byte, check Checker, depth int, resolveBase bool) (*Scenario, error) {
 	perr := func(line int, format string, a ...any) error {
 		return &ParseError{File: file, Line: line, Msg: fmt.Sprintf(format, a...)}
 	}
@@ -296,7 +305,7 @@ func parse(file string, data []byte, check Checker, depth int) (*Scenario, error
 	if err := parseTimeVarying(sc, raw, file, lines, check, perr); err != nil {
 		return nil, err
 	}
-	if sc.Base != "" {
+	if sc.Base != "" && resolveBase {
 		if err := sc.mergeBase(file, check, depth); err != nil {
 			return nil, err
 		}
@@ -313,7 +322,7 @@ func (sc *Scenario) mergeBase(file string, check Checker, depth int) error {
 	var base *Scenario
 	var err error
 	if data, ok := builtinText(sc.Base); ok {
-		base, err = parse("builtin/"+sc.Base+".toml", data, check, depth+1)
+		base, err = parse("builtin/"+sc.Base+".toml", data, check, depth+1, true)
 	} else if strings.HasSuffix(sc.Base, ".toml") {
 		path := sc.Base
 		if !filepath.IsAbs(path) {
@@ -527,7 +536,7 @@ func Builtins(check Checker) ([]*Scenario, error) {
 // TOML file at that path.
 func Load(nameOrFile string, check Checker) (*Scenario, error) {
 	if data, ok := builtinText(nameOrFile); ok {
-		return parse("builtin/"+nameOrFile+".toml", data, check, 0)
+		return parse("builtin/"+nameOrFile+".toml", data, check, 0, true)
 	}
 	if !strings.HasSuffix(nameOrFile, ".toml") {
 		if _, err := os.Stat(nameOrFile); err != nil {
@@ -552,5 +561,5 @@ func loadFile(path string, check Checker, depth int) (*Scenario, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", path, err)
 	}
-	return parse(path, data, check, depth)
+	return parse(path, data, check, depth, true)
 }
