@@ -142,17 +142,25 @@ func TestOutputThatIsAnInputIsRefused(t *testing.T) {
 	scen := filepath.Join(dir, "s.toml")
 	trace := filepath.Join(dir, "t.csv")
 	shard := filepath.Join(dir, "s1.jsonl")
-	for path, text := range map[string]string{
-		scen:  "[link]\nlatency = \"20ms\"\n",
-		trace: "dir,seq,send_ns,recv_ns\nup,1,0,20000000\nup,2,50000000,70000000\n",
-	} {
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
+	// Each case starts from these files as they were made (a case that
+	// fails destroys one).
+	made := func() {
+		for path, text := range map[string]string{
+			scen:  "[link]\nlatency = \"20ms\"\n",
+			trace: "dir,seq,send_ns,recv_ns\nup,1,0,20000000\nup,2,50000000,70000000\n",
+		} {
+			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
+	made()
 	if code, _, errOut := runLab(t, "sweep", "--over", "link.jitter=0ms,5ms", "--seeds", "1", "--duration", "1s", "--shard", "1/1", "--jsonl", shard); code != 0 {
 		t.Fatal(errOut)
 	}
+	// The proxy reads its scenario and the traces of --set and --flow.
+	proxyArgs := []string{"proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", "--no-tui", "--duration", "1s"}
+	proxyArgs = proxyArgs[:len(proxyArgs):len(proxyArgs)] // each case appends to its own copy
 	for _, c := range []struct {
 		args  []string
 		input string
@@ -167,7 +175,11 @@ func TestOutputThatIsAnInputIsRefused(t *testing.T) {
 		{[]string{"ab", "--scenario", scen, "--b", "link.jitter=5ms", "--seeds", "1", "--duration", "1s", "--csv", scen}, scen},
 		{[]string{"diagnose", "--scenario", scen, "--seeds", "1", "--duration", "1s", "--html", scen}, scen},
 		{[]string{"fit", trace, "--csv", trace}, trace},
+		{append(proxyArgs, "--scenario", scen, "--record", scen), scen},
+		{append(proxyArgs, "--set", "up.trace="+trace, "--record", trace), trace},
+		{append(proxyArgs, "--flow", "127.0.0.1:5001 up.trace="+trace, "--pcap", trace), trace},
 	} {
+		made()
 		before, err := os.ReadFile(c.input)
 		if err != nil {
 			t.Fatal(err)
