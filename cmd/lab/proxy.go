@@ -95,8 +95,16 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	for _, l := range late {
 		fmt.Fprintf(stderr, "lab proxy: warning: %s\n", l)
 	}
-	if err := distinctOutputs(map[string]string{"pcap": pcapPath, "record": recordPath}); err != nil {
-		return cmdLineErr(err)
+	// The files the proxy reads: its scenario, the traces of --set and
+	// --flow; a capture written over one would destroy it.
+	inputs := o.inputs()
+	for _, f := range flows {
+		for _, a := range f.set {
+			inputs = appendTraceFile(inputs, a.Key, a.Value)
+		}
+	}
+	if err := checkOutputs(map[string]string{"pcap": pcapPath, "record": recordPath}, inputs...); err != nil {
+		return err
 	}
 	for _, out := range []struct{ flag, path string }{{"pcap", pcapPath}, {"record", recordPath}} {
 		if out.path == "-" {

@@ -66,12 +66,21 @@ func (o *runOptions) inputs() []string {
 		in = append(in, o.scenario)
 	}
 	for _, a := range o.sets {
-		if k, v, err := lab.ParseAssignment(a); err == nil && strings.HasSuffix(k, ".trace") {
-			file, _, _ := strings.Cut(v, "@sha256:")
-			in = append(in, file)
+		if k, v, err := lab.ParseAssignment(a); err == nil {
+			in = appendTraceFile(in, k, v)
 		}
 	}
 	return in
+}
+
+// appendTraceFile appends to in the file a setting key=value reads, if it
+// names one (up.trace=FILE[@sha256:…]).
+func appendTraceFile(in []string, key, value string) []string {
+	if !strings.HasSuffix(key, ".trace") {
+		return in
+	}
+	file, _, _ := strings.Cut(value, "@sha256:")
+	return append(in, file)
 }
 
 func (o *runOptions) given(name string) bool {
