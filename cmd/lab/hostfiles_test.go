@@ -142,12 +142,17 @@ func TestOutputThatIsAnInputIsRefused(t *testing.T) {
 	scen := filepath.Join(dir, "s.toml")
 	trace := filepath.Join(dir, "t.csv")
 	shard := filepath.Join(dir, "s1.jsonl")
+	gate := filepath.Join(dir, "gates", "gate.toml") // lab check reads a folder's .toml files
+	if err := os.Mkdir(filepath.Dir(gate), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	// Each case starts from these files as they were made (a case that
 	// fails destroys one).
 	made := func() {
 		for path, text := range map[string]string{
 			scen:  "[link]\nlatency = \"20ms\"\n",
 			trace: "dir,seq,send_ns,recv_ns\nup,1,0,20000000\nup,2,50000000,70000000\n",
+			gate:  "duration = \"1s\"\nseeds = \"1-2\"\n[[assert]]\nmetric = \"judder_mps\"\nmax = 5\n",
 		} {
 			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 				t.Fatal(err)
@@ -175,6 +180,8 @@ func TestOutputThatIsAnInputIsRefused(t *testing.T) {
 		{[]string{"ab", "--scenario", scen, "--b", "link.jitter=5ms", "--seeds", "1", "--duration", "1s", "--csv", scen}, scen},
 		{[]string{"diagnose", "--scenario", scen, "--seeds", "1", "--duration", "1s", "--html", scen}, scen},
 		{[]string{"fit", trace, "--csv", trace}, trace},
+		{[]string{"check", filepath.Dir(gate), "--junit", gate}, gate},
+		{[]string{"check", gate, "--summary", gate}, gate},
 		{append(proxyArgs, "--scenario", scen, "--record", scen), scen},
 		{append(proxyArgs, "--set", "up.trace="+trace, "--record", trace), trace},
 		{append(proxyArgs, "--flow", "127.0.0.1:5001 up.trace="+trace, "--pcap", trace), trace},
