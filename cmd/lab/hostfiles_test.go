@@ -143,6 +143,9 @@ func TestOutputThatIsAnInputIsRefused(t *testing.T) {
 	trace := filepath.Join(dir, "t.csv")
 	shard := filepath.Join(dir, "s1.jsonl")
 	gate := filepath.Join(dir, "gates", "gate.toml") // lab check reads a folder's .toml files
+	// Scenarios that read other files: a base, a trace at the start and
+	// one in the timeline.
+	child, traced, later := filepath.Join(dir, "child.toml"), filepath.Join(dir, "traced.toml"), filepath.Join(dir, "later.toml")
 	if err := os.Mkdir(filepath.Dir(gate), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -150,9 +153,12 @@ func TestOutputThatIsAnInputIsRefused(t *testing.T) {
 	// fails destroys one).
 	made := func() {
 		for path, text := range map[string]string{
-			scen:  "[link]\nlatency = \"20ms\"\n",
-			trace: "dir,seq,send_ns,recv_ns\nup,1,0,20000000\nup,2,50000000,70000000\n",
-			gate:  "duration = \"1s\"\nseeds = \"1-2\"\n[[assert]]\nmetric = \"judder_mps\"\nmax = 5\n",
+			scen:   "[link]\nlatency = \"20ms\"\n",
+			trace:  "dir,seq,send_ns,recv_ns\nup,1,0,20000000\nup,2,50000000,70000000\n",
+			gate:   "duration = \"1s\"\nseeds = \"1-2\"\n[[assert]]\nmetric = \"judder_mps\"\nmax = 5\n",
+			child:  "base = \"s.toml\"\n",
+			traced: "up.trace = \"" + trace + "\"\n",
+			later:  "[[timeline]]\nat = \"500ms\"\nup.trace = \"" + trace + "\"\n",
 		} {
 			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 				t.Fatal(err)
@@ -175,6 +181,11 @@ func TestOutputThatIsAnInputIsRefused(t *testing.T) {
 		{[]string{"plot", rec, "--out", link}, rec},
 		{[]string{"run", "--scenario", scen, "--csv", scen}, scen},
 		{[]string{"run", "--set", "up.trace=" + trace, "--packets", trace}, trace},
+		{[]string{"run", "--scenario", child, "--csv", scen}, scen},
+		{[]string{"run", "--scenario", traced, "--csv", trace}, trace},
+		{[]string{"run", "--scenario", later, "--packets", trace}, trace},
+		{[]string{"sweep", "--scenario", traced, "--over", "link.jitter=0ms,5ms", "--seeds", "1", "--duration", "1s", "--csv", trace}, trace},
+		{append(proxyArgs, "--scenario", child, "--pcap", scen), scen},
 		{[]string{"merge", shard, "--csv", shard}, shard},
 		{[]string{"sweep", "--scenario", scen, "--over", "link.jitter=0ms,5ms", "--seeds", "1", "--duration", "1s", "--html", scen}, scen},
 		{[]string{"ab", "--scenario", scen, "--b", "link.jitter=5ms", "--seeds", "1", "--duration", "1s", "--csv", scen}, scen},
