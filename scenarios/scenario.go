@@ -43,6 +43,9 @@ type Scenario struct {
 	Source      string // where the numbers come from
 	File        string // the file it was read from, or "builtin/NAME.toml"
 	Base        string // the scenario it extends, already merged in
+	// Files are the files read for it: its own (not a built-in) and its
+	// bases', in the order read.
+	Files []string
 
 	Params   []Assignment // base's first, then this file's, in order
 	Timeline []Change     // sorted by At (stable)
@@ -335,6 +338,7 @@ func (sc *Scenario) mergeBase(file string, check Checker, depth int) error {
 	if err != nil {
 		return err
 	}
+	sc.Files = append(sc.Files, base.Files...)
 	sc.Params = append(slices.Clone(base.Params), sc.Params...)
 	tl := append(slices.Clone(base.Timeline), sc.Timeline...)
 	sort.SliceStable(tl, func(i, j int) bool { return tl[i].At < tl[j].At })
@@ -561,5 +565,10 @@ func loadFile(path string, check Checker, depth int) (*Scenario, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", path, err)
 	}
-	return parse(path, data, check, depth, true)
+	sc, err := parse(path, data, check, depth, true)
+	if err != nil {
+		return nil, err
+	}
+	sc.Files = append([]string{path}, sc.Files...)
+	return sc, nil
 }
