@@ -389,6 +389,48 @@ func TestDiagnoseHTMLTakesTheOutputPath(t *testing.T) {
 	}
 }
 
+// The watch that removes whole outputs' temporary files on a signal does
+// not take the ending away from a command that catches the signal itself:
+// a sweep or an A/B writing --csv, stopped by SIGINT, SIGTERM or SIGHUP,
+// says how many runs were done and exits 128 + the signal, as it does
+// without an output file (it exited 130 for every signal, saying
+// nothing), and leaves neither its output nor a temporary file.
+func TestInterruptedOutputKeepsTheCommandsEnding(t *testing.T) {
+	for _, c := range []struct {
+		sig  syscall.Signal
+		args []string
+	}{
+		{syscall.SIGTERM, []string{"sweep", "--over", "link.jitter=0ms,5ms,10ms"}},
+		{syscall.SIGHUP, []string{"ab", "--b", "link.jitter=5ms"}},
+		{syscall.SIGINT, []string{"sweep", "--over", "link.jitter=0ms,5ms,10ms"}},
+	} {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "out.csv")
+		cmd, stdout, stderr := labProcess(t, append(c.args, "--seeds", "1-500", "--duration", "10m", "--workers", "1", "--csv", out)...)
+		go io.Copy(io.Discard, stdout)
+		temp := func() []string { m, _ := filepath.Glob(filepath.Join(dir, ".out.csv.*.tmp")); return m }
+		for start := time.Now(); len(temp()) == 0; time.Sleep(10 * time.Millisecond) {
+			if time.Since(start) > 30*time.Second {
+				t.Fatalf("lab %s: no temporary file after 30 s: %s", c.args[0], stderr)
+			}
+		}
+		time.Sleep(200 * time.Millisecond) // the runs have started (seconds of them are queued)
+		if err := cmd.Process.Signal(c.sig); err != nil {
+			t.Fatal(err)
+		}
+		cmd.Wait()
+		if code := cmd.ProcessState.ExitCode(); code != 128+int(c.sig) || !strings.Contains(stderr.String(), "canceled after") {
+			t.Errorf("lab %s --csv stopped by %v: %v, stderr %q; want exit %d saying how many runs were done", c.args[0], c.sig, cmd.ProcessState, stderr, 128+int(c.sig))
+		}
+		if left := temp(); len(left) != 0 {
+			t.Errorf("lab %s stopped by %v left %v", c.args[0], c.sig, left)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("lab %s stopped by %v wrote %s: %v", c.args[0], c.sig, out, err)
+		}
+	}
+}
+
 // Issue 27 item 1: merge --html on a shard whose settings name a 2 GB
 // trace (it crashed out of memory): refused without opening the file
 // unless --open-files says so; with it, refused from the file's size.
