@@ -340,11 +340,14 @@ func signalContext(sigs ...os.Signal) (ctx context.Context, stop func(), caught 
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, sigs...)
+	signalHandlers.Add(1)
+	var once sync.Once
 	var mu sync.Mutex
 	var got os.Signal
 	go func() {
 		select {
 		case sig := <-ch:
+			signalCaught.Store(true)
 			mu.Lock()
 			got = sig
 			mu.Unlock()
@@ -352,7 +355,11 @@ func signalContext(sigs ...os.Signal) (ctx context.Context, stop func(), caught 
 		case <-ctx.Done():
 		}
 	}()
-	stop = func() { signal.Stop(ch); cancel() }
+	stop = func() {
+		signal.Stop(ch)
+		cancel()
+		once.Do(func() { signalHandlers.Add(-1) })
+	}
 	caught = func() os.Signal {
 		mu.Lock()
 		defer mu.Unlock()
