@@ -240,7 +240,7 @@ func TestMissingFramesEndWithStatus5(t *testing.T) {
 	cutFrame(t, whole, v3, 2)
 	v2 := filepath.Join(dir, "v2.jlrec")
 	cutFrame(t, filepath.Join("..", "..", "recordings", "testdata", "v2-jitter-fix.jlrec"), v2, 2)
-	for _, c := range []struct{ rec, want string }{{v3, "1 whole frames are missing"}, {v2, "the end record counts"}} {
+	for _, c := range []struct{ rec, want string }{{v3, "1 whole frame is missing"}, {v2, "the end record counts"}} {
 		for _, args := range [][]string{
 			{"export", c.rec, "--csv", filepath.Join(dir, "out.csv")},
 			{"replay", c.rec, "--from", "1s", "--to", "35s"},
