@@ -253,6 +253,10 @@ func newSocket(c *net.UDPConn, d Dir) *socket {
 	return s
 }
 
+// readDrops reads the kernel's drop counts (procDrops; a test counts the
+// reads).
+var readDrops = procDrops
+
 // pollDrops brings the kernel's drop counts of these sockets up to date
 // (Linux), including drops after the last datagram read.
 func (r *Relay) pollDrops(socks ...*socket) {
@@ -262,7 +266,7 @@ func (r *Relay) pollDrops(socks ...*socket) {
 			m[s.inode] = s.seen.Load()
 		}
 	}
-	procDrops(m)
+	readDrops(m)
 	for _, s := range socks {
 		if c, ok := m[s.inode]; ok && s.inode != 0 {
 			s.observe(c, &r.kernelDrops[s.dir])
