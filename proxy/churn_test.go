@@ -23,7 +23,7 @@ func TestEvictionsReadTheDropCountsTogether(t *testing.T) {
 	var reads atomic.Int64
 	read := readDrops
 	readDrops = func(want map[uint64]uint32) { reads.Add(1); read(want) }
-	defer func() { readDrops = read }()
+	t.Cleanup(func() { readDrops = read }) // after the relay has stopped
 	limits := DefaultLimits()
 	limits.MaxFlows = 4
 	r, _, stop := startRelay(t, Options{Target: server.LocalAddr().String(), Limits: limits})
@@ -33,8 +33,8 @@ func TestEvictionsReadTheDropCountsTogether(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer c.Close() // open to the end: each client a port of its own
 		c.Write([]byte("x"))
-		c.Close()
 		// One at a time, so the kernel drops none of them.
 		waitFor(t, "the relay to read the new client", func() bool { return r.Stats().FlowsSeen > uint64(i) })
 	}
