@@ -182,6 +182,20 @@ func (r *Relay) closePoller() {
 	}
 }
 
+// unwatch stops reading s and leaves it open (detach closes it). The
+// caller holds r.mu.
+func (r *Relay) unwatch(s *socket) {
+	if s.fd < 0 {
+		return
+	}
+	for m, set := range r.io.sets {
+		if watches(m, s.dir) {
+			syscall.EpollCtl(set, syscall.EPOLL_CTL_DEL, s.fd, nil)
+		}
+	}
+	delete(r.io.socks, int32(s.fd))
+}
+
 // detach stops watching s and closes it. The caller holds r.mu.
 func (r *Relay) detach(s *socket) {
 	if s.fd < 0 {

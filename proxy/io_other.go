@@ -29,6 +29,9 @@ func (r *Relay) closePoller() {}
 // wake: the reader goroutines hand every datagram over as it comes.
 func (r *Relay) wake() {}
 
+// unwatch: the reader goroutine reads s until detach closes it.
+func (r *Relay) unwatch(*socket) {}
+
 // detach closes s, which ends its reader. The caller holds r.mu.
 func (r *Relay) detach(s *socket) { s.conn.Close() }
 

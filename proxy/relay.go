@@ -177,6 +177,7 @@ type Relay struct {
 	audit    auditor
 	ev       PacketEvent
 	removed  []FlowID
+	retiring []*socket // removed flows' sockets, no longer read, closed once their drop counts are read
 	due      []Delivery
 	werr     [maxBatch]error // writeOut's result per copy
 	stalled  bool            // this wake-up came StallAfter late or more
@@ -253,6 +254,10 @@ func newSocket(c *net.UDPConn, d Dir) *socket {
 	return s
 }
 
+// readDrops reads the kernel's drop counts (procDrops; a test counts the
+// reads).
+var readDrops = procDrops
+
 // pollDrops brings the kernel's drop counts of these sockets up to date
 // (Linux), including drops after the last datagram read.
 func (r *Relay) pollDrops(socks ...*socket) {
@@ -262,7 +267,7 @@ func (r *Relay) pollDrops(socks ...*socket) {
 			m[s.inode] = s.seen.Load()
 		}
 	}
-	procDrops(m)
+	readDrops(m)
 	for _, s := range socks {
 		if c, ok := m[s.inode]; ok && s.inode != 0 {
 			s.observe(c, &r.kernelDrops[s.dir])
@@ -505,18 +510,42 @@ func (r *Relay) dial(id FlowID) {
 	r.upstream[id] = s
 }
 
-// closeRemoved closes the sockets of the flows the core removed. The
-// caller holds r.mu.
+// retireBatch is how many removed flows' sockets wait, unread, for one
+// read of their drop counts: /proc/net/udp lists every UDP socket of the
+// machine, so reading it per evicted client (source-port churn evicts
+// thousands a second) would take the relay's CPU.
+const retireBatch = 64
+
+// closeRemoved stops reading the sockets of the flows the core removed
+// and closes them, their drop counts read together: when retireBatch
+// wait, or at the upkeep (closeRetiring). The caller holds r.mu.
 func (r *Relay) closeRemoved() {
 	r.removed = r.core.TakeRemoved(r.removed[:0])
 	for _, id := range r.removed {
 		r.audit.retire(id)
 		if s := r.upstream[id]; s != nil {
-			r.pollDrops(s)
-			r.detach(s)
+			r.unwatch(s)
+			r.retiring = append(r.retiring, s)
 			delete(r.upstream, id)
 		}
 	}
+	if len(r.retiring) >= retireBatch {
+		r.closeRetiring()
+	}
+}
+
+// closeRetiring reads the drop counts of the removed flows' sockets, in
+// one read, and closes them. The caller holds r.mu.
+func (r *Relay) closeRetiring() {
+	if len(r.retiring) == 0 {
+		return
+	}
+	r.pollDrops(r.retiring...)
+	for i, s := range r.retiring {
+		r.detach(s)
+		r.retiring[i] = nil
+	}
+	r.retiring = r.retiring[:0]
 }
 
 // applyTimeline applies the changes due at now. The caller holds r.mu.
@@ -560,7 +589,8 @@ func (r *Relay) Run(ctx context.Context) error {
 	defer func() {
 		r.mu.Lock()
 		r.stopping = true
-		socks := r.sockets()
+		socks := append(r.sockets(), r.retiring...)
+		r.retiring = nil
 		r.pollDrops(socks...)
 		for _, s := range socks {
 			r.detach(s)
@@ -604,6 +634,7 @@ func (r *Relay) step(wall time.Time) sim.Time {
 	if wall.Sub(r.lastMaint) >= r.maintEvery {
 		r.core.Expire(now)
 		r.closeRemoved()
+		r.closeRetiring()
 		r.lastMaint = wall
 	}
 	r.applyTimeline(now)

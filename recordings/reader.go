@@ -58,7 +58,11 @@ type DamageError struct {
 func (d *DamageError) Error() string {
 	switch {
 	case d.Missing > 0:
-		return fmt.Sprintf("%d whole frames are missing before byte %d (%s): data from %v to %v is lost", d.Missing, d.Offset, d.Reason, d.From, d.To)
+		what := fmt.Sprintf("%d whole frames are", d.Missing)
+		if d.Missing == 1 {
+			what = "1 whole frame is"
+		}
+		return fmt.Sprintf("%s missing before byte %d (%s): data from %v to %v is lost", what, d.Offset, d.Reason, d.From, d.To)
 	case d.Offset == d.Until:
 		return fmt.Sprintf("%s: data from %v to %v is lost", d.Reason, d.From, d.To)
 	}

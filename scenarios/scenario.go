@@ -43,6 +43,9 @@ type Scenario struct {
 	Source      string // where the numbers come from
 	File        string // the file it was read from, or "builtin/NAME.toml"
 	Base        string // the scenario it extends, already merged in
+	// Files are the files read for it: its own (not a built-in) and its
+	// bases', in the order read.
+	Files []string
 
 	Params   []Assignment // base's first, then this file's, in order
 	Timeline []Change     // sorted by At (stable)
@@ -126,10 +129,19 @@ func (e *ParseError) Error() string {
 //	metric = "judder_mps"
 //	max = 0.30
 func Parse(file string, data []byte, check Checker) (*Scenario, error) {
-	return parse(file, data, check, 0)
+	return parse(file, data, check, 0, true)
 }
 
-func parse(file string, data []byte, check Checker, depth int) (*Scenario, error) {
+// ParseInline is [Parse] for text that is not a file of the user's (a
+// request's body): a base is not resolved, so the text never makes the
+// lab open a file. The Scenario's Base says what the text named; its
+// parameters and timeline are the text's own.
+func ParseInline(file string, data []byte, check Checker) (*Scenario, error) {
+	return parse(file, data, check, 0, false)
+}
+
+// parse reads a scenario; resolveBase says whether its base is read.
+func parse(file string, data []byte, check Checker, depth int, resolveBase bool) (*Scenario, error) {
 	perr := func(line int, format string, a ...any) error {
 		return &ParseError{File: file, Line: line, Msg: fmt.Sprintf(format, a...)}
 	}
@@ -296,7 +308,7 @@ func parse(file string, data []byte, check Checker, depth int) (*Scenario, error
 	if err := parseTimeVarying(sc, raw, file, lines, check, perr); err != nil {
 		return nil, err
 	}
-	if sc.Base != "" {
+	if sc.Base != "" && resolveBase {
 		if err := sc.mergeBase(file, check, depth); err != nil {
 			return nil, err
 		}
@@ -313,7 +325,7 @@ func (sc *Scenario) mergeBase(file string, check Checker, depth int) error {
 	var base *Scenario
 	var err error
 	if data, ok := builtinText(sc.Base); ok {
-		base, err = parse("builtin/"+sc.Base+".toml", data, check, depth+1)
+		base, err = parse("builtin/"+sc.Base+".toml", data, check, depth+1, true)
 	} else if strings.HasSuffix(sc.Base, ".toml") {
 		path := sc.Base
 		if !filepath.IsAbs(path) {
@@ -326,6 +338,7 @@ func (sc *Scenario) mergeBase(file string, check Checker, depth int) error {
 	if err != nil {
 		return err
 	}
+	sc.Files = append(sc.Files, base.Files...)
 	sc.Params = append(slices.Clone(base.Params), sc.Params...)
 	tl := append(slices.Clone(base.Timeline), sc.Timeline...)
 	sort.SliceStable(tl, func(i, j int) bool { return tl[i].At < tl[j].At })
@@ -527,7 +540,7 @@ func Builtins(check Checker) ([]*Scenario, error) {
 // TOML file at that path.
 func Load(nameOrFile string, check Checker) (*Scenario, error) {
 	if data, ok := builtinText(nameOrFile); ok {
-		return parse("builtin/"+nameOrFile+".toml", data, check, 0)
+		return parse("builtin/"+nameOrFile+".toml", data, check, 0, true)
 	}
 	if !strings.HasSuffix(nameOrFile, ".toml") {
 		if _, err := os.Stat(nameOrFile); err != nil {
@@ -552,5 +565,10 @@ func loadFile(path string, check Checker, depth int) (*Scenario, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", path, err)
 	}
-	return parse(path, data, check, depth)
+	sc, err := parse(path, data, check, depth, true)
+	if err != nil {
+		return nil, err
+	}
+	sc.Files = append([]string{path}, sc.Files...)
+	return sc, nil
 }

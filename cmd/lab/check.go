@@ -50,8 +50,11 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 			outs[flag] = p
 		}
 	}
-	if err := checkOutputs(outs, basePath); err != nil {
-		return cmdLineErr(err)
+	// The files it reads: the gates (a folder's too) and the baseline. A
+	// bad path is left for LoadAll to name.
+	inputs, _ := check.Files(paths)
+	if err := checkOutputs(outs, append(inputs, basePath)...); err != nil {
+		return err
 	}
 
 	inputErr := func(err error) error {

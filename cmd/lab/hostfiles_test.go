@@ -142,17 +142,36 @@ func TestOutputThatIsAnInputIsRefused(t *testing.T) {
 	scen := filepath.Join(dir, "s.toml")
 	trace := filepath.Join(dir, "t.csv")
 	shard := filepath.Join(dir, "s1.jsonl")
-	for path, text := range map[string]string{
-		scen:  "[link]\nlatency = \"20ms\"\n",
-		trace: "dir,seq,send_ns,recv_ns\nup,1,0,20000000\nup,2,50000000,70000000\n",
-	} {
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
+	gate := filepath.Join(dir, "gates", "gate.toml") // lab check reads a folder's .toml files
+	// Scenarios that read other files: a base, a trace at the start and
+	// one in the timeline.
+	child, traced, later := filepath.Join(dir, "child.toml"), filepath.Join(dir, "traced.toml"), filepath.Join(dir, "later.toml")
+	if err := os.Mkdir(filepath.Dir(gate), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Each case starts from these files as they were made (a case that
+	// fails destroys one).
+	made := func() {
+		for path, text := range map[string]string{
+			scen:   "[link]\nlatency = \"20ms\"\n",
+			trace:  "dir,seq,send_ns,recv_ns\nup,1,0,20000000\nup,2,50000000,70000000\n",
+			gate:   "duration = \"1s\"\nseeds = \"1-2\"\n[[assert]]\nmetric = \"judder_mps\"\nmax = 5\n",
+			child:  "base = \"s.toml\"\n",
+			traced: "up.trace = \"" + trace + "\"\n",
+			later:  "[[timeline]]\nat = \"500ms\"\nup.trace = \"" + trace + "\"\n",
+		} {
+			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
+	made()
 	if code, _, errOut := runLab(t, "sweep", "--over", "link.jitter=0ms,5ms", "--seeds", "1", "--duration", "1s", "--shard", "1/1", "--jsonl", shard); code != 0 {
 		t.Fatal(errOut)
 	}
+	// The proxy reads its scenario and the traces of --set and --flow.
+	proxyArgs := []string{"proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", "--no-tui", "--duration", "1s"}
+	proxyArgs = proxyArgs[:len(proxyArgs):len(proxyArgs)] // each case appends to its own copy
 	for _, c := range []struct {
 		args  []string
 		input string
@@ -162,12 +181,23 @@ func TestOutputThatIsAnInputIsRefused(t *testing.T) {
 		{[]string{"plot", rec, "--out", link}, rec},
 		{[]string{"run", "--scenario", scen, "--csv", scen}, scen},
 		{[]string{"run", "--set", "up.trace=" + trace, "--packets", trace}, trace},
+		{[]string{"run", "--scenario", child, "--csv", scen}, scen},
+		{[]string{"run", "--scenario", traced, "--csv", trace}, trace},
+		{[]string{"run", "--scenario", later, "--packets", trace}, trace},
+		{[]string{"sweep", "--scenario", traced, "--over", "link.jitter=0ms,5ms", "--seeds", "1", "--duration", "1s", "--csv", trace}, trace},
+		{append(proxyArgs, "--scenario", child, "--pcap", scen), scen},
 		{[]string{"merge", shard, "--csv", shard}, shard},
 		{[]string{"sweep", "--scenario", scen, "--over", "link.jitter=0ms,5ms", "--seeds", "1", "--duration", "1s", "--html", scen}, scen},
 		{[]string{"ab", "--scenario", scen, "--b", "link.jitter=5ms", "--seeds", "1", "--duration", "1s", "--csv", scen}, scen},
 		{[]string{"diagnose", "--scenario", scen, "--seeds", "1", "--duration", "1s", "--html", scen}, scen},
 		{[]string{"fit", trace, "--csv", trace}, trace},
+		{[]string{"check", filepath.Dir(gate), "--junit", gate}, gate},
+		{[]string{"check", gate, "--summary", gate}, gate},
+		{append(proxyArgs, "--scenario", scen, "--record", scen), scen},
+		{append(proxyArgs, "--set", "up.trace="+trace, "--record", trace), trace},
+		{append(proxyArgs, "--flow", "127.0.0.1:5001 up.trace="+trace, "--pcap", trace), trace},
 	} {
+		made()
 		before, err := os.ReadFile(c.input)
 		if err != nil {
 			t.Fatal(err)
@@ -210,7 +240,7 @@ func TestMissingFramesEndWithStatus5(t *testing.T) {
 	cutFrame(t, whole, v3, 2)
 	v2 := filepath.Join(dir, "v2.jlrec")
 	cutFrame(t, filepath.Join("..", "..", "recordings", "testdata", "v2-jitter-fix.jlrec"), v2, 2)
-	for _, c := range []struct{ rec, want string }{{v3, "1 whole frames are missing"}, {v2, "the end record counts"}} {
+	for _, c := range []struct{ rec, want string }{{v3, "1 whole frame is missing"}, {v2, "the end record counts"}} {
 		for _, args := range [][]string{
 			{"export", c.rec, "--csv", filepath.Join(dir, "out.csv")},
 			{"replay", c.rec, "--from", "1s", "--to", "35s"},
@@ -356,6 +386,48 @@ func TestDiagnoseHTMLTakesTheOutputPath(t *testing.T) {
 	left, _ := filepath.Glob(filepath.Join(dir, ".report.html.*.tmp"))
 	if !strings.Contains(string(b), "<html") || st.Mode().Perm() != 0o600 || len(left) != 0 {
 		t.Fatalf("report: %d bytes, mode %v, temporary files %v", len(b), st.Mode().Perm(), left)
+	}
+}
+
+// The watch that removes whole outputs' temporary files on a signal does
+// not take the ending away from a command that catches the signal itself:
+// a sweep or an A/B writing --csv, stopped by SIGINT, SIGTERM or SIGHUP,
+// says how many runs were done and exits 128 + the signal, as it does
+// without an output file (it exited 130 for every signal, saying
+// nothing), and leaves neither its output nor a temporary file.
+func TestInterruptedOutputKeepsTheCommandsEnding(t *testing.T) {
+	for _, c := range []struct {
+		sig  syscall.Signal
+		args []string
+	}{
+		{syscall.SIGTERM, []string{"sweep", "--over", "link.jitter=0ms,5ms,10ms"}},
+		{syscall.SIGHUP, []string{"ab", "--b", "link.jitter=5ms"}},
+		{syscall.SIGINT, []string{"sweep", "--over", "link.jitter=0ms,5ms,10ms"}},
+	} {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "out.csv")
+		cmd, stdout, stderr := labProcess(t, append(c.args, "--seeds", "1-500", "--duration", "10m", "--workers", "1", "--csv", out)...)
+		go io.Copy(io.Discard, stdout)
+		temp := func() []string { m, _ := filepath.Glob(filepath.Join(dir, ".out.csv.*.tmp")); return m }
+		for start := time.Now(); len(temp()) == 0; time.Sleep(10 * time.Millisecond) {
+			if time.Since(start) > 30*time.Second {
+				t.Fatalf("lab %s: no temporary file after 30 s: %s", c.args[0], stderr)
+			}
+		}
+		time.Sleep(200 * time.Millisecond) // the runs have started (seconds of them are queued)
+		if err := cmd.Process.Signal(c.sig); err != nil {
+			t.Fatal(err)
+		}
+		cmd.Wait()
+		if code := cmd.ProcessState.ExitCode(); code != 128+int(c.sig) || !strings.Contains(stderr.String(), "canceled after") {
+			t.Errorf("lab %s --csv stopped by %v: %v, stderr %q; want exit %d saying how many runs were done", c.args[0], c.sig, cmd.ProcessState, stderr, 128+int(c.sig))
+		}
+		if left := temp(); len(left) != 0 {
+			t.Errorf("lab %s stopped by %v left %v", c.args[0], c.sig, left)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("lab %s stopped by %v wrote %s: %v", c.args[0], c.sig, out, err)
+		}
 	}
 }
 

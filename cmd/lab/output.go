@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"jitterlab/internal/files"
@@ -95,12 +96,25 @@ var temps = struct {
 // ending are the signals that end a command.
 var ending = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 
+// signalHandlers counts the signal contexts (signalContext) not stopped:
+// while one is, the command catches the ending signals itself, ends as it
+// says (exit 128 + n, what was done) and aborts its outputs.
+// signalCaught says one of them caught a signal the watch of temporary
+// files has not seen yet: the command may have stopped its context
+// before the watch reads the same signal.
+var (
+	signalHandlers atomic.Int32
+	signalCaught   atomic.Bool
+)
+
 // createTemp creates a temporary file as os.CreateTemp does and notes it.
-// From the first one on it watches for a signal that ends the command: it
-// removes the files noted, then dies of the signal as it would have (exit
-// status 128 + n). The watch starts before the file exists, and the file
-// is created and noted under the lock the watch takes: a signal in
-// between (a Ctrl-C the moment the file appears) still removes it.
+// From the first one on it watches for a signal that ends the command; a
+// signal the command does not catch itself (no signalContext running)
+// removes the files noted, then the process dies of the signal as it
+// would have (exit status 128 + n). The watch starts before the file
+// exists, and the file is created and noted under the lock the watch
+// takes: a signal in between (a Ctrl-C the moment the file appears) still
+// removes it.
 func createTemp(dir, pattern string) (*os.File, error) {
 	temps.Lock()
 	defer temps.Unlock()
@@ -121,16 +135,22 @@ func watchTemps() {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, ending...)
 	go func() {
-		sig := <-ch
-		temps.Lock() // held: no new file is noted, none is renamed in
-		for f := range temps.files {
-			os.Remove(f)
+		for sig := range ch {
+			if signalHandlers.Load() > 0 || signalCaught.Swap(false) {
+				continue // the command ends itself and aborts its outputs
+			}
+			temps.Lock() // held: no new file is noted, none is renamed in
+			for f := range temps.files {
+				os.Remove(f)
+			}
+			signal.Reset(ending...)
+			code := 130
+			if s, ok := sig.(syscall.Signal); ok {
+				syscall.Kill(os.Getpid(), s)
+				code = 128 + int(s)
+			}
+			os.Exit(code)
 		}
-		signal.Reset(ending...)
-		if s, ok := sig.(syscall.Signal); ok {
-			syscall.Kill(os.Getpid(), s)
-		}
-		os.Exit(130)
 	}()
 }
 

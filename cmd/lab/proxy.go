@@ -95,8 +95,16 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	for _, l := range late {
 		fmt.Fprintf(stderr, "lab proxy: warning: %s\n", l)
 	}
-	if err := distinctOutputs(map[string]string{"pcap": pcapPath, "record": recordPath}); err != nil {
-		return cmdLineErr(err)
+	// The files the proxy reads: its scenario, the traces of --set and
+	// --flow; a capture written over one would destroy it.
+	inputs := o.inputs()
+	for _, f := range flows {
+		for _, a := range f.set {
+			inputs = appendTraceFile(inputs, a.Key, a.Value)
+		}
+	}
+	if err := checkOutputs(map[string]string{"pcap": pcapPath, "record": recordPath}, inputs...); err != nil {
+		return err
 	}
 	for _, out := range []struct{ flag, path string }{{"pcap", pcapPath}, {"record", recordPath}} {
 		if out.path == "-" {
@@ -332,11 +340,14 @@ func signalContext(sigs ...os.Signal) (ctx context.Context, stop func(), caught 
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, sigs...)
+	signalHandlers.Add(1)
+	var once sync.Once
 	var mu sync.Mutex
 	var got os.Signal
 	go func() {
 		select {
 		case sig := <-ch:
+			signalCaught.Store(true)
 			mu.Lock()
 			got = sig
 			mu.Unlock()
@@ -344,7 +355,11 @@ func signalContext(sigs ...os.Signal) (ctx context.Context, stop func(), caught 
 		case <-ctx.Done():
 		}
 	}()
-	stop = func() { signal.Stop(ch); cancel() }
+	stop = func() {
+		signal.Stop(ch)
+		cancel()
+		once.Do(func() { signalHandlers.Add(-1) })
+	}
 	caught = func() os.Signal {
 		mu.Lock()
 		defer mu.Unlock()

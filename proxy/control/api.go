@@ -385,7 +385,9 @@ func checkLinkAssignment(key, value string) error {
 
 // parseTimeline is ParseTimeline checking each assignment with check.
 func parseTimeline(name string, body []byte, flow netip.AddrPort, check func(key, value string) error) ([]Timed, error) {
-	sc, err := scenarios.Parse(name, bytes.Clone(body), check)
+	// A base is not resolved (a request names no file the proxy
+	// opens); it is refused below with the other settings.
+	sc, err := scenarios.ParseInline(name, bytes.Clone(body), check)
 	if err != nil {
 		return nil, err
 	}

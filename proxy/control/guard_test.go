@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -187,4 +189,46 @@ func FuzzLocalHost(f *testing.F) {
 			t.Fatalf("Host %q taken as this machine's", h)
 		}
 	})
+}
+
+// A request names no file the proxy opens (issue 27.6): POST /timeline
+// with base = "…/secret.toml" read that file and quoted its values in the
+// refusal. A base is refused as every other setting POST does not take,
+// before it is resolved: the answer is the same whether the file exists,
+// holds a bad value or is missing, and quotes nothing of it.
+func TestTimelineBaseIsNotOpened(t *testing.T) {
+	c, r := newConditions(t)
+	defer c.Stop()
+	srv := httptest.NewServer(NewHandler(c, fakeSource{}, Options{}))
+	defer srv.Close()
+	dir := t.TempDir()
+	secret := filepath.Join(dir, "secret.toml")
+	if err := os.WriteFile(secret, []byte("[up]\nlatency = \"hunter2\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(dir, "good.toml")
+	if err := os.WriteFile(good, []byte("[up]\nloss = \"1%\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	toml := map[string]string{"Content-Type": "application/toml"}
+	answer := func(base string) string {
+		body := "base = \"" + base + "\"\n[[timeline]]\nat = \"0s\"\nup.latency = \"5ms\"\n"
+		code, out := send(t, srv, attack{"", "POST", "/timeline", body, toml, 400})
+		if code != 400 {
+			t.Fatalf("base %q: %d %s; want 400", base, code, out)
+		}
+		return strings.ReplaceAll(out, base, "BASE")
+	}
+	missing := answer(filepath.Join(dir, "missing.toml"))
+	for _, base := range []string{secret, good, "mobile-4g"} {
+		if got := answer(base); got != missing {
+			t.Errorf("base %q: %s\nwant the answer of a missing file: %s", base, got, missing)
+		}
+	}
+	if !strings.Contains(missing, "[[timeline]] entries") {
+		t.Errorf("refusal %s; want it to say POST takes only [[timeline]] entries", missing)
+	}
+	if r.up.Latency != 0 || r.up.Loss != 0 || c.Pending() != 0 {
+		t.Fatalf("a refused request changed the link: up latency %v, loss %v, %d pending", r.up.Latency, r.up.Loss, c.Pending())
+	}
 }
