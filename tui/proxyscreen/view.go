@@ -58,6 +58,9 @@ type Snapshot struct {
 	Changes   []Change // applied so far (timeline and live), oldest first
 	Stopped   bool     // the relay has stopped (its --duration ended): so does the screen
 	Recording string   // the recording running now (R's or --record's), or ""
+	// Game is the game's telemetry (nil: the relay receives none, and the
+	// screen shows the link's charts alone).
+	Game *Game
 }
 
 // Group is the clients on one link, as relayed: everybody's (Addr
@@ -134,6 +137,7 @@ type proxySample struct {
 	bursts           [2]int64      // runs of losses, totals (< 0: not measured)
 	bytes            [2]int64      // payload bytes written out, totals (< 0: not measured)
 	outRate, kbit    [2]float64    // copies and kbit/s written out over the same span as rate (kbit NaN: not measured)
+	game             gameFigures   // the game's frames in the column (none: not measured)
 }
 
 // rateSpan is the span packet rates are averaged over: a game's 20 or 60
@@ -159,6 +163,10 @@ type View struct {
 	statusRow, table    *tview.TextView
 	log                 *widget.ScrollText
 	delay, rate, jitter *widget.Chart
+	offset, interval    *widget.Chart // the game's (with telemetry)
+	visErr              *widget.Chart
+	game                bool   // the relay receives the game's telemetry: its charts show
+	spanText            string // the charts' time axis, "−30s"
 	editor              *tui.Editor
 	upper               widget.Layers // the editor or the change log
 	pages               widget.Layers
@@ -216,12 +224,12 @@ func New(src Source, opts Options) *View {
 	for _, c := range []*widget.Chart{v.delay, v.rate, v.jitter} {
 		c.Color2 = tcell.ColorWhite
 	}
+	v.offset, v.interval, v.visErr = gameCharts()
 	v.editor.Get = src.Get
 	v.editor.Set = v.set
 	v.upper = widget.Layers{Pages: tview.NewPages()}
 	v.upper.AddPage("log", v.log, true, false).AddPage("editor", v.editor, true, true)
-	charts := tview.NewFlex().SetDirection(tview.FlexRow).
-		AddItem(v.delay, 0, 1, false).AddItem(v.rate, 0, 1, false).AddItem(v.jitter, 0, 1, false)
+	charts := &chartColumn{Flex: tview.NewFlex().SetDirection(tview.FlexRow), v: v}
 	main := tview.NewFlex().AddItem(charts, 0, 1, false).AddItem(v.upper, widget.SideWidth, 0, true)
 	v.rows = tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(v.header, 1, 0, false).
@@ -318,6 +326,12 @@ func (v *View) sample() {
 			v.pendingN[d]++
 		}
 	}
+	if s.Game != nil {
+		v.game = true
+		for _, p := range s.Game.Points {
+			v.pending.game.add(p)
+		}
+	}
 	v.sampleGroups(changed)
 	if !v.haveLast {
 		v.prev, v.haveLast = s, true
@@ -328,6 +342,7 @@ func (v *View) sample() {
 		return
 	}
 	x := v.pending
+	x.game = x.game.figures()
 	x.wall, x.in = s.Wall, [2]uint64{s.Up.In, s.Down.In}
 	x.delivered, x.bytes = [2]uint64{s.Up.Delivered, s.Down.Delivered}, [2]int64{s.Up.Bytes, s.Down.Bytes}
 	x.lost, x.reordered = [2]uint64{s.Up.Lost, s.Down.Lost}, [2]uint64{s.Up.Reordered, s.Down.Reordered}
@@ -384,7 +399,10 @@ func (v *View) refresh() {
 	fill(v.delay, func(x *proxySample, d int) []float64 { return []float64{x.delayLo[d], x.delayHi[d]} })
 	fill(v.rate, func(x *proxySample, d int) []float64 { return []float64{x.rate[d], x.rate[d]} })
 	fill(v.jitter, func(x *proxySample, d int) []float64 { return []float64{x.jitter[d], x.jitter[d]} })
-	v.jitter.Span = "−" + widget.FmtSpan(span, v.every)
+	v.spanText = "−" + widget.FmtSpan(span, v.every)
+	if v.game {
+		v.fillGame(shown, span)
+	}
 	from := v.realFrom()
 	up, down := v.realDelays(0, from), v.realDelays(1, from)
 	v.delay.SetNote("up " + num("%.1f", up[0]) + ", dn " + num("%.1f", down[0]))
