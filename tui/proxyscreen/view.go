@@ -886,6 +886,11 @@ var proxyKeys = [][2]string{
 // KeyHelp lists the proxy screen's keys, one per line.
 func KeyHelp() string { return widget.KeyLines(proxyKeys, "  ", widget.KeyColumns) }
 
+// proxyGameHelp is one paragraph, before proxyChartHelp.
+const proxyGameHelp = "Charts, with the game's telemetry (--telemetry), first three as the lab's: the game's tick offset and send interval " +
+	"as its latest frame gave them, and its visible error, the largest |visible − predicted| distance of a column's frames. " +
+	"On a short terminal they take the link's charts' place."
+
 // proxyChartHelp is one paragraph: the help box wraps it at its width.
 const proxyChartHelp = "Charts, newest at the right, up in colour and down in white: the one-way " +
 	"delay the proxy added to each relayed packet (each column its range; p50 in the title), the " +
@@ -900,7 +905,7 @@ const proxyChartHelp = "Charts, newest at the right, up in colour and down in wh
 
 func (v *View) help() {
 	text := func(columns int) string {
-		return widget.KeyLines(proxyKeys, "", columns) + "\n" + proxyChartHelp + "\n\n" + widget.HelpLastLine
+		return widget.KeyLines(proxyKeys, "", columns) + "\n" + proxyGameHelp + "\n\n" + proxyChartHelp + "\n\n" + widget.HelpLastLine
 	}
 	v.editing = true
 	widget.ShowHelp(v.app, v.pages.Pages, text, func() { v.editing = false; v.app.SetFocus(v.editor) })
