@@ -91,7 +91,7 @@ func gameCharts() (offset, interval, visErr *widget.Chart) {
 // gameRows is the least height of the charts' column that holds the
 // game's three charts and the link's three, four rows each (two of plot);
 // a lower column shows the game's alone, the box below keeping the link's
-// figures.
+// figures, or the link's alone (g).
 const gameRows = 6 * 4
 
 // chartColumn is the charts' column: the link's three charts, and once
@@ -108,6 +108,8 @@ func (v *View) charts(h int) []*widget.Chart {
 	link := []*widget.Chart{v.delay, v.rate, v.jitter}
 	switch {
 	case !v.game:
+		return link
+	case h < gameRows && v.linkCharts:
 		return link
 	case h < gameRows:
 		return []*widget.Chart{v.offset, v.interval, v.visErr}
@@ -154,4 +156,14 @@ func (v *View) fillGame(shown []proxySample, span int) {
 	v.offset.SetNote(num("%+.0f", last.offset))
 	v.interval.SetNote(num("%.3f", last.interval))
 	v.visErr.SetNote(num("%.2f", last.visErr))
+}
+
+// swapCharts is g: in a column too low for six charts, the link's in
+// place of the game's, or back.
+func (v *View) swapCharts() {
+	v.linkCharts = !v.linkCharts
+	v.status = "a terminal under 34 rows shows the game's charts (g: the link's)"
+	if v.linkCharts {
+		v.status = "a terminal under 34 rows shows the link's charts (g: the game's)"
+	}
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gdamore/tcell/v2"
+
 	"jitterlab/internal/golden"
 	"jitterlab/motion"
 	"jitterlab/telemetry"
@@ -144,5 +146,36 @@ func TestProxyScreenGameWithoutFrames(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("the screen lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// g on a short terminal puts the link's charts in place of the game's,
+// and back; on a tall one both show whatever g says; without telemetry g
+// is no key of the screen's.
+func TestProxyGSwapsTheChartsOnAShortTerminal(t *testing.T) {
+	g := &gameProxy{fakeProxy: newFakeProxy(t)}
+	v, screen := openProxy(g, Options{}, 80, 24, 50)
+	shows := func() (game, link bool) {
+		out := drawProxy(v, screen)
+		return strings.Contains(out, "tick offset ─"), strings.Contains(out, "added delay (ms) ─")
+	}
+	for i, want := range [][2]bool{{true, false}, {false, true}, {true, false}} {
+		if i > 0 {
+			proxyKey(v, tcell.NewEventKey(tcell.KeyRune, 'g', 0))
+		}
+		if game, link := shows(); game != want[0] || link != want[1] {
+			t.Fatalf("80×24 after %d g: game's charts %v, link's %v; want %v", i, game, link, want)
+		}
+	}
+	proxyKey(v, tcell.NewEventKey(tcell.KeyRune, 'g', 0))
+	screen.SetSize(120, 40)
+	if game, link := shows(); !game || !link {
+		t.Fatalf("120×40 after g: game's charts %v, link's %v; want both", game, link)
+	}
+
+	f := newFakeProxy(t)
+	plain, _ := openProxy(f, Options{}, 80, 24, 5)
+	if ev := plain.onKey(tcell.NewEventKey(tcell.KeyRune, 'g', 0)); ev == nil || plain.linkCharts {
+		t.Fatal("without telemetry g was taken")
 	}
 }

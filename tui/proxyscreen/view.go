@@ -166,6 +166,7 @@ type View struct {
 	offset, interval    *widget.Chart // the game's (with telemetry)
 	visErr              *widget.Chart
 	game                bool   // the relay receives the game's telemetry: its charts show
+	linkCharts          bool   // g: a column too low for six charts shows the link's, not the game's
 	spanText            string // the charts' time axis, "−30s"
 	editor              *tui.Editor
 	upper               widget.Layers // the editor or the change log
@@ -239,16 +240,24 @@ func New(src Source, opts Options) *View {
 		AddItem(v.keys, 1, 0, false)
 	v.pages = widget.Layers{Pages: tview.NewPages()}
 	v.pages.AddPage("main", v.rows, true, true)
-	v.keys.Set("  ",
-		widget.Segment{Text: "[yellow]↑↓←→[-] select", Prio: 60}, widget.Segment{Text: "[yellow]+-[-] step", Prio: 70},
-		widget.Segment{Text: "[yellow]enter[-] type", Prio: 80}, widget.Segment{Text: "[yellow]1-9[-] preset", Prio: 50},
-		widget.Segment{Text: "[yellow]z[-] zoom", Prio: 20}, widget.Segment{Text: "[yellow]c[-] changes", Prio: 30}, widget.Segment{Text: "[yellow]f[-] links", Prio: 25}, widget.Segment{Text: "[yellow]R[-] record", Prio: 40},
-		widget.Segment{Text: "[yellow]?[-] help", Prio: widget.MustKeep}, widget.Segment{Text: "[yellow]q[-] quit", Prio: widget.MustKeep})
+	v.setKeys()
 	v.app.SetRoot(&widget.SizeGuard{Primitive: v.pages, MinW: widget.MinWidth, MinH: widget.MinHeight, Fit: v.fitStatus}, true).SetInputCapture(v.onKey)
 	v.status = "relaying; the editor changes the links now (enter types a value, + - step)"
 	v.sample()
 	v.refresh()
 	return v
+}
+
+// setKeys lays out the key row (g once the game's charts show).
+func (v *View) setKeys() {
+	segs := []widget.Segment{{Text: "[yellow]↑↓←→[-] select", Prio: 60}, {Text: "[yellow]+-[-] step", Prio: 70},
+		{Text: "[yellow]enter[-] type", Prio: 80}, {Text: "[yellow]1-9[-] preset", Prio: 50}}
+	if v.game {
+		segs = append(segs, widget.Segment{Text: "[yellow]g[-] charts", Prio: 35})
+	}
+	segs = append(segs, widget.Segment{Text: "[yellow]z[-] zoom", Prio: 20}, widget.Segment{Text: "[yellow]c[-] changes", Prio: 30}, widget.Segment{Text: "[yellow]f[-] links", Prio: 25}, widget.Segment{Text: "[yellow]R[-] record", Prio: 40},
+		widget.Segment{Text: "[yellow]?[-] help", Prio: widget.MustKeep}, widget.Segment{Text: "[yellow]q[-] quit", Prio: widget.MustKeep})
+	v.keys.Set("  ", segs...)
 }
 
 // Run shows the screen until q, Ctrl-C or SIGTERM, SIGHUP or SIGINT (nil
@@ -327,7 +336,10 @@ func (v *View) sample() {
 		}
 	}
 	if s.Game != nil {
-		v.game = true
+		if !v.game {
+			v.game = true
+			v.setKeys()
+		}
 		for _, p := range s.Game.Points {
 			v.pending.game.add(p)
 		}
@@ -782,6 +794,8 @@ func (v *View) onKey(ev *tcell.EventKey) *tcell.EventKey {
 			v.toggleLog()
 		case r == 'f':
 			v.nextGroup()
+		case r == 'g' && v.game:
+			v.swapCharts()
 		case r == 'R' && v.rec != nil:
 			v.record()
 		case r == '?':
@@ -877,6 +891,7 @@ var proxyKeys = [][2]string{
 	{"1-9", "apply a preset to both links: " + strings.Join(tui.PresetKeys, ", ")},
 	{"z", "chart window: 10 s, 30 s, 2 min"},
 	{"c", "the scenario (description, source, timeline) and every change so far in place of the editor — yours, the timeline's, the control API's, --flow's — and those refused, with the reason, newest at the bottom: ↑ ↓ PgUp PgDn Home End scroll it, its bottom edge says which lines show"},
+	{"g", "with the game's telemetry on a terminal under 34 rows: the link's charts in place of the game's, or back"},
 	{"f", "with clients on links of their own (--flow, the control API): the link the box below shows in turn — everybody's (its clients' figures only), then each such client's"},
 	{"R", "record the relayed traffic from now to a new file (jitterlab-proxy-DATE-TIME.jlrec in the current folder), or stop and close it; lab replay, export and plot read it (with --record or --pcap running from the start, R says so)"},
 	{"?", "this help (Esc closes)"},
@@ -889,7 +904,7 @@ func KeyHelp() string { return widget.KeyLines(proxyKeys, "  ", widget.KeyColumn
 // proxyGameHelp is one paragraph, before proxyChartHelp.
 const proxyGameHelp = "Charts, with the game's telemetry (--telemetry), first three as the lab's: the game's tick offset and send interval " +
 	"as its latest frame gave them, and its visible error, the largest |visible − predicted| distance of a column's frames. " +
-	"On a short terminal they take the link's charts' place."
+	"On a short terminal they take the link's charts' place (g swaps them)."
 
 // proxyChartHelp is one paragraph: the help box wraps it at its width.
 const proxyChartHelp = "Charts, newest at the right, up in colour and down in white: the one-way " +
