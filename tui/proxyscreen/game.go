@@ -1,6 +1,7 @@
 package proxyscreen
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -94,6 +95,11 @@ func gameCharts() (offset, interval, visErr *widget.Chart) {
 // figures, or the link's alone (g).
 const gameRows = 6 * 4
 
+// gameScreenRows is the least terminal height whose charts' column is
+// gameRows high: the header, the box below, the status and key rows
+// take the rest (one more with clients on links of their own).
+const gameScreenRows = 1 + gameRows + proxyTableHeight + 2
+
 // chartColumn is the charts' column: the link's three charts, and once
 // the game sends telemetry the game's three above them (or alone, in a
 // column under gameRows). The lowest chart labels the time axis.
@@ -162,8 +168,9 @@ func (v *View) fillGame(shown []proxySample, span int) {
 // place of the game's, or back.
 func (v *View) swapCharts() {
 	v.linkCharts = !v.linkCharts
-	v.status = "a terminal under 34 rows shows the game's charts (g: the link's)"
+	which, other := "game's", "link's"
 	if v.linkCharts {
-		v.status = "a terminal under 34 rows shows the link's charts (g: the game's)"
+		which, other = other, which
 	}
+	v.status = fmt.Sprintf("a terminal under %d rows shows the %s charts (g: the %s)", gameScreenRows, which, other)
 }

@@ -179,3 +179,21 @@ func TestProxyGSwapsTheChartsOnAShortTerminal(t *testing.T) {
 		t.Fatal("without telemetry g was taken")
 	}
 }
+
+// The game's three charts sit above the link's three from gameScreenRows
+// rows up (the help and the guide say 34), in their place below.
+func TestProxyGameChartsBesideTheLinksFrom34Rows(t *testing.T) {
+	if gameScreenRows != 34 {
+		t.Fatalf("gameScreenRows %d: the guide and the CHANGELOG say 34", gameScreenRows)
+	}
+	g := &gameProxy{fakeProxy: newFakeProxy(t)}
+	v, screen := openProxy(g, Options{}, 100, gameScreenRows, 50)
+	for _, h := range []int{gameScreenRows - 1, gameScreenRows, gameScreenRows + 7} {
+		screen.SetSize(100, h)
+		out := drawProxy(v, screen)
+		game, link := strings.Contains(out, "tick offset ─"), strings.Contains(out, "added delay (ms) ─")
+		if !game || link != (h >= gameScreenRows) {
+			t.Errorf("%d rows: game's charts %v, link's %v:\n%s", h, game, link, out)
+		}
+	}
+}

@@ -891,7 +891,7 @@ var proxyKeys = [][2]string{
 	{"1-9", "apply a preset to both links: " + strings.Join(tui.PresetKeys, ", ")},
 	{"z", "chart window: 10 s, 30 s, 2 min"},
 	{"c", "the scenario (description, source, timeline) and every change so far in place of the editor — yours, the timeline's, the control API's, --flow's — and those refused, with the reason, newest at the bottom: ↑ ↓ PgUp PgDn Home End scroll it, its bottom edge says which lines show"},
-	{"g", "with the game's telemetry on a terminal under 34 rows: the link's charts in place of the game's, or back"},
+	{"g", "with the game's telemetry on a terminal under " + strconv.Itoa(gameScreenRows) + " rows: the link's charts in place of the game's, or back"},
 	{"f", "with clients on links of their own (--flow, the control API): the link the box below shows in turn — everybody's (its clients' figures only), then each such client's"},
 	{"R", "record the relayed traffic from now to a new file (jitterlab-proxy-DATE-TIME.jlrec in the current folder), or stop and close it; lab replay, export and plot read it (with --record or --pcap running from the start, R says so)"},
 	{"?", "this help (Esc closes)"},
