@@ -650,7 +650,7 @@ func (c *Client) present(drawn motion.Pose) {
 		c.visible.Y += c.errOffset.Y
 		c.visible.Rot += c.errOffset.Rot
 	}
-	c.stats.VisibleErrM = motion.Distance(c.visible, c.predicted)
+	c.stats.VisibleErrM = VisibleError(c.visible, c.predicted)
 	c.stats.VisibleErrDeg = motion.AngleDiff(c.visible.Rot, c.predicted.Rot)
 	c.stats.MovedM = motion.Distance(c.visible, drawn)
 	if dt > 0 {
@@ -697,6 +697,15 @@ func (c *Client) interpolated() motion.Pose {
 		Y:   b.Y + float64(d.Y*back),
 		Rot: b.Rot + float64(d.Rot*back),
 	}
+}
+
+// VisibleError is the visible error: how far the pose drawn is from the
+// predicted one, |visible − predicted|, the distance of their positions in
+// metres (the headings' difference is Stats.VisibleErrDeg). The lab's
+// charts and report card take it from the model's frames, the proxy's
+// screen from the game's (lab proxy --telemetry).
+func VisibleError(visible, predicted motion.Pose) float64 {
+	return motion.Distance(visible, predicted)
 }
 
 // wrap180 maps an angle difference into (−180, 180].

@@ -139,6 +139,23 @@ func (c *Collector) Counts() Counts { return c.counts }
 // Frames appends the frames kept to dst, oldest first.
 func (c *Collector) Frames(dst []Received[Frame]) []Received[Frame] { return c.frames.appendTo(dst) }
 
+// FramesAfter appends to dst the frames kept that were decoded after the
+// first n, oldest first, and returns how many were decoded in all: given
+// back as n, it hands each frame over once (those the ring no longer
+// holds are skipped).
+func (c *Collector) FramesAfter(dst []Received[Frame], n uint64) ([]Received[Frame], uint64) {
+	total := c.counts.Frames
+	if n >= total {
+		return dst, total
+	}
+	k := len(dst)
+	dst = c.frames.appendTo(dst)
+	if kept := uint64(len(dst) - k); total-n < kept {
+		dst = append(dst[:k], dst[k+int(kept-(total-n)):]...)
+	}
+	return dst, total
+}
+
 // Ticks appends the ticks kept to dst, oldest first.
 func (c *Collector) Ticks(dst []Received[Tick]) []Received[Tick] { return c.ticks.appendTo(dst) }
 

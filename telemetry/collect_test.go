@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"strings"
@@ -92,6 +93,48 @@ func TestCollectorKeepsTheLatest(t *testing.T) {
 	c.Collect(t0.Add(time.Minute), []byte(tickJSON))
 	if ticks := c.Ticks(nil); len(ticks) != 1 || ticks[0].D != tickWant {
 		t.Errorf("ticks %+v", ticks)
+	}
+}
+
+// FramesAfter hands each frame over once: those decoded after the count
+// given, oldest first; past the ring, those it still holds.
+func TestCollectorFramesAfterHandsEachFrameOnce(t *testing.T) {
+	c := NewCollector(Options{Keep: 4})
+	add := func(from, to int) {
+		for i := from; i < to; i++ {
+			f := frameWant
+			f.Frame = uint64(i)
+			b, _ := AppendFrame(nil, &f)
+			c.Collect(t0.Add(time.Duration(i)*time.Second), b)
+		}
+	}
+	numbers := func(rs []Received[Frame]) []uint64 {
+		var out []uint64
+		for _, r := range rs {
+			out = append(out, r.D.Frame)
+		}
+		return out
+	}
+	got, n := c.FramesAfter(nil, 0)
+	if len(got) != 0 || n != 0 {
+		t.Fatalf("no frames yet: got %v, %d", numbers(got), n)
+	}
+	add(0, 3)
+	got, n = c.FramesAfter(nil, n)
+	if fmt.Sprint(numbers(got)) != "[0 1 2]" || n != 3 {
+		t.Fatalf("first three: got %v, %d", numbers(got), n)
+	}
+	add(3, 5)
+	got, n = c.FramesAfter(got, n) // appends to what dst holds
+	if fmt.Sprint(numbers(got)) != "[0 1 2 3 4]" || n != 5 {
+		t.Fatalf("two more: got %v, %d", numbers(got), n)
+	}
+	if got, n = c.FramesAfter(nil, n); len(got) != 0 || n != 5 {
+		t.Fatalf("none since: got %v, %d", numbers(got), n)
+	}
+	add(5, 12) // seven more: the ring of four holds the last four
+	if got, n = c.FramesAfter(nil, n); fmt.Sprint(numbers(got)) != "[8 9 10 11]" || n != 12 {
+		t.Fatalf("past the ring: got %v, %d", numbers(got), n)
 	}
 }
 

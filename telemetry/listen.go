@@ -83,6 +83,14 @@ func (l *Listener) Frames(dst []Received[Frame]) []Received[Frame] {
 	return l.c.Frames(dst)
 }
 
+// FramesAfter is [Collector.FramesAfter]: the frames decoded after the
+// first n, and how many were decoded in all.
+func (l *Listener) FramesAfter(dst []Received[Frame], n uint64) ([]Received[Frame], uint64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.c.FramesAfter(dst, n)
+}
+
 // Ticks appends the ticks kept to dst, oldest first.
 func (l *Listener) Ticks(dst []Received[Tick]) []Received[Tick] {
 	l.mu.Lock()

@@ -267,6 +267,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	if screen {
 		src := newRelaySource(r, cond, target, start, feed)
 		src.maxClients = limits.MaxFlows
+		src.tel = tel
 		src.listen, src.target = addrText(listen, r.Addr()), addrText(target, r.Target()) // as the first line says them
 		rec := &screenRecorder{sw: &captures, r: r, cond: cond, dir: ".", name: o.name(), bound: bound}
 		for _, f := range []struct{ flag, path string }{{"--record", recordPath}, {"--pcap", pcapPath}} {

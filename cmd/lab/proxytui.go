@@ -21,6 +21,7 @@ import (
 	proxyrec "jitterlab/proxy/record"
 	"jitterlab/recordings"
 	"jitterlab/scenarios"
+	"jitterlab/telemetry"
 	"jitterlab/tui"
 	"jitterlab/tui/proxyscreen"
 
@@ -263,10 +264,13 @@ type relaySource struct {
 	start          time.Time
 	maxClients     int
 	rec            *screenRecorder // R, and what records from the start (nil: nothing)
+	tel            *proxyTelemetry // the game's telemetry (nil: none)
 
-	mu      sync.Mutex
-	changes []proxyscreen.Change
-	stopped bool
+	mu        sync.Mutex
+	changes   []proxyscreen.Change
+	stopped   bool
+	telFrames uint64                                // the telemetry's frames handed to the screen so far
+	telBuf    []telemetry.Received[telemetry.Frame] // reused for them
 }
 
 func newRelaySource(r *proxy.Relay, cond *proxyctl.Conditions, target string, start time.Time, feed *relayFeed) *relaySource {
@@ -344,7 +348,19 @@ func (s *relaySource) Snapshot() proxyscreen.Snapshot {
 	defer s.mu.Unlock()
 	return proxyscreen.Snapshot{Wall: now.Sub(s.start), Listen: s.listen, Target: s.target, Clients: len(au.Flows), Errors: errs, ErrorKinds: kinds,
 		Evicted: evicted, MaxClients: s.maxClients,
-		Up: up, Down: down, Groups: groups, Changes: append([]proxyscreen.Change(nil), s.changes...), Stopped: s.stopped, Recording: s.rec.recording()}
+		Up: up, Down: down, Groups: groups, Changes: append([]proxyscreen.Change(nil), s.changes...), Stopped: s.stopped, Recording: s.rec.recording(),
+		Game: s.game()}
+}
+
+// game is the telemetry's frames since the previous snapshot, each handed
+// over once (nil: no telemetry); s.mu held.
+func (s *relaySource) game() *proxyscreen.Game {
+	if s.tel == nil {
+		return nil
+	}
+	s.telBuf, s.telFrames = s.tel.l.FramesAfter(s.telBuf[:0], s.telFrames)
+	c := s.tel.l.Counts()
+	return &proxyscreen.Game{Frames: s.telFrames, Refused: c.RefusedTotal(), Points: proxyscreen.GamePoints(nil, s.telBuf, s.start)}
 }
 
 // groups splits the traffic by link for the screen once some client has

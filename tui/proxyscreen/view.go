@@ -58,6 +58,9 @@ type Snapshot struct {
 	Changes   []Change // applied so far (timeline and live), oldest first
 	Stopped   bool     // the relay has stopped (its --duration ended): so does the screen
 	Recording string   // the recording running now (R's or --record's), or ""
+	// Game is the game's telemetry (nil: the relay receives none, and the
+	// screen shows the link's charts alone).
+	Game *Game
 }
 
 // Group is the clients on one link, as relayed: everybody's (Addr
@@ -134,6 +137,7 @@ type proxySample struct {
 	bursts           [2]int64      // runs of losses, totals (< 0: not measured)
 	bytes            [2]int64      // payload bytes written out, totals (< 0: not measured)
 	outRate, kbit    [2]float64    // copies and kbit/s written out over the same span as rate (kbit NaN: not measured)
+	game             gameFigures   // the game's frames in the column (none: not measured)
 }
 
 // rateSpan is the span packet rates are averaged over: a game's 20 or 60
@@ -159,6 +163,11 @@ type View struct {
 	statusRow, table    *tview.TextView
 	log                 *widget.ScrollText
 	delay, rate, jitter *widget.Chart
+	offset, interval    *widget.Chart // the game's (with telemetry)
+	visErr              *widget.Chart
+	game                bool   // the relay receives the game's telemetry: its charts show
+	linkCharts          bool   // g: a column too low for six charts shows the link's, not the game's
+	spanText            string // the charts' time axis, "−30s"
 	editor              *tui.Editor
 	upper               widget.Layers // the editor or the change log
 	pages               widget.Layers
@@ -216,12 +225,12 @@ func New(src Source, opts Options) *View {
 	for _, c := range []*widget.Chart{v.delay, v.rate, v.jitter} {
 		c.Color2 = tcell.ColorWhite
 	}
+	v.offset, v.interval, v.visErr = gameCharts()
 	v.editor.Get = src.Get
 	v.editor.Set = v.set
 	v.upper = widget.Layers{Pages: tview.NewPages()}
 	v.upper.AddPage("log", v.log, true, false).AddPage("editor", v.editor, true, true)
-	charts := tview.NewFlex().SetDirection(tview.FlexRow).
-		AddItem(v.delay, 0, 1, false).AddItem(v.rate, 0, 1, false).AddItem(v.jitter, 0, 1, false)
+	charts := &chartColumn{Flex: tview.NewFlex().SetDirection(tview.FlexRow), v: v}
 	main := tview.NewFlex().AddItem(charts, 0, 1, false).AddItem(v.upper, widget.SideWidth, 0, true)
 	v.rows = tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(v.header, 1, 0, false).
@@ -231,16 +240,24 @@ func New(src Source, opts Options) *View {
 		AddItem(v.keys, 1, 0, false)
 	v.pages = widget.Layers{Pages: tview.NewPages()}
 	v.pages.AddPage("main", v.rows, true, true)
-	v.keys.Set("  ",
-		widget.Segment{Text: "[yellow]↑↓←→[-] select", Prio: 60}, widget.Segment{Text: "[yellow]+-[-] step", Prio: 70},
-		widget.Segment{Text: "[yellow]enter[-] type", Prio: 80}, widget.Segment{Text: "[yellow]1-9[-] preset", Prio: 50},
-		widget.Segment{Text: "[yellow]z[-] zoom", Prio: 20}, widget.Segment{Text: "[yellow]c[-] changes", Prio: 30}, widget.Segment{Text: "[yellow]f[-] links", Prio: 25}, widget.Segment{Text: "[yellow]R[-] record", Prio: 40},
-		widget.Segment{Text: "[yellow]?[-] help", Prio: widget.MustKeep}, widget.Segment{Text: "[yellow]q[-] quit", Prio: widget.MustKeep})
+	v.setKeys()
 	v.app.SetRoot(&widget.SizeGuard{Primitive: v.pages, MinW: widget.MinWidth, MinH: widget.MinHeight, Fit: v.fitStatus}, true).SetInputCapture(v.onKey)
 	v.status = "relaying; the editor changes the links now (enter types a value, + - step)"
 	v.sample()
 	v.refresh()
 	return v
+}
+
+// setKeys lays out the key row (g once the game's charts show).
+func (v *View) setKeys() {
+	segs := []widget.Segment{{Text: "[yellow]↑↓←→[-] select", Prio: 60}, {Text: "[yellow]+-[-] step", Prio: 70},
+		{Text: "[yellow]enter[-] type", Prio: 80}, {Text: "[yellow]1-9[-] preset", Prio: 50}}
+	if v.game {
+		segs = append(segs, widget.Segment{Text: "[yellow]g[-] charts", Prio: 35})
+	}
+	segs = append(segs, widget.Segment{Text: "[yellow]z[-] zoom", Prio: 20}, widget.Segment{Text: "[yellow]c[-] changes", Prio: 30}, widget.Segment{Text: "[yellow]f[-] links", Prio: 25}, widget.Segment{Text: "[yellow]R[-] record", Prio: 40},
+		widget.Segment{Text: "[yellow]?[-] help", Prio: widget.MustKeep}, widget.Segment{Text: "[yellow]q[-] quit", Prio: widget.MustKeep})
+	v.keys.Set("  ", segs...)
 }
 
 // Run shows the screen until q, Ctrl-C or SIGTERM, SIGHUP or SIGINT (nil
@@ -318,6 +335,15 @@ func (v *View) sample() {
 			v.pendingN[d]++
 		}
 	}
+	if s.Game != nil {
+		if !v.game {
+			v.game = true
+			v.setKeys()
+		}
+		for _, p := range s.Game.Points {
+			v.pending.game.add(p)
+		}
+	}
 	v.sampleGroups(changed)
 	if !v.haveLast {
 		v.prev, v.haveLast = s, true
@@ -328,6 +354,7 @@ func (v *View) sample() {
 		return
 	}
 	x := v.pending
+	x.game = x.game.figures()
 	x.wall, x.in = s.Wall, [2]uint64{s.Up.In, s.Down.In}
 	x.delivered, x.bytes = [2]uint64{s.Up.Delivered, s.Down.Delivered}, [2]int64{s.Up.Bytes, s.Down.Bytes}
 	x.lost, x.reordered = [2]uint64{s.Up.Lost, s.Down.Lost}, [2]uint64{s.Up.Reordered, s.Down.Reordered}
@@ -384,7 +411,10 @@ func (v *View) refresh() {
 	fill(v.delay, func(x *proxySample, d int) []float64 { return []float64{x.delayLo[d], x.delayHi[d]} })
 	fill(v.rate, func(x *proxySample, d int) []float64 { return []float64{x.rate[d], x.rate[d]} })
 	fill(v.jitter, func(x *proxySample, d int) []float64 { return []float64{x.jitter[d], x.jitter[d]} })
-	v.jitter.Span = "−" + widget.FmtSpan(span, v.every)
+	v.spanText = "−" + widget.FmtSpan(span, v.every)
+	if v.game {
+		v.fillGame(shown, span)
+	}
 	from := v.realFrom()
 	up, down := v.realDelays(0, from), v.realDelays(1, from)
 	v.delay.SetNote("up " + num("%.1f", up[0]) + ", dn " + num("%.1f", down[0]))
@@ -764,6 +794,8 @@ func (v *View) onKey(ev *tcell.EventKey) *tcell.EventKey {
 			v.toggleLog()
 		case r == 'f':
 			v.nextGroup()
+		case r == 'g' && v.game:
+			v.swapCharts()
 		case r == 'R' && v.rec != nil:
 			v.record()
 		case r == '?':
@@ -859,6 +891,7 @@ var proxyKeys = [][2]string{
 	{"1-9", "apply a preset to both links: " + strings.Join(tui.PresetKeys, ", ")},
 	{"z", "chart window: 10 s, 30 s, 2 min"},
 	{"c", "the scenario (description, source, timeline) and every change so far in place of the editor — yours, the timeline's, the control API's, --flow's — and those refused, with the reason, newest at the bottom: ↑ ↓ PgUp PgDn Home End scroll it, its bottom edge says which lines show"},
+	{"g", "with the game's telemetry on a terminal under " + strconv.Itoa(gameScreenRows) + " rows: the link's charts in place of the game's, or back"},
 	{"f", "with clients on links of their own (--flow, the control API): the link the box below shows in turn — everybody's (its clients' figures only), then each such client's"},
 	{"R", "record the relayed traffic from now to a new file (jitterlab-proxy-DATE-TIME.jlrec in the current folder), or stop and close it; lab replay, export and plot read it (with --record or --pcap running from the start, R says so)"},
 	{"?", "this help (Esc closes)"},
@@ -867,6 +900,11 @@ var proxyKeys = [][2]string{
 
 // KeyHelp lists the proxy screen's keys, one per line.
 func KeyHelp() string { return widget.KeyLines(proxyKeys, "  ", widget.KeyColumns) }
+
+// proxyGameHelp is one paragraph, before proxyChartHelp.
+const proxyGameHelp = "Charts, with the game's telemetry (--telemetry), first three as the lab's: the game's tick offset and send interval " +
+	"as its latest frame gave them, and its visible error, the largest |visible − predicted| distance of a column's frames. " +
+	"On a short terminal they take the link's charts' place (g swaps them)."
 
 // proxyChartHelp is one paragraph: the help box wraps it at its width.
 const proxyChartHelp = "Charts, newest at the right, up in colour and down in white: the one-way " +
@@ -882,7 +920,7 @@ const proxyChartHelp = "Charts, newest at the right, up in colour and down in wh
 
 func (v *View) help() {
 	text := func(columns int) string {
-		return widget.KeyLines(proxyKeys, "", columns) + "\n" + proxyChartHelp + "\n\n" + widget.HelpLastLine
+		return widget.KeyLines(proxyKeys, "", columns) + "\n" + proxyGameHelp + "\n\n" + proxyChartHelp + "\n\n" + widget.HelpLastLine
 	}
 	v.editing = true
 	widget.ShowHelp(v.app, v.pages.Pages, text, func() { v.editing = false; v.app.SetFocus(v.editor) })

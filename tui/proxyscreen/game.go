@@ -1,0 +1,176 @@
+package proxyscreen
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"jitterlab/client"
+	"jitterlab/telemetry"
+	"jitterlab/tui/widget"
+)
+
+// Game is what the game told the lab about itself (lab proxy --telemetry,
+// docs/reference/telemetry.md): the screen charts its tick offset, send
+// interval and visible error as the lab charts its model's.
+type Game struct {
+	Frames  uint64 // frames decoded so far
+	Refused uint64 // datagrams refused so far, whatever the class
+	// Points are the frames decoded since the previous Snapshot, oldest
+	// first: each Snapshot hands them over once, as Dir.DelaysMs.
+	Points []GamePoint
+}
+
+// GamePoint is one frame of the game's, as the screen charts it.
+type GamePoint struct {
+	At            time.Duration // when it reached the lab, since the relay started
+	TickOffset    int64         // as the game sent it
+	SendIntervalS float64       // as the game sent it
+	VisibleErrorM float64       // |visible − predicted| (client.VisibleError), metres
+}
+
+// GamePoints appends to dst one point per frame, in their order: when it
+// arrived since start, its tick offset and send interval as sent, and its
+// visible error as the lab's model defines it (client.VisibleError of the
+// visible and the predicted pose).
+func GamePoints(dst []GamePoint, frames []telemetry.Received[telemetry.Frame], start time.Time) []GamePoint {
+	for i := range frames {
+		f := &frames[i].D
+		dst = append(dst, GamePoint{At: frames[i].At.Sub(start), TickOffset: f.TickOffset, SendIntervalS: f.SendIntervalS,
+			VisibleErrorM: client.VisibleError(f.Visible, f.Predicted)})
+	}
+	return dst
+}
+
+// gameFigures are one chart column's figures of the game, as the lab's
+// sample has its model's (metrics.Sample): the tick offset and the send
+// interval of the latest frame, and the largest visible error of the
+// column's frames. With no frame, each is NaN: not measured.
+type gameFigures struct {
+	frames                   int
+	offset, interval, visErr float64
+}
+
+// noGame is a column without a frame.
+var noGame = gameFigures{offset: math.NaN(), interval: math.NaN(), visErr: math.NaN()}
+
+// add takes the next frame, the latest so far.
+func (g *gameFigures) add(p GamePoint) {
+	if g.frames == 0 || p.VisibleErrorM > g.visErr {
+		g.visErr = p.VisibleErrorM
+	}
+	g.offset, g.interval = float64(p.TickOffset), p.SendIntervalS
+	g.frames++
+}
+
+// figures is g, or noGame without a frame.
+func (g gameFigures) figures() gameFigures {
+	if g.frames == 0 {
+		return noGame
+	}
+	return g
+}
+
+// gameCharts are the game's charts, titled, coloured and formatted as the
+// lab's (tui's tick offset, send interval and visible error). They have no
+// reference lines: the game's band, send intervals and snap distance are
+// its own, which the lab does not know.
+func gameCharts() (offset, interval, visErr *widget.Chart) {
+	offset = widget.NewChart("tick offset")
+	offset.Color, offset.Format, offset.Short = tcell.ColorAqua, "%+.0f", "offset"
+	interval = widget.NewChart("send interval (s)")
+	interval.Color, interval.Format, interval.Short = tcell.ColorYellow, "%.3f", "interval s"
+	visErr = widget.NewChart("visible error (m)")
+	visErr.Color, visErr.Format, visErr.Short = tcell.ColorFuchsia, "%.2g", "vis error m"
+	return offset, interval, visErr
+}
+
+// gameRows is the least height of the charts' column that holds the
+// game's three charts and the link's three, four rows each (two of plot);
+// a lower column shows the game's alone, the box below keeping the link's
+// figures, or the link's alone (g).
+const gameRows = 6 * 4
+
+// gameScreenRows is the least terminal height whose charts' column is
+// gameRows high: the header, the box below, the status and key rows
+// take the rest (one more with clients on links of their own).
+const gameScreenRows = 1 + gameRows + proxyTableHeight + 2
+
+// chartColumn is the charts' column: the link's three charts, and once
+// the game sends telemetry the game's three above them (or alone, in a
+// column under gameRows). The lowest chart labels the time axis.
+type chartColumn struct {
+	*tview.Flex
+	v     *View
+	shown []*widget.Chart
+}
+
+// charts are the charts a column h rows high shows, top to bottom.
+func (v *View) charts(h int) []*widget.Chart {
+	link := []*widget.Chart{v.delay, v.rate, v.jitter}
+	switch {
+	case !v.game:
+		return link
+	case h < gameRows && v.linkCharts:
+		return link
+	case h < gameRows:
+		return []*widget.Chart{v.offset, v.interval, v.visErr}
+	}
+	return []*widget.Chart{v.offset, v.interval, v.visErr, v.delay, v.rate, v.jitter}
+}
+
+func (c *chartColumn) Draw(screen tcell.Screen) {
+	_, _, _, h := c.GetRect()
+	if want := c.v.charts(h); !slices.Equal(want, c.shown) {
+		c.Clear()
+		for _, ch := range want {
+			c.AddItem(ch, 0, 1, false)
+		}
+		c.shown = want
+	}
+	for i, ch := range c.shown {
+		ch.Span = ""
+		if i == len(c.shown)-1 {
+			ch.Span = c.v.spanText
+		}
+	}
+	c.Flex.Draw(screen)
+}
+
+// fillGame shows the game's figures of the samples shown, across a window
+// of span samples, the latest in the titles.
+func (v *View) fillGame(shown []proxySample, span int) {
+	fill := func(c *widget.Chart, f func(g *gameFigures) float64) {
+		c.Values, c.Values2 = c.Values[:0], c.Values2[:0]
+		for i := range shown {
+			x := f(&shown[i].game)
+			c.Values = append(c.Values, x, x) // two values per sample, as the link's charts
+		}
+		c.Window = span * 2
+	}
+	fill(v.offset, func(g *gameFigures) float64 { return g.offset })
+	fill(v.interval, func(g *gameFigures) float64 { return g.interval })
+	fill(v.visErr, func(g *gameFigures) float64 { return g.visErr })
+	last := noGame
+	if len(shown) > 0 {
+		last = shown[len(shown)-1].game
+	}
+	v.offset.SetNote(num("%+.0f", last.offset))
+	v.interval.SetNote(num("%.3f", last.interval))
+	v.visErr.SetNote(num("%.2f", last.visErr))
+}
+
+// swapCharts is g: in a column too low for six charts, the link's in
+// place of the game's, or back.
+func (v *View) swapCharts() {
+	v.linkCharts = !v.linkCharts
+	which, other := "game's", "link's"
+	if v.linkCharts {
+		which, other = other, which
+	}
+	v.status = fmt.Sprintf("a terminal under %d rows shows the %s charts (g: the %s)", gameScreenRows, which, other)
+}
