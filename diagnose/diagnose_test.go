@@ -60,12 +60,12 @@ func options(t testing.TB, name string, sets ...string) Options {
 // for the same diagnosis (the same configuration, scenario, overrides,
 // seeds, metric and ensemble; the number of workers does not change the
 // result, TestSameSeedsSameBytes checks it without this cache) share one
-// result, which they only read. A diagnosis with a progress callback or a
-// cancel channel always runs.
+// result, which they only read. A diagnosis with a progress callback, a
+// cancel channel or an evaluate hook always runs.
 func run(t testing.TB, o Options) *Result {
 	t.Helper()
-	if o.Progress != nil || o.Cancel != nil {
-		return runUncached(t, o)
+	if o.Progress != nil || o.Cancel != nil || o.evaluate != nil {
+		return runUncached(t, o) // a function is not part of the key
 	}
 	notCostlyUnderRace(t, o)
 	var sc any
