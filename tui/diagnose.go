@@ -364,9 +364,8 @@ func (a *App) applyRecommended() {
 func rankedTop(r *diagnose.Result, n int) string {
 	m, tie := r.Metric(), r.TieBreak()
 	var b strings.Builder
-	head := fmt.Sprintf("ranked changes (change − reference over %d seeds, * significant): first those that meet "+
-		"the bar, then the others, each best first; § says why one does not:", len(r.Conditions.Seeds))
-	b.WriteString(strings.Join(breakAt(head, "  ", 78), "\n") + "\n")
+	fmt.Fprintf(&b, "ranked changes (change − reference over %d seeds, * significant):\n", len(r.Conditions.Seeds))
+	b.WriteString("  those that meet the bar first, then the others; § marks one short of it\n")
 	fmt.Fprintf(&b, "  %-30s %-18s %s\n", "", m.Name, tie.Name)
 	shown := r.Changes[:min(n, len(r.Changes))]
 	worst := math.Inf(-1) // the metric's worst difference shown

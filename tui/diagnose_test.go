@@ -484,7 +484,7 @@ func TestRankedPreviewShowsABetterChangeShortOfTheBar(t *testing.T) {
 	row := fmt.Sprintf("%d %-30s %s", below+1, c.Set+" §", diagnose.FormatDiff(c.Primary, r.Metric().Prec))
 	why := "§ " + c.Set + " does not meet the bar: " + r.ShortOfTheBar(c)
 	flat := strings.Join(strings.Fields(got), " ")
-	if !strings.Contains(got, row) || !strings.Contains(flat, why) || !strings.Contains(flat, "first those that meet the bar") {
+	if !strings.Contains(got, row) || !strings.Contains(flat, why) || !strings.Contains(flat, "those that meet the bar first, then the others") {
 		t.Errorf("the preview does not show %s, marked §, and why (want %q and %q):\n%s", c.Set, row, why, got)
 	}
 	for _, l := range strings.Split(got, "\n") {
