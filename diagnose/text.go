@@ -315,6 +315,27 @@ func (r *Result) shortfall(c Change) string {
 	return "no significant change in " + m + " or " + t
 }
 
+// RankingLegend says how the changes are ranked: those that meet the bar
+// first (Change.improves), then the others, each group best first, and
+// what the mark § says (Result.ShortOfTheBar).
+func (r *Result) RankingLegend() string {
+	return fmt.Sprintf("ranked: first the changes that meet the bar, best first; then the others, best first (by %s, then %s). "+
+		"§ marks a change that improves one of them significantly but does not meet the bar; the notes say why.", r.metric.Label, r.tie.Label)
+}
+
+// ShortOfTheBar says why a change that makes the metric or the tie-break
+// significantly better does not meet the bar (Result.shortfall), which
+// ranks it below every change that does, even one it improves more than:
+// "judder better, but snaps +1.05 ± 0.04 /min worse". It is "" for a
+// change that meets the bar or improves neither.
+func (r *Result) ShortOfTheBar(c Change) string {
+	better := func(d stats.Diff) bool { return d.Significant && d.Mean < 0 }
+	if c.improves() || !(better(c.Primary) || better(c.TieBreak)) {
+		return ""
+	}
+	return r.shortfall(c)
+}
+
 // Bar states the bar every change is held to (Change.improves): what must
 // get better, the costs that may get worse and by how much, and against
 // what a single change, a pair and a step of the search are measured.
@@ -591,18 +612,23 @@ func (r *Result) WriteText(w io.Writer) error {
 
 	fmt.Fprintln(&b)
 	fmt.Fprintf(&b, "changes, one at a time on the reference (paired over %d seeds, change − reference)\n", n)
+	fmt.Fprintln(&b, wrap(r.RankingLegend(), "  ", "    ", 100))
 	rows := [][]string{{"", "change", r.metric.Name, r.tie.Name, "holds in"}}
-	var same []string
+	var same, short []string
 	for i, ch := range r.Changes {
 		set := ch.Set
 		if ch.SameAs != "" {
 			set += " †"
 			same = append(same, "† "+ch.Set+": "+ch.SameAs)
 		}
+		if why := r.ShortOfTheBar(ch); why != "" {
+			set += " §"
+			short = append(short, "§ "+ch.Set+" does not meet the bar: "+why)
+		}
 		rows = append(rows, []string{strconv.Itoa(i + 1), set, FormatDiff(ch.Primary, r.metric.Prec), FormatDiff(ch.TieBreak, r.tie.Prec), ch.HoldsIn()})
 	}
 	table(&b, rows)
-	for _, s := range same {
+	for _, s := range append(same, short...) {
 		fmt.Fprintln(&b, wrap(s, "  ", "    ", 100))
 	}
 	for _, s := range r.RobustnessNotes() {

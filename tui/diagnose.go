@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -354,28 +355,52 @@ func (a *App) applyRecommended() {
 }
 
 // rankedTop is the first n ranked changes, short enough for 80 columns:
-// the whole table is in the text below. A change that is another under a
-// different name here is marked † and its reason follows, as in the text.
+// the whole table is in the text below. Those that meet the bar come
+// first, as in the text; a change further down that improves the metric
+// more than one shown, but does not meet the bar, is shown too, marked §,
+// and why follows (diagnose.Result.ShortOfTheBar). A change that is
+// another under a different name here is marked † and its reason follows,
+// as in the text.
 func rankedTop(r *diagnose.Result, n int) string {
 	m, tie := r.Metric(), r.TieBreak()
 	var b strings.Builder
-	fmt.Fprintf(&b, "ranked changes, best first (change − reference over %d seeds, * significant):\n", len(r.Conditions.Seeds))
+	fmt.Fprintf(&b, "ranked changes (change − reference over %d seeds, * significant):\n", len(r.Conditions.Seeds))
+	b.WriteString("  those that meet the bar first, then the others; § marks one short of it\n")
 	fmt.Fprintf(&b, "  %-30s %-18s %s\n", "", m.Name, tie.Name)
-	var same []string
-	for i, c := range r.Changes[:min(n, len(r.Changes))] {
+	shown := r.Changes[:min(n, len(r.Changes))]
+	worst := math.Inf(-1) // the metric's worst difference shown
+	for _, c := range shown {
+		worst = max(worst, c.Primary.Mean)
+	}
+	var notes []string
+	row := func(i int, c diagnose.Change) {
 		set := c.Set
 		if c.SameAs != "" {
 			set += " †"
-			same = append(same, "† "+c.Set+": "+c.SameAs)
+			notes = append(notes, "† "+c.Set+": "+c.SameAs)
+		}
+		if why := r.ShortOfTheBar(c); why != "" {
+			set += " §"
+			notes = append(notes, "§ "+c.Set+" does not meet the bar: "+why)
 		}
 		fmt.Fprintf(&b, "%d %-30s %-18s %s\n", i+1, set, diagnose.FormatDiff(c.Primary, m.Prec), diagnose.FormatDiff(c.TieBreak, tie.Prec))
 	}
-	for _, s := range same {
+	for i, c := range shown {
+		row(i, c)
+	}
+	more := len(r.Changes) - len(shown)
+	for i := len(shown); i < len(r.Changes); i++ {
+		if c := r.Changes[i]; c.Primary.Significant && c.Primary.Mean < worst && r.ShortOfTheBar(c) != "" {
+			row(i, c)
+			more--
+		}
+	}
+	if more > 0 {
+		fmt.Fprintf(&b, "  … %d more below\n", more)
+	}
+	for _, s := range notes {
 		// Within 80 columns, as the rows above.
 		b.WriteString(strings.Join(breakAt("  "+s, "    ", 78), "\n") + "\n")
-	}
-	if len(r.Changes) > n {
-		fmt.Fprintf(&b, "  … %d more below\n", len(r.Changes)-n)
 	}
 	return b.String()
 }

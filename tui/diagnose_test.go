@@ -445,6 +445,55 @@ func TestRankedPreviewMarksTheSameChange(t *testing.T) {
 	}
 }
 
+// Issue 23: the box's preview ranks the changes that meet the bar first,
+// so one that improves judder more but does not meet the bar sat below
+// the five shown without a word (jitter-fix: client.alpha=0.075 -0.224 ±
+// 0.031 * sixth, below server.inputs=queue -0.050). The preview shows such
+// a change, marked §, and says why it does not meet the bar.
+func TestRankedPreviewShowsABetterChangeShortOfTheBar(t *testing.T) {
+	sc, err := lab.LoadScenario("jitter-fix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := lab.DefaultConfig()
+	if err := lab.ApplyScenario(&cfg, sc); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Duration = 10 * time.Second
+	r, err := diagnose.Run(diagnose.Options{Base: cfg, Scenario: sc, Name: "jitter-fix", Seeds: []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10},
+		Workers: 2, Version: "test", Offsets: []time.Duration{0}, Inputs: []string{"steady"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A change short of the bar below one it improves the metric more than.
+	below, above := -1, -1
+	for i, c := range r.Changes {
+		if !c.Primary.Significant || r.ShortOfTheBar(c) == "" {
+			continue
+		}
+		if j := slices.IndexFunc(r.Changes[:i], func(d diagnose.Change) bool { return d.Primary.Mean > c.Primary.Mean }); j >= 0 {
+			below, above = i, j
+			break
+		}
+	}
+	if below < 0 {
+		t.Fatalf("no change short of the bar sits below a lesser one: the case shows nothing:\n%s", rankedTop(r, len(r.Changes)))
+	}
+	c := r.Changes[below]
+	got := rankedTop(r, above+1) // the change below is not among those shown
+	row := fmt.Sprintf("%d %-30s %s", below+1, c.Set+" §", diagnose.FormatDiff(c.Primary, r.Metric().Prec))
+	why := "§ " + c.Set + " does not meet the bar: " + r.ShortOfTheBar(c)
+	flat := strings.Join(strings.Fields(got), " ")
+	if !strings.Contains(got, row) || !strings.Contains(flat, why) || !strings.Contains(flat, "those that meet the bar first, then the others") {
+		t.Errorf("the preview does not show %s, marked §, and why (want %q and %q):\n%s", c.Set, row, why, got)
+	}
+	for _, l := range strings.Split(got, "\n") {
+		if n := len([]rune(l)); n > 78 {
+			t.Errorf("a line of %d runes does not fit the 80-column box: %q", n, l)
+		}
+	}
+}
+
 // With nothing recommended, the box says why as lab diagnose does: on
 // latency-spike with client.predict=consume, client.smoothing=predicted
 // and others improve judder significantly but at costs the bar does not
