@@ -111,6 +111,21 @@ type cachedRun struct {
 	err  error
 }
 
+// byHand is a diagnosis whose report cards a test states by hand: the
+// default configuration over its first n seeds on one cell (steady input,
+// the configuration's latency), each run's card what card gives for the
+// cell, the settings run and the seed. The answer is then known by hand.
+func byHand(t testing.TB, n int, card func(cell Cell, sets []string, seed uint64) lab.ReportCard) Options {
+	t.Helper()
+	o := options(t, "")
+	o.Seeds, o.Base.Duration = o.Seeds[:n], 10*time.Second
+	o.Offsets, o.Inputs = []time.Duration{0}, []string{"steady"}
+	o.evaluate = func(cell Cell, sets []string, seed uint64) lab.Summary {
+		return lab.Summary{Seed: seed, Card: card(cell, sets, seed)}
+	}
+	return o
+}
+
 func runUncached(t testing.TB, o Options) *Result {
 	t.Helper()
 	notCostlyUnderRace(t, o)
@@ -684,22 +699,18 @@ func TestDilationWithoutBufferMarked(t *testing.T) {
 // its gain and the cost that refuses it.
 func TestLastStepSaysWhyItsBestIsNotTaken(t *testing.T) {
 	const queue, predicted = "server.inputs=queue", "client.smoothing=predicted"
-	o := options(t, "")
-	o.Seeds, o.Base.Duration = o.Seeds[:8], 10*time.Second
-	o.Offsets, o.Inputs = []time.Duration{0}, []string{"steady"}
-	o.evaluate = func(cell Cell, sets []string, seed uint64) lab.Summary {
-		var s lab.Summary
-		s.Seed = seed
-		s.Card.JudderMPS = 0.40 + 0.01*float64(seed%5)
+	o := byHand(t, 8, func(cell Cell, sets []string, seed uint64) lab.ReportCard {
+		var c lab.ReportCard
+		c.JudderMPS = 0.40 + 0.01*float64(seed%5)
 		if slices.Contains(sets, queue) {
-			s.Card.JudderMPS *= 0.5
+			c.JudderMPS *= 0.5
 		}
 		if slices.Contains(sets, predicted) {
-			s.Card.JudderMPS *= 0.6
-			s.Card.SnapsPerMin = 1 + 0.1*float64(seed%2)
+			c.JudderMPS *= 0.6
+			c.SnapsPerMin = 1 + 0.1*float64(seed%2)
 		}
-		return s
-	}
+		return c
+	})
 	r := run(t, o)
 	if !slices.Equal(r.Recommended, []string{queue}) {
 		t.Fatalf("recommended %v, want %s", r.Recommended, queue)
@@ -727,22 +738,18 @@ func TestLastStepSaysWhyItsBestIsNotTaken(t *testing.T) {
 // 0.0548/√6 = 0.06 over 6 seeds).
 func TestChangesTableSaysWhyABetterChangeSitsBelow(t *testing.T) {
 	const queue, predicted = "server.inputs=queue", "client.smoothing=predicted"
-	o := options(t, "")
-	o.Seeds, o.Base.Duration = o.Seeds[:6], 10*time.Second
-	o.Offsets, o.Inputs = []time.Duration{0}, []string{"steady"}
-	o.evaluate = func(cell Cell, sets []string, seed uint64) lab.Summary {
-		var s lab.Summary
-		s.Seed = seed
-		s.Card.JudderMPS = 0.40 + 0.01*float64(seed%5)
+	o := byHand(t, 6, func(cell Cell, sets []string, seed uint64) lab.ReportCard {
+		var c lab.ReportCard
+		c.JudderMPS = 0.40 + 0.01*float64(seed%5)
 		if slices.Contains(sets, queue) {
-			s.Card.JudderMPS *= 0.8
+			c.JudderMPS *= 0.8
 		}
 		if slices.Contains(sets, predicted) {
-			s.Card.JudderMPS *= 0.5
-			s.Card.SnapsPerMin = 1 + 0.1*float64(seed%2)
+			c.JudderMPS *= 0.5
+			c.SnapsPerMin = 1 + 0.1*float64(seed%2)
 		}
-		return s
-	}
+		return c
+	})
 	r := runUncached(t, o) // the cache's key does not know evaluate
 	if len(r.Changes) < 2 || r.Changes[0].Set != queue || r.Changes[1].Set != predicted {
 		t.Fatalf("the first two changes are not the queue, then the predicted pose: %+v", r.Changes[:min(2, len(r.Changes))])

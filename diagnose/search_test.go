@@ -114,10 +114,7 @@ func TestSearchFindsAPairThatHelpsOnlyTogether(t *testing.T) {
 }
 
 func findsThePair(t *testing.T, a, b string) {
-	o := options(t, "")
-	o.Seeds, o.Base.Duration = o.Seeds[:8], 10*time.Second
-	o.Offsets, o.Inputs = []time.Duration{0, 25 * time.Millisecond}, []string{"steady", "stopgo"}
-	o.evaluate = func(cell Cell, sets []string, seed uint64) lab.Summary {
+	o := byHand(t, 8, func(cell Cell, sets []string, seed uint64) lab.ReportCard {
 		// A judder that varies by seed and cell, the same for every arm
 		// but for what a and b do.
 		judder := 0.40 + 0.01*float64(seed%5) + float64(cell.Offset.Milliseconds())/1000
@@ -127,13 +124,13 @@ func findsThePair(t *testing.T, a, b string) {
 		case hasA || hasB:
 			judder *= 1.05
 		}
-		var s lab.Summary
-		s.Seed = seed
-		s.Card.JudderMPS = judder
-		s.Card.ProgressDeficitMPS = 0.01
-		s.Card.ProgressDeficitPct = 0.5
-		return s
-	}
+		var c lab.ReportCard
+		c.JudderMPS = judder
+		c.ProgressDeficitMPS = 0.01
+		c.ProgressDeficitPct = 0.5
+		return c
+	})
+	o.Offsets, o.Inputs = []time.Duration{0, 25 * time.Millisecond}, []string{"steady", "stopgo"}
 	r, err := Run(o)
 	if err != nil {
 		t.Fatal(err)
@@ -180,10 +177,7 @@ func TestSearchTakesAStepThatPaysBackACost(t *testing.T) {
 
 func paysBack(t *testing.T, partner, says string) {
 	const queue, signflip = "server.inputs=queue", "client.corrector=signflip"
-	o := options(t, "")
-	o.Seeds, o.Base.Duration = o.Seeds[:8], 10*time.Second
-	o.Offsets, o.Inputs = []time.Duration{0}, []string{"steady"}
-	o.evaluate = func(cell Cell, sets []string, seed uint64) lab.Summary {
+	o := byHand(t, 8, func(cell Cell, sets []string, seed uint64) lab.ReportCard {
 		judder := 0.40 + 0.01*float64(seed%5)
 		delay := 80 + float64(seed%3)
 		if slices.Contains(sets, partner) && partner != "client.corrector=proportional" {
@@ -200,12 +194,11 @@ func paysBack(t *testing.T, partner, says string) {
 				judder += 0.1
 			}
 		}
-		var s lab.Summary
-		s.Seed = seed
-		s.Card.JudderMPS = judder
-		s.Card.ServerInputDelayMs.P50 = delay
-		return s
-	}
+		var c lab.ReportCard
+		c.JudderMPS = judder
+		c.ServerInputDelayMs.P50 = delay
+		return c
+	})
 	r, err := Run(o)
 	if err != nil {
 		t.Fatal(err)
@@ -232,10 +225,7 @@ func paysBack(t *testing.T, partner, says string) {
 // better, so it is the answer, and the text says what it was chosen over.
 func TestAnswerIsAPathNoOtherBeatsOnEveryFigure(t *testing.T) {
 	const queue, buffer, prop = "server.inputs=queue", "server.inputs=buffer", "client.corrector=proportional"
-	o := options(t, "")
-	o.Seeds, o.Base.Duration = o.Seeds[:8], 10*time.Second
-	o.Offsets, o.Inputs = []time.Duration{0}, []string{"steady"}
-	o.evaluate = func(cell Cell, sets []string, seed uint64) lab.Summary {
+	o := byHand(t, 8, func(cell Cell, sets []string, seed uint64) lab.ReportCard {
 		judder := 0.40 + 0.01*float64(seed%5)
 		delay := 80 + float64(seed%3)
 		if slices.Contains(sets, prop) {
@@ -252,12 +242,11 @@ func TestAnswerIsAPathNoOtherBeatsOnEveryFigure(t *testing.T) {
 				delay -= 60
 			}
 		}
-		var s lab.Summary
-		s.Seed = seed
-		s.Card.JudderMPS = judder
-		s.Card.ServerInputDelayMs.P50 = delay
-		return s
-	}
+		var c lab.ReportCard
+		c.JudderMPS = judder
+		c.ServerInputDelayMs.P50 = delay
+		return c
+	})
 	r, err := Run(o)
 	if err != nil {
 		t.Fatal(err)
