@@ -209,21 +209,18 @@ func TestStampsOutOfReadOrderDoNotReorder(t *testing.T) {
 	}
 }
 
-// Source-port churn (issue 27.17): one host opening 5,000 new ports a
-// second, each answered by the server, must not evict a 50 Hz client in
-// a conversation. As Linux's conntrack does for UDP, a flow that got a
-// reply and then sent again is assured: a full table evicts the longest
-// idle of the flows that are not, and an assured one only when every
-// flow is.
-func TestPortChurnDoesNotEvictAnActiveClient(t *testing.T) {
-	l := DefaultLimits()
-	l.MaxFlows = 16
-	c := newCore(t, netem.Params{}, netem.Params{}, l)
+// churn runs two seconds of a 50 Hz game client on port 4000, answered
+// each time, beside one host that opens a new port every 200 µs from
+// 100 ms on; each new port the table takes gets talk. It fails t when the
+// game's flow is evicted, and returns how many new ports were refused
+// (ErrFull).
+func churn(t *testing.T, c *Core, talk func(now sim.Time, id FlowID)) (refused int) {
+	t.Helper()
 	game, _, _ := c.Flow(0, port(4000))
 	next := uint16(10000)
-	for us := 0; us < 2_000_000; us += 200 { // 2 s; then a new port every 200 µs
+	for us := 0; us < 2_000_000; us += 200 {
 		now := sim.Time(time.Duration(us) * time.Microsecond)
-		if us%20_000 == 0 { // the game: 50 Hz, answered
+		if us%20_000 == 0 {
 			id, isNew, _ := c.Flow(now, port(4000))
 			if id != game || isNew {
 				t.Fatalf("at %v the game client was evicted (flow %d, was %d) by %d churned ports", now, id, game, next-10000)
@@ -234,11 +231,33 @@ func TestPortChurnDoesNotEvictAnActiveClient(t *testing.T) {
 		if us < 100_000 { // the game talks alone for its first 100 ms
 			continue
 		}
-		id, _, _ := c.Flow(now, port(next))
+		id, _, err := c.Flow(now, port(next))
+		next++
+		if errors.Is(err, ErrFull) {
+			refused++
+			continue
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		talk(now, id)
+	}
+	return refused
+}
+
+// Source-port churn (issue 27.17): one host opening 5,000 new ports a
+// second, each answered by the server, must not evict a 50 Hz client in
+// a conversation. As Linux's conntrack does for UDP, a flow that got a
+// reply and then sent again is assured: a full table evicts the longest
+// idle of the flows that are not, and an assured one only when every
+// flow is.
+func TestPortChurnDoesNotEvictAnActiveClient(t *testing.T) {
+	l := DefaultLimits()
+	l.MaxFlows = 16
+	c := newCore(t, netem.Params{}, netem.Params{}, l)
+	churn(t, c, func(now sim.Time, id FlowID) {
 		c.Send(now, id, Up, []byte("probe"))
 		c.Send(now, id, Down, []byte("echo")) // the server answers every port
-		next++
-	}
+	})
 	if st := c.Stats(); st.Evicted < 9000-16 {
 		t.Fatalf("evicted %d; want the churned ports evicting one another", st.Evicted)
 	}
@@ -273,33 +292,11 @@ func TestPortChurnOfConversationsDoesNotEvictAnActiveClient(t *testing.T) {
 	l := DefaultLimits()
 	l.MaxFlows = 16
 	c := newCore(t, netem.Params{}, netem.Params{}, l)
-	game, _, _ := c.Flow(0, port(4000))
-	next, refused := uint16(10000), 0
-	for us := 0; us < 2_000_000; us += 200 { // 2 s; then a new port every 200 µs
-		now := sim.Time(time.Duration(us) * time.Microsecond)
-		if us%20_000 == 0 { // the game: 50 Hz, answered
-			id, isNew, _ := c.Flow(now, port(4000))
-			if id != game || isNew {
-				t.Fatalf("at %v the game client was evicted (flow %d, was %d) by %d churned ports", now, id, game, next-10000)
-			}
-			c.Send(now, id, Up, []byte("input"))
-			c.Send(now, id, Down, []byte("state"))
-		}
-		if us < 100_000 { // the game talks alone for its first 100 ms
-			continue
-		}
-		id, _, err := c.Flow(now, port(next))
-		next++
-		if errors.Is(err, ErrFull) {
-			refused++
-			continue
-		} else if err != nil {
-			t.Fatal(err)
-		}
+	refused := churn(t, c, func(now sim.Time, id FlowID) {
 		c.Send(now, id, Up, []byte("probe"))
 		c.Send(now, id, Down, []byte("echo")) // the server answers every port
 		c.Send(now, id, Up, []byte("again"))  // and the port talks on: assured
-	}
+	})
 	// The 15 free places filled at 100 ms; those 15 idle a second at
 	// 1.1 s and are evicted by the next 15 ports; the other ports are
 	// refused.
