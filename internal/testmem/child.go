@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"jitterlab/internal/israce"
 )
 
 // childEnv marks the child process [InChild] starts.
@@ -59,10 +61,12 @@ func InChild(t testing.TB, addressSpace, maxRSS uint64) bool {
 
 // UlimitV is the argument to the shell's 'ulimit -v' that limits a child
 // process to addressSpace bytes of virtual memory: the size in KiB, or
-// "unlimited" when this test binary was built with the race detector,
-// whose shadow memory needs terabytes of address space to start.
+// "unlimited" when this test binary was built with the race detector
+// ([israce.Enabled]): ThreadSanitizer reserves terabytes of address space
+// for its shadow memory at start ("unable to mmap" under any limit a test
+// affords). The RSS bound still holds.
 func UlimitV(addressSpace uint64) string {
-	if raceEnabled {
+	if israce.Enabled {
 		return "unlimited"
 	}
 	return strconv.FormatUint(addressSpace>>10, 10)

@@ -6,6 +6,7 @@
 package testtool
 
 import (
+	"jitterlab/internal/israce"
 	"os"
 	"os/exec"
 	"testing"
@@ -35,6 +36,9 @@ func Need(t testing.TB, name, pkg string) string {
 	}
 	return path
 }
+
+// Race is true when this test binary was built with the race detector.
+const Race = israce.Enabled
 
 // NotUnderRace skips t when the test binary was built with the race
 // detector, saying why. It is for a test whose work is one goroutine's

@@ -1,6 +1,0 @@
-//go:build !race
-
-package testtool
-
-// Race is true when this test binary was built with the race detector.
-const Race = false
