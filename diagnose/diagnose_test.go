@@ -91,15 +91,7 @@ var runs sync.Map // key → *cachedRun
 // ones (two workers each) do not exercise.
 func notCostlyUnderRace(t testing.TB, o Options) {
 	t.Helper()
-	cells := len(o.Offsets)
-	if o.Offsets == nil {
-		cells = len(DefaultOffsets(o.Base.Server.Tick))
-	}
-	if o.Inputs == nil {
-		cells *= len(DefaultInputs(o.Base.Script))
-	} else {
-		cells *= len(o.Inputs)
-	}
+	cells := len(o.cells())
 	if cost := time.Duration(len(o.Seeds)*cells) * o.Base.Duration; cost > 1000*time.Second {
 		testtool.NotUnderRace(t, fmt.Sprintf("a diagnosis of %d seeds × %d cells × %v per arm", len(o.Seeds), cells, o.Base.Duration))
 	}
@@ -862,9 +854,7 @@ func TestPairFoundWhenNoSingleChangeMeetsTheBar(t *testing.T) {
 	if len(r.Pairs) < 2 {
 		t.Fatalf("%d pairs tried, want 2 or more", len(r.Pairs))
 	}
-	part := func(set string) *Arm {
-		return r.Changes[slices.IndexFunc(r.Changes, func(c Change) bool { return c.Set == set })].Arm()
-	}
+	part := func(set string) *Arm { c := r.single(set); return c.Arm() }
 	// Against a part: the bar, or nothing beyond it but no gain, and a
 	// figure the part made significantly worse than the reference made
 	// significantly better (it pays it back).

@@ -245,9 +245,6 @@ func checkOutputs(outputs map[string]string, inputs ...string) error {
 	return nil
 }
 
-// distinctOutputs is checkOutputs for a command that reads no file.
-func distinctOutputs(outputs map[string]string) error { return files.CheckOutputs(outputs, nil) }
-
 // closedPipe reports whether err is a write to a pipe whose reader has
 // gone (lab run --csv /dev/stdout | head -1): the command ends quietly.
 func closedPipe(err error) bool { return errors.Is(err, syscall.EPIPE) }

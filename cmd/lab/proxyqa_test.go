@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"jitterlab/internal/files"
 	"jitterlab/internal/testtool"
 	"jitterlab/lab"
 	"jitterlab/netem"
@@ -228,7 +229,7 @@ func TestDanglingLinkToAnotherOutputIsTheSameOutput(t *testing.T) {
 	if err := os.Symlink("x.out", y); err != nil {
 		t.Skip("no symbolic links here:", err)
 	}
-	if err := distinctOutputs(map[string]string{"pcap": x, "record": y}); err == nil || !strings.Contains(err.Error(), "name the same output") {
+	if err := files.CheckOutputs(map[string]string{"pcap": x, "record": y}, nil); err == nil || !strings.Contains(err.Error(), "name the same output") {
 		t.Errorf("--pcap %s --record %s (a link to it, neither there yet): %v; want them refused as the same output", x, y, err)
 	}
 	z := filepath.Join(dir, "z.out")
@@ -238,7 +239,7 @@ func TestDanglingLinkToAnotherOutputIsTheSameOutput(t *testing.T) {
 	if err := os.Symlink(filepath.Join(dir, "loop"), z); err != nil {
 		t.Fatal(err)
 	}
-	if err := distinctOutputs(map[string]string{"pcap": x, "record": z}); err != nil { // a loop of links is no file: distinct, and no hang
+	if err := files.CheckOutputs(map[string]string{"pcap": x, "record": z}, nil); err != nil { // a loop of links is no file: distinct, and no hang
 		t.Errorf("a loop of links: %v", err)
 	}
 }

@@ -6,10 +6,11 @@
 package testtool
 
 import (
-	"jitterlab/internal/israce"
 	"os"
 	"os/exec"
 	"testing"
+
+	"jitterlab/internal/israce"
 )
 
 // Required reports whether missing tools fail tests (CI) instead of
