@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"jitterlab/batch"
+	"jitterlab/internal/plural"
 	"jitterlab/stats"
 )
 
@@ -154,13 +155,5 @@ func (r *Report) Summary() string {
 	case inc > 0:
 		verdict = "passed, with inconclusive assertions (--strict fails them)"
 	}
-	return fmt.Sprintf("%s, %s: %d pass, %d fail, %d inconclusive; check %s", count(len(r.Gates), "scenario"), count(len(r.Results), "assertion"), pass, fail, inc, verdict)
-}
-
-// count is "1 scenario", "3 scenarios".
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	return fmt.Sprintf("%s, %s: %d pass, %d fail, %d inconclusive; check %s", plural.Of(len(r.Gates), "scenario"), plural.Of(len(r.Results), "assertion"), pass, fail, inc, verdict)
 }

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"jitterlab/internal/plural"
 )
 
 // Options bound a [Collector]. The zero value of a field takes its default.
@@ -163,12 +165,12 @@ func (c *Collector) Ticks(dst []Received[Tick]) []Received[Tick] { return c.tick
 // decoded; 3 datagrams refused: 2 not JSON, 1 too long" (classes in
 // Class order, only those seen).
 func (c Counts) Summary() string {
-	s := fmt.Sprintf("%d %s and %d server %s decoded", c.Frames, plural(c.Frames, "frame"), c.Ticks, plural(c.Ticks, "tick"))
+	s := fmt.Sprintf("%s and %s decoded", plural.Of(c.Frames, "frame"), plural.Of(c.Ticks, "server tick"))
 	n := c.RefusedTotal()
 	if n == 0 {
 		return s + "; none refused"
 	}
-	s += fmt.Sprintf("; %d %s refused:", n, plural(n, "datagram"))
+	s += fmt.Sprintf("; %s refused:", plural.Of(n, "datagram"))
 	sep := " "
 	for cl, k := range c.Refused {
 		if k > 0 {
@@ -177,11 +179,4 @@ func (c Counts) Summary() string {
 		}
 	}
 	return s
-}
-
-func plural(n uint64, noun string) string {
-	if n == 1 {
-		return noun
-	}
-	return noun + "s"
 }

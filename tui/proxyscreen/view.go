@@ -18,6 +18,7 @@ import (
 	"github.com/rivo/tview"
 
 	"jitterlab/internal/clip"
+	"jitterlab/internal/plural"
 	"jitterlab/lab"
 	"jitterlab/netem"
 	"jitterlab/scenarios"
@@ -449,7 +450,7 @@ func (v *View) refresh() {
 	case len(v.groupOrder) < 2:
 		v.table.SetTitle(fmt.Sprintf(" configured (set) and realised (real: %s) ", v.realSpanText(from)))
 	case g.info.Addr == "":
-		v.table.SetTitle(fmt.Sprintf(" everybody's link, %s: set and real (real: %s) ", plural(g.info.Clients, "client"), v.realSpanText(from)))
+		v.table.SetTitle(fmt.Sprintf(" everybody's link, %s: set and real (real: %s) ", plural.Of(g.info.Clients, "client"), v.realSpanText(from)))
 	default:
 		v.table.SetTitle(fmt.Sprintf(" %s's own link: set and real (real: %s) ", g.info.Addr, v.realSpanText(from)))
 	}
@@ -562,7 +563,7 @@ func (v *View) groupLine() string {
 		parts, plain := []string{}, []string{}
 		for _, addr := range v.groupOrder {
 			g := v.groups[addr]
-			text := "everybody's " + plural(g.info.Clients, "client")
+			text := "everybody's " + plural.Of(g.info.Clients, "client")
 			if addr != "" {
 				text = addr
 				if settings {
@@ -640,14 +641,6 @@ func (v *View) expectation(dir string, get func(string) string) setCells {
 
 // setCells are a set row's model figures (see expectation).
 type setCells struct{ p50, p99, jitter string }
-
-// plural is n and the noun, with an s unless n is 1.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
 
 // realFrom is where the realised figures start: realSpan ago, or the
 // latest change of the links if later (whoever made it).
