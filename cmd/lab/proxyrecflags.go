@@ -124,15 +124,8 @@ func exportPackets(r *recordings.Reader, name, csvOut, packets string, stdout io
 	if packets == "" {
 		packets = "-"
 	}
-	dst, err := openOutput(packets, stdout, whole)
-	if err != nil {
-		return err
-	}
-	defer dst.Abort()
-	if err := proxyrec.WritePacketsCSV(dst, r, from, to); err != nil {
-		return err
-	}
-	return dst.Commit()
+	_, err := writeBuffered(packets, stdout, io.Discard, func(w io.Writer) error { return proxyrec.WritePacketsCSV(w, r, from, to) })
+	return err
 }
 
 // checkExportPackets refuses export --packets of a session recording, and
@@ -166,15 +159,8 @@ func exportChanges(r *recordings.Reader, name, csvOut, packets, changes string, 
 	if err != nil {
 		return err
 	}
-	dst, err := openOutput(changes, stdout, whole)
-	if err != nil {
-		return err
-	}
-	defer dst.Abort()
-	if err := proxyrec.WriteChangesCSV(dst, all, from, to); err != nil {
-		return err
-	}
-	return dst.Commit()
+	_, err = writeBuffered(changes, stdout, io.Discard, func(w io.Writer) error { return proxyrec.WriteChangesCSV(w, all, from, to) })
+	return err
 }
 
 // plotProxyTo writes plotProxy's PNG to out, replaced only when finished.
