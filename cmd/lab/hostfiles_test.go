@@ -334,31 +334,43 @@ func TestPlotOfALongRecordingInBoundedMemory(t *testing.T) {
 // removes its hidden temporary file and dies of the signal; the output's
 // path is left as it was (here: absent).
 func TestInterruptedOutputLeavesNoTemporaryFile(t *testing.T) {
+	ps, stderr, left := interruptWritingCSV(t, syscall.SIGINT, 0, "sweep", "--over", "link.jitter=0ms,5ms,10ms")
+	ws, _ := ps.Sys().(syscall.WaitStatus)
+	if !(ws.Signaled() && ws.Signal() == syscall.SIGINT) && ps.ExitCode() != 130 {
+		t.Fatalf("after Ctrl-C: %v, %s", ps, stderr)
+	}
+	if len(left) != 0 {
+		t.Fatalf("Ctrl-C left %v", left)
+	}
+}
+
+// interruptWritingCSV runs lab args… --seeds 1-500 --duration 10m
+// --workers 1 --csv OUT in a folder of its own, waits for the whole
+// output's temporary file, sends sig after a further wait, and returns
+// how the command ended, its standard error, and what it left in the
+// folder (its output, temporary files).
+func interruptWritingCSV(t *testing.T, sig syscall.Signal, wait time.Duration, args ...string) (*os.ProcessState, string, []string) {
+	t.Helper()
 	dir := t.TempDir()
-	out := filepath.Join(dir, "out.csv")
-	cmd, stdout, stderr := labProcess(t, "sweep", "--over", "link.jitter=0ms,5ms,10ms", "--seeds", "1-500", "--duration", "10m",
-		"--workers", "1", "--csv", out)
+	cmd, stdout, stderr := labProcess(t, append(args, "--seeds", "1-500", "--duration", "10m", "--workers", "1", "--csv", filepath.Join(dir, "out.csv"))...)
 	go io.Copy(io.Discard, stdout)
 	temp := func() []string { m, _ := filepath.Glob(filepath.Join(dir, ".out.csv.*.tmp")); return m }
 	for start := time.Now(); len(temp()) == 0; time.Sleep(10 * time.Millisecond) {
 		if time.Since(start) > 30*time.Second {
-			t.Fatalf("no temporary file after 30 s: %s", stderr)
+			t.Fatalf("lab %s: no temporary file after 30 s: %s", args[0], stderr)
 		}
 	}
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+	time.Sleep(wait)
+	if err := cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
 	cmd.Wait()
-	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
-	if !(ws.Signaled() && ws.Signal() == syscall.SIGINT) && cmd.ProcessState.ExitCode() != 130 {
-		t.Fatalf("after Ctrl-C: %v, %s", cmd.ProcessState, stderr)
+	var left []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		left = append(left, e.Name())
 	}
-	if left := temp(); len(left) != 0 {
-		t.Fatalf("Ctrl-C left %v", left)
-	}
-	if _, err := os.Stat(out); !os.IsNotExist(err) {
-		t.Fatalf("an interrupted sweep wrote %s: %v", out, err)
-	}
+	return cmd.ProcessState, stderr.String(), left
 }
 
 // LOW: diagnose --html goes through the output path every writer takes:
@@ -404,29 +416,13 @@ func TestInterruptedOutputKeepsTheCommandsEnding(t *testing.T) {
 		{syscall.SIGHUP, []string{"ab", "--b", "link.jitter=5ms"}},
 		{syscall.SIGINT, []string{"sweep", "--over", "link.jitter=0ms,5ms,10ms"}},
 	} {
-		dir := t.TempDir()
-		out := filepath.Join(dir, "out.csv")
-		cmd, stdout, stderr := labProcess(t, append(c.args, "--seeds", "1-500", "--duration", "10m", "--workers", "1", "--csv", out)...)
-		go io.Copy(io.Discard, stdout)
-		temp := func() []string { m, _ := filepath.Glob(filepath.Join(dir, ".out.csv.*.tmp")); return m }
-		for start := time.Now(); len(temp()) == 0; time.Sleep(10 * time.Millisecond) {
-			if time.Since(start) > 30*time.Second {
-				t.Fatalf("lab %s: no temporary file after 30 s: %s", c.args[0], stderr)
-			}
+		// 200 ms: the runs have started (seconds of them are queued).
+		ps, stderr, left := interruptWritingCSV(t, c.sig, 200*time.Millisecond, c.args...)
+		if code := ps.ExitCode(); code != 128+int(c.sig) || !strings.Contains(stderr, "canceled after") {
+			t.Errorf("lab %s --csv stopped by %v: %v, stderr %q; want exit %d saying how many runs were done", c.args[0], c.sig, ps, stderr, 128+int(c.sig))
 		}
-		time.Sleep(200 * time.Millisecond) // the runs have started (seconds of them are queued)
-		if err := cmd.Process.Signal(c.sig); err != nil {
-			t.Fatal(err)
-		}
-		cmd.Wait()
-		if code := cmd.ProcessState.ExitCode(); code != 128+int(c.sig) || !strings.Contains(stderr.String(), "canceled after") {
-			t.Errorf("lab %s --csv stopped by %v: %v, stderr %q; want exit %d saying how many runs were done", c.args[0], c.sig, cmd.ProcessState, stderr, 128+int(c.sig))
-		}
-		if left := temp(); len(left) != 0 {
+		if len(left) != 0 {
 			t.Errorf("lab %s stopped by %v left %v", c.args[0], c.sig, left)
-		}
-		if _, err := os.Stat(out); !os.IsNotExist(err) {
-			t.Errorf("lab %s stopped by %v wrote %s: %v", c.args[0], c.sig, out, err)
 		}
 	}
 }
