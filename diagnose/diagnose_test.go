@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -73,16 +72,14 @@ func run(t testing.TB, o Options) *Result {
 		sc = *o.Scenario
 	}
 	key := fmt.Sprintf("%#v|%#v|%q|%q|%v|%q|%v|%q", o.Base, sc, o.Name, o.Overrides, o.Seeds, o.Metric, o.Offsets, o.Inputs)
-	e, _ := runs.LoadOrStore(key, &cachedRun{})
-	c := e.(*cachedRun)
-	c.once.Do(func() { c.r, c.err = Run(o) })
-	if c.err != nil {
-		t.Fatal(c.err)
+	r, err := runs.Do(key, func() (*Result, error) { return Run(o) })
+	if err != nil {
+		t.Fatal(err)
 	}
-	return c.r
+	return r
 }
 
-var runs sync.Map // key → *cachedRun
+var runs testtool.Memo[*Result]
 
 // notCostlyUnderRace skips, under the race detector only, a test whose
 // diagnosis runs more than 1,000 session-seconds per arm (3 seeds × 20 s on
@@ -95,12 +92,6 @@ func notCostlyUnderRace(t testing.TB, o Options) {
 	if cost := time.Duration(len(o.Seeds)*cells) * o.Base.Duration; cost > 1000*time.Second {
 		testtool.NotUnderRace(t, fmt.Sprintf("a diagnosis of %d seeds × %d cells × %v per arm", len(o.Seeds), cells, o.Base.Duration))
 	}
-}
-
-type cachedRun struct {
-	once sync.Once
-	r    *Result
-	err  error
 }
 
 // byHand is a diagnosis whose report cards a test states by hand: the

@@ -8,7 +8,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -325,22 +324,14 @@ func TestCombinationStepsAsTheText(t *testing.T) {
 func builtin(t *testing.T, name, metric string, sets ...string) *diagnose.Result {
 	t.Helper()
 	testtool.NotUnderRace(t, "a default diagnosis: 20 seeds × 2 min × 12 cells per arm")
-	e, _ := builtins.LoadOrStore(fmt.Sprintf("%q %q %q", name, metric, sets), &builtinRun{})
-	b := e.(*builtinRun)
-	b.once.Do(func() { b.r, b.err = diagnoseBuiltin(name, metric, sets...) })
-	if b.err != nil {
-		t.Fatal(b.err)
+	r, err := builtins.Do(fmt.Sprintf("%q %q %q", name, metric, sets), func() (*diagnose.Result, error) { return diagnoseBuiltin(name, metric, sets...) })
+	if err != nil {
+		t.Fatal(err)
 	}
-	return b.r
+	return r
 }
 
-var builtins sync.Map // arguments → *builtinRun
-
-type builtinRun struct {
-	once sync.Once
-	r    *diagnose.Result
-	err  error
-}
+var builtins testtool.Memo[*diagnose.Result]
 
 func diagnoseBuiltin(name, metric string, sets ...string) (*diagnose.Result, error) {
 	cfg := lab.DefaultConfig()

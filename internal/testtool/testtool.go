@@ -8,6 +8,7 @@ package testtool
 import (
 	"os"
 	"os/exec"
+	"sync"
 	"testing"
 
 	"jitterlab/internal/israce"
@@ -52,4 +53,23 @@ func NotUnderRace(t testing.TB, why string) {
 	if Race {
 		t.Skipf("not under the race detector: %s (.ci/run runs it in its plain go test ./... step)", why)
 	}
+}
+
+// Memo runs an expensive computation once per key for a whole test
+// binary: tests that ask for the same result (a diagnosis over the same
+// options) share it, and only read it. Safe for parallel tests.
+type Memo[V any] struct{ m sync.Map } // key → *memoEntry[V]
+
+type memoEntry[V any] struct {
+	once sync.Once
+	v    V
+	err  error
+}
+
+// Do returns f's result for key, calling f only the first time key is asked for.
+func (m *Memo[V]) Do(key string, f func() (V, error)) (V, error) {
+	e, _ := m.m.LoadOrStore(key, &memoEntry[V]{})
+	me := e.(*memoEntry[V])
+	me.once.Do(func() { me.v, me.err = f() })
+	return me.v, me.err
 }

@@ -1,6 +1,8 @@
 package testtool
 
 import (
+	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -36,4 +38,27 @@ func (f *fakeTB) Fatalf(string, ...any) {
 func (f *fakeTB) Skipf(string, ...any) {
 	f.skipped = true
 	panic("skip")
+}
+
+// A Memo calls its function once per key, and hands the same result to
+// every caller, in parallel too.
+func TestMemoCallsOncePerKey(t *testing.T) {
+	var m Memo[int]
+	var calls atomic.Int32
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			key := []string{"a", "b"}[i%2]
+			v, err := m.Do(key, func() (int, error) { calls.Add(1); return len(key), nil })
+			if v != 1 || err != nil {
+				t.Errorf("Do(%q) = %d, %v", key, v, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if calls.Load() != 2 {
+		t.Errorf("%d calls for 2 keys", calls.Load())
+	}
 }
