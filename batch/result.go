@@ -78,15 +78,7 @@ func FormatInterval(iv stats.Interval, prec int) string {
 	if math.IsNaN(iv.Mean) {
 		return "-"
 	}
-	return noNegativeZero(iv.Format(prec))
-}
-
-// noNegativeZero drops the sign of a figure that rounds to zero ("-0.000").
-func noNegativeZero(s string) string {
-	if strings.HasPrefix(s, "-") && strings.Trim(strings.Fields(s)[0], "-0.") == "" {
-		return s[1:]
-	}
-	return s
+	return iv.Format(prec) // no "-0.000": Format drops the sign of a zero
 }
 
 // FormatDiff writes a paired difference "+d ± h", with " *" when

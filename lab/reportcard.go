@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strings"
 	"text/tabwriter"
 
 	"jitterlab/client"
 	"jitterlab/detmath"
 	"jitterlab/metrics"
 	"jitterlab/motion"
+	"jitterlab/stats"
 )
 
 // CardThresholds are the report card's thresholds (docs/explanation/report-card.md).
@@ -574,10 +574,10 @@ func (c *ReportCard) WriteText(w io.Writer) error {
 	fmt.Fprintln(w, "report card")
 	deficit := f("%.3f m/s", c.ProgressDeficitMPS)
 	if !math.IsNaN(c.ProgressDeficitMPS) {
-		deficit = unsignedZero(fmt.Sprintf("%.3f", c.ProgressDeficitMPS)) + " m/s"
+		deficit = stats.Fixed(c.ProgressDeficitMPS, 3) + " m/s"
 	}
 	if !math.IsNaN(c.ProgressDeficitPct) {
-		deficit += " (" + unsignedZero(fmt.Sprintf("%.1f", c.ProgressDeficitPct)) + " % of commanded)"
+		deficit += " (" + stats.Fixed(c.ProgressDeficitPct, 1) + " % of commanded)"
 	}
 	fmt.Fprintf(tw, "  progress deficit (commanded − forward progress)\t%s\n", deficit)
 	fmt.Fprintf(tw, "  judder (rms of speed − its %g ms mean)\t%s\n", 1000*th.JudderWindowS, f("%.3f m/s", c.JudderMPS))
@@ -620,16 +620,6 @@ func (c *ReportCard) WriteText(w io.Writer) error {
 	}
 	_, err := fmt.Fprintln(w)
 	return err
-}
-
-// unsignedZero is a formatted number without the sign of a value that
-// rounds to zero ("-0.000" is "0.000"): a deficit that rounds to nothing is
-// not ahead of its command.
-func unsignedZero(s string) string {
-	if rest, ok := strings.CutPrefix(s, "-"); ok && strings.Trim(rest, "0.") == "" {
-		return rest
-	}
-	return s
 }
 
 // CardMetric is one report-card figure under the one name every output

@@ -35,13 +35,21 @@ func (iv Interval) ExcludesZero() bool { return iv.Lo() > 0 || iv.Hi() < 0 }
 // Contains reports whether x lies in the interval.
 func (iv Interval) Contains(x float64) bool { return iv.Lo() <= x && x <= iv.Hi() }
 
-// Format writes "mean ± half" with prec decimals; a mean that rounds to
-// zero has no sign (never "-0.000").
-func (iv Interval) Format(prec int) string {
-	mean := fmt.Sprintf("%.*f", prec, iv.Mean)
-	if strings.Trim(mean, "-0.") == "" {
-		mean = strings.TrimPrefix(mean, "-")
+// Fixed writes v with prec decimals, and without a sign when it rounds
+// to zero: never "-0.000" (a deficit that rounds to nothing is not ahead of
+// its command).
+func Fixed(v float64, prec int) string {
+	s := fmt.Sprintf("%.*f", prec, v)
+	if strings.Trim(s, "-0.") == "" {
+		s = strings.TrimPrefix(s, "-")
 	}
+	return s
+}
+
+// Format writes "mean ± half" with prec decimals; a mean that rounds to
+// zero has no sign (Fixed).
+func (iv Interval) Format(prec int) string {
+	mean := Fixed(iv.Mean, prec)
 	if math.IsInf(iv.Half, 1) {
 		return mean + " ± ?"
 	}

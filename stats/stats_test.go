@@ -238,3 +238,17 @@ func TestNegativeZeroInIntervals(t *testing.T) {
 		}
 	}
 }
+
+// Fixed never writes a negative zero: the A/B box showed a recommended
+// B's deficit as "-0.00".
+func TestFixedHasNoNegativeZero(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		prec int
+		want string
+	}{{-0.0004, 2, "0.00"}, {-0.004, 2, "0.00"}, {-0.006, 2, "-0.01"}, {0.0004, 2, "0.00"}, {-0.4, 0, "0"}, {-0.6, 0, "-1"}, {math.Copysign(0, -1), 3, "0.000"}} {
+		if got := Fixed(c.v, c.prec); got != c.want {
+			t.Errorf("Fixed(%v, %d) = %q, want %q", c.v, c.prec, got, c.want)
+		}
+	}
+}

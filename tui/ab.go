@@ -3,13 +3,13 @@ package tui
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/rivo/tview"
 
 	"jitterlab/lab"
 	"jitterlab/metrics"
+	"jitterlab/stats"
 )
 
 // abRun is a live A/B: B is a lab.Follower of A with B's overrides, from
@@ -101,19 +101,10 @@ func (a *App) abSide() string {
 			if m.Prec > 1 {
 				prec = 2
 			}
-			out += fmt.Sprintf(" %-18s %7.*f  [white]%7.*f[-]\n", m.Name, prec, unsignedZero(m.Get(&sa), prec), prec, unsignedZero(m.Get(&sb), prec))
+			out += fmt.Sprintf(" %-18s %7s  [white]%7s[-]\n", m.Name, stats.Fixed(m.Get(&sa), prec), stats.Fixed(m.Get(&sb), prec))
 		}
 	}
 	return out
-}
-
-// unsignedZero is v, or 0 when v shows as zero with prec decimals: a
-// deficit of -0.0004 m/s is "0.00", not "-0.00".
-func unsignedZero(v float64, prec int) float64 {
-	if r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'f', prec, 64), 64); err == nil && r == 0 {
-		return 0
-	}
-	return v
 }
 
 // abNote says, after live edits, what B and A's column start from.
