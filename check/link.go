@@ -29,7 +29,6 @@ var LinkFigures = func() []batch.Metric {
 			{"duplicated", func(l *lab.LinkSummary) uint64 { return l.Duplicated }},
 			{"reordered", func(l *lab.LinkSummary) uint64 { return l.Reordered }},
 		} {
-			dir, c := dir, c
 			out = append(out, batch.Metric{Name: dir.name + "_" + c.name, Prec: 1, Count: true,
 				Get: func(s *lab.Summary) float64 { return float64(c.get(dir.get(s))) }})
 		}
