@@ -45,7 +45,7 @@ func opensFile(key string) bool { return key == "up.trace" || key == "down.trace
 func traceParam(dir string) Param {
 	key := dir + ".trace"
 	side := linkSide(dir)
-	return Param{Key: key, Live: true,
+	return Param{Key: key, Live: true, Step: param.Typed("names a capture file", "its path (none turns it off)"),
 		Help: "replay a capture FILE (irtt JSON, a game's CSV, lab packets, a proxy recording) instead of loss and delay; none = off",
 		Get: func(c *Config) string {
 			if t := side(c).Trace; t != nil {
@@ -67,7 +67,7 @@ func traceParam(dir string) Param {
 func traceLoopParam(dir string) Param {
 	key := dir + ".trace_loop"
 	side := linkSide(dir)
-	return Param{Key: key, Live: true,
+	return Param{Key: key, Live: true, Step: param.Toggle(),
 		Help: "the trace loops; false: played once, then the link's own loss and delay",
 		Get:  func(c *Config) string { return strconv.FormatBool(!side(c).TraceOnce) },
 		Set: func(c *Config, v string) error {

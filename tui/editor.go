@@ -2,19 +2,12 @@ package tui
 
 import (
 	"fmt"
-	"math"
-	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
 	"jitterlab/lab"
-	"jitterlab/netem"
-	"jitterlab/param"
-	"jitterlab/scenarios"
 	"jitterlab/tui/widget"
 )
 
@@ -236,194 +229,17 @@ func (e *Editor) Draw(screen tcell.Screen) {
 	}
 }
 
-// stepValue is key's value one step from cur in direction dir.
+// stepValue is key's value one step from cur in direction dir, as the
+// registry declares the key's step.
 func stepValue(key, cur string, dir int) (string, error) {
-	name := key[strings.LastIndex(key, ".")+1:]
-	d := 1
-	if dir < 0 {
-		d = -1
+	p, ok := lab.Lookup(key)
+	if !ok {
+		return "", lab.CheckAssignment(key, cur)
 	}
-	// Every enumerated key (client.sender, client.redundancy, view.interp,
-	// server.inputs, …) cycles through its choices.
-	for _, v := range lab.Variants() {
-		if v.Key == key {
-			return cycle(v.Choices, cur, d), nil
-		}
+	if p.Step == nil {
+		return "", fmt.Errorf("%s has no step; press Enter to type a value", key)
 	}
-	switch name {
-	case "latency", "jitter":
-		v, err := param.Duration(key, cur)
-		if err != nil {
-			return "", err
-		}
-		step := 5 * time.Millisecond
-		if name == "jitter" && (v < 10*time.Millisecond || (v == 10*time.Millisecond && d < 0)) {
-			step = time.Millisecond
-		}
-		return fmtDur(max(v+time.Duration(d)*step, 0)), nil
-	case "jitter_dist":
-		return cycle(netem.DistNames(), cur, d), nil
-	case "jitter_corr":
-		v, err := param.Float(key, cur, 0, 1)
-		if err != nil {
-			return "", err
-		}
-		return strconv.FormatFloat(math.Round(min(max(v+0.1*float64(d), 0), 1)*10)/10, 'g', -1, 64), nil
-	case "loss", "duplicate", "reorder":
-		v, err := param.Fraction(key, cur)
-		if err != nil {
-			return "", err
-		}
-		v = math.Round((v+0.005*float64(d))*1000) / 1000
-		return param.FormatFraction(min(max(v, 0), 1)), nil
-	case "loss_burst":
-		return ladder([]string{"0", "2", "4", "8", "16"}, cur, d), nil
-	case "reorder_gap":
-		n, err := param.Int(key, cur, 0, 1e6)
-		if err != nil {
-			return "", err
-		}
-		return strconv.FormatInt(max(n+int64(d), 0), 10), nil
-	case "keep_order", "blackout", "trace_loop":
-		b, err := param.Bool(key, cur)
-		return strconv.FormatBool(!b), err
-	case "spike":
-		v, err := param.Fraction(key, cur)
-		if err != nil {
-			return "", err
-		}
-		v = math.Round((v+0.005*float64(d))*1000) / 1000
-		return param.FormatFraction(min(max(v, 0), 1)), nil
-	case "dilation_max":
-		v, err := param.Fraction(key, cur)
-		if err != nil {
-			return "", err
-		}
-		v = math.Round((v+0.01*float64(d))*100) / 100
-		return param.FormatFraction(min(max(v, 0.01), 0.5)), nil
-	case "spike_delay", "bad_delay", "fixed_cost", "interp_delay":
-		v, err := param.Duration(key, cur)
-		if err != nil {
-			return "", err
-		}
-		return fmtDur(max(v+time.Duration(d)*durStep(v, d), 0)), nil
-	case "slot":
-		return ladder([]string{"0", "1ms", "2ms", "5ms", "10ms", "20ms"}, cur, d), nil
-	case "shape_rate":
-		return ladder([]string{"0", "64kbit", "256kbit", "1mbit", "4mbit", "16mbit"}, cur, d), nil
-	case "shape_burst":
-		return ladder([]string{"0", "1500", "3000", "6000", "15000", "64000"}, cur, d), nil
-	case "shape_limit":
-		return ladder([]string{"0", "3000", "15000", "64000", "256000"}, cur, d), nil
-	case "buffer", "broadcast":
-		lo := int64(0)
-		if name == "broadcast" {
-			lo = 1
-		}
-		n, err := param.Int(key, cur, lo, 1e6)
-		if err != nil {
-			return "", err
-		}
-		return strconv.FormatInt(max(n+int64(d), lo), 10), nil
-	case "loss_model":
-		return "", fmt.Errorf("%s is random or a model's parameters (gemodel p r 1-h 1-k, state p13 p31 p32 p23 p14), not a ladder: press Enter to type one", key)
-	case "trace":
-		return "", fmt.Errorf("%s names a capture file, not a ladder: press Enter to type its path (none turns it off)", key)
-	case "rate":
-		return ladder([]string{"0", "64kbit", "256kbit", "1mbit", "4mbit", "16mbit"}, cur, d), nil
-	case "queue":
-		return ladder([]string{"0", "8", "16", "32", "64", "128"}, cur, d), nil
-	case "drift_ppm", "wander_ppm":
-		v, err := param.PPM(key, cur, 5e5)
-		if err != nil {
-			return "", err
-		}
-		if name == "wander_ppm" {
-			return param.FormatPPM(max(v+float64(d), 0)), nil
-		}
-		return param.FormatPPM(v + 10*float64(d)), nil
-	case "overhead":
-		return ladder([]string{"0", "28", "48", "60"}, cur, d), nil
-	case "frame_jitter", "fixed_dt", "send_interval", "interval_fast", "interval_slow", "tick":
-		v, err := param.Duration(key, cur)
-		if err != nil {
-			return "", err
-		}
-		return fmtDur(max(v+time.Duration(d)*time.Millisecond, 0)), nil
-	case "band":
-		n, err := param.Int(key, cur, 0, 1000)
-		if err != nil {
-			return "", err
-		}
-		return strconv.FormatInt(max(n+int64(d), 0), 10), nil
-	case "alpha":
-		v, err := param.Float(key, cur, 0, 1)
-		if err != nil {
-			return "", err
-		}
-		return strconv.FormatFloat(math.Round(min(max(v+0.05*float64(d), 0.05), 1)*100)/100, 'g', -1, 64), nil
-	case "move_speed", "turn_speed":
-		v, err := param.Float(key, cur, 0, 1e4)
-		if err != nil {
-			return "", err
-		}
-		step := 0.5
-		if name == "turn_speed" {
-			step = 15
-		}
-		return strconv.FormatFloat(max(v+step*float64(d), 0), 'g', -1, 64), nil
-	case "script":
-		return cycle(scenarios.ScriptNames, cur, d), nil
-	case "snap":
-		v, err := param.Float(key, cur, 0, 1e6)
-		if err != nil {
-			return "", err
-		}
-		return strconv.FormatFloat(math.Round(max(v+0.1*float64(d), 0.1)*10)/10, 'g', -1, 64), nil
-	case "fps":
-		return ladder([]string{"30", "60", "120", "144", "240"}, cur, d), nil
-	}
-	return "", fmt.Errorf("%s has no step; press Enter to type a value", key)
-}
-
-// durStep is a duration key's step from v in direction d: 1 ms below
-// 10 ms, 5 ms below 100 ms, 10 ms below 1 s, 100 ms above; a step down
-// from a boundary uses the finer step, so + then - comes back.
-func durStep(v time.Duration, d int) time.Duration {
-	for _, s := range []struct{ below, step time.Duration }{
-		{10 * time.Millisecond, time.Millisecond}, {100 * time.Millisecond, 5 * time.Millisecond}, {time.Second, 10 * time.Millisecond},
-	} {
-		if v < s.below || (v == s.below && d < 0) {
-			return s.step
-		}
-	}
-	return 100 * time.Millisecond
-}
-
-func fmtDur(d time.Duration) string {
-	if d == 0 {
-		return "0"
-	}
-	return d.String()
-}
-
-// cycle returns the name after (or before) cur, wrapping around.
-func cycle(names []string, cur string, d int) string {
-	i := slices.Index(names, cur)
-	return names[((i+d)%len(names)+len(names))%len(names)]
-}
-
-// ladder moves along fixed rungs; a value between rungs goes to the next
-// rung in the direction of travel.
-func ladder(rungs []string, cur string, d int) string {
-	i := slices.Index(rungs, cur)
-	if i < 0 {
-		if d > 0 {
-			return rungs[min(1, len(rungs)-1)]
-		}
-		return rungs[0]
-	}
-	return rungs[min(max(i+d, 0), len(rungs)-1)]
+	return p.Step(key, cur, dir)
 }
 
 // rowsCovered checks that every editor key exists in the registry.
