@@ -255,4 +255,3 @@ func (sum *Summary) WriteText(w io.Writer) error {
 	}
 	return errors.Join(errs...)
 }
-
