@@ -158,30 +158,3 @@ func TestProxyControlAndFlowFlagsRefuseBadInput(t *testing.T) {
 		}
 	}
 }
-
-// FuzzFlowFlag: a --flow value that parses, written back as the address
-// and its assignments, parses to the same client and settings.
-func FuzzFlowFlag(f *testing.F) {
-	f.Add("127.0.0.1:5001 up.loss=5%")
-	f.Add("[::1]:7 link.latency=80ms,down.jitter=5ms")
-	f.Add("127.0.0.1:0 up.loss=1%")
-	f.Fuzz(func(t *testing.T, v string) {
-		a, err := parseFlowFlag(v)
-		if err != nil {
-			return
-		}
-		again := a.addr.String()
-		for _, s := range a.set {
-			again += " " + s.Key + "=" + s.Value
-		}
-		b, err := parseFlowFlag(again)
-		if err != nil || b.addr != a.addr || len(b.set) != len(a.set) {
-			t.Fatalf("%q → %q: %+v, %v", v, again, b, err)
-		}
-		for i := range a.set {
-			if a.set[i] != b.set[i] {
-				t.Fatalf("%q → %q: %+v became %+v", v, again, a.set[i], b.set[i])
-			}
-		}
-	})
-}

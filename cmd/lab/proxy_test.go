@@ -20,6 +20,7 @@ import (
 	"jitterlab/internal/testtool"
 	"jitterlab/lab"
 	proxyctl "jitterlab/proxy/control"
+	"jitterlab/proxy/live"
 	"jitterlab/tui/proxyscreen"
 )
 
@@ -160,7 +161,7 @@ client.fps = 30
 	if err != nil {
 		t.Fatal(err)
 	}
-	tl, _, err := proxyTimeline(cfg, sc, &o)
+	tl, _, err := live.Timeline(cfg, sc, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +284,7 @@ func TestProxySchedulesGeneratedChanges(t *testing.T) {
 	if len(sc.Oscillators)+len(sc.Flaps) == 0 {
 		t.Fatal("starlink has no oscillators or flaps: pick a scenario that does")
 	}
-	tl, warn, err := proxyTimeline(cfg, sc, &o)
+	tl, warn, err := live.Timeline(cfg, sc, o.duration)
 	if err != nil || len(warn) != 0 {
 		t.Fatalf("%v %q", err, warn)
 	}

@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"jitterlab/proxy"
 )
 
 // More clients than --max-clients evict one another on every datagram;
@@ -30,20 +28,5 @@ func TestProxySaysWhenClientsEvictOneAnother(t *testing.T) {
 		if strings.Contains(l, "--max-clients") && !strings.Contains(l, "clients 1  up") {
 			t.Errorf("the warning is not on a counter line: %q", l)
 		}
-	}
-}
-
-// The proxy's summary counts the datagrams of new clients refused at a
-// table full of active conversations, and says nothing of them when
-// there were none (the line the documentation shows).
-func TestProxySummaryCountsRefusedClients(t *testing.T) {
-	var with, without strings.Builder
-	writeProxySummary(&with, time.Second, proxy.Stats{FlowsSeen: 3, Flows: 2, Refused: 7}, nil)
-	writeProxySummary(&without, time.Second, proxy.Stats{FlowsSeen: 3, Flows: 2}, nil)
-	if !strings.Contains(with.String(), "0 evicted, 7 datagrams of new clients refused (every place held by an active conversation)\n") {
-		t.Errorf("summary with refusals:\n%s", with.String())
-	}
-	if !strings.Contains(without.String(), "0 expired idle, 0 evicted\n") {
-		t.Errorf("summary without refusals:\n%s", without.String())
 	}
 }
