@@ -2,6 +2,7 @@ package live
 
 import (
 	"net"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -67,6 +68,26 @@ func (t *fakeTicker) Stop() {
 	t.c.mu.Lock()
 	defer t.c.mu.Unlock()
 	t.closed = true
+}
+
+// waitTimers waits until n tickers and timers are pending: the run's
+// goroutines have asked for them, so an Advance fires them.
+func (c *fakeClock) waitTimers(t *testing.T, n int) {
+	t.Helper()
+	for {
+		c.mu.Lock()
+		k := 0
+		for _, x := range c.timers {
+			if !x.closed {
+				k++
+			}
+		}
+		c.mu.Unlock()
+		if k >= n {
+			return
+		}
+		runtime.Gosched() // the test's timeout bounds a run that never asks
+	}
 }
 
 // Advance moves the clock d on, firing what falls due on the way (a
