@@ -117,19 +117,8 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	}
 	opts := live.Options{Listen: listen, Target: target, Config: cfg, Scenario: sc, Name: o.name(), Timeline: timeline, Flows: flows,
 		Limits: limits, ReleaseWindow: window.relay, Telemetry: *telemetryAddr, Pcap: pcapPath, Record: recordPath,
-		Screen: !*noTUI && isTerminal(stdout), Every: every, Stdout: stdout, Stderr: stderr, Open: func(flag, path string) (live.File, error) {
-			f, err := openOutput(path, stdout, stream)
-			if err != nil {
-				return nil, flagFileError(flag, path, err)
-			}
-			return f, nil
-		}, Create: func(base, ext string) (live.File, string, error) {
-			f, path, err := tui.CreateUnique(".", base, ext)
-			if err != nil {
-				return nil, "", err
-			}
-			return &output{w: f, name: path, f: f}, path, nil
-		}}
+		Screen: !*noTUI && isTerminal(stdout), Every: every, Stdout: stdout, Stderr: stderr}
+	proxyOutputs(&opts, stdout)
 	if control != "" {
 		if opts.Control, err = listenControl(control); err != nil {
 			return err
@@ -182,6 +171,25 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return err
+}
+
+// proxyOutputs are lab proxy's files: --pcap and --record are outputs as
+// every command's, R's recordings new files in the working folder.
+func proxyOutputs(o *live.Options, stdout io.Writer) {
+	o.Open = func(flag, path string) (live.File, error) {
+		f, err := openOutput(path, stdout, stream)
+		if err != nil {
+			return nil, flagFileError(flag, path, err)
+		}
+		return f, nil
+	}
+	o.Create = func(base, ext string) (live.File, string, error) {
+		f, path, err := tui.CreateUnique(".", base, ext)
+		if err != nil {
+			return nil, "", err
+		}
+		return &output{w: f, name: path, f: f}, path, nil
+	}
 }
 
 // proxyView is the proxy's screen as the run shows it.

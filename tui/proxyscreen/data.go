@@ -13,6 +13,3 @@ type (
 	Game      = live.Game
 	GamePoint = live.GamePoint
 )
-
-// GamePoints is [live.GamePoints].
-var GamePoints = live.GamePoints
