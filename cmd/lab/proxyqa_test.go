@@ -7,7 +7,6 @@ import (
 	"image/color"
 	"image/png"
 	"net"
-	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +16,6 @@ import (
 
 	"jitterlab/internal/files"
 	"jitterlab/internal/testtool"
-	"jitterlab/netem"
 	"jitterlab/recordings"
 	"jitterlab/sim"
 )
@@ -111,13 +109,6 @@ func TestPlotOfAScreenRecordingSpansWhatItRecorded(t *testing.T) {
 		t.Errorf("--from 5s: exit %d, %q; want the plot from 00:00:05.000", code, errOut)
 	}
 }
-
-// noRelay takes the conditions' changes and does nothing with them.
-type noRelay struct{}
-
-func (noRelay) SetParams(up, down netem.Params) error                       { return nil }
-func (noRelay) SetFlowParams(a netip.AddrPort, up, down netem.Params) error { return nil }
-func (noRelay) ClearFlowParams(netip.AddrPort)                              {}
 
 // readmeScript is the text of a heredoc the docs (README.md, docs/) write to name
 // ("cat > ping.py <<'PY'" … "PY").
