@@ -28,3 +28,12 @@ func EchoUDP(t testing.TB, addr *net.UDPAddr) (bound *net.UDPAddr, stop func()) 
 	}()
 	return conn.LocalAddr().(*net.UDPAddr), func() { conn.Close(); <-done }
 }
+
+// LoopbackEcho is an EchoUDP on 127.0.0.1 for the test's lifetime: its
+// address, as host:port.
+func LoopbackEcho(t testing.TB) string {
+	t.Helper()
+	bound, stop := EchoUDP(t, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	t.Cleanup(stop)
+	return bound.String()
+}

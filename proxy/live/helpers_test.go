@@ -1,7 +1,6 @@
 package live
 
 import (
-	"net"
 	"runtime"
 	"sync"
 	"testing"
@@ -10,13 +9,8 @@ import (
 	"jitterlab/internal/testtool"
 )
 
-// echoServer is a UDP echo server on loopback for the run's tests.
-func echoServer(t *testing.T) string {
-	t.Helper()
-	bound, stop := testtool.EchoUDP(t, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	t.Cleanup(stop)
-	return bound.String()
-}
+// echoServer is a UDP echo server on loopback for the test's lifetime.
+var echoServer = testtool.LoopbackEcho
 
 // fakeClock is a Clock a test moves by hand: Advance fires the tickers
 // and the timers due, in time order; nothing ever sleeps.

@@ -90,26 +90,24 @@ func createIn(dir string) func(base, ext string) (File, string, error) {
 	}
 }
 
-// openRecording reads a proxy recording the test made.
-func openRecording(t *testing.T, path string) *recordings.Reader {
+// recordingOf reads a proxy recording the test made: what lab replay
+// prints of it (without the link line cmd/lab adds), its changes of the
+// settings and its header.
+func recordingOf(t *testing.T, path string) (replay string, changes []recordings.Change, h recordings.Header) {
 	t.Helper()
+	var b strings.Builder
 	r, f, err := recordings.OpenFile(path)
+	if err == nil {
+		defer f.Close()
+		h = r.Header
+		if changes, err = r.Changes(); err == nil {
+			err = proxyrec.WriteReplay(&b, r, path, "")
+		}
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { f.Close() })
-	return r
-}
-
-// replayText is what lab replay prints of a proxy recording (without the
-// link line cmd/lab adds).
-func replayText(t *testing.T, path string) string {
-	t.Helper()
-	var b strings.Builder
-	if err := proxyrec.WriteReplay(&b, openRecording(t, path), path, ""); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
+	return b.String(), changes, h
 }
 
 // The proxy screen's R (issue 12.4) records the relayed traffic from now
@@ -147,7 +145,7 @@ func TestProxyScreenRecordsOnR(t *testing.T) {
 	if len(files) != 1 {
 		t.Fatalf("files %v; want one recording", files)
 	}
-	out := replayText(t, files[0])
+	out, _, _ := recordingOf(t, files[0])
 	for _, want := range []string{"read up 5, down 5", "up.latency = 2ms", "flow 1  " + client.LocalAddr().String()} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the replay of R's recording lacks %q:\n%s", want, out)
@@ -204,10 +202,7 @@ func TestScreenRecordingNumbersTheClientsItStartsWith(t *testing.T) {
 	if len(files) != 1 {
 		t.Fatalf("files %v; want one recording", files)
 	}
-	all, err := openRecording(t, files[0]).Changes()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, all, _ := recordingOf(t, files[0])
 	var b strings.Builder
 	if err := proxyrec.WriteChangesCSV(&b, all, 0, sim.Time(math.MaxInt64)); err != nil {
 		t.Fatal(err)
@@ -240,7 +235,8 @@ func TestScreenRecordingSaysTheSettingsInForceAtItsStart(t *testing.T) {
 	if len(files) != 1 {
 		t.Fatalf("files %v", files)
 	}
-	cfg, err := lab.ConfigFromHeader(openRecording(t, files[0]).Header, lab.Untrusted)
+	_, _, h := recordingOf(t, files[0])
+	cfg, err := lab.ConfigFromHeader(h, lab.Untrusted)
 	if err != nil {
 		t.Fatal(err)
 	}
