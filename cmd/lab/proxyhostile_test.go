@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"jitterlab/internal/testtool"
 	proxyctl "jitterlab/proxy/control"
 )
 
@@ -59,7 +60,7 @@ func TestControlAPIConnectionsDoNotStarveTheRelay(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	for i := range 3 {
-		if got := echoes(t, p.client(t), 5, 10*time.Second); got != 5 {
+		if got := testtool.Echoes(p.client(t), 5, 10*time.Second); got != 5 {
 			t.Fatalf("game client %d: %d/5 echoes with 400 idle API connections (the proxy holds %d descriptors of %d)", i, got, fds(t, pid), limit)
 		}
 	}

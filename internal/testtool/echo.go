@@ -3,6 +3,7 @@ package testtool
 import (
 	"net"
 	"testing"
+	"time"
 )
 
 // EchoUDP answers every datagram on addr with the same bytes until stop is
@@ -36,4 +37,20 @@ func LoopbackEcho(t testing.TB) string {
 	bound, stop := EchoUDP(t, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	t.Cleanup(stop)
 	return bound.String()
+}
+
+// Echoes sends n datagrams from c and counts the replies within wait.
+func Echoes(c *net.UDPConn, n int, wait time.Duration) int {
+	for range n {
+		c.Write([]byte("ping"))
+	}
+	c.SetReadDeadline(time.Now().Add(wait))
+	got, buf := 0, make([]byte, 64)
+	for got < n {
+		if _, err := c.Read(buf); err != nil {
+			break
+		}
+		got++
+	}
+	return got
 }

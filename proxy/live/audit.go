@@ -4,16 +4,17 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"jitterlab/lab"
-	"jitterlab/netem"
-	"jitterlab/proxy"
-	proxyctl "jitterlab/proxy/control"
 	"maps"
 	"net/netip"
 	"slices"
 	"sync"
 	"text/tabwriter"
 	"time"
+
+	"jitterlab/lab"
+	"jitterlab/netem"
+	"jitterlab/proxy"
+	proxyctl "jitterlab/proxy/control"
 )
 
 // maxAuditPeriods bounds the periods of constant settings the audit keeps:

@@ -1,14 +1,11 @@
 package live
 
 import (
-	"context"
 	"net"
 	"net/netip"
 	"testing"
 	"time"
 
-	"jitterlab/lab"
-	"jitterlab/proxy"
 	proxyctl "jitterlab/proxy/control"
 )
 
@@ -18,26 +15,15 @@ import (
 // (nothing lost), the client's own link its own datagrams (about half
 // lost) with its settings, and each knows its clients.
 func TestRelaySourceSplitsClientsByLink(t *testing.T) {
-	echo := echoServer(t)
-	cfg := lab.DefaultConfig()
-	feed := newPacketFeed()
-	r, err := proxy.Listen(proxy.Options{Listen: "127.0.0.1:0", Target: echo, Seed: 1, Up: cfg.Up, Down: cfg.Down, OnPacket: feed.OnPacket})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cond := proxyctl.New(cfg, r, nil)
-	cond.Observe(feed.applied)
-	src := newSource(r, cond, System, echo, time.Now(), feed)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	run := screenRun(t, testOptions(t, nil, nil, nil))
+	src, r, cond := run.Source(), run.r, run.cond
 
 	if s := src.Snapshot(); s.Groups != nil {
 		t.Fatalf("every client on everybody's link: want no split, got %+v", s.Groups)
 	}
 	var clients [2]*net.UDPConn
 	for i := range clients {
+		var err error
 		if clients[i], err = net.DialUDP("udp", nil, r.Addr().(*net.UDPAddr)); err != nil {
 			t.Fatal(err)
 		}

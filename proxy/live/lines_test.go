@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"net/http"
 	"regexp"
 	"runtime"
 	"strings"
@@ -15,22 +14,27 @@ import (
 	"jitterlab/scenarios"
 )
 
-// counterRun is a run printing counter lines on a fake clock, Wait
-// running; stop ends it and returns its result.
+// counterRun is a run printing counter lines (Wait running), on a fake
+// clock unless its options name one; stop ends it and returns its result.
 type counterRun struct {
 	*Run
-	clock          *fakeClock
+	clock          *fakeClock // nil: the options' clock
 	stdout, stderr *syncBuffer
 	results        chan Result
 	cancel         context.CancelFunc
 }
 
-// startCounterRun starts o (its clock, Stdout and Stderr set here) and
-// waits until the counter line's ticker and the audit's are pending.
+// startCounterRun starts o (Stdout and Stderr set here; a fake clock if
+// o has none, and then waits until the counter line's ticker and the
+// audit's are pending).
 func startCounterRun(t *testing.T, o Options) *counterRun {
 	t.Helper()
-	c := &counterRun{clock: newFakeClock(), stdout: &syncBuffer{}, stderr: &syncBuffer{}, results: make(chan Result, 1)}
-	o.Clock, o.Stdout, o.Stderr = c.clock, c.stdout, c.stderr
+	c := &counterRun{stdout: &syncBuffer{}, stderr: &syncBuffer{}, results: make(chan Result, 1)}
+	if o.Clock == nil {
+		c.clock = newFakeClock()
+		o.Clock = c.clock
+	}
+	o.Stdout, o.Stderr = c.stdout, c.stderr
 	ctx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
 	t.Cleanup(cancel)
@@ -40,8 +44,23 @@ func startCounterRun(t *testing.T, o Options) *counterRun {
 	}
 	c.Run = run
 	go func() { c.results <- run.Wait(nil) }()
-	c.clock.waitTimers(t, 2)
+	if c.clock != nil {
+		c.clock.waitTimers(t, 2)
+	}
 	return c
+}
+
+// withControl gives o a control API on loopback, closed with the test,
+// and returns its address.
+func withControl(t *testing.T, o *Options) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	o.Control, o.ControlHost = ln, "127.0.0.1"
+	return ln.Addr().String()
 }
 
 // tick moves the clock one counter period on and waits for its line.
@@ -167,22 +186,10 @@ func TestCounterLinesPrintEachErrorOnce(t *testing.T) {
 // so a script reading the log line by line sees it whole (issue 12).
 func TestAPIRefusalIsLoggedOnOneLine(t *testing.T) {
 	o := testOptions(t, nil, nil, nil)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	o.Control, o.ControlHost = ln, "127.0.0.1"
+	api := withControl(t, &o)
 	c := startCounterRun(t, o)
-	req, _ := http.NewRequest("POST", "http://"+ln.Addr().String()+"/timeline", strings.NewReader(""))
-	req.Header.Set("Content-Type", "application/toml")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 400 {
-		t.Fatalf("an empty timeline: status %d; want 400", resp.StatusCode)
+	if code, _ := apiCall(t, api, "POST", "/timeline", ""); code != 400 {
+		t.Fatalf("an empty timeline: status %d; want 400", code)
 	}
 	for !strings.Contains(c.stdout.String(), "API POST") {
 		runtime.Gosched()

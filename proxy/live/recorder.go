@@ -5,15 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
+	"os"
+	"sync"
+	"time"
+
 	"jitterlab/lab"
 	"jitterlab/proxy"
 	proxyctl "jitterlab/proxy/control"
 	proxyrec "jitterlab/proxy/record"
 	"jitterlab/recordings"
-	"net/netip"
-	"os"
-	"sync"
-	"time"
 )
 
 // File is an output a run writes (a capture, a recording): Commit closes

@@ -1,7 +1,6 @@
 package live
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -27,20 +26,9 @@ import (
 // echoes through it, counted by the relay both ways.
 func relayForR(t *testing.T) (r *proxy.Relay, cond *proxyctl.Conditions, sw *proxyrec.Switch, client net.Conn, echoes func(n int), echo string) {
 	t.Helper()
-	echo = echoServer(t)
-	cfg := lab.DefaultConfig()
-	sw = &proxyrec.Switch{}
-	sw.Started(time.Now())
-	r, err := proxy.Listen(proxy.Options{Listen: "127.0.0.1:0", Target: echo, Seed: 1, Up: cfg.Up, Down: cfg.Down, OnPacket: sw.OnPacket})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cond = proxyctl.New(cfg, r, nil)
-	cond.Observe(func(a proxyctl.Applied) { sw.Applied(a, time.Now()) })
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	o := testOptions(t, nil, nil, nil)
+	run := screenRun(t, o)
+	r, cond, sw, echo = run.r, run.cond, &run.captures, o.Target
 	conn, err := net.Dial("udp", r.Addr().String())
 	if err != nil {
 		t.Fatal(err)
@@ -167,8 +155,9 @@ func TestProxyScreenRecordsOnR(t *testing.T) {
 	}
 
 	// --record running from the start: R names it and records nothing.
-	busy := &recorder{sw: sw, r: r, cond: cond, clock: System, create: createIn(dir), name: "default", flags: "--record run.jlrec"}
-	if err := sw.Start(&proxyrec.Capture{}); err != nil {
+	other := &proxyrec.Switch{} // the run's own stops its capture at the end: a stand-in has nothing to stop
+	busy := &recorder{sw: other, r: r, cond: cond, clock: System, create: createIn(dir), name: "default", flags: "--record run.jlrec"}
+	if err := other.Start(&proxyrec.Capture{}); err != nil {
 		t.Fatal(err)
 	}
 	if msg, err := busy.toggle(); err == nil || !strings.Contains(err.Error(), "--record run.jlrec") {

@@ -45,7 +45,10 @@ type Options struct {
 	// line goes to Stdout every Every, the change log as it comes.
 	Screen bool
 	Every  time.Duration
-	Clock  Clock // nil: [System]
+	// Clock is the run's wall clock (nil: [System]). A run that captures
+	// (Pcap, Record, R) wants the real one: the relay stamps its
+	// datagrams with it, the captures their bounds and changes with this.
+	Clock Clock
 	// Stdout gets the first lines and the counter lines, Stderr the
 	// warnings and what goes wrong as it does.
 	Stdout, Stderr io.Writer

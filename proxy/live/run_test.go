@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"runtime"
 	"strings"
@@ -46,32 +44,14 @@ func testOptions(t *testing.T, clock Clock, stdout, stderr io.Writer) Options {
 // from the relay's start (the clock at Start): a line per period, an API
 // request at the time it was answered.
 func TestCounterLinesKeepTheRunsClock(t *testing.T) {
-	clock := newFakeClock()
-	var stdout, stderr syncBuffer
-	o := testOptions(t, clock, &stdout, &stderr)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	o.Control, o.ControlHost = ln, "127.0.0.1"
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	run, err := Start(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	results := make(chan Result, 1)
-	go func() { results <- run.Wait(nil) }()
-	clock.waitTimers(t, 2) // the counter line's ticker and the audit's
+	o := testOptions(t, nil, nil, nil)
+	api := withControl(t, &o)
+	c := startCounterRun(t, o)
+	clock, stdout := c.clock, c.stdout
 	clock.Advance(2500 * time.Millisecond)
-	req, _ := http.NewRequest("PUT", "http://"+ln.Addr().String()+"/params", strings.NewReader(`{"up.loss": "3%"}`))
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	if code, b := apiCall(t, api, "PUT", "/params", `{"up.loss": "3%"}`); code != 200 {
+		t.Fatalf("PUT /params: %d %s", code, b)
 	}
-	resp.Body.Close()
 	for !strings.Contains(stdout.String(), "API PUT") { // printed as the log hands it over (the test's timeout bounds it)
 		runtime.Gosched()
 	}
@@ -79,8 +59,7 @@ func TestCounterLinesKeepTheRunsClock(t *testing.T) {
 	for !strings.Contains(stdout.String(), "+3.0s  clients") {
 		runtime.Gosched()
 	}
-	cancel()
-	res := <-results
+	res := c.stop()
 	out := stdout.String()
 	for _, want := range []string{
 		"\n14:00:01.000 +1.0s  clients 0  up in 0 delivered 0 lost 0 dropped 0 dup 0 reordered 0  down in 0 delivered 0 lost 0 dropped 0 dup 0 reordered 0\n",
@@ -92,8 +71,8 @@ func TestCounterLinesKeepTheRunsClock(t *testing.T) {
 			t.Errorf("the counter lines lack %q:\n%s", want, out)
 		}
 	}
-	if res.Err != nil || res.Signal != nil || stderr.String() != "" {
-		t.Errorf("a run stopped by its context: %v, %v, stderr %q", res.Err, res.Signal, stderr.String())
+	if res.Err != nil || res.Signal != nil || c.stderr.String() != "" {
+		t.Errorf("a run stopped by its context: %v, %v, stderr %q", res.Err, res.Signal, c.stderr.String())
 	}
 	// The audit's periods split at the change, by the same clock.
 	var b strings.Builder

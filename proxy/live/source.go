@@ -2,10 +2,6 @@ package live
 
 import (
 	"fmt"
-	"jitterlab/lab"
-	"jitterlab/proxy"
-	proxyctl "jitterlab/proxy/control"
-	"jitterlab/telemetry"
 	"math"
 	"net"
 	"net/netip"
@@ -13,6 +9,11 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"jitterlab/lab"
+	"jitterlab/proxy"
+	proxyctl "jitterlab/proxy/control"
+	"jitterlab/telemetry"
 )
 
 // relay is what a run reads of its [proxy.Relay] (a test's stand-in too).

@@ -2,17 +2,15 @@ package live
 
 import (
 	"context"
-	"jitterlab/lab"
-	"jitterlab/proxy"
-	proxyctl "jitterlab/proxy/control"
+	"io"
 	"math"
 	"net"
-	"net/http"
-	"net/http/httptest"
-	"net/netip"
 	"strings"
 	"testing"
 	"time"
+
+	"jitterlab/lab"
+	proxyctl "jitterlab/proxy/control"
 )
 
 // The proxy screen's source over the relay: live changes are checked as
@@ -20,21 +18,8 @@ import (
 // editor, the counters are the relay's, and its audit and packet events
 // give the delays, jitter, bytes and loss bursts.
 func TestRelaySourceAppliesLiveAndCounts(t *testing.T) {
-	echo := echoServer(t)
-	cfg := lab.DefaultConfig()
-	feed := newPacketFeed()
-	r, err := proxy.Listen(proxy.Options{Listen: "127.0.0.1:0", Target: echo, Seed: 1, Up: cfg.Up, Down: cfg.Down,
-		OnPacket: feed.OnPacket})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cond := proxyctl.New(cfg, r, nil)
-	start := time.Now()
-	src := newSource(r, cond, System, echo, start, feed)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	run := screenRun(t, testOptions(t, nil, nil, nil))
+	src, r, cond, start := run.Source(), run.r, run.cond, run.start
 
 	if err := src.Apply([][2]string{{"up.latency", "-5ms"}}); err == nil || err.Error() != lab.CheckAssignment("up.latency", "-5ms").Error() {
 		t.Fatalf("-5ms: %v; want --set's refusal", err)
@@ -86,39 +71,49 @@ func TestRelaySourceAppliesLiveAndCounts(t *testing.T) {
 	}
 }
 
+// screenRun starts o with the screen's source (no screen shown), on the
+// real clock unless o names one: the relay's packets carry its times. It
+// ends with the test.
+func screenRun(t *testing.T, o Options) *Run {
+	t.Helper()
+	o.Screen = true
+	if o.Clock == nil {
+		o.Clock = System
+	}
+	if o.Stdout == nil {
+		o.Stdout, o.Stderr = io.Discard, io.Discard
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	run, err := Start(ctx, o)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); run.Wait(quitView{}) })
+	return run
+}
+
 // The screen's c lists the control API's requests as answered — refused
 // ones with the reason — and each client's --flow settings from the start
 // (issue 12.4).
 func TestProxyScreenLogsAPIAndFlowSettings(t *testing.T) {
-	echo := echoServer(t)
-	cfg := lab.DefaultConfig()
-	r, err := proxy.Listen(proxy.Options{Listen: "127.0.0.1:0", Target: echo, Seed: 1, Up: cfg.Up, Down: cfg.Down})
+	o := testOptions(t, nil, nil, nil)
+	flow, err := ParseFlow("127.0.0.1:5001 up.loss=5%")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cond := proxyctl.New(cfg, r, nil)
-	flow := netip.MustParseAddrPort("127.0.0.1:5001")
-	if err := cond.Set(flow, []proxyctl.Assignment{{Key: "up.loss", Value: "5%"}}); err != nil {
-		t.Fatal(err)
-	}
-	src := newSource(r, cond, System, echo, time.Now(), nil)
-	changes := newChangeLog(8, System)
-	api := httptest.NewServer(proxyctl.NewHandler(cond, r, proxyctl.Options{Log: changes.apiLog}))
-	defer api.Close()
+	o.Flows = []Flow{flow}
+	api := withControl(t, &o)
+	run := screenRun(t, o)
+	src := run.Source()
 	for _, body := range []string{`{"up.loss": "250%"}`, `{"up.loss": "3%"}`} {
-		req, _ := http.NewRequest("PUT", api.URL+"/params", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
+		apiCall(t, api, "PUT", "/params", body)
 	}
-	for range 2 {
-		src.timeline(<-changes.ch)
+	for range 2 { // as the screen's goroutine hands the log over
+		src.timeline(<-run.log.ch)
 	}
 	got := src.Snapshot().Changes
-	refusal := lab.Set(&cfg, "up.loss", "250%").Error()
+	refusal := lab.Set(&o.Config, "up.loss", "250%").Error()
 	want := []Change{
 		{What: "127.0.0.1:5001: up.loss=5%", By: "--flow"},
 		{What: "PUT /params: up.loss=250%", By: "API", Refused: refusal},

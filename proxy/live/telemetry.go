@@ -3,6 +3,7 @@ package live
 import (
 	"fmt"
 	"io"
+
 	proxyctl "jitterlab/proxy/control"
 	"jitterlab/telemetry"
 )

@@ -1,12 +1,13 @@
 package live
 
 import (
-	"jitterlab/motion"
-	"jitterlab/telemetry"
 	"math"
 	"net"
 	"testing"
 	"time"
+
+	"jitterlab/motion"
+	"jitterlab/telemetry"
 )
 
 // The proxy's screen gets the telemetry's frames (issue 25.2): each

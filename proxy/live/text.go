@@ -3,14 +3,15 @@ package live
 import (
 	"fmt"
 	"io"
-	"jitterlab/lab"
-	"jitterlab/netem"
-	"jitterlab/proxy"
 	"net"
 	"net/netip"
 	"strconv"
 	"text/tabwriter"
 	"time"
+
+	"jitterlab/lab"
+	"jitterlab/netem"
+	"jitterlab/proxy"
 )
 
 // writeProxyFlows lists the live clients: each one's datagrams per

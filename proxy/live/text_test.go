@@ -1,10 +1,11 @@
 package live
 
 import (
-	"jitterlab/proxy"
 	"strings"
 	"testing"
 	"time"
+
+	"jitterlab/proxy"
 )
 
 // The clients table says "-" for a delay or a jitter it has no packets

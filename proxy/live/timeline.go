@@ -2,12 +2,13 @@ package live
 
 import (
 	"fmt"
-	"jitterlab/lab"
-	proxyctl "jitterlab/proxy/control"
-	"jitterlab/scenarios"
 	"net/netip"
 	"strings"
 	"time"
+
+	"jitterlab/lab"
+	proxyctl "jitterlab/proxy/control"
+	"jitterlab/scenarios"
 )
 
 // Timeline is what 'lab run' schedules for the scenario (its
