@@ -197,40 +197,6 @@ type proxyView struct{ *proxyscreen.View }
 
 func (v proxyView) Run() error { return v.View.Run(nil) }
 
-// signalContext is signal.NotifyContext that also tells which signal came
-// (nil: none yet): stop restores the signals' default action.
-func signalContext(sigs ...os.Signal) (ctx context.Context, stop func(), caught func() os.Signal) {
-	ctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, sigs...)
-	signalHandlers.Add(1)
-	var once sync.Once
-	var mu sync.Mutex
-	var got os.Signal
-	go func() {
-		select {
-		case sig := <-ch:
-			signalCaught.Store(true)
-			mu.Lock()
-			got = sig
-			mu.Unlock()
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	stop = func() {
-		signal.Stop(ch)
-		cancel()
-		once.Do(func() { signalHandlers.Add(-1) })
-	}
-	caught = func() os.Signal {
-		mu.Lock()
-		defer mu.Unlock()
-		return got
-	}
-	return ctx, stop, caught
-}
-
 // with a port number, and a --listen that is no address (exit 2); a --to
 // whose host does not resolve is found when the relay starts.
 func checkProxyAddrs(listen, target string) error {
