@@ -23,7 +23,7 @@ var Layers = []Layer{
 	{"comparisons", "many sessions over seeds: A/B, sweeps, diagnose, gates, reports",
 		[]string{"batch", "diagnose", "check", "report"}},
 	{"the real network", "the link model on real UDP, in wall time",
-		[]string{"proxy", "proxy/control", "proxy/record"}},
+		[]string{"proxy", "proxy/control", "proxy/record", "proxy/live"}},
 	{"screens", "the terminal screens of the lab, the replay viewer and the proxy",
 		[]string{"tui/widget", "tui", "tui/proxyscreen"}},
 	{"commands", "flags, one call into the packages below, printing",
