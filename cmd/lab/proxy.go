@@ -237,7 +237,7 @@ func proxySets(sets []string) error {
 		case strings.HasPrefix(k, "sim."):
 			return badUsage("--set %s: %s does not apply to the proxy: --set takes link keys (up.*, down.*, link.*) and sim.seed", a, k)
 		}
-		if err := proxyctl.CheckLinkKey(k); err != nil {
+		if !proxyctl.IsLinkKey(k) {
 			return badUsage("--set %s: %s is not a link setting: the proxy relays a link between your game's real client and server, so the model's client.* and server.* keys do not apply; allowed up.*, down.* and link.* (see lab proxy -h)", a, k)
 		}
 	}
@@ -385,7 +385,7 @@ address). The control API's requests are printed as answered. --set
 takes link keys (up.*, down.*, link.*) and sim.seed. On a terminal a live
 screen shows the relay (--no-tui prints counter lines instead); its keys:`)
 	fmt.Fprint(w, proxyscreen.KeyHelp())
-	writeParamHelp(w, func(key string) bool { return proxyctl.CheckLinkKey(key) == nil || key == "sim.seed" },
+	writeParamHelp(w, func(key string) bool { return proxyctl.IsLinkKey(key) || key == "sim.seed" },
 		"--duration (wall time) takes %s;\n  --every takes 100ms up to the --duration (the counter line's period;\n  without --duration up to 1000h).\n")
 }
 

@@ -248,7 +248,7 @@ func TestProxySchedulesGeneratedChanges(t *testing.T) {
 	}
 	for _, c := range want {
 		for _, a := range c.Set {
-			if c.At < 30*time.Second && proxyctl.CheckLinkKey(a.Key) == nil {
+			if c.At < 30*time.Second && proxyctl.IsLinkKey(a.Key) {
 				wanted = append(wanted, fmt.Sprintf("%v %s=%s", c.At, a.Key, a.Value))
 			}
 		}

@@ -33,7 +33,7 @@ type File interface {
 type recorder struct {
 	sw    *proxyrec.Switch
 	r     relay
-	cond  *proxyctl.Conditions
+	cond  *conditions
 	clock Clock
 	// create makes a new file named base+ext, or base-2+ext, … when that
 	// exists (never over a file); path is its name.

@@ -24,7 +24,7 @@ import (
 // relayForR is a running relay to an echo server, its conditions and
 // capture switch as the proxy wires them, a client, and echoes(n): n
 // echoes through it, counted by the relay both ways.
-func relayForR(t *testing.T) (r *proxy.Relay, cond *proxyctl.Conditions, sw *proxyrec.Switch, client net.Conn, echoes func(n int), echo string) {
+func relayForR(t *testing.T) (r *proxy.Relay, cond *conditions, sw *proxyrec.Switch, client net.Conn, echoes func(n int), echo string) {
 	t.Helper()
 	o := testOptions(t, nil, nil, nil)
 	run := screenRun(t, o)

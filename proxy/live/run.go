@@ -70,7 +70,7 @@ type Run struct {
 	o        Options
 	clock    Clock
 	r        *proxy.Relay
-	cond     *proxyctl.Conditions
+	cond     *conditions
 	log      *changeLog
 	captures proxyrec.Switch
 	periods  *auditPeriods
@@ -140,7 +140,7 @@ func Start(ctx context.Context, o Options) (_ *Run, err error) {
 	if w := proxy.ListenWarning(r.Addr()); w != "" {
 		fmt.Fprintf(o.Stderr, "lab proxy: warning: %s\n", w)
 	}
-	ru.cond = proxyctl.New(cfg, r, func(ch proxyctl.Timed, err error) { ru.log.log(ch, err, "") })
+	ru.cond = newConditions(cfg, r, func(ch proxyctl.Timed, err error) { ru.log.log(ch, err, "") })
 	// Every change of the settings goes into a recording and splits the
 	// audit into periods, whoever made it.
 	ru.periods = &auditPeriods{r: r, clock: clock}
@@ -191,7 +191,7 @@ func Start(ctx context.Context, o Options) (_ *Run, err error) {
 		return nil, err
 	}
 	if o.Control != nil {
-		ru.srv = proxyctl.Serve(o.Control, proxyctl.NewHandler(ru.cond, r, proxyctl.Options{Log: ru.log.apiLog, Host: o.ControlHost}))
+		ru.srv = proxyctl.Serve(o.Control, proxyctl.NewHandler(ru.cond.Conditions, r, proxyctl.Options{Log: ru.log.apiLog, Host: o.ControlHost}))
 		fmt.Fprintf(stdout, "control API on http://%v (GET/PUT /params, POST/DELETE /timeline, GET /counters, GET /metrics)\n", o.Control.Addr())
 	}
 	if o.Screen {

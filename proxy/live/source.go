@@ -32,7 +32,7 @@ type relay interface {
 type Source struct {
 	r              relay
 	clock          Clock
-	cond           *proxyctl.Conditions
+	cond           *conditions
 	feed           *packetFeed // nil: delays and arrival jitter not measured
 	listen, target string
 	start          time.Time
@@ -47,7 +47,7 @@ type Source struct {
 	telBuf    []telemetry.Received[telemetry.Frame] // reused for them
 }
 
-func newSource(r relay, cond *proxyctl.Conditions, clock Clock, target string, start time.Time, feed *packetFeed) *Source {
+func newSource(r relay, cond *conditions, clock Clock, target string, start time.Time, feed *packetFeed) *Source {
 	s := &Source{r: r, cond: cond, clock: clock, feed: feed, listen: r.Addr().String(), target: target, start: start}
 	for _, a := range cond.Flows() { // --flow's, set before the start
 		_, own := cond.Config(a)

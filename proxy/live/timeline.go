@@ -61,7 +61,7 @@ func Timeline(cfg lab.Config, sc *scenarios.Scenario, wall time.Duration) (out [
 				return nil, nil, fmt.Errorf("%s:%d: %w", ch.File, a.Line, err)
 			}
 			w := a.Key + "=" + a.Value
-			if proxyctl.CheckLinkKey(a.Key) != nil {
+			if !proxyctl.IsLinkKey(a.Key) {
 				w += " (not a link setting: ignored)"
 			} else {
 				t.Set = append(t.Set, proxyctl.Assignment{Key: a.Key, Value: a.Value})
@@ -100,7 +100,7 @@ func ParseFlow(v string) (Flow, error) {
 		if err != nil {
 			return f, err
 		}
-		if err := proxyctl.CheckLinkKey(k); err != nil {
+		if err := registry.CheckLinkKey(k); err != nil {
 			return f, err
 		}
 		if err := lab.CheckAssignment(k, val); err != nil {
