@@ -25,7 +25,7 @@ var Layers = []Layer{
 	{"the real network", "the link model on real UDP, in wall time",
 		[]string{"proxy", "proxy/control", "proxy/record", "proxy/live"}},
 	{"screens", "the terminal screens of the lab, the replay viewer and the proxy",
-		[]string{"tui/widget", "tui", "tui/proxyscreen"}},
+		[]string{"tui/widget", "tui/preset", "tui", "tui/proxyscreen"}},
 	{"commands", "flags, one call into the packages below, printing",
 		[]string{"cmd/lab", "cmd/proxybench"}},
 }

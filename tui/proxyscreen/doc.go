@@ -4,6 +4,7 @@
 // loss, bursts, rates), each client's own link, the link editor and the
 // change log. It reads the relay through [Source], a small interface
 // over the plain data of [jitterlab/proxy/live] ([Snapshot] is
-// live.Snapshot), which a live run's Source implements; it draws with
-// [jitterlab/tui/widget] and edits with the lab's [jitterlab/tui.Editor].
+// live.Snapshot), which a live run's Source implements; it draws and
+// edits the link with [jitterlab/tui/widget] (its [widget.Editor] over the
+// lab registry's link keys) and binds the presets of [jitterlab/tui/preset].
 package proxyscreen

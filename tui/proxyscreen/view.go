@@ -22,7 +22,7 @@ import (
 	"jitterlab/lab"
 	"jitterlab/netem"
 	"jitterlab/scenarios"
-	"jitterlab/tui"
+	"jitterlab/tui/preset"
 	"jitterlab/tui/widget"
 )
 
@@ -95,7 +95,7 @@ type View struct {
 	game                bool   // the relay receives the game's telemetry: its charts show
 	linkCharts          bool   // g: a column too low for six charts shows the link's, not the game's
 	spanText            string // the charts' time axis, "−30s"
-	editor              *tui.Editor
+	editor              *widget.Editor
 	upper               widget.Layers // the editor or the change log
 	pages               widget.Layers
 	rows                *tview.Flex
@@ -132,7 +132,7 @@ func New(src Source, opts Options) *View {
 	}
 	v := &View{app: tview.NewApplication(), src: src, every: opts.Every, scen: opts.Scenario, rec: opts.Record, window: 1, clock: widget.NewClock(),
 		groups: map[string]*realGroup{}, expected: map[netem.Params]setCells{},
-		header: widget.NewFitLine(), keys: widget.NewFitLine(), editor: tui.NewLinkEditor(),
+		header: widget.NewFitLine(), keys: widget.NewFitLine(), editor: newLinkEditor(),
 		statusRow: tview.NewTextView().SetDynamicColors(true).SetWrap(false),
 		table:     tview.NewTextView().SetDynamicColors(true).SetWrap(false),
 		log:       widget.NewScrollText()}
@@ -769,11 +769,11 @@ func (v *View) linkConfig() lab.Config {
 
 // preset applies preset i to both links now, as a whole link.
 func (v *View) preset(i int) {
-	if i >= len(tui.PresetKeys) {
+	if i >= len(preset.Keys) {
 		return
 	}
-	name := tui.PresetKeys[i]
-	changes, desc, err := tui.PresetChanges(v.linkConfig(), name)
+	name := preset.Keys[i]
+	changes, desc, err := preset.Changes(v.linkConfig(), name)
 	changes = slices.DeleteFunc(changes, func(c [2]string) bool {
 		return !strings.HasPrefix(c[0], "up.") && !strings.HasPrefix(c[0], "down.")
 	})
@@ -807,7 +807,7 @@ var proxyKeys = [][2]string{
 	{"↑ ↓ ← →", "select a link parameter and its direction (up / down); PgUp PgDn by ten"},
 	{"+ -", "step the value now (latency ±5 ms, loss ±0.5 %, …)"},
 	{"enter", "type a value as on the command line (80ms, 2%); a bad one is refused with the reason"},
-	{"1-9", "apply a preset to both links: " + strings.Join(tui.PresetKeys, ", ")},
+	{"1-9", "apply a preset to both links: " + strings.Join(preset.Keys, ", ")},
 	{"z", "chart window: 10 s, 30 s, 2 min"},
 	{"c", "the scenario (description, source, timeline) and every change so far in place of the editor — yours, the timeline's, the control API's, --flow's — and those refused, with the reason, newest at the bottom: ↑ ↓ PgUp PgDn Home End scroll it, its bottom edge says which lines show"},
 	{"g", "with the game's telemetry on a terminal under " + strconv.Itoa(gameScreenRows) + " rows: the link's charts in place of the game's, or back"},
