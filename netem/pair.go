@@ -55,12 +55,11 @@ func PairKeys() []PairKey { return pairKeys }
 
 // LookupPairKey finds a Pair's key by its full name ("up.latency").
 func LookupPairKey(key string) (PairKey, bool) {
-	for _, k := range pairKeys {
-		if k.Name == key {
-			return k, true
-		}
+	i := slices.IndexFunc(pairKeys, func(k PairKey) bool { return k.Name == key })
+	if i < 0 {
+		return PairKey{}, false
 	}
-	return PairKey{}, false
+	return pairKeys[i], true
 }
 
 // IsPairKey says whether key is under one of Directions ("up.", "down.",

@@ -19,8 +19,8 @@ type Registry struct {
 	// Unknown is nil for a key the caller's registry has, and for any
 	// other the error to give (with suggestions).
 	Unknown func(key string) error
-	// MaxAt is how far from now a timeline may schedule a change (the
-	// longest run).
+	// MaxAt is how far from now POST /timeline may schedule a change (the
+	// longest run; 0 takes only changes due at once).
 	MaxAt time.Duration
 }
 
