@@ -210,39 +210,19 @@ func ppmParam(key, help string, field func(*Config) *float64, step param.Step) P
 
 func buildRegistry() []Param {
 	var ps []Param
-	for _, dir := range []string{"up", "down", "link"} {
-		for _, lk := range netem.Keys() {
-			key := dir + "." + lk.Name
-			help := lk.Help
-			var sides func(*Config) []*netem.Params
-			switch dir {
-			case "up":
-				sides = func(c *Config) []*netem.Params { return []*netem.Params{&c.Up} }
-			case "down":
-				sides = func(c *Config) []*netem.Params { return []*netem.Params{&c.Down} }
-			default:
-				sides = func(c *Config) []*netem.Params { return []*netem.Params{&c.Up, &c.Down} }
-				help += " (both directions)"
-			}
-			ps = append(ps, Param{Key: key, Help: help, Live: true,
-				Get: func(c *Config) string {
-					s := sides(c)
-					v := lk.Get(s[0])
-					if len(s) == 2 && lk.Get(s[1]) != v {
-						return v + "/" + lk.Get(s[1])
-					}
-					return v
-				},
-				Set: func(c *Config, v string) error {
-					for _, p := range sides(c) {
-						if err := lk.Set(p, key, v); err != nil {
-							return err
-						}
-					}
-					return nil
-				},
-				Step: lk.Step})
-		}
+	// The link's keys, as netem declares them for a pair of directions.
+	for _, k := range netem.PairKeys() {
+		ps = append(ps, Param{Key: k.Name, Help: k.Help, Live: true, Step: k.Step,
+			Get: func(c *Config) string {
+				p := netem.Pair{Up: c.Up, Down: c.Down}
+				return k.Get(&p)
+			},
+			Set: func(c *Config, v string) error {
+				p := netem.Pair{Up: c.Up, Down: c.Down}
+				err := k.Set(&p, v)
+				c.Up, c.Down = p.Up, p.Down
+				return err
+			}})
 	}
 
 	ps = append(ps, traceParam("up"), traceLoopParam("up"), traceParam("down"), traceLoopParam("down"))
