@@ -271,14 +271,10 @@ func (s *Session) Reset(cfg Config, every time.Duration) error {
 	if s.sClock, err = sim.NewClock(0, cfg.ServerDriftPPM); err != nil {
 		return fmt.Errorf("server.drift_ppm: %w", err)
 	}
-	script, err := cfg.newScript()
-	if err != nil {
+	if s.cl, err = cfg.NewClient(); err != nil {
 		return err
 	}
-	if s.cl, err = client.New(cfg.clientConfig(), script, sim.NewRand(cfg.Seed, "client.frames")); err != nil {
-		return err
-	}
-	if s.sv, err = server.New(cfg.serverConfig()); err != nil {
+	if s.sv, err = cfg.NewServer(); err != nil {
 		return err
 	}
 	if s.vw, err = view.New(cfg.viewConfig()); err != nil {
