@@ -33,6 +33,9 @@ func Configure(sets []string) (lab.Config, error) {
 	return cfg, nil
 }
 
+// Takes reports whether lab game takes registry key k (see [Configure]).
+func Takes(k string) bool { return notAGameKey(k) == "" }
+
 // notAGameKey says why a registry key does not apply to lab game, or "".
 func notAGameKey(k string) string {
 	switch {
