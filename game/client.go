@@ -73,7 +73,7 @@ func (c *Client) Advance(at time.Time) []Datagram {
 		c.out.add(c.server)
 	}
 	if c.tel.IsValid() {
-		f := c.Telemetry(local)
+		f := lab.TelemetryFrame(c.cl, local, c.frames)
 		var err error
 		if c.out.buf, err = telemetry.AppendFrame(c.out.buf, &f); err != nil {
 			c.telErr = err
@@ -83,13 +83,6 @@ func (c *Client) Advance(at time.Time) []Datagram {
 	}
 	c.frames++
 	return c.out.datagrams()
-}
-
-// Telemetry is the frame the client just rendered, at local time local,
-// as a game reports it (docs/reference/telemetry.md).
-func (c *Client) Telemetry(local sim.Time) telemetry.Frame {
-	return telemetry.Frame{TS: local.Seconds(), Frame: c.frames, Input: c.cl.Input(), Visible: c.cl.Visible(), Predicted: c.cl.Predicted(),
-		TickOffset: int64(c.cl.Offset()), SendIntervalS: sim.Seconds(c.cl.SendInterval()), AckTick: c.cl.AckTick(), PendingInputs: int64(len(c.cl.Pending()))}
 }
 
 // Receive takes a datagram that arrived at wall time at from from. It

@@ -14,6 +14,7 @@ import (
 	"jitterlab/scenarios"
 	"jitterlab/server"
 	"jitterlab/sim"
+	"jitterlab/telemetry"
 	"jitterlab/view"
 )
 
@@ -176,6 +177,9 @@ type Session struct {
 	OnSend func(*SendRecord)
 	// OnChange, if set, receives every parameter change as it applies.
 	OnChange func(Change)
+	// OnFrame, if set, receives every client frame as the game's
+	// telemetry reports it ([TelemetryFrame]; valid during the call).
+	OnFrame func(*telemetry.Frame)
 
 	initial Config // the configuration the session started with
 
@@ -519,6 +523,10 @@ func (s *Session) frame() {
 	}
 	if s.cfg.View.Mode != view.Off {
 		s.renderView()
+	}
+	if s.OnFrame != nil {
+		f := TelemetryFrame(s.cl, s.nextFrameLocal, s.inputs.frames-1)
+		s.OnFrame(&f)
 	}
 	s.scheduleFrame()
 }
