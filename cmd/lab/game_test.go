@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"net"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -51,7 +53,8 @@ func TestGameThroughTheProxyWithTelemetry(t *testing.T) {
 	t.Parallel() // five seconds of wall time, independent of the others
 	serverPort, proxyPort, telPort := freePort(t), freePort(t), freePort(t)
 	tel := loopback(telPort)
-	proxy := goLab(t, "proxy", "--listen", loopback(proxyPort), "--to", loopback(serverPort), "--telemetry", tel, "--duration", "5s", "--every", "5s")
+	rec := filepath.Join(t.TempDir(), "relay.jlrec")
+	proxy := goLab(t, "proxy", "--listen", loopback(proxyPort), "--to", loopback(serverPort), "--telemetry", tel, "--duration", "5s", "--every", "5s", "--record", rec)
 	server := goLab(t, "game", "server", "--listen", loopback(serverPort), "--telemetry", tel, "--duration", "5s")
 	waitBound(t, telPort, proxy)
 	waitBound(t, proxyPort, proxy)
@@ -83,6 +86,17 @@ func TestGameThroughTheProxyWithTelemetry(t *testing.T) {
 	}
 	if !regexp.MustCompile(`\d+ steps in [0-9.]+s, 1 logins; inputs arrived [1-9]\d*, applied [1-9]`).MatchString(s.out) {
 		t.Errorf("the server applied no input:\n%s", s.out)
+	}
+	// The recording carries the telemetry: replay counts it and prints the
+	// game's report card, export writes a row per datagram.
+	code, out, errOut = runLab(t, "replay", rec)
+	if want := fmt.Sprintf("\ntelemetry  %d frames and %d server ticks (lab proxy --telemetry)\n", decoded, ticks); code != 0 || !strings.Contains(out, want) ||
+		!regexp.MustCompile(`progress deficit \(commanded − forward progress\)\s+-?\d`).MatchString(out) {
+		t.Errorf("replay: exit %d, want %q and a progress deficit in:\n%s\n%s", code, want, out, errOut)
+	}
+	code, out, errOut = runLab(t, "export", rec, "--telemetry", "-")
+	if rows := strings.Count(out, "\n"); code != 0 || rows != 1+decoded+ticks || !strings.HasPrefix(out, "at_s,kind,t_s,frame,") {
+		t.Errorf("export --telemetry: exit %d, %d rows, want %d:\n%.300s\n%s", code, rows, 1+decoded+ticks, out, errOut)
 	}
 }
 
