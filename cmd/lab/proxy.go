@@ -146,7 +146,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	tel, err := startTelemetry(*telemetryAddr, changeLog)
+	tel, err := startTelemetry(*telemetryAddr, changeLog, captures.Telemetry)
 	if err != nil {
 		return err
 	}

@@ -27,8 +27,9 @@ type proxyTelemetry struct {
 }
 
 // startTelemetry listens at addr; "" is no telemetry (a nil
-// *proxyTelemetry, whose methods do nothing).
-func startTelemetry(addr string, log *changeLog) (*proxyTelemetry, error) {
+// *proxyTelemetry, whose methods do nothing). Each datagram decoded goes
+// to record (the recordings' Switch), if not nil.
+func startTelemetry(addr string, log *changeLog, record func(time.Time, *telemetry.Datagram)) (*proxyTelemetry, error) {
 	if addr == "" {
 		return nil, nil
 	}
@@ -42,6 +43,7 @@ func startTelemetry(addr string, log *changeLog) (*proxyTelemetry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--telemetry %s: %v", addr, err)
 	}
+	l.OnDatagram = record
 	t := &proxyTelemetry{given: addr, l: l, done: make(chan error, 1)}
 	go func() { t.done <- l.Run() }()
 	return t, nil

@@ -146,7 +146,7 @@ func TestProxyTelemetryFromTheCSharpProbe(t *testing.T) {
 // the visible error of each, and the counts so far.
 func TestProxyScreenSourceHandsTheGameFramesOver(t *testing.T) {
 	log := newChangeLog(16)
-	tel, err := startTelemetry("127.0.0.1:0", log)
+	tel, err := startTelemetry("127.0.0.1:0", log, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
