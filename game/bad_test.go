@@ -142,3 +142,32 @@ func TestServerClockDrifts(t *testing.T) {
 		t.Errorf("steps at %v, want %v", at, want)
 	}
 }
+
+// A frame reads what arrived by its time on the frame grid, as the
+// model's frame does: a process that wakes late for a frame does not
+// hand that frame a datagram that arrived after the frame's time; the
+// next frame reads it.
+func TestAFrameReadsWhatArrivedByItsTime(t *testing.T) {
+	cl, err := NewClient(lab.DefaultConfig(), t0, serverAddr, telAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl.Advance(t0) // frame 0 at 0: sends the login
+	next := cl.Next()
+	if want := t0.Add(16666667); !next.Equal(want) {
+		t.Fatalf("frame 1 at %v, want %v", next.Sub(t0), want.Sub(t0))
+	}
+	// The login's answer arrives 1 ms after frame 1's time; the process
+	// wakes for frame 1 only 3 ms late.
+	if _, err := cl.Receive(next.Add(time.Millisecond), serverAddr, proto.AppendLoginAck(nil, 5)); err != nil {
+		t.Fatal(err)
+	}
+	cl.Advance(next.Add(3 * time.Millisecond))
+	if cl.Frames() != 2 || cl.Model().LoggedIn() {
+		t.Fatalf("frame 1 (of %d) read an answer that arrived after its time: logged in %v", cl.Frames(), cl.Model().LoggedIn())
+	}
+	cl.Advance(cl.Next())
+	if !cl.Model().LoggedIn() {
+		t.Error("frame 2 did not read the answer that arrived before it")
+	}
+}

@@ -24,6 +24,7 @@ type Client struct {
 	nonce   uint64
 	frames  uint64
 	msg     proto.WireMessage
+	inbox   []arrived // decoded, not yet handed to the client: they arrived after its last frame's time
 	out     outbox
 	counts  Counts
 	telErr  error
@@ -48,14 +49,30 @@ func NewClient(cfg lab.Config, start time.Time, server, tel netip.AddrPort) (*Cl
 func (c *Client) Next() time.Time { return c.clock.wall(c.cl.NextFrame()) }
 
 // Advance renders the frame due by wall time at, if one is, and returns
-// what it sends: at most one frame a call, however late at is (a game
-// that misses its frame's time renders it late, not twice).
+// what it sends: at most one frame a call. A frame is rendered as of its
+// time on the frame grid (its vsync), however late the process woke to
+// render it, as the model renders it: the wall clock's wake-up jitter is
+// the host's, not the game's. A process more than a frame late renders
+// the frames due one after another.
 func (c *Client) Advance(at time.Time) []Datagram {
 	c.out.reset()
-	local := c.clock.local(at)
-	if local < c.cl.NextFrame() {
+	local := c.cl.NextFrame()
+	if c.clock.local(at) < local {
 		return nil
 	}
+	// The frame reads what arrived by its time, as the model's does; a
+	// datagram the late process read after that waits for the next frame.
+	k := 0
+	for k < len(c.inbox) && c.inbox[k].at <= local {
+		switch a := &c.inbox[k]; a.kind {
+		case proto.WireLoginAck:
+			c.cl.OnLoginAck(a.start)
+		case proto.WirePlayerState:
+			c.cl.OnPlayerState(a.state)
+		}
+		k++
+	}
+	c.inbox = append(c.inbox[:0], c.inbox[k:]...)
 	c.cl.Frame(local)
 	for _, m := range c.cl.Outbox() {
 		switch m.Kind {
@@ -96,16 +113,30 @@ func (c *Client) Receive(at time.Time, from netip.AddrPort, b []byte) ([]Datagra
 		return nil, c.counts.refuse(firstMalformed, "a malformed datagram from the server: %s", oneLine(err.Error()))
 	}
 	switch c.msg.Kind {
-	case proto.WireLoginAck:
-		c.cl.OnLoginAck(c.msg.Start)
-	case proto.WirePlayerState:
-		c.cl.OnPlayerState(c.msg.State)
+	case proto.WireLoginAck, proto.WirePlayerState:
+		if len(c.inbox) == maxInbox {
+			c.inbox = c.inbox[1:] // a client that stopped rendering keeps the latest
+		}
+		c.inbox = append(c.inbox, arrived{at: c.clock.local(at), kind: c.msg.Kind, start: c.msg.Start, state: c.msg.State})
 	default:
 		return nil, c.counts.refuse(firstMalformed, "a %s from the server: the client takes login_ack and player_state", kindName(c.msg.Kind))
 	}
 	c.counts.Received++
 	return nil, nil
 }
+
+// arrived is a message from the server and its arrival on the client's
+// local clock.
+type arrived struct {
+	at    sim.Time
+	kind  byte
+	start uint32
+	state proto.PlayerState
+}
+
+// maxInbox bounds the messages waiting for a frame: a second of
+// PlayerStates at a 1 ms server tick.
+const maxInbox = 1024
 
 // Counts is the client's account so far.
 func (c *Client) Counts() *Counts { return &c.counts }
