@@ -1,11 +1,14 @@
 package game
 
 import (
+	"math"
 	"net/netip"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"jitterlab/compare"
 	"jitterlab/lab"
 	"jitterlab/sim"
 	"jitterlab/telemetry"
@@ -148,5 +151,28 @@ func TestReferenceGameOnAFakeClockPlaysAsTheModel(t *testing.T) {
 	}
 	if d := int64(game.Applied) - int64(sum.Applied); d < -5 || d > 5 {
 		t.Errorf("applied: the game %d, the model %d", game.Applied, sum.Applied)
+	}
+}
+
+// The reference game on a fake clock, beside the model over 20 seeds
+// (lab compare's code): on a perfect link and on 40 ms each way, every
+// figure of its report card falls inside the model's interval for one run.
+func TestReferenceGameFallsInsideTheModel(t *testing.T) {
+	for _, delay := range []time.Duration{0, 40 * time.Millisecond} {
+		cfg := lab.DefaultConfig()
+		cfg.Seed = 1000
+		p := play(t, cfg, 30*time.Second, delay)
+		g := &compare.Game{Name: delay.String(), Config: lab.DefaultConfig(), Frames: p.frames,
+			Duration: time.Duration(math.Round((p.frames[len(p.frames)-1].TS - p.frames[0].TS) * 1e9))}
+		g.Config.Up.Latency, g.Config.Down.Latency = delay, delay
+		res, err := compare.Run(g, 20, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out := res.Outside(); len(out) > 0 {
+			var b strings.Builder
+			res.WriteText(&b)
+			t.Errorf("link %v each way: %d figures outside:\n%s", delay, len(out), b.String())
+		}
 	}
 }

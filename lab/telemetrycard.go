@@ -66,11 +66,12 @@ func NewTelemetryMeter(cfg *Config) *TelemetryMeter {
 	return &TelemetryMeter{card: NewCardMeter(DefaultCardThresholds), moveSpeed: cfg.Client.Tuning.MoveSpeed, snapM: cfg.Client.Snap}
 }
 
-// Frame counts one frame, in the order the game rendered them.
-func (m *TelemetryMeter) Frame(f *telemetry.Frame) {
+// Frame takes one frame, in the order the game rendered them, and
+// reports whether the card counts it (from WarmUp after login on).
+func (m *TelemetryMeter) Frame(f *telemetry.Frame) (counted bool) {
 	if m.started && !(f.TS > m.prev.TS) {
 		m.skipped++
-		return
+		return false
 	}
 	sent := uint64(f.AckTick) + uint64(max(f.PendingInputs, 0))
 	if sent > m.sent {
@@ -80,7 +81,7 @@ func (m *TelemetryMeter) Frame(f *telemetry.Frame) {
 	if m.started {
 		if !m.warm && sent > 0 {
 			m.warm, m.warmFrom = true, f.TS+WarmUp.Seconds()
-		} else if m.warm && f.TS >= m.warmFrom {
+		} else if counted = m.warm && f.TS >= m.warmFrom; counted {
 			p := &m.prev.Visible
 			// The frame's length to the nanosecond, as the session's
 			// (sim.Seconds of its duration): the judder window's edges
@@ -92,6 +93,7 @@ func (m *TelemetryMeter) Frame(f *telemetry.Frame) {
 		}
 	}
 	m.prev, m.started = *f, true
+	return counted
 }
 
 // Skipped is how many frames were not later than the one before them.
