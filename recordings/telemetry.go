@@ -30,6 +30,10 @@ func (w *Writer) Telemetry(at sim.Time, d *telemetry.Datagram) error {
 	case at < w.lastTel || at < w.floor:
 		return fmt.Errorf("recording: telemetry at %v after a record at %v: telemetry goes forward in time", at, max(w.lastTel, w.floor))
 	}
+	// Roll first: a flush writes its blocks through w.scratch.
+	if w.roll(at); w.err != nil {
+		return w.err
+	}
 	b := binary.LittleEndian.AppendUint64(w.scratch[:0], uint64(at))
 	var err error
 	switch d.Kind {
@@ -43,9 +47,6 @@ func (w *Writer) Telemetry(at sim.Time, d *telemetry.Datagram) error {
 	w.scratch = b
 	if err != nil {
 		return fmt.Errorf("recording: %w", err)
-	}
-	if w.roll(at); w.err != nil {
-		return w.err
 	}
 	w.lastTel = at
 	w.ntel++

@@ -33,15 +33,16 @@ func TestRecordingCarriesTelemetry(t *testing.T) {
 	}
 	const n = 2500 // 25 s: three frames of the file
 	for i := range n {
-		p := packetAt(i / 10)
-		if i%10 == 0 && p.At >= sim.Time(i)*sim.Time(10*time.Millisecond) {
-			if err := w.Packet(&p); err != nil {
-				t.Fatal(err)
-			}
-		}
+		// A packet after every tenth datagram: at a frame's end the
+		// telemetry closes the frame that holds packets.
 		at, d := telemetryAt(i)
 		if err := w.Telemetry(at, &d); err != nil {
 			t.Fatalf("%d: %v", i, err)
+		}
+		if p := packetAt(i / 10); i%10 == 0 && p.At >= at {
+			if err := w.Packet(&p); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	if err := w.Telemetry(0, &telemetry.Datagram{Kind: telemetry.KindFrame}); err == nil || !strings.Contains(err.Error(), "telemetry goes forward in time") {
