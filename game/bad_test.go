@@ -15,15 +15,7 @@ import (
 // an address that is not the peer is counted and dropped; the first of
 // each class comes back to report, once, in one line.
 func TestBadDatagramsAreCountedAndReportedOnce(t *testing.T) {
-	cfg := lab.DefaultConfig()
-	cl, err := NewClient(cfg, t0, serverAddr, telAddr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sv, err := NewServer(cfg, t0, telAddr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cl, sv := endpoints(t, lab.DefaultConfig())
 	move, _ := proto.AppendMoveInput(nil, &proto.MoveInput{Tick: 1, Input: motion.Input{Throttle: 1}}, nil)
 	state, _ := proto.AppendPlayerState(nil, &proto.PlayerState{ServerTick: 1})
 	at := t0.Add(time.Second)

@@ -28,6 +28,21 @@ type inFlight struct {
 	d    Datagram
 }
 
+// endpoints are cfg's client at clientAddr and server at serverAddr,
+// started at t0, both sending telemetry to telAddr.
+func endpoints(t *testing.T, cfg lab.Config) (*Client, *Server) {
+	t.Helper()
+	cl, err := NewClient(cfg, t0, serverAddr, telAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv, err := NewServer(cfg, t0, telAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cl, sv
+}
+
 // played is what a game played on the test's link left.
 type played struct {
 	cl     *Client
@@ -41,14 +56,7 @@ type played struct {
 // with no sleep: the wall clock jumps to the next frame, step or arrival.
 func play(t *testing.T, cfg lab.Config, dur, delay time.Duration) played {
 	t.Helper()
-	cl, err := NewClient(cfg, t0, serverAddr, telAddr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sv, err := NewServer(cfg, t0, telAddr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cl, sv := endpoints(t, cfg)
 	p := played{cl: cl, sv: sv}
 	var link []inFlight
 	route := func(now time.Time, from netip.AddrPort, ds []Datagram) {
