@@ -150,3 +150,17 @@ func TestTelemetryCardByHand(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkTelemetryMeterFrame is the cost of one telemetry frame on the
+// card: what lab replay and lab compare pay a frame.
+func BenchmarkTelemetryMeterFrame(b *testing.B) {
+	cfg := DefaultConfig()
+	fs := steadyFrames(3600, 60, 0, 2, 0.2)
+	m := NewTelemetryMeter(&cfg)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		f := fs[i%len(fs)]
+		f.TS += float64(i/len(fs)) * 60
+		m.Frame(&f)
+	}
+}

@@ -69,11 +69,11 @@ func AppendMoveInput(dst []byte, m *MoveInput, e Earlier) ([]byte, error) {
 	if int(m.Redundant) > len(e) || m.Redundant > MaxEarlier {
 		return dst, wireErrorf("move_input: %d earlier inputs, %d given: allowed at most %d", m.Redundant, len(e), min(len(e), MaxEarlier))
 	}
-	if err := checkInput(m.Input, "input"); err != nil {
+	if err := checkInput(m.Input, 0); err != nil {
 		return dst, err
 	}
 	for i := range int(m.Redundant) {
-		if err := checkInput(e[i], fmt.Sprintf("earlier input %d", i+1)); err != nil {
+		if err := checkInput(e[i], i+1); err != nil {
 			return dst, err
 		}
 	}
@@ -124,13 +124,18 @@ func appendInput(dst []byte, in motion.Input) []byte {
 	return binary.LittleEndian.AppendUint32(dst, math.Float32bits(float32(in.Throttle)))
 }
 
-// checkInput refuses a control outside [−1, 1] (NaN included).
-func checkInput(in motion.Input, what string) error {
+// checkInput refuses a control outside [−1, 1] (NaN included) of a
+// MoveInput's own input (earlier 0) or of its earlier input number earlier.
+func checkInput(in motion.Input, earlier int) error {
 	for _, c := range [...]struct {
 		name string
 		v    float64
 	}{{"turn", in.Turn}, {"throttle", in.Throttle}} {
 		if !(c.v >= -1 && c.v <= 1) {
+			what := "input"
+			if earlier > 0 {
+				what = fmt.Sprintf("earlier input %d", earlier)
+			}
 			return wireErrorf("move_input: %s %s %v: allowed [-1, 1]", what, c.name, c.v)
 		}
 	}
@@ -198,7 +203,7 @@ func decodeMove(b []byte, m *WireMessage) error {
 		return badLength(b, fmt.Sprintf("%d, or %d + %d·N with N earlier inputs", MoveInputSize, MoveInputSize+1, RedundantInputSize))
 	}
 	m.Move = MoveInput{Tick: le.Uint32(b[1:]), Input: readInput(b[5:])}
-	if err := checkInput(m.Move.Input, "input"); err != nil {
+	if err := checkInput(m.Move.Input, 0); err != nil {
 		return err
 	}
 	if len(b) == MoveInputSize {
@@ -211,7 +216,7 @@ func decodeMove(b []byte, m *WireMessage) error {
 	m.Move.Redundant = uint8(n)
 	for i := range n {
 		in := readInput(b[MoveInputSize+1+i*RedundantInputSize:])
-		if err := checkInput(in, fmt.Sprintf("earlier input %d", i+1)); err != nil {
+		if err := checkInput(in, i+1); err != nil {
 			return err
 		}
 		m.Earlier = append(m.Earlier, in)
