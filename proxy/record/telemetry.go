@@ -87,6 +87,9 @@ type TelemetryAccount struct {
 	Frames, Ticks uint64
 	Skipped       uint64 // frames not later than the one before
 	Card          lab.ReportCard
+	// LastTick is the server's latest tick: its counters are cumulative,
+	// so it holds the run's account (valid when Ticks > 0).
+	LastTick telemetry.Tick
 }
 
 // ReadTelemetry reads every telemetry datagram of r into an account.
@@ -100,6 +103,7 @@ func ReadTelemetry(r *recordings.Reader, cfg *lab.Config) (TelemetryAccount, err
 			m.Frame(&d.Frame)
 		case telemetry.KindTick:
 			a.Ticks++
+			a.LastTick = d.Tick
 		}
 		return nil
 	})
@@ -118,6 +122,9 @@ func writeTelemetryAccount(w io.Writer, r *recordings.Reader) error {
 	fmt.Fprintf(w, "\ntelemetry  %d frames and %d server ticks (lab proxy --telemetry)", a.Frames, a.Ticks)
 	if a.Skipped > 0 {
 		fmt.Fprintf(w, "; %d frames not later than the one before, skipped", a.Skipped)
+	}
+	if t := &a.LastTick; a.Ticks > 0 {
+		fmt.Fprintf(w, "\nserver     at tick %d: %d steps applied an input, %d inputs overwritten, %d steps starved; depth %d", t.Tick, t.Applied, t.Overwritten, t.Starved, t.Depth)
 	}
 	fmt.Fprintf(w, "\nthe game's report card from its frames, with the model's client.move_speed %s m/s and client.snap %s m (no data: telemetry does not carry it):\n",
 		strconv.FormatFloat(cfg.Client.Tuning.MoveSpeed, 'g', -1, 64), strconv.FormatFloat(cfg.Client.Snap, 'g', -1, 64))

@@ -39,7 +39,7 @@ func TestRecordingCarriesTheGamesTelemetry(t *testing.T) {
 		sw.Telemetry(at, &telemetry.Datagram{Kind: telemetry.KindFrame, Frame: telemetry.Frame{TS: float64(i) / 50, Frame: uint64(i),
 			Input: motion.Input{Throttle: 1}, Visible: motion.Pose{Y: y}, Predicted: motion.Pose{Y: y + 0.2}, SendIntervalS: 0.05, AckTick: uint32(i), PendingInputs: 1}})
 		if i%5 == 4 {
-			sw.Telemetry(at, &telemetry.Datagram{Kind: telemetry.KindTick, Tick: telemetry.Tick{TS: float64(i) / 50, Tick: uint32(i / 5)}})
+			sw.Telemetry(at, &telemetry.Datagram{Kind: telemetry.KindTick, Tick: telemetry.Tick{TS: float64(i) / 50, Tick: uint32(i / 5), Applied: uint64(i / 5), Starved: 1}})
 		}
 	}
 	if _, err := sw.Stop(3*time.Second, proxy.Stats{}); err != nil {
@@ -61,7 +61,8 @@ func TestRecordingCarriesTheGamesTelemetry(t *testing.T) {
 	if err := WriteReplay(&out, r, "r.jlrec", ""); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"\ntelemetry  150 frames and 30 server ticks (lab proxy --telemetry)\n", "report card\n",
+	for _, want := range []string{"\ntelemetry  150 frames and 30 server ticks (lab proxy --telemetry)\n",
+		"\nserver     at tick 29: 29 steps applied an input, 0 inputs overwritten, 1 steps starved; depth 0\n", "report card\n",
 		"  corrections  ", "no data", "p50 100.0 ms, p99 100.0 ms (p50 0.200 m"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("replay lacks %q:\n%s", want, out.String())
@@ -78,7 +79,7 @@ func TestRecordingCarriesTheGamesTelemetry(t *testing.T) {
 	if got := strings.Join(rows[1], ","); got != "0.000000000,frame,0,0,1,0,0,0,0,0,0.2,0,0,0.05,0,1,,,,," {
 		t.Errorf("first row %s", got)
 	}
-	if got := strings.Join(rows[6], ","); got != "0.080000000,tick,0.08,,,,,,,,,,,,,,0,0,0,0,0" {
+	if got := strings.Join(rows[6], ","); got != "0.080000000,tick,0.08,,,,,,,,,,,,,,0,0,0,1,0" {
 		t.Errorf("first tick row %s", got)
 	}
 }
