@@ -14,6 +14,7 @@ import (
 	"jitterlab/scenarios"
 	"jitterlab/server"
 	"jitterlab/sim"
+	"jitterlab/telemetry"
 	"jitterlab/view"
 )
 
@@ -176,6 +177,9 @@ type Session struct {
 	OnSend func(*SendRecord)
 	// OnChange, if set, receives every parameter change as it applies.
 	OnChange func(Change)
+	// OnFrame, if set, receives every client frame as the game's
+	// telemetry reports it ([TelemetryFrame]; valid during the call).
+	OnFrame func(*telemetry.Frame)
 
 	initial Config // the configuration the session started with
 
@@ -271,14 +275,10 @@ func (s *Session) Reset(cfg Config, every time.Duration) error {
 	if s.sClock, err = sim.NewClock(0, cfg.ServerDriftPPM); err != nil {
 		return fmt.Errorf("server.drift_ppm: %w", err)
 	}
-	script, err := cfg.newScript()
-	if err != nil {
+	if s.cl, err = cfg.NewClient(); err != nil {
 		return err
 	}
-	if s.cl, err = client.New(cfg.clientConfig(), script, sim.NewRand(cfg.Seed, "client.frames")); err != nil {
-		return err
-	}
-	if s.sv, err = server.New(cfg.serverConfig()); err != nil {
+	if s.sv, err = cfg.NewServer(); err != nil {
 		return err
 	}
 	if s.vw, err = view.New(cfg.viewConfig()); err != nil {
@@ -523,6 +523,10 @@ func (s *Session) frame() {
 	}
 	if s.cfg.View.Mode != view.Off {
 		s.renderView()
+	}
+	if s.OnFrame != nil {
+		f := TelemetryFrame(s.cl, s.nextFrameLocal, s.inputs.frames-1)
+		s.OnFrame(&f)
 	}
 	s.scheduleFrame()
 }

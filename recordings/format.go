@@ -80,7 +80,8 @@ const (
 	recSamples      // a frame's samples, as one block
 	recChange
 	recEnd
-	recPackets // a frame's relayed packets, as one block (see packets.go)
+	recPackets   // a frame's relayed packets, as one block (see packets.go)
+	recTelemetry // one telemetry datagram the proxy decoded (see telemetry.go)
 )
 
 // Change is one parameter change applied at a true time.

@@ -15,6 +15,7 @@ import (
 	"jitterlab/internal/files"
 	"jitterlab/metrics"
 	"jitterlab/sim"
+	"jitterlab/telemetry"
 )
 
 // Reader reads a recording: the index and the header at once, frames on
@@ -278,7 +279,7 @@ func (r *Reader) salvage(off, next int64, status entryStatus) {
 // times of its first and last records.
 func (r *Reader) bounds(i int) (first, last sim.Time, err error) {
 	first = -1
-	err = r.records(i, false, func(_ byte, at sim.Time, _ *row, _ *Change, _ *Packet) error {
+	err = r.records(i, false, func(_ byte, at sim.Time, _ *row, _ *Change, _ *Packet, _ *telemetry.Datagram) error {
 		if first < 0 || at < first {
 			first = at
 		}
@@ -296,7 +297,7 @@ func (r *Reader) readHeader() error {
 		return errors.New("corrupt recording: the first frame is not the header")
 	}
 	seen := false
-	err := r.records(0, true, func(typ byte, _ sim.Time, _ *row, _ *Change, _ *Packet) error {
+	err := r.records(0, true, func(typ byte, _ sim.Time, _ *row, _ *Change, _ *Packet, _ *telemetry.Datagram) error {
 		if typ == recHeader {
 			seen = true
 		}
@@ -327,7 +328,7 @@ func (c callbackError) Error() string { return c.err.Error() }
 // records' bounds and their agreement with the index entry, and calls fn
 // for each (row for a sample, c for a change). checkIndex is false while
 // the entry is being rebuilt. Only one record is decoded at a time.
-func (r *Reader) records(i int, checkIndex bool, fn func(typ byte, at sim.Time, rw *row, c *Change, p *Packet) error) error {
+func (r *Reader) records(i int, checkIndex bool, fn func(typ byte, at sim.Time, rw *row, c *Change, p *Packet, t *telemetry.Datagram) error) error {
 	e := r.frames[i]
 	if cap(r.comp) < int(e.compLen) {
 		r.comp = make([]byte, e.compLen)
@@ -349,8 +350,9 @@ func (r *Reader) records(i int, checkIndex bool, fn func(typ byte, at sim.Time, 
 	r.raw = raw
 	var n int
 	blocks, packetBlocks := 0, 0
-	lastSample, lastChange, lastPacket := sim.Time(-1), sim.Time(-1), sim.Time(-1)
+	lastSample, lastChange, lastPacket, lastTel := sim.Time(-1), sim.Time(-1), sim.Time(-1), sim.Time(-1)
 	first, last := sim.Time(-1), sim.Time(-1)
+	var tel telemetry.Datagram
 	for len(raw) > 0 {
 		if n++; n > maxFrameRecords {
 			return r.damaged(i, fmt.Sprintf("more than %d records", maxFrameRecords))
@@ -411,7 +413,7 @@ func (r *Reader) records(i int, checkIndex bool, fn func(typ byte, at sim.Time, 
 				if first < 0 || at < first {
 					first = at
 				}
-				if err := fn(recSamples, at, rw, nil, nil); err != nil {
+				if err := fn(recSamples, at, rw, nil, nil, nil); err != nil {
 					return callbackError{err}
 				}
 			}
@@ -447,11 +449,19 @@ func (r *Reader) records(i int, checkIndex bool, fn func(typ byte, at sim.Time, 
 				if first < 0 || p.At < first {
 					first = p.At
 				}
-				if err := fn(recPackets, p.At, nil, nil, &p); err != nil {
+				if err := fn(recPackets, p.At, nil, nil, &p, nil); err != nil {
 					return callbackError{err}
 				}
 			}
 			continue
+		case recTelemetry:
+			if at, err = decodeTelemetry(payload, &tel); err != nil {
+				return r.damaged(i, err.Error())
+			}
+			if at < lastTel {
+				return r.damaged(i, "telemetry out of time order")
+			}
+			lastTel = at
 		case recChange:
 			if c, err = decodeChange(payload); err != nil {
 				return r.damaged(i, err.Error())
@@ -471,7 +481,7 @@ func (r *Reader) records(i int, checkIndex bool, fn func(typ byte, at sim.Time, 
 			if err := json.Unmarshal(payload, &end); err != nil {
 				return r.damaged(i, "end record: "+err.Error())
 			}
-			if end.At < 0 || end.At >= maxAt || end.Samples < 0 || end.First < 0 {
+			if end.At < 0 || end.At >= maxAt || end.Samples < 0 || end.First < 0 || end.Packets < 0 || end.Telemetry < 0 {
 				return r.damaged(i, "an end record with negative values")
 			}
 			at = end.At
@@ -486,7 +496,7 @@ func (r *Reader) records(i int, checkIndex bool, fn func(typ byte, at sim.Time, 
 			first = at
 		}
 		last = max(last, at)
-		if err := fn(typ, at, nil, &c, nil); err != nil {
+		if err := fn(typ, at, nil, &c, nil, &tel); err != nil {
 			return callbackError{err}
 		}
 	}
@@ -536,15 +546,33 @@ func (r *Reader) ScanPackets(from, to sim.Time, packet func(*Packet) error) erro
 }
 
 func (r *Reader) scan(from, to sim.Time, sample func(*metrics.Sample) error, change func(Change) error, packet func(*Packet) error) error {
+	return r.scanAll(from, to, sample, change, packet, nil)
+}
+
+// ScanTelemetry calls tel for every telemetry datagram (a proxy
+// recording's, with --telemetry) that arrived with from ≤ at ≤ to, as
+// [Reader.Scan] does samples; at is its arrival since the relay started.
+func (r *Reader) ScanTelemetry(from, to sim.Time, tel func(at sim.Time, d *telemetry.Datagram) error) error {
+	return r.scanAll(from, to, nil, nil, nil, tel)
+}
+
+func (r *Reader) scanAll(from, to sim.Time, sample func(*metrics.Sample) error, change func(Change) error, packet func(*Packet) error,
+	telem func(sim.Time, *telemetry.Datagram) error) error {
 	var s metrics.Sample
-	changes, lastSample, lastPacket := 0, sim.Time(-1), sim.Time(-1)
-	var samples, packets int64 // in the frames decoded, for the end record's counts
-	each := func(typ byte, at sim.Time, rw *row, c *Change, p *Packet) error {
+	changes, lastSample, lastPacket, lastTel := 0, sim.Time(-1), sim.Time(-1), sim.Time(-1)
+	var samples, packets, tels int64 // in the frames decoded, for the end record's counts
+	each := func(typ byte, at sim.Time, rw *row, c *Change, p *Packet, t *telemetry.Datagram) error {
 		switch typ {
 		case recSamples:
 			samples++
 		case recPackets:
 			packets++
+		case recTelemetry:
+			tels++
+			if at < lastTel {
+				return fmt.Errorf("corrupt recording: telemetry at %v after telemetry at %v", at, lastTel)
+			}
+			lastTel = at
 		}
 		if typ == recSamples {
 			if at <= lastSample {
@@ -574,6 +602,8 @@ func (r *Reader) scan(from, to sim.Time, sample func(*metrics.Sample) error, cha
 			return change(*c)
 		case typ == recPackets && packet != nil:
 			return packet(p)
+		case typ == recTelemetry && telem != nil:
+			return telem(at, t)
 		}
 		return nil
 	}
@@ -600,10 +630,13 @@ func (r *Reader) scan(from, to sim.Time, sample func(*metrics.Sample) error, cha
 	// frames missing whole that no sequence number shows (version 2) is
 	// not taken for the session.
 	if first == 0 && i == len(r.frames) && skipped == 0 && len(r.Damage) == 0 && r.end != nil &&
-		(samples != r.end.Samples || packets != r.end.Packets) {
+		(samples != r.end.Samples || packets != r.end.Packets || tels != r.end.Telemetry) {
 		last := r.frames[len(r.frames)-1]
-		d := &DamageError{Offset: last.offset - entryLen, Until: last.offset - entryLen, From: r.end.First, To: r.end.At,
-			Reason: fmt.Sprintf("the end record counts %d samples and %d packets; the frames hold %d and %d: data is missing", r.end.Samples, r.end.Packets, samples, packets)}
+		reason := fmt.Sprintf("the end record counts %d samples and %d packets; the frames hold %d and %d: data is missing", r.end.Samples, r.end.Packets, samples, packets)
+		if tels != r.end.Telemetry {
+			reason = fmt.Sprintf("the end record counts %d telemetry datagrams; the frames hold %d: data is missing", r.end.Telemetry, tels)
+		}
+		d := &DamageError{Offset: last.offset - entryLen, Until: last.offset - entryLen, From: r.end.First, To: r.end.At, Reason: reason}
 		if r.OnDamage == nil {
 			return fmt.Errorf("corrupt recording: %w", d)
 		}

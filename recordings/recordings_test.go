@@ -13,6 +13,7 @@ import (
 
 	"jitterlab/metrics"
 	"jitterlab/sim"
+	"jitterlab/telemetry"
 )
 
 func sampleAt(i int) metrics.Sample {
@@ -187,6 +188,7 @@ func FuzzOpen(f *testing.F) {
 	f.Add(write(f, 30, false))
 	proxy, _ := writePackets(f, 200)
 	f.Add(proxy)
+	f.Add(writeTelemetry(f, 50))
 	f.Add([]byte{0x5A, 0x2A, 0x4D, 0x18, 32, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := Open(bytes.NewReader(b), int64(len(b)))
@@ -219,6 +221,23 @@ func FuzzOpen(f *testing.F) {
 				t.Fatalf("a packet the writer refuses: %v", err)
 			}
 			lastPacket = p.At
+			return nil
+		})
+		lastTel := sim.Time(-1)
+		r.ScanTelemetry(0, sim.Time(1<<62), func(at sim.Time, d *telemetry.Datagram) error {
+			if at < lastTel {
+				t.Fatalf("telemetry at %v after telemetry at %v", at, lastTel)
+			}
+			lastTel = at
+			var err error
+			if d.Kind == telemetry.KindFrame {
+				_, err = telemetry.AppendFrame(nil, &d.Frame)
+			} else {
+				_, err = telemetry.AppendTick(nil, &d.Tick)
+			}
+			if err != nil || at < 0 || at >= maxAt {
+				t.Fatalf("telemetry at %v the writer refuses: %v", at, err)
+			}
 			return nil
 		})
 		r.End()

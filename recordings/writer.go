@@ -41,11 +41,14 @@ type Segment struct {
 // the writer counted: the time of the first sample and how many samples
 // there are, so a reader can tell a whole recording from a cut one.
 type End struct {
-	At      sim.Time        `json:"at_ns"`
-	First   sim.Time        `json:"first_sample_ns"`
-	Samples int64           `json:"samples"`
-	Packets int64           `json:"packets,omitempty"`
-	Summary json.RawMessage `json:"summary,omitempty"`
+	At      sim.Time `json:"at_ns"`
+	First   sim.Time `json:"first_sample_ns"`
+	Samples int64    `json:"samples"`
+	Packets int64    `json:"packets,omitempty"`
+	// Telemetry counts the telemetry datagrams recorded (a proxy
+	// recording's, with --telemetry).
+	Telemetry int64           `json:"telemetry,omitempty"`
+	Summary   json.RawMessage `json:"summary,omitempty"`
 }
 
 // Writer writes a recording. Records are buffered and written as one zstd
@@ -65,6 +68,8 @@ type Writer struct {
 	packets    packetBlockWriter
 	npackets   int64
 	lastPacket sim.Time
+	ntel       int64
+	lastTel    sim.Time
 	tail       []byte // the end record, after the samples
 	scratch    []byte
 	first      sim.Time
@@ -217,10 +222,10 @@ func (w *Writer) Close(e End) error {
 	if e.At >= maxAt {
 		return fmt.Errorf("recording: the end at %v: allowed up to %v", e.At, sim.Time(maxAt))
 	}
-	if last := max(w.floor, w.lastSample, w.lastChange, w.lastPacket); e.At < last {
+	if last := max(w.floor, w.lastSample, w.lastChange, w.lastPacket, w.lastTel); e.At < last {
 		return fmt.Errorf("recording: the end at %v is before the last record at %v", e.At, last)
 	}
-	e.First, e.Samples, e.Packets = w.first, w.samples, w.npackets
+	e.First, e.Samples, e.Packets, e.Telemetry = w.first, w.samples, w.npackets, w.ntel
 	js, err := json.Marshal(e)
 	if err != nil {
 		return err

@@ -104,16 +104,23 @@ func NewCollector(opt Options) *Collector {
 // datagram decoded, or refused in a class already reported. A datagram
 // beyond the rate is refused without being read.
 func (c *Collector) Collect(at time.Time, b []byte) *Error {
+	var d Datagram
+	_, err := c.CollectInto(at, b, &d)
+	return err
+}
+
+// CollectInto is Collect that also hands the datagram over: decoded
+// reports whether it was, and then *d holds it.
+func (c *Collector) CollectInto(at time.Time, b []byte, d *Datagram) (decoded bool, first *Error) {
 	var err *Error
 	if !c.lim.AllowN(at, 1) {
 		c.counts.Refused[ClassOverRate]++
 		if c.reported[ClassOverRate] {
-			return nil
+			return false, nil
 		}
 		err = errorf(ClassOverRate, "", "more than %g datagrams a second (bursts of %d): the rest are counted, not read", c.opt.Rate, c.opt.Burst)
 	} else {
-		var d Datagram
-		if e := Decode(b, &d); e != nil {
+		if e := Decode(b, d); e != nil {
 			err = e.(*Error)
 			c.counts.Refused[err.Class]++
 		} else {
@@ -125,14 +132,14 @@ func (c *Collector) Collect(at time.Time, b []byte) *Error {
 				c.counts.Ticks++
 				c.ticks.put(Received[Tick]{at, d.Tick})
 			}
-			return nil
+			return true, nil
 		}
 	}
 	if c.reported[err.Class] {
-		return nil
+		return false, nil
 	}
 	c.reported[err.Class] = true
-	return err
+	return false, err
 }
 
 // Counts is the account so far.

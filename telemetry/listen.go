@@ -20,6 +20,11 @@ type Listener struct {
 
 	mu sync.Mutex
 	c  *Collector
+
+	// OnDatagram, if set before Run, gets each datagram decoded, with its
+	// arrival, on Run's goroutine (valid during the call): a proxy
+	// recording's hook (proxy/record's Switch.Telemetry).
+	OnDatagram func(at time.Time, d *Datagram)
 }
 
 // Listen opens the socket at addr (host:port; port 0 picks one). now
@@ -48,6 +53,7 @@ func (l *Listener) Addr() *net.UDPAddr { return l.conn.LocalAddr().(*net.UDPAddr
 // fills it is longer than MaxSize (the kernel cut the rest) and refused.
 func (l *Listener) Run() error {
 	buf := make([]byte, MaxSize+1)
+	var d Datagram
 	for {
 		n, _, err := l.conn.ReadFromUDPAddrPort(buf)
 		if err != nil {
@@ -58,10 +64,13 @@ func (l *Listener) Run() error {
 		}
 		at := l.now()
 		l.mu.Lock()
-		first := l.c.Collect(at, buf[:n])
+		decoded, first := l.c.CollectInto(at, buf[:n], &d)
 		l.mu.Unlock()
 		if first != nil && l.report != nil {
 			l.report(first)
+		}
+		if decoded && l.OnDatagram != nil {
+			l.OnDatagram(at, &d)
 		}
 	}
 }

@@ -111,3 +111,44 @@ func TestListenerFloodOverUDP(t *testing.T) {
 	}
 	t.Logf("%s; heap grew by %d bytes", got.Summary(), grew)
 }
+
+// OnDatagram gets every datagram decoded, with its arrival, and nothing
+// refused.
+func TestListenerHandsDecodedDatagramsOver(t *testing.T) {
+	l, err := Listen("127.0.0.1:0", func() time.Time { return t0 }, Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var got []Datagram
+	l.OnDatagram = func(at time.Time, d *Datagram) {
+		if !at.Equal(t0) {
+			t.Errorf("arrival %v, want the clock's %v", at, t0)
+		}
+		mu.Lock()
+		got = append(got, *d)
+		mu.Unlock()
+	}
+	done := make(chan error, 1)
+	go func() { done <- l.Run() }()
+	conn, err := net.DialUDP("udp", nil, l.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	frame, _ := AppendFrame(nil, &Frame{TS: 1, Frame: 9, SendIntervalS: 0.05})
+	tick, _ := AppendTick(nil, &Tick{TS: 2, Tick: 4})
+	for _, b := range [][]byte{frame, []byte("{not json"), tick} {
+		conn.Write(b)
+	}
+	for deadline := time.Now().Add(5 * time.Second); l.Counts().Total() < 3 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond) // loopback: the listener's goroutine reads what is sent
+	}
+	l.Close()
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 2 || got[0].Kind != KindFrame || got[0].Frame.Frame != 9 || got[1].Kind != KindTick || got[1].Tick.Tick != 4 {
+		t.Errorf("handed over %+v: want the frame and the tick", got)
+	}
+}

@@ -246,6 +246,7 @@ var commandPages = map[string]string{
 	"replay": "first-session.md", "export": "first-session.md",
 	"ab": "compare-and-sweep.md", "sweep": "compare-and-sweep.md", "merge": "compare-and-sweep.md",
 	"diagnose": "why-does-my-player-jitter.md", "check": "ci-gate.md", "proxy": "test-your-real-game.md", "fit": "bring-your-players-network.md",
+	"game": "see-inside-your-game.md", "compare": "see-inside-your-game.md",
 }
 
 // commandReference is docs/reference/NAME.md for a command: its summary and

@@ -34,6 +34,8 @@ func commands() []command {
 		{"diagnose", "find why the player jitters: every variant over seeds, ranked, combined, explained", cmdDiagnose},
 		{"plot", "draw a recording's or a run's timeline as a PNG image", cmdPlot},
 		{"proxy", "relay a real game's UDP on this machine through the same link model, in real time", cmdProxy},
+		{"game", "the lab's reference game (the model's client and server) on real UDP in wall time, to put behind lab proxy", cmdGame},
+		{"compare", "set a real game's report card (a proxy recording with telemetry) beside the model's on the same link, over seeds", cmdCompare},
 		{"fit", "fit the link model to a capture of a real path (irtt, a game's log) and say where it does not fit", cmdFit},
 		{"replay", "show a recording (index, changes, summary, a seeked window) and --verify it", cmdReplay},
 		{"export", "write a recording's timeline (or a seeked window of it) as CSV", cmdExport},

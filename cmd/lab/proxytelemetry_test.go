@@ -102,36 +102,23 @@ func TestProxyTelemetryFromTheCSharpProbe(t *testing.T) {
 		filepath.Join(src, "telemetry", "testdata", "ProbeCheck.cs")).CombinedOutput(); err != nil {
 		t.Fatalf("mcs: %v\n%s", err, out)
 	}
-	port := freePort(t)
-	type result struct {
-		code     int
-		out, err string
+	// The proxy takes a port of its own and says which: a port chosen here
+	// and probed until the proxy has it raced the proxy's bind.
+	p := startProxy(t, buildLab(t), "--to", "127.0.0.1:9", "--telemetry", "127.0.0.1:0", "--duration", "4s")
+	m := regexp.MustCompile(`(?m)^telemetry on 127\.0\.0\.1:(\d+):`).FindStringSubmatch(p.head)
+	if m == nil {
+		t.Fatalf("no telemetry address in the first lines:\n%s", p.head)
 	}
-	done := make(chan result, 1)
-	go func() {
-		code, out, errOut := runLab(t, "proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", "--telemetry", loopback(port), "--duration", "4s")
-		done <- result{code, out, errOut}
-	}()
-	for { // until the proxy has the port: then nothing sent is lost
-		c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port})
-		if err != nil {
-			break
-		}
-		c.Close()
-		select {
-		case res := <-done:
-			t.Fatalf("the proxy ended before listening: %d\n%s\n%s", res.code, res.out, res.err)
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
-	if out, err := exec.Command(mono, exe, "127.0.0.1", strconv.Itoa(port), "200").CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "sent 251 failed 0" {
+	if out, err := exec.Command(mono, exe, "127.0.0.1", m[1], "200").CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "sent 251 failed 0" {
 		t.Fatalf("mono: %v\n%s", err, out)
 	}
-	res := <-done
-	if res.code != 0 {
-		t.Fatalf("exit %d: %s", res.code, res.err)
+	res := struct{ out, err string }{<-p.rest, ""} // the proxy ends after its 4 s
+	err := p.cmd.Wait()
+	p.stopped, res.err = true, p.stderr.String()
+	if err != nil {
+		t.Fatalf("lab proxy: %v\n%s", err, res.err)
 	}
-	if want := "\ntelemetry on " + loopback(port) + ": 200 frames and 50 server ticks decoded; 1 datagram refused: 1 not finite\n"; !strings.Contains(res.out, want) {
+	if want := "\ntelemetry on 127.0.0.1:" + m[1] + ": 200 frames and 50 server ticks decoded; 1 datagram refused: 1 not finite\n"; !strings.Contains(res.out, want) {
 		t.Errorf("want %q in:\n%s", want, res.out)
 	}
 	if !strings.Contains(res.err, `telemetry: a datagram refused (not finite), counted from now on: "visible_x_m" "NaN": not a finite number`) {

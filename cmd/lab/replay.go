@@ -13,6 +13,7 @@ import (
 	"jitterlab/batch"
 	"jitterlab/lab"
 	"jitterlab/metrics"
+	proxyrec "jitterlab/proxy/record"
 	"jitterlab/recordings"
 	"jitterlab/sim"
 	"jitterlab/tui"
@@ -266,22 +267,23 @@ func sessionSummary(end *recordings.End, seed uint64) (lab.Summary, bool) {
 }
 
 func cmdExport(args []string, stdout, stderr io.Writer) error {
-	var out, packets, changes string
+	var out, packets, changes, tel string
 	var from, to time.Duration
-	fs := newFlagSet("export", "FILE [--csv OUT | --packets OUT | --changes OUT] [--from 30s --to 40s]", stderr, withExamples(nil,
+	fs := newFlagSet("export", "FILE [--csv OUT | --packets OUT | --changes OUT | --telemetry OUT] [--from 30s --to 40s]", stderr, withExamples(nil,
 		"lab export recordings/examples/jitter-fix.jlrec --csv timeline.csv",
 		"lab export session.jlrec --from 30s --to 40s | head",
 		"lab export relay.jlrec --packets packets.csv --changes -"))
 	fs.StringVar(&out, "csv", "", "write the timeline CSV to `OUT` (default and -: standard output)")
 	fs.StringVar(&packets, "packets", "", "write a proxy recording's packets as CSV to `OUT` (- is standard output; the default for a proxy recording)")
 	fs.StringVar(&changes, "changes", "", "write the recording's changes of the settings as CSV to `OUT` (- is standard output): when, for whom (a proxy's clients), key, value")
+	fs.StringVar(&tel, "telemetry", "", "write a proxy recording's telemetry (lab proxy --telemetry) as CSV to `OUT` (- is standard output): when each datagram arrived, its kind and its fields")
 	durationVar(fs, &from, "from", 0, true, "30s", "from this true `TIME` (0 or unset: the start; seeks to its frame)")
 	durationVar(fs, &to, "to", 0, true, "40s", "up to this true `TIME` (0 or unset: the end)")
 	files, err := parseFlagsAndArgs(fs, args, stdout)
 	if err != nil {
 		return err
 	}
-	for flag, path := range map[string]string{"csv": out, "packets": packets, "changes": changes} {
+	for flag, path := range map[string]string{"csv": out, "packets": packets, "changes": changes, "telemetry": tel} {
 		if err := checkOutputs(map[string]string{flag: path}, files...); err != nil {
 			return err // before the recording is read
 		}
@@ -294,6 +296,9 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 	start, end, err := window(r, from, to)
 	if err != nil {
 		return err
+	}
+	if tel != "" {
+		return exportTelemetry(r, files[0], tel, out+packets+changes != "", stdout, start, end, lost)
 	}
 	if changes != "" {
 		if err := exportChanges(r, files[0], out, packets, changes, stdout, start, end); err != nil {
@@ -328,6 +333,21 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := dst.Commit(); err != nil {
+		return err
+	}
+	return lost.err()
+}
+
+// exportTelemetry is 'lab export --telemetry': a proxy recording's
+// telemetry as CSV (proxyrec.WriteTelemetryCSV), an export of its own.
+func exportTelemetry(r *recordings.Reader, name, tel string, others bool, stdout io.Writer, from, to sim.Time, lost *loss) error {
+	switch {
+	case r.Header.Kind != recordings.KindProxy:
+		return badUsage("--telemetry: %s is a session recording: only a proxy recording (lab proxy --telemetry --record) holds a game's telemetry", name)
+	case others:
+		return badUsage("--telemetry %s: the telemetry is an export of its own; run lab export again for --csv, --packets or --changes", tel)
+	}
+	if _, err := writeBuffered(tel, stdout, io.Discard, func(w io.Writer) error { return proxyrec.WriteTelemetryCSV(w, r, from, to) }); err != nil {
 		return err
 	}
 	return lost.err()

@@ -129,7 +129,7 @@ func Start(ctx context.Context, o Options) (_ *Run, err error) {
 			}
 		}
 	}()
-	if ru.tel, err = startTelemetry(o.Telemetry, ru.log); err != nil {
+	if ru.tel, err = startTelemetry(o.Telemetry, ru.log, &o.Config, ru.captures.Telemetry); err != nil {
 		return nil, err
 	}
 	if capt, err := openCaptures(&o, r.Addr()); err != nil {

@@ -3,7 +3,10 @@ package live
 import (
 	"fmt"
 	"io"
+	"sync"
+	"time"
 
+	"jitterlab/lab"
 	proxyctl "jitterlab/proxy/control"
 	"jitterlab/telemetry"
 )
@@ -17,11 +20,20 @@ type telemetryRun struct {
 	l     *telemetry.Listener
 	done  chan error
 	err   error // the listener's, once stopped
+	// The game's report card, fed each frame as it comes by the lab's
+	// own rules (lab.TelemetryMeter): the listener keeps only the latest
+	// frames.
+	mu      sync.Mutex
+	meter   *lab.TelemetryMeter
+	counted uint64 // frames the card counts
 }
 
 // startTelemetry listens at addr; "" is no telemetry (a nil
-// *telemetryRun, whose methods do nothing).
-func startTelemetry(addr string, log *changeLog) (*telemetryRun, error) {
+// *telemetryRun, whose methods do nothing). The game's report card is
+// computed for a game with cfg's settings (client.move_speed,
+// client.snap); each datagram decoded also goes to record (the
+// recordings' Switch), if not nil.
+func startTelemetry(addr string, log *changeLog, cfg *lab.Config, record func(time.Time, *telemetry.Datagram)) (*telemetryRun, error) {
 	if addr == "" {
 		return nil, nil
 	}
@@ -32,7 +44,19 @@ func startTelemetry(addr string, log *changeLog) (*telemetryRun, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--telemetry %s: %v", addr, err)
 	}
-	t := &telemetryRun{given: addr, l: l, done: make(chan error, 1)}
+	t := &telemetryRun{given: addr, l: l, done: make(chan error, 1), meter: lab.NewTelemetryMeter(cfg)}
+	l.OnDatagram = func(at time.Time, d *telemetry.Datagram) {
+		if record != nil {
+			record(at, d)
+		}
+		if d.Kind == telemetry.KindFrame {
+			t.mu.Lock()
+			if t.meter.Frame(&d.Frame) {
+				t.counted++
+			}
+			t.mu.Unlock()
+		}
+	}
 	go func() { t.done <- l.Run() }()
 	return t, nil
 }
@@ -54,7 +78,16 @@ func (t *telemetryRun) stop() {
 	t.done = nil
 }
 
-// writeAccount writes, once stopped, what the telemetry received.
+// card is the game's report card so far and how many frames it counts
+// (none before the warm-up after login).
+func (t *telemetryRun) card() (lab.ReportCard, uint64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.meter.Card(), t.counted
+}
+
+// writeAccount writes, once stopped, what the telemetry received and the
+// game's report card from its frames.
 func (t *telemetryRun) writeAccount(w io.Writer) {
 	if t == nil {
 		return
@@ -64,4 +97,11 @@ func (t *telemetryRun) writeAccount(w io.Writer) {
 	if t.err != nil {
 		fmt.Fprintf(w, "telemetry stopped early: %v\n", t.err)
 	}
+	card, n := t.card()
+	if n == 0 {
+		fmt.Fprintf(w, "the game's report card: no frame after the warm-up (%v after login)\n", lab.WarmUp)
+		return
+	}
+	fmt.Fprintf(w, "the game's report card from %d frames (lab's rules; – where telemetry does not carry the figure):\n", n)
+	card.WriteText(w)
 }

@@ -3,9 +3,11 @@ package live
 import (
 	"math"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
+	"jitterlab/lab"
 	"jitterlab/motion"
 	"jitterlab/telemetry"
 )
@@ -15,7 +17,8 @@ import (
 // the visible error of each, and the counts so far.
 func TestProxyScreenSourceHandsTheGameFramesOver(t *testing.T) {
 	log := newChangeLog(16, System)
-	tel, err := startTelemetry("127.0.0.1:0", log)
+	cfg := lab.DefaultConfig()
+	tel, err := startTelemetry("127.0.0.1:0", log, &cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,5 +59,45 @@ func TestProxyScreenSourceHandsTheGameFramesOver(t *testing.T) {
 	}
 	if (&Source{}).game() != nil {
 		t.Fatal("no telemetry: a Game")
+	}
+}
+
+// The closing account carries the game's report card, computed as the
+// frames come by the lab's own rules: the same card lab.TelemetryCard
+// gives of the same frames, and every datagram also goes to the
+// recording's hook (issue 25.2). The frames go straight to the
+// listener's hook, as its goroutine hands them over: no socket, so none
+// is lost.
+func TestTheAccountCarriesTheGamesReportCard(t *testing.T) {
+	cfg := lab.DefaultConfig()
+	var frames []telemetry.Frame
+	x := 0.0
+	for i := range 600 { // 10 s at 60 frames/s, a tick sent every third frame, the tank at 1.8 m/s of 2
+		x += 1.8 / 60
+		frames = append(frames, telemetry.Frame{TS: float64(i) / 60, Frame: uint64(i), AckTick: uint32(i / 3), PendingInputs: 1,
+			Input: motion.Input{Throttle: 1}, Visible: motion.Pose{Y: x}, Predicted: motion.Pose{Y: x + 0.1}, SendIntervalS: 0.05}) // forward is +Y at heading 0
+	}
+	recorded := 0
+	tel, err := startTelemetry("127.0.0.1:0", newChangeLog(16, System), &cfg, func(time.Time, *telemetry.Datagram) { recorded++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range frames {
+		tel.l.OnDatagram(time.Now(), &telemetry.Datagram{Kind: telemetry.KindFrame, Frame: frames[i]})
+	}
+	tel.l.OnDatagram(time.Now(), &telemetry.Datagram{Kind: telemetry.KindTick})
+	tel.stop()
+	if recorded != len(frames)+1 {
+		t.Errorf("the recording's hook got %d datagrams of %d", recorded, len(frames)+1)
+	}
+	var out, want strings.Builder
+	tel.writeAccount(&out)
+	card := lab.TelemetryCard(&cfg, frames)
+	card.WriteText(&want)
+	if !strings.Contains(out.String(), "the game's report card from ") || !strings.HasSuffix(out.String(), want.String()) {
+		t.Errorf("the account:\n%s\nwant it to end with the card of the same frames:\n%s", out.String(), want.String())
+	}
+	if got, n := tel.card(); n == 0 || n >= uint64(len(frames)) || !(got.ProgressDeficitMPS > 0.19 && got.ProgressDeficitMPS < 0.21) {
+		t.Errorf("the card counts %d frames of %d (want those after the warm-up), deficit %v m/s (want 2 − 1.8)", n, len(frames), got.ProgressDeficitMPS)
 	}
 }

@@ -117,9 +117,10 @@ func newEndSummary(st proxy.Stats, dropped uint64) EndSummary {
 // event is a relay event as queued: the payload copied when the
 // capture needs it, and changes of the settings.
 type event struct {
-	ev       proxy.PacketEvent
-	size     int
-	settings *settingsEvent
+	ev        proxy.PacketEvent
+	size      int
+	settings  *settingsEvent
+	telemetry *telemetryEvent
 }
 
 // settingsEvent is, for the recording, a change of the links as it took
@@ -273,6 +274,12 @@ func (c *Capture) run() {
 		if q.settings != nil {
 			if c.recErr == nil {
 				c.recErr = c.fail(c.recName, c.recordSettings(q.settings))
+			}
+			continue
+		}
+		if q.telemetry != nil {
+			if c.recErr == nil {
+				c.recErr = c.fail(c.recName, c.recordTelemetry(q.telemetry))
 			}
 			continue
 		}

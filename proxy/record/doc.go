@@ -25,6 +25,11 @@
 //     of its key. At most [recordings.MaxChanges] records, each key and
 //     value at most [recordings.MaxChangeText] bytes: the changes beyond
 //     are counted, not recorded.
+//   - With lab proxy --telemetry, a telemetry record per datagram the
+//     proxy decoded ([Capture.Telemetry], through [Switch.Telemetry]), at
+//     its arrival or the last record's time if later; [WriteReplay]
+//     prints their counts and the report card of the frames
+//     ([ReadTelemetry]), [WriteTelemetryCSV] writes them.
 //   - The end record's summary is an [EndSummary] in JSON: the relay's
 //     counters and the events the capture dropped, so a reader can say a
 //     recording is short. A recording without one was not closed.

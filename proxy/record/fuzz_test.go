@@ -12,6 +12,7 @@ import (
 	"jitterlab/lab"
 	"jitterlab/recordings"
 	"jitterlab/sim"
+	"jitterlab/telemetry"
 )
 
 // ParseChange reads any record as a Setting without panicking; what it
@@ -114,6 +115,15 @@ func writeRecording(t testing.TB) []byte {
 		if err := w.Packet(&p); err != nil {
 			t.Fatal(err)
 		}
+		if i%3 == 0 { // the game's telemetry beside the packets
+			d := telemetry.Datagram{Kind: telemetry.KindFrame, Frame: telemetry.Frame{TS: float64(i) / 1000, Frame: uint64(i), SendIntervalS: 0.05, PendingInputs: 1}}
+			if i%9 == 0 {
+				d = telemetry.Datagram{Kind: telemetry.KindTick, Tick: telemetry.Tick{TS: float64(i) / 1000, Tick: uint32(i)}}
+			}
+			if err := w.Telemetry(last, &d); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	sum, _ := json.Marshal(EndSummary{Up: DirSummary{Received: 30}, Down: DirSummary{Received: 30}, FlowsSeen: 2, CaptureDropped: 1})
 	if err := w.Close(recordings.End{At: 100 * ms, Summary: sum}); err != nil {
@@ -138,6 +148,10 @@ func FuzzReadRecording(f *testing.F) {
 		var out bytes.Buffer
 		if err := WritePacketsCSV(&out, r, 0, sim.Time(1<<62)); err == nil {
 			checkCSV(t, out.String(), PacketColumns)
+		}
+		out.Reset()
+		if err := WriteTelemetryCSV(&out, r, 0, sim.Time(1<<62)); err == nil {
+			checkCSV(t, out.String(), TelemetryColumns)
 		}
 		if changes, err := r.Changes(); err == nil {
 			out.Reset()

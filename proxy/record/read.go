@@ -221,7 +221,10 @@ func WriteReplay(stdout io.Writer, r *recordings.Reader, name, link string) erro
 			fmt.Fprintf(stdout, "incomplete %d packet events were dropped while recording (the writer fell behind): the counts below are short\n", pe.CaptureDropped)
 		}
 	}
-	return st.WriteTable(stdout)
+	if err := st.WriteTable(stdout); err != nil {
+		return err
+	}
+	return writeTelemetryAccount(stdout, r)
 }
 
 // ChangeColumns is the header of [WriteChangesCSV].

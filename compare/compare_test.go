@@ -1,0 +1,194 @@
+package compare
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"jitterlab/lab"
+	"jitterlab/recordings"
+	"jitterlab/sim"
+	"jitterlab/stats"
+	"jitterlab/telemetry"
+)
+
+// record is a proxy recording of a game that is the model itself: cfg's
+// session (client start 0, so a frame's t_s is its arrival) with link
+// link in the header, changes during the run, and the session's frames
+// as telemetry.
+func record(t *testing.T, cfg lab.Config, link [][2]string, changes []recordings.Change) *recordings.Reader {
+	t.Helper()
+	cfg.ClientStart = 0
+	for _, kv := range link {
+		if err := lab.Set(&cfg, kv[0], kv[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := lab.New(cfg, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range changes {
+		if strings.Contains(c.Key, " ") {
+			continue // a client's own: the model has one client
+		}
+		if err := s.Schedule(c.At, c.Key, c.Value); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var buf bytes.Buffer
+	w, err := recordings.NewWriter(&buf, recordings.Header{Kind: recordings.KindProxy, Params: link})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range changes {
+		if err := w.Change(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var last sim.Time
+	s.OnFrame = func(f *telemetry.Frame) {
+		last = sim.Time(math.Round(f.TS * 1e9))
+		if err := w.Telemetry(last, &telemetry.Datagram{Kind: telemetry.KindFrame, Frame: *f}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Run(sim.Time(cfg.Duration)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(recordings.End{At: last}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := recordings.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+var jitterLink = [][2]string{{"up.latency", "50ms"}, {"down.latency", "50ms"}, {"up.jitter", "20ms"}, {"down.jitter", "20ms"}}
+
+// The model as the game, on a jittery link with a change of the link
+// mid-run: every figure falls inside the model's interval for one run.
+func TestTheModelAsTheGameFallsInside(t *testing.T) {
+	cfg := lab.DefaultConfig()
+	cfg.Seed, cfg.Duration = 1000, 40*time.Second // a seed the model's runs (1–20) do not use
+	r := record(t, cfg, jitterLink, []recordings.Change{{At: sim.Time(20 * time.Second), Key: "down.loss", Value: "5%"}})
+	g, err := Load(r, "model.jlrec", lab.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Changes) != 1 || g.Changes[0].Key != "down.loss" || g.Config.Up.Latency != 50*time.Millisecond {
+		t.Fatalf("loaded %+v", g.Changes)
+	}
+	res, err := Run(g, 20, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	res.WriteText(&text)
+	t.Log(text.String())
+	known := 0
+	for _, f := range res.Figures {
+		if !f.NoData {
+			known++
+		}
+	}
+	if out := res.Outside(); len(out) > 0 || known < 10 {
+		t.Errorf("%d figures with data, %d outside:\n%s", known, len(out), text.String())
+	}
+}
+
+// A game whose corrector is off, beside the reference model on a perfect
+// link: it sends every 4th frame at 60 fps, so its send interval and its
+// progress deficit lie far outside, and the text names them first with
+// where to look.
+func TestAGameWithoutCorrectorStandsOut(t *testing.T) {
+	cfg := lab.DefaultConfig()
+	cfg.Seed, cfg.Duration = 1000, 30*time.Second
+	if err := lab.Set(&cfg, "client.corrector", "off"); err != nil {
+		t.Fatal(err)
+	}
+	g, err := Load(record(t, cfg, nil, nil), "off.jlrec", lab.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(g, 10, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	res.WriteText(&text)
+	names := map[string]bool{}
+	for _, f := range res.Outside() {
+		names[f.Name] = true
+	}
+	for _, want := range []string{"send_interval_mean_s", "progress_deficit_mps"} {
+		if !names[want] {
+			t.Errorf("%s not outside:\n%s", want, text.String())
+		}
+	}
+	for _, want := range []string{"largest differences:", "its corrector differs"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the text lacks %q:\n%s", want, text.String())
+		}
+	}
+}
+
+// The interval for one run, by hand: runs 1, 2, 3 (mean 2, s 1): 2 ±
+// t(0.975, 2)·√(4/3) = 2 ± 4.9687; a figure that never varies gets half
+// a unit of its last decimal.
+func TestOneRunInterval(t *testing.T) {
+	lo, hi, inside, away, noData := oneRun(stats.Mean([]float64{1, 2, 3}), 7, 3)
+	half := stats.T975(2) * math.Sqrt(4.0/3)
+	if math.Abs(lo-(2-half)) > 1e-12 || math.Abs(hi-(2+half)) > 1e-12 || inside || noData || math.Abs(away-5/(half/1.96)) > 1e-12 {
+		t.Errorf("[%v, %v] inside %v away %v; want 2 ± %v, 7 outside, %v spreads", lo, hi, inside, away, half, 5/(half/1.96))
+	}
+	if _, _, inside, _, _ := oneRun(stats.Mean([]float64{0, 0, 0}), 0.04, 1); !inside {
+		t.Error("0.04 beside three runs of 0 at 1 decimal: want inside (±0.05)")
+	}
+	if _, _, inside, _, _ := oneRun(stats.Mean([]float64{0, 0, 0}), 0.06, 1); inside {
+		t.Error("0.06 beside three runs of 0 at 1 decimal: want outside")
+	}
+	if _, _, _, _, noData := oneRun(stats.Mean([]float64{1}), 1, 1); !noData {
+		t.Error("one run: want no data")
+	}
+	if _, _, _, _, noData := oneRun(stats.Mean([]float64{1, 2}), math.NaN(), 1); !noData {
+		t.Error("no game value: want no data")
+	}
+}
+
+// Load takes proxy recordings with telemetry: a session recording, or a
+// proxy recording without frames, is refused in one line; a client's own
+// setting is listed as not modelled; a change before the game's first
+// frame is its starting link.
+func TestLoadRefusesAndNotes(t *testing.T) {
+	var buf bytes.Buffer
+	w, _ := recordings.NewWriter(&buf, recordings.Header{Kind: recordings.KindProxy})
+	w.Close(recordings.End{})
+	r, _ := recordings.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if _, err := Load(r, "empty.jlrec", lab.DefaultConfig()); err == nil || !strings.Contains(err.Error(), "empty.jlrec holds 0 telemetry frames: record the game with lab proxy --telemetry") {
+		t.Errorf("no telemetry: %v", err)
+	}
+	buf.Reset()
+	w, _ = recordings.NewWriter(&buf, recordings.Header{})
+	w.Close(recordings.End{})
+	r, _ = recordings.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if _, err := Load(r, "s.jlrec", lab.DefaultConfig()); err == nil || !strings.Contains(err.Error(), "s.jlrec is a session recording") {
+		t.Errorf("a session recording: %v", err)
+	}
+	cfg := lab.DefaultConfig()
+	cfg.Duration = 5 * time.Second
+	r = record(t, cfg, nil, []recordings.Change{{At: 0, Key: "up.latency", Value: "30ms"}, {At: sim.Time(time.Second), Key: "client 127.0.0.1:5000 up.loss", Value: "10%"},
+		{At: sim.Time(2 * time.Second), Key: "up.jitter", Value: "5ms"}})
+	g, err := Load(r, "r.jlrec", lab.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Config.Up.Latency != 30*time.Millisecond || len(g.Changes) != 1 || g.Changes[0].Key != "up.jitter" || g.Changes[0].At != sim.Time(2*time.Second) ||
+		len(g.Ignored) != 1 || g.Ignored[0] != "client 127.0.0.1:5000 up.loss = 10%" {
+		t.Errorf("config up.latency %v, changes %+v, ignored %q", g.Config.Up.Latency, g.Changes, g.Ignored)
+	}
+}

@@ -1,0 +1,16 @@
+// Package compare puts a real game beside the model on the same link
+// (lab compare): a proxy recording with telemetry gives the link the game
+// ran on (the settings it started with and every change after) and the
+// game's frames; the model runs that link and timeline over seeds, and
+// each report-card figure of the game is set against the model's
+// [Interval] for one run.
+//
+// The contract, in the sentences the tests check:
+//   - The game's figures and the model's are computed by one code path:
+//     [jitterlab/lab.TelemetryMeter] over telemetry frames, the game's as
+//     recorded, the model's as its sessions hand them over (Session.OnFrame).
+//   - A figure is inside when the game's value lies in the model's 95 %
+//     interval for one more run, widened to the figure's printed precision.
+//   - The largest differences are the figures outside, ranked by how many
+//     of the model's spreads they lie away, each named with where to look.
+package compare
