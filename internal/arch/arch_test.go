@@ -186,3 +186,30 @@ func synopsis(t *testing.T, pkg string) string {
 	s = strings.NewReplacer("[", "", "]", "").Replace(s) // doc links mean nothing here
 	return strings.ReplaceAll(s, "|", `\|`)
 }
+
+// The page's picture of the floors names every package on its floor's
+// line (the internal helpers as "internal/…").
+func TestArchitecturePictureNamesEveryPackage(t *testing.T) {
+	text, err := os.ReadFile(filepath.Join(root, "docs", "explanation", "architecture.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(text), "\n")
+	for k, l := range Layers {
+		prefix := fmt.Sprintf(" %d %s ", k+1, l.Name)
+		i := slices.IndexFunc(lines, func(s string) bool { return strings.HasPrefix(s, prefix) })
+		if i < 0 {
+			t.Errorf("the picture has no line %q", prefix)
+			continue
+		}
+		names := strings.Fields(lines[i][len(prefix):])
+		for _, p := range l.Packages {
+			if strings.HasPrefix(p, "internal/") {
+				p = "internal/…"
+			}
+			if !slices.Contains(names, p) {
+				t.Errorf("the picture's floor %d (%s) does not show %s", k+1, l.Name, p)
+			}
+		}
+	}
+}
