@@ -254,7 +254,7 @@ func writeAuditPeriods(w io.Writer, marks []auditMark, end proxy.Audit) {
 					real += fmt.Sprintf(" (%.1f %%)", 100*float64(lost)/float64(in))
 				}
 				if out > 0 {
-					sum := float64(cur.DelayMean)*float64(cur.Written) - float64(was.DelayMean)*float64(was.Written)
+					sum := float64(float64(cur.DelayMean)*float64(cur.Written)) - float64(float64(was.DelayMean)*float64(was.Written))
 					real = fmt.Sprintf("delay added mean %s, ", fmtMs(time.Duration(sum/float64(out)))) + real
 				}
 				if secs > 0 {

@@ -114,8 +114,8 @@ func (f *packetFeed) OnPacket(e *proxy.PacketEvent) {
 			if a.n == 1 {
 				a.meanGap = gap
 			}
-			a.meanGap += (gap - a.meanGap) / 16
-			a.jitMs += (math.Abs(gap-a.meanGap) - a.jitMs) / 16
+			a.meanGap += float64((gap - a.meanGap) / 16)
+			a.jitMs += float64((math.Abs(gap-a.meanGap) - a.jitMs) / 16)
 		}
 		a.last = e.In
 		a.n++
@@ -138,7 +138,7 @@ func (f *packetFeed) OnPacket(e *proxy.PacketEvent) {
 		}
 		transit := float64(e.Delay)
 		if a.written > 0 {
-			a.transitJitNs += (math.Abs(transit-a.transit) - a.transitJitNs) / 16
+			a.transitJitNs += float64((math.Abs(transit-a.transit) - a.transitJitNs) / 16)
 		}
 		a.transit = transit
 		a.written++
@@ -186,7 +186,7 @@ func (f *packetFeed) transitJitter(d proxy.Dir, l *linkFeed, now time.Time) floa
 	var sum, n float64
 	for _, a := range f.flows[d] {
 		if a.written > 1 && now.Sub(a.lastOut) <= quietAfter && (l == nil || f.link(a.addr) == l) {
-			sum += a.transitJitNs * float64(a.written)
+			sum += float64(a.transitJitNs * float64(a.written))
 			n += float64(a.written)
 		}
 	}
