@@ -234,7 +234,7 @@ func buildRegistry() []Param {
 	ps = append(ps, choiceParam("client.replay", "substep (after the fix) or single (the pre-fix bug)", client.ReplayNames, func(c *Config) *client.Replay { return &cl(c).Replay }))
 	ps = append(ps, choiceParam("client.smoothing", "lerp (reference), movetowards or predicted (the prediction interpolated, only the correction smoothed)", client.SmoothingNames, func(c *Config) *client.Smoothing { return &cl(c).Smoothing }))
 
-	ps = append(ps, variantParams()...) // issue 11, lab/fixparams.go
+	ps = append(ps, variantParams()...) // lab/variantparams.go
 
 	ps = append(ps,
 		ppmParam("client.drift_ppm", "client clock drift, e.g. +40ppm or 2%", func(c *Config) *float64 { return &c.ClientDriftPPM }, param.PPMBy(10, false)),
