@@ -129,13 +129,16 @@ func Start(ctx context.Context, o Options) (_ *Run, err error) {
 			}
 		}
 	}()
-	if ru.tel, err = startTelemetry(o.Telemetry, ru.log, &o.Config, ru.captures.Telemetry); err != nil {
-		return nil, err
-	}
 	if capt, err := openCaptures(&o, r.Addr()); err != nil {
 		return nil, err
 	} else if capt != nil {
 		ru.captures.Start(capt)
+	}
+	// The telemetry listens once the captures are open: it reads on its
+	// own goroutine from the start, and a datagram decoded before would
+	// be missing from the recording.
+	if ru.tel, err = startTelemetry(o.Telemetry, ru.log, &o.Config, ru.captures.Telemetry); err != nil {
+		return nil, err
 	}
 	if w := proxy.ListenWarning(r.Addr()); w != "" {
 		fmt.Fprintf(o.Stderr, "lab proxy: warning: %s\n", w)

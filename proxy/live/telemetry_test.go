@@ -1,12 +1,17 @@
 package live
 
 import (
+	"fmt"
+	"io"
 	"math"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"jitterlab/internal/testtool"
 	"jitterlab/lab"
 	"jitterlab/motion"
 	"jitterlab/telemetry"
@@ -99,5 +104,35 @@ func TestTheAccountCarriesTheGamesReportCard(t *testing.T) {
 	}
 	if got, n := tel.card(); n == 0 || n >= uint64(len(frames)) || !(got.ProgressDeficitMPS > 0.19 && got.ProgressDeficitMPS < 0.21) {
 		t.Errorf("the card counts %d frames of %d (want those after the warm-up), deficit %v m/s (want 2 − 1.8)", n, len(frames), got.ProgressDeficitMPS)
+	}
+}
+
+// The telemetry listens only once the recording is open: it reads on its
+// own goroutine from the moment it binds, and a datagram it decoded
+// before the recording started was missing from it (a game test's replay
+// counted 149 frames of the 150 the proxy decoded).
+func TestTelemetryListensAfterTheRecordingOpens(t *testing.T) {
+	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := c.LocalAddr().(*net.UDPAddr).Port
+	c.Close()
+	o := testOptions(t, System, io.Discard, io.Discard)
+	o.Telemetry = fmt.Sprintf("127.0.0.1:%d", port)
+	o.Record = filepath.Join(t.TempDir(), "relay.jlrec")
+	var boundAtOpen, known bool
+	o.Open = func(_, path string) (File, error) {
+		boundAtOpen, known = testtool.UDPBound(port)
+		f, err := os.Create(path)
+		return testFile{f}, err
+	}
+	run := startCounterRun(t, o)
+	run.stop()
+	if !known {
+		t.Skip("no /proc/net/udp here: cannot tell when the telemetry bound")
+	}
+	if boundAtOpen {
+		t.Errorf("the telemetry port %d was listening when the recording opened: what it decoded until then is not recorded", port)
 	}
 }
