@@ -101,3 +101,37 @@ func TestTheAccountCarriesTheGamesReportCard(t *testing.T) {
 		t.Errorf("the card counts %d frames of %d (want those after the warm-up), deficit %v m/s (want 2 − 1.8)", n, len(frames), got.ProgressDeficitMPS)
 	}
 }
+
+// The screen's snapshot carries the game's report card (issue 25.2): the
+// card lab.TelemetryCard gives of the same frames, figure by figure, and
+// how many frames it counts; before any frame, none and every figure NaN.
+func TestTheScreenGetsTheGamesReportCard(t *testing.T) {
+	cfg := lab.DefaultConfig()
+	tel, err := startTelemetry("127.0.0.1:0", newChangeLog(16, System), &cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tel.stop()
+	src := &Source{tel: tel, start: time.Now()}
+	if g := src.game(); g.CardFrames != 0 || !math.IsNaN(g.Card.JudderMPS) {
+		t.Fatalf("no frame yet: the card counts %d frames, judder %v", g.CardFrames, g.Card.JudderMPS)
+	}
+	var frames []telemetry.Frame
+	x := 0.0
+	for i := range 600 { // 10 s at 60 frames/s, the tank at 1.5 m/s of 2, a tick sent every other frame
+		x += 1.5 / 60
+		frames = append(frames, telemetry.Frame{TS: float64(i) / 60, Frame: uint64(i), AckTick: uint32(i / 2), PendingInputs: 1,
+			Input: motion.Input{Throttle: 1}, Visible: motion.Pose{Y: x}, Predicted: motion.Pose{Y: x + 0.2}})
+		tel.l.OnDatagram(time.Now(), &telemetry.Datagram{Kind: telemetry.KindFrame, Frame: frames[i]})
+	}
+	g := src.game()
+	want := lab.TelemetryCard(&cfg, frames)
+	for _, m := range lab.CardMetrics {
+		if a, b := m.Get(&g.Card), m.Get(&want); a != b && !(math.IsNaN(a) && math.IsNaN(b)) {
+			t.Errorf("%s: %v on the screen, %v by lab.TelemetryCard", m.Name, a, b)
+		}
+	}
+	if _, n := tel.card(); g.CardFrames != n || n == 0 {
+		t.Errorf("the screen's card counts %d frames, the meter %d", g.CardFrames, n)
+	}
+}
