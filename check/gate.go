@@ -32,6 +32,9 @@ type Gate struct {
 	Config   lab.Config
 	Seeds    []uint64
 	Asserts  []Assertion
+	// Game is set for a gate on one run of a real game ([LoadGame]):
+	// no seeds, and its figures are the game's report card's.
+	Game *GameRun
 }
 
 // Assertion is one bound of an [[assert]] entry: an entry with max and
