@@ -3,10 +3,13 @@ package live
 import (
 	"math"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"jitterlab/check"
 	"jitterlab/lab"
 	"jitterlab/motion"
 	"jitterlab/telemetry"
@@ -99,6 +102,25 @@ func TestTheAccountCarriesTheGamesReportCard(t *testing.T) {
 	}
 	if got, n := tel.card(); n == 0 || n >= uint64(len(frames)) || !(got.ProgressDeficitMPS > 0.19 && got.ProgressDeficitMPS < 0.21) {
 		t.Errorf("the card counts %d frames of %d (want those after the warm-up), deficit %v m/s (want 2 − 1.8)", n, len(frames), got.ProgressDeficitMPS)
+	}
+	// --check judges the same card at the end of the run: the deficit
+	// 0.2 m/s past max 0.1 fails, within max 0.25 passes.
+	gate := filepath.Join(t.TempDir(), "gate.toml")
+	os.WriteFile(gate, []byte("[[assert]]\nmetric = \"progress_deficit_mps\"\nmax = 0.1\n\n[[assert]]\nmetric = \"progress_deficit_mps\"\nmax = 0.25\n"), 0o644)
+	g, err := check.LoadGame(gate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Result{tel: tel, Wall: 10 * time.Second}
+	rep := res.Check(g, false, "test")
+	if rep == nil || len(rep.Results) != 2 || rep.Results[0].Status != check.Fail || rep.Results[1].Status != check.Pass {
+		t.Fatalf("the check on the run's card: %+v; want fail then pass", rep)
+	}
+	if _, n := tel.card(); g.Game.Frames != n || g.Game.Wall != 10*time.Second {
+		t.Errorf("the gate judged %+v; want the card's %d frames over 10s", g.Game, n)
+	}
+	if (&Result{}).Check(g, false, "test") != nil {
+		t.Error("a run without telemetry: a report")
 	}
 }
 
