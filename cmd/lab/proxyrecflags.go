@@ -117,15 +117,19 @@ func exportChanges(r *recordings.Reader, name, csvOut, packets, changes string, 
 
 // plotProxyTo writes plotProxy's PNG to out, replaced only when finished.
 func plotProxyTo(r *recordings.Reader, name, out string, from, to sim.Time, width int, stdout, stderr io.Writer) error {
-	var n int
+	var n, frames int
 	var clients []string
 	report, err := writeBuffered(out, stdout, stderr, func(w io.Writer) (err error) {
-		n, clients, from, err = proxyrec.Plot(r, name, from, to, width, w)
+		n, frames, clients, from, err = proxyrec.Plot(r, name, from, to, width, w)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(report, "wrote %s: %d delivered packets from %v to %v; a line per client: %s\n", out, n, from, to, strings.Join(clients, ", "))
+	game := ""
+	if frames > 0 {
+		game = fmt.Sprintf("; the game's tick offset, send interval and visible error from %d telemetry frames", frames)
+	}
+	_, err = fmt.Fprintf(report, "wrote %s: %d delivered packets from %v to %v; a line per client: %s%s\n", out, n, from, to, strings.Join(clients, ", "), game)
 	return err
 }
