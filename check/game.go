@@ -27,12 +27,9 @@ type GameRun struct {
 // a game pairs with none). The file's seeds, link and timeline are not
 // the run's: the run's link is lab proxy's own (--scenario, --set).
 func LoadGame(file string) (*Gate, error) {
-	sc, err := lab.LoadScenario(file)
+	sc, err := loadAsserting(file)
 	if err != nil {
-		return nil, &InputError{Msg: err.Error()}
-	}
-	if len(sc.Asserts) == 0 {
-		return nil, inputErr("%s: no [[assert]] entries: nothing to check (docs/guide/ci-gate.md)", file)
+		return nil, err
 	}
 	g := &Gate{File: file, Scenario: sc, Config: lab.DefaultConfig(), Game: &GameRun{}}
 	for _, a := range sc.Asserts {

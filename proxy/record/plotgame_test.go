@@ -1,14 +1,11 @@
 package record
 
 import (
-	"bytes"
 	"math"
 	"testing"
 	"time"
 
 	"jitterlab/motion"
-	"jitterlab/proxy"
-	"jitterlab/recordings"
 	"jitterlab/sim"
 	"jitterlab/telemetry"
 )
@@ -20,17 +17,7 @@ import (
 // is bin 1500 alone; every other bin has no data; a server tick is no
 // frame.
 func TestPlotBinsTheGamesFrames(t *testing.T) {
-	var buf bytes.Buffer
-	rw, err := recordings.NewWriter(&buf, recordings.Header{Kind: recordings.KindProxy})
-	if err != nil {
-		t.Fatal(err)
-	}
-	origin := time.Unix(100, 0)
-	var sw Switch
-	sw.Started(origin)
-	if err := sw.Start(New(Options{Recording: rw})); err != nil {
-		t.Fatal(err)
-	}
+	sw, origin := recordingSwitch(t)
 	for _, f := range []struct {
 		at       time.Duration
 		offset   int64
@@ -45,13 +32,7 @@ func TestPlotBinsTheGamesFrames(t *testing.T) {
 			TickOffset: f.offset, SendIntervalS: f.interval, Predicted: f.pred}})
 	}
 	sw.Telemetry(origin.Add(time.Second), &telemetry.Datagram{Kind: telemetry.KindTick, Tick: telemetry.Tick{TS: 1, Tick: 20}})
-	if _, err := sw.Stop(2*time.Second, proxy.Stats{}); err != nil {
-		t.Fatal(err)
-	}
-	r, err := recordings.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := sw.stop(t, 2*time.Second)
 	span := sim.Time(2 * time.Second)
 	g, err := readGameBins(r, 0, span, span)
 	if err != nil || g.frames != 3 {
