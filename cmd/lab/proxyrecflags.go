@@ -10,9 +10,11 @@ import (
 
 	"jitterlab/batch"
 	"jitterlab/lab"
+	"jitterlab/proxy/live"
 	proxyrec "jitterlab/proxy/record"
 	"jitterlab/recordings"
 	"jitterlab/sim"
+	"jitterlab/tui/proxyscreen"
 )
 
 // A proxy recording (lab proxy --record) holds the relayed datagrams, not
@@ -50,7 +52,7 @@ func replayProxyFlags(r *recordings.Reader, name string, stdout io.Writer, verif
 	case verify:
 		return cmdLineErr(errProxyVerify)
 	case view:
-		return badUsage("--tui: a proxy recording has no session to play; 'lab plot FILE --out delay.png' draws the delay it added")
+		return replayProxyScreen(r, name)
 	}
 	wFrom, wTo, err := window(r, from, to)
 	if seek && err != nil {
@@ -65,6 +67,20 @@ func replayProxyFlags(r *recordings.Reader, name string, stdout io.Writer, verif
 	}
 	fmt.Fprintln(stdout)
 	return proxyrec.WritePacketsCSV(stdout, r, wFrom, wTo)
+}
+
+// replayProxyScreen is 'lab replay --tui' of a proxy recording: the
+// proxy's screen over the recording, played in wall time (live.ReplaySource).
+func replayProxyScreen(r *recordings.Reader, name string) error {
+	src, err := live.NewReplaySource(r, name, live.System)
+	if err != nil {
+		return err
+	}
+	if err := needTerminal(); err != nil {
+		return err
+	}
+	status := "replaying " + name + " in the wall time it was made; its links are as recorded (q quits)"
+	return proxyscreen.New(src, proxyscreen.Options{Status: status}).Run(nil)
 }
 
 // exportPackets is 'lab export --packets': a proxy recording's packets as

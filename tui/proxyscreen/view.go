@@ -48,6 +48,9 @@ type Options struct {
 	// the one running, and says which for the status line (nil: R does
 	// nothing).
 	Record func() (string, error)
+	// Status is the first status line ("": the relay's, that the editor
+	// changes the links now).
+	Status string
 }
 
 // proxySample is one chart column's worth: per direction the added
@@ -176,7 +179,7 @@ func New(src Source, opts Options) *View {
 	v.pages.AddPage("main", v.rows, true, true)
 	v.setKeys()
 	v.app.SetRoot(&widget.SizeGuard{Primitive: v.pages, MinW: widget.MinWidth, MinH: widget.MinHeight, Fit: v.fitStatus}, true).SetInputCapture(v.onKey)
-	v.status = "relaying; the editor changes the links now (enter types a value, + - step)"
+	v.status = cmp.Or(opts.Status, "relaying; the editor changes the links now (enter types a value, + - step)")
 	v.sample()
 	v.refresh()
 	return v
