@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"jitterlab/batch"
@@ -58,6 +59,10 @@ func (r *Report) JUnit() JUnitSuites {
 	for _, g := range r.Gates {
 		s := JUnitSuite{Name: g.Scenario.Name, File: g.File, Properties: []JUnitProperty{
 			{"seeds", batch.FormatSeeds(g.Seeds)}, {"duration", g.Duration().String()}, {"model", lab.ModelVersion}, {"version", r.Version}}}
+		if g.Game != nil {
+			s.Properties = []JUnitProperty{{"run", "one proxy run of a real game"}, {"frames", strconv.FormatUint(g.Game.Frames, 10)},
+				{"duration", g.Game.Wall.String()}, {"version", r.Version}}
+		}
 		for i := range r.Results {
 			x := &r.Results[i]
 			if x.Gate != g {
@@ -102,8 +107,16 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(w, "## lab check: %s\n\n", r.Summary())
 	for _, g := range r.Gates {
-		fmt.Fprintf(w, "### %s (`%s`)\n\n%d seeds (%s), %v each, model %s.\n\n", mdCell(g.Scenario.Name), g.File, len(g.Seeds), batch.FormatSeeds(g.Seeds), g.Duration(), lab.ModelVersion)
-		fmt.Fprintln(w, "| assertion | value (95 % interval) | verdict | line |")
+		if g.Game != nil {
+			fmt.Fprintf(w, "### the game's report card (`%s`)\n\n%s: %s\n\n", g.File, g.Game.runText(), GameRule)
+		} else {
+			fmt.Fprintf(w, "### %s (`%s`)\n\n%d seeds (%s), %v each, model %s.\n\n", mdCell(g.Scenario.Name), g.File, len(g.Seeds), batch.FormatSeeds(g.Seeds), g.Duration(), lab.ModelVersion)
+		}
+		value := "value (95 % interval)"
+		if g.Game != nil {
+			value = "value (one run)"
+		}
+		fmt.Fprintf(w, "| assertion | %s | verdict | line |\n", value)
 		fmt.Fprintln(w, "|---|---|---|---|")
 		for i := range r.Results {
 			x := &r.Results[i]

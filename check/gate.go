@@ -32,6 +32,9 @@ type Gate struct {
 	Config   lab.Config
 	Seeds    []uint64
 	Asserts  []Assertion
+	// Game is set for a gate on one run of a real game ([LoadGame]):
+	// no seeds, and its figures are the game's report card's.
+	Game *GameRun
 }
 
 // Assertion is one bound of an [[assert]] entry: an entry with max and
@@ -90,12 +93,9 @@ func Files(paths []string) ([]string, error) {
 // the figure exists, a unit written with the bound is the figure's, and
 // the bound's sign is one the figure can meet.
 func Load(file string) (*Gate, error) {
-	sc, err := lab.LoadScenario(file)
+	sc, err := loadAsserting(file)
 	if err != nil {
-		return nil, &InputError{Msg: err.Error()}
-	}
-	if len(sc.Asserts) == 0 {
-		return nil, inputErr("%s: no [[assert]] entries: nothing to check (docs/guide/ci-gate.md)", file)
+		return nil, err
 	}
 	g := &Gate{File: file, Scenario: sc, Config: lab.DefaultConfig()}
 	if err := lab.ApplyScenario(&g.Config, sc); err != nil {
@@ -125,6 +125,18 @@ func Load(file string) (*Gate, error) {
 		}
 	}
 	return g, nil
+}
+
+// loadAsserting reads a scenario file that has [[assert]] entries.
+func loadAsserting(file string) (*scenarios.Scenario, error) {
+	sc, err := lab.LoadScenario(file)
+	if err != nil {
+		return nil, &InputError{Msg: err.Error()}
+	}
+	if len(sc.Asserts) == 0 {
+		return nil, inputErr("%s: no [[assert]] entries: nothing to check (docs/guide/ci-gate.md)", file)
+	}
+	return sc, nil
 }
 
 // metricNamed is the figure of the table, or the link counter

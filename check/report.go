@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 
 	"jitterlab/batch"
@@ -85,6 +86,9 @@ func (x *Result) Value() string {
 	if math.IsNaN(iv.Mean) {
 		return "-"
 	}
+	if x.Gate != nil && x.Gate.Game != nil { // one run: its figure, no interval
+		return quantity(strconv.FormatFloat(iv.Mean, 'f', x.Metric.Prec, 64), x.Unit)
+	}
 	s := batch.FormatInterval(iv, x.Metric.Prec)
 	if x.Relative() {
 		s = batch.FormatDiff(stats.Diff{Interval: iv}, x.Metric.Prec)
@@ -106,6 +110,8 @@ func (r *Report) Why(x *Result) string {
 		s = "INCONCLUSIVE (fails under --strict)"
 	}
 	switch {
+	case x.NoData > 0 && x.Gate != nil && x.Gate.Game != nil:
+		return s + ": no data: the run's frames did not measure it"
 	case x.NoData > 0:
 		return fmt.Sprintf("%s: no data on %d of %d seeds", s, x.NoData, x.Interval.N)
 	case x.SeedsNeeded == 0:
@@ -120,6 +126,9 @@ func (r *Report) Why(x *Result) string {
 // what CI formats show for an assertion.
 func (r *Report) Message(x *Result) string {
 	s := fmt.Sprintf("%s: %s over %d seeds (95 %% interval)", x.Claim(), x.Value(), x.Interval.N)
+	if x.Gate.Game != nil {
+		s = fmt.Sprintf("%s: %s in %s (no interval)", x.Claim(), x.Value(), x.Gate.Game.runText())
+	}
 	if x.Base != nil {
 		s += fmt.Sprintf(", baseline %s", quantity(batch.FormatInterval(*x.Base, x.Metric.Prec), x.Unit))
 	}
@@ -134,11 +143,24 @@ func (r *Report) WriteText(w io.Writer) error {
 		x := &r.Results[i]
 		if x.Gate != g {
 			g = x.Gate
-			fmt.Fprintf(w, "%s: %s, %d seeds (%s) of %v\n", g.File, g.Scenario.Name, len(g.Seeds), batch.FormatSeeds(g.Seeds), g.Duration())
+			if g.Game != nil {
+				fmt.Fprintf(w, "%s: the game's report card, %s\n", g.File, g.Game.runText())
+			} else {
+				fmt.Fprintf(w, "%s: %s, %d seeds (%s) of %v\n", g.File, g.Scenario.Name, len(g.Seeds), batch.FormatSeeds(g.Seeds), g.Duration())
+			}
 		}
 		fmt.Fprintf(w, "  %-46s %-26s %s\n", x.Claim(), x.Value(), r.Why(x))
 	}
-	fmt.Fprintln(w, "± is the 95 % interval over the seeds; a bound passes when the interval lies wholly inside it, fails when wholly past it.")
+	seeded, game := false, false
+	for _, g := range r.Gates {
+		seeded, game = seeded || g.Game == nil, game || g.Game != nil
+	}
+	if seeded {
+		fmt.Fprintln(w, "± is the 95 % interval over the seeds; a bound passes when the interval lies wholly inside it, fails when wholly past it.")
+	}
+	if game {
+		fmt.Fprintln(w, GameRule)
+	}
 	_, err := fmt.Fprintln(w, r.Summary())
 	return err
 }

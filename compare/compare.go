@@ -194,7 +194,7 @@ func Run(g *Game, n, workers int) (*Result, error) {
 		f := Figure{Game: game[k]}
 		if k < len(lab.CardMetrics) {
 			cm := lab.CardMetrics[k]
-			if lab.NotInTelemetry[cm.Name] {
+			if lab.NotInTelemetry[cm.Name] != "" {
 				continue
 			}
 			f.Name, f.Label, f.Unit, f.Prec = cm.Name, cm.Label, cm.Unit, cm.Prec

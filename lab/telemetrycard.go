@@ -19,15 +19,20 @@ func TelemetryFrame(cl *client.Client, local sim.Time, n uint64) telemetry.Frame
 }
 
 // NotInTelemetry names the report card's figures (CardMetrics' names) a
-// game's telemetry frames cannot give: what reconciliation corrected
-// happens inside the client, and what the server did with each input
-// sample inside the server. A [TelemetryMeter]'s card has them NaN (no
-// data).
-var NotInTelemetry = map[string]bool{
-	"corrections_under_1cm_per_min": true, "corrections_1_to_10cm_per_min": true, "corrections_over_10cm_per_min": true,
-	"server_input_delay_p50_ms": true, "server_input_delay_p95_ms": true, "server_input_delay_p99_ms": true,
-	"server_input_lost_share": true, "server_input_overwritten_share": true,
+// game's telemetry frames cannot give, each with the reason: what
+// reconciliation corrected happens inside the client, and what the server
+// did with each input sample inside the server. A [TelemetryMeter]'s card
+// has them NaN (no data).
+var NotInTelemetry = map[string]string{
+	"corrections_under_1cm_per_min": correctionsInside, "corrections_1_to_10cm_per_min": correctionsInside, "corrections_over_10cm_per_min": correctionsInside,
+	"server_input_delay_p50_ms": serverInside, "server_input_delay_p95_ms": serverInside, "server_input_delay_p99_ms": serverInside,
+	"server_input_lost_share": serverInside, "server_input_overwritten_share": serverInside,
 }
+
+const (
+	correctionsInside = "what reconciliation corrected happens inside the client: a telemetry frame carries the visible and the predicted pose, not the corrections"
+	serverInside      = "what the server did with each input sample happens inside the server: a client's telemetry frame does not carry it"
+)
 
 // TelemetryMeter computes the report card of a game from its telemetry
 // frames with the [CardMeter] a session uses, and the session's rules:
@@ -103,7 +108,7 @@ func (m *TelemetryMeter) Skipped() uint64 { return m.skipped }
 func (m *TelemetryMeter) Card() ReportCard {
 	c := m.card.Card()
 	for _, cm := range CardMetrics {
-		if NotInTelemetry[cm.Name] {
+		if NotInTelemetry[cm.Name] != "" {
 			setNaN(&c, cm.Name)
 		}
 	}

@@ -323,7 +323,7 @@ func (a *App) refresh() {
 		a.side.SetText(a.abSide())
 	} else if a.showCard {
 		a.side.SetTitle(" player's report card ")
-		a.side.SetText(cardText(&a.lastSum.Card))
+		a.side.SetText(a.lastSum.Card.SideText())
 	} else {
 		a.side.SetTitle(" now ")
 		a.side.SetText(nowText(&a.lastSum))

@@ -1,50 +1,7 @@
 package tui
 
-import (
-	"fmt"
-	"math"
-	"strings"
-
-	"jitterlab/lab"
-)
-
 // toggleCard switches the side box between the live counters and the
-// player's report card (the same figures as 'lab run' prints).
+// player's report card (the same figures as 'lab run' prints, as
+// lab.ReportCard.SideText writes them: the proxy's screen shows a game's
+// the same way).
 func (a *App) toggleCard() { a.showCard = !a.showCard }
-
-// cardText is the report card in the side box (second edition: the
-// progress deficit, rubber bands and hesitations, corrections over 1 and
-// 10 cm, local response and server input delay p50, visible lag in ms): the same six lines and
-// columns as the counters, so it fits wherever they do.
-func cardText(c *lab.ReportCard) string {
-	line := func(l1, v1, l2, v2 string) string { return fmt.Sprintf(" %-9s %8s  %-8s %8s", l1, v1, l2, v2) }
-	wide := func(l, v string) string { return fmt.Sprintf(" %-22s %15s", l, v) }
-	perMin := func(v float64) string {
-		if math.IsNaN(v) {
-			return "–"
-		}
-		if v >= 100 {
-			return fmt.Sprintf("%.0f/min", v)
-		}
-		return fmt.Sprintf("%.1f/min", v)
-	}
-	// Before the first input or frame a figure is NaN: a dash.
-	f := func(format string, vs ...float64) string {
-		args := make([]any, len(vs))
-		for i, v := range vs {
-			if math.IsNaN(v) {
-				return "–"
-			}
-			args[i] = v
-		}
-		return fmt.Sprintf(format, args...)
-	}
-	return strings.Join([]string{
-		line("judder", f("%.2fm/s", c.JudderMPS), "deficit", f("%.2fm/s", c.ProgressDeficitMPS)),
-		line("rubber", perMin(c.BackwardExcursionsPerMin), "hesitate", perMin(c.HesitationsPerMin)),
-		line("snaps", perMin(c.SnapsPerMin), "snap max", f("%.2f m", c.SnapDistanceM.Max)),
-		line("corr 1-10", perMin(c.CorrectionsMediumPerMin), "corr >10", perMin(c.CorrectionsLargePerMin)),
-		wide("response/server input", f("%.0f", c.LocalResponseMs.P50)+" / "+f("%.0f ms", c.ServerInputDelayMs.P50)),
-		wide("visible lag p50/99", f("%.0f / %.0f ms", c.VisibleLagMs.P50, c.VisibleLagMs.P99)),
-	}, "\n")
-}

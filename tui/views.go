@@ -21,9 +21,6 @@ import (
 // the right, then the status row and the key row. Below
 // widget.MinWidth×widget.MinHeight the screen says so instead.
 
-// sideHeight is the now box: six lines and the border.
-const sideHeight = 8
-
 // views are the widgets the live lab and the replay viewer share: the
 // header, the four charts, the parameter editor (or the change log in its
 // place), the side box, the status row and the key row, in one layout.
@@ -79,7 +76,7 @@ func (v *views) layout() tview.Primitive {
 		AddItem(v.rtt, 0, 1, false)
 	right := tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(v.upper, 0, 1, true).
-		AddItem(v.side, sideHeight, 0, false)
+		AddItem(v.side, widget.SideBoxHeight, 0, false)
 	main := tview.NewFlex().
 		AddItem(charts, 0, 1, false).
 		AddItem(right, widget.SideWidth, 0, true)

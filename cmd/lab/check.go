@@ -88,6 +88,22 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 		return inputErr(err)
 	}
 
+	if err := writeCheck(rep, asJSON, junitPath, summaryPath, stdout, stderr); err != nil {
+		return err
+	}
+	if savePath != "" {
+		if _, err := writeBuffered(savePath, stdout, stderr, save.Write); err != nil {
+			return err
+		}
+	}
+	return checkStatus(rep)
+}
+
+// writeCheck writes a check's verdicts as lab check does (lab proxy
+// --check too): text or JSON on standard output, GitHub annotations under
+// GITHUB_ACTIONS, and the JUnit and Markdown files when named.
+func writeCheck(rep *check.Report, asJSON bool, junitPath, summaryPath string, stdout, stderr io.Writer) error {
+	var err error
 	if asJSON {
 		err = rep.WriteJSON(stdout)
 	} else {
@@ -110,7 +126,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 	for _, o := range []struct {
 		path  string
 		write func(io.Writer) error
-	}{{junitPath, rep.WriteJUnit}, {summaryPath, rep.WriteMarkdown}, {savePath, save.Write}} {
+	}{{junitPath, rep.WriteJUnit}, {summaryPath, rep.WriteMarkdown}} {
 		if o.path == "" {
 			continue
 		}
@@ -118,10 +134,16 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// checkStatus is a check's exit status: 3 an assertion failed, 4 one is
+// inconclusive under --strict, else none.
+func checkStatus(rep *check.Report) error {
 	switch {
 	case rep.Status() == check.Fail:
 		return &exitStatus{code: exitCheckFailed, msg: "an assertion failed"}
-	case rep.Status() == check.Inconclusive && strict:
+	case rep.Status() == check.Inconclusive && rep.Strict:
 		return &exitStatus{code: exitCheckInconclusive, msg: "an assertion is inconclusive (--strict)"}
 	}
 	return nil

@@ -114,6 +114,13 @@ func TestGameThroughTheProxyWithTelemetry(t *testing.T) {
 	if rows := strings.Count(out, "\n"); code != 0 || rows != 1+decoded+ticks || !strings.HasPrefix(out, "at_s,kind,t_s,frame,") {
 		t.Errorf("export --telemetry: exit %d, %d rows, want %d:\n%.300s\n%s", code, rows, 1+decoded+ticks, out, errOut)
 	}
+	// lab plot draws the game's tick offset, send interval and visible
+	// error below the delays, from every frame recorded.
+	png := filepath.Join(t.TempDir(), "relay.png")
+	code, out, errOut = runLab(t, "plot", rec, "--out", png)
+	if want := fmt.Sprintf("; the game's tick offset, send interval and visible error from %d telemetry frames\n", decoded); code != 0 || !strings.Contains(out+errOut, want) {
+		t.Errorf("plot: exit %d, want %q in:\n%s\n%s", code, want, out, errOut)
+	}
 }
 
 // lab game's command line: a subcommand, the game's keys only, and

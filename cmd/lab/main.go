@@ -55,7 +55,7 @@ commands:`)
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'lab <command> -h' for a command's flags, 'lab --version' for the build.")
-	fmt.Fprintln(w, "Exit status: 0 done; 1 the command failed (a file it could not read or write, a damaged\nrecording, shards that do not merge); 2 a bad command line (a flag, a value, a --set, a\nscenario, flags that contradict each other; lab check: bad input); 3 lab check: an assertion\nfailed; 4 lab check: an assertion is inconclusive under --strict; 5 done with what a recording\nholds, but it has lost data (cut short, damaged or missing frames, named in the warnings;\nreplay --verify of such a file); 128+n stopped by signal n (130 for Ctrl-C).")
+	fmt.Fprintln(w, "Exit status: 0 done; 1 the command failed (a file it could not read or write, a damaged\nrecording, shards that do not merge); 2 a bad command line (a flag, a value, a --set, a\nscenario, flags that contradict each other; lab check: bad input); 3 lab check, lab proxy\n--check: an assertion failed; 4 the same: an assertion is inconclusive under --strict; 5\ndone with what a recording holds, but it has lost data (cut short, damaged or missing\nframes, named in the warnings; replay --verify of such a file); 128+n stopped by signal n\n(130 for Ctrl-C).")
 }
 
 // exitStatus ends a command with a status of its own and a message: a run
@@ -72,7 +72,7 @@ func (e *exitStatus) Error() string { return e.msg }
 // or write, a damaged recording, shards that do not merge), 2 a bad
 // command line (a flag, a value, a --set, a scenario, two flags that
 // contradict each other; lab check's bad input: a file, a figure, a bound,
-// a baseline), 3 lab check: an assertion failed (exitCheckFailed), 4 lab
+// a baseline), 3 lab check (and lab proxy --check): an assertion failed (exitCheckFailed), 4 lab
 // check: an assertion is inconclusive under --strict
 // (exitCheckInconclusive), 5 done with what a recording holds, but it has
 // lost data (cut short, damaged or missing frames; verify of such a file

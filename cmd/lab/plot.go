@@ -19,7 +19,12 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	var from, to time.Duration
 	var width uint64
 	var trust lab.Trust
-	fs := newFlagSet("plot", "[RECORDING] --out plot.png [--from 10s --to 40s] [--scenario NAME --set …]", stderr, withExamples(paramHelp,
+	fs := newFlagSet("plot", "[RECORDING] --out plot.png [--from 10s --to 40s] [--scenario NAME --set …]", stderr, withExamples(func(w io.Writer) {
+		io.WriteString(w, "\nA proxy recording (lab proxy --record) is drawn as the delay the relay added, per direction\n"+
+			"and client, and how late it wrote each copy; with the game's telemetry (--telemetry), the\n"+
+			"game's tick offset, send interval and visible error below, each column its frames' range.\n")
+		paramHelp(w)
+	},
 		"lab plot recordings/examples/jitter-fix.jlrec --from 10s --to 40s --out jitter.png",
 		"lab plot --scenario latency-spike --duration 40s --from 15s --out spike.png",
 		"lab plot --set link.jitter=20ms --duration 20s --out - --width 800 > jitter.png"))

@@ -56,6 +56,7 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	window := &releaseWindowFlag{}
 	fs.Var(window, "release-window", "how late a copy may leave (never early) to share a wake-up with the next at high packet rates, a `duration` from 0 (off) up to "+proxy.MaxReleaseWindow.String()+"; 0 turns it off: more CPU, every copy as close to its time as the relay can (default "+proxy.DefaultReleaseWindow.String()+")")
 	telemetryAddr := telemetryFlag(fs)
+	gateFlags := proxyCheckFlags(fs)
 	fs.StringVar(&recordPath, "record", "", "record every relayed datagram to `FILE` (wall time in and out, fate, delay added; 'lab replay', 'export --packets' and 'plot' read it)")
 	// The proxy runs until interrupted unless --duration is given; the
 	// shared flag's default (a simulated minute) does not apply.
@@ -102,7 +103,16 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 			inputs = appendTraceFile(inputs, a.Key, a.Value)
 		}
 	}
-	if err := checkOutputs(map[string]string{"pcap": pcapPath, "record": recordPath}, inputs...); err != nil {
+	gate, err := gateFlags.load(o.given, *telemetryAddr)
+	if err != nil {
+		return err
+	}
+	outs := map[string]string{"pcap": pcapPath, "record": recordPath}
+	gateFlags.outputs(outs)
+	if gate != nil {
+		inputs = append(inputs, gate.File)
+	}
+	if err := checkOutputs(outs, inputs...); err != nil {
 		return err
 	}
 	for _, out := range []struct{ flag, path string }{{"pcap", pcapPath}, {"record", recordPath}} {
@@ -165,6 +175,15 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "lab proxy: %s\n", n)
 	}
 	err = cmp.Or(res.Err, outClosed.closed())
+	if gate != nil && err == nil {
+		// The gate's verdict is the exit status, however the run ended:
+		// a signal ends a run without --duration as the end of one does.
+		rep := res.Check(gate, gateFlags.strict, version())
+		if err := writeCheck(rep, false, gateFlags.junit, gateFlags.summary, opts.Stdout, stderr); err != nil {
+			return err
+		}
+		return checkStatus(rep)
+	}
 	if err == nil {
 		if sig := cmp.Or(res.Signal, caught()); sig != nil { // as every lab command a signal stops
 			err = interrupted(sig, fmt.Sprintf("stopped after %.1fs; the summary and the audit above cover the run so far", res.Wall.Seconds()))
@@ -382,8 +401,20 @@ has its own. --pcap FILE writes pcapng with the real payloads (both sides
 of the relay as interfaces, in time order); --record FILE writes a proxy
 recording (every datagram, every change of the settings, each client's
 address). The control API's requests are printed as answered. --set
-takes link keys (up.*, down.*, link.*) and sim.seed. On a terminal a live
-screen shows the relay (--no-tui prints counter lines instead); its keys:`)
+takes link keys (up.*, down.*, link.*) and sim.seed. --check FILE (with
+--telemetry) judges the game's report card at the end of the run by the
+[[assert]] entries of a lab check gate (docs/guide/ci-gate.md), with lab
+check's outputs (--strict, --junit, --summary) and exit status, however
+the run ended (a signal too): 0 passed, 3 an assertion failed, 4 one is
+inconclusive under --strict. One run has no seeds, so no interval: a bound
+passes when the run's figure is within it (on it included), fails when
+past it, and is inconclusive when the run did not measure the figure.
+The file's seeds, link and timeline are not the run's (give it to
+--scenario too for its link); a figure telemetry does not carry (the
+corrections, the server's input delay and shares), one not on the report
+card and max_worse are refused when the gate is read (exit 2). On a
+terminal a live screen shows the relay (--no-tui prints counter lines
+instead); its keys:`)
 	fmt.Fprint(w, proxyscreen.KeyHelp())
 	writeParamHelp(w, func(key string) bool { return proxyctl.IsLinkKey(key) || key == "sim.seed" },
 		"--duration (wall time) takes %s;\n  --every takes 100ms up to the --duration (the counter line's period;\n  without --duration up to 1000h).\n")

@@ -10,9 +10,11 @@ import (
 
 	"jitterlab/batch"
 	"jitterlab/lab"
+	"jitterlab/proxy/live"
 	proxyrec "jitterlab/proxy/record"
 	"jitterlab/recordings"
 	"jitterlab/sim"
+	"jitterlab/tui/proxyscreen"
 )
 
 // A proxy recording (lab proxy --record) holds the relayed datagrams, not
@@ -50,7 +52,7 @@ func replayProxyFlags(r *recordings.Reader, name string, stdout io.Writer, verif
 	case verify:
 		return cmdLineErr(errProxyVerify)
 	case view:
-		return badUsage("--tui: a proxy recording has no session to play; 'lab plot FILE --out delay.png' draws the delay it added")
+		return replayProxyScreen(r, name)
 	}
 	wFrom, wTo, err := window(r, from, to)
 	if seek && err != nil {
@@ -65,6 +67,20 @@ func replayProxyFlags(r *recordings.Reader, name string, stdout io.Writer, verif
 	}
 	fmt.Fprintln(stdout)
 	return proxyrec.WritePacketsCSV(stdout, r, wFrom, wTo)
+}
+
+// replayProxyScreen is 'lab replay --tui' of a proxy recording: the
+// proxy's screen over the recording, played in wall time (live.ReplaySource).
+func replayProxyScreen(r *recordings.Reader, name string) error {
+	src, err := live.NewReplaySource(r, name, live.System)
+	if err != nil {
+		return err
+	}
+	if err := needTerminal(); err != nil {
+		return err
+	}
+	status := "replaying " + name + " in the wall time it was made; its links are as recorded (q quits)"
+	return proxyscreen.New(src, proxyscreen.Options{Status: status}).Run(nil)
 }
 
 // exportPackets is 'lab export --packets': a proxy recording's packets as
@@ -117,15 +133,19 @@ func exportChanges(r *recordings.Reader, name, csvOut, packets, changes string, 
 
 // plotProxyTo writes plotProxy's PNG to out, replaced only when finished.
 func plotProxyTo(r *recordings.Reader, name, out string, from, to sim.Time, width int, stdout, stderr io.Writer) error {
-	var n int
+	var n, frames int
 	var clients []string
 	report, err := writeBuffered(out, stdout, stderr, func(w io.Writer) (err error) {
-		n, clients, from, err = proxyrec.Plot(r, name, from, to, width, w)
+		n, frames, clients, from, err = proxyrec.Plot(r, name, from, to, width, w)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(report, "wrote %s: %d delivered packets from %v to %v; a line per client: %s\n", out, n, from, to, strings.Join(clients, ", "))
+	game := ""
+	if frames > 0 {
+		game = fmt.Sprintf("; the game's tick offset, send interval and visible error from %d telemetry frames", frames)
+	}
+	_, err = fmt.Fprintf(report, "wrote %s: %d delivered packets from %v to %v; a line per client: %s%s\n", out, n, from, to, strings.Join(clients, ", "), game)
 	return err
 }

@@ -136,7 +136,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		"lab replay recordings/examples/jitter-fix.jlrec --verify",
 		"lab replay recordings/examples/jitter-fix.jlrec --from 30s --to 31s",
 		"lab replay session.jlrec --tui"))
-	fs.BoolVar(&view, "tui", false, "play the recording in the lab's charts, with seek (a terminal is needed)")
+	fs.BoolVar(&view, "tui", false, "play the recording in the lab's charts, with seek (a terminal is needed); a proxy recording in the proxy's screen, in the wall time it was made (the game's charts and report card too, with its telemetry)")
 	var dir string
 	fs.StringVar(&dir, "dir", "", "with --tui: existing `folder` for the e key's CSV export, as the lab's --dir (default: the current one)")
 	trustVar(fs, &trust, "the recording")

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"jitterlab/client"
+	"jitterlab/lab"
 	"jitterlab/telemetry"
 )
 
@@ -90,6 +91,11 @@ type Game struct {
 	// Points are the frames decoded since the previous Snapshot, oldest
 	// first: each Snapshot hands them over once, as Dir.DelaysMs.
 	Points []GamePoint
+	// Card is the game's report card from every frame so far, by the
+	// lab's rules (lab.TelemetryMeter, as the closing account's), and
+	// CardFrames the frames it counts (0: none yet, every figure NaN).
+	Card       lab.ReportCard
+	CardFrames uint64
 }
 
 // GamePoint is one frame of the game's, as the screen charts it.

@@ -136,7 +136,9 @@ func (s *Source) game() *Game {
 	}
 	s.telBuf, s.telFrames = s.tel.l.FramesAfter(s.telBuf[:0], s.telFrames)
 	c := s.tel.l.Counts()
-	return &Game{Frames: s.telFrames, Refused: c.RefusedTotal(), Points: GamePoints(nil, s.telBuf, s.start)}
+	g := &Game{Frames: s.telFrames, Refused: c.RefusedTotal(), Points: GamePoints(nil, s.telBuf, s.start)}
+	g.Card, g.CardFrames = s.tel.card()
+	return g
 }
 
 // groups splits the traffic by link for the screen once some client has

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"jitterlab/check"
 	"jitterlab/lab"
 	proxyctl "jitterlab/proxy/control"
 	"jitterlab/telemetry"
@@ -104,4 +105,15 @@ func (t *telemetryRun) writeAccount(w io.Writer) {
 	}
 	fmt.Fprintf(w, "the game's report card from %d frames (lab's rules; – where telemetry does not carry the figure):\n", n)
 	card.WriteText(w)
+}
+
+// Check judges g, a gate on one game run (check.LoadGame), on the game's
+// report card at the end of the run: every frame the telemetry counted
+// (nil without telemetry).
+func (res *Result) Check(g *check.Gate, strict bool, version string) *check.Report {
+	if res.tel == nil {
+		return nil
+	}
+	card, n := res.tel.card()
+	return check.GameReport(g, &card, check.GameRun{Frames: n, Wall: res.Wall}, strict, version)
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"jitterlab/check"
 	"jitterlab/internal/testtool"
 	"jitterlab/lab"
 	"jitterlab/motion"
@@ -104,6 +105,59 @@ func TestTheAccountCarriesTheGamesReportCard(t *testing.T) {
 	}
 	if got, n := tel.card(); n == 0 || n >= uint64(len(frames)) || !(got.ProgressDeficitMPS > 0.19 && got.ProgressDeficitMPS < 0.21) {
 		t.Errorf("the card counts %d frames of %d (want those after the warm-up), deficit %v m/s (want 2 − 1.8)", n, len(frames), got.ProgressDeficitMPS)
+	}
+	// --check judges the same card at the end of the run: the deficit
+	// 0.2 m/s past max 0.1 fails, within max 0.25 passes.
+	gate := filepath.Join(t.TempDir(), "gate.toml")
+	os.WriteFile(gate, []byte("[[assert]]\nmetric = \"progress_deficit_mps\"\nmax = 0.1\n\n[[assert]]\nmetric = \"progress_deficit_mps\"\nmax = 0.25\n"), 0o644)
+	g, err := check.LoadGame(gate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Result{tel: tel, Wall: 10 * time.Second}
+	rep := res.Check(g, false, "test")
+	if rep == nil || len(rep.Results) != 2 || rep.Results[0].Status != check.Fail || rep.Results[1].Status != check.Pass {
+		t.Fatalf("the check on the run's card: %+v; want fail then pass", rep)
+	}
+	if _, n := tel.card(); g.Game.Frames != n || g.Game.Wall != 10*time.Second {
+		t.Errorf("the gate judged %+v; want the card's %d frames over 10s", g.Game, n)
+	}
+	if (&Result{}).Check(g, false, "test") != nil {
+		t.Error("a run without telemetry: a report")
+	}
+}
+
+// The screen's snapshot carries the game's report card (issue 25.2): the
+// card lab.TelemetryCard gives of the same frames, figure by figure, and
+// how many frames it counts; before any frame, none and every figure NaN.
+func TestTheScreenGetsTheGamesReportCard(t *testing.T) {
+	cfg := lab.DefaultConfig()
+	tel, err := startTelemetry("127.0.0.1:0", newChangeLog(16, System), &cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tel.stop()
+	src := &Source{tel: tel, start: time.Now()}
+	if g := src.game(); g.CardFrames != 0 || !math.IsNaN(g.Card.JudderMPS) {
+		t.Fatalf("no frame yet: the card counts %d frames, judder %v", g.CardFrames, g.Card.JudderMPS)
+	}
+	var frames []telemetry.Frame
+	x := 0.0
+	for i := range 600 { // 10 s at 60 frames/s, the tank at 1.5 m/s of 2, a tick sent every other frame
+		x += 1.5 / 60
+		frames = append(frames, telemetry.Frame{TS: float64(i) / 60, Frame: uint64(i), AckTick: uint32(i / 2), PendingInputs: 1,
+			Input: motion.Input{Throttle: 1}, Visible: motion.Pose{Y: x}, Predicted: motion.Pose{Y: x + 0.2}})
+		tel.l.OnDatagram(time.Now(), &telemetry.Datagram{Kind: telemetry.KindFrame, Frame: frames[i]})
+	}
+	g := src.game()
+	want := lab.TelemetryCard(&cfg, frames)
+	for _, m := range lab.CardMetrics {
+		if a, b := m.Get(&g.Card), m.Get(&want); a != b && !(math.IsNaN(a) && math.IsNaN(b)) {
+			t.Errorf("%s: %v on the screen, %v by lab.TelemetryCard", m.Name, a, b)
+		}
+	}
+	if _, n := tel.card(); g.CardFrames != n || n == 0 {
+		t.Errorf("the screen's card counts %d frames, the meter %d", g.CardFrames, n)
 	}
 }
 

@@ -373,14 +373,16 @@ func (b *plotBin) add(v float64) {
 
 // Plot draws a proxy recording as a PNG: per direction the delay the relay
 // added to each delivered copy, one line per client (labelled by its
-// address), and how far past the link's schedule it was written. From 0
+// address), and how far past the link's schedule it was written; with
+// the game's telemetry (lab proxy --telemetry), its tick offset, send
+// interval and visible error below, and how many frames they draw. From 0
 // is the recording's start: a recording the screen's R began minutes into
 // the run is drawn over the time it recorded. It returns where the plot
 // begins.
-func Plot(r *recordings.Reader, name string, from, to sim.Time, width int, w io.Writer) (n int, clients []string, _ sim.Time, err error) {
+func Plot(r *recordings.Reader, name string, from, to sim.Time, width int, w io.Writer) (n, frames int, clients []string, _ sim.Time, err error) {
 	changes, err := r.Changes()
 	if err != nil {
-		return 0, nil, from, err
+		return 0, 0, nil, from, err
 	}
 	addr := map[uint64]string{} // at most MaxChanges entries
 	for _, c := range changes {
@@ -426,10 +428,10 @@ func Plot(r *recordings.Reader, name string, from, to sim.Time, width int, w io.
 		return nil
 	})
 	if err != nil {
-		return 0, nil, from, err
+		return 0, 0, nil, from, err
 	}
 	if n == 0 {
-		return 0, nil, from, fmt.Errorf("no delivered packets between %v and %v", time.Duration(from).Round(time.Millisecond), time.Duration(to).Round(time.Millisecond))
+		return 0, 0, nil, from, fmt.Errorf("no delivered packets between %v and %v", time.Duration(from).Round(time.Millisecond), time.Duration(to).Round(time.Millisecond))
 	}
 	for _, f := range flows {
 		label := fmt.Sprintf("flow %d", f)
@@ -468,6 +470,12 @@ func Plot(r *recordings.Reader, name string, from, to sim.Time, width int, w io.
 	}
 	panels = append(panels, metrics.Panel{Title: "late: added minus scheduled (ms), every client", Color: color.RGBA{190, 0, 160, 255},
 		Series: []metrics.Series{{Color: color.RGBA{190, 0, 160, 255}, Value: at(late)}}})
+	game, err := readGameBins(r, from, to, span)
+	if err != nil {
+		return 0, 0, nil, from, err
+	}
+	frames = game.frames
+	panels = append(panels, game.panels(at)...)
 	title := fmt.Sprintf("jitterlab proxy  %s  seed %d  recording %s", r.Header.Scenario, r.Header.Seed, name)
-	return n, clients, from, metrics.WritePNG(w, samples, panels, width, title)
+	return n, frames, clients, from, metrics.WritePNG(w, samples, panels, width, title)
 }

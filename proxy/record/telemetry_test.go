@@ -19,17 +19,7 @@ import (
 // replay prints its counts and the report card of its frames, and export
 // writes it as CSV, one datagram a row (issue 25.2).
 func TestRecordingCarriesTheGamesTelemetry(t *testing.T) {
-	var buf bytes.Buffer
-	rw, err := recordings.NewWriter(&buf, recordings.Header{Kind: recordings.KindProxy})
-	if err != nil {
-		t.Fatal(err)
-	}
-	origin := time.Unix(100, 0)
-	var sw Switch
-	sw.Started(origin)
-	if err := sw.Start(New(Options{Recording: rw})); err != nil {
-		t.Fatal(err)
-	}
+	sw, origin := recordingSwitch(t)
 	// 3 s at 50 fps at the commanded 2 m/s, logged in at once, and a tick
 	// every 50 ms: a card with no deficit and a lag of 0.2 m.
 	const frames = 150
@@ -42,13 +32,7 @@ func TestRecordingCarriesTheGamesTelemetry(t *testing.T) {
 			sw.Telemetry(at, &telemetry.Datagram{Kind: telemetry.KindTick, Tick: telemetry.Tick{TS: float64(i) / 50, Tick: uint32(i / 5), Applied: uint64(i / 5), Starved: 1}})
 		}
 	}
-	if _, err := sw.Stop(3*time.Second, proxy.Stats{}); err != nil {
-		t.Fatal(err)
-	}
-	r, err := recordings.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := sw.stop(t, 3*time.Second)
 	cfg := lab.DefaultConfig()
 	a, err := ReadTelemetry(r, &cfg)
 	if err != nil || a.Frames != frames || a.Ticks != frames/5 {
@@ -82,4 +66,40 @@ func TestRecordingCarriesTheGamesTelemetry(t *testing.T) {
 	if got := strings.Join(rows[6], ","); got != "0.080000000,tick,0.08,,,,,,,,,,,,,,0,0,0,1,0" {
 		t.Errorf("first tick row %s", got)
 	}
+}
+
+// testSwitch is a Switch recording into memory from its origin.
+type testSwitch struct {
+	*Switch
+	buf *bytes.Buffer
+}
+
+// recordingSwitch starts a proxy recording in memory; its origin is the
+// relay's start.
+func recordingSwitch(t *testing.T) (testSwitch, time.Time) {
+	t.Helper()
+	sw := testSwitch{Switch: &Switch{}, buf: &bytes.Buffer{}}
+	rw, err := recordings.NewWriter(sw.buf, recordings.Header{Kind: recordings.KindProxy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	origin := time.Unix(100, 0)
+	sw.Started(origin)
+	if err := sw.Start(New(Options{Recording: rw})); err != nil {
+		t.Fatal(err)
+	}
+	return sw, origin
+}
+
+// stop closes the recording at wall and opens it to read.
+func (sw testSwitch) stop(t *testing.T, wall time.Duration) *recordings.Reader {
+	t.Helper()
+	if _, err := sw.Stop(wall, proxy.Stats{}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := recordings.Open(bytes.NewReader(sw.buf.Bytes()), int64(sw.buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

@@ -139,3 +139,37 @@ func (v *View) swapCharts() {
 	}
 	v.status = fmt.Sprintf("a terminal under %d rows shows the %s charts (g: the %s)", gameScreenRows, which, other)
 }
+
+// showCard gives the game's report card its rows under the editor, or
+// (hidden by p) none.
+func (v *View) showCard() {
+	rows := widget.SideBoxHeight
+	if v.cardHidden {
+		rows = 0
+	}
+	v.right.ResizeItem(v.card, rows, 0)
+}
+
+// toggleCard is p: the game's report card hidden, the editor taking its
+// rows, or shown again.
+func (v *View) toggleCard() {
+	v.cardHidden = !v.cardHidden
+	v.showCard()
+	v.status = "the game's report card shown under the editor (p hides it)"
+	if v.cardHidden {
+		v.status = "the game's report card hidden (p shows it)"
+	}
+}
+
+// fillCard shows the game's report card as the lab's screen shows the
+// player's (lab.ReportCard.SideText), computed from the game's frames by
+// the lab's rules; its title says how many frames it counts (none before
+// lab.WarmUp after the game's login).
+func (v *View) fillCard(g *Game) {
+	if g.CardFrames == 0 {
+		v.card.SetTitle(" game's report card: no frame yet ") // before the warm-up after login
+	} else {
+		v.card.SetTitle(fmt.Sprintf(" game's report card, %d frames ", g.CardFrames))
+	}
+	v.card.SetText(g.Card.SideText())
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"jitterlab/internal/golden"
+	"jitterlab/lab"
 )
 
 // A chart column's figures are the lab's sample's: the latest frame's
@@ -65,7 +66,20 @@ func (g *gameProxy) tick() {
 		game.Points = append(game.Points, p)
 	}
 	game.Frames = g.frames
+	game.Card, game.CardFrames = gameCard(), g.frames-180 // counted from 3 s on
 	g.snap.Game = game
+}
+
+// gameCard is the game's report card the fake proxy hands over: the
+// figures telemetry cannot give NaN, as lab.TelemetryMeter leaves them.
+func gameCard() lab.ReportCard {
+	nan := math.NaN()
+	c := lab.ReportCard{JudderMPS: 0.31, ProgressDeficitMPS: 0.12, BackwardExcursionsPerMin: 1.5, HesitationsPerMin: 4,
+		SnapsPerMin: 0.5, CorrectionsMediumPerMin: nan, CorrectionsLargePerMin: nan}
+	c.SnapDistanceM.Max = 0.82
+	c.LocalResponseMs.P50, c.ServerInputDelayMs.P50 = 17, nan
+	c.VisibleLagMs.P50, c.VisibleLagMs.P99 = 64, 140
+	return c
 }
 
 func gameAt(t *testing.T, w, h int) (*View, *gameProxy, string) {
@@ -85,8 +99,12 @@ func TestProxyScreenChartsTheGame(t *testing.T) {
 			v, _, out := gameAt(t, sz.w, sz.h)
 			// The latest column (39.9–40.0 s): frames 2395–2400, errors
 			// 55/240 … 59/240 and 0: the largest 59/240 = 0.246 m.
+			// The card beside the editor and the link's figures: the
+			// fake's, as lab.ReportCard.SideText writes it, over the
+			// 2400 − 180 frames counted.
 			for _, want := range []string{"tick offset ─ +3", "send interval (s) ─ 0.033", "visible error (m) ─ 0.25",
-				"    real        55.0   70.0    8.2   2.0%   1.0", "q quit"} {
+				"    real        55.0   70.0    8.2   2.0%   1.0", "q quit", "game's report card, 2220 frames",
+				" judder     0.31m/s  deficit   0.12m/s", " visible lag p50/99         64 / 140 ms"} {
 				if !strings.Contains(out, want) {
 					t.Errorf("the screen lacks %q:\n%s", want, out)
 				}
@@ -111,10 +129,12 @@ func TestProxyScreenChartsTheGame(t *testing.T) {
 // not measured ("–").
 func TestProxyScreenGameWithoutFrames(t *testing.T) {
 	f := newFakeProxy(t)
-	f.snap.Game = &Game{}
+	cfg := lab.DefaultConfig()
+	f.snap.Game = &Game{Card: lab.NewTelemetryMeter(&cfg).Card()}
 	v, screen := openProxy(f, Options{}, 80, 24, 20)
 	out := drawProxy(v, screen)
-	for _, want := range []string{"tick offset ─ –", "send interval (s) ─ –", "visible error (m) ─ –"} {
+	for _, want := range []string{"tick offset ─ –", "send interval (s) ─ –", "visible error (m) ─ –",
+		"game's report card: no frame yet", " judder           –  deficit         –"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the screen lacks %q:\n%s", want, out)
 		}
@@ -167,5 +187,25 @@ func TestProxyGameChartsBesideTheLinksFrom34Rows(t *testing.T) {
 		if !game || link != (h >= gameScreenRows) {
 			t.Errorf("%d rows: game's charts %v, link's %v:\n%s", h, game, link, out)
 		}
+	}
+}
+
+// p hides the game's report card, the editor taking its rows, and shows
+// it again.
+func TestProxyScreenHidesTheGamesCard(t *testing.T) {
+	g := &gameProxy{fakeProxy: newFakeProxy(t)}
+	v, screen := openProxy(g, Options{}, 80, 24, 20)
+	shown := drawProxy(v, screen)
+	v.onKey(tcell.NewEventKey(tcell.KeyRune, 'p', tcell.ModNone))
+	hidden := drawProxy(v, screen)
+	if !strings.Contains(shown, "┌ game's report card") || !strings.Contains(shown, "parameters 1–4 of 25") {
+		t.Fatalf("before p: the card under an editor of 4 rows:\n%s", shown)
+	}
+	if strings.Contains(hidden, "┌ game's report card") || !strings.Contains(hidden, "parameters 1–12 of 25") {
+		t.Fatalf("after p: no card, the editor 12 rows:\n%s", hidden)
+	}
+	v.onKey(tcell.NewEventKey(tcell.KeyRune, 'p', tcell.ModNone))
+	if again := drawProxy(v, screen); !strings.Contains(again, "┌ game's report card") {
+		t.Fatalf("p again: the card back:\n%s", again)
 	}
 }

@@ -48,6 +48,9 @@ type Options struct {
 	// the one running, and says which for the status line (nil: R does
 	// nothing).
 	Record func() (string, error)
+	// Status is the first status line ("": the relay's, that the editor
+	// changes the links now).
+	Status string
 }
 
 // proxySample is one chart column's worth: per direction the added
@@ -92,9 +95,12 @@ type View struct {
 	delay, rate, jitter *widget.Chart
 	offset, interval    *widget.Chart // the game's (with telemetry)
 	visErr              *widget.Chart
-	game                bool   // the relay receives the game's telemetry: its charts show
-	linkCharts          bool   // g: a column too low for six charts shows the link's, not the game's
-	spanText            string // the charts' time axis, "−30s"
+	card                *tview.TextView // the game's report card (with telemetry), under the editor
+	right               *tview.Flex     // the editor (or the change log) above the card
+	game                bool            // the relay receives the game's telemetry: its charts and card show
+	cardHidden          bool            // p: the card's rows go to the editor
+	linkCharts          bool            // g: a column too low for six charts shows the link's, not the game's
+	spanText            string          // the charts' time axis, "−30s"
 	editor              *widget.Editor
 	upper               widget.Layers // the editor or the change log
 	pages               widget.Layers
@@ -135,11 +141,13 @@ func New(src Source, opts Options) *View {
 		header: widget.NewFitLine(), keys: widget.NewFitLine(), editor: newLinkEditor(),
 		statusRow: tview.NewTextView().SetDynamicColors(true).SetWrap(false),
 		table:     tview.NewTextView().SetDynamicColors(true).SetWrap(false),
+		card:      tview.NewTextView().SetWrap(false),
 		log:       widget.NewScrollText()}
-	for _, t := range []*tview.TextView{v.statusRow, v.table} {
+	for _, t := range []*tview.TextView{v.statusRow, v.table, v.card} {
 		t.SetBackgroundColor(tcell.ColorDefault)
 	}
 	v.table.SetBorder(true).SetTitle(" configured (set) and realised, per direction ").SetTitleAlign(tview.AlignLeft)
+	v.card.SetBorder(true).SetTitleAlign(tview.AlignLeft)
 	v.app.SetAfterDrawFunc(func(tcell.Screen) { _, _, v.tableWidth, _ = v.table.GetInnerRect() })
 	v.delay = widget.NewChart("added delay (ms)")
 	v.delay.Color = tcell.ColorAqua
@@ -158,7 +166,9 @@ func New(src Source, opts Options) *View {
 	v.upper = widget.Layers{Pages: tview.NewPages()}
 	v.upper.AddPage("log", v.log, true, false).AddPage("editor", v.editor, true, true)
 	charts := &chartColumn{Flex: tview.NewFlex().SetDirection(tview.FlexRow), v: v}
-	main := tview.NewFlex().AddItem(charts, 0, 1, false).AddItem(v.upper, widget.SideWidth, 0, true)
+	// The card has no rows until the game's telemetry comes (showGame).
+	v.right = tview.NewFlex().SetDirection(tview.FlexRow).AddItem(v.upper, 0, 1, true).AddItem(v.card, 0, 0, false)
+	main := tview.NewFlex().AddItem(charts, 0, 1, false).AddItem(v.right, widget.SideWidth, 0, true)
 	v.rows = tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(v.header, 1, 0, false).
 		AddItem(main, 0, 1, true).
@@ -169,7 +179,7 @@ func New(src Source, opts Options) *View {
 	v.pages.AddPage("main", v.rows, true, true)
 	v.setKeys()
 	v.app.SetRoot(&widget.SizeGuard{Primitive: v.pages, MinW: widget.MinWidth, MinH: widget.MinHeight, Fit: v.fitStatus}, true).SetInputCapture(v.onKey)
-	v.status = "relaying; the editor changes the links now (enter types a value, + - step)"
+	v.status = cmp.Or(opts.Status, "relaying; the editor changes the links now (enter types a value, + - step)")
 	v.sample()
 	v.refresh()
 	return v
@@ -180,7 +190,7 @@ func (v *View) setKeys() {
 	segs := []widget.Segment{{Text: "[yellow]↑↓←→[-] select", Prio: 60}, {Text: "[yellow]+-[-] step", Prio: 70},
 		{Text: "[yellow]enter[-] type", Prio: 80}, {Text: "[yellow]1-9[-] preset", Prio: 50}}
 	if v.game {
-		segs = append(segs, widget.Segment{Text: "[yellow]g[-] charts", Prio: 35})
+		segs = append(segs, widget.Segment{Text: "[yellow]g[-] charts", Prio: 35}, widget.Segment{Text: "[yellow]p[-] card", Prio: 33})
 	}
 	segs = append(segs, widget.Segment{Text: "[yellow]z[-] zoom", Prio: 20}, widget.Segment{Text: "[yellow]c[-] changes", Prio: 30}, widget.Segment{Text: "[yellow]f[-] links", Prio: 25}, widget.Segment{Text: "[yellow]R[-] record", Prio: 40},
 		widget.Segment{Text: "[yellow]?[-] help", Prio: widget.MustKeep}, widget.Segment{Text: "[yellow]q[-] quit", Prio: widget.MustKeep})
@@ -266,6 +276,7 @@ func (v *View) sample() {
 		if !v.game {
 			v.game = true
 			v.setKeys()
+			v.showCard()
 		}
 		for _, p := range s.Game.Points {
 			v.pending.game.add(p)
@@ -341,6 +352,9 @@ func (v *View) refresh() {
 	v.spanText = "−" + widget.FmtSpan(span, v.every)
 	if v.game {
 		v.fillGame(shown, span)
+		if s.Game != nil {
+			v.fillCard(s.Game)
+		}
 	}
 	from := v.realFrom()
 	up, down := v.realDelays(0, from), v.realDelays(1, from)
@@ -715,6 +729,8 @@ func (v *View) onKey(ev *tcell.EventKey) *tcell.EventKey {
 			v.nextGroup()
 		case r == 'g' && v.game:
 			v.swapCharts()
+		case r == 'p' && v.game:
+			v.toggleCard()
 		case r == 'R' && v.rec != nil:
 			v.record()
 		case r == '?':
@@ -810,6 +826,7 @@ var proxyKeys = [][2]string{
 	{"1-9", "apply a preset to both links: " + strings.Join(preset.Keys, ", ")},
 	{"z", "chart window: 10 s, 30 s, 2 min"},
 	{"c", "the scenario (description, source, timeline) and every change so far in place of the editor — yours, the timeline's, the control API's, --flow's — and those refused, with the reason, newest at the bottom: ↑ ↓ PgUp PgDn Home End scroll it, its bottom edge says which lines show"},
+	{"p", "with the game's telemetry: hide the game's report card under the editor (the editor takes its rows), or show it again"},
 	{"g", "with the game's telemetry on a terminal under " + strconv.Itoa(gameScreenRows) + " rows: the link's charts in place of the game's, or back"},
 	{"f", "with clients on links of their own (--flow, the control API): the link the box below shows in turn — everybody's (its clients' figures only), then each such client's"},
 	{"R", "record the relayed traffic from now to a new file (jitterlab-proxy-DATE-TIME.jlrec in the current folder), or stop and close it; lab replay, export and plot read it (with --record or --pcap running from the start, R says so)"},
@@ -823,7 +840,9 @@ func KeyHelp() string { return widget.KeyLines(proxyKeys, "  ", widget.KeyColumn
 // proxyGameHelp is one paragraph, before proxyChartHelp.
 const proxyGameHelp = "Charts, with the game's telemetry (--telemetry), first three as the lab's: the game's tick offset and send interval " +
 	"as its latest frame gave them, and its visible error, the largest |visible − predicted| distance of a column's frames. " +
-	"On a short terminal they take the link's charts' place (g swaps them)."
+	"On a short terminal they take the link's charts' place (g swaps them). " +
+	"Under the editor, the game's report card, computed from its frames by the lab's own rules, as lab proxy's closing account prints it " +
+	"(a dash where telemetry does not carry the figure: the corrections, the server's input delay); it counts the frames from the lab's warm-up after the game's login on (p hides it)."
 
 // proxyChartHelp is one paragraph: the help box wraps it at its width.
 const proxyChartHelp = "Charts, newest at the right, up in colour and down in white: the one-way " +

@@ -21,6 +21,10 @@ const (
 	// and two value columns of 13 (paretonormal, proportional, 33.333333ms
 	// fit), plus the border.
 	SideWidth = 42
+	// SideBoxHeight is a box in the right column under the editor (the
+	// lab's now box and report card, the proxy's game's report card): six
+	// lines and the border.
+	SideBoxHeight = 8
 )
 
 // Windows are the selectable chart spans.
