@@ -114,13 +114,9 @@ func planOf(def *batch.Definition) (*batch.Plan, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	flagOf := func(int) string { return "over" }
-	if def.Kind == "ab" {
-		flagOf = func(arm int) string { return [...]string{"a", "b"}[arm] }
-	}
 	want := *def
 	want.Link, want.Version = nil, ""
-	p, err := newPlan(&o, def.Seeds, want, flagOf)
+	p, err := newPlan(&o, def.Seeds, want)
 	if err != nil {
 		return nil, err
 	}
