@@ -531,3 +531,35 @@ func TestFitMovesTheLatencyByAConstantLateness(t *testing.T) {
 		}
 	}
 }
+
+// WriteReport puts what the reader said after the report's first line,
+// one note a line; without notes it is WriteText.
+func TestWriteReportPutsTheNotesAfterTheFirstLine(t *testing.T) {
+	f, err := os.Open("testdata/run.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tr, err := trace.Read("testdata/run.csv", f, "auto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Fit(tr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text, plain, noted bytes.Buffer
+	if err := res.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := res.WriteReport(&plain, nil); err != nil || plain.String() != text.String() {
+		t.Errorf("WriteReport without notes differs from WriteText (%v)", err)
+	}
+	if err := res.WriteReport(&noted, []string{"flow A", "skipped 3 packets"}); err != nil {
+		t.Fatal(err)
+	}
+	first, rest, _ := strings.Cut(text.String(), "\n")
+	if want := first + "\nread: flow A\n  skipped 3 packets\n" + rest; noted.String() != want {
+		t.Errorf("WriteReport with notes:\n%s\nwant:\n%s", noted.String(), want)
+	}
+}
