@@ -214,3 +214,36 @@ func valuesOnce(axes []Axis, base lab.Config) error {
 	}
 	return nil
 }
+
+// Settings are every assignment the definition makes: the overrides (one
+// --set each), the arms' settings (--a, --b, several to a flag) and every
+// value of every axis as key=value.
+func (d *Definition) Settings() []string {
+	sets := slices.Clone(d.Overrides)
+	for _, s := range slices.Concat(d.A, d.B) {
+		sets = append(sets, lab.SplitAssignments(s)...)
+	}
+	for _, a := range d.Axes {
+		for _, v := range a.Values {
+			sets = append(sets, a.Key+"="+v)
+		}
+	}
+	return sets
+}
+
+// Trusted refuses, unless trust allows it, a definition whose settings
+// name a file the runs would open (lab.Trust.Check): a batch's shards are
+// someone else's files as far as the lab knows. A setting that does not
+// parse is left to the plan, which refuses it.
+func (d *Definition) Trusted(trust lab.Trust) error {
+	for _, s := range d.Settings() {
+		k, v, err := lab.ParseAssignment(s)
+		if err != nil {
+			continue
+		}
+		if err := trust.Check("the shards' settings", k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}

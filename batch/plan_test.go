@@ -137,3 +137,25 @@ func TestValidateAcceptsDistinctSettings(t *testing.T) {
 		}
 	}
 }
+
+// Settings lists every assignment of a definition, and Trusted refuses,
+// unless trusted, the one that names a file.
+func TestDefinitionTrusted(t *testing.T) {
+	d := Definition{Kind: "sweep", Overrides: []string{"link.latency=20ms"}, Axes: []Axis{axis("up.trace", "none", "game.csv")}}
+	if got, want := strings.Join(d.Settings(), " "), "link.latency=20ms up.trace=none up.trace=game.csv"; got != want {
+		t.Errorf("Settings = %q, want %q", got, want)
+	}
+	if err := d.Trusted(lab.Untrusted); err == nil || !strings.Contains(err.Error(), `up.trace names a file, "game.csv"`) {
+		t.Errorf("Trusted(Untrusted) = %v; want the trace refused", err)
+	}
+	if err := d.Trusted(lab.OpenFiles); err != nil {
+		t.Errorf("Trusted(OpenFiles) = %v", err)
+	}
+	ab := ab([]string{"server.inputs=queue"}, []string{"server.inputs=queue down.trace=x.csv"})
+	if got := ab.Settings(); len(got) != 3 || got[2] != "down.trace=x.csv" {
+		t.Errorf("Settings of an A/B = %q, want --b split in two", got)
+	}
+	if err := ab.Trusted(lab.Untrusted); err == nil {
+		t.Error("--b down.trace=x.csv trusted")
+	}
+}

@@ -53,49 +53,12 @@ func (o *runOptions) name() string {
 	return o.scenario
 }
 
-// inputs are the files the run reads: the scenario's file (not a built-in
-// name) and its bases', the traces its settings and timeline name, and the
-// traces --set names (up.trace=FILE). A scenario that does not load adds
-// only its own file: the run names its error.
-func (o *runOptions) inputs() []string {
-	var in []string
-	if o.scenario != "" {
-		// Read for its files only: no value is checked, no trace opened.
-		sc, err := scenarios.Load(o.scenario, func(string, string) error { return nil })
-		switch {
-		case err == nil:
-			in = append(in, sc.Files...)
-			for _, a := range sc.Params {
-				in = appendTraceFile(in, a.Key, a.Value)
-			}
-			for _, ch := range sc.Timeline {
-				for _, a := range ch.Set {
-					in = appendTraceFile(in, a.Key, a.Value)
-				}
-			}
-		default:
-			if st, err := os.Stat(o.scenario); err == nil && st.Mode().IsRegular() {
-				in = append(in, o.scenario)
-			}
-		}
-	}
-	for _, a := range o.sets {
-		if k, v, err := lab.ParseAssignment(a); err == nil {
-			in = appendTraceFile(in, k, v)
-		}
-	}
-	return in
-}
+// inputs are the files the run reads (lab.InputFiles), which no output
+// may be.
+func (o *runOptions) inputs() []string { return lab.InputFiles(o.scenario, o.sets) }
 
-// appendTraceFile appends to in the file a setting key=value reads, if it
-// names one (up.trace=FILE[@sha256:…]).
-func appendTraceFile(in []string, key, value string) []string {
-	if !strings.HasSuffix(key, ".trace") {
-		return in
-	}
-	file, _, _ := strings.Cut(value, "@sha256:")
-	return append(in, file)
-}
+// appendTraceFile is lab.AppendTraceFile.
+var appendTraceFile = lab.AppendTraceFile
 
 func (o *runOptions) given(name string) bool {
 	found := false
