@@ -144,28 +144,11 @@ func paramHelp(w io.Writer) {
 		"duration flags (--duration, --from, --to) take %s;\n  --every takes 100µs to 1h (the model's sample period), at most the --duration.\n")
 }
 
-// writeParamHelp lists the registry's keys that keep takes (up.* standing
-// for up|down.*), the value syntax, and durations, a format with one %s
-// for the duration flags' range.
+// writeParamHelp is lab.WriteParamHelp (the keys keep takes, the value
+// syntax) and durations, a format with one %s for the duration flags'
+// range.
 func writeParamHelp(w io.Writer, keep func(key string) bool, durations string) {
-	fmt.Fprintln(w, "\nparameters (--set key=value; link.* sets up.* and down.*):")
-	def := lab.DefaultConfig()
-	for _, p := range lab.Params() {
-		if strings.HasPrefix(p.Key, "down.") || strings.HasPrefix(p.Key, "link.") || !keep(p.Key) {
-			continue
-		}
-		key := p.Key
-		if strings.HasPrefix(key, "up.") {
-			key = "up|down." + strings.TrimPrefix(key, "up.")
-		}
-		fmt.Fprintf(w, "  %-24s %-10s %s\n", key, p.Get(&def), p.Help)
-	}
-	fmt.Fprint(w, `
-values: durations with a unit (80ms, 1.5s, 1m30s: each unit once, largest first);
-  fractions 2% or 0.02; rates in tc(8)'s units: bit (or a bare number), kbit, mbit,
-  gbit = bits per second; bps, kbps, mbps, gbps = BYTES per second (1mbps = 8mbit);
-  kibit, mibps, ... = powers of 1024.
-`)
+	lab.WriteParamHelp(w, keep)
 	fmt.Fprintf(w, durations, strings.TrimPrefix(durationRule, "a duration from "))
 }
 
