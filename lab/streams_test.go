@@ -18,14 +18,7 @@ import (
 // non-nil writer each) and returns the Streaming's Close error.
 func streamRun(t *testing.T, st Streams, d time.Duration) error {
 	t.Helper()
-	sc, err := LoadScenario("handover")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := DefaultConfig()
-	if err := ApplyScenario(&cfg, sc); err != nil {
-		t.Fatal(err)
-	}
+	cfg, sc := scenarioConfig(t, "handover")
 	cfg.Duration = d
 	s, err := Setup{Config: cfg, Every: 50 * time.Millisecond, Scenario: sc}.Start()
 	if err != nil {
