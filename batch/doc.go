@@ -4,7 +4,8 @@
 // report-card and summary metric, the version, and the [Definition] it
 // belongs to with its hash), and a [Result] turns the records into means
 // with 95 % intervals over seeds and paired differences seed by seed
-// ([stats]). The records are the unit of sharding: a [Shard] runs a
+// ([stats]). [NewPlan] builds a batch's runs from its [Definition], which
+// [Definition.Validate] checks first. The records are the unit of sharding: a [Shard] runs a
 // deterministic share of the runs, [Merge] checks and combines the shards'
 // JSON lines, and both give the same Result, so every table (text, CSV,
 // JSON, HTML) is byte for byte the same as the unsharded batch's. The JSON

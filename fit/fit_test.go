@@ -169,15 +169,7 @@ func TestSameCaptureSameBytes(t *testing.T) {
 	// normal jitter, ρ 0.4 and 3 % loss up: the report and the scenario are
 	// goldens (go test ./fit -update rewrites them), and a second fit gives
 	// the same bytes.
-	f, err := os.Open("testdata/run.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	tr, err := trace.Read("testdata/run.csv", f, "auto")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := readRun(t)
 	out := func() (string, string, string) {
 		res, err := Fit(tr, Options{})
 		if err != nil {
@@ -229,19 +221,7 @@ func TestADeadDirectionIsSkippedNotFatal(t *testing.T) {
 // round values, steps of 1, 2 or 5 times a power of ten (37.22 ms is not a
 // tick), at least three per axis, and every axis names its unit.
 func TestHTMLAxisTicksAreRound(t *testing.T) {
-	f, err := os.Open("testdata/run.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	tr, err := trace.Read("testdata/run.csv", f, "auto")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Fit(tr, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := fitRun(t)
 	var page bytes.Buffer
 	if err := res.WriteHTML(&page); err != nil {
 		t.Fatal(err)
@@ -530,4 +510,50 @@ func TestFitMovesTheLatencyByAConstantLateness(t *testing.T) {
 				time.Duration(c), l.Dist, l.Latency/1e6, l.Jitter/1e6, b.Dist, (b.Latency+float64(c))/1e6, b.Jitter/1e6)
 		}
 	}
+}
+
+// WriteReport puts what the reader said after the report's first line,
+// one note a line; without notes it is WriteText.
+func TestWriteReportPutsTheNotesAfterTheFirstLine(t *testing.T) {
+	res := fitRun(t)
+	var text, plain, noted bytes.Buffer
+	if err := res.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := res.WriteReport(&plain, nil); err != nil || plain.String() != text.String() {
+		t.Errorf("WriteReport without notes differs from WriteText (%v)", err)
+	}
+	if err := res.WriteReport(&noted, []string{"flow A", "skipped 3 packets"}); err != nil {
+		t.Fatal(err)
+	}
+	first, rest, _ := strings.Cut(text.String(), "\n")
+	if want := first + "\nread: flow A\n  skipped 3 packets\n" + rest; noted.String() != want {
+		t.Errorf("WriteReport with notes:\n%s\nwant:\n%s", noted.String(), want)
+	}
+}
+
+// fitRun fits testdata/run.csv (the lab's own packets, 'lab run
+// --packets') with the default options.
+func fitRun(t *testing.T) *Result {
+	t.Helper()
+	res, err := Fit(readRun(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// readRun reads testdata/run.csv.
+func readRun(t *testing.T) *trace.Trace {
+	t.Helper()
+	f, err := os.Open("testdata/run.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tr, err := trace.Read("testdata/run.csv", f, "auto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
 }

@@ -15,6 +15,23 @@ import (
 // ms formats ns as milliseconds with 3 decimals.
 func ms(ns float64) string { return strconv.FormatFloat(ns/1e6, 'f', 3, 64) }
 
+// WriteReport is [Result.WriteText] with what the reader said of the
+// capture (the flows it chose, what it skipped), notes, after the
+// report's first line as "read: …", one note a line.
+func (r *Result) WriteReport(w io.Writer, notes []string) error {
+	var b strings.Builder
+	if err := r.WriteText(&b); err != nil {
+		return err
+	}
+	text := b.String()
+	if len(notes) > 0 {
+		head, rest, _ := strings.Cut(text, "\n")
+		text = head + "\nread: " + strings.Join(notes, "\n  ") + "\n" + rest
+	}
+	_, err := io.WriteString(w, text)
+	return err
+}
+
 // WriteText writes the report: per direction what was observed, what was
 // fitted, and the verdicts.
 func (r *Result) WriteText(w io.Writer) error {

@@ -4,4 +4,6 @@
 // change at time T applies after every event at T, however it was made, so
 // a recording's header and change log re-simulate a live session exactly
 // ([Verify]). Same seed, scenario and changes give byte-identical output.
+// A run writes its timeline, packets, recording and pcapng as it goes
+// through [Streams].
 package lab

@@ -17,6 +17,21 @@ func LoadScenario(nameOrFile string) (*scenarios.Scenario, error) {
 	return scenarios.Load(nameOrFile, CheckAssignment)
 }
 
+// ParseScenario parses a scenario's TOML text as [LoadScenario] reads a
+// file and applies it to the defaults ([ApplyScenario]): nil when 'lab run
+// --scenario FILE' would load it.
+func ParseScenario(file string, text []byte) (*scenarios.Scenario, error) {
+	sc, err := scenarios.Parse(file, text, CheckAssignment)
+	if err != nil {
+		return nil, err
+	}
+	cfg := DefaultConfig()
+	if err := ApplyScenario(&cfg, sc); err != nil {
+		return nil, err
+	}
+	return sc, nil
+}
+
 // ApplyScenario sets the scenario's parameters, script, duration and seed
 // on cfg, in file order, then checks the whole configuration. The timeline
 // is scheduled by [Session.ScheduleTimeline].

@@ -246,3 +246,22 @@ func scenarioSession(t testing.TB, sc *scenarios.Scenario, every time.Duration) 
 	}
 	return s, cfg
 }
+
+// ParseScenario is what 'lab run --scenario FILE' would load: a scenario
+// that parses and applies to the defaults, or the first error naming the
+// file and line.
+func TestParseScenario(t *testing.T) {
+	sc, err := ParseScenario("fitted.toml", []byte("description = \"x\"\n[up]\nlatency = \"20ms\"\njitter = \"5ms\"\n"))
+	if err != nil || sc.File != "fitted.toml" || len(sc.Params) != 2 {
+		t.Fatalf("ParseScenario = %+v, %v; want the two settings of fitted.toml", sc, err)
+	}
+	for _, c := range []struct{ text, want string }{
+		{"[up]\njiter = \"5ms\"\n", `fitted.toml:2`},
+		{"[up]\nloss = \"150%\"\n", `fitted.toml:2`},
+		{"[server]\ntick = \"0s\"\n", `server.tick`},
+	} {
+		if _, err := ParseScenario("fitted.toml", []byte(c.text)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v; want an error naming %s", c.text, err, c.want)
+		}
+	}
+}

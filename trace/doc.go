@@ -10,7 +10,8 @@
 // captures, one on each end, or one holding both legs of a relay), and
 // the proxy's recordings ([ReadRecording], `lab proxy --record`). [Read]
 // picks among the text inputs by the file's first bytes; [IsPcap] and
-// [IsRecording] tell the binary ones. Bad input is an [*Error] naming the
+// [IsRecording] tell the binary ones; [OpenCaptures] opens a command's
+// capture files (or standard input) and names their format. Bad input is an [*Error] naming the
 // file, line, column or packet, and value; every reader is bounded
 // ([MaxBytes], [MaxLine], [MaxPackets]).
 package trace

@@ -32,7 +32,7 @@ func cmdAB(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	def := batch.Definition{Kind: "ab", A: nonNil(lab.SplitAssignments(a.String())), B: nonNil(lab.SplitAssignments(b.String()))}
-	p, err := newPlan(&o, seeds, def, func(arm int) string { return [...]string{"a", "b"}[arm] })
+	p, err := newPlan(&o, seeds, def)
 	if err != nil {
 		return err
 	}

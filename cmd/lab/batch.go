@@ -7,26 +7,19 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"reflect"
 	"runtime"
-	"slices"
-	"strings"
 	"syscall"
 	"time"
 
 	"jitterlab/batch"
 	"jitterlab/internal/progress"
-	"jitterlab/lab"
 	"jitterlab/report"
 )
 
-// Bounds of a batch: --seeds names at most maxSeeds distinct seeds, and a
-// batch (variants or sweep values × seeds) is at most maxRuns runs, so the
-// memory a batch holds does not grow with what the flags ask for.
-const (
-	maxSeeds = batch.MaxSeeds
-	maxRuns  = 10000
-)
+// maxSeeds is the most seeds --seeds names; a batch is at most
+// batch.MaxRuns runs (batch.Definition.Validate), so the memory a batch
+// holds does not grow with what the flags ask for.
+const maxSeeds = batch.MaxSeeds
 
 // parseSeeds reads --seeds (batch.ParseSeeds): a bad list is a bad
 // command line.
@@ -37,29 +30,6 @@ func parseSeeds(s string) ([]uint64, error) {
 
 // formatSeeds writes seeds as parseSeeds reads them.
 var formatSeeds = batch.FormatSeeds
-
-// batchConflicts refuses settings a batch would silently override: every
-// run takes its seed from --seeds, and every variant or value runs for the
-// same duration. flagName names the variant's list (a, b, over).
-func batchConflicts(o *runOptions, flagName string, sets []string) error {
-	if o.given("seed") {
-		return badUsage("--seed %v and --seeds: %s runs on every seed of --seeds; write --seeds %v", o.fs.Lookup("seed").Value, o.fs.Name(), o.fs.Lookup("seed").Value)
-	}
-	for _, a := range o.sets {
-		if k, _, _ := lab.ParseAssignment(a); k == "sim.seed" {
-			return badUsage("--set %s and --seeds: every run takes its seed from --seeds; write --seeds instead", a)
-		}
-	}
-	for _, a := range sets {
-		switch k, _, _ := lab.ParseAssignment(a); k {
-		case "sim.seed":
-			return badUsage("--%s %s and --seeds: every run takes its seed from --seeds, the same for all; write --seeds instead", flagName, a)
-		case "sim.duration":
-			return badUsage("--%s %s and --duration: every run lasts --duration, the same for all; set it with --duration", flagName, a)
-		}
-	}
-	return nil
-}
 
 // batchFlags are the flags lab ab and lab sweep share (and lab merge its
 // outputs).
@@ -87,114 +57,23 @@ func (f *batchFlags) register(fs *flag.FlagSet, what string) {
 	f.registerOutputs(fs, true)
 }
 
-// newPlan builds a batch's plan: the conditions from the scenario and
-// --set, and one configuration per arm (each arm's settings named by the
-// flag that gave them).
-func newPlan(o *runOptions, seeds []uint64, def batch.Definition, flagOf func(arm int) string) (*batch.Plan, error) {
+// newPlan builds a batch's plan (batch.NewPlan): the conditions from the
+// scenario and --set, the seeds from --seeds, one configuration per arm.
+// A refusal is a bad command line.
+func newPlan(o *runOptions, seeds []uint64, def batch.Definition) (*batch.Plan, error) {
 	base, sc, err := o.config()
 	if err != nil {
 		return nil, err
 	}
-	def.Version, def.Scenario, def.Overrides = version(), "default", append([]string{}, o.sets...)
-	def.Seeds, def.DurationS = seeds, base.Duration.Seconds()
-	if sc != nil {
-		def.Scenario, def.ScenarioFile, def.TimelineChanges = sc.Name, sc.File, len(sc.Timeline)
-		if def.Overridden, err = lab.Overridden(sc, base.Duration); err != nil {
-			return nil, err
-		}
+	if o.given("seed") {
+		return nil, badUsage("--seed %v and --seeds: %s runs on every seed of --seeds; write --seeds %v", o.fs.Lookup("seed").Value, o.fs.Name(), o.fs.Lookup("seed").Value)
 	}
-	def.Link = batch.LinkOf(&base)
-	p := &batch.Plan{Def: def, Scenario: sc}
-	if err := sweepValuesOnce(o, def.Axes); err != nil {
-		return nil, err
+	def.Version, def.Overrides, def.Seeds = version(), append([]string{}, o.sets...), seeds
+	p, err := batch.NewPlan(def, base, sc)
+	if errors.Is(err, batch.ErrInvalid) {
+		return nil, cmdLineErr(err)
 	}
-	for i, sets := range def.Arms() {
-		if err := batchConflicts(o, flagOf(i), sets); err != nil {
-			return nil, err
-		}
-		if err := keysOnce(flagOf(i), sets); err != nil {
-			return nil, err
-		}
-		cfg, _, err := o.configWith(flagOf(i), sets)
-		if err != nil {
-			return nil, cmdLineErr(err)
-		}
-		p.Configs = append(p.Configs, cfg)
-	}
-	if p.Def.ArmsOverridden, err = p.ArmsOverridden(); err != nil {
-		return nil, err
-	}
-	if def.Kind == "ab" && reflect.DeepEqual(p.Configs[0], p.Configs[1]) {
-		show := func(sets []string) string {
-			if len(sets) == 0 {
-				return "(none: the scenario as it is)"
-			}
-			return strings.Join(sets, " ")
-		}
-		return nil, badUsage("--a %s and --b %s give the same settings: an A/B of a variant with itself shows nothing; give B what differs", show(def.A), show(def.B))
-	}
-	return p, nil
-}
-
-// settingKeys are the registry keys an assignment's key sets: link.X sets
-// up.X and down.X.
-func settingKeys(key string) []string {
-	if rest, ok := strings.CutPrefix(key, "link."); ok {
-		return []string{"up." + rest, "down." + rest}
-	}
-	return []string{key}
-}
-
-// sameTarget reports whether keys a and b set a key in common, and which.
-func sameTarget(a, b string) (string, bool) {
-	for _, x := range settingKeys(a) {
-		if slices.Contains(settingKeys(b), x) {
-			return x, true
-		}
-	}
-	return "", false
-}
-
-// keysOnce refuses a variant (--a, --b) that sets one key twice: only the
-// last would count.
-func keysOnce(flagName string, sets []string) error {
-	for i, a := range sets {
-		ka, _, err := lab.ParseAssignment(a)
-		if err != nil {
-			continue // configWith names it
-		}
-		for _, b := range sets[i+1:] {
-			kb, _, err := lab.ParseAssignment(b)
-			if err != nil {
-				continue
-			}
-			if k, ok := sameTarget(ka, kb); ok {
-				return badUsage("--%s %q: %s and %s set %s twice: give each key once", flagName, strings.Join(sets, " "), a, b, k)
-			}
-		}
-	}
-	return nil
-}
-
-// sweepValuesOnce refuses a sweep value given twice (1ms,1ms or
-// 1ms,1000us): the table would have two identical columns.
-func sweepValuesOnce(o *runOptions, axes []batch.Axis) error {
-	for _, a := range axes {
-		var cfgs []lab.Config
-		for i, v := range a.Values {
-			cfg, _, err := o.configWith("over", []string{a.Key + "=" + v})
-			if err != nil {
-				return nil // newPlan reports it with the arm
-			}
-			for j, prev := range cfgs {
-				if reflect.DeepEqual(prev, cfg) {
-					return badUsage("--over %s=%s: %s and %s are the same value, given twice: give each value once", a.Key, strings.Join(a.Values, ","), a.Values[j], a.Values[i])
-				}
-			}
-			cfgs = append(cfgs, cfg)
-		}
-	}
-	return nil
+	return p, err
 }
 
 // workersFlag checks --workers.

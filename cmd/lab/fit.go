@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,10 +10,8 @@ import (
 	"strings"
 
 	"jitterlab/fit"
-	"jitterlab/internal/files"
 	"jitterlab/lab"
 	"jitterlab/recordings"
-	"jitterlab/scenarios"
 	"jitterlab/trace"
 )
 
@@ -69,17 +65,16 @@ through its --csv).
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	in, err := openCaptures(captures)
+	in, err := trace.OpenCaptures(captures, os.Stdin)
 	if err != nil {
 		return err
 	}
-	defer in.close()
-	formats := append(append([]string(nil), trace.Formats...), "pcap", "jlrec")
+	defer in.Close()
 	switch {
 	case format == "auto":
-		format = in.detect()
-	case !slices.Contains(formats, format):
-		return fmt.Errorf("--format %q: want auto or one of %s", format, strings.Join(formats, ", "))
+		format = in.Format()
+	case !slices.Contains(trace.CaptureFormats, format):
+		return fmt.Errorf("--format %q: want auto or one of %s", format, strings.Join(trace.CaptureFormats, ", "))
 	}
 	// Flags of one input refused with another.
 	for name, only := range map[string]string{"seq": "pcap", "client": "pcap", "server": "pcap", "flow": "jlrec", "scheduled": "jlrec"} {
@@ -95,24 +90,14 @@ through its --csv).
 	var lost *loss // what a recording cut short lost (nil: another capture)
 	switch format {
 	case "pcap":
-		o := trace.PcapOptions{}
-		if o.Seq, err = trace.ParseSeqField(seq); err != nil {
+		var o trace.PcapOptions
+		if o, err = trace.ParsePcapOptions(seq, client, server); err != nil {
 			return err
 		}
-		if client != "" {
-			if o.Client, err = trace.ParseEndpoint("client", client); err != nil {
-				return err
-			}
-		}
-		if server != "" {
-			if o.Server, err = trace.ParseEndpoint("server", server); err != nil {
-				return err
-			}
-		}
-		tr, notes, err = trace.ReadPcap(in.pcapFiles(), o)
+		tr, notes, err = trace.ReadPcap(in.Pcap(), o)
 	case "jlrec":
 		var r *recordings.Reader
-		if r, err = in.recording(); err == nil {
+		if r, err = in.Recording(); err == nil {
 			// A recording cut short fits what it holds, with exit status 5;
 			// a damaged frame is refused (OnDamage unset), not stepped over.
 			if lost, err = noteLoss(r, captures[0], "fit", stderr); err == nil {
@@ -121,7 +106,7 @@ through its --csv).
 			}
 		}
 	default:
-		tr, err = trace.Read(captures[0], in.reader(0), format)
+		tr, err = trace.Read(captures[0], in.Reader(0), format)
 	}
 	if err != nil {
 		return err
@@ -164,129 +149,15 @@ through its --csv).
 	if outPath == "-" || htmlPath == "-" || csvPath == "-" {
 		report = stderr
 	}
-	if err := writeReport(report, res, notes); err != nil {
+	if err := res.WriteReport(report, notes); err != nil {
 		return err
 	}
 	return lost.err()
 }
 
-// writeReport writes the fit's report with what the reader said of the
-// capture (the flows it chose, what it skipped) after its first line.
-func writeReport(w io.Writer, res *fit.Result, notes []string) error {
-	var b bytes.Buffer
-	if err := res.WriteText(&b); err != nil {
-		return err
-	}
-	text := b.String()
-	if len(notes) > 0 {
-		head, rest, _ := strings.Cut(text, "\n")
-		text = head + "\nread: " + strings.Join(notes, "\n  ") + "\n" + rest
-	}
-	_, err := io.WriteString(w, text)
-	return err
-}
-
-// fitInputs are the capture files of 'lab fit', opened: each a regular
-// file (a named pipe is refused, not waited on) or standard input read
-// whole (at most trace.MaxBytes).
-type fitInputs struct {
-	names []string
-	files []*os.File
-	rs    []io.ReadSeeker
-	sizes []int64
-}
-
-func openCaptures(paths []string) (*fitInputs, error) {
-	in := &fitInputs{names: paths}
-	for _, path := range paths {
-		if path == "-" {
-			// The first bytes first: /dev/zero or garbage is refused
-			// before the rest is read.
-			br := bufio.NewReaderSize(os.Stdin, trace.HeadSize)
-			head, err := br.Peek(trace.HeadSize)
-			if err != nil && !errors.Is(err, io.EOF) {
-				in.close()
-				return nil, fmt.Errorf("-: %w", err)
-			}
-			if err := trace.CheckHead("-", head); err != nil {
-				in.close()
-				return nil, err
-			}
-			data, err := io.ReadAll(io.LimitReader(br, trace.MaxBytes+1))
-			if err != nil {
-				in.close()
-				return nil, fmt.Errorf("-: %w", err)
-			}
-			if len(data) > trace.MaxBytes {
-				in.close()
-				return nil, fmt.Errorf("-: larger than %d bytes: split the capture", trace.MaxBytes)
-			}
-			in.rs, in.sizes = append(in.rs, bytes.NewReader(data)), append(in.sizes, int64(len(data)))
-			continue
-		}
-		f, st, err := files.OpenRegular(path)
-		if err != nil {
-			in.close()
-			return nil, err
-		}
-		in.files = append(in.files, f)
-		in.rs, in.sizes = append(in.rs, f), append(in.sizes, st.Size())
-	}
-	return in, nil
-}
-
-func (in *fitInputs) close() {
-	for _, f := range in.files {
-		f.Close()
-	}
-}
-
-// detect names the first capture's format from its first bytes.
-func (in *fitInputs) detect() string {
-	head := make([]byte, 512)
-	n, _ := io.ReadFull(in.rs[0], head)
-	in.rs[0].Seek(0, io.SeekStart)
-	head = head[:n]
-	switch {
-	case trace.IsPcap(head):
-		return "pcap"
-	case trace.IsRecording(head):
-		return "jlrec"
-	}
-	return trace.Detect(head)
-}
-
-func (in *fitInputs) reader(i int) io.Reader { return in.rs[i] }
-
-func (in *fitInputs) pcapFiles() []trace.PcapFile {
-	var out []trace.PcapFile
-	for i, r := range in.rs {
-		out = append(out, trace.PcapFile{Name: in.names[i], R: r})
-	}
-	return out
-}
-
-// recording opens the first capture as a lab recording.
-func (in *fitInputs) recording() (*recordings.Reader, error) {
-	ra, ok := in.rs[0].(io.ReaderAt)
-	if !ok {
-		return nil, fmt.Errorf("%s: a recording is read from a file, not standard input", in.names[0])
-	}
-	r, err := recordings.Open(ra, in.sizes[0])
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", in.names[0], err)
-	}
-	return r, nil
-}
-
-// checkScenario parses the written scenario as `lab run --scenario` will.
+// checkScenario parses the written scenario as 'lab run --scenario' will.
 func checkScenario(path string, text []byte) error {
-	sc, err := scenarios.Parse(path, text, lab.CheckAssignment)
-	if err == nil {
-		cfg := lab.DefaultConfig()
-		err = lab.ApplyScenario(&cfg, sc)
-	}
-	if err != nil {
+	if _, err := lab.ParseScenario(path, text); err != nil {
 		return fmt.Errorf("the fitted scenario does not load (a bug: please report it with the capture): %w", err)
 	}
 	return nil

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"jitterlab/batch"
@@ -49,7 +48,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	var p *batch.Plan
 	if f.html != "" {
 		// The report's timelines run the representative seed again.
-		if err := trustSettings(&r.Def, trust); err != nil {
+		if err := r.Def.Trusted(trust); err != nil {
 			return fmt.Errorf("--html: %w", err)
 		}
 		if p, err = planOf(&r.Def); err != nil {
@@ -66,31 +65,6 @@ func readShard(m *batch.Merger, name string) error {
 	}
 	defer in.Close()
 	return m.Read(in, name)
-}
-
-// trustSettings refuses, unless trust allows it, a batch whose settings
-// (--set, --a, --b, a sweep's axes) name a file the runs would open: the
-// shards are someone else's files as far as the lab knows.
-func trustSettings(def *batch.Definition, trust lab.Trust) error {
-	sets := slices.Clone(def.Overrides) // one --set each
-	for _, s := range slices.Concat(def.A, def.B) {
-		sets = append(sets, lab.SplitAssignments(s)...)
-	}
-	for _, a := range def.Axes {
-		for _, v := range a.Values {
-			sets = append(sets, a.Key+"="+v)
-		}
-	}
-	for _, s := range sets {
-		k, v, err := lab.ParseAssignment(s)
-		if err != nil {
-			continue // planOf refuses it
-		}
-		if err := trust.Check("the shards' settings", k, v); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // planOf rebuilds the plan of a batch from its definition: the scenario
@@ -114,13 +88,9 @@ func planOf(def *batch.Definition) (*batch.Plan, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	flagOf := func(int) string { return "over" }
-	if def.Kind == "ab" {
-		flagOf = func(arm int) string { return [...]string{"a", "b"}[arm] }
-	}
 	want := *def
 	want.Link, want.Version = nil, ""
-	p, err := newPlan(&o, def.Seeds, want, flagOf)
+	p, err := newPlan(&o, def.Seeds, want)
 	if err != nil {
 		return nil, err
 	}

@@ -122,14 +122,9 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		cfg = c
-		s, err := lab.New(cfg, 0)
+		s, err := lab.Setup{Config: cfg, Scenario: scen}.Start()
 		if err != nil {
 			return err
-		}
-		if scen != nil {
-			if err := s.ScheduleTimeline(scen); err != nil {
-				return err
-			}
 		}
 		if err := window(cfg.Duration, "the run"); err != nil {
 			return err

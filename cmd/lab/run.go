@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -12,17 +11,13 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"jitterlab/batch"
-	"jitterlab/capture"
 	"jitterlab/internal/progress"
 	"jitterlab/lab"
-	"jitterlab/metrics"
-	"jitterlab/recordings"
 	"jitterlab/scenarios"
 	"jitterlab/sim"
 )
@@ -58,49 +53,12 @@ func (o *runOptions) name() string {
 	return o.scenario
 }
 
-// inputs are the files the run reads: the scenario's file (not a built-in
-// name) and its bases', the traces its settings and timeline name, and the
-// traces --set names (up.trace=FILE). A scenario that does not load adds
-// only its own file: the run names its error.
-func (o *runOptions) inputs() []string {
-	var in []string
-	if o.scenario != "" {
-		// Read for its files only: no value is checked, no trace opened.
-		sc, err := scenarios.Load(o.scenario, func(string, string) error { return nil })
-		switch {
-		case err == nil:
-			in = append(in, sc.Files...)
-			for _, a := range sc.Params {
-				in = appendTraceFile(in, a.Key, a.Value)
-			}
-			for _, ch := range sc.Timeline {
-				for _, a := range ch.Set {
-					in = appendTraceFile(in, a.Key, a.Value)
-				}
-			}
-		default:
-			if st, err := os.Stat(o.scenario); err == nil && st.Mode().IsRegular() {
-				in = append(in, o.scenario)
-			}
-		}
-	}
-	for _, a := range o.sets {
-		if k, v, err := lab.ParseAssignment(a); err == nil {
-			in = appendTraceFile(in, k, v)
-		}
-	}
-	return in
-}
+// inputs are the files the run reads (lab.InputFiles), which no output
+// may be.
+func (o *runOptions) inputs() []string { return lab.InputFiles(o.scenario, o.sets) }
 
-// appendTraceFile appends to in the file a setting key=value reads, if it
-// names one (up.trace=FILE[@sha256:…]).
-func appendTraceFile(in []string, key, value string) []string {
-	if !strings.HasSuffix(key, ".trace") {
-		return in
-	}
-	file, _, _ := strings.Cut(value, "@sha256:")
-	return append(in, file)
-}
+// appendTraceFile is lab.AppendTraceFile.
+var appendTraceFile = lab.AppendTraceFile
 
 func (o *runOptions) given(name string) bool {
 	found := false
@@ -186,28 +144,11 @@ func paramHelp(w io.Writer) {
 		"duration flags (--duration, --from, --to) take %s;\n  --every takes 100µs to 1h (the model's sample period), at most the --duration.\n")
 }
 
-// writeParamHelp lists the registry's keys that keep takes (up.* standing
-// for up|down.*), the value syntax, and durations, a format with one %s
-// for the duration flags' range.
+// writeParamHelp is lab.WriteParamHelp (the keys keep takes, the value
+// syntax) and durations, a format with one %s for the duration flags'
+// range.
 func writeParamHelp(w io.Writer, keep func(key string) bool, durations string) {
-	fmt.Fprintln(w, "\nparameters (--set key=value; link.* sets up.* and down.*):")
-	def := lab.DefaultConfig()
-	for _, p := range lab.Params() {
-		if strings.HasPrefix(p.Key, "down.") || strings.HasPrefix(p.Key, "link.") || !keep(p.Key) {
-			continue
-		}
-		key := p.Key
-		if strings.HasPrefix(key, "up.") {
-			key = "up|down." + strings.TrimPrefix(key, "up.")
-		}
-		fmt.Fprintf(w, "  %-24s %-10s %s\n", key, p.Get(&def), p.Help)
-	}
-	fmt.Fprint(w, `
-values: durations with a unit (80ms, 1.5s, 1m30s: each unit once, largest first);
-  fractions 2% or 0.02; rates in tc(8)'s units: bit (or a bare number), kbit, mbit,
-  gbit = bits per second; bps, kbps, mbps, gbps = BYTES per second (1mbps = 8mbit);
-  kibit, mibps, ... = powers of 1024.
-`)
+	lab.WriteParamHelp(w, keep)
 	fmt.Fprintf(w, durations, strings.TrimPrefix(durationRule, "a duration from "))
 }
 
@@ -253,14 +194,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if every > cfg.Duration {
 		return badUsage("--every %v is longer than the run (--duration %v): the timeline would have no sample; give a shorter period", every, cfg.Duration)
 	}
-	s, err := lab.New(cfg, every)
+	s, err := lab.Setup{Config: cfg, Every: every, Scenario: sc}.Start()
 	if err != nil {
 		return err
-	}
-	if sc != nil {
-		if err := s.ScheduleTimeline(sc); err != nil {
-			return err
-		}
 	}
 
 	// Outputs are streams: written as the run goes, each row whole. The
@@ -272,93 +208,38 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			f.Abort()
 		}
 	}()
-	open := func(flag, path string) (*output, error) {
-		f, err := openOutput(path, stdout, stream)
+	st := lab.Streams{Name: o.name()}
+	for _, x := range []struct {
+		flag, path string
+		w          *io.Writer
+	}{{"csv", csvPath, &st.Timeline}, {"record", recordPath, &st.Recording}, {"packets", packetsPath, &st.Packets}, {"pcap", pcapPath, &st.Pcap}} {
+		if x.path == "" {
+			continue
+		}
+		f, err := openOutput(x.path, stdout, stream)
 		if err != nil {
-			return nil, flagFileError(flag, path, err)
+			return flagFileError(x.flag, x.path, err)
 		}
 		if f.stdout {
 			summaryOut = stderr
 		}
-		outs = append(outs, f)
-		return f, nil
+		outs, *x.w = append(outs, f), f
 	}
-	// flushers run in order when the run ends, interrupted or not;
-	// werr is the first write error of any output, which ends the run.
-	var flushers []func() error
-	var werr error
-	if csvPath != "" {
-		f, err := open("csv", csvPath)
-		if err != nil {
-			return err
-		}
-		w, err := metrics.NewCSVWriter(f)
-		if err != nil {
-			return err
-		}
-		s.OnSample = func(smp *metrics.Sample) {
-			if werr == nil {
-				werr = w.Write(smp)
-			}
-		}
-		flushers = append(flushers, w.Flush)
-	}
-	var rec *lab.Recorder
-	if recordPath != "" {
-		f, err := open("record", recordPath)
-		if err != nil {
-			return err
-		}
-		w, err := recordings.NewWriter(f, lab.HeaderOf(cfg, o.name(), every))
-		if err != nil {
-			return err
-		}
-		rec = lab.Record(s, w, nil)
-		s.OnChange = rec.Change
-		prev := s.OnSample
-		s.OnSample = func(x *metrics.Sample) {
-			rec.Sample(x)
-			if prev != nil {
-				prev(x)
-			}
-		}
-		flushers = append(flushers, rec.Close)
-	}
-	if packetsPath != "" {
-		f, err := open("packets", packetsPath)
-		if err != nil {
-			return err
-		}
-		bw := bufio.NewWriterSize(f, 64<<10)
-		bw.WriteString("dir,seq,kind,sent_s,status,delivered_s,delay_ms,duplicate,reordered\n")
-		s.OnPacket = func(p *lab.PacketRecord) {
-			if werr == nil {
-				werr = writePacket(bw, p)
-			}
-		}
-		flushers = append(flushers, bw.Flush)
-	}
-	if pcapPath != "" {
-		f, err := open("pcap", pcapPath)
-		if err != nil {
-			return err
-		}
-		w, err := capture.NewWriter(f, capture.Options{Epoch: time.Unix(0, 0), Sides: simSides,
-			Application: "jitterlab lab run", Comment: fmt.Sprintf("lab run %s, seed %d: timestamps are true (simulated) time from 0", o.name(), cfg.Seed)})
-		if err != nil {
-			return err
-		}
-		captureSession(s, w, &werr)
-		flushers = append(flushers, w.Close)
+	streams, err := st.Start(s)
+	if err != nil {
+		return err
 	}
 
 	// Ctrl-C, SIGTERM and SIGHUP end the run between two samples: every
 	// output is flushed whole, the recording closed with its summary, and
-	// the summary so far printed.
+	// the summary so far printed. werr is the first write error of any
+	// output, which ends the run.
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
+	var werr error
 	failed := func() error {
+		werr = cmp.Or(werr, streams.Err())
 		for _, f := range outs {
 			werr = cmp.Or(werr, f.err)
 		}
@@ -374,15 +255,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		case stopped = <-sigs:
 		default:
 		}
-		prog.Show(progressText(s.Now(), sim.Time(cfg.Duration), prog.Elapsed()))
+		prog.Show(lab.ProgressText(s.Now(), sim.Time(cfg.Duration), prog.Elapsed()))
 	}
 	prog.Clear()
 	wall := prog.Elapsed()
-	// Flush and close every output even when one failed (a closed pipe
-	// on the CSV still leaves a closed recording); the first error wins.
-	for _, flush := range flushers {
-		werr = cmp.Or(failed(), flush())
-	}
+	// Flush and close every output even when one failed; the first error
+	// wins.
+	werr = cmp.Or(failed(), streams.Close())
 	for _, f := range outs {
 		werr = cmp.Or(werr, f.Commit())
 	}
@@ -404,45 +283,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return interrupted(stopped, fmt.Sprintf("stopped at %v of %v simulated; the outputs and the summary cover the run so far", s.Now(), sim.Time(cfg.Duration)))
 	}
 	return err
-}
-
-func writePacket(w *bufio.Writer, p *lab.PacketRecord) error {
-	b := make([]byte, 0, 96)
-	b = append(b, p.Dir...)
-	b = append(b, ',')
-	b = strconv.AppendUint(b, p.Seq, 10)
-	b = append(b, ',')
-	b = append(b, p.Kind...)
-	b = append(b, ',')
-	b = strconv.AppendFloat(b, p.SentAt.Seconds(), 'f', 6, 64)
-	b = append(b, ',')
-	b = append(b, p.Status...)
-	b = append(b, ',')
-	if p.Status == "delivered" {
-		b = strconv.AppendFloat(b, p.At.Seconds(), 'f', 6, 64)
-		b = append(b, ',')
-		b = strconv.AppendFloat(b, float64(p.At-p.SentAt)/1e6, 'f', 3, 64)
-	} else {
-		b = append(b, ',')
-	}
-	b = append(b, ',')
-	b = strconv.AppendBool(b, p.Copy == 1) // booleans are true/false in every CSV
-	b = append(b, ',')
-	b = strconv.AppendBool(b, p.Reordered)
-	b = append(b, '\n')
-	_, err := w.Write(b)
-	return err
-}
-
-// progressText is "00:01:00.000 / 00:10:00.000 simulated  10%  ETA 9s".
-func progressText(at, total sim.Time, elapsed time.Duration) string {
-	frac := float64(at) / float64(max(total, 1))
-	text := fmt.Sprintf("%v / %v simulated  %3.0f%%", at, total, 100*frac)
-	if frac > 0 {
-		eta := time.Duration(float64(elapsed) * (1 - frac) / frac)
-		text += fmt.Sprintf("  ETA %v", eta.Round(time.Second))
-	}
-	return text
 }
 
 // isTerminal reports whether w is a terminal (progress.Terminal).

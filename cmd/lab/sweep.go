@@ -9,15 +9,10 @@ import (
 	"jitterlab/lab"
 )
 
-// sweepAxis is one --over: a key and its values.
-type sweepAxis struct {
-	key    string
-	values []string
-}
-
-// parseAxes reads every --over; two name the same key is an error.
-func parseAxes(overs []string) ([]sweepAxis, error) {
-	var axes []sweepAxis
+// parseAxes reads every --over as key=v1,v2,...; the batch's definition
+// checks what they set (batch.Definition.Validate).
+func parseAxes(overs []string) ([]batch.Axis, error) {
+	var axes []batch.Axis
 	for _, over := range overs {
 		key, list, ok := strings.Cut(over, "=")
 		key = strings.TrimSpace(key)
@@ -25,37 +20,12 @@ func parseAxes(overs []string) ([]sweepAxis, error) {
 		if !ok || key == "" || len(values) == 0 {
 			return nil, badUsage("--over %q: want key=v1,v2,... e.g. --over link.jitter=0ms,10ms,20ms", over)
 		}
-		for _, a := range axes {
-			if k, ok := sameTarget(a.key, key); ok {
-				return nil, badUsage("--over %s and --over %s set %s twice: name each parameter once, with all its values", a.key, key, k)
-			}
-		}
-		axes = append(axes, sweepAxis{key, values})
+		axes = append(axes, batch.Axis{Key: key, Values: values})
 	}
 	if len(axes) == 0 {
 		return nil, badUsage("--over: give the parameter and its values, e.g. --over link.jitter=0ms,10ms,20ms")
 	}
 	return axes, nil
-}
-
-// checkGrid refuses a grid whose combinations × seeds exceed maxRuns.
-func checkGrid(axes []sweepAxis, seeds int) error {
-	n := seeds
-	for _, a := range axes {
-		if n > maxRuns/len(a.values) {
-			n = maxRuns + 1
-			break
-		}
-		n *= len(a.values)
-	}
-	if n > maxRuns {
-		total := uint64(seeds)
-		for _, a := range axes {
-			total *= uint64(len(a.values))
-		}
-		return badUsage("--over × --seeds make %d runs; allowed at most %d", total, maxRuns)
-	}
-	return nil
 }
 
 func cmdSweep(args []string, stdout, stderr io.Writer) error {
@@ -83,14 +53,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := checkGrid(axes, len(seeds)); err != nil {
-		return err
-	}
-	def := batch.Definition{Kind: "sweep"}
-	for _, a := range axes {
-		def.Axes = append(def.Axes, batch.Axis{Key: a.key, Values: a.values})
-	}
-	p, err := newPlan(&o, seeds, def, func(int) string { return "over" })
+	p, err := newPlan(&o, seeds, batch.Definition{Kind: "sweep", Axes: axes})
 	if err != nil {
 		return err
 	}

@@ -60,7 +60,7 @@ func (o *tuiOptions) end(cfg *lab.Config, sc *scenarios.Scenario) string {
 	}
 	cfg.Duration = lab.MaxDuration
 	if sc != nil {
-		if d := longestTimeline(sc, lab.MaxDuration, labTimeline); d < lab.MaxDuration {
+		if d := sc.LongestRun(lab.MaxDuration, labTimeline); d < lab.MaxDuration {
 			cfg.Duration = d
 			return fmt.Sprintf("the longest run in which %s's oscillators and flaps make at most %d changes", sc.Name, labTimeline)
 		}
@@ -72,37 +72,6 @@ func (o *tuiOptions) end(cfg *lab.Config, sc *scenarios.Scenario) string {
 // in a lab that runs until quit: the lab schedules them all at the start,
 // and again for R, a and r, in about a tenth of a second for this many.
 const labTimeline = scenarios.MaxGenerated / 10
-
-// longestTimeline is the longest run up to limit, to the minute, over which
-// sc's oscillators and flaps make at most n changes (starlink's two every
-// 15 s make 20000 in 41 h 40 min).
-func longestTimeline(sc *scenarios.Scenario, limit time.Duration, n int) time.Duration {
-	fits := func(d time.Duration) bool {
-		gen, err := sc.Generated(d)
-		return err == nil && len(gen) <= n
-	}
-	// Doubling up from a minute, then halving: a run that does not fit
-	// costs at most twice n changes to find out, not a whole 1000 h.
-	lo, hi := time.Duration(0), time.Minute // fits, does not (yet to see)
-	for fits(hi) {
-		if hi >= limit {
-			return limit
-		}
-		lo, hi = hi, min(2*hi, limit)
-	}
-	for hi-lo > time.Minute {
-		mid := (lo + (hi-lo)/2).Truncate(time.Minute)
-		if mid <= lo {
-			mid = lo + time.Minute
-		}
-		if fits(mid) {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return lo
-}
 
 // tuiHelp follows the lab's flags in 'lab -h': its keys, then the
 // parameters --set takes.
