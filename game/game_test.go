@@ -10,6 +10,7 @@ import (
 
 	"jitterlab/compare"
 	"jitterlab/lab"
+	"jitterlab/netem"
 	"jitterlab/sim"
 	"jitterlab/telemetry"
 )
@@ -52,12 +53,28 @@ type played struct {
 }
 
 // play runs a client and a server on a link of one-way delay each way
-// for dur of a fake wall clock, event by event as Run would meet them,
-// with no sleep: the wall clock jumps to the next frame, step or arrival.
+// for dur of a fake wall clock ([playOn]).
 func play(t *testing.T, cfg lab.Config, dur, delay time.Duration) played {
+	t.Helper()
+	return playOn(t, cfg, dur, netem.Pair{Up: netem.Params{Latency: delay}, Down: netem.Params{Latency: delay}})
+}
+
+// playOn runs a client and a server on the model's link (netem, seeded
+// by cfg.Seed) for dur of a fake wall clock, event by event as Run would
+// meet them, with no sleep: the wall clock jumps to the next frame, step
+// or arrival.
+func playOn(t *testing.T, cfg lab.Config, dur time.Duration, pair netem.Pair) played {
 	t.Helper()
 	cl, sv := endpoints(t, cfg)
 	p := played{cl: cl, sv: sv}
+	up, err := netem.New(cfg.Seed, "up", pair.Up)
+	if err != nil {
+		t.Fatal(err)
+	}
+	down, err := netem.New(cfg.Seed+1, "down", pair.Down)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var link []inFlight
 	route := func(now time.Time, from netip.AddrPort, ds []Datagram) {
 		for _, d := range ds {
@@ -74,7 +91,17 @@ func play(t *testing.T, cfg lab.Config, dur, delay time.Duration) played {
 				continue
 			}
 			d.B = slices.Clone(d.B)
-			link = append(link, inFlight{at: now.Add(delay), from: from, d: d})
+			l := up
+			if d.To == clientAddr {
+				l = down
+			}
+			res := l.Send(sim.Time(now.Sub(t0)), netem.Packet{Size: len(d.B)})
+			for l.InFlight() > 0 { // the arrival times are all this test needs
+				l.Deliver(sim.Time(1 << 62))
+			}
+			for _, at := range res.At[:res.Scheduled] {
+				link = append(link, inFlight{at: t0.Add(time.Duration(at)), from: from, d: d})
+			}
 			slices.SortStableFunc(link, func(a, b inFlight) int { return a.at.Compare(b.at) })
 		}
 	}
@@ -163,16 +190,33 @@ func TestReferenceGameOnAFakeClockPlaysAsTheModel(t *testing.T) {
 }
 
 // The reference game on a fake clock, beside the model over 20 seeds
-// (lab compare's code): on a perfect link and on 40 ms each way, every
-// figure of its report card falls inside the model's interval for one run.
+// (lab compare's code): on a perfect link, on 40 ms each way and on
+// jitter-fix's link (the model's own netem, driven by the fake clock),
+// every figure of its report card falls inside the model's interval for
+// one run.
 func TestReferenceGameFallsInsideTheModel(t *testing.T) {
-	for _, delay := range []time.Duration{0, 40 * time.Millisecond} {
+	jitterFix, err := lab.LoadScenario("jitter-fix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jf := lab.DefaultConfig()
+	if err := lab.ApplyScenario(&jf, jitterFix); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		link netem.Pair
+	}{
+		{"perfect", netem.Pair{}},
+		{"40 ms each way", netem.Pair{Up: netem.Params{Latency: 40 * time.Millisecond}, Down: netem.Params{Latency: 40 * time.Millisecond}}},
+		{"jitter-fix (50 ± 20 ms each way)", netem.Pair{Up: jf.Up, Down: jf.Down}},
+	} {
 		cfg := lab.DefaultConfig()
 		cfg.Seed = 1000
-		p := play(t, cfg, 30*time.Second, delay)
-		g := &compare.Game{Name: delay.String(), Config: lab.DefaultConfig(), Frames: p.frames,
+		p := playOn(t, cfg, 30*time.Second, c.link)
+		g := &compare.Game{Name: c.name, Config: lab.DefaultConfig(), Frames: p.frames,
 			Duration: time.Duration(math.Round((p.frames[len(p.frames)-1].TS - p.frames[0].TS) * 1e9))}
-		g.Config.Up.Latency, g.Config.Down.Latency = delay, delay
+		g.Config.Up, g.Config.Down = c.link.Up, c.link.Down
 		res, err := compare.Run(g, 20, 2)
 		if err != nil {
 			t.Fatal(err)
@@ -180,7 +224,7 @@ func TestReferenceGameFallsInsideTheModel(t *testing.T) {
 		if out := res.Outside(); len(out) > 0 {
 			var b strings.Builder
 			res.WriteText(&b)
-			t.Errorf("link %v each way: %d figures outside:\n%s", delay, len(out), b.String())
+			t.Errorf("%s: %d figures outside:\n%s", c.name, len(out), b.String())
 		}
 	}
 }
