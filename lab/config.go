@@ -12,7 +12,7 @@ import (
 	"jitterlab/scenarios"
 	"jitterlab/server"
 	"jitterlab/sim"
-	"jitterlab/view"
+	"jitterlab/observer"
 )
 
 // Config is everything a session is made of. Every field has a registry
@@ -25,7 +25,7 @@ type Config struct {
 
 	Client client.Config
 	Server server.Config
-	View   view.Config // what a remote player sees of our tank (issue 11.4)
+	View   observer.Config // what a remote player sees of our tank (issue 11.4)
 
 	ClientDriftPPM, ServerDriftPPM   float64
 	ClientWanderPPM, ServerWanderPPM float64 // σ of the drift's random walk per second
@@ -51,7 +51,7 @@ func DefaultConfig() Config {
 		Seed: 1, Duration: time.Minute,
 		Up: link, Down: link,
 		Client: client.DefaultConfig, Server: server.DefaultConfig,
-		View:   view.Config{Mode: view.Off, Delay: view.DefaultDelay},
+		View:   observer.Config{Mode: observer.Off, Delay: observer.DefaultDelay},
 		Script: "steady", ClientStart: StartFromSeed,
 	}
 }
@@ -116,7 +116,7 @@ func (c *Config) clientConfig() client.Config {
 
 // viewConfig is the remote viewer's settings: snapshot k is server time
 // k·server.tick.
-func (c *Config) viewConfig() view.Config {
+func (c *Config) viewConfig() observer.Config {
 	vc := c.View
 	vc.Tick = c.Server.Tick
 	return vc

@@ -15,7 +15,7 @@ import (
 	"jitterlab/server"
 	"jitterlab/sim"
 	"jitterlab/telemetry"
-	"jitterlab/view"
+	"jitterlab/observer"
 )
 
 type evKind uint8
@@ -191,7 +191,7 @@ type Session struct {
 
 	// Issue 11: the variants' summary accumulators and the remote viewer.
 	vars variantStats
-	vw   *view.Viewer
+	vw   *observer.Viewer
 }
 
 // sentRing bounds how many unacknowledged ticks the input-delay measure
@@ -281,7 +281,7 @@ func (s *Session) Reset(cfg Config, every time.Duration) error {
 	if s.sv, err = cfg.NewServer(); err != nil {
 		return err
 	}
-	if s.vw, err = view.New(cfg.viewConfig()); err != nil {
+	if s.vw, err = observer.New(cfg.viewConfig()); err != nil {
 		return err
 	}
 	s.q.Grow(64)
@@ -521,7 +521,7 @@ func (s *Session) frame() {
 			s.vars.addScale(s.cl.Dilation())
 		}
 	}
-	if s.cfg.View.Mode != view.Off {
+	if s.cfg.View.Mode != observer.Off {
 		s.renderView()
 	}
 	if s.OnFrame != nil {
@@ -679,7 +679,7 @@ func (s *Session) deliver(l *netem.Link, dir string) {
 		s.cl.OnLoginAck(w.start)
 	case wireState:
 		s.cl.OnPlayerState(w.state)
-		if s.cfg.View.Mode != view.Off {
+		if s.cfg.View.Mode != observer.Off {
 			s.vw.OnSnapshot(s.now, w.state.ServerTick, w.state.Pose)
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"jitterlab/client"
 	"jitterlab/param"
 	"jitterlab/server"
-	"jitterlab/view"
+	"jitterlab/observer"
 )
 
 // variantParams are the keys of issue 11: the fixes netcode engineers
@@ -49,7 +49,7 @@ func variantParams() []Param {
 			return err
 		}})
 	ps = append(ps, choiceParam("client.dilation_law", "client.corrector=dilation constants: overwatch (reference: 0.02/tick, ±client.dilation_max) or unity (Netcode for Entities: 0.1/tick, ±10 %, in-flight ticks subtracted)", client.DilationLawNames, func(c *Config) *client.DilationLaw { return &cl(c).Law }))
-	ps = append(ps, choiceParam("view.interp", "remote player's view of our tank: off (reference), fixed (view.interp_delay) or adaptive (mean + 4σ of snapshot gaps)", view.ModeNames, func(c *Config) *view.Mode { return &c.View.Mode }),
-		durationParam("view.interp_delay", "view.interp=fixed: interpolation delay of the remote view (Valve's 100ms)", 0, view.MaxDelay, func(c *Config) *time.Duration { return &c.View.Delay }, param.DurationGraded()))
+	ps = append(ps, choiceParam("view.interp", "remote player's view of our tank: off (reference), fixed (view.interp_delay) or adaptive (mean + 4σ of snapshot gaps)", observer.ModeNames, func(c *Config) *observer.Mode { return &c.View.Mode }),
+		durationParam("view.interp_delay", "view.interp=fixed: interpolation delay of the remote view (Valve's 100ms)", 0, observer.MaxDelay, func(c *Config) *time.Duration { return &c.View.Delay }, param.DurationGraded()))
 	return ps
 }

@@ -14,7 +14,7 @@ import (
 	"jitterlab/motion"
 	"jitterlab/server"
 	"jitterlab/sim"
-	"jitterlab/view"
+	"jitterlab/observer"
 )
 
 // BufferSummary is the server's input buffer (server.inputs = buffer) from
@@ -92,7 +92,7 @@ type variantStats struct {
 	viewStarted bool
 	viewSpeed   metrics.Welford
 	viewDist    float64
-	viewTime    [4]time.Duration // by view.State
+	viewTime    [4]time.Duration // by observer.State
 	viewDelay   *metrics.Histogram
 	viewUsed    metrics.Welford // the interpolation delay in force, ms
 }
@@ -114,7 +114,7 @@ func (s *Session) renderView() {
 		v.viewSpeed.Add(d / dt.Seconds())
 		v.viewDist += d
 		v.viewTime[st] += dt
-		if st != view.Waiting {
+		if st != observer.Waiting {
 			v.viewDelay.Add(ms(s.sClock.Local(s.now).Sub(s.vw.RenderTime(s.now))))
 		}
 		v.viewUsed.Add(ms(s.vw.Delay()))
@@ -142,8 +142,8 @@ type ViewSummary struct {
 func (v *variantStats) viewSummary(mode string) *ViewSummary {
 	nan := Figure(math.NaN())
 	vs := &ViewSummary{Mode: mode, InterpDelayMs: nan, JudderMPS: nan, MeanSpeedMPS: nan,
-		InterpolatingS: v.viewTime[view.Interpolating].Seconds(), ExtrapolatingS: v.viewTime[view.Extrapolating].Seconds(),
-		FrozenS: v.viewTime[view.Frozen].Seconds(), WaitingS: v.viewTime[view.Waiting].Seconds(),
+		InterpolatingS: v.viewTime[observer.Interpolating].Seconds(), ExtrapolatingS: v.viewTime[observer.Extrapolating].Seconds(),
+		FrozenS: v.viewTime[observer.Frozen].Seconds(), WaitingS: v.viewTime[observer.Waiting].Seconds(),
 		BehindServerMs: quantiles(v.viewDelay)}
 	var total time.Duration
 	for _, d := range v.viewTime {
@@ -207,8 +207,8 @@ func (v *variantStats) summarize(sum *Summary, s *Session) {
 		}
 		sum.Dilation = d
 	}
-	if s.cfg.View.Mode != view.Off || v.viewStarted {
-		sum.View = v.viewSummary(view.ModeNames[s.cfg.View.Mode])
+	if s.cfg.View.Mode != observer.Off || v.viewStarted {
+		sum.View = v.viewSummary(observer.ModeNames[s.cfg.View.Mode])
 	}
 	if cc := s.cfg.Client; cc.FixedCost > 0 || cc.MaxCatchup != client.CatchupOff {
 		c := s.cl.Counters()

@@ -15,7 +15,7 @@ var Layers = []Layer{
 	{"virtual time", "time and chance: the event queue, drifting clocks, seeded streams",
 		[]string{"sim"}},
 	{"the model", "the game and the network as pure steps over virtual time",
-		[]string{"motion", "proto", "netem", "server", "client", "view", "metrics"}},
+		[]string{"motion", "proto", "netem", "server", "client", "observer", "metrics"}},
 	{"inputs and files", "what comes from outside: scenarios, recordings, captures, a real game's telemetry",
 		[]string{"scenarios", "recordings", "trace", "fit", "telemetry"}},
 	{"the session", "a client, a server and two links on one event queue; the parameter registry; the report card",
