@@ -7,12 +7,12 @@ import (
 
 	"jitterlab/client"
 	"jitterlab/netem"
+	"jitterlab/observer"
 	"jitterlab/param"
 	"jitterlab/proto"
 	"jitterlab/scenarios"
 	"jitterlab/server"
 	"jitterlab/sim"
-	"jitterlab/observer"
 )
 
 // Config is everything a session is made of. Every field has a registry

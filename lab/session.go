@@ -10,12 +10,12 @@ import (
 	"jitterlab/client"
 	"jitterlab/metrics"
 	"jitterlab/netem"
+	"jitterlab/observer"
 	"jitterlab/proto"
 	"jitterlab/scenarios"
 	"jitterlab/server"
 	"jitterlab/sim"
 	"jitterlab/telemetry"
-	"jitterlab/observer"
 )
 
 type evKind uint8

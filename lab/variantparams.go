@@ -5,9 +5,9 @@ import (
 	"time"
 
 	"jitterlab/client"
+	"jitterlab/observer"
 	"jitterlab/param"
 	"jitterlab/server"
-	"jitterlab/observer"
 )
 
 // variantParams are the keys of issue 11: the fixes netcode engineers

@@ -12,9 +12,9 @@ import (
 	"jitterlab/client"
 	"jitterlab/metrics"
 	"jitterlab/motion"
+	"jitterlab/observer"
 	"jitterlab/server"
 	"jitterlab/sim"
-	"jitterlab/observer"
 )
 
 // BufferSummary is the server's input buffer (server.inputs = buffer) from
