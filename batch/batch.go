@@ -248,7 +248,7 @@ func (p *Plan) ArmsOverridden() ([][]string, error) {
 		}
 		sc := *p.Scenario
 		sc.Pinned = keys
-		dropped, err := lab.Overridden(&sc, p.Def.Duration())
+		dropped, err := scenarios.Overridden(&sc, p.Def.Duration())
 		if err != nil {
 			return nil, fmt.Errorf("arm %d: %w", a, err)
 		}

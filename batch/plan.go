@@ -143,7 +143,7 @@ func NewPlan(def Definition, base lab.Config, sc *scenarios.Scenario) (*Plan, er
 	if sc != nil {
 		def.Scenario, def.ScenarioFile, def.TimelineChanges = sc.Name, sc.File, len(sc.Timeline)
 		var err error
-		if def.Overridden, err = lab.Overridden(sc, base.Duration); err != nil {
+		if def.Overridden, err = scenarios.Overridden(sc, base.Duration); err != nil {
 			return nil, err
 		}
 	}

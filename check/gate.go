@@ -224,7 +224,7 @@ func (g *Gate) Conditions() (map[string]string, error) {
 	}
 	out["seeds"] = batch.FormatSeeds(g.Seeds)
 	out["duration"] = g.Config.Duration.String()
-	changes, _, err := lab.TimelineOf(g.Scenario, g.Config.Duration)
+	changes, _, err := scenarios.TimelineOf(g.Scenario, g.Config.Duration)
 	if err != nil {
 		return nil, err
 	}

@@ -886,7 +886,7 @@ func (d *diag) dropped() ([]string, error) {
 	if sc == nil {
 		return []string{}, nil
 	}
-	return lab.Overridden(sc, d.o.Base.Duration)
+	return scenarios.Overridden(sc, d.o.Base.Duration)
 }
 
 // config is the base with sets applied in cell, for seed.

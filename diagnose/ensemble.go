@@ -305,7 +305,7 @@ func (d *diag) robust(r *Result, sets []string, arm *Arm) (*Robustness, error) {
 // uplink latency it sets (link.latency: the uplink's shifted, the
 // downlink's as written), as Session.ScheduleTimeline would otherwise.
 func shiftTimeline(s *lab.Session, sc *scenarios.Scenario, off time.Duration) error {
-	changes, _, err := lab.TimelineOf(sc, s.Config().Duration)
+	changes, _, err := scenarios.TimelineOf(sc, s.Config().Duration)
 	if err != nil {
 		return err
 	}

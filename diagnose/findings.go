@@ -11,6 +11,7 @@ import (
 	"jitterlab/client"
 	"jitterlab/detmath"
 	"jitterlab/lab"
+	"jitterlab/scenarios"
 	"jitterlab/server"
 	"jitterlab/stats"
 )
@@ -183,7 +184,7 @@ func (d *diag) timelineTouches(keys ...string) bool {
 	if err != nil {
 		return true // Run has scheduled it already: not reached
 	}
-	keep, _ := lab.Unpinned(sc.Pinned, slices.Concat(sc.Timeline, gen))
+	keep, _ := scenarios.Unpinned(sc.Pinned, slices.Concat(sc.Timeline, gen))
 	for _, ch := range keep {
 		for _, a := range ch.Set {
 			if slices.Contains(keys, a.Key) {

@@ -46,7 +46,7 @@ func (d *diag) blackouts() ([]span, error) {
 	if sc == nil {
 		return nil, nil
 	}
-	changes, _, err := lab.TimelineOf(sc, d.o.Base.Duration)
+	changes, _, err := scenarios.TimelineOf(sc, d.o.Base.Duration)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +153,7 @@ func (d *diag) periodicLatency() ([]scenarios.Oscillator, error) {
 		}
 		// Only the changes before the run ends change any of it.
 		gen = slices.DeleteFunc(gen, func(c scenarios.Change) bool { return c.At >= d.o.Base.Duration })
-		if keep, _ := lab.Unpinned(sc.Pinned, gen); len(keep) > 0 {
+		if keep, _ := scenarios.Unpinned(sc.Pinned, gen); len(keep) > 0 {
 			out = append(out, o)
 		}
 	}
@@ -225,7 +225,7 @@ func (d *diag) latencySteps() ([]latencyStep, error) {
 	if sc == nil {
 		return nil, nil
 	}
-	keep, _ := lab.Unpinned(sc.Pinned, sc.Timeline)
+	keep, _ := scenarios.Unpinned(sc.Pinned, sc.Timeline)
 	slices.SortStableFunc(keep, func(a, b scenarios.Change) int { return cmpTol(a.At.Seconds(), b.At.Seconds()) })
 	up, _ := lab.Lookup("up.latency")
 	down, _ := lab.Lookup("down.latency")
@@ -495,7 +495,7 @@ func (d *diag) periodicMechanism(os []scenarios.Oscillator) mechanism {
 			key = "up." + x
 			one := scenarios.Scenario{Oscillators: []scenarios.Oscillator{o}}
 			if gen, err := one.Generated(d.o.Base.Duration); err == nil {
-				if keep, _ := lab.Unpinned(d.pins(nil), gen); len(keep) > 0 && len(keep[0].Set) == 1 {
+				if keep, _ := scenarios.Unpinned(d.pins(nil), gen); len(keep) > 0 && len(keep[0].Set) == 1 {
 					if k := keep[0].Set[0].Key; k != o.Key {
 						name, key = k, k
 					}

@@ -1,11 +1,7 @@
 package lab
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
-	"strings"
-	"time"
 
 	"jitterlab/scenarios"
 	"jitterlab/sim"
@@ -83,7 +79,7 @@ func (s *Session) ScheduleTimeline(sc *scenarios.Scenario) error {
 	if s.scenario != nil {
 		return fmt.Errorf("the session already runs the timeline of %s", s.scenario.Name)
 	}
-	changes, dropped, err := TimelineOf(sc, s.cfg.Duration)
+	changes, dropped, err := scenarios.TimelineOf(sc, s.cfg.Duration)
 	if err != nil {
 		return err
 	}
@@ -99,14 +95,6 @@ func (s *Session) ScheduleTimeline(sc *scenarios.Scenario) error {
 	return nil
 }
 
-// Overridden lists what sc.Pinned drops from a run of dur, as
-// [Unpinned] says it: what every command's header shows as "timeline
-// entries overridden by --set".
-func Overridden(sc *scenarios.Scenario, dur time.Duration) ([]string, error) {
-	_, dropped, err := TimelineOf(sc, dur)
-	return dropped, err
-}
-
 // Pin is the one rule for overrides: an override (--set key=value) pins its
 // key for the whole run. PinKeys are the keys the assignments pin, in order.
 func PinKeys(sets []string) ([]string, error) {
@@ -119,99 +107,6 @@ func PinKeys(sets []string) ([]string, error) {
 		keys = append(keys, k)
 	}
 	return keys, nil
-}
-
-// pinned reports whether the pins hold key: the key itself, or link.X
-// for up.X and down.X.
-func pinned(pins []string, key string) bool {
-	for _, p := range pins {
-		if p == key || (isDirKey(key) && p == "link."+key[strings.IndexByte(key, '.')+1:]) {
-			return true
-		}
-	}
-	return false
-}
-
-func isDirKey(key string) bool {
-	return strings.HasPrefix(key, "up.") || strings.HasPrefix(key, "down.")
-}
-
-// Unpinned returns the changes without their assignments to pinned keys
-// (a link.X change of which one direction is pinned keeps the other
-// direction's half), and what it dropped, per key in order of first drop:
-// "AT key=value" each for up to three changes, "key: N changes AT1 … ATn"
-// for more (an oscillator makes thousands). Changes left with no assignment are left out.
-func Unpinned(pins []string, changes []scenarios.Change) (keep []scenarios.Change, dropped []string) {
-	type drop struct {
-		first, last time.Duration
-		each        []string // the first three, "AT key=value"
-		n           int
-	}
-	var order []string
-	drops := map[string]*drop{}
-	note := func(at time.Duration, key, value string) {
-		d, ok := drops[key]
-		if !ok {
-			d = &drop{first: at}
-			drops[key] = d
-			order = append(order, key)
-		}
-		d.n, d.last = d.n+1, at
-		if d.n <= 3 {
-			d.each = append(d.each, fmt.Sprintf("%v %s=%s", at, key, value))
-		}
-	}
-	for _, ch := range changes {
-		var set []scenarios.Assignment
-		for _, a := range ch.Set {
-			x, isLink := strings.CutPrefix(a.Key, "link.")
-			switch {
-			case pinned(pins, a.Key):
-				note(ch.At, a.Key, a.Value)
-			case isLink && (pinned(pins, "up."+x) || pinned(pins, "down."+x)):
-				for _, dir := range []string{"up.", "down."} {
-					if pinned(pins, dir+x) {
-						note(ch.At, dir+x, a.Value)
-					} else {
-						set = append(set, scenarios.Assignment{Key: dir + x, Value: a.Value, Line: a.Line})
-					}
-				}
-			default:
-				set = append(set, a)
-			}
-		}
-		if len(set) > 0 {
-			ch.Set = set
-			keep = append(keep, ch)
-		}
-	}
-	dropped = []string{}
-	for _, k := range order {
-		d := drops[k]
-		if d.n <= 3 {
-			dropped = append(dropped, d.each...)
-		} else {
-			dropped = append(dropped, fmt.Sprintf("%s: %d changes %v … %v", k, d.n, d.first, d.last))
-		}
-	}
-	return keep, dropped
-}
-
-// TimelineOf is what [Session.ScheduleTimeline] schedules for a run of
-// length until: the scenario's timeline and the changes its oscillators
-// and flaps make up to until, in time order (at one time, the timeline's
-// first, then the generated ones in their order), without the assignments
-// to keys sc.Pinned pins, which it lists in dropped ([Unpinned]). The proxy
-// schedules the same changes in wall time.
-func TimelineOf(sc *scenarios.Scenario, until time.Duration) (changes []scenarios.Change, dropped []string, err error) {
-	gen, err := sc.Generated(until)
-	if err != nil {
-		return nil, nil, err
-	}
-	all := slices.Concat(sc.Timeline, gen)
-	slices.SortStableFunc(all, func(a, b scenarios.Change) int { return cmp.Compare(a.At, b.At) })
-	changes, dropped = Unpinned(sc.Pinned, all)
-	return changes, dropped, nil
 }
 
 // Builtins parses every built-in scenario.

@@ -212,7 +212,7 @@ dir = "down"
 	if err != nil {
 		t.Fatal(err)
 	}
-	keep, dropped := Unpinned(sc.Pinned, append(sc.Timeline, gen...))
+	keep, dropped := scenarios.Unpinned(sc.Pinned, append(sc.Timeline, gen...))
 	if len(keep) != 1 {
 		t.Fatalf("kept %+v: want only the 5s entry", keep)
 	}

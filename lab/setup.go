@@ -122,7 +122,7 @@ func (u Setup) Overrides() (name string, sets []string, exact bool, err error) {
 	if u.Scenario != nil && exact {
 		pins, _ := PinKeys(sets)
 		for _, k := range u.Scenario.Pinned {
-			exact = exact && pinned(pins, k)
+			exact = exact && scenarios.Pinned(pins, k)
 		}
 	}
 	return name, sets, exact, nil
@@ -192,7 +192,7 @@ func (f *Follower) Catch(lead *Session) error {
 	live := lead.live
 	for ; f.from < len(live); f.from++ {
 		c := live[f.from]
-		keep, _ := Unpinned(f.pins, []scenarios.Change{{At: time.Duration(c.At), Set: []scenarios.Assignment{{Key: c.Key, Value: c.Value}}}})
+		keep, _ := scenarios.Unpinned(f.pins, []scenarios.Change{{At: time.Duration(c.At), Set: []scenarios.Assignment{{Key: c.Key, Value: c.Value}}}})
 		for _, k := range keep {
 			for _, kv := range k.Set {
 				if err := f.S.Schedule(sim.Time(k.At), kv.Key, kv.Value); err != nil {

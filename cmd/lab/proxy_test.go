@@ -18,9 +18,9 @@ import (
 	"time"
 
 	"jitterlab/internal/testtool"
-	"jitterlab/lab"
 	proxyctl "jitterlab/proxy/control"
 	"jitterlab/proxy/live"
+	"jitterlab/scenarios"
 	"jitterlab/tui/proxyscreen"
 )
 
@@ -236,7 +236,7 @@ func TestProxySchedulesGeneratedChanges(t *testing.T) {
 	if err != nil || len(warn) != 0 {
 		t.Fatalf("%v %q", err, warn)
 	}
-	want, _, err := lab.TimelineOf(sc, 30*time.Second)
+	want, _, err := scenarios.TimelineOf(sc, 30*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

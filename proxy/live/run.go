@@ -176,7 +176,7 @@ func Start(ctx context.Context, o Options) (_ *Run, err error) {
 		fmt.Fprintf(stdout, "timeline of %s: %d %s, at wall time from now\n", sc.Name, n, noun)
 	}
 	if sc != nil {
-		if _, dropped, err := lab.TimelineOf(sc, cfg.Duration); err == nil && len(dropped) > 0 {
+		if _, dropped, err := scenarios.TimelineOf(sc, cfg.Duration); err == nil && len(dropped) > 0 {
 			fmt.Fprintf(stdout, "timeline entries overridden by --set: %s\n", strings.Join(dropped, ", "))
 		}
 	}

@@ -23,7 +23,7 @@ func Timeline(cfg lab.Config, sc *scenarios.Scenario, wall time.Duration) (out [
 	if sc == nil {
 		return nil, nil, nil
 	}
-	changes, _, err := lab.TimelineOf(sc, cfg.Duration) // without pinned keys, as in every command
+	changes, _, err := scenarios.TimelineOf(sc, cfg.Duration) // without pinned keys, as in every command
 	if err != nil {
 		return nil, nil, err
 	}
