@@ -189,7 +189,7 @@ type Client struct {
 	tick      uint32 // client tick: MoveInputs sent
 	lastSend  sim.Time
 	sentOnce  bool
-	corr      *Corrector
+	corr      Corrector
 	input     motion.Input // sampled this frame
 	cur       motion.Input // the current tick's input (Attribute): the latest sent, or with input delay the one tagged for this tick
 	hasCur    bool
@@ -229,22 +229,35 @@ type Client struct {
 // New returns a client about to render frame 0 at local time 0. frames
 // draws the frame jitter and may be nil when FrameJitter is 0.
 func New(cfg Config, script Script, frames *rand.Rand) (*Client, error) {
-	if err := cfg.Validate(); err != nil {
+	c := new(Client)
+	if err := c.Reset(cfg, script, frames); err != nil {
 		return nil, err
 	}
-	if cfg.FrameJitter > 0 && frames == nil {
-		return nil, fmt.Errorf("client.frame_jitter %v needs a random stream", cfg.FrameJitter)
+	return c, nil
+}
+
+// Reset makes c the client New(cfg, script, frames) returns, keeping the
+// memory of its queues (a worker running many sessions reuses one client).
+// After an error c must be Reset again before use.
+func (c *Client) Reset(cfg Config, script Script, frames *rand.Rand) error {
+	if err := cfg.Validate(); err != nil {
+		return err
 	}
-	c := &Client{
+	if cfg.FrameJitter > 0 && frames == nil {
+		return fmt.Errorf("client.frame_jitter %v needs a random stream", cfg.FrameJitter)
+	}
+	pending, inbox, out := c.pending[:0], c.inbox[:0], c.out[:0]
+	if pending == nil {
+		pending, inbox, out = make([]PredictedMoveStep, 0, 64), make([]proto.PlayerState, 0, 16), make([]Message, 0, 4)
+	}
+	*c = Client{
 		cfg: cfg, script: script, frames: frames,
 		nextFixed: sim.Time(cfg.FixedDT), fixedStep: cfg.FixedDT, dil: dilation{scale: 1},
-		corr: NewCorrector(Corrector{Mode: cfg.Corrector, Band: cfg.Band,
+		corr: *NewCorrector(Corrector{Mode: cfg.Corrector, Band: cfg.Band,
 			Base: cfg.SendInterval, Fast: cfg.IntervalFast, Slow: cfg.IntervalSlow}),
-		pending: make([]PredictedMoveStep, 0, 64),
-		inbox:   make([]proto.PlayerState, 0, 16),
-		out:     make([]Message, 0, 4),
+		pending: pending, inbox: inbox, out: out,
 	}
-	return c, nil
+	return nil
 }
 
 // SetConfig changes settings live. A new FPS starts a new frame grid at the

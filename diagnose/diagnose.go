@@ -777,8 +777,12 @@ type diag struct {
 	cellRefs   []*Arm
 	robustness map[string]*Robustness
 
-	mu           sync.Mutex // guards done and queued
+	mu           sync.Mutex // guards done, queued and sessions
 	done, queued int
+	// sessions are the sessions no worker holds: each runJobs worker
+	// takes one and gives it back, so a diagnosis resets a few sessions
+	// instead of allocating one per worker per round.
+	sessions []*lab.Session
 	// arms counts the arms run (each on every seed), for the tests.
 	arms int
 }
@@ -1047,7 +1051,20 @@ func (d *diag) runJobs(jobs []job) ([]*Arm, error) {
 	n := len(d.o.Seeds)
 	d.queue(len(jobs) * n)
 	d.arms += len(jobs)
-	runs, err := stats.ParallelWith(len(jobs)*n, d.o.Workers, func() *lab.Session { return new(lab.Session) }, func(s *lab.Session, i int) (runResult, error) {
+	var taken []*lab.Session
+	defer func() { d.mu.Lock(); d.sessions = append(d.sessions, taken...); d.mu.Unlock() }()
+	runs, err := stats.ParallelWith(len(jobs)*n, d.o.Workers, func() *lab.Session {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		var s *lab.Session
+		if k := len(d.sessions); k > 0 {
+			s, d.sessions = d.sessions[k-1], d.sessions[:k-1]
+		} else {
+			s = new(lab.Session)
+		}
+		taken = append(taken, s)
+		return s
+	}, func(s *lab.Session, i int) (runResult, error) {
 		if err := d.start(); err != nil {
 			return runResult{}, err
 		}
@@ -1072,7 +1089,8 @@ func (d *diag) runJobs(jobs []job) ([]*Arm, error) {
 	}
 	arms := make([]*Arm, len(jobs))
 	for i := range jobs {
-		a := &Arm{Sets: append([]string{}, jobs[i].sets...)}
+		a := &Arm{Sets: append([]string{}, jobs[i].sets...), Runs: make([]lab.Summary, 0, n), Traces: make([]Trace, 0, n),
+			Card: make([]MetricStat, 0, len(Metrics))}
 		for _, r := range runs[i*n : (i+1)*n] {
 			a.Runs = append(a.Runs, r.sum)
 			a.Traces = append(a.Traces, r.trace)

@@ -930,3 +930,22 @@ func TestHeadlineNeverExplainsANegativeShare(t *testing.T) {
 		t.Errorf("headline: %q", got)
 	}
 }
+
+// BenchmarkDiagnoseWorkers is 'lab diagnose --scenario jitter-fix' (20
+// seeds × 2 min, the ensemble) on one worker and on two, never from the
+// test cache: their ns/op ratio is what the second core buys, B/op what a
+// diagnosis allocates.
+func BenchmarkDiagnoseWorkers(b *testing.B) {
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			o := options(b, "jitter-fix")
+			o.Workers = workers
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Run(o); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

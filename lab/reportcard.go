@@ -173,9 +173,21 @@ type CardMeter struct {
 
 // NewCardMeter returns a meter with thresholds th.
 func NewCardMeter(th CardThresholds) *CardMeter {
-	return &CardMeter{th: th, half: th.JudderWindowS / 2, dir: 1, quietFrom: math.Inf(1), quietTo: math.Inf(1),
-		snapDist: metrics.NewHistogram(1e-4), lag: metrics.NewHistogram(1e-4), lagMs: metrics.NewHistogram(0.01),
+	m := &CardMeter{snapDist: metrics.NewHistogram(1e-4), lag: metrics.NewHistogram(1e-4), lagMs: metrics.NewHistogram(0.01),
 		response: metrics.NewHistogram(0.01), delay: metrics.NewHistogram(0.01)}
+	m.Reset(th)
+	return m
+}
+
+// Reset makes m the meter NewCardMeter(th) returns, keeping its
+// histograms' memory (see [metrics.Histogram.Reset]).
+func (m *CardMeter) Reset(th CardThresholds) {
+	hs := [...]*metrics.Histogram{m.snapDist, m.lag, m.lagMs, m.response, m.delay}
+	for _, h := range hs {
+		h.Reset()
+	}
+	*m = CardMeter{th: th, half: th.JudderWindowS / 2, dir: 1, quietFrom: math.Inf(1), quietTo: math.Inf(1),
+		snapDist: hs[0], lag: hs[1], lagMs: hs[2], response: hs[3], delay: hs[4]}
 }
 
 // Frame counts one frame.
