@@ -279,11 +279,22 @@ func (m *CardMeter) lagTime(t, errM float64) float64 {
 	target := m.predM - errM
 	n := min(m.predN, lagRing)
 	// The newest frame whose path is at or short of target: the path
-	// grows with each frame, so a binary search over the ring's age.
+	// grows with each frame, so a search over the ring's age, galloping
+	// from the newest (the lag is mostly a few frames) and then binary.
+	at := func(age uint64) float64 { return m.pred[(m.predN-1-age)%lagRing].m }
+	// Ages below lo are past target; hi is at or short of it, or n.
 	lo, hi := uint64(0), n // ages: 0 newest … n−1 oldest
+	for step := uint64(1); lo+step-1 < hi; step *= 2 {
+		probe := lo + step - 1
+		if at(probe) <= target {
+			hi = probe
+			break
+		}
+		lo = probe + 1
+	}
 	for lo < hi {
 		mid := (lo + hi) / 2
-		if m.pred[(m.predN-1-mid)%lagRing].m <= target {
+		if at(mid) <= target {
 			hi = mid
 		} else {
 			lo = mid + 1

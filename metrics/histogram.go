@@ -23,18 +23,18 @@ type block [subBuckets]uint64
 // The buckets are stored a block (one power of two, 1 KB) at a time, each
 // allocated the first time a value lands in it: values that span a few
 // powers of two take a few KB, not the 49 KB of every bucket, so an Add
-// stays in cache and a Quantile skips empty powers of two by their counts.
+// stays in cache and a Quantile skips the powers of two no value landed in.
 // [Histogram.Reset] empties a histogram and keeps its blocks: a histogram
 // reused for the same kind of values never allocates again. Use it by
 // pointer: a copy would share its blocks.
 type Histogram struct {
 	Unit    float64
 	perUnit float64 // 1/Unit
-	// n and max beside Unit: an Add touches this cache line, its block's
-	// count and its bucket's.
+	// n, max and used beside Unit: an Add touches this cache line, its
+	// block's pointer and its bucket.
 	n      uint64
 	max    float64
-	inBlk  [nBlocks]uint64 // values in each block
+	used   uint64          // bit k: a value landed in block k since the last Reset
 	blocks [nBlocks]*block // nil until a value lands in it
 }
 
@@ -55,7 +55,7 @@ func (h *Histogram) Add(v float64) {
 		h.blocks[k] = b
 	}
 	b[i&(subBuckets-1)]++
-	h.inBlk[k]++
+	h.used |= 1 << k
 	h.n++
 	if v > h.max { // v is neither NaN nor −0 here: the same as max, without its NaN and zero-sign cases
 		h.max = v
@@ -64,13 +64,12 @@ func (h *Histogram) Add(v float64) {
 
 // Reset empties h (same Unit), keeping the blocks it has allocated.
 func (h *Histogram) Reset() {
-	for k, c := range h.inBlk {
-		if c > 0 {
+	for k := range h.blocks {
+		if h.used&(1<<k) != 0 {
 			*h.blocks[k] = block{}
 		}
 	}
-	h.inBlk = [nBlocks]uint64{}
-	h.n, h.max = 0, 0
+	h.n, h.max, h.used = 0, 0, 0
 }
 
 func (h *Histogram) index(v float64) int {
@@ -114,12 +113,11 @@ func (h *Histogram) Quantile(q float64) float64 {
 	rank := uint64(math.Ceil(q * float64(h.n)))
 	rank = min(max(rank, 1), h.n)
 	var seen uint64
-	for k, c := range h.inBlk {
-		if seen+c < rank {
-			seen += c
+	for k, b := range h.blocks {
+		if h.used&(1<<k) == 0 {
 			continue
 		}
-		for j, c := range h.blocks[k] {
+		for j, c := range b {
 			seen += c
 			if seen >= rank {
 				lo, w := h.bounds(k<<subBits | j)
