@@ -136,10 +136,19 @@ type FrameStats struct {
 	VisibleErrM   float64       // |visible − predicted| after presentation
 	VisibleErrDeg float64
 	MovedM        float64 // visible distance moved this frame: from the pose drawn last frame, a snap's jump included
-	SpeedMPS      float64 // MovedM ÷ Dt
 	CorrectionM   float64 // largest reconciliation correction this frame
 	Reconciled    int     // PlayerStates reconciled this frame
 	FixedUpdates  int     // fixed updates run this frame
+}
+
+// SpeedMPS is the visible speed over the frame, MovedM ÷ Dt (0 for the
+// first frame). A method, not a field: a division per frame that nothing
+// in the session reads.
+func (s *FrameStats) SpeedMPS() float64 {
+	if s.Dt <= 0 {
+		return 0
+	}
+	return s.MovedM / sim.Seconds(s.Dt)
 }
 
 // Counters are the client's cumulative totals.
@@ -666,9 +675,6 @@ func (c *Client) present(drawn motion.Pose) {
 	c.stats.VisibleErrM = VisibleError(c.visible, c.predicted)
 	c.stats.VisibleErrDeg = motion.AngleDiff(c.visible.Rot, c.predicted.Rot)
 	c.stats.MovedM = motion.Distance(c.visible, drawn)
-	if dt > 0 {
-		c.stats.SpeedMPS = c.stats.MovedM / dt
-	}
 }
 
 // keep is the share of an error smoothing leaves after dt seconds when

@@ -590,8 +590,8 @@ func TestMovedCountsTheSnapJump(t *testing.T) {
 		t.Fatalf("no snap: %d", c.Counters().Snaps)
 	}
 	want := motion.Distance(c.Visible(), drawn)
-	if st := c.Stats(); math.Abs(st.MovedM-want) > 1e-12 || math.Abs(st.SpeedMPS-want/st.Dt.Seconds()) > 1e-9 {
-		t.Errorf("moved %.4f m (%.3f m/s) in the snap's frame; the pose drawn moved %.4f m", st.MovedM, st.SpeedMPS, want)
+	if st := c.Stats(); math.Abs(st.MovedM-want) > 1e-12 || math.Abs(st.SpeedMPS()-want/st.Dt.Seconds()) > 1e-9 {
+		t.Errorf("moved %.4f m (%.3f m/s) in the snap's frame; the pose drawn moved %.4f m", st.MovedM, st.SpeedMPS(), want)
 	}
 }
 
