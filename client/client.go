@@ -751,6 +751,9 @@ func (c *Client) StatsRef() *FrameStats { return &c.stats }
 // Counters returns the cumulative totals.
 func (c *Client) Counters() Counters { return c.c }
 
+// Snaps is Counters().Snaps without copying the counters (read every frame).
+func (c *Client) Snaps() uint64 { return c.c.Snaps }
+
 // Accessors for the lab's samples and for tests.
 func (c *Client) LoggedIn() bool                  { return c.loggedIn }
 func (c *Client) Tick() uint32                    { return c.tick }

@@ -564,7 +564,7 @@ func (s *Session) cardFrame(st *client.FrameStats, dt float64, prev motion.Pose,
 	move := s.cfg.Client.Tuning.MoveSpeed
 	s.card.Frame(&CardFrame{Dt: dt, X: v.X, Y: v.Y, Rot: v.Rot, PrevX: prev.X, PrevY: prev.Y, PrevRot: prev.Rot,
 		Throttle: s.cl.Input().Throttle, MoveSpeed: move, PredSpeed: float64(abs(s.inputs.sentThrottle) * move),
-		VisibleErrM: st.VisibleErrM, CorrectionM: st.CorrectionM, Reconciled: st.Reconciled, Snapped: s.cl.Counters().Snaps > snaps})
+		VisibleErrM: st.VisibleErrM, CorrectionM: st.CorrectionM, Reconciled: st.Reconciled, Snapped: s.cl.Snaps() > snaps})
 }
 
 // WriteText prints the card, one figure a line ("no data" for a figure

@@ -506,7 +506,7 @@ func (s *Session) earliestTimer() int {
 }
 
 func (s *Session) frame() {
-	prev, snaps := s.cl.Visible(), s.cl.Counters().Snaps
+	prev, snaps := s.cl.Visible(), s.cl.Snaps()
 	s.cl.Frame(s.nextFrameLocal)
 	s.inputs.frame(s.now)
 	out := s.cl.Outbox()
