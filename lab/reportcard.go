@@ -127,6 +127,9 @@ type CardMeter struct {
 	timeS, driveS float64
 	cmdM, progM   float64 // commanded distance, signed progress along the travel direction
 	dir           float64 // +1, or −1 after a negative throttle: the direction of travel
+	// The last heading's sine and cosine (rotOK once there is one).
+	rot, sin, cos float64
+	rotOK         bool
 
 	// Judder: frames wait in ring[centre, next) until the window after
 	// them is complete; ring[tail, next) is the window, sumVD and sumDT
@@ -207,7 +210,11 @@ func (m *CardMeter) Frame(f *CardFrame) {
 	}
 	// Along the direction of travel: the heading before the frame,
 	// reversed while reversing.
-	sin, cos := detmath.Sincos(f.PrevRot * (math.Pi / 180))
+	if math.Float64bits(f.PrevRot) != math.Float64bits(m.rot) || !m.rotOK { // a heading held over frames keeps its sine and cosine (bit for bit: −0 is not +0)
+		m.rot, m.rotOK = f.PrevRot, true
+		m.sin, m.cos = detmath.Sincos(f.PrevRot * (math.Pi / 180))
+	}
+	sin, cos := m.sin, m.cos
 	along := float64((float64(dx*sin) + float64(dy*cos)) * m.dir) // float64(): not fused into the sums below
 	m.progM += along
 	speed := along / f.Dt
