@@ -226,9 +226,11 @@ type Client struct {
 	ackStart uint32
 	acked    bool
 
-	out   []Message
-	stats FrameStats
-	c     Counters
+	out      []Message
+	stats    FrameStats
+	c        Counters
+	keepLast keepMemo
+	heading  motion.Heading // the live prediction's last heading
 
 	// The rings, last: cold beside the fields every frame touches.
 	byTag  [InputDelayRing]motion.Input // input sent tagged k, at k % InputDelayRing
@@ -439,7 +441,7 @@ func (c *Client) predictStep() {
 			c.c.UnitsDropped++
 			return
 		}
-		c.predicted = motion.Step(c.predicted, c.cur, c.cfg.Cadence, c.cfg.Tuning)
+		c.predicted = c.heading.Step(c.predicted, c.cur, c.cfg.Cadence, c.cfg.Tuning)
 		// The current tick's step is the last pending one (with input
 		// delay N, N before the last) unless it has been acknowledged
 		// already; then the unit moves the tank but is attributed to no
@@ -455,7 +457,7 @@ func (c *Client) predictStep() {
 			}
 			if !s.Predicted {
 				s.Predicted, s.Duration = true, c.cfg.Cadence
-				c.predicted = motion.Step(c.predicted, s.Input, c.cfg.Cadence, c.cfg.Tuning)
+				c.predicted = c.heading.Step(c.predicted, s.Input, c.cfg.Cadence, c.cfg.Tuning)
 				return
 			}
 		}
@@ -623,15 +625,16 @@ func (c *Client) prune(ack uint32) {
 // fix); Single integrates each step's whole duration at once (the pre-fix
 // bug). It never modifies steps.
 func ReplayPending(base motion.Pose, steps []PredictedMoveStep, mode Replay, cadence time.Duration, k motion.Tuning) motion.Pose {
+	var h motion.Heading // steps that do not turn share their heading's sine and cosine
 	for i := range steps {
 		s := &steps[i]
 		if mode == Single {
 			if s.Duration > 0 {
-				base = motion.Step(base, s.Input, s.Duration, k)
+				base = h.Step(base, s.Input, s.Duration, k)
 			}
 			continue
 		}
-		base = motion.Substeps(base, s.Input, s.Duration, cadence, k)
+		base = h.Substeps(base, s.Input, s.Duration, cadence, k)
 	}
 	return base
 }
@@ -686,7 +689,18 @@ func (c *Client) keep(dt float64) float64 {
 	case c.cfg.Alpha >= 1:
 		return 0
 	}
-	return detmath.Exp(float64(60*dt) * detmath.Log(1-c.cfg.Alpha))
+	// Frames mostly last one of two lengths: the last one's answer is
+	// kept, for the same dt and alpha (the same bits, without Exp and Log).
+	if k := &c.keepLast; !k.ok || k.dt != dt || k.alpha != c.cfg.Alpha {
+		*k = keepMemo{dt: dt, alpha: c.cfg.Alpha, keep: detmath.Exp(float64(60*dt) * detmath.Log(1-c.cfg.Alpha)), ok: true}
+	}
+	return c.keepLast.keep
+}
+
+// keepMemo is keep's last answer: keep for dt at alpha.
+type keepMemo struct {
+	dt, alpha, keep float64
+	ok              bool
 }
 
 // SmoothingTau is the time constant τ of a smoothing that removes the share
