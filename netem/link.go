@@ -403,7 +403,8 @@ func (l *Link) delay() (d time.Duration, skip bool) {
 func (l *Link) offset() float64 {
 	if l.p.JitterDist == Uniform && l.p.JitterCorr == 0 {
 		l.zReady = false
-		return float64(2*l.jitter.Float64()) - 1
+		u := float64(l.jitter.Float64()) // rounded here: Float64's inlined product is not fused into 2u − 1
+		return float64(2*u) - 1
 	}
 	return l.p.JitterDist.offset(l.nextZ())
 }
