@@ -823,9 +823,44 @@ func TestMainCauseExplainsAShare(t *testing.T) {
 	if strings.HasPrefix(got, "Main cause") || !strings.Contains(got, "the largest mechanism found (the first finding below) explains 4 %") {
 		t.Errorf("a finding explaining 4 %% of the link's cost: %q", got)
 	}
+	if got, want := r.BriefHeadline(), "The link costs judder +0.139 ± 0.031 * m/s; the first finding explains 4 % of it: the ranked changes are the evidence for the rest."; got != want {
+		t.Errorf("brief, a finding explaining 4 %%:\n got %q\nwant %q", got, want)
+	}
 	r.Findings[0].Cost = diff(0.06, 0.01)
 	if got := r.Headline(); got != "Main cause: the latency steps every 15s." {
 		t.Errorf("a finding explaining 43 %%: %q", got)
+	}
+	if got := r.BriefHeadline(); got != "Main cause: the first finding below." {
+		t.Errorf("brief, a finding explaining 43 %%: %q", got)
+	}
+}
+
+// The brief headline (the lab's d box) says the same as the headline in
+// the other cases: no problem; a first finding that explains no
+// significant part; no finding; findings whose changes do not act.
+func TestBriefHeadlineSaysTheSame(t *testing.T) {
+	judder, _ := LookupMetric("judder_mps")
+	deficit, _ := LookupMetric("progress_deficit_mps")
+	diff := func(mean, half float64) stats.Diff {
+		return stats.Diff{Interval: stats.Interval{N: 20, Mean: mean, Half: half}, Significant: mean-half > 0 || mean+half < 0}
+	}
+	link := [2]stats.Diff{diff(0.342, 0.044), diff(0.401, 0.064)}
+	cases := []struct {
+		r    Result
+		want string
+	}{
+		{Result{metric: judder, tie: deficit}, "The link causes no significant problem."},
+		{Result{metric: judder, tie: deficit, Problem: true, LinkCost: link, Findings: []Finding{{Problem: true, Cost: diff(-0.031, 0.056)}}},
+			"The link costs judder +0.342 ± 0.044 * m/s; the first finding explains no significant part of it: the ranked changes are the evidence."},
+		{Result{metric: judder, tie: deficit, Problem: true, LinkCost: link},
+			"The link costs judder +0.342 ± 0.044 * m/s; no rule names the mechanism: the ranked changes are the evidence."},
+		{Result{metric: judder, tie: deficit, Problem: true, LinkCost: link, Findings: []Finding{{Problem: false}}},
+			"The link costs judder +0.342 ± 0.044 * m/s; no finding's change improves it significantly: the ranked changes are the evidence."},
+	}
+	for i, c := range cases {
+		if got := c.r.BriefHeadline(); got != c.want {
+			t.Errorf("case %d:\n got %q\nwant %q", i, got, c.want)
+		}
 	}
 }
 

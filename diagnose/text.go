@@ -65,43 +65,71 @@ func FormatInterval(iv stats.Interval, prec int) string {
 const mainCauseShare = 0.25
 
 // Headline is the diagnosis in one sentence.
-func (r *Result) Headline() string {
+func (r *Result) Headline() string { return r.headline(false) }
+
+// BriefHeadline is Headline in at most two lines of a screen: what the
+// link costs and how much of it the first finding explains, for a box
+// that shows the finding and the ranked changes right below.
+func (r *Result) BriefHeadline() string { return r.headline(true) }
+
+func (r *Result) headline(brief bool) string {
 	switch {
 	case !r.Problem:
+		if brief {
+			return "The link causes no significant problem."
+		}
 		return "The link causes no significant problem: " + r.noProblem()
 	case len(r.Findings) > 0 && r.Findings[0].Problem:
 		f, link := r.Findings[0], r.LinkCost[0]
 		// A mechanism is the main cause when it explains a real share of
 		// what the link costs, measured in the same metric.
 		if !(link.Significant && link.Mean > 0) || f.Cost.N == 0 || f.Cost.Mean >= mainCauseShare*link.Mean {
+			if brief {
+				return "Main cause: the first finding below."
+			}
 			return "Main cause: " + f.Text + "."
 		}
 		m := r.metric
+		cost := m.Label + " " + m.Quantity(FormatDiff(link, m.Prec))
 		if !(f.Cost.Significant && f.Cost.Mean > 0) {
+			if brief {
+				return "The link costs " + cost + "; the first finding explains no significant part of it: the ranked changes are the evidence."
+			}
 			// A problem for the tie-break only: no share of this metric.
 			// Never a negative cost: nothing significant, or it lowers it.
 			effect := "costs " + m.Label + " nothing significant: " + m.Quantity(plain(f.Cost, m.Prec))
 			if f.Cost.Significant {
 				effect = "lowers " + m.Label + " by " + m.Quantity(strings.TrimPrefix(plain(f.Cost, m.Prec), "-"))
 			}
-			return fmt.Sprintf("The link costs %s %s over the same game on a perfect link; no mechanism found explains a significant "+
+			return fmt.Sprintf("The link costs %s over the same game on a perfect link; no mechanism found explains a significant "+
 				"part of it (the first finding below %s), and the rules name no mechanism for the rest: the ranked changes below are the evidence.",
-				m.Label, m.Quantity(FormatDiff(link, m.Prec)), effect)
+				cost, effect)
 		}
-		return fmt.Sprintf("The link costs %s %s over the same game on a perfect link; the largest mechanism found (the first "+
+		share := 100 * f.Cost.Mean / link.Mean
+		if brief {
+			return fmt.Sprintf("The link costs %s; the first finding explains %.0f %% of it: the ranked changes are the evidence for the rest.", cost, share)
+		}
+		return fmt.Sprintf("The link costs %s over the same game on a perfect link; the largest mechanism found (the first "+
 			"finding below) explains %.0f %% of it (%s), and the rules name no mechanism for the rest: the ranked changes below are the evidence.",
-			m.Label, m.Quantity(FormatDiff(link, m.Prec)), 100*f.Cost.Mean/link.Mean, m.Quantity(FormatDiff(f.Cost, m.Prec)))
+			cost, share, m.Quantity(FormatDiff(f.Cost, m.Prec)))
 	}
 	m, d := r.metric, r.LinkCost[0]
 	if !(d.Significant && d.Mean > 0) {
 		m, d = r.tie, r.LinkCost[1]
 	}
+	cost := m.Label + " " + m.Quantity(FormatDiff(d, m.Prec))
 	why := "no rule names the mechanism"
 	if len(r.Findings) > 0 {
 		why = "none of the mechanisms the findings name is what costs it (their changes do not improve it significantly)"
 	}
-	return fmt.Sprintf("The link costs %s %s over the same game on a perfect link, and %s: "+
-		"the ranked changes below are the evidence.", m.Label, m.Quantity(FormatDiff(d, m.Prec)), why)
+	if brief {
+		if len(r.Findings) > 0 {
+			why = "no finding's change improves it significantly"
+		}
+		return "The link costs " + cost + "; " + why + ": the ranked changes are the evidence."
+	}
+	return fmt.Sprintf("The link costs %s over the same game on a perfect link, and %s: "+
+		"the ranked changes below are the evidence.", cost, why)
 }
 
 func (r *Result) noProblem() string {

@@ -506,3 +506,28 @@ func TestOneClockNegativeDelaysAreAnError(t *testing.T) {
 		t.Errorf("got %v\nwant %s…", err, want)
 	}
 }
+
+// A host that adds the same lateness c to every packet moves the fitted
+// latency by exactly c and nothing else: the fit is a location estimate
+// of the delays (the proxy's measured delays are its scheduled ones plus
+// the host's lateness). 50 ± 20 ms uniform, as lab proxy's round trip
+// test configures, and 3 ms and 40 ms of lateness.
+func TestFitMovesTheLatencyByAConstantLateness(t *testing.T) {
+	uniform := func(_ int, r *rand.Rand) int64 { return int64(50e6 + float64(20e6*(2*r.Float64()-1))) }
+	never := func(int, *rand.Rand) bool { return false }
+	base, err := Fit(synthetic(3000, uniform, never), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []int64{3e6, 40e6} {
+		late, err := Fit(synthetic(3000, func(i int, r *rand.Rand) int64 { return uniform(i, r) + c }, never), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, l := base.Dirs[0].Candidates[base.Dirs[0].Best], late.Dirs[0].Candidates[late.Dirs[0].Best]
+		if l.Dist != b.Dist || math.Abs(l.Jitter-b.Jitter) > 1 || math.Abs(l.Latency-b.Latency-float64(c)) > 1 {
+			t.Errorf("+%v on every packet: %s latency %.6f ms jitter %.6f ms; want %s latency %.6f ms jitter %.6f ms",
+				time.Duration(c), l.Dist, l.Latency/1e6, l.Jitter/1e6, b.Dist, (b.Latency+float64(c))/1e6, b.Jitter/1e6)
+		}
+	}
+}

@@ -83,11 +83,11 @@ func (c *Config) Validate() error {
 		{"sim.duration", c.Duration, time.Nanosecond, MaxDuration},
 	} {
 		if d.v < d.lo || d.v > d.hi {
-			return &param.Error{Key: d.key, Value: fmtDur(d.v), Allowed: fmt.Sprintf("a duration in [%s, %s]", fmtDur(d.lo), fmtDur(d.hi))}
+			return &param.Error{Key: d.key, Value: param.FormatDuration(d.v), Allowed: fmt.Sprintf("a duration in [%s, %s]", param.FormatDuration(d.lo), param.FormatDuration(d.hi))}
 		}
 	}
 	if c.ClientStart != StartFromSeed && (c.ClientStart < 0 || c.ClientStart > MaxStart) {
-		return &param.Error{Key: "client.start", Value: fmtDur(c.ClientStart), Allowed: "seed, or a duration in [0, " + fmtDur(MaxStart) + "]"}
+		return &param.Error{Key: "client.start", Value: param.FormatDuration(c.ClientStart), Allowed: "seed, or a duration in [0, " + param.FormatDuration(MaxStart) + "]"}
 	}
 	if c.ClientWanderPPM < 0 {
 		return fmt.Errorf("client.wander_ppm %v: allowed a σ ≥ 0ppm", c.ClientWanderPPM)

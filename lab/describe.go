@@ -27,21 +27,21 @@ func DescribeLinks(cfg Config) string {
 	}
 	rtLoss := 1 - float64((1-lossOf(cfg.Up))*(1-lossOf(cfg.Down)))
 	return fmt.Sprintf("one-way up %s; down %s; round trip %s before jitter, a round trip loses %s",
-		describeLink(cfg.Up), describeLink(cfg.Down), fmtDur(cfg.Up.Latency+cfg.Down.Latency), pct(rtLoss))
+		describeLink(cfg.Up), describeLink(cfg.Down), param.FormatDuration(cfg.Up.Latency+cfg.Down.Latency), pct(rtLoss))
 }
 
 func pct(f float64) string { return strings.TrimSuffix(fmt.Sprintf("%.3g", f*100), ".0") + "%" }
 
 func describeLink(p netem.Params) string {
-	s := fmtDur(p.Latency)
+	s := param.FormatDuration(p.Latency)
 	if p.Jitter > 0 {
 		switch p.JitterDist {
 		case netem.Uniform:
-			s += " ± " + fmtDur(p.Jitter) + " uniform"
+			s += " ± " + param.FormatDuration(p.Jitter) + " uniform"
 		case netem.Exponential:
-			s += " + exponential of mean " + fmtDur(p.Jitter)
+			s += " + exponential of mean " + param.FormatDuration(p.Jitter)
 		default:
-			s += " + " + p.JitterDist.String() + " of σ " + fmtDur(p.Jitter)
+			s += " + " + p.JitterDist.String() + " of σ " + param.FormatDuration(p.Jitter)
 		}
 	}
 	switch m := p.LossModelString(); {

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,6 +25,9 @@ type Param struct {
 	Live bool
 	Get  func(*Config) string
 	Set  func(c *Config, value string) error
+	// Step moves the value one step in an editor; nil: the value is
+	// typed, not stepped.
+	Step param.Step
 }
 
 var registry = buildRegistry()
@@ -117,27 +121,23 @@ func similarKeys(key string) []string {
 	return out
 }
 
-func fmtDur(d time.Duration) string {
-	if d == 0 {
-		return "0"
-	}
-	return d.String()
-}
-
 func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
-// choice builds get/set for an enum stored as a uint8-like index.
-func choice[T ~uint8](key string, names []string, field func(*Config) *T) (func(*Config) string, func(*Config, string) error) {
+// choiceParam is an enum stored as a uint8-like index: a variant lab
+// diagnose tries (Variants), stepped through its names.
+func choiceParam[T ~uint8](key, help string, names []string, field func(*Config) *T) Param {
 	choiceNames[key] = names
-	return func(c *Config) string { return names[*field(c)] },
-		func(c *Config, v string) error {
+	return Param{Key: key, Help: help, Live: true,
+		Get: func(c *Config) string { return names[*field(c)] },
+		Set: func(c *Config, v string) error {
 			s, err := param.Choice(key, v, names...)
 			if err != nil {
 				return err
 			}
 			*field(c) = T(slices.Index(names, s))
 			return nil
-		}
+		},
+		Step: param.Cycle(names...)}
 }
 
 // Model limits on the duration keys. The step minimums bound the events in
@@ -153,20 +153,10 @@ const (
 	MaxStart    = time.Hour        // client.start
 )
 
-// durationIn parses a duration for key within [lo, hi]; the error states
-// the range.
-func durationIn(key, v string, lo, hi time.Duration) (time.Duration, error) {
-	d, err := param.Duration(key, v)
-	if err != nil || d < lo || d > hi {
-		return 0, &param.Error{Key: key, Value: v, Allowed: fmt.Sprintf("a duration in [%s, %s] with a unit, e.g. %s", fmtDur(lo), fmtDur(hi), fmtDur(max(lo, min(50*time.Millisecond, hi))))}
-	}
-	return d, nil
-}
-
 // intParam is an integer key in [lo, hi]; a refused value leaves the field
 // as it was.
-func intParam(key, help string, lo, hi int64, field func(*Config) *int) Param {
-	return Param{Key: key, Help: help, Live: true,
+func intParam(key, help string, lo, hi int64, field func(*Config) *int, step param.Step) Param {
+	return Param{Key: key, Help: help, Live: true, Step: step,
 		Get: func(c *Config) string { return strconv.Itoa(*field(c)) },
 		Set: func(c *Config, v string) error {
 			n, err := param.Int(key, v, lo, hi)
@@ -177,22 +167,11 @@ func intParam(key, help string, lo, hi int64, field func(*Config) *int) Param {
 		}}
 }
 
-// linkInt is the setter of an integer link field in [lo, hi].
-func linkInt(lo, hi int64, field func(*netem.Params) *int) func(p *netem.Params, k, v string) error {
-	return func(p *netem.Params, k, v string) error {
-		n, err := param.Int(k, v, lo, hi)
-		if err == nil {
-			*field(p) = int(n)
-		}
-		return err
-	}
-}
-
-func durationParam(key, help string, lo, hi time.Duration, field func(*Config) *time.Duration) Param {
-	return Param{Key: key, Help: help, Live: true,
-		Get: func(c *Config) string { return fmtDur(*field(c)) },
+func durationParam(key, help string, lo, hi time.Duration, field func(*Config) *time.Duration, step param.Step) Param {
+	return Param{Key: key, Help: help, Live: true, Step: step,
+		Get: func(c *Config) string { return param.FormatDuration(*field(c)) },
 		Set: func(c *Config, v string) error {
-			d, err := durationIn(key, v, lo, hi)
+			d, err := param.DurationIn(key, v, lo, hi)
 			if err == nil {
 				*field(c) = d
 			}
@@ -208,8 +187,8 @@ func CheckEvery(d time.Duration) error {
 	return nil
 }
 
-func floatParam(key, help string, lo, hi float64, field func(*Config) *float64) Param {
-	return Param{Key: key, Help: help, Live: true,
+func floatParam(key, help string, lo, hi float64, field func(*Config) *float64, step param.Step) Param {
+	return Param{Key: key, Help: help, Live: true, Step: step,
 		Get: func(c *Config) string { return fmtFloat(*field(c)) },
 		Set: func(c *Config, v string) error {
 			f, err := param.Float(key, v, lo, hi)
@@ -220,8 +199,8 @@ func floatParam(key, help string, lo, hi float64, field func(*Config) *float64) 
 		}}
 }
 
-func ppmParam(key, help string, field func(*Config) *float64) Param {
-	return Param{Key: key, Help: help, Live: true,
+func ppmParam(key, help string, field func(*Config) *float64, step param.Step) Param {
+	return Param{Key: key, Help: help, Live: true, Step: step,
 		Get: func(c *Config) string { return param.FormatPPM(*field(c)) },
 		Set: func(c *Config, v string) error {
 			f, err := param.PPM(key, v, sim.MaxDriftPPM)
@@ -232,132 +211,59 @@ func ppmParam(key, help string, field func(*Config) *float64) Param {
 		}}
 }
 
-// linkKey describes one per-direction knob on netem.Params.
-type linkKey struct {
-	name, help string
-	get        func(*netem.Params) string
-	set        func(p *netem.Params, key, v string) error
-}
-
-var linkKeys = []linkKey{
-	{"latency", "base one-way delay", func(p *netem.Params) string { return fmtDur(p.Latency) },
-		func(p *netem.Params, k, v string) (err error) {
-			p.Latency, err = durationIn(k, v, 0, netem.MaxLatency)
-			return
-		}},
-	{"jitter", "half-width (uniform), σ (normal, pareto, paretonormal) or mean (exponential)", func(p *netem.Params) string { return fmtDur(p.Jitter) },
-		func(p *netem.Params, k, v string) (err error) {
-			p.Jitter, err = durationIn(k, v, 0, netem.MaxJitter)
-			return
-		}},
-	{"jitter_dist", "uniform, normal, pareto, paretonormal or exponential", func(p *netem.Params) string { return p.JitterDist.String() },
-		func(p *netem.Params, k, v string) (err error) { p.JitterDist, err = netem.ParseDist(k, v); return }},
-	{"jitter_corr", "AR(1) correlation of successive jitter draws, 0..1", func(p *netem.Params) string { return fmtFloat(p.JitterCorr) },
-		func(p *netem.Params, k, v string) (err error) { p.JitterCorr, err = param.Float(k, v, 0, 1); return }},
-	{"loss", "long-run loss probability", func(p *netem.Params) string { return param.FormatFraction(p.Loss) },
-		func(p *netem.Params, k, v string) (err error) { p.Loss, err = param.Fraction(k, v); return }},
-	{"loss_burst", "mean loss burst length (Gilbert-Elliott); 0 = independent loss", func(p *netem.Params) string { return fmtFloat(p.LossBurst) },
-		func(p *netem.Params, k, v string) (err error) {
-			f, err := param.Float(k, v, 0, 1e6)
-			if err == nil && f > 0 && f < 1 {
-				err = &param.Error{Key: k, Value: v, Allowed: "0 (independent loss) or a mean burst length ≥ 1"}
-			}
-			p.LossBurst = f
-			return err
-		}},
-	{"duplicate", "probability that a packet is sent twice", func(p *netem.Params) string { return param.FormatFraction(p.Duplicate) },
-		func(p *netem.Params, k, v string) (err error) { p.Duplicate, err = param.Fraction(k, v); return }},
-	{"reorder", "probability that an eligible packet skips the delay and the rate (netem)", func(p *netem.Params) string { return param.FormatFraction(p.Reorder) },
-		func(p *netem.Params, k, v string) (err error) { p.Reorder, err = param.Fraction(k, v); return }},
-	{"reorder_gap", "netem gap: packets delayed normally between reorders, +1", func(p *netem.Params) string { return strconv.Itoa(p.ReorderGap) },
-		linkInt(0, 1e6, func(p *netem.Params) *int { return &p.ReorderGap })},
-	{"keep_order", "deliver in send order (delivery times monotonic)", func(p *netem.Params) string { return strconv.FormatBool(p.KeepOrder) },
-		func(p *netem.Params, k, v string) (err error) { p.KeepOrder, err = param.Bool(k, v); return }},
-	{"rate", "bit rate, e.g. 1.5mbit; 0 = unlimited", func(p *netem.Params) string { return param.FormatRate(p.Rate) },
-		func(p *netem.Params, k, v string) (err error) { p.Rate, err = param.Rate(k, v); return }},
-	{"overhead", "bytes added per packet for the rate (28 = UDP/IPv4)", func(p *netem.Params) string { return strconv.Itoa(p.Overhead) },
-		linkInt(0, 65535, func(p *netem.Params) *int { return &p.Overhead })},
-	{"queue", "packets in flight before tail drop; 0 = unlimited", func(p *netem.Params) string { return strconv.Itoa(p.Queue) },
-		linkInt(0, 1e7, func(p *netem.Params) *int { return &p.Queue })},
-}
-
 func buildRegistry() []Param {
 	var ps []Param
-	for _, dir := range []string{"up", "down", "link"} {
-		for _, lk := range slices.Concat(linkKeys, realismKeys) {
-			key := dir + "." + lk.name
-			help := lk.help
-			var sides func(*Config) []*netem.Params
-			switch dir {
-			case "up":
-				sides = func(c *Config) []*netem.Params { return []*netem.Params{&c.Up} }
-			case "down":
-				sides = func(c *Config) []*netem.Params { return []*netem.Params{&c.Down} }
-			default:
-				sides = func(c *Config) []*netem.Params { return []*netem.Params{&c.Up, &c.Down} }
-				help += " (both directions)"
-			}
-			ps = append(ps, Param{Key: key, Help: help, Live: true,
-				Get: func(c *Config) string {
-					s := sides(c)
-					v := lk.get(s[0])
-					if len(s) == 2 && lk.get(s[1]) != v {
-						return v + "/" + lk.get(s[1])
-					}
-					return v
-				},
-				Set: func(c *Config, v string) error {
-					for _, p := range sides(c) {
-						if err := lk.set(p, key, v); err != nil {
-							return err
-						}
-					}
-					return nil
-				}})
-		}
+	// The link's keys, as netem declares them for a pair of directions.
+	for _, k := range netem.PairKeys() {
+		ps = append(ps, Param{Key: k.Name, Help: k.Help, Live: true, Step: k.Step,
+			Get: func(c *Config) string {
+				p := netem.Pair{Up: c.Up, Down: c.Down}
+				return k.Get(&p)
+			},
+			Set: func(c *Config, v string) error {
+				p := netem.Pair{Up: c.Up, Down: c.Down}
+				err := k.Set(&p, v)
+				c.Up, c.Down = p.Up, p.Down
+				return err
+			}})
 	}
 
 	ps = append(ps, traceParam("up"), traceLoopParam("up"), traceParam("down"), traceLoopParam("down"))
 
 	cl := func(c *Config) *client.Config { return &c.Client }
-	g, s := choice("client.sender", client.SenderNames, func(c *Config) *client.Sender { return &cl(c).Sender })
-	ps = append(ps, Param{"client.sender", "frame (reference) or accumulator", true, g, s})
-	g, s = choice("client.corrector", client.CorrectorNames, func(c *Config) *client.CorrectorMode { return &cl(c).Corrector })
-	ps = append(ps, Param{"client.corrector", "deadband (reference), off, signflip, proportional or dilation", true, g, s})
-	g, s = choice("client.predict", client.PredictNames, func(c *Config) *client.Predict { return &cl(c).Predict })
-	ps = append(ps, Param{"client.predict", "attribute (reference) or consume", true, g, s})
-	g, s = choice("client.replay", client.ReplayNames, func(c *Config) *client.Replay { return &cl(c).Replay })
-	ps = append(ps, Param{"client.replay", "substep (after the fix) or single (the pre-fix bug)", true, g, s})
-	g, s = choice("client.smoothing", client.SmoothingNames, func(c *Config) *client.Smoothing { return &cl(c).Smoothing })
-	ps = append(ps, Param{"client.smoothing", "lerp (reference), movetowards or predicted (the prediction interpolated, only the correction smoothed)", true, g, s})
+	ps = append(ps, choiceParam("client.sender", "frame (reference) or accumulator", client.SenderNames, func(c *Config) *client.Sender { return &cl(c).Sender }))
+	ps = append(ps, choiceParam("client.corrector", "deadband (reference), off, signflip, proportional or dilation", client.CorrectorNames, func(c *Config) *client.CorrectorMode { return &cl(c).Corrector }))
+	ps = append(ps, choiceParam("client.predict", "attribute (reference) or consume", client.PredictNames, func(c *Config) *client.Predict { return &cl(c).Predict }))
+	ps = append(ps, choiceParam("client.replay", "substep (after the fix) or single (the pre-fix bug)", client.ReplayNames, func(c *Config) *client.Replay { return &cl(c).Replay }))
+	ps = append(ps, choiceParam("client.smoothing", "lerp (reference), movetowards or predicted (the prediction interpolated, only the correction smoothed)", client.SmoothingNames, func(c *Config) *client.Smoothing { return &cl(c).Smoothing }))
 
 	ps = append(ps, variantParams()...) // issue 11, lab/fixparams.go
 
 	ps = append(ps,
-		ppmParam("client.drift_ppm", "client clock drift, e.g. +40ppm or 2%", func(c *Config) *float64 { return &c.ClientDriftPPM }),
-		ppmParam("client.wander_ppm", "σ per second of the client drift's random walk", func(c *Config) *float64 { return &c.ClientWanderPPM }),
-		intParam("client.fps", "render frames per second", 1, 1000, func(c *Config) *int { return &c.Client.FPS }),
-		durationParam("client.frame_jitter", "seeded extra delay of each frame, < one frame", 0, time.Second, func(c *Config) *time.Duration { return &c.Client.FrameJitter }),
-		durationParam("client.fixed_dt", "fixed update period", MinStep, MaxStep, func(c *Config) *time.Duration { return &c.Client.FixedDT }),
-		durationParam("client.send_interval", "base send interval", MinStep, MaxStep, func(c *Config) *time.Duration { return &c.Client.SendInterval }),
-		durationParam("client.interval_fast", "corrector interval when the client is behind", MinStep, MaxStep, func(c *Config) *time.Duration { return &c.Client.IntervalFast }),
-		durationParam("client.interval_slow", "corrector interval when the client is ahead", MinStep, MaxStep, func(c *Config) *time.Duration { return &c.Client.IntervalSlow }),
-		intParam("client.band", "dead band half-width in ticks", 0, 1000, func(c *Config) *int { return &c.Client.Band }),
-		floatParam("client.alpha", "lerp factor per frame", param.AboveZero, 1, func(c *Config) *float64 { return &c.Client.Alpha }),
-		floatParam("client.snap", "snap threshold, metres", param.AboveZero, 1e6, func(c *Config) *float64 { return &c.Client.Snap }),
-		floatParam("client.move_speed", "m/s at full throttle (client and server)", 0, 1e3, func(c *Config) *float64 { return &c.Client.Tuning.MoveSpeed }),
-		floatParam("client.turn_speed", "°/s at full turn (client and server)", 0, 1e4, func(c *Config) *float64 { return &c.Client.Tuning.TurnSpeed }),
+		ppmParam("client.drift_ppm", "client clock drift, e.g. +40ppm or 2%", func(c *Config) *float64 { return &c.ClientDriftPPM }, param.PPMBy(10, false)),
+		ppmParam("client.wander_ppm", "σ per second of the client drift's random walk", func(c *Config) *float64 { return &c.ClientWanderPPM }, param.PPMBy(1, true)),
+		intParam("client.fps", "render frames per second", 1, 1000, func(c *Config) *int { return &c.Client.FPS }, param.Ladder("30", "60", "120", "144", "240")),
+		durationParam("client.frame_jitter", "seeded extra delay of each frame, < one frame", 0, time.Second, func(c *Config) *time.Duration { return &c.Client.FrameJitter }, param.DurationBy(time.Millisecond, 0)),
+		durationParam("client.fixed_dt", "fixed update period", MinStep, MaxStep, func(c *Config) *time.Duration { return &c.Client.FixedDT }, param.DurationBy(time.Millisecond, MinStep)),
+		durationParam("client.send_interval", "base send interval", MinStep, MaxStep, func(c *Config) *time.Duration { return &c.Client.SendInterval }, param.DurationBy(time.Millisecond, MinStep)),
+		durationParam("client.interval_fast", "corrector interval when the client is behind", MinStep, MaxStep, func(c *Config) *time.Duration { return &c.Client.IntervalFast }, param.DurationBy(time.Millisecond, MinStep)),
+		durationParam("client.interval_slow", "corrector interval when the client is ahead", MinStep, MaxStep, func(c *Config) *time.Duration { return &c.Client.IntervalSlow }, param.DurationBy(time.Millisecond, MinStep)),
+		intParam("client.band", "dead band half-width in ticks", 0, 1000, func(c *Config) *int { return &c.Client.Band }, param.IntBy(0, 1000)),
+		floatParam("client.alpha", "lerp factor per frame", param.AboveZero, 1, func(c *Config) *float64 { return &c.Client.Alpha }, param.FloatBy(0.05, 100, 0.05, 1, 1)),
+		floatParam("client.snap", "snap threshold, metres", param.AboveZero, 1e6, func(c *Config) *float64 { return &c.Client.Snap }, param.FloatBy(0.1, 10, 0.1, math.Inf(1), 1e6)),
+		floatParam("client.move_speed", "m/s at full throttle (client and server)", 0, 1e3, func(c *Config) *float64 { return &c.Client.Tuning.MoveSpeed }, param.FloatBy(0.5, 0, 0, math.Inf(1), 1e4)),
+		floatParam("client.turn_speed", "°/s at full turn (client and server)", 0, 1e4, func(c *Config) *float64 { return &c.Client.Tuning.TurnSpeed }, param.FloatBy(15, 0, 0, math.Inf(1), 1e4)),
 	)
 
-	g, s = choice("server.inputs", server.InputModes, func(c *Config) *server.InputMode { return &c.Server.Inputs })
 	ps = append(ps,
-		ppmParam("server.drift_ppm", "server clock drift", func(c *Config) *float64 { return &c.ServerDriftPPM }),
-		ppmParam("server.wander_ppm", "σ per second of the server drift's random walk", func(c *Config) *float64 { return &c.ServerWanderPPM }),
-		durationParam("server.tick", "server step period (also the client's prediction unit)", MinStep, MaxStep, func(c *Config) *time.Duration { return &c.Server.Tick }),
-		intParam("server.broadcast", "a PlayerState every N server steps", 1, server.MaxBroadcast, func(c *Config) *int { return &c.Server.Broadcast }),
-		Param{"server.inputs", "latest (reference), queue or buffer", true, g, s},
+		ppmParam("server.drift_ppm", "server clock drift", func(c *Config) *float64 { return &c.ServerDriftPPM }, param.PPMBy(10, false)),
+		ppmParam("server.wander_ppm", "σ per second of the server drift's random walk", func(c *Config) *float64 { return &c.ServerWanderPPM }, param.PPMBy(1, true)),
+		durationParam("server.tick", "server step period (also the client's prediction unit)", MinStep, MaxStep, func(c *Config) *time.Duration { return &c.Server.Tick }, param.DurationBy(time.Millisecond, MinStep)),
+		intParam("server.broadcast", "a PlayerState every N server steps", 1, server.MaxBroadcast, func(c *Config) *int { return &c.Server.Broadcast }, param.IntBy(1, 1e6)),
+		choiceParam("server.inputs", "latest (reference), queue or buffer", server.InputModes, func(c *Config) *server.InputMode { return &c.Server.Inputs }),
 		Param{Key: "input.script", Help: "steady, turn, zigzag, stopgo or random", Live: true,
-			Get: func(c *Config) string { return c.Script },
+			Step: param.Cycle(scenarios.ScriptNames...),
+			Get:  func(c *Config) string { return c.Script },
 			Set: func(c *Config, v string) error {
 				s, err := param.Choice("input.script", v, scenarios.ScriptNames...)
 				if err == nil {
@@ -370,16 +276,16 @@ func buildRegistry() []Param {
 				if c.ClientStart == StartFromSeed {
 					return "seed"
 				}
-				return fmtDur(c.ClientStart)
+				return param.FormatDuration(c.ClientStart)
 			},
 			Set: func(c *Config, v string) (err error) {
 				if strings.TrimSpace(v) == "seed" {
 					c.ClientStart = StartFromSeed
 					return nil
 				}
-				c.ClientStart, err = durationIn("client.start", v, 0, MaxStart)
+				c.ClientStart, err = param.DurationIn("client.start", v, 0, MaxStart)
 				if err != nil {
-					err.(*param.Error).Allowed = "seed, or a duration in [0, " + fmtDur(MaxStart) + "] such as 250ms"
+					err.(*param.Error).Allowed = "seed, or a duration in [0, " + param.FormatDuration(MaxStart) + "] such as 250ms"
 				}
 				return err
 			}},
@@ -394,61 +300,11 @@ func buildRegistry() []Param {
 				return nil
 			}},
 		Param{Key: "sim.duration", Help: "simulated time",
-			Get: func(c *Config) string { return fmtDur(c.Duration) },
+			Get: func(c *Config) string { return param.FormatDuration(c.Duration) },
 			Set: func(c *Config, v string) (err error) {
-				c.Duration, err = durationIn("sim.duration", v, time.Nanosecond, MaxDuration)
+				c.Duration, err = param.DurationIn("sim.duration", v, time.Nanosecond, MaxDuration)
 				return err
 			}},
 	)
 	return ps
-}
-
-// realismKeys are the per-direction stages of issue 13 (links as real
-// networks behave): shaper, slots, stateful loss, spikes. Semantics and
-// sources: the README's link model.
-var realismKeys = []linkKey{
-	{"blackout", "lose every packet (a flap; [[flap]] in scenario files sets it), leaving loss as it is", func(p *netem.Params) string { return strconv.FormatBool(p.Blackout) },
-		func(p *netem.Params, k, v string) (err error) { p.Blackout, err = param.Bool(k, v); return }},
-	{"spike", "probability that a packet is held spike_delay longer after every other stage (others keep their delay)", func(p *netem.Params) string { return param.FormatFraction(p.Spike) },
-		func(p *netem.Params, k, v string) (err error) { p.Spike, err = param.Fraction(k, v); return }},
-	{"spike_delay", "extra delay of a spiked packet", func(p *netem.Params) string { return fmtDur(p.SpikeDelay) },
-		func(p *netem.Params, k, v string) (err error) {
-			p.SpikeDelay, err = durationIn(k, v, 0, netem.MaxLatency)
-			return
-		}},
-	{"loss_model", "random (loss, loss_burst), or netem's \"gemodel p r 1-h 1-k\" or \"state p13 p31 p32 p23 p14\", which replace them", func(p *netem.Params) string { return p.LossModelString() },
-		func(p *netem.Params, k, v string) error { return netem.ParseLossModel(p, k, v) }},
-	{"bad_delay", "extra delay of packets that get through in the loss model's bad state (link-layer retransmissions)", func(p *netem.Params) string { return fmtDur(p.BadDelay) },
-		func(p *netem.Params, k, v string) (err error) {
-			p.BadDelay, err = durationIn(k, v, 0, netem.MaxLatency)
-			return
-		}},
-	{"slot", "netem slot MIN [MAX] [packets N] [bytes N]: release in bursts at slot boundaries (Wi-Fi/DOCSIS aggregation); 0 = off", func(p *netem.Params) string { return p.Slot.String() },
-		func(p *netem.Params, k, v string) (err error) { p.Slot, err = netem.ParseSlot(k, v); return }},
-	{"shape_rate", "token-bucket shaper after the netem stages (tc tbf rate); 0 = off", func(p *netem.Params) string { return param.FormatRate(p.ShapeRate) },
-		func(p *netem.Params, k, v string) (err error) { p.ShapeRate, err = param.Rate(k, v); return }},
-	{"shape_burst", "shaper bucket size in bytes (tc tbf burst); 0 = 1500", func(p *netem.Params) string { return strconv.Itoa(p.ShapeBurst) },
-		linkInt(0, netem.MaxShapeBytes, func(p *netem.Params) *int { return &p.ShapeBurst })},
-	{"shape_limit", "shaper queue: bytes, or a duration (tc tbf latency: rate·latency + burst); 0 = what the rate drains in 1m", func(p *netem.Params) string {
-		if p.ShapeLatency > 0 {
-			return fmtDur(p.ShapeLatency)
-		}
-		return strconv.Itoa(p.ShapeLimit)
-	},
-		func(p *netem.Params, k, v string) error {
-			allowed := fmt.Sprintf("bytes in [0, %d] such as 30000, or a duration in [0, %v] such as 50ms", netem.MaxShapeBytes, netem.MaxBacklog)
-			if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
-				if n < 0 || n > netem.MaxShapeBytes {
-					return &param.Error{Key: k, Value: v, Allowed: allowed}
-				}
-				p.ShapeLimit, p.ShapeLatency = int(n), 0
-				return nil
-			}
-			d, err := param.Duration(k, v)
-			if err != nil || d > netem.MaxBacklog {
-				return &param.Error{Key: k, Value: v, Allowed: allowed}
-			}
-			p.ShapeLimit, p.ShapeLatency = 0, d
-			return nil
-		}},
 }

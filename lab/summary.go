@@ -255,30 +255,3 @@ func (sum *Summary) WriteText(w io.Writer) error {
 	}
 	return errors.Join(errs...)
 }
-
-// Metric is one summary figure by name, for tables that compare runs
-// (lab ab, lab sweep, the lab's A/B box).
-type Metric struct {
-	Name string
-	Prec int // decimals to show
-	Get  func(*Summary) float64
-}
-
-// Metrics are the figures a comparison shows, in order.
-var Metrics = []Metric{
-	{"judder m/s", 3, func(s *Summary) float64 { return s.JudderMPS }},
-	{"deficit m/s", 3, func(s *Summary) float64 { return s.Card.ProgressDeficitMPS }},
-	{"speed m/s", 3, func(s *Summary) float64 { return s.MeanVisibleSpeedMPS }},
-	{"commanded m/s", 3, func(s *Summary) float64 { return s.CommandedSpeedMPS }},
-	{"visible err p99 m", 3, func(s *Summary) float64 { return s.VisibleErrorM.P99 }},
-	{"correction p95 m", 3, func(s *Summary) float64 { return s.CorrectionM.P95 }},
-	{"snaps", 1, func(s *Summary) float64 { return float64(s.Snaps) }},
-	{"latch flips", 1, func(s *Summary) float64 { return float64(s.LatchFlips) }},
-	{"overwritten", 1, func(s *Summary) float64 { return float64(s.Overwritten) }},
-	{"starved", 1, func(s *Summary) float64 { return float64(s.Starved) }},
-	{"late-dropped", 1, func(s *Summary) float64 { return float64(s.LateDropped) }},
-	{"input delay p50 ms", 1, func(s *Summary) float64 { return s.InputDelayMs.P50 }},
-	{"response p50 ms", 1, func(s *Summary) float64 { return s.Card.LocalResponseMs.P50 }},
-	{"visible lag p50 ms", 1, func(s *Summary) float64 { return s.Card.VisibleLagMs.P50 }},
-	{"rtt p50 ms", 1, func(s *Summary) float64 { return s.RTTMs.P50 }},
-}

@@ -1,24 +1,17 @@
 package lab
 
 import (
-	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
-	"fmt"
-	"io"
-	"slices"
 	"strconv"
-	"strings"
-	"sync"
-	"time"
 
-	"jitterlab/internal/files"
 	"jitterlab/netem"
 	"jitterlab/param"
-	"jitterlab/recordings"
 	"jitterlab/trace"
 )
+
+// Traces reads the captures the registry's trace keys (up.trace,
+// down.trace) name, keeping each one read: a configuration is set many
+// times (checks, scratch copies).
+var Traces = new(trace.Loader)
 
 // Trace mode: up.trace = FILE replays a capture (any format `lab fit`
 // reads) instead of the link's loss and delay. The value the registry
@@ -45,7 +38,7 @@ func opensFile(key string) bool { return key == "up.trace" || key == "down.trace
 func traceParam(dir string) Param {
 	key := dir + ".trace"
 	side := linkSide(dir)
-	return Param{Key: key, Live: true,
+	return Param{Key: key, Live: true, Step: param.Typed("names a capture file", "its path (none turns it off)"),
 		Help: "replay a capture FILE (irtt JSON, a game's CSV, lab packets, a proxy recording) instead of loss and delay; none = off",
 		Get: func(c *Config) string {
 			if t := side(c).Trace; t != nil {
@@ -54,7 +47,7 @@ func traceParam(dir string) Param {
 			return "none"
 		},
 		Set: func(c *Config, v string) error {
-			t, err := loadTrace(key, dir, v)
+			t, err := Traces.Load(key, dir, v)
 			if err == nil {
 				side(c).Trace = t
 			}
@@ -67,7 +60,7 @@ func traceParam(dir string) Param {
 func traceLoopParam(dir string) Param {
 	key := dir + ".trace_loop"
 	side := linkSide(dir)
-	return Param{Key: key, Live: true,
+	return Param{Key: key, Live: true, Step: param.Toggle(),
 		Help: "the trace loops; false: played once, then the link's own loss and delay",
 		Get:  func(c *Config) string { return strconv.FormatBool(!side(c).TraceOnce) },
 		Set: func(c *Config, v string) error {
@@ -77,183 +70,4 @@ func traceLoopParam(dir string) Param {
 			}
 			return err
 		}}
-}
-
-// traceCache keeps the traces read, by file, size, modification time and
-// direction: a configuration is set many times (checks, scratch copies).
-var traceCache = struct {
-	sync.Mutex
-	m map[string]*netem.Trace
-}{m: map[string]*netem.Trace{}}
-
-// loadTrace reads "none", "FILE" or "FILE@sha256:HEX" for key.
-func loadTrace(key, dir, v string) (*netem.Trace, error) {
-	if v == "" || v == "none" {
-		return nil, nil
-	}
-	file, want, pinned := v, "", false
-	if i := strings.LastIndex(v, "@sha256:"); i >= 0 {
-		file, want, pinned = v[:i], v[i+1:], true
-	}
-	f, st, err := files.OpenRegular(file) // a named pipe is refused, not waited on
-	if err != nil {
-		return nil, &param.Error{Key: key, Value: v, Allowed: "a capture file that exists (" + err.Error() + ")"}
-	}
-	defer f.Close()
-	// The size and the first bytes first: a huge file or one of garbage is
-	// refused before it is read.
-	if st.Size() > trace.MaxBytes {
-		return nil, &param.Error{Key: key, Value: v, Allowed: fmt.Sprintf("a capture of at most %d bytes; %s is %d", trace.MaxBytes, file, st.Size())}
-	}
-	head := make([]byte, trace.HeadSize)
-	n, err := io.ReadFull(f, head)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, &param.Error{Key: key, Value: v, Allowed: "a readable capture file (" + err.Error() + ")"}
-	}
-	if err := trace.CheckHead(file, head[:n]); err != nil {
-		return nil, fmt.Errorf("%s: %w", key, err)
-	}
-	ck := fmt.Sprint(file, "\x00", st.Size(), "\x00", st.ModTime().UnixNano(), "\x00", dir)
-	traceCache.Lock()
-	t, ok := traceCache.m[ck]
-	traceCache.Unlock()
-	if !ok {
-		// The hash and the trace each stream the file: memory does not
-		// grow with its size beyond the packets kept.
-		h := sha256.New()
-		_, err := f.Seek(0, io.SeekStart)
-		if err == nil {
-			_, err = io.Copy(h, io.LimitReader(f, trace.MaxBytes))
-		}
-		if err == nil {
-			_, err = f.Seek(0, io.SeekStart)
-		}
-		if err != nil {
-			return nil, &param.Error{Key: key, Value: v, Allowed: "a readable capture file (" + err.Error() + ")"}
-		}
-		if t, err = traceFrom(file, "sha256:"+hex.EncodeToString(h.Sum(nil)), dir, f, st.Size()); err != nil {
-			return nil, fmt.Errorf("%s: %w", key, unquoted(err))
-		}
-		traceCache.Lock()
-		traceCache.m[ck] = t
-		traceCache.Unlock()
-	}
-	if pinned && t.Hash != want {
-		return nil, &param.Error{Key: key, Value: v, Allowed: "the trace recorded; " + file + " has changed since (its bytes are now " + t.Hash + ")"}
-	}
-	return t, nil
-}
-
-// readTrace reads a capture in any format lab fit reads: a proxy
-// recording of one client as it is; a pcap is refused, since only
-// --seq says where its sequence numbers are, naming the conversion.
-func readTrace(file string, f io.ReadSeeker, size int64) (*trace.Trace, error) {
-	head := make([]byte, trace.HeadSize)
-	n, _ := io.ReadFull(f, head)
-	head = head[:n]
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	switch {
-	case trace.IsRecording(head):
-		ra, ok := f.(io.ReaderAt)
-		if !ok {
-			return nil, fmt.Errorf("%s: a recording is read from a file", file)
-		}
-		r, err := recordings.Open(ra, size)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", file, err)
-		}
-		// A recording cut short replays only with the user's word: lab fit
-		// writes what it holds (and says what it lost).
-		cut := ""
-		switch {
-		case r.Header.Kind != recordings.KindProxy: // ReadRecording says what it is
-		case r.Truncated:
-			cut = fmt.Sprintf("cut short at byte %d", r.TruncatedAt)
-		default:
-			end, err := r.End()
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", file, err)
-			}
-			if end == nil {
-				cut = "not closed (no end record)"
-			}
-		}
-		if cut != "" {
-			return nil, &trace.Error{File: file, Want: fmt.Sprintf("a proxy recording %s: the relay's session after %v is lost; trace mode replays a whole recording: write what it holds with `lab fit %s --csv FILE.csv` and replay FILE.csv",
-				cut, time.Duration(r.Duration()).Round(time.Millisecond), file)}
-		}
-		tr, _, err := trace.ReadRecording(file, r, trace.AnyFlow, false)
-		// Several clients: lab run has no --flow; lab fit --csv writes one.
-		var te *trace.Error
-		if errors.As(err, &te) {
-			if head, flows, ok := strings.Cut(te.Want, ": name one with --flow N: "); ok {
-				e := *te
-				e.Want = head + ": " + flows + "; trace mode replays one: write its packets with `lab fit " + file + " --flow N --csv FILE.csv` and replay FILE.csv"
-				return nil, &e
-			}
-		}
-		return tr, err
-	case trace.IsPcap(head):
-		return nil, &trace.Error{File: file, Want: "a pcap capture, whose sequence numbers only lab fit's --seq finds: write its packets as the generic CSV with `lab fit " +
-			file + " --seq OFFSET:WIDTH:ORDER --csv FILE.csv` (and --client, --server as for its fit) and replay FILE.csv"}
-	}
-	return trace.Read(file, f, "auto")
-}
-
-// unquoted is err without the bad value a capture reader quotes: a trace's
-// path may come from a file someone else made (a recording's header), and
-// what the lab says of it must not show another file's content. The line
-// and column stay; `lab fit FILE` shows the value.
-func unquoted(err error) error {
-	var te *trace.Error
-	if !errors.As(err, &te) || te.Field == "" {
-		return err
-	}
-	e := *te
-	e.Want = e.Field + ": want " + e.Want + " (`lab fit " + e.File + "` shows the value)"
-	e.Field, e.Value = "", ""
-	return &e
-}
-
-// traceFrom converts a capture's direction dir (the other one if dir has
-// no packets) to a netem trace: send offsets from its first packet, delays
-// as measured, an unmeasured packet with the delay of the one before.
-func traceFrom(file, hash, dir string, f io.ReadSeeker, size int64) (*netem.Trace, error) {
-	tr, err := readTrace(file, f, size)
-	if err != nil {
-		return nil, err
-	}
-	d := &tr.Up
-	if dir == "down" {
-		d = &tr.Down
-	}
-	if len(d.Packets) == 0 {
-		d = &tr.Up
-		if dir == "up" {
-			d = &tr.Down
-		}
-	}
-	pk := slices.Clone(d.Packets)
-	slices.SortStableFunc(pk, func(a, b trace.Packet) int { return cmp.Compare(a.Send, b.Send) })
-	at, delay := make([]time.Duration, len(pk)), make([]time.Duration, len(pk))
-	prev := time.Duration(0)
-	for i, p := range pk {
-		at[i] = time.Duration(p.Send - pk[0].Send)
-		switch p.Status {
-		case trace.Lost:
-			delay[i] = -1
-		case trace.Unmeasured:
-			delay[i] = prev
-		default:
-			if p.Delay < 0 || time.Duration(p.Delay) > netem.MaxDelay {
-				return nil, fmt.Errorf("%s: %s packet %d: one-way delay %v: want 0 to %v; the two ends' clocks are not synchronised: `lab fit %s --csv FILE.csv` writes the delays with their offset split and drift removed, as the fit sees them",
-					file, d.Name, p.Seq, time.Duration(p.Delay), netem.MaxDelay, file)
-			}
-			delay[i] = time.Duration(p.Delay)
-			prev = delay[i]
-		}
-	}
-	return netem.NewTrace(file, hash, at, delay)
 }

@@ -313,3 +313,13 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// DurationIn parses a duration for key within [lo, hi]; the error states
+// the range and an example in it.
+func DurationIn(key, v string, lo, hi time.Duration) (time.Duration, error) {
+	d, err := Duration(key, v)
+	if err != nil || d < lo || d > hi {
+		return 0, bad(key, v, fmt.Sprintf("a duration in [%s, %s] with a unit, e.g. %s", FormatDuration(lo), FormatDuration(hi), FormatDuration(max(lo, min(50*time.Millisecond, hi)))))
+	}
+	return d, nil
+}

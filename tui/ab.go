@@ -7,6 +7,7 @@ import (
 
 	"github.com/rivo/tview"
 
+	"jitterlab/batch"
 	"jitterlab/lab"
 	"jitterlab/metrics"
 	"jitterlab/stats"
@@ -83,10 +84,11 @@ func (a *App) abSamples(span int) []metrics.Sample {
 	return h[max(len(h)-span, 0):]
 }
 
-// abMetrics are the summary figures the A/B box compares: five, as the
-// box's six lines hold the column header and five figures (starved left
-// out: under latest-wins it follows the overwrites).
-var abMetrics = []string{"deficit m/s", "judder m/s", "visible lag p50 ms", "overwritten", "input delay p50 ms"}
+// abMetrics are the figures the A/B box compares, named as lab ab names
+// them (batch.Metrics): five, as the box's six lines hold the column
+// header and five figures (starved left out: under latest-wins it follows
+// the overwrites).
+var abMetrics = []string{"progress_deficit_mps", "judder_mps", "visible_lag_p50_ms", "overwritten", "server_input_delay_p50_ms"}
 
 // abSide is the side box in A/B mode: both summaries column by column.
 func (a *App) abSide() string {
@@ -94,14 +96,14 @@ func (a *App) abSide() string {
 	if a.ab.ref != nil {
 		sa, colA = a.ab.ref.S.Summary(), "A now" // the settings in force from t 0
 	}
-	out := fmt.Sprintf(" [::b]%-18s %7s  %7s[::-]\n", "", colA, "B")
-	for _, m := range lab.Metrics {
+	out := fmt.Sprintf(" [::b]%-25s%6s %6s[::-]\n", "", colA, "B")
+	for _, m := range batch.Metrics {
 		if slices.Contains(abMetrics, m.Name) {
 			prec := 0 // one run: counts are whole, figures get two decimals
 			if m.Prec > 1 {
 				prec = 2
 			}
-			out += fmt.Sprintf(" %-18s %7s  [white]%7s[-]\n", m.Name, stats.Fixed(m.Get(&sa), prec), stats.Fixed(m.Get(&sb), prec))
+			out += fmt.Sprintf(" %-25s%6s [white]%6s[-]\n", m.Name, stats.Fixed(m.Get(&sa), prec), stats.Fixed(m.Get(&sb), prec))
 		}
 	}
 	return out

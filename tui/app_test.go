@@ -195,7 +195,7 @@ func TestStepValue(t *testing.T) {
 		{"up.shape_burst", "0", 1, "1500"},
 	}
 	for _, c := range cases {
-		got, err := stepValue(c.key, c.cur, c.dir)
+		got, err := widget.StepValue(labStep(c.key), c.key, c.cur, c.dir)
 		if err != nil || got != c.want {
 			t.Errorf("step %s %q by %d = %q %v, want %q", c.key, c.cur, c.dir, got, err, c.want)
 		}

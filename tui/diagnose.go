@@ -183,9 +183,10 @@ func (a *App) diagProgress() string {
 const diagTextWidth = 100
 
 // boxText is the diagnosis box's text for a box width columns wide: the
-// progress while it runs; then what matters first (the recommendation
-// and how to try it, the first finding, the best ranked changes), the
-// settings diagnosed and the command that diagnoses them, and the whole
+// progress while it runs; then what matters first (the headline, the
+// recommendation and how to try it, the first finding, the best ranked
+// changes), the settings diagnosed and the command that diagnoses them,
+// and the whole
 // of 'lab diagnose”s text, re-wrapped to the box when wrap is on (w).
 // What comes before that text is always wrapped to the box.
 func (d *diagRun) boxText(width int, wrap bool) string {
@@ -208,6 +209,11 @@ func (d *diagRun) boxText(width int, wrap bool) string {
 		b.WriteString("\nd or Esc closes.\n")
 	default:
 		r := d.result
+		// How much the link costs and how much of it the first finding
+		// explains: a reader must not take a finding that explains a
+		// fifth of the cost for the whole story.
+		b.WriteString(fit(r.BriefHeadline(), "  "))
+		b.WriteString("\n")
 		if rec := r.Recommended; len(rec) > 0 {
 			b.WriteString(fit("recommended: "+strings.Join(rec, " "), "  "))
 			b.WriteString("  a runs it as B beside A (A/B)\n")

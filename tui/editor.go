@@ -2,436 +2,72 @@ package tui
 
 import (
 	"fmt"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
-
-	"github.com/gdamore/tcell/v2"
-	"github.com/rivo/tview"
 
 	"jitterlab/lab"
-	"jitterlab/netem"
 	"jitterlab/param"
-	"jitterlab/scenarios"
 	"jitterlab/tui/widget"
 )
 
-// editorRow is one line of the editor: a group heading, a link knob with
-// an up and a down key, or one key.
-type editorRow struct {
-	label   string
-	keys    []string
-	heading bool
-}
-
-// linkLabels name the link knobs in the editor (the key's last part
-// otherwise, with spaces for underscores).
-var linkLabels = map[string]string{"jitter_dist": "distribution", "jitter_corr": "correlation", "loss_burst": "loss burst"}
-
 // editorRows are every key that can change during a run, from the
 // registry, grouped: the link (up and down side by side), the client (and
-// its input script), the server.
+// its input script), the server, the remote view.
 var editorRows = buildEditorRows()
 
-func buildEditorRows() []editorRow {
-	label := func(key string) string {
-		name := key[strings.Index(key, ".")+1:]
-		if l, ok := linkLabels[name]; ok {
-			return l
-		}
-		if strings.HasPrefix(key, "input.") {
-			name = key
-		}
-		return strings.NewReplacer("_", " ", ".", " ").Replace(name)
-	}
-	groups := []struct {
-		name  string
-		match func(key string) bool
-	}{
-		{"link", func(k string) bool { return strings.HasPrefix(k, "up.") }},
-		{"client", func(k string) bool { return strings.HasPrefix(k, "client.") || strings.HasPrefix(k, "input.") }},
-		{"server", func(k string) bool { return strings.HasPrefix(k, "server.") }},
-		{"remote view", func(k string) bool { return strings.HasPrefix(k, "view.") }},
-	}
-	var rows []editorRow
-	for _, g := range groups {
-		rows = append(rows, editorRow{label: g.name, heading: true})
+func buildEditorRows() []widget.EditorRow {
+	live := func(match func(key string) bool) []string {
+		var keys []string
 		for _, p := range lab.Params() {
-			if !p.Live || !g.match(p.Key) {
-				continue
+			if p.Live && match(p.Key) {
+				keys = append(keys, p.Key)
 			}
-			keys := []string{p.Key}
-			if g.name == "link" {
-				keys = append(keys, "down."+strings.TrimPrefix(p.Key, "up."))
+		}
+		return keys
+	}
+	rows := widget.LinkRows(live(func(k string) bool { return strings.HasPrefix(k, "up.") }))
+	for _, g := range []struct {
+		name     string
+		prefixes []string
+	}{
+		{"client", []string{"client.", "input."}},
+		{"server", []string{"server."}},
+		{"remote view", []string{"view."}},
+	} {
+		rows = append(rows, widget.EditorRow{Label: g.name, Heading: true})
+		for _, k := range live(func(k string) bool {
+			return slices.ContainsFunc(g.prefixes, func(p string) bool { return strings.HasPrefix(k, p) })
+		}) {
+			name := k[strings.Index(k, ".")+1:]
+			if strings.HasPrefix(k, "input.") {
+				name = k
 			}
-			rows = append(rows, editorRow{label: label(p.Key), keys: keys})
+			rows = append(rows, widget.EditorRow{Label: strings.NewReplacer("_", " ", ".", " ").Replace(name), Keys: []string{k}})
 		}
 	}
 	return rows
 }
 
-// Editor column widths: the label, then one value column per direction
-// (a single key's value may use both).
-const (
-	labelCol = 13
-	valueCol = 13
-)
-
-// Editor shows the parameters in force and lets the user step or type
-// them. It holds no model state: it reads values with Get and sends changes
-// to its owner through Set.
-type Editor struct {
-	*tview.Box
-	rows     []editorRow
-	row, col int
-	top      int // first row shown
-	Get      func(key string) string
-	Set      func(key, value string) error
-}
-
-// NewEditor returns an editor on the first key, up column.
-func NewEditor() *Editor { return newEditor(editorRows) }
-
-// NewLinkEditor is an editor of the link's keys only (up and down), as the
-// proxy's screen has.
-func NewLinkEditor() *Editor {
-	var rows []editorRow
-	for i, r := range editorRows {
-		if i > 0 && r.heading {
-			break
-		}
-		rows = append(rows, r)
-	}
-	return newEditor(rows)
-}
-
-func newEditor(rows []editorRow) *Editor {
-	e := &Editor{Box: tview.NewBox(), rows: rows, row: 1}
-	e.SetBorder(true).SetTitle(" parameters ").SetTitleAlign(tview.AlignLeft)
+// NewEditor returns an editor of every key that can change during a run,
+// on the first key, up column, stepping each as the registry declares.
+func NewEditor() *widget.Editor {
+	e := widget.NewEditor(editorRows)
+	e.Steps = labStep
 	return e
 }
 
-// Key is the registry key under the cursor.
-func (e *Editor) Key() string {
-	r := e.rows[e.row]
-	return r.keys[min(e.col, len(r.keys)-1)]
-}
-
-// MoveKey moves the cursor for a navigation key (the arrows, page up and
-// page down) and reports whether k is one.
-func (e *Editor) MoveKey(k tcell.Key) bool {
-	switch k {
-	case tcell.KeyUp:
-		e.Move(-1, 0)
-	case tcell.KeyDown:
-		e.Move(1, 0)
-	case tcell.KeyLeft:
-		e.Move(0, -1)
-	case tcell.KeyRight:
-		e.Move(0, 1)
-	case tcell.KeyPgUp:
-		e.Move(-10, 0)
-	case tcell.KeyPgDn:
-		e.Move(10, 0)
-	default:
-		return false
-	}
-	return true
-}
-
-// Move moves the cursor by rows and columns, within bounds, over the
-// headings.
-func (e *Editor) Move(dRow, dCol int) {
-	e.col = min(max(e.col+dCol, 0), 1)
-	step := 1
-	if dRow < 0 {
-		step, dRow = -1, -dRow
-	}
-	for range dRow {
-		next := e.row + step
-		for next >= 0 && next < len(e.rows) && e.rows[next].heading {
-			next += step
-		}
-		if next < 0 || next >= len(e.rows) {
-			break
-		}
-		e.row = next
-	}
-}
-
-// Step changes the value under the cursor one step up (dir > 0) or down.
-func (e *Editor) Step(dir int) error {
-	key := e.Key()
-	next, err := stepValue(key, e.Get(key), dir)
-	if err != nil {
-		return err
-	}
-	return e.Set(key, next)
-}
-
-// scroll keeps the cursor row (and its group's heading when it fits) in a
-// window of h rows.
-func (e *Editor) scroll(h int) {
-	if h <= 0 {
-		return
-	}
-	if e.row < e.top {
-		e.top = e.row
-		if e.top > 0 && e.rows[e.top-1].heading {
-			e.top--
-		}
-	}
-	if e.row >= e.top+h {
-		e.top = e.row - h + 1
-	}
-	e.top = max(min(e.top, len(e.rows)-h), 0)
-}
-
-// Draw draws the rows with the cursor cell highlighted; on a short
-// terminal it scrolls with the cursor and its title says which rows show.
-func (e *Editor) Draw(screen tcell.Screen) {
-	x, y, w, h := e.GetInnerRect()
-	e.scroll(h)
-	if h < len(e.rows) {
-		e.SetTitle(fmt.Sprintf(" parameters %d–%d of %d ", e.top+1, min(e.top+h, len(e.rows)), len(e.rows)))
-	} else {
-		e.SetTitle(" parameters ")
-	}
-	widget.DrawFrame(screen, e.Box, e.HasFocus())
-	selected := tcell.StyleDefault.Reverse(true)
-	for i := e.top; i < len(e.rows) && i-e.top < h; i++ {
-		r, line := e.rows[i], y+i-e.top
-		if r.heading {
-			text := "── " + r.label + " "
-			if r.label == "link" {
-				text = fmt.Sprintf("%-*s%-*s%s", labelCol+2, "── link", valueCol, "up", "down")
-			}
-			tview.Print(screen, text, x, line, w, tview.AlignLeft, tcell.ColorTeal)
-			continue
-		}
-		tview.Print(screen, r.label, x+1, line, labelCol, tview.AlignLeft, tcell.ColorSilver)
-		for c, key := range r.keys {
-			width := valueCol
-			if len(r.keys) == 1 {
-				width = w - labelCol - 2
-			}
-			st := tcell.StyleDefault
-			if i == e.row && (c == e.col || len(r.keys) == 1) {
-				st = selected
-			}
-			cx := x + labelCol + 2 + c*valueCol
-			val := []rune(e.Get(key))
-			for j := range min(width-1, x+w-cx) {
-				ch := ' '
-				if j < len(val) {
-					ch = val[j]
-				}
-				if ch != ' ' || st != tcell.StyleDefault {
-					screen.SetContent(cx+j, line, ch, nil, st)
-				}
-			}
-		}
-	}
-}
-
-// stepValue is key's value one step from cur in direction dir.
-func stepValue(key, cur string, dir int) (string, error) {
-	name := key[strings.LastIndex(key, ".")+1:]
-	d := 1
-	if dir < 0 {
-		d = -1
-	}
-	// Every enumerated key (client.sender, client.redundancy, view.interp,
-	// server.inputs, …) cycles through its choices.
-	for _, v := range lab.Variants() {
-		if v.Key == key {
-			return cycle(v.Choices, cur, d), nil
-		}
-	}
-	switch name {
-	case "latency", "jitter":
-		v, err := param.Duration(key, cur)
-		if err != nil {
-			return "", err
-		}
-		step := 5 * time.Millisecond
-		if name == "jitter" && (v < 10*time.Millisecond || (v == 10*time.Millisecond && d < 0)) {
-			step = time.Millisecond
-		}
-		return fmtDur(max(v+time.Duration(d)*step, 0)), nil
-	case "jitter_dist":
-		return cycle(netem.DistNames(), cur, d), nil
-	case "jitter_corr":
-		v, err := param.Float(key, cur, 0, 1)
-		if err != nil {
-			return "", err
-		}
-		return strconv.FormatFloat(math.Round(min(max(v+0.1*float64(d), 0), 1)*10)/10, 'g', -1, 64), nil
-	case "loss", "duplicate", "reorder":
-		v, err := param.Fraction(key, cur)
-		if err != nil {
-			return "", err
-		}
-		v = math.Round((v+0.005*float64(d))*1000) / 1000
-		return param.FormatFraction(min(max(v, 0), 1)), nil
-	case "loss_burst":
-		return ladder([]string{"0", "2", "4", "8", "16"}, cur, d), nil
-	case "reorder_gap":
-		n, err := param.Int(key, cur, 0, 1e6)
-		if err != nil {
-			return "", err
-		}
-		return strconv.FormatInt(max(n+int64(d), 0), 10), nil
-	case "keep_order", "blackout", "trace_loop":
-		b, err := param.Bool(key, cur)
-		return strconv.FormatBool(!b), err
-	case "spike":
-		v, err := param.Fraction(key, cur)
-		if err != nil {
-			return "", err
-		}
-		v = math.Round((v+0.005*float64(d))*1000) / 1000
-		return param.FormatFraction(min(max(v, 0), 1)), nil
-	case "dilation_max":
-		v, err := param.Fraction(key, cur)
-		if err != nil {
-			return "", err
-		}
-		v = math.Round((v+0.01*float64(d))*100) / 100
-		return param.FormatFraction(min(max(v, 0.01), 0.5)), nil
-	case "spike_delay", "bad_delay", "fixed_cost", "interp_delay":
-		v, err := param.Duration(key, cur)
-		if err != nil {
-			return "", err
-		}
-		return fmtDur(max(v+time.Duration(d)*durStep(v, d), 0)), nil
-	case "slot":
-		return ladder([]string{"0", "1ms", "2ms", "5ms", "10ms", "20ms"}, cur, d), nil
-	case "shape_rate":
-		return ladder([]string{"0", "64kbit", "256kbit", "1mbit", "4mbit", "16mbit"}, cur, d), nil
-	case "shape_burst":
-		return ladder([]string{"0", "1500", "3000", "6000", "15000", "64000"}, cur, d), nil
-	case "shape_limit":
-		return ladder([]string{"0", "3000", "15000", "64000", "256000"}, cur, d), nil
-	case "buffer", "broadcast":
-		lo := int64(0)
-		if name == "broadcast" {
-			lo = 1
-		}
-		n, err := param.Int(key, cur, lo, 1e6)
-		if err != nil {
-			return "", err
-		}
-		return strconv.FormatInt(max(n+int64(d), lo), 10), nil
-	case "loss_model":
-		return "", fmt.Errorf("%s is random or a model's parameters (gemodel p r 1-h 1-k, state p13 p31 p32 p23 p14), not a ladder: press Enter to type one", key)
-	case "trace":
-		return "", fmt.Errorf("%s names a capture file, not a ladder: press Enter to type its path (none turns it off)", key)
-	case "rate":
-		return ladder([]string{"0", "64kbit", "256kbit", "1mbit", "4mbit", "16mbit"}, cur, d), nil
-	case "queue":
-		return ladder([]string{"0", "8", "16", "32", "64", "128"}, cur, d), nil
-	case "drift_ppm", "wander_ppm":
-		v, err := param.PPM(key, cur, 5e5)
-		if err != nil {
-			return "", err
-		}
-		if name == "wander_ppm" {
-			return param.FormatPPM(max(v+float64(d), 0)), nil
-		}
-		return param.FormatPPM(v + 10*float64(d)), nil
-	case "overhead":
-		return ladder([]string{"0", "28", "48", "60"}, cur, d), nil
-	case "frame_jitter", "fixed_dt", "send_interval", "interval_fast", "interval_slow", "tick":
-		v, err := param.Duration(key, cur)
-		if err != nil {
-			return "", err
-		}
-		return fmtDur(max(v+time.Duration(d)*time.Millisecond, 0)), nil
-	case "band":
-		n, err := param.Int(key, cur, 0, 1000)
-		if err != nil {
-			return "", err
-		}
-		return strconv.FormatInt(max(n+int64(d), 0), 10), nil
-	case "alpha":
-		v, err := param.Float(key, cur, 0, 1)
-		if err != nil {
-			return "", err
-		}
-		return strconv.FormatFloat(math.Round(min(max(v+0.05*float64(d), 0.05), 1)*100)/100, 'g', -1, 64), nil
-	case "move_speed", "turn_speed":
-		v, err := param.Float(key, cur, 0, 1e4)
-		if err != nil {
-			return "", err
-		}
-		step := 0.5
-		if name == "turn_speed" {
-			step = 15
-		}
-		return strconv.FormatFloat(max(v+step*float64(d), 0), 'g', -1, 64), nil
-	case "script":
-		return cycle(scenarios.ScriptNames, cur, d), nil
-	case "snap":
-		v, err := param.Float(key, cur, 0, 1e6)
-		if err != nil {
-			return "", err
-		}
-		return strconv.FormatFloat(math.Round(max(v+0.1*float64(d), 0.1)*10)/10, 'g', -1, 64), nil
-	case "fps":
-		return ladder([]string{"30", "60", "120", "144", "240"}, cur, d), nil
-	}
-	return "", fmt.Errorf("%s has no step; press Enter to type a value", key)
-}
-
-// durStep is a duration key's step from v in direction d: 1 ms below
-// 10 ms, 5 ms below 100 ms, 10 ms below 1 s, 100 ms above; a step down
-// from a boundary uses the finer step, so + then - comes back.
-func durStep(v time.Duration, d int) time.Duration {
-	for _, s := range []struct{ below, step time.Duration }{
-		{10 * time.Millisecond, time.Millisecond}, {100 * time.Millisecond, 5 * time.Millisecond}, {time.Second, 10 * time.Millisecond},
-	} {
-		if v < s.below || (v == s.below && d < 0) {
-			return s.step
-		}
-	}
-	return 100 * time.Millisecond
-}
-
-func fmtDur(d time.Duration) string {
-	if d == 0 {
-		return "0"
-	}
-	return d.String()
-}
-
-// cycle returns the name after (or before) cur, wrapping around.
-func cycle(names []string, cur string, d int) string {
-	i := slices.Index(names, cur)
-	return names[((i+d)%len(names)+len(names))%len(names)]
-}
-
-// ladder moves along fixed rungs; a value between rungs goes to the next
-// rung in the direction of travel.
-func ladder(rungs []string, cur string, d int) string {
-	i := slices.Index(rungs, cur)
-	if i < 0 {
-		if d > 0 {
-			return rungs[min(1, len(rungs)-1)]
-		}
-		return rungs[0]
-	}
-	return rungs[min(max(i+d, 0), len(rungs)-1)]
+// labStep is key's step as the registry declares it (nil: typed).
+func labStep(key string) param.Step {
+	p, _ := lab.Lookup(key)
+	return p.Step
 }
 
 // rowsCovered checks that every editor key exists in the registry.
 func rowsCovered() error {
 	for _, r := range editorRows {
-		for _, k := range r.keys {
+		for _, k := range r.Keys {
 			if _, ok := lab.Lookup(k); !ok {
-				return fmt.Errorf("editor row %q: %s is not a registry key", r.label, k)
+				return fmt.Errorf("editor row %q: %s is not a registry key", r.Label, k)
 			}
 		}
 	}

@@ -17,11 +17,11 @@ func TestEditorCoversEveryLiveKey(t *testing.T) {
 	var have []string
 	group := ""
 	for _, r := range editorRows {
-		if r.heading {
-			group = r.label
+		if r.Heading {
+			group = r.Label
 			continue
 		}
-		for _, k := range r.keys {
+		for _, k := range r.Keys {
 			want := map[string]string{"up": "link", "down": "link", "client": "client", "input": "client", "server": "server", "view": "remote view"}[k[:strings.Index(k, ".")]]
 			if group != want {
 				t.Errorf("%s is under %q, want %q", k, group, want)
@@ -59,15 +59,15 @@ func TestEditorCursorReachesEveryRowAndSkipsHeadings(t *testing.T) {
 	e := NewEditor()
 	seen := map[string]bool{}
 	for range len(editorRows) + 3 {
-		if editorRows[e.row].heading {
-			t.Fatalf("cursor on heading %q", editorRows[e.row].label)
+		if e.Row().Heading {
+			t.Fatalf("cursor on heading %q", e.Row().Label)
 		}
-		seen[editorRows[e.row].label] = true
+		seen[e.Row().Label] = true
 		e.Move(1, 0)
 	}
 	for _, r := range editorRows {
-		if !r.heading && !seen[r.label] {
-			t.Errorf("row %q not reachable", r.label)
+		if !r.Heading && !seen[r.Label] {
+			t.Errorf("row %q not reachable", r.Label)
 		}
 	}
 }
@@ -94,7 +94,7 @@ func TestEditorScrollsToTheLastRowAt80x24(t *testing.T) {
 	}
 	out := draw(a, screen)
 	last := editorRows[len(editorRows)-1]
-	if !strings.Contains(out, "── remote view") || !strings.Contains(out, " "+last.label+" ") || !strings.Contains(out, fmt.Sprintf("of %d", len(editorRows))) {
+	if !strings.Contains(out, "── remote view") || !strings.Contains(out, " "+last.Label+" ") || !strings.Contains(out, fmt.Sprintf("of %d", len(editorRows))) {
 		t.Fatalf("the last rows are not on screen:\n%s", out)
 	}
 	for range len(editorRows) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"jitterlab/tui/preset"
 	"jitterlab/tui/widget"
 )
 
@@ -15,7 +16,7 @@ var liveKeys = [][2]string{
 	{"↑ ↓ ← →", "select a parameter and its direction (up / down); PgUp PgDn by ten"},
 	{"+ -", "step the value (latency ±5 ms, loss ±0.5 %, durations by 1, 5, 10 or 100 ms, every enumerated key cycles its choices; a file or a loss model is typed with Enter)"},
 	{"enter", "type a value as on the command line (80ms, 2%, normal): typing replaces the value shown; a bad one is refused with the reason"},
-	{"1-9", "apply a preset as a whole link (link keys it does not name go to the perfect link's): " + strings.Join(PresetKeys, ", ")},
+	{"1-9", "apply a preset as a whole link (link keys it does not name go to the perfect link's): " + strings.Join(preset.Keys, ", ")},
 	{"z", "chart window: 10 s, 30 s, 2 min"},
 	{"c", "the scenario (description, source, timeline) and the change log in place of the editor: it opens on the scenario, ↑ ↓ PgUp PgDn Home End scroll it (End follows the newest change), its bottom edge says which lines show; ┴ on the charts' time axis marks each change"},
 	{"e", "export the kept timeline (the last hour) to a new CSV file in --dir"},

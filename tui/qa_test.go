@@ -90,17 +90,11 @@ func sessionValue(a *App, key string) string {
 }
 
 // selectKey puts the editor's cursor on key.
-func selectKey(t *testing.T, e *Editor, key string) {
+func selectKey(t *testing.T, e *widget.Editor, key string) {
 	t.Helper()
-	for i, r := range e.rows {
-		for c, k := range r.keys {
-			if k == key {
-				e.row, e.col = i, c
-				return
-			}
-		}
+	if !e.Select(key) {
+		t.Fatalf("%s is not in the editor", key)
 	}
-	t.Fatalf("%s is not in the editor", key)
 }
 
 // TestEveryEditorRowSteps (QA defect 6): on every editor row, + and then -
@@ -109,8 +103,8 @@ func selectKey(t *testing.T, e *Editor, key string) {
 func TestEveryEditorRowSteps(t *testing.T) {
 	a, _ := labAt(t, 120, 40)
 	a.advance(time.Second)
-	for _, r := range a.editor.rows {
-		for _, key := range r.keys {
+	for _, r := range a.editor.Rows() {
+		for _, key := range r.Keys {
 			selectKey(t, a.editor, key)
 			for _, k := range []rune{'+', '-'} {
 				before := sessionValue(a, key)

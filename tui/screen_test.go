@@ -5,6 +5,7 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"jitterlab/batch"
 	"jitterlab/internal/golden"
 	"jitterlab/lab"
 	"jitterlab/scenarios"
@@ -441,6 +443,16 @@ func TestABBoxShowsEveryFigure(t *testing.T) {
 			if !regexp.MustCompile(`│ ` + regexp.QuoteMeta(m) + ` +[-0-9.]+ +[-0-9.]+ +│`).MatchString(out) {
 				t.Errorf("%d×%d: the A/B box does not show %q:\n%s", sz.w, sz.h, m, out)
 			}
+		}
+	}
+}
+
+// Issue 22: the A/B box names its figures as lab ab names them (it said
+// "judder m/s" where lab ab says judder_mps).
+func TestABBoxNamesFiguresAsLabAB(t *testing.T) {
+	for _, name := range abMetrics {
+		if !slices.ContainsFunc(batch.Metrics, func(m batch.Metric) bool { return m.Name == name }) {
+			t.Errorf("the A/B box's %q is not a metric lab ab shows", name)
 		}
 	}
 }

@@ -32,7 +32,7 @@ type views struct {
 	statusRow, side               *tview.TextView
 	log                           *widget.ScrollText
 	offset, interval, visErr, rtt *widget.Chart
-	editor                        *Editor
+	editor                        *widget.Editor
 	upper                         widget.Layers // the editor or the change log
 	pages                         widget.Layers // the layout, then overlays
 	rows                          *tview.Flex

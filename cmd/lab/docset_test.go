@@ -385,3 +385,35 @@ func TestHeadingAnchorsAreGitHubs(t *testing.T) {
 		t.Errorf("anchors %v: want the two headings outside the fence", got)
 	}
 }
+
+// Issue 23: a newcomer reading the README from the top reaches the main
+// cause and its fix in two minutes. At 240 words a minute (a brisk reader
+// of technical prose), that is at most 480 words up to the end of the
+// answer's section; the section must also show the first finding, the
+// recommendation and what it means in the reader's code.
+func TestREADMEAnswerInTwoMinutes(t *testing.T) {
+	readme, err := os.ReadFile(docPaths(t)[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	const heading = "## Why does my player jitter? The answer in two minutes"
+	start := strings.Index(text, heading)
+	if start < 0 {
+		t.Fatalf("README.md has no section %q", heading)
+	}
+	end := strings.Index(text[start+len(heading):], "\n## ")
+	if end < 0 {
+		t.Fatalf("README.md: the section %q is the last; the tour must follow it", heading)
+	}
+	upTo := text[:start+len(heading)+end]
+	if n := len(strings.Fields(upTo)); n > 480 {
+		t.Errorf("README.md has %d words up to the end of the answer; at most 480 (two minutes at 240 words a minute)", n)
+	}
+	answer := upTo[start:]
+	for _, want := range []string{"findings (ranked by what each costs)", "  1. ", "recommended: ", "in your code"} {
+		if !strings.Contains(answer, want) {
+			t.Errorf("the answer's section does not show %q", want)
+		}
+	}
+}

@@ -14,7 +14,6 @@ import (
 
 	"jitterlab/fit"
 	"jitterlab/internal/golden"
-	"jitterlab/lab"
 	"jitterlab/netem"
 	"jitterlab/trace"
 )
@@ -665,25 +664,6 @@ func TestFitRefusesToWriteOverItsCapture(t *testing.T) {
 		if now, _ := os.ReadFile(capture); !bytes.Equal(now, orig) {
 			t.Fatalf("lab fit %s wrote over its capture", flag)
 		}
-	}
-}
-
-// The proxy's first line says what each direction runs: a trace names its
-// file and how it plays, a 4-state loss its model — not "latency 0 jitter
-// 0 loss 0%", which is what the parametric link it replaces would do.
-func TestProxyLinkLineNamesATraceAndALossModel(t *testing.T) {
-	cfg := lab.DefaultConfig()
-	relay := filepath.Join("..", "..", "trace", "testdata", "relay.jlrec")
-	for k, v := range map[string]string{"up.trace": relay, "down.loss_model": "state 1% 30% 20% 30% 2%"} {
-		if err := lab.Set(&cfg, k, v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got, want := linkText(&cfg, "up"), "trace "+relay+" (1951 packets over 30.623s, looping) duplicate 0% rate 0"; got != want {
-		t.Errorf("up: %q\nwant %q", got, want)
-	}
-	if got, want := linkText(&cfg, "down"), "latency 0 jitter 0 loss model state 1% 30% 20% 30% 2% duplicate 0% reorder 0% rate 0"; got != want {
-		t.Errorf("down: %q\nwant %q", got, want)
 	}
 }
 

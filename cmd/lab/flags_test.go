@@ -90,3 +90,22 @@ func TestEveryHasOneRule(t *testing.T) {
 		t.Errorf("run -h does not state the rule of --every:\n%s", out)
 	}
 }
+
+// --release-window's value as proxy.Options takes it: 0 (the relay's
+// default) without the flag, negative (off) for 0, else the value.
+func TestReleaseWindowFlag(t *testing.T) {
+	for _, c := range []struct {
+		flag string
+		want time.Duration
+	}{{"", 0}, {"0", -1}, {"1ms", time.Millisecond}, {"50us", 50 * time.Microsecond}} {
+		var f releaseWindowFlag
+		if c.flag != "" {
+			if err := f.Set(c.flag); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if f.relay != c.want {
+			t.Errorf("--release-window %q: the relay takes %v; want %v", c.flag, f.relay, c.want)
+		}
+	}
+}

@@ -1,16 +1,17 @@
-// Command lab is jitterlab's command line: the terminal UI by default, and
-// subcommands to run, replay, export and sweep sessions in virtual time.
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"syscall"
 
 	"jitterlab/param"
@@ -104,6 +105,40 @@ func interrupted(sig os.Signal, msg string) error {
 		code = 128 + int(n)
 	}
 	return &exitStatus{code: code, msg: fmt.Sprintf("%v: %s", sig, msg)}
+}
+
+// signalContext is signal.NotifyContext that also tells which signal came
+// (nil: none yet): stop restores the signals' default action.
+func signalContext(sigs ...os.Signal) (ctx context.Context, stop func(), caught func() os.Signal) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, sigs...)
+	signalHandlers.Add(1)
+	var once sync.Once
+	var mu sync.Mutex
+	var got os.Signal
+	go func() {
+		select {
+		case sig := <-ch:
+			signalCaught.Store(true)
+			mu.Lock()
+			got = sig
+			mu.Unlock()
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	stop = func() {
+		signal.Stop(ch)
+		cancel()
+		once.Do(func() { signalHandlers.Add(-1) })
+	}
+	caught = func() os.Signal {
+		mu.Lock()
+		defer mu.Unlock()
+		return got
+	}
+	return ctx, stop, caught
 }
 
 // exitClosedPipe is 128 + SIGPIPE, the status of a command whose output

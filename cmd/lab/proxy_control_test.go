@@ -13,23 +13,6 @@ import (
 	"jitterlab/lab"
 )
 
-// echoes sends n datagrams from c and counts the replies within wait.
-func echoes(t *testing.T, c *net.UDPConn, n int, wait time.Duration) int {
-	t.Helper()
-	for range n {
-		c.Write([]byte("ping"))
-	}
-	c.SetReadDeadline(time.Now().Add(wait))
-	got, buf := 0, make([]byte, 64)
-	for got < n {
-		if _, err := c.Read(buf); err != nil {
-			break
-		}
-		got++
-	}
-	return got
-}
-
 // A test script drives a running proxy: two clients, one with its own
 // links from --flow; the API reads and changes the settings (with --set's
 // errors), schedules a timeline, reads counters and /metrics (checked by
@@ -57,10 +40,10 @@ func TestProxyControlAPIAndFlows(t *testing.T) {
 	}
 	defer mine.Close()
 
-	if got := echoes(t, plain, 5, 10*time.Second); got != 5 {
+	if got := testtool.Echoes(plain, 5, 10*time.Second); got != 5 {
 		t.Fatalf("default client: %d/5 echoes", got)
 	}
-	if got := echoes(t, mine, 5, 300*time.Millisecond); got != 0 {
+	if got := testtool.Echoes(mine, 5, 300*time.Millisecond); got != 0 {
 		t.Fatalf("client with up.loss=100%%: %d/5 echoes", got)
 	}
 
@@ -78,7 +61,7 @@ func TestProxyControlAPIAndFlows(t *testing.T) {
 	if code, body := call("PUT", "/params", `{"up.loss": "100%"}`); code != 200 {
 		t.Fatalf("PUT /params: %d %s", code, body)
 	}
-	if got := echoes(t, plain, 5, 300*time.Millisecond); got != 0 {
+	if got := testtool.Echoes(plain, 5, 300*time.Millisecond); got != 0 {
 		t.Fatalf("after PUT up.loss=100%%: %d/5 echoes", got)
 	}
 	// The same error as --set.
@@ -94,7 +77,7 @@ func TestProxyControlAPIAndFlows(t *testing.T) {
 		t.Fatalf("POST /timeline: %d %s", code, body)
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for echoes(t, plain, 1, 200*time.Millisecond) != 1 {
+	for testtool.Echoes(plain, 1, 200*time.Millisecond) != 1 {
 		if time.Now().After(deadline) {
 			t.Fatal("the scheduled change never applied")
 		}
@@ -103,7 +86,7 @@ func TestProxyControlAPIAndFlows(t *testing.T) {
 	if code, body := call("DELETE", "/params?flow="+ownAddr, ""); code != 200 {
 		t.Fatalf("DELETE: %d %s", code, body)
 	}
-	if got := echoes(t, mine, 5, 10*time.Second); got != 5 {
+	if got := testtool.Echoes(mine, 5, 10*time.Second); got != 5 {
 		t.Fatalf("client back on the defaults: %d/5 echoes", got)
 	}
 
@@ -157,31 +140,4 @@ func TestProxyControlAndFlowFlagsRefuseBadInput(t *testing.T) {
 			t.Errorf("%v: code %d, %q; want %q", c.args, code, errOut, c.want)
 		}
 	}
-}
-
-// FuzzFlowFlag: a --flow value that parses, written back as the address
-// and its assignments, parses to the same client and settings.
-func FuzzFlowFlag(f *testing.F) {
-	f.Add("127.0.0.1:5001 up.loss=5%")
-	f.Add("[::1]:7 link.latency=80ms,down.jitter=5ms")
-	f.Add("127.0.0.1:0 up.loss=1%")
-	f.Fuzz(func(t *testing.T, v string) {
-		a, err := parseFlowFlag(v)
-		if err != nil {
-			return
-		}
-		again := a.addr.String()
-		for _, s := range a.set {
-			again += " " + s.Key + "=" + s.Value
-		}
-		b, err := parseFlowFlag(again)
-		if err != nil || b.addr != a.addr || len(b.set) != len(a.set) {
-			t.Fatalf("%q → %q: %+v, %v", v, again, b, err)
-		}
-		for i := range a.set {
-			if a.set[i] != b.set[i] {
-				t.Fatalf("%q → %q: %+v became %+v", v, again, a.set[i], b.set[i])
-			}
-		}
-	})
 }

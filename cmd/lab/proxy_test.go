@@ -20,6 +20,7 @@ import (
 	"jitterlab/internal/testtool"
 	"jitterlab/lab"
 	proxyctl "jitterlab/proxy/control"
+	"jitterlab/proxy/live"
 	"jitterlab/tui/proxyscreen"
 )
 
@@ -101,22 +102,6 @@ func TestProxyHelpSaysUntilInterrupted(t *testing.T) {
 	}
 }
 
-// The counter lines carry the time (8.20), and a short run ends with the
-// summary.
-func TestProxyCounterLinesAreTimestamped(t *testing.T) {
-	code, out, errOut := runLab(t, "proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", "--duration", "350ms", "--every", "100ms")
-	if code != 0 {
-		t.Fatal(errOut)
-	}
-	line := regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d\.\d{3} \+\d+\.\ds  clients 0  up in 0 `)
-	if n := len(line.FindAllString(out, -1)); n < 1 {
-		t.Fatalf("no timestamped counter line in %q", out)
-	}
-	if !strings.Contains(out, "\nsummary after ") {
-		t.Fatalf("no summary in %q", out)
-	}
-}
-
 // --listen X --to X is refused; an unknown host is a lookup failure (8.20).
 func TestProxyRefusesLoopAndNamesLookupFailures(t *testing.T) {
 	self := loopback(freePort(t))
@@ -160,49 +145,13 @@ client.fps = 30
 	if err != nil {
 		t.Fatal(err)
 	}
-	tl, _, err := proxyTimeline(cfg, sc, &o)
+	tl, _, err := live.Timeline(cfg, sc, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(tl) != 2 || tl[0].After != 20*time.Second || proxyctl.Describe(tl[0].Set) != "link.latency=300ms" ||
 		tl[1].After != 22*time.Second || proxyctl.Describe(tl[1].Set) != "link.latency=25ms" {
 		t.Fatalf("latency-spike on the proxy: %+v", tl)
-	}
-}
-
-// A server that is down makes every relayed datagram fail: the error is
-// printed once, then counted on the counter lines and in the summary
-// (15.13).
-func TestProxyPrintsEachErrorOnce(t *testing.T) {
-	t.Parallel() // long and independent of the others
-	listen, server := loopback(freePort(t)), loopback(freePort(t))
-	type result struct {
-		code     int
-		out, err string
-	}
-	done := make(chan result, 1)
-	go func() {
-		code, out, errOut := runLab(t, "proxy", "--listen", listen, "--to", server, "--duration", "1500ms", "--every", "100ms")
-		done <- result{code, out, errOut}
-	}()
-	client, err := net.Dial("udp", listen)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	for range 100 { // the proxy may not be listening yet: some are lost
-		client.Write([]byte("x"))
-		time.Sleep(10 * time.Millisecond)
-	}
-	res := <-done
-	if res.code != 0 {
-		t.Fatal(res.err)
-	}
-	if n := strings.Count(res.err, "not answering"); n != 1 {
-		t.Fatalf("the refusal printed %d times:\n%s", n, res.err)
-	}
-	if !strings.Contains(res.out, "  errors ") || !regexp.MustCompile(`error ×\d+: the server .* is not answering`).MatchString(res.out) {
-		t.Fatalf("no error count on the counter lines or in the summary:\n%s", res.out)
 	}
 }
 
@@ -283,7 +232,7 @@ func TestProxySchedulesGeneratedChanges(t *testing.T) {
 	if len(sc.Oscillators)+len(sc.Flaps) == 0 {
 		t.Fatal("starlink has no oscillators or flaps: pick a scenario that does")
 	}
-	tl, warn, err := proxyTimeline(cfg, sc, &o)
+	tl, warn, err := live.Timeline(cfg, sc, o.duration)
 	if err != nil || len(warn) != 0 {
 		t.Fatalf("%v %q", err, warn)
 	}
@@ -299,7 +248,7 @@ func TestProxySchedulesGeneratedChanges(t *testing.T) {
 	}
 	for _, c := range want {
 		for _, a := range c.Set {
-			if c.At < 30*time.Second && proxyctl.CheckLinkKey(a.Key) == nil {
+			if c.At < 30*time.Second && proxyctl.IsLinkKey(a.Key) {
 				wanted = append(wanted, fmt.Sprintf("%v %s=%s", c.At, a.Key, a.Value))
 			}
 		}
@@ -503,26 +452,6 @@ func TestProxyScreenSummaryAndAuditAgreeOnTheRunLength(t *testing.T) {
 	audit := regexp.MustCompile(`audit over (\S+):`).FindStringSubmatch(out)
 	if summary == nil || audit == nil || summary[1] != audit[1] {
 		t.Fatalf("summary after %v, audit over %v; want one length:\n%s", summary, audit, out)
-	}
-}
-
-// A refused API request whose error runs over several lines (POST
-// /timeline's example) is logged on one counter line, as every other, so
-// a script reading proxy.log line by line sees it whole (issue 12.3).
-func TestProxyLogsEachAPIRequestOnOneLine(t *testing.T) {
-	t.Parallel() // long and independent of the others
-	p := startProxy(t, buildLab(t), "--to", echoServer(t))
-	if code, _ := p.call(t, "POST", "/timeline", ""); code != 400 {
-		t.Fatalf("an empty timeline: status %d; want 400", code)
-	}
-	out := p.stop(t)
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		if strings.HasPrefix(line, "[") || strings.HasPrefix(line, "at = ") || strings.HasPrefix(line, "up.loss") {
-			t.Fatalf("a log line broken over several lines: %q in\n%s", line, out)
-		}
-	}
-	if !strings.Contains(out, "API POST /timeline — refused: POST /timeline: no [[timeline]] entries, e.g. [[timeline]] at = ") {
-		t.Errorf("the refusal is not on its line:\n%s", out)
 	}
 }
 

@@ -18,14 +18,8 @@ import (
 	"jitterlab/sim"
 )
 
-// echoServer answers every datagram on a loopback port until the test
-// ends.
-func echoServer(t *testing.T) string {
-	t.Helper()
-	bound, stop := testtool.EchoUDP(t, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	t.Cleanup(stop)
-	return bound.String()
-}
+// echoServer is a UDP echo server on loopback for the test's lifetime.
+var echoServer = testtool.LoopbackEcho
 
 // proxyRow is one direction of the proxy's summary table.
 type proxyRow struct{ in, delivered, lost, kernel, dup int }

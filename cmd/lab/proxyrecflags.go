@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net"
 	"strings"
 	"time"
 
 	"jitterlab/batch"
-	"jitterlab/capture"
 	"jitterlab/lab"
 	proxyrec "jitterlab/proxy/record"
 	"jitterlab/recordings"
@@ -24,52 +22,6 @@ import (
 // are its flags.
 
 var errProxyVerify = errors.New("--verify: a proxy recording holds real relayed traffic: nothing re-simulates it (verify proves session recordings)")
-
-// openProxyCaptures opens the proxy's --pcap and --record files (either
-// may be ""), or returns nil when neither is asked for.
-func openProxyCaptures(pcapPath, recordPath string, stdout io.Writer, listen net.Addr, target string,
-	cfg lab.Config, name string) (*proxyrec.Capture, error) {
-	if pcapPath == "" && recordPath == "" {
-		return nil, nil
-	}
-	var outs []*output
-	fail := func(err error) (*proxyrec.Capture, error) {
-		for _, f := range outs {
-			f.Abort()
-		}
-		return nil, err
-	}
-	var pw *capture.Writer
-	var rw *recordings.Writer
-	if pcapPath != "" {
-		f, err := openOutput(pcapPath, stdout, stream)
-		if err != nil {
-			return fail(flagFileError("pcap", pcapPath, err))
-		}
-		outs = append(outs, f)
-		if pw, err = capture.NewWriter(f, capture.Options{Epoch: time.Unix(0, 0), Sides: proxyrec.Sides, Application: "jitterlab lab proxy",
-			Comment: fmt.Sprintf("lab proxy %v → %s, seed %d: timestamps are wall time", listen, target, cfg.Seed)}); err != nil {
-			return fail(fmt.Errorf("--pcap %s: %w", pcapPath, err))
-		}
-	}
-	if recordPath != "" {
-		f, err := openOutput(recordPath, stdout, stream)
-		if err != nil {
-			return fail(flagFileError("record", recordPath, err))
-		}
-		outs = append(outs, f)
-		if rw, err = recordings.NewWriter(f, proxyrec.Header(lab.HeaderOf(cfg, name, 0))); err != nil {
-			return fail(fmt.Errorf("--record %s: %w", recordPath, err))
-		}
-	}
-	ta, _ := net.ResolveUDPAddr("udp", target)
-	files := make([]proxyrec.Committer, len(outs))
-	for i, f := range outs {
-		files[i] = f
-	}
-	return proxyrec.New(proxyrec.Options{Pcap: pw, Recording: rw, PcapName: "--pcap " + pcapPath, RecordingName: "--record " + recordPath,
-		Listen: listen, Target: ta, Files: files}), nil
-}
 
 // flagFileError names the flag whose file could not be opened, and the
 // file once.

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -42,24 +39,6 @@ func TestProxyControlNotLoopbackExits2(t *testing.T) {
 		code, _, errOut := runLab(t, "proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", "--duration", "100ms", "--no-tui", "--control", addr)
 		if code != 2 || !strings.Contains(errOut, "--control") {
 			t.Errorf("--control %s: exit %d, %q; want exit 2 naming --control", addr, code, errOut)
-		}
-	}
-}
-
-// The timeline line counts in English: "1 change", "2 changes".
-func TestProxyTimelineCountsOneChange(t *testing.T) {
-	for n, want := range map[int]string{1: "timeline of counted: 1 change, at wall time", 2: "timeline of counted: 2 changes, at wall time"} {
-		sc := "name = \"counted\"\n"
-		for i := range n {
-			sc += "[[timeline]]\nat = \"" + strconv.Itoa(10*(i+1)) + "ms\"\nup.loss = \"1%\"\n"
-		}
-		path := filepath.Join(t.TempDir(), "counted.toml")
-		if err := os.WriteFile(path, []byte(sc), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		code, out, errOut := runLab(t, "proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", "--duration", "100ms", "--no-tui", "--scenario", path)
-		if code != 0 || !strings.Contains(out, want) {
-			t.Errorf("%d changes: exit %d, %q %q; want %q", n, code, out, errOut, want)
 		}
 	}
 }

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"jitterlab/internal/clip"
-	"jitterlab/lab"
 	"jitterlab/netem"
 	"jitterlab/proxy"
 	"jitterlab/scenarios"
@@ -163,11 +162,11 @@ type ParamsReply struct {
 }
 
 func (h *handler) paramsReply(flow netip.AddrPort) ParamsReply {
-	cfg, own := h.c.Config(flow)
+	links, own := h.c.Config(flow)
 	out := ParamsReply{Params: map[string]string{}}
-	for _, p := range lab.Params() {
-		if strings.HasPrefix(p.Key, "up.") || strings.HasPrefix(p.Key, "down.") {
-			out.Params[p.Key] = p.Get(&cfg)
+	for _, k := range h.c.reg.Keys() {
+		if strings.HasPrefix(k.Name, "up.") || strings.HasPrefix(k.Name, "down.") {
+			out.Params[k.Name] = k.Get(&links)
 		}
 	}
 	if flow.IsValid() {
@@ -344,11 +343,11 @@ func (h *handler) timeline(w http.ResponseWriter, r *http.Request) {
 		fail(w, status(err), err)
 		return
 	}
-	changes, err := parseTimeline("POST /timeline", body, flow, func(key, value string) error {
+	changes, err := h.c.reg.parseTimeline("POST /timeline", body, flow, func(key, value string) error {
 		if err := CheckAPIKey(key); err != nil {
 			return err
 		}
-		return checkLinkAssignment(key, value)
+		return h.c.reg.Check(key, value)
 	})
 	for i := range changes {
 		changes[i].API = true
@@ -371,20 +370,12 @@ func (h *handler) timeline(w http.ResponseWriter, r *http.Request) {
 
 // ParseTimeline reads [[timeline]] entries in the scenario file format,
 // their times counted from now, for flow (the defaults when invalid).
-func ParseTimeline(name string, body []byte, flow netip.AddrPort) ([]Timed, error) {
-	return parseTimeline(name, body, flow, checkLinkAssignment)
-}
-
-// checkLinkAssignment checks that key is a link setting, then its value.
-func checkLinkAssignment(key, value string) error {
-	if err := CheckLinkKey(key); err != nil {
-		return err
-	}
-	return lab.CheckAssignment(key, value)
+func (r Registry) ParseTimeline(name string, body []byte, flow netip.AddrPort) ([]Timed, error) {
+	return r.parseTimeline(name, body, flow, r.Check)
 }
 
 // parseTimeline is ParseTimeline checking each assignment with check.
-func parseTimeline(name string, body []byte, flow netip.AddrPort, check func(key, value string) error) ([]Timed, error) {
+func (r Registry) parseTimeline(name string, body []byte, flow netip.AddrPort, check func(key, value string) error) ([]Timed, error) {
 	// A base is not resolved (a request names no file the proxy
 	// opens); it is refused below with the other settings.
 	sc, err := scenarios.ParseInline(name, bytes.Clone(body), check)
@@ -398,23 +389,23 @@ func parseTimeline(name string, body []byte, flow netip.AddrPort, check func(key
 		return nil, fmt.Errorf("%s: want only [[timeline]] entries (at = \"5s\" and link keys); settings for now go to PUT /params, and [[oscillate]]/[[flap]] to a scenario (--scenario)", name)
 	}
 	for _, ch := range sc.Timeline {
-		if ch.At > lab.MaxDuration {
-			return nil, fmt.Errorf("%s:%d: at %v: allowed up to %v from now (the longest run)", name, ch.Line, ch.At, lab.MaxDuration)
+		if ch.At > r.MaxAt {
+			return nil, fmt.Errorf("%s:%d: at %v: allowed up to %v from now (the longest run)", name, ch.Line, ch.At, r.MaxAt)
 		}
 	}
 	if len(sc.Timeline) == 0 {
 		return nil, fmt.Errorf("%s: no [[timeline]] entries, e.g.\n[[timeline]]\nat = \"5s\"\nup.loss = \"5%%\"", name)
 	}
-	return Timeline(sc.Timeline, flow)
+	return r.Timeline(sc.Timeline, flow)
 }
 
 // Timeline turns scenario timeline entries into scheduled changes.
-func Timeline(tl []scenarios.Change, flow netip.AddrPort) ([]Timed, error) {
+func (r Registry) Timeline(tl []scenarios.Change, flow netip.AddrPort) ([]Timed, error) {
 	var out []Timed
 	for _, ch := range tl {
 		t := Timed{After: ch.At, Flow: flow}
 		for _, a := range ch.Set {
-			if err := CheckLinkKey(a.Key); err != nil {
+			if err := r.CheckLinkKey(a.Key); err != nil {
 				return nil, fmt.Errorf("%s:%d: %w", ch.File, a.Line, err)
 			}
 			t.Set = append(t.Set, Assignment{a.Key, a.Value})
@@ -496,20 +487,19 @@ func ms(d time.Duration) float64 { return float64(d) / 1e6 }
 
 // configured is a link's settings as the registry prints them, keyed
 // without the direction: "latency" → "20ms".
-func configured(p netem.Params) map[string]string {
-	var cfg lab.Config
-	cfg.Up = p
+func (r Registry) configured(p netem.Params) map[string]string {
+	links := netem.Pair{Up: p}
 	out := map[string]string{}
-	for _, q := range lab.Params() {
-		if k, ok := strings.CutPrefix(q.Key, "up."); ok {
-			out[k] = q.Get(&cfg)
+	for _, q := range r.Keys() {
+		if k, ok := strings.CutPrefix(q.Name, "up."); ok {
+			out[k] = q.Get(&links)
 		}
 	}
 	return out
 }
 
-// Counters gathers GET /counters.
-func Counters(src Source) CountersReply {
+// Counters gathers GET /counters, printing the links' settings with reg.
+func Counters(reg Registry, src Source) CountersReply {
 	st, au := src.Stats(), src.Audit()
 	out := CountersReply{WallSeconds: au.Wall.Seconds(), Clients: st.Flows, ClientsSeen: st.FlowsSeen, Expired: st.Expired, Evicted: st.Evicted, Refused: st.Refused,
 		Flows: []FlowCounters{}}
@@ -521,7 +511,7 @@ func Counters(src Source) CountersReply {
 			Delivered: c.Delivered, Reordered: c.Reordered, InFlight: c.InFlight, LostOriginals: c.LostOriginals, LossBursts: c.LossBursts,
 			DelayP50Ms: ms(da.DelayP50), DelayP99Ms: ms(da.DelayP99), DelayMaxMs: ms(da.DelayMax),
 			LateP50Ms: ms(da.LateP50), LateP99Ms: ms(da.LateP99), LateMaxMs: ms(da.LateMax),
-			JitterMs: ms(da.Jitter), MeanBurst: c.MeanBurst(), Configured: configured(da.Configured)}
+			JitterMs: ms(da.Jitter), MeanBurst: c.MeanBurst(), Configured: reg.configured(da.Configured)}
 		if n := c.Sent + c.Duplicated; n > 0 {
 			dst.LossRate = float64(c.Lost) / float64(n)
 		}
@@ -531,7 +521,7 @@ func Counters(src Source) CountersReply {
 	}
 	flowDir := func(f proxy.FlowDirAudit) FlowDirCounters {
 		return FlowDirCounters{Received: f.Received, Written: f.Written, Lost: f.Lost, Bytes: f.Bytes,
-			DelayMeanMs: ms(f.DelayMean), JitterMs: ms(f.Jitter), Configured: configured(f.Configured)}
+			DelayMeanMs: ms(f.DelayMean), JitterMs: ms(f.Jitter), Configured: reg.configured(f.Configured)}
 	}
 	for _, f := range au.Flows {
 		out.Flows = append(out.Flows, FlowCounters{Flow: f.Addr, Up: flowDir(f.Dirs[proxy.Up]), Down: flowDir(f.Dirs[proxy.Down])})
@@ -548,7 +538,7 @@ func (h *handler) counters(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, err)
 		return
 	}
-	reply(w, Counters(h.src))
+	reply(w, Counters(h.c.reg, h.src))
 }
 
 func (h *handler) metrics(w http.ResponseWriter, r *http.Request) {

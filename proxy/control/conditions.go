@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"jitterlab/lab"
 	"jitterlab/netem"
 )
 
@@ -37,7 +36,8 @@ const MaxOwnSettings = 10000
 // concurrent use.
 type Conditions struct {
 	mu       sync.Mutex
-	base     lab.Config
+	reg      Registry
+	base     netem.Pair
 	flows    map[netip.AddrPort][]Assignment
 	relay    Relay
 	onChange func(ch Timed, err error)
@@ -60,11 +60,11 @@ type pendingChange struct {
 	ch  Timed
 }
 
-// New returns the conditions of base (its Up and Down are the defaults)
-// driving relay. onChange, if set, is told of every scheduled change as it
-// applies (err: it was refused then), on a timer's goroutine.
-func New(base lab.Config, relay Relay, onChange func(ch Timed, err error)) *Conditions {
-	return &Conditions{base: base, relay: relay, onChange: onChange, flows: map[netip.AddrPort][]Assignment{}}
+// New returns the conditions of base (the defaults) driving relay, taking
+// the keys of reg. onChange, if set, is told of every scheduled change as
+// it applies (err: it was refused then), on a timer's goroutine.
+func New(reg Registry, base netem.Pair, relay Relay, onChange func(ch Timed, err error)) *Conditions {
+	return &Conditions{reg: reg, base: base, relay: relay, onChange: onChange, flows: map[netip.AddrPort][]Assignment{}}
 }
 
 // Applied is one change as it took effect: assignments to the defaults
@@ -105,18 +105,6 @@ func ParseFlow(s string) (netip.AddrPort, error) {
 	return netip.AddrPortFrom(ip, a.Port()), nil
 }
 
-// CheckLinkKey refuses a key that is not a link setting: the proxy relays
-// real traffic, so only up.*, down.* and link.* mean anything to it.
-func CheckLinkKey(key string) error {
-	if strings.HasPrefix(key, "up.") || strings.HasPrefix(key, "down.") || strings.HasPrefix(key, "link.") {
-		return nil
-	}
-	if _, ok := lab.Lookup(key); !ok {
-		return lab.CheckAssignment(key, "") // the registry's unknown-key error, with suggestions
-	}
-	return fmt.Errorf("%s is not a link setting: the proxy takes up.*, down.* and link.* keys", key)
-}
-
 // CheckAPIKey refuses what the control API must not take: a trace names a
 // file, and the API has no authentication, so a trace (and its loop
 // setting) is chosen at start only. The error shows nothing of the value.
@@ -137,16 +125,10 @@ func checkAPI(as []Assignment) error {
 	return nil
 }
 
-// apply sets the assignments on cfg, stopping at the first error.
-func apply(cfg *lab.Config, as []Assignment) error {
+// apply sets the assignments on links, stopping at the first error.
+func (r Registry) apply(links *netem.Pair, as []Assignment) error {
 	for _, a := range as {
-		if err := CheckLinkKey(a.Key); err != nil {
-			return err
-		}
-		if p, ok := lab.Lookup(a.Key); ok && !p.Live {
-			return fmt.Errorf("%s cannot change during a run", a.Key)
-		}
-		if err := lab.Set(cfg, a.Key, a.Value); err != nil {
+		if err := r.Set(links, a.Key, a.Value); err != nil {
 			return err
 		}
 	}
@@ -164,15 +146,15 @@ func (c *Conditions) Set(flow netip.AddrPort, as []Assignment) error {
 func (c *Conditions) set(flow netip.AddrPort, as []Assignment) error {
 	if !flow.IsValid() {
 		cfg := c.base
-		if err := apply(&cfg, as); err != nil {
+		if err := c.reg.apply(&cfg, as); err != nil {
 			return err
 		}
 		// Every client with its own settings is the new defaults plus
 		// its assignments; check them all before changing anything.
-		eff := map[netip.AddrPort]lab.Config{}
+		eff := map[netip.AddrPort]netem.Pair{}
 		for addr, own := range c.flows {
 			fc := cfg
-			if err := apply(&fc, own); err != nil {
+			if err := c.reg.apply(&fc, own); err != nil {
 				return fmt.Errorf("flow %v: %w", addr, err)
 			}
 			eff[addr] = fc
@@ -199,7 +181,7 @@ func (c *Conditions) set(flow netip.AddrPort, as []Assignment) error {
 		own = append(own, a)
 	}
 	fc := c.base
-	if err := apply(&fc, own); err != nil {
+	if err := c.reg.apply(&fc, own); err != nil {
 		return err
 	}
 	if err := c.relay.SetFlowParams(flow, fc.Up, fc.Down); err != nil {
@@ -224,14 +206,14 @@ func (c *Conditions) Clear(flow netip.AddrPort) bool {
 	return had
 }
 
-// Config is the settings the client at flow gets (the defaults for an
+// Config is the links the client at flow gets (the defaults for an
 // invalid flow) and the assignments it has of its own.
-func (c *Conditions) Config(flow netip.AddrPort) (lab.Config, []Assignment) {
+func (c *Conditions) Config(flow netip.AddrPort) (netem.Pair, []Assignment) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	cfg := c.base
 	own := slices.Clone(c.flows[flow])
-	apply(&cfg, own) // checked when set
+	c.reg.apply(&cfg, own) // checked when set
 	return cfg, own
 }
 
@@ -281,9 +263,9 @@ func (c *Conditions) Schedule(changes []Timed) error {
 		}
 		cfg := c.base
 		if ch.Flow.IsValid() {
-			apply(&cfg, c.flows[ch.Flow])
+			c.reg.apply(&cfg, c.flows[ch.Flow])
 		}
-		if err := apply(&cfg, ch.Set); err != nil {
+		if err := c.reg.apply(&cfg, ch.Set); err != nil {
 			return fmt.Errorf("timeline at %v: %w", ch.After, err)
 		}
 	}

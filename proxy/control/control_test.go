@@ -3,6 +3,7 @@ package control
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,7 +14,6 @@ import (
 	"time"
 
 	"jitterlab/internal/testtool"
-	"jitterlab/lab"
 	"jitterlab/netem"
 	"jitterlab/proxy"
 )
@@ -31,10 +31,32 @@ func (f *fakeRelay) SetFlowParams(a netip.AddrPort, up, down netem.Params) error
 }
 func (f *fakeRelay) ClearFlowParams(a netip.AddrPort) { delete(f.flows, a) }
 
+// testRegistry takes netem's link keys. The caller's registry it stands
+// for knows the keys of the model's client, server and session, which are
+// not link settings; any other key is unknown, with the error it gives
+// here.
+var testRegistry = Registry{
+	Unknown: func(key string) error {
+		for _, known := range []string{"client.", "server.", "sim.", "input.", "view."} {
+			if strings.HasPrefix(key, known) {
+				return nil
+			}
+		}
+		return fmt.Errorf("the caller knows no %q", key)
+	},
+	MaxAt: 1000 * time.Hour,
+}
+
 func newConditions(t *testing.T) (*Conditions, *fakeRelay) {
 	t.Helper()
 	r := &fakeRelay{flows: map[netip.AddrPort][2]netem.Params{}}
-	return New(lab.DefaultConfig(), r, nil), r
+	return New(testRegistry, netem.Pair{}, r, nil), r
+}
+
+// pairError is the error of setting key=value on links alone.
+func pairError(key, value string) error {
+	k, _ := netem.LookupPairKey(key)
+	return new(netem.Pair).Set(k, value)
 }
 
 var client = netip.MustParseAddrPort("127.0.0.1:5001")
@@ -62,14 +84,15 @@ func TestFlowKeepsItsOwnKeysWhenDefaultsChange(t *testing.T) {
 	}
 }
 
-// A change is all or none, and its error is --set's, word for word.
-func TestSetErrorsAreTheFlagsErrors(t *testing.T) {
+// A change is all or none, and its error is the link key's, word for word
+// (proxy/live's TestRegistryIsTheLabs: --set's); an unknown key's is the
+// registry's.
+func TestSetErrorsAreTheKeysErrors(t *testing.T) {
 	c, r := newConditions(t)
 	err := c.Set(netip.AddrPort{}, []Assignment{{"up.latency", "70ms"}, {"up.loss", "200%"}})
-	cfg := lab.DefaultConfig()
-	want := lab.Set(&cfg, "up.loss", "200%")
+	want := pairError("up.loss", "200%")
 	if err == nil || want == nil || err.Error() != want.Error() {
-		t.Fatalf("error %v; --set says %v", err, want)
+		t.Fatalf("error %v; the key says %v", err, want)
 	}
 	if r.up.Latency == 70*time.Millisecond {
 		t.Fatal("the first assignment applied although the second failed")
@@ -77,8 +100,11 @@ func TestSetErrorsAreTheFlagsErrors(t *testing.T) {
 	if err := c.Set(client, []Assignment{{"client.fps", "30"}}); err == nil || !strings.Contains(err.Error(), "not a link setting") {
 		t.Fatalf("a non-link key for a client: %v", err)
 	}
-	if err := c.Set(netip.AddrPort{}, []Assignment{{"up.los", "1%"}}); err == nil || !strings.Contains(err.Error(), "up.loss") {
-		t.Fatalf("a typo: %v (want a suggestion)", err)
+	for _, key := range []string{"up.los", "clinet.fps"} {
+		err := c.Set(netip.AddrPort{}, []Assignment{{key, "1%"}})
+		if want := testRegistry.Unknown(key); err == nil || err.Error() != want.Error() {
+			t.Fatalf("unknown key %s: %v; want the registry's %v", key, err, want)
+		}
 	}
 }
 
@@ -87,7 +113,7 @@ func TestSetErrorsAreTheFlagsErrors(t *testing.T) {
 func TestScheduleChecksThenApplies(t *testing.T) {
 	applied := make(chan Timed, 1)
 	r := &fakeRelay{flows: map[netip.AddrPort][2]netem.Params{}}
-	c := New(lab.DefaultConfig(), r, func(ch Timed, err error) {
+	c := New(testRegistry, netem.Pair{}, r, func(ch Timed, err error) {
 		if err != nil {
 			t.Error(err)
 		}
@@ -145,8 +171,7 @@ func TestPutParamsKeepsOrder(t *testing.T) {
 	code, body := put("/params?flow=127.0.0.1:5001", `{"up.loss": "150%"}`)
 	var e struct{ Error string }
 	json.Unmarshal([]byte(body), &e)
-	cfg := lab.DefaultConfig()
-	if want := lab.Set(&cfg, "up.loss", "150%"); code != 400 || e.Error != want.Error() {
+	if want := pairError("up.loss", "150%"); code != 400 || e.Error != want.Error() {
 		t.Fatalf("%d %q; want 400 and %q", code, e.Error, want)
 	}
 	for _, bad := range []string{``, `[]`, `{"up.loss": true}`, `{"up.loss"`, `{}`} {

@@ -33,7 +33,7 @@ func TestSameTimeChangesApplyInFileOrder(t *testing.T) {
 				body += fmt.Sprintf("[[timeline]]\nat = %q\nup.latency = %q\n", at, v)
 				want = append(want, v)
 			}
-			changes, err := ParseTimeline("t.toml", []byte(body), netip.AddrPort{})
+			changes, err := testRegistry.ParseTimeline("t.toml", []byte(body), netip.AddrPort{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,47 +4,12 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"time"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"jitterlab/client"
-	"jitterlab/telemetry"
 	"jitterlab/tui/widget"
 )
-
-// Game is what the game told the lab about itself (lab proxy --telemetry,
-// docs/reference/telemetry.md): the screen charts its tick offset, send
-// interval and visible error as the lab charts its model's.
-type Game struct {
-	Frames  uint64 // frames decoded so far
-	Refused uint64 // datagrams refused so far, whatever the class
-	// Points are the frames decoded since the previous Snapshot, oldest
-	// first: each Snapshot hands them over once, as Dir.DelaysMs.
-	Points []GamePoint
-}
-
-// GamePoint is one frame of the game's, as the screen charts it.
-type GamePoint struct {
-	At            time.Duration // when it reached the lab, since the relay started
-	TickOffset    int64         // as the game sent it
-	SendIntervalS float64       // as the game sent it
-	VisibleErrorM float64       // |visible − predicted| (client.VisibleError), metres
-}
-
-// GamePoints appends to dst one point per frame, in their order: when it
-// arrived since start, its tick offset and send interval as sent, and its
-// visible error as the lab's model defines it (client.VisibleError of the
-// visible and the predicted pose).
-func GamePoints(dst []GamePoint, frames []telemetry.Received[telemetry.Frame], start time.Time) []GamePoint {
-	for i := range frames {
-		f := &frames[i].D
-		dst = append(dst, GamePoint{At: frames[i].At.Sub(start), TickOffset: f.TickOffset, SendIntervalS: f.SendIntervalS,
-			VisibleErrorM: client.VisibleError(f.Visible, f.Predicted)})
-	}
-	return dst
-}
 
 // gameFigures are one chart column's figures of the game, as the lab's
 // sample has its model's (metrics.Sample): the tick offset and the send

@@ -22,7 +22,7 @@ import (
 	"jitterlab/lab"
 	"jitterlab/netem"
 	"jitterlab/scenarios"
-	"jitterlab/tui"
+	"jitterlab/tui/preset"
 	"jitterlab/tui/widget"
 )
 
@@ -38,80 +38,6 @@ type Source interface {
 	// Apply sets link keys now, all or none; the error names the key, the
 	// value and what is allowed, as --set's does.
 	Apply(sets [][2]string) error
-}
-
-// Snapshot is the relay's state at one moment; counters are totals
-// since it started.
-type Snapshot struct {
-	Wall           time.Duration // since the relay started
-	Listen, Target string
-	Clients        int
-	Errors         uint64   // socket errors
-	Evicted        uint64   // clients evicted to make room for a new one, so far
-	MaxClients     int      // the client table's size (--max-clients)
-	ErrorKinds     []string // each kind of socket error once, in the order first seen
-	Up, Down       Dir
-	// Groups split the traffic by the link each client is on, when some
-	// client has settings of its own: everybody's link first (Addr ""),
-	// then each such client. Nil: every client is on everybody's link,
-	// whose figures are Up and Down.
-	Groups    []Group
-	Changes   []Change // applied so far (timeline and live), oldest first
-	Stopped   bool     // the relay has stopped (its --duration ended): so does the screen
-	Recording string   // the recording running now (R's or --record's), or ""
-	// Game is the game's telemetry (nil: the relay receives none, and the
-	// screen shows the link's charts alone).
-	Game *Game
-}
-
-// Group is the clients on one link, as relayed: everybody's (Addr
-// "") or one client's settings of its own. Its counters are totals since
-// it got its link (everybody's: since the start).
-type Group struct {
-	Addr    string            // the client's address ("": everybody's link)
-	Own     string            // its own assignments, e.g. "up.loss=5%"
-	Clients int               // clients relayed now on this link
-	Set     map[string]string // the link keys in force for it (up.latency, …); nil: the source's Get
-	Up      Dir
-	Down    Dir
-}
-
-// Change is one change of the links, made or refused.
-type Change struct {
-	At       time.Duration
-	What     string
-	Timeline bool   // the scenario's timeline made it (not the editor)
-	By       string // who else made it: "API", "--flow" ("" and not Timeline: the editor)
-	Refused  string // why it was refused ("": it applied)
-}
-
-// by is who made the change, for the change log ("": the editor).
-func (c *Change) by() string {
-	if c.Timeline {
-		return "timeline"
-	}
-	return c.By
-}
-
-// Dir is one direction as relayed. A figure the source does not
-// measure is NaN (or < 0 for the counts marked so): the screen shows "–".
-type Dir struct {
-	In         uint64 // datagrams that reached the proxy
-	Delivered  uint64 // copies written out
-	Lost       uint64 // dropped by the link model (loss and its queue)
-	Dropped    uint64 // dropped by the proxy itself (limits, kernel, write errors)
-	Duplicated uint64 // extra copies the link made
-	Reordered  uint64 // copies that overtook a later-sent one
-	Bytes      int64  // payload bytes delivered (< 0: not measured)
-	LossBursts int64  // runs of consecutive losses (< 0: not measured)
-
-	JitterMs        float64 // RFC 3550 jitter of the relayed stream as it leaves
-	ArrivalJitterMs float64 // RFC 3550 jitter of the game's own stream as it arrives
-	// DelaysMs are the added delays of the copies released since the
-	// previous Snapshot (nil: not measured; empty: none released), for
-	// the delay chart and the realised delay: each Snapshot hands them
-	// over once.
-	DelaysMs []float64
 }
 
 // Options start the proxy's screen.
@@ -169,7 +95,7 @@ type View struct {
 	game                bool   // the relay receives the game's telemetry: its charts show
 	linkCharts          bool   // g: a column too low for six charts shows the link's, not the game's
 	spanText            string // the charts' time axis, "−30s"
-	editor              *tui.Editor
+	editor              *widget.Editor
 	upper               widget.Layers // the editor or the change log
 	pages               widget.Layers
 	rows                *tview.Flex
@@ -206,7 +132,7 @@ func New(src Source, opts Options) *View {
 	}
 	v := &View{app: tview.NewApplication(), src: src, every: opts.Every, scen: opts.Scenario, rec: opts.Record, window: 1, clock: widget.NewClock(),
 		groups: map[string]*realGroup{}, expected: map[netem.Params]setCells{},
-		header: widget.NewFitLine(), keys: widget.NewFitLine(), editor: tui.NewLinkEditor(),
+		header: widget.NewFitLine(), keys: widget.NewFitLine(), editor: newLinkEditor(),
 		statusRow: tview.NewTextView().SetDynamicColors(true).SetWrap(false),
 		table:     tview.NewTextView().SetDynamicColors(true).SetWrap(false),
 		log:       widget.NewScrollText()}
@@ -314,10 +240,10 @@ func (v *View) sample() {
 	// announced on the status line.
 	for _, c := range s.Changes[min(len(v.last.Changes), len(s.Changes)):] {
 		switch {
-		case c.Refused != "" && c.by() != "":
-			v.status = "[red]" + c.by() + " refused[-] +" + fmtWall(c.At) + " " + tview.Escape(clip.String(c.What, maxChangeText)+": "+clip.String(c.Refused, maxChangeText))
-		case c.by() != "":
-			v.status = "[yellow]" + c.by() + "[-] +" + fmtWall(c.At) + " " + tview.Escape(clip.String(c.What, maxChangeText))
+		case c.Refused != "" && c.Who() != "":
+			v.status = "[red]" + c.Who() + " refused[-] +" + fmtWall(c.At) + " " + tview.Escape(clip.String(c.What, maxChangeText)+": "+clip.String(c.Refused, maxChangeText))
+		case c.Who() != "":
+			v.status = "[yellow]" + c.Who() + "[-] +" + fmtWall(c.At) + " " + tview.Escape(clip.String(c.What, maxChangeText))
 		}
 	}
 	v.last = s
@@ -703,8 +629,8 @@ func proxyLogText(sc *scenarios.Scenario, changes []Change) string {
 	}
 	for _, c := range changes {
 		by := ""
-		if c.by() != "" {
-			by = "[gray]" + c.by() + "[-] "
+		if c.Who() != "" {
+			by = "[gray]" + c.Who() + "[-] "
 		}
 		what := tview.Escape(clip.String(c.What, maxChangeText))
 		if c.Refused != "" {
@@ -843,11 +769,11 @@ func (v *View) linkConfig() lab.Config {
 
 // preset applies preset i to both links now, as a whole link.
 func (v *View) preset(i int) {
-	if i >= len(tui.PresetKeys) {
+	if i >= len(preset.Keys) {
 		return
 	}
-	name := tui.PresetKeys[i]
-	changes, desc, err := tui.PresetChanges(v.linkConfig(), name)
+	name := preset.Keys[i]
+	changes, desc, err := preset.Changes(v.linkConfig(), name)
 	changes = slices.DeleteFunc(changes, func(c [2]string) bool {
 		return !strings.HasPrefix(c[0], "up.") && !strings.HasPrefix(c[0], "down.")
 	})
@@ -881,7 +807,7 @@ var proxyKeys = [][2]string{
 	{"↑ ↓ ← →", "select a link parameter and its direction (up / down); PgUp PgDn by ten"},
 	{"+ -", "step the value now (latency ±5 ms, loss ±0.5 %, …)"},
 	{"enter", "type a value as on the command line (80ms, 2%); a bad one is refused with the reason"},
-	{"1-9", "apply a preset to both links: " + strings.Join(tui.PresetKeys, ", ")},
+	{"1-9", "apply a preset to both links: " + strings.Join(preset.Keys, ", ")},
 	{"z", "chart window: 10 s, 30 s, 2 min"},
 	{"c", "the scenario (description, source, timeline) and every change so far in place of the editor — yours, the timeline's, the control API's, --flow's — and those refused, with the reason, newest at the bottom: ↑ ↓ PgUp PgDn Home End scroll it, its bottom edge says which lines show"},
 	{"g", "with the game's telemetry on a terminal under " + strconv.Itoa(gameScreenRows) + " rows: the link's charts in place of the game's, or back"},

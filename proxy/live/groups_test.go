@@ -1,16 +1,12 @@
-package main
+package live
 
 import (
-	"context"
 	"net"
 	"net/netip"
 	"testing"
 	"time"
 
-	"jitterlab/lab"
-	"jitterlab/proxy"
 	proxyctl "jitterlab/proxy/control"
-	"jitterlab/tui/proxyscreen"
 )
 
 // The proxy screen's source splits the traffic by link once a client has
@@ -19,26 +15,15 @@ import (
 // (nothing lost), the client's own link its own datagrams (about half
 // lost) with its settings, and each knows its clients.
 func TestRelaySourceSplitsClientsByLink(t *testing.T) {
-	echo := echoServer(t)
-	cfg := lab.DefaultConfig()
-	feed := newRelayFeed()
-	r, err := proxy.Listen(proxy.Options{Listen: "127.0.0.1:0", Target: echo, Seed: 1, Up: cfg.Up, Down: cfg.Down, OnPacket: feed.OnPacket})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cond := proxyctl.New(cfg, r, nil)
-	cond.Observe(feed.applied)
-	src := newRelaySource(r, cond, echo, time.Now(), feed)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	run := screenRun(t, testOptions(t, nil, nil, nil))
+	src, r, cond := run.Source(), run.r, run.cond
 
 	if s := src.Snapshot(); s.Groups != nil {
 		t.Fatalf("every client on everybody's link: want no split, got %+v", s.Groups)
 	}
 	var clients [2]*net.UDPConn
 	for i := range clients {
+		var err error
 		if clients[i], err = net.DialUDP("udp", nil, r.Addr().(*net.UDPAddr)); err != nil {
 			t.Fatal(err)
 		}
@@ -61,16 +46,16 @@ func TestRelaySourceSplitsClientsByLink(t *testing.T) {
 	}
 	// Every datagram read and every echo written (a bound on a broken
 	// relay, not a measurement).
-	var g []proxyscreen.Group
-	sum := func(d func(*proxyscreen.Group) uint64) (t uint64) {
+	var g []Group
+	sum := func(d func(*Group) uint64) (t uint64) {
 		for i := range g {
 			t += d(&g[i])
 		}
 		return t
 	}
 	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
-		if g = src.Snapshot().Groups; len(g) == 2 && sum(func(x *proxyscreen.Group) uint64 { return x.Up.In }) == 2*n &&
-			sum(func(x *proxyscreen.Group) uint64 { return x.Down.Delivered }) == 2*n-g[1].Up.Lost {
+		if g = src.Snapshot().Groups; len(g) == 2 && sum(func(x *Group) uint64 { return x.Up.In }) == 2*n &&
+			sum(func(x *Group) uint64 { return x.Down.Delivered }) == 2*n-g[1].Up.Lost {
 			break
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package live
 
 import (
 	"bytes"
@@ -46,21 +46,14 @@ func TestAuditSaysTheReleaseWindow(t *testing.T) {
 	}
 }
 
-// The audit gives the window the relay runs with: the default without
-// the flag, none with --release-window 0.
+// The audit gives the window the relay runs with: the default for the
+// relay's 0, none for its negative (--release-window 0), else the value.
 func TestReleaseWindowInForce(t *testing.T) {
 	for _, c := range []struct {
-		flag string
-		want time.Duration
-	}{{"", proxy.DefaultReleaseWindow}, {"0", 0}, {"1ms", time.Millisecond}, {"50us", 50 * time.Microsecond}} {
-		var f releaseWindowFlag
-		if c.flag != "" {
-			if err := f.Set(c.flag); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if got := f.inForce(); got != c.want {
-			t.Errorf("--release-window %q: in force %v; want %v", c.flag, got, c.want)
+		relay, want time.Duration
+	}{{0, proxy.DefaultReleaseWindow}, {-1, 0}, {time.Millisecond, time.Millisecond}, {50 * time.Microsecond, 50 * time.Microsecond}} {
+		if got := inForce(c.relay); got != c.want {
+			t.Errorf("proxy.Options.ReleaseWindow %v: in force %v; want %v", c.relay, got, c.want)
 		}
 	}
 }

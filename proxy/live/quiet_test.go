@@ -1,4 +1,4 @@
-package main
+package live
 
 import (
 	"math"
@@ -13,7 +13,7 @@ import (
 // turn and written with the delays in turn (so its relayed stream has
 // |D| = the spread of delays between consecutive copies); it returns the
 // time of the next read.
-func feedCopies(f *relayFeed, flow proxy.FlowID, addr netip.AddrPort, t time.Time, n int, gaps []time.Duration, delays ...time.Duration) time.Time {
+func feedCopies(f *packetFeed, flow proxy.FlowID, addr netip.AddrPort, t time.Time, n int, gaps []time.Duration, delays ...time.Duration) time.Time {
 	for i := range n {
 		d := delays[i%len(delays)]
 		f.OnPacket(&proxy.PacketEvent{Read: true, In: t, Dir: proxy.Up, Flow: flow, Addr: addr, Size: 40,
@@ -33,7 +33,7 @@ func feedCopies(f *relayFeed, flow proxy.FlowID, addr netip.AddrPort, t time.Tim
 // stops; B sends every 20 ms and its copies keep 40 ms. Two seconds on,
 // the figures are B's alone; with nobody sending, nothing is measured.
 func TestAQuietClientLeavesTheRealisedJitter(t *testing.T) {
-	f := newRelayFeed()
+	f := newPacketFeed()
 	a, b := netip.MustParseAddrPort("127.0.0.1:5001"), netip.MustParseAddrPort("127.0.0.1:5002")
 	ms := time.Millisecond
 	t0, every20 := time.Unix(1000, 0), []time.Duration{20 * ms}

@@ -1,4 +1,4 @@
-package main
+package live
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"slices"
 	"sync"
+	"text/tabwriter"
 	"time"
 
 	"jitterlab/lab"
@@ -58,6 +59,7 @@ func (m *auditMark) configOf(addr string) (up, down netem.Params) {
 type auditPeriods struct {
 	mu      sync.Mutex
 	r       interface{ Audit() proxy.Audit }
+	clock   Clock
 	start   time.Time
 	running bool
 	marks   []auditMark
@@ -97,13 +99,13 @@ func (p *auditPeriods) observeLocked(au proxy.Audit) {
 
 // watch observes the relay every period until ctx is done.
 func (p *auditPeriods) watch(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
+	t := p.clock.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-t.C():
 			p.observe(p.r.Audit())
 		}
 	}
@@ -147,7 +149,7 @@ func (p *auditPeriods) applied(a proxyctl.Applied) {
 		last.cfg, last.own = au, own
 		return
 	}
-	p.marks = append(p.marks, auditMark{at: time.Since(p.start), what: describeApplied(a), au: au, cfg: au, own: own})
+	p.marks = append(p.marks, auditMark{at: p.clock.Now().Sub(p.start), what: describeApplied(a), au: au, cfg: au, own: own})
 }
 
 // describeApplied is a change as the audit names it.
@@ -287,4 +289,163 @@ func times(n int) string {
 		return "1 time"
 	}
 	return fmt.Sprintf("%d times", n)
+}
+
+var auditRows = []string{"delay added", "jitter (RFC 3550)", "loss", "reordered", "duplicated", "rate", "written late by"}
+
+// auditConfigured is the configured cell of an audit row for a link.
+func auditConfigured(p netem.Params, row int) string {
+	var cfg lab.Config
+	cfg.Up = p
+	get := func(k string) string {
+		q, _ := lab.Lookup("up." + k)
+		return q.Get(&cfg)
+	}
+	// The jitter's distribution, and its correlation when it has one (it
+	// changes the expected J: ±5 ms uniform at 0.75 gives 1.609 ms).
+	jitter := get("jitter") + " " + get("jitter_dist")
+	if p.JitterCorr != 0 {
+		jitter += ", correlation " + get("jitter_corr")
+	}
+	if p.Trace != nil && row <= 2 { // the trace's delays and losses replace these settings
+		if row == 0 {
+			return "trace " + p.Trace.File
+		}
+		return "from trace " + p.Trace.File
+	}
+	switch row {
+	case 0:
+		if p.Jitter > 0 {
+			return get("latency") + " ± " + jitter
+		}
+		return get("latency")
+	case 1:
+		if p.Jitter == 0 {
+			return get("jitter")
+		}
+		// The long-run RFC 3550 figure of the model, when it gives one.
+		if j, ok := netem.ExpectedJitter(p); ok {
+			return jitter + ", J ≈ " + fmtMs(j)
+		}
+		return jitter
+	case 2:
+		if p.LossBurst >= 1 {
+			return get("loss") + ", bursts of " + get("loss_burst")
+		}
+		return get("loss")
+	case 3:
+		return get("reorder")
+	case 4:
+		return get("duplicate")
+	case 5:
+		return get("rate")
+	}
+	return "0"
+}
+
+// writeProxyAudit sets what each direction was configured to do next to
+// what the relay realised over the whole run: the delay it added (read to
+// write), the RFC 3550 jitter of the relayed stream, loss and its bursts,
+// reorders, duplicates and the throughput. The configured column is
+// everybody's settings; a row whose setting changed during the run says
+// how often and its last value, and marks (nil: one configuration for the
+// whole run) add the audit per period of constant settings, per client.
+func writeProxyAudit(w io.Writer, au proxy.Audit, marks []auditMark, window time.Duration) { // window: the release window in force (0: off)
+	secs := au.Wall.Seconds()
+	var changed [7][2]int
+	switch {
+	case len(marks) > 1:
+		changed = changedRows(marks, func(p netem.Params, _ proxy.Dir, row int) string { return auditConfigured(p, row) })
+		fmt.Fprintf(w, "\naudit over %v: configured → realised; the settings changed during the run, so per period below\n", au.Wall.Round(time.Millisecond))
+	case len(marks) == 1:
+		fmt.Fprintf(w, "\naudit over %v: configured (everybody's; clients with their own below) → realised\n", au.Wall.Round(time.Millisecond))
+	default:
+		fmt.Fprintf(w, "\naudit over %v: configured → realised\n", au.Wall.Round(time.Millisecond))
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "\tup configured\tup realised\tdown configured\tdown realised")
+	var rows [7][4]string
+	for d, da := range au.Dirs {
+		c := da.Counters
+		copies := c.Sent + c.Duplicated
+		pct := func(n, of uint64) string {
+			if of == 0 {
+				return fmt.Sprintf("%d", n)
+			}
+			return fmt.Sprintf("%d (%.2f %%)", n, 100*float64(n)/float64(of))
+		}
+		realDelay := "-"
+		if c.Delivered > 0 {
+			realDelay = fmt.Sprintf("p50 %s p99 %s max %s", fmtMs(da.DelayP50), fmtMs(da.DelayP99), fmtMs(da.DelayMax))
+		}
+		realLoss := pct(c.Lost, copies)
+		if c.LossBursts > 0 {
+			realLoss += fmt.Sprintf(", bursts of %.2f", c.MeanBurst())
+		}
+		realRate := "-"
+		switch span := da.Active.Seconds(); {
+		case c.Delivered > 1 && span > 0: // over the traffic, not the idle time around it
+			realRate = fmt.Sprintf("%.1f packets/s, %s", float64(c.Delivered)/span, fmtBits(8*float64(da.Bytes)/span))
+			if da.Active < au.Wall*9/10 {
+				realRate += fmt.Sprintf(" over %.3fs (first to last copy)", span)
+			}
+		case secs > 0:
+			realRate = fmt.Sprintf("%.1f packets/s, %s", float64(c.Delivered)/secs, fmtBits(8*float64(da.Bytes)/secs))
+		}
+		col := 2 * d
+		for row := range rows {
+			rows[row][col] = auditConfigured(da.Configured, row)
+			if n := changed[row][d]; n > 0 {
+				rows[row][col] = "changed " + times(n) + "; last: " + rows[row][col]
+			}
+		}
+		rows[0][col+1], rows[1][col+1] = realDelay, "-"
+		if c.Delivered > 1 { // the last reading, and the mean |D| it tends to (what J ≈ expects)
+			rows[1][col+1] = fmtMs(da.Jitter) + ", mean |D| " + fmtMs(da.JitterMean)
+		}
+		if window > 0 { // how late a copy may leave by design, to share a wake-up
+			rows[6][col] = "≤ " + window.String()
+		}
+		rows[6][col+1] = "-"
+		if c.Delivered > 0 {
+			rows[6][col+1] = fmt.Sprintf("p50 %s p99 %s max %s", fmtMs(da.LateP50), fmtMs(da.LateP99), fmtMs(da.LateMax))
+		}
+		rows[2][col+1] = realLoss
+		rows[3][col+1], rows[4][col+1] = pct(c.Reordered, c.Released), pct(c.Duplicated, c.Sent)
+		rows[5][col+1] = realRate
+	}
+	for i, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", auditRows[i], r[0], r[1], r[2], r[3])
+	}
+	tw.Flush()
+	writeAuditStalls(w, au, window)
+	if len(marks) > 0 {
+		writeAuditPeriods(w, marks, au)
+	}
+}
+
+// writeAuditStalls says which of "written late by" was the relay's own
+// timing and which the CPU it was not given: copies written more than
+// proxy.StallAfter late for want of a CPU are counted apart.
+func writeAuditStalls(w io.Writer, au proxy.Audit, window time.Duration) {
+	up, down := au.Dirs[proxy.Up], au.Dirs[proxy.Down]
+	byDesign := ""
+	if window > 0 {
+		byDesign = fmt.Sprintf("; a copy may leave up to %v late by design (--release-window)", window)
+	}
+	if up.Stalled+down.Stalled == 0 {
+		if up.Counters.Delivered+down.Counters.Delivered > 0 {
+			fmt.Fprintf(w, "no copy stalled: \"written late by\" is the relay's own timing%s\n", byDesign)
+		}
+		return
+	}
+	share := func(da proxy.DirAudit) string {
+		if da.Counters.Delivered == 0 {
+			return "0"
+		}
+		return fmt.Sprintf("%d (%.2f %%)", da.Stalled, 100*float64(da.Stalled)/float64(da.Counters.Delivered))
+	}
+	fmt.Fprintf(w, "stalled copies: up %s, down %s, written more than %v late because the relay was not given a CPU (the machine's load, not the link);\n"+
+		"  outside them the relay wrote at most %s (up) and %s (down) late%s\n",
+		share(up), share(down), proxy.StallAfter, fmtMs(up.LateMaxOutsideStalls), fmtMs(down.LateMaxOutsideStalls), byDesign)
 }

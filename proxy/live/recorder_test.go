@@ -1,7 +1,10 @@
-package main
+package live
 
 import (
-	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
 	"net"
 	"net/netip"
 	"os"
@@ -14,27 +17,18 @@ import (
 	"jitterlab/proxy"
 	proxyctl "jitterlab/proxy/control"
 	proxyrec "jitterlab/proxy/record"
+	"jitterlab/recordings"
+	"jitterlab/sim"
 )
 
 // relayForR is a running relay to an echo server, its conditions and
 // capture switch as the proxy wires them, a client, and echoes(n): n
 // echoes through it, counted by the relay both ways.
-func relayForR(t *testing.T) (r *proxy.Relay, cond *proxyctl.Conditions, sw *proxyrec.Switch, client net.Conn, echoes func(n int), echo string) {
+func relayForR(t *testing.T) (r *proxy.Relay, cond *conditions, sw *proxyrec.Switch, client net.Conn, echoes func(n int), echo string) {
 	t.Helper()
-	echo = echoServer(t)
-	cfg := lab.DefaultConfig()
-	sw = &proxyrec.Switch{}
-	sw.Started(time.Now())
-	r, err := proxy.Listen(proxy.Options{Listen: "127.0.0.1:0", Target: echo, Seed: 1, Up: cfg.Up, Down: cfg.Down, OnPacket: sw.OnPacket})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cond = proxyctl.New(cfg, r, nil)
-	cond.Observe(func(a proxyctl.Applied) { sw.Applied(a, time.Now()) })
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	o := testOptions(t, nil, nil, nil)
+	run := screenRun(t, o)
+	r, cond, sw, echo = run.r, run.cond, &run.captures, o.Target
 	conn, err := net.Dial("udp", r.Addr().String())
 	if err != nil {
 		t.Fatal(err)
@@ -57,6 +51,53 @@ func relayForR(t *testing.T) (r *proxy.Relay, cond *proxyctl.Conditions, sw *pro
 	return r, cond, sw, conn, echoes, echo
 }
 
+// testFile is a File on disk, as lab proxy's outputs are.
+type testFile struct{ *os.File }
+
+func (f testFile) Commit() error { return f.Close() }
+func (f testFile) Abort()        { f.Close() }
+
+// createIn is Options.Create in dir for the tests: a new file, never one
+// that exists.
+func createIn(dir string) func(base, ext string) (File, string, error) {
+	return func(base, ext string) (File, string, error) {
+		for i := 1; ; i++ {
+			path := filepath.Join(dir, base+ext)
+			if i > 1 {
+				path = filepath.Join(dir, fmt.Sprintf("%s-%d%s", base, i, ext))
+			}
+			f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+			if errors.Is(err, fs.ErrExist) {
+				continue
+			}
+			if err != nil {
+				return nil, "", err
+			}
+			return testFile{f}, path, nil
+		}
+	}
+}
+
+// recordingOf reads a proxy recording the test made: what lab replay
+// prints of it (without the link line cmd/lab adds), its changes of the
+// settings and its header.
+func recordingOf(t *testing.T, path string) (replay string, changes []recordings.Change, h recordings.Header) {
+	t.Helper()
+	var b strings.Builder
+	r, f, err := recordings.OpenFile(path)
+	if err == nil {
+		defer f.Close()
+		h = r.Header
+		if changes, err = r.Changes(); err == nil {
+			err = proxyrec.WriteReplay(&b, r, path, "")
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String(), changes, h
+}
+
 // The proxy screen's R (issue 12.4) records the relayed traffic from now
 // to a new file, and R again closes it: the recording holds the packets
 // relayed in between, the change made meanwhile and the client that was
@@ -67,12 +108,12 @@ func TestProxyScreenRecordsOnR(t *testing.T) {
 	echoes(3) // before R: not in the recording
 
 	dir := t.TempDir()
-	rec := &screenRecorder{sw: sw, r: r, cond: cond, dir: dir, name: "default", bound: time.Now()}
+	rec := &recorder{sw: sw, r: r, cond: cond, clock: System, create: createIn(dir), name: "default", bound: time.Now()}
 	msg, err := rec.toggle()
 	if err != nil || !strings.Contains(msg, "recording to "+dir) {
 		t.Fatalf("first R: %q, %v; want recording to a new file in %s", msg, err, dir)
 	}
-	src := newRelaySource(r, cond, echo, time.Now(), nil)
+	src := newSource(r, cond, System, echo, time.Now(), nil)
 	src.rec = rec
 	if got := src.Snapshot().Recording; !strings.HasPrefix(got, dir) {
 		t.Errorf("while R records the screen's snapshot says %q records; want R's file", got)
@@ -92,10 +133,10 @@ func TestProxyScreenRecordsOnR(t *testing.T) {
 	if len(files) != 1 {
 		t.Fatalf("files %v; want one recording", files)
 	}
-	code, out, errOut := runLab(t, "replay", files[0])
+	out, _, _ := recordingOf(t, files[0])
 	for _, want := range []string{"read up 5, down 5", "up.latency = 2ms", "flow 1  " + client.LocalAddr().String()} {
-		if code != 0 || !strings.Contains(out, want) {
-			t.Errorf("lab replay of R's recording lacks %q (exit %d, %s):\n%s", want, code, errOut, out)
+		if !strings.Contains(out, want) {
+			t.Errorf("the replay of R's recording lacks %q:\n%s", want, out)
 		}
 	}
 	if strings.Contains(out, "not closed") {
@@ -114,8 +155,9 @@ func TestProxyScreenRecordsOnR(t *testing.T) {
 	}
 
 	// --record running from the start: R names it and records nothing.
-	busy := &screenRecorder{sw: sw, r: r, cond: cond, dir: dir, name: "default", flags: "--record run.jlrec"}
-	if err := sw.Start(&proxyrec.Capture{}); err != nil {
+	other := &proxyrec.Switch{} // the run's own stops its capture at the end: a stand-in has nothing to stop
+	busy := &recorder{sw: other, r: r, cond: cond, clock: System, create: createIn(dir), name: "default", flags: "--record run.jlrec"}
+	if err := other.Start(&proxyrec.Capture{}); err != nil {
 		t.Fatal(err)
 	}
 	if msg, err := busy.toggle(); err == nil || !strings.Contains(err.Error(), "--record run.jlrec") {
@@ -139,7 +181,7 @@ func TestScreenRecordingNumbersTheClientsItStartsWith(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	rec := &screenRecorder{sw: sw, r: r, cond: cond, dir: dir, name: "default", bound: time.Now()}
+	rec := &recorder{sw: sw, r: r, cond: cond, clock: System, create: createIn(dir), name: "default", bound: time.Now()}
 	for range 2 {
 		if _, err := rec.toggle(); err != nil {
 			t.Fatal(err)
@@ -149,10 +191,14 @@ func TestScreenRecordingNumbersTheClientsItStartsWith(t *testing.T) {
 	if len(files) != 1 {
 		t.Fatalf("files %v; want one recording", files)
 	}
-	code, out, errOut := runLab(t, "export", files[0], "--changes", "-")
+	_, all, _ := recordingOf(t, files[0])
+	var b strings.Builder
+	if err := proxyrec.WriteChangesCSV(&b, all, 0, sim.Time(math.MaxInt64)); err != nil {
+		t.Fatal(err)
+	}
 	want := "," + addr.String() + ",1,up.latency,1ms\n"
-	if code != 0 || !strings.Contains(out, want) {
-		t.Errorf("export --changes (exit %d, %s):\n%s\nwant a row ending %q", code, errOut, out, want)
+	if out := b.String(); !strings.Contains(out, want) {
+		t.Errorf("the changes as export --changes writes them:\n%s\nwant a row ending %q", out, want)
 	}
 }
 
@@ -166,7 +212,7 @@ func TestScreenRecordingSaysTheSettingsInForceAtItsStart(t *testing.T) {
 	}
 	echoes(2)
 	dir := t.TempDir()
-	rec := &screenRecorder{sw: sw, r: r, cond: cond, dir: dir, name: "default", bound: time.Now()}
+	rec := &recorder{sw: sw, r: r, cond: cond, clock: System, create: createIn(dir), name: "default", bound: time.Now()}
 	if _, err := rec.toggle(); err != nil {
 		t.Fatal(err)
 	}
@@ -178,8 +224,12 @@ func TestScreenRecordingSaysTheSettingsInForceAtItsStart(t *testing.T) {
 	if len(files) != 1 {
 		t.Fatalf("files %v", files)
 	}
-	code, out, errOut := runLab(t, "replay", files[0])
-	if want := "link       latency 40ms/0, jitter 0, jitter_dist uniform, loss 1%, loss_burst 0, duplicate 0%, reorder 0%, rate 0, queue 0 (up/down where they differ) at the start"; code != 0 || !strings.Contains(out, want) {
-		t.Errorf("lab replay does not say %q (exit %d, %s):\n%s", want, code, errOut, out)
+	_, _, h := recordingOf(t, files[0])
+	cfg, err := lab.ConfigFromHeader(h, lab.Untrusted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Up.Latency != 40*time.Millisecond || cfg.Down.Latency != 0 || cfg.Up.Loss != 0.01 || cfg.Down.Loss != 0.01 {
+		t.Errorf("the recording starts with up %+v, down %+v; want the settings in force: 40ms/0 latency, 1%% loss", cfg.Up, cfg.Down)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package live
 
 import (
 	"bytes"
@@ -29,7 +29,7 @@ func (c *countingRelay) Audit() proxy.Audit {
 // maxAuditPeriods the changes fold into the last period, which says how
 // many and shows the settings as they ended (issue 12.3).
 func TestAuditPeriodsFoldPastTheBound(t *testing.T) {
-	p := &auditPeriods{r: &countingRelay{}}
+	p := &auditPeriods{r: &countingRelay{}, clock: newFakeClock()}
 	client := netip.MustParseAddrPort("127.0.0.1:5001")
 	p.applied(proxyctl.Applied{Flow: client, Set: []proxyctl.Assignment{{Key: "up.loss", Value: "5%"}}}) // --flow, before the start
 	p.begin(p.start)
@@ -69,9 +69,11 @@ func TestAuditPeriodKeepsClientsThatWentAway(t *testing.T) {
 		return []proxy.FlowAudit{f}
 	}
 	r := &scriptedRelay{}
-	p := &auditPeriods{r: r}
-	p.begin(time.Now())
+	clock := newFakeClock()
+	p := &auditPeriods{r: r, clock: clock}
+	p.begin(clock.Now())
 	r.au.Flows = client(100) // 100 up during period 1
+	clock.Advance(40 * time.Second)
 	p.applied(proxyctl.Applied{Set: []proxyctl.Assignment{{Key: "up.loss", Value: "20%"}}})
 	r.au.Flows = client(250) // 150 more in period 2
 	p.observe(r.au)
@@ -85,6 +87,13 @@ func TestAuditPeriodKeepsClientsThatWentAway(t *testing.T) {
 	period2 := out[strings.Index(out, "period 2"):]
 	if strings.Contains(period2, "no clients") || !strings.Contains(period2, "lost 0 of 150") {
 		t.Errorf("period 2 lost the client that went away after sending 150:\n%s", out)
+	}
+	// The periods split where the clock stood at the change: 40 s in, to
+	// the relay's 200 s.
+	for _, want := range []string{"period 1: +0.000s to +40.000s (40.000s), the start", "period 2: +40.000s to +200.000s (160.000s), after up.loss=20%"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the periods do not read %q:\n%s", want, out)
+		}
 	}
 }
 
