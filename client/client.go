@@ -746,6 +746,12 @@ func wrap180(d float64) float64 {
 	if d > -180 && d <= 180 {
 		return d
 	}
+	return wrap180Far(d)
+}
+
+// wrap180Far is wrap180 outside (−180, 180], out of it so that wrap180
+// inlines.
+func wrap180Far(d float64) float64 {
 	d = math.Mod(d, 360)
 	if d > 180 {
 		d -= 360
