@@ -33,7 +33,10 @@ type Histogram struct {
 
 // NewHistogram returns a histogram with the given resolution (the zero
 // Histogram is not one).
-func NewHistogram(unit float64) *Histogram { return &Histogram{Unit: unit, perUnit: 1 / unit} }
+func NewHistogram(unit float64) *Histogram {
+	// Room for two powers of two: Add's appends grow it from there.
+	return &Histogram{Unit: unit, perUnit: 1 / unit, counts: make([]uint64, 0, 2*subBuckets)}
+}
 
 // Add records v; negative values and NaN count as 0.
 func (h *Histogram) Add(v float64) {
