@@ -136,10 +136,19 @@ type FrameStats struct {
 	VisibleErrM   float64       // |visible − predicted| after presentation
 	VisibleErrDeg float64
 	MovedM        float64 // visible distance moved this frame: from the pose drawn last frame, a snap's jump included
-	SpeedMPS      float64 // MovedM ÷ Dt
 	CorrectionM   float64 // largest reconciliation correction this frame
 	Reconciled    int     // PlayerStates reconciled this frame
 	FixedUpdates  int     // fixed updates run this frame
+}
+
+// SpeedMPS is the visible speed over the frame, MovedM ÷ Dt (0 for the
+// first frame). A method, not a field: a division per frame that nothing
+// in the session reads.
+func (s *FrameStats) SpeedMPS() float64 {
+	if s.Dt <= 0 {
+		return 0
+	}
+	return s.MovedM / sim.Seconds(s.Dt)
 }
 
 // Counters are the client's cumulative totals.
@@ -189,7 +198,7 @@ type Client struct {
 	tick      uint32 // client tick: MoveInputs sent
 	lastSend  sim.Time
 	sentOnce  bool
-	corr      *Corrector
+	corr      Corrector
 	input     motion.Input // sampled this frame
 	cur       motion.Input // the current tick's input (Attribute): the latest sent, or with input delay the one tagged for this tick
 	hasCur    bool
@@ -217,9 +226,11 @@ type Client struct {
 	ackStart uint32
 	acked    bool
 
-	out   []Message
-	stats FrameStats
-	c     Counters
+	out      []Message
+	stats    FrameStats
+	c        Counters
+	keepLast keepMemo
+	heading  motion.Heading // the live prediction's last heading
 
 	// The rings, last: cold beside the fields every frame touches.
 	byTag  [InputDelayRing]motion.Input // input sent tagged k, at k % InputDelayRing
@@ -229,22 +240,35 @@ type Client struct {
 // New returns a client about to render frame 0 at local time 0. frames
 // draws the frame jitter and may be nil when FrameJitter is 0.
 func New(cfg Config, script Script, frames *rand.Rand) (*Client, error) {
-	if err := cfg.Validate(); err != nil {
+	c := new(Client)
+	if err := c.Reset(cfg, script, frames); err != nil {
 		return nil, err
 	}
-	if cfg.FrameJitter > 0 && frames == nil {
-		return nil, fmt.Errorf("client.frame_jitter %v needs a random stream", cfg.FrameJitter)
+	return c, nil
+}
+
+// Reset makes c the client New(cfg, script, frames) returns, keeping the
+// memory of its queues (a worker running many sessions reuses one client).
+// After an error c must be Reset again before use.
+func (c *Client) Reset(cfg Config, script Script, frames *rand.Rand) error {
+	if err := cfg.Validate(); err != nil {
+		return err
 	}
-	c := &Client{
+	if cfg.FrameJitter > 0 && frames == nil {
+		return fmt.Errorf("client.frame_jitter %v needs a random stream", cfg.FrameJitter)
+	}
+	pending, inbox, out := c.pending[:0], c.inbox[:0], c.out[:0]
+	if pending == nil {
+		pending, inbox, out = make([]PredictedMoveStep, 0, 64), make([]proto.PlayerState, 0, 16), make([]Message, 0, 4)
+	}
+	*c = Client{
 		cfg: cfg, script: script, frames: frames,
 		nextFixed: sim.Time(cfg.FixedDT), fixedStep: cfg.FixedDT, dil: dilation{scale: 1},
-		corr: NewCorrector(Corrector{Mode: cfg.Corrector, Band: cfg.Band,
+		corr: *NewCorrector(Corrector{Mode: cfg.Corrector, Band: cfg.Band,
 			Base: cfg.SendInterval, Fast: cfg.IntervalFast, Slow: cfg.IntervalSlow}),
-		pending: make([]PredictedMoveStep, 0, 64),
-		inbox:   make([]proto.PlayerState, 0, 16),
-		out:     make([]Message, 0, 4),
+		pending: pending, inbox: inbox, out: out,
 	}
-	return c, nil
+	return nil
 }
 
 // SetConfig changes settings live. A new FPS starts a new frame grid at the
@@ -417,7 +441,7 @@ func (c *Client) predictStep() {
 			c.c.UnitsDropped++
 			return
 		}
-		c.predicted = motion.Step(c.predicted, c.cur, c.cfg.Cadence, c.cfg.Tuning)
+		c.predicted = c.heading.Step(c.predicted, c.cur, c.cfg.Cadence, c.cfg.Tuning)
 		// The current tick's step is the last pending one (with input
 		// delay N, N before the last) unless it has been acknowledged
 		// already; then the unit moves the tank but is attributed to no
@@ -433,7 +457,7 @@ func (c *Client) predictStep() {
 			}
 			if !s.Predicted {
 				s.Predicted, s.Duration = true, c.cfg.Cadence
-				c.predicted = motion.Step(c.predicted, s.Input, c.cfg.Cadence, c.cfg.Tuning)
+				c.predicted = c.heading.Step(c.predicted, s.Input, c.cfg.Cadence, c.cfg.Tuning)
 				return
 			}
 		}
@@ -601,15 +625,16 @@ func (c *Client) prune(ack uint32) {
 // fix); Single integrates each step's whole duration at once (the pre-fix
 // bug). It never modifies steps.
 func ReplayPending(base motion.Pose, steps []PredictedMoveStep, mode Replay, cadence time.Duration, k motion.Tuning) motion.Pose {
+	var h motion.Heading // steps that do not turn share their heading's sine and cosine
 	for i := range steps {
 		s := &steps[i]
 		if mode == Single {
 			if s.Duration > 0 {
-				base = motion.Step(base, s.Input, s.Duration, k)
+				base = h.Step(base, s.Input, s.Duration, k)
 			}
 			continue
 		}
-		base = motion.Substeps(base, s.Input, s.Duration, cadence, k)
+		base = h.Substeps(base, s.Input, s.Duration, cadence, k)
 	}
 	return base
 }
@@ -653,9 +678,6 @@ func (c *Client) present(drawn motion.Pose) {
 	c.stats.VisibleErrM = VisibleError(c.visible, c.predicted)
 	c.stats.VisibleErrDeg = motion.AngleDiff(c.visible.Rot, c.predicted.Rot)
 	c.stats.MovedM = motion.Distance(c.visible, drawn)
-	if dt > 0 {
-		c.stats.SpeedMPS = c.stats.MovedM / dt
-	}
 }
 
 // keep is the share of an error smoothing leaves after dt seconds when
@@ -667,7 +689,18 @@ func (c *Client) keep(dt float64) float64 {
 	case c.cfg.Alpha >= 1:
 		return 0
 	}
-	return detmath.Exp(float64(60*dt) * detmath.Log(1-c.cfg.Alpha))
+	// Frames mostly last one of two lengths: the last one's answer is
+	// kept, for the same dt and alpha (the same bits, without Exp and Log).
+	if k := &c.keepLast; !k.ok || k.dt != dt || k.alpha != c.cfg.Alpha {
+		*k = keepMemo{dt: dt, alpha: c.cfg.Alpha, keep: detmath.Exp(float64(60*dt) * detmath.Log(1-c.cfg.Alpha)), ok: true}
+	}
+	return c.keepLast.keep
+}
+
+// keepMemo is keep's last answer: keep for dt at alpha.
+type keepMemo struct {
+	dt, alpha, keep float64
+	ok              bool
 }
 
 // SmoothingTau is the time constant τ of a smoothing that removes the share
@@ -713,6 +746,12 @@ func wrap180(d float64) float64 {
 	if d > -180 && d <= 180 {
 		return d
 	}
+	return wrap180Far(d)
+}
+
+// wrap180Far is wrap180 outside (−180, 180], out of it so that wrap180
+// inlines.
+func wrap180Far(d float64) float64 {
 	d = math.Mod(d, 360)
 	if d > 180 {
 		d -= 360
@@ -731,6 +770,9 @@ func (c *Client) StatsRef() *FrameStats { return &c.stats }
 
 // Counters returns the cumulative totals.
 func (c *Client) Counters() Counters { return c.c }
+
+// Snaps is Counters().Snaps without copying the counters (read every frame).
+func (c *Client) Snaps() uint64 { return c.c.Snaps }
 
 // Accessors for the lab's samples and for tests.
 func (c *Client) LoggedIn() bool                  { return c.loggedIn }

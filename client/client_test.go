@@ -590,8 +590,8 @@ func TestMovedCountsTheSnapJump(t *testing.T) {
 		t.Fatalf("no snap: %d", c.Counters().Snaps)
 	}
 	want := motion.Distance(c.Visible(), drawn)
-	if st := c.Stats(); math.Abs(st.MovedM-want) > 1e-12 || math.Abs(st.SpeedMPS-want/st.Dt.Seconds()) > 1e-9 {
-		t.Errorf("moved %.4f m (%.3f m/s) in the snap's frame; the pose drawn moved %.4f m", st.MovedM, st.SpeedMPS, want)
+	if st := c.Stats(); math.Abs(st.MovedM-want) > 1e-12 || math.Abs(st.SpeedMPS()-want/st.Dt.Seconds()) > 1e-9 {
+		t.Errorf("moved %.4f m (%.3f m/s) in the snap's frame; the pose drawn moved %.4f m", st.MovedM, st.SpeedMPS(), want)
 	}
 }
 
@@ -661,5 +661,39 @@ func TestRedundancyUnackedCarriesEveryUnacknowledgedInput(t *testing.T) {
 	}
 	if c.Tick() < 90 {
 		t.Fatalf("sent %d ticks: the packet bound (%d) and the ack were not both reached", c.Tick(), proto.MaxEarlier)
+	}
+}
+
+// A reset client is the client New returns: one reset after a run with
+// other settings (another frame rate, a corrector, redundancy) sends the
+// same inputs and shows the same poses as a new one.
+func TestResetClientRunsAsNew(t *testing.T) {
+	cfg := DefaultConfig
+	other := cfg
+	other.FPS, other.Corrector, other.Redundancy = 144, Dilation, 3
+	run := func(c *Client) ([]proto.MoveInput, motion.Pose, Counters) {
+		sends := runFrames(c, sim.Time(3*time.Second))
+		for k := uint32(1); k <= 20; k++ {
+			c.OnPlayerState(proto.PlayerState{ServerTick: k + 2, AckTick: k, Pose: motion.Pose{X: float64(k) / 10}})
+			sends = append(sends, runFrames(c, c.NextFrame()+sim.Time(50*ms))...)
+		}
+		return sends, c.Visible(), c.Counters()
+	}
+	wantSends, wantPose, wantCounters := run(newClient(t, cfg, turning))
+	c := newClient(t, other, turning)
+	run(c)
+	if err := c.Reset(cfg, turning, nil); err != nil {
+		t.Fatal(err)
+	}
+	sends, pose, counters := run(c)
+	if !slices.EqualFunc(sends, wantSends, func(a, b proto.MoveInput) bool {
+		return a.Tick == b.Tick && a.Input == b.Input && a.Redundant == b.Redundant
+	}) ||
+		pose != wantPose || counters != wantCounters {
+		t.Fatalf("after Reset: %d sends, pose %+v, %+v; new: %d sends, pose %+v, %+v", len(sends), pose, counters, len(wantSends), wantPose, wantCounters)
+	}
+	other.FPS = 0
+	if err := c.Reset(other, turning, nil); err == nil {
+		t.Fatal("Reset accepted client.fps=0")
 	}
 }

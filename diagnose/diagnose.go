@@ -777,8 +777,12 @@ type diag struct {
 	cellRefs   []*Arm
 	robustness map[string]*Robustness
 
-	mu           sync.Mutex // guards done and queued
+	mu           sync.Mutex // guards done, queued and workers
 	done, queued int
+	// workers are the workers (a session to reset) no runJobs goroutine
+	// holds: each takes one and gives it back, so a diagnosis resets a few
+	// sessions instead of allocating one per worker per round.
+	workers []*worker
 	// arms counts the arms run (each on every seed), for the tests.
 	arms int
 }
@@ -889,14 +893,14 @@ func (d *diag) dropped() ([]string, error) {
 	return scenarios.Overridden(sc, d.o.Base.Duration)
 }
 
-// config is the base with sets applied in cell, for seed.
-func (d *diag) config(cell Cell, sets []string, seed uint64) (lab.Config, error) {
-	cfg := d.o.Base
+// config sets *cfg to the base with sets applied in cell, for seed.
+func (d *diag) config(cfg *lab.Config, cell Cell, sets []string, seed uint64) error {
+	*cfg = d.o.Base
 	cfg.Seed = seed
 	cfg.Up.Latency += cell.Offset
 	if cell.Input != cfg.Script {
-		if err := lab.Set(&cfg, "input.script", cell.Input); err != nil {
-			return cfg, err
+		if err := lab.Set(cfg, "input.script", cell.Input); err != nil {
+			return err
 		}
 	}
 	for _, s := range sets {
@@ -910,23 +914,23 @@ func (d *diag) config(cell Cell, sets []string, seed uint64) (lab.Config, error)
 		}
 		k, v, err := lab.ParseAssignment(s)
 		if err != nil {
-			return cfg, err
+			return err
 		}
-		if err := lab.Set(&cfg, k, v); err != nil {
-			return cfg, err
+		if err := lab.Set(cfg, k, v); err != nil {
+			return err
 		}
 	}
-	return cfg, nil
+	return nil
 }
 
-// session resets s to one seed's session in cell with its timeline,
-// without the pinned keys' changes.
-func (d *diag) session(s *lab.Session, cell Cell, sets []string, seed uint64) error {
-	cfg, err := d.config(cell, sets, seed)
-	if err != nil {
+// session resets w's session to one seed's session in cell with its
+// timeline, without the pinned keys' changes.
+func (d *diag) session(w *worker, cell Cell, sets []string, seed uint64) error {
+	if err := d.config(&w.cfg, cell, sets, seed); err != nil {
 		return err
 	}
-	if err := s.Reset(cfg, 0); err != nil {
+	s := &w.s
+	if err := s.Reset(w.cfg, 0); err != nil {
 		return err
 	}
 	if sc := d.scenario(sets); sc != nil {
@@ -1027,9 +1031,12 @@ func (tr *tracer) trace() Trace {
 	return t
 }
 
-type runResult struct {
-	sum   lab.Summary
-	trace Trace
+// worker is what one runJobs worker reuses from run to run: a session
+// and the configuration it is reset to (built in place: lab.Set keeps
+// its argument, so a local one would be allocated per run).
+type worker struct {
+	s   lab.Session
+	cfg lab.Config
 }
 
 // runArms runs every arm on every seed in the user's cell, in parallel,
@@ -1047,36 +1054,53 @@ func (d *diag) runJobs(jobs []job) ([]*Arm, error) {
 	n := len(d.o.Seeds)
 	d.queue(len(jobs) * n)
 	d.arms += len(jobs)
-	runs, err := stats.ParallelWith(len(jobs)*n, d.o.Workers, func() *lab.Session { return new(lab.Session) }, func(s *lab.Session, i int) (runResult, error) {
+	// Each run writes its summary and trace in place: the arms' Runs and
+	// Traces are slices of these (no copy of a result per run).
+	sums, traces := make([]lab.Summary, len(jobs)*n), make([]Trace, len(jobs)*n)
+	var taken []*worker
+	defer func() { d.mu.Lock(); d.workers = append(d.workers, taken...); d.mu.Unlock() }()
+	_, err := stats.ParallelWith(len(jobs)*n, d.o.Workers, func() *worker {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		var w *worker
+		if k := len(d.workers); k > 0 {
+			w, d.workers = d.workers[k-1], d.workers[:k-1]
+		} else {
+			w = new(worker)
+		}
+		taken = append(taken, w)
+		return w
+	}, func(w *worker, i int) (struct{}, error) {
 		if err := d.start(); err != nil {
-			return runResult{}, err
+			return struct{}{}, err
 		}
 		defer d.finished()
 		j := jobs[i/n]
 		if d.o.evaluate != nil {
-			return runResult{sum: d.o.evaluate(d.cells[j.cell], j.sets, d.o.Seeds[i%n])}, nil
+			sums[i] = d.o.evaluate(d.cells[j.cell], j.sets, d.o.Seeds[i%n])
+			return struct{}{}, nil
 		}
-		if err := d.session(s, d.cells[j.cell], j.sets, d.o.Seeds[i%n]); err != nil {
-			return runResult{}, fmt.Errorf("%s seed %d: %w", strings.Join(j.sets, " "), d.o.Seeds[i%n], err)
+		s := &w.s
+		if err := d.session(w, d.cells[j.cell], j.sets, d.o.Seeds[i%n]); err != nil {
+			return struct{}{}, fmt.Errorf("%s seed %d: %w", strings.Join(j.sets, " "), d.o.Seeds[i%n], err)
 		}
 		tr := tracer{from: d.o.Base.Duration.Seconds() / 4, band: s.Config().Client.Band, marks: d.marks,
 			still: float64(0.1 * s.Config().Client.Tuning.MoveSpeed), every: s.Every().Seconds()}
 		s.OnSample = tr.sample
 		if err := s.Run(sim.Time(d.o.Base.Duration)); err != nil {
-			return runResult{}, fmt.Errorf("%s seed %d: %w", strings.Join(j.sets, " "), d.o.Seeds[i%n], err)
+			return struct{}{}, fmt.Errorf("%s seed %d: %w", strings.Join(j.sets, " "), d.o.Seeds[i%n], err)
 		}
-		return runResult{s.Summary(), tr.trace()}, nil
+		sums[i], traces[i] = s.Summary(), tr.trace()
+		return struct{}{}, nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	arms := make([]*Arm, len(jobs))
 	for i := range jobs {
-		a := &Arm{Sets: append([]string{}, jobs[i].sets...)}
-		for _, r := range runs[i*n : (i+1)*n] {
-			a.Runs = append(a.Runs, r.sum)
-			a.Traces = append(a.Traces, r.trace)
-		}
+		lo, hi := i*n, (i+1)*n
+		a := &Arm{Sets: append([]string{}, jobs[i].sets...), Runs: sums[lo:hi:hi], Traces: traces[lo:hi:hi],
+			Card: make([]MetricStat, 0, len(Metrics))}
 		for _, m := range Metrics {
 			vs := make([]float64, n)
 			for j := range a.Runs {
@@ -1198,10 +1222,11 @@ func (d *diag) series(sets []string, seed uint64) (Series, error) {
 		return Series{}, err
 	}
 	defer d.finished()
-	s := new(lab.Session)
-	if err := d.session(s, d.userCell(), sets, seed); err != nil {
+	w := new(worker)
+	if err := d.session(w, d.userCell(), sets, seed); err != nil {
 		return Series{}, err
 	}
+	s := &w.s
 	var ser Series
 	ser.Record(s, d.o.Base.Duration)
 	return ser, s.Run(sim.Time(d.o.Base.Duration))

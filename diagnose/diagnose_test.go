@@ -965,3 +965,47 @@ func TestHeadlineNeverExplainsANegativeShare(t *testing.T) {
 		t.Errorf("headline: %q", got)
 	}
 }
+
+// BenchmarkDiagnoseWorkers is 'lab diagnose --scenario jitter-fix' (20
+// seeds × 2 min, the ensemble) on one worker and on two, never from the
+// test cache: their ns/op ratio is what the second core buys, B/op what a
+// diagnosis allocates.
+func BenchmarkDiagnoseWorkers(b *testing.B) {
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			o := options(b, "jitter-fix")
+			o.Workers = workers
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Run(o); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// A diagnosis's rounds reuse its sessions: once each worker has one, a
+// round allocates its results, not sessions (a session alone is over
+// 100 KB; on a fresh session per worker per round a round allocated them
+// all again).
+func TestRoundsReuseTheirSessions(t *testing.T) {
+	o := options(t, "jitter-fix")
+	o.Seeds, o.Base.Duration, o.Workers = o.Seeds[:4], 10*time.Second, 2
+	d := &diag{o: o, cells: o.cells()}
+	jobs := []job{{sets: nil}, {sets: []string{"server.inputs=queue"}}}
+	round := func() {
+		if _, err := d.runJobs(jobs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	round()
+	var a, b runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&a)
+	round()
+	runtime.ReadMemStats(&b)
+	if got := b.TotalAlloc - a.TotalAlloc; got > 64<<10 {
+		t.Errorf("a second round of %d runs allocated %d KB, want at most 64 KB", len(jobs)*len(o.Seeds), got>>10)
+	}
+}

@@ -116,13 +116,14 @@ func TestParseOffsets(t *testing.T) {
 func TestOffsetShiftsTheTimelinesUplinkLatency(t *testing.T) {
 	o := options(t, "latency-spike")
 	d := &diag{o: o}
-	s, ref := new(lab.Session), new(lab.Session)
-	if err := d.session(s, Cell{Offset: 10 * time.Millisecond, Input: o.Base.Script}, nil, 1); err != nil {
+	ws, wref := new(worker), new(worker)
+	if err := d.session(ws, Cell{Offset: 10 * time.Millisecond, Input: o.Base.Script}, nil, 1); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.session(ref, Cell{Input: o.Base.Script}, nil, 1); err != nil {
+	if err := d.session(wref, Cell{Input: o.Base.Script}, nil, 1); err != nil {
 		t.Fatal(err)
 	}
+	s, ref := &ws.s, &wref.s
 	if err := s.Run(100 * 1e9); err != nil {
 		t.Fatal(err)
 	}

@@ -66,15 +66,18 @@ func Set(c *Config, key, value string) error {
 	if !ok {
 		return &UnknownKeyError{Key: key, Similar: similarKeys(key)}
 	}
-	scratch := *c
-	if err := p.Set(&scratch, value); err != nil {
-		return err
+	// Set in place and restored on error: a scratch copy passed to p.Set
+	// (a function value) would escape, one allocation of a whole Config
+	// per call.
+	old := *c
+	err := p.Set(c, value)
+	if err == nil {
+		err = c.Validate()
 	}
-	if err := scratch.Validate(); err != nil {
-		return err
+	if err != nil {
+		*c = old
 	}
-	*c = scratch
-	return nil
+	return err
 }
 
 // CheckAssignment reports whether key=value is a known key with a value its

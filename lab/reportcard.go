@@ -127,6 +127,9 @@ type CardMeter struct {
 	timeS, driveS float64
 	cmdM, progM   float64 // commanded distance, signed progress along the travel direction
 	dir           float64 // +1, or −1 after a negative throttle: the direction of travel
+	// The last heading's sine and cosine (rotOK once there is one).
+	rot, sin, cos float64
+	rotOK         bool
 
 	// Judder: frames wait in ring[centre, next) until the window after
 	// them is complete; ring[tail, next) is the window, sumVD and sumDT
@@ -173,9 +176,21 @@ type CardMeter struct {
 
 // NewCardMeter returns a meter with thresholds th.
 func NewCardMeter(th CardThresholds) *CardMeter {
-	return &CardMeter{th: th, half: th.JudderWindowS / 2, dir: 1, quietFrom: math.Inf(1), quietTo: math.Inf(1),
-		snapDist: metrics.NewHistogram(1e-4), lag: metrics.NewHistogram(1e-4), lagMs: metrics.NewHistogram(0.01),
+	m := &CardMeter{snapDist: metrics.NewHistogram(1e-4), lag: metrics.NewHistogram(1e-4), lagMs: metrics.NewHistogram(0.01),
 		response: metrics.NewHistogram(0.01), delay: metrics.NewHistogram(0.01)}
+	m.Reset(th)
+	return m
+}
+
+// Reset makes m the meter NewCardMeter(th) returns, keeping its
+// histograms' memory (see [metrics.Histogram.Reset]).
+func (m *CardMeter) Reset(th CardThresholds) {
+	hs := [...]*metrics.Histogram{m.snapDist, m.lag, m.lagMs, m.response, m.delay}
+	for _, h := range hs {
+		h.Reset()
+	}
+	*m = CardMeter{th: th, half: th.JudderWindowS / 2, dir: 1, quietFrom: math.Inf(1), quietTo: math.Inf(1),
+		snapDist: hs[0], lag: hs[1], lagMs: hs[2], response: hs[3], delay: hs[4]}
 }
 
 // Frame counts one frame.
@@ -195,7 +210,11 @@ func (m *CardMeter) Frame(f *CardFrame) {
 	}
 	// Along the direction of travel: the heading before the frame,
 	// reversed while reversing.
-	sin, cos := detmath.Sincos(f.PrevRot * (math.Pi / 180))
+	if math.Float64bits(f.PrevRot) != math.Float64bits(m.rot) || !m.rotOK { // a heading held over frames keeps its sine and cosine (bit for bit: −0 is not +0)
+		m.rot, m.rotOK = f.PrevRot, true
+		m.sin, m.cos = detmath.Sincos(f.PrevRot * (math.Pi / 180))
+	}
+	sin, cos := m.sin, m.cos
 	along := float64((float64(dx*sin) + float64(dy*cos)) * m.dir) // float64(): not fused into the sums below
 	m.progM += along
 	speed := along / f.Dt
@@ -267,11 +286,22 @@ func (m *CardMeter) lagTime(t, errM float64) float64 {
 	target := m.predM - errM
 	n := min(m.predN, lagRing)
 	// The newest frame whose path is at or short of target: the path
-	// grows with each frame, so a binary search over the ring's age.
+	// grows with each frame, so a search over the ring's age, galloping
+	// from the newest (the lag is mostly a few frames) and then binary.
+	at := func(age uint64) float64 { return m.pred[(m.predN-1-age)%lagRing].m }
+	// Ages below lo are past target; hi is at or short of it, or n.
 	lo, hi := uint64(0), n // ages: 0 newest … n−1 oldest
+	for step := uint64(1); lo+step-1 < hi; step *= 2 {
+		probe := lo + step - 1
+		if at(probe) <= target {
+			hi = probe
+			break
+		}
+		lo = probe + 1
+	}
 	for lo < hi {
 		mid := (lo + hi) / 2
-		if m.pred[(m.predN-1-mid)%lagRing].m <= target {
+		if at(mid) <= target {
 			hi = mid
 		} else {
 			lo = mid + 1
@@ -541,7 +571,7 @@ func (s *Session) cardFrame(st *client.FrameStats, dt float64, prev motion.Pose,
 	move := s.cfg.Client.Tuning.MoveSpeed
 	s.card.Frame(&CardFrame{Dt: dt, X: v.X, Y: v.Y, Rot: v.Rot, PrevX: prev.X, PrevY: prev.Y, PrevRot: prev.Rot,
 		Throttle: s.cl.Input().Throttle, MoveSpeed: move, PredSpeed: float64(abs(s.inputs.sentThrottle) * move),
-		VisibleErrM: st.VisibleErrM, CorrectionM: st.CorrectionM, Reconciled: st.Reconciled, Snapped: s.cl.Counters().Snaps > snaps})
+		VisibleErrM: st.VisibleErrM, CorrectionM: st.CorrectionM, Reconciled: st.Reconciled, Snapped: s.cl.Snaps() > snaps})
 }
 
 // WriteText prints the card, one figure a line ("no data" for a figure

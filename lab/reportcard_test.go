@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"regexp"
 	"strings"
 	"testing"
@@ -550,6 +551,51 @@ func TestCardTextHasNoNegativeZero(t *testing.T) {
 		}
 		if !strings.Contains(b.String(), "progress deficit (commanded − forward progress)  "+c.want+"\n") {
 			t.Errorf("deficit %v: the card reads\n%s\nwant %q", c.mps, b.String(), c.want)
+		}
+	}
+}
+
+// lagTime finds the same frame as a scan from the newest frame back: the
+// newest whose path is at or short of the target, on paths with pauses
+// (equal lengths), rings not yet full and rings wrapped.
+func TestLagTimeFindsTheNewestFrameShortOfTheTarget(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for trial := range 2000 {
+		m := NewCardMeter(DefaultCardThresholds)
+		frames := 1 + r.IntN(3*lagRing)
+		var path, tm float64
+		for range frames {
+			v := 0.0
+			if r.IntN(4) > 0 {
+				v = 2 * r.Float64()
+			}
+			tm += 1.0 / 60
+			path += float64(v / 60)
+			m.predM = path
+			m.pred[m.predN%lagRing] = predFrame{t: tm, m: path, v: v}
+			m.predN++
+		}
+		errM := path * r.Float64() * r.Float64()
+		target := path - errM
+		n := min(m.predN, lagRing)
+		age := uint64(0)
+		for age < n && m.pred[(m.predN-1-age)%lagRing].m > target {
+			age++
+		}
+		var want float64
+		switch {
+		case age == n:
+			o := m.pred[(m.predN-n)%lagRing]
+			want = tm - o.t
+			if o.v > 0 {
+				want += (o.m - target) / o.v
+			}
+		case age > 0:
+			b := m.pred[(m.predN-age)%lagRing]
+			want = tm - b.t + (b.m-target)/b.v
+		}
+		if got := m.lagTime(tm, errM); got != want {
+			t.Fatalf("trial %d (%d frames, %.4f m behind): lag %v s, want %v s (age %d)", trial, frames, errM, got, want, age)
 		}
 	}
 }

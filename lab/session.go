@@ -126,6 +126,7 @@ type Session struct {
 	cClock, sClock *sim.Clock
 	cWander        *rand.Rand
 	sWander        *rand.Rand
+	streams        *[nStreams]stream // the random streams' memory, kept by Reset
 	timers         [nTimers]sim.Timer
 	firstTimer     int  // the armed timer with the earliest key, -1 if none (valid unless timersMoved)
 	timersMoved    bool // a timer was armed or disarmed since firstTimer was found
@@ -194,6 +195,31 @@ type Session struct {
 	vw   *observer.Viewer
 }
 
+// stream is a named random stream of a session's seed, reseeded in place
+// by Reset.
+type stream struct {
+	pcg  rand.PCG
+	rand *rand.Rand // draws from pcg
+}
+
+// The session's streams kept across Reset.
+const (
+	sClientClock = iota
+	sServerClock
+	sClientFrames
+	nStreams
+)
+
+// reset sets st to the start of the stream NewRand(seed, name) and returns
+// it.
+func (st *stream) reset(seed uint64, name string) *rand.Rand {
+	sim.Seed(&st.pcg, seed, name, "")
+	if st.rand == nil {
+		st.rand = rand.New(&st.pcg)
+	}
+	return st.rand
+}
+
 // sentRing bounds how many unacknowledged ticks the input-delay measure
 // remembers (204 s at 20 Hz): inputSamples.
 const sentRing = 4096
@@ -215,7 +241,9 @@ func New(cfg Config, every time.Duration) (*Session, error) {
 
 // Reset makes s the session New(cfg, every) returns, reusing its memory:
 // the event queue, the message table, the input-delay ring, the links
-// (see [netem.Link.Reset]) and the histograms (see [metrics.Histogram.Reset]). A worker that runs many
+// (see [netem.Link.Reset]), the histograms (see [metrics.Histogram.Reset]),
+// the report card's meter, the client, the server, the viewer and the
+// random streams. A worker that runs many
 // sessions one after another resets one instead of allocating each. Every
 // callback is cleared; slices s returned before (Changes, the Summary's)
 // are not reused. The zero Session may be Reset. After an error s must be
@@ -232,9 +260,10 @@ func (s *Session) Reset(cfg Config, every time.Duration) error {
 	}
 	// Kept, emptied; everything else starts from its zero value, as in New.
 	q, msgs, free, earlier, pending := s.q, s.msgs[:0], s.free[:0], s.earlier[:0], s.pending[:0]
-	up, down := s.up, s.down
+	up, down, card, cl, sv, vw, streams := s.up, s.down, s.card, s.cl, s.sv, s.vw, s.streams
 	if up == nil {
 		up, down = new(netem.Link), new(netem.Link)
+		card, cl, sv, vw, streams = NewCardMeter(DefaultCardThresholds), new(client.Client), new(server.Server), new(observer.Viewer), new([nStreams]stream)
 	}
 	hists := [...]*metrics.Histogram{s.corr, s.rtt, s.upOWD, s.downOWD, s.upJit, s.downJt, s.vars.viewDelay}
 	for i, unit := range [...]float64{1e-4, 0.01, 0.01, 0.01, 0.001, 0.001, 0.01} {
@@ -249,10 +278,11 @@ func (s *Session) Reset(cfg Config, every time.Duration) error {
 	}
 	*s = Session{cfg: cfg, initial: cfg, every: every, everyS: sim.Seconds(every), q: q, msgs: msgs, free: free, earlier: earlier, pending: pending, up: up, down: down,
 		corr: hists[0], rtt: hists[1], upOWD: hists[2], downOWD: hists[3], upJit: hists[4], downJt: hists[5],
-		cWander: sim.NewRand(cfg.Seed, "client.clock"), sWander: sim.NewRand(cfg.Seed, "server.clock"),
+		card: card, cl: cl, sv: sv, vw: vw, streams: streams,
+		cWander: streams[sClientClock].reset(cfg.Seed, "client.clock"), sWander: streams[sServerClock].reset(cfg.Seed, "server.clock"),
 	}
 	s.vars.viewDelay = hists[6]
-	s.card = NewCardMeter(DefaultCardThresholds)
+	s.card.Reset(DefaultCardThresholds)
 	// The report card counts the same frames and input samples as the
 	// summary: its visible lag in metres is the summary's visible error,
 	// its server input delay the summary's input delay.
@@ -275,13 +305,17 @@ func (s *Session) Reset(cfg Config, every time.Duration) error {
 	if s.sClock, err = sim.NewClock(0, cfg.ServerDriftPPM); err != nil {
 		return fmt.Errorf("server.drift_ppm: %w", err)
 	}
-	if s.cl, err = cfg.NewClient(); err != nil {
+	script, err := cfg.newScript()
+	if err != nil {
 		return err
 	}
-	if s.sv, err = cfg.NewServer(); err != nil {
+	if err := s.cl.Reset(cfg.clientConfig(), script, streams[sClientFrames].reset(cfg.Seed, "client.frames")); err != nil {
 		return err
 	}
-	if s.vw, err = observer.New(cfg.viewConfig()); err != nil {
+	if err := s.sv.Reset(cfg.serverConfig()); err != nil {
+		return err
+	}
+	if err := s.vw.Reset(cfg.viewConfig()); err != nil {
 		return err
 	}
 	s.q.Grow(64)
@@ -476,7 +510,7 @@ func (s *Session) earliestTimer() int {
 }
 
 func (s *Session) frame() {
-	prev, snaps := s.cl.Visible(), s.cl.Counters().Snaps
+	prev, snaps := s.cl.Visible(), s.cl.Snaps()
 	s.cl.Frame(s.nextFrameLocal)
 	s.inputs.frame(s.now)
 	out := s.cl.Outbox()

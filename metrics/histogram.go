@@ -6,13 +6,8 @@ const (
 	subBits    = 7
 	subBuckets = 1 << subBits // linear sub-buckets per power of two
 	octaves    = 48
-	nBlocks    = octaves + 1          // blocks of subBuckets buckets: one below 128·Unit, one per power of two above
-	nBuckets   = subBuckets * nBlocks // every bucket, the last one open-ended
+	nBuckets   = subBuckets * (octaves + 1) // one power of two below 128·Unit, one per power of two above; the last bucket open-ended
 )
-
-// block is subBuckets adjacent buckets: the values below 128·Unit, or one
-// power of two.
-type block [subBuckets]uint64
 
 // Histogram counts non-negative values in log-linear buckets of
 // x = v·(1/Unit) (a product, not a division, per value): below
@@ -20,27 +15,28 @@ type block [subBuckets]uint64
 // so a quantile is within 0.8 % (or Unit/2) of the true one. Max and Count
 // are exact.
 //
-// The buckets are stored a block (one power of two, 1 KB) at a time, each
-// allocated the first time a value lands in it: values that span a few
-// powers of two take a few KB, not the 49 KB of every bucket, so an Add
-// stays in cache and a Quantile skips empty powers of two by their counts.
-// [Histogram.Reset] empties a histogram and keeps its blocks: a histogram
-// reused for the same kind of values never allocates again. Use it by
-// pointer: a copy would share its blocks.
+// The buckets are stored in one slice up to the highest one a value has
+// landed in (grown when a larger value comes): values up to a few powers
+// of two take a few KB, not the 49 KB of every bucket, and an Add touches
+// two cache lines and inlines. [Histogram.Reset] empties a histogram and
+// keeps its buckets: a histogram reused for the same kind of values never
+// allocates again (one outlier, even +Inf, grows it to 49 KB at most).
+// Use it by pointer: a copy would share its buckets.
 type Histogram struct {
 	Unit    float64
 	perUnit float64 // 1/Unit
-	// n and max beside Unit: an Add touches this cache line, its block's
-	// count and its bucket's.
+	// n and max beside Unit: an Add touches this cache line and its bucket.
 	n      uint64
 	max    float64
-	inBlk  [nBlocks]uint64 // values in each block
-	blocks [nBlocks]*block // nil until a value lands in it
+	counts []uint64 // bucket i's count, up to the highest bucket used
 }
 
 // NewHistogram returns a histogram with the given resolution (the zero
 // Histogram is not one).
-func NewHistogram(unit float64) *Histogram { return &Histogram{Unit: unit, perUnit: 1 / unit} }
+func NewHistogram(unit float64) *Histogram {
+	// Room for two powers of two: Add's appends grow it from there.
+	return &Histogram{Unit: unit, perUnit: 1 / unit, counts: make([]uint64, 0, 2*subBuckets)}
+}
 
 // Add records v; negative values and NaN count as 0.
 func (h *Histogram) Add(v float64) {
@@ -48,28 +44,17 @@ func (h *Histogram) Add(v float64) {
 		v = 0
 	}
 	i := h.index(v)
-	k := i >> subBits
-	b := h.blocks[k]
-	if b == nil {
-		b = new(block)
-		h.blocks[k] = b
+	for i >= len(h.counts) { // append, not a call: Add inlines
+		h.counts = append(h.counts, 0)
 	}
-	b[i&(subBuckets-1)]++
-	h.inBlk[k]++
+	h.counts[i]++
 	h.n++
-	if v > h.max { // v is neither NaN nor −0 here: the same as max, without its NaN and zero-sign cases
-		h.max = v
-	}
+	h.max = max(h.max, v) // v ≥ +0 and not NaN here
 }
 
-// Reset empties h (same Unit), keeping the blocks it has allocated.
+// Reset empties h (same Unit), keeping its buckets.
 func (h *Histogram) Reset() {
-	for k, c := range h.inBlk {
-		if c > 0 {
-			*h.blocks[k] = block{}
-		}
-	}
-	h.inBlk = [nBlocks]uint64{}
+	clear(h.counts)
 	h.n, h.max = 0, 0
 }
 
@@ -114,17 +99,11 @@ func (h *Histogram) Quantile(q float64) float64 {
 	rank := uint64(math.Ceil(q * float64(h.n)))
 	rank = min(max(rank, 1), h.n)
 	var seen uint64
-	for k, c := range h.inBlk {
-		if seen+c < rank {
-			seen += c
-			continue
-		}
-		for j, c := range h.blocks[k] {
-			seen += c
-			if seen >= rank {
-				lo, w := h.bounds(k<<subBits | j)
-				return min(lo+float64(w/2), h.max)
-			}
+	for i, c := range h.counts {
+		seen += c
+		if seen >= rank {
+			lo, w := h.bounds(i)
+			return min(lo+float64(w/2), h.max)
 		}
 	}
 	return h.max

@@ -36,12 +36,29 @@ var DefaultTuning = Tuning{TurnSpeed: 180, MoveSpeed: 2}
 //	rot += turn·turn_speed·dt
 //	pos += (sin rot, cos rot)·throttle·move_speed·dt
 func Step(p Pose, in Input, dt time.Duration, k Tuning) Pose {
+	var h Heading
+	return h.Step(p, in, dt, k)
+}
+
+// Heading is [Step] with the sine and cosine of the last heading kept: a
+// run of steps that do not turn (a replay of inputs without turn) computes
+// them once. Its zero value is ready; the poses are Step's, bit for bit.
+type Heading struct {
+	rot, sin, cos float64
+	ok            bool
+}
+
+// Step is [Step].
+func (h *Heading) Step(p Pose, in Input, dt time.Duration, k Tuning) Pose {
 	s := sim.Seconds(dt)
 	p.Rot += float64(in.Turn * k.TurnSpeed * s)
-	sin, cos := detmath.Sincos(p.Rot * (math.Pi / 180))
+	if !h.ok || math.Float64bits(p.Rot) != math.Float64bits(h.rot) { // bit for bit: −0 is not +0
+		h.rot, h.ok = p.Rot, true
+		h.sin, h.cos = detmath.Sincos(p.Rot * (math.Pi / 180))
+	}
 	d := in.Throttle * k.MoveSpeed * s
-	p.X += float64(sin * d)
-	p.Y += float64(cos * d)
+	p.X += float64(h.sin * d)
+	p.Y += float64(h.cos * d)
 	return p
 }
 
@@ -50,9 +67,15 @@ func Step(p Pose, in Input, dt time.Duration, k Tuning) Pose {
 // integer nanoseconds, so no remainder is lost or counted twice. A zero
 // duration leaves p unchanged.
 func Substeps(p Pose, in Input, dur, cadence time.Duration, k Tuning) Pose {
+	var h Heading
+	return h.Substeps(p, in, dur, cadence, k)
+}
+
+// Substeps is [Substeps] through h.
+func (h *Heading) Substeps(p Pose, in Input, dur, cadence time.Duration, k Tuning) Pose {
 	for rem := dur; rem > 0; {
 		st := min(rem, cadence)
-		p = Step(p, in, st, k)
+		p = h.Step(p, in, st, k)
 		rem -= st
 	}
 	return p

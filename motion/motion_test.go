@@ -75,3 +75,27 @@ func TestAngleDiff(t *testing.T) {
 		}
 	}
 }
+
+// A Heading reused over steps, turning and not, gives the poses of a
+// fresh sine and cosine at every step, bit for bit (a heading of −0 is not
+// +0's).
+func TestHeadingStepsAsStep(t *testing.T) {
+	var h Heading
+	p, q := Pose{Rot: math.Copysign(0, -1)}, Pose{Rot: math.Copysign(0, -1)}
+	turns := []float64{0, 0, 0.5, 0, math.Copysign(0, -1), -1, 0, 0, 1, 0.25, 0}
+	for i := range 200 {
+		in := Input{Turn: turns[i%len(turns)], Throttle: 1 - float64(i%3)/2}
+		dt := time.Duration(10+i%7) * ms
+		p = h.Step(p, in, dt, DefaultTuning)
+		q = Step(q, in, dt, DefaultTuning)
+		if math.Float64bits(p.X) != math.Float64bits(q.X) || math.Float64bits(p.Y) != math.Float64bits(q.Y) || math.Float64bits(p.Rot) != math.Float64bits(q.Rot) {
+			t.Fatalf("step %d: %+v through a Heading, %+v fresh", i, p, q)
+		}
+		if i%50 == 49 { // another chain through the same Heading
+			p, q = Pose{X: 1, Rot: 30}, Pose{X: 1, Rot: 30}
+		}
+	}
+	if got, want := h.Substeps(Pose{Rot: 10}, Input{Throttle: 1}, 120*ms, 50*ms, DefaultTuning), Substeps(Pose{Rot: 10}, Input{Throttle: 1}, 120*ms, 50*ms, DefaultTuning); got != want {
+		t.Fatalf("Substeps through a Heading %+v, fresh %+v", got, want)
+	}
+}

@@ -390,10 +390,23 @@ func (l *Link) delay() (d time.Duration, skip bool) {
 	if l.p.Jitter > 0 {
 		// In float, capped before the conversion: a pareto tail draw can
 		// exceed any int64.
-		j := float64(l.p.Jitter) * l.p.JitterDist.offset(l.nextZ())
+		j := float64(l.p.Jitter) * l.offset()
 		d += time.Duration(math.Round(min(j, float64(MaxDelay))))
 	}
 	return min(max(d, 0), MaxDelay), false
+}
+
+// offset is the next jitter draw in units of Jitter: the distribution's
+// offset of the next AR(1) state, or, for an uncorrelated uniform jitter, a
+// uniform number in [−1, 1) drawn directly (the same law without a normal
+// draw and its erf; a correlation set later starts its chain afresh).
+func (l *Link) offset() float64 {
+	if l.p.JitterDist == Uniform && l.p.JitterCorr == 0 {
+		l.zReady = false
+		u := float64(l.jitter.Float64()) // rounded here: Float64's inlined product is not fused into 2u − 1
+		return float64(2*u) - 1
+	}
+	return l.p.JitterDist.offset(l.nextZ())
 }
 
 // nextZ advances the AR(1) process z = ρ·z_prev + sqrt(1−ρ²)·ε, started in

@@ -691,3 +691,36 @@ func TestCDFIsTheLawOfTheOffset(t *testing.T) {
 		t.Error("ParetoNormal.CDF says ok: its CDF has no closed form")
 	}
 }
+
+// An uncorrelated uniform jitter is latency + jitter·(2u − 1), u the
+// link's jitter stream's next uniform number: one draw a packet, no normal
+// draw. A correlation set later starts its chain from its stationary law,
+// and correlated delays stay within [latency − jitter, latency + jitter).
+func TestUncorrelatedUniformJitterDrawsOneUniformNumber(t *testing.T) {
+	p := Params{Latency: 50 * ms, Jitter: 20 * ms, JitterDist: Uniform}
+	l := newLink(t, p)
+	u := sim.NewRand(7, "up.jitter")
+	for i := range 1000 {
+		now := sim.Time(int64(i) * int64(time.Second))
+		r := l.Send(now, Packet{ID: uint64(i), Size: 100})
+		want := p.Latency + time.Duration(math.Round(float64(20*ms)*(2*u.Float64()-1)))
+		if r.Scheduled != 1 || r.At[0].Sub(now) != want {
+			t.Fatalf("packet %d: delay %v, want %v", i, r.At[0].Sub(now), want)
+		}
+		if _, ok := l.Deliver(r.At[0]); !ok {
+			t.Fatal("not delivered")
+		}
+	}
+	p.JitterCorr = 0.9
+	if err := l.SetParams(p, "up"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 1000 {
+		now := sim.Time(int64(1000+i) * int64(time.Second))
+		r := l.Send(now, Packet{ID: uint64(i), Size: 100})
+		if d := r.At[0].Sub(now); d < 30*ms || d > 70*ms {
+			t.Fatalf("correlated packet %d: delay %v outside 50 ± 20 ms", i, d)
+		}
+		l.Deliver(r.At[0])
+	}
+}

@@ -104,9 +104,24 @@ func New(cfg Config) (*Viewer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	v := &Viewer{cfg: cfg}
-	v.delay = v.targetDelay()
+	v := new(Viewer)
+	v.reset(cfg)
 	return v, nil
+}
+
+// Reset makes v the viewer New(cfg) returns, in place.
+func (v *Viewer) Reset(cfg Config) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	v.reset(cfg)
+	return nil
+}
+
+// reset is Reset with cfg valid.
+func (v *Viewer) reset(cfg Config) {
+	*v = Viewer{cfg: cfg}
+	v.delay = v.targetDelay()
 }
 
 // SetConfig changes the settings from the next render on.

@@ -66,7 +66,15 @@ const (
 	takeHold                       // a resync's hold: no tick consumed
 )
 
-func newInputBuffer() inputBuffer { return inputBuffer{slots: make([]bufferSlot, bufferCap)} }
+// newInputBuffer returns an empty buffer in slots (emptied), or in new
+// slots when slots is nil.
+func newInputBuffer(slots []bufferSlot) inputBuffer {
+	if slots == nil {
+		return inputBuffer{slots: make([]bufferSlot, bufferCap)}
+	}
+	clear(slots)
+	return inputBuffer{slots: slots}
+}
 
 // put stores tick's input. The first put anchors the buffer at depth d,
 // never at or before ack, the last tick simulated (in another mode

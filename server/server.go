@@ -122,12 +122,28 @@ type Server struct {
 // New returns a server at tick 0 whose first step is at local time
 // cfg.Tick.
 func New(cfg Config) (*Server, error) {
-	s := &Server{queue: make([]proto.MoveInput, 0, 64), buf: newInputBuffer()}
-	if err := s.SetConfig(cfg); err != nil {
+	s := new(Server)
+	if err := s.Reset(cfg); err != nil {
 		return nil, err
 	}
-	s.nextLocal, s.stepDT = sim.Time(cfg.Tick), cfg.Tick
 	return s, nil
+}
+
+// Reset makes s the server New(cfg) returns, keeping the memory of its
+// queue and input buffer (a worker running many sessions reuses one
+// server). After an error s must be Reset again before use.
+func (s *Server) Reset(cfg Config) error {
+	queue, held, slots := s.queue[:0], s.held[:0], s.buf.slots
+	if queue == nil {
+		queue = make([]proto.MoveInput, 0, 64)
+	}
+	buf := newInputBuffer(slots)
+	*s = Server{queue: queue, held: held, buf: buf}
+	if err := s.SetConfig(cfg); err != nil {
+		return err
+	}
+	s.nextLocal, s.stepDT = sim.Time(cfg.Tick), cfg.Tick
+	return nil
 }
 
 // SetConfig changes the settings. A new Tick applies from the step after

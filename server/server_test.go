@@ -3,6 +3,7 @@ package server
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -548,5 +549,30 @@ func TestStepIntoWritesWhatStepReturns(t *testing.T) {
 				t.Fatalf("%v step %d: StepInto wrote %+v, %v; Step returned %+v, %v", mode, k, got, gotB, want, wantB)
 			}
 		}
+	}
+}
+
+// A reset server is the server New returns, whatever it held: its inputs,
+// its buffer, its counters.
+func TestResetServerIsNew(t *testing.T) {
+	for _, mode := range []InputMode{Latest, Queue, Buffer} {
+		used := newServer(t, Buffer)
+		for k := uint32(1); k <= 30; k++ {
+			used.OnMoveInput(proto.MoveInput{Tick: k, Input: fwd})
+			if k%3 != 0 {
+				step(used)
+			}
+		}
+		cfg := DefaultConfig
+		cfg.Inputs = mode
+		if err := used.Reset(cfg); err != nil {
+			t.Fatal(err)
+		}
+		if fresh := newServer(t, mode); !reflect.DeepEqual(used, fresh) {
+			t.Errorf("%v: reset server %+v\nnew %+v", mode, used, fresh)
+		}
+	}
+	if err := newServer(t, Latest).Reset(Config{}); err == nil {
+		t.Fatal("Reset accepted server.tick=0")
 	}
 }
