@@ -417,4 +417,27 @@ func TestREADMEAnswerInTwoMinutes(t *testing.T) {
 			t.Errorf("the answer's section does not show %q", want)
 		}
 	}
+	// The prose quotes the output's figures: each one is in the excerpt
+	// (tested against a real run), so a changed run cannot leave the
+	// prose behind. 95 % is the interval's definition, not a figure.
+	excerpt, reading, ok := strings.Cut(answer, "How to read it:")
+	if !ok {
+		t.Fatal("the answer's section has no \"How to read it:\"")
+	}
+	for _, fig := range regexp.MustCompile(`\d+\.\d+|\d+ %`).FindAllString(reading, -1) {
+		if fig != "95 %" && !strings.Contains(excerpt, fig) {
+			t.Errorf("the README's reading quotes %s, which its excerpt of the output does not show", fig)
+		}
+	}
+	// Every change recommended is explained as a choice in the reader's
+	// code.
+	rec := regexp.MustCompile(`(?m)^recommended: (.*)$`).FindStringSubmatch(excerpt)
+	if rec == nil {
+		t.Fatal("the excerpt has no recommended: line")
+	}
+	for _, change := range strings.Fields(rec[1]) {
+		if !strings.Contains(reading, "`"+change+"`") {
+			t.Errorf("the README recommends %s but does not say what it is in the reader's code", change)
+		}
+	}
 }
