@@ -115,7 +115,16 @@ func (d *diag) keep(r *Result, cands []*state) (kept []*state, fragile []*Robust
 			continue
 		}
 		s.steps[len(s.steps)-1].Robust = rb
-		s.steps[len(s.steps)-1].NotRobust = slices.Clone(fragile)
+		// The step names the better changes that failed somewhere among
+		// those tried on its own combination; the beam's other
+		// combinations have steps of their own.
+		step := &s.steps[len(s.steps)-1]
+		step.NotRobust = nil
+		for _, f := range fragile {
+			if len(f.Sets) > len(step.On) && comboKey(f.Sets[:len(step.On)]) == comboKey(step.On) {
+				step.NotRobust = append(step.NotRobust, f)
+			}
+		}
 		kept = append(kept, s)
 	}
 	return kept, fragile, nil

@@ -259,3 +259,19 @@ func TestAnswerIsAPathNoOtherBeatsOnEveryFigure(t *testing.T) {
 		t.Errorf("the text does not say what the answer was chosen over:\n%s", out)
 	}
 }
+
+// A step names as "not taken" only changes tried on top of its own
+// combination: on jitter-fix the third step, on client.predict=consume +
+// client.sender=accumulator, named client.smoothing=movetowards twice —
+// two candidates of another combination of the beam (consume + queue,
+// consume + buffer), shown cut to their last change.
+func TestNotTakenAreOnTheStepsCombination(t *testing.T) {
+	r := run(t, options(t, "jitter-fix"))
+	for i, s := range r.Steps {
+		for _, rb := range s.NotRobust {
+			if len(rb.Sets) <= len(s.On) || comboKey(rb.Sets[:len(s.On)]) != comboKey(s.On) {
+				t.Errorf("step %d on %q names as not taken %q, which is not a change on top of it", i+1, s.On, rb.Sets)
+			}
+		}
+	}
+}

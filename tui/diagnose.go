@@ -269,7 +269,7 @@ func (a *App) showDiagnosis() {
 	// The text is wrapped here, to the box's width (diagBox), never by
 	// the view: it would break lines already broken.
 	view := tview.NewTextView().SetWrap(false)
-	view.SetBorder(true).SetTitle(" diagnose ─ d hides, Esc cancels or closes, w wraps ")
+	view.SetBorder(true).SetTitle(" diagnose ─ ↑↓ PgDn scroll, w wraps, d hides, Esc closes ")
 	view.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
 		switch {
 		case ev.Key() == tcell.KeyEscape:
@@ -371,7 +371,8 @@ func rankedTop(r *diagnose.Result, n int) string {
 	m, tie := r.Metric(), r.TieBreak()
 	var b strings.Builder
 	fmt.Fprintf(&b, "ranked changes (change − reference over %d seeds, * significant):\n", len(r.Conditions.Seeds))
-	b.WriteString("  those that meet the bar first, then the others; § marks one short of it\n")
+	b.WriteString("  those that meet the bar first, then the others; § marks one short of it;\n")
+	b.WriteString("  last column: the cells of the ensemble it holds in alone (‡ not all)\n")
 	fmt.Fprintf(&b, "  %-30s %-18s %s\n", "", m.Name, tie.Name)
 	shown := r.Changes[:min(n, len(r.Changes))]
 	worst := math.Inf(-1) // the metric's worst difference shown
@@ -389,7 +390,7 @@ func rankedTop(r *diagnose.Result, n int) string {
 			set += " §"
 			notes = append(notes, "§ "+c.Set+" does not meet the bar: "+why)
 		}
-		fmt.Fprintf(&b, "%d %-30s %-18s %s\n", i+1, set, diagnose.FormatDiff(c.Primary, m.Prec), diagnose.FormatDiff(c.TieBreak, tie.Prec))
+		fmt.Fprintf(&b, "%d %-30s %-18s %-17s %s\n", i+1, set, diagnose.FormatDiff(c.Primary, m.Prec), diagnose.FormatDiff(c.TieBreak, tie.Prec), c.HoldsIn())
 	}
 	for i, c := range shown {
 		row(i, c)
