@@ -2,6 +2,7 @@ package record
 
 import (
 	"math"
+	"net/netip"
 	"testing"
 	"time"
 
@@ -64,5 +65,28 @@ func TestPlotBinsTheGamesFrames(t *testing.T) {
 	}
 	if p := (&gameBins{}).panels(nil); p != nil {
 		t.Errorf("no frame: panels %+v", p)
+	}
+}
+
+// The game's telemetry can reach the lab before the game's first datagram
+// reaches the relay (its client renders and reports from its first frame):
+// a plot of the whole recording starts with the earlier, so it draws every
+// frame (the end-to-end game test counted 150 of 151 under load).
+func TestPlotStartsWithTelemetryBeforeTheFirstClient(t *testing.T) {
+	sw, origin := recordingSwitch(t)
+	sw.Telemetry(origin.Add(100*time.Millisecond), &telemetry.Datagram{Kind: telemetry.KindFrame, Frame: telemetry.Frame{TS: 0.1, SendIntervalS: 0.05}})
+	sw.cur.FlowStarted(1, netip.MustParseAddrPort("127.0.0.1:5001"), origin.Add(500*time.Millisecond))
+	sw.Telemetry(origin.Add(700*time.Millisecond), &telemetry.Datagram{Kind: telemetry.KindFrame, Frame: telemetry.Frame{TS: 0.7, SendIntervalS: 0.05}})
+	r := sw.stop(t, 2*time.Second)
+	changes, err := r.Changes()
+	if err != nil || len(changes) == 0 || changes[0].At != sim.Time(500*time.Millisecond) {
+		t.Fatalf("changes %v, %v; want the client's start at 500ms", changes, err)
+	}
+	from, err := plotStart(r, changes[0].At)
+	if err != nil || from != sim.Time(100*time.Millisecond) {
+		t.Fatalf("the plot starts at %v, %v; want 100ms, the first telemetry", time.Duration(from), err)
+	}
+	if g, err := readGameBins(r, from, sim.Time(2*time.Second), sim.Time(2*time.Second)-from); err != nil || g.frames != 2 {
+		t.Fatalf("%d frames, %v; want both", g.frames, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image/color"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"jitterlab/metrics"
 	"jitterlab/recordings"
 	"jitterlab/sim"
+	"jitterlab/telemetry"
 )
 
 // Cleared is the value of a "client ADDR" change: the client was put
@@ -371,6 +373,22 @@ func (b *plotBin) add(v float64) {
 	}
 }
 
+// plotStart is where a plot of a whole recording whose first change is at
+// first starts: there, or at the game's first telemetry datagram if that
+// came earlier (the game reports from its first frame, before its first
+// datagram reaches the relay).
+func plotStart(r *recordings.Reader, first sim.Time) (sim.Time, error) {
+	errFirst := errors.New("first telemetry")
+	err := r.ScanTelemetry(0, first, func(at sim.Time, _ *telemetry.Datagram) error {
+		first = min(first, at)
+		return errFirst
+	})
+	if err != nil && !errors.Is(err, errFirst) {
+		return first, err
+	}
+	return first, nil
+}
+
 // Plot draws a proxy recording as a PNG: per direction the delay the relay
 // added to each delivered copy, one line per client (labelled by its
 // address), and how far past the link's schedule it was written; with
@@ -394,7 +412,9 @@ func Plot(r *recordings.Reader, name string, from, to sim.Time, width int, w io.
 	// client's datagrams come after its "started", and R's recording
 	// names the clients already there as it starts.
 	if len(addr) > 0 && from == 0 && changes[0].At < to {
-		from = changes[0].At
+		if from, err = plotStart(r, changes[0].At); err != nil {
+			return 0, 0, nil, from, err
+		}
 	}
 	line := map[uint64]int{} // flow → its line; plotClients at most
 	var flows []uint64       // the flows with a line of their own, in order
