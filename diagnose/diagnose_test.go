@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"jitterlab/batch"
 	"jitterlab/internal/testtool"
 	"jitterlab/lab"
 	"jitterlab/sim"
@@ -365,16 +366,19 @@ func benchmarkDiagnose(b *testing.B, name string) {
 func TestTimelinesAreBounded(t *testing.T) {
 	o := options(t, "")
 	o.Base.Duration = 10 * time.Minute
-	ser, err := (&diag{o: o}).series(nil, 1)
+	sers, err := (&diag{o: o}).series(1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(ser.TS); n > maxPoints || n < maxPoints/2 || len(ser.VisibleSpeedMPS) != n {
-		t.Errorf("a 10 min timeline keeps %d samples, want at most %d", n, maxPoints)
+	if n := len(sers[0].TS); n > batch.MaxPoints || n < batch.MaxPoints/2 || len(sers[0].VisibleSpeedMPS) != n {
+		t.Errorf("a 10 min timeline keeps %d samples, want at most %d", n, batch.MaxPoints)
 	}
 	o.Base.Duration = time.Minute
-	if ser, _ := (&diag{o: o}).series(nil, 1); len(ser.TS) != 1200 {
-		t.Errorf("a 1 min timeline keeps %d of 1200 samples", len(ser.TS))
+	if sers, err = (&diag{o: o}).series(1, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(sers[0].TS) != 1200 {
+		t.Errorf("a 1 min timeline keeps %d of 1200 samples", len(sers[0].TS))
 	}
 }
 
