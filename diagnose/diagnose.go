@@ -80,39 +80,42 @@ type Conditions struct {
 	TieBreak  string    `json:"tie_break"`
 }
 
-// MetricStat is one metric over the seeds: the per-seed values (in seed
-// order) and their mean with its interval.
-type MetricStat struct {
-	Name    string         `json:"name"`
-	PerSeed []float64      `json:"per_seed"`
-	Mean    stats.Interval `json:"mean"`
+// Arm is one configuration run on every seed: its settings on top of the
+// reference, and every report-card metric over the seeds (Metrics' order).
+type Arm struct {
+	Sets   []string
+	Card   []batch.MetricStat
+	Runs   []lab.Summary
+	Traces []Trace
 }
 
-// MarshalJSON writes a seed's value without data (NaN) as null.
-func (s MetricStat) MarshalJSON() ([]byte, error) {
-	per := make([]*float64, len(s.PerSeed))
-	for i, v := range s.PerSeed {
-		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			per[i] = &v
-		}
-	}
-	return json.Marshal(struct {
+// MarshalJSON writes the arm as a diagnosis's JSON has it
+// ($defs/diagnosis_arm): sets, then report_card with per metric its name,
+// per_seed (a seed without data, NaN, as null) and mean.
+func (a *Arm) MarshalJSON() ([]byte, error) {
+	type stat struct {
 		Name    string         `json:"name"`
 		PerSeed []*float64     `json:"per_seed"`
 		Mean    stats.Interval `json:"mean"`
-	}{s.Name, per, s.Mean})
-}
-
-// Arm is one configuration run on every seed.
-type Arm struct {
-	Sets   []string      `json:"sets"`
-	Card   []MetricStat  `json:"report_card"`
-	Runs   []lab.Summary `json:"-"`
-	Traces []Trace       `json:"-"`
+	}
+	card := make([]stat, len(a.Card))
+	for i, s := range a.Card {
+		per := make([]*float64, len(s.PerSeed))
+		for j, v := range s.PerSeed {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				per[j] = &v
+			}
+		}
+		card[i] = stat{s.Name, per, s.Mean}
+	}
+	return json.Marshal(struct {
+		Sets []string `json:"sets"`
+		Card []stat   `json:"report_card"`
+	}{a.Sets, card})
 }
 
 // Stat returns the arm's statistic for metric m.
-func (a *Arm) Stat(m Metric) MetricStat {
+func (a *Arm) Stat(m Metric) batch.MetricStat {
 	for _, s := range a.Card {
 		if s.Name == m.Name {
 			return s
@@ -1035,13 +1038,13 @@ func (d *diag) runJobs(jobs []job) ([]*Arm, error) {
 	for i := range jobs {
 		lo, hi := i*n, (i+1)*n
 		a := &Arm{Sets: append([]string{}, jobs[i].sets...), Runs: sums[lo:hi:hi], Traces: traces[lo:hi:hi],
-			Card: make([]MetricStat, 0, len(Metrics))}
+			Card: make([]batch.MetricStat, 0, len(Metrics))}
 		for _, m := range Metrics {
 			vs := make([]float64, n)
 			for j := range a.Runs {
 				vs[j] = m.Score(&a.Runs[j].Card) // a deficit by its magnitude
 			}
-			a.Card = append(a.Card, MetricStat{Name: m.Name, PerSeed: vs, Mean: stats.Mean(vs)})
+			a.Card = append(a.Card, batch.NewMetricStat(m.Name, vs))
 		}
 		arms[i] = a
 	}

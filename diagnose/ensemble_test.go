@@ -152,7 +152,7 @@ func TestFloorIsAShareOrTheMinimum(t *testing.T) {
 	arm := func(vs ...float64) *Arm {
 		a := &Arm{}
 		for _, m := range Metrics {
-			a.Card = append(a.Card, MetricStat{Name: m.Name, PerSeed: vs, Mean: stats.Mean(vs)})
+			a.Card = append(a.Card, batch.NewMetricStat(m.Name, vs))
 		}
 		return a
 	}
