@@ -1013,3 +1013,24 @@ func TestRoundsReuseTheirSessions(t *testing.T) {
 		t.Errorf("a second round of %d runs allocated %d KB, want at most 64 KB", len(jobs)*len(o.Seeds), got>>10)
 	}
 }
+
+// A diagnosis's arm states its report card as name, per_seed, mean, in
+// that order, a seed without data (NaN) as null and a value as
+// encoding/json writes a float64 (1000000, not 1e+06): the layout of
+// $defs/diagnosis_arm, which differs from a batch's.
+func TestArmJSON(t *testing.T) {
+	per := []float64{0.25, math.NaN(), 1e6}
+	a := &Arm{Sets: []string{"server.inputs=queue"}, Card: []batch.MetricStat{batch.NewMetricStat("judder_mps", per)}}
+	mean, err := json.Marshal(stats.Mean(per))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := json.Marshal(struct{ A, None *Arm }{a, nil})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"A":{"sets":["server.inputs=queue"],"report_card":[{"name":"judder_mps","per_seed":[0.25,null,1000000],"mean":` + string(mean) + `}]},"None":null}`
+	if string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
