@@ -13,8 +13,7 @@
 //
 // A [Runner] runs arms over seeds for every comparison (a batch's
 // [Plan.Execute], its [Plan.Timelines], package diagnose's rounds and
-// package compare's model runs):
-// each run's result has its place by index, whatever the number of
-// workers, and each worker resets and reuses one session ([Worker]) from
-// run to run and round to round.
+// package compare's model runs): each run's result has its place by
+// index, whatever the number of workers, and each worker resets and
+// reuses one session ([Worker]) from run to run and round to round.
 package batch
