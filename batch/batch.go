@@ -10,13 +10,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"jitterlab/lab"
 	"jitterlab/scenarios"
-	"jitterlab/sim"
-	"jitterlab/stats"
 )
 
 // Schema is the version of every JSON and JSON-lines output's layout
@@ -272,39 +269,25 @@ func (p *Plan) Execute(shard Shard, workers int) ([]Run, error) {
 		}
 	}
 	hash, arms := p.Def.Hash(), p.Def.Arms()
-	var mu sync.Mutex
-	done := 0
-	return stats.ParallelWith(len(idx), workers, newSession, func(s *lab.Session, i int) (Run, error) {
-		select {
-		case <-p.Cancel: // nil: never
-			return Run{}, ErrCanceled
-		default:
-		}
-		if p.Progress != nil {
-			defer func() {
-				mu.Lock()
-				defer mu.Unlock()
-				done++
-				p.Progress(done, len(idx))
-			}()
-		}
+	r := &Runner{Workers: workers, Progress: p.Progress, Cancel: p.Cancel}
+	return Each(r, len(idx), func(w *Worker, i int) (Run, error) {
 		k := idx[i]
-		cfg := p.Configs[k/n]
-		cfg.Seed = p.Def.Seeds[k%n]
+		w.Config = p.Configs[k/n]
+		w.Config.Seed = p.Def.Seeds[k%n]
 		sc, err := p.ScenarioOf(k / n)
 		if err != nil {
 			return Run{}, err
 		}
-		sum, err := runOne(s, cfg, sc)
+		sum, err := w.Run(sc)
 		if err != nil {
-			return Run{}, fmt.Errorf("%s seed %d: %w", strings.Join(arms[k/n], " "), cfg.Seed, err)
+			return Run{}, fmt.Errorf("%s seed %d: %w", strings.Join(arms[k/n], " "), w.Config.Seed, err)
 		}
 		raw, err := json.Marshal(sum)
 		if err != nil {
 			return Run{}, err
 		}
 		r := Run{Schema: Schema, Version: p.Def.Version, BatchHash: hash, Index: k, Arm: k / n, Sets: arms[k/n],
-			Scenario: p.Def.Scenario, Seed: cfg.Seed, Params: Params(&cfg), Metrics: map[string]Value{}, Summary: raw, Definition: &p.Def}
+			Scenario: p.Def.Scenario, Seed: w.Config.Seed, Params: Params(&w.Config), Metrics: map[string]Value{}, Summary: raw, Definition: &p.Def}
 		for _, m := range Metrics {
 			r.Metrics[m.Name] = Value(m.Get(&sum))
 		}
@@ -331,25 +314,6 @@ func Params(cfg *lab.Config) map[string]string {
 		out[p.Key] = p.Get(cfg)
 	}
 	return out
-}
-
-// newSession is a worker's session, reset for each run.
-func newSession() *lab.Session { return new(lab.Session) }
-
-// runOne runs cfg (with sc's timeline, if any) on s, reset for it.
-func runOne(s *lab.Session, cfg lab.Config, sc *scenarios.Scenario) (lab.Summary, error) {
-	if err := s.Reset(cfg, 0); err != nil {
-		return lab.Summary{}, err
-	}
-	if sc != nil {
-		if err := s.ScheduleTimeline(sc); err != nil {
-			return lab.Summary{}, err
-		}
-	}
-	if err := s.Run(sim.Time(cfg.Duration)); err != nil {
-		return lab.Summary{}, err
-	}
-	return s.Summary(), nil
 }
 
 // RunSummary is 'lab run --json': the schema, the version, the scenario

@@ -86,11 +86,33 @@ func writeLines(w io.Writer, h *ShardHeader, runs []Run) error {
 	return bw.Flush()
 }
 
-// MetricStat is one metric of one arm over the seeds.
+// MetricStat is one metric of one arm over the seeds: its value on every
+// seed, in seed order, and their mean with its 95 % interval. A batch's
+// JSON and a diagnosis's arms both state their metrics so.
 type MetricStat struct {
-	Name    string         `json:"name"`
-	Mean    stats.Interval `json:"mean"`
-	PerSeed []Value        `json:"per_seed"`
+	Name    string
+	PerSeed []float64
+	Mean    stats.Interval
+}
+
+// NewMetricStat is metric name over perSeed (kept, not copied), with its
+// mean.
+func NewMetricStat(name string, perSeed []float64) MetricStat {
+	return MetricStat{Name: name, PerSeed: perSeed, Mean: stats.Mean(perSeed)}
+}
+
+// MarshalJSON writes name, mean and per_seed as a batch's JSON has them,
+// a seed without data (NaN) as null ([Value]).
+func (s MetricStat) MarshalJSON() ([]byte, error) {
+	per := make([]Value, len(s.PerSeed))
+	for i, v := range s.PerSeed {
+		per[i] = Value(v)
+	}
+	return json.Marshal(struct {
+		Name    string         `json:"name"`
+		Mean    stats.Interval `json:"mean"`
+		PerSeed []Value        `json:"per_seed"`
+	}{s.Name, s.Mean, per})
 }
 
 // ArmJSON is one arm of the JSON output.
@@ -123,12 +145,7 @@ func (r *Result) JSON() ResultJSON {
 	for a, sets := range r.Def.Arms() {
 		arm := ArmJSON{Label: r.ArmLabel(a), Sets: sets}
 		for _, m := range Metrics {
-			vs := r.PerSeed(a, m)
-			pv := make([]Value, len(vs))
-			for i, v := range vs {
-				pv[i] = Value(v)
-			}
-			arm.Metrics = append(arm.Metrics, MetricStat{Name: m.Name, Mean: stats.Mean(vs), PerSeed: pv})
+			arm.Metrics = append(arm.Metrics, NewMetricStat(m.Name, r.PerSeed(a, m)))
 		}
 		j.Arms = append(j.Arms, arm)
 	}

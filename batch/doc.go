@@ -10,4 +10,10 @@
 // JSON lines, and both give the same Result, so every table (text, CSV,
 // JSON, HTML) is byte for byte the same as the unsharded batch's. The JSON
 // schema is documented in docs/reference/json.md and docs/jitterlab.schema.json.
+//
+// A [Runner] runs arms over seeds for every comparison (a batch's
+// [Plan.Execute], its [Plan.Timelines], package diagnose's rounds and
+// package compare's model runs): each run's result has its place by
+// index, whatever the number of workers, and each worker resets and
+// reuses one session ([Worker]) from run to run and round to round.
 package batch

@@ -4,10 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"jitterlab/diagnose"
-	"jitterlab/lab"
 	"jitterlab/sim"
-	"jitterlab/stats"
 )
 
 // MaxTimelines bounds the arms whose timelines a report draws (the first
@@ -17,9 +14,9 @@ const MaxTimelines = 8
 // Timelines are the representative seed's timelines of the first arms.
 type Timelines struct {
 	Seed   uint64
-	Series []diagnose.Series // one per arm, at most MaxTimelines
-	Band   int               // the first arm's dead band (ticks)
-	SnapM  float64           // the first arm's snap distance
+	Series []Series // one per arm, at most MaxTimelines
+	Band   int      // the first arm's dead band (ticks)
+	SnapM  float64  // the first arm's snap distance
 }
 
 // Timelines runs the result's representative seed again on the first
@@ -28,26 +25,20 @@ type Timelines struct {
 func (p *Plan) Timelines(r *Result, workers int) (*Timelines, error) {
 	seed := p.Def.Seeds[r.Representative()]
 	arms := min(len(p.Configs), MaxTimelines)
-	series, err := stats.Parallel(arms, workers, func(a int) (diagnose.Series, error) {
-		cfg := p.Configs[a]
-		cfg.Seed = seed
-		s, err := lab.New(cfg, 0)
-		if err != nil {
-			return diagnose.Series{}, err
-		}
+	series, err := Each(&Runner{Workers: workers}, arms, func(w *Worker, a int) (Series, error) {
+		w.Config = p.Configs[a]
+		w.Config.Seed = seed
 		sc, err := p.ScenarioOf(a)
 		if err != nil {
-			return diagnose.Series{}, err
+			return Series{}, err
 		}
-		if sc != nil {
-			if err := s.ScheduleTimeline(sc); err != nil {
-				return diagnose.Series{}, err
-			}
+		if err := w.Start(sc); err != nil {
+			return Series{}, err
 		}
-		var ser diagnose.Series
-		ser.Record(s, cfg.Duration)
-		if err := s.Run(sim.Time(cfg.Duration)); err != nil {
-			return diagnose.Series{}, fmt.Errorf("%s seed %d: %w", strings.Join(p.Def.Arms()[a], " "), seed, err)
+		var ser Series
+		ser.Record(&w.Session, w.Config.Duration)
+		if err := w.Session.Run(sim.Time(w.Config.Duration)); err != nil {
+			return Series{}, fmt.Errorf("%s seed %d: %w", strings.Join(p.Def.Arms()[a], " "), seed, err)
 		}
 		return ser, nil
 	})

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"jitterlab/batch"
 	"jitterlab/lab"
 	proxyrec "jitterlab/proxy/record"
 	"jitterlab/recordings"
@@ -160,18 +161,19 @@ func Run(g *Game, n, workers int) (*Result, error) {
 		gm.frame(&g.Frames[i])
 	}
 	game := gm.values()
-	runs, err := stats.Parallel(n, workers, func(i int) ([]float64, error) {
+	runs, err := batch.Each(&batch.Runner{Workers: workers}, n, func(w *batch.Worker, i int) ([]float64, error) {
 		// The model's client starts at a phase drawn from the seed against
 		// the server's steps, as a session's (client.start); its run is
 		// the game's frames' span from there, and the timeline moves with it.
-		cfg := g.Config
+		cfg := &w.Config
+		*cfg = g.Config
 		cfg.Seed = uint64(i + 1)
 		cfg.ClientStart = time.Duration(sim.NewRand(cfg.Seed, "compare.start").Int64N(int64(time.Second)))
 		cfg.Duration = cfg.ClientStart + g.Duration
-		s, err := lab.New(cfg, 0)
-		if err != nil {
+		if err := w.Start(nil); err != nil {
 			return nil, err
 		}
+		s := &w.Session
 		for _, c := range g.Changes {
 			if at := c.At.Add(cfg.ClientStart); at <= sim.Time(cfg.Duration) {
 				if err := s.Schedule(at, c.Key, c.Value); err != nil {
@@ -179,7 +181,7 @@ func Run(g *Game, n, workers int) (*Result, error) {
 				}
 			}
 		}
-		m := newMeter(&cfg)
+		m := newMeter(cfg)
 		s.OnFrame = m.frame
 		if err := s.Run(sim.Time(cfg.Duration)); err != nil {
 			return nil, err

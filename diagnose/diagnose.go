@@ -8,9 +8,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
+	"jitterlab/batch"
 	"jitterlab/lab"
 	"jitterlab/metrics"
 	"jitterlab/scenarios"
@@ -80,39 +80,42 @@ type Conditions struct {
 	TieBreak  string    `json:"tie_break"`
 }
 
-// MetricStat is one metric over the seeds: the per-seed values (in seed
-// order) and their mean with its interval.
-type MetricStat struct {
-	Name    string         `json:"name"`
-	PerSeed []float64      `json:"per_seed"`
-	Mean    stats.Interval `json:"mean"`
+// Arm is one configuration run on every seed: its settings on top of the
+// reference, and every report-card metric over the seeds (Metrics' order).
+type Arm struct {
+	Sets   []string
+	Card   []batch.MetricStat
+	Runs   []lab.Summary
+	Traces []Trace
 }
 
-// MarshalJSON writes a seed's value without data (NaN) as null.
-func (s MetricStat) MarshalJSON() ([]byte, error) {
-	per := make([]*float64, len(s.PerSeed))
-	for i, v := range s.PerSeed {
-		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			per[i] = &v
-		}
-	}
-	return json.Marshal(struct {
+// MarshalJSON writes the arm as a diagnosis's JSON has it
+// ($defs/diagnosis_arm): sets, then report_card with per metric its name,
+// per_seed (a seed without data, NaN, as null) and mean.
+func (a *Arm) MarshalJSON() ([]byte, error) {
+	type stat struct {
 		Name    string         `json:"name"`
 		PerSeed []*float64     `json:"per_seed"`
 		Mean    stats.Interval `json:"mean"`
-	}{s.Name, per, s.Mean})
-}
-
-// Arm is one configuration run on every seed.
-type Arm struct {
-	Sets   []string      `json:"sets"`
-	Card   []MetricStat  `json:"report_card"`
-	Runs   []lab.Summary `json:"-"`
-	Traces []Trace       `json:"-"`
+	}
+	card := make([]stat, len(a.Card))
+	for i, s := range a.Card {
+		per := make([]*float64, len(s.PerSeed))
+		for j, v := range s.PerSeed {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				per[j] = &v
+			}
+		}
+		card[i] = stat{s.Name, per, s.Mean}
+	}
+	return json.Marshal(struct {
+		Sets []string `json:"sets"`
+		Card []stat   `json:"report_card"`
+	}{a.Sets, card})
 }
 
 // Stat returns the arm's statistic for metric m.
-func (a *Arm) Stat(m Metric) MetricStat {
+func (a *Arm) Stat(m Metric) batch.MetricStat {
 	for _, s := range a.Card {
 		if s.Name == m.Name {
 			return s
@@ -422,11 +425,6 @@ func (d *diag) pairs(r *Result) ([]Pair, error) {
 	return out, nil
 }
 
-// Series is one seed's timeline for the report's charts.
-type Series struct {
-	TS, TickOffset, SendIntervalS, VisibleErrorM, VisibleSpeedMPS []float64
-}
-
 // Schema is the version of the JSON layout (docs/reference/json.md), the
 // same number as every other JSON output of the lab.
 const Schema = 2
@@ -466,9 +464,9 @@ type Result struct {
 	Problem bool `json:"significant_problem"`
 	// Representative is the seed whose reference primary metric is nearest
 	// the mean; RefSeries and BestSeries are its timelines.
-	Representative uint64 `json:"representative_seed"`
-	RefSeries      Series `json:"-"`
-	BestSeries     Series `json:"-"`
+	Representative uint64       `json:"representative_seed"`
+	RefSeries      batch.Series `json:"-"`
+	BestSeries     batch.Series `json:"-"`
 
 	arms        int     // the arms run, each on every seed
 	Band        int     `json:"-"` // the dead band, for charts
@@ -563,10 +561,11 @@ func Run(o Options) (*Result, error) {
 			r.BestVsReference = append(r.BestVsReference, d.diff(r.Reference, r.Reference, m))
 		}
 		r.Representative = o.Seeds[0]
-		if r.RefSeries, err = d.series(nil, r.Representative); err != nil {
+		sers, err := d.series(r.Representative, nil)
+		if err != nil {
 			return nil, err
 		}
-		r.BestSeries = r.RefSeries
+		r.RefSeries, r.BestSeries = sers[0], sers[0]
 		return r, nil
 	}
 	// The timeline's mechanisms, and their own changes beside the registry's.
@@ -650,13 +649,11 @@ func Run(o Options) (*Result, error) {
 		}
 	}
 	r.Representative = o.Seeds[rep]
-	d.queue(2)
-	if r.RefSeries, err = d.series(nil, r.Representative); err != nil {
+	sers, err := d.series(r.Representative, nil, combo)
+	if err != nil {
 		return nil, err
 	}
-	if r.BestSeries, err = d.series(combo, r.Representative); err != nil {
-		return nil, err
-	}
+	r.RefSeries, r.BestSeries = sers[0], sers[1]
 	r.arms = d.arms
 	return r, nil
 }
@@ -777,12 +774,10 @@ type diag struct {
 	cellRefs   []*Arm
 	robustness map[string]*Robustness
 
-	mu           sync.Mutex // guards done, queued and workers
-	done, queued int
-	// workers are the workers (a session to reset) no runJobs goroutine
-	// holds: each takes one and gives it back, so a diagnosis resets a few
+	// runner runs every round's arms over the seeds: its workers (a
+	// session to reset) outlive the rounds, so a diagnosis resets a few
 	// sessions instead of allocating one per worker per round.
-	workers []*worker
+	runner batch.Runner
 	// arms counts the arms run (each on every seed), for the tests.
 	arms int
 }
@@ -799,34 +794,6 @@ func (d *diag) userCell() Cell {
 type job struct {
 	cell int
 	sets []string
-}
-
-// queue adds n runs to the ones Progress counts.
-func (d *diag) queue(n int) {
-	d.mu.Lock()
-	d.queued += n
-	d.mu.Unlock()
-}
-
-// start reports whether a run may start: not once Cancel is closed.
-func (d *diag) start() error {
-	select {
-	case <-d.o.Cancel: // a nil channel never receives
-		return ErrCanceled
-	default:
-		return nil
-	}
-}
-
-// finished counts a run done and tells Progress.
-func (d *diag) finished() {
-	if d.o.Progress == nil {
-		return
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.done++
-	d.o.Progress(d.done, d.queued)
 }
 
 func keyOf(set string) string { k, _, _ := strings.Cut(set, "="); return k }
@@ -925,25 +892,19 @@ func (d *diag) config(cfg *lab.Config, cell Cell, sets []string, seed uint64) er
 
 // session resets w's session to one seed's session in cell with its
 // timeline, without the pinned keys' changes.
-func (d *diag) session(w *worker, cell Cell, sets []string, seed uint64) error {
-	if err := d.config(&w.cfg, cell, sets, seed); err != nil {
+func (d *diag) session(w *batch.Worker, cell Cell, sets []string, seed uint64) error {
+	if err := d.config(&w.Config, cell, sets, seed); err != nil {
 		return err
 	}
-	s := &w.s
-	if err := s.Reset(w.cfg, 0); err != nil {
+	sc := d.scenario(sets)
+	if sc == nil || cell.Offset == 0 {
+		return w.Start(sc) // exactly what 'lab run' schedules
+	}
+	if err := w.Start(nil); err != nil {
 		return err
 	}
-	if sc := d.scenario(sets); sc != nil {
-		if cell.Offset != 0 {
-			// The timeline's uplink latencies shifted with the base's.
-			return shiftTimeline(s, sc, cell.Offset)
-		}
-		// Exactly what 'lab run' schedules.
-		if err := s.ScheduleTimeline(sc); err != nil {
-			return err
-		}
-	}
-	return nil
+	// The timeline's uplink latencies shifted with the base's.
+	return shiftTimeline(&w.Session, sc, cell.Offset)
 }
 
 // Trace is what one run's timeline showed, from the end of its first
@@ -1031,14 +992,6 @@ func (tr *tracer) trace() Trace {
 	return t
 }
 
-// worker is what one runJobs worker reuses from run to run: a session
-// and the configuration it is reset to (built in place: lab.Set keeps
-// its argument, so a local one would be allocated per run).
-type worker struct {
-	s   lab.Session
-	cfg lab.Config
-}
-
 // runArms runs every arm on every seed in the user's cell, in parallel,
 // results by index.
 func (d *diag) runArms(sets [][]string) ([]*Arm, error) {
@@ -1052,35 +1005,17 @@ func (d *diag) runArms(sets [][]string) ([]*Arm, error) {
 // runJobs runs every job on every seed, in parallel, results by index.
 func (d *diag) runJobs(jobs []job) ([]*Arm, error) {
 	n := len(d.o.Seeds)
-	d.queue(len(jobs) * n)
 	d.arms += len(jobs)
 	// Each run writes its summary and trace in place: the arms' Runs and
 	// Traces are slices of these (no copy of a result per run).
 	sums, traces := make([]lab.Summary, len(jobs)*n), make([]Trace, len(jobs)*n)
-	var taken []*worker
-	defer func() { d.mu.Lock(); d.workers = append(d.workers, taken...); d.mu.Unlock() }()
-	_, err := stats.ParallelWith(len(jobs)*n, d.o.Workers, func() *worker {
-		d.mu.Lock()
-		defer d.mu.Unlock()
-		var w *worker
-		if k := len(d.workers); k > 0 {
-			w, d.workers = d.workers[k-1], d.workers[:k-1]
-		} else {
-			w = new(worker)
-		}
-		taken = append(taken, w)
-		return w
-	}, func(w *worker, i int) (struct{}, error) {
-		if err := d.start(); err != nil {
-			return struct{}{}, err
-		}
-		defer d.finished()
+	_, err := batch.Each(d.rounds(), len(jobs)*n, func(w *batch.Worker, i int) (struct{}, error) {
 		j := jobs[i/n]
 		if d.o.evaluate != nil {
 			sums[i] = d.o.evaluate(d.cells[j.cell], j.sets, d.o.Seeds[i%n])
 			return struct{}{}, nil
 		}
-		s := &w.s
+		s := &w.Session
 		if err := d.session(w, d.cells[j.cell], j.sets, d.o.Seeds[i%n]); err != nil {
 			return struct{}{}, fmt.Errorf("%s seed %d: %w", strings.Join(j.sets, " "), d.o.Seeds[i%n], err)
 		}
@@ -1093,6 +1028,9 @@ func (d *diag) runJobs(jobs []job) ([]*Arm, error) {
 		sums[i], traces[i] = s.Summary(), tr.trace()
 		return struct{}{}, nil
 	})
+	if errors.Is(err, batch.ErrCanceled) {
+		return nil, ErrCanceled
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -1100,13 +1038,13 @@ func (d *diag) runJobs(jobs []job) ([]*Arm, error) {
 	for i := range jobs {
 		lo, hi := i*n, (i+1)*n
 		a := &Arm{Sets: append([]string{}, jobs[i].sets...), Runs: sums[lo:hi:hi], Traces: traces[lo:hi:hi],
-			Card: make([]MetricStat, 0, len(Metrics))}
+			Card: make([]batch.MetricStat, 0, len(Metrics))}
 		for _, m := range Metrics {
 			vs := make([]float64, n)
 			for j := range a.Runs {
 				vs[j] = m.Score(&a.Runs[j].Card) // a deficit by its magnitude
 			}
-			a.Card = append(a.Card, MetricStat{Name: m.Name, PerSeed: vs, Mean: stats.Mean(vs)})
+			a.Card = append(a.Card, batch.NewMetricStat(m.Name, vs))
 		}
 		arms[i] = a
 	}
@@ -1213,40 +1151,25 @@ func cmpTol(a, b float64) int {
 	return 0
 }
 
-// maxPoints bounds a timeline's samples (2 min at 50 ms is 2400).
-const maxPoints = 3000
-
-// series runs one seed and keeps its timeline.
-func (d *diag) series(sets []string, seed uint64) (Series, error) {
-	if err := d.start(); err != nil {
-		return Series{}, err
+// series runs seed with each of sets, in one round, and keeps their
+// timelines.
+func (d *diag) series(seed uint64, sets ...[]string) ([]batch.Series, error) {
+	sers, err := batch.Each(d.rounds(), len(sets), func(w *batch.Worker, i int) (batch.Series, error) {
+		if err := d.session(w, d.userCell(), sets[i], seed); err != nil {
+			return batch.Series{}, err
+		}
+		var ser batch.Series
+		ser.Record(&w.Session, d.o.Base.Duration)
+		return ser, w.Session.Run(sim.Time(d.o.Base.Duration))
+	})
+	if errors.Is(err, batch.ErrCanceled) {
+		return nil, ErrCanceled
 	}
-	defer d.finished()
-	w := new(worker)
-	if err := d.session(w, d.userCell(), sets, seed); err != nil {
-		return Series{}, err
-	}
-	s := &w.s
-	var ser Series
-	ser.Record(s, d.o.Base.Duration)
-	return ser, s.Run(sim.Time(d.o.Base.Duration))
+	return sers, err
 }
 
-// Record has s keep its timeline in ser while it runs for duration: at
-// most maxPoints samples, evenly strided, however long the run. It sets
-// s.OnSample.
-func (ser *Series) Record(s *lab.Session, duration time.Duration) {
-	stride := int64(duration/s.Every())/maxPoints + 1
-	var k int64
-	s.OnSample = func(x *metrics.Sample) {
-		k++
-		if (k-1)%stride != 0 {
-			return
-		}
-		ser.TS = append(ser.TS, x.TS)
-		ser.TickOffset = append(ser.TickOffset, float64(x.TickOffset))
-		ser.SendIntervalS = append(ser.SendIntervalS, x.SendIntervalS)
-		ser.VisibleErrorM = append(ser.VisibleErrorM, x.VisibleErrorM)
-		ser.VisibleSpeedMPS = append(ser.VisibleSpeedMPS, x.VisibleSpeedMPS)
-	}
+// rounds is d's runner with the options' workers, progress and cancel.
+func (d *diag) rounds() *batch.Runner {
+	d.runner.Workers, d.runner.Progress, d.runner.Cancel = d.o.Workers, d.o.Progress, d.o.Cancel
+	return &d.runner
 }

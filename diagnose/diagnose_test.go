@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"jitterlab/batch"
 	"jitterlab/internal/testtool"
 	"jitterlab/lab"
 	"jitterlab/sim"
@@ -365,16 +366,19 @@ func benchmarkDiagnose(b *testing.B, name string) {
 func TestTimelinesAreBounded(t *testing.T) {
 	o := options(t, "")
 	o.Base.Duration = 10 * time.Minute
-	ser, err := (&diag{o: o}).series(nil, 1)
+	sers, err := (&diag{o: o}).series(1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(ser.TS); n > maxPoints || n < maxPoints/2 || len(ser.VisibleSpeedMPS) != n {
-		t.Errorf("a 10 min timeline keeps %d samples, want at most %d", n, maxPoints)
+	if n := len(sers[0].TS); n > batch.MaxPoints || n < batch.MaxPoints/2 || len(sers[0].VisibleSpeedMPS) != n {
+		t.Errorf("a 10 min timeline keeps %d samples, want at most %d", n, batch.MaxPoints)
 	}
 	o.Base.Duration = time.Minute
-	if ser, _ := (&diag{o: o}).series(nil, 1); len(ser.TS) != 1200 {
-		t.Errorf("a 1 min timeline keeps %d of 1200 samples", len(ser.TS))
+	if sers, err = (&diag{o: o}).series(1, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(sers[0].TS) != 1200 {
+		t.Errorf("a 1 min timeline keeps %d of 1200 samples", len(sers[0].TS))
 	}
 }
 
@@ -1007,5 +1011,26 @@ func TestRoundsReuseTheirSessions(t *testing.T) {
 	runtime.ReadMemStats(&b)
 	if got := b.TotalAlloc - a.TotalAlloc; got > 64<<10 {
 		t.Errorf("a second round of %d runs allocated %d KB, want at most 64 KB", len(jobs)*len(o.Seeds), got>>10)
+	}
+}
+
+// A diagnosis's arm states its report card as name, per_seed, mean, in
+// that order, a seed without data (NaN) as null and a value as
+// encoding/json writes a float64 (1000000, not 1e+06): the layout of
+// $defs/diagnosis_arm, which differs from a batch's.
+func TestArmJSON(t *testing.T) {
+	per := []float64{0.25, math.NaN(), 1e6}
+	a := &Arm{Sets: []string{"server.inputs=queue"}, Card: []batch.MetricStat{batch.NewMetricStat("judder_mps", per)}}
+	mean, err := json.Marshal(stats.Mean(per))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := json.Marshal(struct{ A, None *Arm }{a, nil})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"A":{"sets":["server.inputs=queue"],"report_card":[{"name":"judder_mps","per_seed":[0.25,null,1000000],"mean":` + string(mean) + `}]},"None":null}`
+	if string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }

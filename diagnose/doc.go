@@ -16,6 +16,6 @@
 // (blackouts, periodic latency, latency steps: timeline.go), each tied to
 // a measured number and a mechanism that a test proves, and ranked by what
 // the mechanism costs, measured against the same runs without it
-// ([Finding.Cost]). The result is deterministic: the same options give
+// ([Finding.Cost]). Every round runs on one [batch.Runner]. The result is deterministic: the same options give
 // byte-identical text and JSON, whatever the number of workers.
 package diagnose

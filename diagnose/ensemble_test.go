@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"jitterlab/batch"
 	"jitterlab/lab"
 	"jitterlab/stats"
 )
@@ -116,14 +117,14 @@ func TestParseOffsets(t *testing.T) {
 func TestOffsetShiftsTheTimelinesUplinkLatency(t *testing.T) {
 	o := options(t, "latency-spike")
 	d := &diag{o: o}
-	ws, wref := new(worker), new(worker)
+	ws, wref := new(batch.Worker), new(batch.Worker)
 	if err := d.session(ws, Cell{Offset: 10 * time.Millisecond, Input: o.Base.Script}, nil, 1); err != nil {
 		t.Fatal(err)
 	}
 	if err := d.session(wref, Cell{Input: o.Base.Script}, nil, 1); err != nil {
 		t.Fatal(err)
 	}
-	s, ref := &ws.s, &wref.s
+	s, ref := &ws.Session, &wref.Session
 	if err := s.Run(100 * 1e9); err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func TestFloorIsAShareOrTheMinimum(t *testing.T) {
 	arm := func(vs ...float64) *Arm {
 		a := &Arm{}
 		for _, m := range Metrics {
-			a.Card = append(a.Card, MetricStat{Name: m.Name, PerSeed: vs, Mean: stats.Mean(vs)})
+			a.Card = append(a.Card, batch.NewMetricStat(m.Name, vs))
 		}
 		return a
 	}

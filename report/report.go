@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"jitterlab/batch"
 	"jitterlab/detmath"
 	"jitterlab/diagnose"
 	"jitterlab/internal/axis"
@@ -241,16 +242,16 @@ func dots(rows []dotRow, prec int) template.HTML {
 // timelines.
 func timelines(r *diagnose.Result) []chart {
 	if len(r.Recommended) == 0 {
-		return timelineCharts([]diagnose.Series{r.RefSeries}, []string{refColour}, r.Band, r.Snap)
+		return timelineCharts([]batch.Series{r.RefSeries}, []string{refColour}, r.Band, r.Snap)
 	}
-	return timelineCharts([]diagnose.Series{r.RefSeries, r.BestSeries}, []string{refColour, bestColour}, r.Band, r.Snap)
+	return timelineCharts([]batch.Series{r.RefSeries, r.BestSeries}, []string{refColour, bestColour}, r.Band, r.Snap)
 }
 
 // timelineCharts draws series over time, series[i] in colours[i]: tick
 // offset with the dead band, send interval, visible error with the snap
 // line, visible speed.
-func timelineCharts(series []diagnose.Series, colours []string, band int, snap float64) []chart {
-	lines := func(get func(*diagnose.Series) []float64) []line {
+func timelineCharts(series []batch.Series, colours []string, band int, snap float64) []chart {
+	lines := func(get func(*batch.Series) []float64) []line {
 		var ls []line
 		for i := range series {
 			ls = append(ls, line{series[i].TS, get(&series[i]), colours[i]})
@@ -260,11 +261,11 @@ func timelineCharts(series []diagnose.Series, colours []string, band int, snap f
 	b := float64(band)
 	return []chart{
 		{Title: "tick offset (ticks)", Caption: fmt.Sprintf("dashed: the dead band ±%d", band),
-			SVG: multiLineChart(lines(func(s *diagnose.Series) []float64 { return s.TickOffset }), []float64{-b, b})},
-		{Title: "send interval (s)", SVG: multiLineChart(lines(func(s *diagnose.Series) []float64 { return s.SendIntervalS }), nil)},
+			SVG: multiLineChart(lines(func(s *batch.Series) []float64 { return s.TickOffset }), []float64{-b, b})},
+		{Title: "send interval (s)", SVG: multiLineChart(lines(func(s *batch.Series) []float64 { return s.SendIntervalS }), nil)},
 		{Title: "visible error (m)", Caption: fmt.Sprintf("dashed: the snap line %g m", snap),
-			SVG: multiLineChart(lines(func(s *diagnose.Series) []float64 { return s.VisibleErrorM }), []float64{snap})},
-		{Title: "visible speed (m/s)", SVG: multiLineChart(lines(func(s *diagnose.Series) []float64 { return s.VisibleSpeedMPS }), nil)},
+			SVG: multiLineChart(lines(func(s *batch.Series) []float64 { return s.VisibleErrorM }), []float64{snap})},
+		{Title: "visible speed (m/s)", SVG: multiLineChart(lines(func(s *batch.Series) []float64 { return s.VisibleSpeedMPS }), nil)},
 	}
 }
 

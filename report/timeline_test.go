@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"jitterlab/diagnose"
+	"jitterlab/batch"
 )
 
 // Where the recommendation's timeline coincides with the reference's,
@@ -14,9 +14,9 @@ import (
 // opaque, so it lies inside the band with the band showing on both sides.
 // Constructed: two identical series, the case where one hid the other.
 func TestRecommendationDrawnInsideTheReferenceBand(t *testing.T) {
-	s := diagnose.Series{TS: []float64{0, 1, 2, 3}, TickOffset: []float64{0, 1, 1, 2},
+	s := batch.Series{TS: []float64{0, 1, 2, 3}, TickOffset: []float64{0, 1, 1, 2},
 		SendIntervalS: []float64{0.05, 0.048, 0.048, 0.048}, VisibleErrorM: []float64{0, 0.1, 0.2, 0.1}, VisibleSpeedMPS: []float64{0, 2, 2, 2}}
-	for _, c := range timelineCharts([]diagnose.Series{s, s}, []string{refColour, bestColour}, 2, 0.5) {
+	for _, c := range timelineCharts([]batch.Series{s, s}, []string{refColour, bestColour}, 2, 0.5) {
 		svg := parse(t, []byte(string(c.SVG)))
 		lines := svg.all("polyline")
 		if len(lines) != 2 {
@@ -39,9 +39,9 @@ func TestRecommendationDrawnInsideTheReferenceBand(t *testing.T) {
 
 // A reference alone is a plain line: no band under nothing.
 func TestReferenceAloneIsALine(t *testing.T) {
-	s := diagnose.Series{TS: []float64{0, 1}, TickOffset: []float64{0, 1}, SendIntervalS: []float64{0.05, 0.048},
+	s := batch.Series{TS: []float64{0, 1}, TickOffset: []float64{0, 1}, SendIntervalS: []float64{0.05, 0.048},
 		VisibleErrorM: []float64{0, 0.1}, VisibleSpeedMPS: []float64{0, 2}}
-	for _, c := range timelineCharts([]diagnose.Series{s}, []string{refColour}, 2, 0.5) {
+	for _, c := range timelineCharts([]batch.Series{s}, []string{refColour}, 2, 0.5) {
 		for _, l := range parse(t, []byte(string(c.SVG))).all("polyline") {
 			if w := number(t, l.attrs["stroke-width"]); w > 1.5 {
 				t.Errorf("%s: the reference alone is %g wide", c.Title, w)
