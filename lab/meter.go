@@ -29,7 +29,8 @@ const WarmUp = time.Second
 //     nothing and calls no method that changes what it is handed, so the
 //     session runs the same events in the same order whatever it measures.
 //   - It observes, each at the true time the loop handles it: a client
-//     frame, after the client ran it and its messages were sent (frame);
+//     frame, when the client has run it (frameRan), each input it sends
+//     (inputSent) and what it shows, after its messages were sent (frame);
 //     an uplink packet sent (sentUp), and a downlink message sent, which
 //     takes the delay of the latest uplink packet sent strictly before it
 //     for its round trip (upDelayBefore); a copy a link delivers
@@ -119,17 +120,18 @@ func (m *meter) frames() uint64 { return m.inputs.frames }
 // counting reports whether the summary counts what happens at now.
 func (m *meter) counting(now sim.Time) bool { return m.warm && now >= m.warmFrom }
 
+// frameRan observes that the client ran a frame at now, before its
+// outbox is sent.
+func (m *meter) frameRan(now sim.Time) { m.inputs.frame(now) }
+
+// inputSent observes the input for tick, sampling throttle, sent in the
+// latest frame.
+func (m *meter) inputSent(tick uint32, throttle float64) { m.inputs.sent(tick, throttle) }
+
 // frame observes a client frame at now, after the client ran it and its
 // outbox was sent: prev is the visible pose and snaps the snap count
 // before the frame.
 func (m *meter) frame(now sim.Time, cl *client.Client, cfg *Config, prev motion.Pose, snaps uint64) {
-	m.inputs.frame(now)
-	out := cl.Outbox()
-	for i := range out {
-		if out[i].Kind == client.MsgMoveInput {
-			m.inputs.sent(out[i].Move.Tick, out[i].Move.Input.Throttle)
-		}
-	}
 	st := cl.StatsRef()
 	m.vars.longestFrame = max(m.vars.longestFrame, st.Dt)
 	m.winErrM = max(m.winErrM, st.VisibleErrM)

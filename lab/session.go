@@ -461,6 +461,7 @@ func (s *Session) earliestTimer() int {
 func (s *Session) frame() {
 	prev, snaps := s.cl.Visible(), s.cl.Snaps()
 	s.cl.Frame(s.nextFrameLocal)
+	s.m.frameRan(s.now)
 	out := s.cl.Outbox()
 	for i := range out {
 		m := &out[i]
@@ -468,6 +469,7 @@ func (s *Session) frame() {
 		case client.MsgLogin:
 			s.send(s.up, "up", &wire{kind: wireLogin}, proto.LoginSize)
 		case client.MsgMoveInput:
+			s.m.inputSent(m.Move.Tick, m.Move.Input.Throttle)
 			id := s.send(s.up, "up", &wire{kind: wireMove, move: m.Move}, m.Move.Size())
 			if m.Move.Redundant > 0 {
 				for len(s.earlier) <= int(id) {
