@@ -2,6 +2,10 @@ package lab
 
 import "jitterlab/sim"
 
+// sentRing bounds how many unacknowledged ticks the input-delay measure
+// remembers (204 s at 20 Hz): inputSamples.
+const sentRing = 4096
+
 // frameRing bounds how many frames the server input delay remembers
 // (8.2 s at client.fps 1000, 137 s at 60): a sample older than that when
 // its input is applied is not counted.

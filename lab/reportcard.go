@@ -7,10 +7,8 @@ import (
 	"math"
 	"text/tabwriter"
 
-	"jitterlab/client"
 	"jitterlab/detmath"
 	"jitterlab/metrics"
-	"jitterlab/motion"
 	"jitterlab/stats"
 )
 
@@ -561,17 +559,6 @@ func (c *ReportCard) UnmarshalJSON(b []byte) error {
 		VisibleLagMs: from99(j.VisibleLagMs), VisibleLagM: from99(j.VisibleLagM), Thresholds: j.Thresholds,
 	}
 	return nil
-}
-
-// cardFrame feeds the session's report card one counted frame: st is what
-// it showed, dt its length in seconds (sim.Seconds(st.Dt)), prev the
-// visible pose before it and snaps the client's snap count before it.
-func (s *Session) cardFrame(st *client.FrameStats, dt float64, prev motion.Pose, snaps uint64) {
-	v := s.cl.Visible()
-	move := s.cfg.Client.Tuning.MoveSpeed
-	s.card.Frame(&CardFrame{Dt: dt, X: v.X, Y: v.Y, Rot: v.Rot, PrevX: prev.X, PrevY: prev.Y, PrevRot: prev.Rot,
-		Throttle: s.cl.Input().Throttle, MoveSpeed: move, PredSpeed: float64(abs(s.inputs.sentThrottle) * move),
-		VisibleErrM: st.VisibleErrM, CorrectionM: st.CorrectionM, Reconciled: st.Reconciled, Snapped: s.cl.Snaps() > snaps})
 }
 
 // WriteText prints the card, one figure a line ("no data" for a figure

@@ -2,7 +2,6 @@ package lab
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -57,14 +56,6 @@ type wire struct {
 	// sent before this one (its first copy to arrive), for its round trip.
 	upDelay time.Duration
 	hasUp   bool
-}
-
-// upSend is an uplink packet's send time and one-way delay (of its first
-// copy to arrive), known when it is sent.
-type upSend struct {
-	at    sim.Time
-	delay time.Duration
-	ok    bool
 }
 
 const (
@@ -145,29 +136,10 @@ type Session struct {
 	applied []Change
 	err     error
 
-	// Sample window and summary accumulators. The delay columns are means
-	// over the copies delivered in the window: sums and counts.
-	every                      time.Duration
-	everyS                     float64 // every in seconds
-	upJ, downJ                 metrics.Jitter
-	downPDV                    metrics.PDV
-	upSent, upSentPrev         upSend // the latest uplink packet sent, and the latest at an earlier instant
-	winUp, winDown, winPDV     time.Duration
-	winRTT                     time.Duration
-	winUpN, winDownN, winRTTN  int
-	winErrM, winErrDeg, winCor float64
-	winDist                    float64
-	warmFrom                   sim.Time
-	warm                       bool
-	visErr, rtt, upJit, downJt *metrics.Histogram
-	upOWD, downOWD             *metrics.Histogram
-	corr                       *metrics.Histogram
-	inputDelay                 *metrics.Histogram
-	visDist, cmdDist           float64
-	visTime                    float64
-	sample                     metrics.Sample
-	card                       *CardMeter
-	inputs                     inputSamples
+	every time.Duration // the sample period
+	// m measures the run: the samples, the Summary and its report card
+	// (see meter). The loop calls it where it measures.
+	m *meter
 
 	// OnSample, if set, receives every sample (valid during the call).
 	OnSample func(*metrics.Sample)
@@ -190,9 +162,7 @@ type Session struct {
 	scenario *scenarios.Scenario
 	live     []Change
 
-	// Issue 11: the variants' summary accumulators and the remote viewer.
-	vars variantStats
-	vw   *observer.Viewer
+	vw *observer.Viewer // the remote player's view
 }
 
 // stream is a named random stream of a session's seed, reseeded in place
@@ -220,14 +190,6 @@ func (st *stream) reset(seed uint64, name string) *rand.Rand {
 	return st.rand
 }
 
-// sentRing bounds how many unacknowledged ticks the input-delay measure
-// remembers (204 s at 20 Hz): inputSamples.
-const sentRing = 4096
-
-// WarmUp is how long after login the summary starts counting frames: the
-// tank needs a moment to reach speed and the corrector to settle.
-const WarmUp = time.Second
-
 // New builds a session from cfg; every component's randomness is a named
 // stream of cfg.Seed. every is the sample period (0 means 50ms; see
 // CheckEvery for the range).
@@ -241,8 +203,8 @@ func New(cfg Config, every time.Duration) (*Session, error) {
 
 // Reset makes s the session New(cfg, every) returns, reusing its memory:
 // the event queue, the message table, the input-delay ring, the links
-// (see [netem.Link.Reset]), the histograms (see [metrics.Histogram.Reset]),
-// the report card's meter, the client, the server, the viewer and the
+// (see [netem.Link.Reset]), the meter with its histograms (see
+// [metrics.Histogram.Reset]) and report card, the client, the server, the viewer and the
 // random streams. A worker that runs many
 // sessions one after another resets one instead of allocating each. Every
 // callback is cleared; slices s returned before (Changes, the Summary's)
@@ -260,33 +222,20 @@ func (s *Session) Reset(cfg Config, every time.Duration) error {
 	}
 	// Kept, emptied; everything else starts from its zero value, as in New.
 	q, msgs, free, earlier, pending := s.q, s.msgs[:0], s.free[:0], s.earlier[:0], s.pending[:0]
-	up, down, card, cl, sv, vw, streams := s.up, s.down, s.card, s.cl, s.sv, s.vw, s.streams
+	up, down, m, cl, sv, vw, streams := s.up, s.down, s.m, s.cl, s.sv, s.vw, s.streams
 	if up == nil {
 		up, down = new(netem.Link), new(netem.Link)
-		card, cl, sv, vw, streams = NewCardMeter(DefaultCardThresholds), new(client.Client), new(server.Server), new(observer.Viewer), new([nStreams]stream)
+		m, cl, sv, vw, streams = new(meter), new(client.Client), new(server.Server), new(observer.Viewer), new([nStreams]stream)
 	}
-	hists := [...]*metrics.Histogram{s.corr, s.rtt, s.upOWD, s.downOWD, s.upJit, s.downJt, s.vars.viewDelay}
-	for i, unit := range [...]float64{1e-4, 0.01, 0.01, 0.01, 0.001, 0.001, 0.01} {
-		if hists[i] == nil || hists[i].Unit != unit {
-			hists[i] = metrics.NewHistogram(unit)
-		}
-		hists[i].Reset()
-	}
+	m.reset(every)
 	q.Reset()
 	if msgs == nil {
 		msgs, free = make([]wire, 0, 256), make([]int32, 0, 256)
 	}
-	*s = Session{cfg: cfg, initial: cfg, every: every, everyS: sim.Seconds(every), q: q, msgs: msgs, free: free, earlier: earlier, pending: pending, up: up, down: down,
-		corr: hists[0], rtt: hists[1], upOWD: hists[2], downOWD: hists[3], upJit: hists[4], downJt: hists[5],
-		card: card, cl: cl, sv: sv, vw: vw, streams: streams,
+	*s = Session{cfg: cfg, initial: cfg, every: every, q: q, msgs: msgs, free: free, earlier: earlier, pending: pending, up: up, down: down,
+		m: m, cl: cl, sv: sv, vw: vw, streams: streams,
 		cWander: streams[sClientClock].reset(cfg.Seed, "client.clock"), sWander: streams[sServerClock].reset(cfg.Seed, "server.clock"),
 	}
-	s.vars.viewDelay = hists[6]
-	s.card.Reset(DefaultCardThresholds)
-	// The report card counts the same frames and input samples as the
-	// summary: its visible lag in metres is the summary's visible error,
-	// its server input delay the summary's input delay.
-	s.visErr, s.inputDelay = s.card.lag, s.card.delay
 	if err := s.up.Reset(cfg.Seed, "up", cfg.Up); err != nil {
 		return err
 	}
@@ -512,7 +461,7 @@ func (s *Session) earliestTimer() int {
 func (s *Session) frame() {
 	prev, snaps := s.cl.Visible(), s.cl.Snaps()
 	s.cl.Frame(s.nextFrameLocal)
-	s.inputs.frame(s.now)
+	s.m.frameRan(s.now)
 	out := s.cl.Outbox()
 	for i := range out {
 		m := &out[i]
@@ -520,7 +469,7 @@ func (s *Session) frame() {
 		case client.MsgLogin:
 			s.send(s.up, "up", &wire{kind: wireLogin}, proto.LoginSize)
 		case client.MsgMoveInput:
-			s.inputs.sent(m.Move.Tick, m.Move.Input.Throttle)
+			s.m.inputSent(m.Move.Tick, m.Move.Input.Throttle)
 			id := s.send(s.up, "up", &wire{kind: wireMove, move: m.Move}, m.Move.Size())
 			if m.Move.Redundant > 0 {
 				for len(s.earlier) <= int(id) {
@@ -530,63 +479,31 @@ func (s *Session) frame() {
 			}
 		}
 	}
-	st := s.cl.StatsRef()
-	s.vars.longestFrame = max(s.vars.longestFrame, st.Dt)
-	s.winErrM = max(s.winErrM, st.VisibleErrM)
-	s.winErrDeg = max(s.winErrDeg, st.VisibleErrDeg)
-	s.winCor = max(s.winCor, st.CorrectionM)
-	moved := st.MovedM
-	s.winDist += moved
-	if !s.warm && s.cl.LoggedIn() {
-		s.warm, s.warmFrom = true, s.now.Add(WarmUp)
-	}
-	if s.warm && s.now >= s.warmFrom && st.Dt > 0 {
-		dt := sim.Seconds(st.Dt)
-		// st.VisibleErrM goes to s.visErr through the card (cardFrame).
-		s.visDist += moved
-		s.visTime += dt
-		in := s.cl.Input()
-		s.cmdDist += float64(abs(in.Throttle) * s.cfg.Client.Tuning.MoveSpeed * dt)
-		if st.Reconciled > 0 {
-			s.corr.Add(st.CorrectionM)
-		}
-		s.cardFrame(st, dt, prev, snaps)
-		if s.cfg.Client.Corrector == client.Dilation {
-			s.vars.addScale(s.cl.Dilation())
-		}
-	}
+	s.m.frame(s.now, s.cl, &s.cfg, prev, snaps)
 	if s.cfg.View.Mode != observer.Off {
 		s.renderView()
 	}
 	if s.OnFrame != nil {
-		f := TelemetryFrame(s.cl, s.nextFrameLocal, s.inputs.frames-1)
+		f := TelemetryFrame(s.cl, s.nextFrameLocal, s.m.frames()-1)
 		s.OnFrame(&f)
 	}
 	s.scheduleFrame()
 }
 
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
+// renderView renders the remote player's view at this frame: it sees the
+// PlayerStates our client receives, when it receives them (a second
+// player behind an identical downlink), and renders at our client's frame
+// times on the true clock.
+func (s *Session) renderView() {
+	pose, st := s.vw.Render(s.now)
+	s.m.view(s.now, pose, st, s.vw, s.sClock)
 }
 
 func (s *Session) serverStep() {
 	s.step.kind = wireState
 	ps := &s.step.state
 	broadcast := s.sv.StepInto(ps)
-	// Input delay: from each input sample to the server step applying the
-	// input that carries it (s.inputDelay through the card).
-	if s.warm {
-		s.inputs.applied(s.now, ps.AckTick, s.warmFrom, s.card)
-	}
-	if ps.HasDepth && s.warm && s.now >= s.warmFrom {
-		s.vars.depth.add(ps.BufferDepth)
-		if ps.HasTarget {
-			s.vars.target.add(ps.BufferTarget)
-		}
-	}
+	s.m.serverStep(s.now, ps)
 	if broadcast && s.serverKnowsClient {
 		s.send(s.down, "down", &s.step, ps.Size())
 	}
@@ -614,22 +531,10 @@ func (s *Session) send(l *netem.Link, dir string, w *wire, size int) int32 {
 	if l == s.down {
 		kind = evDown
 		// The round trip pairs it with the latest uplink packet sent
-		// strictly before it: chosen by send time, not by delay.
-		u := s.upSent
-		if u.at >= s.now {
-			u = s.upSentPrev
-		}
-		m.upDelay, m.hasUp = u.delay, u.ok
-	}
-	if kind == evUp && res.Scheduled > 0 {
-		first := res.At[0]
-		if res.Scheduled == 2 {
-			first = min(first, res.At[1])
-		}
-		if s.upSent.at < s.now {
-			s.upSentPrev = s.upSent
-		}
-		s.upSent = upSend{at: s.now, delay: first.Sub(s.now), ok: true}
+		// strictly before it.
+		m.upDelay, m.hasUp = s.m.upDelayBefore(s.now)
+	} else {
+		s.m.sentUp(s.now, &res)
 	}
 	for i := range res.Scheduled {
 		s.q.Push(res.At[i], event{kind: kind})
@@ -679,31 +584,14 @@ func (s *Session) deliver(l *netem.Link, dir string) {
 		s.OnPacket(&PacketRecord{Dir: dir, Seq: d.Seq, Kind: wireNames[w.kind], SentAt: d.SentAt, Status: "delivered",
 			At: d.At, Copy: d.Copy, Reordered: d.Reordered})
 	}
-	owd := d.At.Sub(d.SentAt)
-	if l == s.up {
-		s.upJ.Add(d.SentAt, d.At)
-		s.upOWD.Add(ms(owd))
-		s.winUp += owd
-		s.winUpN++
-	} else {
-		s.downJ.Add(d.SentAt, d.At)
-		s.downOWD.Add(ms(owd))
-		s.winDown += owd
-		s.winPDV += s.downPDV.Add(owd)
-		s.winDownN++
-		if w.hasUp {
-			s.rtt.Add(ms(w.upDelay + owd))
-			s.winRTT += w.upDelay + owd
-			s.winRTTN++
-		}
-	}
+	s.m.delivered(l == s.up, &d, w.upDelay, w.hasUp)
 	switch w.kind {
 	case wireLogin:
 		s.serverKnowsClient = true
 		// This send may reuse id and grow s.msgs: w is not read after it.
 		s.send(s.down, "down", &wire{kind: wireLoginAck, start: s.sv.Tick()}, proto.LoginAckSize)
 	case wireMove:
-		s.inputs.arrive(w.move.Tick, w.move.Redundant)
+		s.m.inputArrived(w.move.Tick, w.move.Redundant)
 		var e proto.Earlier
 		if w.move.Redundant > 0 {
 			e = s.earlier[id]
@@ -719,64 +607,10 @@ func (s *Session) deliver(l *netem.Link, dir string) {
 	}
 }
 
-// meanMs is sum/n in milliseconds, or NaN (no data) when n is 0.
-func meanMs(sum time.Duration, n int) float64 {
-	if n == 0 {
-		return math.NaN()
-	}
-	return float64(sum) / float64(n) / 1e6
-}
-
-func ms(d time.Duration) float64 { return float64(d) / 1e6 }
-
+// takeSample ends the sample window, and hands its sample to OnSample.
 func (s *Session) takeSample() {
-	if s.warm && s.now >= s.warmFrom {
-		if j := s.upJ.Ms(); !math.IsNaN(j) {
-			s.upJit.Add(j)
-		}
-		if j := s.downJ.Ms(); !math.IsNaN(j) {
-			s.downJt.Add(j)
-		}
-	}
-	if s.OnSample != nil { // the sample is built only for a watcher
-		s.fillSample()
-	}
-	s.winErrM, s.winErrDeg, s.winCor, s.winDist = 0, 0, 0, 0
-	s.winUp, s.winDown, s.winPDV, s.winRTT = 0, 0, 0, 0
-	s.winUpN, s.winDownN, s.winRTTN = 0, 0, 0
-	if s.OnSample != nil {
-		s.OnSample(&s.sample)
-	}
-}
-
-// fillSample sets s.sample from the window that ends now.
-func (s *Session) fillSample() {
-	sv, cc := s.sv.Counters(), s.cl.Counters()
-	uc, dc := s.up.Counters(), s.down.Counters()
-	s.sample = metrics.Sample{
-		TS:              s.now.Seconds(),
-		ServerTick:      s.sv.Tick(),
-		ClientTick:      s.cl.Tick(),
-		AckTick:         s.cl.AckTick(),
-		TickOffset:      s.cl.Offset(),
-		SendIntervalS:   sim.Seconds(s.cl.SendInterval()),
-		PendingInputs:   len(s.cl.Pending()),
-		RTTMs:           meanMs(s.winRTT, s.winRTTN),
-		UpOWDMs:         meanMs(s.winUp, s.winUpN),
-		DownOWDMs:       meanMs(s.winDown, s.winDownN),
-		UpJitterMs:      s.upJ.Ms(),
-		DownJitterMs:    s.downJ.Ms(),
-		PDVMs:           meanMs(s.winPDV, s.winDownN),
-		VisibleErrorM:   s.winErrM,
-		VisibleErrorDeg: s.winErrDeg,
-		CorrectionM:     s.winCor,
-		VisibleSpeedMPS: s.winDist / s.everyS,
-		Snaps:           cc.Snaps,
-		UpLost:          uc.Lost + uc.QueueDropped,
-		DownLost:        dc.Lost + dc.QueueDropped,
-		LateDropped:     sv.LateDropped,
-		Overwritten:     sv.Overwritten,
-		Starved:         sv.Starved,
+	if smp := s.m.endWindow(s.now, s.OnSample != nil, s.cl, s.sv, s.up, s.down); smp != nil {
+		s.OnSample(smp)
 	}
 }
 

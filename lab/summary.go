@@ -145,8 +145,6 @@ func (s *Session) Summary() Summary {
 	cc, sv := s.cl.Counters(), s.sv.Counters()
 	sum := Summary{
 		Seed: s.cfg.Seed, SimS: s.now.Seconds(), Overrides: []string{}, Overridden: append([]string{}, s.dropped...),
-		VisibleErrorM: quantiles(s.visErr), CorrectionM: quantiles(s.corr),
-		RTTMs: quantiles(s.rtt), UpOWDMs: quantiles(s.upOWD), DownOWDMs: quantiles(s.downOWD), InputDelayMs: quantiles(s.inputDelay), UpJitterMs: quantiles(s.upJit), DownJitterMs: quantiles(s.downJt),
 		Snaps: cc.Snaps, LatchFlips: cc.LatchFlips,
 		TimeFastS: cc.TimeFast.Seconds(), TimeBaseS: cc.TimeBase.Seconds(), TimeSlowS: cc.TimeSlow.Seconds(),
 		FinalOffset: s.cl.Offset(),
@@ -154,18 +152,8 @@ func (s *Session) Summary() Summary {
 		InputsSent: cc.Sent, Arrived: sv.Arrived, Applied: sv.Applied,
 		LateDropped: sv.LateDropped, Overwritten: sv.Overwritten, Starved: sv.Starved,
 		Lost: sv.Lost, Recovered: sv.Recovered,
-		Card: s.card.Card(),
 	}
-	s.vars.summarize(&sum, s)
-	// One judder: the report card's (docs/explanation/report-card.md). The top-level
-	// figure repeats it for older readers, 0 where the card has no data.
-	if !math.IsNaN(sum.Card.JudderMPS) {
-		sum.JudderMPS = sum.Card.JudderMPS
-	}
-	if s.visTime > 0 {
-		sum.MeanVisibleSpeedMPS = s.visDist / s.visTime
-		sum.CommandedSpeedMPS = s.cmdDist / s.visTime
-	}
+	s.m.summarize(&sum, &s.cfg, s.cl, s.sv)
 	return sum
 }
 

@@ -97,31 +97,6 @@ type variantStats struct {
 	viewUsed    metrics.Welford // the interpolation delay in force, ms
 }
 
-// renderView renders the remote player's view at this frame: it sees the
-// PlayerStates our client receives, when it receives them (a second
-// player behind an identical downlink), and renders at our client's frame
-// times on the true clock.
-func (s *Session) renderView() {
-	v := &s.vars
-	pose, st := s.vw.Render(s.now)
-	if !v.viewStarted {
-		v.viewPrev, v.viewLast, v.viewStarted = pose, s.now, true
-		return
-	}
-	dt := s.now.Sub(v.viewLast)
-	if s.warm && s.now >= s.warmFrom && dt > 0 {
-		d := motion.Distance(v.viewPrev, pose)
-		v.viewSpeed.Add(d / dt.Seconds())
-		v.viewDist += d
-		v.viewTime[st] += dt
-		if st != observer.Waiting {
-			v.viewDelay.Add(ms(s.sClock.Local(s.now).Sub(s.vw.RenderTime(s.now))))
-		}
-		v.viewUsed.Add(ms(s.vw.Delay()))
-	}
-	v.viewPrev, v.viewLast = pose, s.now
-}
-
 // ViewSummary is what a remote player sees of our tank (view.interp):
 // the judder and mean speed of the interpolated pose, the time spent
 // interpolating, extrapolating, frozen or waiting for a first snapshot,
@@ -183,10 +158,10 @@ func (v *variantStats) addScale(f float64) {
 }
 
 // summarize adds the sections of the variants in use to sum.
-func (v *variantStats) summarize(sum *Summary, s *Session) {
-	if s.cfg.Server.Inputs == server.Buffer || v.depth.n > 0 {
-		sv := s.sv.Counters()
-		b := &BufferSummary{Target: s.cfg.Server.Buffer, Underruns: sv.Underruns, Held: sv.Held, Dropped: sv.Dropped, Resyncs: sv.Resyncs,
+func (v *variantStats) summarize(sum *Summary, cfg *Config, cl *client.Client, svr *server.Server) {
+	if cfg.Server.Inputs == server.Buffer || v.depth.n > 0 {
+		sv := svr.Counters()
+		b := &BufferSummary{Target: cfg.Server.Buffer, Underruns: sv.Underruns, Held: sv.Held, Dropped: sv.Dropped, Resyncs: sv.Resyncs,
 			DepthMean: Figure(math.NaN()), DepthSD: Figure(math.NaN())}
 		if v.depth.n > 0 {
 			b.DepthMean, b.DepthMin, b.DepthMax = Figure(v.depth.w.Mean()), v.depth.min, v.depth.max
@@ -194,12 +169,12 @@ func (v *variantStats) summarize(sum *Summary, s *Session) {
 				b.DepthSD = Figure(v.depth.w.SD())
 			}
 		}
-		if s.cfg.Server.BufferMode == server.BufferAuto || v.target.n > 0 {
+		if cfg.Server.BufferMode == server.BufferAuto || v.target.n > 0 {
 			b.Auto, b.TargetMean, b.TargetMin, b.TargetMax = true, Figure(v.target.w.Mean()), v.target.min, v.target.max
 		}
 		sum.Buffer = b
 	}
-	if s.cfg.Client.Corrector == client.Dilation || v.scaleN > 0 {
+	if cfg.Client.Corrector == client.Dilation || v.scaleN > 0 {
 		nan := Figure(math.NaN())
 		d := &DilationSummary{ScaleMean: nan, ScaleMin: nan, ScaleMax: nan}
 		if v.scaleN > 0 {
@@ -207,11 +182,11 @@ func (v *variantStats) summarize(sum *Summary, s *Session) {
 		}
 		sum.Dilation = d
 	}
-	if s.cfg.View.Mode != observer.Off || v.viewStarted {
-		sum.View = v.viewSummary(observer.ModeNames[s.cfg.View.Mode])
+	if cfg.View.Mode != observer.Off || v.viewStarted {
+		sum.View = v.viewSummary(observer.ModeNames[cfg.View.Mode])
 	}
-	if cc := s.cfg.Client; cc.FixedCost > 0 || cc.MaxCatchup != client.CatchupOff {
-		c := s.cl.Counters()
+	if cc := cfg.Client; cc.FixedCost > 0 || cc.MaxCatchup != client.CatchupOff {
+		c := cl.Counters()
 		sum.Frames = &FrameSummary{LongestFrameMs: ms(v.longestFrame), MaxFixedPerFrame: c.MaxFixedPerFrame, GameClockLagS: c.CatchupLost.Seconds()}
 	}
 }
