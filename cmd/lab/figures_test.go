@@ -87,15 +87,38 @@ func TestUnsourcedFiguresOfConstructedPage(t *testing.T) {
 	}
 }
 
-// diagnoseGuides are the guide pages that read a diagnosis: every figure
-// their prose quotes comes from an output block on the same page, tested
-// against a real run (TestREADMEOutputsReproduce). The allowlist names
-// figures that are settings or definitions, not outputs, each with why.
+// diagnoseGuides are the pages under docs/ that read a diagnosis or quote
+// runs: every figure their prose quotes comes from an output block on the
+// same page, tested against a real run (TestREADMEOutputsReproduce). The
+// allowlist names figures that are settings or definitions, not outputs,
+// each with why.
 var diagnoseGuides = map[string]map[string]string{
-	"why-does-my-player-jitter.md": {},
-	"diagnose-latency-steps.md":    {},
-	"diagnose-blackouts.md":        {},
-	"diagnose-realistic-links.md":  {},
+	"guide/why-does-my-player-jitter.md": {},
+	"guide/diagnose-latency-steps.md":    {},
+	"guide/diagnose-blackouts.md":        {},
+	"guide/diagnose-realistic-links.md":  {},
+	"explanation/diagnose-bar.md":        {},
+	"explanation/the-reference-game.md": {
+		"0.052": "the dead band's latched interval, a setting (spec 003)",
+		"0.15":  "client.alpha's default, a setting",
+		"0.5":   "client.snap's default in m, a setting",
+		"0.02":  "the overwatch dilation law's gain per tick, a definition",
+		"0.1":   "the unity dilation law's gain per tick, a definition",
+		"2.5":   "the duration of the real-socket runs, a setting",
+	},
+	"explanation/variants-client.md": {
+		"102.6": "τ at α = 0.15, arithmetic on the definition",
+		"0.15":  "client.alpha's default, a setting",
+		"0.6":   "a test's input: a 0.6 m correction snaps",
+		"0.85":  "1 − α in a test's expected value, a definition",
+		"0.02":  "the overwatch dilation law's gain per tick, a definition",
+		"0.9":   "Unity's PredictionTimeScaleMin, a constant it ships",
+		"1.1":   "Unity's PredictionTimeScaleMax, a constant it ships",
+		"0.075": "the low end of Unity's documented gain range, a constant",
+		"3.4":   "170 ms ÷ the 50 ms tick, arithmetic",
+		"2.3":   "an issue's section number (§2.3)",
+		"0.25":  "a test's input: throttle −0.25",
+	},
 }
 
 // TestDocsGuideFiguresComeFromTheirOutputs (issue 23: figures quoted in
@@ -106,7 +129,7 @@ var diagnoseGuides = map[string]map[string]string{
 func TestDocsGuideFiguresComeFromTheirOutputs(t *testing.T) {
 	_, examples := readmeExamples(t, "run", "ab", "sweep", "replay", "diagnose")
 	for name, allowed := range diagnoseGuides {
-		path := filepath.Join("..", "..", "docs", "guide", name)
+		path := filepath.Join("..", "..", "docs", filepath.FromSlash(name))
 		b, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
