@@ -26,13 +26,16 @@ const readSize = 2048
 // e's next frame or step is due, and conn's read deadlines are set from
 // it. report, if not nil, gets the first malformed and the first foreign
 // datagram, once each. A datagram the socket refuses to send is counted
-// in e.Counts().SendFailed, never fatal.
+// in e.Counts().SendFailed, never fatal; one it cannot send because conn
+// was closed is not a failure: the run ends.
 func Run(conn *net.UDPConn, e Endpoint, now func() time.Time, until time.Time, report func(error)) error {
 	buf := make([]byte, readSize)
 	c := e.Counts()
 	send := func(ds []Datagram) {
 		for _, d := range ds {
-			if _, err := conn.WriteToUDPAddrPort(d.B, d.To); err != nil {
+			if _, err := conn.WriteToUDPAddrPort(d.B, d.To); errors.Is(err, net.ErrClosed) {
+				return // closed under the run: it ends, and nothing failed
+			} else if err != nil {
 				c.SendFailed++
 			} else {
 				c.Sent++

@@ -71,3 +71,26 @@ func TestRunOnLoopback(t *testing.T) {
 		t.Errorf("server %s, reports %v: want the 2 garbage datagrams counted, reported once", c.Summary(), reports)
 	}
 }
+
+// A socket closed under the run ends it: the datagrams due are not sent
+// and not counted as failed (TestRunOnLoopback closes the server's socket
+// to end it, and under load one PlayerState was counted as a failure).
+func TestRunOnAClosedSocketFailsNothing(t *testing.T) {
+	conn, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	start := time.Unix(1000, 0)
+	sv, err := NewServer(lab.DefaultConfig(), start, netip.MustParseAddrPort("127.0.0.1:9"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := start.Add(time.Second) // twenty steps due, each with its telemetry tick
+	if err := Run(conn, sv, func() time.Time { return at }, time.Time{}, nil); err != nil {
+		t.Fatalf("Run on a closed socket: %v, want nil", err)
+	}
+	if c := sv.Counts(); c.SendFailed != 0 || c.Sent != 0 {
+		t.Errorf("server %s: want nothing sent and nothing failed", c.Summary())
+	}
+}
