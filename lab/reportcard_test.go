@@ -575,7 +575,7 @@ func TestLagTimeFindsTheNewestFrameShortOfTheTarget(t *testing.T) {
 			m.pred[m.predN%lagRing] = predFrame{t: tm, m: path, v: v}
 			m.predN++
 		}
-		errM := path * r.Float64() * r.Float64()
+		errM := float64(float64(path*r.Float64()) * r.Float64()) // rounded: not fused into target below
 		target := path - errM
 		n := min(m.predN, lagRing)
 		age := uint64(0)
