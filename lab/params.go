@@ -121,8 +121,6 @@ func similarKeys(key string) []string {
 	return out
 }
 
-func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
-
 // choiceParam is an enum stored as a uint8-like index: a variant lab
 // diagnose tries (Variants), stepped through its names.
 func choiceParam[T ~uint8](key, help string, names []string, field func(*Config) *T) Param {
@@ -189,7 +187,7 @@ func CheckEvery(d time.Duration) error {
 
 func floatParam(key, help string, lo, hi float64, field func(*Config) *float64, step param.Step) Param {
 	return Param{Key: key, Help: help, Live: true, Step: step,
-		Get: func(c *Config) string { return fmtFloat(*field(c)) },
+		Get: func(c *Config) string { return param.FormatFloat(*field(c)) },
 		Set: func(c *Config, v string) error {
 			f, err := param.Float(key, v, lo, hi)
 			if err == nil {

@@ -37,8 +37,6 @@ func LookupKey(name string) (Key, bool) {
 	return Key{}, false
 }
 
-func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
-
 // durationKey is a duration setting in [0, hi].
 func durationKey(name, help string, hi time.Duration, field func(*Params) *time.Duration, step param.Step) Key {
 	return Key{name, help, func(p *Params) string { return param.FormatDuration(*field(p)) },
@@ -86,10 +84,10 @@ var keys = []Key{
 	durationKey("jitter", "half-width (uniform), σ (normal, pareto, paretonormal) or mean (exponential)", MaxJitter, func(p *Params) *time.Duration { return &p.Jitter }, param.DurationFine(5*time.Millisecond)),
 	{"jitter_dist", "uniform, normal, pareto, paretonormal or exponential", func(p *Params) string { return p.JitterDist.String() },
 		func(p *Params, k, v string) (err error) { p.JitterDist, err = ParseDist(k, v); return }, param.Cycle(DistNames()...)},
-	{"jitter_corr", "AR(1) correlation of successive jitter draws, 0..1", func(p *Params) string { return fmtFloat(p.JitterCorr) },
+	{"jitter_corr", "AR(1) correlation of successive jitter draws, 0..1", func(p *Params) string { return param.FormatFloat(p.JitterCorr) },
 		func(p *Params, k, v string) (err error) { p.JitterCorr, err = param.Float(k, v, 0, 1); return }, param.FloatBy(0.1, 10, 0, 1, 1)},
 	fractionKey("loss", "long-run loss probability", func(p *Params) *float64 { return &p.Loss }),
-	{"loss_burst", "mean loss burst length (Gilbert-Elliott); 0 = independent loss", func(p *Params) string { return fmtFloat(p.LossBurst) },
+	{"loss_burst", "mean loss burst length (Gilbert-Elliott); 0 = independent loss", func(p *Params) string { return param.FormatFloat(p.LossBurst) },
 		func(p *Params, k, v string) error {
 			f, err := param.Float(k, v, 0, 1e6)
 			if err == nil && f > 0 && f < 1 {

@@ -34,9 +34,9 @@ func (s Slot) String() string {
 	if !s.On() {
 		return "0"
 	}
-	out := fmtDur(s.Min)
+	out := param.FormatDuration(s.Min)
 	if s.Max != s.Min {
-		out += " " + fmtDur(s.Max)
+		out += " " + param.FormatDuration(s.Max)
 	}
 	if s.Packets > 0 {
 		out += " packets " + strconv.Itoa(s.Packets)
@@ -45,13 +45,6 @@ func (s Slot) String() string {
 		out += " bytes " + strconv.Itoa(s.Bytes)
 	}
 	return out
-}
-
-func fmtDur(d time.Duration) string {
-	if d == 0 {
-		return "0"
-	}
-	return d.String()
 }
 
 // MaxSlot bounds a slot's delay.

@@ -220,8 +220,11 @@ func FormatFraction(f float64) string {
 	if back, err := Fraction("", s); err == nil && back == f {
 		return s
 	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
+	return FormatFloat(f)
 }
+
+// FormatFloat writes f in the fewest digits that read back as f.
+func FormatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 // FormatRate writes bits per second the way [Rate] reads it back.
 func FormatRate(bps int64) string {

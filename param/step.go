@@ -140,7 +140,7 @@ func FloatBy(step, per, lo, hi, parseHi float64) Step {
 		if per > 0 {
 			v = math.Round(v*per) / per
 		}
-		return strconv.FormatFloat(v, 'g', -1, 64), nil
+		return FormatFloat(v), nil
 	}
 }
 
