@@ -63,6 +63,7 @@ type TelemetryMeter struct {
 	sent         uint64 // ack_tick + pending_inputs of the previous frame
 	sentThrottle float64
 	skipped      uint64
+	counted      uint64
 }
 
 // NewTelemetryMeter returns a meter for a game whose settings are cfg's:
@@ -98,11 +99,18 @@ func (m *TelemetryMeter) Frame(f *telemetry.Frame) (counted bool) {
 		}
 	}
 	m.prev, m.started = *f, true
+	if counted {
+		m.counted++
+	}
 	return counted
 }
 
 // Skipped is how many frames were not later than the one before them.
 func (m *TelemetryMeter) Skipped() uint64 { return m.skipped }
+
+// Counted is how many frames the card counts (those from WarmUp after
+// login on).
+func (m *TelemetryMeter) Counted() uint64 { return m.counted }
 
 // Card is the report card of the frames so far.
 func (m *TelemetryMeter) Card() ReportCard {

@@ -164,3 +164,23 @@ func BenchmarkTelemetryMeterFrame(b *testing.B) {
 		m.Frame(&f)
 	}
 }
+
+// Counted is how many frames Frame said the card counts: none before the
+// warm-up after login, every later one, none repeated.
+func TestTelemetryMeterCountsWhatItCounts(t *testing.T) {
+	cfg := DefaultConfig()
+	m := NewTelemetryMeter(&cfg)
+	var said uint64
+	for i := range 300 { // 5 s at 60 fps, a tick sent from the first frame
+		f := telemetry.Frame{TS: float64(i) / 60, AckTick: uint32(i / 3), PendingInputs: 1}
+		if m.Frame(&f) {
+			said++
+		}
+		if i%50 == 0 {
+			m.Frame(&f) // repeated: skipped
+		}
+	}
+	if m.Counted() != said || said == 0 || said >= 300 || m.Skipped() != 6 {
+		t.Errorf("counted %d, Frame said %d of 300, skipped %d; want equal, after the warm-up, 6 skipped", m.Counted(), said, m.Skipped())
+	}
+}

@@ -40,13 +40,12 @@ type ReplaySource struct {
 	flows  map[uint64]struct{} // clients seen
 	hasTel bool
 
-	mu      sync.Mutex
-	last    sim.Time // handed over up to, inclusive (−1: nothing yet)
-	up, dn  Dir
-	meter   *lab.TelemetryMeter
-	frames  uint64
-	counted uint64
-	err     error // the first read error, which stops the replay
+	mu     sync.Mutex
+	last   sim.Time // handed over up to, inclusive (−1: nothing yet)
+	up, dn Dir
+	meter  *lab.TelemetryMeter
+	frames uint64
+	err    error // the first read error, which stops the replay
 }
 
 // errStop ends a scan early.
@@ -133,9 +132,7 @@ func (s *ReplaySource) Snapshot() Snapshot {
 					return nil
 				}
 				s.frames++
-				if s.meter.Frame(&d.Frame) {
-					s.counted++
-				}
+				s.meter.Frame(&d.Frame)
 				game.Points = GamePoints(game.Points, []telemetry.Received[telemetry.Frame]{{At: s.start.Add(time.Duration(at)), D: d.Frame}}, s.start)
 				return nil
 			})
@@ -157,7 +154,7 @@ func (s *ReplaySource) Snapshot() Snapshot {
 		snap.Errors, snap.ErrorKinds = 1, []string{"replay stopped: " + s.err.Error()}
 	}
 	if game != nil {
-		game.Frames, game.CardFrames, game.Card = s.frames, s.counted, s.meter.Card()
+		game.Frames, game.CardFrames, game.Card = s.frames, s.meter.Counted(), s.meter.Card()
 	}
 	snap.Game = game
 	return snap

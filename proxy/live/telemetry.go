@@ -24,9 +24,8 @@ type telemetryRun struct {
 	// The game's report card, fed each frame as it comes by the lab's
 	// own rules (lab.TelemetryMeter): the listener keeps only the latest
 	// frames.
-	mu      sync.Mutex
-	meter   *lab.TelemetryMeter
-	counted uint64 // frames the card counts
+	mu    sync.Mutex
+	meter *lab.TelemetryMeter
 }
 
 // startTelemetry listens at addr; "" is no telemetry (a nil
@@ -52,9 +51,7 @@ func startTelemetry(addr string, log *changeLog, cfg *lab.Config, record func(ti
 		}
 		if d.Kind == telemetry.KindFrame {
 			t.mu.Lock()
-			if t.meter.Frame(&d.Frame) {
-				t.counted++
-			}
+			t.meter.Frame(&d.Frame)
 			t.mu.Unlock()
 		}
 	}
@@ -84,7 +81,7 @@ func (t *telemetryRun) stop() {
 func (t *telemetryRun) card() (lab.ReportCard, uint64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.meter.Card(), t.counted
+	return t.meter.Card(), t.meter.Counted()
 }
 
 // writeAccount writes, once stopped, what the telemetry received and the
