@@ -119,15 +119,23 @@ func (d *diag) keep(r *Result, cands []*state) (kept []*state, fragile []*Robust
 		// those tried on its own combination; the beam's other
 		// combinations have steps of their own.
 		step := &s.steps[len(s.steps)-1]
-		step.NotRobust = nil
-		for _, f := range fragile {
-			if len(f.Sets) > len(step.On) && comboKey(f.Sets[:len(step.On)]) == comboKey(step.On) {
-				step.NotRobust = append(step.NotRobust, f)
-			}
-		}
+		step.NotRobust = triedOn(fragile, step.On)
 		kept = append(kept, s)
 	}
 	return kept, fragile, nil
+}
+
+// triedOn keeps the candidates of fragile tried on top of combo (a change,
+// or in the first round a pair): a step names those, not the failures of
+// the beam's other combinations.
+func triedOn(fragile []*Robustness, combo []string) []*Robustness {
+	var out []*Robustness
+	for _, f := range fragile {
+		if len(f.Sets) > len(combo) && comboKey(f.Sets[:len(combo)]) == comboKey(combo) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // extensions are the changes tried on top of a combination: every single
@@ -267,13 +275,7 @@ func (d *diag) search(r *Result) (*state, error) {
 			// The best of this round ends here: its last step says why,
 			// with the changes on top of it that did not hold.
 			best := beam[0]
-			var mine []*Robustness
-			for _, rb := range fragile {
-				if comboKey(rb.Sets[:len(rb.Sets)-1]) == comboKey(best.combo) {
-					mine = append(mine, rb)
-				}
-			}
-			best.steps = append(best.steps, Step{On: slices.Clone(best.combo), Tried: best.tried, NotRobust: mine})
+			best.steps = append(best.steps, Step{On: slices.Clone(best.combo), Tried: best.tried, NotRobust: triedOn(fragile, best.combo)})
 			return d.undominated(r, best, all), nil
 		}
 		for _, k := range kept {
