@@ -323,8 +323,16 @@ func TestCombinationStepsAsTheText(t *testing.T) {
 // arguments: the tests only read the result.
 func builtin(t *testing.T, name, metric string, sets ...string) *diagnose.Result {
 	t.Helper()
-	testtool.NotUnderRace(t, "a default diagnosis: 20 seeds × 2 min × 12 cells per arm")
-	r, err := builtins.Do(fmt.Sprintf("%q %q %q", name, metric, sets), func() (*diagnose.Result, error) { return diagnoseBuiltin(name, metric, sets...) })
+	return diagnosed(t, name, metric, 20, 2*time.Minute, sets...)
+}
+
+// diagnosed is builtin with --seeds 1-seeds and --duration dur.
+func diagnosed(t *testing.T, name, metric string, seeds int, dur time.Duration, sets ...string) *diagnose.Result {
+	t.Helper()
+	testtool.NotUnderRace(t, fmt.Sprintf("a diagnosis: %d seeds × %v × 12 cells per arm", seeds, dur))
+	r, err := builtins.Do(fmt.Sprintf("%q %q %d %v %q", name, metric, seeds, dur, sets), func() (*diagnose.Result, error) {
+		return diagnoseBuiltin(name, metric, seeds, dur, sets...)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,7 +341,7 @@ func builtin(t *testing.T, name, metric string, sets ...string) *diagnose.Result
 
 var builtins testtool.Memo[*diagnose.Result]
 
-func diagnoseBuiltin(name, metric string, sets ...string) (*diagnose.Result, error) {
+func diagnoseBuiltin(name, metric string, seedCount int, dur time.Duration, sets ...string) (*diagnose.Result, error) {
 	cfg := lab.DefaultConfig()
 	sc, err := lab.LoadScenario(name)
 	if err != nil {
@@ -351,9 +359,9 @@ func diagnoseBuiltin(name, metric string, sets ...string) (*diagnose.Result, err
 			return nil, err
 		}
 	}
-	cfg.Duration = 2 * time.Minute
+	cfg.Duration = dur
 	var seeds []uint64
-	for s := uint64(1); s <= 20; s++ {
+	for s := uint64(1); s <= uint64(seedCount); s++ {
 		seeds = append(seeds, s)
 	}
 	return diagnose.Run(diagnose.Options{Base: cfg, Scenario: sc, Name: name, Overrides: sets, Seeds: seeds, Workers: 2, Version: "test", Metric: metric})
@@ -383,14 +391,15 @@ func TestNothingRecommendedTimelinesShowTheReferenceAlone(t *testing.T) {
 	}
 }
 
-// TestPairsOnThePage: a diagnosis that tried pairs (mobile-4g: no single
-// change meets the bar in every cell) shows them on the page as the text
-// states them, and why none is taken; one that recommends something
+// TestPairsOnThePage: a diagnosis that tried pairs (mobile-4g over 8 seeds
+// × 40 s: no single change meets the bar in every cell; 13 pairs) shows
+// them on the page as the text states them, and why none is taken when
+// none is; one that recommends something
 // (testdata/congested-link.toml) the lab ab command that reproduces the
 // recommendation, its steps, where its changes hold across the ensemble
 // and the recommendation across it.
 func TestPairsOnThePage(t *testing.T) {
-	r := builtin(t, "mobile-4g", "judder_mps")
+	r := diagnosed(t, "mobile-4g", "judder_mps", 8, 40*time.Second)
 	if len(r.Pairs) == 0 {
 		t.Fatalf("%d pairs: not the case this test is about", len(r.Pairs))
 	}
