@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -996,6 +997,30 @@ func TestRoundsReuseTheirSessions(t *testing.T) {
 	o.Seeds, o.Base.Duration, o.Workers = o.Seeds[:4], 10*time.Second, 2
 	d := &diag{o: o, cells: o.cells()}
 	jobs := []job{{sets: nil}, {sets: []string{"server.inputs=queue"}}}
+	// First every worker runs every job on every seed: two runs that wait
+	// for each other cannot go to the same worker. A round alone can leave
+	// a worker without a session (one goroutine takes every run while the
+	// other waits to be scheduled: always under GOMAXPROCS=1, now and
+	// then on a loaded machine), and the next round then builds it.
+	var both sync.WaitGroup
+	both.Add(o.Workers)
+	if _, err := batch.Each(d.rounds(), o.Workers, func(w *batch.Worker, _ int) (struct{}, error) {
+		both.Done()
+		both.Wait()
+		for _, j := range jobs {
+			for _, seed := range o.Seeds {
+				if err := d.session(w, d.cells[j.cell], j.sets, seed); err != nil {
+					return struct{}{}, err
+				}
+				if err := w.Session.Run(sim.Time(o.Base.Duration)); err != nil {
+					return struct{}{}, err
+				}
+			}
+		}
+		return struct{}{}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 	round := func() {
 		if _, err := d.runJobs(jobs); err != nil {
 			t.Fatal(err)
