@@ -153,6 +153,7 @@ func TestJitterFixMainCauseIsTheOverwrite(t *testing.T) {
 	o := options(t, "jitter-fix")
 	o.Metric = "progress_deficit_mps"
 	o.Offsets, o.Inputs = []time.Duration{0}, []string{"steady"}
+	o.Seeds, o.Base.Duration = o.Seeds[:8], time.Minute // a fifth of the work; the same cause, fix and zero
 	r := run(t, o)
 	if len(r.Findings) == 0 || r.Findings[0].Rule != "latest-wins-overwrite" || !r.Findings[0].Problem {
 		t.Fatalf("main cause: %+v", r.Findings)
@@ -183,8 +184,11 @@ func TestJitterFixMainCauseIsTheOverwrite(t *testing.T) {
 // Done when: on drift with client.drift_ppm=-5000 (pinned for the run),
 // diagnose names the frame sender.
 func TestSlowClockNamesTheFrameSender(t *testing.T) {
+	// TestDiagnoseRanksTheDeficitByMagnitude's diagnosis, 6 seeds × 30 s:
+	// the finding's text, fix and pinned changes are the same as over
+	// 10 seeds × 2 min.
 	o := options(t, "drift", "client.drift_ppm=-5000ppm")
-	o.Seeds = o.Seeds[:10] // as conclusive as 20 here, and half the time under -race
+	o.Seeds, o.Base.Duration = o.Seeds[:6], 30*time.Second
 	r := run(t, o)
 	f, ok := finding(r, "frame-sender-slow-clock")
 	if !ok || !strings.Contains(f.Text, "frame sender") || !strings.Contains(f.Text, "0.50 % slow") || f.Fix != "client.sender=accumulator" {
