@@ -54,9 +54,7 @@ func TestRateFPS(t *testing.T) {
 // deficit fall, and the counters say by which mechanism (the overwrites
 // and the starved steps vanish); the text says so.
 func TestAttributionNamesTheJitterAndItsCounters(t *testing.T) {
-	o := options(t, "jitter-fix")
-	o.Offsets, o.Inputs = []time.Duration{0}, []string{"steady"}
-	r := run(t, o)
+	r := run(t, jitterFixCell(t))
 	if len(r.Attribution) != 1 || r.Attribution[0].Condition != "jitter → 0" {
 		t.Fatalf("attribution %+v", r.Attribution)
 	}
@@ -76,9 +74,7 @@ func TestAttributionNamesTheJitterAndItsCounters(t *testing.T) {
 // The overwrite finding is confirmed by its counter: with the queue the
 // overwrites fall, per run, and the change line says by how much.
 func TestOverwriteFindingConfirmedByItsCounter(t *testing.T) {
-	o := options(t, "jitter-fix")
-	o.Offsets, o.Inputs = []time.Duration{0}, []string{"steady"}
-	r := run(t, o)
+	r := run(t, jitterFixCell(t))
 	f, ok := finding(r, "latest-wins-overwrite")
 	if !ok || !f.Confirmed || !f.Problem {
 		t.Fatalf("overwrite finding %v: confirmed %v, problem %v", ok, f.Confirmed, f.Problem)
@@ -105,4 +101,16 @@ func TestLatencyPhaseIsAFinding(t *testing.T) {
 	if !strings.HasPrefix(f.Text, want) {
 		t.Errorf("finding %q, want it to start %q", f.Text, want)
 	}
+}
+
+// jitterFixCell is jitter-fix's diagnosis in its own cell alone (steady
+// input, its latency) over 8 seeds × 1 min, a fifth of the default's
+// work: the jitter's attribution and its counters, and the overwrite
+// finding confirmed, come out as over 20 × 2 min.
+func jitterFixCell(t *testing.T) Options {
+	t.Helper()
+	o := options(t, "jitter-fix")
+	o.Offsets, o.Inputs = []time.Duration{0}, []string{"steady"}
+	o.Seeds, o.Base.Duration = o.Seeds[:8], time.Minute
+	return o
 }
