@@ -1,6 +1,7 @@
 package game
 
 import (
+	"fmt"
 	"math"
 	"net/netip"
 	"slices"
@@ -30,10 +31,17 @@ type inFlight struct {
 }
 
 // endpoints are cfg's client at clientAddr and server at serverAddr,
-// started at t0, both sending telemetry to telAddr.
+// both started at t0 and sending telemetry to telAddr.
 func endpoints(t *testing.T, cfg lab.Config) (*Client, *Server) {
 	t.Helper()
-	cl, err := NewClient(cfg, t0, serverAddr, telAddr)
+	return endpointsAt(t, cfg, 0)
+}
+
+// endpointsAt are endpoints with the client started start after the
+// server.
+func endpointsAt(t *testing.T, cfg lab.Config, start time.Duration) (*Client, *Server) {
+	t.Helper()
+	cl, err := NewClient(cfg, t0.Add(start), serverAddr, telAddr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,25 +61,34 @@ type played struct {
 }
 
 // play runs a client and a server on a link of one-way delay each way
-// for dur of a fake wall clock ([playOn]).
+// for dur of a fake wall clock, both started at t0 ([playOn]).
 func play(t *testing.T, cfg lab.Config, dur, delay time.Duration) played {
 	t.Helper()
-	return playOn(t, cfg, dur, netem.Pair{Up: netem.Params{Latency: delay}, Down: netem.Params{Latency: delay}})
+	return playOn(t, cfg, dur, setup{link: netem.Pair{Up: netem.Params{Latency: delay}, Down: netem.Params{Latency: delay}}})
 }
 
-// playOn runs a client and a server on the model's link (netem, seeded
-// by cfg.Seed) for dur of a fake wall clock, event by event as Run would
-// meet them, with no sleep: the wall clock jumps to the next frame, step
-// or arrival.
-func playOn(t *testing.T, cfg lab.Config, dur time.Duration, pair netem.Pair) played {
+// setup is the test's link and how its game starts.
+type setup struct {
+	link  netem.Pair
+	start time.Duration // the client's start after the server's
+	// late is how long after a datagram arrives the client reads it: 0
+	// for the reference game, more for a wrong one.
+	late time.Duration
+}
+
+// playOn runs a client and a server on the model's link (netem, its
+// directions seeded by cfg.Seed as a session's) for dur of a fake wall
+// clock, event by event as Run would meet them, with no sleep: the wall
+// clock jumps to the next frame, step or arrival.
+func playOn(t *testing.T, cfg lab.Config, dur time.Duration, su setup) played {
 	t.Helper()
-	cl, sv := endpoints(t, cfg)
+	cl, sv := endpointsAt(t, cfg, su.start)
 	p := played{cl: cl, sv: sv}
-	up, err := netem.New(cfg.Seed, "up", pair.Up)
+	up, err := netem.New(cfg.Seed, "up", su.link.Up)
 	if err != nil {
 		t.Fatal(err)
 	}
-	down, err := netem.New(cfg.Seed+1, "down", pair.Down)
+	down, err := netem.New(cfg.Seed, "down", su.link.Down)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,6 +117,9 @@ func playOn(t *testing.T, cfg lab.Config, dur time.Duration, pair netem.Pair) pl
 				l.Deliver(sim.Time(1 << 62))
 			}
 			for _, at := range res.At[:res.Scheduled] {
+				if d.To == clientAddr {
+					at = at.Add(su.late)
+				}
 				link = append(link, inFlight{at: t0.Add(time.Duration(at)), from: from, d: d})
 			}
 			slices.SortStableFunc(link, func(a, b inFlight) int { return a.at.Compare(b.at) })
@@ -189,35 +209,187 @@ func TestReferenceGameOnAFakeClockPlaysAsTheModel(t *testing.T) {
 	}
 }
 
-// The reference game on a fake clock, beside the model over 20 seeds
-// (lab compare's code): on a perfect link and on 40 ms each way (the
-// model's own netem, driven by the fake clock), every figure of its report
-// card falls inside the model's interval for one run. Not yet on
-// jitter-fix's link: over seeds 1000–1011 the game hesitates 9 times a
-// minute on average against the model's 1.9, and 8 of 12 seeds have a
-// figure outside (docs/explanation/architecture.md, what is not yet).
-func TestReferenceGameFallsInsideTheModel(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		link netem.Pair
-	}{
-		{"perfect", netem.Pair{}},
-		{"40 ms each way", netem.Pair{Up: netem.Params{Latency: 40 * time.Millisecond}, Down: netem.Params{Latency: 40 * time.Millisecond}}},
-	} {
-		cfg := lab.DefaultConfig()
-		cfg.Seed = 1000
-		p := playOn(t, cfg, 30*time.Second, c.link)
-		g := &compare.Game{Name: c.name, Config: lab.DefaultConfig(), Frames: p.frames,
-			Duration: time.Duration(math.Round((p.frames[len(p.frames)-1].TS - p.frames[0].TS) * 1e9))}
-		g.Config.Up, g.Config.Down = c.link.Up, c.link.Down
-		res, err := compare.Run(g, 20, 2)
+// jitterFix is the jitter-fix scenario's settings: 50 ± 20 ms each way,
+// uniform.
+func jitterFix(t *testing.T) lab.Config {
+	t.Helper()
+	sc, err := lab.LoadScenario("jitter-fix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := lab.DefaultConfig()
+	if err := lab.ApplyScenario(&cfg, sc); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// The reference game on a fake clock plays the model's own session when
+// both draw the same: on jitter-fix's link, its client started at the
+// phase the session's client.start draws from the seed and the link's
+// directions seeded as the session's, every telemetry frame of the game
+// equals the session's (time, frame, input, tick offset, send interval,
+// acknowledged tick, pending inputs), its poses within the float32 the
+// wire carries them in, and the server starves on as many steps (within
+// the last, which the session runs and the fake clock stops before).
+// The event order of the game's frames, steps and arrivals is the
+// model's.
+func TestTheGameIsTheModelOnTheSameDraws(t *testing.T) {
+	const dur = 30 * time.Second
+	for seed := uint64(1000); seed < 1004; seed++ {
+		cfg := jitterFix(t)
+		cfg.Seed = seed
+		p := playOn(t, cfg, dur, setup{link: netem.Pair{Up: cfg.Up, Down: cfg.Down}, start: lab.SeedStart(seed)})
+		mc := cfg
+		mc.Duration = dur
+		s, err := lab.New(mc, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out := res.Outside(); len(out) > 0 {
-			var b strings.Builder
-			res.WriteText(&b)
-			t.Errorf("%s: %d figures outside:\n%s", c.name, len(out), b.String())
+		var model []telemetry.Frame
+		s.OnFrame = func(f *telemetry.Frame) { model = append(model, *f) }
+		if err := s.Run(sim.Time(dur)); err != nil {
+			t.Fatal(err)
 		}
+		if len(p.frames) != len(model) {
+			t.Errorf("seed %d: the game rendered %d frames, the model %d", seed, len(p.frames), len(model))
+		}
+		var worst float64
+		for i := range min(len(p.frames), len(model)) {
+			g, m := p.frames[i], model[i]
+			for _, d := range []float64{g.Visible.X - m.Visible.X, g.Visible.Y - m.Visible.Y, g.Visible.Rot - m.Visible.Rot,
+				g.Predicted.X - m.Predicted.X, g.Predicted.Y - m.Predicted.Y, g.Predicted.Rot - m.Predicted.Rot} {
+				worst = max(worst, math.Abs(d))
+			}
+			g.Visible, g.Predicted = m.Visible, m.Predicted
+			if g != m || worst > 4e-6 {
+				t.Fatalf("seed %d, frame %d:\n  game  %+v\n  model %+v", seed, i, p.frames[i], m)
+			}
+		}
+		game, sum := p.sv.Model().Counters(), s.Summary()
+		if d := int64(sum.Starved) - int64(game.Starved); d < 0 || d > 1 {
+			t.Errorf("seed %d: the game's server starved on %d steps, the model's on %d", seed, game.Starved, sum.Starved)
+		}
+		t.Logf("seed %d, client start %v: %d frames alike, poses within %.2g m; starved: the game %d, the model %d", seed, lab.SeedStart(seed), len(model), worst, game.Starved, sum.Starved)
+	}
+}
+
+// A client started after the wall time it is first advanced to renders
+// nothing before its start: its frame 0 is due at its start. (It rendered
+// frame 0 at once and logged in before it started.)
+func TestClientRendersNothingBeforeItsStart(t *testing.T) {
+	start := t0.Add(300 * time.Millisecond)
+	cl, err := NewClient(lab.DefaultConfig(), start, serverAddr, netip.AddrPort{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds := cl.Advance(t0.Add(50 * time.Millisecond)); len(ds) != 0 || cl.Frames() != 0 {
+		t.Fatalf("before its start: %d datagrams, %d frames rendered", len(ds), cl.Frames())
+	}
+	if !cl.Next().Equal(start) {
+		t.Errorf("next frame at %v, want its start %v", cl.Next().Sub(t0), start.Sub(t0))
+	}
+	if ds := cl.Advance(start); len(ds) != 1 || cl.Frames() != 1 {
+		t.Errorf("at its start: %d datagrams (want its Login), %d frames", len(ds), cl.Frames())
+	}
+}
+
+// gameSeeds are the games TestReferenceGameFallsInsideTheModel plays on
+// each link: seeds 1000 on (the model's runs take 1 to modelSeeds).
+const gameSeeds, modelSeeds = 12, 20
+
+// judged plays gameSeeds games on cfg's link, each with its client
+// started at its seed's phase (a real client starts at any phase of the
+// server's steps), and sets each beside the model (lab compare's code).
+// It returns how many fall outside the model, and the text of the first.
+func judged(t *testing.T, name string, cfg lab.Config, late time.Duration) (outside int, text string) {
+	t.Helper()
+	for seed := uint64(1000); seed < 1000+gameSeeds; seed++ {
+		gc := cfg
+		gc.Seed = seed
+		p := playOn(t, gc, 30*time.Second, setup{link: netem.Pair{Up: cfg.Up, Down: cfg.Down}, start: lab.SeedStart(seed), late: late})
+		g := &compare.Game{Name: fmt.Sprintf("%s, seed %d", name, seed), Config: cfg, Frames: p.frames,
+			Duration: time.Duration(math.Round((p.frames[len(p.frames)-1].TS - p.frames[0].TS) * 1e9))}
+		res, err := compare.Run(g, modelSeeds, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Inside() {
+			outside++
+			if text == "" {
+				var b strings.Builder
+				res.WriteText(&b)
+				text = b.String()
+			}
+		}
+	}
+	return outside, text
+}
+
+// allowedOutside is how many of n games that are the model may fall
+// outside it: lab compare's verdict fails for at most 5 % of them, so the
+// count is at most Binomial(n, 0.05), and it exceeds the bound returned
+// with a probability below 1 %.
+func allowedOutside(n int) int {
+	p := 1 - compare.Family
+	for m := 0; m <= n; m++ {
+		tail := 0.0 // P(X > m)
+		for x := m + 1; x <= n; x++ {
+			tail += binomial(n, x) * math.Pow(p, float64(x)) * math.Pow(1-p, float64(n-x))
+		}
+		if tail < 0.01 {
+			return m
+		}
+	}
+	return n
+}
+
+func binomial(n, k int) float64 {
+	c := 1.0
+	for i := 1; i <= k; i++ {
+		c = c * float64(n-k+i) / float64(i)
+	}
+	return c
+}
+
+// The reference game on a fake clock, beside the model over 20 seeds
+// (lab compare's code), 12 games a link, each with its client started at
+// its seed's phase: on a perfect link, on 40 ms each way and on
+// jitter-fix's 50 ± 20 ms, at most allowedOutside(12) = 3 of the 12 fall
+// outside the model (compare's verdict, family-wise at 95 %). Measured:
+// 0, 0 and 2 (seeds 1000 and 1008, whose hesitations, 12.6 and 12.7 a
+// minute, lie just above the model's 12.2: hesitations are skewed, and
+// the interval assumes a normal spread; over seeds 1000–1039, 4 of 40).
+// With every client started in phase with the server's steps, as this
+// test's harness did, jitter-fix gives 4 of 12.
+func TestReferenceGameFallsInsideTheModel(t *testing.T) {
+	if got := allowedOutside(gameSeeds); got != 3 {
+		t.Fatalf("allowedOutside(%d) = %d: P(Binomial(12, 0.05) > 2) = 0.020, P(> 3) = 0.0022, so want 3", gameSeeds, got)
+	}
+	perfect := lab.DefaultConfig()
+	ms40 := lab.DefaultConfig()
+	ms40.Up.Latency, ms40.Down.Latency = 40*time.Millisecond, 40*time.Millisecond
+	for _, c := range []struct {
+		name string
+		cfg  lab.Config
+	}{{"perfect", perfect}, {"40 ms each way", ms40}, {"jitter-fix", jitterFix(t)}} {
+		out, text := judged(t, c.name, c.cfg, 0)
+		t.Logf("%s: %d of %d games outside the model", c.name, out, gameSeeds)
+		if out > allowedOutside(gameSeeds) {
+			t.Errorf("%s: %d of %d games outside the model, at most %d allowed; the first:\n%s", c.name, out, gameSeeds, allowedOutside(gameSeeds), text)
+		}
+	}
+}
+
+// The test above can fail: a game whose client reads each datagram one
+// frame after it arrives (it reads its socket after rendering) falls
+// outside the model on jitter-fix's link for more than allowedOutside of
+// its 12 seeds: its inputs reach the server with more lead, so it
+// hesitates less and loses less progress than the model.
+func TestAGameThatReadsLateFallsOutsideTheModel(t *testing.T) {
+	out, text := judged(t, "jitter-fix, reading a frame late", jitterFix(t), time.Second/60)
+	t.Logf("%d of %d games outside the model; the first:\n%s", out, gameSeeds, text)
+	if out <= allowedOutside(gameSeeds) {
+		t.Errorf("%d of %d games that read a frame late outside the model, want more than %d", out, gameSeeds, allowedOutside(gameSeeds))
 	}
 }
