@@ -135,10 +135,10 @@ func (r *Result) Known() int {
 // more) give the figure a value.
 func (f *Figure) hasData() bool { return f.Model.N >= 2 && !math.IsNaN(f.Game) }
 
-// Inside reports whether the game falls inside the model: every figure
-// with data inside its interval. Under the model this fails for at most
-// 1 − Family of games.
-func (r *Result) Inside() bool { return len(r.Outside()) == 0 }
+// Inside reports whether the game falls inside the model: it has figures
+// with data, and every one lies inside its interval. Under the model this
+// fails for at most 1 − Family of games.
+func (r *Result) Inside() bool { return r.Known() > 0 && len(r.Outside()) == 0 }
 
 // extra are the figures beside the card's that the game's frames give
 // and the model's: what the client's corrector did.

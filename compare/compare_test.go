@@ -185,10 +185,17 @@ func TestFamilyWiseVerdictByHand(t *testing.T) {
 	}
 	var text strings.Builder
 	r.WriteText(&text)
-	for _, want := range []string{"model, one run (97.5 %)", "1 of 2 figures inside the model's interval for one run, each at 97.5 % so that all 2 hold at once at 95 % (Bonferroni): the game falls outside the model"} {
+	for _, want := range []string{"model, one run (97.5 %)", "1 of 2 figures inside the model's interval for one run: the game falls outside the model\n(each interval at 97.5 %, so that all 2 hold at once at 95 %: Bonferroni)\n"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("the text lacks %q:\n%s", want, text.String())
 		}
+	}
+	none := &Result{Game: &Game{Name: "none.jlrec"}, Figures: []Figure{{Name: "c", Label: "c", Game: math.NaN(), Model: runs}}}
+	none.judge()
+	text.Reset()
+	none.WriteText(&text)
+	if none.Inside() || !strings.Contains(text.String(), "no figure has a value in both the game and the model: nothing to judge") {
+		t.Errorf("no figure with data: inside %v (want false), text:\n%s", none.Inside(), text.String())
 	}
 	if familyLevel(14) != 1-0.05/14 || familyLevel(1) != 0.95 || familyLevel(0) != 0.95 {
 		t.Errorf("familyLevel: 14 %v, 1 %v, 0 %v", familyLevel(14), familyLevel(1), familyLevel(0))

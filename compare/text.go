@@ -71,12 +71,17 @@ func (r *Result) WriteText(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	verdict := "inside"
-	if in < known {
-		verdict = "outside"
+	switch {
+	case known == 0:
+		fmt.Fprintln(w, "no figure has a value in both the game and the model: nothing to judge")
+	default:
+		verdict := "inside"
+		if in < known {
+			verdict = "outside"
+		}
+		fmt.Fprintf(w, "%d of %d figures inside the model's interval for one run: the game falls %s the model\n", in, known, verdict)
+		fmt.Fprintf(w, "(each interval at %s %%, so that all %d hold at once at %s %%: Bonferroni)\n", percent(r.Level), known, percent(Family))
 	}
-	fmt.Fprintf(w, "%d of %d figures inside the model's interval for one run, each at %s %% so that all %d hold at once at %s %% (Bonferroni): the game falls %s the model\n",
-		in, known, percent(r.Level), known, percent(Family), verdict)
 	out := r.Outside()
 	if len(out) == 0 {
 		_, err := fmt.Fprintln(w)

@@ -1,6 +1,7 @@
 package game
 
 import (
+	"flag"
 	"fmt"
 	"math"
 	"net/netip"
@@ -294,17 +295,19 @@ func TestClientRendersNothingBeforeItsStart(t *testing.T) {
 	}
 }
 
-// gameSeeds are the games TestReferenceGameFallsInsideTheModel plays on
+// games is how many games TestReferenceGameFallsInsideTheModel plays on
 // each link: seeds 1000 on (the model's runs take 1 to modelSeeds).
-const gameSeeds, modelSeeds = 12, 20
+var games = flag.Int("games", 12, "games a link in TestReferenceGameFallsInsideTheModel (seeds 1000 on)")
 
-// judged plays gameSeeds games on cfg's link, each with its client
+const modelSeeds = 20
+
+// judged plays n games on cfg's link, each with its client
 // started at its seed's phase (a real client starts at any phase of the
 // server's steps), and sets each beside the model (lab compare's code).
 // It returns how many fall outside the model, and the text of the first.
-func judged(t *testing.T, name string, cfg lab.Config, late time.Duration) (outside int, text string) {
+func judged(t *testing.T, name string, cfg lab.Config, late time.Duration, n int) (outside int, text string) {
 	t.Helper()
-	for seed := uint64(1000); seed < 1000+gameSeeds; seed++ {
+	for seed := uint64(1000); seed < 1000+uint64(n); seed++ {
 		gc := cfg
 		gc.Seed = seed
 		p := playOn(t, gc, 30*time.Second, setup{link: netem.Pair{Up: cfg.Up, Down: cfg.Down}, start: lab.SeedStart(seed), late: late})
@@ -352,20 +355,28 @@ func binomial(n, k int) float64 {
 	return c
 }
 
+// allowedOutside by hand: Binomial(12, 0.05) exceeds 2 with a
+// probability of 1 − (0.5404 + 0.3413 + 0.0988) = 0.0196 and 3 with
+// 0.0022; Binomial(40, 0.05) exceeds 5 with 0.0138 and 6 with 0.0034.
+func TestAllowedOutsideByHand(t *testing.T) {
+	for _, c := range []struct{ n, want int }{{1, 1}, {12, 3}, {40, 6}} {
+		if got := allowedOutside(c.n); got != c.want {
+			t.Errorf("allowedOutside(%d) = %d, want %d", c.n, got, c.want)
+		}
+	}
+}
+
 // The reference game on a fake clock, beside the model over 20 seeds
-// (lab compare's code), 12 games a link, each with its client started at
-// its seed's phase: on a perfect link, on 40 ms each way and on
-// jitter-fix's 50 ± 20 ms, at most allowedOutside(12) = 3 of the 12 fall
-// outside the model (compare's verdict, family-wise at 95 %). Measured:
-// 0, 0 and 2 (seeds 1000 and 1008, whose hesitations, 12.6 and 12.7 a
-// minute, lie just above the model's 12.2: hesitations are skewed, and
-// the interval assumes a normal spread; over seeds 1000–1039, 4 of 40).
+// (lab compare's code), 12 games a link (-games N for more), each with its
+// client started at its seed's phase: on a perfect link, on 40 ms each way
+// and on jitter-fix's 50 ± 20 ms, at most allowedOutside(12) = 3 of the 12
+// fall outside the model (compare's verdict, family-wise at 95 %).
+// Measured: 0, 0 and 2 (seeds 1000 and 1008, whose hesitations, 12.6 and
+// 12.7 a minute, lie just above the model's 12.2: hesitations are skewed,
+// and the interval assumes a normal spread); with -games 40, 0, 0 and 4.
 // With every client started in phase with the server's steps, as this
 // test's harness did, jitter-fix gives 4 of 12.
 func TestReferenceGameFallsInsideTheModel(t *testing.T) {
-	if got := allowedOutside(gameSeeds); got != 3 {
-		t.Fatalf("allowedOutside(%d) = %d: P(Binomial(12, 0.05) > 2) = 0.020, P(> 3) = 0.0022, so want 3", gameSeeds, got)
-	}
 	perfect := lab.DefaultConfig()
 	ms40 := lab.DefaultConfig()
 	ms40.Up.Latency, ms40.Down.Latency = 40*time.Millisecond, 40*time.Millisecond
@@ -373,23 +384,24 @@ func TestReferenceGameFallsInsideTheModel(t *testing.T) {
 		name string
 		cfg  lab.Config
 	}{{"perfect", perfect}, {"40 ms each way", ms40}, {"jitter-fix", jitterFix(t)}} {
-		out, text := judged(t, c.name, c.cfg, 0)
-		t.Logf("%s: %d of %d games outside the model", c.name, out, gameSeeds)
-		if out > allowedOutside(gameSeeds) {
-			t.Errorf("%s: %d of %d games outside the model, at most %d allowed; the first:\n%s", c.name, out, gameSeeds, allowedOutside(gameSeeds), text)
+		out, text := judged(t, c.name, c.cfg, 0, *games)
+		t.Logf("%s: %d of %d games outside the model", c.name, out, *games)
+		if out > allowedOutside(*games) {
+			t.Errorf("%s: %d of %d games outside the model, at most %d allowed; the first:\n%s", c.name, out, *games, allowedOutside(*games), text)
 		}
 	}
 }
 
 // The test above can fail: a game whose client reads each datagram one
 // frame after it arrives (it reads its socket after rendering) falls
-// outside the model on jitter-fix's link for more than allowedOutside of
-// its 12 seeds: its inputs reach the server with more lead, so it
+// outside the model on jitter-fix's link for more than allowedOutside(12)
+// = 3 of 12 seeds (8): its inputs reach the server with more lead, so it
 // hesitates less and loses less progress than the model.
 func TestAGameThatReadsLateFallsOutsideTheModel(t *testing.T) {
-	out, text := judged(t, "jitter-fix, reading a frame late", jitterFix(t), time.Second/60)
-	t.Logf("%d of %d games outside the model; the first:\n%s", out, gameSeeds, text)
-	if out <= allowedOutside(gameSeeds) {
-		t.Errorf("%d of %d games that read a frame late outside the model, want more than %d", out, gameSeeds, allowedOutside(gameSeeds))
+	const n = 12
+	out, text := judged(t, "jitter-fix, reading a frame late", jitterFix(t), time.Second/60, n)
+	t.Logf("%d of %d games outside the model; the first:\n%s", out, n, text)
+	if out <= allowedOutside(n) {
+		t.Errorf("%d of %d games that read a frame late outside the model, want more than %d", out, n, allowedOutside(n))
 	}
 }
