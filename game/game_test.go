@@ -1,6 +1,7 @@
 package game
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"math"
@@ -24,9 +25,11 @@ var (
 	t0         = time.Unix(1_000_000, 0)
 )
 
-// inFlight is a datagram on the test's link, due at at.
+// inFlight is a datagram on the test's link, due at at; seq is when it
+// was sent among the run's events.
 type inFlight struct {
 	at   time.Time
+	seq  uint64
 	from netip.AddrPort
 	d    Datagram
 }
@@ -79,8 +82,11 @@ type setup struct {
 
 // playOn runs a client and a server on the model's link (netem, its
 // directions seeded by cfg.Seed as a session's) for dur of a fake wall
-// clock, event by event as Run would meet them, with no sleep: the wall
-// clock jumps to the next frame, step or arrival.
+// clock, with no sleep: the wall clock jumps to the next frame, step or
+// arrival. Events due at one instant run in the order they were
+// scheduled, as the session runs them: a frame or a step when the one
+// before it ran (the first frame before the first step), an arrival when
+// its datagram was sent.
 func playOn(t *testing.T, cfg lab.Config, dur time.Duration, su setup) played {
 	t.Helper()
 	cl, sv := endpointsAt(t, cfg, su.start)
@@ -94,6 +100,8 @@ func playOn(t *testing.T, cfg lab.Config, dur time.Duration, su setup) played {
 		t.Fatal(err)
 	}
 	var link []inFlight
+	var seq uint64
+	next := func() uint64 { seq++; return seq }
 	route := func(now time.Time, from netip.AddrPort, ds []Datagram) {
 		for _, d := range ds {
 			if d.To == telAddr {
@@ -121,26 +129,43 @@ func playOn(t *testing.T, cfg lab.Config, dur time.Duration, su setup) played {
 				if d.To == clientAddr {
 					at = at.Add(su.late)
 				}
-				link = append(link, inFlight{at: t0.Add(time.Duration(at)), from: from, d: d})
+				link = append(link, inFlight{at: t0.Add(time.Duration(at)), seq: next(), from: from, d: d})
 			}
-			slices.SortStableFunc(link, func(a, b inFlight) int { return a.at.Compare(b.at) })
+			slices.SortFunc(link, func(a, b inFlight) int {
+				if c := a.at.Compare(b.at); c != 0 {
+					return c
+				}
+				return cmp.Compare(a.seq, b.seq)
+			})
 		}
 	}
 	end := t0.Add(dur)
+	frameSeq, stepSeq := next(), next()
 	for {
-		now := cl.Next()
-		if n := sv.Next(); n.Before(now) {
-			now = n
+		// The earliest (time, sequence) of the next frame, the next step
+		// and the first arrival.
+		now, first, which := cl.Next(), frameSeq, "frame"
+		if n := sv.Next(); n.Before(now) || (n.Equal(now) && stepSeq < first) {
+			now, first, which = n, stepSeq, "step"
 		}
-		if len(link) > 0 && link[0].at.Before(now) {
-			now = link[0].at
+		if len(link) > 0 && (link[0].at.Before(now) || (link[0].at.Equal(now) && link[0].seq < first)) {
+			now, which = link[0].at, "arrival"
 		}
 		if !now.Before(end) {
 			return p
 		}
-		route(now, clientAddr, cl.Advance(now))
-		route(now, serverAddr, sv.Advance(now))
-		for len(link) > 0 && !link[0].at.After(now) {
+		switch which {
+		case "frame":
+			n := cl.Frames()
+			route(now, clientAddr, cl.Advance(now))
+			if cl.Frames() != n+1 {
+				t.Fatalf("at %v, its next frame's time, the client rendered %d frames", now.Sub(t0), cl.Frames()-n)
+			}
+			frameSeq = next()
+		case "step":
+			route(now, serverAddr, sv.Advance(now))
+			stepSeq = next()
+		default:
 			f := link[0]
 			link = link[1:]
 			var out []Datagram
@@ -226,34 +251,46 @@ func jitterFix(t *testing.T) lab.Config {
 }
 
 // The reference game on a fake clock plays the model's own session when
-// both draw the same: on jitter-fix's link, its client started at the
-// phase the session's client.start draws from the seed and the link's
-// directions seeded as the session's, every telemetry frame of the game
-// equals the session's (time, frame, input, tick offset, send interval,
-// acknowledged tick, pending inputs), its poses within the float32 the
-// wire carries them in, and the server starves on as many steps (within
-// the last, which the session runs and the fake clock stops before).
-// The event order of the game's frames, steps and arrivals is the
-// model's.
+// both draw the same: its client started at the session's client.start
+// and the link's directions seeded as the session's, every telemetry
+// frame of the game equals the session's (time, frame, input, tick
+// offset, send interval, acknowledged tick, pending inputs), its poses
+// within the float32 the wire carries them in, and the server applies,
+// overwrites and starves as many inputs. So the order of the game's frames, steps and
+// arrivals is the model's: on jitter-fix's link at each seed's phase, and
+// where events meet at one instant, on a perfect link and on 50 ms each
+// way with the client in phase with the server (a frame at 50 ms, the
+// step at 50 ms and the datagrams it sends, all at once: the model runs
+// them in the order they were scheduled, the game's frame does not read
+// what arrives at its own instant).
 func TestTheGameIsTheModelOnTheSameDraws(t *testing.T) {
 	const dur = 30 * time.Second
-	for seed := uint64(1000); seed < 1004; seed++ {
-		cfg := jitterFix(t)
-		cfg.Seed = seed
-		p := playOn(t, cfg, dur, setup{link: netem.Pair{Up: cfg.Up, Down: cfg.Down}, start: lab.SeedStart(seed)})
-		mc := cfg
-		mc.Duration = dur
-		s, err := lab.New(mc, 0)
+	ms50 := lab.DefaultConfig()
+	ms50.Up.Latency, ms50.Down.Latency = 50*time.Millisecond, 50*time.Millisecond
+	for _, c := range []struct {
+		name  string
+		cfg   lab.Config
+		seed  uint64
+		start time.Duration
+	}{
+		{"jitter-fix", jitterFix(t), 1000, lab.SeedStart(1000)}, {"jitter-fix", jitterFix(t), 1001, lab.SeedStart(1001)},
+		{"jitter-fix", jitterFix(t), 1002, lab.SeedStart(1002)}, {"jitter-fix", jitterFix(t), 1003, lab.SeedStart(1003)},
+		{"perfect, in phase", lab.DefaultConfig(), 1000, 0}, {"50 ms each way, in phase", ms50, 1000, 0},
+	} {
+		cfg := c.cfg
+		cfg.Seed, cfg.ClientStart, cfg.Duration = c.seed, c.start, dur
+		p := playOn(t, cfg, dur, setup{link: netem.Pair{Up: cfg.Up, Down: cfg.Down}, start: c.start})
+		s, err := lab.New(cfg, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var model []telemetry.Frame
 		s.OnFrame = func(f *telemetry.Frame) { model = append(model, *f) }
-		if err := s.Run(sim.Time(dur)); err != nil {
+		if err := s.Run(sim.Time(dur) - 1); err != nil { // the fake clock stops before dur
 			t.Fatal(err)
 		}
 		if len(p.frames) != len(model) {
-			t.Errorf("seed %d: the game rendered %d frames, the model %d", seed, len(p.frames), len(model))
+			t.Errorf("%s, seed %d: the game rendered %d frames, the model %d", c.name, c.seed, len(p.frames), len(model))
 		}
 		var worst float64
 		for i := range min(len(p.frames), len(model)) {
@@ -264,14 +301,15 @@ func TestTheGameIsTheModelOnTheSameDraws(t *testing.T) {
 			}
 			g.Visible, g.Predicted = m.Visible, m.Predicted
 			if g != m || worst > 4e-6 {
-				t.Fatalf("seed %d, frame %d:\n  game  %+v\n  model %+v", seed, i, p.frames[i], m)
+				t.Fatalf("%s, seed %d, frame %d:\n  game  %+v\n  model %+v", c.name, c.seed, i, p.frames[i], m)
 			}
 		}
 		game, sum := p.sv.Model().Counters(), s.Summary()
-		if d := int64(sum.Starved) - int64(game.Starved); d < 0 || d > 1 {
-			t.Errorf("seed %d: the game's server starved on %d steps, the model's on %d", seed, game.Starved, sum.Starved)
+		if game.Starved != sum.Starved || game.Applied != sum.Applied || game.Overwritten != sum.Overwritten {
+			t.Errorf("%s, seed %d: the game's server applied %d, overwrote %d and starved %d; the model's %d, %d and %d", c.name, c.seed,
+				game.Applied, game.Overwritten, game.Starved, sum.Applied, sum.Overwritten, sum.Starved)
 		}
-		t.Logf("seed %d, client start %v: %d frames alike, poses within %.2g m; starved: the game %d, the model %d", seed, lab.SeedStart(seed), len(model), worst, game.Starved, sum.Starved)
+		t.Logf("%s, seed %d, client start %v: %d frames alike, poses within %.2g m; both servers applied %d, overwrote %d, starved %d", c.name, c.seed, c.start, len(model), worst, game.Applied, game.Overwritten, game.Starved)
 	}
 }
 
