@@ -58,7 +58,8 @@ func tAbsCDF(x float64, df int) float64 {
 		sum += term
 	}
 	sc := float64(x*math.Sqrt(v)) / d // sin θ · cos θ
-	return float64(2/math.Pi) * (atanPos(x/math.Sqrt(v)) + float64(sc*sum))
+	theta := atanPos(x / math.Sqrt(v))
+	return float64(2/math.Pi) * (theta + float64(sc*sum))
 }
 
 // atanPos is atan(y) for y ≥ 0: the angle halved (atan y = 2·atan(y/(1 +
@@ -76,5 +77,5 @@ func atanPos(y float64) float64 {
 		sum += term / float64(2*j+1)
 		term = -float64(term * y2)
 	}
-	return k * sum
+	return float64(k * sum)
 }
