@@ -70,7 +70,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	var cfg lab.Config
-	lost := &loss{} // what a recording lost
+	var lost *loss // what a recording lost (nil: a run)
 	var title string
 	// The samples are decimated as they come, to what the chart's pixel
 	// columns show: memory does not grow with the recording's length.
