@@ -110,5 +110,3 @@ func ParseFlow(v string) (Flow, error) {
 	}
 	return f, nil
 }
-
-// listenControl opens the control API's socket, on loopback only: the API
