@@ -134,29 +134,8 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		defer opts.Control.Close()
 		opts.ControlHost, _, _ = net.SplitHostPort(control) // checked by CheckControl
 	}
-	ctx, stop, caught := signalContext(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
-	if wall > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, wall)
-		defer cancel()
-	}
-	ctx, cancelRun := context.WithCancel(ctx)
-	defer cancelRun()
-	// Standard output closed by its reader (… | head, a log shipper that
-	// died): stop as a signal does, closing the files, and exit as a
-	// closed pipe does, rather than die of SIGPIPE mid-recording.
-	outClosed := &pipeWatch{w: stdout, stop: cancelRun}
-	if !opts.Screen {
-		signal.Ignore(syscall.SIGPIPE) // a write to it then fails with EPIPE
-		opts.Stdout = outClosed
-	}
-	opts.Ending = func() {
-		// A terminal going away hangs up more than once (the kernel, the
-		// shell): that must not end it before its files are closed.
-		signal.Ignore(syscall.SIGHUP)
-		stop() // a second Ctrl-C now ends the process at once
-	}
+	ctx, caught, outClosed, done := proxyEnds(wall, &opts)
+	defer done()
 	run, err := live.Start(ctx, opts)
 	if _, ok := errors.AsType[*live.FlowError](err); ok {
 		return cmdLineErr(err)
@@ -188,6 +167,38 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return err
+}
+
+// proxyEnds is what ends a proxy run from outside: SIGINT, SIGTERM and
+// SIGHUP (caught says which came), the end of --duration (wall > 0), and
+// standard output closed by its reader (… | head, a log shipper that
+// died). That one stops the run as a signal does, closing the files, and
+// exits as a closed pipe does (outClosed), rather than die of SIGPIPE
+// mid-recording. It sets o.Stdout without the screen and o.Ending; done
+// releases it all.
+func proxyEnds(wall time.Duration, o *live.Options) (ctx context.Context, caught func() os.Signal, outClosed *pipeWatch, done func()) {
+	ctx, stop, caught := signalContext(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	cancelWall := context.CancelFunc(func() {})
+	if wall > 0 {
+		ctx, cancelWall = context.WithTimeout(ctx, wall)
+	}
+	ctx, cancelRun := context.WithCancel(ctx)
+	outClosed = &pipeWatch{w: o.Stdout, stop: cancelRun}
+	if !o.Screen {
+		signal.Ignore(syscall.SIGPIPE) // a write to it then fails with EPIPE
+		o.Stdout = outClosed
+	}
+	o.Ending = func() {
+		// A terminal going away hangs up more than once (the kernel, the
+		// shell): that must not end it before its files are closed.
+		signal.Ignore(syscall.SIGHUP)
+		stop() // a second Ctrl-C now ends the process at once
+	}
+	return ctx, caught, outClosed, func() {
+		cancelRun()
+		cancelWall()
+		stop()
+	}
 }
 
 // proxyOutputs are lab proxy's files: --pcap and --record are outputs as
