@@ -78,7 +78,7 @@ func runShard(p *batch.Plan, shard batch.Shard, f *batchFlags, stdout, stderr io
 			return badUsage("--shard and --%s: a shard writes JSON lines only; 'lab merge' writes the tables from all shards", name)
 		}
 	}
-	if err := f.check(); err != nil {
+	if err := checkWorkers(f.workers); err != nil {
 		return err
 	}
 	path := f.jsonl
