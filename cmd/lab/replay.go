@@ -9,7 +9,6 @@ import (
 
 	"jitterlab/batch"
 	"jitterlab/lab"
-	"jitterlab/metrics"
 	proxyrec "jitterlab/proxy/record"
 	"jitterlab/recordings"
 	"jitterlab/sim"
@@ -158,14 +157,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	}
 	if seek {
 		fmt.Fprintln(stdout)
-		w, err := metrics.NewCSVWriter(stdout)
-		if err != nil {
-			return err
-		}
-		if err := r.Scan(wFrom, wTo, w.Write, nil); err != nil {
-			return err
-		}
-		if err := w.Flush(); err != nil {
+		if err := r.WriteCSV(stdout, wFrom, wTo); err != nil {
 			return err
 		}
 	}
@@ -242,14 +234,7 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer dst.Abort()
-	w, err := metrics.NewCSVWriter(dst)
-	if err != nil {
-		return err
-	}
-	if err := r.Scan(start, end, w.Write, nil); err != nil {
-		return err
-	}
-	if err := w.Flush(); err != nil {
+	if err := r.WriteCSV(dst, start, end); err != nil {
 		return err
 	}
 	if err := dst.Commit(); err != nil {
