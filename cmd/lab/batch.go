@@ -161,7 +161,7 @@ func (f *batchFlags) open(stdout io.Writer) (*batchOutputs, error) {
 			o.abort()
 			return nil, err
 		}
-		if (*x.out).stdout && f.json {
+		if (*x.out).Stdout() && f.json {
 			o.abort()
 			return nil, badUsage("--json and --%s -: both on standard output; give --%s a file", map[*output]string{o.csv: "csv", o.jsonl: "jsonl"}[*x.out], map[*output]string{o.csv: "csv", o.jsonl: "jsonl"}[*x.out])
 		}
@@ -183,7 +183,7 @@ func (o *batchOutputs) abort() {
 func (o *batchOutputs) write(r *batch.Result, f *batchFlags, p *batch.Plan, stdout, stderr io.Writer) error {
 	table := stdout
 	for _, out := range []*output{o.csv, o.jsonl} {
-		if out != nil && out.stdout {
+		if out != nil && out.Stdout() {
 			table = stderr
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"jitterlab/internal/files"
 	"jitterlab/param"
 	"jitterlab/proxy"
 	proxyctl "jitterlab/proxy/control"
@@ -216,7 +217,7 @@ func proxyOutputs(o *live.Options, stdout io.Writer) {
 		if err != nil {
 			return nil, "", err
 		}
-		return &output{w: f, name: path, f: f}, path, nil
+		return files.NewOutput(f, path), path, nil
 	}
 }
 
