@@ -664,3 +664,17 @@ func (r *Reader) End() (*End, error) {
 	}
 	return r.end, nil
 }
+
+// WriteCSV writes the samples from from to to (as [Reader.Scan] reads
+// them) as the timeline CSV of [metrics.CSVWriter]: its header, then a row
+// per sample.
+func (r *Reader) WriteCSV(w io.Writer, from, to sim.Time) error {
+	csv, err := metrics.NewCSVWriter(w)
+	if err != nil {
+		return err
+	}
+	if err := r.Scan(from, to, csv.Write, nil); err != nil {
+		return err
+	}
+	return csv.Flush()
+}
