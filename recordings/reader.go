@@ -667,14 +667,15 @@ func (r *Reader) End() (*End, error) {
 
 // WriteCSV writes the samples from from to to (as [Reader.Scan] reads
 // them) as the timeline CSV of [metrics.CSVWriter]: its header, then a row
-// per sample.
-func (r *Reader) WriteCSV(w io.Writer, from, to sim.Time) error {
+// per sample. n is the number of rows written.
+func (r *Reader) WriteCSV(w io.Writer, from, to sim.Time) (n int, err error) {
 	csv, err := metrics.NewCSVWriter(w)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	if err := r.Scan(from, to, csv.Write, nil); err != nil {
-		return err
+	row := func(x *metrics.Sample) error { n++; return csv.Write(x) }
+	if err := r.Scan(from, to, row, nil); err != nil {
+		return n, err
 	}
-	return csv.Flush()
+	return n, csv.Flush()
 }

@@ -353,7 +353,7 @@ func TestColumnsCoverEverySampleField(t *testing.T) {
 func TestWriteCSVIsTheWindowsTimeline(t *testing.T) {
 	r := open(t, write(t, 1200, true))
 	var got, want bytes.Buffer
-	if err := r.WriteCSV(&got, sim.Time(30*time.Second), sim.Time(31*time.Second)); err != nil {
+	if _, err := r.WriteCSV(&got, sim.Time(30*time.Second), sim.Time(31*time.Second)); err != nil {
 		t.Fatal(err)
 	}
 	w, err := metrics.NewCSVWriter(&want)

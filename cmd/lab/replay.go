@@ -157,7 +157,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	}
 	if seek {
 		fmt.Fprintln(stdout)
-		if err := r.WriteCSV(stdout, wFrom, wTo); err != nil {
+		if _, err := r.WriteCSV(stdout, wFrom, wTo); err != nil {
 			return err
 		}
 	}
@@ -234,7 +234,7 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer dst.Abort()
-	if err := r.WriteCSV(dst, start, end); err != nil {
+	if _, err := r.WriteCSV(dst, start, end); err != nil {
 		return err
 	}
 	if err := dst.Commit(); err != nil {
