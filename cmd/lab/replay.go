@@ -7,7 +7,7 @@ import (
 	"os"
 	"time"
 
-	"jitterlab/batch"
+	"jitterlab/internal/plural"
 	"jitterlab/lab"
 	proxyrec "jitterlab/proxy/record"
 	"jitterlab/recordings"
@@ -60,7 +60,7 @@ func (l *loss) err() error {
 		return nil
 	}
 	return &exitStatus{code: exitDataLost, msg: fmt.Sprintf("%s: data lost in %s (see the warnings above): the output holds what was readable",
-		l.file, batch.Plural(l.Places(), "place"))}
+		l.file, plural.Of(l.Places(), "place"))}
 }
 
 // window checks --from and --to against the recording; --to 0 means its
@@ -166,7 +166,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		v, err := lab.Verify(r, trust)
 		if err != nil && lost.Places() > 0 {
 			return &exitStatus{code: exitDataLost, msg: fmt.Sprintf("verify FAILED: %v; %s: data lost in %s (see the warnings above)",
-				err, files[0], batch.Plural(lost.Places(), "place"))}
+				err, files[0], plural.Of(lost.Places(), "place"))}
 		}
 		if err != nil {
 			return fmt.Errorf("verify FAILED: %w", err)
