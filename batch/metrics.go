@@ -1,6 +1,9 @@
 package batch
 
-import "jitterlab/lab"
+import (
+	"jitterlab/lab"
+	"jitterlab/stats"
+)
 
 // Metric is one figure a batch compares, named in snake_case with its unit
 // as a suffix, and named as 'lab run --json' names the same figure (a
@@ -40,17 +43,10 @@ func cardMetrics() []Metric {
 	return out
 }
 
-// LastDigit is 10^-prec, the last digit shown (0 ≤ prec ≤ 6), from exact
-// constants: math.Pow may round differently on other machines.
-func (m Metric) LastDigit() float64 {
-	return [...]float64{1, 0.1, 0.01, 0.001, 1e-4, 1e-5, 1e-6}[m.Prec]
-}
+// Smallest is the smallest difference a batch calls an effect
+// ([stats.SmallestEffect] at the decimals shown).
+func (m Metric) Smallest() float64 { return stats.SmallestEffect(m.Prec) }
 
-// Smallest is the smallest difference a batch calls an effect: half the
-// last digit shown. A smaller one is never significant, however consistent.
-func (m Metric) Smallest() float64 { return 0.5 * m.LastDigit() }
-
-// PercentFloor is the smallest base a percentage is given on: ten of the
-// last digit shown. A percentage of a base near zero (0.0 snaps, a lag of
-// 0.001 m) says nothing; the absolute difference stands alone.
-func (m Metric) PercentFloor() float64 { return 10 * m.LastDigit() }
+// PercentFloor is the smallest base a percentage is given on
+// ([stats.PercentFloor] at the decimals shown).
+func (m Metric) PercentFloor() float64 { return stats.PercentFloor(m.Prec) }

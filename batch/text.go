@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"jitterlab/internal/plural"
 )
 
 // ArmLabel names arm a in tables: "A (reference)" for an A without
@@ -29,7 +31,7 @@ func (r *Result) Conditions() [][2]string {
 	if d.ScenarioFile != "" {
 		scen = fmt.Sprintf("%s (%s)", d.Scenario, d.ScenarioFile)
 		if d.TimelineChanges > 0 {
-			scen += fmt.Sprintf(", a timeline of %s ('lab scenarios -v' lists them)", Plural(d.TimelineChanges, "change"))
+			scen += fmt.Sprintf(", a timeline of %s ('lab scenarios -v' lists them)", plural.Of(d.TimelineChanges, "change"))
 		}
 	}
 	sets := "none"
@@ -140,14 +142,6 @@ func (r *Result) Table() (head, rows [][]string) {
 		rows = append(rows, row)
 	}
 	return head, rows
-}
-
-// Plural is "1 change", "2 changes": n and the word, with an s unless n is 1.
-func Plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func orNone(sets []string) string {

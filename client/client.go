@@ -642,12 +642,14 @@ func ReplayPending(base motion.Pose, steps []PredictedMoveStep, mode Replay, cad
 // present moves the visible pose toward the target and measures the frame
 // against drawn, the pose drawn in the previous frame (before any snap).
 func (c *Client) present(drawn motion.Pose) {
-	dt := sim.Seconds(c.stats.Dt) // the same bits as Dt.Seconds(), without its split
+	// The frame in seconds (sim.Seconds: Dt.Seconds()'s bits without its
+	// split) is computed where a smoothing reads it: the reference lerp,
+	// alpha per frame, does without the division.
 	switch c.cfg.Smoothing {
 	case Lerp:
 		a := c.cfg.Alpha
 		if c.cfg.AlphaPer == Per60Hz {
-			a = 1 - c.keep(dt)
+			a = 1 - c.keep(sim.Seconds(c.stats.Dt))
 		}
 		c.visible.X += float64((c.target.X - c.visible.X) * a)
 		c.visible.Y += float64((c.target.Y - c.visible.Y) * a)
@@ -655,6 +657,7 @@ func (c *Client) present(drawn motion.Pose) {
 	case MoveTowards:
 		// The speed of the current input, as the user's code passes it
 		// to MoveTowards: standing still, the visible pose stays.
+		dt := sim.Seconds(c.stats.Dt)
 		step := math.Abs(c.input.Throttle) * c.cfg.Tuning.MoveSpeed * dt
 		if d := motion.Distance(c.visible, c.target); d <= step {
 			c.visible.X, c.visible.Y = c.target.X, c.target.Y
@@ -666,7 +669,7 @@ func (c *Client) present(drawn motion.Pose) {
 		dr := wrap180(c.target.Rot - c.visible.Rot)
 		c.visible.Rot += min(max(dr, -maxDeg), maxDeg)
 	case Predicted:
-		k := c.keep(dt)
+		k := c.keep(sim.Seconds(c.stats.Dt))
 		c.errOffset.X *= k
 		c.errOffset.Y *= k
 		c.errOffset.Rot *= k

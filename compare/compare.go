@@ -94,21 +94,51 @@ type Figure struct {
 	Prec              int
 	Game              float64
 	Model             stats.Interval // the model's runs: mean and the interval of the mean
-	Lo, Hi            float64        // the model's interval for one run
+	Lo, Hi            float64        // the model's interval for one run, at the Result's Level
 	Inside            bool
 	// Away is how far the game lies from the model's mean, in the model's
-	// spreads (the half-width of its interval for one run, over 1.96):
-	// signed, + above.
+	// spreads: the standard deviation of one more run's difference from
+	// the mean, s·√(1 + 1/n) (at least the printed precision's half unit
+	// over the interval's t factor); signed, + above.
 	Away   float64
 	NoData bool // the game or the model gives no value
 }
+
+// Family is the confidence of compare's verdict for all figures at once:
+// if the game is the model, every figure falls inside with a probability
+// of at least Family.
+const Family = 0.95
 
 // Result is a game beside the model over seeds.
 type Result struct {
 	Game    *Game
 	Seeds   int
 	Figures []Figure
+	// Level is each figure's interval's confidence: 1 − (1 − Family)/k
+	// for the k figures with data (Bonferroni), so that all k hold at
+	// once with a probability of at least Family.
+	Level float64
 }
+
+// Known is how many figures have data (k).
+func (r *Result) Known() int {
+	k := 0
+	for i := range r.Figures {
+		if r.Figures[i].hasData() {
+			k++
+		}
+	}
+	return k
+}
+
+// hasData reports whether both the game and the model (two runs or
+// more) give the figure a value.
+func (f *Figure) hasData() bool { return f.Model.N >= 2 && !math.IsNaN(f.Game) }
+
+// Inside reports whether the game falls inside the model: it has figures
+// with data, and every one lies inside its interval. Under the model this
+// fails for at most 1 − Family of games.
+func (r *Result) Inside() bool { return r.Known() > 0 && len(r.Outside()) == 0 }
 
 // extra are the figures beside the card's that the game's frames give
 // and the model's: what the client's corrector did.
@@ -211,25 +241,45 @@ func Run(g *Game, n, workers int) (*Result, error) {
 			}
 		}
 		f.Model = stats.Mean(xs)
-		f.Lo, f.Hi, f.Inside, f.Away, f.NoData = oneRun(f.Model, f.Game, f.Prec)
 		res.Figures = append(res.Figures, f)
 	}
+	res.judge()
 	return res, nil
 }
 
-// oneRun is the model's 95 % interval for one more run, mean ± t·s·√(1 +
-// 1/n), widened to half a unit of the last decimal printed (a difference
-// the table cannot show is none); whether game lies in it, and how many
-// spreads away it lies. With fewer than two model runs, or no game value,
-// there is no data.
-func oneRun(iv stats.Interval, game float64, prec int) (lo, hi float64, inside bool, away float64, noData bool) {
-	if iv.N < 2 || math.IsNaN(game) {
+// judge sets r's Level from its figures with data and each figure's
+// interval and verdict at that level.
+func (r *Result) judge() {
+	r.Level = familyLevel(r.Known())
+	for i := range r.Figures {
+		f := &r.Figures[i]
+		f.Lo, f.Hi, f.Inside, f.Away, f.NoData = oneRun(f.Model, f.Game, f.Prec, r.Level)
+	}
+}
+
+// familyLevel is the confidence of each of k intervals that hold all at
+// once with a probability of at least Family: 1 − (1 − Family)/k
+// (Bonferroni: the chance that any of k falls outside is at most the sum
+// of their chances). One figure, or none, keeps Family.
+func familyLevel(k int) float64 {
+	return 1 - (1-Family)/float64(max(k, 1))
+}
+
+// oneRun is the model's interval of confidence level for one more run,
+// mean ± t·s·√(1 + 1/n) with t Student's two-sided factor for n − 1
+// degrees of freedom, widened to half a unit of the last decimal printed
+// (a difference the table cannot show is none); whether game lies in it,
+// and how many spreads away it lies. With fewer than two model runs, or no
+// game value, there is no data.
+func oneRun(iv stats.Interval, game float64, prec int, level float64) (lo, hi float64, inside bool, away float64, noData bool) {
+	if f := (Figure{Model: iv, Game: game}); !f.hasData() {
 		return math.NaN(), math.NaN(), false, math.NaN(), true
 	}
-	half := stats.T975(iv.N-1) * iv.SD * math.Sqrt(1+1/float64(iv.N))
+	t := stats.TTwoSided(level, iv.N-1)
+	half := t * iv.SD * math.Sqrt(1+1/float64(iv.N))
 	half = max(half, 0.5*math.Pow(10, -float64(prec)))
 	lo, hi = iv.Mean-half, iv.Mean+half
-	return lo, hi, lo <= game && game <= hi, (game - iv.Mean) / (half / 1.96), false
+	return lo, hi, lo <= game && game <= hi, (game - iv.Mean) / (half / t), false
 }
 
 // Outside are the figures outside the model's interval, the farthest

@@ -3,6 +3,7 @@ package compare
 import (
 	"bytes"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -137,26 +138,104 @@ func TestAGameWithoutCorrectorStandsOut(t *testing.T) {
 	}
 }
 
-// The interval for one run, by hand: runs 1, 2, 3 (mean 2, s 1): 2 ±
-// t(0.975, 2)·√(4/3) = 2 ± 4.9687; a figure that never varies gets half
-// a unit of its last decimal.
+// The interval for one run, by hand: runs 1, 2, 3 (mean 2, s 1): at 95 %
+// 2 ± t(0.975, 2)·√(4/3) = 2 ± 4.9687, and 7 lies 5/√(4/3) spreads
+// above; a figure that never varies gets half a unit of its last decimal.
 func TestOneRunInterval(t *testing.T) {
-	lo, hi, inside, away, noData := oneRun(stats.Mean([]float64{1, 2, 3}), 7, 3)
+	lo, hi, inside, away, noData := oneRun(stats.Mean([]float64{1, 2, 3}), 7, 3, 0.95)
 	half := stats.T975(2) * math.Sqrt(4.0/3)
-	if math.Abs(lo-(2-half)) > 1e-12 || math.Abs(hi-(2+half)) > 1e-12 || inside || noData || math.Abs(away-5/(half/1.96)) > 1e-12 {
-		t.Errorf("[%v, %v] inside %v away %v; want 2 ± %v, 7 outside, %v spreads", lo, hi, inside, away, half, 5/(half/1.96))
+	if math.Abs(lo-(2-half)) > 1e-9 || math.Abs(hi-(2+half)) > 1e-9 || inside || noData || math.Abs(away-5/math.Sqrt(4.0/3)) > 1e-9 {
+		t.Errorf("[%v, %v] inside %v away %v; want 2 ± %v, 7 outside, %v spreads", lo, hi, inside, away, half, 5/math.Sqrt(4.0/3))
 	}
-	if _, _, inside, _, _ := oneRun(stats.Mean([]float64{0, 0, 0}), 0.04, 1); !inside {
+	if _, _, inside, _, _ := oneRun(stats.Mean([]float64{0, 0, 0}), 0.04, 1, 0.95); !inside {
 		t.Error("0.04 beside three runs of 0 at 1 decimal: want inside (±0.05)")
 	}
-	if _, _, inside, _, _ := oneRun(stats.Mean([]float64{0, 0, 0}), 0.06, 1); inside {
+	if _, _, inside, _, _ := oneRun(stats.Mean([]float64{0, 0, 0}), 0.06, 1, 0.95); inside {
 		t.Error("0.06 beside three runs of 0 at 1 decimal: want outside")
 	}
-	if _, _, _, _, noData := oneRun(stats.Mean([]float64{1}), 1, 1); !noData {
+	if _, _, _, _, noData := oneRun(stats.Mean([]float64{1}), 1, 1, 0.95); !noData {
 		t.Error("one run: want no data")
 	}
-	if _, _, _, _, noData := oneRun(stats.Mean([]float64{1, 2}), math.NaN(), 1); !noData {
+	if _, _, _, _, noData := oneRun(stats.Mean([]float64{1, 2}), math.NaN(), 1, 0.95); !noData {
 		t.Error("no game value: want no data")
+	}
+}
+
+// The family-wise rule by hand: two figures with data and one without
+// make k = 2, so each interval is at 1 − 5 %/2 = 97.5 %. Beside runs 1,
+// 2, 3 (two degrees of freedom, where P(|T| ≤ x) = x/√(2 + x²)) the factor
+// is 0.975·√(2/(1 − 0.975²)) = 6.2053 and the interval 2 ± 6.2053·√(4/3)
+// = 2 ± 7.1653: a game at 7, outside the 95 % interval (2 ± 4.9687), is
+// inside; one at 9.5 is outside, so the game falls outside the model.
+func TestFamilyWiseVerdictByHand(t *testing.T) {
+	runs := stats.Mean([]float64{1, 2, 3})
+	r := &Result{Game: &Game{Name: "hand.jlrec"}, Seeds: 3, Figures: []Figure{
+		{Name: "a", Label: "a", Prec: 3, Game: 7, Model: runs},
+		{Name: "b", Label: "b", Prec: 3, Game: 9.5, Model: runs},
+		{Name: "c", Label: "c", Prec: 3, Game: math.NaN(), Model: runs},
+	}}
+	r.judge()
+	half := 0.975 * math.Sqrt(2/(1-0.975*0.975)) * math.Sqrt(4.0/3)
+	if r.Known() != 2 || r.Level != 0.975 || math.Abs(r.Figures[0].Hi-(2+half)) > 1e-9 || math.Abs(half-7.1653) > 1e-4 {
+		t.Fatalf("k %d level %v, a's interval [%v, %v]; want k 2, level 0.975, 2 ± %v", r.Known(), r.Level, r.Figures[0].Lo, r.Figures[0].Hi, half)
+	}
+	if !r.Figures[0].Inside || r.Figures[1].Inside || !r.Figures[2].NoData || r.Inside() {
+		t.Errorf("a inside %v (want true), b inside %v (want false), c no data %v, the game inside %v (want false)",
+			r.Figures[0].Inside, r.Figures[1].Inside, r.Figures[2].NoData, r.Inside())
+	}
+	var text strings.Builder
+	r.WriteText(&text)
+	for _, want := range []string{"model, one run (97.5 %)", "1 of 2 figures inside the model's interval for one run: the game falls outside the model\n(each interval at 97.5 %, so that all 2 hold at once at 95 %: Bonferroni)\n"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the text lacks %q:\n%s", want, text.String())
+		}
+	}
+	none := &Result{Game: &Game{Name: "none.jlrec"}, Figures: []Figure{{Name: "c", Label: "c", Game: math.NaN(), Model: runs}}}
+	none.judge()
+	text.Reset()
+	none.WriteText(&text)
+	if none.Inside() || !strings.Contains(text.String(), "no figure has a value in both the game and the model: nothing to judge") {
+		t.Errorf("no figure with data: inside %v (want false), text:\n%s", none.Inside(), text.String())
+	}
+	if familyLevel(14) != 1-0.05/14 || familyLevel(1) != 0.95 || familyLevel(0) != 0.95 {
+		t.Errorf("familyLevel: 14 %v, 1 %v, 0 %v", familyLevel(14), familyLevel(1), familyLevel(0))
+	}
+}
+
+// Why the rule is family-wise: games drawn from the model itself, 14
+// independent normal figures beside 20 runs each, 4000 times. Judged
+// figure by figure at 95 %, about half of these honest games have a
+// figure outside (1 − 0.95^14 = 51 %); at the family-wise level at most 5
+// % do (1 − (1 − 0.05/14)^14 = 4.9 %; the bounds are ±4 binomial standard
+// errors).
+func TestFamilyWiseRuleFailsFewHonestGames(t *testing.T) {
+	const k, n, games = 14, 20, 4000
+	r := rand.New(rand.NewPCG(1, 2))
+	outside := func(level float64) float64 {
+		bad := 0
+		for range games {
+			any := false
+			for range k {
+				xs := make([]float64, n)
+				for i := range xs {
+					xs[i] = r.NormFloat64()
+				}
+				if _, _, in, _, _ := oneRun(stats.Mean(xs), r.NormFloat64(), 9, level); !in {
+					any = true
+				}
+			}
+			if any {
+				bad++
+			}
+		}
+		return float64(bad) / games
+	}
+	se := math.Sqrt(0.05 * 0.95 / games)
+	if got := outside(familyLevel(k)); got > 0.049+4*se || got < 0.049-4*se {
+		t.Errorf("family-wise: %.3f of honest games outside, want 0.049 ± %.3f", got, 4*se)
+	}
+	if got := outside(0.95); got < 0.4 {
+		t.Errorf("figure by figure at 95 %%: %.3f of honest games outside, want about 0.51", got)
 	}
 }
 

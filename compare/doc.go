@@ -9,8 +9,12 @@
 //   - The game's figures and the model's are computed by one code path:
 //     [jitterlab/lab.TelemetryMeter] over telemetry frames, the game's as
 //     recorded, the model's as its sessions hand them over (Session.OnFrame).
-//   - A figure is inside when the game's value lies in the model's 95 %
+//   - A figure is inside when the game's value lies in the model's
 //     interval for one more run, widened to the figure's printed precision.
+//   - The verdict is family-wise: with k figures with data, each interval
+//     is at 1 − 5 %/k (Bonferroni), so that all hold at once at 95 % and a
+//     game that is the model falls outside in at most 5 % of its runs. The
+//     game falls inside the model when every figure does.
 //   - The largest differences are the figures outside, ranked by how many
 //     of the model's spreads they lie away, each named with where to look.
 package compare

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -46,7 +47,7 @@ func (r *Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "not modelled: %s of a client's own (the model has one client): %s\n", plural.Of(uint64(len(g.Ignored)), "setting"), strings.Join(g.Ignored, "; "))
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "figure\tgame\tmodel mean\tmodel, one run (95 %%)\t\n")
+	fmt.Fprintf(tw, "figure\tgame\tmodel mean\tmodel, one run (%s %%)\t\n", percent(r.Level))
 	in, known := 0, 0
 	for _, f := range r.Figures {
 		label := f.Label
@@ -70,7 +71,17 @@ func (r *Result) WriteText(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "%d of %d figures inside the model's interval for one run\n", in, known)
+	switch {
+	case known == 0:
+		fmt.Fprintln(w, "no figure has a value in both the game and the model: nothing to judge")
+	default:
+		verdict := "inside"
+		if in < known {
+			verdict = "outside"
+		}
+		fmt.Fprintf(w, "%d of %d figures inside the model's interval for one run: the game falls %s the model\n", in, known, verdict)
+		fmt.Fprintf(w, "(each interval at %s %%, so that all %d hold at once at %s %%: Bonferroni)\n", percent(r.Level), known, percent(Family))
+	}
 	out := r.Outside()
 	if len(out) == 0 {
 		_, err := fmt.Fprintln(w)
@@ -92,6 +103,9 @@ func (r *Result) WriteText(w io.Writer) error {
 	_, err := fmt.Fprintln(w)
 	return err
 }
+
+// percent is a confidence level in percent, to four digits: 95, 99.64.
+func percent(level float64) string { return strconv.FormatFloat(100*level, 'g', 4, 64) }
 
 func num(v float64, prec int) string {
 	if math.IsNaN(v) {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"jitterlab/stats"
 )
 
 // Floor is a figure's practical floor: a difference counts as an effect
@@ -56,7 +58,7 @@ func (m Metric) floorOf() Floor {
 			return f
 		}
 	}
-	return Floor{m.Name, FloorShare, 10 * lastDigit(m.Prec)}
+	return Floor{m.Name, FloorShare, 10 * stats.LastDigit(m.Prec)}
 }
 
 // Floor is the smallest difference from a base of value base that counts

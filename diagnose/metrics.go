@@ -77,15 +77,9 @@ func (m Metric) Better() string {
 	return "lower is better"
 }
 
-// Smallest is the smallest difference diagnose calls an effect: half the
-// last digit it shows.
-func (m Metric) Smallest() float64 { return 0.5 * lastDigit(m.Prec) }
-
-// lastDigit is 10^-prec, the last digit shown with prec decimals (0 ≤ prec ≤ 6),
-// from exact constants: math.Pow may round differently on other machines.
-func lastDigit(prec int) float64 {
-	return [...]float64{1, 0.1, 0.01, 0.001, 1e-4, 1e-5, 1e-6}[prec]
-}
+// Smallest is the smallest difference diagnose calls an effect
+// ([stats.SmallestEffect] at the decimals shown).
+func (m Metric) Smallest() float64 { return stats.SmallestEffect(m.Prec) }
 
 // Effect is a significant difference in m as a cost or a gain is stated:
 // "snaps +0.81 ± 0.24 /min".

@@ -572,7 +572,7 @@ func (r *Result) Costs() []string {
 func (r *Result) CardPercent(i int) string {
 	m := Metrics[i]
 	ref, best := r.Reference.Stat(m).Mean, r.Best.Stat(m).Mean
-	if p, ok := stats.ChangePercent(r.BestVsReference[i], ref, best, lastDigit(m.Prec)/2, 10*lastDigit(m.Prec)); ok {
+	if p, ok := stats.ChangePercent(r.BestVsReference[i], ref, best, stats.SmallestEffect(m.Prec), stats.PercentFloor(m.Prec)); ok {
 		return fmt.Sprintf("%+.0f %%", p)
 	}
 	return ""

@@ -53,12 +53,13 @@ func (c *Client) Next() time.Time { return c.clock.wall(c.cl.NextFrame()) }
 // time on the frame grid (its vsync), however late the process woke to
 // render it, as the model renders it: the wall clock's wake-up jitter is
 // the host's, not the game's. A process more than a frame late renders
-// the frames due one after another.
+// the frames due one after another. Before the client's start it renders
+// nothing: its frame 0 is due at its start.
 func (c *Client) Advance(at time.Time) []Datagram {
 	c.out.reset()
 	local := c.cl.NextFrame()
-	if c.clock.local(at) < local {
-		return nil
+	if at.Before(c.clock.start) || c.clock.local(at) < local {
+		return nil // frame 0 is due at the start, not before it
 	}
 	// The frame reads what arrived by its time, as the model's does; a
 	// datagram the late process read after that waits for the next frame.

@@ -15,4 +15,5 @@
 //     counted in [Counts] and dropped; the first of each is reported once.
 //   - The client sends a [jitterlab/telemetry] frame after every rendered
 //     frame, the server a tick after every step, when given an address.
+//   - An endpoint's WriteAccount says what it did when its run ends.
 package game

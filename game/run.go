@@ -2,6 +2,7 @@ package game
 
 import (
 	"errors"
+	"io"
 	"net"
 	"net/netip"
 	"os"
@@ -14,6 +15,8 @@ type Endpoint interface {
 	Advance(at time.Time) []Datagram
 	Receive(at time.Time, from netip.AddrPort, b []byte) ([]Datagram, error)
 	Counts() *Counts
+	// WriteAccount writes what the endpoint did in wall time wall.
+	WriteAccount(w io.Writer, wall time.Duration) error
 }
 
 // readSize is the receive buffer: more than any message (proto's 508

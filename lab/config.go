@@ -43,6 +43,12 @@ type Config struct {
 // StartFromSeed is ClientStart's default: drawn from the session seed.
 const StartFromSeed time.Duration = -1
 
+// SeedStart is the client's start StartFromSeed draws from seed: uniform
+// in [0, 1s).
+func SeedStart(seed uint64) time.Duration {
+	return time.Duration(sim.NewRand(seed, "client.start").Int64N(int64(time.Second)))
+}
+
 // DefaultConfig is the first user's game (reference variants) on a perfect
 // link for 60 s with seed 1.
 func DefaultConfig() Config {

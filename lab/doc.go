@@ -8,5 +8,7 @@
 // (lab/meter.go) observes it and keeps what the Samples, the Summary and
 // its report card are computed from, changing nothing it observes.
 // A run writes its timeline, packets, recording and pcapng as it goes
-// through [Streams].
+// through [Streams]; [Plot] charts a window of it or of a recording,
+// [WriteRecording] says what a recording holds, [WriteScenarios] lists the
+// built-in scenarios.
 package lab

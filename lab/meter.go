@@ -69,8 +69,7 @@ type meter struct {
 	upOWD, downOWD             *metrics.Histogram
 	corr                       *metrics.Histogram
 	inputDelay                 *metrics.Histogram
-	visDist, cmdDist           float64
-	visTime                    float64
+	visDist                    float64 // the visible distance; its time and the commanded distance are the card's (timeS, cmdM)
 	card                       *CardMeter
 	inputs                     inputSamples
 	vars                       variantStats
@@ -144,11 +143,9 @@ func (m *meter) frame(now sim.Time, cl *client.Client, cfg *Config, prev motion.
 	}
 	if m.counting(now) && st.Dt > 0 {
 		dt := sim.Seconds(st.Dt)
-		// st.VisibleErrM goes to m.visErr through the card (cardFrame).
+		// st.VisibleErrM goes to m.visErr through the card (cardFrame),
+		// and the frame's time and commanded distance are the card's.
 		m.visDist += moved
-		m.visTime += dt
-		in := cl.Input()
-		m.cmdDist += float64(abs(in.Throttle) * cfg.Client.Tuning.MoveSpeed * dt)
 		if st.Reconciled > 0 {
 			m.corr.Add(st.CorrectionM)
 		}
@@ -347,8 +344,8 @@ func (m *meter) summarize(sum *Summary, cfg *Config, cl *client.Client, sv *serv
 	if !math.IsNaN(sum.Card.JudderMPS) {
 		sum.JudderMPS = sum.Card.JudderMPS
 	}
-	if m.visTime > 0 {
-		sum.MeanVisibleSpeedMPS = m.visDist / m.visTime
-		sum.CommandedSpeedMPS = m.cmdDist / m.visTime
+	if t := m.card.timeS; t > 0 {
+		sum.MeanVisibleSpeedMPS = m.visDist / t
+		sum.CommandedSpeedMPS = m.card.cmdM / t
 	}
 }

@@ -169,6 +169,7 @@ type CardMeter struct {
 	pred            [lagRing]predFrame
 	predN           uint64
 	predM           float64
+	lagAge          uint64 // the last lag's answer (frames back from the newest), where the next search starts
 	response, delay *metrics.Histogram
 }
 
@@ -283,19 +284,35 @@ func (m *CardMeter) Frame(f *CardFrame) {
 func (m *CardMeter) lagTime(t, errM float64) float64 {
 	target := m.predM - errM
 	n := min(m.predN, lagRing)
-	// The newest frame whose path is at or short of target: the path
-	// grows with each frame, so a search over the ring's age, galloping
-	// from the newest (the lag is mostly a few frames) and then binary.
+	// The newest frame whose path is at or short of target. The path
+	// grows with each frame, so "at or short" is false for the ages below
+	// the answer and true from it on (ages: 0 newest … n−1 oldest; n, before
+	// the ring, counts as true). The search gallops from the last answer's
+	// age, where the lag mostly still is, then halves the bracket found.
 	at := func(age uint64) float64 { return m.pred[(m.predN-1-age)%lagRing].m }
-	// Ages below lo are past target; hi is at or short of it, or n.
-	lo, hi := uint64(0), n // ages: 0 newest … n−1 oldest
-	for step := uint64(1); lo+step-1 < hi; step *= 2 {
-		probe := lo + step - 1
-		if at(probe) <= target {
+	// The answer is in [lo, hi].
+	g := min(m.lagAge, n)
+	var lo, hi uint64
+	if g == n || at(g) <= target { // at g or newer
+		lo, hi = 0, g
+		for step := uint64(1); step <= hi; step *= 2 {
+			probe := hi - step
+			if at(probe) > target {
+				lo = probe + 1
+				break
+			}
 			hi = probe
-			break
 		}
-		lo = probe + 1
+	} else { // older than g
+		lo, hi = g+1, n
+		for step := uint64(1); lo+step-1 < hi; step *= 2 {
+			probe := lo + step - 1
+			if at(probe) <= target {
+				hi = probe
+				break
+			}
+			lo = probe + 1
+		}
 	}
 	for lo < hi {
 		mid := (lo + hi) / 2
@@ -305,6 +322,7 @@ func (m *CardMeter) lagTime(t, errM float64) float64 {
 			lo = mid + 1
 		}
 	}
+	m.lagAge = lo
 	if lo == n { // before the ring: on at the oldest frame's speed
 		o := m.pred[(m.predN-n)%lagRing]
 		if o.v <= 0 {

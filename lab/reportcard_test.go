@@ -557,14 +557,15 @@ func TestCardTextHasNoNegativeZero(t *testing.T) {
 
 // lagTime finds the same frame as a scan from the newest frame back: the
 // newest whose path is at or short of the target, on paths with pauses
-// (equal lengths), rings not yet full and rings wrapped.
+// (equal lengths), rings not yet full and rings wrapped, and whatever the
+// lags asked before (its search starts from the last answer).
 func TestLagTimeFindsTheNewestFrameShortOfTheTarget(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for trial := range 2000 {
 		m := NewCardMeter(DefaultCardThresholds)
 		frames := 1 + r.IntN(3*lagRing)
 		var path, tm float64
-		for range frames {
+		for f := range frames {
 			v := 0.0
 			if r.IntN(4) > 0 {
 				v = 2 * r.Float64()
@@ -574,28 +575,46 @@ func TestLagTimeFindsTheNewestFrameShortOfTheTarget(t *testing.T) {
 			m.predM = path
 			m.pred[m.predN%lagRing] = predFrame{t: tm, m: path, v: v}
 			m.predN++
-		}
-		errM := float64(float64(path*r.Float64()) * r.Float64()) // rounded: not fused into target below
-		target := path - errM
-		n := min(m.predN, lagRing)
-		age := uint64(0)
-		for age < n && m.pred[(m.predN-1-age)%lagRing].m > target {
-			age++
-		}
-		var want float64
-		switch {
-		case age == n:
-			o := m.pred[(m.predN-n)%lagRing]
-			want = tm - o.t
-			if o.v > 0 {
-				want += (o.m - target) / o.v
+			if f < frames-1 && r.IntN(3) > 0 {
+				continue // the last frame, and some before it, ask for a lag
 			}
-		case age > 0:
-			b := m.pred[(m.predN-age)%lagRing]
-			want = tm - b.t + (b.m-target)/b.v
+			checkLagTime(t, trial, frames, m, tm, path, r)
 		}
-		if got := m.lagTime(tm, errM); got != want {
-			t.Fatalf("trial %d (%d frames, %.4f m behind): lag %v s, want %v s (age %d)", trial, frames, errM, got, want, age)
+	}
+}
+
+// checkLagTime asks m for the lag at tm of a random distance behind path
+// and compares it with a scan from the newest frame back.
+func checkLagTime(t *testing.T, trial, frames int, m *CardMeter, tm, path float64, r *rand.Rand) {
+	t.Helper()
+	var errM float64
+	switch r.IntN(4) {
+	case 0: // within a few frames
+		errM = float64(path * float64(0.01*r.Float64()))
+	case 1: // past the ring, or anywhere on it
+		errM = float64(path * r.Float64())
+	default:
+		errM = float64(float64(path*r.Float64()) * r.Float64()) // rounded: not fused into target below
+	}
+	target := path - errM
+	n := min(m.predN, lagRing)
+	age := uint64(0)
+	for age < n && m.pred[(m.predN-1-age)%lagRing].m > target {
+		age++
+	}
+	var want float64
+	switch {
+	case age == n:
+		o := m.pred[(m.predN-n)%lagRing]
+		want = tm - o.t
+		if o.v > 0 {
+			want += (o.m - target) / o.v
 		}
+	case age > 0:
+		b := m.pred[(m.predN-age)%lagRing]
+		want = tm - b.t + (b.m-target)/b.v
+	}
+	if got := m.lagTime(tm, errM); got != want {
+		t.Fatalf("trial %d (%d frames, %.4f m behind): lag %v s, want %v s (age %d)", trial, frames, errM, got, want, age)
 	}
 }

@@ -245,7 +245,7 @@ func (s *Session) Reset(cfg Config, every time.Duration) error {
 	var err error
 	start := cfg.ClientStart
 	if start == StartFromSeed {
-		start = time.Duration(sim.NewRand(cfg.Seed, "client.start").Int64N(int64(time.Second)))
+		start = SeedStart(cfg.Seed)
 	}
 	// The client's local clock reads 0 at true time start.
 	if s.cClock, err = sim.NewClock(-start, cfg.ClientDriftPPM); err != nil {

@@ -46,11 +46,19 @@ func Step(p Pose, in Input, dt time.Duration, k Tuning) Pose {
 type Heading struct {
 	rot, sin, cos float64
 	ok            bool
+	// The last step's length in seconds (sim.Seconds(dt)): a step is
+	// mostly one cadence, and the division is then not made again. The
+	// zero value holds dt 0, 0 s.
+	dt time.Duration
+	s  float64
 }
 
 // Step is [Step].
 func (h *Heading) Step(p Pose, in Input, dt time.Duration, k Tuning) Pose {
-	s := sim.Seconds(dt)
+	if dt != h.dt {
+		h.dt, h.s = dt, sim.Seconds(dt)
+	}
+	s := h.s
 	p.Rot += float64(in.Turn * k.TurnSpeed * s)
 	if !h.ok || math.Float64bits(p.Rot) != math.Float64bits(h.rot) { // bit for bit: −0 is not +0
 		h.rot, h.ok = p.Rot, true

@@ -76,16 +76,19 @@ func TestAngleDiff(t *testing.T) {
 	}
 }
 
-// A Heading reused over steps, turning and not, gives the poses of a
-// fresh sine and cosine at every step, bit for bit (a heading of −0 is not
-// +0's).
+// A Heading reused over steps, turning and not, of one length and of
+// another, gives the poses of a fresh sine, cosine and length in seconds at
+// every step, bit for bit (a heading of −0 is not +0's).
 func TestHeadingStepsAsStep(t *testing.T) {
 	var h Heading
 	p, q := Pose{Rot: math.Copysign(0, -1)}, Pose{Rot: math.Copysign(0, -1)}
 	turns := []float64{0, 0, 0.5, 0, math.Copysign(0, -1), -1, 0, 0, 1, 0.25, 0}
 	for i := range 200 {
 		in := Input{Turn: turns[i%len(turns)], Throttle: 1 - float64(i%3)/2}
-		dt := time.Duration(10+i%7) * ms
+		dt := time.Duration(10+(i/3)%7) * ms // runs of three steps of one length
+		if i%40 == 39 {
+			dt = 0
+		}
 		p = h.Step(p, in, dt, DefaultTuning)
 		q = Step(q, in, dt, DefaultTuning)
 		if math.Float64bits(p.X) != math.Float64bits(q.X) || math.Float64bits(p.Y) != math.Float64bits(q.Y) || math.Float64bits(p.Rot) != math.Float64bits(q.Rot) {

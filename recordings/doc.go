@@ -3,7 +3,8 @@
 // recording, column-coded relayed packets, end) in frames
 // indexed by checksummed skippable frames, with a [Writer], a [Reader]
 // that seeks, steps over damage and stays within [MemoryBound] for any
-// file, and [Same], the comparison verify uses. The layout is described
+// file, [WatchLoss], which counts and tells the places a file lost data,
+// and [Same], the comparison verify uses. The layout is described
 // in format.go, the sample coding in samples.go, the packet coding in
 // packets.go.
 package recordings

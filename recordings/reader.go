@@ -664,3 +664,18 @@ func (r *Reader) End() (*End, error) {
 	}
 	return r.end, nil
 }
+
+// WriteCSV writes the samples from from to to (as [Reader.Scan] reads
+// them) as the timeline CSV of [metrics.CSVWriter]: its header, then a row
+// per sample. n is the number of rows written.
+func (r *Reader) WriteCSV(w io.Writer, from, to sim.Time) (n int, err error) {
+	csv, err := metrics.NewCSVWriter(w)
+	if err != nil {
+		return 0, err
+	}
+	row := func(x *metrics.Sample) error { n++; return csv.Write(x) }
+	if err := r.Scan(from, to, row, nil); err != nil {
+		return n, err
+	}
+	return n, csv.Flush()
+}

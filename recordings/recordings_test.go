@@ -347,3 +347,30 @@ func TestColumnsCoverEverySampleField(t *testing.T) {
 		t.Fatalf("words and fromWords disagree: %v, want %v", words(&s), w)
 	}
 }
+
+// WriteCSV writes a window as the timeline CSV: the header and a row per
+// sample in it, as a CSVWriter fed the same samples writes them.
+func TestWriteCSVIsTheWindowsTimeline(t *testing.T) {
+	r := open(t, write(t, 1200, true))
+	var got, want bytes.Buffer
+	if _, err := r.WriteCSV(&got, sim.Time(30*time.Second), sim.Time(31*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	w, err := metrics.NewCSVWriter(&want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 600; i <= 620; i++ { // 30 s to 31 s, 50 ms apart
+		s := sampleAt(i)
+		s = Stored(&s)
+		if err := w.Write(&s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() {
+		t.Fatalf("got\n%s\nwant\n%s", got.String(), want.String())
+	}
+}

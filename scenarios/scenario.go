@@ -27,6 +27,15 @@ type Assignment struct {
 	Line       int
 }
 
+// Join writes assignments as a command line does: "key=value key=value".
+func Join(set []Assignment) string {
+	words := make([]string, len(set))
+	for i, a := range set {
+		words[i] = a.Key + "=" + a.Value
+	}
+	return strings.Join(words, " ")
+}
+
 // Change is one timeline entry: assignments applied at a time after start.
 type Change struct {
 	At   time.Duration

@@ -230,3 +230,19 @@ func TestTimelineAtNotAStringNamesTheValue(t *testing.T) {
 		}
 	}
 }
+
+// Join writes assignments as a command line does.
+func TestJoinWritesAssignmentsAsACommandLine(t *testing.T) {
+	for _, c := range []struct {
+		set  []Assignment
+		want string
+	}{
+		{nil, ""},
+		{[]Assignment{{Key: "up.loss", Value: "1%"}}, "up.loss=1%"},
+		{[]Assignment{{Key: "link.latency", Value: "80ms", Line: 3}, {Key: "up.trace", Value: "a b.csv"}}, "link.latency=80ms up.trace=a b.csv"},
+	} {
+		if got := Join(c.set); got != c.want {
+			t.Errorf("Join(%v) = %q, want %q", c.set, got, c.want)
+		}
+	}
+}

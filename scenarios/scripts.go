@@ -27,6 +27,11 @@ type Segment struct {
 type Segments struct {
 	segs  []Segment
 	total time.Duration
+	// The segment the last call found, [from, to) in local time, and its
+	// input: a frame mostly falls in the last frame's segment and then
+	// needs no modulo and no scan. Empty (from = to) until a call.
+	from, to sim.Time
+	cur      motion.Input
 }
 
 // NewSegments validates segs (durations > 0, controls in [−1, 1]).
@@ -49,15 +54,22 @@ func NewSegments(segs []Segment) (*Segments, error) {
 
 // Input returns the segment in force at local time t (cyclic).
 func (s *Segments) Input(t sim.Time) motion.Input {
+	if t >= s.from && t < s.to {
+		return s.cur
+	}
 	r := time.Duration(t) % s.total
 	if r < 0 {
 		r += s.total
 	}
+	from := t - sim.Time(r) // this cycle's start
 	for _, g := range s.segs {
 		if r < g.Dur {
-			return motion.Input{Turn: g.Turn, Throttle: g.Throttle}
+			s.from, s.to = from, from+sim.Time(g.Dur)
+			s.cur = motion.Input{Turn: g.Turn, Throttle: g.Throttle}
+			return s.cur
 		}
 		r -= g.Dur
+		from += sim.Time(g.Dur)
 	}
 	return motion.Input{}
 }

@@ -66,3 +66,25 @@ func TestRandomWalkDependsOnlyOnSeedAndTime(t *testing.T) {
 		t.Fatal("another seed gave the same walk")
 	}
 }
+
+// Segments reused over many calls (it remembers the last segment found)
+// answer as fresh ones: at frame steps, on the segments' edges, back in
+// time and before 0.
+func TestSegmentsAnswerAsFreshOnes(t *testing.T) {
+	segs := []Segment{{2 * time.Second, 0.5, 1}, {500 * time.Millisecond, 0, -0.5}, {1, -1, 0}, {time.Second, 0, 0.25}}
+	reused, _ := NewSegments(segs)
+	var times []sim.Time
+	for k := range int64(400) { // 60 fps over two cycles
+		times = append(times, sim.GridTime(k, 60))
+	}
+	for _, edge := range []time.Duration{0, 2 * time.Second, 2500 * time.Millisecond, 2500*time.Millisecond + 1, 3500*time.Millisecond + 1} {
+		times = append(times, at(edge-1), at(edge), at(edge+1), at(edge+7000*time.Millisecond+1))
+	}
+	times = append(times, at(-1), at(-time.Second), at(-3500*time.Millisecond-1), at(time.Hour), 0, at(-2*time.Second))
+	for i, tm := range times {
+		fresh, _ := NewSegments(segs)
+		if got, want := reused.Input(tm), fresh.Input(tm); got != want {
+			t.Fatalf("call %d at %v: %+v, a fresh Segments says %+v", i, tm, got, want)
+		}
+	}
+}

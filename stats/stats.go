@@ -139,6 +139,24 @@ func Percent(d Diff, base Interval, floor float64) (float64, bool) {
 	return 100 * d.Mean / base.Mean, true
 }
 
+// LastDigit is 10^-prec, the last digit a figure shown with prec decimals
+// has (0 ≤ prec ≤ 6), from exact constants: math.Pow may round
+// differently on other machines.
+func LastDigit(prec int) float64 {
+	return [...]float64{1, 0.1, 0.01, 0.001, 1e-4, 1e-5, 1e-6}[prec]
+}
+
+// SmallestEffect is the smallest difference a report calls an effect in a
+// figure shown with prec decimals: half its last digit. A smaller one is
+// never significant, however consistent.
+func SmallestEffect(prec int) float64 { return 0.5 * LastDigit(prec) }
+
+// PercentFloor is the smallest base a percentage is given on, for a figure
+// shown with prec decimals: ten of its last digit. A percentage of a base
+// near zero (0.0 snaps, a lag of 0.001 m) says nothing; the absolute
+// difference stands alone.
+func PercentFloor(prec int) float64 { return 10 * LastDigit(prec) }
+
 // ChangePercent is the rule every report gives a change in % by: the
 // paired difference d = b − a as a percentage of a's mean, only where d is
 // significant, Percent allows it on a's interval (floor) and b's mean is

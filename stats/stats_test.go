@@ -252,3 +252,28 @@ func TestFixedHasNoNegativeZero(t *testing.T) {
 		}
 	}
 }
+
+// TestShownDigits: a figure shown with 3 decimals has its last digit at
+// 0.001; half of it (0.0005) is the smallest effect, ten of it (0.01) the
+// smallest base a percentage is given on.
+func TestShownDigits(t *testing.T) {
+	for _, c := range []struct {
+		prec                   int
+		last, smallest, bottom float64
+	}{
+		{0, 1, 0.5, 10},
+		{1, 0.1, 0.05, 1},
+		{3, 0.001, 0.0005, 0.01},
+		{6, 1e-6, 5e-7, 1e-5},
+	} {
+		if got := LastDigit(c.prec); got != c.last {
+			t.Errorf("LastDigit(%d) = %v, want %v", c.prec, got, c.last)
+		}
+		if got := SmallestEffect(c.prec); got != c.smallest {
+			t.Errorf("SmallestEffect(%d) = %v, want %v", c.prec, got, c.smallest)
+		}
+		if got := PercentFloor(c.prec); math.Abs(got-c.bottom) > 1e-12*c.bottom {
+			t.Errorf("PercentFloor(%d) = %v, want %v", c.prec, got, c.bottom)
+		}
+	}
+}

@@ -297,13 +297,7 @@ func (v *Replay) export() {
 	n := 0
 	if err == nil {
 		// Streamed from the recording, sample by sample.
-		var w *metrics.CSVWriter
-		if w, err = metrics.NewCSVWriter(f); err == nil {
-			err = v.r.Scan(0, sim.Time(1<<62), func(x *metrics.Sample) error { n++; return w.Write(x) }, nil)
-		}
-		if err == nil {
-			err = w.Flush()
-		}
+		n, err = v.r.WriteCSV(f, 0, sim.Time(1<<62))
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}

@@ -76,17 +76,17 @@ func newPlan(o *runOptions, seeds []uint64, def batch.Definition) (*batch.Plan, 
 	return p, err
 }
 
-// workersFlag checks --workers.
-func (f *batchFlags) check() error {
-	if f.workers < 1 || f.workers > 1024 {
-		return badUsage("--workers %d: allowed 1 to 1024, e.g. --workers %d", f.workers, runtime.GOMAXPROCS(0))
+// checkWorkers checks --workers, of lab ab, sweep and check.
+func checkWorkers(n int) error {
+	if n < 1 || n > 1024 {
+		return badUsage("--workers %d: allowed 1 to 1024, e.g. --workers %d", n, runtime.GOMAXPROCS(0))
 	}
 	return nil
 }
 
 // runBatch runs the plan and writes the outputs f asks for.
 func runBatch(p *batch.Plan, f *batchFlags, stdout, stderr io.Writer) error {
-	if err := f.check(); err != nil {
+	if err := checkWorkers(f.workers); err != nil {
 		return err
 	}
 	outs, err := f.open(stdout)
@@ -161,7 +161,7 @@ func (f *batchFlags) open(stdout io.Writer) (*batchOutputs, error) {
 			o.abort()
 			return nil, err
 		}
-		if (*x.out).stdout && f.json {
+		if (*x.out).Stdout() && f.json {
 			o.abort()
 			return nil, badUsage("--json and --%s -: both on standard output; give --%s a file", map[*output]string{o.csv: "csv", o.jsonl: "jsonl"}[*x.out], map[*output]string{o.csv: "csv", o.jsonl: "jsonl"}[*x.out])
 		}
@@ -183,7 +183,7 @@ func (o *batchOutputs) abort() {
 func (o *batchOutputs) write(r *batch.Result, f *batchFlags, p *batch.Plan, stdout, stderr io.Writer) error {
 	table := stdout
 	for _, out := range []*output{o.csv, o.jsonl} {
-		if out != nil && out.stdout {
+		if out != nil && out.Stdout() {
 			table = stderr
 		}
 	}

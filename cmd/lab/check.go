@@ -41,8 +41,8 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 	if len(paths) == 0 {
 		return badUsage("give the scenario files or folders to check, e.g. lab check scenarios/examples/ci/")
 	}
-	if workers < 1 || workers > 1024 {
-		return badUsage("--workers %d: allowed 1 to 1024, e.g. --workers %d", workers, runtime.GOMAXPROCS(0))
+	if err := checkWorkers(workers); err != nil {
+		return err
 	}
 	outs := map[string]string{}
 	for flag, p := range map[string]string{"junit": junitPath, "summary": summaryPath, "save-baseline": savePath} {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"runtime"
 
@@ -11,7 +12,10 @@ import (
 func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	var sets setFlags
 	var seeds uint64
-	fs := newFlagSet("compare", "RECORDING... [--seeds N] [--set key=value]", stderr, withExamples(gameParams,
+	fs := newFlagSet("compare", "RECORDING... [--seeds N] [--set key=value]", stderr, withExamples(func(w io.Writer) {
+		fmt.Fprint(w, compareVerdict)
+		gameParams(w)
+	},
 		"lab compare relay.jlrec",
 		"lab compare relay.jlrec --seeds 40 --set server.inputs=queue"))
 	fs.Var(&sets, "set", "the game's setting `key=value`, as lab game takes it (repeatable; client.*, server.*, input.*): the model runs with it")
@@ -50,3 +54,12 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	}
 	return nil
 }
+
+// compareVerdict is lab compare's rule, for its -h.
+const compareVerdict = `
+verdict: each figure's interval for one more run of the model is at 1 − 5 %/k
+  for the k figures with data (Bonferroni: 99.64 % for 14), so that all k hold
+  at once at 95 %: the game falls inside when every figure does, and a game
+  that is the model falls outside in at most 5 % of its runs (for figures that
+  vary normally over seeds; a skewed one, such as hesitations, a little more)
+`

@@ -6,12 +6,12 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
 
 	"jitterlab/diagnose"
+	"jitterlab/internal/buildinfo"
 	"jitterlab/internal/progress"
 	"jitterlab/lab"
 	"jitterlab/report"
@@ -108,25 +108,8 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) error {
 }
 
 // version is the module's version and VCS revision as the build recorded
-// them ("(devel)" under go run).
-func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	v := bi.Main.Version
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			v += " " + s.Value[:min(12, len(s.Value))]
-		case "vcs.modified":
-			if s.Value == "true" {
-				v += "+modified"
-			}
-		}
-	}
-	return v
-}
+// them ("(devel)" under go run): buildinfo.Info.Short.
+func version() string { return buildinfo.Read().Short() }
 
 // writeHTML writes the report through the atomic output path: an existing
 // file is replaced only by a finished report.

@@ -1,14 +1,13 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"net"
 	"net/netip"
 	"os"
-	"os/signal"
-	"sync"
 	"syscall"
 	"time"
 
@@ -119,14 +118,10 @@ func runGame(role string, args []string, stdout, stderr io.Writer) error {
 	defer conn.Close()
 	start := time.Now()
 	var e game.Endpoint
-	var cl *game.Client
-	var sv *game.Server
 	if isClient {
-		cl, err = game.NewClient(cfg, start, toAddr, telAddr)
-		e = cl
+		e, err = game.NewClient(cfg, start, toAddr, telAddr)
 	} else {
-		sv, err = game.NewServer(cfg, start, telAddr)
-		e = sv
+		e, err = game.NewServer(cfg, start, telAddr)
 	}
 	if err != nil {
 		return cmdLineErr(err)
@@ -140,23 +135,10 @@ func runGame(role string, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stdout)
 
-	var mu sync.Mutex
-	var caught os.Signal
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case sig := <-sigs:
-			mu.Lock()
-			caught = sig
-			mu.Unlock()
-			conn.Close() // Run returns
-		case <-done:
-		}
-	}()
+	// A signal closes the socket, which ends Run.
+	ctx, stop, caught := signalContext(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	context.AfterFunc(ctx, func() { conn.Close() })
 	var until time.Time
 	if o.duration > 0 {
 		until = start.Add(o.duration)
@@ -165,22 +147,8 @@ func runGame(role string, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "lab game %s: %v\n", role, err)
 	})
 	wall := time.Since(start)
-	if isClient {
-		m := cl.Model()
-		fmt.Fprintf(stdout, "%d frames in %.1fs, logged in %v, %d inputs sent, last acknowledged tick %d\n", cl.Frames(), wall.Seconds(), m.LoggedIn(), m.Counters().Sent, m.AckTick())
-		if err := cl.TelemetryError(); err != nil {
-			fmt.Fprintf(stdout, "telemetry frames not sent: %v\n", err)
-		}
-	} else {
-		c := sv.Model().Counters()
-		fmt.Fprintf(stdout, "%d steps in %.1fs, %d logins; inputs arrived %d, applied %d, overwritten %d, late %d, starved %d\n",
-			sv.Model().Tick(), wall.Seconds(), sv.Logins(), c.Arrived, c.Applied, c.Overwritten, c.LateDropped, c.Starved)
-	}
-	fmt.Fprintf(stdout, "datagrams: %s\n", e.Counts().Summary())
-	mu.Lock()
-	sig := caught
-	mu.Unlock()
-	switch {
+	e.WriteAccount(stdout, wall) // as every line above: a failed write to standard output is not the game's failure
+	switch sig := caught(); {
 	case sig != nil:
 		return interrupted(sig, fmt.Sprintf("stopped after %.1fs; the account above covers the run so far", wall.Seconds()))
 	case runErr != nil:

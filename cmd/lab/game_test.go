@@ -105,7 +105,7 @@ func TestGameThroughTheProxyWithTelemetry(t *testing.T) {
 	// figure falls inside depends on how late this busy machine woke the
 	// game; the fake-clock test in package game checks that.
 	code, out, errOut = runLab(t, "compare", rec, "--seeds", "5")
-	if code != 0 || !regexp.MustCompile(`\n\d+ of \d+ figures inside the model's interval for one run\n`).MatchString(out) ||
+	if code != 0 || !regexp.MustCompile(`\n\d+ of \d+ figures inside the model's interval for one run: the game falls (inside|outside) the model\n\(each interval at [\d.]+ %, so that all \d+ hold at once at 95 %: Bonferroni\)\n`).MatchString(out) ||
 		!strings.Contains(out, "judder (m/s)") {
 		t.Errorf("compare: exit %d:\n%s\n%s", code, out, errOut)
 	}

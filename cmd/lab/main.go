@@ -8,12 +8,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"syscall"
 
+	"jitterlab/internal/buildinfo"
 	"jitterlab/param"
 )
 
@@ -169,7 +168,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 				"lab ab --scenario jitter-fix --b 'server.inputs=queue'")(stdout)
 			return 0
 		case "-version", "--version", "version":
-			writeVersion(stdout)
+			buildinfo.Read().WriteText(stdout)
 			return 0
 		}
 	}
@@ -207,40 +206,4 @@ func exitCode(err error, name string, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "%s: %v\n", name, err)
 	return 1
-}
-
-// writeVersion prints the module, its version and VCS revision, the Go
-// version and the OS/arch, from the build information.
-func writeVersion(w io.Writer) {
-	module, version := "jitterlab", "(unknown)"
-	revision := "unknown (built without VCS information, e.g. by go run or go test)"
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if bi.Main.Path != "" {
-			module = bi.Main.Path
-		}
-		if bi.Main.Version != "" {
-			version = bi.Main.Version
-		}
-		var rev, at, modified string
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.time":
-				at = s.Value
-			case "vcs.modified":
-				modified = s.Value
-			}
-		}
-		if rev != "" {
-			revision = rev
-			if at != "" {
-				revision += " (" + at + ")"
-			}
-			if modified == "true" {
-				revision += " with uncommitted changes"
-			}
-		}
-	}
-	fmt.Fprintf(w, "jitterlab: module %s %s\nrevision %s\n%s %s/%s\n", module, version, revision, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"jitterlab/lab"
-	"jitterlab/metrics"
 	"jitterlab/recordings"
 	"jitterlab/sim"
 )
@@ -70,16 +69,9 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	var cfg lab.Config
-	lost := &loss{} // what a recording lost
+	var lost *loss // what a recording lost (nil: a run)
 	var title string
-	// The samples are decimated as they come, to what the chart's pixel
-	// columns show: memory does not grow with the recording's length.
-	var dec *metrics.Decimator
-	panelsOf := func(cfg lab.Config) []metrics.Panel {
-		cc := cfg.Client
-		return metrics.StandardPanels(cc.Band, cc.IntervalFast.Seconds(), cc.IntervalSlow.Seconds(), cc.Snap)
-	}
-	collect := func(x *metrics.Sample) error { dec.Add(x); return nil }
+	var plot *lab.Plot
 	if len(files) > 0 {
 		// A recording: its window of samples, its own settings for the lines.
 		r, f, l, err := openRecording(files, "plot", stderr)
@@ -110,8 +102,8 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		if err := window(time.Duration(r.Duration()), "the recording"); err != nil {
 			return err
 		}
-		dec = metrics.NewDecimator(panelsOf(cfg), metrics.PlotColumns(int(width)))
-		if err := r.Scan(sim.Time(from), sim.Time(to), collect, nil); err != nil {
+		plot = lab.NewPlot(&cfg, int(width))
+		if err := plot.Scan(r, sim.Time(from), sim.Time(to)); err != nil {
 			return err
 		}
 		title = fmt.Sprintf("jitterlab  %s  seed %d  recording %s", r.Header.Scenario, r.Header.Seed, files[0])
@@ -129,29 +121,21 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		if err := window(cfg.Duration, "the run"); err != nil {
 			return err
 		}
-		dec = metrics.NewDecimator(panelsOf(cfg), metrics.PlotColumns(int(width)))
-		s.OnSample = func(x *metrics.Sample) {
-			if t := time.Duration(x.TS * 1e9); t >= from && t <= to {
-				dec.Add(x)
-			}
-		}
-		if err := s.Run(sim.Time(to)); err != nil {
+		plot = lab.NewPlot(&cfg, int(width))
+		if err := plot.Run(s, sim.Time(from), sim.Time(to)); err != nil {
 			return err
 		}
 		title = fmt.Sprintf("jitterlab  %s  seed %d", o.name(), cfg.Seed)
 	}
-	samples := dec.Samples()
+	samples := plot.Samples()
 	if len(samples) == 0 {
 		return fmt.Errorf("no samples between %v and %v", from, asWritten(to))
 	}
-	panels := panelsOf(cfg)
-	report, err := writeBuffered(out, stdout, stderr, func(w io.Writer) error {
-		return metrics.WritePNG(w, samples, panels, int(width), title)
-	})
+	report, err := writeBuffered(out, stdout, stderr, func(w io.Writer) error { return plot.WritePNG(w, title) })
 	if err != nil {
 		return err
 	}
-	if _, err = fmt.Fprintf(report, "wrote %s: %d samples from %.2f s to %.2f s\n", out, dec.Len(), samples[0].TS, samples[len(samples)-1].TS); err != nil {
+	if _, err = fmt.Fprintf(report, "wrote %s: %d samples from %.2f s to %.2f s\n", out, plot.Len(), samples[0].TS, samples[len(samples)-1].TS); err != nil {
 		return err
 	}
 	return lost.err()

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"jitterlab/lab"
+	"jitterlab/internal/files"
 	"jitterlab/param"
 	"jitterlab/proxy"
 	proxyctl "jitterlab/proxy/control"
@@ -16,7 +16,6 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -78,11 +77,8 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	if target == "" {
 		return badUsage("--to: name the game server, e.g. --to 127.0.0.1:7778")
 	}
-	if err := checkProxyAddrs(listen, target); err != nil {
-		return err
-	}
-	if err := proxySets(o.sets); err != nil {
-		return err
+	if err := cmp.Or(live.CheckAddrs(listen, target), live.CheckSets(o.sets)); err != nil {
+		return cmdLineErr(err)
 	}
 	cfg, sc, err := o.config()
 	if err != nil {
@@ -130,35 +126,17 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 		Screen: !*noTUI && isTerminal(stdout), Every: every, Stdout: stdout, Stderr: stderr}
 	proxyOutputs(&opts, stdout)
 	if control != "" {
-		if opts.Control, err = listenControl(control); err != nil {
-			return err
+		if err := live.CheckControl(control); err != nil {
+			return cmdLineErr(err)
+		}
+		if opts.Control, err = net.Listen("tcp", control); err != nil {
+			return fmt.Errorf("--control %q: %v", control, err)
 		}
 		defer opts.Control.Close()
-		opts.ControlHost, _, _ = net.SplitHostPort(control) // checked by listenControl
+		opts.ControlHost, _, _ = net.SplitHostPort(control) // checked by CheckControl
 	}
-	ctx, stop, caught := signalContext(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
-	if wall > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, wall)
-		defer cancel()
-	}
-	ctx, cancelRun := context.WithCancel(ctx)
-	defer cancelRun()
-	// Standard output closed by its reader (… | head, a log shipper that
-	// died): stop as a signal does, closing the files, and exit as a
-	// closed pipe does, rather than die of SIGPIPE mid-recording.
-	outClosed := &pipeWatch{w: stdout, stop: cancelRun}
-	if !opts.Screen {
-		signal.Ignore(syscall.SIGPIPE) // a write to it then fails with EPIPE
-		opts.Stdout = outClosed
-	}
-	opts.Ending = func() {
-		// A terminal going away hangs up more than once (the kernel, the
-		// shell): that must not end it before its files are closed.
-		signal.Ignore(syscall.SIGHUP)
-		stop() // a second Ctrl-C now ends the process at once
-	}
+	ctx, caught, outClosed, done := proxyEnds(wall, &opts)
+	defer done()
 	run, err := live.Start(ctx, opts)
 	if _, ok := errors.AsType[*live.FlowError](err); ok {
 		return cmdLineErr(err)
@@ -192,6 +170,38 @@ func cmdProxy(args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
+// proxyEnds is what ends a proxy run from outside: SIGINT, SIGTERM and
+// SIGHUP (caught says which came), the end of --duration (wall > 0), and
+// standard output closed by its reader (… | head, a log shipper that
+// died). That one stops the run as a signal does, closing the files, and
+// exits as a closed pipe does (outClosed), rather than die of SIGPIPE
+// mid-recording. It sets o.Stdout without the screen and o.Ending; done
+// releases it all.
+func proxyEnds(wall time.Duration, o *live.Options) (ctx context.Context, caught func() os.Signal, outClosed *pipeWatch, done func()) {
+	ctx, stop, caught := signalContext(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	cancelWall := context.CancelFunc(func() {})
+	if wall > 0 {
+		ctx, cancelWall = context.WithTimeout(ctx, wall)
+	}
+	ctx, cancelRun := context.WithCancel(ctx)
+	outClosed = &pipeWatch{w: o.Stdout, stop: cancelRun}
+	if !o.Screen {
+		signal.Ignore(syscall.SIGPIPE) // a write to it then fails with EPIPE
+		o.Stdout = outClosed
+	}
+	o.Ending = func() {
+		// A terminal going away hangs up more than once (the kernel, the
+		// shell): that must not end it before its files are closed.
+		signal.Ignore(syscall.SIGHUP)
+		stop() // a second Ctrl-C now ends the process at once
+	}
+	return ctx, caught, outClosed, func() {
+		cancelRun()
+		cancelWall()
+		stop()
+	}
+}
+
 // proxyOutputs are lab proxy's files: --pcap and --record are outputs as
 // every command's, R's recordings new files in the working folder.
 func proxyOutputs(o *live.Options, stdout io.Writer) {
@@ -207,7 +217,7 @@ func proxyOutputs(o *live.Options, stdout io.Writer) {
 		if err != nil {
 			return nil, "", err
 		}
-		return &output{w: f, name: path, f: f}, path, nil
+		return files.NewOutput(f, path), path, nil
 	}
 }
 
@@ -215,53 +225,6 @@ func proxyOutputs(o *live.Options, stdout io.Writer) {
 type proxyView struct{ *proxyscreen.View }
 
 func (v proxyView) Run() error { return v.View.Run(nil) }
-
-// with a port number, and a --listen that is no address (exit 2); a --to
-// whose host does not resolve is found when the relay starts.
-func checkProxyAddrs(listen, target string) error {
-	for _, a := range []struct {
-		flag, addr string
-		lo         uint64
-	}{{"listen", listen, 0}, {"to", target, 1}} {
-		_, port, err := net.SplitHostPort(a.addr)
-		if err != nil {
-			return badUsage("--%s %q: want host:port, e.g. 127.0.0.1:7777", a.flag, a.addr)
-		}
-		if n, err := strconv.ParseUint(port, 10, 16); err != nil || n < a.lo {
-			return badUsage("--%s %q: port %q: allowed %d to 65535", a.flag, a.addr, port, a.lo)
-		}
-	}
-	if _, err := net.ResolveUDPAddr("udp", listen); err != nil {
-		return badUsage("--listen %q: %v", listen, err)
-	}
-	return nil
-}
-
-// proxySets refuses --set keys that are not link settings: the proxy
-// relays a link; the game's own client and server are the real ones.
-func proxySets(sets []string) error {
-	for _, a := range sets {
-		k, _, err := lab.ParseAssignment(a)
-		if err != nil {
-			continue // o.config names the malformed assignment
-		}
-		if _, known := lab.Lookup(k); !known {
-			continue // o.config names the unknown key and its neighbours
-		}
-		switch {
-		case k == "sim.seed":
-			continue
-		case k == "sim.duration":
-			return badUsage("--set %s: the proxy relays in wall time, so sim.duration does not apply; for how long it runs give --duration, e.g. --duration 10s (without it, until interrupted)", a)
-		case strings.HasPrefix(k, "sim."):
-			return badUsage("--set %s: %s does not apply to the proxy: --set takes link keys (up.*, down.*, link.*) and sim.seed", a, k)
-		}
-		if !proxyctl.IsLinkKey(k) {
-			return badUsage("--set %s: %s is not a link setting: the proxy relays a link between your game's real client and server, so the model's client.* and server.* keys do not apply; allowed up.*, down.* and link.* (see lab proxy -h)", a, k)
-		}
-	}
-	return nil
-}
 
 // proxyEveryFlag is the proxy's --every, the counter line's period: its
 // own rule (100ms up to the run's --duration), not the simulator's
@@ -328,7 +291,8 @@ func relayReleaseWindow(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// checkProxyFlags bounds every numeric flag before anything starts.
+// checkProxyFlags bounds every numeric flag before anything starts
+// (live.CheckLimits the relay's limits).
 func checkProxyFlags(o *runOptions, every time.Duration, l *proxy.Limits) error {
 	if o.given("duration") && o.duration <= 0 {
 		return fmt.Errorf("--duration %v: allowed a wall time > 0, or leave it out to run until interrupted", o.duration)
@@ -336,44 +300,7 @@ func checkProxyFlags(o *runOptions, every time.Duration, l *proxy.Limits) error 
 	if o.given("every") && o.given("duration") && every > o.duration {
 		return fmt.Errorf("--every %v: allowed %s; here --duration is %v", every, proxyEveryRule, o.duration)
 	}
-	switch {
-	case l.MaxFlows < 1 || l.MaxFlows > proxy.MaxMaxFlows:
-		return fmt.Errorf("--max-clients %d: allowed 1 to %d", l.MaxFlows, proxy.MaxMaxFlows)
-	case l.IdleTimeout < proxy.MinIdleTimeout || l.IdleTimeout > proxy.MaxIdleTimeout:
-		return fmt.Errorf("--idle-timeout %v: allowed %v to %v", l.IdleTimeout, proxy.MinIdleTimeout, proxy.MaxIdleTimeout)
-	case l.FlowPackets < 1 || l.FlowPackets > proxy.MaxFlowPackets:
-		return fmt.Errorf("--inflight-packets %d: allowed 1 to %d", l.FlowPackets, proxy.MaxFlowPackets)
-	case l.FlowBytes < proxy.MaxPacket || l.FlowBytes > proxy.MaxFlowBytes:
-		return fmt.Errorf("--inflight-bytes %d: allowed %d (one largest datagram) to %d", l.FlowBytes, proxy.MaxPacket, proxy.MaxFlowBytes)
-	}
-	l.TotalBytes = max(l.TotalBytes, l.FlowBytes)
-	return l.Validate()
-}
-
-// has no authentication and changes what the relay does. An address that
-// is not loopback is a bad command line (exit 2).
-func listenControl(addr string) (net.Listener, error) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, badUsage("--control %q: want a loopback host:port, e.g. 127.0.0.1:9000", addr)
-	}
-	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
-		return nil, badUsage("--control %q: port %q: allowed 0 to 65535 (0: a free port, printed at the start)", addr, port)
-	}
-	ips, err := net.LookupIP(host)
-	if host == "" || err != nil || len(ips) == 0 {
-		return nil, badUsage("--control %q: want a loopback host:port, e.g. 127.0.0.1:9000 (the API has no authentication)", addr)
-	}
-	for _, ip := range ips {
-		if !ip.IsLoopback() {
-			return nil, badUsage("--control %q: %v is not a loopback address; allowed 127.0.0.1, ::1 or localhost (the API has no authentication)", addr, ip)
-		}
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("--control %q: %v", addr, err)
-	}
-	return ln, nil
+	return live.CheckLimits(l)
 }
 
 func proxyHelp(w io.Writer) {
@@ -420,6 +347,7 @@ instead); its keys:`)
 		"--duration (wall time) takes %s;\n  --every takes 100ms up to the --duration (the counter line's period;\n  without --duration up to 1000h).\n")
 }
 
+// pipeWatch passes writes on to w; the first that finds the pipe closed
 // by its reader calls stop.
 type pipeWatch struct {
 	w    io.Writer

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"jitterlab/batch"
-	"jitterlab/lab"
 	"jitterlab/proxy/live"
 	proxyrec "jitterlab/proxy/record"
 	"jitterlab/recordings"
@@ -34,17 +32,6 @@ func flagFileError(flag, path string, err error) error {
 	return fmt.Errorf("--%s %s: %w", flag, path, err)
 }
 
-// startLink says the links a proxy recording started with (its header:
-// the settings in force when it started) as ab and sweep say a run's
-// link: "latency 40ms/0, jitter 0, … (up/down where they differ)".
-func startLink(h recordings.Header) (string, error) {
-	cfg, err := lab.ConfigFromHeader(h, lab.Untrusted)
-	if err != nil {
-		return "", err
-	}
-	return batch.LinkText(batch.LinkOf(&cfg)) + " at the start", nil
-}
-
 // replayProxyFlags is 'lab replay' of a proxy recording, after refusing
 // what only applies to a session.
 func replayProxyFlags(r *recordings.Reader, name string, stdout io.Writer, verify, view, seek bool, from, to time.Duration) error {
@@ -58,11 +45,7 @@ func replayProxyFlags(r *recordings.Reader, name string, stdout io.Writer, verif
 	if seek && err != nil {
 		return err
 	}
-	link, err := startLink(r.Header)
-	if err != nil {
-		link = ""
-	}
-	if err := proxyrec.WriteReplay(stdout, r, name, link); err != nil || !seek {
+	if err := proxyrec.WriteReplay(stdout, r, name, proxyrec.StartLink(r.Header)); err != nil || !seek {
 		return err
 	}
 	fmt.Fprintln(stdout)

@@ -1,18 +1,14 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"time"
 
-	"jitterlab/batch"
+	"jitterlab/internal/plural"
 	"jitterlab/lab"
-	"jitterlab/metrics"
 	proxyrec "jitterlab/proxy/record"
 	"jitterlab/recordings"
 	"jitterlab/sim"
@@ -42,60 +38,29 @@ func openRecording(args []string, cmd string, stderr io.Writer) (*recordings.Rea
 }
 
 // noteLoss tells stderr what the recording r (at path file) lost, as
-// openRecording describes, and sets r.OnDamage to count and tell the
-// damaged frames found as the command reads.
+// openRecording describes (recordings.WatchLoss), and counts it.
 func noteLoss(r *recordings.Reader, file, cmd string, stderr io.Writer) (*loss, error) {
-	warn := func(format string, a ...any) {
-		fmt.Fprintf(stderr, "lab %s: warning: %s: %s\n", cmd, file, fmt.Sprintf(format, a...))
+	l, err := recordings.WatchLoss(r, func(msg string) { fmt.Fprintf(stderr, "lab %s: warning: %s: %s\n", cmd, file, msg) })
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	l := &loss{file: file, seen: map[int64]bool{}}
-	if r.Truncated {
-		l.places++
-		warn("truncated at byte %d: data ends at %v (the last whole frame); what came after is lost", r.TruncatedAt, r.Duration())
-	}
-	for _, d := range r.Damage {
-		warn("%v", d)
-		if !d.Repaired { // a repaired frame was recovered: nothing lost
-			l.places++
-		}
-	}
-	r.OnDamage = func(d *recordings.DamageError) {
-		if !l.seen[d.Offset] {
-			l.seen[d.Offset] = true
-			l.places++
-			warn("%v; skipped", d)
-		}
-	}
-	if !r.Truncated {
-		before := l.places
-		end, err := r.End()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", file, err)
-		}
-		if end == nil && l.places == before { // a damaged last frame is its own warning
-			l.places++
-			warn("not closed (no end record: the recorder stopped without closing it, or is still writing it): data ends at %v (byte %d); what came after is not in the file",
-				r.Duration(), r.DataEnd())
-		}
-	}
-	return l, nil
+	return &loss{file, l}, nil
 }
 
-// loss counts the places a recording lost data as a command reads it.
+// loss is what the recording at file lost as the command reads it.
 type loss struct {
-	file   string
-	places int
-	seen   map[int64]bool // the damaged frames warned of, by offset
+	file string
+	*recordings.Loss
 }
 
 // err is the command's end when data was lost: exit status 5, after the
 // command wrote what was readable. A nil loss lost nothing.
 func (l *loss) err() error {
-	if l == nil || l.places == 0 {
+	if l == nil || l.Loss.Places() == 0 {
 		return nil
 	}
 	return &exitStatus{code: exitDataLost, msg: fmt.Sprintf("%s: data lost in %s (see the warnings above): the output holds what was readable",
-		l.file, batch.Plural(l.places, "place"))}
+		l.file, plural.Of(l.Places(), "place"))}
 }
 
 // window checks --from and --to against the recording; --to 0 means its
@@ -187,83 +152,30 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	if seek && err != nil {
 		return err
 	}
-	h := r.Header
-	changes, err := r.Changes()
-	if err != nil {
+	if err := lab.WriteRecording(stdout, r, files[0]); err != nil {
 		return err
-	}
-	end, err := r.End()
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "recording  %s\nscenario   %s, seed %d, sample every %v\n", files[0], h.Scenario, h.Seed, time.Duration(h.EveryNs))
-	fmt.Fprintf(stdout, "length     %v in %d frames", r.Duration(), r.Frames())
-	if r.Truncated {
-		fmt.Fprintf(stdout, " (truncated at byte %d: read up to the last whole frame)", r.TruncatedAt)
-	} else if end == nil {
-		fmt.Fprint(stdout, " (not closed: the session did not finish)")
-	}
-	fmt.Fprintln(stdout)
-	fmt.Fprintf(stdout, "changes    %d\n", len(changes))
-	for _, c := range changes {
-		fmt.Fprintf(stdout, "  at %v  %s = %s\n", c.At, c.Key, c.Value)
-	}
-	if end != nil && len(end.Summary) > 0 {
-		sum, ok := sessionSummary(end, h.Seed)
-		if !ok {
-			fmt.Fprintln(stdout, "summary    not shown: the end record's summary is not this session's (its fields, seed or length disagree)")
-		} else {
-			fmt.Fprintln(stdout)
-			if err := sum.WriteText(stdout); err != nil {
-				return err
-			}
-		}
 	}
 	if seek {
 		fmt.Fprintln(stdout)
-		w, err := metrics.NewCSVWriter(stdout)
-		if err != nil {
-			return err
-		}
-		if err := r.Scan(wFrom, wTo, w.Write, nil); err != nil {
-			return err
-		}
-		if err := w.Flush(); err != nil {
+		if _, err := r.WriteCSV(stdout, wFrom, wTo); err != nil {
 			return err
 		}
 	}
 	if verify {
 		start := time.Now()
 		v, err := lab.Verify(r, trust)
-		if err != nil && lost.places > 0 {
+		if err != nil && lost.Places() > 0 {
 			return &exitStatus{code: exitDataLost, msg: fmt.Sprintf("verify FAILED: %v; %s: data lost in %s (see the warnings above)",
-				err, files[0], batch.Plural(lost.places, "place"))}
+				err, files[0], plural.Of(lost.Places(), "place"))}
 		}
 		if err != nil {
 			return fmt.Errorf("verify FAILED: %w", err)
 		}
-		summary := "no summary recorded"
-		if v.HasSummary {
-			summary = "summary identical"
+		if err := v.WriteText(stdout, time.Since(start)); err != nil {
+			return err
 		}
-		fmt.Fprintf(stdout, "\nverified: %s identical to a re-simulation of %v from the header and %s, every sample from %v to the end present; %s (%v)\n",
-			batch.Plural(v.Samples, "sample"), v.Until, batch.Plural(v.Changes, "change"), v.From, summary, time.Since(start).Round(time.Millisecond))
 	}
 	return lost.err()
-}
-
-// sessionSummary is the end record's summary when it is this session's: a
-// lab.Summary and nothing else, of the header's seed, as long as the
-// recording. Anything else (another program's end record) would print as
-// a summary of zeros.
-func sessionSummary(end *recordings.End, seed uint64) (lab.Summary, bool) {
-	var sum lab.Summary
-	dec := json.NewDecoder(bytes.NewReader(end.Summary))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&sum); err != nil || dec.More() {
-		return sum, false
-	}
-	return sum, sum.Seed == seed && math.Abs(sum.SimS-time.Duration(end.At).Seconds()) < 1e-6
 }
 
 func cmdExport(args []string, stdout, stderr io.Writer) error {
@@ -322,14 +234,7 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer dst.Abort()
-	w, err := metrics.NewCSVWriter(dst)
-	if err != nil {
-		return err
-	}
-	if err := r.Scan(start, end, w.Write, nil); err != nil {
-		return err
-	}
-	if err := w.Flush(); err != nil {
+	if _, err := r.WriteCSV(dst, start, end); err != nil {
 		return err
 	}
 	if err := dst.Commit(); err != nil {

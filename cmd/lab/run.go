@@ -220,7 +220,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return flagFileError(x.flag, x.path, err)
 		}
-		if f.stdout {
+		if f.Stdout() {
 			summaryOut = stderr
 		}
 		outs, *x.w = append(outs, f), f
@@ -241,7 +241,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	failed := func() error {
 		werr = cmp.Or(werr, streams.Err())
 		for _, f := range outs {
-			werr = cmp.Or(werr, f.err)
+			werr = cmp.Or(werr, f.Err())
 		}
 		return werr
 	}

@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
-	"text/tabwriter"
 
 	"jitterlab/lab"
 	"jitterlab/param"
@@ -30,42 +28,9 @@ func cmdScenarios(args []string, stdout, stderr io.Writer) error {
 		_, err := fmt.Fprintf(stdout, "# built-in scenario %q; save it as a .toml file, edit it, run it with --scenario FILE\n%s", show, text)
 		return err
 	}
-	all, err := lab.Builtins()
-	if err != nil {
+	if err := lab.WriteScenarios(stdout, verbose); err != nil {
 		return err
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tDESCRIPTION")
-	for _, sc := range all {
-		fmt.Fprintf(tw, "%s\t%s\n", sc.Name, sc.Description)
-		fmt.Fprintf(tw, "\t  source: %s\n", sc.Source)
-		if verbose {
-			var ps []string
-			for _, a := range sc.Params {
-				ps = append(ps, a.Key+"="+a.Value)
-			}
-			fmt.Fprintf(tw, "\t  params: %s\n", strings.Join(ps, " "))
-			if cfg := lab.DefaultConfig(); lab.ApplyScenario(&cfg, sc) == nil {
-				fmt.Fprintf(tw, "\t  lab: %s\n", lab.DescribeLinks(cfg))
-			}
-			for _, o := range sc.Oscillators {
-				fmt.Fprintf(tw, "\t  %v\n", o)
-			}
-			for _, f := range sc.Flaps {
-				fmt.Fprintf(tw, "\t  %v\n", f)
-			}
-			for _, ch := range sc.Timeline {
-				var set []string
-				for _, a := range ch.Set {
-					set = append(set, a.Key+"="+a.Value)
-				}
-				fmt.Fprintf(tw, "\t  at %v: %s\n", ch.At, strings.Join(set, " "))
-			}
-		}
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	_, err = fmt.Fprintln(stdout, "\nRun one with 'lab run --scenario NAME'; write your own in TOML (see README) and pass its path.")
+	_, err := fmt.Fprintln(stdout, "\nRun one with 'lab run --scenario NAME'; write your own in TOML (see README) and pass its path.")
 	return err
 }

@@ -78,7 +78,7 @@ func runShard(p *batch.Plan, shard batch.Shard, f *batchFlags, stdout, stderr io
 			return badUsage("--shard and --%s: a shard writes JSON lines only; 'lab merge' writes the tables from all shards", name)
 		}
 	}
-	if err := f.check(); err != nil {
+	if err := checkWorkers(f.workers); err != nil {
 		return err
 	}
 	path := f.jsonl
@@ -99,7 +99,7 @@ func runShard(p *batch.Plan, shard batch.Shard, f *batchFlags, stdout, stderr io
 	}
 	h := shard.Header(&p.Def)
 	if h.Runs == 0 {
-		fmt.Fprintf(stderr, "lab sweep: shard %v has no runs (the sweep has %d): %s holds its header line alone, which 'lab merge' accepts\n", shard, p.Def.Runs(), out.name)
+		fmt.Fprintf(stderr, "lab sweep: shard %v has no runs (the sweep has %d): %s holds its header line alone, which 'lab merge' accepts\n", shard, p.Def.Runs(), out.Name())
 	}
 	if err := batch.WriteShard(out, h, runs); err != nil {
 		return err

@@ -11,7 +11,7 @@ type Layer struct {
 var Layers = []Layer{
 	{"foundations", "values, statistics and helpers with no model in them",
 		[]string{"detmath", "param", "stats", "capture", "internal/axis", "internal/clip", "internal/files", "internal/plural",
-			"internal/progress", "internal/israce", "internal/golden", "internal/testmem", "internal/testtool", "internal/arch"}},
+			"internal/progress", "internal/buildinfo", "internal/israce", "internal/golden", "internal/testmem", "internal/testtool", "internal/arch"}},
 	{"virtual time", "time and chance: the event queue, drifting clocks, seeded streams",
 		[]string{"sim"}},
 	{"the model", "the game and the network as pure steps over virtual time",

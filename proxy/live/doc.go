@@ -6,7 +6,8 @@
 // counter lines) until the run ends and returns the [Result], whose
 // [Result.WriteText] is the closing text: the summary, the clients, the
 // audit (configured → realised, per period of constant settings) and
-// the telemetry's account.
+// the telemetry's account. [CheckAddrs], [CheckSets], [CheckLimits] and
+// [CheckControl] refuse what a run is asked before it starts.
 //
 // The contract:
 //   - Every time the user sees (counter line stamps, change log times,

@@ -159,8 +159,6 @@ func fmtBits(b float64) string {
 	return fmt.Sprintf("%.0f bit/s", b)
 }
 
-// pipeWatch passes writes on to w; the first that finds the pipe closed
-
 // addrText is an address as the user gave it (given), with the port the
 // socket got in place of port 0, and what it became in brackets when
 // that is not what it says: "localhost:7778 (127.0.0.1:7778)". An

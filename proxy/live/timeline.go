@@ -30,11 +30,7 @@ func Timeline(cfg lab.Config, sc *scenarios.Scenario, wall time.Duration) (out [
 	if wall > 0 {
 		for _, ch := range sc.Timeline {
 			if ch.At >= wall {
-				var set []string
-				for _, a := range ch.Set {
-					set = append(set, a.Key+"="+a.Value)
-				}
-				warn = append(warn, fmt.Sprintf("%s:%d: timeline change at %v (%s) not reached: --duration %v stops the proxy first", ch.File, ch.Line, ch.At, strings.Join(set, " "), wall))
+				warn = append(warn, fmt.Sprintf("%s:%d: timeline change at %v (%s) not reached: --duration %v stops the proxy first", ch.File, ch.Line, ch.At, scenarios.Join(ch.Set), wall))
 			}
 		}
 	} else if len(sc.Oscillators)+len(sc.Flaps) > 0 {
@@ -110,5 +106,3 @@ func ParseFlow(v string) (Flow, error) {
 	}
 	return f, nil
 }
-
-// listenControl opens the control API's socket, on loopback only: the API

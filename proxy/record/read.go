@@ -14,6 +14,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"jitterlab/batch"
+	"jitterlab/lab"
 	"jitterlab/metrics"
 	"jitterlab/recordings"
 	"jitterlab/sim"
@@ -159,9 +161,21 @@ func (s *Stats) WriteTable(w io.Writer) error {
 	return tw.Flush()
 }
 
+// StartLink says the links a proxy recording started with (its header:
+// the settings in force when it started) as ab and sweep say a run's
+// link: "latency 40ms/0, jitter 0, … (up/down where they differ) at the
+// start"; "" when the header is not the lab's settings.
+func StartLink(h recordings.Header) string {
+	cfg, err := lab.ConfigFromHeader(h, lab.Untrusted)
+	if err != nil {
+		return ""
+	}
+	return batch.LinkText(batch.LinkOf(&cfg)) + " at the start"
+}
+
 // WriteReplay is what 'lab replay' prints of a proxy recording read from
-// file name: its settings (link: the links it started with, "" for
-// unknown), changes, clients and packet summary.
+// file name: its settings (link: the links it started with, [StartLink],
+// "" for unknown), changes, clients and packet summary.
 func WriteReplay(stdout io.Writer, r *recordings.Reader, name, link string) error {
 	h := r.Header
 	end, err := r.End()
