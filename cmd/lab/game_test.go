@@ -154,37 +154,47 @@ func TestGameCommandLine(t *testing.T) {
 func TestGameOnTheProxyScreen(t *testing.T) {
 	t.Parallel() // seconds of wall time per link, independent of the others
 	for _, link := range []struct{ name, scenario string }{{"perfect", ""}, {"jitterfix", "jitter-fix"}} {
-		serverPort, proxyPort, telPort := freePort(t), freePort(t), freePort(t)
-		tel := loopback(telPort)
-		server := goLab(t, "game", "server", "--listen", loopback(serverPort), "--telemetry", tel, "--duration", "8s")
-		args := []string{"--listen", loopback(proxyPort), "--to", loopback(serverPort), "--telemetry", tel, "--duration", "8s"}
-		if link.scenario != "" {
-			args = append(args, "--scenario", link.scenario)
+		t.Run(link.name, func(t *testing.T) {
+			t.Parallel() // the links wait on the wall clock, not the CPU
+			gameOnTheProxyScreen(t, link.name, link.scenario)
+		})
+	}
+}
+
+// gameOnTheProxyScreen runs the reference game through lab proxy's screen
+// in tmux on a link (scenario "" for a perfect one) and reads the game's
+// charts and card off the screen.
+func gameOnTheProxyScreen(t *testing.T, name, scenario string) {
+	serverPort, proxyPort, telPort := freePort(t), freePort(t), freePort(t)
+	tel := loopback(telPort)
+	server := goLab(t, "game", "server", "--listen", loopback(serverPort), "--telemetry", tel, "--duration", "8s")
+	args := []string{"--listen", loopback(proxyPort), "--to", loopback(serverPort), "--telemetry", tel, "--duration", "8s"}
+	if scenario != "" {
+		args = append(args, "--scenario", scenario)
+	}
+	run, exited := tmuxProxy(t, "game"+name, args...)
+	waitBound(t, serverPort, server)
+	code, out, errOut := runLab(t, "game", "client", "--to", loopback(proxyPort), "--telemetry", tel, "--duration", "3s")
+	if code != 0 || !strings.Contains(out, "logged in true") {
+		t.Fatalf("%s: client exit %d:\n%s\n%s", name, code, out, errOut)
+	}
+	screen := run("capture-pane", "-p", "-t", "p")
+	m := regexp.MustCompile(`game's report card, (\d+) frames`).FindStringSubmatch(screen)
+	if m == nil || m[1] == "0" {
+		t.Errorf("%s: no report card counted from the game's frames:\n%s", name, screen)
+	}
+	for _, want := range []string{"┌ tick offset ─ ", "┌ visible error (m) ─ ", "│ judder "} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("%s: the screen lacks %q:\n%s", name, want, screen)
 		}
-		run, exited := tmuxProxy(t, "game"+link.name, args...)
-		waitBound(t, serverPort, server)
-		code, out, errOut := runLab(t, "game", "client", "--to", loopback(proxyPort), "--telemetry", tel, "--duration", "3s")
-		if code != 0 || !strings.Contains(out, "logged in true") {
-			t.Fatalf("%s: client exit %d:\n%s\n%s", link.name, code, out, errOut)
-		}
-		screen := run("capture-pane", "-p", "-t", "p")
-		m := regexp.MustCompile(`game's report card, (\d+) frames`).FindStringSubmatch(screen)
-		if m == nil || m[1] == "0" {
-			t.Errorf("%s: no report card counted from the game's frames:\n%s", link.name, screen)
-		}
-		for _, want := range []string{"┌ tick offset ─ ", "┌ visible error (m) ─ ", "│ judder "} {
-			if !strings.Contains(screen, want) {
-				t.Errorf("%s: the screen lacks %q:\n%s", link.name, want, screen)
-			}
-		}
-		if !regexp.MustCompile(`┌ tick offset ─ [+-]?\d`).MatchString(screen) {
-			t.Errorf("%s: the tick offset chart has no value from the game:\n%s", link.name, screen)
-		}
-		if code, stderr := exited(); code != "0" {
-			t.Errorf("%s: the proxy exited %s: %s", link.name, code, stderr)
-		}
-		if s := <-server; s.code != 0 {
-			t.Errorf("%s: the server exited %d: %s", link.name, s.code, s.err)
-		}
+	}
+	if !regexp.MustCompile(`┌ tick offset ─ [+-]?\d`).MatchString(screen) {
+		t.Errorf("%s: the tick offset chart has no value from the game:\n%s", name, screen)
+	}
+	if code, stderr := exited(); code != "0" {
+		t.Errorf("%s: the proxy exited %s: %s", name, code, stderr)
+	}
+	if s := <-server; s.code != 0 {
+		t.Errorf("%s: the server exited %d: %s", name, s.code, s.err)
 	}
 }
