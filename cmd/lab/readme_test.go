@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -215,15 +216,55 @@ func maskWallTime(s string) string { return wallTime.ReplaceAllString(s, "…") 
 // command the README shows (`lab run`, 'ab', 'sweep',
 // 'replay', 'diagnose') prints exactly the output shown, but the wall
 // time; the signflip-vs-deadband example shows a difference between its
-// variants. With -update the README's outputs are rewritten.
+// variants. With -update the README's outputs are rewritten. The commands
+// that name no file run in parallel with the package's other tests (most
+// of them wait on the wall clock); those that name a file the repository
+// holds run from its root, in TestREADMEFileOutputsReproduce, which
+// changes directory and so cannot run in parallel.
 func TestREADMEOutputsReproduce(t *testing.T) {
 	testtool.NotUnderRace(t, "the docs' outputs, each one lab command's arithmetic (three default diagnoses among them)")
+	t.Parallel()
 	blocks, examples := readmeExamples(t, "run", "ab", "sweep", "replay", "diagnose")
 	if len(examples) < 5 {
 		t.Fatalf("the README shows %d examples with output; want at least 5", len(examples))
 	}
+	sawSignflip := checkExamples(t, blocks, slices.DeleteFunc(examples, namesAFile))
+	if !sawSignflip {
+		t.Error("the README has no signflip-vs-deadband example with its output")
+	}
+}
+
+// TestREADMEFileOutputsReproduce: the docs' commands that name a file the
+// repository holds (lab replay recordings/examples/jitter-fix.jlrec) print
+// the output shown, run from the repository's root.
+func TestREADMEFileOutputsReproduce(t *testing.T) {
+	blocks, examples := readmeExamples(t, "run", "ab", "sweep", "replay", "diagnose")
+	examples = slices.DeleteFunc(examples, func(ex readmeExample) bool { return !namesAFile(ex) })
+	if len(examples) == 0 {
+		t.Fatal("the docs show no command on a file of the repository (lab replay recordings/examples/…)")
+	}
 	t.Chdir("../..") // the README's commands run from the repository's root
-	sawSignflip := false
+	checkExamples(t, blocks, examples)
+}
+
+// namesAFile says whether one of ex's arguments is a path to a file of the
+// repository (relative to its root).
+func namesAFile(ex readmeExample) bool {
+	for _, a := range ex.args {
+		if strings.Contains(a, "/") && !strings.HasPrefix(a, "-") {
+			if _, err := os.Stat(filepath.Join("..", "..", a)); err == nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// checkExamples runs each example's command once and compares its output
+// with every block that shows it (with -update: rewrites them). It
+// reports whether it saw the signflip-vs-deadband example.
+func checkExamples(t *testing.T, blocks docBlocks, examples []readmeExample) (sawSignflip bool) {
+	t.Helper()
 	// A command several pages show (lab diagnose --scenario jitter-fix is
 	// on four) runs once: its output is the same for the same arguments,
 	// and each page's block is compared with it.
@@ -256,10 +297,8 @@ func TestREADMEOutputsReproduce(t *testing.T) {
 			}
 		}
 	}
-	if !sawSignflip {
-		t.Error("the README has no signflip-vs-deadband example with its output")
-	}
 	if golden.Update() {
 		blocks.write(t)
 	}
+	return sawSignflip
 }
