@@ -6,7 +6,6 @@ import (
 	"jitterlab/lab"
 	"jitterlab/scenarios"
 	"jitterlab/sim"
-	"jitterlab/stats"
 )
 
 // Runner runs arms over seeds on up to Workers goroutines: a round of n
@@ -74,7 +73,7 @@ func Each[T any](r *Runner, n int, run func(w *Worker, i int) (T, error)) ([]T, 
 	r.mu.Unlock()
 	var taken []*Worker
 	defer func() { r.mu.Lock(); r.idle = append(r.idle, taken...); r.mu.Unlock() }()
-	return stats.ParallelWith(n, r.Workers, r.take(&taken), func(w *Worker, i int) (T, error) {
+	return inParallel(n, r.Workers, r.take(&taken), func(w *Worker, i int) (T, error) {
 		select {
 		case <-r.Cancel: // a nil channel never receives
 			var zero T
