@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -127,17 +126,17 @@ var diagnoseGuides = map[string]map[string]string{
 // and every fenced block on those pages is such a tested output (or a
 // shell snippet), so no figure can come from a run the page does not show.
 func TestDocsGuideFiguresComeFromTheirOutputs(t *testing.T) {
-	_, examples := readmeExamples(t, "run", "ab", "sweep", "replay", "diagnose")
+	pages, examples := readmeExamples(t, "run", "ab", "sweep", "replay", "diagnose")
 	for name, allowed := range diagnoseGuides {
-		path := filepath.Join("..", "..", "docs", filepath.FromSlash(name))
-		b, err := os.ReadFile(path)
+		abs, err := filepath.Abs(filepath.Join("..", "..", "docs", filepath.FromSlash(name)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		abs, err := filepath.Abs(path)
-		if err != nil {
-			t.Fatal(err)
+		blocks, ok := pages[abs]
+		if !ok {
+			t.Fatalf("%s is not among the docs' pages", name)
 		}
+		text := strings.Join(blocks, "```")
 		var outputs []string
 		tested := map[int]bool{}
 		for _, ex := range examples {
@@ -146,13 +145,13 @@ func TestDocsGuideFiguresComeFromTheirOutputs(t *testing.T) {
 				tested[ex.block] = true
 			}
 		}
-		for i, block := range strings.Split(string(b), "```") {
+		for i, block := range blocks {
 			if i%2 == 1 && !tested[i] && !strings.HasPrefix(block, "sh\n") {
 				first, _, _ := strings.Cut(strings.TrimPrefix(block, "\n"), "\n")
 				t.Errorf("%s: the block starting %q is not a tested output (\"$ go run ./cmd/lab …\" with its output, or an excerpt)", name, first)
 			}
 		}
-		for _, fig := range unsourcedFigures(string(b), outputs, allowed) {
+		for _, fig := range unsourcedFigures(text, outputs, allowed) {
 			t.Errorf("%s quotes %s, which no output on the page shows", name, fig)
 		}
 	}
