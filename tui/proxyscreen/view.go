@@ -2,9 +2,7 @@ package proxyscreen
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"os/signal"
@@ -211,20 +209,7 @@ func (v *View) Run(screen tcell.Screen) error {
 	defer signal.Stop(sigs)
 	sig, err := v.clock.Run(v.app, t.C, time.Now(), sigs, v.advance)
 	v.signal = sig
-	return terminalGone(err)
-}
-
-// terminalGone is io.EOF for the error a screen's read of a terminal that
-// went away gives: EOF, or EIO when the pseudo-terminal's other side closed
-// first (tcell's error event carries only the text); any other error is
-// itself.
-func terminalGone(err error) error {
-	if ev, ok := errors.AsType[*tcell.EventError](err); ok {
-		if msg := ev.Error(); msg == io.EOF.Error() || strings.HasSuffix(msg, ": "+syscall.EIO.Error()) {
-			return io.EOF
-		}
-	}
-	return err
+	return widget.TerminalGone(err)
 }
 
 // Stop ends Run (from any goroutine: the relay ended).

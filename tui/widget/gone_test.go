@@ -1,4 +1,4 @@
-package proxyscreen
+package widget
 
 import (
 	"errors"
@@ -25,8 +25,8 @@ func TestATerminalThatWentAwayIsAHangup(t *testing.T) {
 		{other, other},
 		{nil, nil},
 	} {
-		if got := terminalGone(c.err); got != c.want {
-			t.Errorf("terminalGone(%v) = %v, want %v", c.err, got, c.want)
+		if got := TerminalGone(c.err); got != c.want {
+			t.Errorf("TerminalGone(%v) = %v, want %v", c.err, got, c.want)
 		}
 	}
 }
