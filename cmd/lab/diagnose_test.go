@@ -120,6 +120,7 @@ const spikeRecommends = "testdata/spike-on-congested-link.toml"
 // same duration: the scenario runs 40 s of its own, diagnose 2 min), and
 // running that command gives the same intervals as diagnose's report card.
 func TestDiagnoseReproduceCommandGivesTheSameInterval(t *testing.T) {
+	t.Parallel() // waits on the wall clock or child processes, not the CPU
 	testtool.NotUnderRace(t, "a diagnosis and the lab ab it prints, one goroutine's arithmetic each")
 	code, out, errOut := runLab(t, "diagnose", "--scenario", spikeRecommends, "--seeds", "1-6")
 	if code != 0 {

@@ -408,6 +408,7 @@ func TestDiagnoseHTMLTakesTheOutputPath(t *testing.T) {
 // without an output file (it exited 130 for every signal, saying
 // nothing), and leaves neither its output nor a temporary file.
 func TestInterruptedOutputKeepsTheCommandsEnding(t *testing.T) {
+	t.Parallel() // waits on the wall clock or child processes, not the CPU
 	for _, c := range []struct {
 		sig  syscall.Signal
 		args []string

@@ -16,6 +16,7 @@ import (
 // back long enough to put them in order. Read back with pcapgo, no
 // timestamp is before the one ahead of it.
 func TestProxyPcapIsInTimeOrder(t *testing.T) {
+	t.Parallel() // waits on the wall clock or child processes, not the CPU
 	_, pcapPath, _, _ := runProxyWithCaptures(t)
 	r := openPcapNg(t, pcapPath)
 	var last time.Time

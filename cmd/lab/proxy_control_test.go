@@ -19,6 +19,7 @@ import (
 // promtool); the run ends with the per-client table and the audit
 // (issue 12.2, 12.3, 12.5).
 func TestProxyControlAPIAndFlows(t *testing.T) {
+	t.Parallel() // waits on the wall clock or child processes, not the CPU
 	server := echoServer(t)
 	own, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {

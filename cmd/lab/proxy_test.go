@@ -118,6 +118,7 @@ func TestProxyRefusesLoopAndNamesLookupFailures(t *testing.T) {
 // A scenario's timeline applies in wall time from the start, each change
 // printed as it applies (8.3); latency-spike's spike is in it.
 func TestProxyTimelineAppliesInWallTime(t *testing.T) {
+	t.Parallel() // waits on the wall clock or child processes, not the CPU
 	file := filepath.Join(t.TempDir(), "spike.toml")
 	os.WriteFile(file, []byte(`base = "home-cable"
 [[timeline]]
@@ -201,6 +202,7 @@ func TestProxyExitsWithSignalStatus(t *testing.T) {
 // (it just never comes): the proxy applies the changes within the run and
 // warns of the others, naming each (QA b).
 func TestProxyTimelineBeyondDuration(t *testing.T) {
+	t.Parallel() // waits on the wall clock or child processes, not the CPU
 	code, out, errOut := runLab(t, "proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:9", "--scenario", "latency-spike", "--duration", "300ms", "--no-tui")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -401,6 +403,7 @@ func tmuxProxyPID(t *testing.T, name string, args ...string) (run func(args ...s
 // after its summary, as in line mode (issue 12, proxyscreen 3), and q
 // exits 0.
 func TestProxyScreenExitsWithSignalStatus(t *testing.T) {
+	t.Parallel() // waits on the wall clock or child processes, not the CPU
 	for _, c := range []struct {
 		sig  syscall.Signal
 		code string
@@ -443,6 +446,7 @@ func TestProxyScreenSurvivesItsTerminalGoingAway(t *testing.T) {
 // the relay's, not the summary's the time the screen took to notice the
 // end of --duration (issue 12.5).
 func TestProxyScreenSummaryAndAuditAgreeOnTheRunLength(t *testing.T) {
+	t.Parallel() // waits on the wall clock or child processes, not the CPU
 	run, exited := tmuxProxy(t, "length", "--duration", "1s")
 	if code, stderr := exited(); code != "0" {
 		t.Fatalf("exit %s: %s", code, stderr)

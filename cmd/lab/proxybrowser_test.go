@@ -62,6 +62,7 @@ async function report(what) { await fetch("/report", {method: "POST", body: what
 // afterwards and nothing is scheduled, and the proxy's log shows the
 // requests that reached it refused.
 func TestBrowserPageCannotDriveTheControlAPI(t *testing.T) {
+	t.Parallel() // waits on the wall clock or child processes, not the CPU
 	chromium := testtool.Need(t, "chromium", "chromium")
 	p := startProxy(t, buildLab(t), "--to", echoServer(t), "--set", "link.latency=10ms")
 	params := func() map[string]string {

@@ -78,6 +78,7 @@ func runProxyWithCaptures(t *testing.T) (out, pcapPath, recPath string, listenPo
 // went to, with its real bytes and its fate; the recording holds one
 // packet per copy with its times; both agree with the proxy's summary.
 func TestProxyCapturesAgreeWithTheSummary(t *testing.T) {
+	t.Parallel() // waits on the wall clock or child processes, not the CPU
 	begin := time.Now()
 	out, pcapPath, recPath, listenPort := runProxyWithCaptures(t)
 	finish := time.Now()

@@ -126,6 +126,7 @@ func readmeScript(t *testing.T, name string) string {
 // says that no echo came back, exit 1 (a CI step fails), instead of dying
 // with an IndexError traceback (a new user's first try, often).
 func TestREADMEPingerSaysWhenNothingEchoes(t *testing.T) {
+	t.Parallel() // waits on the wall clock or child processes, not the CPU
 	python := testtool.Need(t, "python3", "python3")
 	// A socket that reads and never answers stands where the proxy would.
 	silent, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})

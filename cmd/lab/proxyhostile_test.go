@@ -90,6 +90,7 @@ func TestControlAPIConnectionsDoNotStarveTheRelay(t *testing.T) {
 // 400, reaches the proxy's screen; the screen goes on drawing, SIGTERM
 // stops the proxy with 143 and its recording is closed.
 func TestProxyScreenSurvivesAHugeRequest(t *testing.T) {
+	t.Parallel() // waits on the wall clock or child processes, not the CPU
 	rec := filepath.Join(t.TempDir(), "r.jlrec")
 	api := loopback(freePort(t))
 	run, exited, pid := tmuxProxyPID(t, "huge", "--control", api, "--record", rec)

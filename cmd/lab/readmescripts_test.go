@@ -40,6 +40,7 @@ func TestDocsBuildIntoAFileNotAFolder(t *testing.T) {
 // The pinger of the docs (README.md, docs/) says in one line that nothing came back when no
 // relay listens, and exits 1: no Python traceback.
 func TestREADMEPingerWithoutARelay(t *testing.T) {
+	t.Parallel() // waits on the wall clock or child processes, not the CPU
 	py, err := exec.LookPath("python3")
 	if err != nil {
 		t.Skip("python3 not installed")

@@ -101,6 +101,7 @@ func TestInterruptFinishesRun(t *testing.T) {
 // Ctrl-C during 'lab diagnose' cancels the runs not started and says what
 // was cancelled, exit 130; piped, stderr shows no progress line.
 func TestInterruptCancelsDiagnosis(t *testing.T) {
+	t.Parallel() // waits on the wall clock or child processes, not the CPU
 	cmd, stdout, stderr := labProcess(t, "diagnose", "--scenario", "jitter-fix", "--duration", "10m")
 	time.Sleep(500 * time.Millisecond) // started; it runs for many seconds more
 	cmd.Process.Signal(syscall.SIGINT)

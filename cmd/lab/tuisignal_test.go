@@ -84,6 +84,7 @@ func (l *tmuxLab) exited() (status, stderr string) {
 // rule: stopped by SIGTERM, SIGHUP or SIGINT it closes the recording,
 // restores the terminal and exits 128 + the signal; q exits 0.
 func TestLabExitsWithSignalStatus(t *testing.T) {
+	t.Parallel() // waits on the wall clock or child processes, not the CPU
 	for _, c := range []struct {
 		name string
 		stop string // a key to press, or a signal to send
@@ -117,6 +118,7 @@ func TestLabExitsWithSignalStatus(t *testing.T) {
 // message, at the scenario's duration (latency-spike: 40 s) or at
 // --duration; the status line says which.
 func TestLabStopsAtTheDuration(t *testing.T) {
+	t.Parallel() // waits on the wall clock or child processes, not the CPU
 	for _, c := range []struct {
 		args       []string
 		end, cause string
