@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/signal"
@@ -183,8 +184,13 @@ func (a *App) Run(screen tcell.Screen) error {
 }
 
 // run is Run with the ticks and signals supplied (tests send their own).
+// A terminal that went away is a hangup, whichever the lab sees first:
+// the read's end or the kernel's SIGHUP.
 func (a *App) run(ticks <-chan time.Time, start time.Time, sigs <-chan os.Signal) error {
 	sig, err := a.clock.Run(a.app, ticks, start, sigs, a.advance)
+	if widget.TerminalGone(err) == io.EOF {
+		sig, err = syscall.SIGHUP, nil
+	}
 	a.signal = sig
 	a.cancelDiagnosis()
 	if rerr := a.stopRecording(); err == nil {

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"encoding/csv"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -499,5 +500,34 @@ func TestABPinsItsKeys(t *testing.T) {
 	}
 	if cfg.Up.Latency != 120*time.Millisecond || cfg.Down.Latency != 80*time.Millisecond {
 		t.Errorf("B's up.latency %v (want its own 120ms), down.latency %v (want A's 80ms)", cfg.Up.Latency, cfg.Down.Latency)
+	}
+}
+
+// A terminal that went away (its tmux session or ssh connection closed)
+// ends the lab as a hangup does, whichever the lab sees first: the read's
+// EOF or EIO, or the kernel's SIGHUP. The open recording is closed and Run
+// returns no error; Signal is SIGHUP, so the lab exits 129, not 1 with
+// "read /dev/tty: input/output error".
+func TestATerminalThatWentAwayEndsTheLabAsAHangup(t *testing.T) {
+	for _, gone := range []error{io.EOF, &os.PathError{Op: "read", Path: "/dev/tty", Err: syscall.EIO}} {
+		a, screen := newApp(t)
+		ticks := make(chan time.Time)
+		start := time.Unix(1000, 0)
+		done := make(chan error)
+		go func() { done <- a.run(ticks, start, nil) }()
+		for i := 1; i <= 31; i++ {
+			ticks <- start.Add(time.Duration(i) * time.Second / 30)
+		}
+		a.app.QueueUpdate(func() { a.toggleRecord() })
+		ticks <- start.Add(32 * time.Second / 30)
+		if err := screen.PostEvent(tcell.NewEventError(gone)); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; err != nil {
+			t.Fatalf("%v: Run returned %v, want nil (a hangup)", gone, err)
+		}
+		if a.Signal() != syscall.SIGHUP || len(a.Written()) != 1 {
+			t.Fatalf("%v: signal %v, written %v; want SIGHUP and the recording closed", gone, a.Signal(), a.Written())
+		}
 	}
 }

@@ -309,7 +309,8 @@ func (v *Replay) export() {
 	v.status = fmt.Sprintf("[green]wrote %s[-] (%d samples)", tview.Escape(path), n)
 }
 
-// Run plays the recording until the user quits (screen nil: the terminal).
+// Run plays the recording until the user quits (screen nil: the
+// terminal). It returns io.EOF when the terminal went away.
 func (v *Replay) Run(screen tcell.Screen) error {
 	if screen != nil {
 		v.app.SetScreen(screen)
@@ -317,5 +318,5 @@ func (v *Replay) Run(screen tcell.Screen) error {
 	t := time.NewTicker(time.Second / 30)
 	defer t.Stop()
 	_, err := v.clock.Run(v.app, t.C, time.Now(), nil, v.advance)
-	return err
+	return widget.TerminalGone(err)
 }

@@ -2,9 +2,11 @@ package tui
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -197,5 +199,25 @@ func TestReplayOfALongRecordingInBoundedMemory(t *testing.T) {
 	v.export()
 	if !strings.Contains(v.status, "(432000 samples)") {
 		t.Fatalf("export: %q", v.status)
+	}
+}
+
+// The replay viewer whose terminal went away returns io.EOF (the command
+// then exits as a hangup), not the read's error.
+func TestReplayViewerWhoseTerminalWentAwayReturnsEOF(t *testing.T) {
+	for _, gone := range []error{io.EOF, &os.PathError{Op: "read", Path: "/dev/tty", Err: syscall.EIO}} {
+		v, err := NewReplay(latencySpikeRecording(t), "spike.jlrec", lab.Untrusted)
+		if err != nil {
+			t.Fatal(err)
+		}
+		screen := tcell.NewSimulationScreen("UTF-8")
+		done := make(chan error)
+		go func() { done <- v.Run(screen) }()
+		for screen.PostEvent(tcell.NewEventError(gone)) != nil {
+			time.Sleep(time.Millisecond) // until Run has set the screen up
+		}
+		if err := <-done; err != io.EOF {
+			t.Fatalf("%v: Run returned %v, want io.EOF", gone, err)
+		}
 	}
 }

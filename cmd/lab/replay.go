@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"syscall"
 	"time"
 
 	"jitterlab/internal/plural"
@@ -142,7 +144,9 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		if err := needTerminal(); err != nil {
 			return err
 		}
-		if err := v.Run(nil); err != nil {
+		if err := v.Run(nil); errors.Is(err, io.EOF) {
+			return interrupted(syscall.SIGHUP, "the terminal went away") // as the kernel's hangup would end it
+		} else if err != nil {
 			return err
 		}
 		return lost.err()
