@@ -106,7 +106,9 @@ type predFrame struct{ t, m, v float64 }
 const edgeM = 1e-6
 
 // judderRing bounds the frames judder's centred window holds: 200 ms at
-// client.fps 1000 is 201 frames. A window holding more loses its oldest.
+// client.fps 1000 is 201 frames. A game drawing more (a real one's
+// telemetry can) is judged on the judderRing frames around each frame:
+// half before it, half after, still centred.
 const judderRing = 256
 
 // judderFrame is one frame waiting for the window after it.
@@ -372,13 +374,10 @@ func (m *CardMeter) response1(f *CardFrame, t, start, sin, cos float64) {
 // complete: its speed minus the window's mean speed, squared, for a
 // driving frame that is no snap and outside a throttle change's transition.
 func (m *CardMeter) judder(t, dt, v float64, driving, snap bool) {
-	for m.centre < m.next && m.ring[m.centre%judderRing].t+m.half <= t {
+	for m.centre < m.next && (m.ring[m.centre%judderRing].t+m.half <= t || m.next-m.centre >= judderRing/2) {
 		m.judge()
 	}
-	if m.next-m.tail == judderRing { // full: the window loses its oldest
-		if m.centre == m.tail {
-			m.judge()
-		}
+	if m.next-m.tail == judderRing { // full: the window loses its oldest, judged already
 		m.drop()
 	}
 	// Field by field: a composite literal is built on the stack and copied
@@ -407,7 +406,7 @@ func (m *CardMeter) drop() {
 func (m *CardMeter) judge() {
 	c := &m.ring[m.centre%judderRing]
 	h := m.half
-	for m.tail < m.centre && m.ring[m.tail%judderRing].t < c.t-h {
+	for m.tail < m.centre && (m.ring[m.tail%judderRing].t < c.t-h || m.centre-m.tail > judderRing/2) {
 		m.drop()
 	}
 	m.centre++

@@ -97,6 +97,28 @@ func TestJudderIsTheHighPassedSpeed(t *testing.T) {
 	near(t, "judder", tr.m.Card().JudderMPS, 8.0/7, 1e-9)
 }
 
+// A game drawing more frames than the judder window's ring holds (256:
+// a 200 ms window is 800 frames at 4000 fps, as a real game's telemetry
+// can be) is judged on a window of the 256 frames around each frame,
+// still centred on it. Steady acceleration is no judder: the speed
+// minus the mean of a window centred on it is 0 by hand, or half a
+// frame's gain when the window has an even count: 128 frames before and
+// 128 from the frame on, at 1 m/s² and 3999 fps 0.5/3999 m/s. A window
+// that only looked ahead judged it 0.032 m/s.
+func TestJudderOfMoreFramesThanTheRingHolds(t *testing.T) {
+	for _, c := range []struct{ fps, want float64 }{{999, 0}, {3999, 0.5 / 3999}} {
+		tr := track{m: NewCardMeter(DefaultCardThresholds)}
+		dt := 1 / c.fps
+		for i := range int(3 * c.fps) {
+			v := float64(i) * dt // 1 m/s²
+			tr.move(dt, 0, float64(v*dt), 1, CardFrame{})
+		}
+		if got := tr.m.Card().JudderMPS; math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("judder at %g fps = %v, want %v", c.fps, got, c.want)
+		}
+	}
+}
+
 // A commanded speed change is no judder: 2 m/s for 1.8 s, then the
 // throttle released and the tank stopping 3 frames (90 ms) later. The
 // first edition's sd over all frames read about 1 m/s; the visible
