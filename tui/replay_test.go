@@ -211,11 +211,12 @@ func TestReplayViewerWhoseTerminalWentAwayReturnsEOF(t *testing.T) {
 			t.Fatal(err)
 		}
 		screen := tcell.NewSimulationScreen("UTF-8")
-		done := make(chan error)
-		go func() { done <- v.Run(screen) }()
-		for screen.PostEvent(tcell.NewEventError(gone)) != nil {
-			time.Sleep(time.Millisecond) // until Run has set the screen up
+		v.app.SetScreen(screen) // initialises it: Run(nil) then runs on it
+		if err := screen.PostEvent(tcell.NewEventError(gone)); err != nil {
+			t.Fatal(err)
 		}
+		done := make(chan error)
+		go func() { done <- v.Run(nil) }()
 		if err := <-done; err != io.EOF {
 			t.Fatalf("%v: Run returned %v, want io.EOF", gone, err)
 		}
