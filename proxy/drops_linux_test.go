@@ -102,3 +102,45 @@ func FuzzReadOOB(f *testing.F) {
 		}
 	})
 }
+
+// kernelStampsOnArrival waits until the kernel stamps each datagram as it
+// arrives, and keeps it so until the test ends. The first socket on the
+// machine to ask for stamps (SO_TIMESTAMPNS) switches stamping on through
+// deferred work (net_enable_timestamp); until that work has run, a
+// datagram that arrives unstamped is stamped as it is read ("race
+// occurred between timestamp enabling and packet receiving", in
+// __sock_recv_timestamp). A probe socket with stamps on, held until the
+// test ends, keeps the switch on for the sockets the test opens; the wait
+// ends when a datagram to it carries a stamp earlier than the read.
+func kernelStampsOnArrival(t *testing.T) {
+	t.Helper()
+	rx, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rx.Close() })
+	enableDropCount(rx)
+	tx, err := net.DialUDP("udp", nil, rx.LocalAddr().(*net.UDPAddr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Close()
+	buf, oob := make([]byte, 16), make([]byte, oobSize)
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if _, err := tx.Write([]byte("probe")); err != nil {
+			t.Fatal(err)
+		}
+		read := time.Now().UnixNano() // the wall clock, as the stamps
+		rx.SetReadDeadline(time.Now().Add(5 * time.Second))
+		_, oobn, _, _, err := rx.ReadMsgUDPAddrPort(buf, oob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := readOOB(oob[:oobn]); m.hasStamp && m.stamp < read {
+			return
+		}
+		if time.Now().After(end) {
+			t.Fatal("after 10 s the kernel still stamps datagrams as they are read, not as they arrive")
+		}
+	}
+}

@@ -531,7 +531,7 @@ func (r *Relay) readFrom(s *socket) (drained bool) {
 			r.noteErr("reading "+s.dir.String(), errno)
 			return true
 		}
-		at := time.Now()
+		at := readClock(readNow)
 		for i := range int(n) {
 			m := &io.rmsg[i]
 			p := r.pool.get(int(m.n))

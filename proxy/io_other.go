@@ -77,7 +77,7 @@ func (r *Relay) read(s *socket) {
 		}
 		p := r.pool.get(n)
 		copy(p, buf[:n])
-		if r.received(s, netip.AddrPortFrom(addr.Addr().Unmap(), addr.Port()), p, oob[:oobn], time.Now()) && r.io.alarm != nil {
+		if r.received(s, netip.AddrPortFrom(addr.Addr().Unmap(), addr.Port()), p, oob[:oobn], readClock(readNow)) && r.io.alarm != nil {
 			r.io.alarm.set(time.Duration(r.waitFor - r.since(time.Now())))
 		}
 		r.mu.Unlock()

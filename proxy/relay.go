@@ -411,20 +411,18 @@ var errNoSocket = errors.New("no socket to the server")
 
 func (r *Relay) since(t time.Time) sim.Time { return sim.Time(t.Sub(r.start)) }
 
-// received takes a datagram read from s at wall time at into the relay: it counts the
+// received takes a datagram read from s at clock reading c into the relay: it counts the
 // kernel's drops and uses the kernel's arrival stamp when it is plausible
 // (the delay is added from when the datagram reached the socket, however
-// late the relay got to read it). p is a pooled copy of the payload. The
-// caller holds r.mu. It reports whether the datagram is now the earliest
-// to release.
-func (r *Relay) received(s *socket, addr netip.AddrPort, p []byte, oob []byte, at time.Time) (earliest bool) {
+// late the relay got to read it; see [clockRead.at]). p is a pooled copy
+// of the payload. The caller holds r.mu. It reports whether the datagram
+// is now the earliest to release.
+func (r *Relay) received(s *socket, addr netip.AddrPort, p []byte, oob []byte, c clockRead) (earliest bool) {
 	m := readOOB(oob)
 	if m.hasDrops {
 		s.observe(m.drops, &r.kernelDrops[s.dir])
 	}
-	if age := at.UnixNano() - m.stamp; m.hasStamp && age > 0 && age < int64(time.Second) {
-		at = at.Add(-time.Duration(age))
-	}
+	at := c.at(m.stamp, m.hasStamp)
 	r.arrived = min(r.arrived, r.since(at))
 	return r.arrive(s.dir, addr, s.flow, p, at)
 }

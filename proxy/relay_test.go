@@ -232,12 +232,14 @@ func TestReleaseWindowNeverReleasesEarly(t *testing.T) {
 // datagrams/s the relay reads a socket only every few milliseconds, many
 // datagrams per recvmmsg, yet each one's In is the kernel's stamp of it,
 // taken on loopback while its sender was still in write: after the sender's
-// clock before that write and before its clock before the next one. Each
-// datagram carries its index, so one the kernel drops (a relay slowed by
-// the race detector on a loaded machine cannot always keep up) costs only
-// its own check: at least nine in ten must arrive, and every one that does
-// is checked.
+// clock before that write and before its clock before the next one (the
+// kernel stamps so once its stamping is on: the test waits for that).
+// Each datagram carries its index, so one the kernel drops (a relay slowed
+// by the race detector on a loaded machine cannot always keep up) costs
+// only its own check: at least nine in ten must arrive, and every one that
+// does is checked.
 func TestBatchedReadsKeepEachArrivalTime(t *testing.T) {
+	kernelStampsOnArrival(t)
 	sink, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		t.Fatal(err)
