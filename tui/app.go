@@ -188,7 +188,7 @@ func (a *App) Run(screen tcell.Screen) error {
 // the read's end or the kernel's SIGHUP.
 func (a *App) run(ticks <-chan time.Time, start time.Time, sigs <-chan os.Signal) error {
 	sig, err := a.clock.Run(a.app, ticks, start, sigs, a.advance)
-	if widget.TerminalGone(err) == io.EOF {
+	if err == io.EOF {
 		sig, err = syscall.SIGHUP, nil
 	}
 	a.signal = sig

@@ -414,23 +414,33 @@ func TestPausedLabDoesNotRedraw(t *testing.T) {
 	}
 }
 
+// recordingLab runs a lab on the test's ticks and sigs (nil: none): it
+// hands it ticks 1 to 31 (just over a second), then starts a recording; tick(i)
+// hands it tick i (i/30 s after the start), done has Run's error.
+func recordingLab(t *testing.T, sigs <-chan os.Signal) (a *App, screen tcell.SimulationScreen, tick func(i int), done <-chan error) {
+	t.Helper()
+	a, screen = newApp(t)
+	ticks := make(chan time.Time)
+	start := time.Unix(1000, 0)
+	ran := make(chan error)
+	go func() { ran <- a.run(ticks, start, sigs) }()
+	tick = func(i int) { ticks <- start.Add(time.Duration(i) * time.Second / 30) }
+	for i := 1; i <= 31; i++ {
+		tick(i)
+	}
+	a.app.QueueUpdate(func() { a.toggleRecord() })
+	return a, screen, tick, ran
+}
+
 // SIGTERM or SIGHUP ends the lab as q does: the open recording is closed
 // with its summary (it verifies) and Run returns without an error.
 func TestSignalClosesTheRecording(t *testing.T) {
 	for _, sig := range []os.Signal{syscall.SIGTERM, syscall.SIGHUP, os.Interrupt} {
 		t.Run(sig.String(), func(t *testing.T) {
-			a, _ := newApp(t)
-			ticks := make(chan time.Time)
 			sigs := make(chan os.Signal, 1)
-			start := time.Unix(1000, 0)
-			done := make(chan error)
-			go func() { done <- a.run(ticks, start, sigs) }()
-			for i := 1; i <= 31; i++ {
-				ticks <- start.Add(time.Duration(i) * time.Second / 30)
-			}
-			a.app.QueueUpdate(func() { a.toggleRecord() })
+			a, _, tick, done := recordingLab(t, sigs)
 			for i := 32; i <= 62; i++ {
-				ticks <- start.Add(time.Duration(i) * time.Second / 30)
+				tick(i)
 			}
 			sigs <- sig
 			if err := <-done; err != nil {
@@ -510,16 +520,8 @@ func TestABPinsItsKeys(t *testing.T) {
 // "read /dev/tty: input/output error".
 func TestATerminalThatWentAwayEndsTheLabAsAHangup(t *testing.T) {
 	for _, gone := range []error{io.EOF, &os.PathError{Op: "read", Path: "/dev/tty", Err: syscall.EIO}} {
-		a, screen := newApp(t)
-		ticks := make(chan time.Time)
-		start := time.Unix(1000, 0)
-		done := make(chan error)
-		go func() { done <- a.run(ticks, start, nil) }()
-		for i := 1; i <= 31; i++ {
-			ticks <- start.Add(time.Duration(i) * time.Second / 30)
-		}
-		a.app.QueueUpdate(func() { a.toggleRecord() })
-		ticks <- start.Add(32 * time.Second / 30)
+		a, screen, tick, done := recordingLab(t, nil)
+		tick(32)
 		if err := screen.PostEvent(tcell.NewEventError(gone)); err != nil {
 			t.Fatal(err)
 		}

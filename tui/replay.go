@@ -318,5 +318,5 @@ func (v *Replay) Run(screen tcell.Screen) error {
 	t := time.NewTicker(time.Second / 30)
 	defer t.Stop()
 	_, err := v.clock.Run(v.app, t.C, time.Now(), nil, v.advance)
-	return widget.TerminalGone(err)
+	return err
 }

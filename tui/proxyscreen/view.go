@@ -209,7 +209,7 @@ func (v *View) Run(screen tcell.Screen) error {
 	defer signal.Stop(sigs)
 	sig, err := v.clock.Run(v.app, t.C, time.Now(), sigs, v.advance)
 	v.signal = sig
-	return widget.TerminalGone(err)
+	return err
 }
 
 // Stop ends Run (from any goroutine: the relay ended).

@@ -37,7 +37,8 @@ func (c *Clock) SetIdle(idle bool) {
 
 // Run runs app with ticks (time.Ticker's, or a test's) handed to advance
 // until app stops, or until a signal from sigs (nil: none) stops it; it
-// returns the signal, if one stopped it, and app.Run's error.
+// returns the signal, if one stopped it, and app.Run's error: io.EOF when
+// the terminal went away ([TerminalGone]), whatever the read said.
 //
 // tview's QueueUpdate returns only once the loop has run the update, so a
 // tick in flight when the loop ends would block forever: run therefore
@@ -94,5 +95,5 @@ func (c *Clock) Run(app *tview.Application, ticks <-chan time.Time, start time.T
 	err := app.Run()
 	close(stop)
 	sig, _ := got.Load().(os.Signal)
-	return sig, err
+	return sig, TerminalGone(err)
 }
