@@ -115,14 +115,10 @@ func TestShortfallNamesTheCostAboveItsAllowance(t *testing.T) {
 // over 8 seeds × 40 s a pair and then a step (over 20 × 2 min it once took
 // local response p50 +167.3 ± 17.4 ms and snaps +0.28 ± 0.14 /min).
 func TestRecommendationMeetsTheBarAgainstTheReference(t *testing.T) {
-	for _, c := range []struct {
-		name  string
-		seeds int
-		dur   time.Duration
-	}{{"latency-spike", 20, 2 * time.Minute}, {"home-congested", 8, 40 * time.Second}} {
-		name, o := c.name, options(t, c.name)
-		o.Seeds, o.Base.Duration = o.Seeds[:c.seeds], c.dur
-		r := run(t, o)
+	congested := options(t, "home-congested")
+	congested.Seeds, congested.Base.Duration = congested.Seeds[:8], 40*time.Second
+	for _, o := range []Options{options(t, "latency-spike"), congested} {
+		name, r := o.Name, run(t, o)
 		if len(r.Recommended) == 0 {
 			t.Fatalf("%s: nothing recommended: the case is gone", name)
 		}

@@ -57,6 +57,31 @@ func options(t testing.TB, name string, sets ...string) Options {
 	return o
 }
 
+// sharedSizes are the smaller diagnoses several tests read: run
+// memoises each, so it runs once a test binary, and TestSameSeedsSameBytes
+// runs the first three again with one worker and with three.
+var sharedSizes = map[string]struct {
+	seeds int
+	dur   time.Duration
+}{
+	"jitter-fix":    {6, 30 * time.Second},
+	"mobile-4g":     {8, 40 * time.Second}, // 13 pairs tried, as 20 × 2 min try 11
+	"latency-spike": {6, 40 * time.Second},
+	"handover":      {8, 40 * time.Second}, // the step at 21 s, a seventh of the default's work
+}
+
+// sharedOptions is name's diagnosis of sharedSizes.
+func sharedOptions(t testing.TB, name string) Options {
+	t.Helper()
+	sz, ok := sharedSizes[name]
+	if !ok {
+		t.Fatalf("no shared diagnosis of %s", name)
+	}
+	o := options(t, name)
+	o.Seeds, o.Base.Duration = o.Seeds[:sz.seeds], sz.dur
+	return o
+}
+
 // run runs the diagnosis o describes, once per test binary: tests that ask
 // for the same diagnosis (the same configuration, scenario, overrides,
 // seeds, metric and ensemble; the number of workers does not change the
@@ -225,13 +250,8 @@ func TestPerfectLinkHasNoSignificantProblem(t *testing.T) {
 // seeds × 40 s try 13 pairs, as 20 × 2 min try 11, at an eighth of the
 // work) and a latency spike's marks followed in every run (latency-spike).
 func TestSameSeedsSameBytes(t *testing.T) {
-	for _, c := range []struct {
-		name  string
-		seeds int
-		dur   time.Duration
-	}{{"jitter-fix", 6, 30 * time.Second}, {"mobile-4g", 8, 40 * time.Second}, {"latency-spike", 6, 40 * time.Second}} {
-		o := options(t, c.name)
-		o.Seeds, o.Base.Duration = o.Seeds[:c.seeds], c.dur
+	for _, name := range []string{"jitter-fix", "mobile-4g", "latency-spike"} {
+		o := sharedOptions(t, name)
 		// The first is the run other tests may share (two workers); it runs
 		// again in this process with one worker and with three: sessions
 		// reset and reused differently, the same bytes.
@@ -253,10 +273,10 @@ func TestSameSeedsSameBytes(t *testing.T) {
 		}
 		for i := range outs {
 			if outs[i] != outs[0] {
-				t.Fatalf("%s: the same seeds gave different output with %d workers and with %d", c.name, workers[0], workers[i])
+				t.Fatalf("%s: the same seeds gave different output with %d workers and with %d", name, workers[0], workers[i])
 			}
 		}
-		if c.name == "mobile-4g" && !strings.Contains(outs[0], `"beats_reference_and_parts"`) {
+		if name == "mobile-4g" && !strings.Contains(outs[0], `"beats_reference_and_parts"`) {
 			t.Errorf("mobile-4g tried no pair: the case is gone")
 		}
 	}
@@ -472,14 +492,8 @@ func TestDiagnoseIgnoresOscillateAndFlap(t *testing.T) {
 // (TestPairFoundWhenNoSingleChangeMeetsTheBar's: a pair, then greedy
 // steps); latency-spike's TestSameSeedsSameBytes' (6 × 40 s: a pair).
 func TestGreedyStepMakesThePrimaryWorse(t *testing.T) {
-	for _, c := range []struct {
-		name  string
-		seeds int
-		dur   time.Duration
-	}{{"mobile-4g", 20, 2 * time.Minute}, {"handover", 8, 40 * time.Second}, {"latency-spike", 6, 40 * time.Second}} {
-		name, o := c.name, options(t, c.name)
-		o.Seeds, o.Base.Duration = o.Seeds[:c.seeds], c.dur
-		r := run(t, o)
+	for _, o := range []Options{options(t, "mobile-4g"), sharedOptions(t, "handover"), sharedOptions(t, "latency-spike")} {
+		name, r := o.Name, run(t, o)
 		if len(r.Recommended) == 0 {
 			t.Fatalf("%s: nothing recommended: the case is gone", name)
 		}
@@ -949,9 +963,7 @@ func TestPairFoundWhenNoSingleChangeMeetsTheBar(t *testing.T) {
 // one cell of twelve. (Over 20 seeds × 2 min the default diagnosis takes
 // four changes by greedy steps, as the README shows.)
 func TestTwoChangesByGreedySteps(t *testing.T) {
-	o := options(t, "jitter-fix")
-	o.Seeds, o.Base.Duration = o.Seeds[:6], 30*time.Second
-	r := run(t, o)
+	r := run(t, sharedOptions(t, "jitter-fix"))
 	if len(r.Steps) < 2 || r.Steps[0].Pair || len(r.Recommended) < 2 {
 		t.Errorf("%d pairs, recommended %v, steps %+v", len(r.Pairs), r.Recommended, r.Steps)
 	}

@@ -4,7 +4,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"jitterlab/stats"
 )
@@ -85,9 +84,7 @@ func TestLatencyStepSaysTheInputDelayItMoves(t *testing.T) {
 	for _, c := range []struct{ scenario, pct string }{{"handover", "p50"}, {"latency-spike", "p99"}} {
 		o := options(t, c.scenario)
 		if c.scenario == "handover" {
-			// 8 seeds × 40 s: the step at 21 s, and a seventh of the
-			// default's work.
-			o.Seeds, o.Base.Duration = o.Seeds[:8], 40*time.Second
+			o = sharedOptions(t, c.scenario)
 		}
 		r := run(t, o)
 		f, ok := finding(r, "latency-step")
