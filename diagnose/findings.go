@@ -50,7 +50,7 @@ type rule func(d *diag, r *Result) (Finding, bool)
 
 // The timeline's mechanisms (blackouts, periodic latency) are measured
 // apart (timeline.go).
-var rules = []rule{overwriteRule, slowClockRule, latchRule, substepRule, uplinkLossRule, downlinkLossRule, smoothingRateRule}
+var rules = []rule{presentationRule, overwriteRule, slowClockRule, latchRule, substepRule, uplinkLossRule, downlinkLossRule, smoothingRateRule}
 
 // implied is the counter each rule's mechanism drives, which its change
 // must lower: the overwrites of latest-wins.
@@ -573,4 +573,82 @@ func smoothingRateRule(d *diag, r *Result) (Finding, bool) {
 			"constant of %.0f ms at %d fps against %.0f ms at the %d fps it is tuned at; %s keeps the tuned one",
 			c.Client.Alpha, c.Client.Alpha, smoothingTimeMs(c.Client.Alpha, c.Client.FPS), c.Client.FPS,
 			smoothingTimeMs(c.Client.Alpha, TunedFPS), TunedFPS, set)}, true
+}
+
+// drawPrediction is the change that draws the prediction itself, moved
+// on between its steps, and smooths only a correction.
+const drawPrediction = "client.smoothing=predicted"
+
+// presentationName is the presentation finding's rule.
+const presentationName = "presentation"
+
+// underneath is what a run's presentation cannot change: the inputs sent
+// and what the server did with them, the link's counts each way, the
+// corrections and the send interval's latch. Two runs with the same
+// underneath differ only in what is drawn.
+type underneath struct {
+	sent, arrived, applied, late, overwritten, starved, lost, recovered uint64
+	up, down                                                            lab.LinkSummary
+	correction                                                          lab.Quantiles
+	corrections                                                         [3]uint64 // float bits: NaN equals NaN
+	latchFlips                                                          uint64
+	offset                                                              int
+}
+
+func underneathOf(s *lab.Summary) underneath {
+	c := &s.Card
+	return underneath{sent: s.InputsSent, arrived: s.Arrived, applied: s.Applied, late: s.LateDropped,
+		overwritten: s.Overwritten, starved: s.Starved, lost: s.Lost, recovered: s.Recovered,
+		up: s.Up, down: s.Down, correction: s.CorrectionM,
+		corrections: [3]uint64{math.Float64bits(c.CorrectionsSmallPerMin), math.Float64bits(c.CorrectionsMediumPerMin),
+			math.Float64bits(c.CorrectionsLargePerMin)},
+		latchFlips: s.LatchFlips, offset: s.FinalOffset}
+}
+
+// sameUnderneath counts the seeds on which a and b ran the same game
+// underneath what is drawn.
+func sameUnderneath(a, b *Arm) int {
+	n := 0
+	for i := range a.Runs {
+		if i < len(b.Runs) && underneathOf(&a.Runs[i]) == underneathOf(&b.Runs[i]) {
+			n++
+		}
+	}
+	return n
+}
+
+// presentationRule: a smoothing that chases the prediction (a lerp by a
+// share per frame, or a move at the input's speed) follows a pose that
+// moves in steps: one per prediction unit (client.cadence) and one per
+// correction. The drawn speed then pulses with the steps, which is judder
+// the prediction itself does not have. The counterfactual is the same
+// runs with the prediction drawn (moved on between its steps) and only a
+// correction smoothed: the rule names the mechanism only when that run is
+// the same game underneath on every seed (inputs, server, link,
+// corrections), so what changes is what is drawn alone.
+func presentationRule(d *diag, r *Result) (Finding, bool) {
+	c := &d.o.Base.Client
+	if c.Smoothing == client.Predicted || d.timelineTouches("client.smoothing", "client.alpha", "client.alpha_per") {
+		return Finding{}, false
+	}
+	i := slices.IndexFunc(r.Changes, func(ch Change) bool { return ch.Set == drawPrediction })
+	if i < 0 {
+		return Finding{}, false
+	}
+	drawn := r.Changes[i].arm
+	n := len(r.Reference.Runs)
+	if sameUnderneath(r.Reference, drawn) != n {
+		return Finding{}, false // the smoothing reaches the game: not presentation alone
+	}
+	m := d.primary
+	how := fmt.Sprintf("the lerp (client.smoothing=lerp, %g of the way each frame)", c.Alpha)
+	if c.Smoothing == client.MoveTowards {
+		how = "client.smoothing=movetowards"
+	}
+	return Finding{Rule: presentationName, Fix: drawPrediction,
+		Text: fmt.Sprintf("the presentation: %s chases a prediction that moves only in %g ms steps and corrections, so "+
+			"the drawn speed pulses; drawing the prediction (%s), with the same game underneath on %d of %d seeds, "+
+			"%s goes from %s to %s",
+			how, ms(c.Cadence), drawPrediction, n, n, m.Label, r.Reference.Stat(m).Mean.Format(m.Prec),
+			m.Quantity(drawn.Stat(m).Mean.Format(m.Prec)))}, true
 }

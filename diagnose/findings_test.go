@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"jitterlab/batch"
 	"jitterlab/client"
 	"jitterlab/lab"
 	"jitterlab/metrics"
@@ -299,5 +300,65 @@ func TestFindingsThatChangeNothingRankLast(t *testing.T) {
 	want := []string{"problem", "latest-wins-overwrite", "frame-sender-slow-clock", "substeps"}
 	if !slices.Equal(got, want) {
 		t.Errorf("ranked %v, want %v", got, want)
+	}
+}
+
+// The presentation rule's mechanism: a lerp chasing a prediction that
+// moves in steps pulses with them. On jitter-fix's latency without jitter
+// and with nothing to correct (the queue server, the prediction consuming
+// its inputs, the accumulator sender), at 10 fps every frame sees the
+// prediction move two 50 ms steps and the lerp is nearly smooth; at
+// 60 fps it moves every third frame, the lerp chases a pose that stands
+// still for two frames and jumps, and it judders; drawing the prediction
+// moved on between its steps is smooth, with the same game underneath.
+func TestLerpJudderComesFromThePredictionsSteps(t *testing.T) {
+	run := func(fps, smoothing string) lab.Summary {
+		cfg := configOf(t, "link.latency=50ms", "client.fixed_dt=50ms", "client.fps="+fps, "server.inputs=queue",
+			"client.predict=consume", "client.sender=accumulator", "client.smoothing="+smoothing)
+		cfg.Duration = time.Minute
+		return session(t, cfg, nil)
+	}
+	everyFrame, everyThird, drawn := run("10", "lerp"), run("60", "lerp"), run("60", "predicted")
+	for _, s := range []lab.Summary{everyFrame, everyThird, drawn} {
+		if n := s.Card.CorrectionsSmallPerMin + s.Card.CorrectionsMediumPerMin + s.Card.CorrectionsLargePerMin; n != 0 {
+			t.Fatalf("%v corrections a minute, want none: the case must have nothing to correct", n)
+		}
+	}
+	if everyThird.JudderMPS < 0.2 || everyFrame.JudderMPS > everyThird.JudderMPS/4 {
+		t.Errorf("lerp judder %.3f m/s with a step every third frame, %.3f with two steps every frame: want above 0.2, "+
+			"and at most a quarter of it", everyThird.JudderMPS, everyFrame.JudderMPS)
+	}
+	if drawn.JudderMPS > 0.001 {
+		t.Errorf("the prediction drawn between its steps: judder %.3f m/s, want 0", drawn.JudderMPS)
+	}
+	if underneathOf(&everyThird) != underneathOf(&drawn) {
+		t.Errorf("the smoothing changed the game underneath: %+v against %+v", underneathOf(&everyThird), underneathOf(&drawn))
+	}
+}
+
+// The presentation rule names its mechanism only when the counterfactual
+// confirms it: the run drawing the prediction must be the same game
+// underneath on every seed. One seed whose server overwrote one more
+// input (the smoothing reached the game) and the rule names nothing; a
+// base that draws the prediction already has no such change to try.
+func TestPresentationNamedOnlyWhenTheGameUnderneathIsTheSame(t *testing.T) {
+	judder, _ := LookupMetric("judder_mps")
+	d := &diag{o: options(t, ""), primary: judder}
+	runs := []lab.Summary{{Seed: 1, Overwritten: 10}, {Seed: 2, Overwritten: 12}}
+	card := []batch.MetricStat{{Name: "judder_mps", Mean: stats.Interval{N: 2, Mean: 0.5}}}
+	ref := &Arm{Runs: runs, Card: card}
+	drawn := &Arm{Runs: slices.Clone(runs), Card: card}
+	r := &Result{Reference: ref, Changes: []Change{{Set: drawPrediction, arm: drawn}}}
+	if f, ok := presentationRule(d, r); !ok || !strings.Contains(f.Text, "the same game underneath on 2 of 2 seeds") {
+		t.Errorf("the same game underneath: named %v, %q", ok, f.Text)
+	}
+	drawn.Runs[1].Overwritten++
+	if f, ok := presentationRule(d, r); ok {
+		t.Errorf("one seed's server differs, yet the rule names the presentation: %q", f.Text)
+	}
+	drawn.Runs[1].Overwritten--
+	d.o.Base.Client.Smoothing = client.Predicted
+	if f, ok := presentationRule(d, r); ok {
+		t.Errorf("a base that draws the prediction: %q", f.Text)
 	}
 }

@@ -73,27 +73,64 @@ func (r *Result) Headline() string { return r.headline(false) }
 func (r *Result) BriefHeadline() string { return r.headline(true) }
 
 func (r *Result) headline(brief bool) string {
-	switch {
-	case !r.Problem:
+	if !r.Problem {
 		if brief {
 			return "The link causes no significant problem."
 		}
 		return "The link causes no significant problem: " + r.noProblem()
-	case len(r.Findings) > 0 && r.Findings[0].Problem:
-		f, link := r.Findings[0], r.LinkCost[0]
+	}
+	// The presentation is the game's own, link or none: said first, and
+	// the link's cost is shared out among the findings after it.
+	fs, nth, lead := r.Findings, "first", ""
+	if len(fs) > 0 && fs[0].Problem && fs[0].Rule == presentationName {
+		lead, fs, nth = r.presentationLead(fs[0], brief)+" ", fs[1:], "second"
+	}
+	return lead + r.linkHeadline(fs, nth, lead != "", brief)
+}
+
+// presentationLead says what the presentation costs the reference: the
+// same runs drawing the prediction.
+func (r *Result) presentationLead(f Finding, brief bool) string {
+	m := r.metric
+	cost := m.Label + " " + m.Quantity(FormatDiff(f.Cost, m.Prec))
+	if brief {
+		return "The presentation costs " + cost + " (the first finding below)."
+	}
+	ref := r.Reference.Stat(m).Mean.Mean
+	return fmt.Sprintf("The presentation (the first finding below) costs %s: drawing the prediction, the same runs "+
+		"judder %s instead of %s.", cost, m.Quantity(strconv.FormatFloat(ref-f.Cost.Mean, 'f', m.Prec, 64)),
+		m.Quantity(strconv.FormatFloat(ref, 'f', m.Prec, 64)))
+}
+
+// linkHeadline shares out what the link costs among the findings fs, the
+// nth of the findings listed on; after the presentation's sentence
+// (after) it says "of the link's cost" where a headline alone says "main
+// cause".
+func (r *Result) linkHeadline(fs []Finding, nth string, after, brief bool) string {
+	m, link := r.metric, r.LinkCost[0]
+	linkCosts := func(d stats.Diff) bool { return d.Significant && d.Mean > 0 }
+	if after && !linkCosts(r.LinkCost[0]) && !linkCosts(r.LinkCost[1]) {
+		return "The link costs nothing significant over the same game on a perfect link."
+	}
+	if len(fs) > 0 && fs[0].Problem {
+		f := fs[0]
+		cost := m.Label + " " + m.Quantity(FormatDiff(link, m.Prec))
 		// A mechanism is the main cause when it explains a real share of
 		// what the link costs, measured in the same metric.
-		if !(link.Significant && link.Mean > 0) || f.Cost.N == 0 || f.Cost.Mean >= mainCauseShare*link.Mean {
-			if brief {
+		if !linkCosts(link) || f.Cost.N == 0 || f.Cost.Mean >= mainCauseShare*link.Mean {
+			switch {
+			case brief && after:
+				return "Main cause of the link's cost: the " + nth + " finding."
+			case brief:
 				return "Main cause: the first finding below."
+			case after:
+				return "Main cause of what the link costs (" + cost + "): " + f.Text + "."
 			}
 			return "Main cause: " + f.Text + "."
 		}
-		m := r.metric
-		cost := m.Label + " " + m.Quantity(FormatDiff(link, m.Prec))
-		if !(f.Cost.Significant && f.Cost.Mean > 0) {
+		if !linkCosts(f.Cost) {
 			if brief {
-				return "The link costs " + cost + "; the first finding explains no significant part of it: the ranked changes are the evidence."
+				return "The link costs " + cost + "; the " + nth + " finding explains no significant part of it: the ranked changes are the evidence."
 			}
 			// A problem for the tie-break only: no share of this metric.
 			// Never a negative cost: nothing significant, or it lowers it.
@@ -102,28 +139,28 @@ func (r *Result) headline(brief bool) string {
 				effect = "lowers " + m.Label + " by " + m.Quantity(strings.TrimPrefix(plain(f.Cost, m.Prec), "-"))
 			}
 			return fmt.Sprintf("The link costs %s over the same game on a perfect link; no mechanism found explains a significant "+
-				"part of it (the first finding below %s), and the rules name no mechanism for the rest: the ranked changes below are the evidence.",
-				cost, effect)
+				"part of it (the %s finding below %s), and the rules name no mechanism for the rest: the ranked changes below are the evidence.",
+				cost, nth, effect)
 		}
 		share := 100 * f.Cost.Mean / link.Mean
 		if brief {
-			return fmt.Sprintf("The link costs %s; the first finding explains %.0f %% of it: the ranked changes are the evidence for the rest.", cost, share)
+			return fmt.Sprintf("The link costs %s; the %s finding explains %.0f %% of it: the ranked changes are the evidence for the rest.", cost, nth, share)
 		}
-		return fmt.Sprintf("The link costs %s over the same game on a perfect link; the largest mechanism found (the first "+
+		return fmt.Sprintf("The link costs %s over the same game on a perfect link; the largest mechanism found (the %s "+
 			"finding below) explains %.0f %% of it (%s), and the rules name no mechanism for the rest: the ranked changes below are the evidence.",
-			cost, share, m.Quantity(FormatDiff(f.Cost, m.Prec)))
+			cost, nth, share, m.Quantity(FormatDiff(f.Cost, m.Prec)))
 	}
-	m, d := r.metric, r.LinkCost[0]
-	if !(d.Significant && d.Mean > 0) {
+	d := link
+	if !linkCosts(d) {
 		m, d = r.tie, r.LinkCost[1]
 	}
 	cost := m.Label + " " + m.Quantity(FormatDiff(d, m.Prec))
 	why := "no rule names the mechanism"
-	if len(r.Findings) > 0 {
+	if len(fs) > 0 {
 		why = "none of the mechanisms the findings name is what costs it (their changes do not improve it significantly)"
 	}
 	if brief {
-		if len(r.Findings) > 0 {
+		if len(fs) > 0 {
 			why = "no finding's change improves it significantly"
 		}
 		return "The link costs " + cost + "; " + why + ": the ranked changes are the evidence."
