@@ -64,7 +64,10 @@ var ErrCanceled = errors.New("diagnosis canceled")
 
 // Conditions are what the diagnosis ran.
 type Conditions struct {
-	Scenario  string   `json:"scenario"`
+	Scenario string `json:"scenario"`
+	// About is the scenario's description: its link in words ("" for a
+	// scenario without one).
+	About     string   `json:"scenario_description"`
 	Overrides []string `json:"overrides"`
 	Pinned    []string `json:"timeline_overridden"` // what the overrides pinned away (lab.Overridden)
 	Seeds     []uint64 `json:"seeds"`
@@ -512,7 +515,7 @@ func Run(o Options) (*Result, error) {
 		return nil, err
 	}
 	r := &Result{Schema: Schema, Kind: "diagnosis", metric: primary, tie: tie, Band: o.Base.Client.Band, Snap: o.Base.Client.Snap,
-		Conditions: Conditions{Scenario: o.Name, Overrides: append([]string{}, o.Overrides...), Pinned: dropped,
+		Conditions: Conditions{Scenario: o.Name, About: about(o.Scenario), Overrides: append([]string{}, o.Overrides...), Pinned: dropped,
 			Seeds: o.Seeds, DurationS: o.Base.Duration.Seconds(), Version: o.Version, Input: d.cells[0].Input, Metric: primary.Name, TieBreak: tie.Name}}
 	for _, c := range d.cells {
 		if !slices.Contains(r.Conditions.OffsetsMs, ms(c.Offset)) {
@@ -754,6 +757,14 @@ func noGame(ref *Arm) (Finding, bool) {
 	}
 	return Finding{Rule: "no-game", Problem: true, Better: []string{}, Worse: []string{},
 		Text: "the game never got going: " + strings.Join(what, "; ") + "; " + link + ". There is no report card to diagnose"}, true
+}
+
+// about is a scenario's description, or "".
+func about(sc *scenarios.Scenario) string {
+	if sc == nil {
+		return ""
+	}
+	return sc.Description
 }
 
 // perfectLink is the pseudo-setting of the perfect-link arm.

@@ -632,6 +632,9 @@ func (r *Result) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "conditions")
 	fmt.Fprintf(tw, "  scenario\t%s\n", c.Scenario)
+	if c.About != "" {
+		fmt.Fprintf(tw, "  \t%s\n", c.About)
+	}
 	fmt.Fprintf(tw, "  overrides\t%s\n", orNone(strings.Join(c.Overrides, " ")))
 	if len(c.Pinned) > 0 {
 		fmt.Fprintf(tw, "  timeline entries overridden by --set\t%s (an override pins its key for the whole run)\n", strings.Join(c.Pinned, ", "))

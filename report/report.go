@@ -80,7 +80,11 @@ func Write(w io.Writer, r *diagnose.Result) error {
 	if over == "" {
 		over = "(none)"
 	}
-	p.Conditions = [][2]string{{"scenario", c.Scenario}, {"overrides", over}}
+	scenario := c.Scenario
+	if c.About != "" {
+		scenario += ": " + c.About
+	}
+	p.Conditions = [][2]string{{"scenario", scenario}, {"overrides", over}}
 	if len(c.Pinned) > 0 {
 		p.Conditions = append(p.Conditions, [2]string{"timeline entries overridden by --set", strings.Join(c.Pinned, ", ") + " (an override pins its key for the whole run)"})
 	}
