@@ -50,7 +50,7 @@ type rule func(d *diag, r *Result) (Finding, bool)
 
 // The timeline's mechanisms (blackouts, periodic latency) are measured
 // apart (timeline.go).
-var rules = []rule{presentationRule, overwriteRule, slowClockRule, latchRule, substepRule, uplinkLossRule, downlinkLossRule, smoothingRateRule}
+var rules = []rule{presentationRule, overwriteRule, predictLatestRule, slowClockRule, latchRule, substepRule, uplinkLossRule, downlinkLossRule, smoothingRateRule}
 
 // implied is the counter each rule's mechanism drives, which its change
 // must lower: the overwrites of latest-wins.
@@ -652,3 +652,70 @@ func presentationRule(d *diag, r *Result) (Finding, bool) {
 			how, ms(c.Cadence), drawPrediction, n, n, m.Label, r.Reference.Stat(m).Mean.Format(m.Prec),
 			m.Quantity(drawn.Stat(m).Mean.Format(m.Prec)))}, true
 }
+
+// correctionsPerMin is a run's corrections a minute, every size.
+func correctionsPerMin(s *lab.Summary) float64 {
+	c := &s.Card
+	return c.CorrectionsSmallPerMin + c.CorrectionsMediumPerMin + c.CorrectionsLargePerMin
+}
+
+// armCorrections is every run's corrections a minute.
+func armCorrections(a *Arm) []float64 {
+	vs := make([]float64, len(a.Runs))
+	for i := range a.Runs {
+		vs[i] = correctionsPerMin(&a.Runs[i])
+	}
+	return vs
+}
+
+// consumeChange is the prediction that spends each input once, in order.
+const consumeChange = "client.predict=consume"
+
+// predictLatestRule: the client predicts each step with the latest input
+// it has sent (client.predict=attribute), while the server applies to
+// each of its steps the input that arrived for it; whenever the two
+// differ the next state corrects the prediction. The counterfactual is
+// the same runs predicting each step with the next input not yet
+// predicted: the rule names the mechanism only when those runs have
+// significantly fewer corrections. With a latest-wins server the server
+// skips inputs too; the pair of both changes, when tried, says what is
+// left with each input applied once on both sides.
+func predictLatestRule(d *diag, r *Result) (Finding, bool) {
+	c := &d.o.Base
+	if c.Client.Predict != client.Attribute || d.timelineTouches("client.predict") {
+		return Finding{}, false
+	}
+	ref := armCorrections(r.Reference)
+	if stats.Mean(ref).Lo() <= correctionFloor {
+		return Finding{}, false
+	}
+	i := slices.IndexFunc(r.Changes, func(ch Change) bool { return ch.Set == consumeChange })
+	if i < 0 {
+		return Finding{}, false
+	}
+	with := armCorrections(r.Changes[i].arm)
+	if dd := stats.PairedMin(ref, with, correctionFloor); !dd.Significant || dd.Mean >= 0 {
+		return Finding{}, false // the prediction's input is not what the server corrects
+	}
+	text := fmt.Sprintf("the server corrected the prediction %s times a minute: the client predicts each %g ms step with "+
+		"the latest input it has sent (client.predict=attribute), not the input the server applies in that step; "+
+		"predicting each step with the next input not yet predicted (%s) leaves %s a minute",
+		stats.Mean(ref).Format(1), ms(c.Client.Cadence), consumeChange, stats.Mean(with).Format(1))
+	if c.Server.Inputs == server.Latest {
+		for _, p := range r.Pairs {
+			if slices.Contains(p.Sets, consumeChange) && slices.Contains(p.Sets, "server.inputs=queue") && p.VsReference.arm != nil {
+				text += fmt.Sprintf("; the rest come with the server's overwrites: with server.inputs=queue too, each input "+
+					"applied once on both sides, %s", stats.Mean(armCorrections(p.VsReference.arm)).Format(1))
+				break
+			}
+		}
+	}
+	return Finding{Rule: predictLatestName, Fix: consumeChange, Text: text}, true
+}
+
+// predictLatestName is the prediction-input finding's rule.
+const predictLatestName = "predict-latest-input"
+
+// correctionFloor is the smallest number of corrections a minute that is
+// a mechanism at work (the report card's floor for 1–10 cm corrections).
+const correctionFloor = 5.0

@@ -362,3 +362,67 @@ func TestPresentationNamedOnlyWhenTheGameUnderneathIsTheSame(t *testing.T) {
 		t.Errorf("a base that draws the prediction: %q", f.Text)
 	}
 }
+
+// The predict-latest rule's mechanism: with a server that applies every
+// input once, in order (queue), a client predicting each step with the
+// latest input it sent is corrected on jitter-fix's link (on the seeds
+// whose phase makes its latest input differ from the step's), and the
+// same runs predicting with the next input not yet predicted are never
+// corrected: what the server corrects is the prediction's choice of
+// input.
+func TestPredictingWithTheLatestInputIsWhatTheServerCorrects(t *testing.T) {
+	o := options(t, "jitter-fix")
+	corrected := 0
+	for _, seed := range []uint64{1, 2, 3, 4, 5, 6, 7, 8} {
+		run := func(predict string) lab.Summary {
+			cfg := o.Base
+			cfg.Seed, cfg.Duration = seed, time.Minute
+			for _, a := range []string{"server.inputs=queue", "client.predict=" + predict} {
+				k, v, _ := lab.ParseAssignment(a)
+				if err := lab.Set(&cfg, k, v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return session(t, cfg, nil)
+		}
+		latest, consume := run("attribute"), run("consume")
+		if correctionsPerMin(&latest) >= 10*correctionFloor {
+			corrected++
+		}
+		if n := correctionsPerMin(&consume); n != 0 {
+			t.Errorf("seed %d: predicting with the next input, %.1f corrections a minute; want none", seed, n)
+		}
+	}
+	t.Logf("%d of 8 seeds corrected", corrected)
+	if corrected < 4 {
+		t.Errorf("predicting with the latest input: %d of 8 seeds corrected %v times a minute or more; want most", corrected, 10*correctionFloor)
+	}
+}
+
+// The rule names the mechanism only when predicting with the next input
+// lowers the corrections significantly.
+func TestPredictLatestNamedOnlyWhenConsumeLowersTheCorrections(t *testing.T) {
+	d := &diag{o: options(t, "")}
+	mk := func(perMin ...float64) *Arm {
+		a := &Arm{}
+		for i, n := range perMin {
+			s := lab.Summary{Seed: uint64(i + 1)}
+			s.Card.CorrectionsMediumPerMin = n
+			a.Runs = append(a.Runs, s)
+		}
+		return a
+	}
+	ref := mk(500, 520, 480, 510, 490)
+	r := &Result{Reference: ref, Changes: []Change{{Set: consumeChange, arm: mk(250, 260, 240, 255, 245)}}}
+	if f, ok := predictLatestRule(d, r); !ok || !strings.Contains(f.Text, "500.0 ± ") {
+		t.Errorf("corrections halved: named %v, %q", ok, f.Text)
+	}
+	r.Changes[0].arm = mk(500, 521, 479, 511, 489)
+	if f, ok := predictLatestRule(d, r); ok {
+		t.Errorf("corrections unchanged, yet named: %q", f.Text)
+	}
+	r.Reference, r.Changes[0].arm = mk(1, 0, 2, 1, 0), mk(0, 0, 0, 0, 0)
+	if f, ok := predictLatestRule(d, r); ok {
+		t.Errorf("a correction a minute, yet named: %q", f.Text)
+	}
+}
