@@ -133,3 +133,18 @@ func field(line []byte, i int) ([]byte, bool) {
 		line, i = line[end:], i-1
 	}
 }
+
+// askReceiveBuffer asks the kernel for a receive buffer of bytes on the
+// socket (SO_RCVBUF) and returns what it gave, as it reports it: at most
+// twice net.core.rmem_max (see [DefaultReceiveBuffer]).
+func askReceiveBuffer(c *net.UDPConn, bytes int) (got int) {
+	c.SetReadBuffer(bytes) // capped by the kernel, not refused: what it gave is read back
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	raw.Control(func(fd uintptr) {
+		got, _ = syscall.GetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF)
+	})
+	return got
+}
