@@ -129,7 +129,7 @@ type socket struct {
 	seen  atomic.Uint32
 	local netip.AddrPort // its own address
 
-	rcvbuf int // its receive buffer as the kernel reports it (0: not known)
+	rcvbuf int // the receive buffer the kernel granted it (0: not known)
 }
 
 // observe counts the drops up to the kernel's cumulative count c (which
