@@ -50,9 +50,9 @@ func TestProxyLinkLineNamesATraceAndALossModel(t *testing.T) {
 	}
 }
 
-// The proxy's first line says the receive buffer the kernel gave each of
-// the relay's sockets (Linux), and standard error warns, once, only when
-// the kernel gave less than the relay asked for.
+// The proxy's first line says the receive buffer the kernel granted each
+// of the relay's sockets (Linux), and standard error warns, once, only
+// when it granted less than the relay asked for.
 func TestProxyFirstLineSaysTheReceiveBuffer(t *testing.T) {
 	c := startCounterRun(t, testOptions(t, nil, nil, nil))
 	got := c.r.ReceiveBuffer()

@@ -216,8 +216,7 @@ func Start(ctx context.Context, o Options) (_ *Run, err error) {
 }
 
 // bufferText is the first line's account of the receive buffer the
-// kernel gave each of the relay's sockets, as it reports it ("" where not
-// known).
+// kernel granted each of the relay's sockets ("" where not known).
 func bufferText(bytes int) string {
 	if bytes == 0 {
 		return ""
