@@ -288,7 +288,8 @@ func TestBatchedReadsKeepEachArrivalTime(t *testing.T) {
 		if r.ReceiveBuffer() >= DefaultReceiveBuffer {
 			t.Fatalf("the kernel dropped %d of %d datagrams at the relay's socket, whose receive buffer of %s holds them all", drops, n, ByteSize(r.ReceiveBuffer()))
 		}
-		t.Logf("the kernel dropped %d of %d datagrams, excluded from the check: net.core.rmem_max caps the relay's receive buffer at %s (%s)", drops, n, ByteSize(r.ReceiveBuffer()), r.ReceiveBufferWarning())
+		t.Logf("the kernel dropped %d of %d datagrams, excluded from the check: the relay's receive buffer is %s, below the %s it asks for. %s",
+			drops, n, ByteSize(r.ReceiveBuffer()), ByteSize(DefaultReceiveBuffer), r.ReceiveBufferWarning())
 	}
 	for _, a := range in {
 		if a.i < 0 || a.i >= n || a.at.Before(sent[a.i]) || !a.at.Before(sent[a.i+1]) {
