@@ -71,11 +71,7 @@ func TestProxyFirstLineSaysTheReceiveBuffer(t *testing.T) {
 	if !strings.HasSuffix(first, want) {
 		t.Errorf("first line %q\nwant it to end %q", first, want)
 	}
-	wantErr := ""
-	if w := c.r.ReceiveBufferWarning(); w != "" {
-		wantErr = "lab proxy: warning: " + w + "\n"
-	}
-	if c.stderr.String() != wantErr {
+	if wantErr := c.bufferWarning(); c.stderr.String() != wantErr {
 		t.Errorf("standard error %q, want %q", c.stderr.String(), wantErr)
 	}
 }
