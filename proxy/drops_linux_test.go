@@ -19,8 +19,7 @@ func TestKernelDropCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rx.Close()
-	rx.SetReadBuffer(1) // the kernel's minimum: a few datagrams
-	s := newSocket(rx, Up)
+	s := newSocket(rx, Up, 1) // a receive buffer of the kernel's minimum: a few datagrams
 	if s.inode == 0 {
 		t.Fatal("no inode for the socket")
 	}

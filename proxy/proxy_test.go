@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"encoding/binary"
+	"fmt"
 	"net"
 	"net/netip"
 	"strings"
@@ -129,5 +130,11 @@ func TestListenErrors(t *testing.T) {
 	_, err := Listen(Options{Listen: "127.0.0.1:0", Target: "127.0.0.1:9", ReleaseWindow: w})
 	if err == nil || !strings.Contains(err.Error(), "release window 1.001ms: allowed up to 1ms") {
 		t.Errorf("release window %v: %v", w, err)
+	}
+	for _, b := range []int{-1, MaxReceiveBuffer + 1} {
+		_, err := Listen(Options{Listen: "127.0.0.1:0", Target: "127.0.0.1:9", ReceiveBuffer: b})
+		if want := fmt.Sprintf("receive buffer %d bytes: allowed 0 (the default, 4 MiB) up to 1073741824 (1024 MiB)", b); err == nil || err.Error() != want {
+			t.Errorf("receive buffer %d: %v; want %q", b, err, want)
+		}
 	}
 }

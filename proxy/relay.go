@@ -48,6 +48,12 @@ type Options struct {
 	// copy leaves as close to its time as the relay can. At most
 	// MaxReleaseWindow.
 	ReleaseWindow time.Duration
+
+	// ReceiveBuffer is the receive buffer asked of the kernel for each of
+	// the relay's sockets (SO_RCVBUF), in bytes. Zero means
+	// DefaultReceiveBuffer; at most MaxReceiveBuffer. The kernel may give
+	// less ([Relay.ReceiveBufferWarning]).
+	ReceiveBuffer int
 }
 
 // The release window's default and bound (see [Options].ReleaseWindow).
@@ -122,6 +128,8 @@ type socket struct {
 	inode uint64
 	seen  atomic.Uint32
 	local netip.AddrPort // its own address
+
+	rcvbuf int // the receive buffer the kernel granted it (0: not known)
 }
 
 // observe counts the drops up to the kernel's cumulative count c (which
@@ -209,6 +217,12 @@ func Listen(o Options) (*Relay, error) {
 	case o.ReleaseWindow < 0:
 		o.ReleaseWindow = 0
 	}
+	switch {
+	case o.ReceiveBuffer < 0 || o.ReceiveBuffer > MaxReceiveBuffer:
+		return nil, fmt.Errorf("receive buffer %d bytes: allowed 0 (the default, %s) up to %d (%s)", o.ReceiveBuffer, ByteSize(DefaultReceiveBuffer), MaxReceiveBuffer, ByteSize(MaxReceiveBuffer))
+	case o.ReceiveBuffer == 0:
+		o.ReceiveBuffer = DefaultReceiveBuffer
+	}
 	core, err := NewCore(o.Seed, o.Up, o.Down, o.Limits)
 	if err != nil {
 		return nil, err
@@ -241,13 +255,15 @@ func Listen(o Options) (*Relay, error) {
 		conn.Close()
 		return nil, fmt.Errorf("--to %q is the proxy's own listen address %v: the relay would send to itself", o.Target, bound)
 	}
-	return &Relay{opts: o, core: core, conn: conn, listen: newSocket(conn, Up), target: ta, pool: newBufPool(),
+	return &Relay{opts: o, core: core, conn: conn, listen: newSocket(conn, Up, o.ReceiveBuffer), target: ta, pool: newBufPool(),
 		upstream: map[FlowID]*socket{}, timeline: o.Timeline, waitFor: maxTime, arrived: maxTime,
 		audit: newAuditor(), errKind: map[string]int{}}, nil
 }
 
-func newSocket(c *net.UDPConn, d Dir) *socket {
-	s := &socket{conn: c, fd: -1, dir: d, inode: enableDropCount(c)}
+// newSocket takes c into the relay: it asks the kernel for its drop
+// counts, arrival stamps and a receive buffer of rcvbuf bytes.
+func newSocket(c *net.UDPConn, d Dir, rcvbuf int) *socket {
+	s := &socket{conn: c, fd: -1, dir: d, inode: enableDropCount(c), rcvbuf: askReceiveBuffer(c, rcvbuf)}
 	if a, ok := c.LocalAddr().(*net.UDPAddr); ok {
 		s.local = a.AddrPort()
 	}
@@ -498,7 +514,7 @@ func (r *Relay) dial(id FlowID) {
 		r.noteErr(fmt.Sprintf("opening a socket to the server %v", r.target), err)
 		return
 	}
-	s := newSocket(c, Down)
+	s := newSocket(c, Down, r.opts.ReceiveBuffer)
 	s.flow = id
 	if err := r.attach(s); err != nil {
 		c.Close()

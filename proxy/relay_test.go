@@ -234,10 +234,13 @@ func TestReleaseWindowNeverReleasesEarly(t *testing.T) {
 // taken on loopback while its sender was still in write: after the sender's
 // clock before that write and before its clock before the next one (the
 // kernel stamps so once its stamping is on: the test waits for that).
-// Each datagram carries its index, so one the kernel drops (a relay slowed
-// by the race detector on a loaded machine cannot always keep up) costs
-// only its own check: at least nine in ten must arrive, and every one that
-// does is checked.
+// Each datagram carries its index, so one the kernel drops costs only its
+// own check, and every one read is checked. The kernel drops none when it
+// granted the relay the receive buffer it asks for (4 MiB, room for about
+// 10,000 such datagrams), however long the machine keeps the relay off
+// the CPU; where net.core.rmem_max caps it, a relay paused longer than the
+// buffer lasts loses some to the kernel: they are counted and reported, not
+// the relay's timing.
 func TestBatchedReadsKeepEachArrivalTime(t *testing.T) {
 	kernelStampsOnArrival(t)
 	sink, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
@@ -277,8 +280,16 @@ func TestBatchedReadsKeepEachArrivalTime(t *testing.T) {
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
-	if st := r.Stats(); len(in) < n*9/10 || len(in)+int(st.Up.KernelDropped) != n {
+	st := r.Stats()
+	if len(in) == 0 || len(in)+int(st.Up.KernelDropped) != n {
 		t.Fatalf("%d read, kernel dropped %d, of %d sent", len(in), st.Up.KernelDropped, n)
+	}
+	if drops := st.Up.KernelDropped; drops > 0 {
+		if r.ReceiveBuffer() >= DefaultReceiveBuffer {
+			t.Fatalf("the kernel dropped %d of %d datagrams at the relay's socket, whose receive buffer of %s holds them all", drops, n, ByteSize(r.ReceiveBuffer()))
+		}
+		t.Logf("the kernel dropped %d of %d datagrams, excluded from the check: the relay's receive buffer is %s, below the %s it asks for. %s",
+			drops, n, ByteSize(r.ReceiveBuffer()), ByteSize(DefaultReceiveBuffer), r.ReceiveBufferWarning())
 	}
 	for _, a := range in {
 		if a.i < 0 || a.i >= n || a.at.Before(sent[a.i]) || !a.at.Before(sent[a.i+1]) {

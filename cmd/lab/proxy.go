@@ -318,7 +318,10 @@ POST /timeline ([[timeline]] entries, at = from now), DELETE /timeline
 application/toml, and a request from a web page (another Origin, a Host
 not of this machine) is refused. Every datagram is counted: delivered, lost by
 the link model, or dropped by the proxy (kernel receive buffer full, the
-in-flight limit, a failed write, a client removed). SIGINT, SIGTERM and
+in-flight limit, a failed write, a client removed). Each of the relay's
+sockets asks the kernel for a `+proxy.ByteSize(proxy.DefaultReceiveBuffer)+` receive buffer: the first line says what
+it got, standard error how to raise net.core.rmem_max when that capped
+it. SIGINT, SIGTERM and
 SIGHUP stop the relay and print the summary, the clients and the audit,
 then exit 128 + the signal as every lab command does (130, 143, 129; the
 end of --duration and the screen's q exit 0). The audit gives each

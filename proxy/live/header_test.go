@@ -2,9 +2,12 @@ package live
 
 import (
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 
 	"jitterlab/lab"
+	"jitterlab/proxy"
 )
 
 // The proxy's first line says the jitter's distribution and correlation
@@ -44,5 +47,31 @@ func TestProxyLinkLineNamesATraceAndALossModel(t *testing.T) {
 	}
 	if got, want := linkText(&cfg, "down"), "latency 0 jitter 0 loss model state 1% 30% 20% 30% 2% duplicate 0% reorder 0% rate 0"; got != want {
 		t.Errorf("down: %q\nwant %q", got, want)
+	}
+}
+
+// The proxy's first line says the receive buffer the kernel granted each
+// of the relay's sockets (Linux), and standard error warns, once, only
+// when it granted less than the relay asked for.
+func TestProxyFirstLineSaysTheReceiveBuffer(t *testing.T) {
+	c := startCounterRun(t, testOptions(t, nil, nil, nil))
+	got := c.r.ReceiveBuffer()
+	res := c.stop()
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	first, _, _ := strings.Cut(c.stdout.String(), "\n")
+	want := " (seed 1); receive buffer " + proxy.ByteSize(got) + " a socket; Ctrl-C stops"
+	switch {
+	case runtime.GOOS == "linux" && got == 0:
+		t.Fatal("the relay does not say what receive buffer the kernel gave it")
+	case got == 0:
+		want = " (seed 1); Ctrl-C stops"
+	}
+	if !strings.HasSuffix(first, want) {
+		t.Errorf("first line %q\nwant it to end %q", first, want)
+	}
+	if wantErr := c.bufferWarning(); c.stderr.String() != wantErr {
+		t.Errorf("standard error %q, want %q", c.stderr.String(), wantErr)
 	}
 }

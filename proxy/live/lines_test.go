@@ -50,6 +50,16 @@ func startCounterRun(t *testing.T, o Options) *counterRun {
 	return c
 }
 
+// bufferWarning is what the run says on standard error when the kernel
+// granted its relay less receive buffer than asked ("" when it granted
+// all: the warning depends on the machine's net.core.rmem_max).
+func (c *counterRun) bufferWarning() string {
+	if w := c.r.ReceiveBufferWarning(); w != "" {
+		return "lab proxy: warning: " + w + "\n"
+	}
+	return ""
+}
+
 // withControl gives o a control API on loopback, closed with the test,
 // and returns its address.
 func withControl(t *testing.T, o *Options) string {

@@ -140,8 +140,10 @@ func Start(ctx context.Context, o Options) (_ *Run, err error) {
 	if ru.tel, err = startTelemetry(o.Telemetry, ru.log, &o.Config, ru.captures.Telemetry); err != nil {
 		return nil, err
 	}
-	if w := proxy.ListenWarning(r.Addr()); w != "" {
-		fmt.Fprintf(o.Stderr, "lab proxy: warning: %s\n", w)
+	for _, w := range []string{proxy.ListenWarning(r.Addr()), r.ReceiveBufferWarning()} {
+		if w != "" {
+			fmt.Fprintf(o.Stderr, "lab proxy: warning: %s\n", w)
+		}
 	}
 	ru.cond = newConditions(cfg, r, func(ch proxyctl.Timed, err error) { ru.log.log(ch, err, "") })
 	// Every change of the settings goes into a recording and splits the
@@ -160,8 +162,8 @@ func Start(ctx context.Context, o Options) (_ *Run, err error) {
 		}
 	}
 	stdout := o.Stdout
-	fmt.Fprintf(stdout, "relaying %s → %s: up %s, down %s (seed %d); Ctrl-C stops\n",
-		addrText(o.Listen, r.Addr()), addrText(o.Target, r.Target()), linkText(&cfg, "up"), linkText(&cfg, "down"), cfg.Seed)
+	fmt.Fprintf(stdout, "relaying %s → %s: up %s, down %s (seed %d)%s; Ctrl-C stops\n",
+		addrText(o.Listen, r.Addr()), addrText(o.Target, r.Target()), linkText(&cfg, "up"), linkText(&cfg, "down"), cfg.Seed, bufferText(r.ReceiveBuffer()))
 	ru.tel.printAddr(stdout)
 	for _, a := range ru.cond.Flows() {
 		fc, own := ru.cond.Config(a)
@@ -211,6 +213,15 @@ func Start(ctx context.Context, o Options) (_ *Run, err error) {
 		ru.src.rec = ru.rec
 	}
 	return ru, nil
+}
+
+// bufferText is the first line's account of the receive buffer the
+// kernel granted each of the relay's sockets ("" where not known).
+func bufferText(bytes int) string {
+	if bytes == 0 {
+		return ""
+	}
+	return "; receive buffer " + proxy.ByteSize(bytes) + " a socket"
 }
 
 // Source is what the live screen reads (nil without Options.Screen).
