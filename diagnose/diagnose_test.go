@@ -184,7 +184,9 @@ func TestJitterFixMainCauseIsTheOverwrite(t *testing.T) {
 		t.Fatalf("main cause: %+v", r.Findings)
 	}
 	out := text(t, r)
-	if !strings.Contains(out, "Main cause: the server overwrote") {
+	// The presentation, which acts on judder, is said apart: the main
+	// cause named is the link's.
+	if flat := strings.Join(strings.Fields(out), " "); !regexp.MustCompile(`Main cause of what the link costs \(progress deficit [^)]*\): the server overwrote`).MatchString(flat) {
 		t.Errorf("the text does not name the main cause:\n%s", out)
 	}
 	deficit, _ := LookupMetric("progress_deficit_mps")
@@ -1105,9 +1107,10 @@ func TestHeadlineSaysThePresentationApartFromTheLink(t *testing.T) {
 	}
 	ref := &Arm{Card: []batch.MetricStat{{Name: "judder_mps", Mean: stats.Interval{N: 20, Mean: 0.515, Half: 0.044}}}}
 	r := &Result{metric: judder, tie: deficit, Problem: true, Reference: ref, LinkCost: [2]stats.Diff{diff(0.245, 0.044), diff(0.43, 0.04)},
-		Findings: []Finding{{Rule: presentationName, Problem: true, Cost: diff(0.179, 0.024)}, {Text: "the server overwrote", Problem: true, Cost: diff(0.054, 0.024)}}}
-	want := "The presentation (the first finding below) costs judder +0.179 ± 0.024 * m/s: drawing the prediction, the same runs " +
-		"judder 0.336 m/s instead of 0.515 m/s. The link costs judder +0.245 ± 0.044 * m/s over the same game on a perfect link; " +
+		Findings: []Finding{{Rule: presentationName, Fix: drawPrediction, Problem: true, PresentationOnly: true, Cost: diff(0.179, 0.024)},
+			{Text: "the server overwrote", Problem: true, Cost: diff(0.054, 0.024)}}}
+	want := "The presentation (the first finding below) costs judder +0.179 ± 0.024 * m/s: with client.smoothing=predicted, the " +
+		"same game underneath has judder 0.336 m/s instead of 0.515 m/s. The link costs judder +0.245 ± 0.044 * m/s over the same game on a perfect link; " +
 		"the largest mechanism found (the second finding below) explains 22 % of it (+0.054 ± 0.024 * m/s), and the rules name " +
 		"no mechanism for the rest: the ranked changes below are the evidence."
 	if got := r.Headline(); got != want {
@@ -1123,8 +1126,28 @@ func TestHeadlineSaysThePresentationApartFromTheLink(t *testing.T) {
 	if got, want := r.Headline(), "Main cause of what the link costs (judder +0.245 ± 0.044 * m/s): the server overwrote."; !strings.HasSuffix(got, want) {
 		t.Errorf("a link finding explaining 82 %%:\n got %q\nwant suffix %q", got, want)
 	}
+	// Every finding whose change leaves the game underneath the same is
+	// the presentation's, wherever it ranks: the lead names the first,
+	// and the link's share goes to the first of the others.
+	over := Finding{Text: "the server overwrote", Problem: true, Cost: diff(0.054, 0.024)}
+	perFrame := Finding{Fix: "client.alpha=0.065", Problem: true, PresentationOnly: true, Cost: diff(0.1, 0.02)}
+	pres := r.Findings[0]
+	for _, c := range []struct {
+		fs         []Finding
+		lead, link string
+	}{
+		{[]Finding{over, pres, perFrame}, "(the second finding below)", "(the first finding below) explains 22 %"},
+		{[]Finding{pres, perFrame, over}, "(the first finding below)", "(the third finding below) explains 22 %"},
+		{[]Finding{perFrame, over, pres}, "(the first finding below) costs judder +0.100 ± 0.020 * m/s: with client.alpha=0.065", "(the second finding below) explains 22 %"},
+	} {
+		r.Findings = c.fs
+		if got := r.Headline(); !strings.Contains(got, "The presentation "+c.lead) || !strings.Contains(got, c.link) {
+			t.Errorf("findings %v:\n got %q\nwant the lead %q and the link's %q", c.fs, got, c.lead, c.link)
+		}
+	}
+	r.Findings = []Finding{pres}
 	// Only the presentation, on a link that costs nothing.
-	r.Findings, r.LinkCost = r.Findings[:1], [2]stats.Diff{diff(0, 0.01), diff(0, 0.01)}
+	r.LinkCost = [2]stats.Diff{diff(0, 0.01), diff(0, 0.01)}
 	if got, want := r.Headline(), "The link costs nothing significant over the same game on a perfect link."; !strings.HasSuffix(got, want) {
 		t.Errorf("a link that costs nothing:\n got %q\nwant suffix %q", got, want)
 	}

@@ -42,6 +42,10 @@ type Finding struct {
 	// seed by seed. Findings are ranked by it.
 	Cost    stats.Diff `json:"cost"`
 	Problem bool       `json:"problem"`
+	// PresentationOnly: the change improves the report card significantly
+	// and its runs are the same game underneath on every seed, so the
+	// mechanism is in what is drawn alone: the game's own, link or none.
+	PresentationOnly bool `json:"presentation_only"`
 }
 
 // rule inspects a diagnosis and returns a finding when its mechanism is at
@@ -76,6 +80,7 @@ func findings(d *diag, r *Result, ms []mechanism) ([]Finding, error) {
 			}
 			// Without the mechanism: the rule's change removes it.
 			f.Cost = d.diff(c.arm, r.Reference, d.primary)
+			f.PresentationOnly = c.helps() && sameUnderneath(r.Reference, c.arm) == len(r.Reference.Runs)
 		} else if f.Rule == "uplink-loss" || f.Rule == "downlink-loss" {
 			// No change removes it: the runs without loss measure it,
 			// unless they remove a blackout too (its finding's own).

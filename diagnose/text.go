@@ -79,26 +79,52 @@ func (r *Result) headline(brief bool) string {
 		}
 		return "The link causes no significant problem: " + r.noProblem()
 	}
-	// The presentation is the game's own, link or none: said first, and
-	// the link's cost is shared out among the findings after it.
-	fs, nth, lead := r.Findings, "first", ""
-	if len(fs) > 0 && fs[0].Problem && fs[0].Rule == presentationName {
-		lead, fs, nth = r.presentationLead(fs[0], brief)+" ", fs[1:], "second"
+	// What is drawn is the game's own, link or none: the first such
+	// problem is said first, and the link's cost is shared out among the
+	// findings whose changes reach the game underneath.
+	lead, link, nth := "", r.Findings, "first"
+	if i := slices.IndexFunc(r.Findings, func(f Finding) bool { return f.Problem && f.PresentationOnly }); i >= 0 {
+		lead = r.presentationLead(r.Findings[i], ordinal(i), brief) + " "
+		link = nil
+		for _, f := range r.Findings {
+			if !f.PresentationOnly {
+				link = append(link, f)
+			}
+		}
+		if len(link) > 0 {
+			nth = ordinal(slices.IndexFunc(r.Findings, func(f Finding) bool { return !f.PresentationOnly }))
+		}
 	}
-	return lead + r.linkHeadline(fs, nth, lead != "", brief)
+	return lead + r.linkHeadline(link, nth, lead != "", brief)
 }
 
-// presentationLead says what the presentation costs the reference: the
-// same runs drawing the prediction.
-func (r *Result) presentationLead(f Finding, brief bool) string {
-	m := r.metric
-	cost := m.Label + " " + m.Quantity(FormatDiff(f.Cost, m.Prec))
+// ordinal names the finding at index i: "first", "second", … ("finding
+// 12" past the tenth).
+func ordinal(i int) string {
+	words := []string{"first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"}
+	if i < len(words) {
+		return words[i]
+	}
+	return "finding " + strconv.Itoa(i+1)
+}
+
+// presentationLead says what the finding f, the nth, costs the reference
+// through what is drawn alone: the same runs with its change.
+func (r *Result) presentationLead(f Finding, nth string, brief bool) string {
+	// In the primary metric, or in the tie-break when that is where the
+	// change helps (a deficit metric the presentation does not touch).
+	m, cost := r.metric, f.Cost
+	if !(cost.Significant && cost.Mean > 0) {
+		m, cost = r.tie, f.FixTie
+		cost.Mean = -cost.Mean
+	}
+	said := m.Label + " " + m.Quantity(FormatDiff(cost, m.Prec))
 	if brief {
-		return "The presentation costs " + cost + " (the first finding below)."
+		return "The presentation costs " + said + " (the " + nth + " finding below)."
 	}
 	ref := r.Reference.Stat(m).Mean.Mean
-	return fmt.Sprintf("The presentation (the first finding below) costs %s: drawing the prediction, the same runs "+
-		"judder %s instead of %s.", cost, m.Quantity(strconv.FormatFloat(ref-f.Cost.Mean, 'f', m.Prec, 64)),
+	return fmt.Sprintf("The presentation (the %s finding below) costs %s: with %s, the same game underneath has %s %s "+
+		"instead of %s.", nth, said, f.Fix, m.Label, m.Quantity(strconv.FormatFloat(ref-cost.Mean, 'f', m.Prec, 64)),
 		m.Quantity(strconv.FormatFloat(ref, 'f', m.Prec, 64)))
 }
 
