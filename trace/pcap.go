@@ -492,8 +492,10 @@ func chooseLegs(scans []*fileScan, o PcapOptions) ([2]leg, error) {
 	// Which end of each leg is the game's client (server): the one named;
 	// else the client's is the end that is not the server named, and the
 	// server's the end the client talks to (the same address, else the
-	// same port: a server behind NAT); else the end that sent (received)
-	// the leg's first datagram.
+	// same port: a server behind NAT); else, when one end's port is one
+	// the system chose and the other's is not, the client's end is the
+	// chosen one and the server's the other; else the end that sent
+	// (received) the leg's first datagram.
 	for i, r := range roles {
 		l := &legs[i]
 		a, b := l.stats.flow.a, l.stats.flow.b
@@ -521,10 +523,17 @@ func chooseLegs(scans []*fileScan, o PcapOptions) ([2]leg, error) {
 				is = func(e netip.AddrPort) bool { return e.Port() == peer.Port() }
 			}
 		}
+		// The client's end is the one whose port the system chose, the
+		// server's the one someone configured, when the ports say so.
+		chosen := func(e netip.AddrPort) bool { return (i == 0) == ephemeral(e.Port()) }
 		switch {
 		case is(a) != is(b) && is(b):
 			l.end = b
 		case is(a) != is(b):
+			l.end = a
+		case ephemeral(a.Port()) != ephemeral(b.Port()) && chosen(b):
+			l.end = b
+		case ephemeral(a.Port()) != ephemeral(b.Port()):
 			l.end = a
 		case i == 0:
 			l.end = a
@@ -534,6 +543,16 @@ func chooseLegs(scans []*fileScan, o PcapOptions) ([2]leg, error) {
 	}
 	return legs, nil
 }
+
+// ephemeralFrom is where the ports a system chooses for a socket begin:
+// Linux's default range starts at 32768, IANA's (Windows, macOS, BSD) at
+// 49152, so any port from 32768 up is taken as one the system chose.
+const ephemeralFrom = 32768
+
+// ephemeral reports whether port p is in the range systems choose ports
+// from (a client's socket, a relay's socket to the server), as opposed to
+// a port someone configured (a server's, a relay's listening socket).
+func ephemeral(p uint16) bool { return p >= ephemeralFrom }
 
 // keepFlows is the flows of fl that keep says to keep.
 func keepFlows(fl []*flowStats, keep func(*flowStats) bool) []*flowStats {

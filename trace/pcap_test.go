@@ -459,3 +459,38 @@ func TestPcapOneCaptureCountsLossesAtItsEdges(t *testing.T) {
 		t.Errorf("up: %s\nwant %s\n%s", got, want, strings.Join(sum, "\n"))
 	}
 }
+
+// Two captures through a relay, each started mid-game with a reply: the
+// first datagram of each leg is the wrong way round. Which end is the
+// game's is then read from the ports: a client's socket and a relay's
+// socket to the server have ports the system chose (32768 and up on
+// Linux, 49152 and up elsewhere), a server's and a relay's listening
+// socket ports someone configured below them. Where both ends' ports are
+// alike the first datagram still decides.
+func TestPcapTwoCapturesStartedWithAReplyFindTheGamesEnds(t *testing.T) {
+	const ms = int64(1e6)
+	client := netip.MustParseAddrPort("10.0.0.2:51000")
+	relayIn := netip.MustParseAddrPort("10.0.0.1:27877")
+	relayOut := netip.MustParseAddrPort("10.0.0.1:40001")
+	server := netip.MustParseAddrPort("10.0.0.3:27878")
+	var cf, sf []TestFrame
+	for i := range 20 {
+		at := int64(i) * 50 * ms
+		if i > 0 { // each capture starts with the replies to seq 0
+			cf = append(cf, TestFrame{At: at, Src: client, Dst: relayIn, Payload: SeqPayload(uint64(i), 4, 24)})
+			sf = append(sf, TestFrame{At: at + 20*ms, Src: relayOut, Dst: server, Payload: SeqPayload(uint64(i), 4, 24)})
+		}
+		sf = append(sf, TestFrame{At: at + 25*ms, Src: server, Dst: relayOut, Payload: SeqPayload(uint64(i), 4, 40)})
+		cf = append(cf, TestFrame{At: at + 45*ms, Src: relayIn, Dst: client, Payload: SeqPayload(uint64(i), 4, 40)})
+	}
+	_, sum, err := readPcaps(t, PcapOptions{}, WriteTestPcapng(t, LinkEthernet, sortFrames(cf)), WriteTestPcapng(t, LinkEthernet, sortFrames(sf)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(sum, "\n")
+	for _, want := range []string{"game client 10.0.0.2:51000", "game server 10.0.0.3:27878"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("summary lacks %q:\n%s", want, text)
+		}
+	}
+}
