@@ -98,6 +98,17 @@ func TestPcapMatchesBySequenceNumber(t *testing.T) {
 	}
 }
 
+// summaryHas checks that a read's summary lines hold each of wants.
+func summaryHas(t *testing.T, sum PcapSummary, wants ...string) {
+	t.Helper()
+	text := strings.Join(sum, "\n")
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			t.Errorf("summary lacks %q:\n%s", want, text)
+		}
+	}
+}
+
 func sortFrames(f []TestFrame) []TestFrame {
 	out := append([]TestFrame(nil), f...)
 	for i := range out {
@@ -258,14 +269,9 @@ func TestPcapTruncatedFrames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := strings.Join(sum, "\n")
-	for _, want := range []string{"1 cut by the snap length before the sequence number, skipped (capture with -s 0)", "1 cut before the UDP header (snap length)"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("summary lacks %q:\n%s", want, text)
-		}
-	}
+	summaryHas(t, sum, "1 cut by the snap length before the sequence number, skipped (capture with -s 0)", "1 cut before the UDP header (snap length)")
 	if len(tr.Up.Packets)+len(tr.Down.Packets) < 18 {
-		t.Errorf("%d packets: the frames cut after the seq were not counted\n%s", len(tr.Up.Packets)+len(tr.Down.Packets), text)
+		t.Errorf("%d packets: the frames cut after the seq were not counted\n%s", len(tr.Up.Packets)+len(tr.Down.Packets), strings.Join(sum, "\n"))
 	}
 }
 
@@ -487,10 +493,5 @@ func TestPcapTwoCapturesStartedWithAReplyFindTheGamesEnds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := strings.Join(sum, "\n")
-	for _, want := range []string{"game client 10.0.0.2:51000", "game server 10.0.0.3:27878"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("summary lacks %q:\n%s", want, text)
-		}
-	}
+	summaryHas(t, sum, "game client 10.0.0.2:51000", "game server 10.0.0.3:27878")
 }
