@@ -184,6 +184,7 @@ type Client struct {
 
 	frameBase   sim.Time // local time of frame 0 of the current fps grid
 	frameK      int64    // index of the next frame in that grid
+	grid        sim.Grid // the grid's instants, the next from the last by an addition
 	frameJitter sim.Time // the next frame's jitter draw
 	framed      bool     // a frame has run
 	lastFrame   sim.Time
@@ -322,7 +323,7 @@ func (c *Client) Config() Config { return c.cfg }
 // NextFrame is the local time of the next render frame: k·1s/fps exactly,
 // plus the frame's jitter draw.
 func (c *Client) NextFrame() sim.Time {
-	return c.frameBase + sim.GridTime(c.frameK, int64(c.cfg.FPS)) + c.frameJitter
+	return c.frameBase + c.grid.Time(c.frameK, int64(c.cfg.FPS)) + c.frameJitter
 }
 
 // OnLoginAck queues the login answer carrying the server's start tick.

@@ -449,10 +449,12 @@ func (s *Session) arm(i int, at sim.Time) {
 // earliestTimer is the armed timer with the earliest (time, sequence)
 // key, or -1 when none is armed (no two keys are equal).
 func (s *Session) earliestTimer() int {
-	first := -1
+	// The best key so far is held in registers, not read back through
+	// s.timers[first] (a bounds check and two loads per timer).
+	first, at, seq := -1, sim.Time(0), uint64(0)
 	for i := range s.timers {
-		if t := &s.timers[i]; t.Armed && (first < 0 || t.Before(s.timers[first].At, s.timers[first].Seq)) {
-			first = i
+		if t := &s.timers[i]; t.Armed && (first < 0 || t.Before(at, seq)) {
+			first, at, seq = i, t.At, t.Seq
 		}
 	}
 	return first
