@@ -133,9 +133,9 @@ func (m *meter) inputSent(tick uint32, throttle float64) { m.inputs.sent(tick, t
 func (m *meter) frame(now sim.Time, cl *client.Client, cfg *Config, prev motion.Pose, snaps uint64) {
 	st := cl.StatsRef()
 	m.vars.longestFrame = max(m.vars.longestFrame, st.Dt)
-	m.winErrM = max(m.winErrM, st.VisibleErrM)
-	m.winErrDeg = max(m.winErrDeg, st.VisibleErrDeg)
-	m.winCor = max(m.winCor, st.CorrectionM)
+	raise(&m.winErrM, st.VisibleErrM)
+	raise(&m.winErrDeg, st.VisibleErrDeg)
+	raise(&m.winCor, st.CorrectionM)
 	moved := st.MovedM
 	m.winDist += moved
 	if !m.warm && cl.LoggedIn() {
@@ -153,6 +153,16 @@ func (m *meter) frame(now sim.Time, cl *client.Client, cfg *Config, prev motion.
 		if cfg.Client.Corrector == client.Dilation {
 			m.vars.addScale(cl.Dilation())
 		}
+	}
+}
+
+// raise sets *m to max(*m, v), for a maximum that starts at +0 and values
+// that are never −0 (distances, absolute angles): then a compare that
+// lets a NaN through gives the builtin's bits (a NaN stays a NaN),
+// without its blend of both operands' signs each time.
+func raise(m *float64, v float64) {
+	if v > *m || v != v {
+		*m = v
 	}
 }
 
