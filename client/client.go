@@ -230,7 +230,9 @@ type Client struct {
 	out      []Message
 	stats    FrameStats
 	c        Counters
-	keepLast keepMemo
+	keeps    [2]keepMemo    // keep's last two answers
+	keepNext int            // the one the next new answer replaces
+	keepLog  keepMemo       // Log(1 − alpha) for the alpha in force
 	heading  motion.Heading // the live prediction's last heading
 
 	// The rings, last: cold beside the fields every frame touches.
@@ -693,15 +695,27 @@ func (c *Client) keep(dt float64) float64 {
 	case c.cfg.Alpha >= 1:
 		return 0
 	}
-	// Frames mostly last one of two lengths: the last one's answer is
-	// kept, for the same dt and alpha (the same bits, without Exp and Log).
-	if k := &c.keepLast; !k.ok || k.dt != dt || k.alpha != c.cfg.Alpha {
-		*k = keepMemo{dt: dt, alpha: c.cfg.Alpha, keep: detmath.Exp(float64(60*dt) * detmath.Log(1-c.cfg.Alpha)), ok: true}
+	// Frames mostly last one of two lengths (60 fps: 16666667 ns twice,
+	// then 16666666): the last two answers are kept, each for its dt and
+	// alpha, and Log(1 − alpha) for its alpha (the same bits, without Exp
+	// and Log again; a jittered frame still costs an Exp).
+	a := c.cfg.Alpha
+	for i := range c.keeps {
+		if k := &c.keeps[i]; k.ok && k.dt == dt && k.alpha == a {
+			return k.keep
+		}
 	}
-	return c.keepLast.keep
+	if l := &c.keepLog; !l.ok || l.alpha != a {
+		*l = keepMemo{alpha: a, keep: detmath.Log(1 - a), ok: true}
+	}
+	k := &c.keeps[c.keepNext]
+	c.keepNext ^= 1
+	*k = keepMemo{dt: dt, alpha: a, keep: detmath.Exp(float64(60*dt) * c.keepLog.keep), ok: true}
+	return k.keep
 }
 
-// keepMemo is keep's last answer: keep for dt at alpha.
+// keepMemo is one of keep's answers: keep for dt at alpha (for keepLog,
+// Log(1 − alpha)).
 type keepMemo struct {
 	dt, alpha, keep float64
 	ok              bool
