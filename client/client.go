@@ -234,6 +234,7 @@ type Client struct {
 	keepNext int            // the one the next new answer replaces
 	keepLog  keepMemo       // Log(1 − alpha) for the alpha in force
 	heading  motion.Heading // the live prediction's last heading
+	replay   motion.Heading // the last replay's
 
 	// The rings, last: cold beside the fields every frame touches.
 	byTag  [InputDelayRing]motion.Input // input sent tagged k, at k % InputDelayRing
@@ -546,7 +547,7 @@ func (c *Client) reconcile(ps *proto.PlayerState) {
 	c.serverTick = ps.ServerTick
 	c.baseline, c.ackTick = ps.Pose, ps.AckTick
 	c.prune(ps.AckTick)
-	pose := ReplayPending(c.baseline, c.pending, c.cfg.Replay, c.cfg.Cadence, c.cfg.Tuning)
+	pose := replayPending(&c.replay, c.baseline, c.pending, c.cfg.Replay, c.cfg.Cadence, c.cfg.Tuning)
 	c.stats.CorrectionM = max(c.stats.CorrectionM, motion.Distance(c.predicted, pose))
 	c.stats.Reconciled++
 	if c.cfg.Smoothing == Predicted {
@@ -628,7 +629,15 @@ func (c *Client) prune(ack uint32) {
 // fix); Single integrates each step's whole duration at once (the pre-fix
 // bug). It never modifies steps.
 func ReplayPending(base motion.Pose, steps []PredictedMoveStep, mode Replay, cadence time.Duration, k motion.Tuning) motion.Pose {
-	var h motion.Heading // steps that do not turn share their heading's sine and cosine
+	var h motion.Heading
+	return replayPending(&h, base, steps, mode, cadence, k)
+}
+
+// replayPending is ReplayPending through h: steps that do not turn share
+// their heading's sine and cosine, and a replay that starts at the
+// heading and step length the last one used does not compute them again
+// (a Heading gives Step's bits whatever it remembers).
+func replayPending(h *motion.Heading, base motion.Pose, steps []PredictedMoveStep, mode Replay, cadence time.Duration, k motion.Tuning) motion.Pose {
 	for i := range steps {
 		s := &steps[i]
 		if mode == Single {
