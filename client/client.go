@@ -227,14 +227,17 @@ type Client struct {
 	ackStart uint32
 	acked    bool
 
-	out      []Message
-	stats    FrameStats
-	c        Counters
-	keeps    [2]keepMemo    // keep's last two answers
-	keepNext int            // the one the next new answer replaces
-	keepLog  keepMemo       // Log(1 − alpha) for the alpha in force
-	heading  motion.Heading // the live prediction's last heading
-	replay   motion.Heading // the last replay's
+	out     []Message
+	stats   FrameStats
+	c       Counters
+	heading motion.Heading // the live prediction's last heading
+	replay  motion.Heading // the last replay's
+
+	// keep's memory, after the fields every frame touches: only the
+	// smoothings that scale by the frame's length read it.
+	keeps    [2]keepMemo // keep's last two answers
+	keepNext int         // the one the next new answer replaces
+	keepLog  keepMemo    // Log(1 − alpha) for the alpha in force
 
 	// The rings, last: cold beside the fields every frame touches.
 	byTag  [InputDelayRing]motion.Input // input sent tagged k, at k % InputDelayRing
