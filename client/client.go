@@ -184,6 +184,7 @@ type Client struct {
 
 	frameBase   sim.Time // local time of frame 0 of the current fps grid
 	frameK      int64    // index of the next frame in that grid
+	grid        sim.Grid // the grid's instants, the next from the last by an addition
 	frameJitter sim.Time // the next frame's jitter draw
 	framed      bool     // a frame has run
 	lastFrame   sim.Time
@@ -226,11 +227,17 @@ type Client struct {
 	ackStart uint32
 	acked    bool
 
-	out      []Message
-	stats    FrameStats
-	c        Counters
-	keepLast keepMemo
-	heading  motion.Heading // the live prediction's last heading
+	out     []Message
+	stats   FrameStats
+	c       Counters
+	heading motion.Heading // the live prediction's last heading
+	replay  motion.Heading // the last replay's
+
+	// keep's memory, after the fields every frame touches: only the
+	// smoothings that scale by the frame's length read it.
+	keeps    [2]keepMemo // keep's last two answers
+	keepNext int         // the one the next new answer replaces
+	keepLog  keepMemo    // Log(1 − alpha) for the alpha in force
 
 	// The rings, last: cold beside the fields every frame touches.
 	byTag  [InputDelayRing]motion.Input // input sent tagged k, at k % InputDelayRing
@@ -322,7 +329,7 @@ func (c *Client) Config() Config { return c.cfg }
 // NextFrame is the local time of the next render frame: k·1s/fps exactly,
 // plus the frame's jitter draw.
 func (c *Client) NextFrame() sim.Time {
-	return c.frameBase + sim.GridTime(c.frameK, int64(c.cfg.FPS)) + c.frameJitter
+	return c.frameBase + c.grid.Time(c.frameK, int64(c.cfg.FPS)) + c.frameJitter
 }
 
 // OnLoginAck queues the login answer carrying the server's start tick.
@@ -543,7 +550,7 @@ func (c *Client) reconcile(ps *proto.PlayerState) {
 	c.serverTick = ps.ServerTick
 	c.baseline, c.ackTick = ps.Pose, ps.AckTick
 	c.prune(ps.AckTick)
-	pose := ReplayPending(c.baseline, c.pending, c.cfg.Replay, c.cfg.Cadence, c.cfg.Tuning)
+	pose := replayPending(&c.replay, c.baseline, c.pending, c.cfg.Replay, c.cfg.Cadence, c.cfg.Tuning)
 	c.stats.CorrectionM = max(c.stats.CorrectionM, motion.Distance(c.predicted, pose))
 	c.stats.Reconciled++
 	if c.cfg.Smoothing == Predicted {
@@ -625,7 +632,15 @@ func (c *Client) prune(ack uint32) {
 // fix); Single integrates each step's whole duration at once (the pre-fix
 // bug). It never modifies steps.
 func ReplayPending(base motion.Pose, steps []PredictedMoveStep, mode Replay, cadence time.Duration, k motion.Tuning) motion.Pose {
-	var h motion.Heading // steps that do not turn share their heading's sine and cosine
+	var h motion.Heading
+	return replayPending(&h, base, steps, mode, cadence, k)
+}
+
+// replayPending is ReplayPending through h: steps that do not turn share
+// their heading's sine and cosine, and a replay that starts at the
+// heading and step length the last one used does not compute them again
+// (a Heading gives Step's bits whatever it remembers).
+func replayPending(h *motion.Heading, base motion.Pose, steps []PredictedMoveStep, mode Replay, cadence time.Duration, k motion.Tuning) motion.Pose {
 	for i := range steps {
 		s := &steps[i]
 		if mode == Single {
@@ -692,15 +707,27 @@ func (c *Client) keep(dt float64) float64 {
 	case c.cfg.Alpha >= 1:
 		return 0
 	}
-	// Frames mostly last one of two lengths: the last one's answer is
-	// kept, for the same dt and alpha (the same bits, without Exp and Log).
-	if k := &c.keepLast; !k.ok || k.dt != dt || k.alpha != c.cfg.Alpha {
-		*k = keepMemo{dt: dt, alpha: c.cfg.Alpha, keep: detmath.Exp(float64(60*dt) * detmath.Log(1-c.cfg.Alpha)), ok: true}
+	// Frames mostly last one of two lengths (60 fps: 16666667 ns twice,
+	// then 16666666): the last two answers are kept, each for its dt and
+	// alpha, and Log(1 − alpha) for its alpha (the same bits, without Exp
+	// and Log again; a jittered frame still costs an Exp).
+	a := c.cfg.Alpha
+	for i := range c.keeps {
+		if k := &c.keeps[i]; k.ok && k.dt == dt && k.alpha == a {
+			return k.keep
+		}
 	}
-	return c.keepLast.keep
+	if l := &c.keepLog; !l.ok || l.alpha != a {
+		*l = keepMemo{alpha: a, keep: detmath.Log(1 - a), ok: true}
+	}
+	k := &c.keeps[c.keepNext]
+	c.keepNext ^= 1
+	*k = keepMemo{dt: dt, alpha: a, keep: detmath.Exp(float64(60*dt) * c.keepLog.keep), ok: true}
+	return k.keep
 }
 
-// keepMemo is keep's last answer: keep for dt at alpha.
+// keepMemo is one of keep's answers: keep for dt at alpha (for keepLog,
+// Log(1 − alpha)).
 type keepMemo struct {
 	dt, alpha, keep float64
 	ok              bool

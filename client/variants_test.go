@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"jitterlab/detmath"
 	"jitterlab/motion"
 	"jitterlab/proto"
 	"jitterlab/sim"
@@ -215,4 +216,41 @@ func TestDilationUnityLaw(t *testing.T) {
 	if c.inflight(c.Tick()+1) != 0 || c.inflight(c.Tick()-sentRing) != 0 {
 		t.Fatal("in flight for a tick not sent or out of the ring")
 	}
+}
+
+// keep gives the formula's bits, (1 − α)^(60·dt) as Exp(60·dt·Log(1 − α)),
+// whatever it remembers: frames of two alternating lengths, jittered
+// lengths, a length seen three frames ago, an alpha changed between two
+// frames of the same length, and the edges (dt ≤ 0, alpha 1).
+func TestKeepIsTheFormula(t *testing.T) {
+	var c Client
+	c.cfg.Alpha = 0.15
+	check := func(dt float64) {
+		t.Helper()
+		want := detmath.Exp(float64(60*dt) * detmath.Log(1-c.cfg.Alpha))
+		if dt <= 0 {
+			want = 1
+		} else if c.cfg.Alpha >= 1 {
+			want = 0
+		}
+		if got := c.keep(dt); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("keep(%v) at alpha %v = %v, want %v", dt, c.cfg.Alpha, got, want)
+		}
+	}
+	a, b := 0.016666667, 0.016666666
+	for _, dt := range []float64{a, a, b, a, a, b, 0.0069444, a, b} {
+		check(dt)
+	}
+	for i := range 50 {
+		check(0.016 + 0.0001*float64(i%7)) // jittered
+	}
+	c.cfg.Alpha = 0.3
+	check(a)
+	check(b)
+	c.cfg.Alpha = 0.15
+	check(b)
+	check(0)
+	check(-0.01)
+	c.cfg.Alpha = 1
+	check(a)
 }

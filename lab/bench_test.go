@@ -51,9 +51,10 @@ func (r realtime) stop(b *testing.B, simulated time.Duration) {
 }
 
 // BenchmarkSessionHourBareLoop is the floor BenchmarkSessionHour is
-// compared with: one hour of the session's event mix through the same
-// typed queue and timers, with every handler reduced to scheduling its
-// successors. Per simulated second: 60 frames, every third of which sends
+// compared with: one hour of the session's event mix through one typed
+// queue of deliveries and the same timers (the session's deliveries wait
+// in its links' queues instead), with every handler reduced to scheduling
+// its successors. Per simulated second: 60 frames, every third of which sends
 // an uplink packet; 20 server steps, each sending a downlink packet; 20
 // samples; one clock-wander wake-up. A packet is lost with the link's loss
 // probability, else delivered after the latency plus a uniform jitter.
@@ -70,6 +71,19 @@ func BenchmarkSessionHourBareLoop(b *testing.B) {
 			b.ReportMetric(float64(events), "events/op")
 		})
 	}
+}
+
+// The bare loop's queued events: a delivery due on the uplink or the
+// downlink.
+type evKind uint8
+
+const (
+	evUp evKind = iota
+	evDown
+)
+
+type event struct {
+	kind evKind
 }
 
 // bareLoop runs cfg's duration of the event mix and returns the number of

@@ -1,5 +1,5 @@
 // Package lab wires a server, a client and two links into a Session driven
-// by one event queue in virtual time, applies parameter changes from the
+// by one order of events in virtual time, applies parameter changes from the
 // registry (one dotted key per knob, docs/explanation/model.md) and emits Samples. A
 // change at time T applies after every event at T, however it was made, so
 // a recording's header and change log re-simulate a live session exactly

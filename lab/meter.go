@@ -133,9 +133,9 @@ func (m *meter) inputSent(tick uint32, throttle float64) { m.inputs.sent(tick, t
 func (m *meter) frame(now sim.Time, cl *client.Client, cfg *Config, prev motion.Pose, snaps uint64) {
 	st := cl.StatsRef()
 	m.vars.longestFrame = max(m.vars.longestFrame, st.Dt)
-	m.winErrM = max(m.winErrM, st.VisibleErrM)
-	m.winErrDeg = max(m.winErrDeg, st.VisibleErrDeg)
-	m.winCor = max(m.winCor, st.CorrectionM)
+	raise(&m.winErrM, st.VisibleErrM)
+	raise(&m.winErrDeg, st.VisibleErrDeg)
+	raise(&m.winCor, st.CorrectionM)
 	moved := st.MovedM
 	m.winDist += moved
 	if !m.warm && cl.LoggedIn() {
@@ -153,6 +153,16 @@ func (m *meter) frame(now sim.Time, cl *client.Client, cfg *Config, prev motion.
 		if cfg.Client.Corrector == client.Dilation {
 			m.vars.addScale(cl.Dilation())
 		}
+	}
+}
+
+// raise sets *m to max(*m, v), for a maximum that starts at +0 and values
+// that are never −0 (distances, absolute angles): then a compare that
+// lets a NaN through gives the builtin's bits (a NaN stays a NaN),
+// without its blend of both operands' signs each time.
+func raise(m *float64, v float64) {
+	if v > *m || v != v {
+		*m = v
 	}
 }
 
@@ -289,35 +299,28 @@ func (m *meter) endWindow(now sim.Time, fill bool, cl *client.Client, sv *server
 	return smp
 }
 
-// fillSample sets m.sample from the window that ends now.
+// fillSample sets m.sample from the window that ends now: every field of
+// metrics.Sample, one by one (a Sample literal is built on the stack and
+// copied with wide loads that stall on its narrow stores), the client's
+// snaps without a copy of all its counters.
 func (m *meter) fillSample(now sim.Time, cl *client.Client, sv *server.Server, up, down *netem.Link) {
-	svc, cc := sv.Counters(), cl.Counters()
+	svc := sv.Counters()
 	uc, dc := up.Counters(), down.Counters()
-	m.sample = metrics.Sample{
-		TS:              now.Seconds(),
-		ServerTick:      sv.Tick(),
-		ClientTick:      cl.Tick(),
-		AckTick:         cl.AckTick(),
-		TickOffset:      cl.Offset(),
-		SendIntervalS:   sim.Seconds(cl.SendInterval()),
-		PendingInputs:   len(cl.Pending()),
-		RTTMs:           meanMs(m.winRTT, m.winRTTN),
-		UpOWDMs:         meanMs(m.winUp, m.winUpN),
-		DownOWDMs:       meanMs(m.winDown, m.winDownN),
-		UpJitterMs:      m.upJ.Ms(),
-		DownJitterMs:    m.downJ.Ms(),
-		PDVMs:           meanMs(m.winPDV, m.winDownN),
-		VisibleErrorM:   m.winErrM,
-		VisibleErrorDeg: m.winErrDeg,
-		CorrectionM:     m.winCor,
-		VisibleSpeedMPS: m.winDist / m.everyS,
-		Snaps:           cc.Snaps,
-		UpLost:          uc.Lost + uc.QueueDropped,
-		DownLost:        dc.Lost + dc.QueueDropped,
-		LateDropped:     svc.LateDropped,
-		Overwritten:     svc.Overwritten,
-		Starved:         svc.Starved,
-	}
+	s := &m.sample
+	s.TS = now.Seconds()
+	s.ServerTick, s.ClientTick, s.AckTick, s.TickOffset = sv.Tick(), cl.Tick(), cl.AckTick(), cl.Offset()
+	s.SendIntervalS = sim.Seconds(cl.SendInterval())
+	s.PendingInputs = len(cl.Pending())
+	s.RTTMs = meanMs(m.winRTT, m.winRTTN)
+	s.UpOWDMs = meanMs(m.winUp, m.winUpN)
+	s.DownOWDMs = meanMs(m.winDown, m.winDownN)
+	s.UpJitterMs, s.DownJitterMs = m.upJ.Ms(), m.downJ.Ms()
+	s.PDVMs = meanMs(m.winPDV, m.winDownN)
+	s.VisibleErrorM, s.VisibleErrorDeg, s.CorrectionM = m.winErrM, m.winErrDeg, m.winCor
+	s.VisibleSpeedMPS = m.winDist / m.everyS
+	s.Snaps = cl.Snaps()
+	s.UpLost, s.DownLost = uc.Lost+uc.QueueDropped, dc.Lost+dc.QueueDropped
+	s.LateDropped, s.Overwritten, s.Starved = svc.LateDropped, svc.Overwritten, svc.Starved
 }
 
 // meanMs is sum/n in milliseconds, or NaN (no data) when n is 0.

@@ -101,3 +101,27 @@ func TestMeterResetKeepsItsMemoryAndForgetsItsFigures(t *testing.T) {
 		t.Errorf("reset kept figures: rtt %d values, window %d round trips, every %v s", m.rtt.Count(), m.winRTTN, m.everyS)
 	}
 }
+
+// raise keeps the builtin max's bits over runs that start at +0 with
+// values that are never −0 (a NaN as a NaN): NaN sticks, +Inf wins, +0
+// stays +0.
+func TestRaiseIsMax(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	for _, vs := range [][]float64{
+		{0, 0.5, 0.25, 1},
+		{0.3, nan, 0.7},
+		{nan, 0.1},
+		{0.2, inf, 0.4},
+		{0},
+		{1e-300, 5e-324, 0},
+	} {
+		m, want := 0.0, 0.0
+		for _, v := range vs {
+			raise(&m, v)
+			want = max(want, v)
+			if math.Float64bits(m) != math.Float64bits(want) && !(math.IsNaN(m) && math.IsNaN(want)) {
+				t.Fatalf("%v: raise gives %v, max %v", vs, m, want)
+			}
+		}
+	}
+}

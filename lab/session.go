@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -17,22 +18,16 @@ import (
 	"jitterlab/telemetry"
 )
 
-type evKind uint8
-
-// Queued events. Periodic wake-ups (frames, server steps, samples, clock
-// wander) are sim.Timers beside the queue, in the same (time, sequence)
-// order. Parameter changes are not events: a change at time T applies after
-// every event at T and before any later one, whether it was scheduled in
-// advance (a timeline, a re-simulation) or made live at T (the TUI), so
-// both give the same run.
-const (
-	evUp   evKind = iota // an uplink delivery is due
-	evDown               // a downlink delivery is due
-)
-
-type event struct {
-	kind evKind
-}
+// Events. A delivery is due at each copy a link holds in flight: the
+// links order their copies by sequence numbers drawn from the session's
+// sim.Order (netem.Link.ShareOrder), so the loop takes them from the
+// links' own queues. Periodic wake-ups (frames, server steps, samples,
+// clock wander) are sim.Timers drawn from the same Order: every event
+// has its (time, sequence) key, and the earliest runs first. Parameter
+// changes are not events: a change at time T applies after every event
+// at T and before any later one, whether it was scheduled in advance (a
+// timeline, a re-simulation) or made live at T (the TUI), so both give
+// the same run.
 
 // timers, in the order Run checks them (order only matters for equal keys,
 // which cannot happen: every key has its own sequence number).
@@ -108,8 +103,8 @@ type Session struct {
 	// dropped are the timeline changes overrides pinned (ScheduleTimeline).
 	dropped []string
 
-	q   sim.Queue[event]
-	now sim.Time
+	order sim.Order // draws every event's sequence number
+	now   sim.Time
 
 	up, down       *netem.Link
 	cl             *client.Client
@@ -221,18 +216,17 @@ func (s *Session) Reset(cfg Config, every time.Duration) error {
 		return err
 	}
 	// Kept, emptied; everything else starts from its zero value, as in New.
-	q, msgs, free, earlier, pending := s.q, s.msgs[:0], s.free[:0], s.earlier[:0], s.pending[:0]
+	msgs, free, earlier, pending := s.msgs[:0], s.free[:0], s.earlier[:0], s.pending[:0]
 	up, down, m, cl, sv, vw, streams := s.up, s.down, s.m, s.cl, s.sv, s.vw, s.streams
 	if up == nil {
 		up, down = new(netem.Link), new(netem.Link)
 		m, cl, sv, vw, streams = new(meter), new(client.Client), new(server.Server), new(observer.Viewer), new([nStreams]stream)
 	}
 	m.reset(every)
-	q.Reset()
 	if msgs == nil {
 		msgs, free = make([]wire, 0, 256), make([]int32, 0, 256)
 	}
-	*s = Session{cfg: cfg, initial: cfg, every: every, q: q, msgs: msgs, free: free, earlier: earlier, pending: pending, up: up, down: down,
+	*s = Session{cfg: cfg, initial: cfg, every: every, msgs: msgs, free: free, earlier: earlier, pending: pending, up: up, down: down,
 		m: m, cl: cl, sv: sv, vw: vw, streams: streams,
 		cWander: streams[sClientClock].reset(cfg.Seed, "client.clock"), sWander: streams[sServerClock].reset(cfg.Seed, "server.clock"),
 	}
@@ -242,6 +236,8 @@ func (s *Session) Reset(cfg Config, every time.Duration) error {
 	if err := s.down.Reset(cfg.Seed, "down", cfg.Down); err != nil {
 		return err
 	}
+	s.up.ShareOrder(&s.order)
+	s.down.ShareOrder(&s.order)
 	var err error
 	start := cfg.ClientStart
 	if start == StartFromSeed {
@@ -267,7 +263,7 @@ func (s *Session) Reset(cfg Config, every time.Duration) error {
 	if err := s.vw.Reset(cfg.viewConfig()); err != nil {
 		return err
 	}
-	s.q.Grow(64)
+	s.timers = [nTimers]sim.Timer{disarmed, disarmed, disarmed, disarmed}
 	s.scheduleFrame()
 	s.scheduleServer()
 	s.arm(tSample, sim.Time(every))
@@ -330,11 +326,15 @@ func (s *Session) schedule(at sim.Time, key, value string) error {
 func (s *Session) Run(until sim.Time) error {
 	until = min(until, sim.Time(s.cfg.Duration))
 	for s.err == nil {
-		// The earliest of the queue's top and the armed timers.
+		// The earliest of the links' next deliveries and the armed timers.
 		if s.timersMoved {
 			s.firstTimer, s.timersMoved = s.earliestTimer(), false
 		}
-		at, seq, ok := s.q.PeekKey()
+		at, seq, ok := s.up.NextKey()
+		link := s.up
+		if dat, dseq, dok := s.down.NextKey(); dok && (!ok || dat < at || (dat == at && dseq < seq)) {
+			at, seq, ok, link = dat, dseq, true, s.down
+		}
 		next := -1
 		if i := s.firstTimer; i >= 0 {
 			if t := &s.timers[i]; !ok || t.Before(at, seq) {
@@ -350,12 +350,15 @@ func (s *Session) Run(until sim.Time) error {
 		}
 		s.now = at
 		if next >= 0 {
-			s.timers[next].Armed, s.timersMoved = false, true
+			s.timers[next], s.timersMoved = disarmed, true
 			s.fire(next)
 			continue
 		}
-		_, ev, _ := s.q.Pop()
-		s.handle(ev)
+		if link == s.up {
+			s.deliver(s.up, "up")
+		} else {
+			s.deliver(s.down, "down")
+		}
 	}
 	if s.err == nil && s.now < until {
 		s.now = until
@@ -378,15 +381,6 @@ func (s *Session) fire(timer int) {
 	case tWander:
 		s.wander()
 		s.arm(tWander, s.now.Add(time.Second))
-	}
-}
-
-func (s *Session) handle(ev event) {
-	switch ev.kind {
-	case evUp:
-		s.deliver(s.up, "up")
-	case evDown:
-		s.deliver(s.down, "down")
 	}
 }
 
@@ -440,22 +434,35 @@ func (s *Session) rearm(i int, at sim.Time) {
 	s.arm(i, at)
 }
 
-// arm sets timer i to at, ordered as if pushed onto the queue now.
+// arm sets timer i to at, ordered after every event scheduled so far.
 func (s *Session) arm(i int, at sim.Time) {
-	sim.Arm(&s.timers[i], &s.q, at)
+	s.timers[i].Set(at, &s.order)
 	s.timersMoved = true
 }
 
+// disarmed is a timer not armed: its key is the latest there is.
+var disarmed = sim.Timer{At: math.MaxInt64, Seq: math.MaxUint64}
+
 // earliestTimer is the armed timer with the earliest (time, sequence)
-// key, or -1 when none is armed (no two keys are equal).
+// key, or -1 when none is armed (no two keys are equal). A disarmed
+// timer's key is the latest there is, so a knockout of three compares
+// finds it, without a loop or a test of Armed in each.
 func (s *Session) earliestTimer() int {
-	first := -1
-	for i := range s.timers {
-		if t := &s.timers[i]; t.Armed && (first < 0 || t.Before(s.timers[first].At, s.timers[first].Seq)) {
-			first = i
-		}
+	t := &s.timers
+	a, b := tFrame, tSample
+	if t[tServer].Before(t[tFrame].At, t[tFrame].Seq) {
+		a = tServer
 	}
-	return first
+	if t[tWander].Before(t[tSample].At, t[tSample].Seq) {
+		b = tWander
+	}
+	if t[b].Before(t[a].At, t[a].Seq) {
+		a = b
+	}
+	if !t[a].Armed {
+		return -1
+	}
+	return a
 }
 
 func (s *Session) frame() {
@@ -510,8 +517,8 @@ func (s *Session) serverStep() {
 	s.scheduleServer()
 }
 
-// send puts a copy of message *w on a link and schedules its deliveries
-// under the message ID it returns. (A pointer, and the copy made after the
+// send puts a copy of message *w on a link, which schedules its
+// deliveries under the message ID send returns. (A pointer, and the copy made after the
 // link's work: a message built just before and copied at once would stall
 // the copy's wide loads on store forwarding.)
 func (s *Session) send(l *netem.Link, dir string, w *wire, size int) int32 {
@@ -527,17 +534,12 @@ func (s *Session) send(l *netem.Link, dir string, w *wire, size int) int32 {
 	m := &s.msgs[id]
 	*m = *w
 	m.sentAt, m.refs = s.now, uint8(res.Scheduled)
-	kind := evUp
 	if l == s.down {
-		kind = evDown
 		// The round trip pairs it with the latest uplink packet sent
 		// strictly before it.
 		m.upDelay, m.hasUp = s.m.upDelayBefore(s.now)
 	} else {
 		s.m.sentUp(s.now, &res)
-	}
-	for i := range res.Scheduled {
-		s.q.Push(res.At[i], event{kind: kind})
 	}
 	if s.OnSend != nil {
 		r := SendRecord{Dir: dir, Seq: res.Seq, Kind: wireNames[w.kind], Size: size, SentAt: s.now, Fate: res.Fate}

@@ -259,6 +259,39 @@ func BenchmarkSessionHour(b *testing.B) {
 	}
 }
 
+// BenchmarkSessionHourWatched is BenchmarkSessionHour with a sample
+// watcher (OnSample), as diagnose and the timeline run a session: every
+// window's sample is built. The 60hz case scales smoothing by the frame's
+// length (client.alpha_per=60hz), a fix diagnose tries.
+func BenchmarkSessionHourWatched(b *testing.B) {
+	cases := append(benchCases[:len(benchCases):len(benchCases)], struct {
+		name string
+		sets []string
+	}{"jitter+60hz", []string{jittery, "link.jitter=20ms", "link.loss=1%", "client.alpha_per=60hz"}})
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			cfg := config(b, time.Hour, c.sets...)
+			b.ReportAllocs()
+			rt := startRealtime()
+			n := 0
+			for b.Loop() {
+				s, err := New(cfg, 50*time.Millisecond)
+				if err != nil {
+					b.Fatal(err)
+				}
+				s.OnSample = func(*metrics.Sample) { n++ }
+				if err := s.Run(sim.Time(time.Hour)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			rt.stop(b, time.Hour)
+			if n == 0 {
+				b.Fatal("no sample watched")
+			}
+		})
+	}
+}
+
 // FuzzSet: no key or value panics; an accepted value leaves a valid
 // configuration whose Get reads back a value Set accepts again.
 func FuzzSet(f *testing.F) {

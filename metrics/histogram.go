@@ -49,7 +49,9 @@ func (h *Histogram) Add(v float64) {
 	}
 	h.counts[i]++
 	h.n++
-	h.max = max(h.max, v) // v ≥ +0 and not NaN here
+	if v > h.max { // max(max, v) for both ≥ +0 and not NaN, without its sign blend
+		h.max = v
+	}
 }
 
 // Reset empties h (same Unit), keeping its buckets.
@@ -69,8 +71,7 @@ func (h *Histogram) index(v float64) int {
 	// Shifted down to those bits, x's bits read exp·128 + sub (its sign is
 	// 0), so the bucket 128·(e+1) + sub is that minus 1029·128; e ≥ octaves
 	// lands in the last bucket.
-	i := int(math.Float64bits(x)>>(52-subBits)) - (1023+subBits-1)<<subBits
-	return min(i, nBuckets-1)
+	return min(int(math.Float64bits(x)>>(52-subBits))-(1023+subBits-1)<<subBits, nBuckets-1)
 }
 
 // bounds returns bucket i's lower bound and width.

@@ -104,6 +104,7 @@ type Link struct {
 	maxSeen uint64 // highest Seq delivered so far
 
 	flight sim.Queue[flight]
+	order  *sim.Order // the order the caller shares (ShareOrder), or nil
 	c      Counters
 	tr     traceState // trace mode (trace.go)
 }
@@ -202,6 +203,19 @@ func (l *Link) InFlight() int { return l.flight.Len() }
 // NextDelivery returns the earliest scheduled delivery time.
 func (l *Link) NextDelivery() (sim.Time, bool) { return l.flight.Peek() }
 
+// ShareOrder makes the link order its copies in flight by sequence
+// numbers drawn from o, one per copy scheduled, in the order Send
+// schedules them (until the next Reset): a caller whose own events and
+// other links draw from o too can then wake the link at each copy from
+// [Link.NextKey], in the one (time, sequence) order of all its events,
+// without a queue of its own for the deliveries.
+func (l *Link) ShareOrder(o *sim.Order) { l.order = o }
+
+// NextKey returns the earliest scheduled copy's delivery time and
+// sequence number (see [Link.ShareOrder]); ok is false when none is in
+// flight.
+func (l *Link) NextKey() (at sim.Time, seq uint64, ok bool) { return l.flight.PeekKey() }
+
 // Send hands a packet to the link at now.
 func (l *Link) Send(now sim.Time, pkt Packet) SendResult {
 	var res SendResult
@@ -282,7 +296,12 @@ func (l *Link) SendInto(res *SendResult, now sim.Time, pkt Packet) {
 		}
 		l.lastAt = max(l.lastAt, at)
 		res.Fate[c] = FateScheduled
-		l.flight.Push(at, flight{id: pkt.ID, seq: l.seq, sentAt: now, sizeCopy: uint64(uint32(pkt.Size))<<1 | uint64(c)})
+		f := flight{id: pkt.ID, seq: l.seq, sentAt: now, sizeCopy: uint64(uint32(pkt.Size))<<1 | uint64(c)}
+		if l.order != nil {
+			l.flight.PushSeq(at, l.order.Next(), f)
+		} else {
+			l.flight.Push(at, f)
+		}
 		res.At[res.Scheduled] = at
 		res.Scheduled++
 	}

@@ -3,6 +3,7 @@ package netem
 import (
 	"errors"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -722,5 +723,44 @@ func TestUncorrelatedUniformJitterDrawsOneUniformNumber(t *testing.T) {
 			t.Fatalf("correlated packet %d: delay %v outside 50 ± 20 ms", i, d)
 		}
 		l.Deliver(r.At[0])
+	}
+}
+
+// Two links sharing an Order hand out their copies in the one (time,
+// sequence) order: by delivery time, and at the same instant in the order
+// they were sent, whichever link carried them; a timer set from the same
+// Order between two sends goes between them.
+func TestShareOrderMergesLinksBySendOrder(t *testing.T) {
+	var o sim.Order
+	a, _ := New(1, "up", Params{Latency: 10 * time.Millisecond})
+	b, _ := New(1, "down", Params{Latency: 5 * time.Millisecond})
+	a.ShareOrder(&o)
+	b.ShareOrder(&o)
+	ms := func(n int) sim.Time { return sim.Time(time.Duration(n) * time.Millisecond) }
+	a.Send(ms(0), Packet{ID: 1}) // due at 10
+	b.Send(ms(5), Packet{ID: 2}) // due at 10, sent after 1
+	var timer sim.Timer
+	timer.Set(ms(10), &o)        // at 10, after 1 and 2
+	a.Send(ms(0), Packet{ID: 3}) // due at 10, after the timer
+	b.Send(ms(1), Packet{ID: 4}) // due at 6: first
+	var got []uint64
+	for {
+		at, seq, ok := a.NextKey()
+		l := a
+		if bt, bs, bok := b.NextKey(); bok && (!ok || bt < at || (bt == at && bs < seq)) {
+			at, seq, ok, l = bt, bs, true, b
+		}
+		if timer.Armed && (!ok || timer.Before(at, seq)) {
+			got, timer.Armed = append(got, 0), false
+			continue
+		}
+		if !ok {
+			break
+		}
+		d, _ := l.Deliver(at)
+		got = append(got, d.ID)
+	}
+	if want := []uint64{4, 1, 2, 0, 3}; !slices.Equal(got, want) {
+		t.Fatalf("order %v, want %v (0 is the timer)", got, want)
 	}
 }

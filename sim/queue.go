@@ -44,6 +44,14 @@ func (q *Queue[T]) Reset() {
 // Push schedules v at time at.
 func (q *Queue[T]) Push(at Time, v T) {
 	q.seq++
+	q.PushSeq(at, q.seq, v)
+}
+
+// PushSeq schedules v at time at under sequence number seq, drawn by the
+// caller from an [Order] that other queues and timers share (so their
+// events can be ordered together), and larger than any q holds. A queue
+// is pushed either way, not both.
+func (q *Queue[T]) PushSeq(at Time, seq uint64, v T) {
 	i := len(q.items)
 	q.items = append(q.items, item[T]{})
 	items := q.items
@@ -59,7 +67,7 @@ func (q *Queue[T]) Push(at Time, v T) {
 		i = p
 	}
 	it := &items[i] // field by field: no wide copy of a just-built temporary
-	it.at, it.seq, it.v = at, q.seq, v
+	it.at, it.seq, it.v = at, seq, v
 }
 
 // Peek returns the time of the earliest event; ok is false if q is empty.
@@ -152,6 +160,23 @@ type Timer struct {
 	At    Time
 	Seq   uint64
 	Armed bool
+}
+
+// Order draws the sequence numbers that order same-instant events across
+// the queues ([Queue.PushSeq]) and timers ([Timer.Set]) that share it:
+// the earlier drawn goes first. The zero Order is ready.
+type Order struct{ seq uint64 }
+
+// Next draws the next sequence number.
+func (o *Order) Next() uint64 {
+	o.seq++
+	return o.seq
+}
+
+// Set sets the timer to at, ordered as if pushed now onto the queues that
+// share o.
+func (t *Timer) Set(at Time, o *Order) {
+	t.At, t.Seq, t.Armed = at, o.Next(), true
 }
 
 // Arm sets the timer to at, ordered as if pushed onto q now.

@@ -317,3 +317,30 @@ func TestSecondsIsDurationSeconds(t *testing.T) {
 		}
 	}
 }
+
+// A Grid gives GridTime's instants bit for bit, whether k counts up by
+// one (the carried remainder), repeats, jumps, goes back or is negative,
+// and when the rate changes.
+func TestGridIsGridTime(t *testing.T) {
+	var g Grid
+	check := func(k, n int64) {
+		t.Helper()
+		if got, want := g.Time(k, n), GridTime(k, n); got != want {
+			t.Fatalf("Grid.Time(%d, %d) = %d, GridTime %d", k, n, got, want)
+		}
+	}
+	for _, n := range []int64{1, 3, 7, 30, 60, 144, 1000, 999_999_937, 2_000_000_000, 3_000_000_001} {
+		for k := int64(0); k < 5000; k++ {
+			check(k, n)
+		}
+		check(4999, n)            // the same k again
+		check(1<<30, n)           // a jump
+		check(1<<30+1, n)         // and on by one from there
+		check(17, n)              // back
+		check(-5, n)              // negative
+		check(-4, n)              // on from a negative
+		check(3600*24*365*100, n) // a century of ticks
+	}
+	check(5, 60)
+	check(6, 61) // the rate changes between two consecutive k
+}

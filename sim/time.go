@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math/bits"
 	"time"
 )
 
@@ -45,4 +46,51 @@ func (t Time) String() string {
 func GridTime(k int64, perSecond int64) Time {
 	// k·1e9/n with rounding, in 128-bit to avoid overflow for long runs.
 	return Time(mulDivRound(k, 1e9, perSecond))
+}
+
+// Grid gives GridTime(k, perSecond) for a k that mostly counts up by one
+// (a client's frames): the next instant is the last one plus 1s/n in
+// whole nanoseconds and a carried remainder, not a 128-bit division. The
+// result is GridTime's, bit for bit. The zero Grid is ready.
+type Grid struct {
+	n     int64  // ticks per second of the instant kept; 0 when none is
+	k     int64  // its index (≥ 0)
+	t     Time   // GridTime(k, n)
+	r, n2 uint64 // t is (2·k·1e9 + n) div 2n, r the remainder; n2 = 2n
+	q, d  uint64 // 2e9 = 2n·q + d: the numerator's step
+}
+
+// Time returns GridTime(k, perSecond).
+func (g *Grid) Time(k, perSecond int64) Time {
+	if g.n == perSecond && k == g.k+1 { // inlined: the next instant
+		g.k++
+		g.t += Time(g.q)
+		g.r += g.d
+		if g.r >= g.n2 {
+			g.t++
+			g.r -= g.n2
+		}
+		return g.t
+	}
+	return g.at(k, perSecond)
+}
+
+// at is Time for any k, out of line.
+func (g *Grid) at(k, perSecond int64) Time {
+	if g.n == perSecond && k == g.k {
+		return g.t
+	}
+	if k < 0 || perSecond <= 0 {
+		g.n = 0
+		return GridTime(k, perSecond)
+	}
+	// GridTime rounds halves away from zero: for k ≥ 0 that is
+	// floor((2·k·1e9 + n) / 2n), kept with its remainder.
+	n2 := 2 * uint64(perSecond)
+	hi, lo := bits.Mul64(uint64(k), 2e9)
+	var carry uint64
+	lo, carry = bits.Add64(lo, uint64(perSecond), 0)
+	q, r := bits.Div64(hi+carry, lo, n2)
+	*g = Grid{n: perSecond, k: k, t: Time(q), r: r, n2: n2, q: 2e9 / n2, d: 2e9 % n2}
+	return g.t
 }
