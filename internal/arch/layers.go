@@ -18,7 +18,7 @@ var Layers = []Layer{
 		[]string{"motion", "proto", "netem", "server", "client", "observer", "metrics"}},
 	{"inputs and files", "what comes from outside: scenarios, recordings, captures, a real game's telemetry",
 		[]string{"scenarios", "recordings", "trace", "fit", "telemetry"}},
-	{"the session", "a client, a server and two links on one event queue; the parameter registry; the report card",
+	{"the session", "a client, a server and two links in one order of events; the parameter registry; the report card",
 		[]string{"lab"}},
 	{"comparisons", "many sessions over seeds: A/B, sweeps, diagnose, gates, reports",
 		[]string{"batch", "diagnose", "check", "report"}},
