@@ -38,6 +38,39 @@ func proxySummaryRows(t *testing.T, out string) map[string]proxyRow {
 	return rows
 }
 
+// proxyResult is how a 'lab proxy' process ended: its exit status and
+// what it wrote.
+type proxyResult struct {
+	code     int
+	out, err string
+}
+
+// proxyProcess starts 'lab proxy args…' in a process of its own, as it runs
+// outside tests, and sends how it ended. In the test binary the relay would
+// share Go's scheduler with the package's parallel tests: with the Ps busy
+// simulating, its goroutine waited in the run queue and wrote copies up to
+// 600 ms late (TestFitRoundTripFromTheProxy at -test.parallel 4), and a
+// datagram read that late is stamped before frames its pcap has already
+// written.
+func proxyProcess(t *testing.T, args ...string) <-chan proxyResult {
+	t.Helper()
+	cmd, stdout, stderr := labProcess(t, append([]string{"proxy"}, args...)...)
+	done := make(chan proxyResult, 1)
+	go func() {
+		out, _ := io.ReadAll(stdout)
+		code := 0
+		if err := cmd.Wait(); err != nil {
+			code = -1
+			var exit *exec.ExitError
+			if errors.As(err, &exit) {
+				code = exit.ExitCode()
+			}
+		}
+		done <- proxyResult{code, string(out), stderr.String()}
+	}()
+	return done
+}
+
 // runProxyWithCaptures relays 300 datagrams from a client to an echo
 // server through links that lose and duplicate, writing --pcap and
 // --record, and returns the proxy's output and the two files.
@@ -47,16 +80,8 @@ func runProxyWithCaptures(t *testing.T) (out, pcapPath, recPath string, listenPo
 	pcapPath, recPath = filepath.Join(dir, "relay.pcapng"), filepath.Join(dir, "relay.jlrec")
 	listenPort = freePort(t)
 	listen, server := loopback(listenPort), echoServer(t)
-	type result struct {
-		code     int
-		out, err string
-	}
-	done := make(chan result, 1)
-	go func() {
-		code, out, errOut := runLab(t, "proxy", "--listen", listen, "--to", server, "--duration", "1500ms", "--seed", "3",
-			"--set", "link.latency=5ms", "--set", "link.loss=10%", "--set", "link.duplicate=10%", "--pcap", pcapPath, "--record", recPath)
-		done <- result{code, out, errOut}
-	}()
+	done := proxyProcess(t, "--listen", listen, "--to", server, "--duration", "1500ms", "--seed", "3",
+		"--set", "link.latency=5ms", "--set", "link.loss=10%", "--set", "link.duplicate=10%", "--pcap", pcapPath, "--record", recPath)
 	client, err := net.Dial("udp", listen)
 	if err != nil {
 		t.Fatal(err)

@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -25,6 +28,15 @@ func TestMain(m *testing.M) {
 		code := realMain(os.Args[1:], os.Stdout, os.Stderr)
 		testmem.ReportPeakRSS() // when asked to (labLimited)
 		os.Exit(code)
+	}
+	// Most of the package's parallel tests wait on the wall clock (relays,
+	// child processes, tmux), not on the CPU: twice as many as cores run at
+	// once unless -test.parallel says otherwise.
+	flag.Parse()
+	parallelSet := false
+	flag.Visit(func(f *flag.Flag) { parallelSet = parallelSet || f.Name == "test.parallel" })
+	if !parallelSet {
+		flag.Set("test.parallel", strconv.Itoa(2*runtime.GOMAXPROCS(0)))
 	}
 	code := m.Run()
 	if builtLab.binDir != "" {
