@@ -54,11 +54,7 @@ var counters = []counter{
 func counterDiffs(a, b *Arm) []string {
 	out := []string{}
 	for _, c := range counters {
-		x, y := make([]float64, len(a.Runs)), make([]float64, len(b.Runs))
-		for i := range a.Runs {
-			x[i], y[i] = c.get(&a.Runs[i]), c.get(&b.Runs[i])
-		}
-		if d := stats.PairedMin(x, y, 0.5); d.Significant {
+		if d := stats.PairedMin(runValues(a, c.get), runValues(b, c.get), 0.5); d.Significant {
 			out = append(out, c.name+" "+plain(d, 0))
 		}
 	}

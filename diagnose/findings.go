@@ -140,11 +140,7 @@ func rank(fs []Finding) {
 
 // perSeed computes f of every reference run.
 func perSeed(r *Result, f func(s *lab.Summary) float64) stats.Interval {
-	vs := make([]float64, len(r.Reference.Runs))
-	for i := range r.Reference.Runs {
-		vs[i] = f(&r.Reference.Runs[i])
-	}
-	return stats.Mean(vs)
+	return stats.Mean(seedValues(r, f))
 }
 
 // perTrace computes f of every reference run's trace.
@@ -160,12 +156,9 @@ func traceValues(r *Result, f func(t *Trace) float64) []float64 {
 	return vs
 }
 
+// seedValues computes f of every reference run, in seed order.
 func seedValues(r *Result, f func(s *lab.Summary) float64) []float64 {
-	vs := make([]float64, len(r.Reference.Runs))
-	for i := range r.Reference.Runs {
-		vs[i] = f(&r.Reference.Runs[i])
-	}
-	return vs
+	return runValues(r.Reference, f)
 }
 
 // percent writes a share in % over the seeds: "13.8 ± 3.1 %", or, when the
@@ -664,15 +657,6 @@ func correctionsPerMin(s *lab.Summary) float64 {
 	return c.CorrectionsSmallPerMin + c.CorrectionsMediumPerMin + c.CorrectionsLargePerMin
 }
 
-// armCorrections is every run's corrections a minute.
-func armCorrections(a *Arm) []float64 {
-	vs := make([]float64, len(a.Runs))
-	for i := range a.Runs {
-		vs[i] = correctionsPerMin(&a.Runs[i])
-	}
-	return vs
-}
-
 // consumeChange is the prediction that spends each input once, in order.
 const consumeChange = "client.predict=consume"
 
@@ -690,16 +674,16 @@ func predictLatestRule(d *diag, r *Result) (Finding, bool) {
 	if c.Client.Predict != client.Attribute || d.timelineTouches("client.predict") {
 		return Finding{}, false
 	}
-	ref := armCorrections(r.Reference)
-	if stats.Mean(ref).Lo() <= correctionFloor {
+	ref := seedValues(r, correctionsPerMin)
+	if stats.Mean(ref).Lo() <= correctionFloor() {
 		return Finding{}, false
 	}
 	i := slices.IndexFunc(r.Changes, func(ch Change) bool { return ch.Set == consumeChange })
 	if i < 0 {
 		return Finding{}, false
 	}
-	with := armCorrections(r.Changes[i].arm)
-	if dd := stats.PairedMin(ref, with, correctionFloor); !dd.Significant || dd.Mean >= 0 {
+	with := runValues(r.Changes[i].arm, correctionsPerMin)
+	if dd := stats.PairedMin(ref, with, correctionFloor()); !dd.Significant || dd.Mean >= 0 {
 		return Finding{}, false // the prediction's input is not what the server corrects
 	}
 	text := fmt.Sprintf("the server corrected the prediction %s times a minute: the client predicts each %g ms step with "+
@@ -710,7 +694,7 @@ func predictLatestRule(d *diag, r *Result) (Finding, bool) {
 		for _, p := range r.Pairs {
 			if slices.Contains(p.Sets, consumeChange) && slices.Contains(p.Sets, "server.inputs=queue") && p.VsReference.arm != nil {
 				text += fmt.Sprintf("; the rest come with the server's overwrites: with server.inputs=queue too, each input "+
-					"applied once on both sides, %s", stats.Mean(armCorrections(p.VsReference.arm)).Format(1))
+					"applied once on both sides, %s", stats.Mean(runValues(p.VsReference.arm, correctionsPerMin)).Format(1))
 				break
 			}
 		}
@@ -722,5 +706,8 @@ func predictLatestRule(d *diag, r *Result) (Finding, bool) {
 const predictLatestName = "predict-latest-input"
 
 // correctionFloor is the smallest number of corrections a minute that is
-// a mechanism at work (the report card's floor for 1–10 cm corrections).
-const correctionFloor = 5.0
+// a mechanism at work: the floor of the 1–10 cm corrections (Floors).
+func correctionFloor() float64 {
+	m, _ := LookupMetric("corrections_1_to_10cm_per_min")
+	return m.floorOf().Min
+}

@@ -386,7 +386,7 @@ func TestPredictingWithTheLatestInputIsWhatTheServerCorrects(t *testing.T) {
 			return session(t, cfg, nil)
 		}
 		latest, consume := run("attribute"), run("consume")
-		if correctionsPerMin(&latest) >= 10*correctionFloor {
+		if correctionsPerMin(&latest) >= 10*correctionFloor() {
 			corrected++
 		}
 		if n := correctionsPerMin(&consume); n != 0 {
@@ -395,7 +395,7 @@ func TestPredictingWithTheLatestInputIsWhatTheServerCorrects(t *testing.T) {
 	}
 	t.Logf("%d of 8 seeds corrected", corrected)
 	if corrected < 4 {
-		t.Errorf("predicting with the latest input: %d of 8 seeds corrected %v times a minute or more; want most", corrected, 10*correctionFloor)
+		t.Errorf("predicting with the latest input: %d of 8 seeds corrected %v times a minute or more; want most", corrected, 10*correctionFloor())
 	}
 }
 

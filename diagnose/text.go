@@ -84,15 +84,14 @@ func (r *Result) headline(brief bool) string {
 	// findings whose changes reach the game underneath.
 	lead, link, nth := "", r.Findings, "first"
 	if i := slices.IndexFunc(r.Findings, func(f Finding) bool { return f.Problem && f.PresentationOnly }); i >= 0 {
-		lead = r.presentationLead(r.Findings[i], ordinal(i), brief) + " "
-		link = nil
-		for _, f := range r.Findings {
+		lead, link = r.presentationLead(r.Findings[i], ordinal(i), brief)+" ", nil
+		for j, f := range r.Findings {
 			if !f.PresentationOnly {
+				if link == nil {
+					nth = ordinal(j)
+				}
 				link = append(link, f)
 			}
-		}
-		if len(link) > 0 {
-			nth = ordinal(slices.IndexFunc(r.Findings, func(f Finding) bool { return !f.PresentationOnly }))
 		}
 	}
 	return lead + r.linkHeadline(link, nth, lead != "", brief)
