@@ -91,6 +91,7 @@ type event struct {
 func bareLoop(cfg *Config) int {
 	var (
 		q      sim.Queue[event]
+		order  sim.Order // the session's: one sequence for the queue and the timers
 		timers [nTimers]sim.Timer
 		frames int64
 		n      int
@@ -105,12 +106,12 @@ func bareLoop(cfg *Config) int {
 		if jit > 0 {
 			d += time.Duration(float64(2*r.Float64()-1) * float64(jit))
 		}
-		q.Push(now.Add(max(d, 0)), event{kind: kind})
+		q.PushSeq(now.Add(max(d, 0)), order.Next(), event{kind: kind})
 	}
-	sim.Arm(&timers[tFrame], &q, 0)
-	sim.Arm(&timers[tServer], &q, 0)
-	sim.Arm(&timers[tSample], &q, sim.Time(50*time.Millisecond))
-	sim.Arm(&timers[tWander], &q, sim.Time(time.Second))
+	timers[tFrame].Set(0, &order)
+	timers[tServer].Set(0, &order)
+	timers[tSample].Set(sim.Time(50*time.Millisecond), &order)
+	timers[tWander].Set(sim.Time(time.Second), &order)
 	until := sim.Time(cfg.Duration)
 	for {
 		at, seq, ok := q.PeekKey()
@@ -136,14 +137,14 @@ func bareLoop(cfg *Config) int {
 				send(at, evUp, cfg.Up.Loss, cfg.Up.Latency, cfg.Up.Jitter)
 			}
 			frames++
-			sim.Arm(&timers[tFrame], &q, sim.GridTime(frames, 60))
+			timers[tFrame].Set(sim.GridTime(frames, 60), &order)
 		case tServer:
 			send(at, evDown, cfg.Down.Loss, cfg.Down.Latency, cfg.Down.Jitter)
-			sim.Arm(&timers[tServer], &q, at.Add(cfg.Server.Tick))
+			timers[tServer].Set(at.Add(cfg.Server.Tick), &order)
 		case tSample:
-			sim.Arm(&timers[tSample], &q, at.Add(50*time.Millisecond))
+			timers[tSample].Set(at.Add(50*time.Millisecond), &order)
 		case tWander:
-			sim.Arm(&timers[tWander], &q, at.Add(time.Second))
+			timers[tWander].Set(at.Add(time.Second), &order)
 		}
 	}
 }

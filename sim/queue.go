@@ -86,14 +86,6 @@ func (q *Queue[T]) PeekKey() (at Time, seq uint64, ok bool) {
 	return q.items[0].at, q.items[0].seq, true
 }
 
-// NextSeq draws the next sequence number without pushing, for a caller that
-// keeps a periodic timer outside the heap (see [Timer]) but must order it
-// among the queued events exactly as if it had been pushed now.
-func (q *Queue[T]) NextSeq() uint64 {
-	q.seq++
-	return q.seq
-}
-
 // Top returns the earliest event's time and a pointer to its value, valid
 // until the queue next changes; ok is false if q is empty. With [Queue.Drop]
 // it is a Pop that reads the value in place instead of copying it out.
@@ -177,11 +169,6 @@ func (o *Order) Next() uint64 {
 // share o.
 func (t *Timer) Set(at Time, o *Order) {
 	t.At, t.Seq, t.Armed = at, o.Next(), true
-}
-
-// Arm sets the timer to at, ordered as if pushed onto q now.
-func Arm[T any](t *Timer, q *Queue[T], at Time) {
-	t.At, t.Seq, t.Armed = at, q.NextSeq(), true
 }
 
 // Before reports whether t fires before the event with key (at, seq).

@@ -231,22 +231,24 @@ func BenchmarkQueue(b *testing.B) {
 }
 
 func TestTimerOrdersWithQueuedEvents(t *testing.T) {
-	// A timer armed between two pushes at the same time fires between them.
+	// A timer set between two pushes at the same time, from the Order the
+	// queue is pushed with, fires between them.
 	var q Queue[string]
+	var o Order
 	var tm Timer
-	q.Push(10, "first")
-	Arm(&tm, &q, 10)
-	q.Push(10, "second")
+	q.PushSeq(10, o.Next(), "first")
+	tm.Set(10, &o)
+	q.PushSeq(10, o.Next(), "second")
 	at, seq, _ := q.PeekKey()
 	if tm.Before(at, seq) {
-		t.Fatal("timer armed after 'first' fires before it")
+		t.Fatal("timer set after 'first' fires before it")
 	}
 	q.Pop()
 	at, seq, _ = q.PeekKey()
 	if !tm.Before(at, seq) {
-		t.Fatal("timer armed before 'second' fires after it")
+		t.Fatal("timer set before 'second' fires after it")
 	}
-	Arm(&tm, &q, 9)
+	tm.Set(9, &o)
 	if !tm.Before(at, seq) {
 		t.Fatal("an earlier timer fires after a later event")
 	}
