@@ -58,15 +58,8 @@ func proxyProcess(t *testing.T, args ...string) <-chan proxyResult {
 	done := make(chan proxyResult, 1)
 	go func() {
 		out, _ := io.ReadAll(stdout)
-		code := 0
-		if err := cmd.Wait(); err != nil {
-			code = -1
-			var exit *exec.ExitError
-			if errors.As(err, &exit) {
-				code = exit.ExitCode()
-			}
-		}
-		done <- proxyResult{code, string(out), stderr.String()}
+		cmd.Wait() // the exit status is in ProcessState (-1: killed by a signal)
+		done <- proxyResult{cmd.ProcessState.ExitCode(), string(out), stderr.String()}
 	}()
 	return done
 }
