@@ -2,10 +2,12 @@ package fit
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,6 +15,7 @@ import (
 
 	"jitterlab/detmath"
 	"jitterlab/internal/golden"
+	"jitterlab/netem"
 	"jitterlab/trace"
 )
 
@@ -556,4 +559,73 @@ func readRun(t *testing.T) *trace.Trace {
 		t.Fatal(err)
 	}
 	return tr
+}
+
+// uniformDelay is 40 ± 10 ms, uniform.
+func uniformDelay(_ int, r *rand.Rand) int64 { return int64(40e6 + float64(20e6*(r.Float64()-0.5))) }
+
+// A few dozen uniform delays do not tell uniform from normal: the report
+// and the scenario name the one not picked as fitting too, with its own
+// jitter (a σ, not a half-width), so a second capture of the same path
+// that picks the other is no news. Thousands of them do, and then neither
+// says it.
+func TestLawsTheDelaysCannotTellApartAreNamed(t *testing.T) {
+	for _, n := range []int{60, 4000} {
+		res, err := Fit(synthetic(n, uniformDelay, func(int, *rand.Rand) bool { return false }), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := res.Dirs[0]
+		best, also := d.Candidates[d.Best], d.AlsoFit()
+		limit := max(d.KSCrit, ksVisible)
+		for _, a := range also {
+			if a.KS > limit || a.Dist == best.Dist {
+				t.Errorf("%d delays: %v (KS %.4f) named as fitting too, limit %.4f, best %v", n, a.Dist, a.KS, limit, best.Dist)
+			}
+		}
+		verdict := d.Verdicts[0].Text
+		var toml strings.Builder
+		if err := res.WriteScenario(&toml); err != nil {
+			t.Fatal(err)
+		}
+		if n > 1000 {
+			if best.Dist != netem.Uniform || len(also) > 0 || strings.Contains(verdict, "so do") || strings.Contains(toml.String(), "fits as well") {
+				t.Errorf("%d uniform delays: best %v, also %v:\n%s\n%s", n, best.Dist, also, verdict, toml.String())
+			}
+			continue
+		}
+		// Few delays: uniform and normal both fit, one of them best.
+		other := netem.Normal
+		if best.Dist == netem.Normal {
+			other = netem.Uniform
+		} else if best.Dist != netem.Uniform {
+			t.Fatalf("%d uniform delays fitted as %v", n, best.Dist)
+		}
+		i := slices.IndexFunc(also, func(a Candidate) bool { return a.Dist == other })
+		if i < 0 {
+			t.Fatalf("%d uniform delays: %v (best) named alone; candidates %+v, limit %.4f", n, best.Dist, d.Candidates, limit)
+		}
+		o := also[i]
+		if want := fmt.Sprintf("%v (%.4f, jitter %.3f ms)", other, o.KS, o.Jitter/1e6); !strings.Contains(verdict, want) || !strings.Contains(verdict, "the half-width under uniform") {
+			t.Errorf("%d delays: verdict %q\nwant it to name %q and what jitter measures under each", n, verdict, want)
+		}
+		if line := fmt.Sprintf("up.jitter_dist = %q, up.latency = %q, up.jitter = %q", other.String(), durText(roundDur(o.Latency)), durText(roundDur(o.Jitter))); !strings.Contains(toml.String(), line) {
+			t.Errorf("%d delays: the scenario does not give %v's keys %q:\n%s", n, other, line, toml.String())
+		}
+	}
+}
+func TestJitterMeasuresGroupsTheDistributions(t *testing.T) {
+	cs := []Candidate{{Dist: netem.Normal}, {Dist: netem.Uniform}, {Dist: netem.Pareto}, {Dist: netem.Exponential}}
+	want := "σ under normal and pareto, the half-width under uniform, the mean under exponential"
+	if got := jitterMeasures(cs); got != want {
+		t.Errorf("jitterMeasures = %q, want %q", got, want)
+	}
+	for _, c := range []struct {
+		in   []string
+		want string
+	}{{nil, ""}, {[]string{"a"}, "a"}, {[]string{"a", "b"}, "a and b"}, {[]string{"a", "b", "c"}, "a, b and c"}} {
+		if got := andList(c.in); got != c.want {
+			t.Errorf("andList(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
 }

@@ -1,8 +1,11 @@
 package fit
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"jitterlab/detmath"
@@ -20,6 +23,58 @@ const reorderVisible = 0.005
 // TraceSuggestion is what a misfit suggests.
 const TraceSuggestion = "a parametric link cannot reproduce this; replay the capture itself (trace mode: --set up.trace=FILE, down.trace=FILE) or fit shorter periods"
 
+// AlsoFit is the distributions other than the best that pass the delay
+// test the best passes (a KS distance at most the larger of the 5 %
+// critical value and ksVisible), nearest first; none when the best is a
+// misfit. The delays do not tell them apart from the best: the best is
+// only the nearest, and another capture of the same path may pick another.
+func (d *Dir) AlsoFit() []Candidate {
+	limit := max(d.KSCrit, ksVisible)
+	if len(d.Candidates) == 0 || d.Candidates[d.Best].KS > limit {
+		return nil
+	}
+	var also []Candidate
+	for i, c := range d.Candidates {
+		if i != d.Best && c.KS <= limit {
+			also = append(also, c)
+		}
+	}
+	slices.SortStableFunc(also, func(a, b Candidate) int { return cmp.Compare(a.KS, b.KS) })
+	return also
+}
+
+// jitterMeasures says what jitter measures under each candidate's
+// distribution, grouped: "the half-width under uniform, σ under normal and
+// pareto".
+func jitterMeasures(cs []Candidate) string {
+	var measures []string
+	byMeasure := map[string][]string{}
+	for _, c := range cs {
+		m := c.Dist.JitterMeasure()
+		if byMeasure[m] == nil {
+			measures = append(measures, m)
+		}
+		byMeasure[m] = append(byMeasure[m], c.Dist.String())
+	}
+	parts := make([]string, len(measures))
+	for i, m := range measures {
+		the := "the "
+		if m == "σ" {
+			the = ""
+		}
+		parts[i] = the + m + " under " + andList(byMeasure[m])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// andList joins "a", "a and b", "a, b and c".
+func andList(xs []string) string {
+	if len(xs) < 2 {
+		return strings.Join(xs, "")
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
+}
+
 // judge writes the plain verdicts.
 func (d *Dir) judge() {
 	add := func(misfit bool, format string, a ...any) {
@@ -30,7 +85,20 @@ func (d *Dir) judge() {
 		add(true, "delay: no distribution of the lab fits (best %s, KS distance %.4f > %.4f); the fitted link has the delays' centre and spread, not their shape (see the quantiles)",
 			best.Dist, best.KS, max(d.KSCrit, ksVisible))
 	} else {
-		add(false, "delay: %s fits (KS distance %.4f ≤ %.4f)", best.Dist, best.KS, max(d.KSCrit, ksVisible))
+		text := fmt.Sprintf("delay: %s fits (KS distance %.4f ≤ %.4f)", best.Dist, best.KS, max(d.KSCrit, ksVisible))
+		if also := d.AlsoFit(); len(also) > 0 {
+			names := make([]string, len(also))
+			for i, c := range also {
+				names[i] = fmt.Sprintf("%s (%.4f, jitter %.3f ms)", c.Dist, c.KS, c.Jitter/1e6)
+			}
+			verb := "do"
+			if len(also) == 1 {
+				verb = "does"
+			}
+			text += fmt.Sprintf(", and so %s %s: the delays cannot tell them apart; jitter is %s",
+				verb, andList(names), jitterMeasures(append([]Candidate{best}, also...)))
+		}
+		add(false, "%s", text)
 	}
 	if k := 5; len(d.ACF) >= k && d.ACFPairs[k-1] > 0 {
 		want := detmath.Pow(d.Rho, float64(k))

@@ -247,6 +247,10 @@ func (r *Result) WriteScenario(w io.Writer) error {
 		fmt.Fprintf(&b, "%slatency = %q\n", k, durText(pr.Latency))
 		fmt.Fprintf(&b, "%sjitter = %q\n", k, durText(pr.Jitter))
 		fmt.Fprintf(&b, "%sjitter_dist = %q\n", k, pr.JitterDist)
+		for _, c := range d.AlsoFit() {
+			fmt.Fprintf(&b, "# fits as well (KS distance %.4f): %sjitter_dist = %q, %slatency = %q, %sjitter = %q\n",
+				c.KS, k, c.Dist.String(), k, durText(roundDur(c.Latency)), k, durText(roundDur(c.Jitter)))
+		}
 		fmt.Fprintf(&b, "%sjitter_corr = %s\n", k, strconv.FormatFloat(math.Round(pr.JitterCorr*1000)/1000, 'f', -1, 64))
 		fmt.Fprintf(&b, "%sloss = %q\n", k, pct(pr.Loss))
 		fmt.Fprintf(&b, "%sloss_burst = %s\n", k, strconv.FormatFloat(burst, 'f', -1, 64))

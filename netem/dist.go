@@ -43,6 +43,19 @@ func (d Dist) String() string {
 	return "dist(?)"
 }
 
+// JitterMeasure is what the jitter parameter measures under d: the
+// half-width (uniform), σ (normal, pareto, paretonormal) or the mean
+// (exponential). The same jitter is a different spread under each.
+func (d Dist) JitterMeasure() string {
+	switch d {
+	case Uniform:
+		return "half-width"
+	case Exponential:
+		return "mean"
+	}
+	return "σ"
+}
+
 // DistNames lists the accepted names, for help texts and errors.
 func DistNames() []string { return distNames[:] }
 
