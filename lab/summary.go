@@ -174,6 +174,35 @@ func (sum *Summary) NoGame() string {
 		"the run is too short, or the input never drives", WarmUp, link)
 }
 
+// OffPace says, in plain words, that the client did not keep pace with
+// the server's ticks: its final tick offset is more than offPaceTicks and
+// more than offPaceShare of the ticks the server had stepped since login
+// by its latest state (the inputs sent plus the offset). The corrector
+// keeps a client that can keep pace within a few ticks whatever the
+// latency, so an offset that large grows with the run: the client sends
+// fewer inputs than the server steps (behind), or more (ahead). "" when it
+// kept pace, or never logged in.
+func (sum *Summary) OffPace() string {
+	off := sum.FinalOffset
+	steps := int64(sum.InputsSent) + int64(off)
+	if sum.InputsSent == 0 || steps <= 0 || abs(float64(off)) <= offPaceTicks || abs(float64(off)) <= float64(offPaceShare*float64(steps)) {
+		return ""
+	}
+	way := fmt.Sprintf("fell %d ticks behind", off)
+	if off < 0 {
+		way = fmt.Sprintf("ran %d ticks ahead of", -off)
+	}
+	return fmt.Sprintf("the client %s the server (the final tick offset): it sent %d inputs while the server stepped %d ticks; "+
+		"'lab diagnose' looks for why", way, sum.InputsSent, steps)
+}
+
+// The smallest final tick offset OffPace reports: more ticks than this,
+// and more than this share of the server's ticks since login.
+const (
+	offPaceTicks = 10
+	offPaceShare = 0.05
+)
+
 // WriteText prints the summary as readable tables.
 func (sum *Summary) WriteText(w io.Writer) error {
 	table := func(flags uint, rows func(tw *tabwriter.Writer)) error {
@@ -192,6 +221,9 @@ func (sum *Summary) WriteText(w io.Writer) error {
 				fmt.Fprintf(tw, "timeline entries overridden by --set\t%s\n", strings.Join(sum.Overridden, ", "))
 			}
 			if why := sum.NoGame(); why != "" {
+				fmt.Fprintf(tw, "warning: %s\n", why)
+			}
+			if why := sum.OffPace(); why != "" {
 				fmt.Fprintf(tw, "warning: %s\n", why)
 			}
 			if math.IsNaN(sum.Card.JudderMPS) {
