@@ -468,7 +468,9 @@ func (s *Session) earliestTimer() int {
 func (s *Session) frame() {
 	prev, snaps := s.cl.Visible(), s.cl.Snaps()
 	s.cl.Frame(s.nextFrameLocal)
-	s.m.frameRan(s.now)
+	if measured {
+		s.m.frameRan(s.now)
+	}
 	out := s.cl.Outbox()
 	for i := range out {
 		m := &out[i]
@@ -476,7 +478,9 @@ func (s *Session) frame() {
 		case client.MsgLogin:
 			s.send(s.up, "up", &wire{kind: wireLogin}, proto.LoginSize)
 		case client.MsgMoveInput:
-			s.m.inputSent(m.Move.Tick, m.Move.Input.Throttle)
+			if measured {
+				s.m.inputSent(m.Move.Tick, m.Move.Input.Throttle)
+			}
 			id := s.send(s.up, "up", &wire{kind: wireMove, move: m.Move}, m.Move.Size())
 			if m.Move.Redundant > 0 {
 				for len(s.earlier) <= int(id) {
@@ -486,7 +490,9 @@ func (s *Session) frame() {
 			}
 		}
 	}
-	s.m.frame(s.now, s.cl, &s.cfg, prev, snaps)
+	if measured {
+		s.m.frame(s.now, s.cl, &s.cfg, prev, snaps)
+	}
 	if s.cfg.View.Mode != observer.Off {
 		s.renderView()
 	}
@@ -503,14 +509,18 @@ func (s *Session) frame() {
 // times on the true clock.
 func (s *Session) renderView() {
 	pose, st := s.vw.Render(s.now)
-	s.m.view(s.now, pose, st, s.vw, s.sClock)
+	if measured {
+		s.m.view(s.now, pose, st, s.vw, s.sClock)
+	}
 }
 
 func (s *Session) serverStep() {
 	s.step.kind = wireState
 	ps := &s.step.state
 	broadcast := s.sv.StepInto(ps)
-	s.m.serverStep(s.now, ps)
+	if measured {
+		s.m.serverStep(s.now, ps)
+	}
 	if broadcast && s.serverKnowsClient {
 		s.send(s.down, "down", &s.step, ps.Size())
 	}
@@ -534,11 +544,13 @@ func (s *Session) send(l *netem.Link, dir string, w *wire, size int) int32 {
 	m := &s.msgs[id]
 	*m = *w
 	m.sentAt, m.refs = s.now, uint8(res.Scheduled)
-	if l == s.down {
+	switch {
+	case !measured:
+	case l == s.down:
 		// The round trip pairs it with the latest uplink packet sent
 		// strictly before it.
 		m.upDelay, m.hasUp = s.m.upDelayBefore(s.now)
-	} else {
+	default:
 		s.m.sentUp(s.now, &res)
 	}
 	if s.OnSend != nil {
@@ -586,14 +598,18 @@ func (s *Session) deliver(l *netem.Link, dir string) {
 		s.OnPacket(&PacketRecord{Dir: dir, Seq: d.Seq, Kind: wireNames[w.kind], SentAt: d.SentAt, Status: "delivered",
 			At: d.At, Copy: d.Copy, Reordered: d.Reordered})
 	}
-	s.m.delivered(l == s.up, &d, w.upDelay, w.hasUp)
+	if measured {
+		s.m.delivered(l == s.up, &d, w.upDelay, w.hasUp)
+	}
 	switch w.kind {
 	case wireLogin:
 		s.serverKnowsClient = true
 		// This send may reuse id and grow s.msgs: w is not read after it.
 		s.send(s.down, "down", &wire{kind: wireLoginAck, start: s.sv.Tick()}, proto.LoginAckSize)
 	case wireMove:
-		s.m.inputArrived(w.move.Tick, w.move.Redundant)
+		if measured {
+			s.m.inputArrived(w.move.Tick, w.move.Redundant)
+		}
 		var e proto.Earlier
 		if w.move.Redundant > 0 {
 			e = s.earlier[id]
@@ -611,6 +627,9 @@ func (s *Session) deliver(l *netem.Link, dir string) {
 
 // takeSample ends the sample window, and hands its sample to OnSample.
 func (s *Session) takeSample() {
+	if !measured {
+		return
+	}
 	if smp := s.m.endWindow(s.now, s.OnSample != nil, s.cl, s.sv, s.up, s.down); smp != nil {
 		s.OnSample(smp)
 	}

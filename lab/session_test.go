@@ -238,7 +238,9 @@ func TestSteadyStateDoesNotAllocate(t *testing.T) {
 // BenchmarkSessionHour simulates one hour of the default scenario (the
 // reference game on a perfect link), and of it on a jittery, lossy link,
 // with the full model per op. BenchmarkSessionHourBareLoop, which
-// -bench SessionHour runs alongside, is the floor to compare it with.
+// -bench SessionHour runs alongside, is the floor to compare it with;
+// built with -tags jitterlab_unmeasured (measured.go) it times the model
+// without its measurement.
 func BenchmarkSessionHour(b *testing.B) {
 	for _, c := range append(benchCases, variantBenchCases...) {
 		b.Run(c.name, func(b *testing.B) {
