@@ -617,7 +617,7 @@ func sameUnderneath(a, b *Arm) int {
 
 // presentationRule: a smoothing that chases the prediction (a lerp by a
 // share per frame, or a move at the input's speed) follows a pose that
-// moves in steps: one per prediction unit (client.cadence) and one per
+// moves in steps: one per prediction unit (the server's tick) and one per
 // correction. The drawn speed then pulses with the steps, which is judder
 // the prediction itself does not have. The counterfactual is the same
 // runs with the prediction drawn (moved on between its steps) and only a
@@ -647,7 +647,7 @@ func presentationRule(d *diag, r *Result) (Finding, bool) {
 		Text: fmt.Sprintf("the presentation: %s chases a prediction that moves only in %g ms steps and corrections, so "+
 			"the drawn speed pulses; drawing the prediction (%s), with the same game underneath on %d of %d seeds, "+
 			"%s goes from %s to %s",
-			how, ms(c.Cadence), drawPrediction, n, n, m.Label, r.Reference.Stat(m).Mean.Format(m.Prec),
+			how, ms(d.o.Base.Server.Tick), drawPrediction, n, n, m.Label, r.Reference.Stat(m).Mean.Format(m.Prec),
 			m.Quantity(drawn.Stat(m).Mean.Format(m.Prec)))}, true
 }
 
@@ -689,7 +689,7 @@ func predictLatestRule(d *diag, r *Result) (Finding, bool) {
 	text := fmt.Sprintf("the server corrected the prediction %s times a minute: the client predicts each %g ms step with "+
 		"the latest input it has sent (client.predict=attribute), not the input the server applies in that step; "+
 		"predicting each step with the next input not yet predicted (%s) leaves %s a minute",
-		stats.Mean(ref).Format(1), ms(c.Client.Cadence), consumeChange, stats.Mean(with).Format(1))
+		stats.Mean(ref).Format(1), ms(c.Server.Tick), consumeChange, stats.Mean(with).Format(1))
 	if c.Server.Inputs == server.Latest {
 		for _, p := range r.Pairs {
 			if slices.Contains(p.Sets, consumeChange) && slices.Contains(p.Sets, "server.inputs=queue") && p.VsReference.arm != nil {

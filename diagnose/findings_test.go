@@ -426,3 +426,35 @@ func TestPredictLatestNamedOnlyWhenConsumeLowersTheCorrections(t *testing.T) {
 		t.Errorf("a correction a minute, yet named: %q", f.Text)
 	}
 }
+
+// The prediction moves in steps of the server's tick (lab.Config hands
+// server.tick to the client as its cadence), so the findings that name
+// the step name server.tick, not the client's own default of 50 ms: on a
+// 33 ms server the presentation's lerp chases 33 ms steps and the
+// prediction is corrected per 33 ms step.
+func TestFindingsNameTheServerTickAsThePredictionStep(t *testing.T) {
+	judder, _ := LookupMetric("judder_mps")
+	d := &diag{o: options(t, "", "server.tick=33ms"), primary: judder}
+	mk := func(judders, perMin []float64) *Arm {
+		a := &Arm{}
+		for i := range judders {
+			s := lab.Summary{Seed: uint64(i + 1)}
+			s.Card.CorrectionsMediumPerMin = perMin[i]
+			a.Runs = append(a.Runs, s)
+		}
+		a.Card = []batch.MetricStat{{Name: "judder_mps", Mean: stats.Mean(judders), PerSeed: judders}}
+		return a
+	}
+	ref := mk([]float64{0.50, 0.52, 0.48, 0.51, 0.49}, []float64{500, 520, 480, 510, 490})
+	drawn := mk([]float64{0.30, 0.31, 0.29, 0.30, 0.30}, []float64{500, 520, 480, 510, 490})
+	consume := mk([]float64{0.40, 0.41, 0.39, 0.40, 0.40}, []float64{250, 260, 240, 255, 245})
+	r := &Result{Reference: ref, Changes: []Change{{Set: drawPrediction, arm: drawn}, {Set: consumeChange, arm: consume}}}
+	f, ok := presentationRule(d, r)
+	if !ok || !strings.Contains(f.Text, "moves only in 33 ms steps") {
+		t.Errorf("presentation on a 33 ms server: named %v, %q; want the 33 ms steps", ok, f.Text)
+	}
+	f, ok = predictLatestRule(d, r)
+	if !ok || !strings.Contains(f.Text, "predicts each 33 ms step") {
+		t.Errorf("predict-latest on a 33 ms server: named %v, %q; want each 33 ms step", ok, f.Text)
+	}
+}
