@@ -623,7 +623,8 @@ func sameUnderneath(a, b *Arm) int {
 // runs with the prediction drawn (moved on between its steps) and only a
 // correction smoothed: the rule names the mechanism only when that run is
 // the same game underneath on every seed (inputs, server, link,
-// corrections), so what changes is what is drawn alone.
+// corrections), so what changes is what is drawn alone, and when it
+// judders significantly less: the pulsing is what it removes.
 func presentationRule(d *diag, r *Result) (Finding, bool) {
 	c := &d.o.Base.Client
 	if c.Smoothing == client.Predicted || d.timelineTouches("client.smoothing", "client.alpha", "client.alpha_per") {
@@ -638,7 +639,12 @@ func presentationRule(d *diag, r *Result) (Finding, bool) {
 	if sameUnderneath(r.Reference, drawn) != n {
 		return Finding{}, false // the smoothing reaches the game: not presentation alone
 	}
-	m := d.primary
+	// The pulsing is judder: the drawn prediction must judder significantly
+	// less, or the counterfactual does not show the mechanism.
+	m, _ := LookupMetric("judder_mps")
+	if dj := d.diff(r.Reference, drawn, m); !dj.Significant || dj.Mean >= 0 {
+		return Finding{}, false
+	}
 	how := fmt.Sprintf("the lerp (client.smoothing=lerp, %g of the way each frame)", c.Alpha)
 	if c.Smoothing == client.MoveTowards {
 		how = "client.smoothing=movetowards"

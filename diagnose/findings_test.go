@@ -345,9 +345,11 @@ func TestPresentationNamedOnlyWhenTheGameUnderneathIsTheSame(t *testing.T) {
 	judder, _ := LookupMetric("judder_mps")
 	d := &diag{o: options(t, ""), primary: judder}
 	runs := []lab.Summary{{Seed: 1, Overwritten: 10}, {Seed: 2, Overwritten: 12}}
-	card := []batch.MetricStat{{Name: "judder_mps", Mean: stats.Interval{N: 2, Mean: 0.5}}}
-	ref := &Arm{Runs: runs, Card: card}
-	drawn := &Arm{Runs: slices.Clone(runs), Card: card}
+	card := func(judders ...float64) []batch.MetricStat {
+		return []batch.MetricStat{{Name: "judder_mps", Mean: stats.Mean(judders), PerSeed: judders}}
+	}
+	ref := &Arm{Runs: runs, Card: card(0.50, 0.51)}
+	drawn := &Arm{Runs: slices.Clone(runs), Card: card(0.30, 0.30)}
 	r := &Result{Reference: ref, Changes: []Change{{Set: drawPrediction, arm: drawn}}}
 	if f, ok := presentationRule(d, r); !ok || !strings.Contains(f.Text, "the same game underneath on 2 of 2 seeds") {
 		t.Errorf("the same game underneath: named %v, %q", ok, f.Text)
@@ -456,5 +458,39 @@ func TestFindingsNameTheServerTickAsThePredictionStep(t *testing.T) {
 	f, ok = predictLatestRule(d, r)
 	if !ok || !strings.Contains(f.Text, "predicts each 33 ms step") {
 		t.Errorf("predict-latest on a 33 ms server: named %v, %q; want each 33 ms step", ok, f.Text)
+	}
+}
+
+// The presentation rule says the lerp's chase makes the drawn speed
+// pulse; the counterfactual confirms it only when drawing the prediction,
+// the same game underneath, has significantly less judder. At 30 fps on a
+// 33 ms server drawing the prediction judders more (0.18 → 0.30 m/s):
+// the rule must not name a mechanism its counterfactual contradicts, nor
+// one it does not show (the same judder).
+func TestPresentationNamedOnlyWhenDrawingThePredictionJuddersLess(t *testing.T) {
+	judder, _ := LookupMetric("judder_mps")
+	d := &diag{o: options(t, ""), primary: judder}
+	mk := func(judders ...float64) *Arm {
+		a := &Arm{}
+		for i := range judders {
+			a.Runs = append(a.Runs, lab.Summary{Seed: uint64(i + 1)})
+		}
+		a.Card = []batch.MetricStat{{Name: "judder_mps", Mean: stats.Mean(judders), PerSeed: judders}}
+		return a
+	}
+	ref := mk(0.18, 0.17, 0.19, 0.18, 0.18)
+	for _, c := range []struct {
+		name  string
+		drawn *Arm
+		want  bool
+	}{
+		{"less judder", mk(0.10, 0.09, 0.11, 0.10, 0.10), true},
+		{"more judder", mk(0.30, 0.29, 0.31, 0.30, 0.30), false},
+		{"the same judder", mk(0.18, 0.17, 0.19, 0.18, 0.18), false},
+	} {
+		r := &Result{Reference: ref, Changes: []Change{{Set: drawPrediction, arm: c.drawn}}}
+		if f, ok := presentationRule(d, r); ok != c.want {
+			t.Errorf("%s when drawn: named %v (%q), want %v", c.name, ok, f.Text, c.want)
+		}
 	}
 }
