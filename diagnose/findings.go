@@ -277,16 +277,23 @@ func frameSenderRule(d *diag) bool {
 }
 
 // SlowSenderCause names why the frame sender's fastest rate falls short of
-// the server's ticks, in true time: the frame rate's quantisation (at 30
-// fps a 48 ms interval needs 2 frames, 66.7 ms: 15 Hz against 20 Hz), the
-// client's clock running slow, or the server's running fast; each cause
-// that is at work, the first the largest.
+// the server's ticks, in true time: a send interval longer than the tick
+// (48 ms against a 33 ms tick: 20.8 Hz against 30.3 Hz, at any frame
+// rate), else the frame rate's quantisation (at 30 fps a 48 ms interval
+// needs 2 frames, 66.7 ms: 15 Hz against 20 Hz), the client's clock
+// running slow, or the server's running fast; each cause that is at work,
+// the first the largest.
 func SlowSenderCause(c *lab.Config) string {
-	m := FramesPerSend(fastestInterval(&c.Client), c.Client.FPS)
+	iv := fastestInterval(&c.Client)
+	m := FramesPerSend(iv, c.Client.FPS)
 	nominal := float64(c.Client.FPS) / float64(m)
 	tickHz := float64(time.Second) / float64(c.Server.Tick)
 	var causes []string
-	if nominal < tickHz*(1-1e-9) {
+	switch {
+	case iv > c.Server.Tick:
+		causes = append(causes, fmt.Sprintf("the send interval is longer than the server's tick: at its fastest, %g ms, "+
+			"it is %.2f Hz against the server's %.2f Hz (server.tick=%v)", ms(iv), float64(time.Second)/float64(iv), tickHz, c.Server.Tick))
+	case nominal < tickHz*(1-1e-9):
 		causes = append(causes, fmt.Sprintf("the frame rate quantises the sends: at %d fps a %.0f ms interval needs %d frames "+
 			"(%.1f ms), %.2f Hz against the server's %.0f Hz", c.Client.FPS, ms(fastestInterval(&c.Client)), m,
 			1000*float64(m)/float64(c.Client.FPS), nominal, tickHz))
@@ -322,11 +329,27 @@ func slowClockRule(d *diag, r *Result) (Finding, bool) {
 		return Finding{}, false
 	}
 	slow := SlowSenderCause(c)
-	return Finding{Rule: "frame-sender-slow-clock", Fix: "client.sender=accumulator",
-		Text: fmt.Sprintf("%s: the frame sender cannot send faster than once per %d frames (%.2f Hz of its clock, %.3f Hz of "+
-			"true time) against the server's %.3f Hz, so the tick offset grows without bound: by %s ticks/s "+
-			"(the rates predict %+.3f), to %s after %.0f s", slow, m, float64(c.Client.FPS)/float64(m), clientHz, serverHz,
-			signedP(slope, 3), serverHz-clientHz, signed(off), c.Duration.Seconds())}, true
+	text := fmt.Sprintf("%s: the frame sender cannot send faster than once per %d frames (%.2f Hz of its clock, %.3f Hz of "+
+		"true time) against the server's %.3f Hz, so the tick offset grows without bound: by %s ticks/s "+
+		"(the rates predict %+.3f), to %s after %.0f s", slow, m, float64(c.Client.FPS)/float64(m), clientHz, serverHz,
+		signedP(slope, 3), serverHz-clientHz, signed(off), c.Duration.Seconds())
+	// The accumulator sends once per interval, at most once a frame: when
+	// either is slower than the ticks, its change cannot keep pace either.
+	clock := 1 + float64(c.ClientDriftPPM*1e-6)
+	iv := fastestInterval(&c.Client)
+	var limits []string
+	if hz := float64(float64(time.Second) / float64(iv) * clock); hz < serverHz*(1-1e-9) {
+		limits = append(limits, fmt.Sprintf("once per %g ms (%.3f Hz of true time) unless the send interval is at most "+
+			"the tick (%v)", ms(iv), hz, c.Server.Tick))
+	}
+	if hz := float64(float64(c.Client.FPS) * clock); hz < serverHz*(1-1e-9) {
+		limits = append(limits, fmt.Sprintf("once a frame (%.3f Hz of true time at %d fps) unless the frame rate is above "+
+			"the server's", hz, c.Client.FPS))
+	}
+	if len(limits) > 0 {
+		text += "; the accumulator cannot keep pace either: it sends at most " + strings.Join(limits, ", and at most ")
+	}
+	return Finding{Rule: "frame-sender-slow-clock", Fix: "client.sender=accumulator", Text: text}, true
 }
 
 // latchRule: the dead band latches the fast interval when the offset goes

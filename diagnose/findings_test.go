@@ -494,3 +494,43 @@ func TestPresentationNamedOnlyWhenDrawingThePredictionJuddersLess(t *testing.T) 
 		}
 	}
 }
+
+// A send interval longer than the server's tick is a slow sender at any
+// frame rate: 48 ms against a 33 ms tick is 20.8 Hz against 30.3 Hz, and
+// 48 ms against 16 ms is 20.8 against 62.5. The cause is the interval,
+// not the frame rate's quantisation (at 60 fps 48 ms needs 3 frames,
+// 50 ms: 2 ms more than the interval, while the tick is 15 ms shorter);
+// and the accumulator, which sends once per interval, cannot keep pace
+// either, so the finding must not leave its change as the fix.
+func TestSlowSenderNamesAnIntervalLongerThanTheTick(t *testing.T) {
+	for _, c := range []struct {
+		sets []string
+		want string
+	}{
+		{[]string{"server.tick=33ms"}, "the send interval is longer than the server's tick: at its fastest, 48 ms, " +
+			"it is 20.83 Hz against the server's 30.30 Hz (server.tick=33ms)"},
+		{[]string{"server.tick=16ms", "client.fps=144"}, "the send interval is longer than the server's tick: at its fastest, 48 ms, " +
+			"it is 20.83 Hz against the server's 62.50 Hz (server.tick=16ms)"},
+		{[]string{"server.tick=33ms", "client.corrector=off"}, "the send interval is longer than the server's tick: at its fastest, 50 ms, " +
+			"it is 20.00 Hz against the server's 30.30 Hz (server.tick=33ms)"},
+		{[]string{"server.tick=33ms", "client.fps=30"}, "the send interval is longer than the server's tick: at its fastest, 48 ms, " +
+			"it is 20.83 Hz against the server's 30.30 Hz (server.tick=33ms)"},
+	} {
+		cfg := configOf(t, c.sets...)
+		if got := SlowSenderCause(&cfg); !strings.HasPrefix(got, c.want) || strings.Contains(got, "quantises") {
+			t.Errorf("%v: cause %q, want it to start %q and not blame the frame rate", c.sets, got, c.want)
+		}
+		d := &diag{o: options(t, "", c.sets...)}
+		runs := []lab.Summary{{Seed: 1, FinalOffset: 900}, {Seed: 2, FinalOffset: 910}, {Seed: 3, FinalOffset: 905}}
+		traces := []Trace{{OffsetSlope: 15.3}, {OffsetSlope: 15.4}, {OffsetSlope: 15.3}}
+		r := &Result{Reference: &Arm{Runs: runs, Traces: traces}}
+		f, ok := slowClockRule(d, r)
+		if !ok || !strings.Contains(f.Text, "the accumulator cannot keep pace either: it sends at most once per") {
+			t.Errorf("%v: named %v, %q; want it to say the accumulator cannot keep pace", c.sets, ok, f.Text)
+		}
+		// At 30 fps one send a frame is 30 Hz, short of a 33 ms tick's 30.3.
+		if frames := strings.Contains(f.Text, "at most once a frame (30.000 Hz of true time at 30 fps)"); frames != (cfg.Client.FPS == 30) {
+			t.Errorf("%v: names the frame rate's limit %v: %q", c.sets, frames, f.Text)
+		}
+	}
+}
