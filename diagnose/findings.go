@@ -313,10 +313,13 @@ func SlowSenderCause(c *lab.Config) string {
 // slowClockRule: the frame sender cannot send faster than one send per m
 // frames of the client's clock; when that is slower in true time than the
 // server's ticks, the client falls behind by the difference every second
-// and the offset grows without bound, whatever the corrector asks.
+// and the offset grows without bound, whatever the corrector asks. Frame
+// jitter and clock wander make the rates vary about their nominal values,
+// not the mechanism: the rule needs the nominal rates and the measured
+// offset to agree.
 func slowClockRule(d *diag, r *Result) (Finding, bool) {
 	c := &d.o.Base
-	if !frameSenderRule(d) {
+	if c.Client.Sender != client.SenderFrame || d.timelineTouches(rateKeys...) {
 		return Finding{}, false
 	}
 	m, clientHz, serverHz := senderRates(c)
@@ -329,10 +332,14 @@ func slowClockRule(d *diag, r *Result) (Finding, bool) {
 		return Finding{}, false
 	}
 	slow := SlowSenderCause(c)
+	predict := fmt.Sprintf("the rates predict %+.3f", serverHz-clientHz)
+	if !frameSenderRule(d) {
+		predict = fmt.Sprintf("the nominal rates predict %+.3f; frame jitter and clock wander vary them", serverHz-clientHz)
+	}
 	text := fmt.Sprintf("%s: the frame sender cannot send faster than once per %d frames (%.2f Hz of its clock, %.3f Hz of "+
 		"true time) against the server's %.3f Hz, so the tick offset grows without bound: by %s ticks/s "+
-		"(the rates predict %+.3f), to %s after %.0f s", slow, m, float64(c.Client.FPS)/float64(m), clientHz, serverHz,
-		signedP(slope, 3), serverHz-clientHz, signed(off), c.Duration.Seconds())
+		"(%s), to %s after %.0f s", slow, m, float64(c.Client.FPS)/float64(m), clientHz, serverHz,
+		signedP(slope, 3), predict, signed(off), c.Duration.Seconds())
 	// The accumulator sends once per interval, at most once a frame: when
 	// either is slower than the ticks, its change cannot keep pace either.
 	clock := 1 + float64(c.ClientDriftPPM*1e-6)

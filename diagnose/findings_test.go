@@ -534,3 +534,30 @@ func TestSlowSenderNamesAnIntervalLongerThanTheTick(t *testing.T) {
 		}
 	}
 }
+
+// Frame jitter (or a clock's wander) varies the frame sender's rate about
+// its nominal value; it does not remove a sender that is slower than the
+// ticks. At 30 fps with 10 ms of frame jitter on a 33 ms server the
+// nominal 15 Hz against 30.3 Hz and an offset measured to grow name the
+// slow sender; a sender whose nominal rate keeps pace is not named for a
+// growing offset (another mechanism's), jitter or not.
+func TestSlowSenderNamedThroughFrameJitter(t *testing.T) {
+	runs := []lab.Summary{{Seed: 1, FinalOffset: 900}, {Seed: 2, FinalOffset: 910}, {Seed: 3, FinalOffset: 905}}
+	traces := []Trace{{OffsetSlope: 15.3}, {OffsetSlope: 15.4}, {OffsetSlope: 15.3}}
+	r := &Result{Reference: &Arm{Runs: runs, Traces: traces}}
+	for _, c := range []struct {
+		sets []string
+		want bool
+	}{
+		{[]string{"client.fps=30", "client.frame_jitter=10ms", "server.tick=33ms"}, true},
+		{[]string{"client.fps=30", "client.wander_ppm=100ppm"}, true},
+		{[]string{"client.frame_jitter=5ms"}, false},
+		{[]string{"client.fps=30", "client.frame_jitter=10ms", "server.tick=33ms", "client.sender=accumulator"}, false},
+	} {
+		d := &diag{o: options(t, "", c.sets...)}
+		f, ok := slowClockRule(d, r)
+		if ok != c.want || ok && !strings.Contains(f.Text, "; frame jitter and clock wander vary them)") {
+			t.Errorf("%v: named %v (%q), want %v, with the nominal rates", c.sets, ok, f.Text, c.want)
+		}
+	}
+}
