@@ -195,8 +195,10 @@ func (d *diag) timelineTouches(keys ...string) bool {
 
 // overwriteRule: the latest-wins server keeps one pending input per step,
 // so of two inputs arriving within one step the first is never applied and
-// its 50 ms of motion is lost: the server's tank (and with it the
-// reconciled visible tank) moves slower than commanded.
+// its step of motion is lost: the server's tank (and with it the
+// reconciled visible tank) moves slower than commanded. The rule names the
+// mechanism only when the tank is not faster than that loss would leave
+// it.
 func overwriteRule(d *diag, r *Result) (Finding, bool) {
 	c := &d.o.Base
 	if c.Server.Inputs != server.Latest || d.timelineTouches("server.inputs") {
@@ -220,6 +222,12 @@ func overwriteRule(d *diag, r *Result) (Finding, bool) {
 	rest := perSeed(r, func(s *lab.Summary) float64 {
 		return float64(s.CommandedSpeedMPS*(1-overwritten(s))) - s.MeanVisibleSpeedMPS
 	})
+	// A tank faster than the overwrites alone would leave it, by more than
+	// the progress deficit's floor, loses no input's motion to them (each
+	// applied input moves it a whole step): not this mechanism.
+	if pd, _ := LookupMetric("progress_deficit_mps"); rest.Hi() < -pd.floorOf().Min {
+		return Finding{}, false
+	}
 	// Unexplained only when the rest is above 0 by more than half the last
 	// digit shown (0.005 m/s): "0.00 ± 0.00 not explained" says nothing.
 	account := "which accounts for the deficit"

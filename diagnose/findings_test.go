@@ -561,3 +561,32 @@ func TestSlowSenderNamedThroughFrameJitter(t *testing.T) {
 		}
 	}
 }
+
+// The overwrite rule's mechanism is motion lost: of two inputs in one
+// server step the first one's motion is never applied, so the tank moves
+// at about commanded × the share applied. When it moves faster than that
+// by more than the progress deficit's floor (a 100 ms server fed inputs
+// at 20 Hz overwrites 46 % of them and the tank still moves at 2.04 of
+// 2.00 m/s: each applied input moves it a whole step), the overwrites
+// lose no such motion and the rule names nothing; it never says that
+// they account for a deficit there is not.
+func TestOverwriteNamedOnlyWhenItsMotionIsLost(t *testing.T) {
+	d := &diag{o: options(t, "")}
+	mk := func(overwritten uint64, speeds ...float64) *Result {
+		a := &Arm{}
+		for i, v := range speeds {
+			a.Runs = append(a.Runs, lab.Summary{Seed: uint64(i + 1), Arrived: 1000, Overwritten: overwritten + uint64(i),
+				CommandedSpeedMPS: 2, MeanVisibleSpeedMPS: v})
+		}
+		return &Result{Reference: a}
+	}
+	if f, ok := overwriteRule(d, mk(215, 1.57, 1.58, 1.56, 1.57)); !ok || !strings.Contains(f.Text, "which accounts for the deficit") {
+		t.Errorf("21.5 %% overwritten, the tank at 1.57 of 2 m/s: named %v, %q", ok, f.Text)
+	}
+	if f, ok := overwriteRule(d, mk(457, 2.04, 2.05, 2.03, 2.04)); ok {
+		t.Errorf("45.7 %% overwritten, the tank at 2.04 of 2 m/s: named %q", f.Text)
+	}
+	if f, ok := overwriteRule(d, mk(457, 1.90, 1.91, 1.89, 1.90)); ok {
+		t.Errorf("45.7 %% overwritten, the tank at 1.90 of 2 m/s (1.09 if the overwrites lost motion): named %q", f.Text)
+	}
+}
