@@ -114,3 +114,23 @@ func jitterFixCell(t *testing.T) Options {
 	o.Seeds, o.Base.Duration = o.Seeds[:8], time.Minute
 	return o
 }
+
+// netem's reordering (a share of packets skips the delay) and duplication
+// are conditions of the link like its jitter: each is removed in turn,
+// both directions at once. With 20 % of the inputs reordered a
+// latest-wins server overwrites and starves as with jitter, and no other
+// removal takes it away.
+func TestRemovalsIncludeReorderingAndDuplicates(t *testing.T) {
+	d := &diag{o: options(t, "", "up.latency=50ms", "down.latency=50ms", "up.reorder=20%", "down.duplicate=5%")}
+	var got []string
+	for _, r := range d.removals() {
+		got = append(got, r.what+": "+strings.Join(r.sets, " "))
+	}
+	want := []string{
+		"reordering → 0: up.reorder=0 down.reorder=0",
+		"duplicates → 0: up.duplicate=0 down.duplicate=0",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("removals\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
