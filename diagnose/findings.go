@@ -110,9 +110,11 @@ func findings(d *diag, r *Result, ms []mechanism) ([]Finding, error) {
 }
 
 // rank orders findings: the main cause first. Problems first, then the
-// mechanisms with a measured effect (their cost or their change's
-// tie-break significant), then what changes nothing here; within each, by
-// what each mechanism costs (most first), then by the change's tie-break.
+// mechanisms with a measured effect (they cost the primary significantly,
+// or their change improves the tie-break significantly), then the rest:
+// what changes nothing here, and what only harms when removed; within
+// each, by what each mechanism costs (most first), then by the change's
+// tie-break.
 func rank(fs []Finding) {
 	first := func(a, b bool) int {
 		switch {
@@ -123,7 +125,9 @@ func rank(fs []Finding) {
 		}
 		return 1
 	}
-	effect := func(f Finding) bool { return f.Cost.Significant || f.FixTie.Significant }
+	effect := func(f Finding) bool {
+		return (f.Cost.Significant && f.Cost.Mean > 0) || (f.FixTie.Significant && f.FixTie.Mean < 0)
+	}
 	slices.SortStableFunc(fs, func(a, b Finding) int {
 		if c := first(a.Problem, b.Problem); c != 0 {
 			return c
