@@ -1162,9 +1162,7 @@ func TestHeadlineSaysThePresentationApartFromTheLink(t *testing.T) {
 func TestHeadlineNamesTheGamesOwnProblemOnALinkThatCostsNothing(t *testing.T) {
 	judder, _ := LookupMetric("judder_mps")
 	deficit, _ := LookupMetric("progress_deficit_mps")
-	diff := func(mean, half float64) stats.Diff {
-		return stats.Diff{Interval: stats.Interval{N: 10, Mean: mean, Half: half}, Significant: mean-half > 0 || mean+half < 0}
-	}
+	diff := func(mean, half float64) stats.Diff { return knownDiff(10, mean, half) }
 	ref := &Arm{Card: []batch.MetricStat{{Name: "judder_mps", Mean: stats.Interval{N: 10, Mean: 0.539, Half: 0.005}}}}
 	slow := Finding{Rule: "frame-sender-slow-clock", Text: "the frame rate quantises the sends", Problem: true, Cost: diff(0.496, 0.008)}
 	pres := Finding{Rule: presentationName, Fix: drawPrediction, Problem: true, PresentationOnly: true, Cost: diff(0.260, 0.005)}
@@ -1183,4 +1181,10 @@ func TestHeadlineNamesTheGamesOwnProblemOnALinkThatCostsNothing(t *testing.T) {
 	if got, want := r.Headline(), "The link costs nothing significant over the same game on a perfect link."; !strings.HasSuffix(got, want) {
 		t.Errorf("no other problem:\n got %q\nwant suffix %q", got, want)
 	}
+}
+
+// knownDiff is a paired difference over n seeds given by its mean and
+// half-width, significant when the interval excludes 0.
+func knownDiff(n int, mean, half float64) stats.Diff {
+	return stats.Diff{Interval: stats.Interval{N: n, Mean: mean, Half: half}, Significant: mean-half > 0 || mean+half < 0}
 }

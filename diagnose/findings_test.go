@@ -597,9 +597,7 @@ func TestOverwriteNamedOnlyWhenItsMotionIsLost(t *testing.T) {
 // one that costs nothing significant: "ranked by what each costs" puts
 // it last, not first for having "an effect".
 func TestFindingWhoseRemovalOnlyHarmsRanksLast(t *testing.T) {
-	diff := func(mean, half float64) stats.Diff {
-		return stats.Diff{Interval: stats.Interval{N: 10, Mean: mean, Half: half}, Significant: mean-half > 0 || mean+half < 0}
-	}
+	diff := func(mean, half float64) stats.Diff { return knownDiff(10, mean, half) }
 	fs := []Finding{
 		{Rule: "smoothing-per-frame", Cost: diff(-0.213, 0.050), FixTie: diff(-0.002, 0.003)},
 		{Rule: "predict-latest-input", Cost: diff(0.053, 0.072), FixTie: diff(0, 0.002)},
