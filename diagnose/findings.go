@@ -345,8 +345,19 @@ func slowClockRule(d *diag, r *Result) (Finding, bool) {
 	}
 	slow := SlowSenderCause(c)
 	predict := fmt.Sprintf("the rates predict %+.3f", serverHz-clientHz)
-	if !frameSenderRule(d) {
-		predict = fmt.Sprintf("the nominal rates predict %+.3f; frame jitter and clock wander vary them", serverHz-clientHz)
+	var vary []string
+	if c.Client.FrameJitter > 0 {
+		vary = append(vary, "frame jitter")
+	}
+	if c.ClientWanderPPM > 0 || c.ServerWanderPPM > 0 {
+		vary = append(vary, "clock wander")
+	}
+	if len(vary) > 0 {
+		verb := "varies"
+		if len(vary) > 1 {
+			verb = "vary"
+		}
+		predict = fmt.Sprintf("the nominal rates predict %+.3f; %s %s them", serverHz-clientHz, strings.Join(vary, " and "), verb)
 	}
 	text := fmt.Sprintf("%s: the frame sender cannot send faster than once per %d frames (%.2f Hz of its clock, %.3f Hz of "+
 		"true time) against the server's %.3f Hz, so the tick offset grows without bound: by %s ticks/s "+

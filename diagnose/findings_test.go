@@ -547,17 +547,18 @@ func TestSlowSenderNamedThroughFrameJitter(t *testing.T) {
 	r := &Result{Reference: &Arm{Runs: runs, Traces: traces}}
 	for _, c := range []struct {
 		sets []string
-		want bool
+		want string // "": not named
 	}{
-		{[]string{"client.fps=30", "client.frame_jitter=10ms", "server.tick=33ms"}, true},
-		{[]string{"client.fps=30", "client.wander_ppm=100ppm"}, true},
-		{[]string{"client.frame_jitter=5ms"}, false},
-		{[]string{"client.fps=30", "client.frame_jitter=10ms", "server.tick=33ms", "client.sender=accumulator"}, false},
+		{[]string{"client.fps=30", "client.frame_jitter=10ms", "server.tick=33ms"}, "; frame jitter varies them)"},
+		{[]string{"client.fps=30", "client.wander_ppm=100ppm"}, "; clock wander varies them)"},
+		{[]string{"client.fps=30", "client.frame_jitter=1ms", "server.wander_ppm=50ppm"}, "; frame jitter and clock wander vary them)"},
+		{[]string{"client.frame_jitter=5ms"}, ""},
+		{[]string{"client.fps=30", "client.frame_jitter=10ms", "server.tick=33ms", "client.sender=accumulator"}, ""},
 	} {
 		d := &diag{o: options(t, "", c.sets...)}
 		f, ok := slowClockRule(d, r)
-		if ok != c.want || ok && !strings.Contains(f.Text, "; frame jitter and clock wander vary them)") {
-			t.Errorf("%v: named %v (%q), want %v, with the nominal rates", c.sets, ok, f.Text, c.want)
+		if ok != (c.want != "") || ok && !strings.Contains(f.Text, "(the nominal rates predict +") || !strings.Contains(f.Text, c.want) {
+			t.Errorf("%v: named %v (%q), want it named %v, with the nominal rates and %q", c.sets, ok, f.Text, c.want != "", c.want)
 		}
 	}
 }
