@@ -533,7 +533,8 @@ func (d *diag) lossy(dir string) bool {
 }
 
 // uplinkLossRule: an input the uplink loses is a server step without
-// input (starved): the tank stops for it. The next MoveInput carries it
+// input (starved): a latest-wins server stops the tank for it, a queue or
+// a buffer applies its last input again. The next MoveInput carries it
 // again only with redundancy (client.redundancy ≥ 2), and a latest-wins
 // server applies one input per step whatever arrives, so the redundant
 // copy refills the gap only for a server that applies every input
@@ -561,8 +562,13 @@ func uplinkLossRule(d *diag, r *Result) (Finding, bool) {
 			"for it; redundant inputs would carry it again, but a latest-wins server applies one input per step whatever "+
 			"arrives: they help only with server.inputs=queue or buffer (the pairs are tried)", lost, starved.Format(0))
 	default:
-		f.Text = fmt.Sprintf("%s: each lost input is a server step without one (%s per run starved) and the tank stops "+
-			"for it; with client.redundancy=2 the next packet carries it again", lost, starved.Format(0))
+		// A queue's or a buffer's underrun applies the last input again.
+		f.Text = fmt.Sprintf("%s: each lost input is a server step without its own (%s per run starved); the server applies "+
+			"its last input again for that step, so the tank moves on as before and differs only where the input changed; "+
+			"with client.redundancy=2 the next packet carries it again", lost, starved.Format(0))
+		if c.Up.LossBurst > 1 {
+			f.Text += fmt.Sprintf(", but a burst (%g packets on average) loses the copies too", c.Up.LossBurst)
+		}
 		f.Fix = "client.redundancy=2"
 	}
 	return f, true

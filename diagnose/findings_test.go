@@ -229,7 +229,7 @@ func TestLossNamedByDirectionAndRedundancy(t *testing.T) {
 		fix        string
 	}{
 		{[]string{"up.loss=10%"}, "uplink-loss", "the tank stops for it; redundant inputs would carry it again, but a latest-wins server applies one input per step whatever arrives", ""},
-		{[]string{"up.loss=10%", "server.inputs=queue"}, "uplink-loss", "the tank stops for it; with client.redundancy=2 the next packet carries it again", "client.redundancy=2"},
+		{[]string{"up.loss=10%", "server.inputs=queue"}, "uplink-loss", "the server applies its last input again for that step, so the tank moves on as before and differs only where the input changed; with client.redundancy=2 the next packet carries it again", "client.redundancy=2"},
 		{[]string{"up.loss=10%", "client.redundancy=2"}, "uplink-loss", "with client.redundancy=2 the next packet carries the lost inputs again", ""},
 		{[]string{"down.loss=10%"}, "downlink-loss", "of the server's PlayerStates: the client predicts on without a correction", ""},
 	} {
@@ -612,5 +612,33 @@ func TestFindingWhoseRemovalOnlyHarmsRanksLast(t *testing.T) {
 	want := []string{"predict-latest-input", "substeps", "smoothing-per-frame"}
 	if !slices.Equal(got, want) {
 		t.Errorf("ranked %v, want %v", got, want)
+	}
+}
+
+// A queue or buffer server that has no input for a step applies its last
+// input again (an underrun: server.StepInto), so a lost input does not
+// stop the tank there, unlike a latest-wins server's starved step. With
+// 3 % of the uplink lost on a buffer server the tank keeps its speed
+// (10 seeds: loss → 0 changes neither judder nor the progress deficit);
+// the finding must not say the tank stops, and says what a burst does to
+// the redundant copies.
+func TestUplinkLossOnAQueueDoesNotStopTheTank(t *testing.T) {
+	runs := []lab.Summary{{Seed: 1, Starved: 36}, {Seed: 2, Starved: 40}, {Seed: 3, Starved: 38}}
+	for i := range runs {
+		runs[i].Up.Sent, runs[i].Up.Lost = 1200, 36
+	}
+	r := &Result{Reference: &Arm{Runs: runs}}
+	for _, c := range []struct {
+		sets       []string
+		want, nots string
+	}{
+		{[]string{"server.inputs=queue", "up.loss=3%"}, "the server applies its last input again for that step", "the tank stops"},
+		{[]string{"server.inputs=buffer", "up.loss=3%", "up.loss_burst=5"}, "a burst (5 packets on average) loses the copies too", "the tank stops"},
+		{[]string{"up.loss=3%"}, "the tank stops for it", "applies its last input again"},
+	} {
+		f, ok := uplinkLossRule(&diag{o: options(t, "", c.sets...)}, r)
+		if !ok || !strings.Contains(f.Text, c.want) || strings.Contains(f.Text, c.nots) {
+			t.Errorf("%v: named %v, %q; want %q and not %q", c.sets, ok, f.Text, c.want, c.nots)
+		}
 	}
 }
