@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"jitterlab/batch"
 )
 
 // Each condition of the configuration is removed by its own settings, and
@@ -118,4 +120,35 @@ func jitterFixCell(t *testing.T) Options {
 	o.Offsets, o.Inputs = []time.Duration{0}, []string{"steady"}
 	o.Seeds, o.Base.Duration = o.Seeds[:8], time.Minute
 	return o
+}
+
+// A condition is a problem as a change helps: its removal makes the
+// primary or the tie-break significantly better and the other not
+// significantly worse. On latency-spike moving the latencies to whole
+// ticks takes judder -0.107 ± 0.095 m/s off and adds progress deficit
+// +0.114 ± 0.107 m/s: a trade, named with its cost, not a problem.
+func TestConditionThatTradesIsNoProblem(t *testing.T) {
+	judder, _ := LookupMetric("judder_mps")
+	deficit, _ := LookupMetric("progress_deficit_mps")
+	d := &diag{o: options(t, ""), primary: judder, tie: deficit}
+	arm := func(j, p []float64) *Arm {
+		return &Arm{Card: []batch.MetricStat{batch.NewMetricStat("judder_mps", j), batch.NewMetricStat("progress_deficit_mps", p)}}
+	}
+	ref := arm([]float64{0.48, 0.47, 0.49, 0.48}, []float64{0.04, 0.04, 0.03, 0.05})
+	r := &Result{Reference: ref}
+	for _, c := range []struct {
+		name    string
+		removed *Arm
+		problem bool
+	}{
+		{"better judder, worse deficit", arm([]float64{0.37, 0.36, 0.38, 0.37}, []float64{0.15, 0.16, 0.14, 0.15}), false},
+		{"better judder, the same deficit", arm([]float64{0.37, 0.36, 0.38, 0.37}, []float64{0.04, 0.04, 0.03, 0.05}), true},
+	} {
+		r.Attribution = []Attribution{{Condition: "latency → whole ticks (50ms up, 50ms down)", arm: c.removed,
+			Primary: d.diff(ref, c.removed, judder), TieBreak: d.diff(ref, c.removed, deficit)}}
+		fs := conditionFindings(d, r, nil)
+		if len(fs) != 1 || fs[0].Problem != c.problem {
+			t.Errorf("%s: findings %+v, want one, a problem %v", c.name, fs, c.problem)
+		}
+	}
 }

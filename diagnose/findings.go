@@ -475,7 +475,8 @@ var conditionRules = []struct{ prefix, rule, what string }{
 
 // conditionFindings are the conditions whose removal makes the primary
 // metric or the tie-break significantly better: each is a finding, its
-// cost measured against the same runs without it. A slow sender already
+// cost measured against the same runs without it, and a problem when the
+// other is not significantly worse. A slow sender already
 // named (frame-sender-slow-clock) is not named again by its clock or
 // frame rate.
 func conditionFindings(d *diag, r *Result, have []Finding) []Finding {
@@ -492,7 +493,9 @@ func conditionFindings(d *diag, r *Result, have []Finding) []Finding {
 			}
 			f := Finding{Rule: cr.rule, Better: []string{}, Worse: []string{}, Counters: a.Counters, Confirmed: true,
 				Cost: d.diff(a.arm, r.Reference, d.primary)}
-			f.Problem = true
+			// A trade (one better, the other significantly worse) is no
+			// problem, as for a change.
+			f.Problem = helps(a.Primary, a.TieBreak)
 			f.Text = fmt.Sprintf("%s; %s: %s %s, %s %s", cr.what, a.Condition, d.primary.Label,
 				d.primary.Quantity(plain(a.Primary, d.primary.Prec)), d.tie.Label, d.tie.Quantity(plain(a.TieBreak, d.tie.Prec)))
 			if len(a.Counters) > 0 {
