@@ -68,7 +68,8 @@ type removal struct {
 }
 
 // removals are the conditions of cfg (in the user's cell) that can be
-// removed one at a time: the jitter, the loss, the spikes, the latency's
+// removed one at a time: the jitter, the loss, the spikes, netem's
+// reordering and duplication, the latency's
 // phase against the server's tick, each clock's drift, the timeline, a
 // frame rate the server's rate does not divide.
 func (d *diag) removals() []removal {
@@ -99,6 +100,12 @@ func (d *diag) removals() []removal {
 	}
 	if c.Up.Spike > 0 || c.Down.Spike > 0 {
 		out = append(out, removal{"spikes → 0", []string{"up.spike=0", "down.spike=0"}})
+	}
+	if c.Up.Reorder > 0 || c.Down.Reorder > 0 {
+		out = append(out, removal{"reordering → 0", []string{"up.reorder=0", "down.reorder=0"}})
+	}
+	if c.Up.Duplicate > 0 || c.Down.Duplicate > 0 {
+		out = append(out, removal{"duplicates → 0", []string{"up.duplicate=0", "down.duplicate=0"}})
 	}
 	tick := c.Server.Tick
 	align := func(l time.Duration) time.Duration { return (l + tick/2) / tick * tick }

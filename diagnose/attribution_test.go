@@ -5,15 +5,20 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"jitterlab/batch"
 )
 
 // Each condition of the configuration is removed by its own settings, and
 // only the conditions present: jitter, loss (with a burst model), spikes,
-// the latency off the tick grid, each clock's drift by name, a frame rate
-// the server's rate does not divide.
+// netem's reordering and duplication (both directions at once: 20 % of the
+// inputs reordered cost a latest-wins server overwrites and starved steps
+// as jitter does, and no other removal takes them away), the latency off
+// the tick grid, each clock's drift by name, a frame rate the server's
+// rate does not divide.
 func TestRemovalsAreTheConditionsPresent(t *testing.T) {
-	o := options(t, "", "up.jitter=10ms", "down.loss=2%", "down.loss_burst=3", "up.spike=1%", "up.latency=62ms",
-		"down.latency=40ms", "server.drift_ppm=300ppm", "client.fps=30")
+	o := options(t, "", "up.jitter=10ms", "down.loss=2%", "down.loss_burst=3", "up.spike=1%", "up.reorder=20%",
+		"down.duplicate=5%", "up.latency=62ms", "down.latency=40ms", "server.drift_ppm=300ppm", "client.fps=30")
 	d := &diag{o: o}
 	var got []string
 	for _, r := range d.removals() {
@@ -23,6 +28,8 @@ func TestRemovalsAreTheConditionsPresent(t *testing.T) {
 		"jitter → 0: up.jitter=0 down.jitter=0",
 		"loss → 0: down.loss=0",
 		"spikes → 0: up.spike=0 down.spike=0",
+		"reordering → 0: up.reorder=0 down.reorder=0",
+		"duplicates → 0: up.duplicate=0 down.duplicate=0",
 		"latency → whole ticks (50ms up, 50ms down): up.latency=50ms down.latency=50ms",
 		"server clock drift → 0: server.drift_ppm=0 server.wander_ppm=0",
 		"frame rate → 40 fps (a multiple of the server's rate): client.fps=40",
@@ -113,4 +120,35 @@ func jitterFixCell(t *testing.T) Options {
 	o.Offsets, o.Inputs = []time.Duration{0}, []string{"steady"}
 	o.Seeds, o.Base.Duration = o.Seeds[:8], time.Minute
 	return o
+}
+
+// A condition is a problem as a change helps: its removal makes the
+// primary or the tie-break significantly better and the other not
+// significantly worse. On latency-spike moving the latencies to whole
+// ticks takes judder -0.107 ± 0.095 m/s off and adds progress deficit
+// +0.114 ± 0.107 m/s: a trade, named with its cost, not a problem.
+func TestConditionThatTradesIsNoProblem(t *testing.T) {
+	judder, _ := LookupMetric("judder_mps")
+	deficit, _ := LookupMetric("progress_deficit_mps")
+	d := &diag{o: options(t, ""), primary: judder, tie: deficit}
+	arm := func(j, p []float64) *Arm {
+		return &Arm{Card: []batch.MetricStat{batch.NewMetricStat("judder_mps", j), batch.NewMetricStat("progress_deficit_mps", p)}}
+	}
+	ref := arm([]float64{0.48, 0.47, 0.49, 0.48}, []float64{0.04, 0.04, 0.03, 0.05})
+	r := &Result{Reference: ref}
+	for _, c := range []struct {
+		name    string
+		removed *Arm
+		problem bool
+	}{
+		{"better judder, worse deficit", arm([]float64{0.37, 0.36, 0.38, 0.37}, []float64{0.15, 0.16, 0.14, 0.15}), false},
+		{"better judder, the same deficit", arm([]float64{0.37, 0.36, 0.38, 0.37}, []float64{0.04, 0.04, 0.03, 0.05}), true},
+	} {
+		r.Attribution = []Attribution{{Condition: "latency → whole ticks (50ms up, 50ms down)", arm: c.removed,
+			Primary: d.diff(ref, c.removed, judder), TieBreak: d.diff(ref, c.removed, deficit)}}
+		fs := conditionFindings(d, r, nil)
+		if len(fs) != 1 || fs[0].Problem != c.problem {
+			t.Errorf("%s: findings %+v, want one, a problem %v", c.name, fs, c.problem)
+		}
+	}
 }

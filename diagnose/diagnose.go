@@ -200,10 +200,15 @@ func sameAs(cfg *lab.Config, sets []string) string {
 // helps reports whether the change significantly improves the primary
 // metric or the tie-break without making the other significantly worse:
 // the mechanism it removes costs the player something.
-func (c *Change) helps() bool {
+func (c *Change) helps() bool { return helps(c.Primary, c.TieBreak) }
+
+// helps reports whether a difference (changed − base) in the primary and
+// the tie-break makes one significantly better and the other not
+// significantly worse.
+func helps(primary, tie stats.Diff) bool {
 	worse := func(d stats.Diff) bool { return d.Significant && d.Mean > 0 }
 	better := func(d stats.Diff) bool { return d.Significant && d.Mean < 0 }
-	return (better(c.Primary) && !worse(c.TieBreak)) || (better(c.TieBreak) && !worse(c.Primary))
+	return (better(primary) && !worse(tie)) || (better(tie) && !worse(primary))
 }
 
 // Allowance is how much worse a cost may get under the bar: the paired

@@ -1152,3 +1152,39 @@ func TestHeadlineSaysThePresentationApartFromTheLink(t *testing.T) {
 		t.Errorf("a link that costs nothing:\n got %q\nwant suffix %q", got, want)
 	}
 }
+
+// A mechanism of the game's own (there on a perfect link too, such as a
+// frame sender slower than the ticks) that the link does not add to is
+// still a problem the headline names: after the presentation's sentence
+// and "the link costs nothing", it says what the first other finding
+// costs, never leaving the reader with the presentation alone when a
+// larger cost ranks above it.
+func TestHeadlineNamesTheGamesOwnProblemOnALinkThatCostsNothing(t *testing.T) {
+	judder, _ := LookupMetric("judder_mps")
+	deficit, _ := LookupMetric("progress_deficit_mps")
+	diff := func(mean, half float64) stats.Diff { return knownDiff(10, mean, half) }
+	ref := &Arm{Card: []batch.MetricStat{{Name: "judder_mps", Mean: stats.Interval{N: 10, Mean: 0.539, Half: 0.005}}}}
+	slow := Finding{Rule: "frame-sender-slow-clock", Text: "the frame rate quantises the sends", Problem: true, Cost: diff(0.496, 0.008)}
+	pres := Finding{Rule: presentationName, Fix: drawPrediction, Problem: true, PresentationOnly: true, Cost: diff(0.260, 0.005)}
+	r := &Result{metric: judder, tie: deficit, Problem: true, Reference: ref, LinkCost: [2]stats.Diff{diff(0.026, 0.030), diff(0.002, 0.003)},
+		Findings: []Finding{slow, pres}}
+	want := "The link costs nothing significant over the same game on a perfect link. The game's own (the first finding below) " +
+		"costs judder +0.496 ± 0.008 * m/s: the frame rate quantises the sends."
+	if got := r.Headline(); !strings.HasSuffix(got, want) {
+		t.Errorf("headline:\n got %q\nwant suffix %q", got, want)
+	}
+	if got, want := r.BriefHeadline(), "The link costs nothing significant; the first finding, the game's own, costs judder +0.496 ± 0.008 * m/s."; !strings.HasSuffix(got, want) {
+		t.Errorf("brief:\n got %q\nwant suffix %q", got, want)
+	}
+	// A finding that costs nothing significant is not said.
+	r.Findings[0].Cost, r.Findings[0].Problem = diff(0.001, 0.008), false
+	if got, want := r.Headline(), "The link costs nothing significant over the same game on a perfect link."; !strings.HasSuffix(got, want) {
+		t.Errorf("no other problem:\n got %q\nwant suffix %q", got, want)
+	}
+}
+
+// knownDiff is a paired difference over n seeds given by its mean and
+// half-width, significant when the interval excludes 0.
+func knownDiff(n int, mean, half float64) stats.Diff {
+	return stats.Diff{Interval: stats.Interval{N: n, Mean: mean, Half: half}, Significant: mean-half > 0 || mean+half < 0}
+}

@@ -110,9 +110,11 @@ func findings(d *diag, r *Result, ms []mechanism) ([]Finding, error) {
 }
 
 // rank orders findings: the main cause first. Problems first, then the
-// mechanisms with a measured effect (their cost or their change's
-// tie-break significant), then what changes nothing here; within each, by
-// what each mechanism costs (most first), then by the change's tie-break.
+// mechanisms with a measured effect (they cost the primary significantly,
+// or their change improves the tie-break significantly), then the rest:
+// what changes nothing here, and what only harms when removed; within
+// each, by what each mechanism costs (most first), then by the change's
+// tie-break.
 func rank(fs []Finding) {
 	first := func(a, b bool) int {
 		switch {
@@ -123,7 +125,9 @@ func rank(fs []Finding) {
 		}
 		return 1
 	}
-	effect := func(f Finding) bool { return f.Cost.Significant || f.FixTie.Significant }
+	effect := func(f Finding) bool {
+		return (f.Cost.Significant && f.Cost.Mean > 0) || (f.FixTie.Significant && f.FixTie.Mean < 0)
+	}
 	slices.SortStableFunc(fs, func(a, b Finding) int {
 		if c := first(a.Problem, b.Problem); c != 0 {
 			return c
@@ -195,8 +199,10 @@ func (d *diag) timelineTouches(keys ...string) bool {
 
 // overwriteRule: the latest-wins server keeps one pending input per step,
 // so of two inputs arriving within one step the first is never applied and
-// its 50 ms of motion is lost: the server's tank (and with it the
-// reconciled visible tank) moves slower than commanded.
+// its step of motion is lost: the server's tank (and with it the
+// reconciled visible tank) moves slower than commanded. The rule names the
+// mechanism only when the tank is not faster than that loss would leave
+// it.
 func overwriteRule(d *diag, r *Result) (Finding, bool) {
 	c := &d.o.Base
 	if c.Server.Inputs != server.Latest || d.timelineTouches("server.inputs") {
@@ -220,6 +226,12 @@ func overwriteRule(d *diag, r *Result) (Finding, bool) {
 	rest := perSeed(r, func(s *lab.Summary) float64 {
 		return float64(s.CommandedSpeedMPS*(1-overwritten(s))) - s.MeanVisibleSpeedMPS
 	})
+	// A tank faster than the overwrites alone would leave it, by more than
+	// the progress deficit's floor, loses no input's motion to them (each
+	// applied input moves it a whole step): not this mechanism.
+	if pd, _ := LookupMetric("progress_deficit_mps"); rest.Hi() < -pd.floorOf().Min {
+		return Finding{}, false
+	}
 	// Unexplained only when the rest is above 0 by more than half the last
 	// digit shown (0.005 m/s): "0.00 ± 0.00 not explained" says nothing.
 	account := "which accounts for the deficit"
@@ -277,16 +289,23 @@ func frameSenderRule(d *diag) bool {
 }
 
 // SlowSenderCause names why the frame sender's fastest rate falls short of
-// the server's ticks, in true time: the frame rate's quantisation (at 30
-// fps a 48 ms interval needs 2 frames, 66.7 ms: 15 Hz against 20 Hz), the
-// client's clock running slow, or the server's running fast; each cause
-// that is at work, the first the largest.
+// the server's ticks, in true time: a send interval longer than the tick
+// (48 ms against a 33 ms tick: 20.8 Hz against 30.3 Hz, at any frame
+// rate), else the frame rate's quantisation (at 30 fps a 48 ms interval
+// needs 2 frames, 66.7 ms: 15 Hz against 20 Hz), the client's clock
+// running slow, or the server's running fast; each cause that is at work,
+// the first the largest.
 func SlowSenderCause(c *lab.Config) string {
-	m := FramesPerSend(fastestInterval(&c.Client), c.Client.FPS)
+	iv := fastestInterval(&c.Client)
+	m := FramesPerSend(iv, c.Client.FPS)
 	nominal := float64(c.Client.FPS) / float64(m)
 	tickHz := float64(time.Second) / float64(c.Server.Tick)
 	var causes []string
-	if nominal < tickHz*(1-1e-9) {
+	switch {
+	case iv > c.Server.Tick:
+		causes = append(causes, fmt.Sprintf("the send interval is longer than the server's tick: at its fastest, %g ms, "+
+			"it is %.2f Hz against the server's %.2f Hz (server.tick=%v)", ms(iv), float64(time.Second)/float64(iv), tickHz, c.Server.Tick))
+	case nominal < tickHz*(1-1e-9):
 		causes = append(causes, fmt.Sprintf("the frame rate quantises the sends: at %d fps a %.0f ms interval needs %d frames "+
 			"(%.1f ms), %.2f Hz against the server's %.0f Hz", c.Client.FPS, ms(fastestInterval(&c.Client)), m,
 			1000*float64(m)/float64(c.Client.FPS), nominal, tickHz))
@@ -306,10 +325,13 @@ func SlowSenderCause(c *lab.Config) string {
 // slowClockRule: the frame sender cannot send faster than one send per m
 // frames of the client's clock; when that is slower in true time than the
 // server's ticks, the client falls behind by the difference every second
-// and the offset grows without bound, whatever the corrector asks.
+// and the offset grows without bound, whatever the corrector asks. Frame
+// jitter and clock wander make the rates vary about their nominal values,
+// not the mechanism: the rule needs the nominal rates and the measured
+// offset to agree.
 func slowClockRule(d *diag, r *Result) (Finding, bool) {
 	c := &d.o.Base
-	if !frameSenderRule(d) {
+	if c.Client.Sender != client.SenderFrame || d.timelineTouches(rateKeys...) {
 		return Finding{}, false
 	}
 	m, clientHz, serverHz := senderRates(c)
@@ -322,11 +344,42 @@ func slowClockRule(d *diag, r *Result) (Finding, bool) {
 		return Finding{}, false
 	}
 	slow := SlowSenderCause(c)
-	return Finding{Rule: "frame-sender-slow-clock", Fix: "client.sender=accumulator",
-		Text: fmt.Sprintf("%s: the frame sender cannot send faster than once per %d frames (%.2f Hz of its clock, %.3f Hz of "+
-			"true time) against the server's %.3f Hz, so the tick offset grows without bound: by %s ticks/s "+
-			"(the rates predict %+.3f), to %s after %.0f s", slow, m, float64(c.Client.FPS)/float64(m), clientHz, serverHz,
-			signedP(slope, 3), serverHz-clientHz, signed(off), c.Duration.Seconds())}, true
+	predict := fmt.Sprintf("the rates predict %+.3f", serverHz-clientHz)
+	var vary []string
+	if c.Client.FrameJitter > 0 {
+		vary = append(vary, "frame jitter")
+	}
+	if c.ClientWanderPPM > 0 || c.ServerWanderPPM > 0 {
+		vary = append(vary, "clock wander")
+	}
+	if len(vary) > 0 {
+		verb := "varies"
+		if len(vary) > 1 {
+			verb = "vary"
+		}
+		predict = fmt.Sprintf("the nominal rates predict %+.3f; %s %s them", serverHz-clientHz, strings.Join(vary, " and "), verb)
+	}
+	text := fmt.Sprintf("%s: the frame sender cannot send faster than once per %d frames (%.2f Hz of its clock, %.3f Hz of "+
+		"true time) against the server's %.3f Hz, so the tick offset grows without bound: by %s ticks/s "+
+		"(%s), to %s after %.0f s", slow, m, float64(c.Client.FPS)/float64(m), clientHz, serverHz,
+		signedP(slope, 3), predict, signed(off), c.Duration.Seconds())
+	// The accumulator sends once per interval, at most once a frame: when
+	// either is slower than the ticks, its change cannot keep pace either.
+	clock := 1 + float64(c.ClientDriftPPM*1e-6)
+	iv := fastestInterval(&c.Client)
+	var limits []string
+	if hz := float64(float64(time.Second) / float64(iv) * clock); hz < serverHz*(1-1e-9) {
+		limits = append(limits, fmt.Sprintf("once per %g ms (%.3f Hz of true time) unless the send interval is at most "+
+			"the tick (%v)", ms(iv), hz, c.Server.Tick))
+	}
+	if hz := float64(float64(c.Client.FPS) * clock); hz < serverHz*(1-1e-9) {
+		limits = append(limits, fmt.Sprintf("once a frame (%.3f Hz of true time at %d fps) unless the frame rate is above "+
+			"the server's", hz, c.Client.FPS))
+	}
+	if len(limits) > 0 {
+		text += "; the accumulator cannot keep pace either: it sends at most " + strings.Join(limits, ", and at most ")
+	}
+	return Finding{Rule: "frame-sender-slow-clock", Fix: "client.sender=accumulator", Text: text}, true
 }
 
 // latchRule: the dead band latches the fast interval when the offset goes
@@ -422,7 +475,8 @@ var conditionRules = []struct{ prefix, rule, what string }{
 
 // conditionFindings are the conditions whose removal makes the primary
 // metric or the tie-break significantly better: each is a finding, its
-// cost measured against the same runs without it. A slow sender already
+// cost measured against the same runs without it, and a problem when the
+// other is not significantly worse. A slow sender already
 // named (frame-sender-slow-clock) is not named again by its clock or
 // frame rate.
 func conditionFindings(d *diag, r *Result, have []Finding) []Finding {
@@ -439,7 +493,9 @@ func conditionFindings(d *diag, r *Result, have []Finding) []Finding {
 			}
 			f := Finding{Rule: cr.rule, Better: []string{}, Worse: []string{}, Counters: a.Counters, Confirmed: true,
 				Cost: d.diff(a.arm, r.Reference, d.primary)}
-			f.Problem = true
+			// A trade (one better, the other significantly worse) is no
+			// problem, as for a change.
+			f.Problem = helps(a.Primary, a.TieBreak)
 			f.Text = fmt.Sprintf("%s; %s: %s %s, %s %s", cr.what, a.Condition, d.primary.Label,
 				d.primary.Quantity(plain(a.Primary, d.primary.Prec)), d.tie.Label, d.tie.Quantity(plain(a.TieBreak, d.tie.Prec)))
 			if len(a.Counters) > 0 {
@@ -480,7 +536,8 @@ func (d *diag) lossy(dir string) bool {
 }
 
 // uplinkLossRule: an input the uplink loses is a server step without
-// input (starved): the tank stops for it. The next MoveInput carries it
+// input (starved): a latest-wins server stops the tank for it, a queue or
+// a buffer applies its last input again. The next MoveInput carries it
 // again only with redundancy (client.redundancy ≥ 2), and a latest-wins
 // server applies one input per step whatever arrives, so the redundant
 // copy refills the gap only for a server that applies every input
@@ -508,8 +565,13 @@ func uplinkLossRule(d *diag, r *Result) (Finding, bool) {
 			"for it; redundant inputs would carry it again, but a latest-wins server applies one input per step whatever "+
 			"arrives: they help only with server.inputs=queue or buffer (the pairs are tried)", lost, starved.Format(0))
 	default:
-		f.Text = fmt.Sprintf("%s: each lost input is a server step without one (%s per run starved) and the tank stops "+
-			"for it; with client.redundancy=2 the next packet carries it again", lost, starved.Format(0))
+		// A queue's or a buffer's underrun applies the last input again.
+		f.Text = fmt.Sprintf("%s: each lost input is a server step without its own (%s per run starved); the server applies "+
+			"its last input again for that step, so the tank moves on as before and differs only where the input changed; "+
+			"with client.redundancy=2 the next packet carries it again", lost, starved.Format(0))
+		if c.Up.LossBurst > 1 {
+			f.Text += fmt.Sprintf(", but a burst (%g packets on average) loses the copies too", c.Up.LossBurst)
+		}
 		f.Fix = "client.redundancy=2"
 	}
 	return f, true
@@ -617,13 +679,14 @@ func sameUnderneath(a, b *Arm) int {
 
 // presentationRule: a smoothing that chases the prediction (a lerp by a
 // share per frame, or a move at the input's speed) follows a pose that
-// moves in steps: one per prediction unit (client.cadence) and one per
+// moves in steps: one per prediction unit (the server's tick) and one per
 // correction. The drawn speed then pulses with the steps, which is judder
 // the prediction itself does not have. The counterfactual is the same
 // runs with the prediction drawn (moved on between its steps) and only a
 // correction smoothed: the rule names the mechanism only when that run is
 // the same game underneath on every seed (inputs, server, link,
-// corrections), so what changes is what is drawn alone.
+// corrections), so what changes is what is drawn alone, and when it
+// judders significantly less: the pulsing is what it removes.
 func presentationRule(d *diag, r *Result) (Finding, bool) {
 	c := &d.o.Base.Client
 	if c.Smoothing == client.Predicted || d.timelineTouches("client.smoothing", "client.alpha", "client.alpha_per") {
@@ -638,7 +701,12 @@ func presentationRule(d *diag, r *Result) (Finding, bool) {
 	if sameUnderneath(r.Reference, drawn) != n {
 		return Finding{}, false // the smoothing reaches the game: not presentation alone
 	}
-	m := d.primary
+	// The pulsing is judder: the drawn prediction must judder significantly
+	// less, or the counterfactual does not show the mechanism.
+	m, _ := LookupMetric("judder_mps")
+	if dj := d.diff(r.Reference, drawn, m); !dj.Significant || dj.Mean >= 0 {
+		return Finding{}, false
+	}
 	how := fmt.Sprintf("the lerp (client.smoothing=lerp, %g of the way each frame)", c.Alpha)
 	if c.Smoothing == client.MoveTowards {
 		how = "client.smoothing=movetowards"
@@ -647,7 +715,7 @@ func presentationRule(d *diag, r *Result) (Finding, bool) {
 		Text: fmt.Sprintf("the presentation: %s chases a prediction that moves only in %g ms steps and corrections, so "+
 			"the drawn speed pulses; drawing the prediction (%s), with the same game underneath on %d of %d seeds, "+
 			"%s goes from %s to %s",
-			how, ms(c.Cadence), drawPrediction, n, n, m.Label, r.Reference.Stat(m).Mean.Format(m.Prec),
+			how, ms(d.o.Base.Server.Tick), drawPrediction, n, n, m.Label, r.Reference.Stat(m).Mean.Format(m.Prec),
 			m.Quantity(drawn.Stat(m).Mean.Format(m.Prec)))}, true
 }
 
@@ -689,7 +757,7 @@ func predictLatestRule(d *diag, r *Result) (Finding, bool) {
 	text := fmt.Sprintf("the server corrected the prediction %s times a minute: the client predicts each %g ms step with "+
 		"the latest input it has sent (client.predict=attribute), not the input the server applies in that step; "+
 		"predicting each step with the next input not yet predicted (%s) leaves %s a minute",
-		stats.Mean(ref).Format(1), ms(c.Client.Cadence), consumeChange, stats.Mean(with).Format(1))
+		stats.Mean(ref).Format(1), ms(c.Server.Tick), consumeChange, stats.Mean(with).Format(1))
 	if c.Server.Inputs == server.Latest {
 		for _, p := range r.Pairs {
 			if slices.Contains(p.Sets, consumeChange) && slices.Contains(p.Sets, "server.inputs=queue") && p.VsReference.arm != nil {

@@ -229,7 +229,7 @@ func TestLossNamedByDirectionAndRedundancy(t *testing.T) {
 		fix        string
 	}{
 		{[]string{"up.loss=10%"}, "uplink-loss", "the tank stops for it; redundant inputs would carry it again, but a latest-wins server applies one input per step whatever arrives", ""},
-		{[]string{"up.loss=10%", "server.inputs=queue"}, "uplink-loss", "the tank stops for it; with client.redundancy=2 the next packet carries it again", "client.redundancy=2"},
+		{[]string{"up.loss=10%", "server.inputs=queue"}, "uplink-loss", "the server applies its last input again for that step, so the tank moves on as before and differs only where the input changed; with client.redundancy=2 the next packet carries it again", "client.redundancy=2"},
 		{[]string{"up.loss=10%", "client.redundancy=2"}, "uplink-loss", "with client.redundancy=2 the next packet carries the lost inputs again", ""},
 		{[]string{"down.loss=10%"}, "downlink-loss", "of the server's PlayerStates: the client predicts on without a correction", ""},
 	} {
@@ -345,9 +345,11 @@ func TestPresentationNamedOnlyWhenTheGameUnderneathIsTheSame(t *testing.T) {
 	judder, _ := LookupMetric("judder_mps")
 	d := &diag{o: options(t, ""), primary: judder}
 	runs := []lab.Summary{{Seed: 1, Overwritten: 10}, {Seed: 2, Overwritten: 12}}
-	card := []batch.MetricStat{{Name: "judder_mps", Mean: stats.Interval{N: 2, Mean: 0.5}}}
-	ref := &Arm{Runs: runs, Card: card}
-	drawn := &Arm{Runs: slices.Clone(runs), Card: card}
+	card := func(judders ...float64) []batch.MetricStat {
+		return []batch.MetricStat{{Name: "judder_mps", Mean: stats.Mean(judders), PerSeed: judders}}
+	}
+	ref := &Arm{Runs: runs, Card: card(0.50, 0.51)}
+	drawn := &Arm{Runs: slices.Clone(runs), Card: card(0.30, 0.30)}
 	r := &Result{Reference: ref, Changes: []Change{{Set: drawPrediction, arm: drawn}}}
 	if f, ok := presentationRule(d, r); !ok || !strings.Contains(f.Text, "the same game underneath on 2 of 2 seeds") {
 		t.Errorf("the same game underneath: named %v, %q", ok, f.Text)
@@ -424,5 +426,219 @@ func TestPredictLatestNamedOnlyWhenConsumeLowersTheCorrections(t *testing.T) {
 	r.Reference, r.Changes[0].arm = mk(1, 0, 2, 1, 0), mk(0, 0, 0, 0, 0)
 	if f, ok := predictLatestRule(d, r); ok {
 		t.Errorf("a correction a minute, yet named: %q", f.Text)
+	}
+}
+
+// The prediction moves in steps of the server's tick (lab.Config hands
+// server.tick to the client as its cadence), so the findings that name
+// the step name server.tick, not the client's own default of 50 ms: on a
+// 33 ms server the presentation's lerp chases 33 ms steps and the
+// prediction is corrected per 33 ms step.
+func TestFindingsNameTheServerTickAsThePredictionStep(t *testing.T) {
+	judder, _ := LookupMetric("judder_mps")
+	d := &diag{o: options(t, "", "server.tick=33ms"), primary: judder}
+	mk := func(judders, perMin []float64) *Arm {
+		a := &Arm{}
+		for i := range judders {
+			s := lab.Summary{Seed: uint64(i + 1)}
+			s.Card.CorrectionsMediumPerMin = perMin[i]
+			a.Runs = append(a.Runs, s)
+		}
+		a.Card = []batch.MetricStat{{Name: "judder_mps", Mean: stats.Mean(judders), PerSeed: judders}}
+		return a
+	}
+	ref := mk([]float64{0.50, 0.52, 0.48, 0.51, 0.49}, []float64{500, 520, 480, 510, 490})
+	drawn := mk([]float64{0.30, 0.31, 0.29, 0.30, 0.30}, []float64{500, 520, 480, 510, 490})
+	consume := mk([]float64{0.40, 0.41, 0.39, 0.40, 0.40}, []float64{250, 260, 240, 255, 245})
+	r := &Result{Reference: ref, Changes: []Change{{Set: drawPrediction, arm: drawn}, {Set: consumeChange, arm: consume}}}
+	f, ok := presentationRule(d, r)
+	if !ok || !strings.Contains(f.Text, "moves only in 33 ms steps") {
+		t.Errorf("presentation on a 33 ms server: named %v, %q; want the 33 ms steps", ok, f.Text)
+	}
+	f, ok = predictLatestRule(d, r)
+	if !ok || !strings.Contains(f.Text, "predicts each 33 ms step") {
+		t.Errorf("predict-latest on a 33 ms server: named %v, %q; want each 33 ms step", ok, f.Text)
+	}
+}
+
+// The presentation rule says the lerp's chase makes the drawn speed
+// pulse; the counterfactual confirms it only when drawing the prediction,
+// the same game underneath, has significantly less judder. At 30 fps on a
+// 33 ms server drawing the prediction judders more (0.18 → 0.30 m/s):
+// the rule must not name a mechanism its counterfactual contradicts, nor
+// one it does not show (the same judder).
+func TestPresentationNamedOnlyWhenDrawingThePredictionJuddersLess(t *testing.T) {
+	judder, _ := LookupMetric("judder_mps")
+	d := &diag{o: options(t, ""), primary: judder}
+	mk := func(judders ...float64) *Arm {
+		a := &Arm{}
+		for i := range judders {
+			a.Runs = append(a.Runs, lab.Summary{Seed: uint64(i + 1)})
+		}
+		a.Card = []batch.MetricStat{{Name: "judder_mps", Mean: stats.Mean(judders), PerSeed: judders}}
+		return a
+	}
+	ref := mk(0.18, 0.17, 0.19, 0.18, 0.18)
+	for _, c := range []struct {
+		name  string
+		drawn *Arm
+		want  bool
+	}{
+		{"less judder", mk(0.10, 0.09, 0.11, 0.10, 0.10), true},
+		{"more judder", mk(0.30, 0.29, 0.31, 0.30, 0.30), false},
+		{"the same judder", mk(0.18, 0.17, 0.19, 0.18, 0.18), false},
+	} {
+		r := &Result{Reference: ref, Changes: []Change{{Set: drawPrediction, arm: c.drawn}}}
+		if f, ok := presentationRule(d, r); ok != c.want {
+			t.Errorf("%s when drawn: named %v (%q), want %v", c.name, ok, f.Text, c.want)
+		}
+	}
+}
+
+// A send interval longer than the server's tick is a slow sender at any
+// frame rate: 48 ms against a 33 ms tick is 20.8 Hz against 30.3 Hz, and
+// 48 ms against 16 ms is 20.8 against 62.5. The cause is the interval,
+// not the frame rate's quantisation (at 60 fps 48 ms needs 3 frames,
+// 50 ms: 2 ms more than the interval, while the tick is 15 ms shorter);
+// and the accumulator, which sends once per interval, cannot keep pace
+// either, so the finding must not leave its change as the fix.
+func TestSlowSenderNamesAnIntervalLongerThanTheTick(t *testing.T) {
+	for _, c := range []struct {
+		sets []string
+		want string
+	}{
+		{[]string{"server.tick=33ms"}, "the send interval is longer than the server's tick: at its fastest, 48 ms, " +
+			"it is 20.83 Hz against the server's 30.30 Hz (server.tick=33ms)"},
+		{[]string{"server.tick=16ms", "client.fps=144"}, "the send interval is longer than the server's tick: at its fastest, 48 ms, " +
+			"it is 20.83 Hz against the server's 62.50 Hz (server.tick=16ms)"},
+		{[]string{"server.tick=33ms", "client.corrector=off"}, "the send interval is longer than the server's tick: at its fastest, 50 ms, " +
+			"it is 20.00 Hz against the server's 30.30 Hz (server.tick=33ms)"},
+		{[]string{"server.tick=33ms", "client.fps=30"}, "the send interval is longer than the server's tick: at its fastest, 48 ms, " +
+			"it is 20.83 Hz against the server's 30.30 Hz (server.tick=33ms)"},
+	} {
+		cfg := configOf(t, c.sets...)
+		if got := SlowSenderCause(&cfg); !strings.HasPrefix(got, c.want) || strings.Contains(got, "quantises") {
+			t.Errorf("%v: cause %q, want it to start %q and not blame the frame rate", c.sets, got, c.want)
+		}
+		d := &diag{o: options(t, "", c.sets...)}
+		runs := []lab.Summary{{Seed: 1, FinalOffset: 900}, {Seed: 2, FinalOffset: 910}, {Seed: 3, FinalOffset: 905}}
+		traces := []Trace{{OffsetSlope: 15.3}, {OffsetSlope: 15.4}, {OffsetSlope: 15.3}}
+		r := &Result{Reference: &Arm{Runs: runs, Traces: traces}}
+		f, ok := slowClockRule(d, r)
+		if !ok || !strings.Contains(f.Text, "the accumulator cannot keep pace either: it sends at most once per") {
+			t.Errorf("%v: named %v, %q; want it to say the accumulator cannot keep pace", c.sets, ok, f.Text)
+		}
+		// At 30 fps one send a frame is 30 Hz, short of a 33 ms tick's 30.3.
+		if frames := strings.Contains(f.Text, "at most once a frame (30.000 Hz of true time at 30 fps)"); frames != (cfg.Client.FPS == 30) {
+			t.Errorf("%v: names the frame rate's limit %v: %q", c.sets, frames, f.Text)
+		}
+	}
+}
+
+// Frame jitter (or a clock's wander) varies the frame sender's rate about
+// its nominal value; it does not remove a sender that is slower than the
+// ticks. At 30 fps with 10 ms of frame jitter on a 33 ms server the
+// nominal 15 Hz against 30.3 Hz and an offset measured to grow name the
+// slow sender; a sender whose nominal rate keeps pace is not named for a
+// growing offset (another mechanism's), jitter or not.
+func TestSlowSenderNamedThroughFrameJitter(t *testing.T) {
+	runs := []lab.Summary{{Seed: 1, FinalOffset: 900}, {Seed: 2, FinalOffset: 910}, {Seed: 3, FinalOffset: 905}}
+	traces := []Trace{{OffsetSlope: 15.3}, {OffsetSlope: 15.4}, {OffsetSlope: 15.3}}
+	r := &Result{Reference: &Arm{Runs: runs, Traces: traces}}
+	for _, c := range []struct {
+		sets []string
+		want string // "": not named
+	}{
+		{[]string{"client.fps=30", "client.frame_jitter=10ms", "server.tick=33ms"}, "; frame jitter varies them)"},
+		{[]string{"client.fps=30", "client.wander_ppm=100ppm"}, "; clock wander varies them)"},
+		{[]string{"client.fps=30", "client.frame_jitter=1ms", "server.wander_ppm=50ppm"}, "; frame jitter and clock wander vary them)"},
+		{[]string{"client.frame_jitter=5ms"}, ""},
+		{[]string{"client.fps=30", "client.frame_jitter=10ms", "server.tick=33ms", "client.sender=accumulator"}, ""},
+	} {
+		d := &diag{o: options(t, "", c.sets...)}
+		f, ok := slowClockRule(d, r)
+		if ok != (c.want != "") || ok && !strings.Contains(f.Text, "(the nominal rates predict +") || !strings.Contains(f.Text, c.want) {
+			t.Errorf("%v: named %v (%q), want it named %v, with the nominal rates and %q", c.sets, ok, f.Text, c.want != "", c.want)
+		}
+	}
+}
+
+// The overwrite rule's mechanism is motion lost: of two inputs in one
+// server step the first one's motion is never applied, so the tank moves
+// at about commanded × the share applied. When it moves faster than that
+// by more than the progress deficit's floor (a 100 ms server fed inputs
+// at 20 Hz overwrites 46 % of them and the tank still moves at 2.04 of
+// 2.00 m/s: each applied input moves it a whole step), the overwrites
+// lose no such motion and the rule names nothing; it never says that
+// they account for a deficit there is not.
+func TestOverwriteNamedOnlyWhenItsMotionIsLost(t *testing.T) {
+	d := &diag{o: options(t, "")}
+	mk := func(overwritten uint64, speeds ...float64) *Result {
+		a := &Arm{}
+		for i, v := range speeds {
+			a.Runs = append(a.Runs, lab.Summary{Seed: uint64(i + 1), Arrived: 1000, Overwritten: overwritten + uint64(i),
+				CommandedSpeedMPS: 2, MeanVisibleSpeedMPS: v})
+		}
+		return &Result{Reference: a}
+	}
+	if f, ok := overwriteRule(d, mk(215, 1.57, 1.58, 1.56, 1.57)); !ok || !strings.Contains(f.Text, "which accounts for the deficit") {
+		t.Errorf("21.5 %% overwritten, the tank at 1.57 of 2 m/s: named %v, %q", ok, f.Text)
+	}
+	if f, ok := overwriteRule(d, mk(457, 2.04, 2.05, 2.03, 2.04)); ok {
+		t.Errorf("45.7 %% overwritten, the tank at 2.04 of 2 m/s: named %q", f.Text)
+	}
+	if f, ok := overwriteRule(d, mk(457, 1.90, 1.91, 1.89, 1.90)); ok {
+		t.Errorf("45.7 %% overwritten, the tank at 1.90 of 2 m/s (1.09 if the overwrites lost motion): named %q", f.Text)
+	}
+}
+
+// A mechanism whose removal only makes the player's figures worse (its
+// change adds 0.213 m/s of judder and moves the tie-break by nothing, as
+// client.alpha=0.278 does at 30 fps on a 100 ms uplink) costs less than
+// one that costs nothing significant: "ranked by what each costs" puts
+// it last, not first for having "an effect".
+func TestFindingWhoseRemovalOnlyHarmsRanksLast(t *testing.T) {
+	diff := func(mean, half float64) stats.Diff { return knownDiff(10, mean, half) }
+	fs := []Finding{
+		{Rule: "smoothing-per-frame", Cost: diff(-0.213, 0.050), FixTie: diff(-0.002, 0.003)},
+		{Rule: "predict-latest-input", Cost: diff(0.053, 0.072), FixTie: diff(0, 0.002)},
+		{Rule: "substeps", Cost: diff(0, 0), FixTie: diff(0, 0)},
+	}
+	rank(fs)
+	var got []string
+	for _, f := range fs {
+		got = append(got, f.Rule)
+	}
+	want := []string{"predict-latest-input", "substeps", "smoothing-per-frame"}
+	if !slices.Equal(got, want) {
+		t.Errorf("ranked %v, want %v", got, want)
+	}
+}
+
+// A queue or buffer server that has no input for a step applies its last
+// input again (an underrun: server.StepInto), so a lost input does not
+// stop the tank there, unlike a latest-wins server's starved step. With
+// 3 % of the uplink lost on a buffer server the tank keeps its speed
+// (10 seeds: loss → 0 changes neither judder nor the progress deficit);
+// the finding must not say the tank stops, and says what a burst does to
+// the redundant copies.
+func TestUplinkLossOnAQueueDoesNotStopTheTank(t *testing.T) {
+	runs := []lab.Summary{{Seed: 1, Starved: 36}, {Seed: 2, Starved: 40}, {Seed: 3, Starved: 38}}
+	for i := range runs {
+		runs[i].Up.Sent, runs[i].Up.Lost = 1200, 36
+	}
+	r := &Result{Reference: &Arm{Runs: runs}}
+	for _, c := range []struct {
+		sets       []string
+		want, nots string
+	}{
+		{[]string{"server.inputs=queue", "up.loss=3%"}, "the server applies its last input again for that step", "the tank stops"},
+		{[]string{"server.inputs=buffer", "up.loss=3%", "up.loss_burst=5"}, "a burst (5 packets on average) loses the copies too", "the tank stops"},
+		{[]string{"up.loss=3%"}, "the tank stops for it", "applies its last input again"},
+	} {
+		f, ok := uplinkLossRule(&diag{o: options(t, "", c.sets...)}, r)
+		if !ok || !strings.Contains(f.Text, c.want) || strings.Contains(f.Text, c.nots) {
+			t.Errorf("%v: named %v, %q; want %q and not %q", c.sets, ok, f.Text, c.want, c.nots)
+		}
 	}
 }

@@ -135,6 +135,16 @@ func (r *Result) linkHeadline(fs []Finding, nth string, after, brief bool) strin
 	m, link := r.metric, r.LinkCost[0]
 	linkCosts := func(d stats.Diff) bool { return d.Significant && d.Mean > 0 }
 	if after && !linkCosts(r.LinkCost[0]) && !linkCosts(r.LinkCost[1]) {
+		// A problem the link does not add to is the game's own: said
+		// with what it costs, or the presentation would seem all there is.
+		if len(fs) > 0 && fs[0].Problem && linkCosts(fs[0].Cost) {
+			cost := m.Label + " " + m.Quantity(FormatDiff(fs[0].Cost, m.Prec))
+			if brief {
+				return "The link costs nothing significant; the " + nth + " finding, the game's own, costs " + cost + "."
+			}
+			return fmt.Sprintf("The link costs nothing significant over the same game on a perfect link. The game's own "+
+				"(the %s finding below) costs %s: %s.", nth, cost, fs[0].Text)
+		}
 		return "The link costs nothing significant over the same game on a perfect link."
 	}
 	if len(fs) > 0 && fs[0].Problem {

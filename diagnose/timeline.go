@@ -615,14 +615,16 @@ func (d *diag) measure(r *Result, m mechanism) (Finding, error) {
 
 // interaction is what a change does with a mechanism less what it does
 // without it, seed by seed in the primary metric: (changed − ref) −
-// (changedWithout − without).
+// (changedWithout − without), significant only past the primary's
+// practical floor on the reference's value, as the bar counts an effect.
 func (d *diag) interaction(ref, changed, without, changedWithout *Arm) stats.Diff {
 	p := d.primary
-	a, b := ref.Stat(p).PerSeed, changed.Stat(p).PerSeed
+	sa := ref.Stat(p)
+	a, b := sa.PerSeed, changed.Stat(p).PerSeed
 	x, y := without.Stat(p).PerSeed, changedWithout.Stat(p).PerSeed
 	with, off := make([]float64, len(a)), make([]float64, len(a))
 	for i := range a {
 		with[i], off[i] = b[i]-a[i], y[i]-x[i]
 	}
-	return stats.PairedMin(off, with, p.Smallest())
+	return stats.PairedMin(off, with, p.Floor(sa.Mean.Mean))
 }

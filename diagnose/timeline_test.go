@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"jitterlab/batch"
 	"jitterlab/lab"
 	"jitterlab/scenarios"
 	"jitterlab/sim"
@@ -467,5 +468,29 @@ func TestFrozenTargetDuringALatencyStep(t *testing.T) {
 	if !ok || !strings.Contains(f.Text, "in the second after each step the visible tank stood still (below a tenth of its move speed) for ") ||
 		!strings.Contains(f.Text, "s without the latency step: a frozen target while the step drains") {
 		t.Errorf("latency-step finding %v: %q", ok, f.Text)
+	}
+}
+
+// What a change does against a timeline's mechanism is an effect only as
+// the bar counts one: past the practical floor on the reference's value.
+// Drawing the prediction takes 0.320 m/s of 0.434 m/s judder with a
+// latency step and 0.306 without, on every seed alike: the 0.014 m/s
+// between them is consistent but a thirtieth of the reference (the floor
+// is a tenth, 0.043), so the change does the same without the step. A
+// change that takes 0.200 more with the step acts on it.
+func TestActsOnAMechanismOnlyPastTheFloor(t *testing.T) {
+	judder, _ := LookupMetric("judder_mps")
+	d := &diag{o: options(t, ""), primary: judder}
+	arm := func(vs ...float64) *Arm {
+		return &Arm{Card: []batch.MetricStat{{Name: "judder_mps", Mean: stats.Mean(vs), PerSeed: vs}}}
+	}
+	ref := arm(0.434, 0.440, 0.428, 0.436, 0.432)
+	without := arm(0.420, 0.426, 0.414, 0.422, 0.418)
+	withoutChanged := arm(0.114, 0.121, 0.107, 0.117, 0.111) // 0.306 less, ± 0.001
+	if x := d.interaction(ref, arm(0.114, 0.119, 0.109, 0.115, 0.113), without, withoutChanged); x.Significant {
+		t.Errorf("0.320 with, 0.306 without: interaction %+.3f ± %.3f significant", x.Mean, x.Half)
+	}
+	if x := d.interaction(ref, arm(0.0, 0.0, 0.0, 0.001, 0.0), without, arm(0.320, 0.326, 0.314, 0.322, 0.318)); !x.Significant || x.Mean >= 0 {
+		t.Errorf("0.434 with, 0.100 without: interaction %+.3f ± %.3f, want significantly negative", x.Mean, x.Half)
 	}
 }
