@@ -374,51 +374,59 @@ func (m *CardMeter) response1(f *CardFrame, t, start, sin, cos float64) {
 // complete: its speed minus the window's mean speed, squared, for a
 // driving frame that is no snap and outside a throttle change's transition.
 func (m *CardMeter) judder(t, dt, v float64, driving, snap bool) {
-	for m.centre < m.next && (m.ring[m.centre%judderRing].t+m.half <= t || m.next-m.centre >= judderRing/2) {
-		m.judge()
+	// The ring's indices and the window's sums in locals while frames are
+	// judged: in m's fields each loop condition reloads them from memory
+	// after every store (half the card's judder cost).
+	h := m.half
+	tail, centre, next := m.tail, m.centre, m.next
+	sumVD, sumDT := m.sumVD, m.sumDT
+	for centre < next {
+		c := &m.ring[centre%judderRing]
+		if !(c.t+h <= t || next-centre >= judderRing/2) {
+			break
+		}
+		// Judge c against the frames within half a window either side
+		// of it: the older ones leave the window first.
+		for from := c.t - h; tail < centre; tail++ {
+			o := &m.ring[tail%judderRing]
+			if !(o.t < from || centre-tail > judderRing/2) {
+				break
+			}
+			if !o.snap {
+				sumVD -= float64(o.v * o.dt)
+				sumDT -= o.dt
+			}
+		}
+		centre++
+		// Not judged: a frame whose window starts before the first counted
+		// frame (incomplete), or that is not driving, a snap, or within a
+		// throttle change's transition.
+		if c.t < h || !c.driving || c.snap || (c.t >= m.quietFrom && c.t < m.quietTo) || !(sumDT > 0) {
+			continue
+		}
+		r := c.v - sumVD/sumDT
+		m.judSS += float64(r * r)
+		m.judN++
 	}
-	if m.next-m.tail == judderRing { // full: the window loses its oldest, judged already
-		m.drop()
+	if next-tail == judderRing { // full: the window loses its oldest, judged already
+		if o := &m.ring[tail%judderRing]; !o.snap {
+			sumVD -= float64(o.v * o.dt)
+			sumDT -= o.dt
+		}
+		tail++
 	}
 	// Field by field: a composite literal is built on the stack and copied
 	// in 16-byte loads, each spanning two of its 8-byte stores, which
 	// cannot be forwarded (a stall of ~3 % of a session's time).
-	r := &m.ring[m.next%judderRing]
+	r := &m.ring[next%judderRing]
 	r.t, r.dt, r.v, r.driving, r.snap = t, dt, v, driving, snap
-	m.next++
+	next++
 	if !snap {
-		m.sumVD += float64(v * dt)
-		m.sumDT += dt
+		sumVD += float64(v * dt)
+		sumDT += dt
 	}
-}
-
-// drop takes the oldest frame out of the window.
-func (m *CardMeter) drop() {
-	if o := &m.ring[m.tail%judderRing]; !o.snap {
-		m.sumVD -= float64(o.v * o.dt)
-		m.sumDT -= o.dt
-	}
-	m.tail++
-}
-
-// judge judges the centre frame against the frames within half a window
-// either side of it.
-func (m *CardMeter) judge() {
-	c := &m.ring[m.centre%judderRing]
-	h := m.half
-	for m.tail < m.centre && (m.ring[m.tail%judderRing].t < c.t-h || m.centre-m.tail > judderRing/2) {
-		m.drop()
-	}
-	m.centre++
-	// Not judged: a frame whose window starts before the first counted
-	// frame (incomplete), or that is not driving, a snap, or within a
-	// throttle change's transition.
-	if c.t < h || !c.driving || c.snap || (c.t >= m.quietFrom && c.t < m.quietTo) || !(m.sumDT > 0) {
-		return
-	}
-	r := c.v - m.sumVD/m.sumDT
-	m.judSS += float64(r * r)
-	m.judN++
+	m.tail, m.centre, m.next = tail, centre, next
+	m.sumVD, m.sumDT = sumVD, sumDT
 }
 
 // ServerInputDelay counts one input sample's delay from the frame that read
