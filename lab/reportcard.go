@@ -290,30 +290,30 @@ func (m *CardMeter) lagTime(t, errM float64) float64 {
 	// grows with each frame, so "at or short" is false for the ages below
 	// the answer and true from it on (ages: 0 newest … n−1 oldest; n, before
 	// the ring, counts as true). The search gallops from the last answer's
-	// age, where the lag mostly still is, then halves the bracket found.
+	// age g, where the lag mostly still is, probing g∓1, g∓2, g∓4, …, then
+	// halves the bracket found: an answer one or two frames from g (at 60
+	// fps it moves −1, −1, +2 in a cycle) takes three probes.
 	at := func(age uint64) float64 { return m.pred[(m.predN-1-age)%lagRing].m }
 	// The answer is in [lo, hi].
 	g := min(m.lagAge, n)
 	var lo, hi uint64
 	if g == n || at(g) <= target { // at g or newer
 		lo, hi = 0, g
-		for step := uint64(1); step <= hi; step *= 2 {
-			probe := hi - step
-			if at(probe) > target {
-				lo = probe + 1
+		for d := uint64(1); d <= g; d *= 2 {
+			if at(g-d) > target {
+				lo = g - d + 1
 				break
 			}
-			hi = probe
+			hi = g - d
 		}
 	} else { // older than g
 		lo, hi = g+1, n
-		for step := uint64(1); lo+step-1 < hi; step *= 2 {
-			probe := lo + step - 1
-			if at(probe) <= target {
-				hi = probe
+		for d := uint64(1); g+d < n; d *= 2 {
+			if at(g+d) <= target {
+				hi = g + d
 				break
 			}
-			lo = probe + 1
+			lo = g + d + 1
 		}
 	}
 	for lo < hi {
