@@ -71,6 +71,7 @@ type meter struct {
 	inputDelay                 *metrics.Histogram
 	visDist                    float64 // the visible distance; its time and the commanded distance are the card's (timeS, cmdM)
 	card                       *CardMeter
+	cf                         CardFrame // the frame cardFrame hands the card
 	inputs                     inputSamples
 	vars                       variantStats
 }
@@ -170,11 +171,16 @@ func raise(m *float64, v float64) {
 // showed, dt its length in seconds (sim.Seconds(st.Dt)), prev the visible
 // pose before it and snaps the client's snap count before it.
 func (m *meter) cardFrame(cl *client.Client, cfg *Config, st *client.FrameStats, dt float64, prev motion.Pose, snaps uint64) {
+	// Filled in place, field by field: a CardFrame literal is zeroed on
+	// the stack before its fields are written.
+	f := &m.cf
 	v := cl.Visible()
 	move := cfg.Client.Tuning.MoveSpeed
-	m.card.Frame(&CardFrame{Dt: dt, X: v.X, Y: v.Y, Rot: v.Rot, PrevX: prev.X, PrevY: prev.Y, PrevRot: prev.Rot,
-		Throttle: cl.Input().Throttle, MoveSpeed: move, PredSpeed: float64(abs(m.inputs.sentThrottle) * move),
-		VisibleErrM: st.VisibleErrM, CorrectionM: st.CorrectionM, Reconciled: st.Reconciled, Snapped: cl.Snaps() > snaps})
+	f.Dt, f.X, f.Y, f.Rot = dt, v.X, v.Y, v.Rot
+	f.PrevX, f.PrevY, f.PrevRot = prev.X, prev.Y, prev.Rot
+	f.Throttle, f.MoveSpeed, f.PredSpeed = cl.Input().Throttle, move, float64(abs(m.inputs.sentThrottle)*move)
+	f.VisibleErrM, f.CorrectionM, f.Reconciled, f.Snapped = st.VisibleErrM, st.CorrectionM, st.Reconciled, cl.Snaps() > snaps
+	m.card.Frame(f)
 }
 
 func abs(x float64) float64 {
