@@ -220,8 +220,16 @@ func (m *CardMeter) Frame(f *CardFrame) {
 	m.progM += along
 	speed := along / f.Dt
 
-	m.response1(f, t, start, sin, cos)
-	m.judder(t, f.Dt, speed, driving, f.Snapped)
+	// The local response: a throttle change starts one, which runs until
+	// the visible pose answers it. Calls only then: most frames need
+	// neither.
+	if m.hasThrottle && math.Abs(f.Throttle-m.lastThrottle) >= m.th.ResponseStep {
+		m.startResponse(f, t, start, sin, cos)
+	}
+	m.lastThrottle, m.hasThrottle = f.Throttle, true
+	if m.respPending {
+		m.respond(f, t)
+	}
 
 	// Rubber bands: a run of frames moving backward.
 	if along < 0 {
@@ -269,6 +277,10 @@ func (m *CardMeter) Frame(f *CardFrame) {
 		}
 	}
 	m.lag.Add(f.VisibleErrM)
+	// Judder after every figure that needs this frame's values, and
+	// before the lag, which needs none of them: fewer values to save
+	// across the call.
+	m.judder(t, f.Dt, speed, driving, f.Snapped)
 	m.predM += float64(f.PredSpeed * f.Dt)
 	m.pred[m.predN%lagRing] = predFrame{t: t, m: m.predM, v: f.PredSpeed}
 	m.predN++
@@ -341,27 +353,27 @@ func (m *CardMeter) lagTime(t, errM float64) float64 {
 	return t - b.t + (b.m-target)/b.v
 }
 
-// response1 runs the local response for one frame ending at t (started at
-// start): a throttle change of at least ResponseStep starts it, the
-// visible pose ResponseM away from where the old speed was taking it ends it.
-func (m *CardMeter) response1(f *CardFrame, t, start, sin, cos float64) {
-	if m.hasThrottle && math.Abs(f.Throttle-m.lastThrottle) >= m.th.ResponseStep {
-		m.respPending, m.respT0 = true, t
-		m.respX, m.respY, m.respStart = f.PrevX, f.PrevY, start
-		m.respUX, m.respUY = sin, cos
-		m.respV = m.lastThrottle * f.MoveSpeed
-		// The change's transition is no judder: from half a window
-		// before it until half a window after the response.
-		h := m.half
-		if m.quietTo <= t-h || math.IsInf(m.quietFrom, 1) {
-			m.quietFrom = t - h
-		}
-		m.quietTo = math.Inf(1)
+// startResponse starts a local response at a frame ending at t (started
+// at start) whose throttle changed by at least ResponseStep; sin and cos
+// are the heading before it. m.lastThrottle is the throttle before it.
+func (m *CardMeter) startResponse(f *CardFrame, t, start, sin, cos float64) {
+	m.respPending, m.respT0 = true, t
+	m.respX, m.respY, m.respStart = f.PrevX, f.PrevY, start
+	m.respUX, m.respUY = sin, cos
+	m.respV = m.lastThrottle * f.MoveSpeed
+	// The change's transition is no judder: from half a window
+	// before it until half a window after the response.
+	h := m.half
+	if m.quietTo <= t-h || math.IsInf(m.quietFrom, 1) {
+		m.quietFrom = t - h
 	}
-	m.lastThrottle, m.hasThrottle = f.Throttle, true
-	if !m.respPending {
-		return
-	}
+	m.quietTo = math.Inf(1)
+}
+
+// respond ends the pending local response at the frame ending at t once
+// the visible pose is ResponseM away from where the old speed was taking
+// it.
+func (m *CardMeter) respond(f *CardFrame, t float64) {
 	s := float64((f.X-m.respX)*m.respUX) + float64((f.Y-m.respY)*m.respUY)
 	if math.Abs(s-float64(m.respV*(t-m.respStart))) >= m.th.ResponseM {
 		m.respPending = false
