@@ -162,7 +162,7 @@ type CardMeter struct {
 
 	snaps                         uint64
 	corrSmall, corrMid, corrLarge uint64
-	lost, overwritten, applied    uint64
+	lost, overwritten             uint64 // input samples; those applied are delay's count
 	snapDist, lag, lagMs          *metrics.Histogram
 
 	// Visible lag in time: the prediction's path length predM after each
@@ -444,8 +444,7 @@ func (m *CardMeter) judder(t, dt, v float64, driving, snap bool) {
 // ServerInputDelay counts one input sample's delay from the frame that read
 // it to the server step that applied the input carrying it, in ms.
 func (m *CardMeter) ServerInputDelay(ms float64) {
-	m.delay.Add(ms)
-	m.applied++
+	m.delay.Add(ms) // its count is the samples applied: one add, so this inlines
 }
 
 // UnappliedSamples counts input samples whose input the server never
@@ -475,7 +474,7 @@ func (m *CardMeter) Card() ReportCard {
 		ServerInputLostShare: nan, ServerInputOverwrittenShare: nan,
 		VisibleLagMs: P50P99{nan, nan}, VisibleLagM: P50P99{nan, nan},
 	}
-	if n := m.applied + m.lost + m.overwritten; n > 0 {
+	if n := m.delay.Count() + m.lost + m.overwritten; n > 0 {
 		c.ServerInputLostShare = float64(m.lost) / float64(n)
 		c.ServerInputOverwrittenShare = float64(m.overwritten) / float64(n)
 	}
