@@ -66,19 +66,21 @@ func (in *inputSamples) applied(now sim.Time, ack uint32, from sim.Time, card *C
 			start = in.endAt[(k-1)%sentRing]
 		}
 		start = max(start, in.frames-min(in.frames, frameRing))
+		if k == ack && in.arrived[k%sentRing] { // applied: each sample's delay
+			for i := start; i < end; i++ {
+				if at := in.frameAt[i%frameRing]; at >= from {
+					card.ServerInputDelay(ms(now.Sub(at)))
+				}
+			}
+			continue
+		}
 		var n uint64
 		for i := start; i < end; i++ {
-			at := in.frameAt[i%frameRing]
-			if at < from {
-				continue
+			if in.frameAt[i%frameRing] >= from {
+				n++
 			}
-			if k == ack && in.arrived[k%sentRing] {
-				card.ServerInputDelay(ms(now.Sub(at)))
-				continue
-			}
-			n++
 		}
-		if in.arrived[k%sentRing] && k < ack {
+		if in.arrived[k%sentRing] { // and k < ack
 			card.UnappliedSamples(0, n)
 		} else {
 			card.UnappliedSamples(n, 0)

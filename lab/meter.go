@@ -71,6 +71,7 @@ type meter struct {
 	inputDelay                 *metrics.Histogram
 	visDist                    float64 // the visible distance; its time and the commanded distance are the card's (timeS, cmdM)
 	card                       *CardMeter
+	cf                         CardFrame // the report card's frame, filled in place by frame
 	inputs                     inputSamples
 	vars                       variantStats
 }
@@ -143,13 +144,24 @@ func (m *meter) frame(now sim.Time, cl *client.Client, cfg *Config, prev motion.
 	}
 	if m.counting(now) && st.Dt > 0 {
 		dt := sim.Seconds(st.Dt)
-		// st.VisibleErrM goes to m.visErr through the card (cardFrame),
+		// st.VisibleErrM goes to m.visErr through the card,
 		// and the frame's time and commanded distance are the card's.
 		m.visDist += moved
 		if st.Reconciled > 0 {
 			m.corr.Add(st.CorrectionM)
 		}
-		m.cardFrame(cl, cfg, st, dt, prev, snaps)
+		// The report card's frame, filled in place field by field (a
+		// CardFrame literal is zeroed on the stack before its fields are
+		// written), here rather than in a function of its own: one call
+		// fewer per frame.
+		f := &m.cf
+		v := cl.Visible()
+		move := cfg.Client.Tuning.MoveSpeed
+		f.Dt, f.X, f.Y, f.Rot = dt, v.X, v.Y, v.Rot
+		f.PrevX, f.PrevY, f.PrevRot = prev.X, prev.Y, prev.Rot
+		f.Throttle, f.MoveSpeed, f.PredSpeed = cl.Input().Throttle, move, float64(abs(m.inputs.sentThrottle)*move)
+		f.VisibleErrM, f.CorrectionM, f.Reconciled, f.Snapped = st.VisibleErrM, st.CorrectionM, st.Reconciled, cl.Snaps() > snaps
+		m.card.Frame(f)
 		if cfg.Client.Corrector == client.Dilation {
 			m.vars.addScale(cl.Dilation())
 		}
@@ -164,17 +176,6 @@ func raise(m *float64, v float64) {
 	if v > *m || v != v {
 		*m = v
 	}
-}
-
-// cardFrame feeds the report card one counted frame: st is what it
-// showed, dt its length in seconds (sim.Seconds(st.Dt)), prev the visible
-// pose before it and snaps the client's snap count before it.
-func (m *meter) cardFrame(cl *client.Client, cfg *Config, st *client.FrameStats, dt float64, prev motion.Pose, snaps uint64) {
-	v := cl.Visible()
-	move := cfg.Client.Tuning.MoveSpeed
-	m.card.Frame(&CardFrame{Dt: dt, X: v.X, Y: v.Y, Rot: v.Rot, PrevX: prev.X, PrevY: prev.Y, PrevRot: prev.Rot,
-		Throttle: cl.Input().Throttle, MoveSpeed: move, PredSpeed: float64(abs(m.inputs.sentThrottle) * move),
-		VisibleErrM: st.VisibleErrM, CorrectionM: st.CorrectionM, Reconciled: st.Reconciled, Snapped: cl.Snaps() > snaps})
 }
 
 func abs(x float64) float64 {

@@ -162,7 +162,7 @@ type CardMeter struct {
 
 	snaps                         uint64
 	corrSmall, corrMid, corrLarge uint64
-	lost, overwritten, applied    uint64
+	lost, overwritten             uint64 // input samples; those applied are delay's count
 	snapDist, lag, lagMs          *metrics.Histogram
 
 	// Visible lag in time: the prediction's path length predM after each
@@ -220,8 +220,16 @@ func (m *CardMeter) Frame(f *CardFrame) {
 	m.progM += along
 	speed := along / f.Dt
 
-	m.response1(f, t, start, sin, cos)
-	m.judder(t, f.Dt, speed, driving, f.Snapped)
+	// The local response: a throttle change starts one, which runs until
+	// the visible pose answers it. Calls only then: most frames need
+	// neither.
+	if m.hasThrottle && math.Abs(f.Throttle-m.lastThrottle) >= m.th.ResponseStep {
+		m.startResponse(f, t, start, sin, cos)
+	}
+	m.lastThrottle, m.hasThrottle = f.Throttle, true
+	if m.respPending {
+		m.respond(f, t)
+	}
 
 	// Rubber bands: a run of frames moving backward.
 	if along < 0 {
@@ -269,6 +277,10 @@ func (m *CardMeter) Frame(f *CardFrame) {
 		}
 	}
 	m.lag.Add(f.VisibleErrM)
+	// Judder after every figure that needs this frame's values, and
+	// before the lag, which needs none of them: fewer values to save
+	// across the call.
+	m.judder(t, f.Dt, speed, driving, f.Snapped)
 	m.predM += float64(f.PredSpeed * f.Dt)
 	m.pred[m.predN%lagRing] = predFrame{t: t, m: m.predM, v: f.PredSpeed}
 	m.predN++
@@ -290,30 +302,30 @@ func (m *CardMeter) lagTime(t, errM float64) float64 {
 	// grows with each frame, so "at or short" is false for the ages below
 	// the answer and true from it on (ages: 0 newest … n−1 oldest; n, before
 	// the ring, counts as true). The search gallops from the last answer's
-	// age, where the lag mostly still is, then halves the bracket found.
+	// age g, where the lag mostly still is, probing g∓1, g∓2, g∓4, …, then
+	// halves the bracket found: an answer one or two frames from g (at 60
+	// fps it moves −1, −1, +2 in a cycle) takes three probes.
 	at := func(age uint64) float64 { return m.pred[(m.predN-1-age)%lagRing].m }
 	// The answer is in [lo, hi].
 	g := min(m.lagAge, n)
 	var lo, hi uint64
 	if g == n || at(g) <= target { // at g or newer
 		lo, hi = 0, g
-		for step := uint64(1); step <= hi; step *= 2 {
-			probe := hi - step
-			if at(probe) > target {
-				lo = probe + 1
+		for d := uint64(1); d <= g; d *= 2 {
+			if at(g-d) > target {
+				lo = g - d + 1
 				break
 			}
-			hi = probe
+			hi = g - d
 		}
 	} else { // older than g
 		lo, hi = g+1, n
-		for step := uint64(1); lo+step-1 < hi; step *= 2 {
-			probe := lo + step - 1
-			if at(probe) <= target {
-				hi = probe
+		for d := uint64(1); g+d < n; d *= 2 {
+			if at(g+d) <= target {
+				hi = g + d
 				break
 			}
-			lo = probe + 1
+			lo = g + d + 1
 		}
 	}
 	for lo < hi {
@@ -341,27 +353,27 @@ func (m *CardMeter) lagTime(t, errM float64) float64 {
 	return t - b.t + (b.m-target)/b.v
 }
 
-// response1 runs the local response for one frame ending at t (started at
-// start): a throttle change of at least ResponseStep starts it, the
-// visible pose ResponseM away from where the old speed was taking it ends it.
-func (m *CardMeter) response1(f *CardFrame, t, start, sin, cos float64) {
-	if m.hasThrottle && math.Abs(f.Throttle-m.lastThrottle) >= m.th.ResponseStep {
-		m.respPending, m.respT0 = true, t
-		m.respX, m.respY, m.respStart = f.PrevX, f.PrevY, start
-		m.respUX, m.respUY = sin, cos
-		m.respV = m.lastThrottle * f.MoveSpeed
-		// The change's transition is no judder: from half a window
-		// before it until half a window after the response.
-		h := m.half
-		if m.quietTo <= t-h || math.IsInf(m.quietFrom, 1) {
-			m.quietFrom = t - h
-		}
-		m.quietTo = math.Inf(1)
+// startResponse starts a local response at a frame ending at t (started
+// at start) whose throttle changed by at least ResponseStep; sin and cos
+// are the heading before it. m.lastThrottle is the throttle before it.
+func (m *CardMeter) startResponse(f *CardFrame, t, start, sin, cos float64) {
+	m.respPending, m.respT0 = true, t
+	m.respX, m.respY, m.respStart = f.PrevX, f.PrevY, start
+	m.respUX, m.respUY = sin, cos
+	m.respV = m.lastThrottle * f.MoveSpeed
+	// The change's transition is no judder: from half a window
+	// before it until half a window after the response.
+	h := m.half
+	if m.quietTo <= t-h || math.IsInf(m.quietFrom, 1) {
+		m.quietFrom = t - h
 	}
-	m.lastThrottle, m.hasThrottle = f.Throttle, true
-	if !m.respPending {
-		return
-	}
+	m.quietTo = math.Inf(1)
+}
+
+// respond ends the pending local response at the frame ending at t once
+// the visible pose is ResponseM away from where the old speed was taking
+// it.
+func (m *CardMeter) respond(f *CardFrame, t float64) {
 	s := float64((f.X-m.respX)*m.respUX) + float64((f.Y-m.respY)*m.respUY)
 	if math.Abs(s-float64(m.respV*(t-m.respStart))) >= m.th.ResponseM {
 		m.respPending = false
@@ -374,58 +386,65 @@ func (m *CardMeter) response1(f *CardFrame, t, start, sin, cos float64) {
 // complete: its speed minus the window's mean speed, squared, for a
 // driving frame that is no snap and outside a throttle change's transition.
 func (m *CardMeter) judder(t, dt, v float64, driving, snap bool) {
-	for m.centre < m.next && (m.ring[m.centre%judderRing].t+m.half <= t || m.next-m.centre >= judderRing/2) {
-		m.judge()
+	// The ring's indices and the window's sums in locals while frames are
+	// judged: in m's fields each loop condition reloads them from memory
+	// after every store (half the card's judder cost).
+	h := m.half
+	tail, centre, next := m.tail, m.centre, m.next
+	sumVD, sumDT := m.sumVD, m.sumDT
+	for centre < next {
+		c := &m.ring[centre%judderRing]
+		if !(c.t+h <= t || next-centre >= judderRing/2) {
+			break
+		}
+		// Judge c against the frames within half a window either side
+		// of it: the older ones leave the window first.
+		for from := c.t - h; tail < centre; tail++ {
+			o := &m.ring[tail%judderRing]
+			if !(o.t < from || centre-tail > judderRing/2) {
+				break
+			}
+			if !o.snap {
+				sumVD -= float64(o.v * o.dt)
+				sumDT -= o.dt
+			}
+		}
+		centre++
+		// Not judged: a frame whose window starts before the first counted
+		// frame (incomplete), or that is not driving, a snap, or within a
+		// throttle change's transition.
+		if c.t < h || !c.driving || c.snap || (c.t >= m.quietFrom && c.t < m.quietTo) || !(sumDT > 0) {
+			continue
+		}
+		r := c.v - sumVD/sumDT
+		m.judSS += float64(r * r)
+		m.judN++
 	}
-	if m.next-m.tail == judderRing { // full: the window loses its oldest, judged already
-		m.drop()
+	if next-tail == judderRing { // full: the window loses its oldest, judged already
+		if o := &m.ring[tail%judderRing]; !o.snap {
+			sumVD -= float64(o.v * o.dt)
+			sumDT -= o.dt
+		}
+		tail++
 	}
 	// Field by field: a composite literal is built on the stack and copied
 	// in 16-byte loads, each spanning two of its 8-byte stores, which
 	// cannot be forwarded (a stall of ~3 % of a session's time).
-	r := &m.ring[m.next%judderRing]
+	r := &m.ring[next%judderRing]
 	r.t, r.dt, r.v, r.driving, r.snap = t, dt, v, driving, snap
-	m.next++
+	next++
 	if !snap {
-		m.sumVD += float64(v * dt)
-		m.sumDT += dt
+		sumVD += float64(v * dt)
+		sumDT += dt
 	}
-}
-
-// drop takes the oldest frame out of the window.
-func (m *CardMeter) drop() {
-	if o := &m.ring[m.tail%judderRing]; !o.snap {
-		m.sumVD -= float64(o.v * o.dt)
-		m.sumDT -= o.dt
-	}
-	m.tail++
-}
-
-// judge judges the centre frame against the frames within half a window
-// either side of it.
-func (m *CardMeter) judge() {
-	c := &m.ring[m.centre%judderRing]
-	h := m.half
-	for m.tail < m.centre && (m.ring[m.tail%judderRing].t < c.t-h || m.centre-m.tail > judderRing/2) {
-		m.drop()
-	}
-	m.centre++
-	// Not judged: a frame whose window starts before the first counted
-	// frame (incomplete), or that is not driving, a snap, or within a
-	// throttle change's transition.
-	if c.t < h || !c.driving || c.snap || (c.t >= m.quietFrom && c.t < m.quietTo) || !(m.sumDT > 0) {
-		return
-	}
-	r := c.v - m.sumVD/m.sumDT
-	m.judSS += float64(r * r)
-	m.judN++
+	m.tail, m.centre, m.next = tail, centre, next
+	m.sumVD, m.sumDT = sumVD, sumDT
 }
 
 // ServerInputDelay counts one input sample's delay from the frame that read
 // it to the server step that applied the input carrying it, in ms.
 func (m *CardMeter) ServerInputDelay(ms float64) {
-	m.delay.Add(ms)
-	m.applied++
+	m.delay.Add(ms) // its count is the samples applied: one add, so this inlines
 }
 
 // UnappliedSamples counts input samples whose input the server never
@@ -455,7 +474,7 @@ func (m *CardMeter) Card() ReportCard {
 		ServerInputLostShare: nan, ServerInputOverwrittenShare: nan,
 		VisibleLagMs: P50P99{nan, nan}, VisibleLagM: P50P99{nan, nan},
 	}
-	if n := m.applied + m.lost + m.overwritten; n > 0 {
+	if n := m.delay.Count() + m.lost + m.overwritten; n > 0 {
 		c.ServerInputLostShare = float64(m.lost) / float64(n)
 		c.ServerInputOverwrittenShare = float64(m.overwritten) / float64(n)
 	}
