@@ -119,6 +119,44 @@ func TestJudderOfMoreFramesThanTheRingHolds(t *testing.T) {
 	}
 }
 
+// Past the ring, the window is the 256 frames around each frame: the 128
+// before it, the frame and the 127 after it. A speed that curves (v = a·i²
+// at 3999 fps) tells that window from 127 before and 128 after, which the
+// steady acceleration above cannot: there the residual's sign flips, not
+// its square. The reference sums each window by hand; a frame is judged
+// from 0.1 s on, once the 128th frame after it has come.
+func TestJudderPastTheRingIsTheFramesAroundEach(t *testing.T) {
+	const fps, before, after = 3999.0, 128, 127
+	dt := 1 / fps
+	tr := track{m: NewCardMeter(DefaultCardThresholds)}
+	n := int(2 * fps)
+	v, ts := make([]float64, n), make([]float64, n)
+	var tm float64
+	for i := range n {
+		y0 := tr.y
+		tr.move(dt, 0, float64(float64(float64(i*i)*1e-6)*dt), 1, CardFrame{})
+		v[i] = (tr.y - y0) / dt // the speed the card reads
+		tm += dt
+		ts[i] = tm
+	}
+	var ss float64
+	var k int
+	for c := before; c+after+1 < n; c++ {
+		if ts[c] < DefaultCardThresholds.JudderWindowS/2 {
+			continue
+		}
+		var sv, st float64
+		for j := c - before; j <= c+after; j++ {
+			sv += float64(v[j] * dt)
+			st += dt
+		}
+		r := v[c] - sv/st
+		ss += float64(r * r)
+		k++
+	}
+	near(t, "judder", tr.m.Card().JudderMPS, math.Sqrt(ss/float64(k)), 1e-9)
+}
+
 // A commanded speed change is no judder: 2 m/s for 1.8 s, then the
 // throttle released and the tank stopping 3 frames (90 ms) later. The
 // first edition's sd over all frames read about 1 m/s; the visible
