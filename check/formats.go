@@ -63,6 +63,9 @@ func (r *Report) JUnit() JUnitSuites {
 			s.Properties = []JUnitProperty{{"run", "one proxy run of a real game"}, {"frames", strconv.FormatUint(g.Game.Frames, 10)},
 				{"duration", g.Game.Wall.String()}, {"version", r.Version}}
 		}
+		for _, warn := range r.Warnings[g] {
+			s.Properties = append(s.Properties, JUnitProperty{"warning", warn})
+		}
 		for i := range r.Results {
 			x := &r.Results[i]
 			if x.Gate != g {
@@ -112,6 +115,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		} else {
 			fmt.Fprintf(w, "### %s (`%s`)\n\n%d seeds (%s), %v each, model %s.\n\n", mdCell(g.Scenario.Name), g.File, len(g.Seeds), batch.FormatSeeds(g.Seeds), g.Duration(), lab.ModelVersion)
 		}
+		for _, warn := range r.Warnings[g] {
+			fmt.Fprintf(w, "⚠️ %s\n\n", warn)
+		}
 		value := "value (95 % interval)"
 		if g.Game != nil {
 			value = "value (one run)"
@@ -140,8 +146,16 @@ func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 // WriteAnnotations writes a GitHub Actions workflow command per failing
 // assertion (::error) and per inconclusive one that does not fail
-// (::warning), pointing at the [[assert]] line.
+// (::warning), pointing at the [[assert]] line, after a ::warning per
+// warning of the game's (Report.Warnings), pointing at the file.
 func (r *Report) WriteAnnotations(w io.Writer) error {
+	for _, g := range r.Gates {
+		for _, warn := range r.Warnings[g] {
+			if _, err := fmt.Fprintf(w, "::warning file=%s,title=%s::%s\n", ghProperty(g.File), ghProperty("lab check: the game"), ghData(warn)); err != nil {
+				return err
+			}
+		}
+	}
 	for i := range r.Results {
 		x := &r.Results[i]
 		kind := "error"
@@ -186,6 +200,7 @@ type JSONScenario struct {
 	File      string   `json:"file"`
 	Seeds     []uint64 `json:"seeds"`
 	DurationS float64  `json:"duration_s"`
+	Warnings  []string `json:"warnings,omitempty"` // Report.Warnings
 }
 
 // JSONAssertion is a result in JSON: value is the figure's interval over
@@ -213,7 +228,7 @@ func (r *Report) JSON() JSON {
 	out := JSON{Schema: batch.Schema, Kind: "check", Version: r.Version, Model: lab.ModelVersion, Strict: r.Strict, Status: r.Status(),
 		Scenarios: []JSONScenario{}, Assertions: []JSONAssertion{}}
 	for _, g := range r.Gates {
-		out.Scenarios = append(out.Scenarios, JSONScenario{g.Scenario.Name, g.File, g.Seeds, g.Duration().Seconds()})
+		out.Scenarios = append(out.Scenarios, JSONScenario{g.Scenario.Name, g.File, g.Seeds, g.Duration().Seconds(), r.Warnings[g]})
 	}
 	for i := range r.Results {
 		x := &r.Results[i]

@@ -31,7 +31,7 @@ min = 1
 	if err != nil {
 		t.Fatal(err)
 	}
-	figs, err := RunGate(g, "test", 1)
+	figs, _, err := RunGate(g, "test", 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,9 @@ type Report struct {
 	Results []Result
 	Strict  bool
 	Version string // the build
+	// Warnings are, by gate, what went wrong with the game itself on some
+	// seeds (RunGate): said beside the verdicts, which they do not change.
+	Warnings map[*Gate][]string
 }
 
 // Counts are the verdicts: passed, failed and inconclusive assertions.
@@ -147,6 +150,9 @@ func (r *Report) WriteText(w io.Writer) error {
 				fmt.Fprintf(w, "%s: the game's report card, %s\n", g.File, g.Game.runText())
 			} else {
 				fmt.Fprintf(w, "%s: %s, %d seeds (%s) of %v\n", g.File, g.Scenario.Name, len(g.Seeds), batch.FormatSeeds(g.Seeds), g.Duration())
+			}
+			for _, warn := range r.Warnings[g] {
+				fmt.Fprintf(w, "  warning: %s\n", warn)
 			}
 		}
 		fmt.Fprintf(w, "  %-46s %-26s %s\n", x.Claim(), x.Value(), r.Why(x))

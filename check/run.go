@@ -15,9 +15,9 @@ import (
 type Figures map[string][]float64
 
 // RunGate runs g on each of its seeds, on up to workers goroutines, with
-// the batch runner, and returns every figure of the table per seed. version
-// names the build in the runs' records.
-func RunGate(g *Gate, version string, workers int) (Figures, error) {
+// the batch runner, and returns every figure of the table per seed and the
+// warnings of gameWarnings. version names the build in the runs' records.
+func RunGate(g *Gate, version string, workers int) (Figures, []string, error) {
 	def := batch.Definition{Kind: "check", Version: version, Scenario: g.Scenario.Name, ScenarioFile: g.File,
 		TimelineChanges: len(g.Scenario.Timeline), Overrides: []string{}, Seeds: g.Seeds,
 		DurationS: g.Config.Duration.Seconds(), Link: batch.LinkOf(&g.Config)}
@@ -26,7 +26,7 @@ func RunGate(g *Gate, version string, workers int) (Figures, error) {
 	if err != nil {
 		// The batch names the arm's settings before the seed: a gate has
 		// none.
-		return nil, fmt.Errorf("a run failed: %s", strings.TrimSpace(err.Error()))
+		return nil, nil, fmt.Errorf("a run failed: %s", strings.TrimSpace(err.Error()))
 	}
 	out := Figures{}
 	for _, m := range batch.Metrics {
@@ -40,16 +40,41 @@ func RunGate(g *Gate, version string, workers int) (Figures, error) {
 	for _, m := range LinkFigures {
 		out[m.Name] = make([]float64, len(runs))
 	}
+	sums := make([]lab.Summary, len(runs))
 	for i := range runs {
-		var sum lab.Summary
-		if err := json.Unmarshal(runs[i].Summary, &sum); err != nil {
-			return nil, fmt.Errorf("seed %d: its summary: %v", runs[i].Seed, err)
+		sum := &sums[i]
+		if err := json.Unmarshal(runs[i].Summary, sum); err != nil {
+			return nil, nil, fmt.Errorf("seed %d: its summary: %v", runs[i].Seed, err)
 		}
 		for _, m := range LinkFigures {
-			out[m.Name][i] = m.Get(&sum)
+			out[m.Name][i] = m.Get(sum)
 		}
 	}
-	return out, nil
+	return out, gameWarnings(g.Seeds, sums), nil
+}
+
+// gameWarnings says when the game itself did not run as it should on some
+// of a gate's seeds: it never got going (lab.Summary.NoGame), or the client
+// did not keep pace with the server (lab.Summary.OffPace). The assertions
+// then judge a broken game: a bound on judder can pass while the tank
+// crawls. One warning per kind: the first seed's words and how many seeds
+// are alike.
+func gameWarnings(seeds []uint64, sums []lab.Summary) []string {
+	var out []string
+	for _, why := range []func(*lab.Summary) string{(*lab.Summary).NoGame, (*lab.Summary).OffPace} {
+		n, first := 0, -1
+		for i := range sums {
+			if why(&sums[i]) != "" {
+				if n++; first < 0 {
+					first = i
+				}
+			}
+		}
+		if n > 0 {
+			out = append(out, fmt.Sprintf("seed %d: %s (%d of %d seeds alike)", seeds[first], why(&sums[first]), n, len(sums)))
+		}
+	}
+	return out
 }
 
 // Result is an assertion judged: its verdict on the figure (for
@@ -120,9 +145,15 @@ func Check(gates []*Gate, bases []Figures, version string, workers int, strict b
 	rep := &Report{Gates: gates, Strict: strict, Version: version}
 	save := NewBaseline(version)
 	for i, g := range gates {
-		figs, err := RunGate(g, version, workers)
+		figs, warns, err := RunGate(g, version, workers)
 		if err != nil {
 			return nil, nil, err
+		}
+		if len(warns) > 0 {
+			if rep.Warnings == nil {
+				rep.Warnings = map[*Gate][]string{}
+			}
+			rep.Warnings[g] = warns
 		}
 		var base Figures
 		if bases != nil {
