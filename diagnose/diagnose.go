@@ -684,7 +684,10 @@ func onTop(combo []string, cs []Change) [][]string {
 
 // abCommand is the 'lab ab' command line that runs the reference as A and
 // the reference with sets as B on the diagnosis's seeds for its duration
-// (lab ab runs a scenario's own duration unless told): "" without sets.
+// (lab ab runs a scenario's own duration unless told), in the cell the
+// search ran in: its input and its uplink latency offset set after the
+// overrides. "" without sets, and "" when the cell's offset shifts
+// uplink latencies the timeline sets (a --set would pin them instead).
 func (d *diag) abCommand(sets []string) string {
 	if len(sets) == 0 {
 		return ""
@@ -696,11 +699,43 @@ func (d *diag) abCommand(sets []string) string {
 	for _, s := range d.o.Overrides {
 		cmd = append(cmd, "--set", shellQuote(s))
 	}
+	cell := d.userCell()
+	if cell.Input != d.o.Base.Script {
+		cmd = append(cmd, "--set", shellQuote("input.script="+cell.Input))
+	}
+	if cell.Offset != 0 {
+		if d.timelineSetsUplinkLatency() {
+			return ""
+		}
+		cmd = append(cmd, "--set", shellQuote("up.latency="+(d.o.Base.Up.Latency+cell.Offset).String()))
+	}
 	cmd = append(cmd, "--seeds", SeedList(d.o.Seeds), "--duration", d.o.Base.Duration.String())
 	for _, s := range sets {
 		cmd = append(cmd, "--b", shellQuote(s))
 	}
 	return strings.Join(cmd, " ")
+}
+
+// timelineSetsUplinkLatency says whether the reference's timeline (its
+// oscillators and flaps included) sets the uplink's latency: the
+// ensemble's offset shifts those entries too (shiftTimeline).
+func (d *diag) timelineSetsUplinkLatency() bool {
+	sc := d.scenario(nil)
+	if sc == nil {
+		return false
+	}
+	changes, _, err := scenarios.TimelineOf(sc, d.o.Base.Duration)
+	if err != nil {
+		return true // no command rather than a wrong one
+	}
+	for _, ch := range changes {
+		for _, a := range ch.Set {
+			if a.Key == "up.latency" || a.Key == "link.latency" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // shellQuote is s as one word of a POSIX shell: as it is when it has no

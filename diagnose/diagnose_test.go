@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"runtime"
 	"slices"
@@ -1187,4 +1188,47 @@ func TestHeadlineNamesTheGamesOwnProblemOnALinkThatCostsNothing(t *testing.T) {
 // half-width, significant when the interval excludes 0.
 func knownDiff(n int, mean, half float64) stats.Diff {
 	return stats.Diff{Interval: stats.Interval{N: n, Mean: mean, Half: half}, Significant: mean-half > 0 || mean+half < 0}
+}
+
+// The reproduce command runs the game the search ran in: the first cell
+// of the ensemble, whose input and latency offset need not be the
+// configuration's own (--inputs stopgo on a steady game, --offsets 10ms).
+// Its settings, applied as 'lab ab' applies them, give the configuration
+// the diagnosis ran as its reference; where a timeline changes the
+// uplink's latency an offset cannot be set, and there is no command.
+func TestReproduceRunsTheSearchCell(t *testing.T) {
+	sets := []string{"link.latency=60ms", "up.jitter=15ms"}
+	for _, cell := range []Cell{{0, "steady"}, {0, "stopgo"}, {10 * time.Millisecond, "steady"}, {12500 * time.Microsecond, "random"}} {
+		o := options(t, "", sets...)
+		o.Seeds = []uint64{3}
+		d := &diag{o: o, cells: []Cell{cell}}
+		cmd := d.abCommand([]string{"server.inputs=queue"})
+		words := strings.Fields(cmd)
+		got := lab.DefaultConfig()
+		for i, w := range words {
+			if w == "--set" {
+				k, v, err := lab.ParseAssignment(words[i+1])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := lab.Set(&got, k, v); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		var want lab.Config
+		if err := d.config(&want, cell, nil, 3); err != nil {
+			t.Fatal(err)
+		}
+		got.Seed, got.Duration = want.Seed, want.Duration
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("cell %v: %s runs another game: up.latency %v, input %s; the search's: %v, %s",
+				cell, cmd, got.Up.Latency, got.Script, want.Up.Latency, want.Script)
+		}
+	}
+	o := options(t, "latency-spike")
+	d := &diag{o: o, cells: []Cell{{10 * time.Millisecond, "steady"}}}
+	if cmd := d.abCommand([]string{"server.inputs=queue"}); cmd != "" {
+		t.Errorf("an offset on a timeline that steps the uplink's latency: %s", cmd)
+	}
 }
