@@ -561,6 +561,12 @@ func Run(o Options) (*Result, error) {
 		return nil, err
 	}
 	r.Reference, r.PerfectLink = arms[0], arms[1]
+	if !slices.ContainsFunc(r.Reference.Stat(primary).PerSeed, func(v float64) bool { return !math.IsNaN(v) }) {
+		cell := d.userCell()
+		return nil, fmt.Errorf("--metric %s: the reference has no value on any seed (%s input, uplink latency %s): the runs have none of what it measures "+
+			"(the local response needs the throttle to change); choose --inputs where they do (stopgo, random) or another metric",
+			primary.Name, cell.Input, OffsetText(cell.Offset))
+	}
 	r.LinkCost = [2]stats.Diff{d.diff(r.PerfectLink, r.Reference, primary), d.diff(r.PerfectLink, r.Reference, tie)}
 	if f, ok := noGame(r.Reference); ok {
 		// Nothing to compare: the finding is that the game never got going.

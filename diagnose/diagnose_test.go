@@ -341,6 +341,35 @@ func TestBadOptions(t *testing.T) {
 	}
 }
 
+// A primary metric the reference has no value for on any seed (the local
+// response on steady input: the throttle never changes) has nothing to
+// diagnose by: the diagnosis says so, with the inputs that measure it,
+// instead of a headline of "NaN ± NaN".
+func TestPrimaryWithoutAValueIsAnError(t *testing.T) {
+	nan := math.NaN()
+	o := byHand(t, 4, func(cell Cell, sets []string, seed uint64) lab.ReportCard {
+		return lab.ReportCard{JudderMPS: 0.3, LocalResponseMs: lab.Percentile{P50: nan, P95: nan, P99: nan}}
+	})
+	o.Metric = "local_response_p95_ms"
+	_, err := Run(o)
+	if err == nil || !strings.Contains(err.Error(), "--metric local_response_p95_ms") || !strings.Contains(err.Error(), "steady") ||
+		!strings.Contains(err.Error(), "--inputs") {
+		t.Errorf("a primary without a value on any seed: %v", err)
+	}
+	// One seed with a value is a figure to diagnose by.
+	o = byHand(t, 4, func(cell Cell, sets []string, seed uint64) lab.ReportCard {
+		p := nan
+		if seed == 2 {
+			p = 90
+		}
+		return lab.ReportCard{JudderMPS: 0.3, LocalResponseMs: lab.Percentile{P50: p, P95: p, P99: p}}
+	})
+	o.Metric = "local_response_p95_ms"
+	if _, err := Run(o); err != nil {
+		t.Errorf("one seed with a value: %v", err)
+	}
+}
+
 func TestChangeImproves(t *testing.T) {
 	sig := func(m float64) stats.Diff {
 		return stats.Diff{Interval: stats.Interval{Mean: m, Half: 0.01}, Significant: true}
