@@ -363,6 +363,10 @@ func slowClockRule(d *diag, r *Result) (Finding, bool) {
 		"true time) against the server's %.3f Hz, so the tick offset grows without bound: by %s ticks/s "+
 		"(%s), to %s after %.0f s", slow, m, float64(c.Client.FPS)/float64(m), clientHz, serverHz,
 		signedP(slope, 3), predict, signed(off), c.Duration.Seconds())
+	// A growth the rates fall far short of has another cause too.
+	if pred := serverHz - clientHz; slope.Lo() > float64(1.1*pred) {
+		text += fmt.Sprintf("; it grows %+.3f ticks/s faster than the rates predict, which is not explained by this rule", slope.Mean-pred)
+	}
 	// The accumulator sends once per interval, at most once a frame: when
 	// either is slower than the ticks, its change cannot keep pace either.
 	clock := 1 + float64(c.ClientDriftPPM*1e-6)
@@ -471,6 +475,8 @@ var conditionRules = []struct{ prefix, rule, what string }{
 	{"client clock drift", "client-clock-drift", "the client's clock drifts"},
 	{"server clock drift", "server-clock-drift", "the server's clock drifts"},
 	{"frame rate", "frame-rate", "the frame rate is not a multiple of the server's rate: the frames per tick alternate"},
+	{"fixed updates' cost", "fixed-cost", "the fixed updates cost CPU time (client.fixed_cost) that delays the next frame: " +
+		"the frames come late, the frame sender's sends with them"},
 }
 
 // conditionFindings are the conditions whose removal makes the primary
@@ -478,13 +484,13 @@ var conditionRules = []struct{ prefix, rule, what string }{
 // cost measured against the same runs without it, and a problem when the
 // other is not significantly worse. A slow sender already
 // named (frame-sender-slow-clock) is not named again by its clock or
-// frame rate.
+// frame rate; the fixed updates' cost, which it does not name, is.
 func conditionFindings(d *diag, r *Result, have []Finding) []Finding {
 	var out []Finding
 	slow := slices.ContainsFunc(have, func(f Finding) bool { return f.Rule == "frame-sender-slow-clock" })
 	for _, a := range r.Attribution {
 		for _, cr := range conditionRules {
-			if !strings.HasPrefix(a.Condition, cr.prefix) || (slow && cr.rule != "latency-phase") {
+			if !strings.HasPrefix(a.Condition, cr.prefix) || (slow && cr.rule != "latency-phase" && cr.rule != "fixed-cost") {
 				continue
 			}
 			better := func(x stats.Diff) bool { return x.Significant && x.Mean < 0 }
@@ -501,10 +507,29 @@ func conditionFindings(d *diag, r *Result, have []Finding) []Finding {
 			if len(a.Counters) > 0 {
 				f.Text += "; per run " + strings.Join(a.Counters, ", ")
 			}
+			if cr.rule == "fixed-cost" {
+				f.Text += gameClockLag(r)
+			}
 			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// gameClockLag says how far the reference's game clock ended behind true
+// time ("; the game clock ends 11.5 ± 0.1 s behind true time"), or ""
+// when the runs do not measure it or it does not fall behind.
+func gameClockLag(r *Result) string {
+	for _, run := range r.Reference.Runs {
+		if run.Frames == nil {
+			return ""
+		}
+	}
+	lag := perSeed(r, func(s *lab.Summary) float64 { return s.Frames.GameClockLagS })
+	if lag.Lo() <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("; the game clock ends %s s behind true time", lag.Format(1))
 }
 
 // lossShares are each reference run's share (%) of packets a direction

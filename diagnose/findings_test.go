@@ -219,6 +219,44 @@ func TestSlowSenderNamesItsCause(t *testing.T) {
 	}
 }
 
+// A fixed update that costs more CPU time than the game time it simulates
+// (client.fixed_cost 25 ms against client.fixed_dt 20 ms) delays every
+// frame a little more: the frames stretch, the frame sender sends once a
+// frame, and the offset grows far faster than the frame rate's
+// quantisation predicts (+17.6 ticks/s against +5 at 30 fps). The cost is
+// a condition removed in turn (client.fixed_cost=0) and a finding of its
+// own; the slow sender says how much of the growth its rates leave
+// unexplained rather than claim all of it.
+func TestFixedCostIsAConditionAndTheSlowSenderSaysWhatItLeaves(t *testing.T) {
+	o := options(t, "", "client.fps=30", "client.fixed_cost=25ms", "client.max_catchup=333ms", "link.latency=50ms")
+	o.Seeds, o.Base.Duration = o.Seeds[:4], 30*time.Second
+	o.Offsets, o.Inputs = []time.Duration{0}, []string{"steady"}
+	r := run(t, o)
+	i := slices.IndexFunc(r.Attribution, func(a Attribution) bool { return slices.Equal(a.Sets, []string{"client.fixed_cost=0"}) })
+	if i < 0 {
+		t.Fatalf("no removal of the fixed updates' cost: %+v", r.Attribution)
+	}
+	if a := r.Attribution[i]; !a.TieBreak.Significant || a.TieBreak.Mean > -1 {
+		t.Errorf("without the cost the progress deficit: %v, want over 1 m/s less", a.TieBreak)
+	}
+	f, ok := finding(r, "fixed-cost")
+	if !ok || !strings.Contains(f.Text, "client.fixed_cost") || !strings.Contains(f.Text, "behind true time") {
+		t.Errorf("fixed-cost finding %v: %q", ok, f.Text)
+	}
+	s, ok := finding(r, "frame-sender-slow-clock")
+	if !ok || !strings.Contains(s.Text, "the rates predict +5.000") || !strings.Contains(s.Text, "not explained by this rule") {
+		t.Errorf("slow sender %v: %q", ok, s.Text)
+	}
+	// A slow sender whose offset grows as its rates predict says nothing
+	// is left.
+	o = options(t, "", "client.fps=30")
+	o.Seeds, o.Base.Duration = o.Seeds[:4], 30*time.Second
+	o.Offsets, o.Inputs = []time.Duration{0}, []string{"steady"}
+	if s, ok := finding(run(t, o), "frame-sender-slow-clock"); !ok || strings.Contains(s.Text, "not explained") {
+		t.Errorf("slow sender at 30 fps %v: %q", ok, s.Text)
+	}
+}
+
 // Loss is named by direction and by what redundancy does with the server
 // in force: a latest-wins server applies no redundant copy; a queue's fix
 // is redundancy; the downlink's loss is corrections the client never got.
