@@ -423,6 +423,28 @@ func (r *Result) RankingLegend() string {
 		"§ marks a change that improves one of them significantly but does not meet the bar; the notes say why.", r.metric.Label, r.tie.Label)
 }
 
+// ChangesTable is the changes table, one row per change in rank (its
+// rank, the change with its marks, the primary and the tie-break
+// differences, where it holds), and the notes the marks refer to: †, a
+// change that is another here (Change.SameAs), then §, one that improves
+// but does not meet the bar (ShortOfTheBar).
+func (r *Result) ChangesTable() (rows [][]string, notes []string) {
+	var short []string
+	for i, ch := range r.Changes {
+		set := ch.Set
+		if ch.SameAs != "" {
+			set += " †"
+			notes = append(notes, "† "+ch.Set+": "+ch.SameAs)
+		}
+		if why := r.ShortOfTheBar(ch); why != "" {
+			set += " §"
+			short = append(short, "§ "+ch.Set+" does not meet the bar: "+why)
+		}
+		rows = append(rows, []string{strconv.Itoa(i + 1), set, FormatDiff(ch.Primary, r.metric.Prec), FormatDiff(ch.TieBreak, r.tie.Prec), ch.HoldsIn()})
+	}
+	return rows, append(notes, short...)
+}
+
 // ShortOfTheBar says why a change that makes the metric or the tie-break
 // significantly better does not meet the bar (Result.shortfall), which
 // ranks it below every change that does, even one it improves more than:
@@ -716,22 +738,9 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintln(&b)
 	fmt.Fprintf(&b, "changes, one at a time on the reference (paired over %d seeds, change − reference)\n", n)
 	fmt.Fprintln(&b, wrap(r.RankingLegend(), "  ", "    ", 100))
-	rows := [][]string{{"", "change", r.metric.Name, r.tie.Name, "holds in"}}
-	var same, short []string
-	for i, ch := range r.Changes {
-		set := ch.Set
-		if ch.SameAs != "" {
-			set += " †"
-			same = append(same, "† "+ch.Set+": "+ch.SameAs)
-		}
-		if why := r.ShortOfTheBar(ch); why != "" {
-			set += " §"
-			short = append(short, "§ "+ch.Set+" does not meet the bar: "+why)
-		}
-		rows = append(rows, []string{strconv.Itoa(i + 1), set, FormatDiff(ch.Primary, r.metric.Prec), FormatDiff(ch.TieBreak, r.tie.Prec), ch.HoldsIn()})
-	}
-	table(&b, rows)
-	for _, s := range append(same, short...) {
+	changes, notes := r.ChangesTable()
+	table(&b, append([][]string{{"", "change", r.metric.Name, r.tie.Name, "holds in"}}, changes...))
+	for _, s := range notes {
 		fmt.Fprintln(&b, wrap(s, "  ", "    ", 100))
 	}
 	for _, s := range r.RobustnessNotes() {
@@ -779,7 +788,7 @@ func (r *Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "reproduce with: %s\n", r.Reproduce)
 	}
 	fmt.Fprintln(&b)
-	rows = [][]string{{"report card", "reference", "recommended", "difference", ""}}
+	rows := [][]string{{"report card", "reference", "recommended", "difference", ""}}
 	for i, m := range Metrics {
 		ref, best := r.Reference.Stat(m).Mean, r.Best.Stat(m).Mean
 		d := r.BestVsReference[i]
