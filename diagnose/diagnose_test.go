@@ -1261,3 +1261,30 @@ func TestReproduceRunsTheSearchCell(t *testing.T) {
 		t.Errorf("an offset on a timeline that steps the uplink's latency: %s", cmd)
 	}
 }
+
+// On a link that costs nothing, a finding whose mechanism costs the
+// primary significantly but is no problem (its removal makes the
+// tie-break significantly worse: a trade) is not "nothing significant".
+// A 25 ms fixed update every 20 ms at 30 fps costs progress deficit
+// +1.256 m/s, and without it judder is +0.193 m/s worse; the headline
+// said the findings' mechanisms cost nothing significant.
+func TestNoProblemNamesAFindingThatTrades(t *testing.T) {
+	judder, _ := LookupMetric("judder_mps")
+	deficit, _ := LookupMetric("progress_deficit_mps")
+	diff := func(mean, half float64) stats.Diff {
+		return stats.Diff{Interval: stats.Interval{N: 10, Mean: mean, Half: half}, Significant: mean-half > 0 || mean+half < 0}
+	}
+	ref := &Arm{Card: []batch.MetricStat{{Name: "progress_deficit_mps", Mean: stats.Interval{N: 10, Mean: 1.758, Half: 0.001}}}}
+	r := &Result{metric: deficit, tie: judder, Reference: ref, LinkCost: [2]stats.Diff{diff(0.002, 0.003), diff(0, 0)},
+		Recommended: []string{}, Findings: []Finding{{Rule: "predict-latest-input", Text: "the server corrected", Cost: diff(0.002, 0.003)},
+			{Rule: "fixed-cost", Text: "the fixed updates cost CPU time", Cost: diff(1.256, 0.003)}}}
+	got := r.Headline()
+	if strings.Contains(got, "cost nothing significant") ||
+		!strings.Contains(got, "the second finding's mechanism costs progress deficit +1.256 ± 0.003 * m/s, but it is no problem here") {
+		t.Errorf("headline: %q", got)
+	}
+	r.Findings[1].Cost = diff(0.002, 0.003)
+	if got := r.Headline(); !strings.Contains(got, "the mechanisms the findings name cost nothing significant here") {
+		t.Errorf("nothing significant: %q", got)
+	}
+}

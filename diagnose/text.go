@@ -208,7 +208,17 @@ func (r *Result) noProblem() string {
 	ref := r.Reference.Stat(r.metric).Mean
 	s := fmt.Sprintf("the report card matches the same game on a perfect link within its intervals (%s %s; "+
 		"difference %s)", r.metric.Label, r.metric.Quantity(ref.Format(r.metric.Prec)), FormatDiff(r.LinkCost[0], r.metric.Prec))
-	if len(r.Findings) == 0 {
+	costs := func(f Finding) bool { return f.Cost.Significant && f.Cost.Mean > 0 }
+	if i := slices.IndexFunc(r.Findings, costs); i >= 0 {
+		// No problem, yet a cost: a trade, or a mechanism its counters do
+		// not show (Finding.Confirmed).
+		f, why := r.Findings[i], "removing it makes "+r.tie.Label+" significantly worse: a trade"
+		if !f.Confirmed && f.Counters != nil {
+			why = "its counters do not show the mechanism"
+		}
+		s += fmt.Sprintf("; the %s finding's mechanism costs %s %s, but it is no problem here: %s.", ordinal(i), r.metric.Label,
+			r.metric.Quantity(FormatDiff(f.Cost, r.metric.Prec)), why)
+	} else if len(r.Findings) == 0 {
 		s += " and no rule found a mechanism that a change fixes."
 	} else {
 		s += "; the mechanisms the findings name cost nothing significant here."
