@@ -561,12 +561,6 @@ func Run(o Options) (*Result, error) {
 		return nil, err
 	}
 	r.Reference, r.PerfectLink = arms[0], arms[1]
-	if !slices.ContainsFunc(r.Reference.Stat(primary).PerSeed, func(v float64) bool { return !math.IsNaN(v) }) {
-		cell := d.userCell()
-		return nil, fmt.Errorf("--metric %s: the reference has no value on any seed (%s input, uplink latency %s): the runs have none of what it measures "+
-			"(the local response needs the throttle to change); choose --inputs where they do (stopgo, random) or another metric",
-			primary.Name, cell.Input, OffsetText(cell.Offset))
-	}
 	r.LinkCost = [2]stats.Diff{d.diff(r.PerfectLink, r.Reference, primary), d.diff(r.PerfectLink, r.Reference, tie)}
 	if f, ok := noGame(r.Reference); ok {
 		// Nothing to compare: the finding is that the game never got going.
@@ -581,6 +575,14 @@ func Run(o Options) (*Result, error) {
 		}
 		r.RefSeries, r.BestSeries = sers[0], sers[0]
 		return r, nil
+	}
+	// A game that got going but has no value of the primary on any seed
+	// has nothing to diagnose by.
+	if !slices.ContainsFunc(r.Reference.Stat(primary).PerSeed, func(v float64) bool { return !math.IsNaN(v) }) {
+		cell := d.userCell()
+		return nil, fmt.Errorf("--metric %s: the reference has no value on any seed (%s input, uplink latency %s): the runs have none of what it measures "+
+			"(the local response needs the throttle to change); choose --inputs where they do (stopgo, random) or another metric",
+			primary.Name, cell.Input, OffsetText(cell.Offset))
 	}
 	// The timeline's mechanisms, and their own changes beside the registry's.
 	mechs, err := d.mechanisms(r)
