@@ -599,6 +599,38 @@ func TestSlowSenderNamedThroughFrameJitter(t *testing.T) {
 			t.Errorf("%v: named %v (%q), want it named %v, with the nominal rates and %q", c.sets, ok, f.Text, c.want != "", c.want)
 		}
 	}
+	// At the tick rate (60 fps, 3 frames per 48 ms send, 20 Hz) frame
+	// jitter can take at most one frame more per send (15 Hz): a growth of
+	// +2.1 ticks/s is the sender's, +15.3 (above) is not.
+	runs = []lab.Summary{{Seed: 1, FinalOffset: 126}, {Seed: 2, FinalOffset: 126}, {Seed: 3, FinalOffset: 132}}
+	traces = []Trace{{OffsetSlope: 2.1}, {OffsetSlope: 2.1}, {OffsetSlope: 2.2}}
+	r = &Result{Reference: &Arm{Runs: runs, Traces: traces}}
+	f, ok := slowClockRule(&diag{o: options(t, "", "client.frame_jitter=8ms")}, r)
+	if want := "the frame rate leaves no margin: at 60 fps a 48 ms interval needs 3 frames (50.0 ms), 20.00 Hz, the server's 20 Hz, and a frame " +
+		"late past the interval (client.frame_jitter=8ms) takes its send one frame later (at most once per 4 frames, 15.00 Hz)"; !ok || !strings.HasPrefix(f.Text, want) {
+		t.Errorf("at the tick rate with frame jitter: named %v, %q\nwant it to start %q", ok, f.Text, want)
+	}
+	if _, ok := slowClockRule(&diag{o: options(t, "")}, r); ok {
+		t.Error("at the tick rate without frame jitter: named (the latch's rule names it)")
+	}
+}
+
+// In the model, 60 fps with 8 ms of frame jitter on a 20 Hz server: the
+// frame sender's nominal rate is the server's, but a late frame takes a
+// send a frame later and nothing makes it up, so the offset grows
+// (+126 after 60 s on seed 1); the accumulator keeps it bounded.
+func TestFrameJitterAtTheTickRateSlowsTheFrameSender(t *testing.T) {
+	for _, sender := range []string{"frame", "accumulator"} {
+		cfg := configOf(t, "client.frame_jitter=8ms", "client.sender="+sender)
+		cfg.Duration = time.Minute
+		sum := session(t, cfg, func(*metrics.Sample) {})
+		switch {
+		case sender == "frame" && sum.FinalOffset < 60:
+			t.Errorf("frame sender: final offset %d, want it grown past 60", sum.FinalOffset)
+		case sender == "accumulator" && sum.FinalOffset > cfg.Client.Band:
+			t.Errorf("accumulator: final offset %d, want it within the band", sum.FinalOffset)
+		}
+	}
 }
 
 // The overwrite rule's mechanism is motion lost: of two inputs in one
