@@ -370,12 +370,12 @@ func slowClockRule(d *diag, r *Result) (Finding, bool) {
 		}
 		predict = fmt.Sprintf("the nominal rates predict %+.3f; %s %s them", serverHz-clientHz, strings.Join(vary, " and "), verb)
 	}
-	against := "against the server's %.3f Hz, so"
+	against := " against the server's %.3f Hz, so"
 	if atTickRate {
-		against = "no faster than the server's %.3f Hz, and the late frames' sends come later, so"
+		against = ", no faster than the server's %.3f Hz, and the late frames' sends come later, so"
 	}
 	text := fmt.Sprintf("%s: the frame sender cannot send faster than once per %d frames (%.2f Hz of its clock, %.3f Hz of "+
-		"true time) "+against+" the tick offset grows without bound: by %s ticks/s "+
+		"true time)"+against+" the tick offset grows without bound: by %s ticks/s "+
 		"(%s), to %s after %.0f s", slow, m, float64(c.Client.FPS)/float64(m), clientHz, serverHz,
 		signedP(slope, 3), predict, signed(off), c.Duration.Seconds())
 	// A growth the rates fall far short of has another cause too (frame
