@@ -70,8 +70,9 @@ type removal struct {
 // removals are the conditions of cfg (in the user's cell) that can be
 // removed one at a time: the jitter, the loss, the spikes, netem's
 // reordering and duplication, the latency's
-// phase against the server's tick, each clock's drift, the timeline, a
-// frame rate the server's rate does not divide.
+// phase against the server's tick, each clock's drift, the timeline, the
+// CPU time of the fixed updates, a frame rate the server's rate does not
+// divide.
 func (d *diag) removals() []removal {
 	c := d.o.Base
 	c.Up.Latency += d.userCell().Offset
@@ -123,6 +124,9 @@ func (d *diag) removals() []removal {
 	}
 	if d.o.Scenario != nil && (len(d.o.Scenario.Timeline) > 0 || len(d.o.Scenario.Oscillators) > 0 || len(d.o.Scenario.Flaps) > 0) {
 		out = append(out, removal{"timeline off", []string{withoutTimeline}})
+	}
+	if c.Client.FixedCost > 0 {
+		out = append(out, removal{"fixed updates' cost → 0", []string{"client.fixed_cost=0"}})
 	}
 	if fps := RateFPS(c.Client.FPS, tick); fps != c.Client.FPS {
 		out = append(out, removal{fmt.Sprintf("frame rate → %d fps (a multiple of the server's rate)", fps), []string{fmt.Sprintf("client.fps=%d", fps)}})

@@ -576,6 +576,14 @@ func Run(o Options) (*Result, error) {
 		r.RefSeries, r.BestSeries = sers[0], sers[0]
 		return r, nil
 	}
+	// A game that got going but has no value of the primary on any seed
+	// has nothing to diagnose by.
+	if !slices.ContainsFunc(r.Reference.Stat(primary).PerSeed, func(v float64) bool { return !math.IsNaN(v) }) {
+		cell := d.userCell()
+		return nil, fmt.Errorf("--metric %s: the reference has no value on any seed (%s input, uplink latency %s): the runs have none of what it measures "+
+			"(the local response needs the throttle to change); choose --inputs where they do (stopgo, random) or another metric",
+			primary.Name, cell.Input, OffsetText(cell.Offset))
+	}
 	// The timeline's mechanisms, and their own changes beside the registry's.
 	mechs, err := d.mechanisms(r)
 	if err != nil {
@@ -684,7 +692,10 @@ func onTop(combo []string, cs []Change) [][]string {
 
 // abCommand is the 'lab ab' command line that runs the reference as A and
 // the reference with sets as B on the diagnosis's seeds for its duration
-// (lab ab runs a scenario's own duration unless told): "" without sets.
+// (lab ab runs a scenario's own duration unless told), in the cell the
+// search ran in: its input and its uplink latency offset set after the
+// overrides. "" without sets, and "" when the cell's offset shifts
+// uplink latencies the timeline sets (a --set would pin them instead).
 func (d *diag) abCommand(sets []string) string {
 	if len(sets) == 0 {
 		return ""
@@ -696,11 +707,43 @@ func (d *diag) abCommand(sets []string) string {
 	for _, s := range d.o.Overrides {
 		cmd = append(cmd, "--set", shellQuote(s))
 	}
+	cell := d.userCell()
+	if cell.Input != d.o.Base.Script {
+		cmd = append(cmd, "--set", shellQuote("input.script="+cell.Input))
+	}
+	if cell.Offset != 0 {
+		if d.timelineSetsUplinkLatency() {
+			return ""
+		}
+		cmd = append(cmd, "--set", shellQuote("up.latency="+(d.o.Base.Up.Latency+cell.Offset).String()))
+	}
 	cmd = append(cmd, "--seeds", SeedList(d.o.Seeds), "--duration", d.o.Base.Duration.String())
 	for _, s := range sets {
 		cmd = append(cmd, "--b", shellQuote(s))
 	}
 	return strings.Join(cmd, " ")
+}
+
+// timelineSetsUplinkLatency says whether the reference's timeline (its
+// oscillators and flaps included) sets the uplink's latency: the
+// ensemble's offset shifts those entries too (shiftTimeline).
+func (d *diag) timelineSetsUplinkLatency() bool {
+	sc := d.scenario(nil)
+	if sc == nil {
+		return false
+	}
+	changes, _, err := scenarios.TimelineOf(sc, d.o.Base.Duration)
+	if err != nil {
+		return true // no command rather than a wrong one
+	}
+	for _, ch := range changes {
+		for _, a := range ch.Set {
+			if a.Key == "up.latency" || a.Key == "link.latency" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // shellQuote is s as one word of a POSIX shell: as it is when it has no

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"runtime"
 	"slices"
@@ -337,6 +338,35 @@ func TestBadOptions(t *testing.T) {
 		if _, err := Run(o); err == nil || !strings.Contains(err.Error(), "--seeds") || !strings.Contains(err.Error(), "at least 2") {
 			t.Errorf("seeds %v: %v", seeds, err)
 		}
+	}
+}
+
+// A primary metric the reference has no value for on any seed (the local
+// response on steady input: the throttle never changes) has nothing to
+// diagnose by: the diagnosis says so, with the inputs that measure it,
+// instead of a headline of "NaN ± NaN".
+func TestPrimaryWithoutAValueIsAnError(t *testing.T) {
+	nan := math.NaN()
+	o := byHand(t, 4, func(cell Cell, sets []string, seed uint64) lab.ReportCard {
+		return lab.ReportCard{JudderMPS: 0.3, LocalResponseMs: lab.Percentile{P50: nan, P95: nan, P99: nan}}
+	})
+	o.Metric = "local_response_p95_ms"
+	_, err := Run(o)
+	if err == nil || !strings.Contains(err.Error(), "--metric local_response_p95_ms") || !strings.Contains(err.Error(), "steady") ||
+		!strings.Contains(err.Error(), "--inputs") {
+		t.Errorf("a primary without a value on any seed: %v", err)
+	}
+	// One seed with a value is a figure to diagnose by.
+	o = byHand(t, 4, func(cell Cell, sets []string, seed uint64) lab.ReportCard {
+		p := nan
+		if seed == 2 {
+			p = 90
+		}
+		return lab.ReportCard{JudderMPS: 0.3, LocalResponseMs: lab.Percentile{P50: p, P95: p, P99: p}}
+	})
+	o.Metric = "local_response_p95_ms"
+	if _, err := Run(o); err != nil {
+		t.Errorf("one seed with a value: %v", err)
 	}
 }
 
@@ -1187,4 +1217,74 @@ func TestHeadlineNamesTheGamesOwnProblemOnALinkThatCostsNothing(t *testing.T) {
 // half-width, significant when the interval excludes 0.
 func knownDiff(n int, mean, half float64) stats.Diff {
 	return stats.Diff{Interval: stats.Interval{N: n, Mean: mean, Half: half}, Significant: mean-half > 0 || mean+half < 0}
+}
+
+// The reproduce command runs the game the search ran in: the first cell
+// of the ensemble, whose input and latency offset need not be the
+// configuration's own (--inputs stopgo on a steady game, --offsets 10ms).
+// Its settings, applied as 'lab ab' applies them, give the configuration
+// the diagnosis ran as its reference; where a timeline changes the
+// uplink's latency an offset cannot be set, and there is no command.
+func TestReproduceRunsTheSearchCell(t *testing.T) {
+	sets := []string{"link.latency=60ms", "up.jitter=15ms"}
+	for _, cell := range []Cell{{0, "steady"}, {0, "stopgo"}, {10 * time.Millisecond, "steady"}, {12500 * time.Microsecond, "random"}} {
+		o := options(t, "", sets...)
+		o.Seeds = []uint64{3}
+		d := &diag{o: o, cells: []Cell{cell}}
+		cmd := d.abCommand([]string{"server.inputs=queue"})
+		words := strings.Fields(cmd)
+		got := lab.DefaultConfig()
+		for i, w := range words {
+			if w == "--set" {
+				k, v, err := lab.ParseAssignment(words[i+1])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := lab.Set(&got, k, v); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		var want lab.Config
+		if err := d.config(&want, cell, nil, 3); err != nil {
+			t.Fatal(err)
+		}
+		got.Seed, got.Duration = want.Seed, want.Duration
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("cell %v: %s runs another game: up.latency %v, input %s; the search's: %v, %s",
+				cell, cmd, got.Up.Latency, got.Script, want.Up.Latency, want.Script)
+		}
+	}
+	o := options(t, "latency-spike")
+	d := &diag{o: o, cells: []Cell{{10 * time.Millisecond, "steady"}}}
+	if cmd := d.abCommand([]string{"server.inputs=queue"}); cmd != "" {
+		t.Errorf("an offset on a timeline that steps the uplink's latency: %s", cmd)
+	}
+}
+
+// On a link that costs nothing, a finding whose mechanism costs the
+// primary significantly but is no problem (its removal makes the
+// tie-break significantly worse: a trade) is not "nothing significant".
+// A 25 ms fixed update every 20 ms at 30 fps costs progress deficit
+// +1.256 m/s, and without it judder is +0.193 m/s worse; the headline
+// said the findings' mechanisms cost nothing significant.
+func TestNoProblemNamesAFindingThatTrades(t *testing.T) {
+	judder, _ := LookupMetric("judder_mps")
+	deficit, _ := LookupMetric("progress_deficit_mps")
+	diff := func(mean, half float64) stats.Diff {
+		return stats.Diff{Interval: stats.Interval{N: 10, Mean: mean, Half: half}, Significant: mean-half > 0 || mean+half < 0}
+	}
+	ref := &Arm{Card: []batch.MetricStat{{Name: "progress_deficit_mps", Mean: stats.Interval{N: 10, Mean: 1.758, Half: 0.001}}}}
+	r := &Result{metric: deficit, tie: judder, Reference: ref, LinkCost: [2]stats.Diff{diff(0.002, 0.003), diff(0, 0)},
+		Recommended: []string{}, Findings: []Finding{{Rule: "predict-latest-input", Text: "the server corrected", Cost: diff(0.002, 0.003)},
+			{Rule: "fixed-cost", Text: "the fixed updates cost CPU time", Cost: diff(1.256, 0.003)}}}
+	got := r.Headline()
+	if strings.Contains(got, "cost nothing significant") ||
+		!strings.Contains(got, "the second finding's mechanism costs progress deficit +1.256 ± 0.003 * m/s, but it is no problem here") {
+		t.Errorf("headline: %q", got)
+	}
+	r.Findings[1].Cost = diff(0.002, 0.003)
+	if got := r.Headline(); !strings.Contains(got, "the mechanisms the findings name cost nothing significant here") {
+		t.Errorf("nothing significant: %q", got)
+	}
 }

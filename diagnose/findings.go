@@ -309,6 +309,11 @@ func SlowSenderCause(c *lab.Config) string {
 		causes = append(causes, fmt.Sprintf("the frame rate quantises the sends: at %d fps a %.0f ms interval needs %d frames "+
 			"(%.1f ms), %.2f Hz against the server's %.0f Hz", c.Client.FPS, ms(fastestInterval(&c.Client)), m,
 			1000*float64(m)/float64(c.Client.FPS), nominal, tickHz))
+	case nominal <= tickHz*(1+1e-9) && c.Client.FrameJitter > 0:
+		causes = append(causes, fmt.Sprintf("the frame rate leaves no margin: at %d fps a %.0f ms interval needs %d frames "+
+			"(%.1f ms), %.2f Hz, the server's %.0f Hz, and a frame late past the interval (client.frame_jitter=%v) takes its send "+
+			"one frame later (at most once per %d frames, %.2f Hz)", c.Client.FPS, ms(iv), m, 1000*float64(m)/float64(c.Client.FPS),
+			nominal, tickHz, c.Client.FrameJitter, m+1, float64(c.Client.FPS)/float64(m+1)))
 	}
 	if c.ClientDriftPPM < 0 {
 		causes = append(causes, fmt.Sprintf("the client clock runs %.2f %% slow", -c.ClientDriftPPM/1e4))
@@ -335,13 +340,19 @@ func slowClockRule(d *diag, r *Result) (Finding, bool) {
 		return Finding{}, false
 	}
 	m, clientHz, serverHz := senderRates(c)
-	if clientHz >= serverHz*(1-1e-9) {
+	// At the tick rate, frame jitter can make the sender slow: a late
+	// frame takes a send one frame later, at most once per m+1 frames.
+	atTickRate := math.Abs(clientHz-serverHz) <= 1e-9*serverHz && c.Client.FrameJitter > 0
+	if clientHz >= serverHz*(1-1e-9) && !atTickRate {
 		return Finding{}, false
 	}
 	off := perSeed(r, func(s *lab.Summary) float64 { return float64(s.FinalOffset) })
 	slope := perTrace(r, func(t *Trace) float64 { return t.OffsetSlope })
 	if off.Lo() <= float64(c.Client.Band) || slope.Lo() <= 0 {
 		return Finding{}, false
+	}
+	if most := serverHz - clientHz*float64(m)/float64(m+1); atTickRate && slope.Mean > most {
+		return Finding{}, false // more than frame jitter can take: not this sender
 	}
 	slow := SlowSenderCause(c)
 	predict := fmt.Sprintf("the rates predict %+.3f", serverHz-clientHz)
@@ -359,10 +370,23 @@ func slowClockRule(d *diag, r *Result) (Finding, bool) {
 		}
 		predict = fmt.Sprintf("the nominal rates predict %+.3f; %s %s them", serverHz-clientHz, strings.Join(vary, " and "), verb)
 	}
+	against := " against the server's %.3f Hz, so"
+	if atTickRate {
+		against = ", no faster than the server's %.3f Hz, and the late frames' sends come later, so"
+	}
 	text := fmt.Sprintf("%s: the frame sender cannot send faster than once per %d frames (%.2f Hz of its clock, %.3f Hz of "+
-		"true time) against the server's %.3f Hz, so the tick offset grows without bound: by %s ticks/s "+
+		"true time)"+against+" the tick offset grows without bound: by %s ticks/s "+
 		"(%s), to %s after %.0f s", slow, m, float64(c.Client.FPS)/float64(m), clientHz, serverHz,
 		signedP(slope, 3), predict, signed(off), c.Duration.Seconds())
+	// A growth the rates fall far short of has another cause too (frame
+	// jitter can take a send a frame later, at most once per m+1 frames).
+	most := serverHz - clientHz
+	if c.Client.FrameJitter > 0 {
+		most = serverHz - clientHz*float64(m)/float64(m+1)
+	}
+	if slope.Lo() > float64(1.1*most) {
+		text += fmt.Sprintf("; it grows %+.3f ticks/s faster than the rates allow, which is not explained by this rule", slope.Mean-most)
+	}
 	// The accumulator sends once per interval, at most once a frame: when
 	// either is slower than the ticks, its change cannot keep pace either.
 	clock := 1 + float64(c.ClientDriftPPM*1e-6)
@@ -471,6 +495,8 @@ var conditionRules = []struct{ prefix, rule, what string }{
 	{"client clock drift", "client-clock-drift", "the client's clock drifts"},
 	{"server clock drift", "server-clock-drift", "the server's clock drifts"},
 	{"frame rate", "frame-rate", "the frame rate is not a multiple of the server's rate: the frames per tick alternate"},
+	{"fixed updates' cost", "fixed-cost", "the fixed updates cost CPU time (client.fixed_cost) that delays the next frame: " +
+		"the frames come late, the frame sender's sends with them"},
 }
 
 // conditionFindings are the conditions whose removal makes the primary
@@ -478,13 +504,13 @@ var conditionRules = []struct{ prefix, rule, what string }{
 // cost measured against the same runs without it, and a problem when the
 // other is not significantly worse. A slow sender already
 // named (frame-sender-slow-clock) is not named again by its clock or
-// frame rate.
+// frame rate; the fixed updates' cost, which it does not name, is.
 func conditionFindings(d *diag, r *Result, have []Finding) []Finding {
 	var out []Finding
 	slow := slices.ContainsFunc(have, func(f Finding) bool { return f.Rule == "frame-sender-slow-clock" })
 	for _, a := range r.Attribution {
 		for _, cr := range conditionRules {
-			if !strings.HasPrefix(a.Condition, cr.prefix) || (slow && cr.rule != "latency-phase") {
+			if !strings.HasPrefix(a.Condition, cr.prefix) || (slow && cr.rule != "latency-phase" && cr.rule != "fixed-cost") {
 				continue
 			}
 			better := func(x stats.Diff) bool { return x.Significant && x.Mean < 0 }
@@ -501,10 +527,29 @@ func conditionFindings(d *diag, r *Result, have []Finding) []Finding {
 			if len(a.Counters) > 0 {
 				f.Text += "; per run " + strings.Join(a.Counters, ", ")
 			}
+			if cr.rule == "fixed-cost" {
+				f.Text += gameClockLag(r)
+			}
 			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// gameClockLag says how far the reference's game clock ended behind true
+// time ("; the game clock ends 11.5 ± 0.1 s behind true time"), or ""
+// when the runs do not measure it or it does not fall behind.
+func gameClockLag(r *Result) string {
+	for _, run := range r.Reference.Runs {
+		if run.Frames == nil {
+			return ""
+		}
+	}
+	lag := perSeed(r, func(s *lab.Summary) float64 { return s.Frames.GameClockLagS })
+	if lag.Lo() <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("; the game clock ends %s s behind true time", lag.Format(1))
 }
 
 // lossShares are each reference run's share (%) of packets a direction

@@ -219,6 +219,44 @@ func TestSlowSenderNamesItsCause(t *testing.T) {
 	}
 }
 
+// A fixed update that costs more CPU time than the game time it simulates
+// (client.fixed_cost 25 ms against client.fixed_dt 20 ms) delays every
+// frame a little more: the frames stretch, the frame sender sends once a
+// frame, and the offset grows far faster than the frame rate's
+// quantisation predicts (+17.6 ticks/s against +5 at 30 fps). The cost is
+// a condition removed in turn (client.fixed_cost=0) and a finding of its
+// own; the slow sender says how much of the growth its rates leave
+// unexplained rather than claim all of it.
+func TestFixedCostIsAConditionAndTheSlowSenderSaysWhatItLeaves(t *testing.T) {
+	o := options(t, "", "client.fps=30", "client.fixed_cost=25ms", "client.max_catchup=333ms", "link.latency=50ms")
+	o.Seeds, o.Base.Duration = o.Seeds[:4], 30*time.Second
+	o.Offsets, o.Inputs = []time.Duration{0}, []string{"steady"}
+	r := run(t, o)
+	i := slices.IndexFunc(r.Attribution, func(a Attribution) bool { return slices.Equal(a.Sets, []string{"client.fixed_cost=0"}) })
+	if i < 0 {
+		t.Fatalf("no removal of the fixed updates' cost: %+v", r.Attribution)
+	}
+	if a := r.Attribution[i]; !a.TieBreak.Significant || a.TieBreak.Mean > -1 {
+		t.Errorf("without the cost the progress deficit: %v, want over 1 m/s less", a.TieBreak)
+	}
+	f, ok := finding(r, "fixed-cost")
+	if !ok || !strings.Contains(f.Text, "client.fixed_cost") || !strings.Contains(f.Text, "behind true time") {
+		t.Errorf("fixed-cost finding %v: %q", ok, f.Text)
+	}
+	s, ok := finding(r, "frame-sender-slow-clock")
+	if !ok || !strings.Contains(s.Text, "the rates predict +5.000") || !strings.Contains(s.Text, "not explained by this rule") {
+		t.Errorf("slow sender %v: %q", ok, s.Text)
+	}
+	// A slow sender whose offset grows as its rates predict says nothing
+	// is left.
+	o = options(t, "", "client.fps=30")
+	o.Seeds, o.Base.Duration = o.Seeds[:4], 30*time.Second
+	o.Offsets, o.Inputs = []time.Duration{0}, []string{"steady"}
+	if s, ok := finding(run(t, o), "frame-sender-slow-clock"); !ok || strings.Contains(s.Text, "not explained") {
+		t.Errorf("slow sender at 30 fps %v: %q", ok, s.Text)
+	}
+}
+
 // Loss is named by direction and by what redundancy does with the server
 // in force: a latest-wins server applies no redundant copy; a queue's fix
 // is redundancy; the downlink's loss is corrections the client never got.
@@ -559,6 +597,38 @@ func TestSlowSenderNamedThroughFrameJitter(t *testing.T) {
 		f, ok := slowClockRule(d, r)
 		if ok != (c.want != "") || ok && !strings.Contains(f.Text, "(the nominal rates predict +") || !strings.Contains(f.Text, c.want) {
 			t.Errorf("%v: named %v (%q), want it named %v, with the nominal rates and %q", c.sets, ok, f.Text, c.want != "", c.want)
+		}
+	}
+	// At the tick rate (60 fps, 3 frames per 48 ms send, 20 Hz) frame
+	// jitter can take at most one frame more per send (15 Hz): a growth of
+	// +2.1 ticks/s is the sender's, +15.3 (above) is not.
+	runs = []lab.Summary{{Seed: 1, FinalOffset: 126}, {Seed: 2, FinalOffset: 126}, {Seed: 3, FinalOffset: 132}}
+	traces = []Trace{{OffsetSlope: 2.1}, {OffsetSlope: 2.1}, {OffsetSlope: 2.2}}
+	r = &Result{Reference: &Arm{Runs: runs, Traces: traces}}
+	f, ok := slowClockRule(&diag{o: options(t, "", "client.frame_jitter=8ms")}, r)
+	if want := "the frame rate leaves no margin: at 60 fps a 48 ms interval needs 3 frames (50.0 ms), 20.00 Hz, the server's 20 Hz, and a frame " +
+		"late past the interval (client.frame_jitter=8ms) takes its send one frame later (at most once per 4 frames, 15.00 Hz)"; !ok || !strings.HasPrefix(f.Text, want) {
+		t.Errorf("at the tick rate with frame jitter: named %v, %q\nwant it to start %q", ok, f.Text, want)
+	}
+	if _, ok := slowClockRule(&diag{o: options(t, "")}, r); ok {
+		t.Error("at the tick rate without frame jitter: named (the latch's rule names it)")
+	}
+}
+
+// In the model, 60 fps with 8 ms of frame jitter on a 20 Hz server: the
+// frame sender's nominal rate is the server's, but a late frame takes a
+// send a frame later and nothing makes it up, so the offset grows
+// (+126 after 60 s on seed 1); the accumulator keeps it bounded.
+func TestFrameJitterAtTheTickRateSlowsTheFrameSender(t *testing.T) {
+	for _, sender := range []string{"frame", "accumulator"} {
+		cfg := configOf(t, "client.frame_jitter=8ms", "client.sender="+sender)
+		cfg.Duration = time.Minute
+		sum := session(t, cfg, func(*metrics.Sample) {})
+		switch {
+		case sender == "frame" && sum.FinalOffset < 60:
+			t.Errorf("frame sender: final offset %d, want it grown past 60", sum.FinalOffset)
+		case sender == "accumulator" && sum.FinalOffset > cfg.Client.Band:
+			t.Errorf("accumulator: final offset %d, want it within the band", sum.FinalOffset)
 		}
 	}
 }

@@ -39,8 +39,9 @@ var ladders = []ladder{
 }
 
 // ladderChanges are the ladders' settings on cfg that the registry takes,
-// and the input buffer's depth one step either side (which acts only with
-// server.inputs=buffer: a prerequisite).
+// a local input delay one tick shorter, and the input buffer's depth one
+// step either side (which acts only with server.inputs=buffer: a
+// prerequisite).
 func ladderChanges(cfg *lab.Config) [][]string {
 	var out [][]string
 	for _, l := range ladders {
@@ -59,6 +60,13 @@ func ladderChanges(cfg *lab.Config) [][]string {
 				out = append(out, []string{set})
 			}
 		}
+	}
+	// The local input delay one tick shorter: a delay the game chose is
+	// local response the player pays for fewer corrections. Never longer:
+	// on steady input the card has no local response, and a longer delay
+	// would look free (lab's client.input_delay is no variant for that).
+	if cfg.Client.InputDelay > 0 {
+		out = append(out, []string{"client.input_delay=" + strconv.Itoa(int(cfg.Client.InputDelay)-1)})
 	}
 	for _, depth := range []int{cfg.Server.Buffer - 1, cfg.Server.Buffer + 1} {
 		c := *cfg

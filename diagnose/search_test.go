@@ -60,6 +60,18 @@ func TestLadderChanges(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("ladder %v, want %v", got, want)
 	}
+	// A game that delays its inputs (client.input_delay 1–3 ticks) is tried
+	// with one tick less: the delay is local response the player pays by
+	// design. With no delay there is none less to try.
+	o = options(t, "", "client.input_delay=2")
+	got = nil
+	for _, l := range ladderChanges(&o.Base) {
+		got = append(got, l[0])
+	}
+	if !slices.Contains(got, "client.input_delay=1") || slices.Contains(got, "client.input_delay=3") {
+		t.Errorf("ladder with an input delay of 2 ticks: %v", got)
+	}
+	o = options(t, "")
 	if got := sameAs(&o.Base, []string{"server.buffer=1"}); got != "same as the reference: the depth acts only with server.inputs=buffer" {
 		t.Errorf("server.buffer=1 without the buffer: %q", got)
 	}

@@ -208,7 +208,17 @@ func (r *Result) noProblem() string {
 	ref := r.Reference.Stat(r.metric).Mean
 	s := fmt.Sprintf("the report card matches the same game on a perfect link within its intervals (%s %s; "+
 		"difference %s)", r.metric.Label, r.metric.Quantity(ref.Format(r.metric.Prec)), FormatDiff(r.LinkCost[0], r.metric.Prec))
-	if len(r.Findings) == 0 {
+	costs := func(f Finding) bool { return f.Cost.Significant && f.Cost.Mean > 0 }
+	if i := slices.IndexFunc(r.Findings, costs); i >= 0 {
+		// No problem, yet a cost: a trade, or a mechanism its counters do
+		// not show (Finding.Confirmed).
+		f, why := r.Findings[i], "removing it makes "+r.tie.Label+" significantly worse: a trade"
+		if !f.Confirmed && f.Counters != nil {
+			why = "its counters do not show the mechanism"
+		}
+		s += fmt.Sprintf("; the %s finding's mechanism costs %s %s, but it is no problem here: %s.", ordinal(i), r.metric.Label,
+			r.metric.Quantity(FormatDiff(f.Cost, r.metric.Prec)), why)
+	} else if len(r.Findings) == 0 {
 		s += " and no rule found a mechanism that a change fixes."
 	} else {
 		s += "; the mechanisms the findings name cost nothing significant here."
@@ -421,6 +431,28 @@ func (r *Result) shortfall(c Change) string {
 func (r *Result) RankingLegend() string {
 	return fmt.Sprintf("ranked: first the changes that meet the bar, best first; then the others, best first (by %s, then %s). "+
 		"§ marks a change that improves one of them significantly but does not meet the bar; the notes say why.", r.metric.Label, r.tie.Label)
+}
+
+// ChangesTable is the changes table, one row per change in rank (its
+// rank, the change with its marks, the primary and the tie-break
+// differences, where it holds), and the notes the marks refer to: †, a
+// change that is another here (Change.SameAs), then §, one that improves
+// but does not meet the bar (ShortOfTheBar).
+func (r *Result) ChangesTable() (rows [][]string, notes []string) {
+	var short []string
+	for i, ch := range r.Changes {
+		set := ch.Set
+		if ch.SameAs != "" {
+			set += " †"
+			notes = append(notes, "† "+ch.Set+": "+ch.SameAs)
+		}
+		if why := r.ShortOfTheBar(ch); why != "" {
+			set += " §"
+			short = append(short, "§ "+ch.Set+" does not meet the bar: "+why)
+		}
+		rows = append(rows, []string{strconv.Itoa(i + 1), set, FormatDiff(ch.Primary, r.metric.Prec), FormatDiff(ch.TieBreak, r.tie.Prec), ch.HoldsIn()})
+	}
+	return rows, append(notes, short...)
 }
 
 // ShortOfTheBar says why a change that makes the metric or the tie-break
@@ -716,22 +748,9 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintln(&b)
 	fmt.Fprintf(&b, "changes, one at a time on the reference (paired over %d seeds, change − reference)\n", n)
 	fmt.Fprintln(&b, wrap(r.RankingLegend(), "  ", "    ", 100))
-	rows := [][]string{{"", "change", r.metric.Name, r.tie.Name, "holds in"}}
-	var same, short []string
-	for i, ch := range r.Changes {
-		set := ch.Set
-		if ch.SameAs != "" {
-			set += " †"
-			same = append(same, "† "+ch.Set+": "+ch.SameAs)
-		}
-		if why := r.ShortOfTheBar(ch); why != "" {
-			set += " §"
-			short = append(short, "§ "+ch.Set+" does not meet the bar: "+why)
-		}
-		rows = append(rows, []string{strconv.Itoa(i + 1), set, FormatDiff(ch.Primary, r.metric.Prec), FormatDiff(ch.TieBreak, r.tie.Prec), ch.HoldsIn()})
-	}
-	table(&b, rows)
-	for _, s := range append(same, short...) {
+	changes, notes := r.ChangesTable()
+	table(&b, append([][]string{{"", "change", r.metric.Name, r.tie.Name, "holds in"}}, changes...))
+	for _, s := range notes {
 		fmt.Fprintln(&b, wrap(s, "  ", "    ", 100))
 	}
 	for _, s := range r.RobustnessNotes() {
@@ -779,7 +798,7 @@ func (r *Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "reproduce with: %s\n", r.Reproduce)
 	}
 	fmt.Fprintln(&b)
-	rows = [][]string{{"report card", "reference", "recommended", "difference", ""}}
+	rows := [][]string{{"report card", "reference", "recommended", "difference", ""}}
 	for i, m := range Metrics {
 		ref, best := r.Reference.Stat(m).Mean, r.Best.Stat(m).Mean
 		d := r.BestVsReference[i]

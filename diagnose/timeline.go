@@ -33,7 +33,12 @@ const (
 )
 
 // span is a stretch of the run, [from, to).
-type span struct{ from, to time.Duration }
+// span is a stretch of the run, from and to; for a blackout, up and
+// down say which directions lost every packet in it.
+type span struct {
+	from, to time.Duration
+	up, down bool
+}
 
 // dead reports whether a direction loses every packet.
 func dead(p *netem.Params) bool { return p.Blackout || p.Loss >= 1 }
@@ -53,8 +58,9 @@ func (d *diag) blackouts() ([]span, error) {
 	cfg := d.o.Base
 	isDead := func() bool { return dead(&cfg.Up) || dead(&cfg.Down) }
 	var out []span
-	var from time.Duration
+	var cur span
 	in := isDead()
+	cur.up, cur.down = dead(&cfg.Up), dead(&cfg.Down)
 	for i := 0; i < len(changes); {
 		at := changes[i].At
 		if at >= d.o.Base.Duration {
@@ -69,14 +75,19 @@ func (d *diag) blackouts() ([]span, error) {
 		}
 		switch now := isDead(); {
 		case now && !in:
-			from, in = at, true
+			cur, in = span{from: at}, true
 		case !now && in:
-			out = append(out, span{from, at})
+			cur.to = at
+			out = append(out, cur)
 			in = false
+		}
+		if in {
+			cur.up, cur.down = cur.up || dead(&cfg.Up), cur.down || dead(&cfg.Down)
 		}
 	}
 	if in {
-		out = append(out, span{from, d.o.Base.Duration})
+		cur.to = d.o.Base.Duration
+		out = append(out, cur)
 	}
 	return out, nil
 }
@@ -436,12 +447,38 @@ func (d *diag) timelineFindings(r *Result, ms []mechanism) ([]Finding, error) {
 	return fs, nil
 }
 
-func (d *diag) blackoutMechanism(r *Result, bs []span) mechanism {
+// blackoutWhat says what the blackouts bs are: which direction lost
+// every packet when ("the uplink lost every packet from 15s to 17s (1
+// blackout, 2s in all)"). "The link" is both ways; a blackout one way
+// among others says which.
+func blackoutWhat(bs []span) string {
 	var total time.Duration
 	var each []string
+	oneWay := func(b span) string {
+		switch {
+		case b.up && !b.down:
+			return "uplink"
+		case b.down && !b.up:
+			return "downlink"
+		}
+		return ""
+	}
+	who := oneWay(bs[0])
+	for _, b := range bs {
+		if oneWay(b) != who {
+			who = ""
+		}
+	}
 	for _, b := range bs {
 		total += b.to - b.from
-		each = append(each, fmt.Sprintf("from %v to %v", b.from, b.to))
+		s := fmt.Sprintf("from %v to %v", b.from, b.to)
+		if w := oneWay(b); who == "" && w != "" {
+			s += " (the " + w + " only)"
+		}
+		each = append(each, s)
+	}
+	if who == "" {
+		who = "link"
 	}
 	when := strings.Join(each, ", ")
 	if len(bs) > 3 {
@@ -451,8 +488,15 @@ func (d *diag) blackoutMechanism(r *Result, bs []span) mechanism {
 	if len(bs) > 1 {
 		noun = "blackouts"
 	}
-	m := mechanism{rule: "blackout", strip: withoutBlackouts, name: "the " + noun, plural: len(bs) > 1,
-		what: fmt.Sprintf("the link lost every packet %s (%d %s, %v in all)", when, len(bs), noun, total)}
+	return fmt.Sprintf("the %s lost every packet %s (%d %s, %v in all)", who, when, len(bs), noun, total)
+}
+
+func (d *diag) blackoutMechanism(r *Result, bs []span) mechanism {
+	noun := "blackout"
+	if len(bs) > 1 {
+		noun = "blackouts"
+	}
+	m := mechanism{rule: "blackout", strip: withoutBlackouts, name: "the " + noun, plural: len(bs) > 1, what: blackoutWhat(bs)}
 	snapMax, _ := LookupMetric("snap_distance_max_m")
 	largest, above, ok := d.snapAbove(r.Reference)
 	m.detail = func(ref, without *Arm) string {

@@ -165,10 +165,20 @@ func TestBlackoutsOfTheTimeline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []span{{5 * time.Second, 7 * time.Second}, {9 * time.Second, 9500 * time.Millisecond},
-		{30 * time.Second, 31 * time.Second}, {50 * time.Second, 51 * time.Second}}
+	want := []span{{5 * time.Second, 7 * time.Second, true, false}, {9 * time.Second, 9500 * time.Millisecond, false, true},
+		{30 * time.Second, 31 * time.Second, true, true}, {50 * time.Second, 51 * time.Second, true, true}}
 	if !slices.Equal(got, want) {
 		t.Errorf("blackouts %v, want %v", got, want)
+	}
+	// The sentence names the direction of a blackout that is one way: an
+	// uplink's starves the server, a downlink's the corrections. It said
+	// "the link lost every packet" of both.
+	if got, want := blackoutWhat(got[:3]), "the link lost every packet from 5s to 7s (the uplink only), from 9s to 9.5s (the downlink only), "+
+		"from 30s to 31s (3 blackouts, 3.5s in all)"; got != want {
+		t.Errorf("blackouts:\n got %q\nwant %q", got, want)
+	}
+	if got, want := blackoutWhat(want[:1]), "the uplink lost every packet from 5s to 7s (1 blackout, 2s in all)"; got != want {
+		t.Errorf("an uplink's blackout:\n got %q\nwant %q", got, want)
 	}
 	d.pinned = []string{"up.loss"}
 	if got, _ := d.blackouts(); len(got) != 3 {
@@ -229,7 +239,7 @@ func TestBlackoutAtTheRunsEndIsNone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []span{{20 * time.Second, 21 * time.Second}, {40 * time.Second, 41 * time.Second}}
+	want := []span{{20 * time.Second, 21 * time.Second, true, true}, {40 * time.Second, 41 * time.Second, true, true}}
 	if !slices.Equal(got, want) {
 		t.Errorf("blackouts %v, want %v", got, want)
 	}

@@ -53,7 +53,8 @@ type page struct {
 	Recommend  string
 	Reproduce  string // the lab ab command of the recommended comparison
 	NoneWhy    string
-	SameAs     []string // changes that are another under a different name here
+	Legend     string   // how the changes are ranked and what § marks
+	Notes      []string // what the marks say: † another change here, § short of the bar
 	Robustness []string // where the changes that meet the bar hold across the ensemble
 	AttrHead   string   // what costs the player what ("" without a condition to remove)
 	Attr       []string
@@ -99,14 +100,12 @@ func Write(w io.Writer, r *diagnose.Result) error {
 		p.Findings = append(p.Findings, findingView{Text: f.Text + ".", Change: r.ChangeLine(f), Problem: f.Problem})
 	}
 	p.ChangeHead = []string{"#", "change", m.Name, tie.Name, "holds in"}
-	for i, ch := range r.Changes {
-		set := ch.Set
-		if ch.SameAs != "" {
-			set += " †"
-			p.SameAs = append(p.SameAs, "† "+ch.Set+": "+ch.SameAs)
-		}
-		p.Changes = append(p.Changes, row{[]string{strconv.Itoa(i + 1), set, diagnose.FormatDiff(ch.Primary, m.Prec), diagnose.FormatDiff(ch.TieBreak, tie.Prec), ch.HoldsIn()}})
+	p.Legend = upperFirst(r.RankingLegend())
+	rows, notes := r.ChangesTable()
+	for _, cells := range rows {
+		p.Changes = append(p.Changes, row{cells})
 	}
+	p.Notes = notes
 	p.Robustness = r.RobustnessNotes()
 	if len(r.Attribution) > 0 {
 		p.AttrHead = upperFirst(r.AttributionHead()) + "."
@@ -424,11 +423,12 @@ table.conditions td, table.changes td:nth-child(2), table.changes th:nth-child(2
 <section id="changes">
 <h2>Changes, one at a time on the reference</h2>
 <p>Paired differences (change − reference) over the seeds with 95 % intervals; * the interval excludes 0.</p>
+<p>{{.Legend}}</p>
 <table class="changes">
 <tr>{{range .ChangeHead}}<th>{{.}}</th>{{end}}</tr>
 {{range .Changes}}<tr>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table>
-{{range .SameAs}}<p class="change">{{.}}</p>
+{{range .Notes}}<p class="change">{{.}}</p>
 {{end}}{{range .Robustness}}<p class="change">{{.}}</p>
 {{end}}</section>
 <section id="combination">

@@ -261,7 +261,11 @@ func TestNothingRecommendedPageSaysWhy(t *testing.T) {
 }
 
 // TestDilationWithoutBufferMarkedOnThePage: the page marks the changes
-// the text marks as another under a different name, with the reason.
+// the text marks as another under a different name, with the reason, and
+// those that improve a figure but fall short of the bar (§, on jitter-fix
+// client.alpha=0.075: judder -0.242 m/s, rubber bands +5.6 /min), with
+// what keeps each and the legend that says what the mark means. The page
+// showed the § changes unmarked among the others.
 func TestDilationWithoutBufferMarkedOnThePage(t *testing.T) {
 	r := diagnosis(t)
 	var b bytes.Buffer
@@ -280,6 +284,21 @@ func TestDilationWithoutBufferMarkedOnThePage(t *testing.T) {
 	}
 	if marked == 0 {
 		t.Fatal("jitter-fix (latest-wins inputs) marks no change; this test needs dilation marked")
+	}
+	short := 0
+	for _, c := range r.Changes {
+		if why := r.ShortOfTheBar(c); why != "" {
+			short++
+			if !strings.Contains(all, c.Set+" §") || !strings.Contains(all, strings.Join(strings.Fields("§ "+c.Set+" does not meet the bar: "+why), " ")) {
+				t.Errorf("the page does not mark %s short of the bar (%s):\n%s", c.Set, why, all)
+			}
+		}
+	}
+	if short == 0 {
+		t.Fatal("jitter-fix marks no change short of the bar; this test needs one")
+	}
+	if legend := strings.Join(strings.Fields(r.RankingLegend()), " "); !strings.Contains(strings.ToLower(all), strings.ToLower(legend)) {
+		t.Errorf("the page does not give the ranking's legend %q", legend)
 	}
 }
 
