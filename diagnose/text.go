@@ -433,26 +433,41 @@ func (r *Result) RankingLegend() string {
 		"§ marks a change that improves one of them significantly but does not meet the bar; the notes say why.", r.metric.Label, r.tie.Label)
 }
 
+// MarkedSet is ch's set as the changes table shows it, with its marks (†
+// a change that is another here, Change.SameAs; § one that improves but
+// does not meet the bar, ShortOfTheBar), and the note each mark refers to
+// ("" for a mark it does not have).
+func (r *Result) MarkedSet(ch Change) (set, sameAs, short string) {
+	set = ch.Set
+	if ch.SameAs != "" {
+		set += " †"
+		sameAs = "† " + ch.Set + ": " + ch.SameAs
+	}
+	if why := r.ShortOfTheBar(ch); why != "" {
+		set += " §"
+		short = "§ " + ch.Set + " does not meet the bar: " + why
+	}
+	return set, sameAs, short
+}
+
 // ChangesTable is the changes table, one row per change in rank (its
 // rank, the change with its marks, the primary and the tie-break
 // differences, where it holds), and the notes the marks refer to: †, a
 // change that is another here (Change.SameAs), then §, one that improves
 // but does not meet the bar (ShortOfTheBar).
 func (r *Result) ChangesTable() (rows [][]string, notes []string) {
-	var short []string
+	var shorts []string
 	for i, ch := range r.Changes {
-		set := ch.Set
-		if ch.SameAs != "" {
-			set += " †"
-			notes = append(notes, "† "+ch.Set+": "+ch.SameAs)
+		set, same, short := r.MarkedSet(ch)
+		if same != "" {
+			notes = append(notes, same)
 		}
-		if why := r.ShortOfTheBar(ch); why != "" {
-			set += " §"
-			short = append(short, "§ "+ch.Set+" does not meet the bar: "+why)
+		if short != "" {
+			shorts = append(shorts, short)
 		}
 		rows = append(rows, []string{strconv.Itoa(i + 1), set, FormatDiff(ch.Primary, r.metric.Prec), FormatDiff(ch.TieBreak, r.tie.Prec), ch.HoldsIn()})
 	}
-	return rows, append(notes, short...)
+	return rows, append(notes, shorts...)
 }
 
 // ShortOfTheBar says why a change that makes the metric or the tie-break

@@ -381,14 +381,11 @@ func rankedTop(r *diagnose.Result, n int) string {
 	}
 	var notes []string
 	row := func(i int, c diagnose.Change) {
-		set := c.Set
-		if c.SameAs != "" {
-			set += " †"
-			notes = append(notes, "† "+c.Set+": "+c.SameAs)
-		}
-		if why := r.ShortOfTheBar(c); why != "" {
-			set += " §"
-			notes = append(notes, "§ "+c.Set+" does not meet the bar: "+why)
+		set, same, short := r.MarkedSet(c)
+		for _, note := range []string{same, short} {
+			if note != "" {
+				notes = append(notes, note)
+			}
 		}
 		fmt.Fprintf(&b, "%d %-30s %-18s %-17s %s\n", i+1, set, diagnose.FormatDiff(c.Primary, m.Prec), diagnose.FormatDiff(c.TieBreak, tie.Prec), c.HoldsIn())
 	}
