@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"jitterlab/sim"
 )
 
 // OffPace on summaries whose answer is known by hand: the server's ticks
@@ -42,15 +40,7 @@ func TestRunTextWarnsWhenTheClientFallsBehind(t *testing.T) {
 		sets []string
 		want bool
 	}{{nil, false}, {[]string{"server.tick=20ms"}, true}} {
-		cfg := config(t, 20*time.Second, c.sets...)
-		s, err := New(cfg, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Run(sim.Time(cfg.Duration)); err != nil {
-			t.Fatal(err)
-		}
-		sum := s.Summary()
+		_, _, sum := run(t, config(t, 20*time.Second, c.sets...))
 		var b strings.Builder
 		if err := sum.WriteText(&b); err != nil {
 			t.Fatal(err)
