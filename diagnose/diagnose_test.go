@@ -914,9 +914,7 @@ func TestMainCauseExplainsAShare(t *testing.T) {
 func TestBriefHeadlineSaysTheSame(t *testing.T) {
 	judder, _ := LookupMetric("judder_mps")
 	deficit, _ := LookupMetric("progress_deficit_mps")
-	diff := func(mean, half float64) stats.Diff {
-		return stats.Diff{Interval: stats.Interval{N: 20, Mean: mean, Half: half}, Significant: mean-half > 0 || mean+half < 0}
-	}
+	diff := func(mean, half float64) stats.Diff { return knownDiff(20, mean, half) }
 	link := [2]stats.Diff{diff(0.342, 0.044), diff(0.401, 0.064)}
 	cases := []struct {
 		r    Result
@@ -1025,9 +1023,7 @@ func BenchmarkDiagnosePairs(b *testing.B) { benchmarkDiagnose(b, "handover") }
 func TestHeadlineNeverExplainsANegativeShare(t *testing.T) {
 	judder, _ := LookupMetric("judder_mps")
 	deficit, _ := LookupMetric("progress_deficit_mps")
-	diff := func(mean, half float64) stats.Diff {
-		return stats.Diff{Interval: stats.Interval{N: 20, Mean: mean, Half: half}, Significant: mean-half > 0 || mean+half < 0}
-	}
+	diff := func(mean, half float64) stats.Diff { return knownDiff(20, mean, half) }
 	r := &Result{metric: judder, tie: deficit, Problem: true, LinkCost: [2]stats.Diff{diff(0.342, 0.044), diff(0.401, 0.064)}}
 	r.Findings = []Finding{{Text: "the server overwrote", Problem: true, Cost: diff(-0.031, 0.056)}}
 	got := r.Headline()
@@ -1132,9 +1128,7 @@ func TestArmJSON(t *testing.T) {
 func TestHeadlineSaysThePresentationApartFromTheLink(t *testing.T) {
 	judder, _ := LookupMetric("judder_mps")
 	deficit, _ := LookupMetric("progress_deficit_mps")
-	diff := func(mean, half float64) stats.Diff {
-		return stats.Diff{Interval: stats.Interval{N: 20, Mean: mean, Half: half}, Significant: mean-half > 0 || mean+half < 0}
-	}
+	diff := func(mean, half float64) stats.Diff { return knownDiff(20, mean, half) }
 	ref := &Arm{Card: []batch.MetricStat{{Name: "judder_mps", Mean: stats.Interval{N: 20, Mean: 0.515, Half: 0.044}}}}
 	r := &Result{metric: judder, tie: deficit, Problem: true, Reference: ref, LinkCost: [2]stats.Diff{diff(0.245, 0.044), diff(0.43, 0.04)},
 		Findings: []Finding{{Rule: presentationName, Fix: drawPrediction, Problem: true, PresentationOnly: true, Cost: diff(0.179, 0.024)},
@@ -1271,9 +1265,7 @@ func TestReproduceRunsTheSearchCell(t *testing.T) {
 func TestNoProblemNamesAFindingThatTrades(t *testing.T) {
 	judder, _ := LookupMetric("judder_mps")
 	deficit, _ := LookupMetric("progress_deficit_mps")
-	diff := func(mean, half float64) stats.Diff {
-		return stats.Diff{Interval: stats.Interval{N: 10, Mean: mean, Half: half}, Significant: mean-half > 0 || mean+half < 0}
-	}
+	diff := func(mean, half float64) stats.Diff { return knownDiff(10, mean, half) }
 	ref := &Arm{Card: []batch.MetricStat{{Name: "progress_deficit_mps", Mean: stats.Interval{N: 10, Mean: 1.758, Half: 0.001}}}}
 	r := &Result{metric: deficit, tie: judder, Reference: ref, LinkCost: [2]stats.Diff{diff(0.002, 0.003), diff(0, 0)},
 		Recommended: []string{}, Findings: []Finding{{Rule: "predict-latest-input", Text: "the server corrected", Cost: diff(0.002, 0.003)},

@@ -321,9 +321,7 @@ func TestSmoothingPerFrameNamesTheTimeConstant(t *testing.T) {
 // that one ranked first there, above every mechanism with an effect,
 // because a cost of zero is more than a negative one.
 func TestFindingsThatChangeNothingRankLast(t *testing.T) {
-	diff := func(mean, half float64) stats.Diff {
-		return stats.Diff{Interval: stats.Interval{N: 20, Mean: mean, Half: half}, Significant: mean-half > 0 || mean+half < 0}
-	}
+	diff := func(mean, half float64) stats.Diff { return knownDiff(20, mean, half) }
 	fs := []Finding{
 		{Rule: "substeps", Cost: diff(0, 0), FixTie: diff(0, 0)},
 		{Rule: "latest-wins-overwrite", Cost: diff(-0.009, 0.004), FixTie: diff(-0.039, 0.002)},

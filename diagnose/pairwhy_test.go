@@ -54,9 +54,7 @@ func TestPairVerdictSaysWhy(t *testing.T) {
 func TestHeadlineSaysNoNegativeCost(t *testing.T) {
 	judder, _ := LookupMetric("judder_mps")
 	deficit, _ := LookupMetric("progress_deficit_mps")
-	diff := func(mean, half float64) stats.Diff {
-		return stats.Diff{Interval: stats.Interval{N: 20, Mean: mean, Half: half}, Significant: mean-half > 0 || mean+half < 0}
-	}
+	diff := func(mean, half float64) stats.Diff { return knownDiff(20, mean, half) }
 	for _, c := range []struct {
 		cost stats.Diff
 		want string
