@@ -185,7 +185,7 @@ func sameAs(cfg *lab.Config, sets []string) string {
 			continue
 		}
 		cur := par.Get(cfg)
-		for _, s := range sets {
+		for _, s := range assignments(sets) {
 			if k, v, ok := strings.Cut(s, "="); ok && k == key {
 				cur = v
 			}
@@ -376,7 +376,7 @@ func pairCandidates(cs []Change) [][]string {
 	var out [][]string
 	for i, a := range parts {
 		for _, b := range parts[i+1:] {
-			if keyOf(a) != keyOf(b) {
+			if !sharesKey(a, b) {
 				out = append(out, []string{a, b})
 			}
 		}
@@ -599,8 +599,10 @@ func Run(o Options) (*Result, error) {
 	for _, l := range ladderChanges(&o.Base) {
 		more = append(more, l[0])
 	}
-	if set := smoothingChange(&o.Base); set != "" {
-		more = append(more, set)
+	for _, set := range []string{smoothingChange(&o.Base), tickRateChange(&o.Base)} {
+		if set != "" {
+			more = append(more, set)
+		}
 	}
 	if extra := extraChanges(mechs, more...); len(extra) > 0 {
 		xs, err := d.runArms(extra)
@@ -679,11 +681,11 @@ func (r *Result) vsReference(c Change) Change {
 	return compare(r.Reference, c.arm, c.Set, r.metric, r.tie)
 }
 
-// onTop is every change of cs on a key combo does not set, on top of combo.
+// onTop is every change of cs that sets no key combo sets, on top of combo.
 func onTop(combo []string, cs []Change) [][]string {
 	var next [][]string
 	for _, c := range cs {
-		if !slices.Contains(keysOf(combo), keyOf(c.Set)) {
+		if !slices.ContainsFunc(combo, func(s string) bool { return sharesKey(s, c.Set) }) {
 			next = append(next, append(slices.Clone(combo), c.Set))
 		}
 	}
@@ -857,12 +859,31 @@ type job struct {
 
 func keyOf(set string) string { k, _, _ := strings.Cut(set, "="); return k }
 
+// assignments are the settings of sets, one "key=value" each: a change of
+// several settings (tickRateChange) is one change named by its settings
+// joined with commas, the form lab ab's --b and the lab's A/B prompt read
+// (lab.SplitAssignments), so it is one row, one step of the search and one
+// --b of its 'lab ab' command. Every other set is its own one setting.
+func assignments(sets []string) []string {
+	var out []string
+	for _, s := range sets {
+		out = append(out, strings.Split(s, ",")...)
+	}
+	return out
+}
+
+// keysOf are the keys sets set, every setting of a change of several.
 func keysOf(sets []string) []string {
 	var ks []string
-	for _, s := range sets {
+	for _, s := range assignments(sets) {
 		ks = append(ks, keyOf(s))
 	}
 	return ks
+}
+
+// sharesKey reports whether changes a and b set a key in common.
+func sharesKey(a, b string) bool {
+	return slices.ContainsFunc(keysOf([]string{a}), func(k string) bool { return slices.Contains(keysOf([]string{b}), k) })
 }
 
 // pins are the keys an arm with sets pins: the overrides', the sets', and
@@ -929,7 +950,7 @@ func (d *diag) config(cfg *lab.Config, cell Cell, sets []string, seed uint64) er
 			return err
 		}
 	}
-	for _, s := range sets {
+	for _, s := range assignments(sets) {
 		switch s {
 		case perfectLink:
 			def := lab.DefaultConfig()

@@ -268,6 +268,37 @@ func fastestInterval(c *client.Config) time.Duration {
 	return c.IntervalFast
 }
 
+// tickRateChange is the change that sends at the server's tick rate, when
+// the corrector's fastest send interval is longer than the tick (a client
+// that cannot keep pace at any frame rate, SlowSenderCause): the send
+// interval at the tick, and the corrector's latched intervals scaled the
+// same way, keeping their ratio to it (48 and 52 ms of 50 ms become 15.36
+// and 16.64 ms at a 16 ms tick), to the microsecond. One change of three
+// settings (assignments): the send interval alone leaves the dead band
+// latching the intervals of the old rate. "" when the fastest interval
+// keeps pace, or when the registry refuses a value.
+func tickRateChange(cfg *lab.Config) string {
+	c, tick := &cfg.Client, cfg.Server.Tick
+	if fastestInterval(c) <= tick || c.SendInterval <= 0 {
+		return ""
+	}
+	scaled := func(iv time.Duration) time.Duration {
+		return time.Duration(math.Round(float64(float64(tick)*float64(iv))/float64(c.SendInterval)/1e3)) * time.Microsecond
+	}
+	try := *cfg
+	var sets []string
+	for _, s := range []struct {
+		key string
+		iv  time.Duration
+	}{{"client.send_interval", tick}, {"client.interval_fast", scaled(c.IntervalFast)}, {"client.interval_slow", scaled(c.IntervalSlow)}} {
+		if lab.Set(&try, s.key, s.iv.String()) != nil {
+			return ""
+		}
+		sets = append(sets, s.key+"="+s.iv.String())
+	}
+	return strings.Join(sets, ",")
+}
+
 // senderRates are the frame sender's fastest rate and the server's tick
 // rate, both in true time (Hz), with the frames per send.
 func senderRates(c *lab.Config) (m int64, clientHz, serverHz float64) {
@@ -403,7 +434,13 @@ func slowClockRule(d *diag, r *Result) (Finding, bool) {
 	if len(limits) > 0 {
 		text += "; the accumulator cannot keep pace either: it sends at most " + strings.Join(limits, ", and at most ")
 	}
-	return Finding{Rule: "frame-sender-slow-clock", Fix: "client.sender=accumulator", Text: text}, true
+	// A send interval longer than the tick is removed by sending at the
+	// tick rate; otherwise the accumulator removes the frames' quantisation.
+	fix := "client.sender=accumulator"
+	if set := tickRateChange(c); set != "" {
+		fix = set
+	}
+	return Finding{Rule: "frame-sender-slow-clock", Fix: fix, Text: text}, true
 }
 
 // latchRule: the dead band latches the fast interval when the offset goes

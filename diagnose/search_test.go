@@ -292,3 +292,112 @@ func TestNotTakenAreOnTheStepsCombination(t *testing.T) {
 		}
 	}
 }
+
+// A client whose fastest send interval is longer than the server's tick
+// cannot keep pace (frame-sender-slow-clock names the interval as the
+// cause), and the fix is to send at the tick rate: client.send_interval
+// at the tick, with the corrector's latched intervals scaled the same way
+// (48/50 and 52/50 of it), one change of three settings. A lone
+// client.send_interval=tick is not it: the dead band would still latch
+// 48 or 52 ms. The change is among the diagnosis's changes, named by its
+// settings joined with commas, shown as one row; when it meets the bar it
+// is recommended (unless the search's answer is better in the primary
+// metric: at 144 fps a smoothing constant per frame takes more judder
+// off, and the tick rate on top of it costs 53 ms of visible lag) and its
+// 'lab ab' command sets all three keys. The games
+// are invented here: ticks of 16, 20 and 33 ms at 60 and 144 fps, the
+// frame and the accumulator senders; meets is what each measured (3
+// seeds × 20 s, steady input): at 16 ms and 60 fps the visible lag grows
+// 60 ms, above the bar's 50; at 16 ms and 144 fps the judder grows.
+func TestTickRateChangeWhenTheSendIntervalIsLongerThanTheTick(t *testing.T) {
+	for _, c := range []struct {
+		sets   []string
+		change string
+		meets  bool
+	}{
+		{[]string{"server.tick=33ms"}, "client.send_interval=33ms,client.interval_fast=31.68ms,client.interval_slow=34.32ms", true},
+		{[]string{"server.tick=20ms"}, "client.send_interval=20ms,client.interval_fast=19.2ms,client.interval_slow=20.8ms", true},
+		{[]string{"server.tick=33ms", "client.sender=accumulator"}, "client.send_interval=33ms,client.interval_fast=31.68ms,client.interval_slow=34.32ms", true},
+		{[]string{"server.tick=20ms", "client.fps=144", "client.sender=accumulator"}, "client.send_interval=20ms,client.interval_fast=19.2ms,client.interval_slow=20.8ms", true},
+		{[]string{"server.tick=16ms"}, "client.send_interval=16ms,client.interval_fast=15.36ms,client.interval_slow=16.64ms", false},
+		{[]string{"server.tick=16ms", "client.fps=144"}, "client.send_interval=16ms,client.interval_fast=15.36ms,client.interval_slow=16.64ms", false},
+	} {
+		o := options(t, "", c.sets...)
+		o.Seeds, o.Base.Duration = o.Seeds[:3], 20*time.Second
+		o.Offsets, o.Inputs = []time.Duration{0}, []string{"steady"}
+		r := run(t, o)
+		i := slices.IndexFunc(r.Changes, func(ch Change) bool { return ch.Set == c.change })
+		if i < 0 {
+			t.Errorf("%v: no change sends at the tick rate (%s) among %d changes", c.sets, c.change, len(r.Changes))
+			continue
+		}
+		ch := r.Changes[i]
+		if ch.improves() != c.meets {
+			t.Errorf("%v: %s meets the bar %v, measured %v: primary %+v, tie %+v, breaks %v", c.sets, c.change, ch.improves(), c.meets,
+				ch.Primary, ch.TieBreak, ch.breaks())
+		}
+		if !c.meets {
+			continue
+		}
+		if !slices.Contains(r.Recommended, c.change) {
+			// The search ranks by the primary metric: a recommendation
+			// without it must be significantly better in judder than it.
+			if d := paired(ch.arm, r.Best, r.metric); !d.Significant || d.Mean >= 0 {
+				t.Errorf("%v: %s meets the bar, but the recommendation is %v, not better in %s (%+v)", c.sets, c.change, r.Recommended, r.metric.Name, d)
+			}
+			continue
+		}
+		if !strings.Contains(r.Reproduce, " --b "+c.change) {
+			t.Errorf("%v: the lab ab command does not set the change's three keys as one --b: %s", c.sets, r.Reproduce)
+		}
+		if out := text(t, r); !strings.Contains(out, "recommended: ") || !strings.Contains(out, " "+c.change+" ") {
+			t.Errorf("%v: the text does not show %s as one change:\n%s", c.sets, c.change, out)
+		}
+	}
+}
+
+// The change that sends at the tick rate, on constructed configurations
+// where the answer is known by hand: the send interval at the tick, the
+// latched intervals at the same ratio to it as to the old one; none when
+// the fastest interval keeps pace (the reference game: 48 ms against
+// 50 ms; a tick of 48 ms; no corrector at 50 ms against 50 ms).
+func TestTickRateChangeScalesTheLatchedIntervals(t *testing.T) {
+	for _, c := range []struct {
+		sets []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"server.tick=48ms"}, ""},
+		{[]string{"client.corrector=off"}, ""},
+		{[]string{"client.corrector=off", "server.tick=49ms"}, "client.send_interval=49ms,client.interval_fast=47.04ms,client.interval_slow=50.96ms"},
+		{[]string{"server.tick=16ms"}, "client.send_interval=16ms,client.interval_fast=15.36ms,client.interval_slow=16.64ms"},
+		// 40 ms with 30 and 50 latched: three quarters and five quarters.
+		{[]string{"server.tick=20ms", "client.send_interval=40ms", "client.interval_fast=30ms", "client.interval_slow=50ms"},
+			"client.send_interval=20ms,client.interval_fast=15ms,client.interval_slow=25ms"},
+		// The proportional corrector's fastest is the base ÷ 1.1: 45.5 ms.
+		{[]string{"server.tick=45ms", "client.corrector=proportional"}, "client.send_interval=45ms,client.interval_fast=43.2ms,client.interval_slow=46.8ms"},
+		{[]string{"server.tick=46ms", "client.corrector=proportional"}, ""},
+		// To the microsecond: 48/50 of 16.6667 ms is 16.000032 ms.
+		{[]string{"server.tick=16.6667ms"}, "client.send_interval=16.6667ms,client.interval_fast=16ms,client.interval_slow=17.333ms"},
+	} {
+		cfg := configOf(t, c.sets...)
+		got := tickRateChange(&cfg)
+		if got != c.want {
+			t.Errorf("%v: %q, want %q", c.sets, got, c.want)
+			continue
+		}
+		if got == "" {
+			continue
+		}
+		// Its settings, applied, give the ratios.
+		for _, a := range assignments([]string{got}) {
+			k, v, _ := lab.ParseAssignment(a)
+			if err := lab.Set(&cfg, k, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if cfg.Client.SendInterval != cfg.Server.Tick {
+			t.Errorf("%v: sends every %v, the tick is %v", c.sets, cfg.Client.SendInterval, cfg.Server.Tick)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"jitterlab/stats"
 )
@@ -764,7 +765,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "changes, one at a time on the reference (paired over %d seeds, change − reference)\n", n)
 	fmt.Fprintln(&b, wrap(r.RankingLegend(), "  ", "    ", 100))
 	changes, notes := r.ChangesTable()
-	table(&b, append([][]string{{"", "change", r.metric.Name, r.tie.Name, "holds in"}}, changes...))
+	table(&b, append([][]string{{"", "change", r.metric.Name, r.tie.Name, "holds in"}}, settingLines(changes, 1)...))
 	for _, s := range notes {
 		fmt.Fprintln(&b, wrap(s, "  ", "    ", 100))
 	}
@@ -831,6 +832,34 @@ func (r *Result) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
+}
+
+// settingLines is rows with the cell in column col of a change of several
+// settings (assignments) on one line per setting, each but the last ending
+// in its comma, the row's other cells on the first, the lines padded to
+// one width so the right-aligned column keeps them flush: one row of the
+// table, as narrow as its longest setting.
+func settingLines(rows [][]string, col int) [][]string {
+	var out [][]string
+	for _, row := range rows {
+		parts := strings.SplitAfter(row[col], ",")
+		width := 0
+		for _, p := range parts {
+			width = max(width, utf8.RuneCountInString(p))
+		}
+		for i, p := range parts {
+			line := make([]string, len(row))
+			if i == 0 {
+				copy(line, row)
+			}
+			if len(parts) > 1 {
+				p += strings.Repeat(" ", width-utf8.RuneCountInString(p))
+			}
+			line[col] = p
+			out = append(out, line)
+		}
+	}
+	return out
 }
 
 func table(b *bytes.Buffer, rows [][]string) {
