@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"testing"
@@ -399,5 +400,52 @@ func TestTickRateChangeScalesTheLatchedIntervals(t *testing.T) {
 		if cfg.Client.SendInterval != cfg.Server.Tick {
 			t.Errorf("%v: sends every %v, the tick is %v", c.sets, cfg.Client.SendInterval, cfg.Server.Tick)
 		}
+	}
+}
+
+// A change of several settings is one row of the changes table, its
+// settings one a line, flush, each but the last with its comma, the row's
+// figures on the first; a change of one setting is as it was.
+func TestChangeOfSeveralSettingsIsOneRowOfTheTable(t *testing.T) {
+	rows := [][]string{
+		{"", "change", "judder_mps", "holds in"},
+		{"1", "client.send_interval=20ms,client.interval_fast=19.2ms,client.interval_slow=20.8ms §", "-0.042 ± 0.000 *", "12/12"},
+		{"2", "client.alpha=0.075", "+0.000 ± 0.000", ""},
+	}
+	var b bytes.Buffer
+	table(&b, settingLines(rows, 1))
+	want := "" +
+		"                              change        judder_mps  holds in\n" +
+		"    1  client.send_interval=20ms,     -0.042 ± 0.000 *     12/12\n" +
+		"       client.interval_fast=19.2ms,\n" +
+		"       client.interval_slow=20.8ms §\n" +
+		"    2             client.alpha=0.075    +0.000 ± 0.000\n"
+	if got := b.String(); got != want {
+		t.Errorf("table:\n%q\nwant:\n%q", got, want)
+	}
+}
+
+// A change of several settings sets each of its keys: no change on any of
+// them goes on top of it, nor pairs with it, and its arm pins them all
+// (the timeline's changes to them dropped).
+func TestChangeOfSeveralSettingsSetsEachKey(t *testing.T) {
+	tick := "client.send_interval=20ms,client.interval_fast=19.2ms,client.interval_slow=20.8ms"
+	cs := []Change{{Set: "client.interval_slow=60ms"}, {Set: "client.alpha=0.3"}, {Set: "client.send_interval=40ms"}}
+	if got := onTop([]string{tick}, cs); !slices.EqualFunc(got, [][]string{{tick, "client.alpha=0.3"}}, slices.Equal) {
+		t.Errorf("on top of the tick-rate change: %v", got)
+	}
+	if !sharesKey(tick, "client.interval_slow=60ms") || sharesKey(tick, "client.alpha=0.3") {
+		t.Error("sharesKey does not read every setting of a change of several")
+	}
+	d := &diag{o: options(t, "")}
+	if got := d.pins([]string{tick}); !slices.Equal(got, []string{"client.send_interval", "client.interval_fast", "client.interval_slow"}) {
+		t.Errorf("pins %v", got)
+	}
+	var cfg lab.Config
+	if err := d.config(&cfg, d.o.cells()[0], []string{tick}, 1); err != nil {
+		t.Fatal(err)
+	}
+	if c := cfg.Client; c.SendInterval != 20*time.Millisecond || c.IntervalFast != 19200*time.Microsecond || c.IntervalSlow != 20800*time.Microsecond {
+		t.Errorf("the arm runs with %v, %v, %v", c.SendInterval, c.IntervalFast, c.IntervalSlow)
 	}
 }
