@@ -564,6 +564,10 @@ func TestSlowSenderNamesAnIntervalLongerThanTheTick(t *testing.T) {
 		if !ok || !strings.Contains(f.Text, "the accumulator cannot keep pace either: it sends at most once per") {
 			t.Errorf("%v: named %v, %q; want it to say the accumulator cannot keep pace", c.sets, ok, f.Text)
 		}
+		// Its change sends at the tick rate instead.
+		if want := "client.send_interval=" + cfg.Server.Tick.String() + ","; !strings.HasPrefix(f.Fix, want) {
+			t.Errorf("%v: the finding's change is %q, want the tick rate's (%s…)", c.sets, f.Fix, want)
+		}
 		// At 30 fps one send a frame is 30 Hz, short of a 33 ms tick's 30.3.
 		if frames := strings.Contains(f.Text, "at most once a frame (30.000 Hz of true time at 30 fps)"); frames != (cfg.Client.FPS == 30) {
 			t.Errorf("%v: names the frame rate's limit %v: %q", c.sets, frames, f.Text)
