@@ -246,12 +246,14 @@ func (a *App) set(key, value string) error {
 	if err == nil {
 		err = cfg.Validate()
 	}
+	shown := value // what the status confirms: the value as the editor shows it
 	if p, _ := lab.Lookup(key); err == nil && p.Get != nil {
 		before := a.s.Config()
 		if p.Get(&cfg) == p.Get(&before) {
 			a.status = fmt.Sprintf("%s is already %s", key, tview.Escape(p.Get(&before)))
 			return nil
 		}
+		shown = p.Get(&cfg)
 	}
 	if err == nil {
 		err = a.s.Schedule(a.s.Now(), key, value)
@@ -263,7 +265,7 @@ func (a *App) set(key, value string) error {
 		a.status = "[red]" + tview.Escape(err.Error())
 		return err
 	}
-	a.status = fmt.Sprintf("[green]%s = %s[-] at %v", key, tview.Escape(value), a.s.Now())
+	a.status = fmt.Sprintf("[green]%s = %s[-] at %v", key, tview.Escape(shown), a.s.Now())
 	a.syncAB()
 	return nil
 }

@@ -686,7 +686,8 @@ func (v *View) set(key, value string) error {
 		return err
 	}
 	v.sample() // the change is in the snapshot's list
-	v.status = fmt.Sprintf("[green]%s = %s[-] at +%s", key, tview.Escape(value), fmtWall(v.last.Wall))
+	// The value as the editor now shows it (0.5 loss is 50%), not as typed.
+	v.status = fmt.Sprintf("[green]%s = %s[-] at +%s", key, tview.Escape(cmp.Or(v.src.Get(key), value)), fmtWall(v.last.Wall))
 	return nil
 }
 
