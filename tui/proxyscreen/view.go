@@ -150,9 +150,11 @@ func New(src Source, opts Options) *View {
 	v.delay = widget.NewChart("added delay (ms)")
 	v.delay.Color = tcell.ColorAqua
 	v.delay.Format = "%.1f"
+	v.delay.Short = "delay ms"
 	v.rate = widget.NewChart("packets/s in")
-	v.rate.Color = tcell.ColorYellow
+	v.rate.Color, v.rate.Short = tcell.ColorYellow, "pkt/s in"
 	v.jitter = widget.NewChart("jitter in (ms)")
+	v.jitter.Short = "jitter ms"
 	v.jitter.Color = tcell.ColorFuchsia
 	v.jitter.Format = "%.1f"
 	for _, c := range []*widget.Chart{v.delay, v.rate, v.jitter} {
