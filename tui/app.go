@@ -3,7 +3,6 @@ package tui
 import (
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/signal"
 	"strings"
@@ -358,16 +357,20 @@ func (a *App) timeText() string {
 func nowText(s *lab.Summary) string {
 	line := func(l1, v1, l2, v2 string) string { return fmt.Sprintf(" %-9s %8s  %-8s %8s", l1, v1, l2, v2) }
 	n := func(v uint64) string { return fmt.Sprintf("%d", v) }
-	ms := func(v float64) string { // no inputs or replies yet: NaN
-		if math.IsNaN(v) {
+	ms := func(v float64) string { return widget.Num("%.0f ms", v) } // no inputs or replies yet: NaN
+	// Before a driving frame counts (the first second, and after r) the
+	// judder and the speeds are not measured: "–", as lab run's "no data".
+	game := s.NoGame() == ""
+	mps := func(v float64) string {
+		if !game {
 			return "–"
 		}
-		return fmt.Sprintf("%.0f ms", v)
+		return fmt.Sprintf("%.2fm/s", v)
 	}
 	return strings.Join([]string{
-		line("err p99", fmt.Sprintf("%.2f m", s.VisibleErrorM.P99), "snaps", n(s.Snaps)),
-		line("judder", fmt.Sprintf("%.2fm/s", s.JudderMPS), "flips", n(s.LatchFlips)),
-		line("speed", fmt.Sprintf("%.2fm/s", s.MeanVisibleSpeedMPS), "of", fmt.Sprintf("%.2fm/s", s.CommandedSpeedMPS)),
+		line("err p99", widget.Num("%.2f m", s.VisibleErrorM.P99), "snaps", n(s.Snaps)),
+		line("judder", mps(s.JudderMPS), "flips", n(s.LatchFlips)),
+		line("speed", mps(s.MeanVisibleSpeedMPS), "of", mps(s.CommandedSpeedMPS)),
 		line("lost up", n(s.Up.Lost+s.Up.QueueDropped), "lost dn", n(s.Down.Lost+s.Down.QueueDropped)),
 		line("overwrote", n(s.Overwritten), "starved", n(s.Starved)),
 		line("rtt p50", ms(s.RTTMs.P50), "in delay", ms(s.InputDelayMs.P50)),

@@ -223,7 +223,7 @@ func (v *views) fillCharts(shown []metrics.Sample, span int, every time.Duration
 	v.offset.SetNote(fmt.Sprintf("%+d", last.TickOffset))
 	v.interval.SetNote(fmt.Sprintf("%.3f", last.SendIntervalS))
 	v.visErr.Refs = []widget.RefLine{{Value: snap, Label: fmt.Sprintf("%g", snap)}}
-	v.visErr.SetNote(fmt.Sprintf("%.2f", last.VisibleErrorM))
+	v.visErr.SetNote(widget.Num("%.2f", last.VisibleErrorM))
 	// A sample without a reply has no RTT: the last one measured.
 	rtt := "–"
 	for i := len(shown) - 1; i >= 0; i-- {
@@ -232,7 +232,7 @@ func (v *views) fillCharts(shown []metrics.Sample, span int, every time.Duration
 			break
 		}
 	}
-	v.rtt.SetNotes(fmt.Sprintf("%s, jitter %.1f/%.1f", rtt, last.UpJitterMs, last.DownJitterMs), rtt)
+	v.rtt.SetNotes(fmt.Sprintf("%s, jitter %s/%s", rtt, widget.Num("%.1f", last.UpJitterMs), widget.Num("%.1f", last.DownJitterMs)), rtt)
 }
 
 // tsOf is a sample's true time.
