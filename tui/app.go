@@ -287,7 +287,7 @@ func (a *App) refresh() {
 	for _, c := range a.s.Changes() {
 		changed = append(changed, c.At)
 	}
-	a.fillCharts(all, span, a.opts.Every, a.s.Config().Client.Snap, changed)
+	a.fillCharts(all, span, a.opts.Every, a.s.Config().Client, changed)
 	for _, c := range []*widget.Chart{a.offset, a.interval, a.visErr, a.rtt} {
 		c.Values2 = c.Values2[:0]
 		c.Color2 = tcell.ColorWhite
