@@ -29,3 +29,23 @@ func TestProxyStatusConfirmsTheValueAsTheEditorShowsIt(t *testing.T) {
 		}
 	}
 }
+
+// A typed value that is the one in force, written another way (0.05s
+// for 50ms), changes nothing, as in the lab: no change in the list, and
+// the realised figures keep their window (qa: it was applied as a change,
+// which started the realised window afresh).
+func TestProxyTypedValueInForceChangesNothing(t *testing.T) {
+	v, f, screen := proxyAt(t, 80, 24)
+	if !v.editor.Select("up.latency") {
+		t.Fatal("no editor row for up.latency")
+	}
+	proxyKey(v, tcell.NewEventKey(tcell.KeyEnter, 0, 0))
+	for _, r := range "0.05s" {
+		proxyKey(v, tcell.NewEventKey(tcell.KeyRune, r, 0))
+	}
+	proxyKey(v, tcell.NewEventKey(tcell.KeyEnter, 0, 0))
+	out := drawProxy(v, screen)
+	if len(f.applied) != 0 || !strings.Contains(out, "up.latency is already 50ms") || !strings.Contains(out, "real: the last 10s") {
+		t.Errorf("typing 0.05s over 50ms applied %v:\n%s", f.applied, out)
+	}
+}
