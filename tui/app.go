@@ -3,7 +3,6 @@ package tui
 import (
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/signal"
 	"strings"
@@ -246,12 +245,14 @@ func (a *App) set(key, value string) error {
 	if err == nil {
 		err = cfg.Validate()
 	}
+	shown := value // what the status confirms: the value as the editor shows it
 	if p, _ := lab.Lookup(key); err == nil && p.Get != nil {
 		before := a.s.Config()
 		if p.Get(&cfg) == p.Get(&before) {
 			a.status = fmt.Sprintf("%s is already %s", key, tview.Escape(p.Get(&before)))
 			return nil
 		}
+		shown = p.Get(&cfg)
 	}
 	if err == nil {
 		err = a.s.Schedule(a.s.Now(), key, value)
@@ -263,7 +264,7 @@ func (a *App) set(key, value string) error {
 		a.status = "[red]" + tview.Escape(err.Error())
 		return err
 	}
-	a.status = fmt.Sprintf("[green]%s = %s[-] at %v", key, tview.Escape(value), a.s.Now())
+	a.status = fmt.Sprintf("[green]%s = %s[-] at %v", key, tview.Escape(shown), a.s.Now())
 	a.syncAB()
 	return nil
 }
@@ -286,7 +287,7 @@ func (a *App) refresh() {
 	for _, c := range a.s.Changes() {
 		changed = append(changed, c.At)
 	}
-	a.fillCharts(all, span, a.opts.Every, a.s.Config().Client.Snap, changed)
+	a.fillCharts(all, span, a.opts.Every, a.s.Config().Client, changed)
 	for _, c := range []*widget.Chart{a.offset, a.interval, a.visErr, a.rtt} {
 		c.Values2 = c.Values2[:0]
 		c.Color2 = tcell.ColorWhite
@@ -356,16 +357,20 @@ func (a *App) timeText() string {
 func nowText(s *lab.Summary) string {
 	line := func(l1, v1, l2, v2 string) string { return fmt.Sprintf(" %-9s %8s  %-8s %8s", l1, v1, l2, v2) }
 	n := func(v uint64) string { return fmt.Sprintf("%d", v) }
-	ms := func(v float64) string { // no inputs or replies yet: NaN
-		if math.IsNaN(v) {
+	ms := func(v float64) string { return widget.Num("%.0f ms", v) } // no inputs or replies yet: NaN
+	// Before a driving frame counts (the first second, and after r) the
+	// judder and the speeds are not measured: "–", as lab run's "no data".
+	game := s.NoGame() == ""
+	mps := func(v float64) string {
+		if !game {
 			return "–"
 		}
-		return fmt.Sprintf("%.0f ms", v)
+		return fmt.Sprintf("%.2fm/s", v)
 	}
 	return strings.Join([]string{
-		line("err p99", fmt.Sprintf("%.2f m", s.VisibleErrorM.P99), "snaps", n(s.Snaps)),
-		line("judder", fmt.Sprintf("%.2fm/s", s.JudderMPS), "flips", n(s.LatchFlips)),
-		line("speed", fmt.Sprintf("%.2fm/s", s.MeanVisibleSpeedMPS), "of", fmt.Sprintf("%.2fm/s", s.CommandedSpeedMPS)),
+		line("err p99", widget.Num("%.2f m", s.VisibleErrorM.P99), "snaps", n(s.Snaps)),
+		line("judder", mps(s.JudderMPS), "flips", n(s.LatchFlips)),
+		line("speed", mps(s.MeanVisibleSpeedMPS), "of", mps(s.CommandedSpeedMPS)),
 		line("lost up", n(s.Up.Lost+s.Up.QueueDropped), "lost dn", n(s.Down.Lost+s.Down.QueueDropped)),
 		line("overwrote", n(s.Overwritten), "starved", n(s.Starved)),
 		line("rtt p50", ms(s.RTTMs.P50), "in delay", ms(s.InputDelayMs.P50)),

@@ -232,7 +232,7 @@ func (d *diagRun) boxText(width int, wrap bool) string {
 			}
 		}
 		b.WriteString("\n")
-		b.WriteString(rankedTop(r, 5))
+		b.WriteString(rankedTop(r, 5, width))
 		b.WriteString("\n")
 		b.WriteString(d.settingsText(fit))
 		b.WriteString("\n")
@@ -360,19 +360,21 @@ func (a *App) applyRecommended() {
 	a.status = "[green]A/B[-]: B runs the recommended " + tview.Escape(spec) + " on the same seed from t 0" + a.abNote() + "; b ends it"
 }
 
-// rankedTop is the first n ranked changes, short enough for 80 columns:
-// the whole table is in the text below. Those that meet the bar come
+// rankedTop is the first n ranked changes, its rows short enough for 80
+// columns (the whole table is in the text below; ← → scroll a narrower
+// box), its sentences wrapped to width, the box's. Those that meet the bar come
 // first, as in the text; a change further down that improves the metric
 // more than one shown, but does not meet the bar, is shown too, marked §,
 // and why follows (diagnose.Result.ShortOfTheBar). A change that is
 // another under a different name here is marked † and its reason follows,
 // as in the text.
-func rankedTop(r *diagnose.Result, n int) string {
+func rankedTop(r *diagnose.Result, n, width int) string {
 	m, tie := r.Metric(), r.TieBreak()
 	var b strings.Builder
-	fmt.Fprintf(&b, "ranked changes (change − reference over %d seeds, * significant):\n", len(r.Conditions.Seeds))
-	b.WriteString("  those that meet the bar first, then the others; § marks one short of it;\n")
-	b.WriteString("  last column: the cells of the ensemble it holds in alone (‡ not all)\n")
+	fit := func(s, rest string) { b.WriteString(strings.Join(breakAt(s, rest, width), "\n") + "\n") }
+	fit(fmt.Sprintf("ranked changes (change − reference over %d seeds, * significant):", len(r.Conditions.Seeds)), "  ")
+	fit("  those that meet the bar first, then the others; § marks one short of it;", "  ")
+	fit("  last column: the cells of the ensemble it holds in alone (‡ not all)", "  ")
 	fmt.Fprintf(&b, "  %-30s %-18s %s\n", "", m.Name, tie.Name)
 	shown := r.Changes[:min(n, len(r.Changes))]
 	worst := math.Inf(-1) // the metric's worst difference shown
@@ -403,8 +405,7 @@ func rankedTop(r *diagnose.Result, n int) string {
 		fmt.Fprintf(&b, "  … %d more below\n", more)
 	}
 	for _, s := range notes {
-		// Within 80 columns, as the rows above.
-		b.WriteString(strings.Join(breakAt("  "+s, "    ", 78), "\n") + "\n")
+		fit("  "+s, "    ")
 	}
 	return b.String()
 }

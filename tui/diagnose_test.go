@@ -430,7 +430,7 @@ func TestRankedPreviewMarksTheSameChange(t *testing.T) {
 		}
 		return k
 	}
-	got := rankedTop(r, i+1)
+	got := rankedTop(r, i+1, 78)
 	mark := fmt.Sprintf("%d %-30s %s", i+1, "client.corrector=dilation †", diagnose.FormatDiff(r.Changes[i].Primary, r.Metric().Prec))
 	why := "† client.corrector=dilation: " + r.Changes[i].SameAs
 	flat := strings.Join(strings.Fields(got), " ") // the reason wraps within 80 columns
@@ -442,7 +442,7 @@ func TestRankedPreviewMarksTheSameChange(t *testing.T) {
 			t.Errorf("a line of %d runes does not fit the 80-column box: %q", n, l)
 		}
 	}
-	if got := rankedTop(r, max(i, 1)); i > 0 && strings.Count(got, "†") != marks(max(i, 1)) {
+	if got := rankedTop(r, max(i, 1), 78); i > 0 && strings.Count(got, "†") != marks(max(i, 1)) {
 		t.Errorf("a † for a change the preview does not show:\n%s", got)
 	}
 }
@@ -479,10 +479,10 @@ func TestRankedPreviewShowsABetterChangeShortOfTheBar(t *testing.T) {
 		}
 	}
 	if below < 0 {
-		t.Fatalf("no change short of the bar sits below a lesser one: the case shows nothing:\n%s", rankedTop(r, len(r.Changes)))
+		t.Fatalf("no change short of the bar sits below a lesser one: the case shows nothing:\n%s", rankedTop(r, len(r.Changes), 78))
 	}
 	c := r.Changes[below]
-	got := rankedTop(r, above+1) // the change below is not among those shown
+	got := rankedTop(r, above+1, 78) // the change below is not among those shown
 	row := fmt.Sprintf("%d %-30s %s", below+1, c.Set+" §", diagnose.FormatDiff(c.Primary, r.Metric().Prec))
 	why := "§ " + c.Set + " does not meet the bar: " + r.ShortOfTheBar(c)
 	flat := strings.Join(strings.Fields(got), " ")

@@ -35,9 +35,10 @@ func KeyHelp() string { return widget.KeyLines(liveKeys, "  ", widget.KeyColumns
 
 const chartHelp = `Charts, newest at the right, each dot column the min–max of its samples:
 tick offset: server tick − client tick − start tick; outside ±band the
-corrector latches the fast or slow send interval. send interval: the 0.048
-and 0.052 levels. visible error: how far the drawn tank is from the
-predicted one; past the snap line it snaps. rtt with the RFC 3550 jitter
+corrector latches the fast or slow send interval. send interval: the fast
+and slow levels (0.048 and 0.052 s by default). visible error: how far the
+drawn tank is from the predicted one; past the snap line it snaps. The
+lines follow the settings in force. rtt with the RFC 3550 jitter
 each way. ┴ on a chart's bottom edge marks a parameter change.`
 
 // help shows the keys, the scenario and what the charts mean.

@@ -174,7 +174,7 @@ func (v *Replay) refresh() {
 	for _, c := range v.changes {
 		changed = append(changed, c.At)
 	}
-	v.fillCharts(shown, span, every, v.configAt(v.pos).Client.Snap, changed)
+	v.fillCharts(shown, span, every, v.configAt(v.pos).Client, changed)
 	state := "[green]▶ playing[-]"
 	if v.paused {
 		state = "[yellow]❚❚ paused[-]"

@@ -50,16 +50,14 @@ func newViews(cc client.Config, sideTitle string) *views {
 	}
 	v.side.SetBorder(true).SetTitle(" " + sideTitle + " ").SetTitleAlign(tview.AlignLeft)
 	v.offset = widget.NewChart("tick offset")
-	v.offset.Refs = []widget.RefLine{{Value: float64(cc.Band), Label: fmt.Sprintf("+%d", cc.Band)}, {Value: float64(-cc.Band), Label: fmt.Sprintf("-%d", cc.Band)}}
 	v.offset.Color, v.offset.Format, v.offset.Short = tcell.ColorAqua, "%+.0f", "offset"
 	v.interval = widget.NewChart("send interval (s)")
-	v.interval.Refs = []widget.RefLine{{Value: cc.IntervalSlow.Seconds(), Label: trimZero(cc.IntervalSlow.Seconds())}, {Value: cc.IntervalFast.Seconds(), Label: trimZero(cc.IntervalFast.Seconds())}}
 	v.interval.Color, v.interval.Format, v.interval.Short = tcell.ColorYellow, "%.3f", "interval s"
 	v.visErr = widget.NewChart("visible error (m)")
-	v.visErr.Refs = []widget.RefLine{{Value: cc.Snap, Label: fmt.Sprintf("%g", cc.Snap)}}
 	v.visErr.Color, v.visErr.Format, v.visErr.Short = tcell.ColorFuchsia, "%.2g", "vis error m"
 	v.rtt = widget.NewChart("rtt (ms)")
 	v.rtt.Short = "rtt ms"
+	v.setRefs(cc)
 	v.upper = widget.Layers{Pages: tview.NewPages()}
 	v.upper.AddPage("log", v.log, true, false).AddPage("editor", v.editor, true, true)
 	v.pages = widget.Layers{Pages: tview.NewPages()}
@@ -185,10 +183,20 @@ func (v *views) showLog(on bool) {
 
 func (v *views) logShown() bool { name, _ := v.upper.GetFrontPage(); return name == "log" }
 
+// setRefs draws the reference lines of the client settings cc: the tick
+// offset's dead band, the send interval's slow and fast levels and the
+// snap distance.
+func (v *views) setRefs(cc client.Config) {
+	v.offset.Refs = []widget.RefLine{{Value: float64(cc.Band), Label: fmt.Sprintf("+%d", cc.Band)}, {Value: float64(-cc.Band), Label: fmt.Sprintf("-%d", cc.Band)}}
+	v.interval.Refs = []widget.RefLine{{Value: cc.IntervalSlow.Seconds(), Label: trimZero(cc.IntervalSlow.Seconds())}, {Value: cc.IntervalFast.Seconds(), Label: trimZero(cc.IntervalFast.Seconds())}}
+	v.visErr.Refs = []widget.RefLine{{Value: cc.Snap, Label: fmt.Sprintf("%g", cc.Snap)}}
+}
+
 // fillCharts shows samples (oldest first) across a window of span samples,
-// with the latest values in the titles and a mark on the time axis at
-// every change (changes holds their times).
-func (v *views) fillCharts(shown []metrics.Sample, span int, every time.Duration, snap float64, changes []sim.Time) {
+// with the latest values in the titles, the reference lines of the client
+// settings cc (those in force) and a mark on the time axis at every change
+// (changes holds their times).
+func (v *views) fillCharts(shown []metrics.Sample, span int, every time.Duration, cc client.Config, changes []sim.Time) {
 	var marks []int
 	if len(shown) > 0 {
 		first, last := tsOf(&shown[0]), tsOf(&shown[len(shown)-1])
@@ -222,8 +230,8 @@ func (v *views) fillCharts(shown []metrics.Sample, span int, every time.Duration
 	v.rtt.Span = "−" + widget.FmtSpan(span, every)
 	v.offset.SetNote(fmt.Sprintf("%+d", last.TickOffset))
 	v.interval.SetNote(fmt.Sprintf("%.3f", last.SendIntervalS))
-	v.visErr.Refs = []widget.RefLine{{Value: snap, Label: fmt.Sprintf("%g", snap)}}
-	v.visErr.SetNote(fmt.Sprintf("%.2f", last.VisibleErrorM))
+	v.setRefs(cc)
+	v.visErr.SetNote(widget.Num("%.2f", last.VisibleErrorM))
 	// A sample without a reply has no RTT: the last one measured.
 	rtt := "–"
 	for i := len(shown) - 1; i >= 0; i-- {
@@ -232,7 +240,7 @@ func (v *views) fillCharts(shown []metrics.Sample, span int, every time.Duration
 			break
 		}
 	}
-	v.rtt.SetNotes(fmt.Sprintf("%s, jitter %.1f/%.1f", rtt, last.UpJitterMs, last.DownJitterMs), rtt)
+	v.rtt.SetNotes(fmt.Sprintf("%s, jitter %s/%s", rtt, widget.Num("%.1f", last.UpJitterMs), widget.Num("%.1f", last.DownJitterMs)), rtt)
 }
 
 // tsOf is a sample's true time.

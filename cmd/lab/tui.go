@@ -106,8 +106,8 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 	if err == nil && len(seeds) < 2 {
 		err = fmt.Errorf("--seeds %q: one seed; a diagnosis needs at least 2 for its intervals, e.g. 1-20", o.diagSeeds)
 	}
-	if err != nil { // parseSeeds names --seeds
-		return errors.New("--diagnose-" + strings.TrimPrefix(err.Error(), "--"))
+	if err != nil { // parseSeeds names --seeds, in its example too: the lab's flag is --diagnose-seeds
+		return badUsage("%s", strings.ReplaceAll(err.Error(), "--seeds", "--diagnose-seeds"))
 	}
 	app, err := tui.New(tui.Options{Config: cfg, Scenario: sc, Name: name, Every: o.every, Dir: o.dir, EndCause: end,
 		Diagnose: tui.DiagnoseOptions{Seeds: seeds, Duration: o.diagDur, Version: version()}})

@@ -41,19 +41,21 @@ func TestDirCheckedAtStart(t *testing.T) {
 }
 
 // The d key's diagnosis takes 'lab diagnose”s seeds and duration; a bad
-// one is refused at start, naming the lab's flag, before the terminal.
+// one is refused at start, naming the lab's flag, before the terminal,
+// as a bad command line: exit 2 (qa: the seeds' errors exited 1).
 func TestDiagnoseFlagsCheckedAtStart(t *testing.T) {
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"--diagnose-seeds", "x"}, `--diagnose-seeds "x"`},
+		{[]string{"--diagnose-seeds", "x"}, `e.g. --diagnose-seeds 1-10`}, // the example names the lab's flag
 		{[]string{"--diagnose-seeds", "7"}, `--diagnose-seeds "7": one seed`},
 		{[]string{"--diagnose-duration", "0s"}, `--diagnose-duration`},
 	} {
 		code, _, errOut := runLab(t, c.args...)
-		if code == 0 || !strings.Contains(errOut, c.want) || strings.Contains(errOut, "terminal") {
-			t.Errorf("%v: exit %d, %q; want an error with %q", c.args, code, errOut, c.want)
+		if code != exitBadCommandLine || !strings.Contains(errOut, c.want) || strings.Contains(errOut, "terminal") {
+			t.Errorf("%v: exit %d, %q; want exit 2 and an error with %q", c.args, code, errOut, c.want)
 		}
 	}
 }

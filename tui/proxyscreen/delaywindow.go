@@ -10,10 +10,17 @@ import (
 // log-linear histogram (bucket → count) per second of wall time: its
 // memory is bounded by the buckets in use, whatever the packet rate, and
 // a percentile is within 0.05 % of the exact one. A change of the links
-// starts it afresh (cut), so that it holds only delays from then on.
+// starts it afresh (cut), so that it holds only the delays of copies
+// received from then on, the changed link's: a change applies to the
+// copies received after it, and those in flight at the change, held by
+// the old link, are written after it. Until the longest delay the window
+// held at the change has passed (settled), the copies a snapshot hands
+// over may be such, and are left out.
 type delayWindow struct {
-	secs []delaySecond // oldest first, at most realSpan/time.Second + 2
-	cut  time.Duration // the change it starts at (0: the relay's start)
+	secs    []delaySecond // oldest first, at most realSpan/time.Second + 2
+	cut     time.Duration // the change it starts at (0: the relay's start)
+	settled time.Duration // the cut + the longest delay before it
+	last    time.Duration // the previous snapshot's wall time
 }
 
 // delaySecond is the delays of the copies handed over by the snapshots of
@@ -58,7 +65,11 @@ func delayMid(i int32) float64 {
 
 // add takes the delays a snapshot at wall handed over.
 func (w *delayWindow) add(wall time.Duration, ms []float64) {
-	if len(ms) == 0 {
+	// The copies of (last, wall]: some were received before the cut
+	// while last is before settled.
+	since := w.last
+	w.last = wall
+	if len(ms) == 0 || since < w.settled {
 		return
 	}
 	start := (wall - 1).Truncate(time.Second)
@@ -92,7 +103,14 @@ func (w *delayWindow) add(wall time.Duration, ms []float64) {
 // cutAt starts the window afresh at a change of the links at.
 func (w *delayWindow) cutAt(at time.Duration) {
 	if at > w.cut {
+		held := 0.0
+		for _, s := range w.secs {
+			held = max(held, s.max)
+		}
 		w.cut = at
+		// A change while the copies of an earlier one are still in flight
+		// waits for them too.
+		w.settled = max(w.settled, at+time.Duration(math.Ceil(held*float64(time.Millisecond))))
 		w.secs = w.secs[:0]
 	}
 }

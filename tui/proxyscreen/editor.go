@@ -25,3 +25,18 @@ func newLinkEditor() *widget.Editor {
 	}
 	return e
 }
+
+// canonical is value as the registry prints key's values ("0.05s" is
+// "50ms"), or value itself when it does not parse: the editor compares a
+// typed value with the one in force this way.
+func canonical(key, value string) string {
+	p, ok := lab.Lookup(key)
+	if !ok || p.Get == nil {
+		return value
+	}
+	cfg := lab.DefaultConfig()
+	if lab.Set(&cfg, key, value) != nil {
+		return value
+	}
+	return p.Get(&cfg)
+}

@@ -124,9 +124,9 @@ func (v *View) fillGame(shown []proxySample, span int) {
 	if len(shown) > 0 {
 		last = shown[len(shown)-1].game
 	}
-	v.offset.SetNote(num("%+.0f", last.offset))
-	v.interval.SetNote(num("%.3f", last.interval))
-	v.visErr.SetNote(num("%.2f", last.visErr))
+	v.offset.SetNote(widget.Num("%+.0f", last.offset))
+	v.interval.SetNote(widget.Num("%.3f", last.interval))
+	v.visErr.SetNote(widget.Num("%.2f", last.visErr))
 }
 
 // swapCharts is g: in a column too low for six charts, the link's in

@@ -150,9 +150,11 @@ func New(src Source, opts Options) *View {
 	v.delay = widget.NewChart("added delay (ms)")
 	v.delay.Color = tcell.ColorAqua
 	v.delay.Format = "%.1f"
+	v.delay.Short = "delay ms"
 	v.rate = widget.NewChart("packets/s in")
-	v.rate.Color = tcell.ColorYellow
+	v.rate.Color, v.rate.Short = tcell.ColorYellow, "pkt/s in"
 	v.jitter = widget.NewChart("jitter in (ms)")
+	v.jitter.Short = "jitter ms"
 	v.jitter.Color = tcell.ColorFuchsia
 	v.jitter.Format = "%.1f"
 	for _, c := range []*widget.Chart{v.delay, v.rate, v.jitter} {
@@ -353,7 +355,7 @@ func (v *View) refresh() {
 	}
 	from := v.realFrom()
 	up, down := v.realDelays(0, from), v.realDelays(1, from)
-	v.delay.SetNote("up " + num("%.1f", up[0]) + ", dn " + num("%.1f", down[0]))
+	v.delay.SetNote("up " + widget.Num("%.1f", up[0]) + ", dn " + widget.Num("%.1f", down[0]))
 	if len(v.groupOrder) > 1 { // a p50 over links that differ is neither's: the box gives each
 		v.delay.SetNote("all clients")
 	}
@@ -363,7 +365,7 @@ func (v *View) refresh() {
 		rate, jit = shown[len(shown)-1].rate, shown[len(shown)-1].jitter
 	}
 	v.rate.SetNote(fmt.Sprintf("up %.0f, dn %.0f", rate[0], rate[1]))
-	v.jitter.SetNote("up " + num("%.1f", jit[0]) + ", dn " + num("%.1f", jit[1]))
+	v.jitter.SetNote("up " + widget.Num("%.1f", jit[0]) + ", dn " + widget.Num("%.1f", jit[1]))
 
 	segs := []widget.Segment{
 		{Text: "[::b]jitterlab proxy[::-]", Prio: 95},
@@ -404,14 +406,6 @@ func (v *View) refresh() {
 	v.statusRow.SetText(v.statusText)
 }
 
-// num formats v, or "–" when it is not measured (NaN).
-func num(format string, v float64) string {
-	if math.IsNaN(v) {
-		return "–"
-	}
-	return fmt.Sprintf(format, v)
-}
-
 // fmtWall is a wall time since the start as 00:01:02.3.
 func fmtWall(d time.Duration) string {
 	d = d.Truncate(100 * time.Millisecond)
@@ -436,9 +430,9 @@ func (v *View) tableText(g *realGroup, from time.Duration) string {
 	}
 	ms := func(x float64) string {
 		if x >= 100 {
-			return num("%.0f", x)
+			return widget.Num("%.0f", x)
 		}
-		return num("%.1f", x)
+		return widget.Num("%.1f", x)
 	}
 	base, now := g.at(from), g.latest()
 	outRate, kbit := g.rates()
@@ -478,7 +472,7 @@ func (v *View) tableText(g *realGroup, from time.Duration) string {
 			jitter = c.JitterMs
 		}
 		lines = append(lines, "[white]"+tview.Escape(row("   real", ms(delay[0]), ms(delay[1]), ms(jitter), pct(lost, in),
-			burst, pct(reordered, delivered), pct(dup, in), fmt.Sprintf("%.0f", outRate[d]), num("%.1f", kbit[d])))+"[-]")
+			burst, pct(reordered, delivered), pct(dup, in), fmt.Sprintf("%.0f", outRate[d]), widget.Num("%.1f", kbit[d])))+"[-]")
 	}
 	if len(v.groupOrder) > 1 {
 		lines = append(lines, v.groupLine())
@@ -676,7 +670,7 @@ func (v *View) logShown() bool { name, _ := v.upper.GetFrontPage(); return name 
 
 // set applies key=value to the relay now.
 func (v *View) set(key, value string) error {
-	if cur := v.src.Get(key); cur == value {
+	if cur := v.src.Get(key); cur == value || cur == canonical(key, value) {
 		v.status = fmt.Sprintf("%s is already %s", key, tview.Escape(cur))
 		return nil
 	}
@@ -686,7 +680,8 @@ func (v *View) set(key, value string) error {
 		return err
 	}
 	v.sample() // the change is in the snapshot's list
-	v.status = fmt.Sprintf("[green]%s = %s[-] at +%s", key, tview.Escape(value), fmtWall(v.last.Wall))
+	// The value as the editor now shows it (0.5 loss is 50%), not as typed.
+	v.status = fmt.Sprintf("[green]%s = %s[-] at +%s", key, tview.Escape(cmp.Or(v.src.Get(key), value)), fmtWall(v.last.Wall))
 	return nil
 }
 
