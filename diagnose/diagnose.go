@@ -491,10 +491,19 @@ func (r *Result) TieBreak() Metric { return r.tie }
 // Arm is the change's runs: its base and the change, on every seed.
 func (c *Change) Arm() *Arm { return c.arm }
 
+// CheckSeeds says whether seeds can be diagnosed: an interval needs at
+// least two.
+func CheckSeeds(seeds []uint64) error {
+	if len(seeds) < 2 {
+		return fmt.Errorf("--seeds: %d seed(s); an interval needs at least 2 (20, the default, tells small effects apart)", len(seeds))
+	}
+	return nil
+}
+
 // Run diagnoses o.
 func Run(o Options) (*Result, error) {
-	if len(o.Seeds) < 2 {
-		return nil, fmt.Errorf("--seeds: %d seed(s); an interval needs at least 2 (20, the default, tells small effects apart)", len(o.Seeds))
+	if err := CheckSeeds(o.Seeds); err != nil {
+		return nil, err
 	}
 	if o.Metric == "" {
 		o.Metric = "judder_mps"

@@ -58,6 +58,9 @@ func cmdDiagnose(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := diagnose.CheckSeeds(seeds); err != nil {
+		return cmdLineErr(err)
+	}
 	if _, err := diagnose.LookupMetric(metric); err != nil {
 		return cmdLineErr(err)
 	}

@@ -38,6 +38,7 @@ func TestDiagnose(t *testing.T) {
 	}{
 		{[]string{"diagnose", "--metric", "wobble"}, `--metric "wobble": allowed one of progress_deficit_mps`},
 		{[]string{"diagnose", "--seeds", "x"}, "--seeds"},
+		{[]string{"diagnose", "--seeds", "5"}, "--seeds: 1 seed(s); an interval needs at least 2"},
 		{[]string{"diagnose", "--seed", "4"}, "--seed: diagnose runs every seed of --seeds"},
 		{[]string{"diagnose", "--set", "client.sender=fast"}, "client.sender"},
 	} {

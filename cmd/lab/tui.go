@@ -12,6 +12,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"jitterlab/diagnose"
 	"jitterlab/lab"
 	"jitterlab/scenarios"
 	"jitterlab/tui"
@@ -103,8 +104,8 @@ func cmdTUI(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	seeds, err := parseSeeds(o.diagSeeds)
-	if err == nil && len(seeds) < 2 {
-		err = fmt.Errorf("--seeds %q: one seed; a diagnosis needs at least 2 for its intervals, e.g. 1-20", o.diagSeeds)
+	if err == nil {
+		err = diagnose.CheckSeeds(seeds) // the rule lab diagnose's --seeds follows
 	}
 	if err != nil { // parseSeeds names --seeds, in its example too: the lab's flag is --diagnose-seeds
 		return badUsage("%s", strings.ReplaceAll(err.Error(), "--seeds", "--diagnose-seeds"))

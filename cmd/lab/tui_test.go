@@ -50,7 +50,7 @@ func TestDiagnoseFlagsCheckedAtStart(t *testing.T) {
 	}{
 		{[]string{"--diagnose-seeds", "x"}, `--diagnose-seeds "x"`},
 		{[]string{"--diagnose-seeds", "x"}, `e.g. --diagnose-seeds 1-10`}, // the example names the lab's flag
-		{[]string{"--diagnose-seeds", "7"}, `--diagnose-seeds "7": one seed`},
+		{[]string{"--diagnose-seeds", "7"}, `--diagnose-seeds: 1 seed(s); an interval needs at least 2`},
 		{[]string{"--diagnose-duration", "0s"}, `--diagnose-duration`},
 	} {
 		code, _, errOut := runLab(t, c.args...)
