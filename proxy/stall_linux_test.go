@@ -73,7 +73,7 @@ func TestAStoppedRelayCountsItsLateCopiesAsStalled(t *testing.T) {
 			relayed("the first datagram")
 			time.Sleep(50 * time.Millisecond) // the relay waits again, idle
 			cmd.Process.Signal(syscall.SIGSTOP)
-			time.Sleep(time.Millisecond)
+			waitStopped(t, cmd.Process.Pid)
 			client.Write([]byte("during"))
 			time.Sleep(tc.stop)
 			cmd.Process.Signal(syscall.SIGCONT)
@@ -99,6 +99,38 @@ func TestAStoppedRelayCountsItsLateCopiesAsStalled(t *testing.T) {
 					tc.stop, tc.delay, stalled, lateOutside, (tc.stop-tc.delay)/2, lateMax)
 			}
 		})
+	}
+}
+
+// waitStopped waits until every thread of process pid is stopped. A
+// SIGSTOP stops the process only once one of its threads takes the signal:
+// on a busy machine that thread may wait for a CPU for milliseconds while
+// the relay's loop, on another, still reads and writes (a copy relayed
+// 54 µs after it came, 1 ms after the signal was sent).
+func waitStopped(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stopped := len(tasks) > 0
+		for _, task := range tasks {
+			stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
+			// The state follows the command's name in parentheses.
+			if i := strings.LastIndexByte(string(stat), ')'); err != nil || i < 0 || i+2 >= len(stat) || stat[i+2] != 'T' {
+				stopped = false
+				break
+			}
+		}
+		if stopped {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the child relay %d did not stop within 5 s of SIGSTOP", pid)
+		}
+		time.Sleep(100 * time.Microsecond)
 	}
 }
 
