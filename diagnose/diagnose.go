@@ -870,9 +870,11 @@ func keyOf(set string) string { k, _, _ := strings.Cut(set, "="); return k }
 
 // assignments are the settings of sets, one "key=value" each: a change of
 // several settings (tickRateChange) is one change named by its settings
-// joined with commas, the form lab ab's --b and the lab's A/B prompt read
+// joined with commas, a form lab ab's --b and the lab's A/B prompt read
 // (lab.SplitAssignments), so it is one row, one step of the search and one
 // --b of its 'lab ab' command. Every other set is its own one setting.
+// Split at commas only, not at spaces as lab.SplitAssignments also does:
+// the arms' own sets ("(perfect link)") have spaces.
 func assignments(sets []string) []string {
 	var out []string
 	for _, s := range sets {

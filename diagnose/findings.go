@@ -338,7 +338,7 @@ func SlowSenderCause(c *lab.Config) string {
 			"it is %.2f Hz against the server's %.2f Hz (server.tick=%v)", ms(iv), float64(time.Second)/float64(iv), tickHz, c.Server.Tick))
 	case nominal < tickHz*(1-1e-9):
 		causes = append(causes, fmt.Sprintf("the frame rate quantises the sends: at %d fps a %.0f ms interval needs %d frames "+
-			"(%.1f ms), %.2f Hz against the server's %.0f Hz", c.Client.FPS, ms(fastestInterval(&c.Client)), m,
+			"(%.1f ms), %.2f Hz against the server's %.0f Hz", c.Client.FPS, ms(iv), m,
 			1000*float64(m)/float64(c.Client.FPS), nominal, tickHz))
 	case nominal <= tickHz*(1+1e-9) && c.Client.FrameJitter > 0:
 		causes = append(causes, fmt.Sprintf("the frame rate leaves no margin: at %d fps a %.0f ms interval needs %d frames "+
@@ -382,7 +382,13 @@ func slowClockRule(d *diag, r *Result) (Finding, bool) {
 	if off.Lo() <= float64(c.Client.Band) || slope.Lo() <= 0 {
 		return Finding{}, false
 	}
-	if most := serverHz - clientHz*float64(m)/float64(m+1); atTickRate && slope.Mean > most {
+	// The most growth the rates allow (ticks/s): frame jitter can take a
+	// send a frame later, at most once per m+1 frames.
+	most := serverHz - clientHz
+	if c.Client.FrameJitter > 0 {
+		most = serverHz - clientHz*float64(m)/float64(m+1)
+	}
+	if atTickRate && slope.Mean > most {
 		return Finding{}, false // more than frame jitter can take: not this sender
 	}
 	slow := SlowSenderCause(c)
@@ -409,12 +415,7 @@ func slowClockRule(d *diag, r *Result) (Finding, bool) {
 		"true time)"+against+" the tick offset grows without bound: by %s ticks/s "+
 		"(%s), to %s after %.0f s", slow, m, float64(c.Client.FPS)/float64(m), clientHz, serverHz,
 		signedP(slope, 3), predict, signed(off), c.Duration.Seconds())
-	// A growth the rates fall far short of has another cause too (frame
-	// jitter can take a send a frame later, at most once per m+1 frames).
-	most := serverHz - clientHz
-	if c.Client.FrameJitter > 0 {
-		most = serverHz - clientHz*float64(m)/float64(m+1)
-	}
+	// A growth the rates fall far short of has another cause too.
 	if slope.Lo() > float64(1.1*most) {
 		text += fmt.Sprintf("; it grows %+.3f ticks/s faster than the rates allow, which is not explained by this rule", slope.Mean-most)
 	}

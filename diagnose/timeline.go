@@ -32,7 +32,6 @@ const (
 	withoutLatencySteps = "(without the latency steps)"
 )
 
-// span is a stretch of the run, [from, to).
 // span is a stretch of the run, from and to; for a blackout, up and
 // down say which directions lost every packet in it.
 type span struct {
@@ -484,18 +483,11 @@ func blackoutWhat(bs []span) string {
 	if len(bs) > 3 {
 		when = fmt.Sprintf("%s, %s, … and %s", each[0], each[1], each[len(each)-1])
 	}
-	noun := "blackout"
-	if len(bs) > 1 {
-		noun = "blackouts"
-	}
-	return fmt.Sprintf("the %s lost every packet %s (%d %s, %v in all)", who, when, len(bs), noun, total)
+	return fmt.Sprintf("the %s lost every packet %s (%d blackout%s, %v in all)", who, when, len(bs), plural(len(bs)), total)
 }
 
 func (d *diag) blackoutMechanism(r *Result, bs []span) mechanism {
-	noun := "blackout"
-	if len(bs) > 1 {
-		noun = "blackouts"
-	}
+	noun := "blackout" + plural(len(bs))
 	m := mechanism{rule: "blackout", strip: withoutBlackouts, name: "the " + noun, plural: len(bs) > 1, what: blackoutWhat(bs)}
 	snapMax, _ := LookupMetric("snap_distance_max_m")
 	largest, above, ok := d.snapAbove(r.Reference)

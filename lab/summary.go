@@ -185,7 +185,10 @@ func (sum *Summary) NoGame() string {
 func (sum *Summary) OffPace() string {
 	off := sum.FinalOffset
 	steps := int64(sum.InputsSent) + int64(off)
-	if sum.InputsSent == 0 || steps <= 0 || abs(float64(off)) <= offPaceTicks || abs(float64(off)) <= float64(offPaceShare*float64(steps)) {
+	if sum.InputsSent == 0 || steps <= 0 {
+		return ""
+	}
+	if far := abs(float64(off)); far <= offPaceTicks || far <= float64(offPaceShare*float64(steps)) {
 		return ""
 	}
 	way := fmt.Sprintf("fell %d ticks behind", off)

@@ -670,7 +670,7 @@ func (v *View) logShown() bool { name, _ := v.upper.GetFrontPage(); return name 
 
 // set applies key=value to the relay now.
 func (v *View) set(key, value string) error {
-	if cur := v.src.Get(key); cur == value || cur == canonical(key, value) {
+	if cur := v.src.Get(key); cur == canonical(key, value) {
 		v.status = fmt.Sprintf("%s is already %s", key, tview.Escape(cur))
 		return nil
 	}
